@@ -1,0 +1,86 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppBindings } from './env';
+import { createRouter } from './lib/create-router';
+import { errorResponse, onError } from './lib/errors';
+import { authenticate } from './middleware/auth';
+import { requestContext } from './middleware/context';
+import { collectionsRouter } from './routes/collections/collections';
+import { tokensRouter } from './routes/identity/tokens';
+import { usersRouter } from './routes/identity/users';
+import { invitesRouter } from './routes/organizations/invites';
+import { membersRouter } from './routes/organizations/members';
+import { organizationsRouter } from './routes/organizations/organizations';
+import { spaceUsersRouter } from './routes/space-users/permissions';
+import { spacesRouter } from './routes/spaces/spaces';
+import { teamMembersRouter } from './routes/teams/team-members';
+import { teamsRouter } from './routes/teams/teams';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+const ROUTERS = [
+  usersRouter,
+  tokensRouter,
+  organizationsRouter,
+  membersRouter,
+  invitesRouter,
+  teamsRouter,
+  teamMembersRouter,
+  collectionsRouter,
+  spacesRouter,
+  spaceUsersRouter,
+];
+
+/** Turns `/v1/spaces/{spaceId}` into a matcher, to tell an unknown path (404) from a wrong method (405). */
+function pathMatcher(path: string): RegExp {
+  const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${pattern}/?$`);
+}
+
+export function createApp() {
+  const app = createRouter();
+  app.onError(onError);
+  app.use('*', requestContext);
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: DEFAULT_BODY_LIMIT,
+      onError: (c) => errorResponse(c, 413, `Request body is larger than ${DEFAULT_BODY_LIMIT} bytes`),
+    }),
+  );
+  app.use('/v1/*', authenticate);
+  for (const router of ROUTERS) app.route('/v1', router);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token: `Authorization: Bearer <token>`',
+  });
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: {
+      title: 'Docs Platform API',
+      version: '1.0.0',
+      description: 'Open, self-hostable Docs Platform API (GitBook-compatible).',
+    },
+    servers: [{ url: `${new URL(c.req.url).origin}/v1` }],
+  }));
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Docs Platform API reference' }));
+
+  const routes = app.openAPIRegistry.definitions
+    .filter((d): d is Extract<typeof d, { type: 'route' }> => d.type === 'route')
+    .map((d) => ({ method: d.route.method.toUpperCase(), matcher: pathMatcher(d.route.path) }));
+
+  app.notFound((c) => {
+    const allowed = routes.filter((r) => r.matcher.test(c.req.path)).map((r) => r.method);
+    if (allowed.length > 0) {
+      c.header('Allow', [...new Set(allowed)].join(', '));
+      return errorResponse(c, 405, `Method ${c.req.method} is not allowed on ${c.req.path}`);
+    }
+    return errorResponse(c, 404, `No route for ${c.req.method} ${c.req.path}`);
+  });
+  return app;
+}
+
+export type App = OpenAPIHono<AppBindings>;

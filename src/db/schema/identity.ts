@@ -1,0 +1,32 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    displayName: text('display_name').notNull(),
+    email: text('email').notNull(),
+    // Operator-created users arrive with an email the operator vouches for.
+    emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(true),
+    photoURL: text('photo_url'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+);
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    label: text('label'),
+    // Only the SHA-256 of the token is ever stored.
+    hash: text('hash').notNull(),
+    prefix: text('prefix').notNull(),
+    createdAt: text('created_at').notNull(),
+    lastUsedAt: text('last_used_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_unique').on(t.hash), index('api_tokens_user').on(t.userId, t.createdAt)],
+);

@@ -1,0 +1,4 @@
+export * from './identity';
+export * from './organizations';
+export * from './teams';
+export * from './content';

@@ -1,0 +1,78 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { users } from './identity';
+
+export const organizations = sqliteTable(
+  'organizations',
+  {
+    id: text('id').primaryKey(),
+    title: text('title').notNull(),
+    createdAt: text('created_at').notNull(),
+    emailDomains: text('email_domains', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    hostname: text('hostname'),
+    type: text('type').notNull().default('business'),
+    useCase: text('use_case'),
+    communityType: text('community_type'),
+    /** Role rank given to members who join by email domain or without a role (0 = guest). */
+    defaultRole: integer('default_role'),
+    defaultContent: text('default_content', { mode: 'json' }).$type<{ type: 'site'; site: string } | null>(),
+    logo: text('logo'),
+    sso: integer('sso', { mode: 'boolean' }).notNull().default(false),
+    ai: integer('ai', { mode: 'boolean' }).notNull().default(false),
+    inviteLinks: integer('invite_links', { mode: 'boolean' }).notNull().default(true),
+    mergeRules: text('merge_rules', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [uniqueIndex('organizations_hostname_unique').on(t.hostname)],
+);
+
+export const orgMembers = sqliteTable(
+  'org_members',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Role rank 1..6 (read..admin); 0 is a guest. */
+    role: integer('role').notNull(),
+    joinedAt: text('joined_at').notNull(),
+    lastSeenAt: text('last_seen_at'),
+    disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+    sso: integer('sso', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.userId] }),
+    index('org_members_user').on(t.userId),
+    index('org_members_joined').on(t.orgId, t.joinedAt, t.userId),
+  ],
+);
+
+/** Email invitations held until a user with that email exists. */
+export const orgEmailInvites = sqliteTable(
+  'org_email_invites',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: integer('role').notNull(),
+    sso: integer('sso', { mode: 'boolean' }).notNull().default(false),
+    invitedBy: text('invited_by').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.email] }), index('org_email_invites_email').on(t.email)],
+);
+
+export const orgLinkInvites = sqliteTable(
+  'org_link_invites',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    role: integer('role').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('org_link_invites_org').on(t.orgId, t.createdAt, t.id)],
+);

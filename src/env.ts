@@ -1,0 +1,24 @@
+import type { Db } from './db/client';
+import type { SpaceWriter } from './durable-objects/space-writer';
+
+export interface Env {
+  DB: D1Database;
+  FILES: R2Bucket;
+  JOBS: Queue<unknown>;
+  SPACE_WRITER: DurableObjectNamespace<SpaceWriter>;
+  ADMIN_TOKEN?: string;
+  APP_URL?: string;
+  AI?: unknown;
+}
+
+/** Who is calling: a user with an API token, or the deployment's operator. */
+export type Actor = { kind: 'user'; userId: string; email: string; emailVerified: boolean } | { kind: 'operator' };
+
+export type AppBindings = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    db: Db;
+    actor: Actor;
+  };
+};

@@ -1,0 +1,39 @@
+import type { Env } from '../env';
+import { JobEnvelopeSchema, type JobEnvelope } from './messages';
+
+export type JobHandler = (job: JobEnvelope, env: Env) => Promise<void>;
+
+/** Handlers by message type; each capability registers its own here. */
+export const JOB_HANDLERS: Record<string, JobHandler> = {};
+
+const RETRY_BASE_SECONDS = 10;
+
+/**
+ * Acks each message on its own: a failure retries only that message, with exponential backoff,
+ * and after the consumer's max_retries it lands in the dead-letter queue.
+ */
+export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const delaySeconds = Math.min(RETRY_BASE_SECONDS * 2 ** (message.attempts - 1), 3600);
+    const parsed = JobEnvelopeSchema.safeParse(message.body);
+    if (!parsed.success) {
+      // A malformed message will never succeed: keep it for inspection in the dead-letter queue.
+      console.error(`queue: malformed message ${message.id}`, parsed.error.issues);
+      message.retry({ delaySeconds });
+      continue;
+    }
+    const handler = JOB_HANDLERS[parsed.data.type];
+    if (!handler) {
+      console.error(`queue: no handler for job type "${parsed.data.type}" (${parsed.data.id})`);
+      message.retry({ delaySeconds });
+      continue;
+    }
+    try {
+      await handler(parsed.data, env);
+      message.ack();
+    } catch (error) {
+      console.error(`queue: job ${parsed.data.id} (${parsed.data.type}) failed`, error);
+      message.retry({ delaySeconds });
+    }
+  }
+}

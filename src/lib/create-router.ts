@@ -1,0 +1,56 @@
+import { OpenAPIHono, createRoute, z, type RouteConfig } from '@hono/zod-openapi';
+import type { AppBindings } from '../env';
+import { describeZodError, errorBody } from './errors';
+
+export function createRouter() {
+  return new OpenAPIHono<AppBindings>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const where = (result as { target?: string }).target ?? 'request';
+        const label = where === 'json' ? 'body' : where === 'param' ? 'path' : where;
+        return c.json(errorBody(400, describeZodError(result.error, label)), 400);
+      }
+    },
+  });
+}
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.number().int().openapi({ example: 404 }),
+      message: z.string().openapi({ example: 'Space not found' }),
+    }),
+  })
+  .openapi('Error');
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorSchema } },
+});
+
+const STANDARD_ERRORS = {
+  400: errorResponse('Invalid request'),
+  401: errorResponse('Missing or invalid API token'),
+  403: errorResponse('The caller may see the resource but not do this'),
+  404: errorResponse('Not found, or not visible to the caller'),
+} as const;
+
+/** createRoute with bearer security and the standard error responses every operation can answer. */
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P }>(config: R) {
+  return createRoute({
+    security: [{ bearerAuth: [] }],
+    ...config,
+    responses: { ...STANDARD_ERRORS, ...config.responses },
+  });
+}
+
+/** A JSON request body that must be present and valid. */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return { body: { required: true, description, content: { 'application/json': { schema } } } };
+}
+
+export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+export const noContent = (description: string) => ({ description });

@@ -1,0 +1,77 @@
+import { z } from '@hono/zod-openapi';
+import { and, asc, eq, gt, or, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { badRequest } from './errors';
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+export const ListQuerySchema = z.object({
+  page: z
+    .string()
+    .optional()
+    .openapi({ description: 'Identifier of the page results to fetch (the `next.page` of the previous page).' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .optional()
+    .openapi({ description: `The number of results per page (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE})` }),
+});
+
+type CursorValue = string | number;
+export type Cursor = [CursorValue, string];
+
+/** A cursor is the (sort value, id) of the last row of the previous page: stable while rows are inserted. */
+export function encodeCursor(cursor: Cursor): string {
+  return btoa(JSON.stringify(cursor)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function decodeCursor(page: string | undefined): Cursor | null {
+  if (page === undefined) return null;
+  try {
+    const json = atob(page.replace(/-/g, '+').replace(/_/g, '/'));
+    const value = JSON.parse(json);
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      (typeof value[0] === 'string' || typeof value[0] === 'number') &&
+      typeof value[1] === 'string'
+    ) {
+      return value as Cursor;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw badRequest('Invalid page: not a cursor returned by this list');
+}
+
+/** Rows strictly after the cursor in (sortColumn, idColumn) ascending order. */
+export function afterCursor(cursor: Cursor | null, sortColumn: SQLiteColumn, idColumn: SQLiteColumn): SQL | undefined {
+  if (!cursor) return undefined;
+  const [value, id] = cursor;
+  return or(gt(sortColumn, value), and(eq(sortColumn, value), gt(idColumn, id)));
+}
+
+export function keysetOrder(sortColumn: SQLiteColumn, idColumn: SQLiteColumn) {
+  return [asc(sortColumn), asc(idColumn)];
+}
+
+export interface Page<T> {
+  items: T[];
+  count: number;
+  next?: { page: string };
+}
+
+/** Rows were fetched with `limit + 1`: the extra row only tells whether a next page exists. */
+export function toPage<R, T>(rows: R[], limit: number, count: number, key: (row: R) => Cursor, map: (row: R) => T): Page<T> {
+  const pageRows = rows.slice(0, limit);
+  const page: Page<T> = { items: pageRows.map(map), count };
+  if (rows.length > limit && pageRows.length > 0) page.next = { page: encodeCursor(key(pageRows[pageRows.length - 1])) };
+  return page;
+}
+
+export function pageParams(query: { page?: string; limit?: number }) {
+  return { cursor: decodeCursor(query.page), limit: query.limit ?? DEFAULT_PAGE_SIZE };
+}

@@ -1,0 +1,64 @@
+import { eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { apiTokens, users } from '../db/schema';
+import type { AppBindings } from '../env';
+import { ApiError } from '../lib/errors';
+import { sha256Hex, timingSafeEqual } from '../lib/ids';
+import { nowIso } from '../lib/time';
+
+const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+/** Resolves `Authorization: Bearer <token>` to an actor: the operator (ADMIN_TOKEN) or a user. */
+export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
+  const header = c.req.header('Authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
+  const token = match[1];
+
+  const adminToken = c.env.ADMIN_TOKEN;
+  if (adminToken && timingSafeEqual(token, adminToken)) {
+    c.set('actor', { kind: 'operator' });
+    return next();
+  }
+
+  const db = c.get('db');
+  const row = await db
+    .select({
+      tokenId: apiTokens.id,
+      lastUsedAt: apiTokens.lastUsedAt,
+      userId: users.id,
+      email: users.email,
+      emailVerified: users.emailVerified,
+    })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.hash, await sha256Hex(token)))
+    .get();
+  if (!row) throw new ApiError(401, 'Invalid or revoked API token');
+
+  // Coarse last-use tracking: at most one write per token per hour, off the response path.
+  const now = nowIso();
+  if (!row.lastUsedAt || Date.parse(now) - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    const write = db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)).run();
+    try {
+      c.executionCtx.waitUntil(write);
+    } catch {
+      await write;
+    }
+  }
+
+  c.set('actor', { kind: 'user', userId: row.userId, email: row.email, emailVerified: row.emailVerified });
+  await next();
+});
+
+/** The calling user's id; the operator token is not a user. */
+export function requireUser(c: Context<AppBindings>): string {
+  const actor = c.get('actor');
+  if (actor.kind !== 'user') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
+  return actor.userId;
+}
+
+export function requireOperator(c: Context<AppBindings>): void {
+  if (c.get('actor').kind !== 'operator') throw new ApiError(403, 'This operation needs the operator token (ADMIN_TOKEN)');
+}

@@ -1,0 +1,93 @@
+import { z } from '@hono/zod-openapi';
+import { eq } from 'drizzle-orm';
+import { users } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { ApiError } from '../../lib/errors';
+import { requireOperator, requireUser } from '../../middleware/auth';
+import { IdSchema, urlContext } from '../../schemas/common';
+import { CreatedApiTokenSchema, UserSchema, toUser } from '../../schemas/user';
+import { createUser, issueToken, normalizeEmail } from '../../services/users';
+import { toApiToken } from './tokens';
+
+const getAuthenticatedUserRoute = defineRoute({
+  method: 'get',
+  path: '/user',
+  operationId: 'getAuthenticatedUser',
+  tags: ['Users'],
+  summary: 'Get the user owning the API token',
+  responses: { 200: jsonResponse(UserSchema, 'The calling user') },
+});
+
+const CreateUserBody = z.object({
+  displayName: z.string().trim().min(1).max(64),
+  email: z.email().max(254),
+  emailVerified: z.boolean().optional().openapi({ description: 'Whether the operator vouches for the email (default true)' }),
+  photoURL: z.url().max(2048).optional(),
+});
+
+const createUserRoute = defineRoute({
+  method: 'post',
+  path: '/users',
+  operationId: 'createUser',
+  tags: ['Users'],
+  summary: 'Create a user (operator only)',
+  description: 'Needs the operator token. Invitations held for the email become memberships.',
+  request: jsonBody(CreateUserBody),
+  responses: { 201: jsonResponse(UserSchema, 'The created user'), 409: jsonResponse(z.any(), 'A user with this email exists') },
+});
+
+const getUserRoute = defineRoute({
+  method: 'get',
+  path: '/users/{userId}',
+  operationId: 'getUserById',
+  tags: ['Users'],
+  summary: 'Get a user by its id',
+  request: { params: z.object({ userId: IdSchema('userId') }) },
+  responses: { 200: jsonResponse(UserSchema, 'The user') },
+});
+
+const CreateTokenBody = z.object({ label: z.string().trim().min(1).max(100).optional() });
+
+const createUserTokenRoute = defineRoute({
+  method: 'post',
+  path: '/users/{userId}/tokens',
+  operationId: 'createUserToken',
+  tags: ['Users'],
+  summary: 'Issue an API token for a user (operator only)',
+  request: { params: z.object({ userId: IdSchema('userId') }), body: { required: false, content: { 'application/json': { schema: CreateTokenBody } } } },
+  responses: { 201: jsonResponse(CreatedApiTokenSchema, 'The token; `token` is shown only once') },
+});
+
+export const usersRouter = createRouter()
+  .openapi(getAuthenticatedUserRoute, async (c) => {
+    const userId = requireUser(c);
+    const row = await c.get('db').select().from(users).where(eq(users.id, userId)).get();
+    if (!row) throw new ApiError(401, 'Invalid or revoked API token');
+    return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(createUserRoute, async (c) => {
+    requireOperator(c);
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const email = normalizeEmail(body.email);
+    const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+    if (existing) throw new ApiError(409, `A user with email ${email} already exists`);
+    const { row } = await createUser(db, { ...body, email, emailVerified: body.emailVerified ?? true });
+    return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 201);
+  })
+  .openapi(getUserRoute, async (c) => {
+    const { userId } = c.req.valid('param');
+    const row = await c.get('db').select().from(users).where(eq(users.id, userId)).get();
+    if (!row) throw new ApiError(404, 'User not found');
+    return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(createUserTokenRoute, async (c) => {
+    requireOperator(c);
+    const { userId } = c.req.valid('param');
+    const db = c.get('db');
+    const user = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+    if (!user) throw new ApiError(404, 'User not found');
+    const label = (c.req.valid('json') as { label?: string } | undefined)?.label ?? null;
+    const { row, token } = await issueToken(db, userId, label);
+    return c.json({ ...toApiToken(row), token }, 201);
+  });

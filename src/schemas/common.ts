@@ -1,0 +1,81 @@
+import { z } from '@hono/zod-openapi';
+import { ROLES } from '../lib/roles';
+
+export const RoleSchema = z.enum(ROLES).openapi('MemberRole', {
+  description: 'admin: administrate content; create: create content; review: review content; edit: edit content; comment: access content and discussions; read: access content only',
+});
+
+export const RoleOrGuestSchema = RoleSchema.nullable().openapi('MemberRoleOrGuest', {
+  description: 'A role, or null for a guest',
+});
+
+export const DefaultLevelSchema = z
+  .union([RoleSchema, z.literal('inherit')])
+  .nullable()
+  .openapi('DefaultLevel', { description: 'Default level for a piece of content: a role, null (guest: no default access) or inherit' });
+
+export const TimestampSchema = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
+
+export const IdSchema = (name: string) => z.string().min(1).max(128).openapi({ param: { name, in: 'path' } });
+
+export const UrlsLocationApp = z.object({ location: z.string(), app: z.string() });
+
+/** The list envelope: `{ items, count, next? }`. */
+export function listOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      items: z.array(item),
+      count: z.number().openapi({ description: 'Total count of objects matching the filters' }),
+      next: z.object({ page: z.string() }).optional(),
+    })
+    .openapi(name);
+}
+
+/** What mappers need to build `urls`: the API origin and the app's public base. */
+export interface UrlContext {
+  api: string;
+  app: string;
+}
+
+export function urlContext(requestUrl: string, appUrl: string | undefined): UrlContext {
+  const origin = new URL(requestUrl).origin;
+  return { api: `${origin}/v1`, app: (appUrl || origin).replace(/\/$/, '') };
+}
+
+export const MergeRuleSchema = z.union([
+  z.object({ rule: z.enum(['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass']), users: z.array(z.string().min(1)).max(100) }),
+  z.object({
+    rule: z.enum([
+      'require_at_least_one_review',
+      'require_all_reviews_approved',
+      'require_up_to_date_change_request',
+      'require_change_request_subject',
+      'require_change_request_description',
+    ]),
+  }),
+]);
+
+export const StandaloneMergeRulesSchema = z
+  .union([
+    z.object({ type: z.literal('rules'), rules: z.array(MergeRuleSchema).max(50) }),
+    z.object({ type: z.literal('none') }),
+  ])
+  .openapi('MergeRulesStandaloneConfiguration');
+
+export const SpaceMergeRulesSchema = z
+  .union([z.object({ type: z.literal('inherit') }), StandaloneMergeRulesSchema])
+  .openapi('MergeRulesSpaceConfiguration');
+
+/** Where to insert an item among its siblings. */
+export const ContentPositionSchema = z
+  .object({
+    before: z
+      .union([z.object({ type: z.literal('space'), space: z.string().min(1) }), z.object({ type: z.literal('collection'), collection: z.string().min(1) })])
+      .optional(),
+    after: z
+      .union([z.object({ type: z.literal('space'), space: z.string().min(1) }), z.object({ type: z.literal('collection'), collection: z.string().min(1) })])
+      .optional(),
+  })
+  .refine((p) => !(p.before && p.after), { message: 'give either before or after, not both' })
+  .openapi('ContentPosition');
+export type ContentPosition = z.infer<typeof ContentPositionSchema>;

@@ -1,0 +1,45 @@
+import { z } from '@hono/zod-openapi';
+import { rankToRole } from '../lib/roles';
+import { RoleOrGuestSchema, TimestampSchema, type UrlContext } from './common';
+import { UserSchema, toUser, type UserRow } from './user';
+
+export const MemberSchema = z
+  .object({
+    object: z.literal('member'),
+    id: z.string(),
+    role: RoleOrGuestSchema,
+    user: UserSchema,
+    disabled: z.boolean(),
+    joinedAt: TimestampSchema,
+    lastSeenAt: TimestampSchema.optional(),
+    sso: z.boolean(),
+    spaces: z.number().openapi({ description: 'Spaces this member was given access to' }),
+    teams: z.number().openapi({ description: 'Teams this member belongs to' }),
+  })
+  .openapi('OrganizationMember');
+
+export interface MemberRow {
+  user: UserRow;
+  role: number;
+  disabled: boolean;
+  joinedAt: string;
+  lastSeenAt: string | null;
+  sso: boolean;
+  spaces: number;
+  teams: number;
+}
+
+export function toMember(row: MemberRow, urls: UrlContext): z.infer<typeof MemberSchema> {
+  return {
+    object: 'member',
+    id: row.user.id,
+    role: rankToRole(row.role),
+    user: toUser(row.user, urls),
+    disabled: row.disabled,
+    joinedAt: row.joinedAt,
+    ...(row.lastSeenAt ? { lastSeenAt: row.lastSeenAt } : {}),
+    sso: row.sso,
+    spaces: row.spaces,
+    teams: row.teams,
+  };
+}

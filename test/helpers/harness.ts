@@ -1,0 +1,111 @@
+import { env, exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
+import type { Role } from '../../src/lib/roles';
+import { RANK } from '../../src/lib/roles';
+
+export const BASE = 'http://api.test';
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** One request through the Worker's real fetch handler (routing, middleware, validation, errors). */
+export async function api<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { Accept: '*/*', ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+  const res = await exports.default.fetch(`${BASE}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/** Asserts the error body shape and status; returns the message. */
+export function expectError(res: ApiResponse, status: number, messageIncludes?: string | RegExp): string {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ error: { code: status, message: expect.any(String) } });
+  const message: string = res.body.error.message;
+  if (typeof messageIncludes === 'string') expect(message.toLowerCase()).toContain(messageIncludes.toLowerCase());
+  else if (messageIncludes) expect(message).toMatch(messageIncludes);
+  return message;
+}
+
+let counter = 0;
+const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export interface TestUser {
+  id: string;
+  token: string;
+  email: string;
+  displayName: string;
+}
+
+/** A user and a token, made through the operator API. */
+export async function createUser(options: { email?: string; displayName?: string; emailVerified?: boolean } = {}): Promise<TestUser> {
+  const email = options.email ?? `user-${unique()}@example.test`;
+  const displayName = options.displayName ?? `User ${unique()}`;
+  const created = await api('POST', '/v1/users', {
+    token: ADMIN_TOKEN,
+    body: { displayName, email, ...(options.emailVerified === undefined ? {} : { emailVerified: options.emailVerified }) },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const issued = await api('POST', `/v1/users/${created.body.id}/tokens`, { token: ADMIN_TOKEN, body: {} });
+  expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+  return { id: created.body.id, token: issued.body.token, email, displayName };
+}
+
+export type RoleName = Role | 'guest';
+export const ALL_ROLES: RoleName[] = ['admin', 'create', 'review', 'edit', 'comment', 'read', 'guest'];
+
+export interface TestOrg {
+  id: string;
+  /** The organization's creator, an admin. */
+  owner: TestUser;
+  /** One member per role (admin .. read, and a guest). */
+  members: Record<RoleName, TestUser>;
+  /** A user who belongs to another organization. */
+  outsider: TestUser;
+}
+
+/** Adds an existing user to an organization with a role, directly in D1 (fast fixture setup). */
+export async function addMember(orgId: string, userId: string, role: RoleName): Promise<void> {
+  await env.DB.prepare('insert into org_members (org_id, user_id, role, joined_at) values (?, ?, ?, ?)')
+    .bind(orgId, userId, RANK[role], new Date().toISOString())
+    .run();
+}
+
+/** An organization created through the API, with a member of every role and an outsider. */
+export async function seedOrg(title = `Org ${unique()}`): Promise<TestOrg> {
+  const owner = await createUser();
+  const org = await api('POST', '/v1/orgs', { token: owner.token, body: { title } });
+  expect(org.status, JSON.stringify(org.body)).toBe(201);
+  const members = { admin: owner } as Record<RoleName, TestUser>;
+  for (const role of ALL_ROLES.filter((r) => r !== 'admin')) {
+    members[role] = await createUser();
+    await addMember(org.body.id, members[role].id, role);
+  }
+  const outsider = await createUser();
+  const otherOrg = await api('POST', '/v1/orgs', { token: outsider.token, body: { title: `Other ${unique()}` } });
+  expect(otherOrg.status).toBe(201);
+  return { id: org.body.id, owner, members, outsider };
+}
+
+export const tokenOf = (org: TestOrg, role: RoleName) => org.members[role].token;
