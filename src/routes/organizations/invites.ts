@@ -1,3 +1,197 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray } from 'drizzle-orm';
+import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK, roleToRank } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
+import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
+import { requireOrgRole } from '../../services/organizations';
+import { normalizeEmail } from '../../services/users';
 
-export const invitesRouter = createRouter();
+const tags = ['Organization invites'];
+const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+const InviteParams = OrgParams.extend({ inviteId: IdSchema('inviteId') });
+const MAX_EMAILS = 100;
+
+const InviteUsersBody = z.object({
+  emails: z
+    .array(z.union([z.email().max(254), z.object({ email: z.email().max(254), role: RoleOrGuestSchema })]))
+    .min(1)
+    .max(MAX_EMAILS),
+  role: RoleOrGuestSchema.optional().openapi({ description: "Role for emails given without one (default: the organization's defaultRole)" }),
+  sso: z.boolean().optional(),
+});
+
+const inviteUsersRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/invites',
+  operationId: 'inviteUsersToOrganization',
+  tags,
+  summary: 'Invite people by email (admins)',
+  description:
+    'A user who already has an account with that email becomes a member at once (listed in `users`); other emails are held (listed in `pending`) and become memberships when a user with that email is created.',
+  request: { params: OrgParams, ...jsonBody(InviteUsersBody) },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        users: z.array(z.string()).openapi({ description: 'Ids of the users added to the organization now' }),
+        invited: z.number().openapi({ description: 'Number of emails invited (added now or held)' }),
+        pending: z.array(z.string()).openapi({ description: 'Emails held until a user with that email exists' }),
+      }),
+      'The outcome',
+    ),
+  },
+});
+
+const createLinkInviteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/link-invites',
+  operationId: 'createOrganizationInvite',
+  tags,
+  summary: 'Create an invite link with a role (admins)',
+  request: { params: OrgParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
+  responses: { 201: jsonResponse(InviteLinkSchema, 'The invite link') },
+});
+
+const listLinkInvitesRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/link-invites',
+  operationId: 'listOrganizationInviteLinks',
+  tags,
+  summary: 'List the invite links of an organization (admins)',
+  request: { params: OrgParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(InviteLinkSchema, 'InviteLinks'), 'The invite links') },
+});
+
+const deleteLinkInviteRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+  operationId: 'deleteOrganizationInviteById',
+  tags,
+  summary: 'Delete an invite link (admins)',
+  request: { params: InviteParams },
+  responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+const joinWithInviteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/invites/{inviteId}',
+  operationId: 'joinOrganizationWithInvite',
+  tags,
+  summary: 'Join an organization with an invite link',
+  request: { params: InviteParams },
+  responses: { 200: jsonResponse(z.object({}), 'Joined (an existing membership keeps its higher role)') },
+});
+
+export const invitesRouter = createRouter()
+  .openapi(inviteUsersRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { org } = await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    const fallbackRank = body.role !== undefined ? roleToRank(body.role) : (org.defaultRole ?? RANK.guest);
+    const wanted = new Map<string, number>();
+    for (const entry of body.emails) {
+      const email = normalizeEmail(typeof entry === 'string' ? entry : entry.email);
+      wanted.set(email, typeof entry === 'string' ? fallbackRank : roleToRank(entry.role));
+    }
+    const emails = [...wanted.keys()];
+    const existing = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails)).all();
+    const now = nowIso();
+    const known = new Set(existing.map((u) => u.email));
+    const pending = emails.filter((e) => !known.has(e));
+    const sso = body.sso ?? false;
+    const statements = [
+      ...existing.map((u) =>
+        db
+          .insert(orgMembers)
+          .values({ orgId: org.id, userId: u.id, role: wanted.get(u.email)!, joinedAt: now, sso })
+          .onConflictDoNothing(),
+      ),
+      ...pending.map((email) =>
+        db
+          .insert(orgEmailInvites)
+          .values({ orgId: org.id, email, role: wanted.get(email)!, sso, invitedBy: callerId, createdAt: now })
+          .onConflictDoUpdate({ target: [orgEmailInvites.orgId, orgEmailInvites.email], set: { role: wanted.get(email)!, sso } }),
+      ),
+    ];
+    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    return c.json({ users: existing.map((u) => u.id), invited: emails.length, pending }, 200);
+  })
+  .openapi(createLinkInviteRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const { role } = c.req.valid('json');
+    const db = c.get('db');
+    const { org, rank } = await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    if (!org.inviteLinks) throw badRequest('Invite links are disabled for this organization (inviteLinks is false)');
+    const row = { id: newId(), orgId: org.id, role: roleToRank(role), createdBy: callerId, createdAt: nowIso() };
+    await db.insert(orgLinkInvites).values(row).run();
+    return c.json(toInviteLink(row, rank, urlContext(c.req.url, c.env.APP_URL)), 201);
+  })
+  .openapi(listLinkInvitesRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    const inOrg = eq(orgLinkInvites.orgId, organizationId);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select()
+        .from(orgLinkInvites)
+        .where(and(inOrg, afterCursor(cursor, orgLinkInvites.createdAt, orgLinkInvites.id)))
+        .orderBy(...keysetOrder(orgLinkInvites.createdAt, orgLinkInvites.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(orgLinkInvites).where(inOrg),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.createdAt, r.id], (r) => toInviteLink(r, rank, urls)), 200);
+  })
+  .openapi(deleteLinkInviteRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, inviteId } = c.req.valid('param');
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    await db
+      .delete(orgLinkInvites)
+      .where(and(eq(orgLinkInvites.orgId, organizationId), eq(orgLinkInvites.id, inviteId)))
+      .run();
+    return c.body(null, 204);
+  })
+  .openapi(joinWithInviteRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, inviteId } = c.req.valid('param');
+    const db = c.get('db');
+    const [invite, membership] = await db.batch([
+      db
+        .select({ role: orgLinkInvites.role, enabled: organizations.inviteLinks })
+        .from(orgLinkInvites)
+        .innerJoin(organizations, eq(organizations.id, orgLinkInvites.orgId))
+        .where(and(eq(orgLinkInvites.orgId, organizationId), eq(orgLinkInvites.id, inviteId)))
+        .limit(1),
+      db
+        .select({ role: orgMembers.role })
+        .from(orgMembers)
+        .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, callerId))),
+    ]);
+    if (!invite[0]) throw new ApiError(404, 'Invite not found');
+    if (!invite[0].enabled) throw new ApiError(403, 'Invite links are disabled for this organization');
+    const inviteRank = invite[0].role;
+    if (!membership[0]) {
+      await db.insert(orgMembers).values({ orgId: organizationId, userId: callerId, role: inviteRank, joinedAt: nowIso() }).onConflictDoNothing().run();
+    } else if (membership[0].role < inviteRank) {
+      await db
+        .update(orgMembers)
+        .set({ role: inviteRank })
+        .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, callerId)))
+        .run();
+    }
+    return c.json({}, 200);
+  });

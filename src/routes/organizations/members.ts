@@ -1,3 +1,145 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { orgMembers, users } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK, roleToRank } from '../../lib/roles';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
+import { MemberSchema, toMember } from '../../schemas/member';
+import { loadMember, memberSelection, removeMembershipStatements } from '../../services/members';
+import { otherAdminCount, requireOrgRole } from '../../services/organizations';
 
-export const membersRouter = createRouter();
+const tags = ['Organization members'];
+const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+const MemberParams = OrgParams.extend({ userId: IdSchema('userId') });
+
+const ListMembersQuery = ListQuerySchema.extend({
+  role: z.union([RoleSchema, z.literal('guest')]).optional().openapi({ description: 'Only members with this role' }),
+  search: z.string().max(200).optional().openapi({ description: 'Filter by display name or email (contains)' }),
+  sort: z.enum(['joinedAt', 'lastSeenAt']).optional().openapi({ description: 'joinedAt (default) or lastSeenAt (active members only)' }),
+});
+
+const listMembersRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/members',
+  operationId: 'listMembersInOrganizationById',
+  tags,
+  summary: 'List the members of an organization',
+  request: { params: OrgParams, query: ListMembersQuery },
+  responses: { 200: jsonResponse(listOf(MemberSchema, 'OrganizationMembers'), 'The members') },
+});
+
+const getMemberRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/members/{userId}',
+  operationId: 'getMemberInOrganizationById',
+  tags,
+  summary: 'Get a member of an organization',
+  request: { params: MemberParams },
+  responses: { 200: jsonResponse(MemberSchema, 'The member') },
+});
+
+const updateMemberRoute = defineRoute({
+  method: 'patch',
+  path: '/orgs/{organizationId}/members/{userId}',
+  operationId: 'updateMemberInOrganizationById',
+  tags,
+  summary: "Change a member's role (admins); the last admin cannot be demoted",
+  request: { params: MemberParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
+  responses: { 200: jsonResponse(MemberSchema, 'The member has been updated') },
+});
+
+const removeMemberRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/members/{userId}',
+  operationId: 'removeMemberFromOrganizationById',
+  tags,
+  summary: 'Remove a member (admins), or leave (yourself); the last admin cannot be removed',
+  request: { params: MemberParams },
+  responses: { 204: noContent('Removed, or was not a member') },
+});
+
+function escapeLike(value: string) {
+  return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+export const membersRouter = createRouter()
+  .openapi(listMembersRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const { cursor, limit } = pageParams(query);
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, userId, RANK.read);
+    const sortColumn = query.sort === 'lastSeenAt' ? orgMembers.lastSeenAt : orgMembers.joinedAt;
+    const filters: (SQL | undefined)[] = [
+      eq(orgMembers.orgId, organizationId),
+      query.role ? eq(orgMembers.role, RANK[query.role]) : undefined,
+      query.sort === 'lastSeenAt' ? isNotNull(orgMembers.lastSeenAt) : undefined,
+    ];
+    if (query.search) {
+      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
+      filters.push(sql`(${users.displayName} like ${pattern} escape '\\' or ${users.email} like ${pattern} escape '\\')`);
+    }
+    const where = and(...filters);
+    const [rows, [{ total }]] = await db.batch([
+      memberSelection(db)
+        .where(and(where, afterCursor(cursor, sortColumn, orgMembers.userId)))
+        .orderBy(...keysetOrder(sortColumn, orgMembers.userId))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId)).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const key = (r: (typeof rows)[number]) => [(query.sort === 'lastSeenAt' ? r.lastSeenAt : r.joinedAt) ?? '', r.user.id] as [string, string];
+    return c.json(toPage(rows, limit, total, key, (r) => toMember(r, urls)), 200);
+  })
+  .openapi(getMemberRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, userId } = c.req.valid('param');
+    const db = c.get('db');
+    const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.guest);
+    // Guests may see themselves, not the member directory.
+    if (rank < RANK.read && userId !== callerId) throw new ApiError(403, 'Guests cannot view other members');
+    const member = await loadMember(db, organizationId, userId);
+    if (!member) throw new ApiError(404, 'Member not found');
+    return c.json(toMember(member, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(updateMemberRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, userId } = c.req.valid('param');
+    const { role } = c.req.valid('json');
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    const member = await loadMember(db, organizationId, userId);
+    if (!member) throw new ApiError(404, 'Member not found');
+    const rank = roleToRank(role);
+    if (member.role === RANK.admin && rank !== RANK.admin && (await otherAdminCount(db, organizationId, userId)) === 0) {
+      throw badRequest('Cannot demote the last admin of the organization');
+    }
+    await db
+      .update(orgMembers)
+      .set({ role: rank })
+      .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, userId)))
+      .run();
+    return c.json(toMember({ ...member, role: rank }, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(removeMemberRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, userId } = c.req.valid('param');
+    const db = c.get('db');
+    const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.guest);
+    if (userId !== callerId && rank < RANK.admin) throw new ApiError(403, 'Only admins can remove other members');
+    const member = await db
+      .select({ role: orgMembers.role })
+      .from(orgMembers)
+      .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, userId)))
+      .get();
+    if (!member) return c.body(null, 204);
+    if (member.role === RANK.admin && (await otherAdminCount(db, organizationId, userId)) === 0) {
+      throw badRequest('Cannot remove the last admin of the organization');
+    }
+    await db.batch(removeMembershipStatements(db, organizationId, userId));
+    return c.body(null, 204);
+  });

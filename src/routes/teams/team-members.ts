@@ -1,3 +1,173 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray, or } from 'drizzle-orm';
+import { orgMembers, teamMembers, users } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { toMember } from '../../schemas/member';
+import { TeamMemberRoleSchema, TeamMemberSchema } from '../../schemas/team';
+import { memberSelection } from '../../services/members';
+import { requireTeam, teamMembershipKey } from '../../services/teams';
+import { normalizeEmail } from '../../services/users';
 
-export const teamMembersRouter = createRouter();
+const tags = ['Teams'];
+const TeamParams = z.object({ organizationId: IdSchema('organizationId'), teamId: IdSchema('teamId') });
+const TeamMemberParams = TeamParams.extend({ userId: IdSchema('userId') });
+const MAX_CHANGES = 500;
+
+const listTeamMembersRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/teams/{teamId}/members',
+  operationId: 'listTeamMembersInOrganizationById',
+  tags,
+  summary: 'List the members of a team',
+  request: { params: TeamParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(TeamMemberSchema, 'OrganizationTeamMembers'), 'The team members') },
+});
+
+const UpdateMembersBody = z
+  .object({
+    add: z.array(z.string().min(1)).max(MAX_CHANGES).optional().openapi({ description: 'Users to add, by id or email' }),
+    remove: z.array(z.string().min(1)).max(MAX_CHANGES).optional().openapi({ description: 'Users to remove, by id or email' }),
+    memberships: z
+      .record(z.string(), z.object({ role: TeamMemberRoleSchema }))
+      .optional()
+      .openapi({ description: 'Team roles to set, by user id (added when not yet in the team)' }),
+  })
+  .refine((b) => b.add || b.remove || b.memberships, { message: 'give add, remove or memberships' });
+
+const updateTeamMembersRoute = defineRoute({
+  method: 'put',
+  path: '/orgs/{organizationId}/teams/{teamId}/members',
+  operationId: 'updateMembersInOrganizationTeam',
+  tags,
+  summary: 'Add, remove and set roles of team members in one change (admins and team owners)',
+  request: { params: TeamParams, ...jsonBody(UpdateMembersBody) },
+  responses: { 204: noContent('Members have been updated') },
+});
+
+const addTeamMemberRoute = defineRoute({
+  method: 'put',
+  path: '/orgs/{organizationId}/teams/{teamId}/members/{userId}',
+  operationId: 'addMemberToOrganizationTeamById',
+  tags,
+  summary: 'Add a member to a team, or change their team role',
+  request: { params: TeamMemberParams, body: { required: false, content: { 'application/json': { schema: z.object({ role: TeamMemberRoleSchema.optional() }) } } } },
+  responses: { 204: noContent('The member is in the team') },
+});
+
+const removeTeamMemberRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/teams/{teamId}/members/{userId}',
+  operationId: 'deleteMemberFromOrganizationTeamById',
+  tags,
+  summary: 'Remove a member from a team',
+  request: { params: TeamMemberParams },
+  responses: { 204: noContent('Removed, or was not in the team') },
+});
+
+type DbOf = Parameters<typeof requireTeam>[0];
+
+/** Resolves ids or emails to organization members' user ids; anything else is a 400 naming it. */
+async function resolveMembers(db: DbOf, orgId: string, refs: string[], field: string): Promise<Map<string, string>> {
+  if (refs.length === 0) return new Map();
+  const emails = refs.filter((r) => r.includes('@')).map(normalizeEmail);
+  const ids = refs.filter((r) => !r.includes('@'));
+  const found = await db
+    .select({ id: users.id, email: users.email })
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), or(inArray(users.id, ids.length ? ids : ['']), inArray(users.email, emails.length ? emails : ['']))))
+    .all();
+  const resolved = new Map<string, string>();
+  for (const ref of refs) {
+    const hit = found.find((f) => f.id === ref || f.email === normalizeEmail(ref));
+    if (!hit) throw badRequest(`${field}: "${ref}" is not a member of this organization`);
+    resolved.set(ref, hit.id);
+  }
+  return resolved;
+}
+
+export const teamMembersRouter = createRouter()
+  .openapi(listTeamMembersRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    await requireTeam(db, organizationId, teamId, callerId, false);
+    const inTeam = and(eq(teamMembers.teamId, teamId), eq(orgMembers.orgId, organizationId));
+    const [rows, [{ total }]] = await db.batch([
+      memberSelection(db, { isOwner: teamMembers.isOwner, addedAt: teamMembers.addedAt })
+        .innerJoin(teamMembers, eq(teamMembers.userId, orgMembers.userId))
+        .where(and(inTeam, afterCursor(cursor, teamMembers.addedAt, teamMembers.userId)))
+        .orderBy(...keysetOrder(teamMembers.addedAt, teamMembers.userId))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(teamMembers).innerJoin(orgMembers, eq(orgMembers.userId, teamMembers.userId)).where(inTeam),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(
+      toPage(
+        rows,
+        limit,
+        total,
+        (r) => [r.addedAt, r.user.id],
+        (r) => ({
+          organization: toMember(r, urls),
+          team: { role: r.isOwner ? ('owner' as const) : ('member' as const) },
+          permissions: { view: true },
+        }),
+      ),
+      200,
+    );
+  })
+  .openapi(updateTeamMembersRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    await requireTeam(db, organizationId, teamId, callerId, true);
+    const add = await resolveMembers(db, organizationId, body.add ?? [], 'add');
+    const remove = await resolveMembers(db, organizationId, body.remove ?? [], 'remove');
+    const roles = await resolveMembers(db, organizationId, Object.keys(body.memberships ?? {}), 'memberships');
+    const now = nowIso();
+    const statements = [
+      ...[...add.values()].map((userId) => db.insert(teamMembers).values({ teamId, userId, addedAt: now }).onConflictDoNothing()),
+      ...[...roles.entries()].map(([ref, userId]) => {
+        const isOwner = body.memberships![ref].role === 'owner';
+        return db
+          .insert(teamMembers)
+          .values({ teamId, userId, isOwner, addedAt: now })
+          .onConflictDoUpdate({ target: [teamMembers.teamId, teamMembers.userId], set: { isOwner } });
+      }),
+      ...[...remove.values()].map((userId) => db.delete(teamMembers).where(teamMembershipKey(teamId, userId))),
+    ];
+    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    return c.body(null, 204);
+  })
+  .openapi(addTeamMemberRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId, userId } = c.req.valid('param');
+    const role = (c.req.valid('json') as { role?: 'owner' | 'member' } | undefined)?.role ?? 'member';
+    const db = c.get('db');
+    await requireTeam(db, organizationId, teamId, callerId, true);
+    await resolveMembers(db, organizationId, [userId], 'userId');
+    const isOwner = role === 'owner';
+    await db
+      .insert(teamMembers)
+      .values({ teamId, userId, isOwner, addedAt: nowIso() })
+      .onConflictDoUpdate({ target: [teamMembers.teamId, teamMembers.userId], set: { isOwner } })
+      .run();
+    return c.body(null, 204);
+  })
+  .openapi(removeTeamMemberRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId, userId } = c.req.valid('param');
+    const db = c.get('db');
+    // Members may leave a team themselves; anyone else needs to manage it.
+    await requireTeam(db, organizationId, teamId, callerId, userId !== callerId);
+    await db.delete(teamMembers).where(teamMembershipKey(teamId, userId)).run();
+    return c.body(null, 204);
+  });

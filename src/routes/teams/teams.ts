@@ -1,3 +1,164 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { orgMembers, teamMembers, teams } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
+import { requireOrgRole } from '../../services/organizations';
+import { requireTeam, teamSelection } from '../../services/teams';
 
-export const teamsRouter = createRouter();
+const tags = ['Teams'];
+const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+const TeamParams = OrgParams.extend({ teamId: IdSchema('teamId') });
+
+const listTeamsRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/teams',
+  operationId: 'listTeamsInOrganizationById',
+  tags,
+  summary: 'List the teams of an organization',
+  request: {
+    params: OrgParams,
+    query: ListQuerySchema.extend({
+      owner: z.string().optional().openapi({ description: 'A member id: only the teams that member can manage' }),
+      title: z.string().max(64).optional().openapi({ description: 'Only teams whose title contains this (case-insensitive)' }),
+    }),
+  },
+  responses: { 200: jsonResponse(listOf(TeamSchema, 'OrganizationTeams'), 'The teams') },
+});
+
+const createTeamRoute = defineRoute({
+  method: 'put',
+  path: '/orgs/{organizationId}/teams',
+  operationId: 'createOrganizationTeam',
+  tags,
+  summary: 'Create a team (admins)',
+  request: {
+    params: OrgParams,
+    ...jsonBody(z.object({ title: TeamTitleSchema, members: z.array(z.string().min(1)).max(500).optional().openapi({ description: 'Organization member ids' }) })),
+  },
+  responses: { 201: jsonResponse(TeamSchema, 'The team') },
+});
+
+const getTeamRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/teams/{teamId}',
+  operationId: 'getTeamInOrganizationById',
+  tags,
+  summary: 'Get a team',
+  request: { params: TeamParams },
+  responses: { 200: jsonResponse(TeamSchema, 'The team') },
+});
+
+const updateTeamRoute = defineRoute({
+  method: 'patch',
+  path: '/orgs/{organizationId}/teams/{teamId}',
+  operationId: 'updateTeamInOrganizationById',
+  tags,
+  summary: 'Rename a team (admins and team owners)',
+  request: { params: TeamParams, ...jsonBody(z.object({ title: TeamTitleSchema })) },
+  responses: { 200: jsonResponse(TeamSchema, 'The team') },
+});
+
+const deleteTeamRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/teams/{teamId}',
+  operationId: 'removeTeamFromOrganizationById',
+  tags,
+  summary: 'Delete a team and the access it granted (admins and team owners)',
+  request: { params: TeamParams },
+  responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+/** Ids among `userIds` that are not members of the organization. */
+export async function nonMembers(db: Parameters<typeof requireOrgRole>[0], orgId: string, userIds: string[]) {
+  if (userIds.length === 0) return [];
+  const found = await db
+    .select({ userId: orgMembers.userId })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.orgId, orgId), inArray(orgMembers.userId, userIds)))
+    .all();
+  const ok = new Set(found.map((f) => f.userId));
+  return userIds.filter((id) => !ok.has(id));
+}
+
+export const teamsRouter = createRouter()
+  .openapi(listTeamsRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const { cursor, limit } = pageParams(query);
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, callerId, RANK.read);
+    const filters: (SQL | undefined)[] = [eq(teams.orgId, organizationId)];
+    if (query.title) filters.push(sql`instr(lower(${teams.title}), ${query.title.toLowerCase()}) > 0`);
+    if (query.owner) {
+      // An org admin can manage every team; anyone else only the teams they own.
+      filters.push(sql`(exists (select 1 from org_members m where m.org_id = ${teams.orgId} and m.user_id = ${query.owner} and m.role = ${RANK.admin})
+        or exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = ${query.owner} and tm.is_owner = 1))`);
+    }
+    const where = and(...filters);
+    const [rows, [{ total }]] = await db.batch([
+      teamSelection(db, callerId)
+        .where(and(where, afterCursor(cursor, teams.createdAt, teams.id)))
+        .orderBy(...keysetOrder(teams.createdAt, teams.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(teams).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.team.createdAt, r.team.id], (r) => toTeam(r, urls)), 200);
+  })
+  .openapi(createTeamRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, callerId, RANK.admin);
+    const memberIds = [...new Set(body.members ?? [])];
+    const missing = await nonMembers(db, organizationId, memberIds);
+    if (missing.length) throw badRequest(`members: ${missing.join(', ')} are not members of this organization`);
+    const now = nowIso();
+    const team = { id: newId(), orgId: organizationId, title: body.title, createdAt: now };
+    await db.batch([
+      db.insert(teams).values(team),
+      ...memberIds.map((userId) => db.insert(teamMembers).values({ teamId: team.id, userId, addedAt: now })),
+    ]);
+    const row = await teamSelection(db, callerId).where(eq(teams.id, team.id)).get();
+    return c.json(toTeam(row!, urlContext(c.req.url, c.env.APP_URL)), 201);
+  })
+  .openapi(getTeamRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId } = c.req.valid('param');
+    const row = await requireTeam(c.get('db'), organizationId, teamId, callerId, false);
+    return c.json(toTeam(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(updateTeamRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId } = c.req.valid('param');
+    const { title } = c.req.valid('json');
+    const db = c.get('db');
+    const row = await requireTeam(db, organizationId, teamId, callerId, true);
+    await db.update(teams).set({ title }).where(eq(teams.id, teamId)).run();
+    return c.json(toTeam({ ...row, team: { ...row.team, title } }, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(deleteTeamRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, teamId } = c.req.valid('param');
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, callerId, RANK.guest);
+    try {
+      await requireTeam(db, organizationId, teamId, callerId, true);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return c.body(null, 204);
+      throw error;
+    }
+    // Memberships and space grants go with the team (foreign keys cascade).
+    await db.delete(teams).where(eq(teams.id, teamId)).run();
+    return c.body(null, 204);
+  });
