@@ -1,4 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
 import { collections, spaces } from '../db/schema';
 
 /**
@@ -39,24 +40,26 @@ export function orgRoleSql(orgIdColumn: SQL | unknown, userId: string): SQL<numb
  * levels changed: collections top-down through the tree, then every space from its parent.
  * They belong in the same batch (transaction) as the change itself.
  */
-export function refreshOrgAccessCapsSql(orgId: string): SQL[] {
+export function refreshOrgAccessCaps(db: Db, orgId: string) {
   return [
-    sql`with recursive chain(id, cap) as (
-          select id, coalesce(default_level, 6) from collections where org_id = ${orgId} and parent_id is null
-          union all
-          select c.id, coalesce(c.default_level, chain.cap) from collections c join chain on c.parent_id = chain.id
-        )
-        update collections set access_cap = coalesce((select cap from chain where chain.id = collections.id), 0)
-        where org_id = ${orgId}`,
-    sql`update spaces set access_cap = coalesce(default_level,
-          (select c.access_cap from collections c where c.id = spaces.parent_id), 6)
-        where org_id = ${orgId}`,
-  ];
+    db
+      .update(collections)
+      .set({
+        accessCap: sql`coalesce((with recursive chain(id, cap) as (
+            select id, coalesce(default_level, 6) from collections where org_id = ${orgId} and parent_id is null
+            union all
+            select c.id, coalesce(c.default_level, chain.cap) from collections c join chain on c.parent_id = chain.id
+          ) select cap from chain where chain.id = ${collections.id}), 0)`,
+      })
+      .where(eq(collections.orgId, orgId)),
+    db.update(spaces).set({ accessCap: spaceCapSql }).where(eq(spaces.orgId, orgId)),
+  ] as const;
 }
 
+/** A space's cap: its own level, else its parent collection's cap, else the root's (6). */
+const spaceCapSql = sql`coalesce(${spaces.defaultLevel}, (select c.access_cap from collections c where c.id = ${spaces.parentId}), 6)`;
+
 /** Recomputes one space's cap from its own level and its parent collection (same batch as the write). */
-export function refreshSpaceAccessCapSql(spaceId: string): SQL {
-  return sql`update spaces set access_cap = coalesce(default_level,
-      (select c.access_cap from collections c where c.id = spaces.parent_id), 6)
-    where id = ${spaceId}`;
+export function refreshSpaceAccessCap(db: Db, spaceId: string) {
+  return db.update(spaces).set({ accessCap: spaceCapSql }).where(eq(spaces.id, spaceId));
 }

@@ -1,14 +1,44 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
-import { teamMembers, teams } from '../db/schema';
+import { orgMembers, teamMembers, teams, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { orgRoleSql } from './access';
+import { normalizeEmail } from './users';
+
+/** Values per `in (...)` list: stays under D1's 100 bound parameters per statement. */
+const CHUNK = 90;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * The organization's members among the given user ids and emails, in one round trip whatever
+ * their number (one statement per chunk, batched).
+ */
+export async function findOrgMembers(db: Db, orgId: string, lookup: { ids?: string[]; emails?: string[] }) {
+  const ids = [...new Set(lookup.ids ?? [])];
+  const emails = [...new Set((lookup.emails ?? []).map(normalizeEmail))];
+  const select = () =>
+    db.select({ id: users.id, email: users.email }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId));
+  const queries = [
+    ...chunks(ids).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.id, part)))),
+    ...chunks(emails).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.email, part)))),
+  ];
+  if (queries.length === 0) return [];
+  const results = await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]]);
+  return results.flat();
+}
 
 /** Team columns plus the counts and the caller's standing, as one selection. */
-export function teamSelection(db: Db, callerId: string) {
+export function teamSelection<E extends Record<string, SQLiteColumn | SQL>>(db: Db, callerId: string, extra?: E) {
   return db
     .select({
+      ...(extra as E),
       team: teams,
       members: sql<number>`(select count(*) from team_members tm where tm.team_id = ${teams.id})`,
       spaces: sql<number>`(select count(*) from space_team_grants g join spaces s on s.id = g.space_id
@@ -42,4 +72,20 @@ export async function requireTeam(db: Db, orgId: string, teamId: string, callerI
 
 export function teamMembershipKey(teamId: string, userId: string) {
   return and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId));
+}
+
+/**
+ * Loads a team for its member who leaves it: every member of the team may, a guest included
+ * (who otherwise cannot see teams); anyone else in the organization as with `requireTeam(..., false)`.
+ */
+export async function requireTeamToLeave(db: Db, orgId: string, teamId: string, callerId: string) {
+  const row = await db
+    .select({
+      orgRank: orgRoleSql(teams.orgId, callerId),
+      inTeam: sql<number>`exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = ${callerId})`,
+    })
+    .from(teams)
+    .where(and(eq(teams.orgId, orgId), eq(teams.id, teamId)))
+    .get();
+  if (!row || row.orgRank === null || (row.orgRank < RANK.read && !row.inTeam)) throw new ApiError(404, 'Team not found');
 }

@@ -1,3 +1,309 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { collections, spaces } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK, levelToColumn } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
+import { ContentPositionSchema, DefaultLevelSchema, IdSchema, listOf, urlContext } from '../../schemas/common';
+import { SpaceSchema, toSpace } from '../../schemas/space';
+import { collectionRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
+import { collectionSubtree, loadCollection, requireCollection, requireParentCollection } from '../../services/collections';
+import { requireOrgRole } from '../../services/organizations';
+import { resolvePosition } from '../../services/positions';
+import { requireTransferTarget, transferStatements } from '../../services/transfer';
 
-export const collectionsRouter = createRouter();
+const tags = ['Collections'];
+const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
+const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+const CHUNK = 90;
+
+const getCollectionRoute = defineRoute({
+  method: 'get',
+  path: '/collections/{collectionId}',
+  operationId: 'getCollectionById',
+  tags,
+  summary: 'Get a collection',
+  request: { params: CollectionParams },
+  responses: { 200: jsonResponse(CollectionSchema, 'The collection') },
+});
+
+const updateCollectionRoute = defineRoute({
+  method: 'patch',
+  path: '/collections/{collectionId}',
+  operationId: 'updateCollectionById',
+  tags,
+  summary: 'Update a collection (collection admins)',
+  request: {
+    params: CollectionParams,
+    ...jsonBody(
+      z
+        .object({ title: CollectionTitleSchema, description: CollectionDescriptionSchema, defaultLevel: DefaultLevelSchema })
+        .partial()
+        .refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' }),
+    ),
+  },
+  responses: { 200: jsonResponse(CollectionSchema, 'The updated collection') },
+});
+
+const deleteCollectionRoute = defineRoute({
+  method: 'delete',
+  path: '/collections/{collectionId}',
+  operationId: 'deleteCollectionById',
+  tags,
+  summary: 'Delete a collection, its nested collections, and move their spaces to the trash',
+  request: { params: CollectionParams },
+  responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+const listCollectionSpacesRoute = defineRoute({
+  method: 'get',
+  path: '/collections/{collectionId}/spaces',
+  operationId: 'listSpacesInCollectionById',
+  tags,
+  summary: 'List the spaces directly in a collection, in their order',
+  request: { params: CollectionParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(SpaceSchema, 'CollectionSpaces'), 'The spaces') },
+});
+
+const moveCollectionRoute = defineRoute({
+  method: 'post',
+  path: '/collections/{collectionId}/move',
+  operationId: 'moveCollection',
+  tags,
+  summary: 'Move a collection to another parent and/or position',
+  request: {
+    params: CollectionParams,
+    ...jsonBody(
+      z
+        .object({ parent: z.string().min(1).nullable().optional(), position: ContentPositionSchema.optional() })
+        .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' }),
+    ),
+  },
+  responses: { 200: jsonResponse(CollectionSchema, 'The moved collection') },
+});
+
+const transferCollectionRoute = defineRoute({
+  method: 'post',
+  path: '/collections/{collectionId}/transfer',
+  operationId: 'transferCollection',
+  tags,
+  summary: 'Transfer a collection with everything in it to another organization you administer',
+  request: { params: CollectionParams, ...jsonBody(z.object({ organization: z.string().min(1) })) },
+  responses: { 200: jsonResponse(CollectionSchema, 'The transferred collection') },
+});
+
+const listOrgCollectionsRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/collections',
+  operationId: 'listCollectionsInOrganizationById',
+  tags,
+  summary: 'List the collections of an organization visible to the caller',
+  request: {
+    params: OrgParams,
+    query: ListQuerySchema.extend({
+      nested: z
+        .enum(['true', 'false'])
+        .optional()
+        .transform((v) => v !== 'false')
+        .openapi({ type: 'boolean', description: 'Also list nested collections (default true)' }),
+    }),
+  },
+  responses: { 200: jsonResponse(listOf(CollectionSchema, 'Collections'), 'The collections') },
+});
+
+const createCollectionRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/collections',
+  operationId: 'createCollection',
+  tags,
+  summary: 'Create a collection, at the root or in a parent collection',
+  request: {
+    params: OrgParams,
+    ...jsonBody(
+      z.object({
+        title: CollectionTitleSchema.optional(),
+        description: CollectionDescriptionSchema.optional(),
+        parent: z.string().min(1).optional(),
+        defaultLevel: DefaultLevelSchema.optional(),
+      }),
+    ),
+  },
+  responses: { 201: jsonResponse(CollectionSchema, 'The collection') },
+});
+
+async function reload(db: Parameters<typeof loadCollection>[0], id: string, userId: string) {
+  const row = await loadCollection(db, id, userId);
+  if (!row) throw new ApiError(404, 'Collection not found');
+  return row;
+}
+
+export const collectionsRouter = createRouter()
+  .openapi(getCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const row = await requireCollection(c.get('db'), collectionId, userId, RANK.read);
+    return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(updateCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
+    const update = db
+      .update(collections)
+      .set({
+        ...(body.title !== undefined && { title: body.title }),
+        ...(body.description !== undefined && { description: body.description }),
+        ...(body.defaultLevel !== undefined && { defaultLevel: levelToColumn(body.defaultLevel) }),
+        updatedAt: nowIso(),
+      })
+      .where(eq(collections.id, collectionId));
+    if (body.defaultLevel !== undefined) {
+      await db.batch([update, ...refreshOrgAccessCaps(db, collection.orgId)]);
+    } else {
+      await update.run();
+    }
+    const row = await reload(db, collectionId, userId);
+    return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(deleteCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const db = c.get('db');
+    const row = await loadCollection(db, collectionId, userId);
+    if (!row || row.rank < RANK.read) return c.body(null, 204);
+    if (row.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to delete this collection');
+    const subtree = await collectionSubtree(db, collectionId);
+    const now = nowIso();
+    // Spaces go to the trash at the root, keeping the access level they had inside the collections.
+    const statements = [];
+    for (let i = 0; i < subtree.length; i += CHUNK) {
+      const ids = subtree.slice(i, i + CHUNK);
+      statements.push(
+        db
+          .update(spaces)
+          .set({ deletedAt: sql`coalesce(${spaces.deletedAt}, ${now})`, parentId: null, defaultLevel: sql`coalesce(${spaces.defaultLevel}, ${spaces.accessCap})`, updatedAt: now })
+          .where(inArray(spaces.parentId, ids)),
+      );
+    }
+    for (let i = 0; i < subtree.length; i += CHUNK) statements.push(db.delete(collections).where(inArray(collections.id, subtree.slice(i, i + CHUNK))));
+    await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    return c.body(null, 204);
+  })
+  .openapi(listCollectionSpacesRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    await requireCollection(db, collectionId, userId, RANK.read);
+    const role = spaceRoleSql(userId);
+    const where = and(eq(spaces.parentId, collectionId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select({ space: spaces, rank: role })
+        .from(spaces)
+        .where(and(where, afterCursor(cursor, spaces.position, spaces.id)))
+        .orderBy(...keysetOrder(spaces.position, spaces.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(spaces).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.space.position, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
+  })
+  .openapi(moveCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
+    const parentId = body.parent === undefined ? collection.parentId : body.parent;
+    if (parentId !== null) {
+      if ((await collectionSubtree(db, collectionId)).includes(parentId)) {
+        throw badRequest('parent: a collection cannot be moved into itself or one of its nested collections');
+      }
+      await requireParentCollection(db, collection.orgId, parentId, userId, RANK.create);
+    } else if (collection.parentId !== null) {
+      await requireOrgRole(db, collection.orgId, userId, RANK.create);
+    }
+    const position = await resolvePosition(db, collection.orgId, parentId, collectionId, body.position);
+    await db.batch([
+      db.update(collections).set({ parentId, position, updatedAt: nowIso() }).where(eq(collections.id, collectionId)),
+      ...refreshOrgAccessCaps(db, collection.orgId),
+    ]);
+    const row = await reload(db, collectionId, userId);
+    return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(transferCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { collectionId } = c.req.valid('param');
+    const { organization } = c.req.valid('json');
+    const db = c.get('db');
+    const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
+    await requireTransferTarget(db, collection.orgId, organization, userId, RANK.admin);
+    const subtree = await collectionSubtree(db, collectionId);
+    const contained = await db.select({ id: spaces.id }).from(spaces).where(inArray(spaces.parentId, subtree)).all();
+    const position = await resolvePosition(db, organization, null, null, undefined);
+    await db.batch([
+      db.update(collections).set({ parentId: null, position }).where(eq(collections.id, collectionId)),
+      ...transferStatements(db, collection.orgId, organization, subtree, contained.map((s) => s.id)),
+    ]);
+    const row = await reload(db, collectionId, userId);
+    return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(listOrgCollectionsRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const { cursor, limit } = pageParams(query);
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, userId, RANK.guest);
+    const role = collectionRoleSql(userId);
+    const filters: (SQL | undefined)[] = [eq(collections.orgId, organizationId), sql`${role} >= ${RANK.read}`];
+    if (!query.nested) filters.push(isNull(collections.parentId));
+    const where = and(...filters);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select({ collection: collections, rank: role })
+        .from(collections)
+        .where(and(where, afterCursor(cursor, collections.createdAt, collections.id)))
+        .orderBy(...keysetOrder(collections.createdAt, collections.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(collections).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.collection.createdAt, r.collection.id], (r) => toCollection(r.collection, r.rank, urls)), 200);
+  })
+  .openapi(createCollectionRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    if (body.parent) await requireParentCollection(db, organizationId, body.parent, userId, RANK.create);
+    else await requireOrgRole(db, organizationId, userId, RANK.create);
+    const parentId = body.parent ?? null;
+    const now = nowIso();
+    const id = newId();
+    const position = await resolvePosition(db, organizationId, parentId, null, undefined);
+    await db.batch([
+      db.insert(collections).values({
+        id,
+        orgId: organizationId,
+        parentId,
+        title: body.title || 'Untitled collection',
+        description: body.description ?? null,
+        defaultLevel: body.defaultLevel === undefined ? null : levelToColumn(body.defaultLevel),
+        position,
+        createdAt: now,
+        updatedAt: now,
+      }),
+      ...refreshOrgAccessCaps(db, organizationId),
+    ]);
+    const row = await reload(db, id, userId);
+    return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
+  });

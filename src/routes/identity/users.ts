@@ -22,7 +22,7 @@ const CreateUserBody = z.object({
   displayName: z.string().trim().min(1).max(64),
   email: z.email().max(254),
   emailVerified: z.boolean().optional().openapi({ description: 'Whether the operator vouches for the email (default true)' }),
-  photoURL: z.url().max(2048).optional(),
+  photoURL: z.httpUrl().max(2048).optional(),
 });
 
 const createUserRoute = defineRoute({

@@ -86,7 +86,7 @@ const UpdateOrganizationBody = z
     hostname: HostnameSchema.nullable(),
     defaultRole: RoleOrGuestSchema,
     defaultContent: DefaultContentSchema.nullable(),
-    logo: z.url().max(2048).nullable(),
+    logo: z.httpUrl().max(2048).nullable(),
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),

@@ -1,3 +1,287 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { orgMembers, spaceTeamGrants, spaceUserGrants, spaces, teams, users } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK, rankToRole, roleToRank } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
+import { TeamSchema, toTeam } from '../../schemas/team';
+import { UserSchema, toUser } from '../../schemas/user';
+import { spaceRoleSql } from '../../services/access';
+import { requireSpace } from '../../services/spaces';
+import { teamSelection } from '../../services/teams';
 
-export const spaceUsersRouter = createRouter();
+const tags = ['Space users'];
+const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
+const SpaceUserParams = SpaceParams.extend({ userId: IdSchema('userId') });
+const SpaceTeamParams = SpaceParams.extend({ teamId: IdSchema('teamId') });
+const MAX_INVITES = 100;
+
+export const UserPermissionSchema = z
+  .object({ permission: RoleSchema, user: UserSchema })
+  .openapi('UserContentPermission');
+export const TeamPermissionSchema = z
+  .object({ permission: RoleSchema, team: TeamSchema })
+  .openapi('TeamContentPermission');
+
+const InviteBody = z
+  .object({
+    role: RoleOrGuestSchema.openapi({ description: 'Role to grant; null removes the grants of the listed users and teams' }),
+    users: z.array(z.string().min(1)).min(1).max(MAX_INVITES).optional(),
+    teams: z.array(z.string().min(1)).min(1).max(MAX_INVITES).optional(),
+  })
+  .refine((b) => b.users || b.teams, { message: 'give users or teams to invite', path: ['users'] });
+
+const inviteToSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/permissions',
+  operationId: 'inviteToSpace',
+  tags,
+  summary: 'Grant users and teams a role on a space (space admins)',
+  description: 'Users who are not members of the organization join it as guests, with access to this space only.',
+  request: { params: SpaceParams, ...jsonBody(InviteBody) },
+  responses: { 204: noContent('The users and teams have been granted the role') },
+});
+
+const listUserPermissionsRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/permissions/users',
+  operationId: 'listUserPermissionsInSpace',
+  tags,
+  summary: 'List the users added to a space with their role',
+  request: { params: SpaceParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'UserContentPermissions'), 'The users added to the space') },
+});
+
+const updateUserPermissionRoute = defineRoute({
+  method: 'patch',
+  path: '/spaces/{spaceId}/permissions/users/{userId}',
+  operationId: 'updateUserPermissionInSpace',
+  tags,
+  summary: "Change a user's role on a space (null removes it)",
+  request: { params: SpaceUserParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
+  responses: { 204: noContent('Updated') },
+});
+
+const removeUserPermissionRoute = defineRoute({
+  method: 'delete',
+  path: '/spaces/{spaceId}/permissions/users/{userId}',
+  operationId: 'removeUserFromSpace',
+  tags,
+  summary: 'Remove a user from a space',
+  request: { params: SpaceUserParams },
+  responses: { 204: noContent('Removed, or was not in the space') },
+});
+
+const listTeamPermissionsRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/permissions/teams',
+  operationId: 'listTeamPermissionsInSpace',
+  tags,
+  summary: 'List the teams added to a space with their role',
+  request: { params: SpaceParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(TeamPermissionSchema, 'TeamContentPermissions'), 'The teams added to the space') },
+});
+
+const updateTeamPermissionRoute = defineRoute({
+  method: 'patch',
+  path: '/spaces/{spaceId}/permissions/teams/{teamId}',
+  operationId: 'updateTeamPermissionInSpace',
+  tags,
+  summary: "Change a team's role on a space (null removes it)",
+  request: { params: SpaceTeamParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
+  responses: { 204: noContent('Updated') },
+});
+
+const removeTeamPermissionRoute = defineRoute({
+  method: 'delete',
+  path: '/spaces/{spaceId}/permissions/teams/{teamId}',
+  operationId: 'removeTeamFromSpace',
+  tags,
+  summary: 'Remove a team from a space',
+  request: { params: SpaceTeamParams },
+  responses: { 204: noContent('Removed, or was not in the space') },
+});
+
+const aggregateRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/permissions/aggregate',
+  operationId: 'listPermissionsAggregateInSpace',
+  tags,
+  summary: 'List everyone who can access a space, with their effective role',
+  request: { params: SpaceParams, query: ListQuerySchema.extend({ role: RoleSchema.optional().openapi({ description: 'Only people with exactly this effective role' }) }) },
+  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'SpaceAccess'), 'Everyone who can access the space') },
+});
+
+type RouteDb = Parameters<typeof requireSpace>[0];
+
+async function assertUsersExist(db: RouteDb, userIds: string[]) {
+  const found = await db.select({ id: users.id }).from(users).where(inArray(users.id, userIds)).all();
+  const known = new Set(found.map((u) => u.id));
+  const missing = userIds.filter((id) => !known.has(id));
+  if (missing.length) throw badRequest(`users: ${missing.map((id) => `"${id}"`).join(', ')} do not exist`);
+}
+
+async function assertTeamsInOrg(db: RouteDb, orgId: string, teamIds: string[]) {
+  const found = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, orgId), inArray(teams.id, teamIds))).all();
+  const known = new Set(found.map((t) => t.id));
+  const missing = teamIds.filter((id) => !known.has(id));
+  if (missing.length) throw badRequest(`teams: ${missing.map((id) => `"${id}"`).join(', ')} are not teams of this organization`);
+}
+
+export const spaceUsersRouter = createRouter()
+  .openapi(inviteToSpaceRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { space } = await requireSpace(db, spaceId, callerId, RANK.admin);
+    const userIds = [...new Set(body.users ?? [])];
+    const teamIds = [...new Set(body.teams ?? [])];
+    if (userIds.length) await assertUsersExist(db, userIds);
+    if (teamIds.length) await assertTeamsInOrg(db, space.orgId, teamIds);
+    const now = nowIso();
+    const statements =
+      body.role === null
+        ? [
+            ...(userIds.length ? [db.delete(spaceUserGrants).where(and(eq(spaceUserGrants.spaceId, spaceId), inArray(spaceUserGrants.userId, userIds)))] : []),
+            ...(teamIds.length ? [db.delete(spaceTeamGrants).where(and(eq(spaceTeamGrants.spaceId, spaceId), inArray(spaceTeamGrants.teamId, teamIds)))] : []),
+          ]
+        : [
+            // Outsiders become guests of the organization: their access comes from this grant alone.
+            ...userIds.map((userId) => db.insert(orgMembers).values({ orgId: space.orgId, userId, role: RANK.guest, joinedAt: now }).onConflictDoNothing()),
+            ...userIds.map((userId) =>
+              db
+                .insert(spaceUserGrants)
+                .values({ spaceId, userId, role: roleToRank(body.role), createdAt: now })
+                .onConflictDoUpdate({ target: [spaceUserGrants.spaceId, spaceUserGrants.userId], set: { role: roleToRank(body.role) } }),
+            ),
+            ...teamIds.map((teamId) =>
+              db
+                .insert(spaceTeamGrants)
+                .values({ spaceId, teamId, role: roleToRank(body.role), createdAt: now })
+                .onConflictDoUpdate({ target: [spaceTeamGrants.spaceId, spaceTeamGrants.teamId], set: { role: roleToRank(body.role) } }),
+            ),
+          ];
+    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    return c.body(null, 204);
+  })
+  .openapi(listUserPermissionsRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.read, true);
+    const inSpace = eq(spaceUserGrants.spaceId, spaceId);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select({ role: spaceUserGrants.role, createdAt: spaceUserGrants.createdAt, user: users })
+        .from(spaceUserGrants)
+        .innerJoin(users, eq(users.id, spaceUserGrants.userId))
+        .where(and(inSpace, afterCursor(cursor, spaceUserGrants.createdAt, spaceUserGrants.userId)))
+        .orderBy(...keysetOrder(spaceUserGrants.createdAt, spaceUserGrants.userId))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(spaceUserGrants).where(inSpace),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(
+      toPage(rows, limit, total, (r) => [r.createdAt, r.user.id], (r) => ({ permission: rankToRole(r.role)!, user: toUser(r.user, urls) })),
+      200,
+    );
+  })
+  .openapi(updateUserPermissionRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId, userId } = c.req.valid('param');
+    const { role } = c.req.valid('json');
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.admin);
+    const key = and(eq(spaceUserGrants.spaceId, spaceId), eq(spaceUserGrants.userId, userId));
+    const grant = await db.select({ role: spaceUserGrants.role }).from(spaceUserGrants).where(key).get();
+    if (!grant) throw new ApiError(404, 'This user has not been added to the space');
+    if (role === null) await db.delete(spaceUserGrants).where(key).run();
+    else await db.update(spaceUserGrants).set({ role: roleToRank(role) }).where(key).run();
+    return c.body(null, 204);
+  })
+  .openapi(removeUserPermissionRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId, userId } = c.req.valid('param');
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.admin);
+    await db.delete(spaceUserGrants).where(and(eq(spaceUserGrants.spaceId, spaceId), eq(spaceUserGrants.userId, userId))).run();
+    return c.body(null, 204);
+  })
+  .openapi(listTeamPermissionsRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.read, true);
+    const inSpace = eq(spaceTeamGrants.spaceId, spaceId);
+    const [rows, [{ total }]] = await db.batch([
+      teamSelection(db, callerId, { grantRole: spaceTeamGrants.role, grantedAt: spaceTeamGrants.createdAt })
+        .innerJoin(spaceTeamGrants, eq(spaceTeamGrants.teamId, teams.id))
+        .where(and(inSpace, afterCursor(cursor, spaceTeamGrants.createdAt, spaceTeamGrants.teamId)))
+        .orderBy(...keysetOrder(spaceTeamGrants.createdAt, spaceTeamGrants.teamId))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(spaceTeamGrants).where(inSpace),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(
+      toPage(
+        rows,
+        limit,
+        total,
+        (r) => [r.grantedAt, r.team.id],
+        (r) => ({ permission: rankToRole(r.grantRole)!, team: toTeam(r, urls) }),
+      ),
+      200,
+    );
+  })
+  .openapi(updateTeamPermissionRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId, teamId } = c.req.valid('param');
+    const { role } = c.req.valid('json');
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.admin);
+    const key = and(eq(spaceTeamGrants.spaceId, spaceId), eq(spaceTeamGrants.teamId, teamId));
+    const grant = await db.select({ role: spaceTeamGrants.role }).from(spaceTeamGrants).where(key).get();
+    if (!grant) throw new ApiError(404, 'This team has not been added to the space');
+    if (role === null) await db.delete(spaceTeamGrants).where(key).run();
+    else await db.update(spaceTeamGrants).set({ role: roleToRank(role) }).where(key).run();
+    return c.body(null, 204);
+  })
+  .openapi(removeTeamPermissionRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId, teamId } = c.req.valid('param');
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.admin);
+    await db.delete(spaceTeamGrants).where(and(eq(spaceTeamGrants.spaceId, spaceId), eq(spaceTeamGrants.teamId, teamId))).run();
+    return c.body(null, 204);
+  })
+  .openapi(aggregateRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const { cursor, limit } = pageParams(query);
+    const db = c.get('db');
+    await requireSpace(db, spaceId, callerId, RANK.read, true);
+    // The same role function as every authorization check, evaluated for each member of the organization.
+    const role = spaceRoleSql(sql`${orgMembers.userId}`);
+    const where = and(eq(spaces.id, spaceId), query.role ? sql`${role} = ${RANK[query.role]}` : sql`${role} >= ${RANK.read}`);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select({ rank: role, user: users })
+        .from(orgMembers)
+        .innerJoin(spaces, eq(spaces.orgId, orgMembers.orgId))
+        .innerJoin(users, eq(users.id, orgMembers.userId))
+        .where(and(where, afterCursor(cursor, orgMembers.userId, orgMembers.userId)))
+        .orderBy(orgMembers.userId)
+        .limit(limit + 1),
+      db.select({ total: count() }).from(orgMembers).innerJoin(spaces, eq(spaces.orgId, orgMembers.orgId)).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.user.id, r.user.id], (r) => ({ permission: rankToRole(r.rank)!, user: toUser(r.user, urls) })), 200);
+  });

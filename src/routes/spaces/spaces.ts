@@ -1,3 +1,342 @@
-import { createRouter } from '../../lib/create-router';
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
+import { collections, revisions, spaces } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK, levelToColumn } from '../../lib/roles';
+import { DAY_MS, nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { ContentPositionSchema, DefaultLevelSchema, IdSchema, SpaceMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
+import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
+import { refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
+import { requireParentCollection } from '../../services/collections';
+import { assertMergeRuleUsers } from '../../services/merge-rules';
+import { requireOrgRole } from '../../services/organizations';
+import { resolvePosition } from '../../services/positions';
+import { loadSpace, requireSpace } from '../../services/spaces';
+import { requireTransferTarget, transferStatements } from '../../services/transfer';
+import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
-export const spacesRouter = createRouter();
+const tags = ['Spaces'];
+const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
+const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+
+const CreateSpaceBody = z
+  .object({
+    title: SpaceTitleSchema.optional(),
+    emoji: EmojiSchema.optional(),
+    parent: z.string().min(1).optional().openapi({ description: 'ID of a parent collection' }),
+    language: LanguageSchema.optional(),
+    editMode: EditModeSchema.optional(),
+    empty: z.literal(true).optional().openapi({ description: 'Create a completely empty space (the default)' }),
+    template: z.unknown().optional(),
+    computedSource: z.unknown().optional(),
+  })
+  .refine((b) => b.template === undefined, { message: 'creating a space from a template is not supported by this deployment', path: ['template'] })
+  .refine((b) => b.computedSource === undefined, { message: 'computed content sources are not supported by this deployment', path: ['computedSource'] });
+
+const createSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/spaces',
+  operationId: 'createSpace',
+  tags,
+  summary: 'Create a space, at the root or in a collection',
+  request: { params: OrgParams, ...jsonBody(CreateSpaceBody) },
+  responses: { 201: jsonResponse(SpaceSchema, 'The space') },
+});
+
+const listOrgSpacesRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/spaces',
+  operationId: 'listSpacesInOrganizationById',
+  tags,
+  summary: 'List the spaces of an organization visible to the caller (not deleted)',
+  request: { params: OrgParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(SpaceSchema, 'Spaces'), 'The spaces') },
+});
+
+const getSpaceRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}',
+  operationId: 'getSpaceById',
+  tags,
+  summary: 'Get a space (a deleted one shows its deletedAt)',
+  request: {
+    params: SpaceParams,
+    query: z.object({ shareKey: z.string().max(200).optional().openapi({ description: 'Resolves published URLs of share-link sites' }) }),
+  },
+  responses: { 200: jsonResponse(SpaceSchema, 'The space') },
+});
+
+const UpdateSpaceBody = z
+  .object({
+    title: SpaceTitleSchema,
+    emoji: EmojiSchema,
+    language: LanguageSchema,
+    editMode: EditModeSchema,
+    defaultLevel: DefaultLevelSchema,
+    mergeRules: SpaceMergeRulesSchema,
+  })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' });
+
+const updateSpaceRoute = defineRoute({
+  method: 'patch',
+  path: '/spaces/{spaceId}',
+  operationId: 'updateSpaceById',
+  tags,
+  summary: 'Update a space: title, emoji and language need edit; editMode, defaultLevel and mergeRules need admin',
+  request: { params: SpaceParams, ...jsonBody(UpdateSpaceBody) },
+  responses: { 200: jsonResponse(SpaceSchema, 'The updated space') },
+});
+
+const deleteSpaceRoute = defineRoute({
+  method: 'delete',
+  path: '/spaces/{spaceId}',
+  operationId: 'deleteSpaceById',
+  tags,
+  summary: `Move a space to the trash; it is permanently removed after ${SPACE_RETENTION_DAYS} days`,
+  request: { params: SpaceParams },
+  responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+const duplicateSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/duplicate',
+  operationId: 'duplicateSpace',
+  tags,
+  summary: 'Duplicate a space next to the original',
+  request: { params: SpaceParams },
+  responses: { 201: jsonResponse(SpaceSchema, 'The new space') },
+});
+
+const restoreSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/restore',
+  operationId: 'restoreSpace',
+  tags,
+  summary: `Restore a space deleted in the last ${SPACE_RETENTION_DAYS} days`,
+  request: { params: SpaceParams },
+  responses: { 200: jsonResponse(SpaceSchema, 'The restored space') },
+});
+
+const moveSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/move',
+  operationId: 'moveSpace',
+  tags,
+  summary: 'Move a space to another collection (or the root) and/or position',
+  request: {
+    params: SpaceParams,
+    ...jsonBody(
+      z
+        .object({ parent: z.string().min(1).nullable().optional(), position: ContentPositionSchema.optional() })
+        .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' }),
+    ),
+  },
+  responses: { 200: jsonResponse(SpaceSchema, 'The moved space') },
+});
+
+const transferSpaceRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/transfer',
+  operationId: 'transferSpace',
+  tags,
+  summary: 'Transfer a space to the root of another organization where you can create content',
+  request: { params: SpaceParams, ...jsonBody(z.object({ organization: z.string().min(1) })) },
+  responses: { 200: jsonResponse(SpaceSchema, 'The transferred space') },
+});
+
+async function respondWithSpace(c: { get: (k: 'db') => Parameters<typeof loadSpace>[0] }, spaceId: string, userId: string) {
+  const row = await loadSpace(c.get('db'), spaceId, userId);
+  if (!row) throw new ApiError(404, 'Space not found');
+  return row;
+}
+
+export const spacesRouter = createRouter()
+  .openapi(createSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    if (body.parent) await requireParentCollection(db, organizationId, body.parent, userId, RANK.create);
+    else await requireOrgRole(db, organizationId, userId, RANK.create);
+    const parentId = body.parent ?? null;
+    const now = nowIso();
+    const id = newId();
+    const revisionId = newId();
+    const position = await resolvePosition(db, organizationId, parentId, null, undefined);
+    await db.batch([
+      db.insert(spaces).values({
+        id,
+        orgId: organizationId,
+        parentId,
+        title: body.title ?? '',
+        emoji: body.emoji ?? '',
+        editMode: body.editMode ?? 'live',
+        language: body.language ?? null,
+        position,
+        revisionId,
+        createdAt: now,
+        updatedAt: now,
+      }),
+      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+      refreshSpaceAccessCap(db, id),
+    ]);
+    const row = await respondWithSpace(c, id, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
+  })
+  .openapi(listOrgSpacesRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    await requireOrgRole(db, organizationId, userId, RANK.guest);
+    const role = spaceRoleSql(userId);
+    const where = and(eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
+    const [rows, [{ total }]] = await db.batch([
+      db
+        .select({ space: spaces, rank: role })
+        .from(spaces)
+        .where(and(where, afterCursor(cursor, spaces.createdAt, spaces.id)))
+        .orderBy(...keysetOrder(spaces.createdAt, spaces.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(spaces).where(where),
+    ]);
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(toPage(rows, limit, total, (r) => [r.space.createdAt, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
+  })
+  .openapi(getSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const row = await requireSpace(c.get('db'), spaceId, userId, RANK.read, true);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(updateSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const needsAdmin = body.editMode !== undefined || body.defaultLevel !== undefined || body.mergeRules !== undefined;
+    const { space } = await requireSpace(db, spaceId, userId, needsAdmin ? RANK.admin : RANK.edit);
+    if (body.mergeRules) await assertMergeRuleUsers(db, space.orgId, body.mergeRules);
+    await db.batch([
+      db
+        .update(spaces)
+        .set({
+          ...(body.title !== undefined && { title: body.title }),
+          ...(body.emoji !== undefined && { emoji: body.emoji }),
+          ...(body.language !== undefined && { language: body.language }),
+          ...(body.editMode !== undefined && { editMode: body.editMode }),
+          ...(body.defaultLevel !== undefined && { defaultLevel: levelToColumn(body.defaultLevel) }),
+          ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
+          updatedAt: nowIso(),
+        })
+        .where(eq(spaces.id, spaceId)),
+      refreshSpaceAccessCap(db, spaceId),
+    ]);
+    const row = await respondWithSpace(c, spaceId, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(deleteSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const db = c.get('db');
+    const row = await loadSpace(db, spaceId, userId);
+    // Absent and invisible look the same: no content, and nothing changes.
+    if (!row || row.rank < RANK.read || row.space.deletedAt) return c.body(null, 204);
+    if (row.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to delete this space');
+    const now = nowIso();
+    await db.update(spaces).set({ deletedAt: now, updatedAt: now }).where(eq(spaces.id, spaceId)).run();
+    return c.body(null, 204);
+  })
+  .openapi(duplicateSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const db = c.get('db');
+    const { space } = await requireSpace(db, spaceId, userId, RANK.read);
+    if (space.parentId) await requireParentCollection(db, space.orgId, space.parentId, userId, RANK.create);
+    else await requireOrgRole(db, space.orgId, userId, RANK.create);
+    const position = await resolvePosition(db, space.orgId, space.parentId, null, { after: { type: 'space', space: space.id } });
+    const now = nowIso();
+    const id = newId();
+    const revisionId = newId();
+    await db.batch([
+      db.insert(spaces).values({
+        id,
+        orgId: space.orgId,
+        parentId: space.parentId,
+        title: space.title,
+        emoji: space.emoji,
+        visibility: 'private',
+        editMode: space.editMode,
+        mergeRules: space.mergeRules,
+        language: space.language,
+        defaultLevel: space.defaultLevel,
+        position,
+        revisionId,
+        createdAt: now,
+        updatedAt: now,
+      }),
+      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+      refreshSpaceAccessCap(db, id),
+    ]);
+    const row = await respondWithSpace(c, id, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
+  })
+  .openapi(restoreSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const db = c.get('db');
+    const { space } = await requireSpace(db, spaceId, userId, RANK.admin, true);
+    if (!space.deletedAt) throw badRequest('This space is not deleted');
+    if (Date.now() - Date.parse(space.deletedAt) > SPACE_RETENTION_DAYS * DAY_MS) {
+      throw badRequest(`Not allowed: only spaces deleted in the last ${SPACE_RETENTION_DAYS} days can be restored`);
+    }
+    // Its collection may have been deleted meanwhile: then it comes back at the root.
+    const parent = space.parentId
+      ? await db.select({ id: collections.id }).from(collections).where(eq(collections.id, space.parentId)).get()
+      : undefined;
+    const parentId = parent ? space.parentId : null;
+    const position = await resolvePosition(db, space.orgId, parentId, spaceId, undefined);
+    await db.batch([
+      db.update(spaces).set({ deletedAt: null, parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)),
+      refreshSpaceAccessCap(db, spaceId),
+    ]);
+    const row = await respondWithSpace(c, spaceId, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(moveSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
+    const parentId = body.parent === undefined ? space.parentId : body.parent;
+    if (parentId !== null && parentId !== space.parentId) await requireParentCollection(db, space.orgId, parentId, userId, RANK.create);
+    if (parentId === null && space.parentId !== null) await requireOrgRole(db, space.orgId, userId, RANK.create);
+    const position = await resolvePosition(db, space.orgId, parentId, spaceId, body.position);
+    await db.batch([
+      db.update(spaces).set({ parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)),
+      refreshSpaceAccessCap(db, spaceId),
+    ]);
+    const row = await respondWithSpace(c, spaceId, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(transferSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const { organization } = c.req.valid('json');
+    const db = c.get('db');
+    const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
+    await requireTransferTarget(db, space.orgId, organization, userId, RANK.create);
+    const position = await resolvePosition(db, organization, null, null, undefined);
+    await db.batch([
+      db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)),
+      ...transferStatements(db, space.orgId, organization, [], [spaceId]),
+    ]);
+    const row = await respondWithSpace(c, spaceId, userId);
+    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+  });

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, or } from 'drizzle-orm';
-import { orgMembers, teamMembers, users } from '../../db/schema';
+import { and, count, eq } from 'drizzle-orm';
+import { orgMembers, teamMembers } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
-import { ApiError, badRequest } from '../../lib/errors';
+import { badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -10,7 +10,7 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { toMember } from '../../schemas/member';
 import { TeamMemberRoleSchema, TeamMemberSchema } from '../../schemas/team';
 import { memberSelection } from '../../services/members';
-import { requireTeam, teamMembershipKey } from '../../services/teams';
+import { findOrgMembers, requireTeam, requireTeamToLeave, teamMembershipKey } from '../../services/teams';
 import { normalizeEmail } from '../../services/users';
 
 const tags = ['Teams'];
@@ -33,7 +33,8 @@ const UpdateMembersBody = z
     add: z.array(z.string().min(1)).max(MAX_CHANGES).optional().openapi({ description: 'Users to add, by id or email' }),
     remove: z.array(z.string().min(1)).max(MAX_CHANGES).optional().openapi({ description: 'Users to remove, by id or email' }),
     memberships: z
-      .record(z.string(), z.object({ role: TeamMemberRoleSchema }))
+      .record(z.string().min(1), z.object({ role: TeamMemberRoleSchema }))
+      .refine((m) => Object.keys(m).length <= MAX_CHANGES, { message: `at most ${MAX_CHANGES} memberships` })
       .optional()
       .openapi({ description: 'Team roles to set, by user id (added when not yet in the team)' }),
   })
@@ -71,22 +72,26 @@ const removeTeamMemberRoute = defineRoute({
 
 type DbOf = Parameters<typeof requireTeam>[0];
 
-/** Resolves ids or emails to organization members' user ids; anything else is a 400 naming it. */
-async function resolveMembers(db: DbOf, orgId: string, refs: string[], field: string): Promise<Map<string, string>> {
-  if (refs.length === 0) return new Map();
-  const emails = refs.filter((r) => r.includes('@')).map(normalizeEmail);
-  const ids = refs.filter((r) => !r.includes('@'));
-  const found = await db
-    .select({ id: users.id, email: users.email })
-    .from(orgMembers)
-    .innerJoin(users, eq(users.id, orgMembers.userId))
-    .where(and(eq(orgMembers.orgId, orgId), or(inArray(users.id, ids.length ? ids : ['']), inArray(users.email, emails.length ? emails : ['']))))
-    .all();
-  const resolved = new Map<string, string>();
-  for (const ref of refs) {
-    const hit = found.find((f) => f.id === ref || f.email === normalizeEmail(ref));
-    if (!hit) throw badRequest(`${field}: "${ref}" is not a member of this organization`);
-    resolved.set(ref, hit.id);
+/**
+ * Resolves ids or emails, per field, to organization members' user ids in one round trip;
+ * anything else is a 400 naming the field and the value.
+ */
+async function resolveMembers(db: DbOf, orgId: string, fields: Record<string, string[]>): Promise<Record<string, Map<string, string>>> {
+  const refs = Object.values(fields).flat();
+  const found = await findOrgMembers(db, orgId, {
+    ids: refs.filter((r) => !r.includes('@')),
+    emails: refs.filter((r) => r.includes('@')),
+  });
+  const byId = new Map(found.map((f) => [f.id, f.id]));
+  const byEmail = new Map(found.map((f) => [f.email, f.id]));
+  const resolved: Record<string, Map<string, string>> = {};
+  for (const [field, list] of Object.entries(fields)) {
+    resolved[field] = new Map();
+    for (const ref of list) {
+      const id = ref.includes('@') ? byEmail.get(normalizeEmail(ref)) : byId.get(ref);
+      if (!id) throw badRequest(`${field}: "${ref}" is not a member of this organization`);
+      resolved[field].set(ref, id);
+    }
   }
   return resolved;
 }
@@ -129,9 +134,11 @@ export const teamMembersRouter = createRouter()
     const body = c.req.valid('json');
     const db = c.get('db');
     await requireTeam(db, organizationId, teamId, callerId, true);
-    const add = await resolveMembers(db, organizationId, body.add ?? [], 'add');
-    const remove = await resolveMembers(db, organizationId, body.remove ?? [], 'remove');
-    const roles = await resolveMembers(db, organizationId, Object.keys(body.memberships ?? {}), 'memberships');
+    const { add, remove, memberships: roles } = await resolveMembers(db, organizationId, {
+      add: body.add ?? [],
+      remove: body.remove ?? [],
+      memberships: Object.keys(body.memberships ?? {}),
+    });
     const now = nowIso();
     const statements = [
       ...[...add.values()].map((userId) => db.insert(teamMembers).values({ teamId, userId, addedAt: now }).onConflictDoNothing()),
@@ -153,11 +160,12 @@ export const teamMembersRouter = createRouter()
     const role = (c.req.valid('json') as { role?: 'owner' | 'member' } | undefined)?.role ?? 'member';
     const db = c.get('db');
     await requireTeam(db, organizationId, teamId, callerId, true);
-    await resolveMembers(db, organizationId, [userId], 'userId');
+    // The path may name the user by email too: store their id.
+    const memberId = (await resolveMembers(db, organizationId, { userId: [userId] })).userId.get(userId)!;
     const isOwner = role === 'owner';
     await db
       .insert(teamMembers)
-      .values({ teamId, userId, isOwner, addedAt: nowIso() })
+      .values({ teamId, userId: memberId, isOwner, addedAt: nowIso() })
       .onConflictDoUpdate({ target: [teamMembers.teamId, teamMembers.userId], set: { isOwner } })
       .run();
     return c.body(null, 204);
@@ -166,8 +174,9 @@ export const teamMembersRouter = createRouter()
     const callerId = requireUser(c);
     const { organizationId, teamId, userId } = c.req.valid('param');
     const db = c.get('db');
-    // Members may leave a team themselves; anyone else needs to manage it.
-    await requireTeam(db, organizationId, teamId, callerId, userId !== callerId);
+    // Members may leave a team themselves (a guest member too); anyone else needs to manage it.
+    if (userId === callerId) await requireTeamToLeave(db, organizationId, teamId, callerId);
+    else await requireTeam(db, organizationId, teamId, callerId, true);
     await db.delete(teamMembers).where(teamMembershipKey(teamId, userId)).run();
     return c.body(null, 204);
   });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { orgMembers, teamMembers, teams } from '../../db/schema';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import { teamMembers, teams } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -11,7 +11,7 @@ import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
 import { requireOrgRole } from '../../services/organizations';
-import { requireTeam, teamSelection } from '../../services/teams';
+import { findOrgMembers, requireTeam, teamSelection } from '../../services/teams';
 
 const tags = ['Teams'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -79,12 +79,8 @@ const deleteTeamRoute = defineRoute({
 /** Ids among `userIds` that are not members of the organization. */
 export async function nonMembers(db: Parameters<typeof requireOrgRole>[0], orgId: string, userIds: string[]) {
   if (userIds.length === 0) return [];
-  const found = await db
-    .select({ userId: orgMembers.userId })
-    .from(orgMembers)
-    .where(and(eq(orgMembers.orgId, orgId), inArray(orgMembers.userId, userIds)))
-    .all();
-  const ok = new Set(found.map((f) => f.userId));
+  const found = await findOrgMembers(db, orgId, { ids: userIds });
+  const ok = new Set(found.map((f) => f.id));
   return userIds.filter((id) => !ok.has(id));
 }
 
@@ -100,8 +96,10 @@ export const teamsRouter = createRouter()
     if (query.title) filters.push(sql`instr(lower(${teams.title}), ${query.title.toLowerCase()}) > 0`);
     if (query.owner) {
       // An org admin can manage every team; anyone else only the teams they own.
-      filters.push(sql`(exists (select 1 from org_members m where m.org_id = ${teams.orgId} and m.user_id = ${query.owner} and m.role = ${RANK.admin})
-        or exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = ${query.owner} and tm.is_owner = 1))`);
+      // A disabled member manages nothing (requireTeam treats them as outside the organization).
+      filters.push(sql`exists (select 1 from org_members m where m.org_id = ${teams.orgId} and m.user_id = ${query.owner} and m.disabled = 0
+        and (m.role = ${RANK.admin}
+          or exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = m.user_id and tm.is_owner = 1)))`);
     }
     const where = and(...filters);
     const [rows, [{ total }]] = await db.batch([

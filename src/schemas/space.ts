@@ -1,0 +1,81 @@
+import { z } from '@hono/zod-openapi';
+import { columnToLevel } from '../lib/roles';
+import { spacePermissions } from '../services/permissions';
+import type { SpaceRow } from '../services/spaces';
+import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
+
+export const LANGUAGES = [
+  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no', 'da',
+  'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+] as const;
+export const LanguageSchema = z.enum(LANGUAGES).openapi('TranslationLanguage');
+export const SpaceTitleSchema = z.string().trim().max(50);
+export const EmojiSchema = z.string().max(50).openapi({ description: 'Unicode codepoint or character of the emoji' });
+export const EditModeSchema = z.enum(['live', 'locked']).openapi('SpaceEditMode');
+export const VisibilitySchema = z
+  .enum(['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'])
+  .openapi('ContentVisibility');
+
+export const SpaceSchema = z
+  .object({
+    object: z.literal('space'),
+    id: z.string(),
+    title: z.string(),
+    emoji: z.string(),
+    visibility: VisibilitySchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    deletedAt: TimestampSchema.optional(),
+    editMode: EditModeSchema,
+    mergeRules: SpaceMergeRulesSchema,
+    urls: z.object({ location: z.string(), app: z.string(), published: z.string().optional(), public: z.string().optional(), icon: z.string().optional() }),
+    organization: z.string(),
+    parent: z.string().optional(),
+    language: LanguageSchema.optional(),
+    revision: z.string(),
+    defaultLevel: DefaultLevelSchema,
+    comments: z.number(),
+    changeRequests: z.number(),
+    changeRequestsOpen: z.number(),
+    changeRequestsDraft: z.number(),
+    permissions: z.object({
+      view: z.boolean(),
+      access: z.boolean(),
+      admin: z.boolean(),
+      viewInviteLinks: z.boolean(),
+      edit: z.boolean(),
+      triggerGitSync: z.boolean(),
+      comment: z.boolean(),
+      merge: z.boolean(),
+      review: z.boolean(),
+      installIntegration: z.boolean(),
+    }),
+  })
+  .openapi('Space');
+export type Space = z.infer<typeof SpaceSchema>;
+
+export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
+  return {
+    object: 'space',
+    id: row.id,
+    title: row.title,
+    emoji: row.emoji,
+    visibility: row.visibility as Space['visibility'],
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(row.deletedAt ? { deletedAt: row.deletedAt } : {}),
+    editMode: row.editMode as Space['editMode'],
+    mergeRules: row.mergeRules as Space['mergeRules'],
+    urls: { location: `${urls.api}/spaces/${row.id}`, app: `${urls.app}/o/${row.orgId}/s/${row.id}` },
+    organization: row.orgId,
+    ...(row.parentId ? { parent: row.parentId } : {}),
+    ...(row.language ? { language: row.language as Space['language'] } : {}),
+    revision: row.revisionId,
+    defaultLevel: columnToLevel(row.defaultLevel),
+    comments: row.commentsCount,
+    changeRequests: row.changeRequestsCount,
+    changeRequestsOpen: row.changeRequestsOpen,
+    changeRequestsDraft: row.changeRequestsDraft,
+    permissions: spacePermissions(rank),
+  };
+}

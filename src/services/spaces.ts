@@ -1,0 +1,24 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { spaces } from '../db/schema';
+import { ApiError } from '../lib/errors';
+import { spaceRoleSql } from './access';
+import { authorize } from './permissions';
+
+export type SpaceRow = typeof spaces.$inferSelect;
+
+/** A space with the caller's effective role rank on it, in one query. */
+export async function loadSpace(db: Db, spaceId: string, userId: string) {
+  return (await db.select({ space: spaces, rank: spaceRoleSql(userId) }).from(spaces).where(eq(spaces.id, spaceId)).get()) ?? null;
+}
+
+/**
+ * Loads a space the caller can see and checks the role `needed`. Unless `allowDeleted`, a space in
+ * the trash only answers to reads and restore.
+ */
+export async function requireSpace(db: Db, spaceId: string, userId: string, needed: number, allowDeleted = false) {
+  const row = await loadSpace(db, spaceId, userId);
+  authorize(row?.rank, needed, 'Space');
+  if (!allowDeleted && row!.space.deletedAt) throw new ApiError(400, 'This space is deleted: restore it first');
+  return row!;
+}
