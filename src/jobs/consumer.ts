@@ -7,6 +7,12 @@ export type JobHandler = (job: JobEnvelope, env: Env) => Promise<void>;
 export const JOB_HANDLERS: Record<string, JobHandler> = {};
 
 const RETRY_BASE_SECONDS = 10;
+const RETRY_MAX_SECONDS = 3600;
+
+/** Exponential backoff: 10 s, 20 s, 40 s ... capped at an hour. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(RETRY_BASE_SECONDS * 2 ** Math.max(attempts - 1, 0), RETRY_MAX_SECONDS);
+}
 
 /**
  * Acks each message on its own: a failure retries only that message, with exponential backoff,
@@ -14,7 +20,7 @@ const RETRY_BASE_SECONDS = 10;
  */
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   for (const message of batch.messages) {
-    const delaySeconds = Math.min(RETRY_BASE_SECONDS * 2 ** (message.attempts - 1), 3600);
+    const delaySeconds = retryDelaySeconds(message.attempts);
     const parsed = JobEnvelopeSchema.safeParse(message.body);
     if (!parsed.success) {
       // A malformed message will never succeed: keep it for inspection in the dead-letter queue.
