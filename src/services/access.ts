@@ -1,10 +1,20 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { Column, eq, getTableName, is, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { collections, spaces } from '../db/schema';
 
 /**
- * Effective role rank (0..6) of a user on a space, as one SQL expression evaluated per space row.
- * `userId` is a bound value, or a column when listing everyone's access to one space.
+ * Correlated subqueries below name their outer columns with the table spelled out: drizzle renders
+ * a column of a single-table query without its table, and an unqualified name inside a subquery
+ * binds to the subquery's own tables (org_members.org_id = org_members.org_id is always true).
+ */
+const col = (table: string, column: string) => sql.raw(`"${table}"."${column}"`);
+const SPACE = { id: col('spaces', 'id'), orgId: col('spaces', 'org_id'), cap: col('spaces', 'access_cap'), level: col('spaces', 'default_level'), parent: col('spaces', 'parent_id') };
+const COLLECTION = { id: col('collections', 'id'), orgId: col('collections', 'org_id'), cap: col('collections', 'access_cap') };
+
+/**
+ * Effective role rank (0..6) of a user on a space, as one SQL expression evaluated per `spaces` row.
+ * `userId` is a bound value, or a qualified column when listing everyone's access to one space.
  *
  * The rule (DESIGN.md): the highest of
  *   - the organization role, capped by the space's resolved defaultLevel chain (org admins are never capped),
@@ -12,27 +22,34 @@ import { collections, spaces } from '../db/schema';
  *   - the user's own grant on the space.
  * Disabled or absent members have no access.
  */
-export function spaceRoleSql(userId: string | SQL): SQL<number> {
+export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
+  const userId = typeof user === 'string' ? user : qualify(user);
   return sql<number>`max(
-    coalesce((select case when m.role = 6 then 6 else min(m.role, ${spaces.accessCap}) end
-      from org_members m where m.org_id = ${spaces.orgId} and m.user_id = ${userId} and m.disabled = 0), 0),
+    coalesce((select case when m.role = 6 then 6 else min(m.role, ${SPACE.cap}) end
+      from org_members m where m.org_id = ${SPACE.orgId} and m.user_id = ${userId} and m.disabled = 0), 0),
     coalesce((select max(g.role) from space_team_grants g join team_members tm on tm.team_id = g.team_id
-      where g.space_id = ${spaces.id} and tm.user_id = ${userId}), 0),
+        join org_members m3 on m3.org_id = ${SPACE.orgId} and m3.user_id = tm.user_id and m3.disabled = 0
+      where g.space_id = ${SPACE.id} and tm.user_id = ${userId}), 0),
     coalesce((select g.role from space_user_grants g join org_members m2
-        on m2.org_id = ${spaces.orgId} and m2.user_id = g.user_id and m2.disabled = 0
-      where g.space_id = ${spaces.id} and g.user_id = ${userId}), 0)
+        on m2.org_id = ${SPACE.orgId} and m2.user_id = g.user_id and m2.disabled = 0
+      where g.space_id = ${SPACE.id} and g.user_id = ${userId}), 0)
   )`;
 }
 
-/** Effective role rank of a user on a collection: the organization role capped by the collection chain. */
+/** Effective role rank of a user on a `collections` row: the organization role capped by the collection chain. */
 export function collectionRoleSql(userId: string): SQL<number> {
-  return sql<number>`coalesce((select case when m.role = 6 then 6 else min(m.role, ${collections.accessCap}) end
-    from org_members m where m.org_id = ${collections.orgId} and m.user_id = ${userId} and m.disabled = 0), 0)`;
+  return sql<number>`coalesce((select case when m.role = 6 then 6 else min(m.role, ${COLLECTION.cap}) end
+    from org_members m where m.org_id = ${COLLECTION.orgId} and m.user_id = ${userId} and m.disabled = 0), 0)`;
+}
+
+/** A column as `"table"."column"`, safe to use inside a correlated subquery. */
+export function qualify(column: SQLiteColumn | SQL): SQL {
+  return is(column, Column) ? col(getTableName(column.table), column.name) : column;
 }
 
 /** The caller's organization role rank, or null when not a member. */
-export function orgRoleSql(orgIdColumn: SQL | unknown, userId: string): SQL<number | null> {
-  return sql<number | null>`(select m.role from org_members m where m.org_id = ${orgIdColumn} and m.user_id = ${userId} and m.disabled = 0)`;
+export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL<number | null> {
+  return sql<number | null>`(select m.role from org_members m where m.org_id = ${qualify(orgIdColumn)} and m.user_id = ${userId} and m.disabled = 0)`;
 }
 
 /**
@@ -45,11 +62,11 @@ export function refreshOrgAccessCaps(db: Db, orgId: string) {
     db
       .update(collections)
       .set({
-        accessCap: sql`coalesce((with recursive chain(id, cap) as (
-            select id, coalesce(default_level, 6) from collections where org_id = ${orgId} and parent_id is null
+        accessCap: sql`coalesce((with recursive chain(cid, cap) as (
+            select c0.id, coalesce(c0.default_level, 6) from collections c0 where c0.org_id = ${orgId} and c0.parent_id is null
             union all
-            select c.id, coalesce(c.default_level, chain.cap) from collections c join chain on c.parent_id = chain.id
-          ) select cap from chain where chain.id = ${collections.id}), 0)`,
+            select c1.id, coalesce(c1.default_level, chain.cap) from collections c1 join chain on c1.parent_id = chain.cid
+          ) select chain.cap from chain where chain.cid = ${COLLECTION.id}), 0)`,
       })
       .where(eq(collections.orgId, orgId)),
     db.update(spaces).set({ accessCap: spaceCapSql }).where(eq(spaces.orgId, orgId)),
@@ -57,7 +74,7 @@ export function refreshOrgAccessCaps(db: Db, orgId: string) {
 }
 
 /** A space's cap: its own level, else its parent collection's cap, else the root's (6). */
-const spaceCapSql = sql`coalesce(${spaces.defaultLevel}, (select c.access_cap from collections c where c.id = ${spaces.parentId}), 6)`;
+const spaceCapSql = sql`coalesce(${SPACE.level}, (select pc.access_cap from collections pc where pc.id = ${SPACE.parent}), 6)`;
 
 /** Recomputes one space's cap from its own level and its parent collection (same batch as the write). */
 export function refreshSpaceAccessCap(db: Db, spaceId: string) {
