@@ -5,6 +5,7 @@ import { orgMembers, teamMembers, teams, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { orgRoleSql } from './access';
+import { authorizeOrg } from './permissions';
 import { normalizeEmail } from './users';
 
 /** Values per `in (...)` list: stays under D1's 100 bound parameters per statement. */
@@ -17,22 +18,43 @@ function chunks<T>(items: T[]): T[][] {
 }
 
 /**
- * The organization's members among the given user ids and emails, in one round trip whatever
- * their number (one statement per chunk, batched).
+ * Statements finding the organization's members among the given user ids and emails: one per chunk,
+ * to run in a `db.batch` with others (one round trip whatever their number). Flatten the results.
  */
-export async function findOrgMembers(db: Db, orgId: string, lookup: { ids?: string[]; emails?: string[] }) {
+export function orgMemberLookups(db: Db, orgId: string, lookup: { ids?: string[]; emails?: string[] }) {
   const ids = [...new Set(lookup.ids ?? [])];
   const emails = [...new Set((lookup.emails ?? []).map(normalizeEmail))];
   const select = () =>
     db.select({ id: users.id, email: users.email }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId));
-  const queries = [
+  return [
     ...chunks(ids).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.id, part)))),
     ...chunks(emails).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.email, part)))),
   ];
-  if (queries.length === 0) return [];
-  const results = await db.batch(queries as [(typeof queries)[number], ...(typeof queries)[number][]]);
-  return results.flat();
 }
+
+/** The caller's organization role as a statement to batch (no row: not an active member, or no such organization). */
+export function callerOrgRoleQuery(db: Db, orgId: string, callerId: string) {
+  return db
+    .select({ rank: orgMembers.role })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, callerId), eq(orgMembers.disabled, false)))
+    .limit(1);
+}
+
+/** Organization-level check on `callerOrgRoleQuery`'s rows: non-members 404, members without the role 403. */
+export function checkOrgRole(rows: { rank: number }[], needed: number): number {
+  const rank = rows[0]?.rank ?? null;
+  authorizeOrg(rank, needed);
+  return rank!;
+}
+
+/**
+ * The outer `teams` row, qualified by hand: drizzle renders a column used inside `sql` in the select
+ * list of a single-table query unqualified (`"org_id"`), which a subquery then resolves to its own
+ * table (`m.org_id = "org_id"` is `m.org_id = m.org_id`, `g.team_id = "id"` is `g.team_id = s.id`).
+ */
+const TEAM_ID = sql.raw('"teams"."id"');
+const TEAM_ORG_ID = sql.raw('"teams"."org_id"');
 
 /** Team columns plus the counts and the caller's standing, as one selection. */
 export function teamSelection<E extends Record<string, SQLiteColumn | SQL>>(db: Db, callerId: string, extra?: E) {
@@ -40,11 +62,11 @@ export function teamSelection<E extends Record<string, SQLiteColumn | SQL>>(db: 
     .select({
       ...(extra as E),
       team: teams,
-      members: sql<number>`(select count(*) from team_members tm where tm.team_id = ${teams.id})`,
+      members: sql<number>`(select count(*) from team_members tm where tm.team_id = ${TEAM_ID})`,
       spaces: sql<number>`(select count(*) from space_team_grants g join spaces s on s.id = g.space_id
-        where g.team_id = ${teams.id} and s.deleted_at is null)`,
-      callerRank: orgRoleSql(teams.orgId, callerId),
-      callerIsOwner: sql<number>`exists (select 1 from team_members tm where tm.team_id = ${teams.id}
+        where g.team_id = ${TEAM_ID} and s.deleted_at is null)`,
+      callerRank: orgRoleSql(TEAM_ORG_ID, callerId),
+      callerIsOwner: sql<number>`exists (select 1 from team_members tm where tm.team_id = ${TEAM_ID}
         and tm.user_id = ${callerId} and tm.is_owner = 1)`,
     })
     .from(teams);
@@ -52,14 +74,19 @@ export function teamSelection<E extends Record<string, SQLiteColumn | SQL>>(db: 
 
 export type TeamSelectionRow = Awaited<ReturnType<ReturnType<typeof teamSelection>['all']>>[number];
 
-/**
- * Loads a team of an organization the caller belongs to. Non-members of the organization (and
- * guests who do not own the team) get 404; `manage` additionally needs org admin or team owner (403).
- */
-export async function requireTeam(db: Db, orgId: string, teamId: string, callerId: string, manage: boolean) {
-  const row = await teamSelection(db, callerId)
+/** The team of the organization with the caller's standing, as a statement to batch. */
+export function teamQuery(db: Db, orgId: string, teamId: string, callerId: string) {
+  return teamSelection(db, callerId)
     .where(and(eq(teams.orgId, orgId), eq(teams.id, teamId)))
-    .get();
+    .limit(1);
+}
+
+/**
+ * Checks `teamQuery`'s rows. Non-members of the organization (and guests who do not own the team)
+ * get 404; `manage` additionally needs org admin or team owner (403).
+ */
+export function checkTeam(rows: TeamSelectionRow[], manage: boolean): TeamSelectionRow {
+  const row = rows[0];
   const orgRank = row?.callerRank ?? null;
   if (!row || orgRank === null || (orgRank < RANK.read && !row.callerIsOwner)) {
     throw new ApiError(404, 'Team not found');
@@ -68,6 +95,11 @@ export async function requireTeam(db: Db, orgId: string, teamId: string, callerI
     throw new ApiError(403, 'Only organization admins and team owners can manage this team');
   }
   return row;
+}
+
+/** Loads a team of an organization the caller belongs to, checked as `checkTeam` does. */
+export async function requireTeam(db: Db, orgId: string, teamId: string, callerId: string, manage: boolean) {
+  return checkTeam(await teamQuery(db, orgId, teamId, callerId).all(), manage);
 }
 
 export function teamMembershipKey(teamId: string, userId: string) {
@@ -81,8 +113,8 @@ export function teamMembershipKey(teamId: string, userId: string) {
 export async function requireTeamToLeave(db: Db, orgId: string, teamId: string, callerId: string) {
   const row = await db
     .select({
-      orgRank: orgRoleSql(teams.orgId, callerId),
-      inTeam: sql<number>`exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = ${callerId})`,
+      orgRank: orgRoleSql(TEAM_ORG_ID, callerId),
+      inTeam: sql<number>`exists (select 1 from team_members tm where tm.team_id = ${TEAM_ID} and tm.user_id = ${callerId})`,
     })
     .from(teams)
     .where(and(eq(teams.orgId, orgId), eq(teams.id, teamId)))

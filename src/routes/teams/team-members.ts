@@ -10,7 +10,7 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { toMember } from '../../schemas/member';
 import { TeamMemberRoleSchema, TeamMemberSchema } from '../../schemas/team';
 import { memberSelection } from '../../services/members';
-import { findOrgMembers, requireTeam, requireTeamToLeave, teamMembershipKey } from '../../services/teams';
+import { checkTeam, orgMemberLookups, requireTeam, requireTeamToLeave, teamMembershipKey, teamQuery } from '../../services/teams';
 import { normalizeEmail } from '../../services/users';
 
 const tags = ['Teams'];
@@ -73,15 +73,24 @@ const removeTeamMemberRoute = defineRoute({
 type DbOf = Parameters<typeof requireTeam>[0];
 
 /**
- * Resolves ids or emails, per field, to organization members' user ids in one round trip;
- * anything else is a 400 naming the field and the value.
+ * Loads the team for a caller who manages it and resolves ids or emails, per field, to organization
+ * members' user ids, in one round trip; anything that is not a member is a 400 naming the field and the value
+ * (after the caller was found allowed: someone who cannot see the team learns nothing about its organization).
  */
-async function resolveMembers(db: DbOf, orgId: string, fields: Record<string, string[]>): Promise<Record<string, Map<string, string>>> {
+async function manageTeamWithMembers(
+  db: DbOf,
+  orgId: string,
+  teamId: string,
+  callerId: string,
+  fields: Record<string, string[]>,
+): Promise<Record<string, Map<string, string>>> {
   const refs = Object.values(fields).flat();
-  const found = await findOrgMembers(db, orgId, {
-    ids: refs.filter((r) => !r.includes('@')),
-    emails: refs.filter((r) => r.includes('@')),
-  });
+  const [team, ...lookups] = await db.batch([
+    teamQuery(db, orgId, teamId, callerId),
+    ...orgMemberLookups(db, orgId, { ids: refs.filter((r) => !r.includes('@')), emails: refs.filter((r) => r.includes('@')) }),
+  ]);
+  checkTeam(team, true);
+  const found = (lookups as { id: string; email: string }[][]).flat();
   const byId = new Map(found.map((f) => [f.id, f.id]));
   const byEmail = new Map(found.map((f) => [f.email, f.id]));
   const resolved: Record<string, Map<string, string>> = {};
@@ -102,9 +111,10 @@ export const teamMembersRouter = createRouter()
     const { organizationId, teamId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    await requireTeam(db, organizationId, teamId, callerId, false);
     const inTeam = and(eq(teamMembers.teamId, teamId), eq(orgMembers.orgId, organizationId));
-    const [rows, [{ total }]] = await db.batch([
+    // The team (for the caller's standing), the page and the total in one round trip, checked before answering.
+    const [team, rows, [{ total }]] = await db.batch([
+      teamQuery(db, organizationId, teamId, callerId),
       memberSelection(db, { isOwner: teamMembers.isOwner, addedAt: teamMembers.addedAt })
         .innerJoin(teamMembers, eq(teamMembers.userId, orgMembers.userId))
         .where(and(inTeam, afterCursor(cursor, teamMembers.addedAt, teamMembers.userId)))
@@ -112,6 +122,7 @@ export const teamMembersRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(teamMembers).innerJoin(orgMembers, eq(orgMembers.userId, teamMembers.userId)).where(inTeam),
     ]);
+    checkTeam(team, false);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(
       toPage(
@@ -133,8 +144,7 @@ export const teamMembersRouter = createRouter()
     const { organizationId, teamId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    await requireTeam(db, organizationId, teamId, callerId, true);
-    const { add, remove, memberships: roles } = await resolveMembers(db, organizationId, {
+    const { add, remove, memberships: roles } = await manageTeamWithMembers(db, organizationId, teamId, callerId, {
       add: body.add ?? [],
       remove: body.remove ?? [],
       memberships: Object.keys(body.memberships ?? {}),
@@ -159,9 +169,8 @@ export const teamMembersRouter = createRouter()
     const { organizationId, teamId, userId } = c.req.valid('param');
     const role = (c.req.valid('json') as { role?: 'owner' | 'member' } | undefined)?.role ?? 'member';
     const db = c.get('db');
-    await requireTeam(db, organizationId, teamId, callerId, true);
     // The path may name the user by email too: store their id.
-    const memberId = (await resolveMembers(db, organizationId, { userId: [userId] })).userId.get(userId)!;
+    const memberId = (await manageTeamWithMembers(db, organizationId, teamId, callerId, { userId: [userId] })).userId.get(userId)!;
     const isOwner = role === 'owner';
     await db
       .insert(teamMembers)

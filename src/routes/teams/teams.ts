@@ -10,8 +10,16 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
-import { requireOrgRole } from '../../services/organizations';
-import { findOrgMembers, requireTeam, teamSelection } from '../../services/teams';
+import {
+  callerOrgRoleQuery,
+  checkOrgRole,
+  checkTeam,
+  orgMemberLookups,
+  requireTeam,
+  teamQuery,
+  teamSelection,
+  type TeamSelectionRow,
+} from '../../services/teams';
 
 const tags = ['Teams'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -76,12 +84,21 @@ const deleteTeamRoute = defineRoute({
   responses: { 204: noContent('Deleted, or did not exist') },
 });
 
-/** Ids among `userIds` that are not members of the organization. */
-export async function nonMembers(db: Parameters<typeof requireOrgRole>[0], orgId: string, userIds: string[]) {
-  if (userIds.length === 0) return [];
-  const found = await findOrgMembers(db, orgId, { ids: userIds });
-  const ok = new Set(found.map((f) => f.id));
-  return userIds.filter((id) => !ok.has(id));
+/**
+ * Teams whose title contains `text`, ignoring case. SQLite's `lower()` folds ASCII only, so the title's
+ * upper-case forms of the other letters of `text` are folded too (`ÉQUIPE` contains `équipe`). Those letters
+ * are inlined as literals (a letter is never a quote), which keeps bound parameters to one whatever `text` is.
+ */
+function titleContains(text: string): SQL {
+  const needle = text.toLowerCase();
+  let folded: SQL = sql`lower(${teams.title})`;
+  for (const lower of new Set([...needle].filter((ch) => ch > '\x7f' && /^\p{Ll}$/u.test(ch)))) {
+    const upper = lower.toUpperCase();
+    if (upper !== lower && [...upper].length === 1 && /^\p{L}$/u.test(upper)) {
+      folded = sql`replace(${folded}, ${sql.raw(`'${upper}'`)}, ${sql.raw(`'${lower}'`)})`;
+    }
+  }
+  return sql`instr(${folded}, ${needle}) > 0`;
 }
 
 export const teamsRouter = createRouter()
@@ -91,9 +108,8 @@ export const teamsRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, callerId, RANK.read);
     const filters: (SQL | undefined)[] = [eq(teams.orgId, organizationId)];
-    if (query.title) filters.push(sql`instr(lower(${teams.title}), ${query.title.toLowerCase()}) > 0`);
+    if (query.title) filters.push(titleContains(query.title));
     if (query.owner) {
       // An org admin can manage every team; anyone else only the teams they own.
       // A disabled member manages nothing (requireTeam treats them as outside the organization).
@@ -102,13 +118,16 @@ export const teamsRouter = createRouter()
           or exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = m.user_id and tm.is_owner = 1)))`);
     }
     const where = and(...filters);
-    const [rows, [{ total }]] = await db.batch([
+    // The caller's role, the page and the total in one round trip; the role is checked before answering.
+    const [role, rows, [{ total }]] = await db.batch([
+      callerOrgRoleQuery(db, organizationId, callerId),
       teamSelection(db, callerId)
         .where(and(where, afterCursor(cursor, teams.createdAt, teams.id)))
         .orderBy(...keysetOrder(teams.createdAt, teams.id))
         .limit(limit + 1),
       db.select({ total: count() }).from(teams).where(where),
     ]);
+    checkOrgRole(role, RANK.read);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.team.createdAt, r.team.id], (r) => toTeam(r, urls)), 200);
   })
@@ -117,18 +136,22 @@ export const teamsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, callerId, RANK.admin);
     const memberIds = [...new Set(body.members ?? [])];
-    const missing = await nonMembers(db, organizationId, memberIds);
+    // The caller's role and the members' lookup in one round trip, the writes and the read-back in another.
+    const [role, ...found] = await db.batch([callerOrgRoleQuery(db, organizationId, callerId), ...orgMemberLookups(db, organizationId, { ids: memberIds })]);
+    checkOrgRole(role, RANK.admin);
+    const known = new Set((found as { id: string }[][]).flat().map((f) => f.id));
+    const missing = memberIds.filter((id) => !known.has(id));
     if (missing.length) throw badRequest(`members: ${missing.join(', ')} are not members of this organization`);
     const now = nowIso();
     const team = { id: newId(), orgId: organizationId, title: body.title, createdAt: now };
-    await db.batch([
+    const written = await db.batch([
       db.insert(teams).values(team),
       ...memberIds.map((userId) => db.insert(teamMembers).values({ teamId: team.id, userId, addedAt: now })),
+      teamSelection(db, callerId).where(eq(teams.id, team.id)),
     ]);
-    const row = await teamSelection(db, callerId).where(eq(teams.id, team.id)).get();
-    return c.json(toTeam(row!, urlContext(c.req.url, c.env.APP_URL)), 201);
+    const [row] = written[written.length - 1] as TeamSelectionRow[];
+    return c.json(toTeam(row, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(getTeamRoute, async (c) => {
     const callerId = requireUser(c);
@@ -149,9 +172,11 @@ export const teamsRouter = createRouter()
     const callerId = requireUser(c);
     const { organizationId, teamId } = c.req.valid('param');
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, callerId, RANK.guest);
+    const [role, team] = await db.batch([callerOrgRoleQuery(db, organizationId, callerId), teamQuery(db, organizationId, teamId, callerId)]);
+    // Outside the organization: 404. A team that is absent, or that the caller cannot see, is answered alike.
+    checkOrgRole(role, RANK.guest);
     try {
-      await requireTeam(db, organizationId, teamId, callerId, true);
+      checkTeam(team, true);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return c.body(null, 204);
       throw error;
