@@ -74,7 +74,8 @@ export function createApp() {
 
   app.notFound((c) => {
     const allowed = routes.filter((r) => r.matcher.test(c.req.path)).map((r) => r.method);
-    if (allowed.length > 0) {
+    // A path that only differs by a trailing slash is not that route: 404, not "method not allowed".
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header('Allow', [...new Set(allowed)].join(', '));
       return errorResponse(c, 405, `Method ${c.req.method} is not allowed on ${c.req.path}`);
     }

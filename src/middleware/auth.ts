@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { apiTokens, users } from '../db/schema';
+import { apiTokens, orgMembers, users } from '../db/schema';
 import type { AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
 import { sha256Hex, timingSafeEqual } from '../lib/ids';
@@ -37,10 +37,14 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
     .get();
   if (!row) throw new ApiError(401, 'Invalid or revoked API token');
 
-  // Coarse last-use tracking: at most one write per token per hour, off the response path.
+  // Coarse activity tracking (the token's lastUsedAt, the member's lastSeenAt in each organization):
+  // at most one write per token per hour, off the response path.
   const now = nowIso();
   if (!row.lastUsedAt || Date.parse(now) - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-    const write = db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)).run();
+    const write = db.batch([
+      db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)),
+      db.update(orgMembers).set({ lastSeenAt: now }).where(eq(orgMembers.userId, row.userId)),
+    ]);
     try {
       c.executionCtx.waitUntil(write);
     } catch {

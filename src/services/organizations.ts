@@ -17,22 +17,39 @@ export async function loadOrganization(db: Db, orgId: string, userId: string) {
   return row ?? null;
 }
 
-/** Loads the organization and checks the caller's organization role; non-members get 404. */
-export async function requireOrgRole(db: Db, orgId: string, userId: string, needed: number) {
-  const row = await loadOrganization(db, orgId, userId);
+/**
+ * The organization with the caller's role rank as a statement to put in a `db.batch` with the
+ * request's other reads, so that membership and the resource cost one round trip together.
+ * Check its rows with `checkOrganizationRole` before using anything else from the batch.
+ */
+export function organizationQuery(db: Db, orgId: string, userId: string) {
+  return db
+    .select({ org: organizations, rank: orgRoleSql(organizations.id, userId) })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+}
+
+/** The check of `requireOrgRole` on the rows of `organizationQuery`: non-members 404, members without the role 403. */
+export function checkOrganizationRole(rows: { org: OrganizationRow; rank: number | null }[], needed: number) {
+  const row = rows[0];
   if (!row || row.rank === null) throw new ApiError(404, 'Organization not found');
   if (row.rank < needed) throw new ApiError(403, 'You do not have permission to do this in this organization');
   return { org: row.org, rank: row.rank };
 }
 
-/** Statement counting the organization's admins other than `userId` (guards the last admin). */
-export async function otherAdminCount(db: Db, orgId: string, userId: string): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`count(*)` })
-    .from(orgMembers)
-    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, RANK.admin), sql`${orgMembers.userId} <> ${userId}`))
-    .get();
-  return row?.n ?? 0;
+/** Loads the organization and checks the caller's organization role; non-members get 404. */
+export async function requireOrgRole(db: Db, orgId: string, userId: string, needed: number) {
+  return checkOrganizationRole(await organizationQuery(db, orgId, userId).all(), needed);
+}
+
+/** True when `error` (or its cause, as drizzle wraps driver errors) is SQLite's unique violation on `column`. */
+export function isUniqueViolation(error: unknown, column: string): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && message.includes('UNIQUE constraint failed') && message.includes(column)) return true;
+  }
+  return false;
 }
 
 const DOMAIN_PATTERN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;

@@ -33,6 +33,8 @@ export function emailDomain(email: string): string {
 /**
  * Creates a user and, in the same transaction, turns every invitation held for their email into a
  * membership, so an invite sent before the person had an account is honoured the moment they do.
+ * Only for a verified email: an invitation is meant for the owner of the address, and an account
+ * whose email nobody vouched for does not prove it (the same rule as joining by email domain).
  */
 export async function createUser(db: Db, input: { displayName: string; email: string; emailVerified: boolean; photoURL?: string }) {
   const now = nowIso();
@@ -44,7 +46,7 @@ export async function createUser(db: Db, input: { displayName: string; email: st
     photoURL: input.photoURL ?? null,
     createdAt: now,
   };
-  const pending = await db.select().from(orgEmailInvites).where(eq(orgEmailInvites.email, row.email)).all();
+  const pending = row.emailVerified ? await db.select().from(orgEmailInvites).where(eq(orgEmailInvites.email, row.email)).all() : [];
   const memberships = pending.map((invite) => ({
     orgId: invite.orgId,
     userId: row.id,
@@ -55,7 +57,7 @@ export async function createUser(db: Db, input: { displayName: string; email: st
   await db.batch([
     db.insert(users).values(row),
     ...memberships.map((m) => db.insert(orgMembers).values(m).onConflictDoNothing()),
-    db.delete(orgEmailInvites).where(eq(orgEmailInvites.email, row.email)),
+    ...(row.emailVerified ? [db.delete(orgEmailInvites).where(eq(orgEmailInvites.email, row.email))] : []),
   ]);
   return { row, joinedOrganizations: memberships.map((m) => m.orgId) };
 }

@@ -23,6 +23,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['post', '/v1/orgs/{organizationId}/invites/{inviteId}', 'joinOrganizationWithInvite'],
   ['get', '/v1/orgs/{organizationId}/link-invites', 'listOrganizationInviteLinks'],
   ['post', '/v1/orgs/{organizationId}/link-invites', 'createOrganizationInvite'],
+  ['get', '/v1/orgs/{organizationId}/link-invites/{inviteId}', 'getOrganizationInviteLink'],
   ['delete', '/v1/orgs/{organizationId}/link-invites/{inviteId}', 'deleteOrganizationInviteById'],
   ['get', '/v1/orgs/{organizationId}/teams', 'listTeamsInOrganizationById'],
   ['put', '/v1/orgs/{organizationId}/teams', 'createOrganizationTeam'],

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import { users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
@@ -31,7 +31,7 @@ const createUserRoute = defineRoute({
   operationId: 'createUser',
   tags: ['Users'],
   summary: 'Create a user (operator only)',
-  description: 'Needs the operator token. Invitations held for the email become memberships.',
+  description: 'Needs the operator token. Invitations held for the email become memberships when the email is verified.',
   request: jsonBody(CreateUserBody),
   responses: { 201: jsonResponse(UserSchema, 'The created user'), 409: jsonResponse(z.any(), 'A user with this email exists') },
 });
@@ -41,7 +41,7 @@ const getUserRoute = defineRoute({
   path: '/users/{userId}',
   operationId: 'getUserById',
   tags: ['Users'],
-  summary: 'Get a user by its id',
+  summary: 'Get a user (yourself, someone you share an organization with, or anyone for the operator)',
   request: { params: z.object({ userId: IdSchema('userId') }) },
   responses: { 200: jsonResponse(UserSchema, 'The user') },
 });
@@ -76,8 +76,19 @@ export const usersRouter = createRouter()
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(getUserRoute, async (c) => {
+    const actor = c.get('actor');
     const { userId } = c.req.valid('param');
-    const row = await c.get('db').select().from(users).where(eq(users.id, userId)).get();
+    // The operator sees every account; a user sees themselves and those they share an organization
+    // with, so nobody else learns that an account (or its email) exists.
+    const visible =
+      actor.kind === 'operator'
+        ? undefined
+        : or(
+            eq(users.id, actor.userId),
+            sql`exists (select 1 from org_members mine join org_members theirs on theirs.org_id = mine.org_id
+              where mine.user_id = ${actor.userId} and theirs.user_id = ${users.id})`,
+          );
+    const row = await c.get('db').select().from(users).where(and(eq(users.id, userId), visible)).get();
     if (!row) throw new ApiError(404, 'User not found');
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 200);
   })

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -10,7 +10,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
 import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
-import { requireOrgRole } from '../../services/organizations';
+import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { normalizeEmail } from '../../services/users';
 
 const tags = ['Organization invites'];
@@ -34,7 +34,7 @@ const inviteUsersRoute = defineRoute({
   tags,
   summary: 'Invite people by email (admins)',
   description:
-    'A user who already has an account with that email becomes a member at once (listed in `users`); other emails are held (listed in `pending`) and become memberships when a user with that email is created.',
+    'A user who already has an account with that (verified) email becomes a member at once (listed in `users`); other emails are held (listed in `pending`) and become memberships when a user with that verified email is created.',
   request: { params: OrgParams, ...jsonBody(InviteUsersBody) },
   responses: {
     200: jsonResponse(
@@ -68,6 +68,16 @@ const listLinkInvitesRoute = defineRoute({
   responses: { 200: jsonResponse(listOf(InviteLinkSchema, 'InviteLinks'), 'The invite links') },
 });
 
+const getLinkInviteRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+  operationId: 'getOrganizationInviteLink',
+  tags,
+  summary: 'Get an invite link (admins)',
+  request: { params: InviteParams },
+  responses: { 200: jsonResponse(InviteLinkSchema, 'The invite link') },
+});
+
 const deleteLinkInviteRoute = defineRoute({
   method: 'delete',
   path: '/orgs/{organizationId}/link-invites/{inviteId}',
@@ -94,21 +104,34 @@ export const invitesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { org } = await requireOrgRole(db, organizationId, callerId, RANK.admin);
-    const fallbackRank = body.role !== undefined ? roleToRank(body.role) : (org.defaultRole ?? RANK.guest);
-    const wanted = new Map<string, number>();
+    // Emails given without a role get the fallback role, known once the organization is loaded.
+    const explicit = new Map<string, number | undefined>();
     for (const entry of body.emails) {
       const email = normalizeEmail(typeof entry === 'string' ? entry : entry.email);
-      wanted.set(email, typeof entry === 'string' ? fallbackRank : roleToRank(entry.role));
+      explicit.set(email, typeof entry === 'string' ? undefined : roleToRank(entry.role));
     }
-    const emails = [...wanted.keys()];
-    const existing = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails)).all();
+    const emails = [...explicit.keys()];
+    // Membership and the accounts of these emails in one round trip; the emails travel as one JSON
+    // parameter, so their number never meets D1's bound-parameter limit.
+    const [orgRows, existing] = await db.batch([
+      organizationQuery(db, organizationId, callerId),
+      db
+        .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
+        .from(users)
+        .where(sql`${users.email} in (select value from json_each(${JSON.stringify(emails)}))`),
+    ]);
+    const { org } = checkOrganizationRole(orgRows, RANK.admin);
+    const fallbackRank = body.role !== undefined ? roleToRank(body.role) : (org.defaultRole ?? RANK.guest);
+    const wanted = new Map(emails.map((email) => [email, explicit.get(email) ?? fallbackRank]));
     const now = nowIso();
-    const known = new Set(existing.map((u) => u.email));
+    // Only an account whose email is verified is the owner of that email: the invitation of an
+    // account with an unverified email is held like one for an unknown email.
+    const joining = existing.filter((u) => u.emailVerified);
+    const known = new Set(joining.map((u) => u.email));
     const pending = emails.filter((e) => !known.has(e));
     const sso = body.sso ?? false;
     const statements = [
-      ...existing.map((u) =>
+      ...joining.map((u) =>
         db
           .insert(orgMembers)
           .values({ orgId: org.id, userId: u.id, role: wanted.get(u.email)!, joinedAt: now, sso })
@@ -122,7 +145,7 @@ export const invitesRouter = createRouter()
       ),
     ];
     if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
-    return c.json({ users: existing.map((u) => u.id), invited: emails.length, pending }, 200);
+    return c.json({ users: joining.map((u) => u.id), invited: emails.length, pending }, 200);
   })
   .openapi(createLinkInviteRoute, async (c) => {
     const callerId = requireUser(c);
@@ -140,9 +163,9 @@ export const invitesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.admin);
     const inOrg = eq(orgLinkInvites.orgId, organizationId);
-    const [rows, [{ total }]] = await db.batch([
+    const [orgRows, rows, [{ total }]] = await db.batch([
+      organizationQuery(db, organizationId, callerId),
       db
         .select()
         .from(orgLinkInvites)
@@ -151,8 +174,24 @@ export const invitesRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(orgLinkInvites).where(inOrg),
     ]);
+    const { rank } = checkOrganizationRole(orgRows, RANK.admin);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.createdAt, r.id], (r) => toInviteLink(r, rank, urls)), 200);
+  })
+  .openapi(getLinkInviteRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, inviteId } = c.req.valid('param');
+    const db = c.get('db');
+    const [orgRows, rows] = await db.batch([
+      organizationQuery(db, organizationId, callerId),
+      db
+        .select()
+        .from(orgLinkInvites)
+        .where(and(eq(orgLinkInvites.orgId, organizationId), eq(orgLinkInvites.id, inviteId))),
+    ]);
+    const { rank } = checkOrganizationRole(orgRows, RANK.admin);
+    if (!rows[0]) throw new ApiError(404, 'Invite not found');
+    return c.json(toInviteLink(rows[0], rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(deleteLinkInviteRoute, async (c) => {
     const callerId = requireUser(c);

@@ -8,8 +8,8 @@ import { RANK, roleToRank } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
 import { MemberSchema, toMember } from '../../schemas/member';
-import { loadMember, memberSelection, removeMembershipStatements } from '../../services/members';
-import { otherAdminCount, requireOrgRole } from '../../services/organizations';
+import { keepsAnAdminSql, memberQuery, memberSelection, removeMembershipStatements } from '../../services/members';
+import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
 
 const tags = ['Organization members'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -72,7 +72,6 @@ export const membersRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, userId, RANK.read);
     const sortColumn = query.sort === 'lastSeenAt' ? orgMembers.lastSeenAt : orgMembers.joinedAt;
     const filters: (SQL | undefined)[] = [
       eq(orgMembers.orgId, organizationId),
@@ -84,13 +83,16 @@ export const membersRouter = createRouter()
       filters.push(sql`(${users.displayName} like ${pattern} escape '\\' or ${users.email} like ${pattern} escape '\\')`);
     }
     const where = and(...filters);
-    const [rows, [{ total }]] = await db.batch([
+    // Membership and the page in one round trip; nothing of the page is used before the check.
+    const [orgRows, rows, [{ total }]] = await db.batch([
+      organizationQuery(db, organizationId, userId),
       memberSelection(db)
         .where(and(where, afterCursor(cursor, sortColumn, orgMembers.userId)))
         .orderBy(...keysetOrder(sortColumn, orgMembers.userId))
         .limit(limit + 1),
       db.select({ total: count() }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId)).where(where),
     ]);
+    checkOrganizationRole(orgRows, RANK.read);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     const key = (r: (typeof rows)[number]) => [(query.sort === 'lastSeenAt' ? r.lastSeenAt : r.joinedAt) ?? '', r.user.id] as [string, string];
     return c.json(toPage(rows, limit, total, key, (r) => toMember(r, urls)), 200);
@@ -99,10 +101,11 @@ export const membersRouter = createRouter()
     const callerId = requireUser(c);
     const { organizationId, userId } = c.req.valid('param');
     const db = c.get('db');
-    const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.guest);
+    const [orgRows, memberRows] = await db.batch([organizationQuery(db, organizationId, callerId), memberQuery(db, organizationId, userId)]);
+    const { rank } = checkOrganizationRole(orgRows, RANK.guest);
     // Guests may see themselves, not the member directory.
     if (rank < RANK.read && userId !== callerId) throw new ApiError(403, 'Guests cannot view other members');
-    const member = await loadMember(db, organizationId, userId);
+    const member = memberRows[0];
     if (!member) throw new ApiError(404, 'Member not found');
     return c.json(toMember(member, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
@@ -111,18 +114,28 @@ export const membersRouter = createRouter()
     const { organizationId, userId } = c.req.valid('param');
     const { role } = c.req.valid('json');
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, callerId, RANK.admin);
-    const member = await loadMember(db, organizationId, userId);
+    const [orgRows, memberRows] = await db.batch([organizationQuery(db, organizationId, callerId), memberQuery(db, organizationId, userId)]);
+    checkOrganizationRole(orgRows, RANK.admin);
+    const member = memberRows[0];
     if (!member) throw new ApiError(404, 'Member not found');
     const rank = roleToRank(role);
-    if (member.role === RANK.admin && rank !== RANK.admin && (await otherAdminCount(db, organizationId, userId)) === 0) {
-      throw badRequest('Cannot demote the last admin of the organization');
-    }
-    await db
+    // The last-admin guard is part of the UPDATE itself, so concurrent demotions cannot both pass it.
+    const updated = await db
       .update(orgMembers)
       .set({ role: rank })
-      .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, userId)))
-      .run();
+      .where(
+        and(
+          eq(orgMembers.orgId, organizationId),
+          eq(orgMembers.userId, userId),
+          rank === RANK.admin ? undefined : keepsAnAdminSql(organizationId, userId),
+        ),
+      )
+      .returning({ userId: orgMembers.userId })
+      .get();
+    if (!updated) {
+      if (member.role === RANK.admin) throw badRequest('Cannot demote the last admin of the organization');
+      throw new ApiError(404, 'Member not found');
+    }
     return c.json(toMember({ ...member, role: rank }, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(removeMemberRoute, async (c) => {
@@ -131,15 +144,8 @@ export const membersRouter = createRouter()
     const db = c.get('db');
     const { rank } = await requireOrgRole(db, organizationId, callerId, RANK.guest);
     if (userId !== callerId && rank < RANK.admin) throw new ApiError(403, 'Only admins can remove other members');
-    const member = await db
-      .select({ role: orgMembers.role })
-      .from(orgMembers)
-      .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, userId)))
-      .get();
-    if (!member) return c.body(null, 204);
-    if (member.role === RANK.admin && (await otherAdminCount(db, organizationId, userId)) === 0) {
-      throw badRequest('Cannot remove the last admin of the organization');
-    }
-    await db.batch(removeMembershipStatements(db, organizationId, userId));
+    // One transaction: the removal is guarded against leaving no admin, then the membership is read back.
+    const [, , , remaining] = await db.batch(removeMembershipStatements(db, organizationId, userId, { keepAnAdmin: true }));
+    if (remaining.length > 0) throw badRequest('Cannot remove the last admin of the organization');
     return c.body(null, 204);
   });

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Db } from '../../db/client';
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { orgMembers, organizations } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -19,7 +19,7 @@ import {
   toOrganization,
 } from '../../schemas/organization';
 import { orgRoleSql } from '../../services/access';
-import { isEmailDomain, requireOrgRole } from '../../services/organizations';
+import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
 
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -129,21 +129,38 @@ const getOrganizationsForEmailDomainRoute = defineRoute({
 
 async function assertHostnameFree(db: Db, hostname: string, exceptOrgId?: string) {
   const taken = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.hostname, hostname)).get();
-  if (taken && taken.id !== exceptOrgId) throw new ApiError(409, `Hostname "${hostname}" is already used by another organization`);
+  if (taken && taken.id !== exceptOrgId) throw hostnameTaken(hostname);
 }
 
-/** Every user named in merge rules must be a member of the organization. */
-async function assertMergeRuleUsers(db: Db, orgId: string, rules: z.infer<typeof StandaloneMergeRulesSchema>) {
-  if (rules.type !== 'rules') return;
-  const named = [...new Set(rules.rules.flatMap((r) => ('users' in r ? r.users : [])))];
-  if (named.length === 0) return;
-  const found = await db
-    .select({ userId: orgMembers.userId })
-    .from(orgMembers)
-    .where(and(eq(orgMembers.orgId, orgId), inArray(orgMembers.userId, named)))
-    .all();
-  const missing = named.filter((id) => !found.some((f) => f.userId === id));
-  if (missing.length) throw badRequest(`mergeRules: users ${missing.join(', ')} are not members of this organization`);
+const hostnameTaken = (hostname: string) => new ApiError(409, `Hostname "${hostname}" is already used by another organization`);
+
+/** Runs a write that sets a hostname: a concurrent request that took it first makes the unique index answer, which is a 409. */
+async function withHostname<T>(hostname: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (hostname && isUniqueViolation(error, 'hostname')) throw hostnameTaken(hostname);
+    throw error;
+  }
+}
+
+/** The user ids named in merge rules (deduplicated). */
+function mergeRuleUsers(rules: z.infer<typeof StandaloneMergeRulesSchema> | undefined): string[] {
+  if (!rules || rules.type !== 'rules') return [];
+  return [...new Set(rules.rules.flatMap((r) => ('users' in r ? r.users : [])))];
+}
+
+/**
+ * The ids among `named` that are not members of the organization, as a statement to batch. The ids
+ * travel as one JSON parameter: merge rules can name thousands of users, far over D1's limit of
+ * 100 bound parameters per statement.
+ */
+function nonMembersQuery(db: Db, orgId: string, named: string[]) {
+  // A query builder rather than `db.all(sql)`: drizzle's D1 batch cannot bind parameters of raw SQL.
+  return db
+    .select({ id: sql<string>`value` })
+    .from(sql`json_each(${JSON.stringify(named)})`)
+    .where(sql`value not in (select user_id from org_members where org_id = ${orgId})`);
 }
 
 export const organizationsRouter = createRouter()
@@ -187,10 +204,12 @@ export const organizationsRouter = createRouter()
       inviteLinks: true,
       mergeRules: { type: 'none' },
     };
-    await db.batch([
-      db.insert(organizations).values(row),
-      db.insert(orgMembers).values({ orgId: row.id, userId, role: RANK.admin, joinedAt: now }),
-    ]);
+    await withHostname(row.hostname, () =>
+      db.batch([
+        db.insert(organizations).values(row),
+        db.insert(orgMembers).values({ orgId: row.id, userId, role: RANK.admin, joinedAt: now }),
+      ]),
+    );
     return c.json(toOrganization(row, RANK.admin, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(getOrganizationRoute, async (c) => {
@@ -204,9 +223,23 @@ export const organizationsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { org, rank } = await requireOrgRole(db, organizationId, userId, RANK.admin);
-    if (body.hostname) await assertHostnameFree(db, body.hostname, org.id);
-    if (body.mergeRules) await assertMergeRuleUsers(db, org.id, body.mergeRules);
+    // Membership, the hostname's owner and the merge rules' non-members in one round trip;
+    // a statement with nothing to check selects nothing.
+    const named = mergeRuleUsers(body.mergeRules);
+    const [orgRows, hostnameOwners, missing] = await db.batch([
+      organizationQuery(db, organizationId, userId),
+      db
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(body.hostname ? eq(organizations.hostname, body.hostname) : sql`0`)
+        .limit(1),
+      nonMembersQuery(db, organizationId, named),
+    ]);
+    const { org, rank } = checkOrganizationRole(orgRows, RANK.admin);
+    if (body.hostname && hostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.hostname);
+    if (missing.length) {
+      throw badRequest(`mergeRules: users ${missing.map((m) => m.id).join(', ')} are not members of this organization`);
+    }
     if (body.defaultContent) {
       // A site must exist in this organization to be its default content; docs sites are not
       // part of this deployment yet, so no site id can be valid.
@@ -227,7 +260,9 @@ export const organizationsRouter = createRouter()
       ...(body.inviteLinks !== undefined && { inviteLinks: body.inviteLinks }),
       ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
     };
-    const updated = await db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get();
+    const updated = await withHostname(body.hostname, () =>
+      db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get(),
+    );
     return c.json(toOrganization(updated, rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(joinOrganizationRoute, async (c) => {
@@ -235,8 +270,10 @@ export const organizationsRouter = createRouter()
     const actor = c.get('actor') as { email: string; emailVerified: boolean };
     const { organizationId } = c.req.valid('param');
     const db = c.get('db');
-    const org = await db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
-    if (!org) throw new ApiError(404, 'Organization not found');
+    const row = await loadOrganization(db, organizationId, userId);
+    if (!row) throw new ApiError(404, 'Organization not found');
+    if (row.rank !== null) return c.body(null, 204);
+    const { org } = row;
     const domain = emailDomain(actor.email);
     if (!actor.emailVerified || !org.emailDomains.includes(domain)) {
       throw badRequest(`Email domain not valid: this organization does not allow members from "${domain}" to join, or your email is not verified`);
