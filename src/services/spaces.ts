@@ -7,9 +7,16 @@ import { authorize } from './permissions';
 
 export type SpaceRow = typeof spaces.$inferSelect;
 
+/** The query of a space with the caller's effective role rank on it (also usable as the last statement of a batch). */
+export function selectSpaceWithRank(db: Db, spaceId: string, userId: string) {
+  return db.select({ space: spaces, rank: spaceRoleSql(userId) }).from(spaces).where(eq(spaces.id, spaceId));
+}
+
+export type SpaceWithRank = { space: SpaceRow; rank: number };
+
 /** A space with the caller's effective role rank on it, in one query. */
-export async function loadSpace(db: Db, spaceId: string, userId: string) {
-  return (await db.select({ space: spaces, rank: spaceRoleSql(userId) }).from(spaces).where(eq(spaces.id, spaceId)).get()) ?? null;
+export async function loadSpace(db: Db, spaceId: string, userId: string): Promise<SpaceWithRank | null> {
+  return (await selectSpaceWithRank(db, spaceId, userId).get()) ?? null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { orgMembers, spaceTeamGrants, spaceUserGrants, spaces, teams, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -178,7 +178,9 @@ export const spaceUsersRouter = createRouter()
     const inSpace = eq(spaceUserGrants.spaceId, spaceId);
     const [rows, [{ total }]] = await db.batch([
       db
-        .select({ role: spaceUserGrants.role, createdAt: spaceUserGrants.createdAt, user: users })
+        // Aliased: users has a created_at too, and D1 batches return rows keyed by column name, so two
+        // columns of one name collapse into one and shift every later field.
+        .select({ role: spaceUserGrants.role, createdAt: sql<string>`${spaceUserGrants.createdAt}`.as('granted_at'), user: users })
         .from(spaceUserGrants)
         .innerJoin(users, eq(users.id, spaceUserGrants.userId))
         .where(and(inSpace, afterCursor(cursor, spaceUserGrants.createdAt, spaceUserGrants.userId)))
@@ -221,7 +223,12 @@ export const spaceUsersRouter = createRouter()
     await requireSpace(db, spaceId, callerId, RANK.read, true);
     const inSpace = eq(spaceTeamGrants.spaceId, spaceId);
     const [rows, [{ total }]] = await db.batch([
-      teamSelection(db, callerId, { grantRole: spaceTeamGrants.role, grantedAt: spaceTeamGrants.createdAt })
+      // Aliased: teams has a created_at too (see the users list above). teamSelection's type only
+      // admits columns and plain SQL; an aliased SQL is a valid selection at runtime.
+      teamSelection(db, callerId, {
+        grantRole: sql<number>`${spaceTeamGrants.role}`.as('grant_role') as unknown as SQL<number>,
+        grantedAt: sql<string>`${spaceTeamGrants.createdAt}`.as('granted_at') as unknown as SQL<string>,
+      })
         .innerJoin(spaceTeamGrants, eq(spaceTeamGrants.teamId, teams.id))
         .where(and(inSpace, afterCursor(cursor, spaceTeamGrants.createdAt, spaceTeamGrants.teamId)))
         .orderBy(...keysetOrder(spaceTeamGrants.createdAt, spaceTeamGrants.teamId))
@@ -269,7 +276,7 @@ export const spaceUsersRouter = createRouter()
     const db = c.get('db');
     await requireSpace(db, spaceId, callerId, RANK.read, true);
     // The same role function as every authorization check, evaluated for each member of the organization.
-    const role = spaceRoleSql(sql`${orgMembers.userId}`);
+    const role = spaceRoleSql(orgMembers.userId);
     const where = and(eq(spaces.id, spaceId), query.role ? sql`${role} = ${RANK[query.role]}` : sql`${role} >= ${RANK.read}`);
     const [rows, [{ total }]] = await db.batch([
       db

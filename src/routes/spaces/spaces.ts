@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
-import { collections, revisions, spaces } from '../../db/schema';
+import { collections, organizations, revisions, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -10,12 +10,12 @@ import { DAY_MS, nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { ContentPositionSchema, DefaultLevelSchema, IdSchema, SpaceMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
-import { refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
+import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
 import { requireParentCollection } from '../../services/collections';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
 import { requireOrgRole } from '../../services/organizations';
-import { resolvePosition } from '../../services/positions';
-import { loadSpace, requireSpace } from '../../services/spaces';
+import { appendPositionSql, resolvePosition } from '../../services/positions';
+import { loadSpace, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 import { requireTransferTarget, transferStatements } from '../../services/transfer';
 import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
@@ -149,8 +149,18 @@ const transferSpaceRoute = defineRoute({
   responses: { 200: jsonResponse(SpaceSchema, 'The transferred space') },
 });
 
-async function respondWithSpace(c: { get: (k: 'db') => Parameters<typeof loadSpace>[0] }, spaceId: string, userId: string) {
-  const row = await loadSpace(c.get('db'), spaceId, userId);
+type Db = Parameters<typeof loadSpace>[0];
+type BatchItem = Parameters<Db['batch']>[0][number];
+
+/**
+ * Runs the writes and reads the space back with the caller's role in the same batch: one round trip
+ * (and one transaction) for the write and the answer.
+ */
+async function writeAndReload(db: Db, writes: BatchItem[], spaceId: string, userId: string): Promise<SpaceWithRank> {
+  const statements: [BatchItem, ...BatchItem[]] = [selectSpaceWithRank(db, spaceId, userId) as BatchItem];
+  statements.splice(0, 0, ...writes);
+  const results = (await db.batch(statements)) as unknown[];
+  const row = (results[results.length - 1] as SpaceWithRank[])[0];
   if (!row) throw new ApiError(404, 'Space not found');
   return row;
 }
@@ -167,25 +177,29 @@ export const spacesRouter = createRouter()
     const now = nowIso();
     const id = newId();
     const revisionId = newId();
-    const position = await resolvePosition(db, organizationId, parentId, null, undefined);
-    await db.batch([
-      db.insert(spaces).values({
-        id,
-        orgId: organizationId,
-        parentId,
-        title: body.title ?? '',
-        emoji: body.emoji ?? '',
-        editMode: body.editMode ?? 'live',
-        language: body.language ?? null,
-        position,
-        revisionId,
-        createdAt: now,
-        updatedAt: now,
-      }),
-      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
-      refreshSpaceAccessCap(db, id),
-    ]);
-    const row = await respondWithSpace(c, id, userId);
+    const row = await writeAndReload(
+      db,
+      [
+        db.insert(spaces).values({
+          id,
+          orgId: organizationId,
+          parentId,
+          title: body.title ?? '',
+          emoji: body.emoji ?? '',
+          editMode: body.editMode ?? 'live',
+          language: body.language ?? null,
+          // After the last sibling, computed inside the insert (no extra round trip).
+          position: appendPositionSql(organizationId, parentId),
+          revisionId,
+          createdAt: now,
+          updatedAt: now,
+        }),
+        db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+        refreshSpaceAccessCap(db, id),
+      ],
+      id,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(listOrgSpacesRoute, async (c) => {
@@ -193,10 +207,11 @@ export const spacesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, userId, RANK.guest);
     const role = spaceRoleSql(userId);
     const where = and(eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
-    const [rows, [{ total }]] = await db.batch([
+    // The membership check travels in the same batch as the page: a non-member's page is empty anyway.
+    const [membership, rows, [{ total }]] = await db.batch([
+      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
       db
         .select({ space: spaces, rank: role })
         .from(spaces)
@@ -205,6 +220,7 @@ export const spacesRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(spaces).where(where),
     ]);
+    if (!membership[0] || membership[0].rank === null) throw new ApiError(404, 'Organization not found');
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.space.createdAt, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
   })
@@ -222,22 +238,26 @@ export const spacesRouter = createRouter()
     const needsAdmin = body.editMode !== undefined || body.defaultLevel !== undefined || body.mergeRules !== undefined;
     const { space } = await requireSpace(db, spaceId, userId, needsAdmin ? RANK.admin : RANK.edit);
     if (body.mergeRules) await assertMergeRuleUsers(db, space.orgId, body.mergeRules);
-    await db.batch([
-      db
-        .update(spaces)
-        .set({
-          ...(body.title !== undefined && { title: body.title }),
-          ...(body.emoji !== undefined && { emoji: body.emoji }),
-          ...(body.language !== undefined && { language: body.language }),
-          ...(body.editMode !== undefined && { editMode: body.editMode }),
-          ...(body.defaultLevel !== undefined && { defaultLevel: levelToColumn(body.defaultLevel) }),
-          ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
-          updatedAt: nowIso(),
-        })
-        .where(eq(spaces.id, spaceId)),
-      refreshSpaceAccessCap(db, spaceId),
-    ]);
-    const row = await respondWithSpace(c, spaceId, userId);
+    const row = await writeAndReload(
+      db,
+      [
+        db
+          .update(spaces)
+          .set({
+            ...(body.title !== undefined && { title: body.title }),
+            ...(body.emoji !== undefined && { emoji: body.emoji }),
+            ...(body.language !== undefined && { language: body.language }),
+            ...(body.editMode !== undefined && { editMode: body.editMode }),
+            ...(body.defaultLevel !== undefined && { defaultLevel: levelToColumn(body.defaultLevel) }),
+            ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
+            updatedAt: nowIso(),
+          })
+          .where(eq(spaces.id, spaceId)),
+        refreshSpaceAccessCap(db, spaceId),
+      ],
+      spaceId,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(deleteSpaceRoute, async (c) => {
@@ -263,27 +283,31 @@ export const spacesRouter = createRouter()
     const now = nowIso();
     const id = newId();
     const revisionId = newId();
-    await db.batch([
-      db.insert(spaces).values({
-        id,
-        orgId: space.orgId,
-        parentId: space.parentId,
-        title: space.title,
-        emoji: space.emoji,
-        visibility: 'private',
-        editMode: space.editMode,
-        mergeRules: space.mergeRules,
-        language: space.language,
-        defaultLevel: space.defaultLevel,
-        position,
-        revisionId,
-        createdAt: now,
-        updatedAt: now,
-      }),
-      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
-      refreshSpaceAccessCap(db, id),
-    ]);
-    const row = await respondWithSpace(c, id, userId);
+    const row = await writeAndReload(
+      db,
+      [
+        db.insert(spaces).values({
+          id,
+          orgId: space.orgId,
+          parentId: space.parentId,
+          title: space.title,
+          emoji: space.emoji,
+          visibility: 'private',
+          editMode: space.editMode,
+          mergeRules: space.mergeRules,
+          language: space.language,
+          defaultLevel: space.defaultLevel,
+          position,
+          revisionId,
+          createdAt: now,
+          updatedAt: now,
+        }),
+        db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+        refreshSpaceAccessCap(db, id),
+      ],
+      id,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(restoreSpaceRoute, async (c) => {
@@ -301,11 +325,15 @@ export const spacesRouter = createRouter()
       : undefined;
     const parentId = parent ? space.parentId : null;
     const position = await resolvePosition(db, space.orgId, parentId, spaceId, undefined);
-    await db.batch([
-      db.update(spaces).set({ deletedAt: null, parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)),
-      refreshSpaceAccessCap(db, spaceId),
-    ]);
-    const row = await respondWithSpace(c, spaceId, userId);
+    const row = await writeAndReload(
+      db,
+      [
+          db.update(spaces).set({ deletedAt: null, parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)),
+          refreshSpaceAccessCap(db, spaceId),
+      ],
+      spaceId,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(moveSpaceRoute, async (c) => {
@@ -318,11 +346,12 @@ export const spacesRouter = createRouter()
     if (parentId !== null && parentId !== space.parentId) await requireParentCollection(db, space.orgId, parentId, userId, RANK.create);
     if (parentId === null && space.parentId !== null) await requireOrgRole(db, space.orgId, userId, RANK.create);
     const position = await resolvePosition(db, space.orgId, parentId, spaceId, body.position);
-    await db.batch([
-      db.update(spaces).set({ parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)),
-      refreshSpaceAccessCap(db, spaceId),
-    ]);
-    const row = await respondWithSpace(c, spaceId, userId);
+    const row = await writeAndReload(
+      db,
+      [db.update(spaces).set({ parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)), refreshSpaceAccessCap(db, spaceId)],
+      spaceId,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(transferSpaceRoute, async (c) => {
@@ -333,10 +362,11 @@ export const spacesRouter = createRouter()
     const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
     await requireTransferTarget(db, space.orgId, organization, userId, RANK.create);
     const position = await resolvePosition(db, organization, null, null, undefined);
-    await db.batch([
-      db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)),
-      ...transferStatements(db, space.orgId, organization, [], [spaceId]),
-    ]);
-    const row = await respondWithSpace(c, spaceId, userId);
+    const row = await writeAndReload(
+      db,
+      [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, [], [spaceId])],
+      spaceId,
+      userId,
+    );
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   });
