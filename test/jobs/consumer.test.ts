@@ -15,7 +15,7 @@ describe('queue consumer', () => {
       if ((job.payload as { fail?: boolean }).fail) throw new Error('boom');
       seen.push(job.id);
     };
-    const batch = createMessageBatch('docs-platform-jobs', [
+    const batch = createMessageBatch<unknown>('docs-platform-jobs', [
       { id: 'm1', timestamp: new Date(), attempts: 1, body: { id: 'job-1', type: 'test.echo', payload: {} } },
       { id: 'm2', timestamp: new Date(), attempts: 2, body: { id: 'job-2', type: 'test.echo', payload: { fail: true } } },
       { id: 'm3', timestamp: new Date(), attempts: 1, body: { id: 'job-3', type: 'nobody.handles.this', payload: {} } },
