@@ -20,12 +20,17 @@ export async function loadSpace(db: Db, spaceId: string, userId: string): Promis
 }
 
 /**
- * Loads a space the caller can see and checks the role `needed`. Unless `allowDeleted`, a space in
- * the trash only answers to reads and restore.
+ * Checks the first row of `selectSpaceWithRank` (run inside a caller's batch) for the role `needed`.
+ * Unless `allowDeleted`, a space in the trash only answers to reads and restore.
  */
-export async function requireSpace(db: Db, spaceId: string, userId: string, needed: number, allowDeleted = false) {
-  const row = await loadSpace(db, spaceId, userId);
+export function checkSpace(rows: SpaceWithRank[], needed: number, allowDeleted = false): SpaceWithRank {
+  const row = rows[0];
   authorize(row?.rank, needed, 'Space');
-  if (!allowDeleted && row!.space.deletedAt) throw new ApiError(400, 'This space is deleted: restore it first');
-  return row!;
+  if (!allowDeleted && row.space.deletedAt) throw new ApiError(400, 'This space is deleted: restore it first');
+  return row;
+}
+
+/** Loads a space the caller can see and checks the role `needed` (see checkSpace). */
+export async function requireSpace(db: Db, spaceId: string, userId: string, needed: number, allowDeleted = false) {
+  return checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), needed, allowDeleted);
 }

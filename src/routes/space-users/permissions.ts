@@ -11,7 +11,7 @@ import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../
 import { TeamSchema, toTeam } from '../../schemas/team';
 import { UserSchema, toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access';
-import { requireSpace } from '../../services/spaces';
+import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces';
 import { teamSelection } from '../../services/teams';
 
 const tags = ['Space users'];
@@ -118,18 +118,24 @@ const aggregateRoute = defineRoute({
 
 type RouteDb = Parameters<typeof requireSpace>[0];
 
-async function assertUsersExist(db: RouteDb, userIds: string[]) {
-  const found = await db.select({ id: users.id }).from(users).where(inArray(users.id, userIds)).all();
-  const known = new Set(found.map((u) => u.id));
-  const missing = userIds.filter((id) => !known.has(id));
-  if (missing.length) throw badRequest(`users: ${missing.map((id) => `"${id}"`).join(', ')} do not exist`);
+/** Values of `ids` as one JSON parameter, so a long list never exceeds D1's bound-parameter limit. */
+const jsonIds = (ids: string[]) => sql`(select value from json_each(${JSON.stringify(ids)}))`;
+
+function existingUsers(db: RouteDb, userIds: string[]) {
+  return db.select({ id: users.id }).from(users).where(inArray(users.id, jsonIds(userIds)));
 }
 
-async function assertTeamsInOrg(db: RouteDb, orgId: string, teamIds: string[]) {
-  const found = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, orgId), inArray(teams.id, teamIds))).all();
-  const known = new Set(found.map((t) => t.id));
-  const missing = teamIds.filter((id) => !known.has(id));
-  if (missing.length) throw badRequest(`teams: ${missing.map((id) => `"${id}"`).join(', ')} are not teams of this organization`);
+function teamsOfSpaceOrg(db: RouteDb, spaceId: string, teamIds: string[]) {
+  return db
+    .select({ id: teams.id })
+    .from(teams)
+    .where(and(inArray(teams.id, jsonIds(teamIds)), sql`${teams.orgId} = (select s.org_id from spaces s where s.id = ${spaceId})`));
+}
+
+function assertAllFound(wanted: string[], found: { id: string }[], message: (missing: string) => string) {
+  const known = new Set(found.map((f) => f.id));
+  const missing = wanted.filter((id) => !known.has(id));
+  if (missing.length) throw badRequest(message(missing.map((id) => `"${id}"`).join(', ')));
 }
 
 export const spaceUsersRouter = createRouter()
@@ -138,11 +144,16 @@ export const spaceUsersRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { space } = await requireSpace(db, spaceId, callerId, RANK.admin);
     const userIds = [...new Set(body.users ?? [])];
     const teamIds = [...new Set(body.teams ?? [])];
-    if (userIds.length) await assertUsersExist(db, userIds);
-    if (teamIds.length) await assertTeamsInOrg(db, space.orgId, teamIds);
+    const [spaceRows, foundUsers, foundTeams] = await db.batch([
+      selectSpaceWithRank(db, spaceId, callerId),
+      existingUsers(db, userIds),
+      teamsOfSpaceOrg(db, spaceId, teamIds),
+    ]);
+    const { space } = checkSpace(spaceRows, RANK.admin);
+    assertAllFound(userIds, foundUsers, (missing) => `users: ${missing} do not exist`);
+    assertAllFound(teamIds, foundTeams, (missing) => `teams: ${missing} are not teams of this organization`);
     const now = nowIso();
     const statements =
       body.role === null
@@ -174,9 +185,9 @@ export const spaceUsersRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    await requireSpace(db, spaceId, callerId, RANK.read, true);
     const inSpace = eq(spaceUserGrants.spaceId, spaceId);
-    const [rows, [{ total }]] = await db.batch([
+    const [spaceRows, rows, [{ total }]] = await db.batch([
+      selectSpaceWithRank(db, spaceId, callerId),
       db
         // Aliased: users has a created_at too, and D1 batches return rows keyed by column name, so two
         // columns of one name collapse into one and shift every later field.
@@ -188,6 +199,7 @@ export const spaceUsersRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(spaceUserGrants).where(inSpace),
     ]);
+    checkSpace(spaceRows, RANK.read, true);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(
       toPage(rows, limit, total, (r) => [r.createdAt, r.user.id], (r) => ({ permission: rankToRole(r.role)!, user: toUser(r.user, urls) })),
@@ -220,9 +232,9 @@ export const spaceUsersRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    await requireSpace(db, spaceId, callerId, RANK.read, true);
     const inSpace = eq(spaceTeamGrants.spaceId, spaceId);
-    const [rows, [{ total }]] = await db.batch([
+    const [spaceRows, rows, [{ total }]] = await db.batch([
+      selectSpaceWithRank(db, spaceId, callerId),
       // Aliased: teams has a created_at too (see the users list above). teamSelection's type only
       // admits columns and plain SQL; an aliased SQL is a valid selection at runtime.
       teamSelection(db, callerId, {
@@ -235,6 +247,7 @@ export const spaceUsersRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(spaceTeamGrants).where(inSpace),
     ]);
+    checkSpace(spaceRows, RANK.read, true);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(
       toPage(
@@ -274,11 +287,11 @@ export const spaceUsersRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    await requireSpace(db, spaceId, callerId, RANK.read, true);
     // The same role function as every authorization check, evaluated for each member of the organization.
     const role = spaceRoleSql(orgMembers.userId);
     const where = and(eq(spaces.id, spaceId), query.role ? sql`${role} = ${RANK[query.role]}` : sql`${role} >= ${RANK.read}`);
-    const [rows, [{ total }]] = await db.batch([
+    const [spaceRows, rows, [{ total }]] = await db.batch([
+      selectSpaceWithRank(db, spaceId, callerId),
       db
         .select({ rank: role, user: users })
         .from(orgMembers)
@@ -289,6 +302,7 @@ export const spaceUsersRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(orgMembers).innerJoin(spaces, eq(spaces.orgId, orgMembers.orgId)).where(where),
     ]);
+    checkSpace(spaceRows, RANK.read, true);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.user.id, r.user.id], (r) => ({ permission: rankToRole(r.rank)!, user: toUser(r.user, urls) })), 200);
   });
