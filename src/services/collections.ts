@@ -3,19 +3,28 @@ import type { Db } from '../db/client';
 import { collections } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { collectionRoleSql } from './access';
+import { loadOrganization } from './organizations';
 import { authorize } from './permissions';
 
 export type CollectionRow = typeof collections.$inferSelect;
 
+/** The query for a collection with the caller's effective role rank on it (to run alone or in a batch). */
+export function collectionQuery(db: Db, collectionId: string, userId: string) {
+  return db.select({ collection: collections, rank: collectionRoleSql(userId) }).from(collections).where(eq(collections.id, collectionId));
+}
+
 /** A collection with the caller's effective role rank on it, in one query. */
 export async function loadCollection(db: Db, collectionId: string, userId: string) {
-  return (
-    (await db
-      .select({ collection: collections, rank: collectionRoleSql(userId) })
-      .from(collections)
-      .where(eq(collections.id, collectionId))
-      .get()) ?? null
-  );
+  return (await collectionQuery(db, collectionId, userId).get()) ?? null;
+}
+
+/** SQL selecting the ids of a collection and of every collection nested in it (for `in (...)`). */
+export function subtreeSql(collectionId: string) {
+  return sql`with recursive sub(id) as (
+      select ${collectionId}
+      union all
+      select c.id from collections c join sub on c.parent_id = sub.id
+    ) select id from sub`;
 }
 
 export async function requireCollection(db: Db, collectionId: string, userId: string, needed: number) {
@@ -26,18 +35,30 @@ export async function requireCollection(db: Db, collectionId: string, userId: st
 
 /** Ids of a collection and every collection nested in it, at any depth. */
 export async function collectionSubtree(db: Db, collectionId: string): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(sql`with recursive sub(id) as (
-      select ${collectionId}
-      union all
-      select c.id from collections c join sub on c.parent_id = sub.id
-    ) select id from sub`);
+  const rows = await db.all<{ id: string }>(subtreeSql(collectionId));
   return rows.map((r) => r.id);
 }
 
-/** The parent collection of a new or moved item: must be visible and allow creating in it. */
+/**
+ * Ids of the spaces (live or in the trash) in a collection or any collection nested in it, in one
+ * query: the tree is walked in SQL, so its size never meets D1's limit of bound parameters.
+ */
+export async function subtreeSpaceIds(db: Db, collectionId: string): Promise<string[]> {
+  const rows = await db.all<{ id: string }>(sql`select s.id from spaces s where s.parent_id in (${subtreeSql(collectionId)})`);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The parent collection of a new or moved item: must be visible and allow creating in it.
+ * A caller who is not a member of the organization gets the organization's 404 (as without a
+ * parent), never a 400 that would tell them about its collections.
+ */
 export async function requireParentCollection(db: Db, orgId: string, parentId: string, userId: string, needed: number) {
   const parent = await loadCollection(db, parentId, userId);
   if (!parent || parent.collection.orgId !== orgId || parent.rank < 1) {
+    // Only on this failure path: tell a non-member (or an unknown organization) apart from a bad parent.
+    const org = await loadOrganization(db, orgId, userId);
+    if (!org || org.rank === null) throw new ApiError(404, 'Organization not found');
     throw new ApiError(400, `parent: collection "${parentId}" does not exist in this organization`);
   }
   if (parent.rank < needed) throw new ApiError(403, 'You cannot create content in the parent collection');

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { collections, spaces } from '../db/schema';
 import { badRequest } from '../lib/errors';
 import type { ContentPosition } from '../schemas/common';
 
@@ -13,6 +14,25 @@ function siblingsSql(orgId: string, parentId: string | null, excludeId: string |
       and id is not ${excludeId}
     union all
     select id, position from collections where org_id = ${orgId} and parent_id is ${parentId} and id is not ${excludeId})`;
+}
+
+/**
+ * Gives the siblings of a parent (the moving item left out) consecutive positions 1..n in their
+ * current order. Only needed when repeated inserts into one gap have used up the precision of a
+ * real number, so that a midpoint no longer falls strictly between its neighbours. The order is
+ * read once and written as constants (one JSON parameter, whatever the number of siblings): an
+ * update that ranked rows while rewriting them would see its own half-written positions.
+ */
+async function renumberSiblings(db: Db, orgId: string, parentId: string | null, excludeId: string | null) {
+  const rows = await db.all<{ id: string }>(sql`select id from ${siblingsSql(orgId, parentId, excludeId)} order by position, id`);
+  if (rows.length === 0) return;
+  const ranks = JSON.stringify(Object.fromEntries(rows.map((r, i) => [r.id, i + 1])));
+  const rankOf = (id: typeof spaces.id | typeof collections.id) => sql`json_extract(${ranks}, '$."' || ${id} || '"')`;
+  const listed = (id: typeof spaces.id | typeof collections.id) => sql`${id} in (select key from json_each(${ranks}))`;
+  await db.batch([
+    db.update(spaces).set({ position: rankOf(spaces.id) }).where(and(eq(spaces.orgId, orgId), listed(spaces.id))),
+    db.update(collections).set({ position: rankOf(collections.id) }).where(and(eq(collections.orgId, orgId), listed(collections.id))),
+  ]);
 }
 
 /** The position at which an item lands: at the end of its new parent, or before/after a sibling. */
@@ -31,16 +51,26 @@ export async function resolvePosition(
   }
   const refId = ref.type === 'space' ? ref.space : ref.collection;
   if (refId === itemId) throw badRequest('Invalid move position: an item cannot be placed relative to itself');
-  const anchor = await db.get<{ position: number } | undefined>(sql`select position from ${siblings} where id = ${refId}`);
-  if (!anchor) {
-    throw badRequest(`Invalid move position: ${ref.type} "${refId}" is not among the siblings in the target parent`);
-  }
-  if (position?.before) {
-    const prev = await db.get<{ p: number | null }>(sql`select max(position) as p from ${siblings} where position < ${anchor.position}`);
-    return prev.p === null ? anchor.position - 1 : (prev.p + anchor.position) / 2;
-  }
-  const next = await db.get<{ p: number | null }>(sql`select min(position) as p from ${siblings} where position > ${anchor.position}`);
-  return next.p === null ? anchor.position + 1 : (anchor.position + next.p) / 2;
+  const before = position?.before !== undefined;
+  // The anchor and its neighbour on the insertion side, in one query.
+  const between = async (): Promise<number | null> => {
+    const row = await db.get<{ anchor: number; neighbour: number | null } | undefined>(sql`select a.position as anchor,
+        (select ${before ? sql`max(s.position)` : sql`min(s.position)`} from ${siblings} s
+          where ${before ? sql`s.position < a.position` : sql`s.position > a.position`}) as neighbour
+      from ${siblings} a where a.id = ${refId}`);
+    if (!row) {
+      throw badRequest(`Invalid move position: ${ref.type} "${refId}" is not among the siblings in the target parent`);
+    }
+    if (row.neighbour === null) return before ? row.anchor - 1 : row.anchor + 1;
+    const [low, high] = before ? [row.neighbour, row.anchor] : [row.anchor, row.neighbour];
+    const mid = (low + high) / 2;
+    return mid > low && mid < high ? mid : null;
+  };
+  const found = await between();
+  if (found !== null) return found;
+  // The gap is exhausted: spread the siblings out and place the item again.
+  await renumberSiblings(db, orgId, parentId, itemId);
+  return (await between())!;
 }
 
 /** SQL for "after the last sibling", usable inside an insert of the same batch. */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import { collections, spaces } from '../../db/schema';
+import { and, count, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -11,16 +11,25 @@ import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
 import { ContentPositionSchema, DefaultLevelSchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
-import { collectionRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
-import { collectionSubtree, loadCollection, requireCollection, requireParentCollection } from '../../services/collections';
+import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
+import {
+  type CollectionRow,
+  collectionQuery,
+  collectionSubtree,
+  loadCollection,
+  requireCollection,
+  requireParentCollection,
+  subtreeSpaceIds,
+  subtreeSql,
+} from '../../services/collections';
 import { requireOrgRole } from '../../services/organizations';
-import { resolvePosition } from '../../services/positions';
+import { authorize } from '../../services/permissions';
+import { appendPositionSql, resolvePosition } from '../../services/positions';
 import { requireTransferTarget, transferStatements } from '../../services/transfer';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
-const CHUNK = 90;
 
 const getCollectionRoute = defineRoute({
   method: 'get',
@@ -136,12 +145,14 @@ const createCollectionRoute = defineRoute({
   responses: { 201: jsonResponse(CollectionSchema, 'The collection') },
 });
 
-async function reload(db: Parameters<typeof loadCollection>[0], id: string, userId: string) {
-  const row = await loadCollection(db, id, userId);
+/** The answer of a write: the collection re-read in the write's own batch (its last statement). */
+function written(rows: { collection: CollectionRow; rank: number }[]) {
+  const row = rows[0];
   if (!row) throw new ApiError(404, 'Collection not found');
   return row;
 }
 
+/** Budget (DESIGN.md): reads and list pages in 2 D1 round trips with the token lookup, writes in 3. */
 export const collectionsRouter = createRouter()
   .openapi(getCollectionRoute, async (c) => {
     const userId = requireUser(c);
@@ -164,12 +175,11 @@ export const collectionsRouter = createRouter()
         updatedAt: nowIso(),
       })
       .where(eq(collections.id, collectionId));
-    if (body.defaultLevel !== undefined) {
-      await db.batch([update, ...refreshOrgAccessCaps(db, collection.orgId)]);
-    } else {
-      await update.run();
-    }
-    const row = await reload(db, collectionId, userId);
+    const reread = collectionQuery(db, collectionId, userId);
+    const row =
+      body.defaultLevel !== undefined
+        ? written((await db.batch([update, ...refreshOrgAccessCaps(db, collection.orgId), reread]))[3])
+        : written((await db.batch([update, reread]))[1]);
     return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(deleteCollectionRoute, async (c) => {
@@ -179,21 +189,17 @@ export const collectionsRouter = createRouter()
     const row = await loadCollection(db, collectionId, userId);
     if (!row || row.rank < RANK.read) return c.body(null, 204);
     if (row.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to delete this collection');
-    const subtree = await collectionSubtree(db, collectionId);
     const now = nowIso();
-    // Spaces go to the trash at the root, keeping the access level they had inside the collections.
-    const statements = [];
-    for (let i = 0; i < subtree.length; i += CHUNK) {
-      const ids = subtree.slice(i, i + CHUNK);
-      statements.push(
-        db
-          .update(spaces)
-          .set({ deletedAt: sql`coalesce(${spaces.deletedAt}, ${now})`, parentId: null, defaultLevel: sql`coalesce(${spaces.defaultLevel}, ${spaces.accessCap})`, updatedAt: now })
-          .where(inArray(spaces.parentId, ids)),
-      );
-    }
-    for (let i = 0; i < subtree.length; i += CHUNK) statements.push(db.delete(collections).where(inArray(collections.id, subtree.slice(i, i + CHUNK))));
-    await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    // One transaction, the tree walked in SQL (no bound parameter per nested collection): the spaces
+    // go to the trash at the root, keeping the access level they had inside the collections, then
+    // the collections go.
+    await db.batch([
+      db
+        .update(spaces)
+        .set({ deletedAt: sql`coalesce(${spaces.deletedAt}, ${now})`, parentId: null, defaultLevel: sql`coalesce(${spaces.defaultLevel}, ${spaces.accessCap})`, updatedAt: now })
+        .where(sql`${spaces.parentId} in (${subtreeSql(collectionId)})`),
+      db.delete(collections).where(sql`${collections.id} in (${subtreeSql(collectionId)})`),
+    ]);
     return c.body(null, 204);
   })
   .openapi(listCollectionSpacesRoute, async (c) => {
@@ -201,10 +207,12 @@ export const collectionsRouter = createRouter()
     const { collectionId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    await requireCollection(db, collectionId, userId, RANK.read);
     const role = spaceRoleSql(userId);
     const where = and(eq(spaces.parentId, collectionId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
-    const [rows, [{ total }]] = await db.batch([
+    // The collection (to authorize) and the page in one batch: rows of a collection the caller cannot
+    // see are read but never answered.
+    const [[parent], rows, [{ total }]] = await db.batch([
+      collectionQuery(db, collectionId, userId),
       db
         .select({ space: spaces, rank: role })
         .from(spaces)
@@ -213,6 +221,7 @@ export const collectionsRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(spaces).where(where),
     ]);
+    authorize(parent?.rank, RANK.read, 'Collection');
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.space.position, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
   })
@@ -223,20 +232,26 @@ export const collectionsRouter = createRouter()
     const db = c.get('db');
     const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
     const parentId = body.parent === undefined ? collection.parentId : body.parent;
-    if (parentId !== null) {
+    // A new parent must not be the collection or one of its descendants, and must let the caller create
+    // in it; staying in the same parent checks nothing more (the tree cannot gain a cycle).
+    if (parentId !== null && parentId !== collection.parentId) {
       if ((await collectionSubtree(db, collectionId)).includes(parentId)) {
         throw badRequest('parent: a collection cannot be moved into itself or one of its nested collections');
       }
       await requireParentCollection(db, collection.orgId, parentId, userId, RANK.create);
-    } else if (collection.parentId !== null) {
+    } else if (parentId === null && collection.parentId !== null) {
       await requireOrgRole(db, collection.orgId, userId, RANK.create);
     }
-    const position = await resolvePosition(db, collection.orgId, parentId, collectionId, body.position);
-    await db.batch([
+    // At the end of the parent unless a position is given: computed inside the update, no separate read.
+    const position = body.position
+      ? await resolvePosition(db, collection.orgId, parentId, collectionId, body.position)
+      : appendPositionSql(collection.orgId, parentId);
+    const [, , , moved] = await db.batch([
       db.update(collections).set({ parentId, position, updatedAt: nowIso() }).where(eq(collections.id, collectionId)),
       ...refreshOrgAccessCaps(db, collection.orgId),
+      collectionQuery(db, collectionId, userId),
     ]);
-    const row = await reload(db, collectionId, userId);
+    const row = written(moved);
     return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(transferCollectionRoute, async (c) => {
@@ -247,13 +262,14 @@ export const collectionsRouter = createRouter()
     const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
     await requireTransferTarget(db, collection.orgId, organization, userId, RANK.admin);
     const subtree = await collectionSubtree(db, collectionId);
-    const contained = await db.select({ id: spaces.id }).from(spaces).where(inArray(spaces.parentId, subtree)).all();
-    const position = await resolvePosition(db, organization, null, null, undefined);
-    await db.batch([
-      db.update(collections).set({ parentId: null, position }).where(eq(collections.id, collectionId)),
-      ...transferStatements(db, collection.orgId, organization, subtree, contained.map((s) => s.id)),
+    // Walked in SQL: an `in (...)` over the subtree would exceed D1's 100 bound parameters for large trees.
+    const contained = await subtreeSpaceIds(db, collectionId);
+    const results: unknown[] = await db.batch([
+      db.update(collections).set({ parentId: null, position: appendPositionSql(organization, null) }).where(eq(collections.id, collectionId)),
+      ...transferStatements(db, collection.orgId, organization, subtree, contained),
+      collectionQuery(db, collectionId, userId),
     ]);
-    const row = await reload(db, collectionId, userId);
+    const row = written(results[results.length - 1] as { collection: CollectionRow; rank: number }[]);
     return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(listOrgCollectionsRoute, async (c) => {
@@ -262,12 +278,13 @@ export const collectionsRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    await requireOrgRole(db, organizationId, userId, RANK.guest);
     const role = collectionRoleSql(userId);
     const filters: (SQL | undefined)[] = [eq(collections.orgId, organizationId), sql`${role} >= ${RANK.read}`];
     if (!query.nested) filters.push(isNull(collections.parentId));
     const where = and(...filters);
-    const [rows, [{ total }]] = await db.batch([
+    // Membership (to authorize) and the page in one batch; a non-member's rows are empty anyway.
+    const [[org], rows, [{ total }]] = await db.batch([
+      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
       db
         .select({ collection: collections, rank: role })
         .from(collections)
@@ -276,6 +293,7 @@ export const collectionsRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(collections).where(where),
     ]);
+    if (!org || org.rank === null) throw new ApiError(404, 'Organization not found');
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.collection.createdAt, r.collection.id], (r) => toCollection(r.collection, r.rank, urls)), 200);
   })
@@ -289,8 +307,7 @@ export const collectionsRouter = createRouter()
     const parentId = body.parent ?? null;
     const now = nowIso();
     const id = newId();
-    const position = await resolvePosition(db, organizationId, parentId, null, undefined);
-    await db.batch([
+    const [, , , created] = await db.batch([
       db.insert(collections).values({
         id,
         orgId: organizationId,
@@ -298,12 +315,14 @@ export const collectionsRouter = createRouter()
         title: body.title || 'Untitled collection',
         description: body.description ?? null,
         defaultLevel: body.defaultLevel === undefined ? null : levelToColumn(body.defaultLevel),
-        position,
+        // After the last sibling, computed inside the insert: no separate read.
+        position: appendPositionSql(organizationId, parentId),
         createdAt: now,
         updatedAt: now,
       }),
       ...refreshOrgAccessCaps(db, organizationId),
+      collectionQuery(db, id, userId),
     ]);
-    const row = await reload(db, id, userId);
+    const row = written(created);
     return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   });
