@@ -10,10 +10,11 @@ import type { ContentPosition } from '../schemas/common';
  * the midpoint, so a move writes one row.
  */
 function siblingsSql(orgId: string, parentId: string | null, excludeId: string | null) {
-  return sql`(select id, position from spaces where org_id = ${orgId} and parent_id is ${parentId} and deleted_at is null
-      and id is not ${excludeId}
+  return sql`(select id, position, 'space' as kind from spaces where org_id = ${orgId} and parent_id is ${parentId}
+      and deleted_at is null and id is not ${excludeId}
     union all
-    select id, position from collections where org_id = ${orgId} and parent_id is ${parentId} and id is not ${excludeId})`;
+    select id, position, 'collection' as kind from collections where org_id = ${orgId} and parent_id is ${parentId}
+      and id is not ${excludeId})`;
 }
 
 /**
@@ -57,7 +58,7 @@ export async function resolvePosition(
     const row = await db.get<{ anchor: number; neighbour: number | null } | undefined>(sql`select a.position as anchor,
         (select ${before ? sql`max(s.position)` : sql`min(s.position)`} from ${siblings} s
           where ${before ? sql`s.position < a.position` : sql`s.position > a.position`}) as neighbour
-      from ${siblings} a where a.id = ${refId}`);
+      from ${siblings} a where a.id = ${refId} and a.kind = ${ref.type}`);
     if (!row) {
       throw badRequest(`Invalid move position: ${ref.type} "${refId}" is not among the siblings in the target parent`);
     }

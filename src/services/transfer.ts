@@ -1,4 +1,4 @@
-import { and, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
@@ -32,7 +32,10 @@ export async function requireTransferTarget(db: Db, sourceOrgId: string, targetO
  */
 export function transferStatements(db: Db, sourceOrgId: string, targetOrgId: string, collectionIds: string[], spaceIds: string[]) {
   const now = new Date().toISOString();
-  const targetMembers = db.select({ userId: orgMembers.userId }).from(orgMembers).where(sql`${orgMembers.orgId} = ${targetOrgId}`);
+  const targetMembers = db
+    .select({ userId: orgMembers.userId })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.orgId, targetOrgId), eq(orgMembers.disabled, false)));
   return [
     ...chunks(collectionIds).map((ids) => db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, ids))),
     ...chunks(spaceIds).flatMap((ids) => [

@@ -51,7 +51,7 @@ const updateCollectionRoute = defineRoute({
     params: CollectionParams,
     ...jsonBody(
       z
-        .object({ title: CollectionTitleSchema, description: CollectionDescriptionSchema, defaultLevel: DefaultLevelSchema })
+        .object({ title: CollectionTitleSchema.min(1), description: CollectionDescriptionSchema, defaultLevel: DefaultLevelSchema })
         .partial()
         .refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' }),
     ),
