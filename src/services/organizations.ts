@@ -4,6 +4,7 @@ import { orgMembers, organizations } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { orgRoleSql } from './access';
+import { authorizeOrg } from './permissions';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -33,9 +34,8 @@ export function organizationQuery(db: Db, orgId: string, userId: string) {
 /** The check of `requireOrgRole` on the rows of `organizationQuery`: non-members 404, members without the role 403. */
 export function checkOrganizationRole(rows: { org: OrganizationRow; rank: number | null }[], needed: number) {
   const row = rows[0];
-  if (!row || row.rank === null) throw new ApiError(404, 'Organization not found');
-  if (row.rank < needed) throw new ApiError(403, 'You do not have permission to do this in this organization');
-  return { org: row.org, rank: row.rank };
+  authorizeOrg(row?.rank, needed);
+  return { org: row.org, rank: row.rank! };
 }
 
 /** Loads the organization and checks the caller's organization role; non-members get 404. */

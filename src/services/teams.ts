@@ -4,8 +4,7 @@ import type { Db } from '../db/client';
 import { orgMembers, teamMembers, teams, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
-import { orgRoleSql } from './access';
-import { authorizeOrg } from './permissions';
+import { orgRoleSql, qualify } from './access';
 import { normalizeEmail } from './users';
 
 /** Values per `in (...)` list: stays under D1's 100 bound parameters per statement. */
@@ -32,29 +31,9 @@ export function orgMemberLookups(db: Db, orgId: string, lookup: { ids?: string[]
   ];
 }
 
-/** The caller's organization role as a statement to batch (no row: not an active member, or no such organization). */
-export function callerOrgRoleQuery(db: Db, orgId: string, callerId: string) {
-  return db
-    .select({ rank: orgMembers.role })
-    .from(orgMembers)
-    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, callerId), eq(orgMembers.disabled, false)))
-    .limit(1);
-}
-
-/** Organization-level check on `callerOrgRoleQuery`'s rows: non-members 404, members without the role 403. */
-export function checkOrgRole(rows: { rank: number }[], needed: number): number {
-  const rank = rows[0]?.rank ?? null;
-  authorizeOrg(rank, needed);
-  return rank!;
-}
-
-/**
- * The outer `teams` row, qualified by hand: drizzle renders a column used inside `sql` in the select
- * list of a single-table query unqualified (`"org_id"`), which a subquery then resolves to its own
- * table (`m.org_id = "org_id"` is `m.org_id = m.org_id`, `g.team_id = "id"` is `g.team_id = s.id`).
- */
-const TEAM_ID = sql.raw('"teams"."id"');
-const TEAM_ORG_ID = sql.raw('"teams"."org_id"');
+/** The outer `teams` row, qualified for use inside correlated subqueries (see services/access). */
+const TEAM_ID = qualify(teams.id);
+const TEAM_ORG_ID = qualify(teams.orgId);
 
 /** Team columns plus the counts and the caller's standing, as one selection. */
 export function teamSelection<E extends Record<string, SQLiteColumn | SQL>>(db: Db, callerId: string, extra?: E) {

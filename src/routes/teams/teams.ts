@@ -10,9 +10,8 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
+import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import {
-  callerOrgRoleQuery,
-  checkOrgRole,
   checkTeam,
   orgMemberLookups,
   requireTeam,
@@ -120,14 +119,14 @@ export const teamsRouter = createRouter()
     const where = and(...filters);
     // The caller's role, the page and the total in one round trip; the role is checked before answering.
     const [role, rows, [{ total }]] = await db.batch([
-      callerOrgRoleQuery(db, organizationId, callerId),
+      organizationQuery(db, organizationId, callerId),
       teamSelection(db, callerId)
         .where(and(where, afterCursor(cursor, teams.createdAt, teams.id)))
         .orderBy(...keysetOrder(teams.createdAt, teams.id))
         .limit(limit + 1),
       db.select({ total: count() }).from(teams).where(where),
     ]);
-    checkOrgRole(role, RANK.read);
+    checkOrganizationRole(role, RANK.read);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.team.createdAt, r.team.id], (r) => toTeam(r, urls)), 200);
   })
@@ -138,8 +137,8 @@ export const teamsRouter = createRouter()
     const db = c.get('db');
     const memberIds = [...new Set(body.members ?? [])];
     // The caller's role and the members' lookup in one round trip, the writes and the read-back in another.
-    const [role, ...found] = await db.batch([callerOrgRoleQuery(db, organizationId, callerId), ...orgMemberLookups(db, organizationId, { ids: memberIds })]);
-    checkOrgRole(role, RANK.admin);
+    const [role, ...found] = await db.batch([organizationQuery(db, organizationId, callerId), ...orgMemberLookups(db, organizationId, { ids: memberIds })]);
+    checkOrganizationRole(role, RANK.admin);
     const known = new Set((found as { id: string }[][]).flat().map((f) => f.id));
     const missing = memberIds.filter((id) => !known.has(id));
     if (missing.length) throw badRequest(`members: ${missing.join(', ')} are not members of this organization`);
@@ -172,9 +171,9 @@ export const teamsRouter = createRouter()
     const callerId = requireUser(c);
     const { organizationId, teamId } = c.req.valid('param');
     const db = c.get('db');
-    const [role, team] = await db.batch([callerOrgRoleQuery(db, organizationId, callerId), teamQuery(db, organizationId, teamId, callerId)]);
+    const [role, team] = await db.batch([organizationQuery(db, organizationId, callerId), teamQuery(db, organizationId, teamId, callerId)]);
     // Outside the organization: 404. A team that is absent, or that the caller cannot see, is answered alike.
-    checkOrgRole(role, RANK.guest);
+    checkOrganizationRole(role, RANK.guest);
     try {
       checkTeam(team, true);
     } catch (error) {
