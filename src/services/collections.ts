@@ -2,8 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { collections } from '../db/schema';
 import { ApiError } from '../lib/errors';
+import { RANK } from '../lib/roles';
 import { collectionRoleSql } from './access';
-import { loadOrganization } from './organizations';
+import { loadOrganization, requireOrgRole } from './organizations';
 import { authorize } from './permissions';
 
 export type CollectionRow = typeof collections.$inferSelect;
@@ -63,4 +64,13 @@ export async function requireParentCollection(db: Db, orgId: string, parentId: s
   }
   if (parent.rank < needed) throw new ApiError(403, 'You cannot create content in the parent collection');
   return parent;
+}
+
+/**
+ * Checks that the caller may create content where an item lands: the `create` role in the parent
+ * collection, or in the organization when the item lands at its root.
+ */
+export async function requireCreateIn(db: Db, orgId: string, parentId: string | null, userId: string) {
+  if (parentId) await requireParentCollection(db, orgId, parentId, userId, RANK.create);
+  else await requireOrgRole(db, orgId, userId, RANK.create);
 }

@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
+import { newId } from '../lib/ids';
+import { nowIso } from '../lib/time';
 import type { Db } from '../db/client';
-import { spaces } from '../db/schema';
+import { revisions, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
-import { spaceRoleSql } from './access';
+import { refreshSpaceAccessCap, spaceRoleSql } from './access';
 import { authorize } from './permissions';
 
 export type SpaceRow = typeof spaces.$inferSelect;
@@ -33,4 +35,21 @@ export function checkSpace(rows: SpaceWithRank[], needed: number, allowDeleted =
 /** Loads a space the caller can see and checks the role `needed` (see checkSpace). */
 export async function requireSpace(db: Db, spaceId: string, userId: string, needed: number, allowDeleted = false) {
   return checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), needed, allowDeleted);
+}
+
+type NewSpace = Omit<typeof spaces.$inferInsert, 'id' | 'revisionId' | 'createdAt' | 'updatedAt' | 'position'> & { position: number | SQL };
+
+/** The statements that create a space with its own empty initial revision and resolved access cap. */
+export function newSpaceStatements(db: Db, fields: NewSpace) {
+  const now = nowIso();
+  const id = newId();
+  const revisionId = newId();
+  return {
+    id,
+    statements: [
+      db.insert(spaces).values({ ...fields, id, revisionId, createdAt: now, updatedAt: now }),
+      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+      refreshSpaceAccessCap(db, id),
+    ] as const,
+  };
 }

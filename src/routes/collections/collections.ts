@@ -9,7 +9,7 @@ import { RANK, levelToColumn } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
-import { ContentPositionSchema, DefaultLevelSchema, IdSchema, listOf, urlContext } from '../../schemas/common';
+import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
 import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
 import {
@@ -18,11 +18,10 @@ import {
   collectionSubtree,
   loadCollection,
   requireCollection,
-  requireParentCollection,
+  requireCreateIn,
   subtreeSpaceIds,
   subtreeSql,
 } from '../../services/collections';
-import { requireOrgRole } from '../../services/organizations';
 import { authorize } from '../../services/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
 import { requireTransferTarget, transferStatements } from '../../services/transfer';
@@ -87,11 +86,7 @@ const moveCollectionRoute = defineRoute({
   summary: 'Move a collection to another parent and/or position',
   request: {
     params: CollectionParams,
-    ...jsonBody(
-      z
-        .object({ parent: z.string().min(1).nullable().optional(), position: ContentPositionSchema.optional() })
-        .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' }),
-    ),
+    ...jsonBody(MoveBodySchema),
   },
   responses: { 200: jsonResponse(CollectionSchema, 'The moved collection') },
 });
@@ -102,7 +97,7 @@ const transferCollectionRoute = defineRoute({
   operationId: 'transferCollection',
   tags,
   summary: 'Transfer a collection with everything in it to another organization you administer',
-  request: { params: CollectionParams, ...jsonBody(z.object({ organization: z.string().min(1) })) },
+  request: { params: CollectionParams, ...jsonBody(TransferBodySchema) },
   responses: { 200: jsonResponse(CollectionSchema, 'The transferred collection') },
 });
 
@@ -234,13 +229,11 @@ export const collectionsRouter = createRouter()
     const parentId = body.parent === undefined ? collection.parentId : body.parent;
     // A new parent must not be the collection or one of its descendants, and must let the caller create
     // in it; staying in the same parent checks nothing more (the tree cannot gain a cycle).
-    if (parentId !== null && parentId !== collection.parentId) {
-      if ((await collectionSubtree(db, collectionId)).includes(parentId)) {
+    if (parentId !== collection.parentId) {
+      if (parentId !== null && (await collectionSubtree(db, collectionId)).includes(parentId)) {
         throw badRequest('parent: a collection cannot be moved into itself or one of its nested collections');
       }
-      await requireParentCollection(db, collection.orgId, parentId, userId, RANK.create);
-    } else if (parentId === null && collection.parentId !== null) {
-      await requireOrgRole(db, collection.orgId, userId, RANK.create);
+      await requireCreateIn(db, collection.orgId, parentId, userId);
     }
     // At the end of the parent unless a position is given: computed inside the update, no separate read.
     const position = body.position
@@ -302,8 +295,7 @@ export const collectionsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    if (body.parent) await requireParentCollection(db, organizationId, body.parent, userId, RANK.create);
-    else await requireOrgRole(db, organizationId, userId, RANK.create);
+    await requireCreateIn(db, organizationId, body.parent ?? null, userId);
     const parentId = body.parent ?? null;
     const now = nowIso();
     const id = newId();

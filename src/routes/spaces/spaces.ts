@@ -1,21 +1,19 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
-import { collections, organizations, revisions, spaces } from '../../db/schema';
+import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
-import { newId } from '../../lib/ids';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK, levelToColumn } from '../../lib/roles';
 import { DAY_MS, nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
-import { ContentPositionSchema, DefaultLevelSchema, IdSchema, SpaceMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
+import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, SpaceMergeRulesSchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
-import { requireParentCollection } from '../../services/collections';
+import { requireCreateIn } from '../../services/collections';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
-import { requireOrgRole } from '../../services/organizations';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
-import { loadSpace, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 import { requireTransferTarget, transferStatements } from '../../services/transfer';
 import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
@@ -130,11 +128,7 @@ const moveSpaceRoute = defineRoute({
   summary: 'Move a space to another collection (or the root) and/or position',
   request: {
     params: SpaceParams,
-    ...jsonBody(
-      z
-        .object({ parent: z.string().min(1).nullable().optional(), position: ContentPositionSchema.optional() })
-        .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' }),
-    ),
+    ...jsonBody(MoveBodySchema),
   },
   responses: { 200: jsonResponse(SpaceSchema, 'The moved space') },
 });
@@ -145,7 +139,7 @@ const transferSpaceRoute = defineRoute({
   operationId: 'transferSpace',
   tags,
   summary: 'Transfer a space to the root of another organization where you can create content',
-  request: { params: SpaceParams, ...jsonBody(z.object({ organization: z.string().min(1) })) },
+  request: { params: SpaceParams, ...jsonBody(TransferBodySchema) },
   responses: { 200: jsonResponse(SpaceSchema, 'The transferred space') },
 });
 
@@ -171,35 +165,19 @@ export const spacesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    if (body.parent) await requireParentCollection(db, organizationId, body.parent, userId, RANK.create);
-    else await requireOrgRole(db, organizationId, userId, RANK.create);
+    await requireCreateIn(db, organizationId, body.parent ?? null, userId);
     const parentId = body.parent ?? null;
-    const now = nowIso();
-    const id = newId();
-    const revisionId = newId();
-    const row = await writeAndReload(
-      db,
-      [
-        db.insert(spaces).values({
-          id,
-          orgId: organizationId,
-          parentId,
-          title: body.title ?? '',
-          emoji: body.emoji ?? '',
-          editMode: body.editMode ?? 'live',
-          language: body.language ?? null,
-          // After the last sibling, computed inside the insert (no extra round trip).
-          position: appendPositionSql(organizationId, parentId),
-          revisionId,
-          createdAt: now,
-          updatedAt: now,
-        }),
-        db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
-        refreshSpaceAccessCap(db, id),
-      ],
-      id,
-      userId,
-    );
+    const created = newSpaceStatements(db, {
+      orgId: organizationId,
+      parentId,
+      title: body.title ?? '',
+      emoji: body.emoji ?? '',
+      editMode: body.editMode ?? 'live',
+      language: body.language ?? null,
+      // After the last sibling, computed inside the insert (no extra round trip).
+      position: appendPositionSql(organizationId, parentId),
+    });
+    const row = await writeAndReload(db, [...created.statements], created.id, userId);
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(listOrgSpacesRoute, async (c) => {
@@ -277,37 +255,21 @@ export const spacesRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
     const { space } = await requireSpace(db, spaceId, userId, RANK.read);
-    if (space.parentId) await requireParentCollection(db, space.orgId, space.parentId, userId, RANK.create);
-    else await requireOrgRole(db, space.orgId, userId, RANK.create);
+    await requireCreateIn(db, space.orgId, space.parentId, userId);
     const position = await resolvePosition(db, space.orgId, space.parentId, null, { after: { type: 'space', space: space.id } });
-    const now = nowIso();
-    const id = newId();
-    const revisionId = newId();
-    const row = await writeAndReload(
-      db,
-      [
-        db.insert(spaces).values({
-          id,
-          orgId: space.orgId,
-          parentId: space.parentId,
-          title: space.title,
-          emoji: space.emoji,
-          visibility: 'private',
-          editMode: space.editMode,
-          mergeRules: space.mergeRules,
-          language: space.language,
-          defaultLevel: space.defaultLevel,
-          position,
-          revisionId,
-          createdAt: now,
-          updatedAt: now,
-        }),
-        db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
-        refreshSpaceAccessCap(db, id),
-      ],
-      id,
-      userId,
-    );
+    const copy = newSpaceStatements(db, {
+      orgId: space.orgId,
+      parentId: space.parentId,
+      title: space.title,
+      emoji: space.emoji,
+      visibility: 'private',
+      editMode: space.editMode,
+      mergeRules: space.mergeRules,
+      language: space.language,
+      defaultLevel: space.defaultLevel,
+      position,
+    });
+    const row = await writeAndReload(db, [...copy.statements], copy.id, userId);
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(restoreSpaceRoute, async (c) => {
@@ -343,8 +305,7 @@ export const spacesRouter = createRouter()
     const db = c.get('db');
     const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
     const parentId = body.parent === undefined ? space.parentId : body.parent;
-    if (parentId !== null && parentId !== space.parentId) await requireParentCollection(db, space.orgId, parentId, userId, RANK.create);
-    if (parentId === null && space.parentId !== null) await requireOrgRole(db, space.orgId, userId, RANK.create);
+    if (parentId !== space.parentId) await requireCreateIn(db, space.orgId, parentId, userId);
     const position = await resolvePosition(db, space.orgId, parentId, spaceId, body.position);
     const row = await writeAndReload(
       db,
