@@ -4,7 +4,7 @@ import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } fro
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { refreshOrgAccessCaps } from './access';
-import { loadOrganization } from './organizations';
+import { organizationQuery } from './organizations';
 
 const CHUNK = 90; // stays under D1's 100 bound parameters per statement
 
@@ -14,15 +14,22 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-/** The target organization of a transfer: the caller must hold `needed` there. */
-export async function requireTransferTarget(db: Db, sourceOrgId: string, targetOrgId: string, userId: string, needed: number) {
+/**
+ * Checks the target organization of a transfer on the rows of `organizationQuery(db, target, caller)`
+ * (run in the caller's batch): the caller must hold `needed` there.
+ */
+export function checkTransferTarget(rows: { rank: number | null }[], sourceOrgId: string, targetOrgId: string, needed: number) {
   if (targetOrgId === sourceOrgId) throw new ApiError(400, 'organization: the content already belongs to this organization');
-  const target = await loadOrganization(db, targetOrgId, userId);
-  if (!target || target.rank === null) throw new ApiError(400, `organization: "${targetOrgId}" does not exist or you are not a member`);
-  if (target.rank < needed) {
+  const rank = rows[0]?.rank ?? null;
+  if (rank === null) throw new ApiError(400, `organization: "${targetOrgId}" does not exist or you are not a member`);
+  if (rank < needed) {
     throw new ApiError(403, needed === RANK.admin ? 'You must be an admin of the target organization' : 'You cannot create content in the target organization');
   }
-  return target.org;
+}
+
+/** The target organization of a transfer, checked with its own query. */
+export async function requireTransferTarget(db: Db, sourceOrgId: string, targetOrgId: string, userId: string, needed: number) {
+  checkTransferTarget(await organizationQuery(db, targetOrgId, userId).all(), sourceOrgId, targetOrgId, needed);
 }
 
 /**

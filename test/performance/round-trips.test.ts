@@ -61,6 +61,7 @@ describe('D1 round trips per request', () => {
 
   it('writes answer in at most 3', async () => {
     const { org, token, spaceIds } = await fixture();
+    const target = await api('POST', '/v1/orgs', { token, body: { title: 'Target' } });
     const writes: Array<[string, string, unknown]> = [
       ['POST', `/v1/orgs/${org.id}/spaces`, { title: 'New' }],
       ['PATCH', `/v1/spaces/${spaceIds[1]}`, { title: 'Renamed' }],
@@ -68,6 +69,8 @@ describe('D1 round trips per request', () => {
       ['POST', `/v1/orgs/${org.id}/collections`, { title: 'New C' }],
       ['POST', `/v1/spaces/${spaceIds[2]}/permissions`, { role: 'read', users: [org.members.comment.id] }],
       ['DELETE', `/v1/spaces/${spaceIds[3]}`, undefined],
+      ['POST', `/v1/spaces/${spaceIds[3]}/restore`, undefined],
+      ['POST', `/v1/spaces/${spaceIds[4]}/transfer`, { organization: target.body.id }],
     ];
     for (const [method, path, body] of writes) {
       const r = await measureRoundTrips(method, path, token, body);

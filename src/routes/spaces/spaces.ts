@@ -11,10 +11,11 @@ import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, SpaceMergeRulesSc
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
 import { requireCreateIn } from '../../services/collections';
+import { organizationQuery } from '../../services/organizations';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
-import { loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
-import { requireTransferTarget, transferStatements } from '../../services/transfer';
+import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { checkTransferTarget, transferStatements } from '../../services/transfer';
 import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
 const tags = ['Spaces'];
@@ -276,17 +277,21 @@ export const spacesRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
-    const { space } = await requireSpace(db, spaceId, userId, RANK.admin, true);
+    // The space and, read alongside, whether its collection still exists (it comes back at the root if not).
+    const [spaceRows, parentRows] = await db.batch([
+      selectSpaceWithRank(db, spaceId, userId),
+      db
+        .select({ id: collections.id })
+        .from(collections)
+        .where(eq(collections.id, sql`(select s.parent_id from spaces s where s.id = ${spaceId})`)),
+    ]);
+    const { space } = checkSpace(spaceRows, RANK.admin, true);
     if (!space.deletedAt) throw badRequest('This space is not deleted');
     if (Date.now() - Date.parse(space.deletedAt) > SPACE_RETENTION_DAYS * DAY_MS) {
       throw badRequest(`Not allowed: only spaces deleted in the last ${SPACE_RETENTION_DAYS} days can be restored`);
     }
-    // Its collection may have been deleted meanwhile: then it comes back at the root.
-    const parent = space.parentId
-      ? await db.select({ id: collections.id }).from(collections).where(eq(collections.id, space.parentId)).get()
-      : undefined;
-    const parentId = parent ? space.parentId : null;
-    const position = await resolvePosition(db, space.orgId, parentId, spaceId, undefined);
+    const parentId = parentRows[0] ? space.parentId : null;
+    const position = appendPositionSql(space.orgId, parentId);
     const row = await writeAndReload(
       db,
       [
@@ -320,9 +325,10 @@ export const spacesRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const { organization } = c.req.valid('json');
     const db = c.get('db');
-    const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
-    await requireTransferTarget(db, space.orgId, organization, userId, RANK.create);
-    const position = await resolvePosition(db, organization, null, null, undefined);
+    const [spaceRows, targetRows] = await db.batch([selectSpaceWithRank(db, spaceId, userId), organizationQuery(db, organization, userId)]);
+    const { space } = checkSpace(spaceRows, RANK.admin);
+    checkTransferTarget(targetRows, space.orgId, organization, RANK.create);
+    const position = appendPositionSql(organization, null);
     const row = await writeAndReload(
       db,
       [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, [], [spaceId])],
