@@ -5,7 +5,7 @@ import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { collectionRoleSql } from './access';
 import { loadOrganization, requireOrgRole } from './organizations';
-import { authorize } from './permissions';
+import { authorize, authorizeOrg } from './permissions';
 
 export type CollectionRow = typeof collections.$inferSelect;
 
@@ -73,4 +73,21 @@ export async function requireParentCollection(db: Db, orgId: string, parentId: s
 export async function requireCreateIn(db: Db, orgId: string, parentId: string | null, userId: string) {
   if (parentId) await requireParentCollection(db, orgId, parentId, userId, RANK.create);
   else await requireOrgRole(db, orgId, userId, RANK.create);
+}
+
+/**
+ * The check of `requireCreateIn` on rows read in the caller's batch (for callers already known to be
+ * members: 400 for a parent that is not a visible collection of the organization, 403 without `create`).
+ */
+export function checkCreateIn(
+  orgId: string,
+  parentId: string | null,
+  parent: { collection: CollectionRow; rank: number } | undefined,
+  orgRank: number | null | undefined,
+) {
+  if (parentId === null) return authorizeOrg(orgRank, RANK.create);
+  if (!parent || parent.collection.orgId !== orgId || parent.rank < RANK.read) {
+    throw new ApiError(400, `parent: collection "${parentId}" does not exist in this organization`);
+  }
+  if (parent.rank < RANK.create) throw new ApiError(403, 'You cannot create content in the parent collection');
 }

@@ -75,6 +75,6 @@ export async function resolvePosition(
 }
 
 /** SQL for "after the last sibling", usable inside an insert of the same batch. */
-export function appendPositionSql(orgId: string, parentId: string | null) {
-  return sql<number>`(select coalesce(max(position), 0) + 1 from ${siblingsSql(orgId, parentId, null)})`;
+export function appendPositionSql(orgId: string, parentId: string | null, excludeId: string | null = null) {
+  return sql<number>`(select coalesce(max(position), 0) + 1 from ${siblingsSql(orgId, parentId, excludeId)})`;
 }

@@ -60,7 +60,7 @@ describe('D1 round trips per request', () => {
   });
 
   it('writes answer in at most 3', async () => {
-    const { org, token, spaceIds } = await fixture();
+    const { org, token, spaceIds, collectionId } = await fixture();
     const target = await api('POST', '/v1/orgs', { token, body: { title: 'Target' } });
     const writes: Array<[string, string, unknown]> = [
       ['POST', `/v1/orgs/${org.id}/spaces`, { title: 'New' }],
@@ -70,6 +70,8 @@ describe('D1 round trips per request', () => {
       ['POST', `/v1/spaces/${spaceIds[2]}/permissions`, { role: 'read', users: [org.members.comment.id] }],
       ['DELETE', `/v1/spaces/${spaceIds[3]}`, undefined],
       ['POST', `/v1/spaces/${spaceIds[3]}/restore`, undefined],
+      ['POST', `/v1/spaces/${spaceIds[1]}/move`, { parent: null }],
+      ['POST', `/v1/spaces/${spaceIds[1]}/move`, { parent: collectionId }],
       ['POST', `/v1/spaces/${spaceIds[4]}/transfer`, { organization: target.body.id }],
     ];
     for (const [method, path, body] of writes) {

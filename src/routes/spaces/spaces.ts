@@ -10,7 +10,7 @@ import { requireUser } from '../../middleware/auth';
 import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, SpaceMergeRulesSchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
-import { requireCreateIn } from '../../services/collections';
+import { checkCreateIn, collectionQuery, requireCreateIn } from '../../services/collections';
 import { organizationQuery } from '../../services/organizations';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
@@ -308,10 +308,19 @@ export const spacesRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { space } = await requireSpace(db, spaceId, userId, RANK.admin);
+    // The space, the parent it may move into and the caller's role in its organization, in one round trip.
+    const [spaceRows, parentRows, orgRows] = await db.batch([
+      selectSpaceWithRank(db, spaceId, userId),
+      collectionQuery(db, typeof body.parent === 'string' ? body.parent : '', userId),
+      db.select({ rank: orgRoleSql(spaces.orgId, userId) }).from(spaces).where(eq(spaces.id, spaceId)),
+    ]);
+    const { space } = checkSpace(spaceRows, RANK.admin);
     const parentId = body.parent === undefined ? space.parentId : body.parent;
-    if (parentId !== space.parentId) await requireCreateIn(db, space.orgId, parentId, userId);
-    const position = await resolvePosition(db, space.orgId, parentId, spaceId, body.position);
+    if (parentId !== space.parentId) checkCreateIn(space.orgId, parentId, parentRows[0], orgRows[0]?.rank);
+    // At the end of the parent unless a position is given: computed inside the update, no separate read.
+    const position = body.position
+      ? await resolvePosition(db, space.orgId, parentId, spaceId, body.position)
+      : appendPositionSql(space.orgId, parentId, spaceId);
     const row = await writeAndReload(
       db,
       [db.update(spaces).set({ parentId, position, updatedAt: nowIso() }).where(eq(spaces.id, spaceId)), refreshSpaceAccessCap(db, spaceId)],
