@@ -34,21 +34,6 @@ export async function requireCollection(db: Db, collectionId: string, userId: st
   return row!;
 }
 
-/** Ids of a collection and every collection nested in it, at any depth. */
-export async function collectionSubtree(db: Db, collectionId: string): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(subtreeSql(collectionId));
-  return rows.map((r) => r.id);
-}
-
-/**
- * Ids of the spaces (live or in the trash) in a collection or any collection nested in it, in one
- * query: the tree is walked in SQL, so its size never meets D1's limit of bound parameters.
- */
-export async function subtreeSpaceIds(db: Db, collectionId: string): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(sql`select s.id from spaces s where s.parent_id in (${subtreeSql(collectionId)})`);
-  return rows.map((r) => r.id);
-}
-
 /**
  * The parent collection of a new or moved item: must be visible and allow creating in it.
  * A caller who is not a member of the organization gets the organization's 404 (as without a

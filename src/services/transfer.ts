@@ -1,18 +1,10 @@
-import { and, eq, inArray, notInArray } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { refreshOrgAccessCaps } from './access';
 import { organizationQuery } from './organizations';
-
-const CHUNK = 90; // stays under D1's 100 bound parameters per statement
-
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
 
 /**
  * Checks the target organization of a transfer on the rows of `organizationQuery(db, target, caller)`
@@ -27,29 +19,30 @@ export function checkTransferTarget(rows: { rank: number | null }[], sourceOrgId
   }
 }
 
-/** The target organization of a transfer, checked with its own query. */
-export async function requireTransferTarget(db: Db, sourceOrgId: string, targetOrgId: string, userId: string, needed: number) {
-  checkTransferTarget(await organizationQuery(db, targetOrgId, userId).all(), sourceOrgId, targetOrgId, needed);
-}
-
 /**
  * Statements moving collections and spaces to another organization, as one transaction: team grants
- * do not cross organizations (teams belong to the source), user grants survive only for members of
- * the target, and both organizations' access caps are recomputed.
+ * do not cross organizations (teams belong to the source), user grants survive only for active members
+ * of the target, and both organizations' access caps are recomputed. What moves is given as subqueries
+ * selecting ids, so a tree of any size costs no read beforehand and no bound parameter per item.
  */
-export function transferStatements(db: Db, sourceOrgId: string, targetOrgId: string, collectionIds: string[], spaceIds: string[]) {
+export function transferStatements(
+  db: Db,
+  sourceOrgId: string,
+  targetOrgId: string,
+  scope: { collectionIds?: SQL; spaceIds: SQL },
+) {
   const now = new Date().toISOString();
+  const collectionIds = scope.collectionIds && sql`(${scope.collectionIds})`;
+  const spaceIds = sql`(${scope.spaceIds})`;
   const targetMembers = db
     .select({ userId: orgMembers.userId })
     .from(orgMembers)
     .where(and(eq(orgMembers.orgId, targetOrgId), eq(orgMembers.disabled, false)));
   return [
-    ...chunks(collectionIds).map((ids) => db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, ids))),
-    ...chunks(spaceIds).flatMap((ids) => [
-      db.update(spaces).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(spaces.id, ids)),
-      db.delete(spaceTeamGrants).where(inArray(spaceTeamGrants.spaceId, ids)),
-      db.delete(spaceUserGrants).where(and(inArray(spaceUserGrants.spaceId, ids), notInArray(spaceUserGrants.userId, targetMembers))),
-    ]),
+    ...(collectionIds ? [db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, collectionIds))] : []),
+    db.update(spaces).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(spaces.id, spaceIds)),
+    db.delete(spaceTeamGrants).where(inArray(spaceTeamGrants.spaceId, spaceIds)),
+    db.delete(spaceUserGrants).where(and(inArray(spaceUserGrants.spaceId, spaceIds), notInArray(spaceUserGrants.userId, targetMembers))),
     ...refreshOrgAccessCaps(db, sourceOrgId),
     ...refreshOrgAccessCaps(db, targetOrgId),
   ];

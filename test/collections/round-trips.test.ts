@@ -57,10 +57,11 @@ describe('collections: D1 round trips per request', () => {
     const sibling = await createSpace(token, org.id, parent);
     const target = await createOrg(org.owner);
     const cases: Array<[string, unknown, number]> = [
+      // An explicit position reads its anchor and neighbour once the target parent is known: one more.
       [`/v1/collections/${coll}/move`, { position: { before: { type: 'space', space: sibling.id } } }, 4],
-      [`/v1/collections/${coll}/move`, { parent: other.id }, 5],
-      [`/v1/collections/${coll}/move`, { parent: null }, 4],
-      [`/v1/collections/${parent}/transfer`, { organization: target }, 6],
+      [`/v1/collections/${coll}/move`, { parent: other.id }, 3],
+      [`/v1/collections/${coll}/move`, { parent: null }, 3],
+      [`/v1/collections/${parent}/transfer`, { organization: target }, 3],
     ];
     for (const [path, body, budget] of cases) {
       const r = await measureRoundTrips('POST', path, token, body);

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -14,17 +14,17 @@ import { SpaceSchema, toSpace } from '../../schemas/space';
 import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
 import {
   type CollectionRow,
+  checkCreateIn,
   collectionQuery,
-  collectionSubtree,
   loadCollection,
   requireCollection,
   requireCreateIn,
-  subtreeSpaceIds,
   subtreeSql,
 } from '../../services/collections';
+import { organizationQuery } from '../../services/organizations';
 import { authorize } from '../../services/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
-import { requireTransferTarget, transferStatements } from '../../services/transfer';
+import { checkTransferTarget, transferStatements } from '../../services/transfer';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
@@ -225,15 +225,26 @@ export const collectionsRouter = createRouter()
     const { collectionId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
+    // The collection, the named parent (and whether it lies inside the collection's own subtree) and the
+    // caller's role in the organization, in one round trip.
+    const namedParent = typeof body.parent === 'string' ? body.parent : '';
+    const [collectionRows, parentRows, cycleRows, orgRows] = await db.batch([
+      collectionQuery(db, collectionId, userId),
+      collectionQuery(db, namedParent, userId),
+      db
+        .select({ id: collections.id })
+        .from(collections)
+        .where(and(eq(collections.id, namedParent), inArray(collections.id, sql`(${subtreeSql(collectionId)})`))),
+      db.select({ rank: orgRoleSql(collections.orgId, userId) }).from(collections).where(eq(collections.id, collectionId)),
+    ]);
+    authorize(collectionRows[0]?.rank, RANK.admin, 'Collection');
+    const { collection } = collectionRows[0];
     const parentId = body.parent === undefined ? collection.parentId : body.parent;
     // A new parent must not be the collection or one of its descendants, and must let the caller create
     // in it; staying in the same parent checks nothing more (the tree cannot gain a cycle).
     if (parentId !== collection.parentId) {
-      if (parentId !== null && (await collectionSubtree(db, collectionId)).includes(parentId)) {
-        throw badRequest('parent: a collection cannot be moved into itself or one of its nested collections');
-      }
-      await requireCreateIn(db, collection.orgId, parentId, userId);
+      if (cycleRows.length > 0) throw badRequest('parent: a collection cannot be moved into itself or one of its nested collections');
+      checkCreateIn(collection.orgId, parentId, parentRows[0], orgRows[0]?.rank);
     }
     // At the end of the parent unless a position is given: computed inside the update, no separate read.
     const position = body.position
@@ -252,14 +263,17 @@ export const collectionsRouter = createRouter()
     const { collectionId } = c.req.valid('param');
     const { organization } = c.req.valid('json');
     const db = c.get('db');
-    const { collection } = await requireCollection(db, collectionId, userId, RANK.admin);
-    await requireTransferTarget(db, collection.orgId, organization, userId, RANK.admin);
-    const subtree = await collectionSubtree(db, collectionId);
-    // Walked in SQL: an `in (...)` over the subtree would exceed D1's 100 bound parameters for large trees.
-    const contained = await subtreeSpaceIds(db, collectionId);
+    const [collectionRows, targetRows] = await db.batch([collectionQuery(db, collectionId, userId), organizationQuery(db, organization, userId)]);
+    authorize(collectionRows[0]?.rank, RANK.admin, 'Collection');
+    const { collection } = collectionRows[0];
+    checkTransferTarget(targetRows, collection.orgId, organization, RANK.admin);
+    // The tree is walked in SQL inside the statements: no read beforehand, no bound parameter per item.
     const results: unknown[] = await db.batch([
       db.update(collections).set({ parentId: null, position: appendPositionSql(organization, null) }).where(eq(collections.id, collectionId)),
-      ...transferStatements(db, collection.orgId, organization, subtree, contained),
+      ...transferStatements(db, collection.orgId, organization, {
+        collectionIds: subtreeSql(collectionId),
+        spaceIds: sql`select s.id from spaces s where s.parent_id in (${subtreeSql(collectionId)})`,
+      }),
       collectionQuery(db, collectionId, userId),
     ]);
     const row = written(results[results.length - 1] as { collection: CollectionRow; rank: number }[]);

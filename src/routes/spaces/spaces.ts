@@ -340,7 +340,7 @@ export const spacesRouter = createRouter()
     const position = appendPositionSql(organization, null);
     const row = await writeAndReload(
       db,
-      [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, [], [spaceId])],
+      [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, { spaceIds: sql`select ${spaceId}` })],
       spaceId,
       userId,
     );
