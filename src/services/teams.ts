@@ -1,34 +1,25 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { orgMembers, teamMembers, teams, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
+import { valuesOf } from '../lib/sql-lists';
 import { orgRoleSql, qualify } from './access';
 import { normalizeEmail } from './users';
 
-/** Values per `in (...)` list: stays under D1's 100 bound parameters per statement. */
-const CHUNK = 90;
-
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
-
 /**
- * Statements finding the organization's members among the given user ids and emails: one per chunk,
- * to run in a `db.batch` with others (one round trip whatever their number). Flatten the results.
+ * The organization's members among the given user ids and emails, as one statement to run in a
+ * `db.batch` with others (the lists travel as JSON parameters, whatever their length).
  */
-export function orgMemberLookups(db: Db, orgId: string, lookup: { ids?: string[]; emails?: string[] }) {
+export function orgMembersAmong(db: Db, orgId: string, lookup: { ids?: string[]; emails?: string[] }) {
   const ids = [...new Set(lookup.ids ?? [])];
   const emails = [...new Set((lookup.emails ?? []).map(normalizeEmail))];
-  const select = () =>
-    db.select({ id: users.id, email: users.email }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId));
-  return [
-    ...chunks(ids).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.id, part)))),
-    ...chunks(emails).map((part) => select().where(and(eq(orgMembers.orgId, orgId), inArray(users.email, part)))),
-  ];
+  return db
+    .select({ id: users.id, email: users.email })
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), or(inArray(users.id, valuesOf(ids)), inArray(users.email, valuesOf(emails)))));
 }
 
 /** The outer `teams` row, qualified for use inside correlated subqueries (see services/access). */

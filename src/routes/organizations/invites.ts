@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { valuesOf } from '../../lib/sql-lists';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK, roleToRank } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
@@ -111,14 +112,13 @@ export const invitesRouter = createRouter()
       explicit.set(email, typeof entry === 'string' ? undefined : roleToRank(entry.role));
     }
     const emails = [...explicit.keys()];
-    // Membership and the accounts of these emails in one round trip; the emails travel as one JSON
-    // parameter, so their number never meets D1's bound-parameter limit.
+    // Membership and the accounts of these emails in one round trip.
     const [orgRows, existing] = await db.batch([
       organizationQuery(db, organizationId, callerId),
       db
         .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
         .from(users)
-        .where(sql`${users.email} in (select value from json_each(${JSON.stringify(emails)}))`),
+        .where(inArray(users.email, valuesOf(emails))),
     ]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
     const fallbackRank = body.role !== undefined ? roleToRank(body.role) : (org.defaultRole ?? RANK.guest);

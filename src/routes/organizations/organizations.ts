@@ -19,6 +19,7 @@ import {
   toOrganization,
 } from '../../schemas/organization';
 import { orgRoleSql } from '../../services/access';
+import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/merge-rules';
 import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
 
@@ -144,25 +145,6 @@ async function withHostname<T>(hostname: string | null | undefined, write: () =>
   }
 }
 
-/** The user ids named in merge rules (deduplicated). */
-function mergeRuleUsers(rules: z.infer<typeof StandaloneMergeRulesSchema> | undefined): string[] {
-  if (!rules || rules.type !== 'rules') return [];
-  return [...new Set(rules.rules.flatMap((r) => ('users' in r ? r.users : [])))];
-}
-
-/**
- * The ids among `named` that are not members of the organization, as a statement to batch. The ids
- * travel as one JSON parameter: merge rules can name thousands of users, far over D1's limit of
- * 100 bound parameters per statement.
- */
-function nonMembersQuery(db: Db, orgId: string, named: string[]) {
-  // A query builder rather than `db.all(sql)`: drizzle's D1 batch cannot bind parameters of raw SQL.
-  return db
-    .select({ id: sql<string>`value` })
-    .from(sql`json_each(${JSON.stringify(named)})`)
-    .where(sql`value not in (select user_id from org_members where org_id = ${orgId})`);
-}
-
 export const organizationsRouter = createRouter()
   .openapi(listOrganizationsRoute, async (c) => {
     const userId = requireUser(c);
@@ -225,7 +207,6 @@ export const organizationsRouter = createRouter()
     const db = c.get('db');
     // Membership, the hostname's owner and the merge rules' non-members in one round trip;
     // a statement with nothing to check selects nothing.
-    const named = mergeRuleUsers(body.mergeRules);
     const [orgRows, hostnameOwners, missing] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
@@ -233,13 +214,11 @@ export const organizationsRouter = createRouter()
         .from(organizations)
         .where(body.hostname ? eq(organizations.hostname, body.hostname) : sql`0`)
         .limit(1),
-      nonMembersQuery(db, organizationId, named),
+      mergeRuleNonMembersQuery(db, organizationId, body.mergeRules),
     ]);
     const { org, rank } = checkOrganizationRole(orgRows, RANK.admin);
     if (body.hostname && hostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.hostname);
-    if (missing.length) {
-      throw badRequest(`mergeRules: users ${missing.map((m) => m.id).join(', ')} are not members of this organization`);
-    }
+    checkMergeRuleMembers(missing);
     if (body.defaultContent) {
       // A site must exist in this organization to be its default content; docs sites are not
       // part of this deployment yet, so no site id can be valid.

@@ -5,6 +5,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '..
 import { ApiError, badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK, rankToRole, roleToRank } from '../../lib/roles';
+import { valuesOf } from '../../lib/sql-lists';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
@@ -118,18 +119,15 @@ const aggregateRoute = defineRoute({
 
 type RouteDb = Parameters<typeof requireSpace>[0];
 
-/** Values of `ids` as one JSON parameter, so a long list never exceeds D1's bound-parameter limit. */
-const jsonIds = (ids: string[]) => sql`(select value from json_each(${JSON.stringify(ids)}))`;
-
 function existingUsers(db: RouteDb, userIds: string[]) {
-  return db.select({ id: users.id }).from(users).where(inArray(users.id, jsonIds(userIds)));
+  return db.select({ id: users.id }).from(users).where(inArray(users.id, valuesOf(userIds)));
 }
 
 function teamsOfSpaceOrg(db: RouteDb, spaceId: string, teamIds: string[]) {
   return db
     .select({ id: teams.id })
     .from(teams)
-    .where(and(inArray(teams.id, jsonIds(teamIds)), sql`${teams.orgId} = (select s.org_id from spaces s where s.id = ${spaceId})`));
+    .where(and(inArray(teams.id, valuesOf(teamIds)), sql`${teams.orgId} = (select s.org_id from spaces s where s.id = ${spaceId})`));
 }
 
 function assertAllFound(wanted: string[], found: { id: string }[], message: (missing: string) => string) {

@@ -10,7 +10,7 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { toMember } from '../../schemas/member';
 import { TeamMemberRoleSchema, TeamMemberSchema } from '../../schemas/team';
 import { memberSelection } from '../../services/members';
-import { checkTeam, orgMemberLookups, requireTeam, requireTeamToLeave, teamMembershipKey, teamQuery } from '../../services/teams';
+import { checkTeam, orgMembersAmong, requireTeam, requireTeamToLeave, teamMembershipKey, teamQuery } from '../../services/teams';
 import { normalizeEmail } from '../../services/users';
 
 const tags = ['Teams'];
@@ -85,12 +85,11 @@ async function manageTeamWithMembers(
   fields: Record<string, string[]>,
 ): Promise<Record<string, Map<string, string>>> {
   const refs = Object.values(fields).flat();
-  const [team, ...lookups] = await db.batch([
+  const [team, found] = await db.batch([
     teamQuery(db, orgId, teamId, callerId),
-    ...orgMemberLookups(db, orgId, { ids: refs.filter((r) => !r.includes('@')), emails: refs.filter((r) => r.includes('@')) }),
+    orgMembersAmong(db, orgId, { ids: refs.filter((r) => !r.includes('@')), emails: refs.filter((r) => r.includes('@')) }),
   ]);
   checkTeam(team, true);
-  const found = (lookups as { id: string; email: string }[][]).flat();
   const byId = new Map(found.map((f) => [f.id, f.id]));
   const byEmail = new Map(found.map((f) => [f.email, f.id]));
   const resolved: Record<string, Map<string, string>> = {};

@@ -13,7 +13,7 @@ import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import {
   checkTeam,
-  orgMemberLookups,
+  orgMembersAmong,
   requireTeam,
   teamQuery,
   teamSelection,
@@ -137,9 +137,9 @@ export const teamsRouter = createRouter()
     const db = c.get('db');
     const memberIds = [...new Set(body.members ?? [])];
     // The caller's role and the members' lookup in one round trip, the writes and the read-back in another.
-    const [role, ...found] = await db.batch([organizationQuery(db, organizationId, callerId), ...orgMemberLookups(db, organizationId, { ids: memberIds })]);
+    const [role, found] = await db.batch([organizationQuery(db, organizationId, callerId), orgMembersAmong(db, organizationId, { ids: memberIds })]);
     checkOrganizationRole(role, RANK.admin);
-    const known = new Set((found as { id: string }[][]).flat().map((f) => f.id));
+    const known = new Set(found.map((f) => f.id));
     const missing = memberIds.filter((id) => !known.has(id));
     if (missing.length) throw badRequest(`members: ${missing.join(', ')} are not members of this organization`);
     const now = nowIso();
