@@ -111,7 +111,15 @@ export interface DocumentInlineLink {
   data: { ref: ContentRef };
   nodes: Array<DocumentText | DocumentInlineImage>;
 }
-export type DocumentInline = DocumentInlineLink | DocumentInlineImage;
+/** A variable read when the page is rendered (`space.vars.version`); GitBook writes it as `{{ ... }}`. */
+export interface DocumentInlineExpression {
+  object: 'inline';
+  type: 'expression';
+  key?: string;
+  isVoid: true;
+  data: { expression: string };
+}
+export type DocumentInline = DocumentInlineLink | DocumentInlineImage | DocumentInlineExpression;
 /** What a paragraph or heading holds. */
 export type DocumentInlineContent = DocumentText | DocumentInline;
 
@@ -240,6 +248,12 @@ export interface DocumentBlockTable extends BlockBase<'table'> {
   fragments: Array<DocumentFragment<TableCellBlock>>;
 }
 
+/** Content kept once and shown wherever it is referenced; GitBook's Markdown writes `{% include %}`. */
+export interface DocumentBlockReusableContent extends BlockBase<'reusable-content'> {
+  isVoid: true;
+  data: { ref: ContentRefReusableContent };
+}
+
 export type EssentialBlock =
   | DocumentBlockParagraph
   | DocumentBlockHeading
@@ -256,8 +270,16 @@ export type TopLevelBlock =
   | DocumentBlockImages
   | DocumentBlockFile
   | DocumentBlockCode
-  | DocumentBlockTable;
-export type TableCellBlock = Exclude<TopLevelBlock, DocumentBlockTable>;
+  | DocumentBlockTable
+  | DocumentBlockReusableContent;
+/** GitBook would accept reusable content in a cell too; we keep it top-level, where it is resolved. */
+export type TableCellBlock =
+  | EssentialBlock
+  | DocumentBlockQuote
+  | DocumentBlockHint
+  | DocumentBlockImages
+  | DocumentBlockFile
+  | DocumentBlockCode;
 /** Any block that can appear in a document we support. */
 export type DocumentBlock = TopLevelBlock | DocumentBlockListItem | DocumentBlockCodeLine | DocumentBlockImage;
 
@@ -280,8 +302,17 @@ export const ESSENTIAL_BLOCK_TYPES = [
 export const QUOTE_CHILD_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'blockquote'] as const;
 export const HINT_CHILD_TYPES = ESSENTIAL_BLOCK_TYPES;
 export const LIST_ITEM_CHILD_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'code', 'hint', 'blockquote', 'table'] as const;
-export const TOP_LEVEL_BLOCK_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'blockquote', 'hint', 'images', 'file', 'code', 'table'] as const;
-export const TABLE_CELL_CHILD_TYPES = TOP_LEVEL_BLOCK_TYPES.filter((t) => t !== 'table');
+export const TOP_LEVEL_BLOCK_TYPES = [
+  ...ESSENTIAL_BLOCK_TYPES,
+  'blockquote',
+  'hint',
+  'images',
+  'file',
+  'code',
+  'table',
+  'reusable-content',
+] as const;
+export const TABLE_CELL_CHILD_TYPES = TOP_LEVEL_BLOCK_TYPES.filter((t) => t !== 'table' && t !== 'reusable-content');
 export type TopLevelBlockType = (typeof TOP_LEVEL_BLOCK_TYPES)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -396,8 +427,15 @@ const linkSchema = z.looseObject({
   data: z.looseObject({ ref: contentRefSchema }),
   nodes: z.array(linkChildSchema),
 });
-const inlineSchema = z.discriminatedUnion('type', [linkSchema, inlineImageSchema], {
-  error: unknownTypeError('inline', 'type', ['link', 'inline-image']),
+const expressionSchema = z.looseObject({
+  object: z.literal('inline'),
+  type: z.literal('expression'),
+  key,
+  isVoid: z.literal(true),
+  data: z.looseObject({ expression: z.string() }),
+});
+const inlineSchema = z.discriminatedUnion('type', [linkSchema, inlineImageSchema, expressionSchema], {
+  error: unknownTypeError('inline', 'type', ['link', 'inline-image', 'expression']),
 });
 const inlineContentSchema: z.ZodType<DocumentInlineContent> = z.discriminatedUnion('object', [textSchema, inlineSchema], {
   error: unknownTypeError('node', 'object', ['text', 'inline']),
@@ -583,6 +621,14 @@ const tableSchema = z.looseObject({
   },
 });
 
+const reusableContentSchema = z.looseObject({
+  object: z.literal('block'),
+  type: z.literal('reusable-content'),
+  key,
+  isVoid: z.literal(true),
+  data: z.looseObject({ ref: refReusable }),
+});
+
 const BLOCK_SCHEMAS = {
   paragraph: paragraphSchema,
   heading: headingSchema,
@@ -596,6 +642,7 @@ const BLOCK_SCHEMAS = {
   file: fileSchema,
   code: codeSchema,
   table: tableSchema,
+  'reusable-content': reusableContentSchema,
 } as const;
 
 /** One union per place in the tree, so that "a code block inside a hint" is reported as such. */

@@ -1,9 +1,9 @@
 /**
  * Markdown -> rich-text document. Parsing is remark's (CommonMark + GFM tables, strikethrough, task
  * lists, autolinks and footnotes + YAML frontmatter); this module only maps the resulting mdast tree
- * onto GitBook's block model. GitBook's block tags (`{% hint %}`, `{% file %}`, `{% code %}`) are not
- * Markdown: see `isolateTagLines` and `groupTags` for how they are recognized without a parser of
- * our own.
+ * onto GitBook's block model. GitBook's block tags (`{% hint %}`, `{% file %}`, `{% code %}`,
+ * `{% include %}`) are not Markdown: see `isolateTagLines` and `groupTags` for how they are
+ * recognized without a parser of our own.
  *
  * Nothing is dropped. What GitBook's model cannot hold stays visible: raw HTML as code, footnotes and
  * unused link definitions as text, tags without their pair as text, headings 4 to 6 as heading 3,
@@ -45,6 +45,7 @@ import {
   type DocumentBlockImage,
   type DocumentBlockListItem,
   type DocumentBlockParagraph,
+  type DocumentBlockReusableContent,
   type DocumentBlockTable,
   type DocumentFragment,
   type DocumentInline,
@@ -164,10 +165,15 @@ function normalizePagePath(segments: string[]): string {
 // ---------------------------------------------------------------------------------------------
 // GitBook block tags
 
-/** GitBook's Markdown wraps some blocks in tags: `{% hint style="info" %}` ... `{% endhint %}`. */
-export const BLOCK_TAG_NAMES = ['hint', 'file', 'code'] as const;
+/** Tags that wrap content: `{% hint style="info" %}` ... `{% endhint %}`. */
+const PAIRED_TAG_NAMES = ['hint', 'file', 'code'] as const;
+/** Tags that stand alone, with no end tag: `{% include "<reusable content id>" %}`. */
+const SINGLE_TAG_NAMES = ['include'] as const;
+/** GitBook's Markdown writes some blocks as tags. */
+export const BLOCK_TAG_NAMES = [...PAIRED_TAG_NAMES, ...SINGLE_TAG_NAMES] as const;
 type BlockTagName = (typeof BLOCK_TAG_NAMES)[number];
-const TAG = String.raw`\{%[ \t]*(end)?(hint|file|code)\b([^\n]*?)%\}`;
+// Single tags have no `end` form: `{% endinclude %}` is text, not a tag line to isolate.
+const TAG = String.raw`\{%[ \t]*(?:(end)?(${PAIRED_TAG_NAMES.join('|')})|(${SINGLE_TAG_NAMES.join('|')}))\b([^\n]*?)%\}`;
 /** A tag alone on its line, possibly inside block quotes (`> `) or indented in a list item. */
 const TAG_LINE = new RegExp(String.raw`^((?:[ \t]*>)*)[ \t]*${TAG}[ \t]*$`);
 const TAG_ONLY = new RegExp(String.raw`^${TAG}$`);
@@ -225,7 +231,18 @@ function readTag(node: FlowNode, source: string) {
   const text = source.slice(node.position.start.offset, node.position.end.offset).trim();
   const match = TAG_ONLY.exec(text);
   if (!match) return null;
-  return { closing: Boolean(match[1]), name: match[2] as BlockTagName, attributes: readAttributes(match[3]) };
+  if (match[3]) {
+    const target = readIncludeTarget(match[4]);
+    // An include that names nothing is kept as the text it is.
+    return target ? { closing: false, single: true, name: match[3] as BlockTagName, attributes: { target } } : null;
+  }
+  return { closing: Boolean(match[1]), single: false, name: match[2] as BlockTagName, attributes: readAttributes(match[4]) };
+}
+
+/** The quoted argument of `{% include "<id>" %}`, quotes written as `&quot;` (as in attributes). */
+function readIncludeTarget(text: string): string | null {
+  const match = /^\s*"([^"]+)"\s*$/.exec(text);
+  return match ? match[1].replace(/&quot;/g, '"') : null;
 }
 
 function readAttributes(text: string): Record<string, string> {
@@ -242,6 +259,10 @@ function groupTags(children: readonly FlowNode[], source: string): FlowNode[] {
   const out: FlowNode[] = [];
   for (let index = 0; index < children.length; index++) {
     const tag = readTag(children[index], source);
+    if (tag?.single) {
+      out.push({ type: 'gitbookTag', name: tag.name, attributes: tag.attributes, children: [] });
+      continue;
+    }
     const end = tag && !tag.closing ? findClosingTag(children, index, tag.name, source) : -1;
     if (!tag || end < 0) {
       out.push(children[index]);
@@ -464,8 +485,11 @@ class Converter {
   private listItem(node: ListItem): DocumentBlockListItem {
     const children = this.flow(node.children);
     // Every top-level type is allowed in a list item except images and files, which `adapt` turns
-    // into paragraphs: nothing has to leave the item.
-    const nodes = (children.length ? children : [plainParagraph('')]).map((child) => adapt(child, LIST_ITEM_CHILD_TYPES) ?? child);
+    // into paragraphs, and reusable content, which GitBook does not allow in a list item: it stays
+    // the tag's text. Nothing has to leave the item.
+    const nodes = (children.length ? children : [plainParagraph('')]).map(
+      (child) => adapt(child, LIST_ITEM_CHILD_TYPES) ?? (child.type === 'reusable-content' ? includeText(child) : child),
+    );
     const data = typeof node.checked === 'boolean' ? { checked: node.checked } : {};
     return { object: 'block', type: 'list-item', isVoid: false, data, nodes: nodes as ListItemChildBlock[] };
   }
@@ -553,6 +577,7 @@ class Converter {
   }
 
   private tagBlock(node: TagBlock): TopLevelBlock[] {
+    if (node.name === 'include') return [reusableContentBlock(node.attributes.target)];
     const children = this.flow(node.children);
     if (node.name === 'hint') {
       const style = HINT_STYLES.includes(node.attributes.style as HintStyle) ? (node.attributes.style as HintStyle) : 'info';
@@ -708,9 +733,19 @@ function inlineText(nodes: readonly DocumentInlineContent[]): string {
   return nodes
     .map((node) => {
       if (node.object === 'text') return node.leaves.map((leaf) => leaf.text).join('');
+      if (node.type === 'expression') return `{{ ${node.data.expression.trim()} }}`;
       return node.type === 'link' ? inlineText(node.nodes) : (node.data.alt ?? '');
     })
     .join('');
+}
+
+function reusableContentBlock(id: string): DocumentBlockReusableContent {
+  return { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: id } } };
+}
+
+/** The include as the author wrote it, for where GitBook allows no reusable content. */
+function includeText(block: DocumentBlockReusableContent): DocumentBlockParagraph {
+  return plainParagraph(`{% include "${block.data.ref.reusableContent.replace(/"/g, '&quot;')}" %}`);
 }
 
 function linkParagraph(ref: ContentRef, text: string): DocumentBlockParagraph {

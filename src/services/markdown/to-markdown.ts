@@ -1,8 +1,9 @@
 /**
  * Rich-text document -> Markdown. The document is mapped onto an mdast tree and remark-stringify
  * (with remark-gfm for tables, strikethrough and task lists) writes it, so escaping is the
- * library's. Hints, files and titled code blocks are written as GitBook's block tags, which
- * `markdownToDocument` reads back.
+ * library's. Hints, files, titled code blocks and reusable content are written as GitBook's block
+ * tags, which `markdownToDocument` reads back. Expressions are written as GitBook writes them,
+ * `{{ space.vars.x }}`, which is read back as text: the value is only known when rendering.
  */
 import type {
   AlignType,
@@ -87,7 +88,20 @@ function blockTag(name: BlockTagNode['name'], attributes: Record<string, string>
   return node as unknown as BlockContent;
 }
 
+/** `{% include "<id>" %}`: a tag with no content and no end tag, so a node of its own. */
+interface IncludeTagNode {
+  type: 'gitbookInclude';
+  target: string;
+}
+
+function includeTag(target: string): BlockContent {
+  const node: IncludeTagNode = { type: 'gitbookInclude', target };
+  return node as unknown as BlockContent;
+}
+
 type Handle = NonNullable<NonNullable<StringifyOptions['handlers']>['paragraph']>;
+
+const writeIncludeTag: Handle = (node: IncludeTagNode) => `{% include "${node.target.replace(/"/g, '&quot;')}" %}`;
 
 /** `{% hint style="info" %}`, the content (indented by the container, as any flow), `{% endhint %}`. */
 const writeBlockTag: Handle = (node: BlockTagNode, _parent, state, info) => {
@@ -113,9 +127,9 @@ const stringifier = unified()
     listItemIndent: 'one',
     incrementListMarker: true,
     // The handlers map is keyed by mdast's node types, which do not include ours.
-    handlers: { gitbookTag: writeBlockTag } as StringifyOptions['handlers'],
+    handlers: { gitbookTag: writeBlockTag, gitbookInclude: writeIncludeTag } as StringifyOptions['handlers'],
     // Text that would read back as a block tag is escaped (`\{% hint %}`).
-    unsafe: [{ character: '{', after: String.raw`%[ \t]*(?:end)?(?:hint|file|code)\b`, atBreak: true }],
+    unsafe: [{ character: '{', after: String.raw`%[ \t]*(?:(?:end)?(?:hint|file|code)|include)\b`, atBreak: true }],
   });
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
@@ -178,6 +192,8 @@ class Writer {
       }
       case 'table':
         return this.table(block);
+      case 'reusable-content':
+        return includeTag(block.data.ref.reusableContent);
       default:
         // Only reachable with a document that skipped `parseDocument`: keep its text rather than fail.
         return { type: 'paragraph', children: [{ type: 'text', value: blockText(block as DocumentBlock) }] };
@@ -276,6 +292,9 @@ class Writer {
     for (const node of nodes) {
       if (node.object === 'text') {
         for (const leaf of node.leaves) if (leaf.text !== '') items.push({ marks: wrapMarks(leaf), leaf });
+      } else if (node.type === 'expression') {
+        // Text, so that remark escapes whatever in the expression would otherwise be Markdown.
+        items.push({ marks: new Set(), leaf: { object: 'leaf', text: expressionText(node.data.expression), marks: [] } });
       } else if (node.type === 'inline-image') {
         const { ref, alt, caption } = node.data;
         items.push({ marks: new Set(), node: { type: 'image', url: this.hrefFor(ref), alt: alt ?? '', title: caption || null } });
@@ -343,10 +362,16 @@ function leavesText(leaves: readonly DocumentTextLeaf[]): string {
   return leaves.map((leaf) => leaf.text).join('');
 }
 
+/** GitBook's Markdown form of an expression. */
+function expressionText(expression: string): string {
+  return `{{ ${expression.trim()} }}`;
+}
+
 function inlineText(nodes: readonly DocumentInlineContent[]): string {
   return nodes
     .map((node) => {
       if (node.object === 'text') return leavesText(node.leaves);
+      if (node.type === 'expression') return expressionText(node.data.expression);
       return node.type === 'link' ? inlineText(node.nodes) : (node.data.alt ?? '');
     })
     .join('');
