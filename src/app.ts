@@ -4,20 +4,26 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppBindings } from './env';
 import { createRouter } from './lib/create-router';
 import { errorResponse, onError } from './lib/errors';
+import { MAX_CONTENT_BATCH_BYTES } from './services/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
+import { changeRequestContentRouter } from './routes/change-request-content/content';
+import { changeRequestsRouter } from './routes/change-requests/change-requests';
 import { collectionsRouter } from './routes/collections/collections';
+import { downloadsRouter } from './routes/files/downloads';
 import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
 import { invitesRouter } from './routes/organizations/invites';
 import { membersRouter } from './routes/organizations/members';
 import { organizationsRouter } from './routes/organizations/organizations';
+import { spaceContentRouter } from './routes/space-content/content';
 import { spaceUsersRouter } from './routes/space-users/permissions';
 import { spacesRouter } from './routes/spaces/spaces';
 import { teamMembersRouter } from './routes/teams/team-members';
 import { teamsRouter } from './routes/teams/teams';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
 
 const ROUTERS = [
   usersRouter,
@@ -30,6 +36,9 @@ const ROUTERS = [
   collectionsRouter,
   spacesRouter,
   spaceUsersRouter,
+  spaceContentRouter,
+  changeRequestsRouter,
+  changeRequestContentRouter,
 ];
 
 /** Turns `/v1/spaces/{spaceId}` into a matcher, to tell an unknown path (404) from a wrong method (405). */
@@ -42,15 +51,15 @@ export function createApp() {
   const app = createRouter();
   app.onError(onError);
   app.use('*', requestContext);
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: DEFAULT_BODY_LIMIT,
-      onError: (c) => errorResponse(c, 413, `Request body is larger than ${DEFAULT_BODY_LIMIT} bytes`),
-    }),
-  );
+  // Content batches may carry files as base64: they get a larger limit than every other body.
+  const limitTo = (maxSize: number) =>
+    bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `Request body is larger than ${maxSize} bytes`) });
+  const defaultLimit = limitTo(DEFAULT_BODY_LIMIT);
+  const contentBatchLimit = limitTo(MAX_CONTENT_BATCH_BYTES);
+  app.use('/v1/*', (c, next) => (CONTENT_BATCH_PATH.test(c.req.path) ? contentBatchLimit(c, next) : defaultLimit(c, next)));
   app.use('/v1/*', authenticate);
   for (const router of ROUTERS) app.route('/v1', router);
+  app.route('/', downloadsRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -7,6 +7,8 @@ export interface Env {
   JOBS: Queue<unknown>;
   SPACE_WRITER: DurableObjectNamespace<SpaceWriter>;
   ADMIN_TOKEN?: string;
+  /** HMAC key of signed file download URLs; ADMIN_TOKEN is used when unset. */
+  FILES_SIGNING_KEY?: string;
   APP_URL?: string;
   AI?: unknown;
 }

@@ -1,23 +1,74 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import type { ContentChange } from '../services/content-batch';
+import {
+  applyChangeRequestContent,
+  mergeChangeRequest,
+  updateChangeRequest,
+  type ChangeRequestTarget,
+  type ContentBatchOutput,
+  type HeadMoveOutput,
+} from '../services/head-moves';
+
+/** What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC). */
+export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 
 /**
- * One instance per space (idFromName(spaceId)). Everything that moves a space's head revision goes
- * through it, so head moves for one space are serialized: the input gate admits one request at a time
- * and each move is a compare-and-set on D1, which a concurrent writer elsewhere cannot slip past.
+ * One instance per space (idFromName(spaceId)). Everything that moves a space's or change request's
+ * head goes through it. D1 calls are not Durable Object storage, so the input gate does not hold
+ * other requests while they wait: an explicit queue runs one head move at a time, each reading the
+ * heads it builds on. Every write is also a compare-and-set on D1, which no other writer can slip past.
  */
 export class SpaceWriter extends DurableObject<Env> {
-  /** Moves the head from `expected` to `next`; false when the head had already moved. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private serialize<T>(work: () => Promise<T>): Promise<WriterResult<T>> {
+    const run = this.tail.then(async (): Promise<WriterResult<T>> => {
+      try {
+        return { ok: true, value: await work() };
+      } catch (error) {
+        if (error instanceof ApiError) return { ok: false, status: error.status, message: error.message };
+        throw error;
+      }
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  applyContent(target: ChangeRequestTarget, changes: ContentChange[]): Promise<WriterResult<ContentBatchOutput>> {
+    return this.serialize(() => applyChangeRequestContent(this.env, target, changes));
+  }
+
+  merge(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
+    return this.serialize(() => mergeChangeRequest(this.env, target));
+  }
+
+  update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
+    return this.serialize(() => updateChangeRequest(this.env, target));
+  }
+
+  /** Moves the space's head from `expected` to `next`; false when the head had already moved. */
   async moveHead(spaceId: string, expected: string, next: string): Promise<boolean> {
-    const result = await this.env.DB.prepare(
-      'update spaces set revision_id = ?1, updated_at = ?2 where id = ?3 and revision_id = ?4 and deleted_at is null',
-    )
-      .bind(next, new Date().toISOString(), spaceId, expected)
-      .run();
-    return result.meta.changes === 1;
+    const result = await this.serialize(async () => {
+      const moved = await this.env.DB.prepare(
+        'update spaces set revision_id = ?1, updated_at = ?2 where id = ?3 and revision_id = ?4 and deleted_at is null',
+      )
+        .bind(next, new Date().toISOString(), spaceId, expected)
+        .run();
+      return moved.meta.changes === 1;
+    });
+    return result.ok && result.value;
   }
 }
 
 export function spaceWriter(env: Env, spaceId: string) {
   return env.SPACE_WRITER.get(env.SPACE_WRITER.idFromName(spaceId));
+}
+
+/** Runs a head move in the space's writer and turns a refusal back into the API error. */
+export async function throughWriter<T>(call: Promise<WriterResult<T>>): Promise<T> {
+  const result = await call;
+  if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
+  return result.value;
 }

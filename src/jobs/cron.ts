@@ -1,6 +1,6 @@
-import { and, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { revisions, spaces } from '../db/schema';
+import { documents, revisions, spaces } from '../db/schema';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 
@@ -9,7 +9,8 @@ const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
 
 /**
  * Permanently removes spaces deleted more than 7 days before `now`, with everything that belongs to
- * them (grants cascade through foreign keys; revisions are removed explicitly). Idempotent.
+ * them (grants and change requests cascade through foreign keys; revisions and the documents no other
+ * revision refers to are removed explicitly). File bytes in R2 are kept: they are shared by content hash. Idempotent.
  */
 export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
   const cutoff = new Date(now - SPACE_RETENTION_DAYS * DAY_MS).toISOString();
@@ -20,7 +21,18 @@ export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
     .all();
   for (let i = 0; i < expired.length; i += PURGE_CHUNK) {
     const ids = expired.slice(i, i + PURGE_CHUNK).map((s) => s.id);
-    await db.batch([db.delete(revisions).where(inArray(revisions.spaceId, ids)), db.delete(spaces).where(inArray(spaces.id, ids))]);
+    const purged = JSON.stringify(ids);
+    await db.batch([
+      // Documents are shared between spaces (duplicates, merges): only those no other revision names go.
+      db.delete(documents).where(sql`${documents.hash} in (
+          select j.value from revisions r, json_tree(r.manifest) j where r.space_id in (select value from json_each(${purged})) and j.key = 'document')
+        and not exists (
+          select 1 from revisions r2, json_tree(r2.manifest) j2
+          where r2.space_id not in (select value from json_each(${purged})) and j2.key = 'document' and j2.value = ${documents.hash})`),
+      db.delete(revisions).where(inArray(revisions.spaceId, ids)),
+      // Change requests and grants go with the space (foreign keys cascade).
+      db.delete(spaces).where(inArray(spaces.id, ids)),
+    ]);
   }
   return expired.length;
 }

@@ -92,3 +92,18 @@ export const MoveBodySchema = z
 export const TransferBodySchema = z.object({
   organization: z.string().min(1).openapi({ description: 'The unique id of the target organization' }),
 });
+
+/** A `true`/`false` query parameter with a default. */
+export function booleanQuery(defaultValue: boolean, description: string) {
+  return z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? defaultValue : v === 'true'))
+    .openapi({ type: 'boolean', description: `${description} (default ${defaultValue})` });
+}
+
+/** `metadata` and `computed`, accepted by every content read. */
+export const ContentQuerySchema = z.object({
+  metadata: booleanQuery(true, 'false omits mutable Git metadata (this deployment has no Git Sync, so there is none to show)'),
+  computed: booleanQuery(true, 'false skips computed content (this deployment has no computed pages)'),
+});

@@ -1,4 +1,4 @@
-import { eq, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids';
 import { nowIso } from '../lib/time';
 import type { Db } from '../db/client';
@@ -39,8 +39,11 @@ export async function requireSpace(db: Db, spaceId: string, userId: string, need
 
 type NewSpace = Omit<typeof spaces.$inferInsert, 'id' | 'revisionId' | 'createdAt' | 'updatedAt' | 'position'> & { position: number | SQL };
 
-/** The statements that create a space with its own empty initial revision and resolved access cap. */
-export function newSpaceStatements(db: Db, fields: NewSpace) {
+/**
+ * The statements that create a space with its own initial revision and resolved access cap. The
+ * revision is empty, or a copy of revision `copyOf`'s manifest (documents and file bytes are shared, not copied).
+ */
+export function newSpaceStatements(db: Db, fields: NewSpace, copyOf?: string) {
   const now = nowIso();
   const id = newId();
   const revisionId = newId();
@@ -48,7 +51,14 @@ export function newSpaceStatements(db: Db, fields: NewSpace) {
     id,
     statements: [
       db.insert(spaces).values({ ...fields, id, revisionId, createdAt: now, updatedAt: now }),
-      db.insert(revisions).values({ id: revisionId, spaceId: id, parents: [], type: 'initial', createdAt: now }),
+      db.insert(revisions).values({
+        id: revisionId,
+        spaceId: id,
+        parents: [],
+        type: 'edits',
+        ...(copyOf ? { manifest: sql`(select r.manifest from revisions r where r.id = ${copyOf})` } : {}),
+        createdAt: now,
+      }),
       refreshSpaceAccessCap(db, id),
     ] as const,
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, seedOrg } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
+import { PNG_1x1, applyChanges, openChangeRequest } from '../helpers/content';
 
 /**
  * DESIGN.md's budget: the number of D1 round trips is the cost that matters. An authenticated read
@@ -79,5 +80,42 @@ describe('D1 round trips per request', () => {
       expect(r.status, `${method} ${path}`).toBeLessThan(300);
       expect(r.roundTrips, `${method} ${path}`).toBeLessThanOrEqual(3);
     }
+  });
+
+  it('content and change request reads answer in at most 2, writes in at most 3', async () => {
+    const { org, token, spaceIds } = await fixture();
+    const spaceId = spaceIds[0];
+    const cr = await openChangeRequest(spaceId, token);
+    const batch = await applyChanges(spaceId, cr.id, token, [
+      { operation: 'insert_files', files: [{ ref: 'a.png', name: 'a.png', contentType: 'image/png', base64: PNG_1x1 }] },
+      { operation: 'insert_page', title: 'One', document: { markdown: 'Hello ![a](./a.png)' } },
+      { operation: 'insert_page', title: 'Two', document: { markdown: 'World' } },
+    ]);
+    const pageId = batch.changes[0].page.id;
+    const fileId = batch.insertedFiles[0].id;
+    const crBase = `/v1/spaces/${spaceId}/change-requests/${cr.number}`;
+    const reads = [
+      `${crBase}`,
+      `${crBase}/content`,
+      `${crBase}/content/pages`,
+      `${crBase}/content/files`,
+      `${crBase}/content/files/${fileId}`,
+      `${crBase}/content/page/${pageId}?format=markdown`,
+      `/v1/spaces/${spaceId}/change-requests?status=open`,
+      `/v1/orgs/${org.id}/change-requests`,
+      `/v1/spaces/${spaceId}/content`,
+      `/v1/spaces/${spaceId}/content/pages`,
+    ];
+    for (const path of reads) {
+      const r = await measureRoundTrips('GET', path, token);
+      expect(r.status, path).toBe(200);
+      expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+    }
+    const create = await measureRoundTrips('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: 'x' });
+    expect(create.status).toBe(201);
+    expect(create.roundTrips).toBeLessThanOrEqual(3);
+    const patch = await measureRoundTrips('PATCH', `${crBase}`, token, { subject: 'y' });
+    expect(patch.status).toBe(200);
+    expect(patch.roundTrips).toBeLessThanOrEqual(3);
   });
 });

@@ -71,7 +71,7 @@ describe('createSpace', () => {
     expect(space.urls.app).toContain(space.id);
     // The revision it points at exists and belongs to it.
     const revision = await env.DB.prepare('select space_id, type from revisions where id = ?').bind(space.revision).first();
-    expect(revision).toEqual({ space_id: space.id, type: 'initial' });
+    expect(revision).toEqual({ space_id: space.id, type: 'edits' });
     // Reading it back gives the same object.
     expect(await getSpace(space.id, org.owner.token)).toEqual(space);
   });

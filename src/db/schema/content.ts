@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from './identity';
 import { organizations } from './organizations';
 import { teams } from './teams';
@@ -64,7 +64,10 @@ export const spaces = sqliteTable(
   ],
 );
 
-/** An immutable snapshot of a space's content; the content engine fills in its manifest. */
+/**
+ * An immutable snapshot of a space's content. `manifest` is the page tree, files, variables and
+ * reusable contents (services/revisions Manifest); page bodies live once in `documents`, by hash.
+ */
 export const revisions = sqliteTable(
   'revisions',
   {
@@ -72,9 +75,59 @@ export const revisions = sqliteTable(
     spaceId: text('space_id').notNull(),
     parents: text('parents', { mode: 'json' }).$type<string[]>().notNull().default([]),
     type: text('type').notNull(),
+    manifest: text('manifest').notNull().default('{"pages":[],"files":[],"variables":{},"reusableContents":[]}'),
+    /** The change request this revision merged (type `merge`). */
+    mergedFrom: text('merged_from'),
     createdAt: text('created_at').notNull(),
   },
   (t) => [index('revisions_space').on(t.spaceId)],
+);
+
+/** Page documents, content-addressed: `hash` is the SHA-256 of `body` (canonical JSON). Shared by revisions and spaces. */
+export const documents = sqliteTable('documents', {
+  hash: text('hash').primaryKey(),
+  body: text('body').notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const changeRequests = sqliteTable(
+  'change_requests',
+  {
+    id: text('id').primaryKey(),
+    spaceId: text('space_id')
+      .notNull()
+      .references(() => spaces.id, { onDelete: 'cascade' }),
+    number: integer('number').notNull(),
+    status: text('status').notNull(),
+    subject: text('subject').notNull().default(''),
+    description: text('description', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    /** Head of the change request's own content. */
+    revisionId: text('revision_id').notNull(),
+    revisionInitial: text('revision_initial').notNull(),
+    revisionMergedAncestor: text('revision_merged_ancestor'),
+    revisionMerged: text('revision_merged'),
+    commentsCount: integer('comments_count').notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex('change_requests_number').on(t.spaceId, t.number),
+    index('change_requests_space_status').on(t.spaceId, t.status, t.updatedAt, t.id),
+    index('change_requests_creator').on(t.createdBy),
+  ],
+);
+
+/** Who edited a change request's content (its creator included): the `contributor` filter. */
+export const changeRequestContributors = sqliteTable(
+  'change_request_contributors',
+  {
+    changeRequestId: text('change_request_id')
+      .notNull()
+      .references(() => changeRequests.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.changeRequestId, t.userId] }), index('change_request_contributors_user').on(t.userId)],
 );
 
 export const spaceUserGrants = sqliteTable(

@@ -269,7 +269,7 @@ export const spacesRouter = createRouter()
       language: space.language,
       defaultLevel: space.defaultLevel,
       position,
-    });
+    }, space.revisionId);
     const row = await writeAndReload(db, [...copy.statements], copy.id, userId);
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })

@@ -1,0 +1,226 @@
+import { z } from '@hono/zod-openapi';
+import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { ListQuerySchema } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { requireUser } from '../../middleware/auth';
+import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-request';
+import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
+import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
+import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema, toRevision, toRevisionPage } from '../../schemas/revision';
+import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
+import type { ContentChange } from '../../services/content-batch';
+import { findFile, pageOfFiles, pageWithContent, readContent, toApiFiles } from '../../services/content-reads';
+import { MAX_CONTENT_BATCH_BYTES } from '../../services/files';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+
+/** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
+const tags = ['Change request content'];
+const Params = z.object({
+  spaceId: IdSchema('spaceId'),
+  changeRequestId: IdSchema('changeRequestId').openapi({ description: 'The change request id, or its number in the space' }),
+});
+const BASE = '/spaces/{spaceId}/change-requests/{changeRequestId}/content';
+
+const getRevisionRoute = defineRoute({
+  method: 'get',
+  path: BASE,
+  operationId: 'getRevisionOfChangeRequestById',
+  tags,
+  summary: "The change request's current revision",
+  request: { params: Params, query: ContentQuerySchema },
+  responses: { 200: jsonResponse(RevisionSchema, 'The revision') },
+});
+
+const listPagesRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/pages`,
+  operationId: 'listPagesInChangeRequest',
+  tags,
+  summary: "The change request's page tree",
+  request: { params: Params, query: ContentQuerySchema },
+  responses: { 200: jsonResponse(z.object({ pages: z.array(RevisionPageSchema) }), 'The pages') },
+});
+
+const listFilesRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/files`,
+  operationId: 'listFilesInChangeRequestById',
+  tags,
+  summary: "The change request's files, with signed download URLs",
+  request: { params: Params, query: ListQuerySchema.extend(ContentQuerySchema.shape) },
+  responses: { 200: jsonResponse(listOf(RevisionFileSchema, 'RevisionFiles'), 'The files') },
+});
+
+const getFileRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/files/{fileId}`,
+  operationId: 'getFileInChangeRequestById',
+  tags,
+  summary: 'A file of the change request',
+  request: { params: Params.extend({ fileId: IdSchema('fileId') }), query: ContentQuerySchema },
+  responses: { 200: jsonResponse(RevisionFileSchema, 'The file') },
+});
+
+const getPageRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/page/{pageId}`,
+  operationId: 'getPageInChangeRequestById',
+  tags,
+  summary: 'A page of the change request with its content, as a document or Markdown',
+  request: { params: Params.extend({ pageId: IdSchema('pageId') }), query: PageQuerySchema },
+  responses: { 200: jsonResponse(RevisionPageWithContentSchema, 'The page') },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Content batches (GitBook's updateChangeRequestContent)
+
+const DocumentInput = z
+  .union([
+    z.object({ markdown: z.string().max(MAX_CONTENT_BATCH_BYTES) }),
+    z.object({ document: z.record(z.string(), z.unknown()) }),
+    z.object({}).strict(),
+  ])
+  .openapi('Document', { description: '`{markdown}`, `{document}` (a JSON document) or `{}` for an empty page' });
+
+const PageMetadata = {
+  title: z.string().trim().min(1).max(200).optional(),
+  slug: z.string().max(100).optional().openapi({ description: "Slug in the page's parent; derived from the title when omitted" }),
+  emoji: z.string().max(50).optional(),
+  icon: z.string().max(50).optional(),
+  description: z.string().max(1000).optional(),
+  hidden: z.boolean().optional(),
+  noIndex: z.boolean().optional(),
+  noRobotsIndex: z.boolean().optional(),
+  condition: z.string().max(1000).optional(),
+};
+
+const ref = z.string().min(1).max(256);
+
+export const ContentChangeSchema = z
+  .discriminatedUnion('operation', [
+    z.object({
+      operation: z.literal('insert_page'),
+      ...PageMetadata,
+      into: z.string().min(1).optional().openapi({ description: 'Parent page id (or a ref of this batch); root when omitted' }),
+      at: z.number().int().min(0).optional(),
+      ref: ref.optional(),
+      document: DocumentInput,
+    }),
+    z.object({
+      operation: z.literal('update_page'),
+      ...PageMetadata,
+      page: z.string().min(1),
+      document: DocumentInput.optional(),
+      into: z.string().min(1).nullable().optional().openapi({ description: 'New parent page id; null for the root; omitted: unchanged' }),
+      at: z.number().int().min(0).optional(),
+    }),
+    z.object({ operation: z.literal('delete_page'), page: z.string().min(1) }),
+    z.object({
+      operation: z.literal('revert_page'),
+      page: z.string().min(1),
+      revision: z.string().min(1).optional(),
+      block: z.array(z.string().min(1)).min(1).max(500).optional(),
+    }),
+    z.object({
+      operation: z.literal('insert_files'),
+      files: z
+        .array(
+          z.object({
+            ref: ref.optional(),
+            name: z.string().min(1).max(256),
+            contentType: z.string().min(1).max(255).optional(),
+            base64: z.string().optional(),
+            url: z.string().max(2048).optional(),
+          }),
+        )
+        .min(1)
+        .max(20),
+    }),
+  ])
+  .openapi('ChangeRequestContentChange');
+
+const ContentBatchBody = z.object({ changes: z.array(ContentChangeSchema).min(1).max(50) });
+
+const PageRefSchema = z.object({ object: z.literal('page'), id: z.string(), urls: z.object({ location: z.string() }) });
+const ContentUpdateSchema = z
+  .object({
+    changeRequest: ChangeRequestSchema,
+    changes: z.array(
+      z.union([
+        z.object({ object: z.literal('created_page'), ref: z.string().optional(), page: PageRefSchema }),
+        z.object({ object: z.literal('updated_page'), page: PageRefSchema }),
+        z.object({ object: z.literal('deleted_page'), page: z.string() }),
+      ]),
+    ),
+    insertedFiles: z.array(RevisionFileSchema),
+  })
+  .openapi('ChangeRequestContentUpdate');
+
+const updateContentRoute = defineRoute({
+  method: 'post',
+  path: BASE,
+  operationId: 'updateChangeRequestContent',
+  tags,
+  summary: 'Apply a batch of up to 50 content changes atomically, as one new revision',
+  request: {
+    params: Params,
+    query: z.object({ compat: booleanQuery(true, 'true: answer the change request; false: also the affected pages and inserted files') }),
+    ...jsonBody(ContentBatchBody),
+  },
+  responses: {
+    200: jsonResponse(z.union([ChangeRequestSchema, ContentUpdateSchema]), 'The change request (compat=true) or the change request with the affected pages'),
+  },
+});
+
+const source = (params: z.infer<typeof Params>) => ({ spaceId: params.spaceId, changeRequest: params.changeRequestId });
+
+export const changeRequestContentRouter = createRouter()
+  .openapi(getRevisionRoute, async (c) => {
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls, withMergedFrom: true });
+    const files = await toApiFiles(c.env, new URL(c.req.url).origin, read.manifest.files);
+    const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
+    return c.json(toRevision(read.revision, read.manifest, read.urls, files, mergedFrom), 200);
+  })
+  .openapi(listPagesRoute, async (c) => {
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls });
+    return c.json({ pages: read.manifest.pages.map((page) => toRevisionPage(page, read.urls)) }, 200);
+  })
+  .openapi(listFilesRoute, async (c) => {
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls });
+    const page = pageOfFiles(read.manifest.files, c.req.valid('query'));
+    return c.json({ ...page, items: await toApiFiles(c.env, new URL(c.req.url).origin, page.items) }, 200);
+  })
+  .openapi(getFileRoute, async (c) => {
+    const params = c.req.valid('param');
+    const read = await readContent(c.get('db'), source(params), requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL) });
+    const [file] = await toApiFiles(c.env, new URL(c.req.url).origin, [findFile(read.manifest, params.fileId)]);
+    return c.json(file, 200);
+  })
+  .openapi(getPageRoute, async (c) => {
+    const params = c.req.valid('param');
+    const db = c.get('db');
+    const read = await readContent(db, source(params), requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL), pageId: params.pageId });
+    return c.json(await pageWithContent(db, read, params.pageId, pageOptions(c.req.valid('query'))), 200);
+  })
+  .openapi(updateContentRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId, changeRequestId } = c.req.valid('param');
+    const db = c.get('db');
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const [spaceRows, crRows] = await db.batch([selectSpaceWithRank(db, spaceId, userId), changeRequestQuery(db, changeRequestMatch(spaceId, changeRequestId))]);
+    const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
+    const cr = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined).cr;
+    checkSpace([space], RANK.edit);
+    const changes = c.req.valid('json').changes as ContentChange[];
+    const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
+    const updated = toChangeRequest((await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext, urls);
+    if (c.req.valid('query').compat) return c.json(updated, 200);
+    const pageUrl = (page: string) => ({ object: 'page' as const, id: page, urls: { location: `${updated.urls.location}/content/page/${page}` } });
+    const affected = output.outcomes.map((o) => (o.object === 'deleted_page' ? o : { ...o, page: pageUrl(o.page) }));
+    const insertedFiles = await toApiFiles(c.env, new URL(c.req.url).origin, output.insertedFiles);
+    return c.json({ changeRequest: updated, changes: affected, insertedFiles }, 200);
+  });

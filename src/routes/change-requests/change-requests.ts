@@ -1,0 +1,282 @@
+import { z } from '@hono/zod-openapi';
+import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { changeRequestContributors, changeRequests, spaces } from '../../db/schema';
+import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSchema, toChangeRequest } from '../../schemas/change-request';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { spaceRoleSql } from '../../services/access';
+import {
+  changeRequestMatch,
+  changeRequestQuery,
+  refreshChangeRequestCounters,
+  requireChangeRequest,
+  type ChangeRequestWithContext,
+} from '../../services/change-requests';
+import { parseDocument } from '../../services/markdown';
+import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import type { Db } from '../../db/client';
+
+type BatchItem = Parameters<Db['batch']>[0][number];
+
+/**
+ * Change requests: proposed edits to a space, numbered per space. Reading needs `read`, creating and
+ * editing `edit`, merging `review` or above and the space's merge rules. Merge and update move heads,
+ * so they run in the space's SpaceWriter.
+ */
+const tags = ['Change requests'];
+const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
+const ChangeRequestParams = SpaceParams.extend({
+  changeRequestId: IdSchema('changeRequestId').openapi({ description: 'The change request id, or its number in the space' }),
+});
+
+const ListFilters = ListQuerySchema.extend({
+  status: ChangeRequestStatusSchema.optional().openapi({ description: 'Only change requests with this status (default open)' }),
+  creator: z.string().min(1).optional().openapi({ description: 'Only change requests created by this user' }),
+  contributor: z.string().min(1).optional().openapi({ description: 'Only change requests this user edited' }),
+  requestedReviewer: z.string().min(1).optional().openapi({ description: 'Only change requests with a review requested from this user (there are no review requests in this deployment)' }),
+  conversationsIssuesCluster: z.string().min(1).optional().openapi({ description: 'Only change requests of this conversations issues cluster' }),
+  orderBy: z.enum(['updatedAt', 'createdAt']).optional().openapi({ description: 'Sort field, most recent first (default updatedAt)' }),
+});
+
+const ChangeRequestListSchema = listOf(ChangeRequestSchema, 'ChangeRequests');
+
+const listForSpaceRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/change-requests',
+  operationId: 'listChangeRequestsForSpace',
+  tags,
+  summary: "The space's change requests (open ones by default), most recently updated first",
+  request: { params: SpaceParams, query: ListFilters },
+  responses: { 200: jsonResponse(ChangeRequestListSchema, 'The change requests') },
+});
+
+const listForOrgRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/change-requests',
+  operationId: 'listChangeRequestsForOrganization',
+  tags,
+  summary: 'Change requests of the spaces of the organization the caller can read',
+  request: { params: z.object({ organizationId: IdSchema('organizationId') }), query: ListFilters },
+  responses: { 200: jsonResponse(ChangeRequestListSchema, 'The change requests') },
+});
+
+const CreateBody = z.object({
+  subject: ChangeRequestSubjectSchema.optional(),
+  agentTaskId: z.string().optional().openapi({ description: 'Not supported: there are no agent tasks in this deployment' }),
+  template: z.unknown().optional().openapi({ description: 'Not supported yet: templates arrive with the content services' }),
+});
+
+const createRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/change-requests',
+  operationId: 'createChangeRequest',
+  tags,
+  summary: "Open a change request from the space's current revision",
+  request: { params: SpaceParams, ...jsonBody(CreateBody) },
+  responses: { 201: { ...jsonResponse(ChangeRequestSchema, 'The change request'), headers: { Location: { schema: { type: 'string' } } } } },
+});
+
+const getRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
+  operationId: 'getChangeRequestById',
+  tags,
+  summary: 'A change request, by id or number',
+  request: { params: ChangeRequestParams },
+  responses: { 200: jsonResponse(ChangeRequestSchema, 'The change request') },
+});
+
+const PatchBody = z.object({
+  subject: ChangeRequestSubjectSchema.optional(),
+  description: z.unknown().optional().openapi({ description: 'Rich-text document' }),
+  status: z.enum(['draft', 'open', 'archived']).optional().openapi({ description: 'merged is reached only by merging' }),
+});
+
+const patchRoute = defineRoute({
+  method: 'patch',
+  path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
+  operationId: 'updateChangeRequestById',
+  tags,
+  summary: "Change a change request's subject, description or status",
+  request: { params: ChangeRequestParams, ...jsonBody(PatchBody) },
+  responses: { 200: jsonResponse(ChangeRequestSchema, 'The change request') },
+});
+
+const HeadMoveResult = (result: 'merge' | 'update') =>
+  z.object({ revision: z.string().openapi({ description: 'The resulting revision' }), result: z.literal(result) });
+
+const mergeRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/merge',
+  operationId: 'mergeChangeRequest',
+  tags,
+  summary: 'Merge a change request into the space (409 naming the pages on conflict)',
+  request: { params: ChangeRequestParams },
+  responses: { 200: jsonResponse(HeadMoveResult('merge'), 'Merged'), 409: jsonResponse(z.object({ error: z.object({ code: z.number(), message: z.string() }) }), 'Conflicting edits') },
+});
+
+const updateRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/update',
+  operationId: 'updateChangeRequest',
+  tags,
+  summary: "Pull the space's main content into the change request",
+  request: { params: ChangeRequestParams },
+  responses: { 200: jsonResponse(HeadMoveResult('update'), 'Updated'), 409: jsonResponse(z.object({ error: z.object({ code: z.number(), message: z.string() }) }), 'Conflicting edits') },
+});
+
+type Filters = z.infer<typeof ListFilters>;
+
+/** Filters in SQL; sorted most recent first on (orderBy, id), the keyset cursor being the last row's pair. */
+function listConditions(filters: Filters): { where: SQL[]; sortColumn: typeof changeRequests.updatedAt | typeof changeRequests.createdAt } {
+  const sortColumn = filters.orderBy === 'createdAt' ? changeRequests.createdAt : changeRequests.updatedAt;
+  const where: SQL[] = [eq(changeRequests.status, filters.status ?? 'open')];
+  if (filters.creator) where.push(eq(changeRequests.createdBy, filters.creator));
+  if (filters.contributor) {
+    where.push(sql`exists (select 1 from ${changeRequestContributors} c where c.change_request_id = ${changeRequests.id} and c.user_id = ${filters.contributor})`);
+  }
+  // Nothing can match: this deployment has no review requests and no conversation clusters yet.
+  if (filters.requestedReviewer || filters.conversationsIssuesCluster) where.push(sql`0`);
+  return { where, sortColumn };
+}
+
+/**
+ * One page of change requests and their count, read in the same batch as `guard` (the caller's
+ * access to the space or organization), which `check` verifies before anything is returned.
+ */
+async function listPage<G>(db: Db, guard: BatchItem, check: (rows: G[]) => void, scope: SQL[], filters: Filters, urls: ReturnType<typeof urlContext>) {
+  const { cursor, limit } = pageParams(filters);
+  const { where, sortColumn } = listConditions(filters);
+  const matching = and(...scope, ...where);
+  const after = cursor
+    ? or(lt(sortColumn, String(cursor[0])), and(eq(sortColumn, String(cursor[0])), lt(changeRequests.id, cursor[1])))
+    : undefined;
+  const [guardRows, rows, [total]] = (await db.batch([
+    guard,
+    changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(limit + 1),
+    db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching),
+  ])) as [G[], ChangeRequestWithContext[], Array<{ n: number }>];
+  check(guardRows);
+  const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
+  return toPage(rows, limit, total.n, key, (row) => toChangeRequest(row, urls));
+}
+
+/** The space with the caller's rank and the change request, in one round trip; 404 for either unseen. */
+async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number) {
+  const [spaceRows, crRows] = await db.batch([
+    selectSpaceWithRank(db, spaceId, userId),
+    changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
+  ]);
+  const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
+  const row = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined);
+  // Reads also answer in the trash (like the list); changes need the space restored first.
+  checkSpace([space], needed, needed === RANK.read);
+  return { space, row };
+}
+
+export const changeRequestsRouter = createRouter()
+  .openapi(listForSpaceRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const db = c.get('db');
+    const guard = selectSpaceWithRank(db, spaceId, userId);
+    const check = (rows: SpaceWithRank[]) => checkSpace(rows, RANK.read, true);
+    const page = await listPage(db, guard, check, [eq(changeRequests.spaceId, spaceId)], c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    return c.json(page, 200);
+  })
+  .openapi(listForOrgRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const db = c.get('db');
+    const check = (rows: Parameters<typeof checkOrganizationRole>[0]) => checkOrganizationRole(rows, RANK.guest);
+    const scope = [eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
+    const page = await listPage(db, organizationQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    return c.json(page, 200);
+  })
+  .openapi(createRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    if (body.template !== undefined) throw badRequest('template: creating a change request from a template is not supported yet');
+    if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');
+    const db = c.get('db');
+    checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.edit);
+    const id = newId();
+    const now = nowIso();
+    const head = sql`(select s.revision_id from spaces s where s.id = ${spaceId})`;
+    const [, , , rows] = await db.batch([
+      // The next number is computed in the insert itself: D1 runs writes one at a time, so numbers have no gaps.
+      db.insert(changeRequests).values({
+        id,
+        spaceId,
+        number: sql`(select coalesce(max(cr.number), 0) + 1 from change_requests cr where cr.space_id = ${spaceId})`,
+        status: 'open',
+        subject: body.subject ?? '',
+        createdBy: userId,
+        createdAt: now,
+        updatedAt: now,
+        revisionId: head,
+        revisionInitial: head,
+      }),
+      db.insert(changeRequestContributors).values({ changeRequestId: id, userId }),
+      refreshChangeRequestCounters(db, spaceId),
+      changeRequestQuery(db, eq(changeRequests.id, id)),
+    ]);
+    const created = toChangeRequest(rows[0] as ChangeRequestWithContext, urlContext(c.req.url, c.env.APP_URL));
+    c.header('Location', created.urls.location);
+    return c.json(created, 201);
+  })
+  .openapi(getRoute, async (c) => {
+    const { spaceId, changeRequestId } = c.req.valid('param');
+    const { row } = await loadChangeRequest(c.get('db'), spaceId, changeRequestId, requireUser(c), RANK.read);
+    return c.json(toChangeRequest(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(patchRoute, async (c) => {
+    const { spaceId, changeRequestId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { row } = await loadChangeRequest(db, spaceId, changeRequestId, requireUser(c), RANK.edit);
+    if (row.cr.status === 'merged' && body.status !== undefined) throw badRequest('status: a merged change request cannot change status');
+    let description: Record<string, unknown> | undefined;
+    if (body.description !== undefined) {
+      const parsed = parseDocument(body.description);
+      if (!parsed.success) throw badRequest(`description: ${parsed.error}`);
+      description = parsed.document as unknown as Record<string, unknown>;
+    }
+    const changes = {
+      ...(body.subject !== undefined ? { subject: body.subject } : {}),
+      ...(description ? { description } : {}),
+      ...(body.status !== undefined ? { status: body.status } : {}),
+    };
+    if (Object.keys(changes).length === 0) return c.json(toChangeRequest(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+    const [, , rows] = await db.batch([
+      // A merge racing this patch wins: the status only changes while the change request is not merged.
+      db.update(changeRequests).set({ ...changes, updatedAt: nowIso() }).where(and(eq(changeRequests.id, row.cr.id), sql`${changeRequests.status} <> 'merged'`)),
+      refreshChangeRequestCounters(db, spaceId),
+      changeRequestQuery(db, eq(changeRequests.id, row.cr.id)),
+    ]);
+    return c.json(toChangeRequest(rows[0] as ChangeRequestWithContext, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(mergeRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId, changeRequestId } = c.req.valid('param');
+    const { row } = await loadChangeRequest(c.get('db'), spaceId, changeRequestId, userId, RANK.review);
+    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).merge({ spaceId, changeRequestId: row.cr.id, userId }));
+    return c.json({ revision, result: 'merge' as const }, 200);
+  })
+  .openapi(updateRoute, async (c) => {
+    const userId = requireUser(c);
+    const { spaceId, changeRequestId } = c.req.valid('param');
+    const { row } = await loadChangeRequest(c.get('db'), spaceId, changeRequestId, userId, RANK.edit);
+    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).update({ spaceId, changeRequestId: row.cr.id, userId }));
+    return c.json({ revision, result: 'update' as const }, 200);
+  });
+

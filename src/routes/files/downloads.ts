@@ -1,0 +1,34 @@
+import { z } from '@hono/zod-openapi';
+import { createRouter } from '../../lib/create-router';
+import { ApiError } from '../../lib/errors';
+import { fileKey, verifyDownload } from '../../services/files';
+
+/**
+ * File downloads through signed, expiring URLs (the `downloadURL` of files). No bearer token: the
+ * signature is the authorization, and it covers the hash, name, content type and expiry.
+ */
+const DownloadParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), name: z.string().min(1).max(256) });
+const DownloadQuery = z.object({
+  type: z.string().min(1).max(255),
+  expires: z.coerce.number().int().positive(),
+  signature: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const downloadsRouter = createRouter().get('/files/:hash/:name', async (c) => {
+  const params = DownloadParams.safeParse(c.req.param());
+  const query = DownloadQuery.safeParse(c.req.query());
+  if (!params.success || !query.success) throw new ApiError(403, 'Invalid download link');
+  await verifyDownload(c.env, { ...params.data, ...query.data });
+  const object = await c.env.FILES.get(fileKey(params.data.hash));
+  if (!object) throw new ApiError(404, 'File not found');
+  return new Response(object.body, {
+    headers: {
+      'Content-Type': query.data.type,
+      'Content-Length': String(object.size),
+      'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(params.data.name)}`,
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+      ETag: `"${params.data.hash}"`,
+    },
+  });
+});

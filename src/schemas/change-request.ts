@@ -1,0 +1,57 @@
+import { z } from '@hono/zod-openapi';
+import { isOutdated, type ChangeRequestWithContext } from '../services/change-requests';
+import { TimestampSchema, type UrlContext } from './common';
+import { toUser, UserSchema } from './user';
+
+export const ChangeRequestStatusSchema = z.enum(['draft', 'open', 'archived', 'merged']).openapi('ChangeRequestStatus');
+export const ChangeRequestSubjectSchema = z.string().max(100).openapi('ChangeRequestSubject', { description: 'Subject of the change request' });
+
+export const ChangeRequestSchema = z
+  .object({
+    object: z.literal('change-request'),
+    id: z.string(),
+    number: z.number().openapi({ description: 'Incremental identifier of the change request in its space' }),
+    status: ChangeRequestStatusSchema,
+    subject: z.string(),
+    description: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Rich-text document' }),
+    createdBy: UserSchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    space: z.string(),
+    revision: z.string().openapi({ description: 'Active revision of the change request' }),
+    revisionInitial: z.string().openapi({ description: 'Revision of the space it was created from' }),
+    revisionMergedAncestor: z.string().optional().openapi({ description: 'Latest main revision pulled in by an update' }),
+    revisionMerged: z.string().optional().openapi({ description: 'When merged, the revision resulting from the merge' }),
+    comments: z.number(),
+    outdated: z.boolean().openapi({ description: 'True when main content has moved past this change request' }),
+    urls: z.object({ app: z.string(), location: z.string() }),
+  })
+  .openapi('ChangeRequest');
+export type ChangeRequest = z.infer<typeof ChangeRequestSchema>;
+
+/** App page of a change request: content URLs of its pages start here. */
+export function changeRequestAppUrl(urls: UrlContext, orgId: string, spaceId: string, number: number): string {
+  return `${urls.app}/o/${orgId}/s/${spaceId}/~/changes/${number}`;
+}
+
+export function toChangeRequest({ cr, creator, spaceRevision, orgId }: ChangeRequestWithContext, urls: UrlContext): ChangeRequest {
+  return {
+    object: 'change-request',
+    id: cr.id,
+    number: cr.number,
+    status: cr.status as ChangeRequest['status'],
+    subject: cr.subject,
+    ...(cr.description ? { description: cr.description } : {}),
+    createdBy: toUser(creator, urls),
+    createdAt: cr.createdAt,
+    updatedAt: cr.updatedAt,
+    space: cr.spaceId,
+    revision: cr.revisionId,
+    revisionInitial: cr.revisionInitial,
+    ...(cr.revisionMergedAncestor ? { revisionMergedAncestor: cr.revisionMergedAncestor } : {}),
+    ...(cr.revisionMerged ? { revisionMerged: cr.revisionMerged } : {}),
+    comments: cr.commentsCount,
+    outdated: isOutdated(cr, spaceRevision),
+    urls: { app: changeRequestAppUrl(urls, orgId, cr.spaceId, cr.number), location: `${urls.api}/spaces/${cr.spaceId}/change-requests/${cr.id}` },
+  };
+}

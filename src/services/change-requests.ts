@@ -1,0 +1,105 @@
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { changeRequests, organizations, spaces, users } from '../db/schema';
+import { ApiError } from '../lib/errors';
+
+export type ChangeRequestRow = typeof changeRequests.$inferSelect;
+export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
+
+/** `changeRequestId` in paths is the change request's id or its number in the space. */
+export function changeRequestMatch(spaceId: string, idOrNumber: string): SQL {
+  const byNumber = /^[1-9][0-9]{0,8}$/.test(idOrNumber);
+  return and(eq(changeRequests.spaceId, spaceId), byNumber ? eq(changeRequests.number, Number(idOrNumber)) : eq(changeRequests.id, idOrNumber))!;
+}
+
+/** What the ChangeRequest mapper needs: the row, its creator and the space's head (for `outdated`). */
+export function changeRequestSelection() {
+  return {
+    cr: getTableColumns(changeRequests),
+    creator: { id: sql<string>`${users.id}`.as('creator_id'), displayName: users.displayName, email: users.email, photoURL: users.photoURL },
+    spaceRevision: sql<string>`${spaces.revisionId}`.as('space_revision'),
+    orgId: sql<string>`${spaces.orgId}`.as('space_org'),
+  };
+}
+
+export type ChangeRequestWithContext = { cr: ChangeRequestRow; creator: { id: string; displayName: string; email: string; photoURL: string | null }; spaceRevision: string; orgId: string };
+
+/** The change request joined with what its API object shows; also usable as a batch statement. */
+export function changeRequestQuery(db: Db, where: SQL) {
+  return db
+    .select(changeRequestSelection())
+    .from(changeRequests)
+    .innerJoin(users, eq(users.id, changeRequests.createdBy))
+    .innerJoin(spaces, eq(spaces.id, changeRequests.spaceId))
+    .where(where);
+}
+
+export function requireChangeRequest<T>(row: T | undefined): T {
+  if (!row) throw new ApiError(404, 'Change request not found');
+  return row;
+}
+
+/** Base of the three-way merges: the last main revision merged into the change request. */
+export const mergeBase = (cr: Pick<ChangeRequestRow, 'revisionMergedAncestor' | 'revisionInitial'>) => cr.revisionMergedAncestor ?? cr.revisionInitial;
+
+/** True exactly when main has moved past the change request's base. */
+export function isOutdated(cr: ChangeRequestRow, spaceRevision: string): boolean {
+  return cr.status !== 'merged' && spaceRevision !== mergeBase(cr);
+}
+
+/** Recounts a space's change request counters from the rows, in the same batch as the change. */
+export function refreshChangeRequestCounters(db: Db, spaceId: string) {
+  const counted = (status?: string) =>
+    sql`(select count(*) from change_requests cr where cr.space_id = ${spaceId}${status ? sql` and cr.status = ${status}` : sql``})`;
+  return db
+    .update(spaces)
+    .set({ changeRequestsCount: counted(), changeRequestsOpen: counted('open'), changeRequestsDraft: counted('draft') })
+    .where(eq(spaces.id, spaceId));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merge rules
+
+type MergeRule = { rule: string; users?: string[] };
+type MergeRules = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rules: MergeRule[] };
+
+/** The rules that apply to a space: its own, or its organization's when it inherits. */
+export async function effectiveMergeRules(db: Db, spaceId: string): Promise<MergeRule[]> {
+  const row = await db
+    .select({ space: spaces.mergeRules, org: organizations.mergeRules })
+    .from(spaces)
+    .innerJoin(organizations, eq(organizations.id, spaces.orgId))
+    .where(eq(spaces.id, spaceId))
+    .get();
+  if (!row) return [];
+  const own = row.space as MergeRules;
+  const rules = (own.type === 'inherit' ? row.org : own) as MergeRules;
+  return rules.type === 'rules' ? rules.rules : [];
+}
+
+const REVIEW_RULES = new Set([
+  'require_at_least_one_review',
+  'require_all_reviews_approved',
+  'require_specific_reviewers',
+  'require_one_of_specific_reviewers',
+]);
+
+/**
+ * Refuses a merge that a rule forbids (403 naming the rule). `allow_bypass` users skip the rules.
+ * Review rules cannot be met yet: this deployment has no change request reviews.
+ */
+export function assertMergeRules(rules: MergeRule[], cr: ChangeRequestRow, outdated: boolean, userId: string): void {
+  if (rules.some((r) => r.rule === 'allow_bypass' && r.users?.includes(userId))) return;
+  for (const { rule } of rules) {
+    const unmet =
+      (rule === 'require_change_request_subject' && cr.subject.trim() === '') ||
+      (rule === 'require_change_request_description' && !hasText(cr.description)) ||
+      (rule === 'require_up_to_date_change_request' && outdated) ||
+      REVIEW_RULES.has(rule);
+    if (unmet) throw new ApiError(403, `Merge rule "${rule}" is not met${REVIEW_RULES.has(rule) ? ' (change request reviews are not available in this deployment)' : ''}`);
+  }
+}
+
+function hasText(document: unknown): boolean {
+  return /"text":"[^"]*\S/.test(JSON.stringify(document ?? {}));
+}

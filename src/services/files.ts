@@ -1,0 +1,117 @@
+import { imageSize } from 'image-size';
+import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import { newId, timingSafeEqual } from '../lib/ids';
+import type { FileEntry } from './revisions';
+
+/**
+ * File bytes live in R2 once per content hash (`files/<sha256>`), whatever space or revision refers
+ * to them. Clients download them through a signed, expiring URL of this Worker (`/files/...`): the
+ * signature is an HMAC over the hash, name, type and expiry, so none of those can be changed.
+ */
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+/**
+ * Body limit of a content batch (which may carry files as base64). It stays under the 32 MiB that a
+ * Durable Object RPC call may carry, since the batch is applied inside the space's SpaceWriter.
+ */
+export const MAX_CONTENT_BATCH_BYTES = 16 * 1024 * 1024;
+export const DOWNLOAD_URL_TTL_SECONDS = 60 * 60;
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+export const fileKey = (hash: string) => `files/${hash}`;
+
+export function decodeBase64(value: string): Uint8Array | null {
+  const clean = value.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) return null;
+  try {
+    const binary = atob(clean);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
+async function sha256Bytes(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Width and height of a PNG, JPEG, GIF or WebP read from its header; undefined for anything else. */
+export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
+  try {
+    const size = imageSize(bytes);
+    if (!size.type || !(size.type in IMAGE_TYPES) || !size.width || !size.height) return undefined;
+    // EXIF orientations 5-8 rotate the image a quarter turn.
+    const rotated = (size.orientation ?? 1) >= 5;
+    return rotated ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PreparedFile {
+  entry: FileEntry;
+  bytes: Uint8Array;
+}
+
+/** A new file entry for uploaded bytes (nothing is stored yet: see `storeFiles`). */
+export async function prepareFile(name: string, contentType: string, bytes: Uint8Array): Promise<PreparedFile> {
+  const hash = await sha256Bytes(bytes);
+  const dimensions = contentType.startsWith('image/') ? imageDimensions(bytes) : undefined;
+  return { entry: { id: newId(), name, contentType, size: bytes.byteLength, hash, ...(dimensions ? { dimensions } : {}) }, bytes };
+}
+
+/** Puts bytes in R2 unless that hash is already there. */
+export async function storeFiles(bucket: R2Bucket, files: PreparedFile[]): Promise<void> {
+  const unique = [...new Map(files.map((f) => [f.entry.hash, f])).values()];
+  await Promise.all(
+    unique.map(async ({ entry, bytes }) => {
+      if (await bucket.head(fileKey(entry.hash))) return;
+      await bucket.put(fileKey(entry.hash), bytes, { sha256: entry.hash });
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signed download URLs
+
+function signingSecret(env: Env): string {
+  const secret = env.FILES_SIGNING_KEY || env.ADMIN_TOKEN;
+  if (!secret) throw new ApiError(503, 'File downloads are not configured: set the FILES_SIGNING_KEY secret');
+  return secret;
+}
+
+async function hmacHex(secret: string, message: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const signature = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message));
+  return [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const signedMessage = (hash: string, name: string, type: string, expires: number) => ['download', hash, name, type, expires].join('\n');
+
+export interface DownloadRequest {
+  hash: string;
+  name: string;
+  type: string;
+  expires: number;
+  signature: string;
+}
+
+/** The signed URL under which `file` can be downloaded until `now + ttl`. */
+export async function downloadUrl(env: Env, origin: string, file: FileEntry, now = Date.now()): Promise<string> {
+  // Rounded to the next minute, so that URLs of one file are stable for a while (cacheable by clients).
+  const expires = Math.ceil((now / 1000 + DOWNLOAD_URL_TTL_SECONDS) / 60) * 60;
+  const signature = await hmacHex(signingSecret(env), signedMessage(file.hash, file.name, file.contentType, expires));
+  const query = new URLSearchParams({ type: file.contentType, expires: String(expires), signature });
+  return `${origin}/files/${file.hash}/${encodeURIComponent(file.name)}?${query}`;
+}
+
+/** Throws 403 unless the request's signature is ours and has not expired. */
+export async function verifyDownload(env: Env, request: DownloadRequest, now = Date.now()): Promise<void> {
+  const expected = await hmacHex(signingSecret(env), signedMessage(request.hash, request.name, request.type, request.expires));
+  if (!timingSafeEqual(expected, request.signature)) throw new ApiError(403, 'Invalid download signature');
+  if (request.expires * 1000 < now) throw new ApiError(403, 'This download link has expired');
+}
