@@ -5,9 +5,9 @@ import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { pageParams, toPage } from '../lib/pagination';
 import { RANK } from '../lib/roles';
-import { changeRequestAppUrl } from '../schemas/change-request';
-import type { UrlContext } from '../schemas/common';
-import { toRevisionFile, toRevisionPage, type ContentUrls } from '../schemas/revision';
+import { changeRequestAppUrl, toChangeRequest } from '../schemas/change-request';
+import { urlContext, type UrlContext } from '../schemas/common';
+import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls } from '../schemas/revision';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from './markdown';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
@@ -141,4 +141,47 @@ async function dereference(db: Db, manifest: Manifest, document: JSONDocument): 
   const bodies = await loadDocuments(db, hashes.map(([, hash]) => hash));
   const reusable = new Map(hashes.flatMap(([id, hash]) => (bodies.has(hash) ? [[id, bodies.get(hash)!] as const] : [])));
   return dereferenceDocument(document, reusable);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses shared by the space content and change request content routes
+
+/** One content read request: who asks, about which content, through which URL (for `urls` and download links). */
+export interface ContentRequest {
+  db: Db;
+  env: Env;
+  url: string;
+  userId: string;
+  source: ContentSource;
+}
+
+const readFor = (r: ContentRequest, options: { pageId?: string; withMergedFrom?: boolean } = {}) =>
+  readContent(r.db, r.source, r.userId, { ...options, urls: urlContext(r.url, r.env.APP_URL) });
+
+export async function revisionResponse(r: ContentRequest) {
+  const read = await readFor(r, { withMergedFrom: true });
+  const files = await toApiFiles(r.env, new URL(r.url).origin, read.manifest.files);
+  const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urlContext(r.url, r.env.APP_URL)) : undefined;
+  return toRevision(read.revision, read.manifest, read.urls, files, mergedFrom);
+}
+
+export async function pagesResponse(r: ContentRequest) {
+  const read = await readFor(r);
+  return { pages: read.manifest.pages.map((page) => toRevisionPage(page, read.urls)) };
+}
+
+export async function filesResponse(r: ContentRequest, query: { page?: string; limit?: number }) {
+  const read = await readFor(r);
+  const page = pageOfFiles(read.manifest.files, query);
+  return { ...page, items: await toApiFiles(r.env, new URL(r.url).origin, page.items) };
+}
+
+export async function fileResponse(r: ContentRequest, fileId: string) {
+  const read = await readFor(r);
+  const [file] = await toApiFiles(r.env, new URL(r.url).origin, [findFile(read.manifest, fileId)]);
+  return file;
+}
+
+export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
+  return pageWithContent(r.db, await readFor(r, { pageId }), pageId, options);
 }

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppBindings } from '../../env';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ListQuerySchema } from '../../lib/pagination';
@@ -7,10 +9,10 @@ import { requireUser } from '../../middleware/auth';
 import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-request';
 import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema, toRevision, toRevisionPage } from '../../schemas/revision';
+import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../schemas/revision';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import type { ContentChange } from '../../services/content-batch';
-import { findFile, pageOfFiles, pageWithContent, readContent, toApiFiles } from '../../services/content-reads';
+import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
 import { MAX_CONTENT_BATCH_BYTES } from '../../services/files';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 
@@ -173,38 +175,25 @@ const updateContentRoute = defineRoute({
   },
 });
 
-const source = (params: z.infer<typeof Params>) => ({ spaceId: params.spaceId, changeRequest: params.changeRequestId });
+const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => ({
+  db: c.get('db'),
+  env: c.env,
+  url: c.req.url,
+  userId: requireUser(c),
+  source: { spaceId: params.spaceId, changeRequest: params.changeRequestId },
+});
 
 export const changeRequestContentRouter = createRouter()
-  .openapi(getRevisionRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls, withMergedFrom: true });
-    const files = await toApiFiles(c.env, new URL(c.req.url).origin, read.manifest.files);
-    const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
-    return c.json(toRevision(read.revision, read.manifest, read.urls, files, mergedFrom), 200);
-  })
-  .openapi(listPagesRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls });
-    return c.json({ pages: read.manifest.pages.map((page) => toRevisionPage(page, read.urls)) }, 200);
-  })
-  .openapi(listFilesRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), source(c.req.valid('param')), requireUser(c), { urls });
-    const page = pageOfFiles(read.manifest.files, c.req.valid('query'));
-    return c.json({ ...page, items: await toApiFiles(c.env, new URL(c.req.url).origin, page.items) }, 200);
-  })
+  .openapi(getRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const params = c.req.valid('param');
-    const read = await readContent(c.get('db'), source(params), requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL) });
-    const [file] = await toApiFiles(c.env, new URL(c.req.url).origin, [findFile(read.manifest, params.fileId)]);
-    return c.json(file, 200);
+    return c.json(await fileResponse(request(c, params), params.fileId), 200);
   })
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
-    const db = c.get('db');
-    const read = await readContent(db, source(params), requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL), pageId: params.pageId });
-    return c.json(await pageWithContent(db, read, params.pageId, pageOptions(c.req.valid('query'))), 200);
+    return c.json(await pageResponse(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200);
   })
   .openapi(updateContentRoute, async (c) => {
     const userId = requireUser(c);

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { ListQuerySchema } from '../../lib/pagination';
 import { requireUser } from '../../middleware/auth';
-import { toChangeRequest } from '../../schemas/change-request';
-import { ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
+import type { Context } from 'hono';
+import type { AppBindings } from '../../env';
+import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema, toRevision, toRevisionPage } from '../../schemas/revision';
-import { findFile, pageOfFiles, pageWithContent, readContent, toApiFiles } from '../../services/content-reads';
+import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../schemas/revision';
+import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, type ContentRequest } from '../../services/content-reads';
 
 /** The space's current content: its head revision, pages, files. Reading needs the `read` role. */
 const tags = ['Space content'];
@@ -62,34 +63,23 @@ const getPageRoute = defineRoute({
   responses: { 200: jsonResponse(RevisionPageWithContentSchema, 'The page') },
 });
 
+const request = (c: Context<AppBindings>, spaceId: string): ContentRequest => ({
+  db: c.get('db'),
+  env: c.env,
+  url: c.req.url,
+  userId: requireUser(c),
+  source: { spaceId },
+});
+
 export const spaceContentRouter = createRouter()
-  .openapi(getCurrentRevisionRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), c.req.valid('param'), requireUser(c), { urls, withMergedFrom: true });
-    const files = await toApiFiles(c.env, new URL(c.req.url).origin, read.manifest.files);
-    const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
-    return c.json(toRevision(read.revision, read.manifest, read.urls, files, mergedFrom), 200);
-  })
-  .openapi(listPagesRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), c.req.valid('param'), requireUser(c), { urls });
-    return c.json({ pages: read.manifest.pages.map((page) => toRevisionPage(page, read.urls)) }, 200);
-  })
-  .openapi(listFilesRoute, async (c) => {
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    const read = await readContent(c.get('db'), c.req.valid('param'), requireUser(c), { urls });
-    const page = pageOfFiles(read.manifest.files, c.req.valid('query'));
-    return c.json({ ...page, items: await toApiFiles(c.env, new URL(c.req.url).origin, page.items) }, 200);
-  })
+  .openapi(getCurrentRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param').spaceId)), 200))
+  .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param').spaceId)), 200))
+  .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param').spaceId), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const { spaceId, fileId } = c.req.valid('param');
-    const read = await readContent(c.get('db'), { spaceId }, requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL) });
-    const [file] = await toApiFiles(c.env, new URL(c.req.url).origin, [findFile(read.manifest, fileId)]);
-    return c.json(file, 200);
+    return c.json(await fileResponse(request(c, spaceId), fileId), 200);
   })
   .openapi(getPageRoute, async (c) => {
     const { spaceId, pageId } = c.req.valid('param');
-    const db = c.get('db');
-    const read = await readContent(db, { spaceId }, requireUser(c), { urls: urlContext(c.req.url, c.env.APP_URL), pageId });
-    return c.json(await pageWithContent(db, read, pageId, pageOptions(c.req.valid('query'))), 200);
+    return c.json(await pageResponse(request(c, spaceId), pageId, pageOptions(c.req.valid('query'))), 200);
   });
