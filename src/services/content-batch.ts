@@ -143,15 +143,18 @@ class Batch {
     }
   }
 
+  /** One outcome per page, in first-touch order: what the batch did to it as a whole. */
   private touch(outcome: PageOutcome) {
     const previous = this.outcomes.get(outcome.page);
-    if (previous?.object === 'created_page' && outcome.object === 'updated_page') return;
-    if (previous && outcome.object !== 'deleted_page') return;
-    if (previous?.object === 'created_page' && outcome.object === 'deleted_page') {
-      this.outcomes.delete(outcome.page);
-      return;
+    if (!previous) this.outcomes.set(outcome.page, outcome);
+    else if (outcome.object === 'deleted_page') {
+      // Created and deleted in the same batch: nothing happened to it.
+      if (previous.object === 'created_page') this.outcomes.delete(outcome.page);
+      else this.outcomes.set(outcome.page, { object: 'deleted_page', page: outcome.page });
+    } else if (previous.object === 'deleted_page') {
+      // Deleted, then restored by a revert: the page is still there, changed.
+      this.outcomes.set(outcome.page, { object: 'updated_page', page: outcome.page });
     }
-    this.outcomes.set(outcome.page, outcome);
   }
 
   private locate(pageId: string) {

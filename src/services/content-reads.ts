@@ -131,7 +131,11 @@ export async function pageWithContent(db: Db, read: ContentRead, pageId: string,
   let document: JSONDocument = read.documentBody ? (JSON.parse(read.documentBody) as JSONDocument) : { object: 'document', data: {}, nodes: [] };
   if (options.dereferenced) document = await dereference(db, read.manifest, document);
   if (options.evaluated) document = evaluateDocument(document, read.manifest.variables, location.page.variables);
-  return options.format === 'markdown' ? { ...page, markdown: documentToMarkdown(document) } : { ...page, document };
+  if (options.format === 'document') return { ...page, document };
+  // Written the way content batches read Markdown back: the title as the leading heading, the
+  // description as frontmatter, so a page read and posted back as Markdown stays the same page.
+  const frontmatter = location.page.description ? { description: location.page.description } : undefined;
+  return { ...page, markdown: documentToMarkdown(document, { title: location.page.title, frontmatter }) };
 }
 
 async function dereference(db: Db, manifest: Manifest, document: JSONDocument): Promise<JSONDocument> {

@@ -25,8 +25,6 @@ export class MergeConflictError extends ApiError {
 interface FlatPage {
   entry: Omit<PageEntry, 'pages'>;
   parent: string | null;
-  /** Position among the siblings that the other side of the comparison also has under the same parent. */
-  order: number;
   index: number;
 }
 
@@ -37,7 +35,7 @@ function flatten(pages: PageEntry[]): Map<string, FlatPage> {
   const walk = (list: PageEntry[], parent: string | null) =>
     list.forEach((page, index) => {
       const { pages: children, ...entry } = page;
-      out.set(page.id, { entry, parent, order: -1, index });
+      out.set(page.id, { entry, parent, index });
       walk(children, page.id);
     });
   walk(pages, null);
@@ -51,25 +49,48 @@ function contentOf(page: FlatPage): string {
 }
 
 /**
- * Order of each page among its siblings, counting only pages that both `a` and `b` have under the
- * same parent: an insertion or a deletion next to a page does not look like a move of it.
+ * Pages that `side` reordered among the siblings it shares with `base` (same parent on both): those
+ * outside a longest common subsequence of the two orders. Moving one page to the front thus moves
+ * that page only, not every sibling it passed.
  */
-function stableOrder(side: Map<string, FlatPage>, other: Map<string, FlatPage>): Map<string, number> {
-  const byParent = new Map<string | null, Array<[string, FlatPage]>>();
-  for (const [id, page] of side) {
-    if (other.get(id)?.parent !== page.parent) continue;
-    const list = byParent.get(page.parent) ?? [];
-    list.push([id, page]);
-    byParent.set(page.parent, list);
+function reordered(base: Map<string, FlatPage>, side: Map<string, FlatPage>): Set<string> {
+  const siblings = (pages: Map<string, FlatPage>, other: Map<string, FlatPage>) => {
+    const byParent = new Map<string | null, Array<[string, number]>>();
+    for (const [id, page] of pages) {
+      if (other.get(id)?.parent !== page.parent) continue;
+      byParent.set(page.parent, [...(byParent.get(page.parent) ?? []), [id, page.index]]);
+    }
+    return new Map([...byParent].map(([parent, list]) => [parent, list.sort((x, y) => x[1] - y[1]).map(([id]) => id)]));
+  };
+  const before = siblings(base, side);
+  const after = siblings(side, base);
+  const moved = new Set<string>();
+  for (const [parent, order] of after) {
+    const kept = new Set(longestCommonSubsequence(before.get(parent) ?? [], order));
+    for (const id of order) if (!kept.has(id)) moved.add(id);
   }
-  const order = new Map<string, number>();
-  for (const list of byParent.values()) list.sort((x, y) => x[1].index - y[1].index).forEach(([id], i) => order.set(id, i));
-  return order;
+  return moved;
 }
 
-function locationKey(page: FlatPage, order: number | undefined): string {
-  return JSON.stringify([page.parent, page.entry.slug, order ?? -1]);
+function longestCommonSubsequence(a: string[], b: string[]): string[] {
+  const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+  }
+  const out: string[] = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      out.push(a[i]);
+      i++;
+      j++;
+    } else if (table[i + 1][j] >= table[i][j + 1]) i++;
+    else j++;
+  }
+  return out;
 }
+
+const wasMoved = (page: FlatPage, base: FlatPage, reorderedIds: Set<string>, id: string) =>
+  page.parent !== base.parent || page.entry.slug !== base.entry.slug || reorderedIds.has(id);
 
 interface Choice {
   entry: Omit<PageEntry, 'pages'>;
@@ -83,10 +104,8 @@ export function mergeManifests(base: Manifest, main: Manifest, theirs: Manifest)
   const B = flatten(base.pages);
   const M = flatten(main.pages);
   const T = flatten(theirs.pages);
-  const orders = {
-    main: { side: stableOrder(M, B), base: stableOrder(B, M) },
-    theirs: { side: stableOrder(T, B), base: stableOrder(B, T) },
-  };
+  const reorderedM = reordered(B, M);
+  const reorderedT = reordered(B, T);
   const conflicts: MergeConflict[] = [];
   const chosen = new Map<string, Choice>();
   const conflict = (id: string, page: FlatPage, reason: string) => conflicts.push({ page: id, title: page.entry.title, reason });
@@ -119,8 +138,8 @@ export function mergeManifests(base: Manifest, main: Manifest, theirs: Manifest)
       if (contentM !== contentB && contentM !== contentT) conflict(id, t, 'edited differently on both sides');
       entry = contentM === contentT ? m.entry : t.entry;
     }
-    const movedM = locationKey(m, orders.main.side.get(id)) !== locationKey(b, orders.main.base.get(id));
-    const movedT = locationKey(t, orders.theirs.side.get(id)) !== locationKey(b, orders.theirs.base.get(id));
+    const movedM = wasMoved(m, b, reorderedM, id);
+    const movedT = wasMoved(t, b, reorderedT, id);
     if (movedM && movedT && (m.parent !== t.parent || m.entry.slug !== t.entry.slug)) conflict(id, t, 'moved or renamed differently on both sides');
     const placed = movedT ? t : m;
     chosen.set(id, { entry: { ...entry, slug: placed.entry.slug }, parent: placed.parent, placedBy: movedT ? 'theirs' : 'main', index: placed.index });
@@ -169,11 +188,15 @@ function buildTree(chosen: Map<string, Choice>): PageEntry[] {
     for (const item of items.filter(([, c]) => c.placedBy === 'theirs').sort((x, y) => x[1].index - y[1].index)) {
       list.splice(Math.min(item[1].index, list.length), 0, item);
     }
-    const pages: PageEntry[] = [];
-    for (const [id, choice] of list) {
-      const slug = uniqueSlug(choice.entry.slug, pages);
-      pages.push({ ...choice.entry, slug, pages: build(id) } as PageEntry);
+    // Pages main placed keep their slug; a page the change request placed gives way on a collision.
+    const slugs = new Map<string, string>();
+    const taken: PageEntry[] = [];
+    for (const [id, choice] of [...list.filter(([, c]) => c.placedBy === 'main'), ...list.filter(([, c]) => c.placedBy === 'theirs')]) {
+      const slug = uniqueSlug(choice.entry.slug, taken);
+      slugs.set(id, slug);
+      taken.push({ id, slug } as PageEntry);
     }
+    const pages = list.map(([id, choice]) => ({ ...choice.entry, slug: slugs.get(id)!, pages: build(id) }) as PageEntry);
     return pages;
   };
   return build(null);
