@@ -47,19 +47,6 @@ export class SpaceWriter extends DurableObject<Env> {
   update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
     return this.serialize(() => updateChangeRequest(this.env, target));
   }
-
-  /** Moves the space's head from `expected` to `next`; false when the head had already moved. */
-  async moveHead(spaceId: string, expected: string, next: string): Promise<boolean> {
-    const result = await this.serialize(async () => {
-      const moved = await this.env.DB.prepare(
-        'update spaces set revision_id = ?1, updated_at = ?2 where id = ?3 and revision_id = ?4 and deleted_at is null',
-      )
-        .bind(next, new Date().toISOString(), spaceId, expected)
-        .run();
-      return moved.meta.changes === 1;
-    });
-    return result.ok && result.value;
-  }
 }
 
 export function spaceWriter(env: Env, spaceId: string) {

@@ -1,22 +1,41 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
-import { api, seedOrg } from '../helpers/harness';
+import { seedOrg } from '../helpers/harness';
+import { createSpace, openChangeRequest } from '../helpers/content';
 
 describe('SpaceWriter', () => {
-  it('moves a head only from the expected revision (compare-and-set), serializing concurrent moves', async () => {
+  it('applies concurrent content batches one at a time: each builds on the previous head, none is lost', async () => {
     const org = await seedOrg();
-    const space = await api('POST', `/v1/orgs/${org.id}/spaces`, { token: org.owner.token, body: { title: 'Heads' } });
-    const start = space.body.revision as string;
-    const writer = spaceWriter(env, space.body.id);
-    // Ten writers race from the same base: exactly one wins.
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => writer.moveHead(space.body.id, start, `rev-${i}`)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const winner = `rev-${results.indexOf(true)}`;
-    const row = await env.DB.prepare('select revision_id from spaces where id = ?').bind(space.body.id).first<{ revision_id: string }>();
-    expect(row?.revision_id).toBe(winner);
-    // A writer that saw the new head can move it on.
-    expect(await writer.moveHead(space.body.id, winner, 'rev-next')).toBe(true);
-    expect(await writer.moveHead(space.body.id, winner, 'rev-stale')).toBe(false);
+    const space = await createSpace(org.id, org.owner.token);
+    const cr = await openChangeRequest(space.id, org.owner.token);
+    const writer = spaceWriter(env, space.id);
+    const target = { spaceId: space.id, changeRequestId: cr.id, userId: org.owner.id };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        writer.applyContent(target, [{ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Body ${i}` } }]),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    const head = await env.DB.prepare('select revision_id from change_requests where id = ?').bind(cr.id).first<{ revision_id: string }>();
+    const rows = await env.DB.prepare("select id, parents, manifest from revisions where space_id = ? and type = 'edits'").bind(space.id).all<{
+      id: string;
+      parents: string;
+      manifest: string;
+    }>();
+    const byId = new Map(rows.results.map((r) => [r.id, r]));
+    // Walking back from the head visits all 8 batches, then the space's initial revision.
+    const chain: string[] = [];
+    for (let id: string | undefined = head!.revision_id; id && id !== space.revision; id = JSON.parse(byId.get(id)!.parents)[0]) chain.push(id);
+    expect(chain).toHaveLength(8);
+    expect(JSON.parse(byId.get(head!.revision_id)!.manifest).pages).toHaveLength(8);
+  });
+
+  it('answers a refusal as a status and message, not a thrown error', async () => {
+    const org = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token);
+    const writer = spaceWriter(env, space.id);
+    const result = await writer.merge({ spaceId: space.id, changeRequestId: 'no-such-change-request', userId: org.owner.id });
+    expect(result).toEqual({ ok: false, status: 404, message: 'Change request not found' });
   });
 });
