@@ -3,6 +3,7 @@ import { createDb, type Db } from '../db/client';
 import { documents, revisions, spaces } from '../db/schema';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
+import { qualify } from '../services/access';
 
 export const SPACE_RETENTION_DAYS = 7;
 const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
@@ -23,14 +24,14 @@ export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
     const ids = expired.slice(i, i + PURGE_CHUNK).map((s) => s.id);
     const purged = JSON.stringify(ids);
     await db.batch([
-      // Documents are shared between spaces (duplicates, merges): only those no other revision names go.
+      // Documents are shared between spaces (duplicates): only those no other space refers to go.
       db.delete(documents).where(sql`${documents.hash} in (
-          select j.value from revisions r, json_tree(r.manifest) j where r.space_id in (select value from json_each(${purged})) and j.key = 'document')
+          select sd.hash from space_documents sd where sd.space_id in (select value from json_each(${purged})))
         and not exists (
-          select 1 from revisions r2, json_tree(r2.manifest) j2
-          where r2.space_id not in (select value from json_each(${purged})) and j2.key = 'document' and j2.value = ${documents.hash})`),
+          select 1 from space_documents other
+          where other.hash = ${qualify(documents.hash)} and other.space_id not in (select value from json_each(${purged})))`),
       db.delete(revisions).where(inArray(revisions.spaceId, ids)),
-      // Change requests and grants go with the space (foreign keys cascade).
+      // Change requests, grants and document references go with the space (foreign keys cascade).
       db.delete(spaces).where(inArray(spaces.id, ids)),
     ]);
   }

@@ -131,7 +131,7 @@ export async function applyChangeRequestContent(env: Env, target: ChangeRequestT
   await storeFiles(env.FILES, result.files);
   const revision = newRevision(db, target.spaceId, 'edits', [state.cr.revisionId], result.manifest, now);
   const results = await runBatch(db, [
-    ...insertDocuments(db, result.documents, now),
+    ...insertDocuments(db, target.spaceId, result.documents, now),
     revision.statement,
     db.insert(changeRequestContributors).values({ changeRequestId: state.cr.id, userId: target.userId }).onConflictDoNothing(),
     moveChangeRequestHead(db, state.cr.id, state.cr.revisionId, { revisionId: revision.id, updatedAt: now }),

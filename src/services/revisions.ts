@@ -1,6 +1,6 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { documents, revisions } from '../db/schema';
+import { documents, revisions, spaceDocuments } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { sha256Hex } from '../lib/ids';
 import { valuesOf } from '../lib/sql-lists';
@@ -168,10 +168,29 @@ export async function toStoredDocument(document: JSONDocument): Promise<StoredDo
   return { hash: await sha256Hex(body), body };
 }
 
-/** Insert statements for documents, skipping those already stored (content addressing makes that safe). */
-export function insertDocuments(db: Db, stored: StoredDocument[], now: string) {
+/**
+ * Insert statements for new documents of a space, skipping those already stored (content addressing
+ * makes that safe), and the space's references to them (what the purge checks before deleting one).
+ */
+export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[], now: string) {
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
-  return unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.body, createdAt: now }).onConflictDoNothing());
+  if (unique.length === 0) return [];
+  return [
+    ...unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.body, createdAt: now }).onConflictDoNothing()),
+    // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
+    db
+      .insert(spaceDocuments)
+      .select(sql`select ${spaceId}, value from json_each(${JSON.stringify(unique.map((d) => d.hash))}) where true`)
+      .onConflictDoNothing(),
+  ];
+}
+
+/** The references of a new space to the documents of revision `revisionId` (a duplicate shares them). */
+export function copyDocumentReferences(db: Db, spaceId: string, revisionId: string) {
+  return db
+    .insert(spaceDocuments)
+    .select(sql`select distinct ${spaceId}, j.value from revisions r, json_tree(r.manifest) j where r.id = ${revisionId} and j.key = 'document'`)
+    .onConflictDoNothing();
 }
 
 export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<string, JSONDocument>> {

@@ -5,6 +5,7 @@ import type { Db } from '../db/client';
 import { revisions, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { refreshSpaceAccessCap, spaceRoleSql } from './access';
+import { copyDocumentReferences } from './revisions';
 import { authorize } from './permissions';
 
 export type SpaceRow = typeof spaces.$inferSelect;
@@ -60,6 +61,7 @@ export function newSpaceStatements(db: Db, fields: NewSpace, copyOf?: string) {
         createdAt: now,
       }),
       refreshSpaceAccessCap(db, id),
-    ] as const,
+      ...(copyOf ? [copyDocumentReferences(db, id, copyOf)] : []),
+    ],
   };
 }

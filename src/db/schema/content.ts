@@ -90,6 +90,21 @@ export const documents = sqliteTable('documents', {
   createdAt: text('created_at').notNull(),
 });
 
+/**
+ * Which spaces refer to which documents (through any of their revisions): written with each new
+ * document, so the purge finds the documents no other space uses with an indexed lookup.
+ */
+export const spaceDocuments = sqliteTable(
+  'space_documents',
+  {
+    spaceId: text('space_id')
+      .notNull()
+      .references(() => spaces.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.spaceId, t.hash] }), index('space_documents_hash').on(t.hash)],
+);
+
 export const changeRequests = sqliteTable(
   'change_requests',
   {
