@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../lib/errors';
+import { jsonDepth } from '../lib/json-depth';
 import { newId } from '../lib/ids';
 import { decodeBase64, MAX_FILE_BYTES, prepareFile, type PreparedFile } from './files';
 import {
@@ -27,6 +28,17 @@ import {
  * memory. Every change is checked as it is applied; the first invalid one rejects the whole batch
  * (nothing has been written yet), with a message that names it.
  */
+
+/** Per page: Markdown is parsed inside the space's writer, so its size and nesting bound that work. */
+export const MAX_PAGE_MARKDOWN_CHARS = 512 * 1024;
+/** A stored document stays well under D1's 2 MB row limit. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** JSON nesting of a posted document (a block level is about two JSON levels). */
+export const MAX_DOCUMENT_DEPTH = 100;
+/** Leading run of indentation, quote and list markers on one Markdown line: about 100 nesting levels. */
+const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
+/** Files one batch may upload: each is a write to R2 from the space's writer. */
+export const MAX_FILES_PER_BATCH = 40;
 
 export type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
 
@@ -78,6 +90,7 @@ export function revertRevisions(changes: ContentChange[]): string[] {
 
 export async function applyContentBatch(current: Manifest, changes: ContentChange[], context: BatchContext): Promise<BatchResult> {
   const batch = new Batch(cloneManifest(current), context);
+  batch.checkLimits(changes);
   batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
     try {
@@ -126,6 +139,11 @@ class Batch {
 
   result(): BatchResult {
     return { manifest: this.manifest, documents: this.documents, files: this.files, outcomes: [...this.outcomes.values()] };
+  }
+
+  checkLimits(changes: ContentChange[]) {
+    const files = changes.reduce((n, c) => n + (c.operation === 'insert_files' ? c.files.length : 0), 0);
+    if (files > MAX_FILES_PER_BATCH) throw badRequest(`changes: ${files} files in one batch; the limit is ${MAX_FILES_PER_BATCH}`);
   }
 
   async apply(change: ContentChange): Promise<void> {
@@ -306,6 +324,9 @@ class Batch {
     let title: string | undefined;
     let metadata: PageMetadataInput = {};
     if ('markdown' in input && typeof input.markdown === 'string') {
+      const size = input.markdown.length;
+      if (size > MAX_PAGE_MARKDOWN_CHARS) throw badRequest(`document: the markdown is ${size} characters; the limit is ${MAX_PAGE_MARKDOWN_CHARS} per page`);
+      if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest('document: the Markdown is nested too deeply');
       try {
         const converted = markdownToDocument(input.markdown, { resolveLink: this.linkResolver(parentPath) });
         document = converted.document;
@@ -313,9 +334,11 @@ class Batch {
         metadata = frontmatterMetadata(converted.frontmatter, converted.description);
       } catch (error) {
         if (error instanceof MarkdownConversionError) throw badRequest(error.message);
+        if (error instanceof RangeError) throw badRequest('document: the Markdown is nested too deeply');
         throw error;
       }
     } else if ('document' in input) {
+      if (jsonDepth(input.document, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`document: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
       const parsed = parseDocument(input.document);
       if (!parsed.success) throw badRequest(parsed.error);
       document = parsed.document;
@@ -323,6 +346,7 @@ class Batch {
       return { metadata };
     }
     const stored = await toStoredDocument(document);
+    if (stored.body.length > MAX_DOCUMENT_BYTES) throw badRequest(`document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
     this.documents.push(stored);
     return { hash: stored.hash, title, metadata };
   }

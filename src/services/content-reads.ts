@@ -11,7 +11,7 @@ import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls } from '..
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from './markdown';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
-import { downloadUrl } from './files';
+import { createSigner, downloadUrl } from './files';
 import { indexPages, loadDocuments, parseManifest, type FileEntry, type Manifest, type RevisionRow } from './revisions';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
 
@@ -93,7 +93,9 @@ export async function readContent(
 
 /** API files with freshly signed download URLs. */
 export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
-  return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file))));
+  const sign = createSigner(env);
+  const now = Date.now();
+  return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
 }
 
 /** Files of a revision, a page at a time; the cursor is the last file's position and id (files are only appended). */

@@ -64,15 +64,10 @@ export async function prepareFile(name: string, contentType: string, bytes: Uint
   return { entry: { id: newId(), name, contentType, size: bytes.byteLength, hash, ...(dimensions ? { dimensions } : {}) }, bytes };
 }
 
-/** Puts bytes in R2 unless that hash is already there. */
+/** Puts bytes in R2 under their hash (one write each; writing the same bytes again changes nothing). */
 export async function storeFiles(bucket: R2Bucket, files: PreparedFile[]): Promise<void> {
   const unique = [...new Map(files.map((f) => [f.entry.hash, f])).values()];
-  await Promise.all(
-    unique.map(async ({ entry, bytes }) => {
-      if (await bucket.head(fileKey(entry.hash))) return;
-      await bucket.put(fileKey(entry.hash), bytes, { sha256: entry.hash });
-    }),
-  );
+  await Promise.all(unique.map(({ entry, bytes }) => bucket.put(fileKey(entry.hash), bytes, { sha256: entry.hash })));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,10 +79,14 @@ function signingSecret(env: Env): string {
   return secret;
 }
 
-async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const signature = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(message));
-  return [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('');
+/** Signs messages with the deployment's key, imported once per signer (one per request). */
+export function createSigner(env: Env): (message: string) => Promise<string> {
+  let key: Promise<CryptoKey> | undefined;
+  return async (message) => {
+    key ??= crypto.subtle.importKey('raw', new TextEncoder().encode(signingSecret(env)), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const signature = await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(message));
+    return [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  };
 }
 
 const signedMessage = (hash: string, name: string, type: string, expires: number) => ['download', hash, name, type, expires].join('\n');
@@ -101,17 +100,17 @@ export interface DownloadRequest {
 }
 
 /** The signed URL under which `file` can be downloaded until `now + ttl`. */
-export async function downloadUrl(env: Env, origin: string, file: FileEntry, now = Date.now()): Promise<string> {
+export async function downloadUrl(env: Env, origin: string, file: FileEntry, now = Date.now(), sign = createSigner(env)): Promise<string> {
   // Rounded to the next minute, so that URLs of one file are stable for a while (cacheable by clients).
   const expires = Math.ceil((now / 1000 + DOWNLOAD_URL_TTL_SECONDS) / 60) * 60;
-  const signature = await hmacHex(signingSecret(env), signedMessage(file.hash, file.name, file.contentType, expires));
+  const signature = await sign(signedMessage(file.hash, file.name, file.contentType, expires));
   const query = new URLSearchParams({ type: file.contentType, expires: String(expires), signature });
   return `${origin}/files/${file.hash}/${encodeURIComponent(file.name)}?${query}`;
 }
 
 /** Throws 403 unless the request's signature is ours and has not expired. */
 export async function verifyDownload(env: Env, request: DownloadRequest, now = Date.now()): Promise<void> {
-  const expected = await hmacHex(signingSecret(env), signedMessage(request.hash, request.name, request.type, request.expires));
+  const expected = await createSigner(env)(signedMessage(request.hash, request.name, request.type, request.expires));
   if (!timingSafeEqual(expected, request.signature)) throw new ApiError(403, 'Invalid download signature');
   if (request.expires * 1000 < now) throw new ApiError(403, 'This download link has expired');
 }

@@ -77,11 +77,19 @@ function assertWritable(state: ChangeRequestState, action: string) {
   }
 }
 
+/**
+ * A revision row holds its whole manifest (page tree and file list, not page bodies): D1 caps a row at
+ * 2 MB, which is several thousand pages and files. Past that the space cannot take more content.
+ */
+const MAX_MANIFEST_BYTES = 1_900_000;
+
 function newRevision(db: Db, spaceId: string, type: string, parents: string[], manifest: Manifest, now: string, mergedFrom?: string) {
   const id = newId();
+  const text = JSON.stringify(manifest);
+  if (text.length > MAX_MANIFEST_BYTES) throw new ApiError(413, `The space's page tree and file list would take ${text.length} bytes; the limit is ${MAX_MANIFEST_BYTES}`);
   return {
     id,
-    statement: db.insert(revisions).values({ id, spaceId, type, parents, manifest: JSON.stringify(manifest), mergedFrom, createdAt: now }),
+    statement: db.insert(revisions).values({ id, spaceId, type, parents, manifest: text, mergedFrom, createdAt: now }),
   };
 }
 

@@ -73,6 +73,17 @@ function reordered(base: Map<string, FlatPage>, side: Map<string, FlatPage>): Se
 }
 
 function longestCommonSubsequence(a: string[], b: string[]): string[] {
+  // Most sibling lists are untouched: skip the table for them, and trim what both ends share.
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  if (start === a.length || start === b.length) return a.slice(0, start).concat(a.slice(a.length - end));
+  const middle = lcsTable(a.slice(start, a.length - end), b.slice(start, b.length - end));
+  return [...a.slice(0, start), ...middle, ...a.slice(a.length - end)];
+}
+
+function lcsTable(a: string[], b: string[]): string[] {
   const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);

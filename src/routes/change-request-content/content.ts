@@ -13,7 +13,6 @@ import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, 
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import type { ContentChange } from '../../services/content-batch';
 import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
-import { MAX_CONTENT_BATCH_BYTES } from '../../services/files';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
@@ -79,7 +78,7 @@ const getPageRoute = defineRoute({
 
 const DocumentInput = z
   .union([
-    z.object({ markdown: z.string().max(MAX_CONTENT_BATCH_BYTES) }),
+    z.object({ markdown: z.string() }),
     z.object({ document: z.record(z.string(), z.unknown()) }),
     z.object({}).strict(),
   ])
@@ -98,6 +97,22 @@ const PageMetadata = {
 };
 
 const ref = z.string().min(1).max(256);
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A file name becomes part of a URL and a header: well-formed text, no control characters or slashes. */
+const FileNameSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((name) => !LONE_SURROGATE.test(name) && !/[\u0000-\u001f\u007f/\\]/.test(name), {
+    message: 'must be a file name without control characters, slashes or invalid Unicode',
+  });
+const MimeTypeSchema = z
+  .string()
+  .max(255)
+  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(?:\s*;\s*[a-z0-9!#$&^_.+-]+=(?:[a-z0-9!#$&^_.+-]+|"[^"\r\n\\]*"))*$/i, {
+    message: 'must be a MIME type such as image/png or text/plain; charset=utf-8',
+  });
 
 export const ContentChangeSchema = z
   .discriminatedUnion('operation', [
@@ -130,8 +145,8 @@ export const ContentChangeSchema = z
         .array(
           z.object({
             ref: ref.optional(),
-            name: z.string().min(1).max(256),
-            contentType: z.string().min(1).max(255).optional(),
+            name: FileNameSchema,
+            contentType: MimeTypeSchema.optional(),
             base64: z.string().optional(),
             url: z.string().max(2048).optional(),
           }),

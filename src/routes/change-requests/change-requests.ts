@@ -5,6 +5,7 @@ import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { jsonDepth } from '../../lib/json-depth';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
@@ -19,6 +20,7 @@ import {
   requireChangeRequest,
   type ChangeRequestWithContext,
 } from '../../services/change-requests';
+import { MAX_DOCUMENT_DEPTH } from '../../services/content-batch';
 import { parseDocument } from '../../services/markdown';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
@@ -247,6 +249,7 @@ export const changeRequestsRouter = createRouter()
     if (row.cr.status === 'merged' && body.status !== undefined) throw badRequest('status: a merged change request cannot change status');
     let description: Record<string, unknown> | undefined;
     if (body.description !== undefined) {
+      if (jsonDepth(body.description, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`description: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
       const parsed = parseDocument(body.description);
       if (!parsed.success) throw badRequest(`description: ${parsed.error}`);
       description = parsed.document as unknown as Record<string, unknown>;
@@ -254,12 +257,12 @@ export const changeRequestsRouter = createRouter()
     const changes = {
       ...(body.subject !== undefined ? { subject: body.subject } : {}),
       ...(description ? { description } : {}),
-      ...(body.status !== undefined ? { status: body.status } : {}),
+      ...(body.status !== undefined ? { status: sql`case when ${changeRequests.status} = 'merged' then 'merged' else ${body.status} end` } : {}),
     };
     if (Object.keys(changes).length === 0) return c.json(toChangeRequest(row, urlContext(c.req.url, c.env.APP_URL)), 200);
     const [, , rows] = await db.batch([
       // A merge racing this patch wins: the status only changes while the change request is not merged.
-      db.update(changeRequests).set({ ...changes, updatedAt: nowIso() }).where(and(eq(changeRequests.id, row.cr.id), sql`${changeRequests.status} <> 'merged'`)),
+      db.update(changeRequests).set({ ...changes, updatedAt: nowIso() }).where(eq(changeRequests.id, row.cr.id)),
       refreshChangeRequestCounters(db, spaceId),
       changeRequestQuery(db, eq(changeRequests.id, row.cr.id)),
     ]);

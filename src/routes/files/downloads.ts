@@ -7,6 +7,7 @@ import { fileKey, verifyDownload } from '../../services/files';
  * File downloads through signed, expiring URLs (the `downloadURL` of files). No bearer token: the
  * signature is the authorization, and it covers the hash, name, content type and expiry.
  */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const DownloadParams = z.object({ hash: z.string().regex(/^[0-9a-f]{64}$/), name: z.string().min(1).max(256) });
 const DownloadQuery = z.object({
   type: z.string().min(1).max(255),
@@ -21,11 +22,15 @@ export const downloadsRouter = createRouter().get('/files/:hash/:name', async (c
   await verifyDownload(c.env, { ...params.data, ...query.data });
   const object = await c.env.FILES.get(fileKey(params.data.hash));
   if (!object) throw new ApiError(404, 'File not found');
+  // Uploaded bytes are served from the API's own origin: only raster images display inline, and
+  // nothing served here may run script (HTML or SVG would otherwise execute as this origin).
+  const disposition = INLINE_TYPES.has(query.data.type.toLowerCase()) ? 'inline' : 'attachment';
   return new Response(object.body, {
     headers: {
       'Content-Type': query.data.type,
       'Content-Length': String(object.size),
-      'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(params.data.name)}`,
+      'Content-Disposition': `${disposition}; filename*=UTF-8''${encodeURIComponent(params.data.name)}`,
+      'Content-Security-Policy': "default-src 'none'; sandbox",
       'Cache-Control': 'private, max-age=3600',
       'X-Content-Type-Options': 'nosniff',
       ETag: `"${params.data.hash}"`,
