@@ -30,13 +30,18 @@ import {
  */
 
 /** Per page: Markdown is parsed inside the space's writer, so its size and nesting bound that work. */
-export const MAX_PAGE_MARKDOWN_CHARS = 512 * 1024;
+export const MAX_PAGE_MARKDOWN_CHARS = 256 * 1024;
 /** A stored document stays well under D1's 2 MB row limit. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** JSON nesting of a posted document (a block level is about two JSON levels). */
 export const MAX_DOCUMENT_DEPTH = 100;
 /** Leading run of indentation, quote and list markers on one Markdown line: about 100 nesting levels. */
 const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
+/**
+ * Markdown one batch may carry in all. Parsing costs 14-25 ms of CPU per KiB on a 2-core machine
+ * (`npm run bench`), inside the space's single writer: this keeps a batch to seconds.
+ */
+export const MAX_BATCH_MARKDOWN_CHARS = 512 * 1024;
 /** Files one batch may upload: each is a write to R2 from the space's writer. */
 export const MAX_FILES_PER_BATCH = 40;
 
@@ -144,6 +149,10 @@ class Batch {
   checkLimits(changes: ContentChange[]) {
     const files = changes.reduce((n, c) => n + (c.operation === 'insert_files' ? c.files.length : 0), 0);
     if (files > MAX_FILES_PER_BATCH) throw badRequest(`changes: ${files} files in one batch; the limit is ${MAX_FILES_PER_BATCH}`);
+    const markdown = changes.reduce((n, c) => n + ('document' in c && c.document && 'markdown' in c.document ? String(c.document.markdown).length : 0), 0);
+    if (markdown > MAX_BATCH_MARKDOWN_CHARS) {
+      throw badRequest(`changes: ${markdown} characters of Markdown in one batch; the limit is ${MAX_BATCH_MARKDOWN_CHARS}: split it into several batches`);
+    }
   }
 
   async apply(change: ContentChange): Promise<void> {

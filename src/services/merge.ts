@@ -1,5 +1,5 @@
 import { ApiError } from '../lib/errors';
-import { canonicalJson, uniqueSlug, type FileEntry, type Manifest, type PageEntry } from './revisions';
+import { canonicalJson, type FileEntry, type Manifest, type PageEntry } from './revisions';
 
 /**
  * Three-way merge of manifests at page level: `base` is the common ancestor, `main` the space's
@@ -58,7 +58,9 @@ function reordered(base: Map<string, FlatPage>, side: Map<string, FlatPage>): Se
     const byParent = new Map<string | null, Array<[string, number]>>();
     for (const [id, page] of pages) {
       if (other.get(id)?.parent !== page.parent) continue;
-      byParent.set(page.parent, [...(byParent.get(page.parent) ?? []), [id, page.index]]);
+      const list = byParent.get(page.parent) ?? [];
+      list.push([id, page.index]);
+      byParent.set(page.parent, list);
     }
     return new Map([...byParent].map(([parent, list]) => [parent, list.sort((x, y) => x[1] - y[1]).map(([id]) => id)]));
   };
@@ -83,21 +85,30 @@ function longestCommonSubsequence(a: string[], b: string[]): string[] {
   return [...a.slice(0, start), ...middle, ...a.slice(a.length - end)];
 }
 
+/**
+ * Sibling ids are unique, so the longest common subsequence of two orders is the longest increasing
+ * run of `b`'s positions in `a`: O(n log n) by patience sorting.
+ */
 function lcsTable(a: string[], b: string[]): string[] {
-  const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+  const position = new Map(a.map((id, i) => [id, i]));
+  const seq = b.filter((id) => position.has(id));
+  const tails: number[] = []; // index in seq of the smallest tail of each run length
+  const previous = new Array<number>(seq.length).fill(-1);
+  for (let i = 0; i < seq.length; i++) {
+    const value = position.get(seq[i])!;
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (position.get(seq[tails[mid]])! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[i] = tails[lo - 1];
+    tails[lo] = i;
   }
   const out: string[] = [];
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
-    if (a[i] === b[j]) {
-      out.push(a[i]);
-      i++;
-      j++;
-    } else if (table[i + 1][j] >= table[i][j + 1]) i++;
-    else j++;
-  }
-  return out;
+  for (let i = tails.length ? tails[tails.length - 1] : -1; i >= 0; i = previous[i]) out.push(seq[i]);
+  return out.reverse();
 }
 
 const wasMoved = (page: FlatPage, base: FlatPage, reorderedIds: Set<string>, id: string) =>
@@ -201,11 +212,12 @@ function buildTree(chosen: Map<string, Choice>): PageEntry[] {
     }
     // Pages main placed keep their slug; a page the change request placed gives way on a collision.
     const slugs = new Map<string, string>();
-    const taken: PageEntry[] = [];
+    const taken = new Set<string>();
     for (const [id, choice] of [...list.filter(([, c]) => c.placedBy === 'main'), ...list.filter(([, c]) => c.placedBy === 'theirs')]) {
-      const slug = uniqueSlug(choice.entry.slug, taken);
+      let slug = choice.entry.slug;
+      for (let n = 2; taken.has(slug); n++) slug = `${choice.entry.slug.slice(0, 95)}-${n}`;
       slugs.set(id, slug);
-      taken.push({ id, slug } as PageEntry);
+      taken.add(slug);
     }
     const pages = list.map(([id, choice]) => ({ ...choice.entry, slug: slugs.get(id)!, pages: build(id) }) as PageEntry);
     return pages;
