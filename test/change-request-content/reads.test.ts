@@ -14,6 +14,7 @@ import { downloadUrl } from '../../src/services/files';
 import { UserSchema } from '../../src/schemas/user';
 import { api, expectError, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
+import { gitbookValidator } from '../helpers/gitbook-schema';
 
 let org: TestOrg;
 let owner: string;
@@ -46,10 +47,6 @@ function expectSchema(schema: z.ZodType, body: unknown) {
   expect(result.success, result.success ? '' : `${JSON.stringify(result.error.issues)} in ${JSON.stringify(body)}`).toBe(true);
 }
 
-/** A validator of one of GitBook's component schemas (0.146.0), as test/services/markdown.test.ts builds them. */
-function gitbookValidator(name: string, components: unknown = gitbookSpec.components) {
-  return new Validator({ $ref: `#/components/schemas/${name}`, components } as never, '2019-09', false);
-}
 
 /**
  * GitBook's `RevisionPageDocument` is `allOf: [RevisionPageBase, Document, {...page fields}]`, where

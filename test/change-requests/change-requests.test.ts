@@ -4,14 +4,13 @@
  * Every change request body is checked against our strict schema and against GitBook's published
  * `ChangeRequest` JSON schema (@gitbook/api's OpenAPI document).
  */
-import { Validator } from '@cfworker/json-schema';
-import gitbookSpec from '@gitbook/api/spec/openapi.json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChangeRequestSchema } from '../../src/schemas/change-request';
 import { listOf } from '../../src/schemas/common';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { ALL_ROLES, BASE, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg } from '../helpers/harness';
 import { expectSchema, UNKNOWN_ID } from '../spaces/support';
+import { gitbookValidator } from '../helpers/gitbook-schema';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -19,11 +18,7 @@ import { expectSchema, UNKNOWN_ID } from '../spaces/support';
 const StrictChangeRequestSchema = ChangeRequestSchema.strict();
 const ChangeRequestListSchema = listOf(StrictChangeRequestSchema, 'ChangeRequests').strict();
 
-const gitbookChangeRequest = new Validator(
-  { $ref: '#/components/schemas/ChangeRequest', components: gitbookSpec.components } as never,
-  '2019-09',
-  false,
-);
+const gitbookChangeRequest = gitbookValidator('ChangeRequest');
 
 /** The body is a ChangeRequest for our strict schema and for GitBook's; returns it. */
 function expectChangeRequest(body: unknown): any {

@@ -2,8 +2,6 @@
  * Expressions and reusable content: their place in the document model (our validator and GitBook's
  * published schema), their Markdown form, and evaluating and dereferencing a document.
  */
-import { Validator } from '@cfworker/json-schema';
-import gitbookSpec from '@gitbook/api/spec/openapi.json';
 import { describe, expect, it } from 'vitest';
 import { dereferenceDocument, evaluateDocument, evaluateExpression, reusableContentIds } from '../../src/services/evaluate';
 import {
@@ -17,15 +15,12 @@ import {
   type JSONDocument,
   type TopLevelBlock,
 } from '../../src/services/markdown';
+import { gitbookValidator } from '../helpers/gitbook-schema';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-const gitbookValidator = new Validator(
-  { $ref: '#/components/schemas/JSONDocument', components: gitbookSpec.components } as never,
-  '2019-09',
-  false,
-);
+const jsonDocumentValidator = gitbookValidator('JSONDocument');
 
 function collectKeys(nodes: unknown): string[] {
   if (!Array.isArray(nodes)) return [];
@@ -40,7 +35,7 @@ function collectKeys(nodes: unknown): string[] {
 function expectValid(document: unknown) {
   const ours = parseDocument(document);
   expect(ours.success ? 'valid' : ours.error).toBe('valid');
-  const theirs = gitbookValidator.validate(document);
+  const theirs = jsonDocumentValidator.validate(document);
   expect(theirs.valid ? 'valid' : theirs.errors.slice(-5).map((e) => `${e.instanceLocation}: ${e.error}`)).toBe('valid');
   const keys = collectKeys((document as JSONDocument).nodes);
   expect(new Set(keys).size).toBe(keys.length);
