@@ -1,5 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequests, documents, revisions } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
@@ -33,8 +33,6 @@ export interface ContentRead {
   documentBody: string | null;
   mergedFrom?: ChangeRequestWithContext;
 }
-
-type BatchItem = Parameters<Db['batch']>[0][number];
 
 function revisionIdOf(source: ContentSource): SQL {
   if (source.changeRequest === undefined) return sql`(select s.revision_id from spaces s where s.id = ${source.spaceId})`;
@@ -72,7 +70,7 @@ export async function readContent(
   if (options.withMergedFrom) {
     add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId})`));
   }
-  const results = (await db.batch(statements as [BatchItem, ...BatchItem[]])) as unknown[][];
+  const results = (await runBatch(db, statements)) as unknown[][];
   const space = checkSpace(results[0] as SpaceWithRank[], RANK.read, true);
   const cr = extra.cr !== undefined ? requireChangeRequest(results[extra.cr][0] as ChangeRequestWithContext | undefined) : undefined;
   const revision = results[1][0] as RevisionRow | undefined;

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { createDb, type Db } from '../db/client';
+import { createDb, runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequestContributors, changeRequests, revisions, spaces } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, badRequest } from '../lib/errors';
@@ -99,12 +99,6 @@ function moveChangeRequestHead(db: Db, crId: string, expected: string, set: Part
     .update(changeRequests)
     .set(set)
     .where(and(eq(changeRequests.id, crId), eq(changeRequests.revisionId, expected)));
-}
-
-export type BatchItem = Parameters<Db['batch']>[0][number];
-
-function runBatch(db: Db, statements: BatchItem[]) {
-  return db.batch(statements as [BatchItem, ...BatchItem[]]);
 }
 
 function assertMoved(result: unknown, what: string) {

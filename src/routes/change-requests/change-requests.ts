@@ -24,9 +24,7 @@ import { MAX_DOCUMENT_DEPTH } from '../../services/content-batch';
 import { parseDocument } from '../../services/markdown';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
-import type { Db } from '../../db/client';
-
-type BatchItem = Parameters<Db['batch']>[0][number];
+import type { BatchItem, Db } from '../../db/client';
 
 /**
  * Change requests: proposed edits to a space, numbered per space. Reading needs `read`, creating and

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { orgMembers, spaceTeamGrants, spaceUserGrants, spaces, teams, users } from '../../db/schema';
+import { runBatch } from '../../db/client';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
@@ -175,7 +176,7 @@ export const spaceUsersRouter = createRouter()
                 .onConflictDoUpdate({ target: [spaceTeamGrants.spaceId, spaceTeamGrants.teamId], set: { role: roleToRank(body.role) } }),
             ),
           ];
-    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    if (statements.length) await runBatch(db, statements);
     return c.body(null, 204);
   })
   .openapi(listUserPermissionsRoute, async (c) => {

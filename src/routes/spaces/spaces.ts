@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -144,17 +145,13 @@ const transferSpaceRoute = defineRoute({
   responses: { 200: jsonResponse(SpaceSchema, 'The transferred space') },
 });
 
-type Db = Parameters<typeof loadSpace>[0];
-type BatchItem = Parameters<Db['batch']>[0][number];
 
 /**
  * Runs the writes and reads the space back with the caller's role in the same batch: one round trip
  * (and one transaction) for the write and the answer.
  */
 async function writeAndReload(db: Db, writes: BatchItem[], spaceId: string, userId: string): Promise<SpaceWithRank> {
-  const statements: [BatchItem, ...BatchItem[]] = [selectSpaceWithRank(db, spaceId, userId) as BatchItem];
-  statements.splice(0, 0, ...writes);
-  const results = (await db.batch(statements)) as unknown[];
+  const results = (await runBatch(db, [...writes, selectSpaceWithRank(db, spaceId, userId)])) as unknown[];
   const row = (results[results.length - 1] as SpaceWithRank[])[0];
   if (!row) throw new ApiError(404, 'Space not found');
   return row;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq } from 'drizzle-orm';
 import { orgMembers, teamMembers } from '../../db/schema';
+import { runBatch } from '../../db/client';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
@@ -160,7 +161,7 @@ export const teamMembersRouter = createRouter()
       }),
       ...[...remove.values()].map((userId) => db.delete(teamMembers).where(teamMembershipKey(teamId, userId))),
     ];
-    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    if (statements.length) await runBatch(db, statements);
     return c.body(null, 204);
   })
   .openapi(addTeamMemberRoute, async (c) => {
