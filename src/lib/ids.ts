@@ -14,9 +14,13 @@ export function randomBase62(length: number): string {
 
 export const newId = () => randomBase62(20);
 
-export async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+export function toHex(bytes: ArrayBuffer): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** SHA-256 of text (as UTF-8) or of bytes, in hex. */
+export async function sha256Hex(value: string | Uint8Array): Promise<string> {
+  return toHex(await crypto.subtle.digest('SHA-256', typeof value === 'string' ? new TextEncoder().encode(value) : value));
 }
 
 /** Compares two secrets without leaking their common prefix length through timing. */

@@ -1,7 +1,7 @@
 import { imageSize } from 'image-size';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { newId, timingSafeEqual } from '../lib/ids';
+import { newId, sha256Hex, timingSafeEqual, toHex } from '../lib/ids';
 import type { FileEntry } from './revisions';
 
 /**
@@ -34,11 +34,6 @@ export function decodeBase64(value: string): Uint8Array | null {
   }
 }
 
-async function sha256Bytes(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** Width and height of a PNG, JPEG, GIF or WebP read from its header; undefined for anything else. */
 export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
   try {
@@ -59,7 +54,7 @@ export interface PreparedFile {
 
 /** A new file entry for uploaded bytes (nothing is stored yet: see `storeFiles`). */
 export async function prepareFile(name: string, contentType: string, bytes: Uint8Array): Promise<PreparedFile> {
-  const hash = await sha256Bytes(bytes);
+  const hash = await sha256Hex(bytes);
   const dimensions = contentType.startsWith('image/') ? imageDimensions(bytes) : undefined;
   return { entry: { id: newId(), name, contentType, size: bytes.byteLength, hash, ...(dimensions ? { dimensions } : {}) }, bytes };
 }
@@ -84,8 +79,7 @@ export function createSigner(env: Env): (message: string) => Promise<string> {
   let key: Promise<CryptoKey> | undefined;
   return async (message) => {
     key ??= crypto.subtle.importKey('raw', new TextEncoder().encode(signingSecret(env)), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    const signature = await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(message));
-    return [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    return toHex(await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(message)));
   };
 }
 
