@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isOutdated, type ChangeRequestWithContext } from '../services/change-requests';
 import { TimestampSchema, type UrlContext } from './common';
+import { spaceAppUrl } from './space';
 import { toUser, UserSchema } from './user';
 
 export const ChangeRequestStatusSchema = z.enum(['draft', 'open', 'archived', 'merged']).openapi('ChangeRequestStatus');
@@ -31,7 +32,7 @@ export type ChangeRequest = z.infer<typeof ChangeRequestSchema>;
 
 /** App page of a change request: content URLs of its pages start here. */
 export function changeRequestAppUrl(urls: UrlContext, orgId: string, spaceId: string, number: number): string {
-  return `${urls.app}/o/${orgId}/s/${spaceId}/~/changes/${number}`;
+  return `${spaceAppUrl(urls, orgId, spaceId)}/~/changes/${number}`;
 }
 
 export function toChangeRequest({ cr, creator, spaceRevision, orgId }: ChangeRequestWithContext, urls: UrlContext): ChangeRequest {

@@ -54,6 +54,11 @@ export const SpaceSchema = z
   .openapi('Space');
 export type Space = z.infer<typeof SpaceSchema>;
 
+/** The app's page of a space: its content's page URLs and change requests' start here. */
+export function spaceAppUrl(urls: UrlContext, orgId: string, spaceId: string): string {
+  return `${urls.app}/o/${orgId}/s/${spaceId}`;
+}
+
 export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
   return {
     object: 'space',
@@ -66,7 +71,7 @@ export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
     ...(row.deletedAt ? { deletedAt: row.deletedAt } : {}),
     editMode: row.editMode as Space['editMode'],
     mergeRules: row.mergeRules as Space['mergeRules'],
-    urls: { location: `${urls.api}/spaces/${row.id}`, app: `${urls.app}/o/${row.orgId}/s/${row.id}` },
+    urls: { location: `${urls.api}/spaces/${row.id}`, app: spaceAppUrl(urls, row.orgId, row.id) },
     organization: row.orgId,
     ...(row.parentId ? { parent: row.parentId } : {}),
     ...(row.language ? { language: row.language as Space['language'] } : {}),

@@ -7,6 +7,7 @@ import { pageParams, toPage } from '../lib/pagination';
 import { RANK } from '../lib/roles';
 import { changeRequestAppUrl, toChangeRequest } from '../schemas/change-request';
 import { urlContext, type UrlContext } from '../schemas/common';
+import { spaceAppUrl } from '../schemas/space';
 import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls } from '../schemas/revision';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from './markdown';
@@ -77,7 +78,7 @@ export async function readContent(
   if (!revision) throw new ApiError(404, 'Revision not found');
   const app = cr
     ? changeRequestAppUrl(options.urls, space.space.orgId, space.space.id, cr.cr.number)
-    : `${options.urls.app}/o/${space.space.orgId}/s/${space.space.id}`;
+    : spaceAppUrl(options.urls, space.space.orgId, space.space.id);
   return {
     space,
     changeRequest: cr,
@@ -126,8 +127,7 @@ export interface PageOptions {
 export async function pageWithContent(db: Db, read: ContentRead, pageId: string, options: PageOptions) {
   const location = indexPages(read.manifest.pages).get(pageId);
   if (!location) throw new ApiError(404, 'Page not found');
-  const parentPath = location.path.split('/').slice(0, -1).join('/');
-  const page = toRevisionPage(location.page, read.urls, parentPath);
+  const page = toRevisionPage(location.page, read.urls, location.parentPath);
   let document: JSONDocument = read.documentBody ? (JSON.parse(read.documentBody) as JSONDocument) : { object: 'document', data: {}, nodes: [] };
   if (options.dereferenced) document = await dereference(db, read.manifest, document);
   if (options.evaluated) document = evaluateDocument(document, read.manifest.variables, location.page.variables);
