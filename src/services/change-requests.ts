@@ -2,6 +2,8 @@ import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { changeRequests, organizations, spaces, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
+import { RANK } from '../lib/roles';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
 
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
@@ -37,6 +39,19 @@ export function changeRequestQuery(db: Db, where: SQL) {
 export function requireChangeRequest<T>(row: T | undefined): T {
   if (!row) throw new ApiError(404, 'Change request not found');
   return row;
+}
+
+/** The space with the caller's rank and the change request, in one round trip; 404 for either unseen. */
+export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number) {
+  const [spaceRows, crRows] = await db.batch([
+    selectSpaceWithRank(db, spaceId, userId),
+    changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
+  ]);
+  const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
+  const row = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined);
+  // Reads also answer in the trash (like the list); changes need the space restored first.
+  checkSpace([space], needed, needed === RANK.read);
+  return { space, row };
 }
 
 /** Base of the three-way merges: the last main revision merged into the change request. */

@@ -10,10 +10,9 @@ import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-reque
 import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../schemas/revision';
-import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
+import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import type { ContentChange } from '../../services/content-batch';
 import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
 const tags = ['Change request content'];
@@ -215,10 +214,7 @@ export const changeRequestContentRouter = createRouter()
     const { spaceId, changeRequestId } = c.req.valid('param');
     const db = c.get('db');
     const urls = urlContext(c.req.url, c.env.APP_URL);
-    const [spaceRows, crRows] = await db.batch([selectSpaceWithRank(db, spaceId, userId), changeRequestQuery(db, changeRequestMatch(spaceId, changeRequestId))]);
-    const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
-    const cr = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined).cr;
-    checkSpace([space], RANK.edit);
+    const { cr } = (await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit)).row;
     const changes = c.req.valid('json').changes as ContentChange[];
     const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
     const updated = toChangeRequest((await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext, urls);

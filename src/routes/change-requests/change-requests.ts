@@ -16,8 +16,8 @@ import { spaceRoleSql } from '../../services/access';
 import {
   changeRequestMatch,
   changeRequestQuery,
+  loadChangeRequest,
   refreshChangeRequestCounters,
-  requireChangeRequest,
   type ChangeRequestWithContext,
 } from '../../services/change-requests';
 import { MAX_DOCUMENT_DEPTH } from '../../services/content-batch';
@@ -167,19 +167,6 @@ async function listPage<G>(db: Db, guard: BatchItem, check: (rows: G[]) => void,
   check(guardRows);
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
   return toPage(rows, limit, total.n, key, (row) => toChangeRequest(row, urls));
-}
-
-/** The space with the caller's rank and the change request, in one round trip; 404 for either unseen. */
-async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number) {
-  const [spaceRows, crRows] = await db.batch([
-    selectSpaceWithRank(db, spaceId, userId),
-    changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
-  ]);
-  const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
-  const row = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined);
-  // Reads also answer in the trash (like the list); changes need the space restored first.
-  checkSpace([space], needed, needed === RANK.read);
-  return { space, row };
 }
 
 export const changeRequestsRouter = createRouter()
