@@ -223,10 +223,10 @@ class Batch {
     const location = this.locate(change.page);
     const page = location.page;
     if (change.into !== undefined || change.at !== undefined) this.movePage(location, change.into, change.at);
-    const parentPath = indexPages(this.manifest.pages).get(page.id)!.path.split('/').slice(0, -1).join('/');
-    const content = change.document ? await this.readDocument(change.document, parentPath) : { metadata: {} };
+    const placed = this.locate(page.id);
+    const content = change.document ? await this.readDocument(change.document, placed.parentPath) : { metadata: {} };
     const title = content.title ?? change.title;
-    if (change.slug !== undefined && change.slug !== '') page.slug = checkSlug(change.slug, indexPages(this.manifest.pages).get(page.id)!.siblings, page.id);
+    if (change.slug !== undefined && change.slug !== '') page.slug = checkSlug(change.slug, placed.siblings, page.id);
     applyMetadata(page, { ...change, ...content.metadata, ...(title !== undefined ? { title } : {}) });
     if (change.document) {
       if (content.hash) page.document = content.hash;

@@ -97,6 +97,8 @@ export interface PageLocation {
   parent: PageEntry | null;
   siblings: PageEntry[];
   path: string;
+  /** Path of the parent (`''` at the root): where relative links of the page start. */
+  parentPath: string;
 }
 
 /** Every page of a tree by id, in depth-first order. */
@@ -105,7 +107,7 @@ export function indexPages(pages: PageEntry[]): Map<string, PageLocation> {
   const walk = (list: PageEntry[], parent: PageEntry | null, prefix: string) => {
     for (const page of list) {
       const path = prefix ? `${prefix}/${page.slug}` : page.slug;
-      index.set(page.id, { page, parent, siblings: list, path });
+      index.set(page.id, { page, parent, siblings: list, path, parentPath: prefix });
       walk(page.pages, page, path);
     }
   };
