@@ -9,7 +9,7 @@ import { RANK, levelToColumn } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
-import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
+import { booleanQuery, DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
 import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
 import {
@@ -110,11 +110,7 @@ const listOrgCollectionsRoute = defineRoute({
   request: {
     params: OrgParams,
     query: ListQuerySchema.extend({
-      nested: z
-        .enum(['true', 'false'])
-        .optional()
-        .transform((v) => v !== 'false')
-        .openapi({ type: 'boolean', description: 'Also list nested collections (default true)' }),
+      nested: booleanQuery(true, 'Also list nested collections'),
     }),
   },
   responses: { 200: jsonResponse(listOf(CollectionSchema, 'Collections'), 'The collections') },
