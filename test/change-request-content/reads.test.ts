@@ -12,7 +12,7 @@ import { ChangeRequestSchema } from '../../src/schemas/change-request';
 import { RevisionFileSchema, RevisionPageLayoutSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../src/schemas/revision';
 import { downloadUrl } from '../../src/services/files';
 import { UserSchema } from '../../src/schemas/user';
-import { api, expectError, seedOrg, type TestOrg } from '../helpers/harness';
+import { api, expectError, expectSchema, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { gitbookValidator } from '../helpers/gitbook-schema';
 
@@ -42,10 +42,6 @@ const StrictFileSchema = RevisionFileSchema.strict();
 const StrictRevisionSchema = RevisionSchema.extend({ pages: z.array(StrictPageSchema), files: z.array(StrictFileSchema) }).strict();
 const StrictChangeRequestSchema = ChangeRequestSchema.extend({ createdBy: UserSchema.strict() }).strict();
 
-function expectSchema(schema: z.ZodType, body: unknown) {
-  const result = schema.safeParse(body);
-  expect(result.success, result.success ? '' : `${JSON.stringify(result.error.issues)} in ${JSON.stringify(body)}`).toBe(true);
-}
 
 
 /**

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { CollectionSchema } from '../../src/schemas/collection';
 import { listOf } from '../../src/schemas/common';
 import { SpaceSchema } from '../../src/schemas/space';
-import { addMember, api, createUser, type ApiResponse, type RoleName, type TestUser } from '../helpers/harness';
+import { addMember, api, createUser, type RoleName, type TestUser, expectStatus } from '../helpers/harness';
 
 /** The response schemas, strict: a field that is not in the public schema (a leaked column) fails the parse. */
 export const StrictCollection = CollectionSchema.strict();
@@ -25,11 +25,7 @@ export const spacePath = (id: string) => `/v1/spaces/${id}`;
 let counter = 0;
 export const uniq = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-/** Asserts the status (showing the body when it differs) and returns the response. */
-export function expectStatus<T>(res: ApiResponse<T>, status: number): ApiResponse<T> {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res;
-}
+export { expectStatus } from '../helpers/harness';
 
 export interface NewCollection {
   title?: string;

@@ -1,5 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
+import type { z } from 'zod';
 import type { Role } from '../../src/lib/roles';
 import { RANK } from '../../src/lib/roles';
 
@@ -109,3 +110,16 @@ export async function seedOrg(title = `Org ${unique()}`): Promise<TestOrg> {
 }
 
 export const tokenOf = (org: TestOrg, role: RoleName) => org.members[role].token;
+
+/** Asserts the status of a response (showing the body when it differs) and returns the response. */
+export function expectStatus<T>(res: ApiResponse<T>, status: number): ApiResponse<T> {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res;
+}
+
+/** Asserts that `body` satisfies `schema` (listing the failing issues and the body when not) and returns the parsed value. */
+export function expectSchema<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = schema.safeParse(body);
+  expect(result.success, result.success ? '' : `${JSON.stringify(result.error.issues)} in ${JSON.stringify(body)}`).toBe(true);
+  return result.data as z.infer<S>;
+}

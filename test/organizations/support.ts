@@ -3,25 +3,13 @@
  */
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import type { z } from 'zod';
-import { api, createUser, type ApiResponse, type TestUser } from '../helpers/harness';
+import { api, createUser, type TestUser, expectSchema, expectStatus } from '../helpers/harness';
 
 let counter = 0;
 /** A short unique suffix for titles, emails and domains. */
 export const uniq = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-/** Asserts that `body` satisfies `schema` (listing the failing issues when not) and returns the parsed value. */
-export function expectSchema<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
-  expect(result.success, result.success ? '' : JSON.stringify(result.error.issues)).toBe(true);
-  return result.data as z.infer<S>;
-}
-
-/** Asserts the status of a response, showing the body when it differs. */
-export function expectStatus(res: ApiResponse, status: number) {
-  expect(res.status, `${JSON.stringify(res.body)}`).toBe(status);
-  return res;
-}
+export { expectSchema, expectStatus } from '../helpers/harness';
 
 /**
  * Follows `next.page` from the first page to the last with `limit`, asserting on every page that

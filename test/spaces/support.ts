@@ -3,13 +3,12 @@
  */
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
-import type { z } from 'zod';
 import { TeamPermissionSchema, UserPermissionSchema } from '../../src/routes/space-users/permissions';
 import { CollectionSchema } from '../../src/schemas/collection';
 import { listOf } from '../../src/schemas/common';
 import { SpaceSchema, type Space } from '../../src/schemas/space';
 import { TeamSchema } from '../../src/schemas/team';
-import { api, type ApiResponse, type TestOrg } from '../helpers/harness';
+import { api, type TestOrg, expectSchema, expectStatus } from '../helpers/harness';
 
 /** The Space object, strictly: a database column leaking into it fails the parse. */
 export const StrictSpaceSchema = SpaceSchema.strict();
@@ -34,16 +33,7 @@ let counter = 0;
 export const uniq = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Asserts that `body` satisfies `schema` (listing the failing issues when not) and returns the parsed value. */
-export function expectSchema<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
-  expect(result.success, result.success ? '' : `${JSON.stringify(result.error.issues)} in ${JSON.stringify(body)}`).toBe(true);
-  return result.data as z.infer<S>;
-}
-
-export function expectStatus(res: ApiResponse, status: number): ApiResponse {
-  expect(res.status, `${JSON.stringify(res.body)}`).toBe(status);
-  return res;
-}
+export { expectSchema, expectStatus } from '../helpers/harness';
 
 /** A space created through the API (by the organization's owner unless `token` is given). */
 export async function createSpace(org: TestOrg, body: Record<string, unknown> = {}, token = org.owner.token): Promise<Space> {
