@@ -441,30 +441,28 @@ const inlineContentSchema: z.ZodType<DocumentInlineContent> = z.discriminatedUni
   error: unknownTypeError('node', 'object', ['text', 'inline']),
 });
 
+/** What every block has: a container holds nodes (`isVoid` false or absent), a void block holds none. */
+const containerFrame = { object: z.literal('block'), key, isVoid: z.literal(false).optional() };
+const voidFrame = { object: z.literal('block'), key, isVoid: z.literal(true) };
+
 const alignSchema = z.enum(['start', 'center', 'end']);
 const emptyData = z.looseObject({});
 
 const paragraphSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('paragraph'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ align: alignSchema.optional() }).optional(),
   nodes: z.array(inlineContentSchema),
 });
 const headingSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.enum(['heading-1', 'heading-2', 'heading-3']),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ id: z.string().regex(/^[-a-z0-9.+_]+$/).optional(), align: alignSchema.optional() }),
   nodes: z.array(inlineContentSchema),
 });
 const listItemSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('list-item'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ checked: z.boolean().optional() }).optional(),
   get nodes(): z.ZodArray<z.ZodType<ListItemChildBlock>> {
     return z.array(listItemChildSchema);
@@ -474,69 +472,53 @@ const listItemOnly: z.ZodType<DocumentBlockListItem> = z.discriminatedUnion('typ
   error: unknownTypeError('block', 'type', ['list-item']),
 });
 const listOrderedSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('list-ordered'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ start: z.number().int().optional() }),
   nodes: z.array(listItemOnly),
 });
 const listUnorderedSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('list-unordered'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: emptyData.optional(),
   nodes: z.array(listItemOnly),
 });
 const listTasksSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('list-tasks'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: emptyData.optional(),
   nodes: z.array(listItemOnly),
 });
 const dividerSchema = z.looseObject({
-  object: z.literal('block'),
+  ...voidFrame,
   type: z.literal('divider'),
-  key,
-  isVoid: z.literal(true),
   data: emptyData,
 });
 const quoteSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('blockquote'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: emptyData.optional(),
   get nodes(): z.ZodArray<z.ZodType<QuoteChildBlock>> {
     return z.array(quoteChildSchema);
   },
 });
 const hintSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('hint'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ style: z.enum(['info', 'warning', 'danger', 'success']) }),
   get nodes(): z.ZodArray<z.ZodType<EssentialBlock>> {
     return z.array(essentialSchema);
   },
 });
 const codeLineSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('code-line'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({ highlighted: z.boolean().optional() }),
   nodes: z.array(textSchema),
 });
 const codeSchema = z.looseObject({
-  object: z.literal('block'),
+  ...containerFrame,
   type: z.literal('code'),
-  key,
-  isVoid: z.literal(false).optional(),
   data: z.looseObject({
     syntax: z.string().optional(),
     title: z.string().optional(),
@@ -560,10 +542,8 @@ const captionFragmentSchema = z.looseObject({
   ),
 });
 const imageSchema = z.looseObject({
-  object: z.literal('block'),
+  ...voidFrame,
   type: z.literal('image'),
-  key,
-  isVoid: z.literal(true),
   data: z.looseObject({
     ref: imageRefSchema,
     refDark: imageRefSchema.optional(),
@@ -586,18 +566,14 @@ const imagesSchema = z.looseObject({
   nodes: z.array(z.discriminatedUnion('type', [imageSchema], { error: unknownTypeError('block', 'type', ['image']) })),
 });
 const fileSchema = z.looseObject({
-  object: z.literal('block'),
+  ...voidFrame,
   type: z.literal('file'),
-  key,
-  isVoid: z.literal(true),
   data: z.looseObject({ ref: refFile }),
   fragments: z.array(captionFragmentSchema).optional(),
 });
 const tableSchema = z.looseObject({
-  object: z.literal('block'),
+  ...voidFrame,
   type: z.literal('table'),
-  key,
-  isVoid: z.literal(true),
   data: z.looseObject({
     view: z.looseObject({
       type: z.enum(['grid', 'cards']),
@@ -622,10 +598,8 @@ const tableSchema = z.looseObject({
 });
 
 const reusableContentSchema = z.looseObject({
-  object: z.literal('block'),
+  ...voidFrame,
   type: z.literal('reusable-content'),
-  key,
-  isVoid: z.literal(true),
   data: z.looseObject({ ref: refReusable }),
 });
 
