@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ChangeRequestSchema } from '../../src/schemas/change-request';
 import { listOf } from '../../src/schemas/common';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { ALL_ROLES, BASE, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg } from '../helpers/harness';
+import { ALL_ROLES, BASE, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import { expectSchema, UNKNOWN_ID } from '../spaces/support';
 import { gitbookValidator } from '../helpers/gitbook-schema';
 
@@ -574,8 +574,6 @@ describe('list the change requests of an organization', () => {
 // ---------------------------------------------------------------------------------------------
 // Who may do what
 
-type Caller = RoleName | 'outsider';
-const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 
 const S = (admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number) =>
   ({ admin, create, review, edit, comment, read, guest, outsider }) as Record<Caller, number>;
@@ -585,7 +583,7 @@ describe('authorization by organization role on a space with defaultLevel inheri
   let space: string;
   /** A change request that the read-only operations look at. */
   let shared: any;
-  const tokenFor = (caller: Caller) => (caller === 'outsider' ? org.outsider.token : org.members[caller].token);
+  const tokenFor = (caller: Caller) => callerUser(org, caller).token;
 
   beforeAll(async () => {
     org = await seedOrg();
@@ -628,7 +626,7 @@ describe('authorization by organization role on a space with defaultLevel inheri
     if (expected === 201) {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const cr = expectChangeRequest(res.body);
-      expect(cr.createdBy.id).toBe(caller === 'outsider' ? org.outsider.id : org.members[caller].id);
+      expect(cr.createdBy.id).toBe(callerUser(org, caller).id);
       expect(cr.number).toBe(before.changeRequests + 1);
       expect(await counters(space, org.owner.token)).toMatchObject({ changeRequests: before.changeRequests + 1 });
     } else {

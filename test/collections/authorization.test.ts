@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_ROLES, api, expectError, seedOrg, type RoleName, type TestOrg, type TestUser } from '../helpers/harness';
+import { ALL_ROLES, api, expectError, seedOrg, type RoleName, type TestOrg, type TestUser, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import {
   StrictCollection,
   collectionPath,
@@ -26,10 +26,8 @@ import {
  * - create in a parent collection: create on the parent; a parent the caller cannot see (a guest)
  *   is a 400 on `parent`; non-members 404 as for the organization.
  */
-type Caller = RoleName | 'outsider';
 type Operation = 'get' | 'listSpaces' | 'update' | 'move' | 'transfer' | 'delete' | 'listInOrg' | 'create' | 'createInParent';
 
-const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 
 const EXPECTED: Record<Operation, Record<Caller, number>> = {
   get: { admin: 200, create: 200, review: 200, edit: 200, comment: 200, read: 200, guest: 404, outsider: 404 },
@@ -102,7 +100,7 @@ describe('collections authorization table', () => {
     const destination = await createOrg(org.owner, 'Destination');
     const failures: string[] = [];
     for (const caller of CALLERS) {
-      const user = caller === 'outsider' ? org.outsider : org.members[caller];
+      const user = callerUser(org, caller);
       const target = await createCollection(admin, org.id, { title: `Target for ${caller}` });
       await createSpace(admin, org.id, target.id, `Space for ${caller}`);
       const transferred = await createCollection(admin, org.id, { title: `Transfer for ${caller}` });

@@ -123,3 +123,11 @@ export function expectSchema<S extends z.ZodType>(schema: S, body: unknown): z.i
   expect(result.success, result.success ? '' : `${JSON.stringify(result.error.issues)} in ${JSON.stringify(body)}`).toBe(true);
   return result.data as z.infer<S>;
 }
+
+/** Who an authorization table runs as: a member of each role, or someone outside the organization. */
+export type Caller = RoleName | 'outsider';
+export const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
+
+export function callerUser(org: TestOrg, caller: Caller): TestUser {
+  return caller === 'outsider' ? org.outsider : org.members[caller];
+}

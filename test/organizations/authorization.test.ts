@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, ALL_ROLES, api, createUser, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, type TestUser } from '../helpers/harness';
+import { ADMIN_TOKEN, ALL_ROLES, api, createUser, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, type TestUser, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import { expectStatus, uniq } from './support';
 
-type Caller = RoleName | 'outsider';
-const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 
 interface Fixture {
   org: TestOrg;
@@ -144,7 +142,7 @@ describe('authorization of the Organizations group, by role', () => {
     const stranger = await createUser();
     const actual: Partial<Record<Caller, number>> = {};
     for (const caller of CALLERS) {
-      const user = caller === 'outsider' ? org.outsider : org.members[caller];
+      const user = callerUser(org, caller);
       const res = await api('GET', '/v1/user', { token: user.token });
       expect(res.status).toBe(200);
       const out = await op.call({ org, caller: user, inviteId: invite.body.id, stranger });

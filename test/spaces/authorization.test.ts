@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ALL_ROLES, addMember, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg } from '../helpers/harness';
+import { ALL_ROLES, addMember, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import {
   aggregatePath,
   createSpace,
@@ -23,8 +23,6 @@ import {
   userPermissionsPath,
 } from './support';
 
-type Caller = RoleName | 'outsider';
-const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 
 interface Fixture {
   org: TestOrg;
@@ -206,7 +204,7 @@ async function fixture(): Promise<Fixture> {
   expect(target.status).toBe(201);
   for (const caller of CALLERS) {
     if (caller === 'admin') continue;
-    const user = caller === 'outsider' ? org.outsider : org.members[caller];
+    const user = callerUser(org, caller);
     await addMember(target.body.id, user.id, 'create');
   }
   const team = await createTeam(org, [org.members.comment.id]);
@@ -218,7 +216,7 @@ describe('authorization on a root space with defaultLevel inherit', () => {
     const fx = await fixture();
     const seen: Record<string, number> = {};
     for (const caller of CALLERS) {
-      const user = caller === 'outsider' ? fx.org.outsider : fx.org.members[caller];
+      const user = callerUser(fx.org, caller);
       const space = (await createSpace(fx.org)).id;
       const c: Case = { space, fixture: fx, token: user.token };
       if (op.setup) await op.setup(c);

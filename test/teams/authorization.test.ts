@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_ROLES, addMember, api, createUser, expectError, seedOrg, type RoleName, type TestOrg, type TestUser } from '../helpers/harness';
+import { ALL_ROLES, addMember, api, createUser, expectError, seedOrg, type RoleName, type TestOrg, type TestUser, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import { createTeam, memberPath, membersPath, teamPath, teamRoles, teamsPath } from './fixtures';
 
 /**
@@ -13,10 +13,8 @@ import { createTeam, memberPath, membersPath, teamPath, teamRoles, teamsPath } f
  *   who cannot 404). Deleting a team the caller cannot see answers as for an absent team: 204, changing nothing.
  * None of the callers below is in the team.
  */
-type Caller = RoleName | 'outsider';
 type Operation = 'list' | 'create' | 'get' | 'update' | 'listMembers' | 'updateMembers' | 'addMember' | 'removeMember' | 'delete';
 
-const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 
 const EXPECTED: Record<Operation, Record<Caller, number>> = {
   list: { admin: 200, create: 200, review: 200, edit: 200, comment: 200, read: 200, guest: 403, outsider: 404 },
@@ -89,7 +87,7 @@ describe('teams authorization table', () => {
     const { addTarget, removeTarget } = await targets(org);
     const failures: string[] = [];
     for (const caller of CALLERS) {
-      const user = caller === 'outsider' ? org.outsider : org.members[caller];
+      const user = callerUser(org, caller);
       // A fresh team per caller, so one caller's success does not change the next one's outcome.
       const team = await createTeam(org, `Team for ${caller}`, [removeTarget.id]);
       const ctx = { org, teamId: team.id, addTarget, removeTarget };
