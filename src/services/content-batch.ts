@@ -47,17 +47,9 @@ export const MAX_FILES_PER_BATCH = 40;
 
 export type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
 
-export interface PageMetadataInput {
-  title?: string;
-  slug?: string;
-  emoji?: string;
-  icon?: string;
-  description?: string;
-  hidden?: boolean;
-  noIndex?: boolean;
-  noRobotsIndex?: boolean;
-  condition?: string;
-}
+/** The page fields a change may set (GitBook's RevisionPageUpdate); `slug` is checked apart from the rest. */
+const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition'] as const;
+export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
   | ({ operation: 'insert_page'; into?: string; at?: number; ref?: string; document: DocumentInput } & PageMetadataInput)
@@ -407,8 +399,6 @@ function frontmatterMetadata(frontmatter: Record<string, unknown>, description: 
   for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[key] === 'boolean') out[key] = frontmatter[key] as boolean;
   return out;
 }
-
-const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition'] as const;
 
 /** Sets what the change gives; an empty string removes emoji, icon, description and condition. */
 function applyMetadata(page: PageEntry, input: PageMetadataInput) {
