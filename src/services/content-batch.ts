@@ -72,7 +72,7 @@ export interface BatchResult {
 
 export interface BatchContext {
   /** The manifest a `revert_page` without `revision` goes back to (the change request's base). */
-  baseManifest: Manifest;
+  baseManifest: () => Manifest;
   /** Manifests of other revisions of the space named by `revert_page.revision`, loaded beforehand. */
   revisionManifests: Map<string, Manifest>;
   /** Documents of the base/revert revisions, by hash, for block-level reverts. */
@@ -250,7 +250,7 @@ class Batch {
   }
 
   private async revertPage(change: Extract<ContentChange, { operation: 'revert_page' }>) {
-    const target = change.revision === undefined ? this.context.baseManifest : this.context.revisionManifests.get(change.revision);
+    const target = change.revision === undefined ? this.context.baseManifest() : this.context.revisionManifests.get(change.revision);
     if (!target) throw badRequest(`revision "${change.revision}" is not a revision of this space`);
     const pageId = this.pageRefs.get(change.page) ?? change.page;
     const before = indexPages(target.pages).get(pageId);

@@ -31,12 +31,24 @@ interface ChangeRequestState {
   spaceDeleted: boolean;
   editMode: string;
   head: Manifest;
-  base: Manifest;
-  main: Manifest;
+  /** Parsed on first use: a content batch needs the base only to revert, and never main. */
+  base: () => Manifest;
+  main: () => Manifest;
 }
 
-/** The change request, the space's head, and the manifests of the three revisions a merge needs, in one query. */
-async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeRequestState> {
+function lazyManifest(text: string | null): () => Manifest {
+  let parsed: Manifest | undefined;
+  return () => {
+    if (text === null) throw new Error('This manifest was not read for this head move');
+    return (parsed ??= parseManifest(text));
+  };
+}
+
+/**
+ * The change request, the space's head, and the manifests of the revisions the move needs, in one
+ * query; main's manifest (up to the size of a D1 row) is only read for merges and updates.
+ */
+async function loadState(db: Db, target: ChangeRequestTarget, withMain: boolean): Promise<ChangeRequestState> {
   const head = alias(revisions, 'head');
   const base = alias(revisions, 'base');
   const main = alias(revisions, 'main');
@@ -48,7 +60,7 @@ async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeReq
       editMode: sql<string>`${spaces.editMode}`.as('space_edit_mode'),
       head: sql<string>`${head.manifest}`.as('head_manifest'),
       base: sql<string>`${base.manifest}`.as('base_manifest'),
-      main: sql<string>`${main.manifest}`.as('main_manifest'),
+      main: (withMain ? sql<string | null>`${main.manifest}` : sql<string | null>`null`).as('main_manifest'),
     })
     .from(changeRequests)
     .innerJoin(spaces, eq(spaces.id, changeRequests.spaceId))
@@ -64,8 +76,8 @@ async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeReq
     spaceDeleted: row.spaceDeleted !== null,
     editMode: row.editMode,
     head: parseManifest(row.head),
-    base: parseManifest(row.base),
-    main: parseManifest(row.main),
+    base: lazyManifest(row.base),
+    main: lazyManifest(row.main),
   };
 }
 
@@ -113,7 +125,7 @@ export interface ContentBatchOutput {
 
 export async function applyChangeRequestContent(env: Env, target: ChangeRequestTarget, changes: ContentChange[]): Promise<ContentBatchOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target);
+  const state = await loadState(db, target, false);
   assertWritable(state, 'editing its content');
   const named = revertRevisions(changes);
   const revisionRows = named.length
@@ -153,7 +165,7 @@ export interface HeadMoveOutput {
  */
 export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget): Promise<HeadMoveOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target);
+  const state = await loadState(db, target, true);
   assertWritable(state, 'merging');
   const { cr, spaceRevision } = state;
   assertMergeRules(await effectiveMergeRules(db, target.spaceId), cr, isOutdated(cr, spaceRevision), target.userId);
@@ -164,7 +176,7 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   if (spaceRevision === base) result = cr.revisionId;
   else if (cr.revisionId === base) result = spaceRevision;
   else {
-    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], mergeManifests(state.base, state.main, state.head), now, cr.id);
+    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], mergeManifests(state.base(), state.main(), state.head), now, cr.id);
     writes.push(merged.statement);
     result = merged.id;
   }
@@ -191,7 +203,7 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
 /** Pulls main into the change request the same way (`update` revision); sets `revisionMergedAncestor`. */
 export async function updateChangeRequest(env: Env, target: ChangeRequestTarget): Promise<HeadMoveOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target);
+  const state = await loadState(db, target, true);
   assertWritable(state, 'updating');
   const { cr, spaceRevision } = state;
   const base = mergeBase(cr);
@@ -201,7 +213,7 @@ export async function updateChangeRequest(env: Env, target: ChangeRequestTarget)
   let result: string;
   if (cr.revisionId === base) result = spaceRevision;
   else {
-    const updated = newRevision(db, target.spaceId, 'update', [cr.revisionId, spaceRevision], mergeManifests(state.base, state.main, state.head), now);
+    const updated = newRevision(db, target.spaceId, 'update', [cr.revisionId, spaceRevision], mergeManifests(state.base(), state.main(), state.head), now);
     writes.push(updated.statement);
     result = updated.id;
   }
