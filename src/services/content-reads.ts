@@ -159,13 +159,14 @@ export interface ContentRequest {
   source: ContentSource;
 }
 
-const readFor = (r: ContentRequest, options: { pageId?: string; withMergedFrom?: boolean } = {}) =>
-  readContent(r.db, r.source, r.userId, { ...options, urls: urlContext(r.url, r.env.APP_URL) });
+const readFor = (r: ContentRequest, options: { pageId?: string; withMergedFrom?: boolean; urls?: UrlContext } = {}) =>
+  readContent(r.db, r.source, r.userId, { ...options, urls: options.urls ?? urlContext(r.url, r.env.APP_URL) });
 
 export async function revisionResponse(r: ContentRequest) {
-  const read = await readFor(r, { withMergedFrom: true });
+  const urls = urlContext(r.url, r.env.APP_URL);
+  const read = await readFor(r, { withMergedFrom: true, urls });
   const files = await toApiFiles(r.env, new URL(r.url).origin, read.manifest.files);
-  const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urlContext(r.url, r.env.APP_URL)) : undefined;
+  const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
   return toRevision(read.revision, read.manifest, read.urls, files, mergedFrom);
 }
 
