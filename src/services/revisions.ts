@@ -1,7 +1,6 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { documents, revisions, spaceDocuments } from '../db/schema';
-import { ApiError } from '../lib/errors';
 import { sha256Hex } from '../lib/ids';
 import { valuesOf } from '../lib/sql-lists';
 import type { JSONDocument } from './markdown';
@@ -81,8 +80,6 @@ export interface Manifest {
   variables: Record<string, VariableValue>;
   reusableContents: ReusableContentEntry[];
 }
-
-export const EMPTY_MANIFEST: Manifest = { pages: [], files: [], variables: {}, reusableContents: [] };
 
 export function parseManifest(text: string): Manifest {
   const parsed = JSON.parse(text) as Partial<Manifest>;
@@ -199,10 +196,4 @@ export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<strin
   if (hashes.length === 0) return new Map();
   const rows = await db.select().from(documents).where(inArray(documents.hash, valuesOf(hashes))).all();
   return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as JSONDocument]));
-}
-
-export async function loadRevision(db: Db, revisionId: string): Promise<RevisionRow> {
-  const row = await db.select().from(revisions).where(eq(revisions.id, revisionId)).get();
-  if (!row) throw new ApiError(404, 'Revision not found');
-  return row;
 }
