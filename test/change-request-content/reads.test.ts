@@ -517,3 +517,26 @@ describe('change request content addressed by number', () => {
   });
 });
 
+
+describe("another organization's ids", () => {
+  it('answers 404 for content of a space, change request, page or file of another organization', async () => {
+    const content = await buildContent('change request');
+    const pageId = content.result.changes[0].page.id;
+    const fileId = content.result.insertedFiles[0].id;
+    const other = await seedOrg();
+    const otherSpace = await createSpace(other.id, other.owner.token);
+    const otherCr = await openChangeRequest(otherSpace.id, other.owner.token);
+    // The other organization's owner asks for this organization's content...
+    const theirs = other.owner.token;
+    for (const path of [content.base, `${content.base}/pages`, `${content.base}/files/${fileId}`, `${content.base}/page/${pageId}`]) {
+      expectError(await api('GET', path, { token: theirs }), 404);
+    }
+    // ...and ids of this organization's pages and files under their own space and change request are unknown there.
+    for (const base of [`/v1/spaces/${otherSpace.id}/content`, `/v1/spaces/${otherSpace.id}/change-requests/${otherCr.id}/content`]) {
+      expectError(await api('GET', `${base}/page/${pageId}`, { token: theirs }), 404);
+      expectError(await api('GET', `${base}/files/${fileId}`, { token: theirs }), 404);
+    }
+    // A change request of this organization addressed under their space is unknown too.
+    expectError(await api('GET', `/v1/spaces/${otherSpace.id}/change-requests/${content.cr.id}/content`, { token: theirs }), 404);
+  });
+});
