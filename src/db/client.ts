@@ -1,4 +1,5 @@
 import { drizzle } from 'drizzle-orm/d1';
+import type { SQL } from 'drizzle-orm';
 import * as schema from './schema';
 
 export function createDb(d1: D1Database) {
@@ -14,4 +15,16 @@ export type BatchItem = Parameters<Db['batch']>[0][number];
 /** Runs statements assembled at run time as one D1 batch: one round trip, one transaction. */
 export function runBatch(db: Db, statements: BatchItem[]) {
   return db.batch(statements as [BatchItem, ...BatchItem[]]);
+}
+
+/**
+ * A raw `select` that can also stand in a batch. drizzle-orm 0.45's D1 batch reads a prepared
+ * statement from each query, which its raw queries (`db.all(sql)`) lack when they have parameters;
+ * this gives the query one, so it runs alone or batched and answers its rows either way.
+ */
+export function rawAll<T>(db: Db, query: SQL) {
+  const raw = db.all<T>(query);
+  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
+  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
+  return raw;
 }

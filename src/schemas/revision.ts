@@ -136,12 +136,12 @@ export function toRevisionFile(file: FileEntry, downloadURL: string): z.infer<ty
 }
 
 /** The public revision type; the empty first revision of a space reads as `edits`. */
-export function revisionType(row: RevisionRow): 'edits' | 'merge' | 'update' {
+export function revisionType(row: Pick<RevisionRow, 'type'>): 'edits' | 'merge' | 'update' {
   return row.type === 'merge' || row.type === 'update' ? row.type : 'edits';
 }
 
 export function toRevision(
-  row: RevisionRow,
+  row: Pick<RevisionRow, 'id' | 'parents' | 'createdAt' | 'type'>,
   manifest: Manifest,
   urls: ContentUrls,
   files: Array<z.infer<typeof RevisionFileSchema>>,

@@ -2,26 +2,18 @@ import { ApiError, badRequest } from '../lib/errors';
 import { jsonDepth } from '../lib/json-depth';
 import { newId } from '../lib/ids';
 import { decodeBase64, MAX_FILE_BYTES, prepareFile, type PreparedFile } from './files';
+import { ROOT, type ChildRef, type ContentTree, type PageRecord } from './content/pages';
 import {
   MarkdownConversionError,
   createPathLinkResolver,
+  linkedPagePath,
   markdownToDocument,
   parseDocument,
   type ContentRef,
   type JSONDocument,
   type LinkResolver,
 } from './markdown';
-import {
-  cloneManifest,
-  indexPages,
-  slugify,
-  subtreeIds,
-  toStoredDocument,
-  uniqueSlug,
-  type Manifest,
-  type PageEntry,
-  type StoredDocument,
-} from './revisions';
+import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 
 /**
  * Applies a batch of content changes (GitBook's `updateChangeRequestContent`) to a manifest, in
@@ -64,17 +56,19 @@ export type ContentChange =
 export type PageOutcome = { object: 'created_page'; ref?: string; page: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
 
 export interface BatchResult {
-  manifest: Manifest;
+  /** Net pages added (negative when pages were deleted) and files added: the revision's counts move by these. */
+  pageDelta: number;
+  fileDelta: number;
   documents: StoredDocument[];
   files: PreparedFile[];
   outcomes: PageOutcome[];
 }
 
 export interface BatchContext {
-  /** The manifest a `revert_page` without `revision` goes back to (the change request's base). */
-  baseManifest: () => Manifest;
-  /** Manifests of other revisions of the space named by `revert_page.revision`, loaded beforehand. */
-  revisionManifests: Map<string, Manifest>;
+  /** The content a `revert_page` without `revision` goes back to (the change request's base). */
+  baseTree: () => ContentTree;
+  /** Other revisions of the space named by `revert_page.revision`, loaded beforehand. */
+  revisionTrees: Map<string, ContentTree>;
   /** Documents of the base/revert revisions, by hash, for block-level reverts. */
   loadDocument: (hash: string) => Promise<JSONDocument | undefined>;
   now: string;
@@ -85,10 +79,11 @@ export function revertRevisions(changes: ContentChange[]): string[] {
   return [...new Set(changes.flatMap((c) => (c.operation === 'revert_page' && c.revision ? [c.revision] : [])))];
 }
 
-export async function applyContentBatch(current: Manifest, changes: ContentChange[], context: BatchContext): Promise<BatchResult> {
-  const batch = new Batch(cloneManifest(current), context);
+/** Applies the changes to `tree` (staged in its tries: `tree.write()` makes the new revision's nodes). */
+export async function applyContentBatch(tree: ContentTree, changes: ContentChange[], context: BatchContext): Promise<BatchResult> {
+  const batch = new Batch(tree, context);
   batch.checkLimits(changes);
-  batch.assignRefs(changes);
+  await batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
     try {
       await batch.apply(change);
@@ -100,42 +95,57 @@ export async function applyContentBatch(current: Manifest, changes: ContentChang
   return batch.result();
 }
 
+/** A page found in the tree being edited: its record, its parent's id and child list, and its path. */
+interface Location {
+  page: PageRecord;
+  parent: string;
+  siblings: ChildRef[];
+  path: string;
+  parentPath: string;
+}
+
 class Batch {
   private readonly pageRefs = new Map<string, string>();
   private readonly fileRefs = new Map<string, string>();
   private readonly documents: StoredDocument[] = [];
   private readonly files: PreparedFile[] = [];
   private readonly outcomes = new Map<string, PageOutcome>();
+  private pageDelta = 0;
 
   constructor(
-    private readonly manifest: Manifest,
+    private readonly tree: ContentTree,
     private readonly context: BatchContext,
   ) {}
 
   /** Refs resolve whatever the order of the changes, so ids are given to inserted pages up front. */
-  assignRefs(changes: ContentChange[]) {
-    const paths = new Set([...indexPages(this.manifest.pages).values()].map((l) => l.path));
-    const claim = (ref: string, index: number) => {
+  async assignRefs(changes: ContentChange[]) {
+    const claim = async (ref: string, index: number) => {
       if (this.pageRefs.has(ref) || this.fileRefs.has(ref)) throw badRequest(`changes[${index}]: ref "${ref}" is used twice in this batch`);
-      if (paths.has(ref.replace(/\.md$/i, ''))) throw badRequest(`changes[${index}]: ref "${ref}" collides with the path of an existing page`);
+      if ((await this.pageAtPath(normalizeRefPath(ref))) !== undefined) throw badRequest(`changes[${index}]: ref "${ref}" collides with the path of an existing page`);
     };
-    changes.forEach((change, index) => {
+    for (const [index, change] of changes.entries()) {
       if (change.operation === 'insert_page' && change.ref !== undefined) {
-        claim(change.ref, index);
+        await claim(change.ref, index);
         this.pageRefs.set(change.ref, newId());
       }
       if (change.operation === 'insert_files') {
         for (const file of change.files) {
           if (file.ref === undefined) continue;
-          claim(file.ref, index);
+          await claim(file.ref, index);
           this.fileRefs.set(file.ref, newId());
         }
       }
-    });
+    }
   }
 
   result(): BatchResult {
-    return { manifest: this.manifest, documents: this.documents, files: this.files, outcomes: [...this.outcomes.values()] };
+    return {
+      pageDelta: this.pageDelta,
+      fileDelta: this.files.length,
+      documents: this.documents,
+      files: this.files,
+      outcomes: [...this.outcomes.values()],
+    };
   }
 
   checkLimits(changes: ContentChange[]) {
@@ -176,115 +186,197 @@ class Batch {
     }
   }
 
-  private locate(pageId: string) {
-    const id = this.pageRefs.get(pageId) ?? pageId;
-    const location = indexPages(this.manifest.pages).get(id);
-    if (!location) throw badRequest(`page "${pageId}" does not exist in this change request`);
-    return location;
+  /** The ids from a page up to the top level (the page first). */
+  private async ancestry(id: string): Promise<PageRecord[]> {
+    const chain: PageRecord[] = [];
+    for (let current: string | null = id; current !== null && current !== ROOT; ) {
+      const record = await this.tree.page(current);
+      if (!record || chain.length > 1000) break;
+      chain.push(record);
+      current = record.parent;
+    }
+    return chain;
   }
 
-  private childrenOf(parentId: string | null | undefined): { list: PageEntry[]; path: string } {
-    if (parentId === null || parentId === undefined) return { list: this.manifest.pages, path: '' };
-    const parent = this.locate(parentId);
-    return { list: parent.page.pages, path: parent.path };
+  private async locate(pageId: string): Promise<Location> {
+    const id = this.pageRefs.get(pageId) ?? pageId;
+    const chain = await this.ancestry(id);
+    if (chain.length === 0) throw badRequest(`page "${pageId}" does not exist in this change request`);
+    const page = chain[0];
+    const parentPath = chain
+      .slice(1)
+      .reverse()
+      .map((p) => p.slug)
+      .join('/');
+    const parent = page.parent ?? ROOT;
+    return { page, parent, siblings: await this.tree.children(parent), path: parentPath ? `${parentPath}/${page.slug}` : page.slug, parentPath };
+  }
+
+  /** A parent (ROOT for the top level) with its child list and path. */
+  private async childrenOf(parentId: string | null | undefined): Promise<{ parent: string; list: ChildRef[]; path: string }> {
+    if (parentId === null || parentId === undefined) return { parent: ROOT, list: await this.tree.children(ROOT), path: '' };
+    const parent = await this.locate(parentId);
+    return { parent: parent.page.id, list: await this.tree.children(parent.page.id), path: parent.path };
+  }
+
+  /** Stores a parent's new child list (on the parent's record, or on the top-level record). */
+  private async saveChildren(parent: string, list: ChildRef[]) {
+    const record = parent === ROOT ? await this.tree.rootRecord() : await this.tree.page(parent);
+    if (!record) throw new Error(`parent ${parent} vanished during the batch`);
+    this.tree.pages.set(parent, await this.tree.setChildren(record, list));
+  }
+
+  private putPage(page: PageRecord) {
+    this.tree.pages.set(page.id, page);
   }
 
   private async insertPage(change: Extract<ContentChange, { operation: 'insert_page' }>) {
-    const target = this.childrenOf(change.into);
+    const target = await this.childrenOf(change.into);
     const at = checkIndex(change.at, target.list.length);
     const id = change.ref !== undefined ? this.pageRefs.get(change.ref)! : newId();
     const content = await this.readDocument(change.document, target.path);
     const title = content.title ?? change.title ?? 'Untitled';
     const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(slugify(title), target.list);
-    const page: PageEntry = {
+    const page: PageRecord = {
       id,
       type: 'document',
       title,
       slug,
       createdAt: this.context.now,
       updatedAt: this.context.now,
-      pages: [],
+      parent: target.parent === ROOT ? null : target.parent,
     };
     applyMetadata(page, { ...change, ...content.metadata, title });
     if (content.hash) page.document = content.hash;
-    target.list.splice(at ?? target.list.length, 0, page);
+    this.putPage(page);
+    target.list.splice(at ?? target.list.length, 0, [id, slug]);
+    await this.saveChildren(target.parent, target.list);
+    this.pageDelta++;
     this.touch({ object: 'created_page', ...(change.ref !== undefined ? { ref: change.ref } : {}), page: id });
   }
 
   private async updatePage(change: Extract<ContentChange, { operation: 'update_page' }>) {
-    const location = this.locate(change.page);
+    let location = await this.locate(change.page);
+    if (change.into !== undefined || change.at !== undefined) {
+      await this.movePage(location, change.into, change.at);
+      location = await this.locate(location.page.id);
+    }
     const page = location.page;
-    if (change.into !== undefined || change.at !== undefined) this.movePage(location, change.into, change.at);
-    const placed = this.locate(page.id);
-    const content = change.document ? await this.readDocument(change.document, placed.parentPath) : { metadata: {} };
+    const content = change.document ? await this.readDocument(change.document, location.parentPath) : { metadata: {} };
     const title = content.title ?? change.title;
-    if (change.slug !== undefined && change.slug !== '') page.slug = checkSlug(change.slug, placed.siblings, page.id);
+    if (change.slug !== undefined && change.slug !== '' && change.slug !== page.slug) {
+      page.slug = checkSlug(change.slug, location.siblings, page.id);
+      const list = location.siblings.map((child): ChildRef => (child[0] === page.id ? [page.id, page.slug] : child));
+      await this.saveChildren(location.parent, list);
+    }
     applyMetadata(page, { ...change, ...content.metadata, ...(title !== undefined ? { title } : {}) });
     if (change.document) {
       if (content.hash) page.document = content.hash;
       else delete page.document;
     }
     page.updatedAt = this.context.now;
+    this.putPage(page);
     this.touch({ object: 'updated_page', page: page.id });
   }
 
-  private movePage(location: ReturnType<Batch['locate']>, into: string | null | undefined, at: number | undefined) {
+  private async movePage(location: Location, into: string | null | undefined, at: number | undefined) {
     const page = location.page;
-    const newParentId = into === undefined ? location.parent?.id ?? null : into === null ? null : this.pageRefs.get(into) ?? into;
-    if (newParentId !== null && subtreeIds(page).includes(newParentId)) throw badRequest(`page "${page.id}" cannot move under itself or one of its descendants`);
-    const target = this.childrenOf(newParentId);
-    const sameParent = target.list === location.siblings;
-    location.siblings.splice(location.siblings.indexOf(page), 1);
-    const index = checkIndex(at, target.list.length) ?? (sameParent ? location.siblings.length : target.list.length);
-    if (!sameParent && target.list.some((p) => p.slug === page.slug)) {
-      location.siblings.push(page); // the batch is rejected anyway; keep the tree whole
-      throw badRequest(`slug "${page.slug}" is already used by a page under the new parent`);
+    const newParentId = into === undefined ? location.parent : into === null ? ROOT : (this.pageRefs.get(into) ?? into);
+    if (newParentId !== ROOT) {
+      const chain = await this.ancestry(newParentId);
+      if (chain.length === 0) throw badRequest(`page "${into}" does not exist in this change request`);
+      if (chain.some((p) => p.id === page.id)) throw badRequest(`page "${page.id}" cannot move under itself or one of its descendants`);
     }
-    target.list.splice(index, 0, page);
+    const sameParent = newParentId === location.parent;
+    const from = location.siblings.filter(([id]) => id !== page.id);
+    const target = sameParent ? from : await this.tree.children(newParentId);
+    const index = checkIndex(at, target.length) ?? target.length;
+    if (!sameParent && target.some(([, slug]) => slug === page.slug)) throw badRequest(`slug "${page.slug}" is already used by a page under the new parent`);
+    target.splice(index, 0, [page.id, page.slug]);
+    if (!sameParent) {
+      await this.saveChildren(location.parent, from);
+      this.putPage({ ...page, parent: newParentId === ROOT ? null : newParentId });
+    }
+    await this.saveChildren(newParentId, target);
   }
 
-  private deletePage(pageId: string) {
-    const location = this.locate(pageId);
-    location.siblings.splice(location.siblings.indexOf(location.page), 1);
-    for (const id of subtreeIds(location.page)) this.touch({ object: 'deleted_page', page: id });
+  /** A page and all its descendants, depth first (the records are read as the walk goes). */
+  private async subtree(page: PageRecord): Promise<PageRecord[]> {
+    const out: PageRecord[] = [page];
+    let level = [page];
+    while (level.length > 0) {
+      const ids = (await Promise.all(level.map((p) => this.tree.listOf(p)))).flat().map(([id]) => id);
+      const found = await this.tree.pagesById(ids);
+      level = ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
+      out.push(...level);
+    }
+    return out;
+  }
+
+  private async deletePage(pageId: string) {
+    const location = await this.locate(pageId);
+    await this.saveChildren(
+      location.parent,
+      location.siblings.filter(([id]) => id !== location.page.id),
+    );
+    const removed = await this.subtree(location.page);
+    for (const page of removed) {
+      this.tree.pages.delete(page.id);
+      this.touch({ object: 'deleted_page', page: page.id });
+    }
+    this.pageDelta -= removed.length;
   }
 
   private async revertPage(change: Extract<ContentChange, { operation: 'revert_page' }>) {
-    const target = change.revision === undefined ? this.context.baseManifest() : this.context.revisionManifests.get(change.revision);
+    const target = change.revision === undefined ? this.context.baseTree() : this.context.revisionTrees.get(change.revision);
     if (!target) throw badRequest(`revision "${change.revision}" is not a revision of this space`);
     const pageId = this.pageRefs.get(change.page) ?? change.page;
-    const before = indexPages(target.pages).get(pageId);
-    const now = indexPages(this.manifest.pages).get(pageId);
+    const before = await target.page(pageId);
+    const now = await this.tree.page(pageId);
     if (!before && !now) throw badRequest(`page "${change.page}" exists neither in this change request nor in the revision`);
     if (change.block) {
       if (!before || !now) throw badRequest(`blocks can only be reverted on a page that exists on both sides`);
-      return this.revertBlocks(now.page, before.page, change.block);
+      return this.revertBlocks(now, before, change.block);
     }
     if (!before) return this.deletePage(pageId);
-    if (!now) return this.restorePage(before.page, before.parent?.id ?? null, before.siblings.indexOf(before.page));
-    const { pages, createdAt, ...state } = before.page;
-    Object.assign(now.page, { ...state, slug: now.page.slug, createdAt: now.page.createdAt, updatedAt: this.context.now });
-    for (const key of Object.keys(now.page) as Array<keyof PageEntry>) if (!(key in before.page) && key !== 'slug') delete now.page[key];
+    if (!now) return this.restorePage(target, before);
+    const { parent, children, chunks, createdAt, ...state } = before;
+    const reverted: PageRecord = { ...state, slug: now.slug, createdAt: now.createdAt, updatedAt: this.context.now, parent: now.parent };
+    if (now.children) reverted.children = now.children;
+    if (now.chunks) reverted.chunks = now.chunks;
+    this.putPage(reverted);
     this.touch({ object: 'updated_page', page: pageId });
   }
 
-  private restorePage(page: PageEntry, parentId: string | null, index: number) {
-    const index_ = indexPages(this.manifest.pages);
-    const parent = parentId !== null && index_.has(parentId) ? index_.get(parentId)!.page.pages : this.manifest.pages;
-    const present = new Set(index_.keys());
-    const restored = structuredClone(page);
+  /** Brings back a page (and the descendants it had there that do not exist now) from another revision. */
+  private async restorePage(source: ContentTree, page: PageRecord) {
+    const parentNow = page.parent !== null && (await this.tree.page(page.parent)) ? page.parent : ROOT;
+    const oldSiblings = await source.children(page.parent ?? ROOT);
+    const index = oldSiblings.findIndex(([id]) => id === page.id);
     // Children that still exist elsewhere stay where they are now.
-    const prune = (p: PageEntry) => {
-      p.pages = p.pages.filter((child) => !present.has(child.id));
-      p.pages.forEach(prune);
+    const restored: PageRecord[] = [];
+    const visit = async (record: PageRecord) => {
+      const kids = await source.listOf(record);
+      const present = await this.tree.pagesById(kids.map(([id]) => id));
+      const absent = kids.filter(([id]) => !present.has(id));
+      const kept = await source.pagesById(absent.map(([id]) => id));
+      const list = absent.filter(([id]) => kept.has(id));
+      restored.push(await this.tree.setChildren(record, list));
+      for (const [id] of list) await visit(kept.get(id)!);
     };
-    prune(restored);
-    restored.slug = uniqueSlug(restored.slug, parent);
-    parent.splice(Math.min(index, parent.length), 0, restored);
-    for (const id of subtreeIds(restored)) this.touch({ object: 'created_page', page: id });
+    await visit(page);
+    const list = await this.tree.children(parentNow);
+    const top = restored[0];
+    top.slug = uniqueSlug(top.slug, list);
+    top.parent = parentNow === ROOT ? null : parentNow;
+    list.splice(Math.min(index < 0 ? list.length : index, list.length), 0, [top.id, top.slug]);
+    for (const record of restored) this.putPage(record);
+    await this.saveChildren(parentNow, list);
+    this.pageDelta += restored.length;
+    for (const record of restored) this.touch({ object: 'created_page', page: record.id });
   }
 
-  private async revertBlocks(page: PageEntry, before: PageEntry, keys: string[]) {
+  private async revertBlocks(page: PageRecord, before: PageRecord, keys: string[]) {
     const load = async (hash?: string) => (hash ? await this.context.loadDocument(hash) : undefined) ?? emptyDocument();
     const current = structuredClone(await load(page.document));
     const previous = await load(before.document);
@@ -298,8 +390,7 @@ class Batch {
     }
     const stored = await toStoredDocument(current);
     this.documents.push(stored);
-    page.document = stored.hash;
-    page.updatedAt = this.context.now;
+    this.putPage({ ...page, document: stored.hash, updatedAt: this.context.now });
     this.touch({ object: 'updated_page', page: page.id });
   }
 
@@ -314,7 +405,7 @@ class Batch {
       if (bytes.byteLength > MAX_FILE_BYTES) throw badRequest(`${where}: the file is ${bytes.byteLength} bytes; the limit is ${MAX_FILE_BYTES}`);
       const prepared = await prepareFile(file.name, file.contentType, bytes);
       if (file.ref !== undefined) prepared.entry.id = this.fileRefs.get(file.ref)!;
-      this.manifest.files.push(prepared.entry);
+      this.tree.files.set(prepared.entry.id, prepared.entry);
       this.files.push(prepared);
     }
   }
@@ -329,7 +420,7 @@ class Batch {
       if (size > MAX_PAGE_MARKDOWN_CHARS) throw badRequest(`document: the markdown is ${size} characters; the limit is ${MAX_PAGE_MARKDOWN_CHARS} per page`);
       if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest('document: the Markdown is nested too deeply');
       try {
-        const converted = markdownToDocument(input.markdown, { resolveLink: this.linkResolver(parentPath) });
+        const converted = await this.convertMarkdown(input.markdown, parentPath);
         document = converted.document;
         title = converted.title;
         metadata = frontmatterMetadata(converted.frontmatter, converted.description);
@@ -352,11 +443,51 @@ class Batch {
     return { hash: stored.hash, title, metadata };
   }
 
-  /** Batch refs (`./<ref>`, `<ref>.md`), `/pages/<id or slug path>`, `/files/<id>`, slug paths and relative `.md` links. */
-  private linkResolver(parentPath: string): LinkResolver {
-    const index = indexPages(this.manifest.pages);
-    const byPath = createPathLinkResolver({ pages: [...index.values()].map((l) => ({ id: l.page.id, path: l.path })), base: parentPath });
-    const knownPage = (id: string) => index.has(id) || [...this.pageRefs.values()].includes(id);
+  /**
+   * Markdown links by slug path (and `/pages/<id>`) need the pages they name. The targets its links
+   * name are found first and looked up in the tree, so a page's conversion reads only what it links
+   * to; a target the scan missed is looked up after a first conversion, which is then done again.
+   */
+  private async convertMarkdown(markdown: string, parentPath: string) {
+    const known = new Map<string, string | undefined>();
+    const resolve = async (targets: Iterable<string>) => {
+      for (const target of targets) {
+        if (known.has(target)) continue;
+        const [kind, value] = splitTarget(target);
+        known.set(target, kind === 'id' ? ((await this.tree.page(value)) ? value : undefined) : await this.pageAtPath(value));
+      }
+    };
+    await resolve(scanLinkTargets(markdown, parentPath));
+    for (let attempt = 0; ; attempt++) {
+      const missed = new Set<string>();
+      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed) });
+      if (missed.size === 0 || attempt > 0) return converted;
+      await resolve(missed);
+    }
+  }
+
+  /** The page at a slug path of the tree being edited (`guides/install`), if any. */
+  private async pageAtPath(path: string): Promise<string | undefined> {
+    let parent = ROOT;
+    for (const segment of path.split('/').filter(Boolean)) {
+      const match = (await this.tree.children(parent)).find(([, slug]) => slug === segment);
+      if (!match) return undefined;
+      parent = match[0];
+    }
+    return parent === ROOT ? undefined : parent;
+  }
+
+  /**
+   * Batch refs (`./<ref>`, `<ref>.md`), `/pages/<id or slug path>`, `/files/<id>`, slug paths and
+   * relative `.md` links, answered from `known` (targets looked up beforehand); what it lacks goes to `missed`.
+   */
+  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>): LinkResolver {
+    const ask = (target: string) => {
+      if (!known.has(target)) missed.add(target);
+      return known.get(target);
+    };
+    const byPath = createPathLinkResolver({ lookup: (path) => ask(`path:${path}`), base: parentPath });
+    const refIds = new Set(this.pageRefs.values());
     return (href): ContentRef | null => {
       const local = href.replace(/^\.\//, '');
       const [name, anchor] = local.split('#', 2);
@@ -367,12 +498,40 @@ class Batch {
       const pages = /^\/pages\/([^#?]+)(?:#(.*))?$/.exec(href);
       if (pages) {
         const [, rest, hash] = pages;
-        if (knownPage(rest)) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
+        if (refIds.has(rest) || ask(`id:${rest}`) !== undefined) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
         return byPath(`/${rest}${hash ? `#${hash}` : ''}`) ?? null;
       }
       return byPath(href);
     };
   }
+}
+
+function splitTarget(target: string): ['id' | 'path', string] {
+  const at = target.indexOf(':');
+  return [target.slice(0, at) as 'id' | 'path', target.slice(at + 1)];
+}
+
+/** `a.md`, `./a` and `a` name the same page path. */
+function normalizeRefPath(ref: string): string {
+  return ref.replace(/^\.\//, '').replace(/\.md$/i, '');
+}
+
+/** Link targets written in Markdown (inline, reference definitions, HTML attributes and GitBook tags). */
+const LINK_TARGETS = [/\]\(\s*<?([^)\s>]+)/g, /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm, /\b(?:href|src)\s*=\s*"([^"]+)"/g];
+
+/** What a Markdown text's links may point at (`path:<slug path>`, `id:<page id>`): to look up before converting it. */
+export function scanLinkTargets(markdown: string, parentPath: string): string[] {
+  const targets = new Set<string>();
+  for (const pattern of LINK_TARGETS) {
+    for (const match of markdown.matchAll(pattern)) {
+      const href = match[1];
+      const pages = /^\/pages\/([^#?]+)/.exec(href);
+      if (pages) targets.add(`id:${pages[1]}`);
+      const target = linkedPagePath(pages ? `/${pages[1]}` : href, parentPath);
+      if (target) targets.add(`path:${target.path}`);
+    }
+  }
+  return [...targets];
 }
 
 function emptyDocument(): JSONDocument {
@@ -385,9 +544,9 @@ function checkIndex(at: number | undefined, length: number): number | undefined 
   return at;
 }
 
-function checkSlug(slug: string, siblings: PageEntry[], self?: string): string {
+function checkSlug(slug: string, siblings: ChildRef[], self?: string): string {
   if (!/^[a-z0-9][a-z0-9._-]*$/i.test(slug)) throw badRequest(`slug "${slug}" may only contain letters, digits, ".", "_" and "-"`);
-  if (siblings.some((p) => p.slug === slug && p.id !== self)) throw badRequest(`slug "${slug}" is already used by a sibling page`);
+  if (siblings.some(([id, other]) => other === slug && id !== self)) throw badRequest(`slug "${slug}" is already used by a sibling page`);
   return slug;
 }
 
@@ -401,7 +560,7 @@ function frontmatterMetadata(frontmatter: Record<string, unknown>, description: 
 }
 
 /** Sets what the change gives; an empty string removes emoji, icon, description and condition. */
-function applyMetadata(page: PageEntry, input: PageMetadataInput) {
+function applyMetadata(page: PageRecord, input: PageMetadataInput) {
   for (const key of METADATA_KEYS) {
     const value = input[key];
     if (value === undefined) continue;

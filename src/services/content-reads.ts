@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { runBatch, type BatchItem, type Db } from '../db/client';
-import { changeRequests, documents, revisions } from '../db/schema';
+import { rawAll, runBatch, type BatchItem, type Db } from '../db/client';
+import { changeRequests, revisions } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { pageParams, toPage } from '../lib/pagination';
@@ -13,81 +13,244 @@ import { dereferenceDocument, evaluateDocument, reusableContentIds } from './eva
 import { documentToMarkdown, type JSONDocument } from './markdown';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
-import { indexPages, loadDocuments, parseManifest, type FileEntry, type Manifest, type RevisionRow } from './revisions';
+import { parseMeta, type RevisionMeta } from './content/convert';
+import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
+import { leavesSql, lookupSql, SAFE_KEY } from './content/tree';
+import { loadDocuments, type FileEntry, type PageEntry, type ReusableContentEntry } from './revisions';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
 
 /**
  * Reads of a space's content or of a change request's: the space (with the caller's role), the
- * revision, and on demand one page's document and the change request a merge revision came from,
- * all in one batch.
+ * revision, and what the read needs of its page and file maps (one page with its ancestors and
+ * subtree, a file, a page of files, or everything), all in one batch: one D1 round trip, whose cost
+ * depends on what is read, not on the size of the space (see services/content/tree).
  */
 
 export type ContentSource = { spaceId: string; changeRequest?: string };
 
+/** What of the revision's maps a read needs. */
+export interface ContentWanted {
+  /** One page: its record, its ancestors (for its path), its subtree and its document. */
+  page?: string;
+  /** One file. */
+  file?: string;
+  /** Files in id order after `after` (a keyset page), `limit + 1` of them. */
+  files?: { after: string | null; limit: number };
+  /** The whole page tree. */
+  tree?: boolean;
+  /** Every file. */
+  allFiles?: boolean;
+  withMergedFrom?: boolean;
+}
+
+export interface RevisionHeader {
+  id: string;
+  parents: string[];
+  type: string;
+  createdAt: string;
+  meta: RevisionMeta;
+  pageCount: number;
+  fileCount: number;
+}
+
+/** A page read by id, located in its tree. */
+export interface LocatedPage {
+  page: PageEntry;
+  parentPath: string;
+}
+
 export interface ContentRead {
   space: SpaceWithRank;
   changeRequest?: ChangeRequestWithContext;
-  revision: RevisionRow;
-  manifest: Manifest;
+  revision: RevisionHeader;
   urls: ContentUrls;
+  located?: LocatedPage;
   /** The requested page's document (canonical JSON), null when the page is empty or absent. */
   documentBody: string | null;
+  pages?: PageEntry[];
+  files?: FileEntry[];
   mergedFrom?: ChangeRequestWithContext;
 }
+
+/** An id that cannot be a key of a map (see SAFE_KEY) is looked up as one that is in none. */
+const safeKey = (id: string) => (SAFE_KEY.test(id) && id !== ROOT ? id : '-');
 
 function revisionIdOf(source: ContentSource): SQL {
   if (source.changeRequest === undefined) return sql`(select s.revision_id from spaces s where s.id = ${source.spaceId})`;
   return sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${changeRequestMatch(source.spaceId, source.changeRequest)})`;
 }
 
-/** The body of page `pageId` of the revision: its `document` hash is found next to its `id` in the manifest. */
-function pageDocumentQuery(db: Db, revisionId: SQL, pageId: string) {
-  return db
-    .select({ body: documents.body })
-    .from(documents)
-    .where(
-      sql`${documents.hash} = (
-        select doc.value from revisions r, json_tree(r.manifest, '$.pages') page_id, json_tree(r.manifest, '$.pages') doc
-        where r.id = ${revisionId} and page_id.key = 'id' and page_id.value = ${pageId}
-          and doc.parent = page_id.parent and doc.key = 'document' limit 1)`,
-    );
+const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
+
+/**
+ * One page of the revision with its ancestors (`up`, level 0 is the page) and its descendants
+ * (`down`, through inline child lists and chunked ones), plus the chunks of the lists it returns.
+ */
+function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
+  const root = sql`(select root from rev)`;
+  const find = (key: SQL) => lookupSql(root, key);
+  const c = sql.raw('c');
+  return rawAll<PageTreeRow>(db, sql`
+    with recursive
+    rev(root) as (select pages_root from revisions where id = ${revisionId}),
+    up(id, rec, level) as (
+      select ${pageId}, ${find(sql`${pageId}`)}, 0
+      union all
+      select json_extract(up.rec, '$.parent'), ${find(sql`json_extract(up.rec, '$.parent')`)}, up.level + 1
+      from up where json_extract(up.rec, '$.parent') is not null and up.level < ${MAX_DEPTH}
+    ),
+    down(id, rec, depth) as (
+      select ${childId(c)}, ${find(childId(c))}, 1 from up, json_each(up.rec, '$.children') c where up.level = 0
+      union all
+      select ${childId(c)}, ${find(childId(c))}, 1 from up, json_each(up.rec, '$.chunks') k, documents ch, json_each(ch.body) c
+        where up.level = 0 and ch.hash = json_extract(k.value, '$[0]')
+      union all
+      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down, json_each(down.rec, '$.children') c where down.depth < ${MAX_DEPTH}
+      union all
+      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down, json_each(down.rec, '$.chunks') k, documents ch, json_each(ch.body) c
+        where ch.hash = json_extract(k.value, '$[0]') and down.depth < ${MAX_DEPTH}
+    )
+    select 'up' as kind, level as n, rec as value from up where rec is not null
+    union all
+    select 'down', depth, rec from down where rec is not null
+    union all
+    select 'document', 0, d.body from up, documents d where up.level = 0 and d.hash = json_extract(up.rec, '$.document')
+    union all
+    select 'chunk', json_extract(k.value, '$[0]'), ch.body
+    from (select rec from up where level = 0 union all select rec from down) s, json_each(s.rec, '$.chunks') k, documents ch
+    where ch.hash = json_extract(k.value, '$[0]')`);
 }
 
-export async function readContent(
-  db: Db,
-  source: ContentSource,
-  userId: string,
-  options: { pageId?: string; withMergedFrom?: boolean; urls: UrlContext },
-): Promise<ContentRead> {
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk'; n: number | string; value: string };
+
+/** Deeper than any tree a client can build through content batches: a bound on the recursion. */
+const MAX_DEPTH = 1000;
+
+/** Every leaf of the page map and every chunk of its child lists. */
+function wholeTreeQuery(db: Db, revisionId: SQL) {
+  return rawAll<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>(db, sql`
+    with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
+    select 'leaf' as kind, null as key, body as value from leaves
+    union all
+    select 'chunk', ch.hash, ch.body from leaves l, json_each(l.body) e, json_each(e.value, '$.chunks') k, documents ch
+    where ch.hash = json_extract(k.value, '$[0]')`);
+}
+
+const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
+
+function allFilesQuery(db: Db, revisionId: SQL) {
+  return rawAll<{ value: string }>(db, sql`select body as value from (${leavesSql(filesRootOf(revisionId))})`);
+}
+
+function filesPageQuery(db: Db, revisionId: SQL, after: string | null, limit: number) {
+  return rawAll<{ value: string }>(db, sql`
+    select e.value as value from (${leavesSql(filesRootOf(revisionId))}) l, json_each(l.body) e
+    where e.key > ${after ?? ''} order by e.key limit ${limit + 1}`);
+}
+
+function fileQuery(db: Db, revisionId: SQL, fileId: string) {
+  return rawAll<{ value: string | null }>(db, sql`select ${lookupSql(filesRootOf(revisionId), sql`${fileId}`)} as value`);
+}
+
+export async function readContent(db: Db, source: ContentSource, userId: string, wanted: ContentWanted & { urls: UrlContext }): Promise<ContentRead> {
   const revisionId = revisionIdOf(source);
-  const statements: BatchItem[] = [selectSpaceWithRank(db, source.spaceId, userId), db.select().from(revisions).where(eq(revisions.id, revisionId))];
+  const statements: BatchItem[] = [
+    selectSpaceWithRank(db, source.spaceId, userId),
+    db
+      .select({
+        id: revisions.id,
+        parents: revisions.parents,
+        type: revisions.type,
+        createdAt: revisions.createdAt,
+        meta: revisions.meta,
+        pageCount: revisions.pageCount,
+        fileCount: revisions.fileCount,
+      })
+      .from(revisions)
+      .where(eq(revisions.id, revisionId)),
+  ];
   const extra: Record<string, number> = {};
-  const add = (name: string, statement: BatchItem) => {
+  const add = (name: string, statement: unknown) => {
     extra[name] = statements.length;
-    statements.push(statement);
+    statements.push(statement as BatchItem);
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
-  if (options.pageId !== undefined) add('page', pageDocumentQuery(db, revisionId, options.pageId));
-  if (options.withMergedFrom) {
+  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page)));
+  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId));
+  if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
+  if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
+  if (wanted.file !== undefined) add('file', fileQuery(db, revisionId, safeKey(wanted.file)));
+  if (wanted.withMergedFrom) {
     add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId})`));
   }
   const results = (await runBatch(db, statements)) as unknown[][];
+  const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
   const space = checkSpace(results[0] as SpaceWithRank[], RANK.read, true);
   const cr = extra.cr !== undefined ? requireChangeRequest(results[extra.cr][0] as ChangeRequestWithContext | undefined) : undefined;
-  const revision = results[1][0] as RevisionRow | undefined;
-  if (!revision) throw new ApiError(404, 'Revision not found');
+  const row = results[1][0] as (Omit<RevisionHeader, 'meta'> & { meta: string | null }) | undefined;
+  if (!row) throw new ApiError(404, 'Revision not found');
   const app = cr
-    ? changeRequestAppUrl(options.urls, space.space.orgId, space.space.id, cr.cr.number)
-    : spaceAppUrl(options.urls, space.space.orgId, space.space.id);
+    ? changeRequestAppUrl(wanted.urls, space.space.orgId, space.space.id, cr.cr.number)
+    : spaceAppUrl(wanted.urls, space.space.orgId, space.space.id);
+  const pageRows = rows<PageTreeRow>('page');
+  const treeRows = rows<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>('tree');
+  const fileRows = rows<{ value: string | null }>('allFiles') ?? rows<{ value: string | null }>('files') ?? rows<{ value: string | null }>('file');
   return {
     space,
     changeRequest: cr,
-    revision,
-    manifest: parseManifest(revision.manifest),
+    revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    documentBody: extra.page !== undefined ? ((results[extra.page][0] as { body: string } | undefined)?.body ?? null) : null,
+    located: pageRows ? locatePage(pageRows) : undefined,
+    documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
+    pages: treeRows ? wholeTree(treeRows) : undefined,
+    files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
   };
+}
+
+/** Raw `db.all` statements in a batch answer D1's result object; drizzle's queries answer rows. */
+function rowsOf(result: unknown): unknown[] {
+  if (Array.isArray(result)) return result;
+  return ((result as { results?: unknown[] }).results ?? []) as unknown[];
+}
+
+function chunkLists(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string }>) {
+  const chunks = new Map<string, ChildRef[]>();
+  for (const row of rows) if (row.kind === 'chunk') chunks.set(String(row.key ?? row.n), JSON.parse(row.value) as ChildRef[]);
+  return (record: TreeRecord): ChildRef[] => record.children ?? (record.chunks ?? []).flatMap(([hash]) => chunks.get(hash) ?? []);
+}
+
+function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
+  const chain = rows
+    .filter((r) => r.kind === 'up')
+    .sort((a, b) => Number(a.n) - Number(b.n))
+    .map((r) => JSON.parse(r.value) as PageRecord);
+  if (chain.length === 0) return undefined;
+  const descendants = new Map(rows.filter((r) => r.kind === 'down').map((r) => [(JSON.parse(r.value) as PageRecord).id, JSON.parse(r.value) as PageRecord]));
+  const listOf = chunkLists(rows);
+  const [record, ...ancestors] = chain;
+  const parentPath = ancestors
+    .reverse()
+    .map((p) => p.slug)
+    .join('/');
+  return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath };
+}
+
+function wholeTree(rows: Array<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>): PageEntry[] {
+  const records = new Map<string, TreeRecord>();
+  for (const row of rows) {
+    if (row.kind !== 'leaf') continue;
+    for (const [key, value] of Object.entries(JSON.parse(row.value) as Record<string, TreeRecord>)) records.set(key, value);
+  }
+  const listOf = chunkLists(rows);
+  const root = records.get(ROOT) ?? { id: ROOT };
+  return nestPages(listOf(root), records as Map<string, PageRecord>, listOf);
+}
+
+function filesOf(rows: Array<{ value: string | null }>, leaves: boolean): FileEntry[] {
+  if (!leaves) return rows.flatMap((r) => (r.value ? [JSON.parse(r.value) as FileEntry] : []));
+  const files = rows.flatMap((r) => Object.values(JSON.parse(r.value!) as Record<string, FileEntry>));
+  return files.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** API files with freshly signed download URLs. */
@@ -95,25 +258,6 @@ export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
   const sign = createSigner(env);
   const now = Date.now();
   return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
-}
-
-/** Files of a revision, a page at a time; the cursor is the last file's position and id (files are only appended). */
-export function pageOfFiles(files: FileEntry[], query: { page?: string; limit?: number }) {
-  const { cursor, limit } = pageParams(query);
-  let start = 0;
-  if (cursor) {
-    const [position, id] = cursor;
-    const at = files.findIndex((f) => f.id === id);
-    start = (at >= 0 ? at : Number(position)) + 1;
-  }
-  const rows = files.slice(start, start + limit + 1).map((file, i) => ({ file, position: start + i }));
-  return toPage(rows, limit, files.length, (r) => [r.position, r.file.id], (r) => r.file);
-}
-
-export function findFile(manifest: Manifest, fileId: string): FileEntry {
-  const file = manifest.files.find((f) => f.id === fileId);
-  if (!file) throw new ApiError(404, 'File not found');
-  return file;
 }
 
 export type PageFormat = 'document' | 'markdown';
@@ -124,23 +268,24 @@ export interface PageOptions {
 }
 
 /** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
-export async function pageWithContent(db: Db, read: ContentRead, pageId: string, options: PageOptions) {
-  const location = indexPages(read.manifest.pages).get(pageId);
-  if (!location) throw new ApiError(404, 'Page not found');
-  const page = toRevisionPage(location.page, read.urls, location.parentPath);
+export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
+  const located = read.located;
+  if (!located) throw new ApiError(404, 'Page not found');
+  const page = toRevisionPage(located.page, read.urls, located.parentPath);
   let document: JSONDocument = read.documentBody ? (JSON.parse(read.documentBody) as JSONDocument) : { object: 'document', data: {}, nodes: [] };
-  if (options.dereferenced) document = await dereference(db, read.manifest, document);
-  if (options.evaluated) document = evaluateDocument(document, read.manifest.variables, location.page.variables);
+  const meta = read.revision.meta;
+  if (options.dereferenced) document = await dereference(db, meta.reusableContents, document);
+  if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
   if (options.format === 'document') return { ...page, document };
   // Written the way content batches read Markdown back: the title as the leading heading, the
   // description as frontmatter, so a page read and posted back as Markdown stays the same page.
-  const frontmatter = location.page.description ? { description: location.page.description } : undefined;
-  return { ...page, markdown: documentToMarkdown(document, { title: location.page.title, frontmatter }) };
+  const frontmatter = located.page.description ? { description: located.page.description } : undefined;
+  return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter }) };
 }
 
-async function dereference(db: Db, manifest: Manifest, document: JSONDocument): Promise<JSONDocument> {
+async function dereference(db: Db, reusableContents: ReusableContentEntry[], document: JSONDocument): Promise<JSONDocument> {
   const wanted = new Set(reusableContentIds(document));
-  const hashes = manifest.reusableContents.filter((rc) => wanted.has(rc.id) && rc.document).map((rc) => [rc.id, rc.document!] as const);
+  const hashes = reusableContents.filter((rc) => wanted.has(rc.id) && rc.document).map((rc) => [rc.id, rc.document!] as const);
   if (hashes.length === 0) return document;
   const bodies = await loadDocuments(db, hashes.map(([, hash]) => hash));
   const reusable = new Map(hashes.flatMap(([id, hash]) => (bodies.has(hash) ? [[id, bodies.get(hash)!] as const] : [])));
@@ -159,34 +304,38 @@ export interface ContentRequest {
   source: ContentSource;
 }
 
-const readFor = (r: ContentRequest, options: { pageId?: string; withMergedFrom?: boolean; urls?: UrlContext } = {}) =>
-  readContent(r.db, r.source, r.userId, { ...options, urls: options.urls ?? urlContext(r.url, r.env.APP_URL) });
+const readFor = (r: ContentRequest, wanted: ContentWanted = {}, urls?: UrlContext) => readContent(r.db, r.source, r.userId, { ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
 
 export async function revisionResponse(r: ContentRequest) {
   const urls = urlContext(r.url, r.env.APP_URL);
-  const read = await readFor(r, { withMergedFrom: true, urls });
-  const files = await toApiFiles(r.env, new URL(r.url).origin, read.manifest.files);
+  const read = await readFor(r, { tree: true, allFiles: true, withMergedFrom: true }, urls);
+  const files = await toApiFiles(r.env, new URL(r.url).origin, read.files!);
   const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
-  return toRevision(read.revision, read.manifest, read.urls, files, mergedFrom);
+  const manifest = { pages: read.pages!, files: read.files!, ...read.revision.meta };
+  return toRevision(read.revision, manifest, read.urls, files, mergedFrom);
 }
 
 export async function pagesResponse(r: ContentRequest) {
-  const read = await readFor(r);
-  return { pages: read.manifest.pages.map((page) => toRevisionPage(page, read.urls)) };
+  const read = await readFor(r, { tree: true });
+  return { pages: read.pages!.map((page) => toRevisionPage(page, read.urls)) };
 }
 
+/** Files of a revision, a page at a time, in id order; the cursor is the last file's id. */
 export async function filesResponse(r: ContentRequest, query: { page?: string; limit?: number }) {
-  const read = await readFor(r);
-  const page = pageOfFiles(read.manifest.files, query);
+  const { cursor, limit } = pageParams(query);
+  const read = await readFor(r, { files: { after: cursor ? cursor[1] : null, limit } });
+  const page = toPage(read.files!, limit, read.revision.fileCount, (file) => [0, file.id], (file) => file);
   return { ...page, items: await toApiFiles(r.env, new URL(r.url).origin, page.items) };
 }
 
 export async function fileResponse(r: ContentRequest, fileId: string) {
-  const read = await readFor(r);
-  const [file] = await toApiFiles(r.env, new URL(r.url).origin, [findFile(read.manifest, fileId)]);
-  return file;
+  const read = await readFor(r, { file: fileId });
+  const file = read.files![0];
+  if (!file) throw new ApiError(404, 'File not found');
+  const [apiFile] = await toApiFiles(r.env, new URL(r.url).origin, [file]);
+  return apiFile;
 }
 
 export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
-  return pageWithContent(r.db, await readFor(r, { pageId }), pageId, options);
+  return pageWithContent(r.db, await readFor(r, { page: pageId }), options);
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
+import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createDb, runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequestContributors, changeRequests, revisions, spaces } from '../db/schema';
 import type { Env } from '../env';
@@ -10,8 +10,11 @@ import { nowIso } from '../lib/time';
 import { applyContentBatch, revertRevisions, type ContentChange, type PageOutcome } from './content-batch';
 import { assertMergeRules, effectiveMergeRules, isOutdated, mergeBase, refreshChangeRequestCounters, type ChangeRequestRow } from './change-requests';
 import { storeFiles } from './files';
-import { mergeManifests } from './merge';
-import { insertDocuments, loadDocuments, parseManifest, type FileEntry, type Manifest } from './revisions';
+import { parseMeta, type RevisionMeta } from './content/convert';
+import { ContentTree } from './content/pages';
+import { d1NodeStore, type StoredNode } from './content/tree';
+import { mergeTrees, type MergeSide } from './merge';
+import { insertDocuments, loadDocuments, type FileEntry } from './revisions';
 
 /**
  * Everything that moves a head: content batches and update move a change request's head, merge
@@ -25,30 +28,32 @@ export interface ChangeRequestTarget {
   userId: string;
 }
 
+/** A revision as the writer reads it: the roots of its maps, their sizes and its meta. */
+export interface RevisionContent extends MergeSide {
+  id: string;
+  pageCount: number;
+  fileCount: number;
+}
+
 interface ChangeRequestState {
   cr: ChangeRequestRow;
   spaceRevision: string;
   spaceDeleted: boolean;
   editMode: string;
-  head: Manifest;
-  /** Parsed on first use: a content batch needs the base only to revert, and never main. */
-  base: () => Manifest;
-  main: () => Manifest;
+  head: RevisionContent;
+  base: RevisionContent;
+  main: RevisionContent;
 }
 
-function lazyManifest(text: string | null): () => Manifest {
-  let parsed: Manifest | undefined;
-  return () => {
-    if (text === null) throw new Error('This manifest was not read for this head move');
-    return (parsed ??= parseManifest(text));
-  };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a table or any alias of it
+const contentColumns = <T extends Record<'id' | 'pagesRoot' | 'filesRoot' | 'meta' | 'pageCount' | 'fileCount', SQLiteColumn<any>>>(r: T) => ({ id: r.id, pagesRoot: r.pagesRoot, filesRoot: r.filesRoot, meta: r.meta, pageCount: r.pageCount, fileCount: r.fileCount });
+
+function toContent(row: { id: string; pagesRoot: string | null; filesRoot: string | null; meta: string | null; pageCount: number; fileCount: number }): RevisionContent {
+  return { id: row.id, pages: row.pagesRoot, files: row.filesRoot, meta: parseMeta(row.meta), pageCount: row.pageCount, fileCount: row.fileCount };
 }
 
-/**
- * The change request, the space's head, and the manifests of the revisions the move needs, in one
- * query; main's manifest (up to the size of a D1 row) is only read for merges and updates.
- */
-async function loadState(db: Db, target: ChangeRequestTarget, withMain: boolean): Promise<ChangeRequestState> {
+/** The change request, the space's head, and the roots of the revisions the move builds on, in one query. */
+async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeRequestState> {
   const head = alias(revisions, 'head');
   const base = alias(revisions, 'base');
   const main = alias(revisions, 'main');
@@ -58,9 +63,9 @@ async function loadState(db: Db, target: ChangeRequestTarget, withMain: boolean)
       spaceRevision: sql<string>`${spaces.revisionId}`.as('space_revision'),
       spaceDeleted: sql<string | null>`${spaces.deletedAt}`.as('space_deleted'),
       editMode: sql<string>`${spaces.editMode}`.as('space_edit_mode'),
-      head: sql<string>`${head.manifest}`.as('head_manifest'),
-      base: sql<string>`${base.manifest}`.as('base_manifest'),
-      main: (withMain ? sql<string | null>`${main.manifest}` : sql<string | null>`null`).as('main_manifest'),
+      head: contentColumns(head),
+      base: contentColumns(base),
+      main: contentColumns(main),
     })
     .from(changeRequests)
     .innerJoin(spaces, eq(spaces.id, changeRequests.spaceId))
@@ -75,9 +80,9 @@ async function loadState(db: Db, target: ChangeRequestTarget, withMain: boolean)
     spaceRevision: row.spaceRevision,
     spaceDeleted: row.spaceDeleted !== null,
     editMode: row.editMode,
-    head: parseManifest(row.head),
-    base: lazyManifest(row.base),
-    main: lazyManifest(row.main),
+    head: toContent(row.head),
+    base: toContent(row.base),
+    main: toContent(row.main),
   };
 }
 
@@ -89,19 +94,36 @@ function assertWritable(state: ChangeRequestState, action: string) {
   }
 }
 
-/**
- * A revision row holds its whole manifest (page tree and file list, not page bodies): D1 caps a row at
- * 2 MB, which is several thousand pages and files. Past that the space cannot take more content.
- */
-const MAX_MANIFEST_BYTES = 1_900_000;
+interface NewRevision {
+  pages: string | null;
+  files: string | null;
+  meta: RevisionMeta;
+  pageCount: number;
+  fileCount: number;
+}
 
-function newRevision(db: Db, spaceId: string, type: string, parents: string[], manifest: Manifest, now: string, mergedFrom?: string) {
+/** The revision row and its new nodes (with the space's references to them, which the purge reads). */
+function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
   const id = newId();
-  const text = JSON.stringify(manifest);
-  if (text.length > MAX_MANIFEST_BYTES) throw new ApiError(413, `The space's page tree and file list would take ${text.length} bytes; the limit is ${MAX_MANIFEST_BYTES}`);
   return {
     id,
-    statement: db.insert(revisions).values({ id, spaceId, type, parents, manifest: text, mergedFrom, createdAt: now }),
+    statements: [
+      ...insertDocuments(db, spaceId, nodes, now),
+      db.insert(revisions).values({
+        id,
+        spaceId,
+        type,
+        parents,
+        manifest: '',
+        pagesRoot: content.pages,
+        filesRoot: content.files,
+        meta: JSON.stringify(content.meta),
+        pageCount: content.pageCount,
+        fileCount: content.fileCount,
+        mergedFrom,
+        createdAt: now,
+      }),
+    ],
   };
 }
 
@@ -125,34 +147,54 @@ export interface ContentBatchOutput {
 
 export async function applyChangeRequestContent(env: Env, target: ChangeRequestTarget, changes: ContentChange[]): Promise<ContentBatchOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target, false);
+  const state = await loadState(db, target);
   assertWritable(state, 'editing its content');
+  const store = d1NodeStore(db);
   const named = revertRevisions(changes);
   const revisionRows = named.length
     ? await db
-        .select({ id: revisions.id, manifest: revisions.manifest })
+        .select(contentColumns(revisions))
         .from(revisions)
         .where(and(eq(revisions.spaceId, target.spaceId), sql`${revisions.id} in ${valuesOf(named)}`))
         .all()
     : [];
   const now = nowIso();
-  const result = await applyContentBatch(state.head, changes, {
-    baseManifest: state.base,
-    revisionManifests: new Map(revisionRows.map((r) => [r.id, parseManifest(r.manifest)])),
+  const tree = new ContentTree(store, state.head);
+  const result = await applyContentBatch(tree, changes, {
+    baseTree: () => new ContentTree(store, state.base),
+    revisionTrees: new Map(revisionRows.map((r) => [r.id, new ContentTree(store, toContent(r))])),
     loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash),
     now,
   });
   await storeFiles(env.FILES, result.files);
-  const revision = newRevision(db, target.spaceId, 'edits', [state.cr.revisionId], result.manifest, now);
+  const written = await tree.write();
+  const revision = newRevision(
+    db,
+    target.spaceId,
+    'edits',
+    [state.cr.revisionId],
+    { ...written, meta: state.head.meta, pageCount: state.head.pageCount + result.pageDelta, fileCount: state.head.fileCount + result.fileDelta },
+    [...written.nodes, ...result.documents],
+    now,
+  );
   const results = await runBatch(db, [
-    ...insertDocuments(db, target.spaceId, result.documents, now),
-    revision.statement,
+    ...revision.statements,
     db.insert(changeRequestContributors).values({ changeRequestId: state.cr.id, userId: target.userId }).onConflictDoNothing(),
     moveChangeRequestHead(db, state.cr.id, state.cr.revisionId, { revisionId: revision.id, updatedAt: now }),
   ]);
   const moved = results[results.length - 1];
   assertMoved(moved, 'change request');
   return { outcomes: result.outcomes, insertedFiles: result.files.map((f) => f.entry) };
+}
+
+/** The three-way merge of the change request's head and main over their base, written onto one of them. */
+async function mergedRevision(db: Db, state: ChangeRequestState, onto: 'main' | 'theirs'): Promise<{ content: NewRevision; nodes: StoredNode[] }> {
+  const merged = await mergeTrees(d1NodeStore(db), state.base, state.main, state.head, onto);
+  const side = onto === 'main' ? state.main : state.head;
+  return {
+    content: { ...merged, pageCount: side.pageCount + merged.pageDelta, fileCount: side.fileCount + merged.fileDelta },
+    nodes: merged.nodes,
+  };
 }
 
 export interface HeadMoveOutput {
@@ -165,7 +207,7 @@ export interface HeadMoveOutput {
  */
 export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget): Promise<HeadMoveOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target, true);
+  const state = await loadState(db, target);
   assertWritable(state, 'merging');
   const { cr, spaceRevision } = state;
   assertMergeRules(await effectiveMergeRules(db, target.spaceId), cr, isOutdated(cr, spaceRevision), target.userId);
@@ -176,8 +218,9 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   if (spaceRevision === base) result = cr.revisionId;
   else if (cr.revisionId === base) result = spaceRevision;
   else {
-    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], mergeManifests(state.base(), state.main(), state.head), now, cr.id);
-    writes.push(merged.statement);
+    const { content, nodes } = await mergedRevision(db, state, 'main');
+    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], content, nodes, now, cr.id);
+    writes.push(...merged.statements);
     result = merged.id;
   }
   const moveSpace = db
@@ -203,7 +246,7 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
 /** Pulls main into the change request the same way (`update` revision); sets `revisionMergedAncestor`. */
 export async function updateChangeRequest(env: Env, target: ChangeRequestTarget): Promise<HeadMoveOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target, true);
+  const state = await loadState(db, target);
   assertWritable(state, 'updating');
   const { cr, spaceRevision } = state;
   const base = mergeBase(cr);
@@ -213,8 +256,9 @@ export async function updateChangeRequest(env: Env, target: ChangeRequestTarget)
   let result: string;
   if (cr.revisionId === base) result = spaceRevision;
   else {
-    const updated = newRevision(db, target.spaceId, 'update', [cr.revisionId, spaceRevision], mergeManifests(state.base(), state.main(), state.head), now);
-    writes.push(updated.statement);
+    const { content, nodes } = await mergedRevision(db, state, 'theirs');
+    const updated = newRevision(db, target.spaceId, 'update', [cr.revisionId, spaceRevision], content, nodes, now);
+    writes.push(...updated.statements);
     result = updated.id;
   }
   const move = moveChangeRequestHead(db, cr.id, cr.revisionId, { revisionId: result, revisionMergedAncestor: spaceRevision, updatedAt: now });

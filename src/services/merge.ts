@@ -1,5 +1,8 @@
 import { ApiError } from '../lib/errors';
-import { canonicalJson, type FileEntry, type Manifest, type PageEntry } from './revisions';
+import { manifestToTree, treeToManifest, type RevisionMeta } from './content/convert';
+import { childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
+import { diffTries, memoryNodeStore, type NodeStore, type StoredNode } from './content/tree';
+import { canonicalJson, type FileEntry, type Manifest } from './revisions';
 
 /**
  * Three-way merge of manifests at page level: `base` is the common ancestor, `main` the space's
@@ -20,58 +23,6 @@ export class MergeConflictError extends ApiError {
     const named = conflicts.map((c) => `"${c.title}" (${c.page}): ${c.reason}`).join('; ');
     super(409, `Merge conflict on ${conflicts.length} page(s): ${named}`);
   }
-}
-
-interface FlatPage {
-  entry: Omit<PageEntry, 'pages'>;
-  parent: string | null;
-  index: number;
-}
-
-type Side = 'main' | 'theirs';
-
-function flatten(pages: PageEntry[]): Map<string, FlatPage> {
-  const out = new Map<string, FlatPage>();
-  const walk = (list: PageEntry[], parent: string | null) =>
-    list.forEach((page, index) => {
-      const { pages: children, ...entry } = page;
-      out.set(page.id, { entry, parent, index });
-      walk(children, page.id);
-    });
-  walk(pages, null);
-  return out;
-}
-
-/** Content of a page, without timestamps (identical edits made at different times are equal) and location. */
-function contentOf(page: FlatPage): string {
-  const { createdAt, updatedAt, slug, ...rest } = page.entry;
-  return canonicalJson(rest);
-}
-
-/**
- * Pages that `side` reordered among the siblings it shares with `base` (same parent on both): those
- * outside a longest common subsequence of the two orders. Moving one page to the front thus moves
- * that page only, not every sibling it passed.
- */
-function reordered(base: Map<string, FlatPage>, side: Map<string, FlatPage>): Set<string> {
-  const siblings = (pages: Map<string, FlatPage>, other: Map<string, FlatPage>) => {
-    const byParent = new Map<string | null, Array<[string, number]>>();
-    for (const [id, page] of pages) {
-      if (other.get(id)?.parent !== page.parent) continue;
-      const list = byParent.get(page.parent) ?? [];
-      list.push([id, page.index]);
-      byParent.set(page.parent, list);
-    }
-    return new Map([...byParent].map(([parent, list]) => [parent, list.sort((x, y) => x[1] - y[1]).map(([id]) => id)]));
-  };
-  const before = siblings(base, side);
-  const after = siblings(side, base);
-  const moved = new Set<string>();
-  for (const [parent, order] of after) {
-    const kept = new Set(longestCommonSubsequence(before.get(parent) ?? [], order));
-    for (const id of order) if (!kept.has(id)) moved.add(id);
-  }
-  return moved;
 }
 
 function longestCommonSubsequence(a: string[], b: string[]): string[] {
@@ -111,83 +62,238 @@ function lcsTable(a: string[], b: string[]): string[] {
   return out.reverse();
 }
 
-const wasMoved = (page: FlatPage, base: FlatPage, reorderedIds: Set<string>, id: string) =>
-  page.parent !== base.parent || page.entry.slug !== base.entry.slug || reorderedIds.has(id);
-
-interface Choice {
-  entry: Omit<PageEntry, 'pages'>;
-  parent: string | null;
-  /** Whose sibling order places the page. */
-  placedBy: Side;
-  index: number;
+/** The content of a page, without timestamps (identical edits made at different times are equal) and its place. */
+function contentOf(page: PageRecord): string {
+  const { createdAt, updatedAt, slug, parent, children, chunks, ...rest } = page;
+  return canonicalJson(rest);
 }
 
-export function mergeManifests(base: Manifest, main: Manifest, theirs: Manifest): Manifest {
-  const B = flatten(base.pages);
-  const M = flatten(main.pages);
-  const T = flatten(theirs.pages);
-  const reorderedM = reordered(B, M);
-  const reorderedT = reordered(B, T);
+const parentOf = (page: PageRecord) => page.parent ?? ROOT;
+
+type Side = 'main' | 'theirs';
+
+interface Choice {
+  record: PageRecord;
+  parent: string;
+  /** Whose sibling order places the page. */
+  placedBy: Side;
+  /** Its parent is not the one it had in the base. */
+  moved: boolean;
+}
+
+export interface MergeSide {
+  pages: string | null;
+  files: string | null;
+  meta: RevisionMeta;
+}
+
+export interface MergeResult extends MergeSide {
+  nodes: StoredNode[];
+  /** Pages the result has more (or, negative, fewer) than the side it was written onto; likewise files. */
+  pageDelta: number;
+  fileDelta: number;
+}
+
+/**
+ * Three-way merge of two versions of a space's content: `base` is their common ancestor. The result
+ * is written onto `onto` (main for a merge, the change request for an update) and costs what the two
+ * sides changed: only pages whose record or place differs from the base are read and decided, and
+ * only the child lists of their parents are rebuilt.
+ */
+export async function mergeTrees(store: NodeStore, base: MergeSide, main: MergeSide, theirs: MergeSide, onto: Side): Promise<MergeResult> {
+  const versions = { trees: { base: new ContentTree(store, base), main: new ContentTree(store, main), theirs: new ContentTree(store, theirs) } };
+  const [dM, dT] = await Promise.all([diffTries<TreeRecord>(store, base.pages, main.pages), diffTries<TreeRecord>(store, base.pages, theirs.pages)]);
+
+  // What each side did to every child list it changed: the lists in base and on that side.
+  const lists = new Map<string, ChildRef[]>();
+  const listOf = async (side: 'base' | Side, parent: string, record?: TreeRecord) => {
+    const key = `${side}/${parent}`;
+    if (!lists.has(key)) lists.set(key, record ? await childrenOf(store, record) : await versions.trees[side].children(parent));
+    return lists.get(key)!;
+  };
+  const reorderedBy = async (side: Side, diff: Map<string, { before?: TreeRecord; after?: TreeRecord }>) => {
+    const moved = new Set<string>();
+    for (const [parent, change] of diff) {
+      if (!change.before || !change.after) continue;
+      const before = await listOf('base', parent, change.before);
+      const after = await listOf(side, parent, change.after);
+      const inBefore = new Set(before.map(([id]) => id));
+      const kept = after.filter(([id]) => inBefore.has(id)).map(([id]) => id);
+      const inKept = new Set(kept);
+      const common = new Set(longestCommonSubsequence(before.map(([id]) => id).filter((id) => inKept.has(id)), kept));
+      for (const id of kept) if (!common.has(id)) moved.add(id);
+    }
+    return moved;
+  };
+  const reorderedM = await reorderedBy('main', dM);
+  const reorderedT = await reorderedBy('theirs', dT);
+
+  const ids = new Set([...dM.keys(), ...dT.keys(), ...reorderedM, ...reorderedT]);
+  ids.delete(ROOT);
+  const unchanged = [...ids].filter((id) => !dM.has(id) && !dT.has(id));
+  const baseRecords = await versions.trees.base.pagesById(unchanged);
+  const recordOf = (id: string, side: 'base' | Side): PageRecord | undefined => {
+    const change = side === 'main' ? dM.get(id) : side === 'theirs' ? dT.get(id) : undefined;
+    if (change) return change.after as PageRecord | undefined;
+    const either = dM.get(id) ?? dT.get(id);
+    return either ? (either.before as PageRecord | undefined) : baseRecords.get(id);
+  };
+
   const conflicts: MergeConflict[] = [];
   const chosen = new Map<string, Choice>();
-  const conflict = (id: string, page: FlatPage, reason: string) => conflicts.push({ page: id, title: page.entry.title, reason });
+  const removed = new Set<string>();
+  const conflict = (id: string, page: PageRecord, reason: string) => conflicts.push({ page: id, title: page.title, reason });
 
-  const ids = [...new Set([...M.keys(), ...T.keys(), ...B.keys()])];
   for (const id of ids) {
-    const b = B.get(id);
-    const m = M.get(id);
-    const t = T.get(id);
+    const b = recordOf(id, 'base');
+    const m = recordOf(id, 'main');
+    const t = recordOf(id, 'theirs');
     if (!b) {
       // Added: on one side, or (after an update) the same page on both.
       if (m && t && contentOf(m) !== contentOf(t)) conflict(id, t, 'added on both sides with different content');
-      const page = m ?? t!;
-      chosen.set(id, { entry: page.entry, parent: page.parent, placedBy: m ? 'main' : 'theirs', index: page.index });
+      const page = (m ?? t)!;
+      chosen.set(id, { record: page, parent: parentOf(page), placedBy: m ? 'main' : 'theirs', moved: page.parent !== null });
       continue;
     }
     if (!m || !t) {
-      const kept = (m ?? t) as FlatPage | undefined;
+      removed.add(id);
+      const kept = m ?? t;
       if (!kept) continue; // deleted on both sides
       const keptSide: Side = m ? 'main' : 'theirs';
-      const changed = contentOf(kept) !== contentOf(b) || kept.parent !== b.parent || kept.entry.slug !== b.entry.slug;
+      const changed = contentOf(kept) !== contentOf(b) || kept.parent !== b.parent || kept.slug !== b.slug;
       if (changed) conflict(id, kept, `deleted in ${keptSide === 'main' ? 'the change request' : 'the space'} but changed in ${keptSide === 'main' ? 'the space' : 'the change request'}`);
       continue; // deleted on one side, untouched on the other: deleted
     }
     const contentM = contentOf(m);
     const contentT = contentOf(t);
     const contentB = contentOf(b);
-    let entry = m.entry;
+    let record = m;
     if (contentT !== contentB) {
       if (contentM !== contentB && contentM !== contentT) conflict(id, t, 'edited differently on both sides');
-      entry = contentM === contentT ? m.entry : t.entry;
+      record = contentM === contentT ? m : t;
     }
-    const movedM = wasMoved(m, b, reorderedM, id);
-    const movedT = wasMoved(t, b, reorderedT, id);
-    if (movedM && movedT && (m.parent !== t.parent || m.entry.slug !== t.entry.slug)) conflict(id, t, 'moved or renamed differently on both sides');
+    const movedM = m.parent !== b.parent || m.slug !== b.slug || reorderedM.has(id);
+    const movedT = t.parent !== b.parent || t.slug !== b.slug || reorderedT.has(id);
+    if (movedM && movedT && (m.parent !== t.parent || m.slug !== t.slug)) conflict(id, t, 'moved or renamed differently on both sides');
     const placed = movedT ? t : m;
-    chosen.set(id, { entry: { ...entry, slug: placed.entry.slug }, parent: placed.parent, placedBy: movedT ? 'theirs' : 'main', index: placed.index });
+    chosen.set(id, {
+      record: { ...record, slug: placed.slug, parent: placed.parent },
+      parent: parentOf(placed),
+      placedBy: movedT ? 'theirs' : 'main',
+      moved: placed.parent !== b.parent,
+    });
   }
 
   for (const [id, choice] of chosen) {
-    if (choice.parent !== null && !chosen.has(choice.parent)) conflict(id, { entry: choice.entry } as FlatPage, 'its parent page was deleted on the other side');
+    if (choice.parent !== ROOT && removed.has(choice.parent)) conflict(id, choice.record, 'its parent page was deleted on the other side');
   }
-  conflicts.push(...cycles(chosen));
+  conflicts.push(...(await cycles(chosen, versions.trees.main)));
   if (conflicts.length > 0) throw new MergeConflictError(conflicts);
 
+  // Every list a side changed, and every list a decided page left or joined, is rebuilt.
+  const parents = new Set<string>([...dM.keys(), ...dT.keys()].filter((id) => id === ROOT || !removed.has(id)));
+  for (const id of ids) {
+    for (const side of ['base', 'main', 'theirs'] as const) {
+      const record = recordOf(id, side);
+      if (record) parents.add(parentOf(record));
+    }
+  }
+  for (const id of removed) parents.delete(id);
+
+  const target = versions.trees[onto];
+  const finalRecords = new Map<string, TreeRecord>();
+  for (const parent of parents) {
+    const [mainList, theirsList] = await Promise.all([listOf('main', parent, dM.get(parent)?.after), listOf('theirs', parent, dT.get(parent)?.after)]);
+    const list = rebuildList(parent, mainList, theirsList, ids, chosen);
+    const record = parent === ROOT ? await versions.trees.main.rootRecord() : (chosen.get(parent)?.record ?? (await versions.trees.main.page(parent)));
+    if (!record) continue; // a parent deleted on both sides
+    finalRecords.set(parent, await target.setChildren(record, list));
+    for (const [id, slug] of list) {
+      const choice = chosen.get(id);
+      if (choice) choice.record = { ...choice.record, slug };
+    }
+  }
+
+  let pageDelta = 0;
+  const existing = await target.pages.getMany([...ids]);
+  for (const id of ids) {
+    const choice = chosen.get(id);
+    if (choice) {
+      const record = (finalRecords.get(id) as PageRecord | undefined) ?? choice.record;
+      // A page keeps the child list of the side that placed its children, unless it was rebuilt above.
+      const own = finalRecords.has(id) ? record : { ...choice.record, ...childFields(recordOf(id, 'main') ?? recordOf(id, 'theirs')!) };
+      target.pages.set(id, { ...own, slug: choice.record.slug, parent: choice.parent === ROOT ? null : choice.parent });
+      if (!existing.has(id)) pageDelta++;
+    } else if (existing.has(id)) {
+      target.pages.delete(id);
+      pageDelta--;
+    }
+  }
+  for (const [parent, record] of finalRecords) if (!ids.has(parent)) target.pages.set(parent, record);
+
+  const fileDelta = await mergeFiles(store, base.files, onto === 'main' ? theirs.files : main.files, target);
+  const written = await target.write();
   return {
-    pages: buildTree(chosen),
-    files: mergeFiles(base.files, main.files, theirs.files),
-    variables: mergeRecords(base.variables, main.variables, theirs.variables, 'variable'),
-    reusableContents: mergeById(base.reusableContents, main.reusableContents, theirs.reusableContents, 'reusable content'),
+    pages: written.pages,
+    files: written.files,
+    nodes: written.nodes,
+    pageDelta,
+    fileDelta,
+    meta: {
+      variables: mergeRecords(base.meta.variables, main.meta.variables, theirs.meta.variables, 'variable'),
+      reusableContents: mergeById(base.meta.reusableContents, main.meta.reusableContents, theirs.meta.reusableContents, 'reusable content'),
+    },
   };
 }
 
-function cycles(chosen: Map<string, Choice>): MergeConflict[] {
+function childFields(record: PageRecord): Pick<PageRecord, 'children' | 'chunks'> {
+  return { ...(record.children ? { children: record.children } : {}), ...(record.chunks ? { chunks: record.chunks } : {}) };
+}
+
+/**
+ * A parent's merged child list: main's order, then the pages the change request placed inserted at
+ * their index there. Pages main placed keep their slug; a page the change request placed gives way.
+ */
+function rebuildList(parent: string, mainList: ChildRef[], theirsList: ChildRef[], decided: Set<string>, chosen: Map<string, Choice>): ChildRef[] {
+  const here = (id: string, side: Side) => {
+    const choice = chosen.get(id);
+    return choice !== undefined && choice.parent === parent && choice.placedBy === side;
+  };
+  const list: ChildRef[] = mainList.filter(([id]) => (decided.has(id) ? here(id, 'main') : true));
+  const mainPlaced = list.length;
+  theirsList.forEach(([id, slug], index) => {
+    if (decided.has(id) && here(id, 'theirs')) list.splice(Math.min(index, list.length), 0, [id, slug]);
+  });
+  const placedByMain = new Set(list.slice(0, mainPlaced).map(([id]) => id));
+  const slugOf = ([id, slug]: ChildRef) => chosen.get(id)?.record.slug ?? slug;
+  const taken = new Set<string>();
+  const slugs = new Map<string, string>();
+  for (const entry of [...list.filter(([id]) => placedByMain.has(id)), ...list.filter(([id]) => !placedByMain.has(id))]) {
+    const wanted = slugOf(entry);
+    let slug = wanted;
+    for (let n = 2; taken.has(slug); n++) slug = `${wanted.slice(0, 95)}-${n}`;
+    slugs.set(entry[0], slug);
+    taken.add(slug);
+  }
+  return list.map(([id]) => [id, slugs.get(id)!]);
+}
+
+/** Pages the two sides moved under each other: walking up from a moved page comes back to it. */
+async function cycles(chosen: Map<string, Choice>, main: ContentTree): Promise<MergeConflict[]> {
   const out: MergeConflict[] = [];
+  const parentCache = new Map<string, string>();
+  const parentOfId = async (id: string): Promise<string> => {
+    const choice = chosen.get(id);
+    if (choice) return choice.parent;
+    if (!parentCache.has(id)) parentCache.set(id, (await main.page(id))?.parent ?? ROOT);
+    return parentCache.get(id)!;
+  };
   for (const [id, choice] of chosen) {
+    if (!choice.moved) continue; // a cycle passes through a page whose parent changed
     const seen = new Set([id]);
-    for (let parent = choice.parent; parent !== null; parent = chosen.get(parent)?.parent ?? null) {
-      if (seen.has(parent)) {
-        out.push({ page: id, title: choice.entry.title, reason: 'the two sides moved pages under each other' });
+    for (let parent = choice.parent; parent !== ROOT; parent = await parentOfId(parent)) {
+      if (seen.has(parent) || seen.size > 10_000) {
+        out.push({ page: id, title: choice.record.title, reason: 'the two sides moved pages under each other' });
         break;
       }
       seen.add(parent);
@@ -196,42 +302,31 @@ function cycles(chosen: Map<string, Choice>): MergeConflict[] {
   return out;
 }
 
-/** Children in main's order, then pages placed by the change request inserted at their index there. */
-function buildTree(chosen: Map<string, Choice>): PageEntry[] {
-  const children = new Map<string | null, Array<[string, Choice]>>();
-  for (const item of chosen) {
-    const list = children.get(item[1].parent) ?? [];
-    list.push(item);
-    children.set(item[1].parent, list);
+/** Files never change in place: the other side's additions and removals are applied onto the target. */
+async function mergeFiles(store: NodeStore, base: string | null, other: string | null, target: ContentTree): Promise<number> {
+  let delta = 0;
+  const changes = await diffTries<FileEntry>(store, base, other);
+  const present = await target.files.getMany(changes.keys());
+  for (const [id, change] of changes) {
+    if (change.after && !present.has(id)) {
+      if (change.before) continue; // removed by the target side
+      target.files.set(id, change.after);
+      delta++;
+    } else if (!change.after && present.has(id)) {
+      target.files.delete(id);
+      delta--;
+    }
   }
-  const build = (parent: string | null): PageEntry[] => {
-    const items = children.get(parent) ?? [];
-    const list = items.filter(([, c]) => c.placedBy === 'main').sort((x, y) => x[1].index - y[1].index);
-    for (const item of items.filter(([, c]) => c.placedBy === 'theirs').sort((x, y) => x[1].index - y[1].index)) {
-      list.splice(Math.min(item[1].index, list.length), 0, item);
-    }
-    // Pages main placed keep their slug; a page the change request placed gives way on a collision.
-    const slugs = new Map<string, string>();
-    const taken = new Set<string>();
-    for (const [id, choice] of [...list.filter(([, c]) => c.placedBy === 'main'), ...list.filter(([, c]) => c.placedBy === 'theirs')]) {
-      let slug = choice.entry.slug;
-      for (let n = 2; taken.has(slug); n++) slug = `${choice.entry.slug.slice(0, 95)}-${n}`;
-      slugs.set(id, slug);
-      taken.add(slug);
-    }
-    const pages = list.map(([id, choice]) => ({ ...choice.entry, slug: slugs.get(id)!, pages: build(id) }) as PageEntry);
-    return pages;
-  };
-  return build(null);
+  return delta;
 }
 
-/** Files never change in place: a file is kept unless one side removed it. */
-function mergeFiles(base: FileEntry[], main: FileEntry[], theirs: FileEntry[]): FileEntry[] {
-  const inBase = new Set(base.map((f) => f.id));
-  const inMain = new Set(main.map((f) => f.id));
-  const inTheirs = new Set(theirs.map((f) => f.id));
-  const keep = (f: FileEntry) => (inBase.has(f.id) ? inMain.has(f.id) && inTheirs.has(f.id) : true);
-  return [...main.filter(keep), ...theirs.filter((f) => !inMain.has(f.id) && keep(f))];
+/** The same merge on whole manifests, in memory (tests and the benchmark of the pure steps). */
+export async function mergeManifests(base: Manifest, main: Manifest, theirs: Manifest): Promise<Manifest> {
+  const store = memoryNodeStore();
+  const [b, m, t] = await Promise.all([base, main, theirs].map((manifest) => manifestToTree(store, manifest)));
+  const result = await mergeTrees(store, b, m, t, 'main');
+  for (const node of result.nodes) store.nodes.set(node.hash, node.body);
+  return treeToManifest(store, result);
 }
 
 function pick<T>(base: T | undefined, main: T | undefined, theirs: T | undefined, what: string): T | undefined {

@@ -6,9 +6,11 @@ import { valuesOf } from '../lib/sql-lists';
 import type { JSONDocument } from './markdown';
 
 /**
- * The content model: a revision's manifest is its page tree, files, variables and reusable contents.
- * Page bodies are not in it: a page names its document by hash, and documents are stored once in
- * `documents`, so a new revision writes only the documents that changed.
+ * The content model's value types. A revision is a page map and a file map (services/content: pages
+ * as records with their parent and child list, in persistent tries of content-addressed nodes) plus
+ * its variables and reusable contents. Page bodies are not in the records: a page names its document
+ * by hash, and documents are stored once in `documents`. `Manifest` is the same content as one nested
+ * value: what whole-tree reads return and what tests and conversions build.
  */
 
 export type VariableValue = string | number | boolean;
@@ -81,43 +83,7 @@ export interface Manifest {
   reusableContents: ReusableContentEntry[];
 }
 
-export function parseManifest(text: string): Manifest {
-  const parsed = JSON.parse(text) as Partial<Manifest>;
-  return { pages: parsed.pages ?? [], files: parsed.files ?? [], variables: parsed.variables ?? {}, reusableContents: parsed.reusableContents ?? [] };
-}
-
 export type RevisionRow = typeof revisions.$inferSelect;
-
-/** A page located in its tree: its parent (null at the root), its siblings and its path. */
-export interface PageLocation {
-  page: PageEntry;
-  parent: PageEntry | null;
-  siblings: PageEntry[];
-  path: string;
-  /** Path of the parent (`''` at the root): where relative links of the page start. */
-  parentPath: string;
-}
-
-/** Every page of a tree by id, in depth-first order. */
-export function indexPages(pages: PageEntry[]): Map<string, PageLocation> {
-  const index = new Map<string, PageLocation>();
-  const walk = (list: PageEntry[], parent: PageEntry | null, prefix: string) => {
-    for (const page of list) {
-      const path = prefix ? `${prefix}/${page.slug}` : page.slug;
-      index.set(page.id, { page, parent, siblings: list, path, parentPath: prefix });
-      walk(page.pages, page, path);
-    }
-  };
-  walk(pages, null, '');
-  return index;
-}
-
-/** Ids of a page and all its descendants. */
-export function subtreeIds(page: PageEntry): string[] {
-  const ids = [page.id];
-  for (const child of page.pages) ids.push(...subtreeIds(child));
-  return ids;
-}
 
 /** A URL-safe slug from a title: `Getting Started!` -> `getting-started`. */
 export function slugify(title: string): string {
@@ -133,17 +99,13 @@ export function slugify(title: string): string {
 }
 
 /** `base`, or `base-2`, `base-3`... : the first slug no sibling (other than `self`) uses. */
-export function uniqueSlug(base: string, siblings: PageEntry[], self?: string): string {
-  const taken = new Set(siblings.filter((p) => p.id !== self).map((p) => p.slug));
+export function uniqueSlug(base: string, siblings: ReadonlyArray<readonly [id: string, slug: string]>, self?: string): string {
+  const taken = new Set(siblings.filter(([id]) => id !== self).map(([, slug]) => slug));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) {
     const candidate = `${base.slice(0, 95)}-${n}`;
     if (!taken.has(candidate)) return candidate;
   }
-}
-
-export function cloneManifest(manifest: Manifest): Manifest {
-  return structuredClone(manifest);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,12 +146,25 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
   ];
 }
 
-/** The references of a new space to the documents of revision `revisionId` (a duplicate shares them). */
+/**
+ * The references of a new space to what revision `revisionId` is made of (a duplicate shares it):
+ * the nodes of its page and file maps, the chunks of its child lists and the documents its pages
+ * and reusable contents name; one statement, walked inside D1.
+ */
 export function copyDocumentReferences(db: Db, spaceId: string, revisionId: string) {
-  return db
-    .insert(spaceDocuments)
-    .select(sql`select distinct ${spaceId}, j.value from revisions r, json_tree(r.manifest) j where r.id = ${revisionId} and j.key = 'document'`)
-    .onConflictDoNothing();
+  return db.insert(spaceDocuments).select(sql`
+    with rv as (select pages_root, files_root, meta from revisions where id = ${revisionId}),
+    roots(hash) as (select pages_root from rv where pages_root is not null union all select files_root from rv where files_root is not null),
+    mids(hash) as (select c.value from roots r join documents d on d.hash = r.hash, json_each(d.body) c),
+    leaves(hash) as (select c.value from mids m join documents d on d.hash = m.hash, json_each(d.body) c),
+    entries(value) as (select e.value from leaves l join documents d on d.hash = l.hash, json_each(d.body) e),
+    nodes(hash) as (select hash from roots union all select hash from mids union all select hash from leaves),
+    named(hash) as (
+      select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k
+      union all select json_extract(value, '$.document') from entries where json_extract(value, '$.document') is not null
+      union all select json_extract(rc.value, '$.document') from rv, json_each(rv.meta, '$.reusableContents') rc
+        where json_extract(rc.value, '$.document') is not null)
+    select ${spaceId}, hash from nodes union select ${spaceId}, hash from named where true`).onConflictDoNothing();
 }
 
 export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<string, JSONDocument>> {

@@ -5,6 +5,7 @@ import type { Db } from '../db/client';
 import { revisions, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { refreshSpaceAccessCap, spaceRoleSql } from './access';
+import { EMPTY_META } from './content/convert';
 import { copyDocumentReferences } from './revisions';
 import { authorize } from './permissions';
 
@@ -42,7 +43,7 @@ type NewSpace = Omit<typeof spaces.$inferInsert, 'id' | 'revisionId' | 'createdA
 
 /**
  * The statements that create a space with its own initial revision and resolved access cap. The
- * revision is empty, or a copy of revision `copyOf`'s manifest (documents and file bytes are shared, not copied).
+ * revision is empty, or a copy of revision `copyOf`'s roots (its nodes, documents and file bytes are shared, not copied).
  */
 export function newSpaceStatements(db: Db, fields: NewSpace, copyOf?: string) {
   const now = nowIso();
@@ -57,7 +58,16 @@ export function newSpaceStatements(db: Db, fields: NewSpace, copyOf?: string) {
         spaceId: id,
         parents: [],
         type: 'edits',
-        ...(copyOf ? { manifest: sql`(select r.manifest from revisions r where r.id = ${copyOf})` } : {}),
+        manifest: '',
+        meta: copyOf ? sql`(select r.meta from revisions r where r.id = ${copyOf})` : JSON.stringify(EMPTY_META),
+        ...(copyOf
+          ? {
+              pagesRoot: sql`(select r.pages_root from revisions r where r.id = ${copyOf})`,
+              filesRoot: sql`(select r.files_root from revisions r where r.id = ${copyOf})`,
+              pageCount: sql`(select r.page_count from revisions r where r.id = ${copyOf})`,
+              fileCount: sql`(select r.file_count from revisions r where r.id = ${copyOf})`,
+            }
+          : {}),
         createdAt: now,
       }),
       refreshSpaceAccessCap(db, id),

@@ -252,7 +252,9 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
     const crNow = await get(`/v1/spaces/${content.spaceId}/change-requests/${content.cr.id}`);
     expect(revision.id).toBe(crNow.revision);
     expect(flattenPages(revision.pages).map((p) => p.path)).toEqual(['parent', 'parent/child', 'parent/child/grandchild', 'sibling']);
-    expect(revision.files.map((f: any) => f.name)).toEqual(['one.png', 'notes.txt', 'three.png']);
+    // Files are listed in id order (the order of the revision's file map).
+    expect(revision.files.map((f: any) => f.id)).toEqual(sortedIds(revision.files));
+    expect(revision.files.map((f: any) => f.name).sort()).toEqual(['notes.txt', 'one.png', 'three.png']);
 
     // GitBook's schema: valid except for the `Document` member of RevisionPageDocument (see patchedComponents).
     expect(gitbookErrors(gitbookRevisionPatched, revision)).toBe('valid');
@@ -322,15 +324,15 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
       if (i < 2) expect(next).toEqual(expect.any(String));
     }
     expect(next).toBeUndefined();
-    expect(seen.map((f) => f.name)).toEqual(['one.png', 'notes.txt', 'three.png']);
+    expect(seen.map((f) => f.name).sort()).toEqual(['notes.txt', 'one.png', 'three.png']);
     for (const file of seen) expectSchema(StrictFileSchema, file);
-    expect(seen.map((f) => f.id)).toEqual(content.result.insertedFiles.map((f: any) => f.id));
+    expect(seen.map((f) => f.id)).toEqual(sortedIds(content.result.insertedFiles));
 
     const all = await get(`${content.base}/files`);
     expect(all.count).toBe(3);
     expect(all.next).toBeUndefined();
 
-    const notes = seen[1];
+    const notes = seen.find((f) => f.name === 'notes.txt');
     const byId = await get(`${content.base}/files/${notes.id}`);
     expectSchema(StrictFileSchema, byId);
     expect(byId).toMatchObject({ id: notes.id, name: 'notes.txt', contentType: 'text/plain', size: TEXT.length });
@@ -425,7 +427,9 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
       ['f.png', undefined],
     ]);
     const listed = (await get(`${content.base}/files`)).items;
-    expect(listed.map((f: any) => f.dimensions)).toEqual(content.result.insertedFiles.map((f: any) => f.dimensions));
+    const byId = new Map(content.result.insertedFiles.map((f: any) => [f.id, f.dimensions]));
+    expect(listed.map((f: any) => f.dimensions)).toEqual(listed.map((f: any) => byId.get(f.id)));
+    expect(listed).toHaveLength(6);
     for (const file of listed) {
       expectSchema(StrictFileSchema, file);
       expect('dimensions' in file).toBe(file.name === 'e.txt' || file.name === 'f.png' ? false : true);
@@ -540,3 +544,7 @@ describe("another organization's ids", () => {
     expectError(await api('GET', `/v1/spaces/${otherSpace.id}/change-requests/${content.cr.id}/content`, { token: theirs }), 404);
   });
 });
+
+function sortedIds(files: Array<{ id: string }>): string[] {
+  return files.map((f) => f.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

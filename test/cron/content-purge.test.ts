@@ -32,10 +32,13 @@ async function count(sql: string, ...binds: unknown[]): Promise<number> {
   return (await env.DB.prepare(sql).bind(...binds).first<number>('n'))!;
 }
 
-/** Hashes of the documents that the space's revisions name. */
+/** Hashes of the documents that the pages of the space's revisions name (through their page maps). */
 async function documentsOf(spaceId: string): Promise<string[]> {
   const { results } = await env.DB.prepare(
-    "select distinct j.value as hash from revisions r, json_tree(r.manifest) j where r.space_id = ? and j.key = 'document' order by 1",
+    `select distinct json_extract(e.value, '$.document') as hash
+     from revisions rv, documents r, json_each(r.body) c1, documents m, json_each(m.body) c2, documents l, json_each(l.body) e
+     where rv.space_id = ? and r.hash = rv.pages_root and m.hash = c1.value and l.hash = c2.value
+       and json_extract(e.value, '$.document') is not null order by 1`,
   )
     .bind(spaceId)
     .all<{ hash: string }>();
@@ -151,7 +154,11 @@ describe('cron purge of a deleted space\'s content', () => {
     expect(await orphanContributors()).toBe(0);
     expect(await storedDocuments(ownOnly)).toEqual([]);
     expect(await storedDocuments(shared)).toEqual([...shared].sort());
-    expect(await count('select count(*) as n from documents')).toBe(totalDocuments - ownOnly.length);
+    // The page and file map nodes only the purged space had go too; everything the duplicate names stays.
+    expect(await count('select count(*) as n from documents')).toBeLessThan(totalDocuments - ownOnly.length);
+    expect(
+      await count('select count(*) as n from space_documents sd where sd.space_id = ? and not exists (select 1 from documents d where d.hash = sd.hash)', duplicate.id),
+    ).toBe(0);
     // The duplicate is whole and readable.
     expect(await rowsOf(duplicate.id)).toEqual(duplicateRows);
     expect(await pageMarkdown(duplicate.id, pages.guide, token)).toContain(texts.guide1);

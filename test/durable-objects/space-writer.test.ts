@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
-import { seedOrg } from '../helpers/harness';
+import { api, seedOrg } from '../helpers/harness';
 import { createSpace, openChangeRequest } from '../helpers/content';
 
 describe('SpaceWriter', () => {
@@ -18,17 +18,19 @@ describe('SpaceWriter', () => {
     );
     expect(results.every((r) => r.ok)).toBe(true);
     const head = await env.DB.prepare('select revision_id from change_requests where id = ?').bind(cr.id).first<{ revision_id: string }>();
-    const rows = await env.DB.prepare("select id, parents, manifest from revisions where space_id = ? and type = 'edits'").bind(space.id).all<{
+    const rows = await env.DB.prepare("select id, parents, page_count from revisions where space_id = ? and type = 'edits'").bind(space.id).all<{
       id: string;
       parents: string;
-      manifest: string;
+      page_count: number;
     }>();
     const byId = new Map(rows.results.map((r) => [r.id, r]));
     // Walking back from the head visits all 8 batches, then the space's initial revision.
     const chain: string[] = [];
     for (let id: string | undefined = head!.revision_id; id && id !== space.revision; id = JSON.parse(byId.get(id)!.parents)[0]) chain.push(id);
     expect(chain).toHaveLength(8);
-    expect(JSON.parse(byId.get(head!.revision_id)!.manifest).pages).toHaveLength(8);
+    expect(byId.get(head!.revision_id)!.page_count).toBe(8);
+    const pages = await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.id}/content/pages`, { token: org.owner.token });
+    expect(pages.body.pages).toHaveLength(8);
   });
 
   it('answers a refusal as a status and message, not a thrown error', async () => {

@@ -1,51 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { createApp } from '../../src/app';
+import { countingD1 } from './counting-d1';
 import { BASE } from './harness';
 
-type Statement = D1PreparedStatement & { __real?: D1PreparedStatement };
-
-/**
- * A D1 binding that counts round trips: each statement execution (first/all/run/raw) is one,
- * and so is a whole batch (D1 runs it as one request).
- */
-export function countingD1(real: D1Database) {
-  let count = 0;
-  const wrap = (stmt: D1PreparedStatement): Statement =>
-    new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === '__real') return target;
-        if (prop === 'bind') return (...args: unknown[]) => wrap(target.bind(...args));
-        const value = Reflect.get(target, prop, target);
-        if (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw') {
-          return (...args: unknown[]) => {
-            count++;
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as Statement;
-  const db = new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
-      if (prop === 'batch') {
-        return (statements: Statement[]) => {
-          count++;
-          return target.batch(statements.map((s) => s.__real ?? s));
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return {
-    db,
-    get count() {
-      return count;
-    },
-  };
-}
+export { countingD1 };
 
 const app = createApp();
 

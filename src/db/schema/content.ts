@@ -65,8 +65,10 @@ export const spaces = sqliteTable(
 );
 
 /**
- * An immutable snapshot of a space's content. `manifest` is the page tree, files, variables and
- * reusable contents (services/revisions Manifest); page bodies live once in `documents`, by hash.
+ * An immutable snapshot of a space's content: the roots of its page map and file map (persistent
+ * tries of content-addressed nodes in `documents`, services/content/tree), with their sizes, and
+ * its variables and reusable contents (`meta`). `manifest` is the whole-tree form that revisions had
+ * before migration 0003 converted them; it is kept as it was and no longer read or written.
  */
 export const revisions = sqliteTable(
   'revisions',
@@ -76,6 +78,11 @@ export const revisions = sqliteTable(
     parents: text('parents', { mode: 'json' }).$type<string[]>().notNull().default([]),
     type: text('type').notNull(),
     manifest: text('manifest').notNull().default('{"pages":[],"files":[],"variables":{},"reusableContents":[]}'),
+    pagesRoot: text('pages_root'),
+    filesRoot: text('files_root'),
+    meta: text('meta'),
+    pageCount: integer('page_count').notNull().default(0),
+    fileCount: integer('file_count').notNull().default(0),
     /** The change request this revision merged (type `merge`). */
     mergedFrom: text('merged_from'),
     createdAt: text('created_at').notNull(),
@@ -83,7 +90,11 @@ export const revisions = sqliteTable(
   (t) => [index('revisions_space').on(t.spaceId)],
 );
 
-/** Page documents, content-addressed: `hash` is the SHA-256 of `body` (canonical JSON). Shared by revisions and spaces. */
+/**
+ * Content-addressed objects: page documents and the nodes of revisions' page and file maps. `hash`
+ * is the SHA-256 of `body` (canonical JSON), except for the nodes migration 0003 wrote (`legacy:...`).
+ * Shared by revisions and spaces.
+ */
 export const documents = sqliteTable('documents', {
   hash: text('hash').primaryKey(),
   body: text('body').notNull(),

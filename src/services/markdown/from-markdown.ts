@@ -115,9 +115,32 @@ export function defaultResolveLink(href: string): ContentRef | null {
 
 export interface PathLinkResolverOptions {
   /** The space's pages with their GitBook path (`guides/install`, no leading slash). */
-  pages: ReadonlyArray<{ id: string; path: string }>;
+  pages?: ReadonlyArray<{ id: string; path: string }>;
+  /** Instead of `pages`: the id of the page at a normalized path (see `linkedPagePath`), if any. */
+  lookup?: (path: string) => string | undefined;
   /** Page path that relative links start from: the parent of the page being converted (`guides`). */
   base?: string;
+}
+
+/**
+ * The page path a link written in Markdown points at, normalized (`../guides/install.md#x` from
+ * `a` -> `guides/install`, anchor `x`); null for URLs, builtin hrefs and in-page anchors.
+ */
+export function linkedPagePath(href: string, base = ''): { path: string; anchor: string } | null {
+  if (defaultResolveLink(href)) return null;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('//')) return null;
+  const hashAt = href.indexOf('#');
+  const anchor = hashAt >= 0 ? href.slice(hashAt + 1) : '';
+  const pathPart = (hashAt >= 0 ? href.slice(0, hashAt) : href).replace(/\?.*$/, '');
+  if (pathPart === '') return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathPart);
+  } catch {
+    return null;
+  }
+  const segments = decoded.startsWith('/') ? decoded.split('/') : [...base.split('/').filter(Boolean), ...decoded.split('/')];
+  return { path: normalizePagePath(segments), anchor };
 }
 
 /**
@@ -126,26 +149,22 @@ export interface PathLinkResolverOptions {
  * `README.md`) and in-page anchors (`#step-2`). Targets that match no page are URLs (null).
  */
 export function createPathLinkResolver(options: PathLinkResolverOptions): LinkResolver {
-  const byPath = new Map(options.pages.map((page) => [normalizePagePath(page.path.split('/')), page.id]));
-  const base = (options.base ?? '').split('/').filter(Boolean);
+  const byPath = new Map((options.pages ?? []).map((page) => [normalizePagePath(page.path.split('/')), page.id]));
+  const lookup = options.lookup ?? ((path: string) => byPath.get(path));
+  const base = options.base ?? '';
   return (href) => {
     const builtin = defaultResolveLink(href);
     if (builtin) return builtin;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('//')) return null;
     const hashAt = href.indexOf('#');
-    const anchor = hashAt >= 0 ? href.slice(hashAt + 1) : '';
-    const pathPart = (hashAt >= 0 ? href.slice(0, hashAt) : href).replace(/\?.*$/, '');
-    if (pathPart === '') return anchor ? { kind: 'anchor', anchor } : null;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(pathPart);
-    } catch {
-      return null;
+    if ((hashAt >= 0 ? href.slice(0, hashAt) : href).replace(/\?.*$/, '') === '' && !/^[a-z][a-z0-9+.-]*:/i.test(href)) {
+      const anchor = hashAt >= 0 ? href.slice(hashAt + 1) : '';
+      return anchor ? { kind: 'anchor', anchor } : null;
     }
-    const segments = decoded.startsWith('/') ? decoded.split('/') : [...base, ...decoded.split('/')];
-    const page = byPath.get(normalizePagePath(segments));
+    const target = linkedPagePath(href, base);
+    if (!target) return null;
+    const page = lookup(target.path);
     if (page === undefined) return null;
-    return anchor ? { kind: 'anchor', anchor, page } : { kind: 'page', page };
+    return target.anchor ? { kind: 'anchor', anchor: target.anchor, page } : { kind: 'page', page };
   };
 }
 

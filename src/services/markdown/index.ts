@@ -7,6 +7,7 @@ export {
   MarkdownConversionError,
   createPathLinkResolver,
   defaultResolveLink,
+  linkedPagePath,
   markdownToDocument,
   type LinkResolver,
   type MarkdownConversion,

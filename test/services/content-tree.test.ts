@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { manifestToTree, treeToManifest } from '../../src/services/content/convert';
+import { chunkChildren, ContentTree, INLINE_CHILDREN, ROOT, type ChildRef, type PageRecord } from '../../src/services/content/pages';
+import { diffTries, memoryNodeStore, TrieView } from '../../src/services/content/tree';
+import { largeManifest, page, pageId } from '../helpers/large-content';
+
+/** The persistent page and file maps: what a change writes, what two versions share, large child lists. */
+describe('content trees', () => {
+  it('round-trips a manifest: nested pages in order, files, variables', async () => {
+    const store = memoryNodeStore();
+    const manifest = largeManifest(12, 40);
+    manifest.pages[3].pages[5].pages.push(page(pageId('deep'), 'Deep'));
+    manifest.files.push({ id: 'f1', name: 'a.png', contentType: 'image/png', size: 3, hash: 'h' });
+    manifest.variables = { a: 1 };
+    const tree = await manifestToTree(store, manifest);
+    expect(tree.pageCount).toBe(12 + 12 * 40 + 1);
+    expect(await treeToManifest(store, tree)).toEqual(manifest);
+  });
+
+  it('shares every node a change does not touch: one page edited in 3,000 writes one path of the trie', async () => {
+    const store = memoryNodeStore();
+    const tree = await manifestToTree(store, largeManifest(30, 100));
+    const before = new Set(store.nodes.keys());
+    const content = new ContentTree(store, tree);
+    const id = pageId('p-7-42');
+    const record = (await content.page(id))!;
+    content.pages.set(id, { ...record, title: 'Edited' });
+    const written = await content.write();
+    // A leaf, a middle node and the root: nothing else is new.
+    expect(written.nodes).toHaveLength(3);
+    expect(written.nodes.every((n) => !before.has(n.hash))).toBe(true);
+    const bytes = written.nodes.reduce((n, node) => n + node.body.length, 0);
+    const total = [...store.nodes.values()].reduce((n, body) => n + body.length, 0);
+    expect(bytes).toBeLessThan(total / 50);
+    for (const node of written.nodes) store.nodes.set(node.hash, node.body);
+    const changes = await diffTries(store, tree.pages, written.pages);
+    expect([...changes.keys()]).toEqual([id]);
+    expect((changes.get(id)!.after as PageRecord).title).toBe('Edited');
+    // The old version still reads as it was.
+    expect((await new ContentTree(store, tree).page(id))!.title).toBe('Page 7-42');
+  });
+
+  it('writes the same nodes for the same content whatever the order of the changes', async () => {
+    const store = memoryNodeStore();
+    const a = new TrieView<number>(store, null);
+    const b = new TrieView<number>(store, null);
+    const keys = Array.from({ length: 500 }, (_, i) => pageId(`k${i}`));
+    keys.forEach((k, i) => a.set(k, i));
+    [...keys].reverse().forEach((k) => b.set(k, keys.indexOf(k)));
+    expect((await a.write()).root).toBe((await b.write()).root);
+  });
+
+  it('cuts long child lists into chunks whose boundaries depend on the ids: an insertion changes one chunk', () => {
+    const list: ChildRef[] = Array.from({ length: 5000 }, (_, i) => [pageId(`c${i}`), `c${i}`]);
+    const chunks = chunkChildren(list);
+    expect(chunks.flat()).toEqual(list);
+    expect(chunks.length).toBeGreaterThan(10);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(1024);
+    const inserted = [...list.slice(0, 2500), [pageId('new'), 'new'] as ChildRef, ...list.slice(2500)];
+    const after = chunkChildren(inserted).map((c) => JSON.stringify(c));
+    const beforeSet = new Set(chunks.map((c) => JSON.stringify(c)));
+    // The chunk that got the new page changes (or splits in two when the new id is a boundary).
+    expect(after.filter((c) => !beforeSet.has(c)).length).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps a top-level list of 3,000 pages in chunks, read back in order', async () => {
+    const store = memoryNodeStore();
+    const manifest = largeManifest(0, 3000);
+    const tree = await manifestToTree(store, manifest);
+    const root = (await new ContentTree(store, tree).rootRecord())!;
+    expect(root.children).toBeUndefined();
+    expect(root.chunks!.length).toBeGreaterThan(3000 / 1024);
+    expect((await new ContentTree(store, tree).children(ROOT)).length).toBe(3000);
+    expect((await treeToManifest(store, tree)).pages.map((p) => p.id)).toEqual(manifest.pages.map((p) => p.id));
+    expect(INLINE_CHILDREN).toBeLessThan(3000);
+  });
+});
