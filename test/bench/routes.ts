@@ -1,0 +1,281 @@
+/**
+ * Route benchmark (`npm run bench`): the bundled Worker served by Miniflare through a direct socket
+ * (no wrangler dev proxy), next to a reference Worker (one zod-openapi route, one D1 point read)
+ * in the same process and database. Spaces of 10, 1,000 and 20,000 pages are seeded through the
+ * API; it prints requests/s and p50/p99 of reads as ratios to the reference, write times as ratios
+ * between sizes, bytes stored per revision and D1 round trips per request. Absolute numbers on a
+ * 2-core machine are noise; ratios measured in one run are what to compare.
+ *
+ *   npm run bench                     sizes 10, 1000, 20000
+ *   npm run bench -- --sizes=10,1000  other sizes
+ *   npm run bench -- --ceiling        also seeds 50,000 pages and checks reads, a batch and a merge
+ */
+import { build } from 'esbuild';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
+const SIZES = (args.get('sizes') ?? '10,1000,20000').split(',').map(Number);
+const CEILING = args.has('ceiling');
+const CONNECTIONS = 10;
+const SECONDS = Number(args.get('seconds') ?? 2);
+const ROUNDS = 3;
+const ADMIN = 'bench-admin-token';
+
+async function bundle(entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    external: ['cloudflare:*', 'node:*'],
+    write: false,
+    logLevel: 'error',
+  });
+  return result.outputFiles[0].text;
+}
+
+async function start() {
+  const [api, reference] = await Promise.all([bundle('test/bench/worker.ts'), bundle('test/bench/reference-worker.ts')]);
+  const common = { modules: true, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
+  // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
+  const mf = new Miniflare(convertV4MiniflareOptions({
+    workers: [
+      {
+        ...common,
+        name: 'api',
+        script: api,
+        r2Buckets: { FILES: 'bench-files' },
+        queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
+        durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
+        bindings: { ADMIN_TOKEN: ADMIN, APP_URL: '' },
+        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+      },
+      { ...common, name: 'ref', script: reference, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] },
+    ],
+  } as Parameters<typeof convertV4MiniflareOptions>[0]));
+  await mf.ready;
+  const db = await mf.getD1Database('DB', 'api');
+  for (const file of readdirSync(path.join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const statement of readFileSync(path.join(root, 'migrations', file), 'utf8').split('--> statement-breakpoint')) {
+      if (statement.trim()) await db.prepare(statement).run();
+    }
+  }
+  const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
+  const refUrl = (await mf.unsafeGetDirectURL('ref')).origin;
+  return { mf, db, apiUrl, refUrl };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding through the API
+
+type Json = any;
+
+function client(apiUrl: string) {
+  return async function call(method: string, route: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(`${apiUrl}${route}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 300)}`);
+    return { body: text ? (JSON.parse(text) as Json) : null, headers: res.headers };
+  };
+}
+type Call = ReturnType<typeof client>;
+
+async function seedUser(call: Call) {
+  const user = (await call('POST', '/v1/users', ADMIN, { displayName: 'Bench', email: 'bench@example.test' })).body;
+  const token = (await call('POST', `/v1/users/${user.id}/tokens`, ADMIN, {})).body.token as string;
+  const org = (await call('POST', '/v1/orgs', token, { title: 'Bench' })).body;
+  return { user, token, org };
+}
+
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** A space of `pages` pages (sections of 100 when larger than 100) and one file, merged into main. */
+async function seedSpace(call: Call, token: string, orgId: string, pages: number) {
+  const space = (await call('POST', `/v1/orgs/${orgId}/spaces`, token, { title: `${pages} pages` })).body;
+  const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Seed' })).body;
+  const post = async (changes: unknown[]) =>
+    (await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content?compat=false`, token, { changes })).body;
+  const insert = (title: string, into?: string) => ({ operation: 'insert_page', title, ...(into ? { into } : {}), document: { markdown: `Body of ${title}.` } });
+  const file = (await post([{ operation: 'insert_files', files: [{ name: 'a.png', contentType: 'image/png', base64: PNG }] }])).insertedFiles[0].id as string;
+  const leaves: string[] = [];
+  const flat = pages <= 100;
+  const sections = flat ? 0 : Math.ceil(pages / 100);
+  const sectionIds: string[] = [];
+  for (let i = 0; i < sections; i += 50) {
+    const batch = await post(Array.from({ length: Math.min(50, sections - i) }, (_, j) => insert(`Section ${i + j}`)));
+    sectionIds.push(...batch.changes.map((c: Json) => c.page.id));
+  }
+  const children: Array<[string, string | undefined]> = [];
+  for (let n = 0; children.length < pages - sections; n++) children.push([`Page ${n}`, flat ? undefined : sectionIds[n % sections]]);
+  for (let i = 0; i < children.length; i += 50) {
+    const batch = await post(children.slice(i, i + 50).map(([title, into]) => insert(title, into)));
+    leaves.push(...batch.changes.map((c: Json) => c.page.id));
+  }
+  await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`, token);
+  return { id: space.id as string, leaves, file };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Sample {
+  rps: number;
+  latencies: number[];
+}
+
+async function load(url: string, token: string): Promise<Sample> {
+  const latencies: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        latencies.push(performance.now() - t0);
+        done++;
+      }
+    }),
+  );
+  return { rps: done / SECONDS, latencies };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+};
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+async function bytes(db: D1Database): Promise<number> {
+  return (await db.prepare('select coalesce(sum(length(body)), 0) as n from documents').first<number>('n'))!;
+}
+
+async function main() {
+  const { mf, db, apiUrl, refUrl } = await start();
+  const call = client(apiUrl);
+  const { user, token, org } = await seedUser(call);
+  console.log(`Seeding spaces of ${SIZES.join(', ')} pages through the API...`);
+  const spaces = new Map<number, Awaited<ReturnType<typeof seedSpace>>>();
+  for (const size of SIZES) {
+    const t0 = performance.now();
+    spaces.set(size, await seedSpace(call, token, org.id, size));
+    console.log(`  ${size} pages seeded in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  }
+
+  // Reads: interleaved rounds, every target once per round.
+  const targets: Array<{ label: string; size?: number; url: string }> = [{ label: 'ref d (zod-openapi + 1 D1 read)', url: `${refUrl}/ref/${user.id}` }];
+  for (const [size, space] of spaces) {
+    const leaf = space.leaves[Math.floor(space.leaves.length / 2)];
+    targets.push({ label: 'GET /v1/spaces/{id}', size, url: `${apiUrl}/v1/spaces/${space.id}` });
+    targets.push({ label: 'GET .../content/page/{pageId}', size, url: `${apiUrl}/v1/spaces/${space.id}/content/page/${leaf}` });
+    targets.push({ label: 'GET .../content/page/{pageId}?format=markdown', size, url: `${apiUrl}/v1/spaces/${space.id}/content/page/${leaf}?format=markdown` });
+    targets.push({ label: 'GET .../content/files/{fileId}', size, url: `${apiUrl}/v1/spaces/${space.id}/content/files/${space.file}` });
+    targets.push({ label: 'GET .../content (whole revision)', size, url: `${apiUrl}/v1/spaces/${space.id}/content` });
+  }
+  const samples = new Map<string, Sample[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of targets) {
+      const key = `${target.label}|${target.size ?? ''}`;
+      samples.set(key, [...(samples.get(key) ?? []), await load(target.url, token)]);
+    }
+  }
+  const rpsOf = (key: string) => median(samples.get(key)!.map((s) => s.rps));
+  const refKey = `${targets[0].label}|`;
+  const ref = rpsOf(refKey);
+  console.log(`\nReads: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ref d = ${fmt(ref, 0)} req/s`);
+  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips'.padStart(8)}`);
+  for (const target of targets) {
+    const key = `${target.label}|${target.size ?? ''}`;
+    const all = samples.get(key)!.flatMap((s) => s.latencies);
+    const trips = target.size === undefined ? '1' : (await fetch(target.url, { headers: { Authorization: `Bearer ${token}`, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
+    console.log(
+      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
+    );
+  }
+  for (const label of ['GET .../content/page/{pageId}', 'GET .../content/files/{fileId}', 'GET /v1/spaces/{id}']) {
+    const small = rpsOf(`${label}|${SIZES[0]}`);
+    const large = rpsOf(`${label}|${SIZES[SIZES.length - 1]}`);
+    console.log(`  ${label}: ${SIZES[SIZES.length - 1]} pages at ${fmt(large / small)} × the throughput of ${SIZES[0]} pages`);
+  }
+
+  // Writes: a one-page content batch and a one-page three-way merge, median of 5, and what each stores.
+  console.log('\nWrites (median of 5): one-page content batch, one-page three-way merge (main moved first)');
+  console.log(`${'pages'.padStart(6)} ${'batch ms'.padStart(9)} ${'merge ms'.padStart(9)} ${'batch bytes'.padStart(12)} ${'merge bytes'.padStart(12)}`);
+  const writes = new Map<number, { batch: number; merge: number }>();
+  for (const [size, space] of spaces) {
+    const batchTimes: number[] = [];
+    const mergeTimes: number[] = [];
+    const batchBytes: number[] = [];
+    const mergeBytes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const [a, b] = [space.leaves[(i * 7) % space.leaves.length], space.leaves[(i * 7 + 3) % space.leaves.length]];
+      const crA = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: `A${i}` })).body;
+      const crB = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: `B${i}` })).body;
+      const before = await bytes(db);
+      let t0 = performance.now();
+      await call('POST', `/v1/spaces/${space.id}/change-requests/${crA.number}/content`, token, {
+        changes: [{ operation: 'update_page', page: a, document: { markdown: `Edited ${i}` } }],
+      });
+      batchTimes.push(performance.now() - t0);
+      batchBytes.push((await bytes(db)) - before);
+      await call('POST', `/v1/spaces/${space.id}/change-requests/${crB.number}/content`, token, { changes: [{ operation: 'update_page', page: b, title: `Renamed ${i}` }] });
+      await call('POST', `/v1/spaces/${space.id}/change-requests/${crB.number}/merge`, token);
+      const beforeMerge = await bytes(db);
+      t0 = performance.now();
+      await call('POST', `/v1/spaces/${space.id}/change-requests/${crA.number}/merge`, token);
+      mergeTimes.push(performance.now() - t0);
+      mergeBytes.push((await bytes(db)) - beforeMerge);
+    }
+    writes.set(size, { batch: median(batchTimes), merge: median(mergeTimes) });
+    console.log(`${String(size).padStart(6)} ${fmt(median(batchTimes), 1).padStart(9)} ${fmt(median(mergeTimes), 1).padStart(9)} ${String(median(batchBytes)).padStart(12)} ${String(median(mergeBytes)).padStart(12)}`);
+  }
+  const first = writes.get(SIZES[0])!;
+  for (const size of SIZES.slice(1)) {
+    const w = writes.get(size)!;
+    console.log(`  ${size} pages vs ${SIZES[0]}: batch ${fmt(w.batch / first.batch)}×, merge ${fmt(w.merge / first.merge)}×`);
+  }
+  const total = await db.prepare('select count(*) as n, coalesce(sum(length(body)), 0) as b from documents').first<{ n: number; b: number }>();
+  console.log(`  all stored documents and nodes: ${total!.n} rows, ${total!.b} bytes`);
+
+  if (CEILING) await ceiling(call, token, org.id);
+  await mf.dispose();
+}
+
+/** 50,000 pages through the API: the space keeps taking pages, and reads, a batch and a merge work. */
+async function ceiling(call: Call, token: string, orgId: string) {
+  console.log('\nCeiling: seeding 50,000 pages through the API...');
+  const t0 = performance.now();
+  const space = await seedSpace(call, token, orgId, 50_000);
+  console.log(`  seeded in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  const leaf = space.leaves[space.leaves.length - 1];
+  const timed = async (label: string, run: () => Promise<unknown>) => {
+    const start = performance.now();
+    const result = await run();
+    console.log(`  ${label.padEnd(44)} ${fmt(performance.now() - start, 1).padStart(9)} ms`);
+    return result;
+  };
+  await timed('GET .../content/page/{pageId}', () => call('GET', `/v1/spaces/${space.id}/content/page/${leaf}`, token));
+  const pages = (await timed('GET .../content/pages (whole tree)', () => call('GET', `/v1/spaces/${space.id}/content/pages`, token))) as { body: Json };
+  const count = (list: Json[]): number => list.reduce((n, p) => n + 1 + count(p.pages), 0);
+  console.log(`  the tree read back has ${count(pages.body.pages)} pages`);
+  const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'At 50,000' })).body;
+  await timed('one-page content batch', () =>
+    call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content`, token, { changes: [{ operation: 'insert_page', title: 'Page 50001', document: {} }] }),
+  );
+  await timed('merge', () => call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`, token));
+}
+
+await main();
