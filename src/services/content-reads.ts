@@ -90,6 +90,9 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
+  // Every node is read by its hash through a subquery (an index lookup), never joined: a join would
+  // let SQLite's planner scan the whole documents table.
+  const chunkBody = sql`(select body from documents where hash = json_extract(k.value, '$[0]'))`;
   return rawAll<PageTreeRow>(db, sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
@@ -100,25 +103,25 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
       from up where json_extract(up.rec, '$.parent') is not null and up.level < ${MAX_DEPTH}
     ),
     down(id, rec, depth) as (
-      select ${childId(c)}, ${find(childId(c))}, 1 from up, json_each(up.rec, '$.children') c where up.level = 0
+      select ${childId(c)}, ${find(childId(c))}, 1 from up cross join json_each(up.rec, '$.children') c where up.level = 0
       union all
-      select ${childId(c)}, ${find(childId(c))}, 1 from up, json_each(up.rec, '$.chunks') k, documents ch, json_each(ch.body) c
-        where up.level = 0 and ch.hash = json_extract(k.value, '$[0]')
+      select ${childId(c)}, ${find(childId(c))}, 1 from up cross join json_each(up.rec, '$.chunks') k cross join json_each(${chunkBody}) c
+        where up.level = 0
       union all
-      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down, json_each(down.rec, '$.children') c where down.depth < ${MAX_DEPTH}
+      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down cross join json_each(down.rec, '$.children') c where down.depth < ${MAX_DEPTH}
       union all
-      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down, json_each(down.rec, '$.chunks') k, documents ch, json_each(ch.body) c
-        where ch.hash = json_extract(k.value, '$[0]') and down.depth < ${MAX_DEPTH}
+      select ${childId(c)}, ${find(childId(c))}, down.depth + 1 from down cross join json_each(down.rec, '$.chunks') k cross join json_each(${chunkBody}) c
+        where down.depth < ${MAX_DEPTH}
     )
     select 'up' as kind, level as n, rec as value from up where rec is not null
     union all
     select 'down', depth, rec from down where rec is not null
     union all
-    select 'document', 0, d.body from up, documents d where up.level = 0 and d.hash = json_extract(up.rec, '$.document')
+    select 'document', 0, (select body from documents where hash = json_extract(up.rec, '$.document')) from up
+    where up.level = 0 and json_extract(up.rec, '$.document') is not null
     union all
-    select 'chunk', json_extract(k.value, '$[0]'), ch.body
-    from (select rec from up where level = 0 union all select rec from down) s, json_each(s.rec, '$.chunks') k, documents ch
-    where ch.hash = json_extract(k.value, '$[0]')`);
+    select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
+    from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k`);
 }
 
 type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk'; n: number | string; value: string };
@@ -132,8 +135,8 @@ function wholeTreeQuery(db: Db, revisionId: SQL) {
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
     select 'leaf' as kind, null as key, body as value from leaves
     union all
-    select 'chunk', ch.hash, ch.body from leaves l, json_each(l.body) e, json_each(e.value, '$.chunks') k, documents ch
-    where ch.hash = json_extract(k.value, '$[0]')`);
+    select 'chunk', json_extract(k.value, '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]'))
+    from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k`);
 }
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
@@ -144,7 +147,7 @@ function allFilesQuery(db: Db, revisionId: SQL) {
 
 function filesPageQuery(db: Db, revisionId: SQL, after: string | null, limit: number) {
   return rawAll<{ value: string }>(db, sql`
-    select e.value as value from (${leavesSql(filesRootOf(revisionId))}) l, json_each(l.body) e
+    select e.value as value from (${leavesSql(filesRootOf(revisionId))}) l cross join json_each(l.body) e
     where e.key > ${after ?? ''} order by e.key limit ${limit + 1}`);
 }
 

@@ -155,9 +155,9 @@ export function copyDocumentReferences(db: Db, spaceId: string, revisionId: stri
   return db.insert(spaceDocuments).select(sql`
     with rv as (select pages_root, files_root, meta from revisions where id = ${revisionId}),
     roots(hash) as (select pages_root from rv where pages_root is not null union all select files_root from rv where files_root is not null),
-    mids(hash) as (select c.value from roots r join documents d on d.hash = r.hash, json_each(d.body) c),
-    leaves(hash) as (select c.value from mids m join documents d on d.hash = m.hash, json_each(d.body) c),
-    entries(value) as (select e.value from leaves l join documents d on d.hash = l.hash, json_each(d.body) e),
+    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) c),
+    leaves(hash) as (select c.value from mids m cross join json_each((select body from documents where hash = m.hash)) c),
+    entries(value) as (select e.value from leaves l cross join json_each((select body from documents where hash = l.hash)) e),
     nodes(hash) as (select hash from roots union all select hash from mids union all select hash from leaves),
     named(hash) as (
       select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k

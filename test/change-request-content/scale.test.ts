@@ -82,4 +82,26 @@ describe('content of large spaces', () => {
     const read = await api('GET', `/v1/spaces/${space.id}/change-requests/${again.number}/content/page/${dup.changes[0].page.id}`, { token });
     expect(read.body.slug).toBe('page-0-7-2');
   });
+
+  it('answers ids that cannot be ours (quotes, JSON path syntax, the root key) with 404 or 400, never 500', async () => {
+    const { token, space } = await largeSpace(2, 5);
+    const cr = await openChangeRequest(space.id, token);
+    for (const id of ['~', 'a"b', "a'b", '$.x', 'a\\b', '%22', 'é', 'x'.repeat(128)]) {
+      const encoded = encodeURIComponent(id);
+      for (const path of [`/v1/spaces/${space.id}/content/page/${encoded}`, `/v1/spaces/${space.id}/content/files/${encoded}`]) {
+        const res = await api('GET', path, { token });
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(404);
+      }
+      const batch = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content`, {
+        token,
+        body: { changes: [{ operation: 'update_page', page: id, title: 'x' }] },
+      });
+      expect(batch.status, JSON.stringify(batch.body)).toBe(400);
+      const into = await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content`, {
+        token,
+        body: { changes: [{ operation: 'insert_page', into: id, title: 'x', document: { markdown: `[link](/pages/${id})` } }] },
+      });
+      expect(into.status, JSON.stringify(into.body)).toBe(400);
+    }
+  });
 });

@@ -88,17 +88,20 @@ export function d1NodeStore(db: Db): NodeStore {
       const out = new Map<string, NodeBody>();
       const missing = keys.filter((key) => !cachedPath(root, key, out));
       if (missing.length === 0) return out;
+      // Each level read by hash (an index lookup): the root, the middle nodes, the leaves.
+      const node = (hash: ReturnType<typeof sql>) => sql`(select body from documents where hash = ${hash})`;
       const rows = await db.all<{ hash: string; body: string }>(sql`
         with wanted(k) as (select distinct value from json_each(${JSON.stringify(missing)})),
-        mids(hash) as (
-          select c1.value from documents r, json_each(r.body) c1
-          where r.hash = ${root} and c1.key in (select substr(k, 1, 1) from wanted)),
+        mids(hash) as (select distinct json_extract(${node(sql`${root}`)}, '$."' || substr(k, 1, 1) || '"') from wanted),
         leaves(hash) as (
-          select c2.value from wanted, documents r, json_each(r.body) c1, documents m, json_each(m.body) c2
-          where r.hash = ${root} and c1.key = substr(k, 1, 1) and m.hash = c1.value and c2.key = substr(k, 2, 1))
-        select hash, body from documents
-        where hash = ${root} or hash in (select hash from mids) or hash in (select hash from leaves)`);
-      parseRows(rows, out);
+          select distinct json_extract(${node(sql`json_extract(${node(sql`${root}`)}, '$."' || substr(k, 1, 1) || '"')`)}, '$."' || substr(k, 2, 1) || '"')
+          from wanted),
+        hashes(hash) as (select ${root} union select hash from mids union select hash from leaves)
+        select h.hash as hash, ${node(sql`h.hash`)} as body from hashes h where h.hash is not null`);
+      parseRows(
+        rows.filter((r) => r.body !== null),
+        out,
+      );
       return out;
     },
   };
@@ -195,7 +198,8 @@ export class TrieView<V> {
   }
 
   async getMany(keys: Iterable<string>): Promise<Map<string, V>> {
-    const list = [...keys];
+    // A key no id can be (see SAFE_KEY) is in no map: not looked up at all.
+    const list = [...keys].filter((key) => SAFE_KEY.test(key));
     await this.prefetch(list.filter((k) => !this.staged.has(k)));
     const out = new Map<string, V>();
     for (const key of list) {
@@ -339,8 +343,9 @@ export function lookupSql(root: ReturnType<typeof sql>, key: ReturnType<typeof s
 /** What a key may be to be looked up in SQL: our ids and ROOT; anything else is not in any map. */
 export const SAFE_KEY = /^[A-Za-z0-9_~-]{1,128}$/;
 
-/** The body of every leaf of the map rooted at `root`, as rows `(body)`: a subquery. */
+/** The body of every leaf of the map rooted at `root`, as rows `(body)`: a subquery of index lookups. */
 export function leavesSql(root: ReturnType<typeof sql>) {
-  return sql`select l.body as body from documents r, json_each(r.body) c1, documents m, json_each(m.body) c2, documents l
-    where r.hash = ${root} and m.hash = c1.value and l.hash = c2.value`;
+  return sql`select (select body from documents where hash = c2.value) as body
+    from json_each((select body from documents where hash = ${root})) c1
+    cross join json_each((select body from documents where hash = c1.value)) c2`;
 }
