@@ -41,6 +41,18 @@ const ROUTERS = [
   changeRequestContentRouter,
 ];
 
+/** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
+export const API_BASE_PATH = '/v1';
+
+/** The document with its paths relative to `base` (`/v1/orgs` -> `/orgs`); every documented route is under it. */
+function relativeTo<D extends { paths?: Record<string, unknown> }>(base: string, doc: D): D {
+  const paths = Object.entries(doc.paths ?? {}).map(([path, item]) => {
+    if (!path.startsWith(`${base}/`)) throw new Error(`Documented route ${path} is outside ${base}`);
+    return [path.slice(base.length), item] as const;
+  });
+  return { ...doc, paths: Object.fromEntries(paths) };
+}
+
 /** Turns `/v1/spaces/{spaceId}` into a matcher, to tell an unknown path (404) from a wrong method (405). */
 function pathMatcher(path: string): RegExp {
   const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
@@ -58,7 +70,7 @@ export function createApp() {
   const contentBatchLimit = limitTo(MAX_CONTENT_BATCH_BYTES);
   app.use('/v1/*', (c, next) => (CONTENT_BATCH_PATH.test(c.req.path) ? contentBatchLimit(c, next) : defaultLimit(c, next)));
   app.use('/v1/*', authenticate);
-  for (const router of ROUTERS) app.route('/v1', router);
+  for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -66,15 +78,19 @@ export function createApp() {
     scheme: 'bearer',
     description: 'An API token: `Authorization: Bearer <token>`',
   });
-  app.doc31('/openapi.json', (c) => ({
-    openapi: '3.1.0',
-    info: {
-      title: 'Docs Platform API',
-      version: '1.0.0',
-      description: 'Open, self-hostable Docs Platform API (GitBook-compatible).',
-    },
-    servers: [{ url: `${new URL(c.req.url).origin}/v1` }],
-  }));
+  // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
+  // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= relativeTo(
+      API_BASE_PATH,
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: { title: 'Docs Platform API', version: '1.0.0', description: 'Open, self-hostable Docs Platform API (GitBook-compatible).' },
+      }),
+    );
+    return c.json({ ...document, servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] });
+  });
   app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Docs Platform API reference' }));
 
   const routes = app.openAPIRegistry.definitions

@@ -15,6 +15,7 @@ export const MemberSchema = z
     sso: z.boolean(),
     spaces: z.number().openapi({ description: 'Spaces this member was given access to' }),
     teams: z.number().openapi({ description: 'Teams this member belongs to' }),
+    sites: z.number().openapi({ description: 'Docs sites this member was given access to (none: this deployment has no docs sites yet)' }),
   })
   .openapi('OrganizationMember');
 
@@ -41,5 +42,7 @@ export function toMember(row: MemberRow, urls: UrlContext): z.infer<typeof Membe
     sso: row.sso,
     spaces: row.spaces,
     teams: row.teams,
+    // Docs sites are not part of this deployment yet, so no member has access to any.
+    sites: 0,
   };
 }

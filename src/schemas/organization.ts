@@ -17,6 +17,26 @@ export const OrganizationUseCaseSchema = z.enum([
   'other',
 ]);
 export const OrganizationCommunityTypeSchema = z.enum(['nonProfit', 'openSource', 'education']);
+/** GitBook's billing products; this deployment has no billing, see `SELF_HOSTED_PLAN`. */
+export const BillingProductSchema = z
+  .enum(['free_2024', 'plus_2024', 'pro_2024', 'enterprise_2024', 'community_2024', 'free', 'plus', 'pro', 'internal'])
+  .openapi('BillingProduct');
+export const BillingTrialSchema = z
+  .object({
+    status: z.enum(['notapplicable', 'none', 'active', 'ended', 'expired']),
+    count: z.number().int().openapi({ description: 'Number of trials the organization has consumed' }),
+    endDate: TimestampSchema.optional(),
+    decision: z.enum(['downgrade']).optional(),
+  })
+  .openapi('BillingTrial');
+
+/**
+ * A self-hosted deployment bills nobody and limits no feature by plan: every organization is on the
+ * free product and no trial can be started for it.
+ */
+export const SELF_HOSTED_PLAN = 'free' as const satisfies z.infer<typeof BillingProductSchema>;
+export const SELF_HOSTED_TRIAL = { status: 'notapplicable', count: 0 } as const satisfies z.infer<typeof BillingTrialSchema>;
+
 export const DefaultContentSchema = z.object({ type: z.literal('site'), site: z.string().min(1) }).openapi('OrganizationDefaultContent');
 
 export const OrganizationSchema = z
@@ -35,10 +55,13 @@ export const OrganizationSchema = z
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),
+    plan: BillingProductSchema.openapi({ description: 'Always `free`: this self-hosted deployment has no billing and no plan limits' }),
+    trial: BillingTrialSchema.openapi({ description: 'Always `{ status: "notapplicable", count: 0 }`: no trial can be started' }),
     mergeRules: StandaloneMergeRulesSchema,
     urls: z.object({ location: z.string(), app: z.string(), logo: z.string().optional() }),
     permissions: z.object({
       view: z.boolean(),
+      access: z.boolean().openapi({ description: 'Can the caller open the organization in the app (members and guests)' }),
       admin: z.boolean(),
       ownTeam: z.boolean(),
       createContent: z.boolean(),
@@ -71,6 +94,8 @@ export function toOrganization(row: OrganizationRow, callerRank: number | null, 
     sso: row.sso,
     ai: row.ai,
     inviteLinks: row.inviteLinks,
+    plan: SELF_HOSTED_PLAN,
+    trial: { ...SELF_HOSTED_TRIAL },
     mergeRules: row.mergeRules as Organization['mergeRules'],
     urls: {
       location: `${urls.api}/orgs/${row.id}`,

@@ -14,14 +14,35 @@ export const RevisionPageLayoutSchema = z
     width: z.enum(['default', 'wide']),
     cover: z.boolean(),
     coverSize: z.enum(['hero', 'full']),
+    coverMask: z.enum(['none', 'radial']),
     title: z.boolean(),
     description: z.boolean(),
     tableOfContents: z.boolean(),
     outline: z.boolean(),
     pagination: z.boolean(),
     metadata: z.boolean(),
+    tags: z.boolean(),
+    actions: z.boolean(),
+    anchors: z.boolean(),
   })
   .openapi('RevisionPageLayoutOptions');
+type RevisionPageLayout = z.infer<typeof RevisionPageLayoutSchema>;
+
+/**
+ * The layout options a stored page has no value for (pages store the nine of `DEFAULT_LAYOUT`, and no
+ * input sets a layout yet): no mask on the cover; tags, page actions and heading anchors shown.
+ */
+const LAYOUT_DEFAULTS: Omit<RevisionPageLayout, keyof typeof DEFAULT_LAYOUT> = { coverMask: 'none', tags: true, actions: true, anchors: true };
+
+/** A tag of a page: a reference to one of the revision's tags. No tags can be set in this deployment yet. */
+const RevisionPageTagSchema = z
+  .object({ tag: z.object({ kind: z.literal('tag'), tag: z.string(), space: z.string().optional() }), primary: z.boolean().optional() })
+  .openapi('RevisionPageTag');
+
+/** A tag available in a revision. No tags can be defined in this deployment yet: revisions list none. */
+const RevisionTagSchema = z
+  .object({ slug: z.string(), label: z.string(), color: z.string(), emoji: z.string().optional(), icon: z.string().optional() })
+  .openapi('RevisionTag');
 
 const pageFields = {
   id: z.string(),
@@ -43,6 +64,7 @@ const pageFields = {
   noIndex: z.boolean(),
   noRobotsIndex: z.boolean(),
   documentId: z.string().optional().openapi({ description: 'Content address of the page body; absent for an empty page' }),
+  tags: z.array(RevisionPageTagSchema).openapi({ description: 'Tags of the page (none: tags cannot be set in this deployment yet)' }),
 };
 
 const PageFieldsSchema = z.object(pageFields);
@@ -85,6 +107,7 @@ export const RevisionSchema = z
     parents: z.array(z.string()),
     pages: z.array(RevisionPageSchema),
     files: z.array(RevisionFileSchema),
+    tags: z.array(RevisionTagSchema).openapi({ description: 'Tags available in the revision (none: tags cannot be defined in this deployment yet)' }),
     reusableContents: z.array(z.object({ id: z.string(), title: z.string() })),
     variables: VariablesSchema,
     createdAt: TimestampSchema,
@@ -114,12 +137,13 @@ export function toRevisionPage(page: PageEntry, urls: ContentUrls, parentPath = 
     slug: page.slug,
     path,
     ...(page.description ? { description: page.description } : {}),
-    layout: page.layout ?? DEFAULT_LAYOUT,
+    layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? DEFAULT_LAYOUT) },
     ...(page.variables ? { variables: page.variables } : {}),
     hidden: page.hidden ?? false,
     noIndex: page.noIndex ?? false,
     noRobotsIndex: page.noRobotsIndex ?? false,
     ...(page.document ? { documentId: page.document } : {}),
+    tags: [],
     pages: page.pages.map((child) => toRevisionPage(child, urls, path)),
   };
 }
@@ -153,6 +177,7 @@ export function toRevision(
     parents: row.parents,
     pages: manifest.pages.map((page) => toRevisionPage(page, urls)),
     files,
+    tags: [],
     reusableContents: manifest.reusableContents.map(({ id, title }) => ({ id, title })),
     variables: manifest.variables,
     createdAt: row.createdAt,

@@ -54,6 +54,8 @@ export function organizationPermissions(rank: number | null) {
   const atLeast = (needed: number) => member && rank >= needed;
   return {
     view: member,
+    // Guests too: they open the organization in the app to reach the spaces shared with them.
+    access: member,
     admin: atLeast(RANK.admin),
     ownTeam: atLeast(RANK.read),
     createContent: atLeast(RANK.create),

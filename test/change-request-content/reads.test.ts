@@ -3,7 +3,6 @@
  * (`/v1/spaces/{id}/change-requests/{idOrNumber}/content`): revision, pages, page by id, files,
  * signed downloads, image dimensions, evaluated documents, permissions.
  */
-import { Validator } from '@cfworker/json-schema';
 import gitbookSpec from '@gitbook/api/spec/openapi.json';
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import { downloadUrl } from '../../src/services/files';
 import { UserSchema } from '../../src/schemas/user';
 import { api, expectError, expectSchema, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { gitbookValidator } from '../helpers/gitbook-schema';
+import { gitbookErrors, gitbookValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
 
 let org: TestOrg;
 let owner: string;
@@ -42,22 +41,8 @@ const StrictFileSchema = RevisionFileSchema.strict();
 const StrictRevisionSchema = RevisionSchema.extend({ pages: z.array(StrictPageSchema), files: z.array(StrictFileSchema) }).strict();
 const StrictChangeRequestSchema = ChangeRequestSchema.extend({ createdBy: UserSchema.strict() }).strict();
 
-
-
-/**
- * GitBook's `RevisionPageDocument` is `allOf: [RevisionPageBase, Document, {...page fields}]`, where
- * `Document` is the page *input* (`oneOf` Markdown `{markdown}` | JSON `{document}` | Empty with
- * `additionalProperties: false`). A page listed in a revision has none of `markdown`/`document` and
- * has many other properties, so no page of any revision can satisfy it: the published schema rejects
- * every non-empty `pages` (GitBook's own responses included). This copy drops that one member so
- * everything else is still checked.
- */
-const patchedComponents = (() => {
-  const components = structuredClone(gitbookSpec.components) as any;
-  const page = components.schemas.RevisionPageDocument;
-  page.allOf = page.allOf.filter((part: any) => part.$ref !== '#/components/schemas/Document');
-  return components;
-})();
+/** GitBook 0.146.0's components without the page-body member of `RevisionPageDocument` (see `withoutPageBodyMember`). */
+const patchedComponents = withoutPageBodyMember(gitbookSpec.components as never);
 
 const gitbookRevision = gitbookValidator('Revision');
 const gitbookRevisionPatched = gitbookValidator('Revision', patchedComponents);
@@ -77,11 +62,6 @@ function expectRejectedOnlyForDocumentMember(revision: { pages: unknown[] }) {
   expect(messages).toContain('Instance does not have required property "document".');
   expect(messages).toContain('Property "id" does not match additional properties schema.');
   expect(gitbookErrors(gitbookRevisionPatched, revision)).toBe('valid');
-}
-
-function gitbookErrors(validator: Validator, value: unknown): string[] | 'valid' {
-  const result = validator.validate(value);
-  return result.valid ? 'valid' : result.errors.map((e) => `${e.instanceLocation} ${e.keywordLocation}: ${e.error}`);
 }
 
 // ---------------------------------------------------------------------------------------------

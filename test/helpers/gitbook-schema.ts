@@ -1,7 +1,69 @@
 import { Validator } from '@cfworker/json-schema';
 import gitbookSpec from '@gitbook/api/spec/openapi.json';
+import gitbook0202Spec from 'gitbook-api-0202/spec/openapi.json';
+
+/** GitBook's published OpenAPI document of @gitbook/api 0.202.0 (the current one these tests hold us to). */
+export const GITBOOK_0202 = gitbook0202Spec as unknown as GitbookDocument;
+
+interface GitbookDocument {
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any>; responses?: Record<string, any>; [key: string]: unknown };
+}
 
 /** A validator of one of GitBook's published component schemas (@gitbook/api 0.146.0 unless `components` is given). */
 export function gitbookValidator(name: string, components: unknown = gitbookSpec.components): Validator {
-  return new Validator({ $ref: `#/components/schemas/${name}`, components } as never, '2019-09', false);
+  return schemaValidator({ $ref: `#/components/schemas/${name}` }, components);
+}
+
+/** A validator of any schema whose `$ref`s point into `components` (GitBook's, or a patched copy). */
+export function schemaValidator(schema: object, components: unknown): Validator {
+  return new Validator({ ...schema, components } as never, '2019-09', false);
+}
+
+/** `valid`, or every error as `instance location, schema location: message` (readable in a failed assertion). */
+export function gitbookErrors(validator: Validator, value: unknown): string[] | 'valid' {
+  const result = validator.validate(value);
+  return result.valid ? 'valid' : result.errors.map((e) => `${e.instanceLocation} ${e.keywordLocation}: ${e.error}`);
+}
+
+export interface GitbookOperation {
+  method: string;
+  path: string;
+  /** JSON schema of each 2xx response's body by status; null for a response without a JSON body. */
+  responses: Record<string, object | null>;
+}
+
+/** The operations of a GitBook document by operationId (0.202.0 unless another is given). */
+export function gitbookOperations(spec: GitbookDocument = GITBOOK_0202): Map<string, GitbookOperation> {
+  const operations = new Map<string, GitbookOperation>();
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation?.operationId) continue;
+      const responses: Record<string, object | null> = {};
+      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+        if (!status.startsWith('2')) continue;
+        const resolved = response.$ref ? spec.components.responses?.[response.$ref.split('/').pop()] : response;
+        responses[status] = resolved?.content?.['application/json']?.schema ?? null;
+      }
+      operations.set(operation.operationId, { method, path, responses });
+    }
+  }
+  return operations;
+}
+
+/**
+ * GitBook's components with one member dropped from `RevisionPageDocument`: `Document`, the page *input*
+ * (`oneOf` Markdown `{markdown}` | JSON `{document}` | Empty with `additionalProperties: false`). It makes
+ * every page of a page tree carry its whole body, as Markdown or as a JSON document; the Empty branch
+ * forbids every other property of a page, so it never helps. A tree read (a revision, the page list, the
+ * child pages of a page read) gives each page's metadata, not its body: loading every page's document to
+ * satisfy it would make tree reads cost the whole content. Everything else of the schema still applies.
+ */
+export function withoutPageBodyMember(components: GitbookDocument['components'] = GITBOOK_0202.components) {
+  const copy = structuredClone(components);
+  const page = copy.schemas.RevisionPageDocument;
+  const before = page.allOf.length;
+  page.allOf = page.allOf.filter((part: { $ref?: string }) => part.$ref !== '#/components/schemas/Document');
+  if (page.allOf.length !== before - 1) throw new Error('RevisionPageDocument no longer has its Document member');
+  return copy;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { listOf } from '../../src/schemas/common';
 import { MemberSchema } from '../../src/schemas/member';
 import { ADMIN_TOKEN, ALL_ROLES, addMember, api, createUser, expectError, seedOrg, type RoleName, type TestOrg } from '../helpers/harness';
+import { expectHostileTextFilter } from '../helpers/text-filter';
 import { collectPages, createTeam, createUsers, expectSchema, expectStatus, seedSpaceGrant, setMemberColumns, spaceGrantCount, uniq } from './support';
 
 const MemberListSchema = listOf(MemberSchema, 'OrganizationMembers');
@@ -75,6 +76,19 @@ describe('listMembersInOrganizationById: GET /v1/orgs/{organizationId}/members',
     expect(combined.body.count).toBe(3);
     expect(combined.body.items).toHaveLength(1);
     expectError(await api('GET', `${membersPath(org.id)}?search=${'x'.repeat(201)}`, { token: org.owner.token }), 400, 'search');
+  });
+
+  it('takes any search text as it is: hostile lengths and characters never answer 5xx, too long is a 400', async () => {
+    const org = await seedOrg();
+    await expectHostileTextFilter({
+      param: 'search',
+      create: async (displayName) => {
+        const user = await createUser({ displayName });
+        await addMember(org.id, user.id, 'read');
+        return user.id;
+      },
+      list: (value) => api('GET', `${membersPath(org.id)}${value === undefined ? '' : `?search=${encodeURIComponent(value)}`}`, { token: org.owner.token }),
+    });
   });
 
   it('sorts by joinedAt by default and by lastSeenAt (only members seen) on request', async () => {

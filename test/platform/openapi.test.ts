@@ -1,82 +1,109 @@
 import { describe, expect, it } from 'vitest';
-import { api } from '../helpers/harness';
+import { exports } from 'cloudflare:workers';
+import gitbook0146 from '@gitbook/api/spec/openapi.json';
+import gitbook0202 from 'gitbook-api-0202/spec/openapi.json';
+import { api, BASE, createUser } from '../helpers/harness';
 
-/** Every operation of the foundation, with GitBook's operationId where GitBook has one. */
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** One request to an absolute URL through the Worker's fetch handler; the JSON body, or null. */
+async function call(method: string, url: string, token: string) {
+  const withBody = method !== 'get' && method !== 'delete';
+  const res = await exports.default.fetch(url, {
+    method: method.toUpperCase(),
+    headers: { Authorization: `Bearer ${token}`, ...(withBody ? { 'Content-Type': 'application/json' } : {}) },
+    body: withBody ? '{}' : undefined,
+  });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body };
+}
+
+/** The app's answer for a path no route has (a resource that does not exist says which resource instead). */
+const isUnknownRoute = (res: { status: number; body: any }) =>
+  res.status === 405 || (res.status === 404 && /^No route for /.test(res.body?.error?.message ?? ''));
+
+/** Every operation of the foundation (paths relative to the `/v1` server URL), with GitBook's operationId where GitBook has one. */
 const OPERATIONS: Array<[string, string, string]> = [
-  ['get', '/v1/user', 'getAuthenticatedUser'],
-  ['post', '/v1/users', 'createUser'],
-  ['get', '/v1/users/{userId}', 'getUserById'],
-  ['post', '/v1/users/{userId}/tokens', 'createUserToken'],
-  ['get', '/v1/user/tokens', 'listAuthenticatedUserTokens'],
-  ['delete', '/v1/user/tokens/{tokenId}', 'revokeAuthenticatedUserToken'],
-  ['get', '/v1/orgs', 'listOrganizationsForAuthenticatedUser'],
-  ['post', '/v1/orgs', 'createOrganization'],
-  ['get', '/v1/orgs/{organizationId}', 'getOrganizationById'],
-  ['patch', '/v1/orgs/{organizationId}', 'updateOrganizationById'],
-  ['post', '/v1/orgs/{organizationId}/join', 'joinOrganization'],
-  ['get', '/v1/email-domains/{emailDomain}/orgs', 'getOrganizationsForEmailDomain'],
-  ['get', '/v1/orgs/{organizationId}/members', 'listMembersInOrganizationById'],
-  ['get', '/v1/orgs/{organizationId}/members/{userId}', 'getMemberInOrganizationById'],
-  ['patch', '/v1/orgs/{organizationId}/members/{userId}', 'updateMemberInOrganizationById'],
-  ['delete', '/v1/orgs/{organizationId}/members/{userId}', 'removeMemberFromOrganizationById'],
-  ['post', '/v1/orgs/{organizationId}/invites', 'inviteUsersToOrganization'],
-  ['post', '/v1/orgs/{organizationId}/invites/{inviteId}', 'joinOrganizationWithInvite'],
-  ['get', '/v1/orgs/{organizationId}/link-invites', 'listOrganizationInviteLinks'],
-  ['post', '/v1/orgs/{organizationId}/link-invites', 'createOrganizationInvite'],
-  ['get', '/v1/orgs/{organizationId}/link-invites/{inviteId}', 'getOrganizationInviteLink'],
-  ['delete', '/v1/orgs/{organizationId}/link-invites/{inviteId}', 'deleteOrganizationInviteById'],
-  ['get', '/v1/orgs/{organizationId}/teams', 'listTeamsInOrganizationById'],
-  ['put', '/v1/orgs/{organizationId}/teams', 'createOrganizationTeam'],
-  ['get', '/v1/orgs/{organizationId}/teams/{teamId}', 'getTeamInOrganizationById'],
-  ['patch', '/v1/orgs/{organizationId}/teams/{teamId}', 'updateTeamInOrganizationById'],
-  ['delete', '/v1/orgs/{organizationId}/teams/{teamId}', 'removeTeamFromOrganizationById'],
-  ['get', '/v1/orgs/{organizationId}/teams/{teamId}/members', 'listTeamMembersInOrganizationById'],
-  ['put', '/v1/orgs/{organizationId}/teams/{teamId}/members', 'updateMembersInOrganizationTeam'],
-  ['put', '/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}', 'addMemberToOrganizationTeamById'],
-  ['delete', '/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}', 'deleteMemberFromOrganizationTeamById'],
-  ['get', '/v1/collections/{collectionId}', 'getCollectionById'],
-  ['patch', '/v1/collections/{collectionId}', 'updateCollectionById'],
-  ['delete', '/v1/collections/{collectionId}', 'deleteCollectionById'],
-  ['get', '/v1/collections/{collectionId}/spaces', 'listSpacesInCollectionById'],
-  ['post', '/v1/collections/{collectionId}/move', 'moveCollection'],
-  ['post', '/v1/collections/{collectionId}/transfer', 'transferCollection'],
-  ['get', '/v1/orgs/{organizationId}/collections', 'listCollectionsInOrganizationById'],
-  ['post', '/v1/orgs/{organizationId}/collections', 'createCollection'],
-  ['get', '/v1/orgs/{organizationId}/spaces', 'listSpacesInOrganizationById'],
-  ['post', '/v1/orgs/{organizationId}/spaces', 'createSpace'],
-  ['get', '/v1/spaces/{spaceId}', 'getSpaceById'],
-  ['patch', '/v1/spaces/{spaceId}', 'updateSpaceById'],
-  ['delete', '/v1/spaces/{spaceId}', 'deleteSpaceById'],
-  ['post', '/v1/spaces/{spaceId}/duplicate', 'duplicateSpace'],
-  ['post', '/v1/spaces/{spaceId}/restore', 'restoreSpace'],
-  ['post', '/v1/spaces/{spaceId}/move', 'moveSpace'],
-  ['post', '/v1/spaces/{spaceId}/transfer', 'transferSpace'],
-  ['post', '/v1/spaces/{spaceId}/permissions', 'inviteToSpace'],
-  ['get', '/v1/spaces/{spaceId}/permissions/users', 'listUserPermissionsInSpace'],
-  ['patch', '/v1/spaces/{spaceId}/permissions/users/{userId}', 'updateUserPermissionInSpace'],
-  ['delete', '/v1/spaces/{spaceId}/permissions/users/{userId}', 'removeUserFromSpace'],
-  ['get', '/v1/spaces/{spaceId}/permissions/teams', 'listTeamPermissionsInSpace'],
-  ['patch', '/v1/spaces/{spaceId}/permissions/teams/{teamId}', 'updateTeamPermissionInSpace'],
-  ['delete', '/v1/spaces/{spaceId}/permissions/teams/{teamId}', 'removeTeamFromSpace'],
-  ['get', '/v1/spaces/{spaceId}/permissions/aggregate', 'listPermissionsAggregateInSpace'],
-  ['get', '/v1/spaces/{spaceId}/content', 'getCurrentRevision'],
-  ['get', '/v1/spaces/{spaceId}/content/pages', 'listPages'],
-  ['get', '/v1/spaces/{spaceId}/content/files', 'listFiles'],
-  ['get', '/v1/spaces/{spaceId}/content/files/{fileId}', 'getFileById'],
-  ['get', '/v1/spaces/{spaceId}/content/page/{pageId}', 'getPageById'],
-  ['get', '/v1/spaces/{spaceId}/change-requests', 'listChangeRequestsForSpace'],
-  ['post', '/v1/spaces/{spaceId}/change-requests', 'createChangeRequest'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}', 'getChangeRequestById'],
-  ['patch', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}', 'updateChangeRequestById'],
-  ['post', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge', 'mergeChangeRequest'],
-  ['post', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/update', 'updateChangeRequest'],
-  ['get', '/v1/orgs/{organizationId}/change-requests', 'listChangeRequestsForOrganization'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content', 'getRevisionOfChangeRequestById'],
-  ['post', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content', 'updateChangeRequestContent'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages', 'listPagesInChangeRequest'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files', 'listFilesInChangeRequestById'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}', 'getFileInChangeRequestById'],
-  ['get', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}', 'getPageInChangeRequestById'],
+  ['get', '/user', 'getAuthenticatedUser'],
+  ['post', '/users', 'createUser'],
+  ['get', '/users/{userId}', 'getUserById'],
+  ['post', '/users/{userId}/tokens', 'createUserToken'],
+  ['get', '/user/tokens', 'listAuthenticatedUserTokens'],
+  ['delete', '/user/tokens/{tokenId}', 'revokeAuthenticatedUserToken'],
+  ['get', '/orgs', 'listOrganizationsForAuthenticatedUser'],
+  ['post', '/orgs', 'createOrganization'],
+  ['get', '/orgs/{organizationId}', 'getOrganizationById'],
+  ['patch', '/orgs/{organizationId}', 'updateOrganizationById'],
+  ['post', '/orgs/{organizationId}/join', 'joinOrganization'],
+  ['get', '/email-domains/{emailDomain}/orgs', 'getOrganizationsForEmailDomain'],
+  ['get', '/orgs/{organizationId}/members', 'listMembersInOrganizationById'],
+  ['get', '/orgs/{organizationId}/members/{userId}', 'getMemberInOrganizationById'],
+  ['patch', '/orgs/{organizationId}/members/{userId}', 'updateMemberInOrganizationById'],
+  ['delete', '/orgs/{organizationId}/members/{userId}', 'removeMemberFromOrganizationById'],
+  ['post', '/orgs/{organizationId}/invites', 'inviteUsersToOrganization'],
+  ['post', '/orgs/{organizationId}/invites/{inviteId}', 'joinOrganizationWithInvite'],
+  ['get', '/orgs/{organizationId}/link-invites', 'listOrganizationInviteLinks'],
+  ['post', '/orgs/{organizationId}/link-invites', 'createOrganizationInvite'],
+  ['get', '/orgs/{organizationId}/link-invites/{inviteId}', 'getOrganizationInviteLink'],
+  ['delete', '/orgs/{organizationId}/link-invites/{inviteId}', 'deleteOrganizationInviteById'],
+  ['get', '/orgs/{organizationId}/teams', 'listTeamsInOrganizationById'],
+  ['put', '/orgs/{organizationId}/teams', 'createOrganizationTeam'],
+  ['get', '/orgs/{organizationId}/teams/{teamId}', 'getTeamInOrganizationById'],
+  ['patch', '/orgs/{organizationId}/teams/{teamId}', 'updateTeamInOrganizationById'],
+  ['delete', '/orgs/{organizationId}/teams/{teamId}', 'removeTeamFromOrganizationById'],
+  ['get', '/orgs/{organizationId}/teams/{teamId}/members', 'listTeamMembersInOrganizationById'],
+  ['put', '/orgs/{organizationId}/teams/{teamId}/members', 'updateMembersInOrganizationTeam'],
+  ['put', '/orgs/{organizationId}/teams/{teamId}/members/{userId}', 'addMemberToOrganizationTeamById'],
+  ['delete', '/orgs/{organizationId}/teams/{teamId}/members/{userId}', 'deleteMemberFromOrganizationTeamById'],
+  ['get', '/collections/{collectionId}', 'getCollectionById'],
+  ['patch', '/collections/{collectionId}', 'updateCollectionById'],
+  ['delete', '/collections/{collectionId}', 'deleteCollectionById'],
+  ['get', '/collections/{collectionId}/spaces', 'listSpacesInCollectionById'],
+  ['post', '/collections/{collectionId}/move', 'moveCollection'],
+  ['post', '/collections/{collectionId}/transfer', 'transferCollection'],
+  ['get', '/orgs/{organizationId}/collections', 'listCollectionsInOrganizationById'],
+  ['post', '/orgs/{organizationId}/collections', 'createCollection'],
+  ['get', '/orgs/{organizationId}/spaces', 'listSpacesInOrganizationById'],
+  ['post', '/orgs/{organizationId}/spaces', 'createSpace'],
+  ['get', '/spaces/{spaceId}', 'getSpaceById'],
+  ['patch', '/spaces/{spaceId}', 'updateSpaceById'],
+  ['delete', '/spaces/{spaceId}', 'deleteSpaceById'],
+  ['post', '/spaces/{spaceId}/duplicate', 'duplicateSpace'],
+  ['post', '/spaces/{spaceId}/restore', 'restoreSpace'],
+  ['post', '/spaces/{spaceId}/move', 'moveSpace'],
+  ['post', '/spaces/{spaceId}/transfer', 'transferSpace'],
+  ['post', '/spaces/{spaceId}/permissions', 'inviteToSpace'],
+  ['get', '/spaces/{spaceId}/permissions/users', 'listUserPermissionsInSpace'],
+  ['patch', '/spaces/{spaceId}/permissions/users/{userId}', 'updateUserPermissionInSpace'],
+  ['delete', '/spaces/{spaceId}/permissions/users/{userId}', 'removeUserFromSpace'],
+  ['get', '/spaces/{spaceId}/permissions/teams', 'listTeamPermissionsInSpace'],
+  ['patch', '/spaces/{spaceId}/permissions/teams/{teamId}', 'updateTeamPermissionInSpace'],
+  ['delete', '/spaces/{spaceId}/permissions/teams/{teamId}', 'removeTeamFromSpace'],
+  ['get', '/spaces/{spaceId}/permissions/aggregate', 'listPermissionsAggregateInSpace'],
+  ['get', '/spaces/{spaceId}/content', 'getCurrentRevision'],
+  ['get', '/spaces/{spaceId}/content/pages', 'listPages'],
+  ['get', '/spaces/{spaceId}/content/files', 'listFiles'],
+  ['get', '/spaces/{spaceId}/content/files/{fileId}', 'getFileById'],
+  ['get', '/spaces/{spaceId}/content/page/{pageId}', 'getPageById'],
+  ['get', '/spaces/{spaceId}/change-requests', 'listChangeRequestsForSpace'],
+  ['post', '/spaces/{spaceId}/change-requests', 'createChangeRequest'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}', 'getChangeRequestById'],
+  ['patch', '/spaces/{spaceId}/change-requests/{changeRequestId}', 'updateChangeRequestById'],
+  ['post', '/spaces/{spaceId}/change-requests/{changeRequestId}/merge', 'mergeChangeRequest'],
+  ['post', '/spaces/{spaceId}/change-requests/{changeRequestId}/update', 'updateChangeRequest'],
+  ['get', '/orgs/{organizationId}/change-requests', 'listChangeRequestsForOrganization'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content', 'getRevisionOfChangeRequestById'],
+  ['post', '/spaces/{spaceId}/change-requests/{changeRequestId}/content', 'updateChangeRequestContent'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages', 'listPagesInChangeRequest'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/files', 'listFilesInChangeRequestById'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}', 'getFileInChangeRequestById'],
+  ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}', 'getPageInChangeRequestById'],
 ];
 
 describe('GET /openapi.json', () => {
@@ -105,16 +132,60 @@ describe('GET /openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('matches the paths and methods of GitBook\'s published document for the operations GitBook has', async () => {
-    const gitbook = (await import('@gitbook/api/spec/openapi.json')).default as any;
+  it.each([
+    ['0.146.0', gitbook0146],
+    ['0.202.0', gitbook0202],
+  ])("matches the paths and methods of GitBook's published document %s for the operations GitBook has", (_version, gitbook: any) => {
     const gitbookOps = new Map<string, string>();
     for (const [path, ops] of Object.entries<any>(gitbook.paths)) {
-      for (const [method, op] of Object.entries<any>(ops)) if (op?.operationId) gitbookOps.set(op.operationId, `${method} /v1${path}`);
+      for (const [method, op] of Object.entries<any>(ops)) if (op?.operationId) gitbookOps.set(op.operationId, `${method} ${path}`);
     }
+    let shared = 0;
     for (const [method, path, operationId] of OPERATIONS) {
       const theirs = gitbookOps.get(operationId);
       if (theirs) expect(`${method} ${path}`, operationId).toBe(theirs);
+      if (theirs) shared++;
     }
+    expect(shared).toBeGreaterThan(60);
+  });
+
+  it('has one server, `<origin>/v1`, and paths relative to it, as GitBook\'s document has', async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    expect(doc.servers).toEqual([{ url: `${BASE}/v1` }]);
+    expect(gitbook0202.servers[0].url).toMatch(/\/v1$/);
+    for (const path of Object.keys(doc.paths)) {
+      expect(path).toMatch(/^\/[^/]/);
+      expect(path.startsWith('/v1/'), path).toBe(false);
+    }
+  });
+
+  it('reaches a route with every path of the document joined to its server URL, parameters filled with some id', async () => {
+    const user = await createUser();
+    const { body: doc } = await api('GET', '/openapi.json');
+    const server: string = doc.servers[0].url;
+    let operations = 0;
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      const filled = path.replace(/\{[^}]+\}/g, 'zzzzzzzzzzzzzzzzzzzz');
+      for (const method of METHODS) {
+        if (!item[method]) continue;
+        operations++;
+        const res = await call(method, `${server}${filled}`, user.token);
+        expect(isUnknownRoute(res), `${method} ${server}${filled}: ${res.status} ${JSON.stringify(res.body)}`).toBe(false);
+        expect(res.status, `${method} ${path}`).toBeLessThan(500);
+      }
+    }
+    expect(operations).toBeGreaterThanOrEqual(OPERATIONS.length);
+    // What a client joining `<origin>/v1` to `/v1/...` paths called: no route.
+    expect(isUnknownRoute(await call('get', `${server}/v1/orgs`, user.token))).toBe(true);
+    expect(isUnknownRoute(await call('get', `${server}/user`, user.token))).toBe(false);
+  });
+
+  it('documents every operation listed here, and nothing else', async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    const documented = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]).map((m) => `${m} ${path} ${item[m].operationId}`),
+    );
+    expect(documented.sort()).toEqual(OPERATIONS.map((o) => o.join(' ')).sort());
   });
 
   it('serves an interactive reference at /docs', async () => {

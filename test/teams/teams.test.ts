@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { TeamSchema } from '../../src/schemas/team';
 import { addMember, api, createUser, expectError, seedOrg } from '../helpers/harness';
+import { expectHostileTextFilter } from '../helpers/text-filter';
 import {
   TeamListSchema,
   bulkOrgMembers,
@@ -320,6 +321,15 @@ describe('listTeamsInOrganizationById (GET /v1/orgs/{organizationId}/teams)', ()
     const paged = await listAll(`${teamsPath(org.id)}?title=design`, token, 1);
     expect(paged.items.map((t) => t.id)).toEqual([design.id, system.id]);
     expect(paged.counts).toEqual([2, 2]);
+  });
+
+  it('takes any title filter as it is: hostile lengths and characters never answer 5xx, too long is a 400', async () => {
+    const org = await seedOrg();
+    await expectHostileTextFilter({
+      param: 'title',
+      create: async (title) => (await createTeam(org, title)).id,
+      list: (value) => api('GET', `${teamsPath(org.id)}${value === undefined ? '' : `?title=${encodeURIComponent(value)}`}`, { token: org.owner.token }),
+    });
   });
 
   it('filters by title ignoring the case of non-ASCII letters too', async () => {

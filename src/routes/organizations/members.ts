@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, isNotNull, or, type SQL } from 'drizzle-orm';
 import { orgMembers, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK, roleToRank } from '../../lib/roles';
+import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
 import { MemberSchema, toMember } from '../../schemas/member';
@@ -17,7 +18,7 @@ const MemberParams = OrgParams.extend({ userId: IdSchema('userId') });
 
 const ListMembersQuery = ListQuerySchema.extend({
   role: z.union([RoleSchema, z.literal('guest')]).optional().openapi({ description: 'Only members with this role' }),
-  search: z.string().max(200).optional().openapi({ description: 'Filter by display name or email (contains)' }),
+  search: textFilterQuery('Only members whose display name or email contains this (case-insensitive)'),
   sort: z.enum(['joinedAt', 'lastSeenAt']).optional().openapi({ description: 'joinedAt (default) or lastSeenAt (active members only)' }),
 });
 
@@ -61,10 +62,6 @@ const removeMemberRoute = defineRoute({
   responses: { 204: noContent('Removed, or was not a member') },
 });
 
-function escapeLike(value: string) {
-  return value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-}
-
 export const membersRouter = createRouter()
   .openapi(listMembersRoute, async (c) => {
     const userId = requireUser(c);
@@ -79,8 +76,7 @@ export const membersRouter = createRouter()
       query.sort === 'lastSeenAt' ? isNotNull(orgMembers.lastSeenAt) : undefined,
     ];
     if (query.search) {
-      const pattern = `%${escapeLike(query.search.toLowerCase())}%`;
-      filters.push(sql`(${users.displayName} like ${pattern} escape '\\' or ${users.email} like ${pattern} escape '\\')`);
+      filters.push(or(containsText(users.displayName, query.search), containsText(users.email, query.search)));
     }
     const where = and(...filters);
     // Membership and the page in one round trip; nothing of the page is used before the check.

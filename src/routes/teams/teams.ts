@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
+import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
@@ -34,7 +35,7 @@ const listTeamsRoute = defineRoute({
     params: OrgParams,
     query: ListQuerySchema.extend({
       owner: z.string().optional().openapi({ description: 'A member id: only the teams that member can manage' }),
-      title: z.string().max(64).optional().openapi({ description: 'Only teams whose title contains this (case-insensitive)' }),
+      title: textFilterQuery('Only teams whose title contains this (case-insensitive)'),
     }),
   },
   responses: { 200: jsonResponse(listOf(TeamSchema, 'OrganizationTeams'), 'The teams') },
@@ -83,23 +84,6 @@ const deleteTeamRoute = defineRoute({
   responses: { 204: noContent('Deleted, or did not exist') },
 });
 
-/**
- * Teams whose title contains `text`, ignoring case. SQLite's `lower()` folds ASCII only, so the title's
- * upper-case forms of the other letters of `text` are folded too (`ÉQUIPE` contains `équipe`). Those letters
- * are inlined as literals (a letter is never a quote), which keeps bound parameters to one whatever `text` is.
- */
-function titleContains(text: string): SQL {
-  const needle = text.toLowerCase();
-  let folded: SQL = sql`lower(${teams.title})`;
-  for (const lower of new Set([...needle].filter((ch) => ch > '\x7f' && /^\p{Ll}$/u.test(ch)))) {
-    const upper = lower.toUpperCase();
-    if (upper !== lower && [...upper].length === 1 && /^\p{L}$/u.test(upper)) {
-      folded = sql`replace(${folded}, ${sql.raw(`'${upper}'`)}, ${sql.raw(`'${lower}'`)})`;
-    }
-  }
-  return sql`instr(${folded}, ${needle}) > 0`;
-}
-
 export const teamsRouter = createRouter()
   .openapi(listTeamsRoute, async (c) => {
     const callerId = requireUser(c);
@@ -108,7 +92,7 @@ export const teamsRouter = createRouter()
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
     const filters: (SQL | undefined)[] = [eq(teams.orgId, organizationId)];
-    if (query.title) filters.push(titleContains(query.title));
+    if (query.title) filters.push(containsText(teams.title, query.title));
     if (query.owner) {
       // An org admin can manage every team; anyone else only the teams they own.
       // A disabled member manages nothing (requireTeam treats them as outside the organization).

@@ -1,0 +1,316 @@
+/**
+ * Conformance to GitBook's current published document (@gitbook/api 0.202.0): every operation of our
+ * served `/openapi.json` whose operationId GitBook's document also has answers a successful request
+ * with a status GitBook documents for it, and a body that validates against GitBook's response schema
+ * for that operation and status (no body where GitBook's response has none).
+ *
+ * One documented deviation, for tree reads only (see `withoutPageBodyMember`): GitBook's page schema
+ * requires every page of a tree to carry its whole body. Those responses are checked twice: against the
+ * schema without that member, and, with an empty Markdown body added to each page that has none, against
+ * the schema as published, which shows that nothing else is missing.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg, type TestUser } from '../helpers/harness';
+import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
+import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+
+const GITBOOK = gitbookOperations();
+const PATCHED = withoutPageBodyMember();
+
+interface Case {
+  operationId: string;
+  /** What this request shows, when an operation has several cases. */
+  variant?: string;
+  /** A read of a page tree: pages carry their metadata, not their bodies. */
+  tree?: boolean;
+  request: () => Promise<ApiResponse>;
+}
+
+/** Every page of a tree without a body gets an empty Markdown one (what a tree read leaves out). */
+function withPageBodies(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withPageBodies);
+  if (!value || typeof value !== 'object') return value;
+  const object = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withPageBodies(v)]));
+  const isPage = object.type === 'document' && object.kind === 'sheet';
+  return isPage && !('markdown' in object) && !('document' in object) ? { ...object, markdown: '' } : object;
+}
+
+function expectConforms(c: Case, res: ApiResponse) {
+  const operation = GITBOOK.get(c.operationId)!;
+  const status = String(res.status);
+  expect(Object.keys(operation.responses), `${c.operationId}: ${res.status} ${JSON.stringify(res.body)}`).toContain(status);
+  const schema = operation.responses[status];
+  if (schema === null) {
+    expect(res.body, `${c.operationId} answers ${status} without a body`).toBeNull();
+    return;
+  }
+  const published = schemaValidator(schema, GITBOOK_0202.components);
+  if (!c.tree) {
+    expect(gitbookErrors(published, res.body), JSON.stringify(res.body)).toBe('valid');
+    return;
+  }
+  expect(gitbookErrors(schemaValidator(schema, PATCHED), res.body), JSON.stringify(res.body)).toBe('valid');
+  expect(gitbookErrors(published, withPageBodies(res.body)), JSON.stringify(res.body)).toBe('valid');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures, made through the API
+
+let org: TestOrg;
+let owner: string;
+let ownerId: string;
+/** Another organization the owner administers (transfer target). */
+let otherOrgId: string;
+let domain: string;
+/** A user of `domain` who is in no organization (joins by email domain). */
+let domainUser: TestUser;
+/** An organization that accepts members of `domain`. */
+let domainOrgId: string;
+let spaceId: string;
+let parentPageId: string;
+let leafPageId: string;
+let fileId: string;
+let openCr: { id: string; number: number };
+let teamId: string;
+let collectionId: string;
+
+const CONTENT = [
+  { operation: 'insert_files', files: [{ ref: 'img', name: 'one.png', contentType: 'image/png', base64: PNG_1x1 }] },
+  { operation: 'insert_page', ref: 'parent', title: 'Parent', emoji: '1f600', description: 'The parent', document: { markdown: 'Parent body.\n\n![img](./one.png)\n' } },
+  { operation: 'insert_page', ref: 'child', into: 'parent', title: 'Child', document: { markdown: '# Child\n\nSome **bold** text.\n\n- one\n- two\n' } },
+  { operation: 'insert_page', title: 'Empty', document: {} },
+];
+
+beforeAll(async () => {
+  org = await seedOrg();
+  owner = org.owner.token;
+  ownerId = org.owner.id;
+  otherOrgId = expectStatus(await api('POST', '/v1/orgs', { token: owner, body: { title: 'Transfer target' } }), 201).body.id;
+
+  domain = `conformance-${Math.random().toString(36).slice(2, 8)}.example`;
+  const domainAdmin = await createUser({ email: `admin@${domain}` });
+  domainOrgId = expectStatus(await api('POST', '/v1/orgs', { token: domainAdmin.token, body: { title: 'By domain', emailDomains: [domain] } }), 201).body.id;
+  domainUser = await createUser({ email: `someone@${domain}` });
+
+  const space = await createSpace(org.id, owner, 'Conformance');
+  spaceId = space.id;
+  const first = await openChangeRequest(spaceId, owner, 'Initial content');
+  const applied = await applyChanges(spaceId, first.number, owner, CONTENT);
+  fileId = applied.insertedFiles[0].id;
+  expectStatus(await merge(spaceId, first.number, owner), 200);
+  const pages = expectStatus(await api('GET', `/v1/spaces/${spaceId}/content/pages`, { token: owner }), 200).body.pages;
+  parentPageId = pages[0].id;
+  leafPageId = pages[0].pages[0].id;
+  expect(pages[0].pages).toHaveLength(1);
+
+  openCr = await openChangeRequest(spaceId, owner, 'Open edits');
+  await applyChanges(spaceId, openCr.number, owner, [{ operation: 'insert_page', title: 'Draft', document: { markdown: 'Draft text.\n' } }]);
+
+  teamId = expectStatus(await api('PUT', `/v1/orgs/${org.id}/teams`, { token: owner, body: { title: 'Writers', members: [org.members.edit.id] } }), 201).body.id;
+  collectionId = expectStatus(await api('POST', `/v1/orgs/${org.id}/collections`, { token: owner, body: { title: 'Guides' } }), 201).body.id;
+  expectStatus(await api('POST', `/v1/spaces/${spaceId}/permissions`, { token: owner, body: { role: 'edit', users: [org.members.read.id], teams: [teamId] } }), 204);
+});
+
+const content = (path: string) => `/v1/spaces/${spaceId}/content${path}`;
+const crContent = (path: string) => `/v1/spaces/${spaceId}/change-requests/${openCr.number}/content${path}`;
+const get = (path: string, token = owner) => api('GET', path, { token });
+const send = (method: string, path: string, body?: unknown, token = owner) => api(method, path, { token, body });
+
+/** A new member of the organization, to change or remove. */
+async function spareMember(role: 'read' | 'edit' = 'read') {
+  const user = await createUser();
+  expectStatus(await send('POST', `/v1/orgs/${org.id}/invites`, { emails: [user.email], role }), 200);
+  return user;
+}
+
+async function newSpace(title = 'Scratch') {
+  return (await createSpace(org.id, owner, title)).id as string;
+}
+
+/** A change request of a new space that the space has moved ahead of (so `update` has something to pull). */
+async function changeRequestBehindMain() {
+  const id = await newSpace('Behind');
+  const behind = await openChangeRequest(id, owner, 'Behind');
+  await applyChanges(id, behind.number, owner, [{ operation: 'insert_page', title: 'Mine', document: { markdown: 'Mine.\n' } }]);
+  const ahead = await openChangeRequest(id, owner, 'Ahead');
+  await applyChanges(id, ahead.number, owner, [{ operation: 'insert_page', title: 'Theirs', document: { markdown: 'Theirs.\n' } }]);
+  expectStatus(await merge(id, ahead.number, owner), 200);
+  return { spaceId: id, number: behind.number };
+}
+
+const CASES: Case[] = [
+  // Users
+  { operationId: 'getAuthenticatedUser', request: () => get('/v1/user') },
+  { operationId: 'getUserById', request: () => get(`/v1/users/${org.members.read.id}`) },
+
+  // Organizations
+  { operationId: 'listOrganizationsForAuthenticatedUser', request: () => get('/v1/orgs') },
+  { operationId: 'listOrganizationsForAuthenticatedUser', variant: 'as a guest', request: () => get('/v1/orgs', org.members.guest.token) },
+  { operationId: 'createOrganization', request: () => send('POST', '/v1/orgs', { title: 'Created' }) },
+  { operationId: 'getOrganizationById', request: () => get(`/v1/orgs/${org.id}`) },
+  { operationId: 'getOrganizationById', variant: 'as a reader', request: () => get(`/v1/orgs/${org.id}`, org.members.read.token) },
+  { operationId: 'updateOrganizationById', request: () => send('PATCH', `/v1/orgs/${org.id}`, { title: 'Renamed organization' }) },
+  { operationId: 'getOrganizationsForEmailDomain', request: () => get(`/v1/email-domains/${domain}/orgs`, domainUser.token) },
+  { operationId: 'joinOrganization', request: () => send('POST', `/v1/orgs/${domainOrgId}/join`, undefined, domainUser.token) },
+
+  // Members and invites
+  { operationId: 'listMembersInOrganizationById', request: () => get(`/v1/orgs/${org.id}/members`) },
+  { operationId: 'listMembersInOrganizationById', variant: 'searched', request: () => get(`/v1/orgs/${org.id}/members?search=user&limit=2`) },
+  { operationId: 'getMemberInOrganizationById', request: () => get(`/v1/orgs/${org.id}/members/${org.members.read.id}`) },
+  { operationId: 'updateMemberInOrganizationById', request: async () => send('PATCH', `/v1/orgs/${org.id}/members/${(await spareMember()).id}`, { role: 'comment' }) },
+  { operationId: 'removeMemberFromOrganizationById', request: async () => send('DELETE', `/v1/orgs/${org.id}/members/${(await spareMember()).id}`) },
+  { operationId: 'inviteUsersToOrganization', request: async () => send('POST', `/v1/orgs/${org.id}/invites`, { emails: [(await createUser()).email, 'pending@nowhere.example'], role: 'read' }) },
+  { operationId: 'createOrganizationInvite', request: () => send('POST', `/v1/orgs/${org.id}/link-invites`, { role: 'read' }) },
+  { operationId: 'listOrganizationInviteLinks', request: () => get(`/v1/orgs/${org.id}/link-invites`) },
+  {
+    operationId: 'getOrganizationInviteLink',
+    request: async () => get(`/v1/orgs/${org.id}/link-invites/${expectStatus(await send('POST', `/v1/orgs/${org.id}/link-invites`, { role: 'edit' }), 201).body.id}`),
+  },
+  {
+    operationId: 'joinOrganizationWithInvite',
+    request: async () => {
+      const invite = expectStatus(await send('POST', `/v1/orgs/${org.id}/link-invites`, { role: 'read' }), 201).body;
+      return send('POST', `/v1/orgs/${org.id}/invites/${invite.id}`, undefined, (await createUser()).token);
+    },
+  },
+  {
+    operationId: 'deleteOrganizationInviteById',
+    request: async () => send('DELETE', `/v1/orgs/${org.id}/link-invites/${expectStatus(await send('POST', `/v1/orgs/${org.id}/link-invites`, { role: 'read' }), 201).body.id}`),
+  },
+
+  // Teams
+  { operationId: 'listTeamsInOrganizationById', request: () => get(`/v1/orgs/${org.id}/teams`) },
+  { operationId: 'listTeamsInOrganizationById', variant: 'filtered by title', request: () => get(`/v1/orgs/${org.id}/teams?title=writ`) },
+  { operationId: 'createOrganizationTeam', request: () => send('PUT', `/v1/orgs/${org.id}/teams`, { title: 'Reviewers', members: [org.members.review.id] }) },
+  { operationId: 'getTeamInOrganizationById', request: () => get(`/v1/orgs/${org.id}/teams/${teamId}`) },
+  { operationId: 'updateTeamInOrganizationById', request: () => send('PATCH', `/v1/orgs/${org.id}/teams/${teamId}`, { title: 'Writers and editors' }) },
+  { operationId: 'listTeamMembersInOrganizationById', request: () => get(`/v1/orgs/${org.id}/teams/${teamId}/members`) },
+  { operationId: 'updateMembersInOrganizationTeam', request: () => send('PUT', `/v1/orgs/${org.id}/teams/${teamId}/members`, { add: [org.members.comment.id] }) },
+  { operationId: 'addMemberToOrganizationTeamById', request: () => send('PUT', `/v1/orgs/${org.id}/teams/${teamId}/members/${org.members.create.id}`, { role: 'owner' }) },
+  { operationId: 'deleteMemberFromOrganizationTeamById', request: () => send('DELETE', `/v1/orgs/${org.id}/teams/${teamId}/members/${org.members.comment.id}`) },
+  {
+    operationId: 'removeTeamFromOrganizationById',
+    request: async () => send('DELETE', `/v1/orgs/${org.id}/teams/${expectStatus(await send('PUT', `/v1/orgs/${org.id}/teams`, { title: 'Short-lived' }), 201).body.id}`),
+  },
+
+  // Collections
+  { operationId: 'listCollectionsInOrganizationById', request: () => get(`/v1/orgs/${org.id}/collections`) },
+  { operationId: 'createCollection', request: () => send('POST', `/v1/orgs/${org.id}/collections`, { title: 'Nested', parent: collectionId }) },
+  { operationId: 'getCollectionById', request: () => get(`/v1/collections/${collectionId}`) },
+  { operationId: 'updateCollectionById', request: () => send('PATCH', `/v1/collections/${collectionId}`, { description: 'How-to guides', defaultLevel: 'inherit' }) },
+  { operationId: 'moveSpace', request: async () => send('POST', `/v1/spaces/${await newSpace('Moved')}/move`, { parent: collectionId }) },
+  { operationId: 'listSpacesInCollectionById', request: () => get(`/v1/collections/${collectionId}/spaces`) },
+  {
+    operationId: 'moveCollection',
+    request: async () => {
+      const moved = expectStatus(await send('POST', `/v1/orgs/${org.id}/collections`, { title: 'Moves' }), 201).body.id;
+      return send('POST', `/v1/collections/${moved}/move`, { parent: collectionId });
+    },
+  },
+  {
+    operationId: 'transferCollection',
+    request: async () => {
+      const moved = expectStatus(await send('POST', `/v1/orgs/${org.id}/collections`, { title: 'Leaves' }), 201).body.id;
+      return send('POST', `/v1/collections/${moved}/transfer`, { organization: otherOrgId });
+    },
+  },
+  {
+    operationId: 'deleteCollectionById',
+    request: async () => send('DELETE', `/v1/collections/${expectStatus(await send('POST', `/v1/orgs/${org.id}/collections`, { title: 'Gone' }), 201).body.id}`),
+  },
+
+  // Spaces
+  { operationId: 'listSpacesInOrganizationById', request: () => get(`/v1/orgs/${org.id}/spaces`) },
+  { operationId: 'createSpace', request: () => send('POST', `/v1/orgs/${org.id}/spaces`, { title: 'New space', emoji: '1f4da' }) },
+  { operationId: 'getSpaceById', request: () => get(`/v1/spaces/${spaceId}`) },
+  { operationId: 'updateSpaceById', request: () => send('PATCH', `/v1/spaces/${spaceId}`, { title: 'Conformance docs' }) },
+  { operationId: 'duplicateSpace', request: () => send('POST', `/v1/spaces/${spaceId}/duplicate`) },
+  { operationId: 'deleteSpaceById', request: async () => send('DELETE', `/v1/spaces/${await newSpace('Deleted')}`) },
+  {
+    operationId: 'restoreSpace',
+    request: async () => {
+      const id = await newSpace('Restored');
+      expectStatus(await send('DELETE', `/v1/spaces/${id}`), 204);
+      return send('POST', `/v1/spaces/${id}/restore`);
+    },
+  },
+
+  // Space permissions
+  { operationId: 'inviteToSpace', request: () => send('POST', `/v1/spaces/${spaceId}/permissions`, { role: 'comment', users: [org.members.guest.id] }) },
+  { operationId: 'listUserPermissionsInSpace', request: () => get(`/v1/spaces/${spaceId}/permissions/users`) },
+  { operationId: 'updateUserPermissionInSpace', request: () => send('PATCH', `/v1/spaces/${spaceId}/permissions/users/${org.members.read.id}`, { role: 'review' }) },
+  { operationId: 'removeUserFromSpace', request: () => send('DELETE', `/v1/spaces/${spaceId}/permissions/users/${org.members.guest.id}`) },
+  { operationId: 'listTeamPermissionsInSpace', request: () => get(`/v1/spaces/${spaceId}/permissions/teams`) },
+  { operationId: 'updateTeamPermissionInSpace', request: () => send('PATCH', `/v1/spaces/${spaceId}/permissions/teams/${teamId}`, { role: 'comment' }) },
+  { operationId: 'listPermissionsAggregateInSpace', request: () => get(`/v1/spaces/${spaceId}/permissions/aggregate`) },
+  { operationId: 'removeTeamFromSpace', request: () => send('DELETE', `/v1/spaces/${spaceId}/permissions/teams/${teamId}`) },
+
+  // Space content
+  { operationId: 'getCurrentRevision', tree: true, request: () => get(content('')) },
+  { operationId: 'listPages', tree: true, request: () => get(content('/pages')) },
+  { operationId: 'listFiles', request: () => get(content('/files')) },
+  { operationId: 'getFileById', request: () => get(content(`/files/${fileId}`)) },
+  { operationId: 'getPageById', variant: 'a page without children, as a document', request: () => get(content(`/page/${leafPageId}`)) },
+  { operationId: 'getPageById', variant: 'a page without children, as Markdown', request: () => get(content(`/page/${leafPageId}?format=markdown`)) },
+  { operationId: 'getPageById', variant: 'a page with children', tree: true, request: () => get(content(`/page/${parentPageId}`)) },
+
+  // Change requests
+  { operationId: 'listChangeRequestsForSpace', request: () => get(`/v1/spaces/${spaceId}/change-requests`) },
+  { operationId: 'listChangeRequestsForOrganization', request: () => get(`/v1/orgs/${org.id}/change-requests`) },
+  { operationId: 'createChangeRequest', request: () => send('POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Another' }) },
+  { operationId: 'getChangeRequestById', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.id}`) },
+  { operationId: 'updateChangeRequestById', request: () => send('PATCH', `/v1/spaces/${spaceId}/change-requests/${openCr.number}`, { subject: 'Open edits, renamed' }) },
+  {
+    operationId: 'updateChangeRequestContent',
+    variant: 'compat=true',
+    request: () => postChanges(spaceId, openCr.number, owner, [{ operation: 'insert_page', title: 'Compat', document: { markdown: 'Compat.\n' } }]),
+  },
+  {
+    operationId: 'updateChangeRequestContent',
+    variant: 'compat=false, with a file',
+    request: () =>
+      postChanges(
+        spaceId,
+        openCr.number,
+        owner,
+        [
+          { operation: 'insert_files', files: [{ ref: 'f', name: 'two.png', contentType: 'image/png', base64: PNG_1x1 }] },
+          { operation: 'update_page', page: leafPageId, document: { markdown: '# Child\n\nEdited.\n' } },
+        ],
+        false,
+      ),
+  },
+  { operationId: 'getRevisionOfChangeRequestById', tree: true, request: () => get(crContent('')) },
+  { operationId: 'listPagesInChangeRequest', tree: true, request: () => get(crContent('/pages')) },
+  { operationId: 'listFilesInChangeRequestById', request: () => get(crContent('/files')) },
+  { operationId: 'getFileInChangeRequestById', request: () => get(crContent(`/files/${fileId}`)) },
+  { operationId: 'getPageInChangeRequestById', variant: 'a page without children', request: () => get(crContent(`/page/${leafPageId}`)) },
+  { operationId: 'getPageInChangeRequestById', variant: 'a page with children', tree: true, request: () => get(crContent(`/page/${parentPageId}?format=markdown`)) },
+  {
+    operationId: 'updateChangeRequest',
+    request: async () => {
+      const behind = await changeRequestBehindMain();
+      return send('POST', `/v1/spaces/${behind.spaceId}/change-requests/${behind.number}/update`);
+    },
+  },
+  { operationId: 'mergeChangeRequest', request: () => merge(spaceId, openCr.number, owner) },
+  { operationId: 'getCurrentRevision', variant: 'a merge revision', tree: true, request: () => get(content('')) },
+];
+
+describe("every operation GitBook's document also has answers with GitBook's 0.202.0 response schema", () => {
+  it('has at least one case for each of those operations of the served document', async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    const shared = Object.values<any>(doc.paths)
+      .flatMap((item) => Object.values<any>(item).map((op) => op.operationId as string))
+      .filter((id) => GITBOOK.has(id));
+    expect(shared.length).toBeGreaterThan(60);
+    expect([...new Set(CASES.map((c) => c.operationId))].sort()).toEqual(shared.sort());
+  });
+
+  it.each(CASES.map((c) => [`${c.operationId}${c.variant ? ` (${c.variant})` : ''}`, c] as const))('%s', async (_name, c) => {
+    const res = await c.request();
+    expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    expectConforms(c, res);
+  });
+});

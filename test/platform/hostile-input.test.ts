@@ -1,0 +1,272 @@
+/**
+ * No request of any shape makes an operation answer 5xx. For every operation of the served
+ * `/openapi.json` (so operations added later are swept too), with the other parameters real ids of a
+ * seeded organization: each path and query parameter takes hostile values (empty, 1 to 10,000
+ * characters, LIKE and SQL metacharacters, quotes, emoji, NUL, malformed percent-encoding, forged page
+ * cursors, repeated parameters); each JSON body is sent malformed or of the wrong type, and each of its
+ * top-level properties takes hostile values of every type in an otherwise minimal body built from the
+ * operation's schema. Every answer is below 500, and every error has the `{ error: { code, message } }` shape.
+ */
+import { exports } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
+import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+
+const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Hostile values of a path or query parameter, already percent-encoded as they go on the wire. */
+const HOSTILE_TEXT = [
+  '',
+  ' ',
+  'a',
+  '0',
+  '-1',
+  '1.5',
+  '1e400',
+  'NaN',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  ...[49, 50, 51, 512, 10_000].map((n) => 'x'.repeat(n)),
+  'é'.repeat(300),
+  '%',
+  '_',
+  '%%',
+  '\\',
+  "'",
+  '"',
+  "' OR '1'='1' --",
+  '😀',
+  '😀'.repeat(40),
+  '\u0000',
+  '..',
+  '<script>',
+].map(encodeURIComponent);
+const HOSTILE_RAW = ['%', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%FF', '%2F', '..%2F..'];
+/** Path parameters are ids (at most 128 characters): fewer values tell as much. */
+const HOSTILE_ID = [
+  ...['', ' ', '0', 'x'.repeat(128), 'x'.repeat(129), 'x'.repeat(10_000), "'", '"', '😀', '\u0000', '..'].map(encodeURIComponent),
+  ...HOSTILE_RAW,
+];
+
+const base64url = (text: string) => btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/** Page cursors a client could forge: well-formed base64 of JSON that is not a cursor this API made. */
+const FORGED_CURSORS = [
+  '[1e400,"x"]',
+  '[-1e400,"x"]',
+  '[9007199254740993,"x"]',
+  '["",""]',
+  `["${'x'.repeat(5000)}","${'y'.repeat(5000)}"]`,
+  '["\\u0000","\\u0000"]',
+  '[0,"x",1]',
+  '[null,"x"]',
+  '[[],"x"]',
+  '{"0":1,"1":"x"}',
+  '"x"',
+].map((json) => base64url(unescape(encodeURIComponent(json))));
+
+/** Hostile values of a JSON body property, of every type. */
+const HOSTILE_JSON: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  '',
+  ' ',
+  'x'.repeat(10_000),
+  "%_\\'\"😀\u0000",
+  [],
+  [null],
+  ['x'.repeat(10_000)],
+  Array.from({ length: 1001 }, (_, i) => `id${i}`),
+  {},
+  { a: { b: { c: [] } } },
+  JSON.parse(`${'['.repeat(200)}${']'.repeat(200)}`),
+];
+
+/** Whole bodies that are not what any operation takes. */
+const HOSTILE_BODIES: Array<{ contentType: string; body: string }> = [
+  ...['', 'null', '[]', '"x"', '1', 'true', '{', '{"a":', '\u0000', '{"__proto__":{"x":1}}', `${'['.repeat(5000)}${']'.repeat(5000)}`].map((body) => ({
+    contentType: 'application/json',
+    body,
+  })),
+  { contentType: 'text/plain', body: '{}' },
+  { contentType: 'application/x-www-form-urlencoded', body: 'a=1' },
+];
+
+type Schema = Record<string, any>;
+let components: Record<string, Schema> = {};
+
+function resolve(schema: Schema | undefined): Schema | undefined {
+  let current = schema;
+  for (let i = 0; current?.$ref && i < 20; i++) current = components[String(current.$ref).split('/').pop()!];
+  return current;
+}
+
+/** A minimal value of a JSON schema: the required properties only, first enum values and first variants. */
+function minimal(input: Schema | undefined, depth = 0): unknown {
+  const schema = resolve(input);
+  if (!schema || depth > 10) return undefined;
+  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s: Schema) => minimal(s, depth + 1)));
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants) return minimal(variants[0], depth + 1);
+  if (schema.enum) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'string':
+      if (schema.format === 'email') return 'someone@example.test';
+      if (schema.format === 'uri') return 'https://example.test/';
+      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+    case 'number':
+    case 'integer':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () => minimal(schema.items, depth + 1));
+    case 'object':
+    case undefined:
+      return Object.fromEntries((schema.required ?? []).map((key: string) => [key, minimal(schema.properties?.[key], depth + 1)]));
+    default:
+      return undefined;
+  }
+}
+
+/** Top-level properties of a body schema. */
+function bodyProperties(input: Schema | undefined): string[] {
+  const schema = resolve(input);
+  if (!schema) return [];
+  const parts = [schema, ...(schema.allOf ?? []).map(resolve)];
+  return [...new Set(parts.flatMap((part: Schema | undefined) => Object.keys(part?.properties ?? {})))];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let org: TestOrg;
+/** Real values of every path parameter the document has, by name. */
+const real: Record<string, string> = {};
+
+beforeAll(async () => {
+  org = await seedOrg();
+  const owner = org.owner.token;
+  const space = await createSpace(org.id, owner);
+  const first = await openChangeRequest(space.id, owner);
+  const applied = await applyChanges(space.id, first.number, owner, [
+    { operation: 'insert_files', files: [{ name: 'one.png', contentType: 'image/png', base64: PNG_1x1 }] },
+    { operation: 'insert_page', ref: 'p', title: 'Page', document: { markdown: 'Text.\n' } },
+    { operation: 'insert_page', into: 'p', title: 'Child', document: { markdown: 'Child.\n' } },
+  ]);
+  expectStatus(await merge(space.id, first.number, owner), 200);
+  const open = await openChangeRequest(space.id, owner, 'Open');
+  const team = expectStatus(await api('PUT', `/v1/orgs/${org.id}/teams`, { token: owner, body: { title: 'Team', members: [org.members.edit.id] } }), 201).body;
+  const collection = expectStatus(await api('POST', `/v1/orgs/${org.id}/collections`, { token: owner, body: { title: 'Collection' } }), 201).body;
+  const invite = expectStatus(await api('POST', `/v1/orgs/${org.id}/link-invites`, { token: owner, body: { role: 'read' } }), 201).body;
+  const tokens = expectStatus(await api('GET', '/v1/user/tokens', { token: owner }), 200).body;
+  Object.assign(real, {
+    organizationId: org.id,
+    userId: org.members.read.id,
+    spaceId: space.id,
+    changeRequestId: String(open.number),
+    pageId: expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: owner }), 200).body.pages[0].id,
+    fileId: applied.insertedFiles[0].id,
+    teamId: team.id,
+    collectionId: collection.id,
+    inviteId: invite.id,
+    tokenId: tokens.items[0].id,
+    emailDomain: org.owner.email.split('@')[1],
+  });
+});
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  params: Array<{ name: string; in: 'path' | 'query' }>;
+  body?: Schema;
+}
+
+async function documentedOperations(): Promise<Operation[]> {
+  const { body: doc } = await api('GET', '/openapi.json');
+  components = doc.components.schemas;
+  return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({
+      method,
+      path: `/v1${path}`,
+      operationId: item[method].operationId,
+      params: (item[method].parameters ?? []).filter((p: any) => p.in === 'path' || p.in === 'query'),
+      body: item[method].requestBody?.content?.['application/json']?.schema,
+    })),
+  );
+}
+
+/** Sends one request; returns a description of what is wrong with the answer, or nothing. */
+async function probe(op: Operation, what: string, path: Record<string, string>, query: string, body?: { contentType: string; body: string }) {
+  const url = `${BASE}${op.path.replace(/\{([^}]+)\}/g, (_, name) => path[name] ?? real[name] ?? 'unknown')}${query ? `?${query}` : ''}`;
+  const token = OPERATOR_OPERATIONS.has(op.operationId) ? ADMIN_TOKEN : org.owner.token;
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (body) headers['Content-Type'] = body.contentType;
+  const res = await exports.default.fetch(url, { method: op.method.toUpperCase(), headers, body: body?.body });
+  const text = await res.text();
+  if (res.status >= 500) return `${op.method} ${op.path} ${what}: ${res.status} ${text.slice(0, 200)}`;
+  if (res.status >= 400) {
+    let parsed: any;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    const ok = parsed?.error?.code === res.status && typeof parsed.error.message === 'string' && Object.keys(parsed).length === 1;
+    if (!ok) return `${op.method} ${op.path} ${what}: ${res.status} without the error shape: ${text.slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+const OPERATIONS = await documentedOperations();
+
+describe('hostile input never answers 5xx', () => {
+  it('sweeps every operation of the served document', () => {
+    expect(OPERATIONS.length).toBeGreaterThanOrEqual(74);
+  });
+
+  it.each(OPERATIONS.map((op) => [`${op.operationId}: ${op.method} ${op.path}`, op] as const))('%s', { timeout: 120_000 }, async (_name, op) => {
+    const problems: string[] = [];
+    let requests = 0;
+    const check = async (...args: Parameters<typeof probe>) => {
+      requests++;
+      const problem = await probe(...args);
+      if (problem) problems.push(problem);
+    };
+    const minimalBody = op.body ? (minimal(op.body) as Record<string, unknown>) : undefined;
+    const jsonBody = op.body ? { contentType: 'application/json', body: JSON.stringify(minimalBody ?? {}) } : undefined;
+    // Path parameters.
+    for (const param of op.params.filter((p) => p.in === 'path')) {
+      for (const value of HOSTILE_ID) await check(op, `path ${param.name}=${value.slice(0, 30)}`, { [param.name]: value }, '', jsonBody);
+    }
+    // Query parameters, one at a time, and repeated.
+    for (const param of op.params.filter((p) => p.in === 'query')) {
+      const values = [...HOSTILE_TEXT, ...HOSTILE_RAW, ...(param.name === 'page' ? FORGED_CURSORS : [])];
+      for (const value of values) await check(op, `query ${param.name}=${value.slice(0, 30)}`, {}, `${param.name}=${value}`, jsonBody);
+      await check(op, `query ${param.name} without a value`, {}, param.name, jsonBody);
+      await check(op, `query ${param.name} twice`, {}, `${param.name}=1&${param.name}=2`, jsonBody);
+    }
+    if (op.body) {
+      // Whole bodies.
+      for (const body of HOSTILE_BODIES) await check(op, `body ${body.contentType} ${body.body.slice(0, 20)}`, {}, '', body);
+      // Each top-level property of an otherwise minimal body.
+      for (const property of bodyProperties(op.body)) {
+        for (const value of HOSTILE_JSON) {
+          const body = JSON.stringify({ ...minimalBody, [property]: value });
+          await check(op, `body.${property}=${JSON.stringify(value).slice(0, 30)}`, {}, '', { contentType: 'application/json', body });
+        }
+      }
+    }
+    // An operation that takes no input at all: hostile only by its token, which is real here.
+    if (requests === 0) await check(op, 'as it is', {}, '');
+    expect(problems, `${problems.length} of ${requests} requests`).toEqual([]);
+  });
+});
