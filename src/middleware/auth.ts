@@ -6,6 +6,7 @@ import type { AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
 import { sha256Hex, timingSafeEqual } from '../lib/ids';
 import { nowIso } from '../lib/time';
+import { cachedIdentity, rememberIdentity } from './identity-cache';
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
@@ -23,24 +24,30 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
 
   const db = c.get('db');
-  const row = await db
-    .select({
-      tokenId: apiTokens.id,
-      lastUsedAt: apiTokens.lastUsedAt,
-      userId: users.id,
-      email: users.email,
-      emailVerified: users.emailVerified,
-    })
-    .from(apiTokens)
-    .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(eq(apiTokens.hash, await sha256Hex(token)))
-    .get();
-  if (!row) throw new ApiError(401, 'Invalid or revoked API token');
+  const hash = await sha256Hex(token);
+  let row = cachedIdentity(hash);
+  if (!row) {
+    row = await db
+      .select({
+        tokenId: apiTokens.id,
+        lastUsedAt: apiTokens.lastUsedAt,
+        userId: users.id,
+        email: users.email,
+        emailVerified: users.emailVerified,
+      })
+      .from(apiTokens)
+      .innerJoin(users, eq(users.id, apiTokens.userId))
+      .where(eq(apiTokens.hash, hash))
+      .get();
+    if (!row) throw new ApiError(401, 'Invalid or revoked API token');
+    rememberIdentity(hash, row);
+  }
 
   // Coarse activity tracking (the token's lastUsedAt, the member's lastSeenAt in each organization):
   // at most one write per token per hour, off the response path.
   const now = nowIso();
   if (!row.lastUsedAt || Date.parse(now) - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    row.lastUsedAt = now;
     const write = db.batch([
       db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)),
       db.update(orgMembers).set({ lastSeenAt: now }).where(eq(orgMembers.userId, row.userId)),

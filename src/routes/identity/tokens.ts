@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq } from 'drizzle-orm';
 import { apiTokens } from '../../db/schema';
+import { forgetToken } from '../../middleware/identity-cache';
 import { createRouter, defineRoute, jsonResponse, noContent } from '../../lib/create-router';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { requireUser } from '../../middleware/auth';
@@ -59,5 +60,6 @@ export const tokensRouter = createRouter()
     const userId = requireUser(c);
     const { tokenId } = c.req.valid('param');
     await c.get('db').delete(apiTokens).where(and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, userId))).run();
+    forgetToken(tokenId);
     return c.body(null, 204);
   });
