@@ -9,6 +9,8 @@ import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
 import { changeRequestContentRouter } from './routes/change-request-content/content';
 import { changeRequestsRouter } from './routes/change-requests/change-requests';
+import { reviewsRouter } from './routes/change-requests/reviews';
+import { changeRequestCommentsRouter, spaceCommentsRouter } from './routes/comments/comments';
 import { collectionsRouter } from './routes/collections/collections';
 import { downloadsRouter } from './routes/files/downloads';
 import { tokensRouter } from './routes/identity/tokens';
@@ -39,6 +41,9 @@ const ROUTERS = [
   spaceContentRouter,
   changeRequestsRouter,
   changeRequestContentRouter,
+  spaceCommentsRouter,
+  changeRequestCommentsRouter,
+  reviewsRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */

@@ -47,7 +47,9 @@ export const MergeRuleSchema = z.union([
   z.object({
     rule: z.enum([
       'require_at_least_one_review',
+      'require_at_least_one_approved_review',
       'require_all_reviews_approved',
+      'require_author_to_merge',
       'require_up_to_date_change_request',
       'require_change_request_subject',
       'require_change_request_description',

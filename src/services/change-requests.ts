@@ -3,6 +3,7 @@ import type { Db } from '../db/client';
 import { changeRequests, organizations, spaces, users } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
+import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from './collaboration/reviews';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
 
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
@@ -78,43 +79,30 @@ export function refreshChangeRequestCounters(db: Db, spaceId: string) {
 type MergeRule = { rule: string; users?: string[] };
 type MergeRules = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rules: MergeRule[] };
 
-/** The rules that apply to a space: its own, or its organization's when it inherits. */
-export async function effectiveMergeRules(db: Db, spaceId: string): Promise<MergeRule[]> {
-  const row = await db
-    .select({ space: spaces.mergeRules, org: organizations.mergeRules })
-    .from(spaces)
-    .innerJoin(organizations, eq(organizations.id, spaces.orgId))
-    .where(eq(spaces.id, spaceId))
-    .get();
-  if (!row) return [];
-  const own = row.space as MergeRules;
-  const rules = (own.type === 'inherit' ? row.org : own) as MergeRules;
-  return rules.type === 'rules' ? rules.rules : [];
+/** The rules that apply to a space (its own, or its organization's when it inherits) and the change request's current reviews, in one round trip. */
+export async function mergeRulesContext(db: Db, spaceId: string, changeRequestId: string): Promise<{ rules: MergeRule[]; reviews: ReviewState }> {
+  const [rows, reviewRows] = await db.batch([
+    db
+      // Aliased: a batch answers rows as objects, where the two `merge_rules` columns would collide.
+      .select({ space: sql<string>`${spaces.mergeRules}`.as('space_rules'), org: sql<string>`${organizations.mergeRules}`.as('org_rules') })
+      .from(spaces)
+      .innerJoin(organizations, eq(organizations.id, spaces.orgId))
+      .where(eq(spaces.id, spaceId)),
+    reviewStateQuery(db, changeRequestId),
+  ]);
+  const reviews = toReviewState(reviewRows);
+  const row = rows[0];
+  if (!row) return { rules: [], reviews };
+  const own = JSON.parse(row.space) as MergeRules;
+  const rules = own.type === 'inherit' ? (JSON.parse(row.org) as MergeRules) : own;
+  return { rules: rules.type === 'rules' ? rules.rules : [], reviews };
 }
 
-const REVIEW_RULES = new Set([
-  'require_at_least_one_review',
-  'require_all_reviews_approved',
-  'require_specific_reviewers',
-  'require_one_of_specific_reviewers',
-]);
-
-/**
- * Refuses a merge that a rule forbids (403 naming the rule). `allow_bypass` users skip the rules.
- * Review rules cannot be met yet: this deployment has no change request reviews.
- */
-export function assertMergeRules(rules: MergeRule[], cr: ChangeRequestRow, outdated: boolean, userId: string): void {
+/** Refuses a merge that a rule forbids (403 naming the rule and why). `allow_bypass` users skip the rules. */
+export function assertMergeRules(rules: MergeRule[], cr: ChangeRequestRow, outdated: boolean, userId: string, reviews: ReviewState): void {
   if (rules.some((r) => r.rule === 'allow_bypass' && r.users?.includes(userId))) return;
-  for (const { rule } of rules) {
-    const unmet =
-      (rule === 'require_change_request_subject' && cr.subject.trim() === '') ||
-      (rule === 'require_change_request_description' && !hasText(cr.description)) ||
-      (rule === 'require_up_to_date_change_request' && outdated) ||
-      REVIEW_RULES.has(rule);
-    if (unmet) throw new ApiError(403, `Merge rule "${rule}" is not met${REVIEW_RULES.has(rule) ? ' (change request reviews are not available in this deployment)' : ''}`);
+  for (const rule of rules) {
+    const reason = unmetReason(rule, cr, outdated, userId, reviews);
+    if (reason) throw new ApiError(403, `Merge rule "${rule.rule}" is not met: ${reason}`);
   }
-}
-
-function hasText(document: unknown): boolean {
-  return /"text":"[^"]*\S/.test(JSON.stringify(document ?? {}));
 }

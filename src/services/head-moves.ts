@@ -8,7 +8,7 @@ import { newId } from '../lib/ids';
 import { valuesOf } from '../lib/sql-lists';
 import { nowIso } from '../lib/time';
 import { applyContentBatch, revertRevisions, type ContentChange, type PageOutcome } from './content-batch';
-import { assertMergeRules, effectiveMergeRules, isOutdated, mergeBase, refreshChangeRequestCounters, type ChangeRequestRow } from './change-requests';
+import { assertMergeRules, mergeRulesContext, isOutdated, mergeBase, refreshChangeRequestCounters, type ChangeRequestRow } from './change-requests';
 import { storeFiles } from './files';
 import { parseMeta, type RevisionMeta } from './content/convert';
 import { ContentTree } from './content/pages';
@@ -210,7 +210,8 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   const state = await loadState(db, target);
   assertWritable(state, 'merging');
   const { cr, spaceRevision } = state;
-  assertMergeRules(await effectiveMergeRules(db, target.spaceId), cr, isOutdated(cr, spaceRevision), target.userId);
+  const { rules, reviews } = await mergeRulesContext(db, target.spaceId, cr.id);
+  assertMergeRules(rules, cr, isOutdated(cr, spaceRevision), target.userId, reviews);
   const base = mergeBase(cr);
   const now = nowIso();
   const writes: BatchItem[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, seedOrg } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
-import { PNG_1x1, applyChanges, openChangeRequest } from '../helpers/content';
+import { PNG_1x1, applyChanges, merge, openChangeRequest } from '../helpers/content';
 
 /**
  * DESIGN.md's budget: the number of D1 round trips is the cost that matters. An authenticated read
@@ -117,5 +117,58 @@ describe('D1 round trips per request', () => {
     const patch = await measureRoundTrips('PATCH', `${crBase}`, token, { subject: 'y' });
     expect(patch.status).toBe(200);
     expect(patch.roundTrips).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('D1 round trips of comments and reviews', () => {
+  it('a comment list page (reactions, replies, repliers) answers in at most 2 whatever its length; posts and updates in at most 3', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await api('POST', `/v1/orgs/${org.id}/spaces`, { token, body: { title: 'Talk' } });
+    const spaceId = space.body.id;
+    const first = await openChangeRequest(spaceId, org.members.edit.token);
+    const batch = await applyChanges(spaceId, first.id, org.members.edit.token, [{ operation: 'insert_page', title: 'One', document: { markdown: 'Hello' } }]);
+    const pageId = batch.changes[0].page.id;
+    await merge(spaceId, first.id, token);
+    const cr = await openChangeRequest(spaceId, org.members.edit.token);
+    await api('GET', '/v1/user', { token });
+    for (const base of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/change-requests/${cr.number}`]) {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const c = await api('POST', `${base}/comments`, { token, body: { page: pageId, body: { markdown: `c${i}` } } });
+        ids.push(c.body.id);
+        await api('POST', `${base}/comments/${c.body.id}/replies`, { token: org.members.comment.token, body: { body: { markdown: 'r' } } });
+        await api('PUT', `${base}/comments/${c.body.id}`, { token: org.members.comment.token, body: { addedReactions: ['👍', '🎉'] } });
+      }
+      await api('GET', '/v1/user', { token: org.members.comment.token });
+      for (const path of [`${base}/comments`, `${base}/comments?limit=3&status=open&format=markdown`, `${base}/comments/${ids[0]}`, `${base}/comments/${ids[0]}/replies`, `${base}/commenters`]) {
+        const r = await measureRoundTrips('GET', path, token);
+        expect(r.status, path).toBe(200);
+        expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+      }
+      const writes: Array<[string, string, unknown]> = [
+        ['POST', `${base}/comments`, { page: pageId, node: 'k1', body: { markdown: 'on a block' } }],
+        ['PUT', `${base}/comments/${ids[1]}`, { resolved: true, addedReactions: ['✅'], removedReactions: ['👍'], body: { markdown: 'edited' } }],
+        ['POST', `${base}/comments/${ids[1]}/replies`, { body: { markdown: 'reply' } }],
+        ['DELETE', `${base}/comments/${ids[2]}`, undefined],
+      ];
+      for (const [method, path, body] of writes) {
+        const r = await measureRoundTrips(method, path, token, body);
+        expect(r.status, `${method} ${path}`).toBeLessThan(300);
+        expect(r.roundTrips, `${method} ${path}`).toBeLessThanOrEqual(3);
+      }
+    }
+    const crBase = `/v1/spaces/${spaceId}/change-requests/${cr.number}`;
+    const review = await measureRoundTrips('POST', `${crBase}/reviews`, token, { status: 'approved', comment: { markdown: 'ok' } });
+    expect(review.status).toBe(201);
+    expect(review.roundTrips).toBeLessThanOrEqual(3);
+    const ask = await measureRoundTrips('POST', `${crBase}/requested-reviewers`, org.members.edit.token, { users: [org.members.review.id, org.members.create.id] });
+    expect(ask.status).toBe(200);
+    expect(ask.roundTrips).toBeLessThanOrEqual(3);
+    for (const path of [`${crBase}/reviews`, `${crBase}/reviews/${(review.body as { id: string }).id}`, `${crBase}/requested-reviewers`]) {
+      const r = await measureRoundTrips('GET', path, token);
+      expect(r.status, path).toBe(200);
+      expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+    }
   });
 });

@@ -73,6 +73,11 @@ let fileId: string;
 let openCr: { id: string; number: number };
 let teamId: string;
 let collectionId: string;
+/** A comment with a reply on the space, and one on the open change request. */
+let spaceComment: { id: string; reply: string };
+let crComment: { id: string; reply: string };
+/** A change request by the edit member, reviewed by the owner. */
+let reviewed: { number: number; review: string };
 
 const CONTENT = [
   { operation: 'insert_files', files: [{ ref: 'img', name: 'one.png', contentType: 'image/png', base64: PNG_1x1 }] },
@@ -109,7 +114,23 @@ beforeAll(async () => {
   teamId = expectStatus(await api('PUT', `/v1/orgs/${org.id}/teams`, { token: owner, body: { title: 'Writers', members: [org.members.edit.id] } }), 201).body.id;
   collectionId = expectStatus(await api('POST', `/v1/orgs/${org.id}/collections`, { token: owner, body: { title: 'Guides' } }), 201).body.id;
   expectStatus(await api('POST', `/v1/spaces/${spaceId}/permissions`, { token: owner, body: { role: 'edit', users: [org.members.read.id], teams: [teamId] } }), 204);
+
+  spaceComment = await commentWithReply(`/v1/spaces/${spaceId}`, { page: leafPageId, node: 'k1' });
+  crComment = await commentWithReply(`/v1/spaces/${spaceId}/change-requests/${openCr.number}`, { page: parentPageId });
+  const byEditor = await openChangeRequest(spaceId, org.members.edit.token, 'Reviewed');
+  const reviewedBase = `/v1/spaces/${spaceId}/change-requests/${byEditor.number}`;
+  const review = expectStatus(await api('POST', `${reviewedBase}/reviews`, { token: owner, body: { status: 'approved', comment: { markdown: 'Fine' } } }), 201).body;
+  reviewed = { number: byEditor.number, review: review.id };
+  expectStatus(await api('POST', `${reviewedBase}/requested-reviewers`, { token: org.members.edit.token, body: { users: [org.members.review.id] } }), 200);
 });
+
+/** A comment on `base` (with reactions and a resolved status) and a reply to it. */
+async function commentWithReply(base: string, target: Record<string, string>) {
+  const comment = expectStatus(await api('POST', `${base}/comments`, { token: org.members.comment.token, body: { ...target, body: { markdown: 'A **question**' } } }), 200).body;
+  expectStatus(await api('PUT', `${base}/comments/${comment.id}`, { token: owner, body: { resolved: true, addedReactions: ['👍'] } }), 200);
+  const reply = expectStatus(await api('POST', `${base}/comments/${comment.id}/replies`, { token: owner, body: { body: { markdown: 'An answer' } } }), 200).body;
+  return { id: comment.id as string, reply: reply.id as string };
+}
 
 const content = (path: string) => `/v1/spaces/${spaceId}/content${path}`;
 const crContent = (path: string) => `/v1/spaces/${spaceId}/change-requests/${openCr.number}/content${path}`;
@@ -293,6 +314,72 @@ const CASES: Case[] = [
       return send('POST', `/v1/spaces/${behind.spaceId}/change-requests/${behind.number}/update`);
     },
   },
+  // Space comments
+  { operationId: 'listCommentsInSpace', request: () => get(`/v1/spaces/${spaceId}/comments`) },
+  { operationId: 'listCommentsInSpace', variant: 'as Markdown', request: () => get(`/v1/spaces/${spaceId}/comments?format=markdown&status=resolved`) },
+  { operationId: 'postCommentInSpace', request: () => send('POST', `/v1/spaces/${spaceId}/comments`, { page: parentPageId, body: { markdown: 'Posted' } }) },
+  { operationId: 'getCommentInSpace', request: () => get(`/v1/spaces/${spaceId}/comments/${spaceComment.id}`) },
+  { operationId: 'updateCommentInSpace', request: () => send('PUT', `/v1/spaces/${spaceId}/comments/${spaceComment.id}`, { addedReactions: ['🎉'] }) },
+  {
+    operationId: 'deleteCommentInSpace',
+    request: async () => send('DELETE', `/v1/spaces/${spaceId}/comments/${(await commentWithReply(`/v1/spaces/${spaceId}`, {})).id}`),
+  },
+  { operationId: 'listCommentRepliesInSpace', request: () => get(`/v1/spaces/${spaceId}/comments/${spaceComment.id}/replies`) },
+  { operationId: 'postCommentReplyInSpace', request: () => send('POST', `/v1/spaces/${spaceId}/comments/${spaceComment.id}/replies`, { body: { markdown: 'Reply' } }) },
+  { operationId: 'getCommentReplyInSpace', request: () => get(`/v1/spaces/${spaceId}/comments/${spaceComment.id}/replies/${spaceComment.reply}?format=markdown`) },
+  { operationId: 'updateCommentReplyInSpace', request: () => send('PUT', `/v1/spaces/${spaceId}/comments/${spaceComment.id}/replies/${spaceComment.reply}`, { body: { markdown: 'Edited' }, addedReactions: ['👍'] }) },
+  {
+    operationId: 'deleteCommentReplyInSpace',
+    request: async () => {
+      const made = await commentWithReply(`/v1/spaces/${spaceId}`, {});
+      return send('DELETE', `/v1/spaces/${spaceId}/comments/${made.id}/replies/${made.reply}`);
+    },
+  },
+  { operationId: 'listCommentersInSpace', request: () => get(`/v1/spaces/${spaceId}/commenters`) },
+
+  // Change request comments
+  { operationId: 'listCommentsInChangeRequest', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments`) },
+  { operationId: 'postCommentInChangeRequest', request: () => send('POST', `/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments`, { body: { markdown: 'On the whole' } }) },
+  { operationId: 'getCommentInChangeRequest', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}`) },
+  { operationId: 'updateCommentInChangeRequest', request: () => send('PUT', `/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}`, { resolved: false }) },
+  {
+    operationId: 'deleteCommentInChangeRequest',
+    request: async () => {
+      const base = `/v1/spaces/${spaceId}/change-requests/${openCr.number}`;
+      return send('DELETE', `${base}/comments/${(await commentWithReply(base, {})).id}`);
+    },
+  },
+  { operationId: 'listCommentRepliesInChangeRequest', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}/replies?format=markdown`) },
+  { operationId: 'postCommentReplyInChangeRequest', request: () => send('POST', `/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}/replies`, { body: { markdown: 'More' } }) },
+  { operationId: 'getCommentReplyInChangeRequest', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}/replies/${crComment.reply}`) },
+  { operationId: 'updateCommentReplyInChangeRequest', request: () => send('PUT', `/v1/spaces/${spaceId}/change-requests/${openCr.number}/comments/${crComment.id}/replies/${crComment.reply}`, { removedReactions: ['👍'] }) },
+  {
+    operationId: 'deleteCommentReplyInChangeRequest',
+    request: async () => {
+      const base = `/v1/spaces/${spaceId}/change-requests/${openCr.number}`;
+      const made = await commentWithReply(base, {});
+      return send('DELETE', `${base}/comments/${made.id}/replies/${made.reply}`);
+    },
+  },
+  { operationId: 'listCommentersInChangeRequest', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/commenters`) },
+
+  // Reviews
+  { operationId: 'getReviewsByChangeRequestId', request: () => get(`/v1/spaces/${spaceId}/change-requests/${reviewed.number}/reviews`) },
+  {
+    operationId: 'submitChangeRequestReview',
+    request: () => send('POST', `/v1/spaces/${spaceId}/change-requests/${reviewed.number}/reviews`, { status: 'changes-requested' }, org.members.review.token),
+  },
+  { operationId: 'getChangeRequestReviewById', request: () => get(`/v1/spaces/${spaceId}/change-requests/${reviewed.number}/reviews/${reviewed.review}?format=markdown`) },
+  { operationId: 'getRequestedReviewersByChangeRequestId', request: () => get(`/v1/spaces/${spaceId}/change-requests/${reviewed.number}/requested-reviewers`) },
+  {
+    operationId: 'requestReviewersForChangeRequest',
+    request: () => send('POST', `/v1/spaces/${spaceId}/change-requests/${reviewed.number}/requested-reviewers`, { users: [org.members.create.id] }),
+  },
+  {
+    operationId: 'removeRequestedReviewerFromChangeRequest',
+    request: () => send('DELETE', `/v1/spaces/${spaceId}/change-requests/${reviewed.number}/requested-reviewers/${org.members.create.id}`),
+  },
+
   { operationId: 'mergeChangeRequest', request: () => merge(spaceId, openCr.number, owner) },
   { operationId: 'getCurrentRevision', variant: 'a merge revision', tree: true, request: () => get(content('')) },
 ];

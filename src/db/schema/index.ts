@@ -2,3 +2,4 @@ export * from './identity';
 export * from './organizations';
 export * from './teams';
 export * from './content';
+export * from './collaboration';

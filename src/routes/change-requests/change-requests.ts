@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import { changeRequestContributors, changeRequests, spaces } from '../../db/schema';
+import { changeRequestContributors, changeRequestReviewRequests, changeRequests, spaces } from '../../db/schema';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
@@ -41,7 +41,7 @@ const ListFilters = ListQuerySchema.extend({
   status: ChangeRequestStatusSchema.optional().openapi({ description: 'Only change requests with this status (default open)' }),
   creator: z.string().min(1).optional().openapi({ description: 'Only change requests created by this user' }),
   contributor: z.string().min(1).optional().openapi({ description: 'Only change requests this user edited' }),
-  requestedReviewer: z.string().min(1).optional().openapi({ description: 'Only change requests with a review requested from this user (there are no review requests in this deployment)' }),
+  requestedReviewer: z.string().min(1).optional().openapi({ description: 'Only change requests with a pending review request for this user' }),
   conversationsIssuesCluster: z.string().min(1).optional().openapi({ description: 'Only change requests of this conversations issues cluster' }),
   orderBy: z.enum(['updatedAt', 'createdAt']).optional().openapi({ description: 'Sort field, most recent first (default updatedAt)' }),
 });
@@ -143,8 +143,11 @@ function listConditions(filters: Filters): { where: SQL[]; sortColumn: typeof ch
   if (filters.contributor) {
     where.push(sql`exists (select 1 from ${changeRequestContributors} c where c.change_request_id = ${changeRequests.id} and c.user_id = ${filters.contributor})`);
   }
-  // Nothing can match: this deployment has no review requests and no conversation clusters yet.
-  if (filters.requestedReviewer || filters.conversationsIssuesCluster) where.push(sql`0`);
+  if (filters.requestedReviewer) {
+    where.push(sql`exists (select 1 from ${changeRequestReviewRequests} q where q.change_request_id = ${changeRequests.id} and q.user_id = ${filters.requestedReviewer})`);
+  }
+  // Nothing can match: this deployment has no conversation clusters yet.
+  if (filters.conversationsIssuesCluster) where.push(sql`0`);
   return { where, sortColumn };
 }
 
