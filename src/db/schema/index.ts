@@ -3,3 +3,4 @@ export * from './organizations';
 export * from './teams';
 export * from './content';
 export * from './collaboration';
+export * from './content-services';
