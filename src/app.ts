@@ -8,7 +8,9 @@ import { MAX_CONTENT_BATCH_BYTES } from './services/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
 import { changeRequestContentRouter } from './routes/change-request-content/content';
+import { importRouter } from './routes/change-request-content/import';
 import { changeRequestsRouter } from './routes/change-requests/change-requests';
+import { pdfRouter } from './routes/change-requests/pdf';
 import { reviewsRouter } from './routes/change-requests/reviews';
 import { changeRequestCommentsRouter, spaceCommentsRouter } from './routes/comments/comments';
 import { collectionsRouter } from './routes/collections/collections';
@@ -17,8 +19,12 @@ import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
 import { invitesRouter } from './routes/organizations/invites';
 import { membersRouter } from './routes/organizations/members';
+import { agentInstructionsRouter } from './routes/organizations/agent-instructions';
 import { organizationsRouter } from './routes/organizations/organizations';
+import { linksRouter } from './routes/links/links';
+import { searchRouter } from './routes/search/search';
 import { spaceContentRouter } from './routes/space-content/content';
+import { spaceTemplateRouter } from './routes/space-content/template';
 import { spaceUsersRouter } from './routes/space-users/permissions';
 import { spacesRouter } from './routes/spaces/spaces';
 import { teamMembersRouter } from './routes/teams/team-members';
@@ -44,6 +50,12 @@ const ROUTERS = [
   spaceCommentsRouter,
   changeRequestCommentsRouter,
   reviewsRouter,
+  searchRouter,
+  linksRouter,
+  importRouter,
+  spaceTemplateRouter,
+  agentInstructionsRouter,
+  pdfRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */

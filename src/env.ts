@@ -10,6 +10,8 @@ export interface Env {
   /** HMAC key of signed file download URLs; ADMIN_TOKEN is used when unset. */
   FILES_SIGNING_KEY?: string;
   APP_URL?: string;
+  /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
+  OUTBOUND_ALLOWED_HOSTS?: string;
   AI?: unknown;
 }
 

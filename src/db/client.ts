@@ -28,3 +28,17 @@ export function rawAll<T>(db: Db, query: SQL) {
   Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
   return raw;
 }
+
+/** A raw write (insert, update, delete) that can also stand in a batch, like `rawAll`. */
+export function rawRun(db: Db, query: SQL) {
+  const raw = db.run(query);
+  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
+  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
+  return raw;
+}
+
+/** Raw `db.all` statements in a batch answer D1's result object; drizzle's queries answer rows. */
+export function rowsOf<T = unknown>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { results?: unknown[] }).results ?? []) as T[];
+}

@@ -1,7 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
+import { createDb } from '../db/client';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { ContentChange } from '../services/content-batch';
+import { catchUpIndexes, type CatchUpResult } from '../services/indexing/catch-up';
 import {
   applyChangeRequestContent,
   mergeChangeRequest,
@@ -10,6 +12,8 @@ import {
   type ContentBatchOutput,
   type HeadMoveOutput,
 } from '../services/head-moves';
+import { applyMainContent, createChangeRequestOnMain, type MainEditOutput, type MainTarget } from '../services/content/main-edits';
+import type { ChangeRequestWithContext } from '../services/change-requests';
 
 /** What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC). */
 export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
@@ -41,11 +45,46 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 
   merge(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
-    return this.serialize(() => mergeChangeRequest(this.env, target));
+    return this.serialize(async () => {
+      const merged = await mergeChangeRequest(this.env, target);
+      await this.catchUpIndexes(target.spaceId);
+      return merged;
+    });
+  }
+
+  /** Brings the space's search and link indexes up to its main content (a duplicate, the cron's safety net). */
+  reindex(spaceId: string): Promise<WriterResult<CatchUpResult | null>> {
+    return this.serialize(() => catchUpIndexes(createDb(this.env.DB), spaceId));
+  }
+
+  /**
+   * After main moved: the move itself has succeeded, so a failure here is logged, not answered; the
+   * indexes stay at their last revision until the next move or the hourly cron catches them up.
+   */
+  private async catchUpIndexes(spaceId: string): Promise<void> {
+    try {
+      await catchUpIndexes(createDb(this.env.DB), spaceId);
+    } catch (error) {
+      console.error(`space ${spaceId}: indexes not caught up`, error);
+    }
   }
 
   update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
     return this.serialize(() => updateChangeRequest(this.env, target));
+  }
+
+  /** A content batch on the space's main content (a template applied without a change request): main moves. */
+  applyToMain(target: MainTarget, changes: ContentChange[]): Promise<WriterResult<MainEditOutput>> {
+    return this.serialize(async () => {
+      const applied = await applyMainContent(this.env, target, changes);
+      await this.catchUpIndexes(target.spaceId);
+      return applied;
+    });
+  }
+
+  /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */
+  createChangeRequest(target: MainTarget & { subject: string }, changes: ContentChange[]): Promise<WriterResult<ChangeRequestWithContext>> {
+    return this.serialize(() => createChangeRequestOnMain(this.env, target, changes));
   }
 }
 
@@ -58,4 +97,15 @@ export async function throughWriter<T>(call: Promise<WriterResult<T>>): Promise<
   const result = await call;
   if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
   return result.value;
+}
+
+/**
+ * Catches a space's indexes up after the response (a duplicated space is indexed whole, which may take
+ * a while); what fails here is caught up by the hourly cron.
+ */
+export function reindexInBackground(env: Env, ctx: { waitUntil(promise: Promise<unknown>): void }, spaceId: string): void {
+  const work = spaceWriter(env, spaceId)
+    .reindex(spaceId)
+    .catch((error: unknown) => console.error(`space ${spaceId}: indexes not caught up`, error));
+  ctx.waitUntil(work);
 }

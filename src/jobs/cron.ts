@@ -1,6 +1,7 @@
-import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { documents, revisions, spaces } from '../db/schema';
+import { documents, revisions, spaceIndexState, spaces } from '../db/schema';
+import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 import { qualify } from '../services/access';
@@ -38,7 +39,32 @@ export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
   return expired.length;
 }
 
+/** Spaces whose indexes a cron run catches up at most (the rest wait for the next run). */
+const INDEX_CATCH_UP_PER_RUN = 50;
+
+/**
+ * The safety net of the derived indexes: spaces never indexed (created before them, duplicated while a
+ * background catch-up failed) or left behind their main content are caught up, each in its writer.
+ */
+export async function catchUpStaleIndexes(env: Env, db: Db): Promise<number> {
+  const stale = await db
+    .select({ id: spaces.id })
+    .from(spaces)
+    .leftJoin(spaceIndexState, eq(spaceIndexState.spaceId, spaces.id))
+    .where(and(isNull(spaces.deletedAt), or(isNull(spaceIndexState.revisionId), ne(spaceIndexState.revisionId, spaces.revisionId))))
+    .limit(INDEX_CATCH_UP_PER_RUN)
+    .all();
+  for (const { id } of stale) {
+    const result = await spaceWriter(env, id).reindex(id);
+    if (!result.ok) console.error(`cron: space ${id}: indexes not caught up: ${result.message}`);
+  }
+  return stale.length;
+}
+
 export async function runScheduled(env: Env, scheduledTime: number): Promise<void> {
-  const purged = await purgeDeletedSpaces(createDb(env.DB), scheduledTime);
+  const db = createDb(env.DB);
+  const purged = await purgeDeletedSpaces(db, scheduledTime);
   if (purged > 0) console.log(`cron: purged ${purged} deleted space(s)`);
+  const indexed = await catchUpStaleIndexes(env, db);
+  if (indexed > 0) console.log(`cron: caught up the indexes of ${indexed} space(s)`);
 }

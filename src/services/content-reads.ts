@@ -1,5 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { rawAll, runBatch, type BatchItem, type Db } from '../db/client';
+import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequests, revisions } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
@@ -211,11 +211,6 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   };
 }
 
-/** Raw `db.all` statements in a batch answer D1's result object; drizzle's queries answer rows. */
-function rowsOf(result: unknown): unknown[] {
-  if (Array.isArray(result)) return result;
-  return ((result as { results?: unknown[] }).results ?? []) as unknown[];
-}
 
 function chunkLists(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string }>) {
   const chunks = new Map<string, ChildRef[]>();

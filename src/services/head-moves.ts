@@ -46,9 +46,9 @@ interface ChangeRequestState {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a table or any alias of it
-const contentColumns = <T extends Record<'id' | 'pagesRoot' | 'filesRoot' | 'meta' | 'pageCount' | 'fileCount', SQLiteColumn<any>>>(r: T) => ({ id: r.id, pagesRoot: r.pagesRoot, filesRoot: r.filesRoot, meta: r.meta, pageCount: r.pageCount, fileCount: r.fileCount });
+export const contentColumns = <T extends Record<'id' | 'pagesRoot' | 'filesRoot' | 'meta' | 'pageCount' | 'fileCount', SQLiteColumn<any>>>(r: T) => ({ id: r.id, pagesRoot: r.pagesRoot, filesRoot: r.filesRoot, meta: r.meta, pageCount: r.pageCount, fileCount: r.fileCount });
 
-function toContent(row: { id: string; pagesRoot: string | null; filesRoot: string | null; meta: string | null; pageCount: number; fileCount: number }): RevisionContent {
+export function toContent(row: { id: string; pagesRoot: string | null; filesRoot: string | null; meta: string | null; pageCount: number; fileCount: number }): RevisionContent {
   return { id: row.id, pages: row.pagesRoot, files: row.filesRoot, meta: parseMeta(row.meta), pageCount: row.pageCount, fileCount: row.fileCount };
 }
 
@@ -103,7 +103,7 @@ interface NewRevision {
 }
 
 /** The revision row and its new nodes (with the space's references to them, which the purge reads). */
-function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
+export function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
   const id = newId();
   return {
     id,
@@ -135,7 +135,7 @@ function moveChangeRequestHead(db: Db, crId: string, expected: string, set: Part
     .where(and(eq(changeRequests.id, crId), eq(changeRequests.revisionId, expected)));
 }
 
-function assertMoved(result: unknown, what: string) {
+export function assertMoved(result: unknown, what: string) {
   const changes = (result as { meta?: { changes?: number } }).meta?.changes;
   if (changes !== 1) throw new ApiError(409, `The ${what} changed while this request was applied; try again`);
 }

@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids';
 import { nowIso } from '../lib/time';
 import type { Db } from '../db/client';
-import { revisions, spaces } from '../db/schema';
+import { revisions, spaceIndexState, spaces } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { refreshSpaceAccessCap, spaceRoleSql } from './access';
 import { EMPTY_META } from './content/convert';
@@ -71,7 +71,8 @@ export function newSpaceStatements(db: Db, fields: NewSpace, copyOf?: string) {
         createdAt: now,
       }),
       refreshSpaceAccessCap(db, id),
-      ...(copyOf ? [copyDocumentReferences(db, id, copyOf)] : []),
+      // An empty space's indexes are up to date; a copy's are built after the response (reindexInBackground).
+      ...(copyOf ? [copyDocumentReferences(db, id, copyOf)] : [db.insert(spaceIndexState).values({ spaceId: id, revisionId, updatedAt: now })]),
     ],
   };
 }

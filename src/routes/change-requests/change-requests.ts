@@ -5,7 +5,6 @@ import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { jsonDepth } from '../../lib/json-depth';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
@@ -17,14 +16,15 @@ import {
   changeRequestMatch,
   changeRequestQuery,
   loadChangeRequest,
+  readDescription,
   refreshChangeRequestCounters,
   type ChangeRequestWithContext,
 } from '../../services/change-requests';
-import { MAX_DOCUMENT_DEPTH } from '../../services/content-batch';
-import { parseDocument } from '../../services/markdown';
+import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 import type { BatchItem, Db } from '../../db/client';
+import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 
 /**
  * Change requests: proposed edits to a space, numbered per space. Reading needs `read`, creating and
@@ -71,7 +71,7 @@ const listForOrgRoute = defineRoute({
 const CreateBody = z.object({
   subject: ChangeRequestSubjectSchema.optional(),
   agentTaskId: z.string().optional().openapi({ description: 'Not supported: there are no agent tasks in this deployment' }),
-  template: z.unknown().optional().openapi({ description: 'Not supported yet: templates arrive with the content services' }),
+  template: ApplySpaceTemplateSchema.optional().openapi({ description: 'A template whose pages the change request starts with (see applyTemplateToSpace)' }),
 });
 
 const createRoute = defineRoute({
@@ -79,7 +79,7 @@ const createRoute = defineRoute({
   path: '/spaces/{spaceId}/change-requests',
   operationId: 'createChangeRequest',
   tags,
-  summary: "Open a change request from the space's current revision",
+  summary: "Open a change request from the space's current revision, with a template's pages when `template` is given",
   request: { params: SpaceParams, ...jsonBody(CreateBody) },
   responses: { 201: { ...jsonResponse(ChangeRequestSchema, 'The change request'), headers: { Location: { schema: { type: 'string' } } } } },
 });
@@ -195,32 +195,24 @@ export const changeRequestsRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const body = c.req.valid('json');
-    if (body.template !== undefined) throw badRequest('template: creating a change request from a template is not supported yet');
+    // Checked before anything is read: an unknown template or a missing reference creates nothing.
+    const changes = body.template !== undefined ? templateChanges(body.template, 'template') : undefined;
     if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');
     const db = c.get('db');
     checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.edit);
-    const id = newId();
-    const now = nowIso();
-    const head = sql`(select s.revision_id from spaces s where s.id = ${spaceId})`;
-    const [, , , rows] = await db.batch([
-      // The next number is computed in the insert itself: D1 runs writes one at a time, so numbers have no gaps.
-      db.insert(changeRequests).values({
-        id,
-        spaceId,
-        number: sql`(select coalesce(max(cr.number), 0) + 1 from change_requests cr where cr.space_id = ${spaceId})`,
-        status: 'open',
-        subject: body.subject ?? '',
-        createdBy: userId,
-        createdAt: now,
-        updatedAt: now,
-        revisionId: head,
-        revisionInitial: head,
-      }),
-      db.insert(changeRequestContributors).values({ changeRequestId: id, userId }),
-      refreshChangeRequestCounters(db, spaceId),
-      changeRequestQuery(db, eq(changeRequests.id, id)),
-    ]);
-    const created = toChangeRequest(rows[0] as ChangeRequestWithContext, urlContext(c.req.url, c.env.APP_URL));
+    const subject = body.subject ?? '';
+    let row: ChangeRequestWithContext;
+    if (changes) {
+      // Opened with the template's pages at once, in the space's writer (the content is built on main's head).
+      row = await throughWriter(spaceWriter(c.env, spaceId).createChangeRequest({ spaceId, userId, subject }, changes));
+    } else {
+      const id = newId();
+      const head = sql`(select s.revision_id from spaces s where s.id = ${spaceId})`;
+      const opened = newChangeRequestStatements(db, { id, spaceId, subject, userId, now: nowIso(), revisionId: head, revisionInitial: head });
+      const [, , , rows] = await db.batch([...opened, changeRequestQuery(db, eq(changeRequests.id, id))]);
+      row = rows[0] as ChangeRequestWithContext;
+    }
+    const created = toChangeRequest(row, urlContext(c.req.url, c.env.APP_URL));
     c.header('Location', created.urls.location);
     return c.json(created, 201);
   })
@@ -235,13 +227,7 @@ export const changeRequestsRouter = createRouter()
     const db = c.get('db');
     const { row } = await loadChangeRequest(db, spaceId, changeRequestId, requireUser(c), RANK.edit);
     if (row.cr.status === 'merged' && body.status !== undefined) throw badRequest('status: a merged change request cannot change status');
-    let description: Record<string, unknown> | undefined;
-    if (body.description !== undefined) {
-      if (jsonDepth(body.description, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`description: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-      const parsed = parseDocument(body.description);
-      if (!parsed.success) throw badRequest(`description: ${parsed.error}`);
-      description = parsed.document as unknown as Record<string, unknown>;
-    }
+    const description = body.description === undefined ? undefined : readDescription(body.description);
     const changes = {
       ...(body.subject !== undefined ? { subject: body.subject } : {}),
       ...(description ? { description } : {}),

@@ -5,22 +5,19 @@ import { changeRequestReviewRequests, changeRequestReviews, changeRequests, comm
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { badRequest, forbidden } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { jsonDepth } from '../../lib/json-depth';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { BodySchema, DocumentFormatSchema } from '../../schemas/comment';
 import { ChangeRequestSubjectSchema } from '../../schemas/change-request';
-import { IdSchema, booleanQuery, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { ChangeRequestReviewSchema, RequestedReviewerSchema, ReviewStatusSchema, toRequestedReviewer, toReview, type RequestRow, type ReviewRow } from '../../schemas/review';
 import { spaceRoleSql } from '../../services/access';
 import { readBody } from '../../services/collaboration/bodies';
 import { commentsQuery, refreshCommentCounts, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
 import { nextSeqSql, requestsQuery, requireReview, reviewOutdatedSql, reviewsQuery } from '../../services/collaboration/reviews';
-import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
-import { MAX_DOCUMENT_DEPTH } from '../../services/content-batch';
-import { parseDocument } from '../../services/markdown';
+import { changeRequestMatch, changeRequestQuery, readDescription, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 
 /**
@@ -239,13 +236,7 @@ export const reviewsRouter = createRouter()
     const input = c.req.valid('json');
     const db = c.get('db');
     const users = [...new Set(input.users)];
-    let description: Record<string, unknown> | undefined;
-    if (input.description !== undefined) {
-      if (jsonDepth(input.description, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`description: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-      const parsed = parseDocument(input.description);
-      if (!parsed.success) throw badRequest(`description: ${parsed.error}`);
-      description = parsed.document as unknown as Record<string, unknown>;
-    }
+    const description = input.description === undefined ? undefined : readDescription(input.description);
     // Each requested user's role on the space, in the same round trip as the access check.
     const ranks = db
       .select({ id: sql<string>`j.value`, rank: spaceRoleSql(sql`j.value`) })

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { collections, organizations, spaces } from '../../db/schema';
+import { reindexInBackground } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
@@ -268,6 +269,7 @@ export const spacesRouter = createRouter()
       position,
     }, space.revisionId);
     const row = await writeAndReload(db, [...copy.statements], copy.id, userId);
+    reindexInBackground(c.env, c.executionCtx, copy.id);
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(restoreSpaceRoute, async (c) => {

@@ -1,0 +1,364 @@
+import ipaddr from 'ipaddr.js';
+import { ApiError } from './errors';
+
+/**
+ * The one guarded outbound fetch: everything that leaves the Worker for a URL a user gave (website
+ * import, OpenAPI sources, webhook deliveries) goes through `outboundFetch`.
+ *
+ * Before any request, and again at every redirect hop, the URL is checked (`checkOutboundUrl`):
+ * - only `http:` and `https:`, no credentials (`user:pass@`);
+ * - the host is read by the WHATWG URL parser first, which already turns every spelling of an IPv4
+ *   address (decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`, percent-encoded,
+ *   full-width digits, a trailing dot) into its dotted form and IPv6 into its compressed form;
+ * - an IP literal is then parsed by ipaddr.js and must be ordinary public unicast: private, loopback,
+ *   link-local (cloud metadata 169.254.169.254), unspecified (0.0.0.0/8, ::), multicast, broadcast,
+ *   CGNAT 100.64/10, unique-local fc00::/7, site-local, documentation, benchmarking and other reserved
+ *   ranges are refused; so is every IPv6 form that embeds an IPv4 address (mapped ::ffff:0:0/96,
+ *   compatible ::/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, SIIT, 6to4, Teredo), whatever it embeds;
+ * - a name that is obviously internal is refused: `localhost` and `*.localhost`, `*.local`, `*.internal`
+ *   (with `metadata.google.internal`), `*.localdomain`, `*.home.arpa`, a single-label name
+ *   (`intranet`), and a few public names known to resolve to loopback or to the address written in
+ *   them (`*.nip.io`, `*.sslip.io`, `*.xip.io`, `*.localtest.me`, `*.lvh.me`).
+ *
+ * What it cannot see: a Worker has no access to the address a DNS name resolves to (fetch resolves
+ * it inside the runtime), so `docs.example.com` pointing at 10.0.0.1, or a name rebinding between
+ * two lookups, is not detectable here. The production mitigation is the platform: Cloudflare's
+ * egress from Workers does not reach the account's private networks (nor 127.0.0.1 of the machine);
+ * a self-hosted runtime with such a network must filter it at its own egress.
+ *
+ * `OUTBOUND_ALLOWED_HOSTS` (comma-separated host names, `*.suffix` for a domain and its subdomains;
+ * empty by default) admits those hosts even when the checks above would refuse them: intranet
+ * sources and local testing. Scheme and credential checks still apply.
+ *
+ * Redirects are followed by hand (`redirect: 'manual'`), each hop checked the same way, at most
+ * `maxRedirects` (5). One time limit (10 s) covers every hop and the body; the body is read as a
+ * stream and the call fails once it passes `maxBytes` (5 MiB by default).
+ */
+
+/** The fetch function the guard calls: the runtime's, or a stand-in (tests; see `setOutboundFetch`). */
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+export interface OutboundOptions {
+  /** Name of the field the URL came from, used in error messages (`url: http://... is refused: ...`). */
+  field?: string;
+  /** Largest body accepted, in bytes (default 5 MiB). */
+  maxBytes?: number;
+  /** Time limit of the whole call: every hop and the body (default 10 s). */
+  timeoutMs?: number;
+  /** Redirects followed at most (default 5); one more is refused. */
+  maxRedirects?: number;
+  /** The fetch to use for this call (defaults to the one set by `setOutboundFetch`, else the runtime's). */
+  fetch?: FetchFunction;
+}
+
+export interface OutboundResponse {
+  /** The URL that answered (after redirects). */
+  url: string;
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  /** The whole body (at most `maxBytes`). */
+  bytes: Uint8Array;
+  redirects: number;
+  /** The body decoded as UTF-8. */
+  text(): string;
+}
+
+export type OutboundFailure = 'refused' | 'redirects' | 'too_large' | 'timeout' | 'network';
+
+/** A 400 naming the URL; `reason` tells the kind of failure to callers that recover from it. */
+export class OutboundError extends ApiError {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+  ) {
+    super(400, message);
+  }
+}
+
+export const OUTBOUND_DEFAULTS = { maxBytes: 5 * 1024 * 1024, timeoutMs: 10_000, maxRedirects: 5 } as const;
+
+/** Variables of `Env` the guard reads (so callers and tests may pass just these). */
+export interface OutboundEnv {
+  OUTBOUND_ALLOWED_HOSTS?: string;
+}
+
+const runtimeFetch: FetchFunction = (request) => fetch(request);
+let defaultFetch: FetchFunction = runtimeFetch;
+
+/**
+ * Replaces the fetch every `outboundFetch` call uses by default (the seam tests use: nothing leaves
+ * the machine). Without an argument the runtime's fetch is restored. Returns the previous one.
+ */
+export function setOutboundFetch(fn?: FetchFunction): FetchFunction {
+  const previous = defaultFetch;
+  defaultFetch = fn ?? runtimeFetch;
+  return previous;
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL checks
+
+/** Names that only ever mean this machine or a private network. */
+const INTERNAL_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'home.arpa'];
+/** Public wildcard-DNS names that resolve to loopback or to the IP address written in the name. */
+const LOOPBACK_DNS_SUFFIXES = ['nip.io', 'sslip.io', 'xip.io', 'localtest.me', 'lvh.me'];
+
+const isUnder = (host: string, suffix: string) => host === suffix || host.endsWith(`.${suffix}`);
+
+/** Parses `OUTBOUND_ALLOWED_HOSTS` into canonical host names (as the URL parser writes them). */
+function allowedHosts(env: OutboundEnv): string[] {
+  return (env.OUTBOUND_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean)
+    .map((entry) => {
+      if (entry.startsWith('*.')) return entry;
+      try {
+        return new URL(`http://${entry}`).hostname;
+      } catch {
+        return entry;
+      }
+    })
+    .map((host) => host.replace(/\.$/, ''));
+}
+
+function isAllowed(host: string, allowed: string[]): boolean {
+  return allowed.some((entry) => (entry.startsWith('*.') ? isUnder(host, entry.slice(2)) : host === entry));
+}
+
+/** Why an IP address may not be fetched, or null when it is ordinary public unicast. */
+function addressRefusal(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  if (address.kind() === 'ipv4') {
+    const range = address.range();
+    return range === 'unicast' ? null : `${address.toString()} is a ${rangeName(range)} address`;
+  }
+  const v6 = address as ipaddr.IPv6;
+  const parts = v6.parts;
+  const range = v6.range();
+  const embedded = embeddedIPv4(v6, range);
+  if (embedded) {
+    const inner = embedded.range();
+    const what = inner === 'unicast' ? 'an IPv4 address' : `the ${rangeName(inner)} address ${embedded.toString()}`;
+    return `${v6.toString()} is an IPv6 address (${rangeName(range)}) that embeds ${what}`;
+  }
+  // ::/96 other than :: and ::1: the deprecated IPv4-compatible form, which ipaddr.js calls unicast.
+  if (range === 'unicast' && parts.slice(0, 6).every((p) => p === 0)) {
+    return `${v6.toString()} is an IPv4-compatible IPv6 address of ${ipaddr.IPv4.parse(`${parts[6] >> 8}.${parts[6] & 255}.${parts[7] >> 8}.${parts[7] & 255}`).toString()}`;
+  }
+  return range === 'unicast' ? null : `${v6.toString()} is a ${rangeName(range)} address`;
+}
+
+/** The IPv4 address inside IPv6 forms that carry one (mapped, SIIT, NAT64, 6to4, Teredo server). */
+function embeddedIPv4(v6: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const p = v6.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  switch (range) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return v4(p[6], p[7]);
+    case '6to4':
+      return v4(p[1], p[2]);
+    case 'teredo':
+      return v4(p[2], p[3]);
+    default:
+      return null;
+  }
+}
+
+const RANGE_NAMES: Record<string, string> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)',
+  private: 'private',
+  reserved: 'reserved',
+  uniqueLocal: 'unique-local (fc00::/7)',
+  ipv4Mapped: 'IPv4-mapped',
+  rfc6145: 'IPv4-translated',
+  rfc6052: 'NAT64',
+  '6to4': '6to4',
+  teredo: 'Teredo',
+  deprecatedSiteLocal: 'site-local',
+};
+const rangeName = (range: string) => RANGE_NAMES[range] ?? `special-purpose (${range})`;
+
+/** Why a host name may not be fetched (null when it may): IP literals and obviously internal names. */
+function hostRefusal(hostname: string): string | null {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) {
+    const inner = hostname.slice(1, -1);
+    if (!ipaddr.IPv6.isValid(inner)) return `${hostname} is not a valid IPv6 address`;
+    return addressRefusal(ipaddr.IPv6.parse(inner));
+  }
+  const host = hostname.replace(/\.$/, '');
+  // The URL parser writes every IPv4 spelling as a dotted quad; ipaddr.js also reads the others,
+  // should a parser leave one (it accepts octal, hex, decimal and short forms).
+  if (ipaddr.IPv4.isValid(host)) return addressRefusal(ipaddr.IPv4.parse(host));
+  if (host === '') return 'the host is empty';
+  if (!host.includes('.')) return `${host} is a single-label host name (an internal name)`;
+  const internal = INTERNAL_SUFFIXES.find((suffix) => isUnder(host, suffix));
+  if (internal) return `${host} is an internal host name (*.${internal})`;
+  const loopbackDns = LOOPBACK_DNS_SUFFIXES.find((suffix) => isUnder(host, suffix));
+  if (loopbackDns) return `${host} resolves to loopback or to an address written in the name (*.${loopbackDns})`;
+  return null;
+}
+
+/**
+ * The URL, parsed, when the guard admits it; otherwise `badRequest('<field>: <url> is refused: <why>')`.
+ * Makes no request.
+ */
+export function checkOutboundUrl(env: OutboundEnv, url: string | URL, field = 'url'): URL {
+  const text = String(url);
+  const refuse = (why: string) => new OutboundError('refused', `${field}: ${text} is refused: ${why}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw refuse('it is not a valid absolute URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw refuse(`the scheme ${parsed.protocol} is not http or https`);
+  if (parsed.username || parsed.password) throw refuse('credentials in URLs are not allowed');
+  const host = parsed.hostname.toLowerCase();
+  if (isAllowed(host.replace(/\.$/, ''), allowedHosts(env))) return parsed;
+  const why = hostRefusal(host);
+  if (why) throw refuse(why);
+  return parsed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fetch
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers that are not sent to another origin after a redirect. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+/**
+ * Fetches `url` through the guard (see the top of this file): each hop is checked before it is
+ * requested; the answer's body is read whole, up to `maxBytes`. `init.body`, when given, must be a
+ * string or bytes (it is sent again on a 307/308). Every failure is an `OutboundError` (a 400
+ * naming the URL); a non-2xx answer is not a failure: look at `status`.
+ */
+export async function outboundFetch(env: OutboundEnv, url: string | URL, init: RequestInit = {}, options: OutboundOptions = {}): Promise<OutboundResponse> {
+  const field = options.field ?? 'url';
+  const maxBytes = options.maxBytes ?? OUTBOUND_DEFAULTS.maxBytes;
+  const timeoutMs = options.timeoutMs ?? OUTBOUND_DEFAULTS.timeoutMs;
+  const maxRedirects = options.maxRedirects ?? OUTBOUND_DEFAULTS.maxRedirects;
+  const doFetch = options.fetch ?? defaultFetch;
+  const original = String(url);
+
+  let current = checkOutboundUrl(env, original, field);
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  const signal = init.signal ? AbortSignal.any([timeout.signal, init.signal]) : timeout.signal;
+  const timedOut = () => new OutboundError('timeout', `${field}: ${original} did not answer within ${timeoutMs / 1000} s`);
+
+  let method = (init.method ?? 'GET').toUpperCase();
+  let body = init.body ?? undefined;
+  const headers = new Headers(init.headers);
+  try {
+    for (let hop = 0; ; hop++) {
+      let response: Response;
+      try {
+        response = await abortable(doFetch(new Request(current, { ...init, method, headers, body, redirect: 'manual', signal })), signal);
+      } catch (error) {
+        if (timeout.signal.aborted) throw timedOut();
+        if (error instanceof ApiError) throw error;
+        throw new OutboundError('network', `${field}: ${current.href} could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const location = response.headers.get('location');
+      if (REDIRECTS.has(response.status) && location !== null) {
+        await response.body?.cancel().catch(() => undefined);
+        if (hop >= maxRedirects) throw new OutboundError('redirects', `${field}: ${original} redirects more than ${maxRedirects} times`);
+        let next: URL;
+        try {
+          next = new URL(location, current);
+        } catch {
+          throw new OutboundError('refused', `${field}: ${current.href} redirects to an invalid URL: ${location}`);
+        }
+        next = checkOutboundUrl(env, next.href, `${field} (redirected from ${current.href})`);
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          if (method !== 'HEAD') method = 'GET';
+          body = undefined;
+          headers.delete('content-type');
+          headers.delete('content-length');
+        }
+        if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+        current = next;
+        continue;
+      }
+      const bytes = await readCapped(response, maxBytes, signal, () => new OutboundError('too_large', `${field}: ${current.href} answered more than ${maxBytes} bytes`)).catch(
+        (error) => {
+          if (timeout.signal.aborted) throw timedOut();
+          if (error instanceof ApiError) throw error;
+          throw new OutboundError('network', `${field}: ${current.href} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+        },
+      );
+      const final = current.href;
+      return {
+        url: final,
+        status: response.status,
+        ok: response.ok,
+        headers: response.headers,
+        bytes,
+        redirects: hop,
+        text: () => new TextDecoder().decode(bytes),
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Rejects when the signal aborts, even if the promise (a stand-in fetch, a stalled read) never settles. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The body, read as a stream; stops (and cancels the stream) as soon as it passes `maxBytes`. */
+async function readCapped(response: Response, maxBytes: number, signal: AbortSignal, tooLarge: () => Error): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await abortable(reader.read(), signal);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}

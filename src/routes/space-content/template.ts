@@ -1,0 +1,55 @@
+import { z } from '@hono/zod-openapi';
+import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { createRouter, defineRoute, jsonBody, noContent } from '../../lib/create-router';
+import { RANK } from '../../lib/roles';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema } from '../../schemas/common';
+import { loadChangeRequest } from '../../services/change-requests';
+import { requireSpace } from '../../services/spaces';
+import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
+
+/**
+ * Applying a space template (src/templates): its pages are added at the end of the top level of the
+ * space's main content, or of a change request's content when `changeRequestId` is given. Either
+ * needs the `edit` role; main content also needs the space unlocked. The pages are one content batch
+ * run by the space's SpaceWriter, like every head move.
+ */
+const tags = ['Space content'];
+const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
+
+const ApplyTemplateBody = ApplySpaceTemplateSchema.extend({
+  changeRequestId: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: 'The change request (id or number) to apply the template to; the main content when omitted' }),
+});
+
+const applyTemplateRoute = defineRoute({
+  method: 'post',
+  path: '/spaces/{spaceId}/content/template',
+  operationId: 'applyTemplateToSpace',
+  tags,
+  summary: 'Populate a space (or one of its change requests) with the pages of a template',
+  request: { params: SpaceParams, ...jsonBody(ApplyTemplateBody) },
+  responses: { 201: noContent('Template applied to space.') },
+});
+
+export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, async (c) => {
+  const userId = requireUser(c);
+  const { spaceId } = c.req.valid('param');
+  const body = c.req.valid('json');
+  // The template and its params are checked before anything is read.
+  const changes = templateChanges(body);
+  const db = c.get('db');
+  const writer = spaceWriter(c.env, spaceId);
+  if (body.changeRequestId !== undefined) {
+    const { cr } = (await loadChangeRequest(db, spaceId, body.changeRequestId, userId, RANK.edit)).row;
+    await throughWriter(writer.applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
+  } else {
+    await requireSpace(db, spaceId, userId, RANK.edit);
+    await throughWriter(writer.applyToMain({ spaceId, userId }, changes));
+  }
+  return c.body(null, 201);
+});
