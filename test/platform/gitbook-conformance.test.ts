@@ -380,6 +380,34 @@ const CASES: Case[] = [
     request: () => send('DELETE', `/v1/spaces/${spaceId}/change-requests/${reviewed.number}/requested-reviewers/${org.members.create.id}`),
   },
 
+  // Space templates
+  {
+    operationId: 'applyTemplateToSpace',
+    request: async () => send('POST', `/v1/spaces/${await newSpace('From a template')}/content/template`, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'petstore' } } } }),
+  },
+  {
+    operationId: 'applyTemplateToSpace',
+    variant: 'on a change request',
+    request: async () => send('POST', `/v1/spaces/${spaceId}/content/template`, { id: 'changelog', changeRequestId: (await openChangeRequest(spaceId, owner, 'Changelog')).id }),
+  },
+
+  // Agent instructions
+  { operationId: 'getOrganizationAgentInstructions', variant: 'never written, as a reader', request: () => get(`/v1/orgs/${org.id}/agent-instructions`, org.members.read.token) },
+  {
+    operationId: 'updateOrganizationAgentInstructions',
+    request: () =>
+      send('PUT', `/v1/orgs/${org.id}/agent-instructions`, {
+        instructions: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Answer in English.', marks: [] }] }] }] },
+      }),
+  },
+  { operationId: 'updateOrganizationAgentInstructions', variant: 'as Markdown', request: () => send('PUT', `/v1/orgs/${org.id}/agent-instructions`, { instructions: '# Tone\n\nBe **concise**.\n' }) },
+  { operationId: 'getOrganizationAgentInstructions', request: () => get(`/v1/orgs/${org.id}/agent-instructions`) },
+
+  // Search
+  { operationId: 'searchSpaceContent', request: () => get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent('bold text')}`) },
+  { operationId: 'searchOrganizationContent', request: () => get(`/v1/orgs/${org.id}/search?query=parent`) },
+
+  { operationId: 'getChangeRequestPDF', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/pdf`) },
   { operationId: 'mergeChangeRequest', request: () => merge(spaceId, openCr.number, owner) },
   { operationId: 'getCurrentRevision', variant: 'a merge revision', tree: true, request: () => get(content('')) },
 ];
