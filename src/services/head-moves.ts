@@ -103,7 +103,7 @@ interface NewRevision {
 }
 
 /** The revision row and its new nodes (with the space's references to them, which the purge reads). */
-export function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
+function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
   const id = newId();
   return {
     id,
@@ -145,23 +145,23 @@ export interface ContentBatchOutput {
   insertedFiles: FileEntry[];
 }
 
-export async function applyChangeRequestContent(env: Env, target: ChangeRequestTarget, changes: ContentChange[]): Promise<ContentBatchOutput> {
-  const db = createDb(env.DB);
-  const state = await loadState(db, target);
-  assertWritable(state, 'editing its content');
+/**
+ * A new `edits` revision of `head` with the changes applied, as statements for the caller's batch (its
+ * file bytes are stored already). `base` is what a revert without a named revision goes back to.
+ */
+export async function buildEdits(env: Env, db: Db, spaceId: string, head: RevisionContent, base: RevisionContent, changes: ContentChange[], now: string) {
   const store = d1NodeStore(db);
   const named = revertRevisions(changes);
   const revisionRows = named.length
     ? await db
         .select(contentColumns(revisions))
         .from(revisions)
-        .where(and(eq(revisions.spaceId, target.spaceId), sql`${revisions.id} in ${valuesOf(named)}`))
+        .where(and(eq(revisions.spaceId, spaceId), sql`${revisions.id} in ${valuesOf(named)}`))
         .all()
     : [];
-  const now = nowIso();
-  const tree = new ContentTree(store, state.head);
+  const tree = new ContentTree(store, head);
   const result = await applyContentBatch(tree, changes, {
-    baseTree: () => new ContentTree(store, state.base),
+    baseTree: () => new ContentTree(store, base),
     revisionTrees: new Map(revisionRows.map((r) => [r.id, new ContentTree(store, toContent(r))])),
     loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash),
     now,
@@ -170,13 +170,22 @@ export async function applyChangeRequestContent(env: Env, target: ChangeRequestT
   const written = await tree.write();
   const revision = newRevision(
     db,
-    target.spaceId,
+    spaceId,
     'edits',
-    [state.cr.revisionId],
-    { ...written, meta: state.head.meta, pageCount: state.head.pageCount + result.pageDelta, fileCount: state.head.fileCount + result.fileDelta },
+    [head.id],
+    { ...written, meta: head.meta, pageCount: head.pageCount + result.pageDelta, fileCount: head.fileCount + result.fileDelta },
     [...written.nodes, ...result.documents],
     now,
   );
+  return { revision, result };
+}
+
+export async function applyChangeRequestContent(env: Env, target: ChangeRequestTarget, changes: ContentChange[]): Promise<ContentBatchOutput> {
+  const db = createDb(env.DB);
+  const state = await loadState(db, target);
+  assertWritable(state, 'editing its content');
+  const now = nowIso();
+  const { revision, result } = await buildEdits(env, db, target.spaceId, state.head, state.base, changes, now);
   const results = await runBatch(db, [
     ...revision.statements,
     db.insert(changeRequestContributors).values({ changeRequestId: state.cr.id, userId: target.userId }).onConflictDoNothing(),

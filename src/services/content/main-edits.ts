@@ -4,15 +4,10 @@ import { changeRequestContributors, changeRequests, revisions, spaces } from '..
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { valuesOf } from '../../lib/sql-lists';
 import { nowIso } from '../../lib/time';
-import { applyContentBatch, revertRevisions, type BatchResult, type ContentChange } from '../content-batch';
+import type { ContentChange } from '../content-batch';
 import { changeRequestQuery, refreshChangeRequestCounters, type ChangeRequestWithContext } from '../change-requests';
-import { storeFiles } from '../files';
-import { assertMoved, contentColumns, newRevision, toContent, type ContentBatchOutput, type RevisionContent } from '../head-moves';
-import { loadDocuments } from '../revisions';
-import { ContentTree } from './pages';
-import { d1NodeStore } from './tree';
+import { assertMoved, buildEdits, contentColumns, toContent, type ContentBatchOutput, type RevisionContent } from '../head-moves';
 
 /**
  * Edits built directly on a space's main content (its head revision): a content batch applied to
@@ -56,35 +51,9 @@ async function buildOnMain(env: Env, db: Db, spaceId: string, changes: ContentCh
   const state = await loadMainState(db, spaceId);
   if (state.deleted) throw badRequest('This space is deleted: restore it first');
   if (state.editMode === 'locked') throw new ApiError(403, `This space is locked: ${action} is not allowed`);
-  const store = d1NodeStore(db);
-  const named = revertRevisions(changes);
-  const revisionRows = named.length
-    ? await db
-        .select(contentColumns(revisions))
-        .from(revisions)
-        .where(and(eq(revisions.spaceId, spaceId), sql`${revisions.id} in ${valuesOf(named)}`))
-        .all()
-    : [];
   const now = nowIso();
-  const tree = new ContentTree(store, state.head);
-  const result: BatchResult = await applyContentBatch(tree, changes, {
-    // On main, a revert without a revision has nothing older to go back to than main itself.
-    baseTree: () => new ContentTree(store, state.head),
-    revisionTrees: new Map(revisionRows.map((r) => [r.id, new ContentTree(store, toContent(r))])),
-    loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash),
-    now,
-  });
-  await storeFiles(env.FILES, result.files);
-  const written = await tree.write();
-  const revision = newRevision(
-    db,
-    spaceId,
-    'edits',
-    [state.head.id],
-    { ...written, meta: state.head.meta, pageCount: state.head.pageCount + result.pageDelta, fileCount: state.head.fileCount + result.fileDelta },
-    [...written.nodes, ...result.documents],
-    now,
-  );
+  // On main, a revert without a revision has nothing older to go back to than main itself.
+  const { revision, result } = await buildEdits(env, db, spaceId, state.head, state.head, changes, now);
   return { head: state.head.id, revision, result, now };
 }
 
