@@ -184,6 +184,9 @@ async function main() {
     targets.push({ label: 'GET .../content/page/{pageId}?format=markdown', size, url: `${apiUrl}/v1/spaces/${space.id}/content/page/${leaf}?format=markdown` });
     targets.push({ label: 'GET .../content/files/{fileId}', size, url: `${apiUrl}/v1/spaces/${space.id}/content/files/${space.file}` });
     targets.push({ label: 'GET .../content (whole revision)', size, url: `${apiUrl}/v1/spaces/${space.id}/content` });
+    // Full-text search: a word one page holds, and one every page holds (the index ranks every match).
+    targets.push({ label: 'GET .../search?query=<rare word>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=${encodeURIComponent(`page ${Math.floor(size / 2)}`)}` });
+    targets.push({ label: 'GET .../search?query=<word of every page>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=body&limit=20` });
   }
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {

@@ -172,3 +172,34 @@ describe('D1 round trips of comments and reviews', () => {
     }
   });
 });
+
+describe('D1 round trips of search and links', () => {
+  it('a search of a space or an organization, and a page of links with its stats, answer in at most 3', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const spaceId = (await api('POST', `/v1/orgs/${org.id}/spaces`, { token, body: { title: 'Indexed' } })).body.id;
+    const cr = await openChangeRequest(spaceId, token);
+    const changes = Array.from({ length: 30 }, (_, i) => ({
+      operation: 'insert_page',
+      title: `Topic ${i}`,
+      document: { markdown: `Shared words about topic ${i}.\n\n## Details\n\nSee [a site](https://example.com/${i}) and [the first topic](/pages/topic-0).\n` },
+    }));
+    const batch = await applyChanges(spaceId, cr.id, token, changes);
+    await merge(spaceId, cr.id, token);
+    const pageId = batch.changes[3].page.id;
+    await api('GET', '/v1/user', { token });
+    const reads = [
+      `/v1/spaces/${spaceId}/search?query=shared%20words`,
+      `/v1/orgs/${org.id}/search?query=topic`,
+      `/v1/spaces/${spaceId}/links`,
+      `/v1/spaces/${spaceId}/links?status=ok&limit=5`,
+      `/v1/spaces/${spaceId}/content/page/${pageId}/links`,
+      `/v1/spaces/${spaceId}/content/page/${batch.changes[0].page.id}/backlinks`,
+    ];
+    for (const path of reads) {
+      const r = await measureRoundTrips('GET', path, token);
+      expect(r.status, path).toBe(200);
+      expect(r.roundTrips, path).toBeLessThanOrEqual(3);
+    }
+  });
+});
