@@ -52,13 +52,21 @@ export async function catchUpStaleIndexes(env: Env, db: Db): Promise<number> {
     .from(spaces)
     .leftJoin(spaceIndexState, eq(spaceIndexState.spaceId, spaces.id))
     .where(and(isNull(spaces.deletedAt), or(isNull(spaceIndexState.revisionId), ne(spaceIndexState.revisionId, spaces.revisionId))))
+    // In random order: spaces whose catch-up keeps failing cannot keep the others waiting run after run.
+    .orderBy(sql`random()`)
     .limit(INDEX_CATCH_UP_PER_RUN)
     .all();
+  let caughtUp = 0;
   for (const { id } of stale) {
-    const result = await spaceWriter(env, id).reindex(id);
-    if (!result.ok) console.error(`cron: space ${id}: indexes not caught up: ${result.message}`);
+    try {
+      const result = await spaceWriter(env, id).reindex(id);
+      if (result.ok) caughtUp++;
+      else console.error(`cron: space ${id}: indexes not caught up: ${result.message}`);
+    } catch (error) {
+      console.error(`cron: space ${id}: indexes not caught up`, error);
+    }
   }
-  return stale.length;
+  return caughtUp;
 }
 
 export async function runScheduled(env: Env, scheduledTime: number): Promise<void> {

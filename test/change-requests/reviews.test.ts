@@ -210,3 +210,25 @@ describe('merge rules met by reviews', () => {
     expect(expectStatus(await api('GET', base, { token: author().token }), 200).body.status).toBe('merged');
   });
 });
+
+describe('found in review', () => {
+  it('withdrawing a re-request does not bring an outdated approval back', async () => {
+    const { spaceId, cr, base } = await fixture([{ rule: 'require_at_least_one_approved_review' }]);
+    const approval = expectStatus(await review(base, reviewer().token, 'approved'), 201).body;
+    expectStatus(await api('POST', `${base}/requested-reviewers`, { token: author().token, body: { users: [reviewer().id] } }), 200);
+    expectStatus(await api('DELETE', `${base}/requested-reviewers/${reviewer().id}`, { token: author().token }), 204);
+    expect(expectStatus(await api('GET', `${base}/reviews/${approval.id}`, { token: author().token }), 200).body.outdated).toBe(true);
+    expectError(await merge(spaceId, cr.number, org.owner.token), 403, 'require_at_least_one_approved_review');
+  });
+
+  it('require_change_request_description needs text, not white space', async () => {
+    const { spaceId, cr, base } = await fixture([{ rule: 'require_change_request_description' }]);
+    const blank = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: '   ', marks: [] }] }] }] };
+    expectStatus(await api('PATCH', base, { token: author().token, body: { description: blank } }), 200);
+    expectError(await merge(spaceId, cr.number, org.owner.token), 403, 'description');
+    const real = structuredClone(blank);
+    real.nodes[0].nodes[0].leaves[0].text = 'Why this change';
+    expectStatus(await api('PATCH', base, { token: author().token, body: { description: real } }), 200);
+    expectStatus(await merge(spaceId, cr.number, org.owner.token), 200);
+  });
+});

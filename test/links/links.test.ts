@@ -144,3 +144,20 @@ describe("GitBook's schemas (@gitbook/api 0.146.0: the link operations are not i
     }
   });
 });
+
+describe('found in review', () => {
+  it('a link whose target id cannot be a key (a quote, a slash) reads as broken, never a 500', async () => {
+    const sid = (await createSpace(org.id, org.owner.token, 'Odd links')).id;
+    const link = (page: string) => ({ object: 'inline', type: 'link', data: { ref: { kind: 'page', page } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'odd', marks: [] }] }] });
+    const document = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [link(`${guide}"`), link('a/b'), link("x'); drop table spaces; --")] }] };
+    const cr = await openChangeRequest(sid, org.owner.token, 'Odd');
+    const applied = await applyChanges(sid, cr.number, org.owner.token, [{ operation: 'insert_page', title: 'Odd', document: { document } }]);
+    const page = applied.changes[0].page.id;
+    const inCr = expectStatus(await get(`/v1/spaces/${sid}/change-requests/${cr.number}/content/page/${page}/links`), 200).body;
+    expect(inCr.items.map((u: any) => u.status)).toEqual(['broken', 'broken', 'broken']);
+    expectStatus(await merge(sid, cr.number, org.owner.token), 200);
+    const main = expectStatus(await get(`/v1/spaces/${sid}/links`), 200).body;
+    expect(main.stats).toEqual({ total: 3, broken: { total: 3 } });
+    expectStatus(await get(`/v1/spaces/${sid}/content/page/${page}/links?status=broken`), 200);
+  });
+});

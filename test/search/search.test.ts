@@ -162,3 +162,19 @@ describe('indexes of copies, of spaces left behind, and of purged spaces', () =>
     expect(await count(`select count(*) as n from search_sections where search_sections match 'xylophone'`)).toBe(1);
   });
 });
+
+describe('the cron catch-up (found in review)', () => {
+  it('a space whose catch-up fails does not stop the others', async () => {
+    const { env } = await import('cloudflare:workers');
+    const { runScheduled } = await import('../../src/jobs/cron');
+    const broken = (await createSpace(org.id, org.owner.token, 'Broken')).id;
+    const fine = (await createSpace(org.id, org.owner.token, 'Fine')).id;
+    await publish(fine, [{ operation: 'insert_page', title: 'Kept', document: { markdown: 'walrus facts\n' } }]);
+    await env.DB.prepare("insert into documents (hash, body, created_at) values ('unreadable-root', 'not json', '2026-01-01') on conflict do nothing").run();
+    await env.DB.prepare("update revisions set pages_root = 'unreadable-root' where id = (select revision_id from spaces where id = ?)").bind(broken).run();
+    for (const id of [broken, fine]) await env.DB.prepare('delete from space_index_state where space_id = ?').bind(id).run();
+    await env.DB.prepare('delete from search_section_rows where space_id = ?').bind(fine).run();
+    await runScheduled(env, Date.now());
+    expect(expectStatus(await search(fine, 'walrus'), 200).body.count).toBe(1);
+  });
+});

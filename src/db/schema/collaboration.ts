@@ -99,6 +99,8 @@ export const changeRequestReviews = sqliteTable(
     updatedAt: text('updated_at').notNull(),
     /** Insertion order: reviews of one instant still have a newest one. */
     seq: integer('seq').notNull(),
+    /** The reviewer was asked again after this review: it stays outdated, even if that request is withdrawn. */
+    superseded: integer('superseded', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('change_request_reviews_cr').on(t.changeRequestId, t.seq), index('change_request_reviews_reviewer').on(t.changeRequestId, t.reviewerId, t.seq)],
 );

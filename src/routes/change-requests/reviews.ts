@@ -259,6 +259,13 @@ export const reviewsRouter = createRouter()
           set: { requestedBy: userId, revisionId: cr.revisionId, createdAt: now, seq: nextSeqSql(cr.id) },
         }),
     );
+    // Their earlier reviews no longer count, whatever becomes of this request.
+    statements.push(
+      db
+        .update(changeRequestReviews)
+        .set({ superseded: true })
+        .where(and(eq(changeRequestReviews.changeRequestId, cr.id), sql`${changeRequestReviews.reviewerId} in (select value from json_each(${JSON.stringify(users)}))`)),
+    );
     if (input.subject !== undefined || description !== undefined) {
       statements.push(
         db

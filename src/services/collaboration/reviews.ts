@@ -7,12 +7,13 @@ import { userJson } from './comments';
 
 /**
  * Reviews of change requests and the requests for them. A review is current while the change request's
- * head is still the revision it was made against and the reviewer has neither reviewed again nor been
- * asked again since (`seq` orders reviews and requests of a change request together); merge rules count
- * current reviews only. Nothing is rewritten when a head moves: `outdated` is computed when read.
+ * head is still the revision it was made against, its reviewer has not reviewed again (a higher `seq`),
+ * and has not been asked again since: asking marks their earlier reviews superseded, for good
+ * (withdrawing the request does not undo it). Merge rules count current reviews only. Nothing is
+ * rewritten when a head moves: `outdated` is computed when read.
  */
 
-/** Next position in the change request's sequence of reviews and review requests. */
+/** Next position in the change request's sequence of reviews and review requests (their order in lists). */
 export const nextSeqSql = (changeRequestId: string) => sql`(1 + max(
   coalesce((select max(r.seq) from change_request_reviews r where r.change_request_id = ${changeRequestId}), 0),
   coalesce((select max(q.seq) from change_request_review_requests q where q.change_request_id = ${changeRequestId}), 0)))`;
@@ -20,7 +21,7 @@ export const nextSeqSql = (changeRequestId: string) => sql`(1 + max(
 /** Whether the review `r` is outdated (see above). */
 export const reviewOutdatedSql = sql`(r.revision_id <> (select cr.revision_id from change_requests cr where cr.id = r.change_request_id)
   or exists (select 1 from change_request_reviews r2 where r2.change_request_id = r.change_request_id and r2.reviewer_id = r.reviewer_id and r2.seq > r.seq)
-  or exists (select 1 from change_request_review_requests q where q.change_request_id = r.change_request_id and q.user_id = r.reviewer_id and q.seq > r.seq))`;
+  or r.superseded = 1)`;
 
 /** Reviews (alias `r`) with their reviewer, requester and whether they are outdated. */
 export function reviewsQuery(db: Db, where: SQL, tail: SQL = sql``) {
@@ -106,6 +107,15 @@ export function unmetReason(rule: MergeRule, cr: ChangeRequestRow, outdated: boo
   }
 }
 
+/** Whether a rich-text document has a text leaf with something other than white space. */
 function hasText(document: unknown): boolean {
-  return /"text":"[^"]*\S/.test(JSON.stringify(document ?? {}));
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (!value || typeof value !== 'object') continue;
+    const text = (value as { text?: unknown }).text;
+    if (typeof text === 'string' && text.trim() !== '') return true;
+    stack.push(...Object.values(value));
+  }
+  return false;
 }

@@ -337,7 +337,9 @@ export function lookupSql(root: ReturnType<typeof sql>, key: ReturnType<typeof s
   const node = (hash: ReturnType<typeof sql>) => sql`(select body from documents where hash = ${hash})`;
   const mid = member(node(root), sql`substr(${key}, 1, 1)`);
   const leaf = member(node(mid), sql`substr(${key}, 2, 1)`);
-  return sql`${member(node(leaf), key)}`;
+  // A key that is no SAFE_KEY is in no map; spliced into a JSON path it would be an error (a quote ends it).
+  return sql`(case when ${key} is null or length(${key}) not between 1 and 128 or ${key} glob '*[^A-Za-z0-9_~-]*' then null
+    else ${member(node(leaf), key)} end)`;
 }
 
 /** What a key may be to be looked up in SQL: our ids and ROOT; anything else is not in any map. */

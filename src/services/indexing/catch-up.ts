@@ -17,7 +17,9 @@ import { linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
  */
 
 /** Pages reindexed per D1 batch: a whole space is written in several transactions, state last. */
-const PAGES_PER_BATCH = 100;
+const PAGES_PER_BATCH = 50;
+/** JSON of rows per insert statement, well under D1's 2 MB limit on a statement's values. */
+const MAX_ROWS_JSON = 512 * 1024;
 
 interface IndexState {
   head: { id: string; pages: string | null; files: string | null };
@@ -152,18 +154,34 @@ async function pageStatements(
   return [
     rawRun(db, sql`delete from search_section_rows where space_id = ${spaceId} and page_id in (select value from json_each(${idList}))`),
     rawRun(db, sql`delete from space_links where space_id = ${spaceId} and page_id in (select value from json_each(${idList}))`),
-    // Rows travel as one JSON parameter each: any number of them, under D1's bound-parameter limit.
-    ...(sectionRows.length
-      ? [
-          rawRun(db, sql`insert into search_section_rows (space_id, page_id, position, anchor, page_title, section_title, body)
-            select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${JSON.stringify(sectionRows)})`),
-        ]
-      : []),
-    ...(links.length
-      ? [
-          rawRun(db, sql`insert into space_links (space_id, page_id, target_key, target, target_id, status)
-            select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${JSON.stringify(links)})`),
-        ]
-      : []),
+    // Rows travel as JSON parameters (any number of rows under D1's bound-parameter limit), cut in pieces
+    // under its size limit.
+    ...jsonChunks(sectionRows).map(
+      (chunk) => rawRun(db, sql`insert into search_section_rows (space_id, page_id, position, anchor, page_title, section_title, body)
+        select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk})`),
+    ),
+    ...jsonChunks(links).map(
+      (chunk) => rawRun(db, sql`insert into space_links (space_id, page_id, target_key, target, target_id, status)
+        select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${chunk})`),
+    ),
   ];
+}
+
+/** Rows as JSON arrays of at most MAX_ROWS_JSON characters each (a larger single row goes alone). */
+function jsonChunks(rows: unknown[]): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    if (current.length > 0 && size + json.length + 1 > MAX_ROWS_JSON) {
+      chunks.push(`[${current.join(',')}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(json);
+    size += json.length + 1;
+  }
+  if (current.length > 0) chunks.push(`[${current.join(',')}]`);
+  return chunks;
 }

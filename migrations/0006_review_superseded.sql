@@ -1,0 +1,1 @@
+ALTER TABLE `change_request_reviews` ADD `superseded` integer DEFAULT false NOT NULL;
