@@ -161,3 +161,25 @@ describe('found in review', () => {
     expectStatus(await get(`/v1/spaces/${sid}/content/page/${page}/links?status=broken`), 200);
   });
 });
+
+describe('role table of the link and search reads', () => {
+  it('every role from read to admin reads them; a guest and an outsider get 404; no token 401', async () => {
+    const { CALLERS, callerUser } = await import('../helpers/harness');
+    const paths = [
+      `/v1/spaces/${spaceId}/links`,
+      `/v1/spaces/${spaceId}/content/page/${guide}/links`,
+      `/v1/spaces/${spaceId}/content/page/${faq}/backlinks`,
+      `/v1/spaces/${spaceId}/content/files/${fileId}/backlinks`,
+      `/v1/spaces/${spaceId}/change-requests/${staleCr.number}/content/page/${faq}/links`,
+      `/v1/spaces/${spaceId}/change-requests/${staleCr.number}/content/files/${fileId}/backlinks`,
+      `/v1/spaces/${spaceId}/search?query=target`,
+    ];
+    for (const caller of CALLERS) {
+      const token = callerUser(org, caller).token;
+      const expected = caller === 'guest' || caller === 'outsider' ? 404 : 200;
+      for (const path of paths) expect((await get(path, token)).status, `${caller} ${path}`).toBe(expected);
+      expect((await get(`/v1/orgs/${org.id}/search?query=target`, token)).status, `${caller} org search`).toBe(caller === 'outsider' ? 404 : 200);
+    }
+    for (const path of paths) expectError(await api('GET', path), 401);
+  });
+});
