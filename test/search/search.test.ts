@@ -58,6 +58,12 @@ describe('searchSpaceContent', () => {
     expect(expectStatus(await search(publicSpace, 'nothing-like-this'), 200).body).toEqual({ items: [], count: 0 });
   });
 
+  it("never returns another space's sections, even to someone who can read both", async () => {
+    expect(expectStatus(await search(publicSpace, 'zephyr'), 200).body).toEqual({ items: [], count: 0 });
+    expect(expectStatus(await search(privateSpace, 'deployment'), 200).body).toEqual({ items: [], count: 0 });
+    expect(expectStatus(await search(privateSpace, 'zephyr'), 200).body.count).toBe(1);
+  });
+
   it('pages through results by rank', async () => {
     const first = expectStatus(await api('GET', `/v1/spaces/${publicSpace}/search?query=deployment&limit=2`, { token: org.owner.token }), 200).body;
     expect(first.items.map((p: any) => p.rank)).toEqual([1, 2]);

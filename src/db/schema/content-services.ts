@@ -62,6 +62,8 @@ export const searchSections = sqliteTable(
       .notNull()
       .references(() => spaces.id, { onDelete: 'cascade' }),
     pageId: text('page_id').notNull(),
+    /** `s<spaceId>`: a word of the FTS index, so a search reads only the matches of the spaces it may see. */
+    spaceKey: text('space_key').notNull(),
     /** Position of the section in its page (0: the text before the first heading). */
     position: integer('position').notNull(),
     /** The heading's anchor, empty for the leading section. */

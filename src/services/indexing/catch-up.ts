@@ -157,8 +157,8 @@ async function pageStatements(
     // Rows travel as JSON parameters (any number of rows under D1's bound-parameter limit), cut in pieces
     // under its size limit.
     ...jsonChunks(sectionRows).map(
-      (chunk) => rawRun(db, sql`insert into search_section_rows (space_id, page_id, position, anchor, page_title, section_title, body)
-        select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk})`),
+      (chunk) => rawRun(db, sql`insert into search_section_rows (space_id, space_key, page_id, position, anchor, page_title, section_title, body)
+        select ${spaceId}, ${`s${spaceId}`}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk})`),
     ),
     ...jsonChunks(links).map(
       (chunk) => rawRun(db, sql`insert into space_links (space_id, page_id, target_key, target, target_id, status)

@@ -55,19 +55,28 @@ export interface HitRow {
   total: number;
 }
 
+/** BM25 weights of the index's columns: page title, section heading, body, space key (never searched for words). */
+const WEIGHTS = sql.raw('10.0, 5.0, 1.0, 0.0');
+
 /**
- * Sections matching `expression` in the spaces `spacesSql` selects, for the pages ranked after
- * `offset` (at most `limit + 1` pages, to tell whether a next page exists), best first.
+ * Sections matching `expression` in the spaces `spacesSql` selects (a subquery of ids), for the pages
+ * ranked after `offset` (at most `limit + 1` pages, to tell whether a next page exists), best first.
+ * The spaces are part of the FTS5 query itself (their `s<id>` words), so the index reads only the
+ * matches of those spaces, not those of every organization; `space_id` is checked again on the rows
+ * (the index folds case, so two ids differing only in case share a word).
  */
 export function searchQuery(db: Db, expression: string, spacesSql: SQL, offset: number, limit: number) {
+  // No space to search: a query no section matches ("s" alone is no space's word).
+  const match = sql`coalesce((select '{space_key} : (' || group_concat('"s' || searched.id || '"', ' OR ') || ') AND {page_title section_title body} : (' || ${expression} || ')'
+    from ${spacesSql} as searched), '{space_key} : "s"')`;
   return rawAll<HitRow>(
     db,
     sql`with hits as (
       select r.space_id as spaceId, r.page_id as pageId, r.anchor, r.section_title as sectionTitle, r.page_title as pageTitle,
-        snippet(search_sections, 2, '', '', '…', 32) as body, -bm25(search_sections, 10.0, 5.0, 1.0) as score
+        snippet(search_sections, 2, '', '', '…', 32) as body, -bm25(search_sections, ${WEIGHTS}) as score
       from search_sections join search_section_rows r on r.id = search_sections.rowid
-      where search_sections match ${expression} and r.space_id in ${spacesSql}
-      order by bm25(search_sections, 10.0, 5.0, 1.0) limit ${MAX_HITS}
+      where search_sections match ${match} and r.space_id in ${spacesSql}
+      order by bm25(search_sections, ${WEIGHTS}) limit ${MAX_HITS}
     ),
     ranked as (
       select spaceId, pageId, row_number() over (order by max(score) desc, spaceId, pageId) as rank from hits group by spaceId, pageId
