@@ -28,7 +28,7 @@ export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 /** JSON nesting of a posted document (a block level is about two JSON levels). */
 export const MAX_DOCUMENT_DEPTH = 100;
 /** Leading run of indentation, quote and list markers on one Markdown line: about 100 nesting levels. */
-const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
+export const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
 /**
  * Markdown one batch may carry in all. Parsing costs 14-25 ms of CPU per KiB on a 2-core machine
  * (`npm run bench`), inside the space's single writer: this keeps a batch to seconds.

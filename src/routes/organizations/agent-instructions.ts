@@ -2,16 +2,14 @@ import { z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import { orgAgentInstructions } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
-import { badRequest } from '../../lib/errors';
-import { jsonDepth } from '../../lib/json-depth';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, TimestampSchema, urlContext, type UrlContext } from '../../schemas/common';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from '../../services/content-batch';
-import { MarkdownConversionError, markdownToDocument, parseDocument, type JSONDocument } from '../../services/markdown';
+import { readRichText } from '../../services/collaboration/bodies';
+import type { JSONDocument } from '../../services/markdown';
 import { checkOrganizationRole, organizationQuery, requireOrgRole, type OrganizationRow } from '../../services/organizations';
-import { canonicalJson } from '../../services/revisions';
 
 /**
  * An organization's instructions for docs agents: one rich-text document per organization. Members
@@ -84,34 +82,10 @@ function toAgentInstructions(org: OrganizationRow, row: InstructionsRow | undefi
   };
 }
 
-/** Leading run of indentation, quote and list markers on one line: Markdown nested about 100 levels (as content batches refuse). */
-const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
-
-/**
- * The posted instructions as the document stored (canonical JSON), with the limits of a page. Markdown
- * has no title here: it is converted whole (a leading `# heading` stays a heading, a leading `---`
- * block stays text), as comment bodies are.
- */
+/** The posted instructions (a document, or Markdown), stored with the limits of a page; they may be empty. */
 function readInstructions(input: string | Record<string, unknown>): string {
-  let document: JSONDocument;
-  if (typeof input === 'string') {
-    if (input.length > MAX_PAGE_MARKDOWN_CHARS) throw badRequest(`instructions: the markdown is ${input.length} characters; the limit is ${MAX_PAGE_MARKDOWN_CHARS}`);
-    if (DEEP_MARKDOWN_LINE.test(input)) throw badRequest('instructions: the Markdown is nested too deeply');
-    try {
-      document = markdownToDocument(`---\ntitle: instructions\n---\n${input}`).document;
-    } catch (error) {
-      if (error instanceof MarkdownConversionError || error instanceof RangeError) throw badRequest('instructions: the Markdown cannot be read (nested too deeply?)');
-      throw error;
-    }
-  } else {
-    if (jsonDepth(input, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`instructions: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-    const parsed = parseDocument(input);
-    if (!parsed.success) throw badRequest(`instructions: ${parsed.error}`);
-    document = parsed.document;
-  }
-  const body = canonicalJson(document);
-  if (body.length > MAX_DOCUMENT_BYTES) throw badRequest(`instructions: ${body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
-  return body;
+  const text = typeof input === 'string' ? { markdown: input } : { document: input };
+  return readRichText(text, 'instructions', { markdownChars: MAX_PAGE_MARKDOWN_CHARS, documentBytes: MAX_DOCUMENT_BYTES, allowEmpty: true });
 }
 
 export const agentInstructionsRouter = createRouter()

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
-import { MAX_DOCUMENT_DEPTH } from '../content-batch';
+import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_DEPTH } from '../content-batch';
 import { MarkdownConversionError, markdownToDocument, parseDocument, type JSONDocument } from '../markdown';
 import { canonicalJson } from '../revisions';
 
@@ -11,20 +11,27 @@ export const MAX_COMMENT_DOCUMENT_BYTES = 64 * 1024;
 
 export type BodyInput = { markdown: string } | { document: Record<string, unknown> };
 
+export interface RichTextLimits {
+  markdownChars: number;
+  documentBytes: number;
+  /** Whether a text with nothing in it is accepted. */
+  allowEmpty?: boolean;
+}
+
 /**
- * A posted body as the rich-text document that is stored (canonical JSON). Markdown goes through the
- * content's own converter; a comment has no title or frontmatter, so its Markdown is converted whole
- * (a leading `# heading` stays a heading, a leading `---` block stays text).
+ * Posted rich text (comments, agent instructions) as the document that is stored (canonical JSON); 400s
+ * name `field`. Markdown goes through the content's own converter, but rich text has no title or
+ * frontmatter, so it is converted whole (a leading `# heading` stays a heading, a leading `---` block
+ * stays text).
  */
-export function readBody(input: BodyInput, field = 'body'): string {
+export function readRichText(input: BodyInput, field: string, limits: RichTextLimits): string {
   let document: JSONDocument;
   if ('markdown' in input) {
-    if (input.markdown.length > MAX_COMMENT_MARKDOWN_CHARS) {
-      throw badRequest(`${field}: the markdown is ${input.markdown.length} characters; the limit is ${MAX_COMMENT_MARKDOWN_CHARS}`);
-    }
-    if (input.markdown.trim() === '') throw badRequest(`${field}: the comment is empty`);
+    if (input.markdown.length > limits.markdownChars) throw badRequest(`${field}: the markdown is ${input.markdown.length} characters; the limit is ${limits.markdownChars}`);
+    if (!limits.allowEmpty && input.markdown.trim() === '') throw badRequest(`${field}: the text is empty`);
+    if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest(`${field}: the Markdown is nested too deeply`);
     try {
-      document = markdownToDocument(`---\ntitle: comment\n---\n${input.markdown}`).document;
+      document = markdownToDocument(`---\ntitle: whole\n---\n${input.markdown}`).document;
     } catch (error) {
       if (error instanceof MarkdownConversionError || error instanceof RangeError) throw badRequest(`${field}: the Markdown cannot be read (nested too deeply?)`);
       throw error;
@@ -34,11 +41,16 @@ export function readBody(input: BodyInput, field = 'body'): string {
     const parsed = parseDocument(input.document);
     if (!parsed.success) throw badRequest(`${field}: ${parsed.error}`);
     document = parsed.document;
-    if (document.nodes.length === 0) throw badRequest(`${field}: the comment is empty`);
+    if (!limits.allowEmpty && document.nodes.length === 0) throw badRequest(`${field}: the text is empty`);
   }
   const body = canonicalJson(document);
-  if (body.length > MAX_COMMENT_DOCUMENT_BYTES) throw badRequest(`${field}: ${body.length} bytes as a document; the limit is ${MAX_COMMENT_DOCUMENT_BYTES}`);
+  if (body.length > limits.documentBytes) throw badRequest(`${field}: ${body.length} bytes as a document; the limit is ${limits.documentBytes}`);
   return body;
+}
+
+/** A comment's, reply's or review comment's body (never empty). */
+export function readBody(input: BodyInput, field = 'body'): string {
+  return readRichText(input, field, { markdownChars: MAX_COMMENT_MARKDOWN_CHARS, documentBytes: MAX_COMMENT_DOCUMENT_BYTES });
 }
 
 const EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}{2}|[0-9#*]\uFE0F?\u20E3)/u;

@@ -9,6 +9,7 @@ import { badRequest } from '../../lib/errors';
 import { checkOutboundUrl, OutboundError, outboundFetch, type FetchFunction, type OutboundEnv } from '../../lib/outbound';
 import { MAX_BATCH_MARKDOWN_CHARS, MAX_FILES_PER_BATCH, type ContentChange } from '../content-batch';
 import { MAX_FILE_BYTES } from '../files';
+import { DEEP_MARKDOWN_LINE } from '../content-batch';
 
 /**
  * Website import: crawls a site from one URL and turns its pages into ONE content batch (GitBook's
@@ -102,8 +103,6 @@ const DROPPED = new Set([
   'meta',
 ]);
 const IMAGE_EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
-/** Same as the content engine's check (content-batch.ts): a Markdown line nested about 100 levels deep. */
-const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
 
 const htmlParser = unified().use(rehypeParse);
 const toMarkdownTree = unified().use(rehypeRemark);
