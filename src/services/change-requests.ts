@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequests, organizations, spaces, users } from '../db/schema';
 import { ApiError, badRequest } from '../lib/errors';
 import { RANK } from '../lib/roles';
@@ -45,17 +45,21 @@ export function requireChangeRequest<T>(row: T | undefined): T {
   return row;
 }
 
-/** The space with the caller's rank and the change request, in one round trip; 404 for either unseen. */
-export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number) {
-  const [spaceRows, crRows] = await db.batch([
+/**
+ * The space with the caller's rank and the change request, in one round trip with the statements of
+ * `more` (their rows come back as `more`); 404 for either unseen.
+ */
+export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number, more: BatchItem[] = []) {
+  const [spaceRows, crRows, ...moreRows] = (await runBatch(db, [
     selectSpaceWithRank(db, spaceId, userId),
     changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
-  ]);
+    ...more,
+  ])) as unknown[][];
   const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
   const row = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined);
   // Reads also answer in the trash (like the list); changes need the space restored first.
   checkSpace([space], needed, needed === RANK.read);
-  return { space, row };
+  return { space, row, more: moreRows };
 }
 
 /** Base of the three-way merges: the last main revision merged into the change request. */

@@ -13,7 +13,6 @@ import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSch
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access';
 import {
-  changeRequestMatch,
   changeRequestQuery,
   loadChangeRequest,
   readDescription,

@@ -17,8 +17,7 @@ import { spaceRoleSql } from '../../services/access';
 import { readBody } from '../../services/collaboration/bodies';
 import { commentsQuery, refreshCommentCounts, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
 import { nextSeqSql, requestsQuery, requireReview, reviewOutdatedSql, reviewsQuery } from '../../services/collaboration/reviews';
-import { changeRequestMatch, changeRequestQuery, readDescription, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { changeRequestMatch, loadChangeRequest, readDescription } from '../../services/change-requests';
 
 /**
  * Reviews of a change request and the reviewers asked for them. Reviewing needs the `review` role and
@@ -112,15 +111,6 @@ const removeRequestedRoute = defineRoute({
   responses: { 204: noContent('Withdrawn, or was not requested') },
 });
 
-/** The space with the caller's rank and the change request, plus `more` statements, in one round trip. */
-async function load(db: Parameters<typeof runBatch>[0], spaceId: string, changeRequestId: string, userId: string, needed: number, more: BatchItem[] = []) {
-  const rows = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), changeRequestQuery(db, changeRequestMatch(spaceId, changeRequestId)), ...more])) as unknown[][];
-  const space = checkSpace(rows[0] as SpaceWithRank[], RANK.read, true);
-  const changeRequest = requireChangeRequest(rows[1][0] as ChangeRequestWithContext | undefined);
-  checkSpace([space], needed, needed === RANK.read);
-  return { space, changeRequest, more: rows.slice(2) };
-}
-
 const crIdSql = (spaceId: string, changeRequestId: string) =>
   sql`(select ${changeRequests.id} from ${changeRequests} where ${changeRequestMatch(spaceId, changeRequestId)})`;
 
@@ -140,7 +130,7 @@ export const reviewsRouter = createRouter()
     if (q.outdated !== undefined) filters.push(q.outdated ? reviewOutdatedSql : sql`not ${reviewOutdatedSql}`);
     const matching = sql.join(filters, sql` and `);
     const after = cursor ? sql` and r.seq < ${Number(cursor[0])}` : sql``;
-    const { space, more } = await load(db, spaceId, changeRequestId, userId, RANK.read, [
+    const { space, more } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.read, [
       reviewsQuery(db, sql`${matching}${after}`, sql`order by r.seq desc limit ${limit + 1}`),
       db.select({ n: sql<number>`count(*)` }).from(sql`change_request_reviews r`).where(matching),
       commentsQuery(db, sql`c.id in (select r.comment_id from change_request_reviews r where ${matching}${after})`),
@@ -159,7 +149,7 @@ export const reviewsRouter = createRouter()
     const { spaceId, changeRequestId } = c.req.valid('param');
     const input = c.req.valid('json');
     const db = c.get('db');
-    const { space, changeRequest } = await load(db, spaceId, changeRequestId, userId, RANK.review);
+    const { space, row: changeRequest } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.review);
     const cr = changeRequest.cr;
     if (cr.createdBy === userId) throw forbidden('Authors cannot review their own change request');
     if (cr.status === 'merged' || cr.status === 'archived') throw badRequest(`This change request is ${cr.status}: it cannot be reviewed`);
@@ -206,7 +196,7 @@ export const reviewsRouter = createRouter()
     const { spaceId, changeRequestId, reviewId } = c.req.valid('param');
     const db = c.get('db');
     const ofReview = sql`r.id = ${reviewId} and r.change_request_id = ${crIdSql(spaceId, changeRequestId)}`;
-    const { space, more } = await load(db, spaceId, changeRequestId, userId, RANK.read, [
+    const { space, more } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.read, [
       reviewsQuery(db, ofReview),
       commentsQuery(db, sql`c.id in (select r.comment_id from change_request_reviews r where ${ofReview})`),
     ]);
@@ -222,7 +212,7 @@ export const reviewsRouter = createRouter()
     const db = c.get('db');
     const matching = sql`q.change_request_id = ${crIdSql(spaceId, changeRequestId)}`;
     const after = cursor ? sql` and q.seq > ${Number(cursor[0])}` : sql``;
-    const { more } = await load(db, spaceId, changeRequestId, userId, RANK.read, [
+    const { more } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.read, [
       requestsQuery(db, sql`${matching}${after}`, sql`order by q.seq limit ${limit + 1}`),
       db.select({ n: sql<number>`count(*)` }).from(sql`change_request_review_requests q`).where(matching),
     ]);
@@ -242,7 +232,7 @@ export const reviewsRouter = createRouter()
       .select({ id: sql<string>`j.value`, rank: spaceRoleSql(sql`j.value`) })
       .from(sql`spaces cross join json_each(${JSON.stringify(users)}) j`)
       .where(sql`"spaces"."id" = ${spaceId}`);
-    const { changeRequest, more } = await load(db, spaceId, changeRequestId, userId, RANK.edit, [ranks]);
+    const { row: changeRequest, more } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit, [ranks]);
     const cr = changeRequest.cr;
     if (cr.status === 'merged' || cr.status === 'archived') throw badRequest(`This change request is ${cr.status}: reviews cannot be requested`);
     const rankOf = new Map((more[0] as Array<{ id: string; rank: number }>).map((r) => [r.id, r.rank]));
@@ -282,7 +272,7 @@ export const reviewsRouter = createRouter()
   .openapi(removeRequestedRoute, async (c) => {
     const { spaceId, changeRequestId, userId: reviewer } = c.req.valid('param');
     const db = c.get('db');
-    const { changeRequest } = await load(db, spaceId, changeRequestId, requireUser(c), RANK.edit);
+    const { row: changeRequest } = await loadChangeRequest(db, spaceId, changeRequestId, requireUser(c), RANK.edit);
     await db
       .delete(changeRequestReviewRequests)
       .where(and(eq(changeRequestReviewRequests.changeRequestId, changeRequest.cr.id), eq(changeRequestReviewRequests.userId, reviewer)));

@@ -14,13 +14,13 @@ import { OrganizationSchema } from '../../schemas/organization';
 import { RevisionFileSchema, RevisionPageSchema } from '../../schemas/revision';
 import { SpaceSchema } from '../../schemas/space';
 import { orgRoleSql } from '../../services/access';
-import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
+import { changeRequestMatch, loadChangeRequest } from '../../services/change-requests';
 import { readContent } from '../../services/content-reads';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
 import { d1NodeStore, diffTries } from '../../services/content/tree';
 import type { TreeRecord } from '../../services/content/pages';
 import { createSigner } from '../../services/files';
-import { linksOf, targetKey, type LinkTarget } from '../../services/indexing/extract';
+import { dependency, linksOf, targetKey } from '../../services/indexing/extract';
 import {
   backlinksQuery,
   filesQuery,
@@ -234,19 +234,6 @@ async function mainBacklinks(c: Ctx, kind: 'page' | 'file') {
   return { items, count, ...(pages.length > limit && shown.length ? { next: { page: encodeCursor([0, shown[shown.length - 1]]) } } : {}) };
 }
 
-/** A change request with the space, the organization and what `more` reads, in one round trip. */
-async function loadChangeRequestWith(db: Db, spaceId: string, changeRequestId: string, userId: string, more: BatchItem[]) {
-  const rows = (await runBatch(db, [
-    selectSpaceWithRank(db, spaceId, userId),
-    changeRequestQuery(db, changeRequestMatch(spaceId, changeRequestId)),
-    orgOfSpaceQuery(db, spaceId, userId),
-    ...more,
-  ])) as unknown[][];
-  const space = checkSpace(rows[0] as SpaceWithRank[], RANK.read, true);
-  const cr = requireChangeRequest(rows[1][0] as ChangeRequestWithContext | undefined);
-  return { space, cr, org: rows[2][0] as { org: OrganizationRow; rank: number | null }, more: rows.slice(3) };
-}
-
 const isInApp = (url: string, urls: UrlContext) => url.startsWith(`${urls.app}/`) || url.startsWith(`${urls.api}/`);
 
 export const linksRouter = createRouter()
@@ -263,28 +250,26 @@ export const linksRouter = createRouter()
     const urls = urlContext(c.req.url, c.env.APP_URL);
     const read = await readContent(db, { spaceId, changeRequest: changeRequestId }, userId, { page: pageId, urls });
     if (!read.located) throw new ApiError(404, 'Page not found');
-    const targets = linksOf(read.documentBody ? JSON.parse(read.documentBody) : null);
+    const targets = linksOf(read.documentBody ? JSON.parse(read.documentBody) : null).map((target) => ({ target, needs: dependency(target, pageId) }));
     const revisionId = read.revision.id;
-    const pageIds = targets.flatMap((t) => (t.kind === 'page' && !t.space ? [t.page] : t.kind === 'anchor' && !t.space ? [t.page ?? pageId] : []));
-    const fileIds = targets.flatMap((t) => (t.kind === 'file' ? [t.file] : []));
     // Presence in the change request, and the statuses main content has for the same page.
     const [orgRows, presentPages, presentFiles, mainRows] = (await runBatch(db, [
       orgOfSpaceQuery(db, spaceId, userId),
-      pagesPresentQuery(db, spaceId, pageIds, revisionId),
-      filesQuery(db, spaceId, fileIds, revisionId),
+      pagesPresentQuery(db, spaceId, targets.flatMap((t) => (t.needs.page ? [t.needs.page] : [])), revisionId),
+      filesQuery(db, spaceId, targets.flatMap((t) => (t.needs.file ? [t.needs.file] : [])), revisionId),
       rawAll(db, sql`select target_key as targetKey, status from space_links where space_id = ${spaceId} and page_id = ${pageId}`),
     ])) as unknown[][];
     const pagesIn = new Set((presentPages as Array<{ id: string }>).map((r) => r.id));
     const filesIn = new Set((presentFiles as Array<{ id: string; entry: string | null }>).filter((f) => f.entry).map((f) => f.id));
     const mainStatus = new Map(rowsOf<{ targetKey: string; status: string }>(mainRows).map((r) => [r.targetKey, r.status]));
-    const statusOf = (t: LinkTarget): LinkStatus => {
-      if (t.kind === 'url') return isInApp(t.url, urls) ? 'in-app' : 'ok';
-      if (t.kind === 'file') return filesIn.has(t.file) ? 'ok' : 'broken';
-      if ((t.kind === 'page' || t.kind === 'anchor') && !t.space) return pagesIn.has(t.kind === 'page' ? t.page : (t.page ?? pageId)) ? 'ok' : 'broken';
+    const statusOf = ({ target, needs }: (typeof targets)[number]): LinkStatus => {
+      if (target.kind === 'url') return isInApp(target.url, urls) ? 'in-app' : 'ok';
+      if (needs.file) return filesIn.has(needs.file) ? 'ok' : 'broken';
+      if (needs.page) return pagesIn.has(needs.page) ? 'ok' : 'broken';
       return 'ok';
     };
     const all: TargetRow[] = targets
-      .map((t) => ({ targetKey: targetKey(t), target: JSON.stringify(t), targetId: t.kind === 'file' ? t.file : t.kind === 'page' || t.kind === 'anchor' ? (t.space ? null : (t.kind === 'page' ? t.page : (t.page ?? pageId))) : null, status: statusOf(t), pages: JSON.stringify([pageId]) }))
+      .map((t) => ({ targetKey: targetKey(t.target), target: JSON.stringify(t.target), targetId: t.needs.page ?? t.needs.file ?? null, status: statusOf(t), pages: JSON.stringify([pageId]) }))
       .sort((a, b) => (a.targetKey < b.targetKey ? -1 : a.targetKey > b.targetKey ? 1 : 0));
     const broken = all.filter((r) => r.status === 'broken');
     const matching = all.filter((r) => !q.status || r.status === q.status);
@@ -303,7 +288,8 @@ export const linksRouter = createRouter()
     const db = c.get('db');
     const urls = urlContext(c.req.url, c.env.APP_URL);
     const crRevision = sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${changeRequestMatch(spaceId, changeRequestId)})`;
-    const { space, cr, org, more } = await loadChangeRequestWith(db, spaceId, changeRequestId, userId, [
+    const { space, row: cr, more: [orgRows, ...more] } = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.read, [
+      orgOfSpaceQuery(db, spaceId, userId),
       rawAll(db, sql`select distinct page_id as pageId from space_links where space_id = ${spaceId} and target_id = ${fileId} and target_key like 'file:%'`),
       rawAll(db, sql`select (select r.pages_root from spaces s join revisions r on r.id = s.revision_id where s.id = ${spaceId}) as mainPages,
         (select r.pages_root from revisions r where r.id = ${crRevision}) as crPages`),
@@ -325,7 +311,7 @@ export const linksRouter = createRouter()
     const after = afterKey(q.page);
     const sorted = [...using].sort().filter((id) => after === undefined || id > after);
     const shown = sorted.slice(0, limit);
-    const ctx = await locations(c, db, { org, space, urls }, { pages: shown, files: [] }, revisionId);
+    const ctx = await locations(c, db, { org: orgRows[0] as { org: OrganizationRow; rank: number | null }, space, urls }, { pages: shown, files: [] }, revisionId);
     const items = shown.map((id) => pageLocation(ctx, id)).filter((l) => l !== undefined);
     return c.json({ items, count: using.size, ...(sorted.length > limit && shown.length ? { next: { page: encodeCursor([0, shown[shown.length - 1]]) } } : {}) }, 200);
   });
