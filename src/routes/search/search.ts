@@ -4,7 +4,7 @@ import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router
 import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
@@ -58,9 +58,6 @@ const SpaceResultSchema = z
   })
   .openapi('SearchSpaceResult');
 
-const list = <T extends z.ZodType>(item: T, name: string) =>
-  z.object({ items: z.array(item), count: z.number(), next: z.object({ page: z.string() }).optional() }).openapi(name);
-
 const searchSpaceRoute = defineRoute({
   method: 'get',
   path: '/spaces/{spaceId}/search',
@@ -68,7 +65,7 @@ const searchSpaceRoute = defineRoute({
   tags: ['Space content'],
   summary: "Search the space's main content",
   request: { params: z.object({ spaceId: IdSchema('spaceId') }), query: SearchQuery },
-  responses: { 200: jsonResponse(list(PageResultSchema, 'SearchPageResults'), 'Matching pages, best first') },
+  responses: { 200: jsonResponse(listOf(PageResultSchema, 'SearchPageResults'), 'Matching pages, best first') },
 });
 
 const searchOrgRoute = defineRoute({
@@ -78,7 +75,7 @@ const searchOrgRoute = defineRoute({
   tags: ['Organizations'],
   summary: 'Search every space of the organization the caller can read',
   request: { params: z.object({ organizationId: IdSchema('organizationId') }), query: SearchQuery },
-  responses: { 200: jsonResponse(list(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
+  responses: { 200: jsonResponse(listOf(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
 });
 
 /** The offset of a page of results: cursors carry the rank of the last page result shown. */

@@ -6,7 +6,7 @@ import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
 import { d1NodeStore, diffTries, TrieView } from '../content/tree';
 import { loadDocuments, type FileEntry } from '../revisions';
-import { linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
+import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
 
 /**
  * Brings a space's derived indexes (search sections and links of its main content) from the revision
@@ -52,13 +52,6 @@ async function loadIndexState(db: Db, spaceId: string): Promise<IndexState | nul
 }
 
 const isPage = (record: TreeRecord | undefined): record is PageRecord => !!record && record.id !== ROOT;
-
-/** The page or file of this space a target depends on, if any. */
-function dependency(target: LinkTarget, pageId: string): { page?: string; file?: string } {
-  if (target.kind === 'file') return { file: target.file };
-  if ((target.kind === 'page' || target.kind === 'anchor') && !target.space) return { page: target.kind === 'page' ? target.page : (target.page ?? pageId) };
-  return {};
-}
 
 export interface CatchUpResult {
   revision: string;

@@ -125,3 +125,10 @@ export function linksOf(document: unknown): LinkTarget[] {
   }
   return [...found.values()];
 }
+
+/** The page or file of this space a link from page `pageId` needs to be `ok` (none for URLs and other spaces). */
+export function dependency(target: LinkTarget, pageId: string): { page?: string; file?: string } {
+  if (target.kind === 'file') return { file: target.file };
+  if ((target.kind === 'page' || target.kind === 'anchor') && !target.space) return { page: target.kind === 'page' ? target.page : (target.page ?? pageId) };
+  return {};
+}
