@@ -14,6 +14,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ChangeRequestReviewSchema, RequestedReviewerSchema } from '../../src/schemas/review';
 import {
+  byCaller,
   addMember,
   api,
   callerUser,
@@ -32,16 +33,7 @@ import { createSpace, openChangeRequest } from '../helpers/content';
 
 type Operation = 'listReviews' | 'getReview' | 'listRequested' | 'submitReview' | 'requestReviewer' | 'withdrawRequest';
 
-const S = (admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number): Record<Caller, number> => ({
-  admin,
-  create,
-  review,
-  edit,
-  comment,
-  read,
-  guest,
-  outsider,
-});
+const S = byCaller;
 
 const EXPECTED: Record<Operation, Record<Caller, number>> = {
   listReviews: S(200, 200, 200, 200, 200, 200, 404, 404),

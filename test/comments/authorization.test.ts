@@ -14,6 +14,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CommentReplySchema, CommentSchema } from '../../src/schemas/comment';
 import {
+  byCaller,
   addMember,
   api,
   callerUser,
@@ -49,16 +50,7 @@ type Operation =
   | 'deleteReply'
   | 'deleteComment';
 
-const S = (admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number): Record<Caller, number> => ({
-  admin,
-  create,
-  review,
-  edit,
-  comment,
-  read,
-  guest,
-  outsider,
-});
+const S = byCaller;
 
 const READ = S(200, 200, 200, 200, 200, 200, 404, 404);
 const COMMENT = S(200, 200, 200, 200, 200, 403, 404, 404);

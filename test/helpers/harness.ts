@@ -131,3 +131,8 @@ export const CALLERS: Caller[] = [...ALL_ROLES, 'outsider'];
 export function callerUser(org: TestOrg, caller: Caller): TestUser {
   return caller === 'outsider' ? org.outsider : org.members[caller];
 }
+
+/** One row of an authorization table: what each caller gets, in the order of CALLERS. */
+export function byCaller(admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number): Record<Caller, number> {
+  return { admin, create, review, edit, comment, read, guest, outsider };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, ALL_ROLES, api, createUser, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, type TestUser, CALLERS, callerUser, type Caller } from '../helpers/harness';
+import { byCaller, ADMIN_TOKEN, ALL_ROLES, api, createUser, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, type TestUser, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import { expectStatus, uniq } from './support';
 
 
@@ -17,17 +17,7 @@ interface Operation {
   expected: Record<Caller, number>;
 }
 
-/** admin, create, review, edit, comment, read, guest, outsider */
-const row = (admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number) => ({
-  admin,
-  create,
-  review,
-  edit,
-  comment,
-  read,
-  guest,
-  outsider,
-});
+const row = byCaller;
 
 /**
  * The expected status of every Organizations operation for a caller of each role and for a user who

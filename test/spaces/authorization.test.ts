@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ALL_ROLES, addMember, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, CALLERS, callerUser, type Caller } from '../helpers/harness';
+import { byCaller, ALL_ROLES, addMember, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import {
   aggregatePath,
   createSpace,
@@ -52,16 +52,7 @@ interface Operation {
   effective?: (caller: Caller) => boolean;
 }
 
-const S = (admin: number, create: number, review: number, edit: number, comment: number, read: number, guest: number, outsider: number) => ({
-  admin,
-  create,
-  review,
-  edit,
-  comment,
-  read,
-  guest,
-  outsider,
-});
+const S = byCaller;
 
 const OPERATIONS: Operation[] = [
   {
