@@ -26,6 +26,14 @@ import { searchRouter } from './routes/search/search';
 import { spaceContentRouter } from './routes/space-content/content';
 import { spaceTemplateRouter } from './routes/space-content/template';
 import { spaceUsersRouter } from './routes/space-users/permissions';
+import { siteAdaptiveRouter } from './routes/sites/adaptive';
+import { siteCustomizationRouter } from './routes/sites/customization';
+import { publishedSiteRouter } from './routes/sites/published';
+import { siteSectionGroupsRouter } from './routes/sites/section-groups';
+import { siteSectionsRouter } from './routes/sites/sections';
+import { siteSharingRouter } from './routes/sites/sharing';
+import { siteSpacesRouter } from './routes/sites/site-spaces';
+import { sitesRouter } from './routes/sites/sites';
 import { spacesRouter } from './routes/spaces/spaces';
 import { teamMembersRouter } from './routes/teams/team-members';
 import { teamsRouter } from './routes/teams/teams';
@@ -56,6 +64,14 @@ const ROUTERS = [
   spaceTemplateRouter,
   agentInstructionsRouter,
   pdfRouter,
+  sitesRouter,
+  siteSectionsRouter,
+  siteSectionGroupsRouter,
+  siteSpacesRouter,
+  siteSharingRouter,
+  siteAdaptiveRouter,
+  siteCustomizationRouter,
+  publishedSiteRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */

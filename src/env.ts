@@ -10,13 +10,19 @@ export interface Env {
   /** HMAC key of signed file download URLs; ADMIN_TOKEN is used when unset. */
   FILES_SIGNING_KEY?: string;
   APP_URL?: string;
+  /** Public base URL of published sites (`<base>/<organization>/<basename>`); `<API origin>/sites` when unset. */
+  SITES_URL?: string;
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
   OUTBOUND_ALLOWED_HOSTS?: string;
   AI?: unknown;
 }
 
-/** Who is calling: a user with an API token, or the deployment's operator. */
-export type Actor = { kind: 'user'; userId: string; email: string; emailVerified: boolean } | { kind: 'operator' };
+/** Who is calling: a user with an API token, the deployment's operator, or a published site's visitor. */
+export type Actor =
+  | { kind: 'user'; userId: string; email: string; emailVerified: boolean }
+  | { kind: 'operator' }
+  /** No API token, on the few reads a published site's visitors make (see middleware/auth). */
+  | { kind: 'visitor' };
 
 export type AppBindings = {
   Bindings: Env;

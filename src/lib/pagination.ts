@@ -75,3 +75,22 @@ export function toPage<R, T>(rows: R[], limit: number, count: number, key: (row:
 export function pageParams(query: { page?: string; limit?: number }) {
   return { cursor: decodeCursor(query.page), limit: query.limit ?? DEFAULT_PAGE_SIZE };
 }
+
+/**
+ * A page of a list already held in memory (a site's structure): the cursor is the position and id
+ * of the last item; the next page resumes after that id, or at that position when it is gone.
+ */
+export function pageInMemory<T>(items: T[], query: { page?: string; limit?: number }, idOf: (item: T) => string): Page<T> {
+  const { cursor, limit } = pageParams(query);
+  let start = 0;
+  if (cursor) {
+    const at = items.findIndex((item) => idOf(item) === cursor[1]);
+    const index = cursor[0];
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) throw badRequest('Invalid page: not a cursor returned by this list');
+    start = at >= 0 ? at + 1 : index + 1;
+  }
+  const slice = items.slice(start, start + limit);
+  const page: Page<T> = { items: slice, count: items.length };
+  if (start + limit < items.length && slice.length > 0) page.next = { page: encodeCursor([start + slice.length - 1, idOf(slice[slice.length - 1])]) };
+  return page;
+}

@@ -10,9 +10,26 @@ import { cachedIdentity, rememberIdentity } from './identity-cache';
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
-/** Resolves `Authorization: Bearer <token>` to an actor: the operator (ADMIN_TOKEN) or a user. */
+/**
+ * The reads a published site's visitors make without an API token (their share key or visitor JWT
+ * is checked by the route, in services/sites/access). Any other request needs a token.
+ */
+const VISITOR_READS = [
+  /^\/v1\/orgs\/[^/]+\/sites\/[^/]+\/(published|sections|site-spaces)\/?$/,
+  /^\/v1\/spaces\/[^/]+\/?$/,
+];
+
+function isVisitorRead(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && VISITOR_READS.some((pattern) => pattern.test(path));
+}
+
+/** Resolves `Authorization: Bearer <token>` to an actor: the operator (ADMIN_TOKEN) or a user; a visitor on visitor reads. */
 export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   const header = c.req.header('Authorization') ?? '';
+  if (!header && isVisitorRead(c.req.method, c.req.path)) {
+    c.set('actor', { kind: 'visitor' });
+    return next();
+  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
   const token = match[1];
@@ -66,6 +83,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
 /** The calling user's id; the operator token is not a user. */
 export function requireUser(c: Context<AppBindings>): string {
   const actor = c.get('actor');
+  if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
   if (actor.kind !== 'user') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
   return actor.userId;
 }

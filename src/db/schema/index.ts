@@ -4,3 +4,4 @@ export * from './teams';
 export * from './content';
 export * from './collaboration';
 export * from './content-services';
+export * from './sites';

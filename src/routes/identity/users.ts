@@ -77,6 +77,7 @@ export const usersRouter = createRouter()
   })
   .openapi(getUserRoute, async (c) => {
     const actor = c.get('actor');
+    if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
     const { userId } = c.req.valid('param');
     // The operator sees every account; a user sees themselves and those they share an organization
     // with, so nobody else learns that an account (or its email) exists.

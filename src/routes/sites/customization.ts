@@ -1,0 +1,124 @@
+import { and, eq } from 'drizzle-orm';
+import { sites, siteSpaces } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { RANK } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema } from '../../schemas/common';
+import {
+  SiteCustomizationInputSchema,
+  SiteCustomizationSettingsSchema,
+  SiteSpaceCustomizationOverrideSchema,
+  type SiteSpaceCustomizationOverride,
+} from '../../schemas/site-customization';
+import { loadSiteAsMember } from '../../services/sites/access';
+import { mergeOverridePatch, settingsFromInput, validateCustomization } from '../../services/sites/customization';
+import { siteSettings, siteSpaceSettings } from '../../services/sites/settings';
+import { findSiteSpace } from '../../services/sites/structure';
+import { SiteParams } from './sites';
+
+const tags = ['Docs sites'];
+const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });
+
+const getSiteCustomizationRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites/{siteId}/customization',
+  operationId: 'getSiteCustomizationById',
+  tags,
+  summary: "A site's customization (the defaults until it is set)",
+  request: { params: SiteParams },
+  responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
+});
+
+const updateSiteCustomizationRoute = defineRoute({
+  method: 'put',
+  path: '/orgs/{organizationId}/sites/{siteId}/customization',
+  operationId: 'updateSiteCustomizationById',
+  tags,
+  summary: "Replace a site's customization; what the body leaves out takes its default (admins)",
+  request: { params: SiteParams, ...jsonBody(SiteCustomizationInputSchema) },
+  responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
+});
+
+const getSiteSpaceCustomizationRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+  operationId: 'getSiteSpaceCustomizationById',
+  tags,
+  summary: "A site space's customization: its override merged over the site's",
+  request: { params: SiteSpaceParams },
+  responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
+});
+
+const overrideSiteSpaceCustomizationRoute = defineRoute({
+  method: 'patch',
+  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+  operationId: 'overrideSiteSpaceCustomizationById',
+  tags,
+  summary: "Override some of the site's customization for one site space (admins)",
+  request: { params: SiteSpaceParams, ...jsonBody(SiteSpaceCustomizationOverrideSchema) },
+  responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The merged customization') },
+});
+
+const deleteSiteSpaceCustomizationRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+  operationId: 'deleteSiteSpaceCustomizationById',
+  tags,
+  summary: "Drop a site space's override: it follows the site's customization again (admins)",
+  request: { params: SiteSpaceParams },
+  responses: { 204: noContent('Removed, or there was none') },
+});
+
+export const siteCustomizationRouter = createRouter()
+  .openapi(getSiteCustomizationRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const { model } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    return c.json(siteSettings(model.site), 200);
+  })
+  .openapi(updateSiteCustomizationRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
+    await validateCustomization(db, organizationId, body);
+    const settings = settingsFromInput(body);
+    const now = nowIso();
+    await db.update(sites).set({ customization: settings, customizationUpdatedAt: now, updatedAt: now }).where(eq(sites.id, siteId));
+    return c.json(siteSettings({ ...model.site, customization: settings, customizationUpdatedAt: now }), 200);
+  })
+  .openapi(getSiteSpaceCustomizationRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId, siteSpaceId } = c.req.valid('param');
+    const { model } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    return c.json(siteSpaceSettings(model.site, findSiteSpace(model, siteSpaceId)), 200);
+  })
+  .openapi(overrideSiteSpaceCustomizationRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId, siteSpaceId } = c.req.valid('param');
+    const patch = c.req.valid('json');
+    const db = c.get('db');
+    const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
+    const siteSpace = findSiteSpace(model, siteSpaceId);
+    await validateCustomization(db, organizationId, patch, siteSpace.spaceId);
+    const override = mergeOverridePatch(siteSpace.customization as SiteSpaceCustomizationOverride | null, patch);
+    const now = nowIso();
+    await db
+      .update(siteSpaces)
+      .set({ customization: override, customizationUpdatedAt: now })
+      .where(and(eq(siteSpaces.id, siteSpaceId), eq(siteSpaces.siteId, siteId)));
+    return c.json(siteSpaceSettings(model.site, { ...siteSpace, customization: override, customizationUpdatedAt: now }), 200);
+  })
+  .openapi(deleteSiteSpaceCustomizationRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId, siteSpaceId } = c.req.valid('param');
+    const db = c.get('db');
+    await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
+    await db
+      .update(siteSpaces)
+      .set({ customization: null, customizationUpdatedAt: null })
+      .where(and(eq(siteSpaces.id, siteSpaceId), eq(siteSpaces.siteId, siteId)));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
+import { sha256Hex } from '../../lib/ids';
+import { SiteCustomizationSettingsSchema } from '../../schemas/site-customization';
+import { SiteSchema, SiteStructureSchema } from '../../schemas/site';
+import { loadSiteAsReader, visitorCredentials, type SiteReader } from '../../services/sites/access';
+import type { SiteModel } from '../../services/sites/model';
+import { modelSite, publishedFilter, siteUrlContext, toSiteStructure } from '../../services/sites/present';
+import { siteSettings, siteSpaceSettings } from '../../services/sites/settings';
+import { ShareKeyQuery, SiteParams } from './sites';
+
+const PublishedContentSiteSchema = z
+  .object({
+    object: z.literal('published-content-site'),
+    site: SiteSchema,
+    structure: SiteStructureSchema,
+    customizations: z.object({
+      site: SiteCustomizationSettingsSchema,
+      siteSpaces: z.record(z.string(), SiteCustomizationSettingsSchema).openapi({ description: 'By site space id: its override merged over the site' }),
+    }),
+    scripts: z
+      .array(z.object({ script: z.string(), contentSecurityPolicy: z.string().optional(), cookies: z.boolean() }))
+      .openapi({ description: 'Scripts of the integrations installed on the site' }),
+  })
+  .openapi('PublishedContentSite');
+
+const getPublishedSiteRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites/{siteId}/published',
+  operationId: 'getPublishedContentSite',
+  tags: ['Docs sites'],
+  summary: 'What a visitor sees of a site: its structure and customization (visitors too, with the site\'s credentials)',
+  description:
+    'Without an API token, a published site answers to its audience: anyone for public and unlisted sites, the `shareKey` of an active share link for share-link sites, a JWT signed with the publishing-auth key (`X-Visitor-Token` header or `jwt_token` query) for visitor-auth sites. Anything else reads as an unknown site. Members read any site of their organization (its preview). Sections and site spaces whose condition is false for the visitor\'s claims are left out, and so are hidden site spaces.',
+  request: {
+    params: SiteParams,
+    query: ShareKeyQuery.extend({ jwt_token: z.string().max(8192).optional().openapi({ description: 'A visitor JWT (also accepted as the X-Visitor-Token header)' }) }),
+  },
+  responses: { 200: jsonResponse(PublishedContentSiteSchema, 'The published site'), 304: { description: 'Unchanged since the ETag in If-None-Match' } },
+});
+
+/** The published view: what the reader may see of the structure, with each visible site space's customization. */
+function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<typeof siteUrlContext>) {
+  const structure = toSiteStructure(model, urls, publishedFilter(reader, true));
+  const visible = structure.type === 'siteSpaces' ? structure.structure : collectSiteSpaces(structure.structure);
+  const rows = new Map(model.siteSpaces.map((row) => [row.id, row]));
+  return {
+    object: 'published-content-site' as const,
+    site: modelSite(model, reader.kind === 'member' ? reader.rank : 0, urls),
+    structure,
+    customizations: {
+      site: siteSettings(model.site),
+      siteSpaces: Object.fromEntries(visible.map((s) => [s.id, siteSpaceSettings(model.site, rows.get(s.id)!)])),
+    },
+    // No integration of this deployment injects scripts into sites yet.
+    scripts: [],
+  };
+}
+
+type Item = ReturnType<typeof toSiteStructure>['structure'][number];
+function collectSiteSpaces(items: Item[]): { id: string }[] {
+  return items.flatMap((item) => {
+    if (item.object === 'site-space') return [item];
+    if (item.object === 'site-section') return item.siteSpaces;
+    return collectSiteSpaces(item.children as Item[]);
+  });
+}
+
+export const publishedSiteRouter = createRouter().openapi(getPublishedSiteRoute, async (c) => {
+  const { organizationId, siteId } = c.req.valid('param');
+  const { shareKey: key } = c.req.valid('query');
+  const { model, reader, shareKey } = await loadSiteAsReader(c, organizationId, siteId, visitorCredentials(c, key));
+  const body = publishedView(model, reader, siteUrlContext(c, shareKey));
+  const text = JSON.stringify(body);
+  const etag = `"${(await sha256Hex(text)).slice(0, 32)}"`;
+  const publicSite = reader.kind === 'visitor' && (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
+  // Anyone's copy of a public site is the same; everything else depends on who asks.
+  c.header('Cache-Control', publicSite ? 'public, max-age=60' : 'private, no-cache');
+  c.header('ETag', etag);
+  c.header('Vary', 'Authorization, X-Visitor-Token');
+  const match = c.req.header('If-None-Match');
+  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return c.body(null, 304);
+  return c.json(body, 200);
+});

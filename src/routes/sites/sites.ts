@@ -1,0 +1,339 @@
+import { z } from '@hono/zod-openapi';
+import { and, count, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import { runBatch } from '../../db/client';
+import { organizations, sites, siteSpaces } from '../../db/schema';
+import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { ApiError, badRequest } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { containsText, textFilterQuery } from '../../lib/text-filter';
+import { nowIso } from '../../lib/time';
+import { requireUser } from '../../middleware/auth';
+import { IdSchema, listOf } from '../../schemas/common';
+import {
+  AgentsContextSchema,
+  SiteBasenameSchema,
+  SiteProxyOriginSchema,
+  SiteSchema,
+  SiteStructureSchema,
+  SiteTitleSchema,
+  SiteTypeSchema,
+  SiteVisibilitySchema,
+} from '../../schemas/site';
+import { orgRoleSql } from '../../services/access';
+import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
+import { loadSiteAsMember } from '../../services/sites/access';
+import { cloneModel, saveModel, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
+import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
+import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace } from '../../services/sites/structure';
+import { generateVisitorKey } from '../../services/sites/visitor-token';
+
+const tags = ['Docs sites'];
+export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
+export const SiteParams = OrgParams.extend({ siteId: IdSchema('siteId') });
+export const ShareKeyQuery = z.object({
+  shareKey: z.string().max(200).optional().openapi({ description: 'For share-link sites: the key that opens them (and goes into published URLs)' }),
+});
+
+const listSitesRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites',
+  operationId: 'listSites',
+  tags,
+  summary: 'List the docs sites of an organization',
+  request: {
+    params: OrgParams,
+    query: ListQuerySchema.extend({
+      space: z.string().max(128).optional().openapi({ description: 'Only the sites that publish this space' }),
+      title: textFilterQuery('Only sites whose title contains this (case-insensitive)'),
+      published: z
+        .enum(['true', 'false'])
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true'))
+        .openapi({ type: 'boolean', description: 'Only published (true) or unpublished (false) sites' }),
+      type: z
+        .union([SiteTypeSchema, z.array(SiteTypeSchema).max(6)])
+        .optional()
+        .transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]))
+        .openapi({ description: 'Only sites of these types (repeat the parameter for several)' }),
+    }),
+  },
+  responses: { 200: jsonResponse(listOf(SiteSchema, 'Sites'), 'The sites') },
+});
+
+const createSiteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/sites',
+  operationId: 'createSite',
+  tags,
+  summary: 'Create a docs site (admins)',
+  request: {
+    params: OrgParams,
+    ...jsonBody(
+      z.object({
+        type: SiteTypeSchema.optional().openapi({ description: 'Defaults to basic' }),
+        title: SiteTitleSchema.optional(),
+        visibility: SiteVisibilitySchema.optional(),
+        spaces: z.array(z.string().min(1).max(128)).max(SITE_LIMITS.siteSpaces).optional().openapi({ description: 'Spaces to publish as the site spaces' }),
+      }),
+    ),
+  },
+  responses: { 201: jsonResponse(SiteSchema, 'The site') },
+});
+
+const getSiteRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites/{siteId}',
+  operationId: 'getSiteById',
+  tags,
+  summary: 'Get a docs site',
+  request: { params: SiteParams },
+  responses: { 200: jsonResponse(SiteSchema, 'The site') },
+});
+
+const updateSiteRoute = defineRoute({
+  method: 'patch',
+  path: '/orgs/{organizationId}/sites/{siteId}',
+  operationId: 'updateSiteById',
+  tags,
+  summary: 'Change a docs site (admins)',
+  request: {
+    params: SiteParams,
+    ...jsonBody(
+      z.object({
+        title: SiteTitleSchema.optional(),
+        visibility: SiteVisibilitySchema.optional(),
+        basename: SiteBasenameSchema.optional(),
+        adaptiveContent: z.object({ enabled: z.boolean() }).optional(),
+        agentsContext: AgentsContextSchema.optional(),
+        defaultSiteSpace: z.string().min(1).max(128).optional().openapi({ description: 'The site space used by default (in the default section when the site has sections)' }),
+        defaultSiteSection: z.string().min(1).max(128).optional(),
+        proxy: SiteProxyOriginSchema.nullable().optional().openapi({ description: 'Serve the site under a path of your domain; null removes it' }),
+      }),
+    ),
+  },
+  responses: { 200: jsonResponse(SiteSchema, 'The site') },
+});
+
+const deleteSiteRoute = defineRoute({
+  method: 'delete',
+  path: '/orgs/{organizationId}/sites/{siteId}',
+  operationId: 'deleteSiteById',
+  tags,
+  summary: 'Delete a docs site (admins)',
+  request: { params: SiteParams },
+  responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+const publishSiteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/sites/{siteId}/publish',
+  operationId: 'publishSite',
+  tags,
+  summary: 'Publish a docs site to the audience of its visibility (admins)',
+  request: { params: SiteParams },
+  responses: { 200: jsonResponse(SiteSchema, 'The published site') },
+});
+
+const unpublishSiteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/sites/{siteId}/unpublish',
+  operationId: 'unpublishSite',
+  tags,
+  summary: 'Take a docs site offline (admins)',
+  request: { params: SiteParams },
+  responses: { 200: jsonResponse(SiteSchema, 'The unpublished site') },
+});
+
+const getSiteStructureRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/sites/{siteId}/structure',
+  operationId: 'getSiteStructure',
+  tags,
+  summary: "A site's whole structure: its site spaces, or its sections and section groups",
+  request: { params: SiteParams, query: ShareKeyQuery },
+  responses: { 200: jsonResponse(SiteStructureSchema, 'The structure') },
+});
+
+/** A free basename for a new site: its title's slug, numbered when the organization already has it. */
+async function freeBasename(rows: { basename: string }[], title: string) {
+  return uniquePath(title, rows.map((r) => r.basename), 'docs');
+}
+
+/** Applies the PATCH fields that touch the structure's defaults. */
+function applyDefaults(model: SiteModel, body: { defaultSiteSpace?: string; defaultSiteSection?: string }) {
+  if (body.defaultSiteSection !== undefined) {
+    const section = model.sections.find((s) => s.id === body.defaultSiteSection);
+    if (!section) throw badRequest(`defaultSiteSection: "${body.defaultSiteSection}" is not a section of this site`);
+    makeDefaultSection(model, section);
+  }
+  if (body.defaultSiteSpace !== undefined) {
+    const siteSpace = model.siteSpaces.find((s) => s.id === body.defaultSiteSpace);
+    if (!siteSpace) throw badRequest(`defaultSiteSpace: "${body.defaultSiteSpace}" is not a site space of this site`);
+    // With sections, the site's default site space is the one of its default section.
+    const defaultSection = model.sections.find((s) => s.isDefault);
+    makeDefaultSiteSpace(model, siteSpace, defaultSection?.id);
+  }
+}
+
+export const sitesRouter = createRouter()
+  .openapi(listSitesRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const { cursor, limit } = pageParams(query);
+    const db = c.get('db');
+    const filters: (SQL | undefined)[] = [eq(sites.orgId, organizationId)];
+    if (query.title) filters.push(containsText(sites.title, query.title));
+    if (query.published !== undefined) filters.push(eq(sites.published, query.published));
+    if (query.type) filters.push(inArray(sites.type, query.type));
+    if (query.space) filters.push(sql`exists (select 1 from site_spaces ss where ss.site_id = ${sites.id} and ss.space_id = ${query.space})`);
+    const where = and(...filters);
+    const siteSpaceCount = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${sites.id})`;
+    const [role, rows, [{ total }]] = await db.batch([
+      organizationQuery(db, organizationId, userId),
+      db
+        .select({ site: sites, siteSpaces: siteSpaceCount })
+        .from(sites)
+        .where(and(where, afterCursor(cursor, sites.createdAt, sites.id)))
+        .orderBy(...keysetOrder(sites.createdAt, sites.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(sites).where(where),
+    ]);
+    const { rank } = checkOrganizationRole(role, RANK.read);
+    if (rank < RANK.read) throw new ApiError(404, 'Organization not found');
+    const urls = siteUrlContext(c);
+    return c.json(toPage(rows, limit, total, (r) => [r.site.createdAt, r.site.id], (r) => toSite(r.site, r.siteSpaces, rank, urls)), 200);
+  })
+  .openapi(createSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const title = body.title ?? 'Docs site';
+    const spaceIds = [...new Set(body.spaces ?? [])];
+    const slug = uniquePath(title, [], 'docs');
+    const [role, taken, found] = await db.batch([
+      organizationQuery(db, organizationId, userId),
+      db
+        .select({ basename: sites.basename })
+        .from(sites)
+        .where(and(eq(sites.orgId, organizationId), or(eq(sites.basename, slug), like(sites.basename, `${slug}-%`)))),
+      spacesAmongQuery(db, organizationId, spaceIds, userId),
+    ]);
+    checkOrganizationRole(role, RANK.admin);
+    const missing = spaceIds.filter((id) => !found.some((f) => f.space.id === id));
+    if (missing.length) throw badRequest(`spaces: ${missing.map((id) => `"${id}"`).join(', ')} are not spaces of this organization`);
+    const now = nowIso();
+    const site: SiteRow = {
+      id: newId(),
+      orgId: organizationId,
+      type: body.type ?? 'basic',
+      title,
+      visibility: body.visibility ?? 'public',
+      published: false,
+      basename: await freeBasename(taken, title),
+      proxy: null,
+      adaptiveContent: false,
+      agentsContext: 'included',
+      defaultLevel: null,
+      customization: null,
+      customizationUpdatedAt: null,
+      adaptiveSchema: null,
+      adaptiveSchemaUpdatedAt: null,
+      authKey: generateVisitorKey(),
+      authFallbackUrl: null,
+      authLogoutUrl: null,
+      structureVersion: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const model: SiteModel = { site, groups: [], sections: [], siteSpaces: [], spaces: new Map(found.map((f) => [f.space.id, f])) };
+    for (const spaceId of spaceIds) addSiteSpace(model, spaceId, undefined);
+    await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]);
+    return c.json(modelSite(model, RANK.admin, siteUrlContext(c)), 201);
+  })
+  .openapi(getSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const { model, rank } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
+  })
+  .openapi(updateSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const basenameOwner = db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.orgId, organizationId), body.basename ? sql`lower(${sites.basename}) = lower(${body.basename})` : sql`0`));
+    const { model, rank, extra } = await loadSiteAsMember<[{ id: string }[]]>(db, organizationId, siteId, userId, RANK.admin, [basenameOwner]);
+    if (extra[0].some((row) => row.id !== siteId)) throw new ApiError(409, `basename: "${body.basename}" is already used by another site of this organization`);
+    const after = cloneModel(model);
+    Object.assign(after.site, {
+      ...(body.title !== undefined && { title: body.title }),
+      ...(body.visibility !== undefined && { visibility: body.visibility }),
+      ...(body.basename !== undefined && { basename: body.basename }),
+      ...(body.adaptiveContent !== undefined && { adaptiveContent: body.adaptiveContent.enabled }),
+      ...(body.agentsContext !== undefined && { agentsContext: body.agentsContext }),
+      ...(body.proxy !== undefined && { proxy: body.proxy }),
+      updatedAt: nowIso(),
+    });
+    applyDefaults(after, body);
+    await saveModel(db, model, after);
+    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+  })
+  .openapi(deleteSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const db = c.get('db');
+    const [[membership], [site]] = await db.batch([
+      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
+      db.select({ id: sites.id }).from(sites).where(and(eq(sites.id, siteId), eq(sites.orgId, organizationId))),
+    ]);
+    if (!membership?.rank) throw new ApiError(404, 'Organization not found');
+    if (!site) return c.body(null, 204);
+    if (membership.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to do this on this site');
+    await db.batch([
+      db.delete(sites).where(eq(sites.id, siteId)),
+      // The organization's default content cannot point at a site that is gone.
+      db
+        .update(organizations)
+        .set({ defaultContent: null })
+        .where(and(eq(organizations.id, organizationId), sql`json_extract(${organizations.defaultContent}, '$.site') = ${siteId}`)),
+    ]);
+    return c.body(null, 204);
+  })
+  .openapi(publishSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const db = c.get('db');
+    const { model, rank } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
+    if (model.siteSpaces.length === 0) throw badRequest('A site needs at least one site space before it can be published');
+    const after = cloneModel(model);
+    after.site.published = true;
+    after.site.updatedAt = nowIso();
+    await saveModel(db, model, after);
+    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+  })
+  .openapi(unpublishSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const db = c.get('db');
+    const { model, rank } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
+    const after = cloneModel(model);
+    after.site.published = false;
+    after.site.updatedAt = nowIso();
+    await saveModel(db, model, after);
+    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+  })
+  .openapi(getSiteStructureRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const { shareKey } = c.req.valid('query');
+    const { model } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    return c.json(toSiteStructure(model, siteUrlContext(c, shareKey)), 200);
+  });
+

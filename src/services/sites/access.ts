@@ -1,0 +1,159 @@
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { organizations, siteShareLinks } from '../../db/schema';
+import type { AppBindings } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { orgRoleSql } from '../access';
+import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
+import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, type SiteModel } from './model';
+import { verifyVisitorToken } from './visitor-token';
+
+export const siteNotFound = () => new ApiError(404, 'Site not found');
+
+/** What each organization role may do on a site (the `permissions` of the Site object say the same). */
+export function sitePermissions(rank: number) {
+  return {
+    view: rank >= RANK.read,
+    access: rank >= RANK.read,
+    edit: rank >= RANK.edit,
+    create: rank >= RANK.create,
+    admin: rank >= RANK.admin,
+    installIntegration: rank >= RANK.admin,
+    viewAdaptiveSchema: rank >= RANK.read,
+    editAdaptiveSchema: rank >= RANK.admin,
+  };
+}
+
+function orgRankQuery(db: Db, orgId: string, userId: string) {
+  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId));
+}
+
+/** Members below read (guests) and outsiders cannot see a site: 404. Members without `needed`: 403. */
+function authorizeSite(rank: number | null | undefined, needed: number) {
+  if (!rank || rank < RANK.read) throw siteNotFound();
+  if (rank < needed) throw new ApiError(403, 'You do not have permission to do this on this site');
+}
+
+export interface MemberSite<E extends unknown[]> {
+  model: SiteModel;
+  rank: number;
+  extra: E;
+}
+
+/**
+ * A site of the organization with its whole structure and the caller's organization role, checked
+ * for `needed`, and the results of `extra` statements run in the same batch: one round trip.
+ */
+export async function loadSiteAsMember<E extends unknown[] = []>(
+  db: Db,
+  orgId: string,
+  siteId: string,
+  userId: string,
+  needed: number,
+  extra: BatchItem[] = [],
+): Promise<MemberSite<E>> {
+  const results = (await runBatch(db, [orgRankQuery(db, orgId, userId), ...siteModelQueries(db, orgId, siteId, userId), ...extra])) as unknown[];
+  const [rankRows] = results as [{ rank: number | null }[]];
+  authorizeSite(rankRows[0]?.rank, needed);
+  const model = modelFrom(results.slice(1, 1 + MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
+  if (!model) throw siteNotFound();
+  return { model, rank: rankRows[0].rank!, extra: results.slice(1 + MODEL_QUERY_COUNT) as E };
+}
+
+/** Who reads a published view: a member (with their role) or a visitor, with the claims their conditions see. */
+export type SiteReader = { kind: 'member'; userId: string; rank: number; claims: Record<string, unknown> } | { kind: 'visitor'; claims: Record<string, unknown> };
+
+export interface VisitorCredentials {
+  shareKey?: string;
+  /** A visitor-auth JWT (header `X-Visitor-Token` or query `jwt_token`). */
+  token?: string;
+}
+
+/** The credentials a visitor read carries. */
+export function visitorCredentials(c: Context<AppBindings>, shareKey: string | undefined): VisitorCredentials {
+  const token = c.req.header('X-Visitor-Token') ?? c.req.query('jwt_token');
+  return { shareKey: shareKey || undefined, token: token || undefined };
+}
+
+function shareLinkQuery(db: Db, siteId: string, key: string | undefined) {
+  return db
+    .select({ id: siteShareLinks.id })
+    .from(siteShareLinks)
+    .where(and(eq(siteShareLinks.siteId, siteId), eq(siteShareLinks.key, key ?? ''), eq(siteShareLinks.active, true)))
+    .limit(1);
+}
+
+/** The claims of a verified token, validated against the site's adaptive schema; null without a valid token. */
+async function claimsOf(model: SiteModel, token: string | undefined): Promise<Record<string, unknown> | null> {
+  if (!token) return null;
+  const payload = await verifyVisitorToken(token, model.site.authKey);
+  if (!payload) return null;
+  return visitorClaims((model.site.adaptiveSchema as AdaptiveJsonSchema | null) ?? null, payload);
+}
+
+export interface ReadableSite<E extends unknown[]> {
+  model: SiteModel;
+  reader: SiteReader;
+  /** The share key, when it opened the site (published URLs carry it). */
+  shareKey?: string;
+  extra: E;
+}
+
+/**
+ * A site read by a member (any site of their organization, published or not) or by a visitor
+ * without an API token. A visitor reads only a published site, and only with what its visibility
+ * asks for: nothing for `public`/`unlisted`, an active share link's key for `share-link`, a JWT
+ * signed with the site's key for `visitor-auth`. Every refusal reads as an unknown site (404).
+ * One round trip, plus `extra` statements in the same batch.
+ */
+export async function loadSiteAsReader<E extends unknown[] = []>(
+  c: Context<AppBindings>,
+  orgId: string,
+  siteId: string,
+  credentials: VisitorCredentials,
+  extra: BatchItem[] = [],
+): Promise<ReadableSite<E>> {
+  const db = c.get('db');
+  const actor = c.get('actor');
+  if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token or visitor credentials, not the operator token');
+  if (actor.kind === 'user') {
+    const { model, rank, extra: extraResults } = await loadSiteAsMember<E>(db, orgId, siteId, actor.userId, RANK.read, extra);
+    const claims = (await claimsOf(model, credentials.token)) ?? {};
+    return { model, reader: { kind: 'member', userId: actor.userId, rank, claims }, shareKey: credentials.shareKey, extra: extraResults };
+  }
+  const results = (await runBatch(db, [...siteModelQueries(db, orgId, siteId, null), shareLinkQuery(db, siteId, credentials.shareKey), ...extra])) as unknown[];
+  const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
+  if (!model || !model.site.published) throw siteNotFound();
+  const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
+  const claims = await claimsOf(model, credentials.token);
+  const visibility = model.site.visibility;
+  if (visibility === 'share-link' && !shareLinkOpens) throw siteNotFound();
+  if (visibility === 'visitor-auth' && claims === null) throw siteNotFound();
+  return {
+    model,
+    reader: { kind: 'visitor', claims: claims ?? {} },
+    ...(visibility === 'share-link' && { shareKey: credentials.shareKey }),
+    extra: results.slice(MODEL_QUERY_COUNT + 1) as E,
+  };
+}
+
+/**
+ * The shape of every structure change: load the site as an admin (with `extra` reads in the same
+ * batch), change a copy of its model, and write what changed. Two round trips.
+ */
+export async function changeSite<T, E extends unknown[] = []>(
+  db: Db,
+  orgId: string,
+  siteId: string,
+  userId: string,
+  change: (model: SiteModel, extra: E) => T,
+  extra: BatchItem[] = [],
+): Promise<{ model: SiteModel; rank: number; result: T }> {
+  const loaded = await loadSiteAsMember<E>(db, orgId, siteId, userId, RANK.admin, extra);
+  const after = cloneModel(loaded.model);
+  const result = change(after, loaded.extra);
+  await saveModel(db, loaded.model, after);
+  return { model: after, rank: loaded.rank, result };
+}
