@@ -5,6 +5,7 @@ import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { refreshOrgAccessCaps } from './access';
 import { organizationQuery } from './organizations';
+import { removeSpacesFromSites } from './sites/spaces';
 
 /**
  * Checks the target organization of a transfer on the rows of `organizationQuery(db, target, caller)`
@@ -39,6 +40,8 @@ export function transferStatements(
     .from(orgMembers)
     .where(and(eq(orgMembers.orgId, targetOrgId), eq(orgMembers.disabled, false)));
   return [
+    // A site contains only spaces of its own organization.
+    ...removeSpacesFromSites(db, sourceOrgId, scope.spaceIds),
     ...(collectionIds ? [db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, collectionIds))] : []),
     db.update(spaces).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(spaces.id, spaceIds)),
     db.delete(spaceTeamGrants).where(inArray(spaceTeamGrants.spaceId, spaceIds)),

@@ -321,6 +321,19 @@ describe('updateOrganizationById: PATCH /v1/orgs/{organizationId}', () => {
     expectStatus(await patch(org.id, org.owner.token, { defaultContent: null }), 200);
   });
 
+  it("accepts one of its own sites as defaultContent, refuses another organization's site, and forgets a deleted one", async () => {
+    const org = await seedOrg();
+    const site = expectStatus(await api('POST', `/v1/orgs/${org.id}/sites`, { token: org.owner.token, body: { title: 'Home' } }), 201).body;
+    const otherOrg = await createOrg(org.outsider.token);
+    const foreign = expectStatus(await api('POST', `/v1/orgs/${otherOrg}/sites`, { token: org.outsider.token, body: { title: 'Theirs' } }), 201).body;
+    expectError(await patch(org.id, org.owner.token, { defaultContent: { type: 'site', site: foreign.id } }), 400, 'default content');
+    const updated = expectStatus(await patch(org.id, org.owner.token, { defaultContent: { type: 'site', site: site.id } }), 200);
+    expect(updated.body.defaultContent).toEqual({ type: 'site', site: site.id });
+    expectStatus(await api('DELETE', `/v1/orgs/${org.id}/sites/${site.id}`, { token: org.owner.token }), 204);
+    const after = expectStatus(await api('GET', `/v1/orgs/${org.id}`, { token: org.owner.token }), 200);
+    expect(after.body.defaultContent).toBeUndefined();
+  });
+
   it('rejects sso:true (no SAML provider) with 400 and accepts sso:false', async () => {
     const org = await seedOrg();
     expectError(await patch(org.id, org.owner.token, { sso: true }), 400, 'sso');

@@ -132,6 +132,27 @@ async function commentWithReply(base: string, target: Record<string, string>) {
   return { id: comment.id as string, reply: reply.id as string };
 }
 
+/** A published public site of two sections (one in a group), with a share link, customization and an adaptive schema. */
+let siteFixture: Promise<{ id: string; base: string; section: string; otherSection: string; group: string; siteSpace: string; shareLink: string }> | undefined;
+function site() {
+  siteFixture ??= (async () => {
+    const base = `/v1/orgs/${org.id}/sites`;
+    const created = expectStatus(await send('POST', base, { title: 'Conformance site', spaces: [spaceId] }), 201).body;
+    const path = `${base}/${created.id}`;
+    const other = await newSpace('Second section');
+    const sections = expectStatus(await send('POST', `${path}/sections`, { spaceId: other, title: 'Reference' }), 201).body;
+    const all = expectStatus(await get(`${path}/sections`), 200).body.items;
+    const group = expectStatus(await send('POST', `${path}/section-groups`, { title: 'Developers', sections: [sections.id] }), 201).body;
+    expectStatus(await send('POST', `${path}/publish`), 200);
+    const shareLink = expectStatus(await send('POST', `${path}/share-links`, { name: 'Partners' }), 201).body;
+    expectStatus(await send('PUT', `${path}/adaptive-schema`, { jsonSchema: { type: 'object', properties: { beta: { type: 'boolean', description: 'Beta user' } }, additionalProperties: false } }), 200);
+    expectStatus(await send('PUT', `${path}/customization`, { title: 'Conformance', header: { links: [{ title: 'Guides', to: { kind: 'space', space: spaceId } }] } }), 200);
+    return { id: created.id, base: path, section: all[0].id, otherSection: sections.id, group: group.id, siteSpace: all[0].siteSpaces[0].id, shareLink: shareLink.id };
+  })();
+  return siteFixture;
+}
+const sitePath = async (suffix = '') => `${(await site()).base}${suffix}`;
+
 const content = (path: string) => `/v1/spaces/${spaceId}/content${path}`;
 const crContent = (path: string) => `/v1/spaces/${spaceId}/change-requests/${openCr.number}/content${path}`;
 const get = (path: string, token = owner) => api('GET', path, { token });
@@ -406,6 +427,95 @@ const CASES: Case[] = [
   // Search
   { operationId: 'searchSpaceContent', request: () => get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent('bold text')}`) },
   { operationId: 'searchOrganizationContent', request: () => get(`/v1/orgs/${org.id}/search?query=parent`) },
+
+  // Docs sites
+  { operationId: 'createSite', request: () => send('POST', `/v1/orgs/${org.id}/sites`, { title: 'Created', visibility: 'unlisted', spaces: [spaceId] }) },
+  { operationId: 'listSites', request: async () => (await site(), get(`/v1/orgs/${org.id}/sites?published=true`)) },
+  { operationId: 'getSiteById', request: async () => get(await sitePath()) },
+  { operationId: 'updateSiteById', request: async () => send('PATCH', await sitePath(), { title: 'Conformance docs', proxy: 'example.com/docs', agentsContext: 'excluded' }) },
+  { operationId: 'getSiteStructure', request: async () => get(await sitePath('/structure')) },
+  { operationId: 'getPublishedContentSite', request: async () => get(await sitePath('/published')) },
+  { operationId: 'getPublishedContentSite', variant: 'as a visitor', request: async () => api('GET', await sitePath('/published')) },
+  {
+    operationId: 'unpublishSite',
+    request: async () => {
+      const created = expectStatus(await send('POST', `/v1/orgs/${org.id}/sites`, { title: 'To unpublish', spaces: [spaceId] }), 201).body;
+      expectStatus(await send('POST', `/v1/orgs/${org.id}/sites/${created.id}/publish`), 200);
+      return send('POST', `/v1/orgs/${org.id}/sites/${created.id}/unpublish`);
+    },
+  },
+  {
+    operationId: 'publishSite',
+    request: async () => {
+      const created = expectStatus(await send('POST', `/v1/orgs/${org.id}/sites`, { title: 'To publish', spaces: [spaceId] }), 201).body;
+      return send('POST', `/v1/orgs/${org.id}/sites/${created.id}/publish`);
+    },
+  },
+  {
+    operationId: 'deleteSiteById',
+    request: async () => send('DELETE', `/v1/orgs/${org.id}/sites/${expectStatus(await send('POST', `/v1/orgs/${org.id}/sites`, { title: 'To delete' }), 201).body.id}`),
+  },
+  { operationId: 'getSiteAdaptiveSchema', request: async () => get(await sitePath('/adaptive-schema')) },
+  {
+    operationId: 'updateSiteAdaptiveSchema',
+    request: async () =>
+      send('PUT', await sitePath('/adaptive-schema'), {
+        jsonSchema: {
+          type: 'object',
+          properties: {
+            beta: { type: 'boolean', description: 'Beta user' },
+            unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { trial: { type: 'boolean', description: 'On a trial' } }, additionalProperties: false },
+          },
+          additionalProperties: false,
+        },
+      }),
+  },
+  { operationId: 'listSiteAdaptiveTemplateConditions', request: async () => get(await sitePath('/adaptive-schema/template-conditions')) },
+  { operationId: 'listSiteSections', request: async () => get(await sitePath('/sections')) },
+  { operationId: 'addSectionToSite', request: async () => send('POST', await sitePath('/sections'), { spaceId: await newSpace('Added section'), title: 'Added' }) },
+  { operationId: 'updateSiteSectionById', request: async () => send('PATCH', await sitePath(`/sections/${(await site()).otherSection}`), { path: 'api', condition: 'visitor.claims.beta == true', description: 'The API' }) },
+  { operationId: 'moveSiteSection', request: async () => send('POST', await sitePath(`/sections/${(await site()).section}/move`), { position: {} }) },
+  {
+    operationId: 'deleteSiteSectionById',
+    request: async () => {
+      const added = expectStatus(await send('POST', await sitePath('/sections'), { spaceId: await newSpace('Doomed section'), title: 'Doomed' }), 201).body;
+      return send('DELETE', await sitePath(`/sections/${added.id}`));
+    },
+  },
+  { operationId: 'listSiteSectionGroups', request: async () => get(await sitePath('/section-groups')) },
+  { operationId: 'addSectionGroupToSite', request: async () => send('POST', await sitePath('/section-groups'), { title: 'Empty group', icon: 'book' }) },
+  { operationId: 'updateSiteSectionGroupById', request: async () => send('PATCH', await sitePath(`/section-groups/${(await site()).group}`), { title: 'For developers' }) },
+  { operationId: 'moveSiteSectionGroup', request: async () => send('POST', await sitePath(`/section-groups/${(await site()).group}/move`), { position: { before: { type: 'site-section', id: (await site()).section } } }) },
+  {
+    operationId: 'deleteSiteSectionGroupById',
+    request: async () => send('DELETE', await sitePath(`/section-groups/${expectStatus(await send('POST', await sitePath('/section-groups'), { title: 'Doomed group' }), 201).body.id}`)),
+  },
+  { operationId: 'listSiteSpaces', request: async () => get(await sitePath('/site-spaces')) },
+  { operationId: 'addSpaceToSite', request: async () => send('POST', await sitePath('/site-spaces'), { spaceId: await newSpace('Variant'), sectionId: (await site()).section }) },
+  { operationId: 'updateSiteSpaceById', request: async () => send('PATCH', await sitePath(`/site-spaces/${(await site()).siteSpace}`), { path: 'v1', hidden: false }) },
+  { operationId: 'moveSiteSpace', request: async () => send('POST', await sitePath(`/site-spaces/${(await site()).siteSpace}/move`), {}) },
+  {
+    operationId: 'deleteSiteSpaceById',
+    request: async () => {
+      const added = expectStatus(await send('POST', await sitePath('/site-spaces'), { spaceId: await newSpace('Doomed variant'), sectionId: (await site()).section }), 201).body;
+      return send('DELETE', await sitePath(`/site-spaces/${added.id}`));
+    },
+  },
+  { operationId: 'listSiteShareLinks', request: async () => get(await sitePath('/share-links')) },
+  { operationId: 'createSiteShareLink', request: async () => send('POST', await sitePath('/share-links'), { name: 'Press' }) },
+  { operationId: 'updateSiteShareLinkById', request: async () => send('PATCH', await sitePath(`/share-links/${(await site()).shareLink}`), { active: false }) },
+  { operationId: 'deleteSiteShareLinkById', request: async () => send('DELETE', await sitePath(`/share-links/${(await site()).shareLink}`)) },
+  { operationId: 'getSitePublishingAuthById', request: async () => get(await sitePath('/publishing/auth')) },
+  { operationId: 'updateSitePublishingAuthById', request: async () => send('PATCH', await sitePath('/publishing/auth'), { backend: 'custom', fallbackURL: 'https://example.com/login' }) },
+  { operationId: 'regenerateSitePublishingAuthById', request: async () => send('POST', await sitePath('/publishing/auth/regenerate')) },
+  { operationId: 'getSiteCustomizationById', request: async () => get(await sitePath('/customization')) },
+  { operationId: 'updateSiteCustomizationById', request: async () => send('PUT', await sitePath('/customization'), { title: 'Docs', styling: { primaryColor: { light: '#112233', dark: '#445566' } } }) },
+  { operationId: 'getSiteSpaceCustomizationById', request: async () => get(await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`)) },
+  {
+    operationId: 'overrideSiteSpaceCustomizationById',
+    request: async () => send('PATCH', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`), { title: 'Variant docs', styling: { primaryColor: { light: '#000000', dark: '#ffffff' } } }),
+  },
+  { operationId: 'deleteSiteSpaceCustomizationById', request: async () => send('DELETE', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`)) },
 
   { operationId: 'getChangeRequestPDF', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/pdf`) },
   { operationId: 'mergeChangeRequest', request: () => merge(spaceId, openCr.number, owner) },

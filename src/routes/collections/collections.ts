@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { runBatch } from '../../db/client';
 import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -21,6 +22,7 @@ import {
   requireCreateIn,
   subtreeSql,
 } from '../../services/collections';
+import { removeSpacesFromSites } from '../../services/sites/spaces';
 import { organizationQuery } from '../../services/organizations';
 import { authorize } from '../../services/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
@@ -184,7 +186,8 @@ export const collectionsRouter = createRouter()
     // One transaction, the tree walked in SQL (no bound parameter per nested collection): the spaces
     // go to the trash at the root, keeping the access level they had inside the collections, then
     // the collections go.
-    await db.batch([
+    await runBatch(db, [
+      ...removeSpacesFromSites(db, row.collection.orgId, sql`select id from spaces where parent_id in (${subtreeSql(collectionId)})`),
       db
         .update(spaces)
         .set({ deletedAt: sql`coalesce(${spaces.deletedAt}, ${now})`, parentId: null, defaultLevel: sql`coalesce(${spaces.defaultLevel}, ${spaces.accessCap})`, updatedAt: now })

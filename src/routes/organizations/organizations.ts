@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Db } from '../../db/client';
 import { and, count, eq, sql } from 'drizzle-orm';
-import { orgMembers, organizations } from '../../db/schema';
+import { orgMembers, organizations, sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -207,7 +207,7 @@ export const organizationsRouter = createRouter()
     const db = c.get('db');
     // Membership, the hostname's owner and the merge rules' non-members in one round trip;
     // a statement with nothing to check selects nothing.
-    const [orgRows, hostnameOwners, missing] = await db.batch([
+    const [orgRows, hostnameOwners, missing, defaultSite] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
         .select({ id: organizations.id })
@@ -215,13 +215,15 @@ export const organizationsRouter = createRouter()
         .where(body.hostname ? eq(organizations.hostname, body.hostname) : sql`0`)
         .limit(1),
       mergeRuleNonMembersQuery(db, organizationId, body.mergeRules),
+      db
+        .select({ id: sites.id })
+        .from(sites)
+        .where(and(eq(sites.id, body.defaultContent?.site ?? ''), eq(sites.orgId, organizationId))),
     ]);
     const { org, rank } = checkOrganizationRole(orgRows, RANK.admin);
     if (body.hostname && hostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.hostname);
     checkMergeRuleMembers(missing);
-    if (body.defaultContent) {
-      // A site must exist in this organization to be its default content; docs sites are not
-      // part of this deployment yet, so no site id can be valid.
+    if (body.defaultContent && defaultSite.length === 0) {
       throw badRequest(`Invalid default content: site "${body.defaultContent.site}" does not exist in this organization`);
     }
     if (body.sso === true) {

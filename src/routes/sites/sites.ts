@@ -190,7 +190,9 @@ export const sitesRouter = createRouter()
     if (query.type) filters.push(inArray(sites.type, query.type));
     if (query.space) filters.push(sql`exists (select 1 from site_spaces ss where ss.site_id = ${sites.id} and ss.space_id = ${query.space})`);
     const where = and(...filters);
-    const siteSpaceCount = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${sites.id})`;
+    // Qualified by hand: in a single-table select, drizzle writes a column inside a selected `sql` unqualified,
+    // and a bare "id" in this subquery would be the site space's own id.
+    const siteSpaceCount = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${sql.identifier('sites')}.${sql.identifier('id')})`;
     const [role, rows, [{ total }]] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
@@ -219,7 +221,8 @@ export const sitesRouter = createRouter()
       db
         .select({ basename: sites.basename })
         .from(sites)
-        .where(and(eq(sites.orgId, organizationId), or(eq(sites.basename, slug), like(sites.basename, `${slug}-%`)))),
+        // Without case, as PATCH compares basenames (the slug is lowercase; LIKE ignores ASCII case).
+        .where(and(eq(sites.orgId, organizationId), or(sql`lower(${sites.basename}) = ${slug}`, like(sites.basename, `${slug}-%`)))),
       spacesAmongQuery(db, organizationId, spaceIds, userId),
     ]);
     checkOrganizationRole(role, RANK.admin);

@@ -17,6 +17,8 @@ import { organizationQuery } from '../../services/organizations';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
 import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { siteUrlContext } from '../../services/sites/present';
+import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
 import { checkTransferTarget, transferStatements } from '../../services/transfer';
 import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
@@ -202,10 +204,24 @@ export const spacesRouter = createRouter()
     return c.json(toPage(rows, limit, total, (r) => [r.space.createdAt, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
   })
   .openapi(getSpaceRoute, async (c) => {
-    const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
-    const row = await requireSpace(c.get('db'), spaceId, userId, RANK.read, true);
-    return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
+    const { shareKey } = c.req.valid('query');
+    const db = c.get('db');
+    const visitor = c.get('actor').kind === 'visitor';
+    // A visitor (no API token) reads a space only through a published site it may open.
+    const [rows, [placement]] = await db.batch([
+      visitor ? db.select({ space: spaces, rank: sql<number>`0`.as('rank') }).from(spaces).where(eq(spaces.id, spaceId)) : selectSpaceWithRank(db, spaceId, requireUser(c)),
+      publishedPlacementQuery(db, spaceId, visitor ? { shareKey } : null),
+    ]);
+    if (visitor && (!rows[0] || rows[0].space.deletedAt || !placement)) {
+      if (!shareKey) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>" (or the shareKey of a site that publishes this space)');
+      throw new ApiError(404, 'Space not found');
+    }
+    const row = visitor ? rows[0] : checkSpace(rows, RANK.read, true);
+    const urls = siteUrlContext(c, shareKey);
+    const space = toSpace(row.space, row.rank, urls);
+    if (placement) space.urls.published = placementUrl(placement, urls);
+    return c.json(space, 200);
   })
   .openapi(updateSpaceRoute, async (c) => {
     const userId = requireUser(c);
@@ -246,7 +262,10 @@ export const spacesRouter = createRouter()
     if (!row || row.rank < RANK.read || row.space.deletedAt) return c.body(null, 204);
     if (row.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to delete this space');
     const now = nowIso();
-    await db.update(spaces).set({ deletedAt: now, updatedAt: now }).where(eq(spaces.id, spaceId)).run();
+    await runBatch(db, [
+      db.update(spaces).set({ deletedAt: now, updatedAt: now }).where(eq(spaces.id, spaceId)),
+      ...removeSpacesFromSites(db, row.space.orgId, sql`${spaceId}`),
+    ]);
     return c.body(null, 204);
   })
   .openapi(duplicateSpaceRoute, async (c) => {
