@@ -8,15 +8,15 @@ export { countingD1 };
 
 const app = createApp();
 
-/** Runs one request through the app with a counting D1 and returns its status and round trips. */
-export async function measureRoundTrips(method: string, path: string, token: string, body?: unknown) {
+/** Runs one request through the app with a counting D1 and returns its status and round trips; a null token sends none (a visitor). */
+export async function measureRoundTrips(method: string, path: string, token: string | null, body?: unknown) {
   const counter = countingD1(env.DB);
   const ctx = createExecutionContext();
   const res = await app.request(
     `${BASE}${path}`,
     {
       method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: { ...(token && { Authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     },
     { ...env, DB: counter.db },

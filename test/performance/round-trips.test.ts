@@ -203,3 +203,52 @@ describe('D1 round trips of search and links', () => {
     }
   });
 });
+
+describe('D1 round trips of docs sites', () => {
+  it('a site of 20 sections and 100 site spaces: its published view in at most 3 for a visitor, member reads in at most 2, changes in at most 3', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const spaceIds: string[] = [];
+    for (let i = 0; i < 5; i++) spaceIds.push((await api('POST', `/v1/orgs/${org.id}/spaces`, { token, body: { title: `Space ${i}` } })).body.id);
+    const base = `/v1/orgs/${org.id}/sites`;
+    const site = (await api('POST', base, { token, body: { title: 'Big site' } })).body;
+    const sitePath = `${base}/${site.id}`;
+    const sections: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const section = await api('POST', `${sitePath}/sections`, { token, body: { spaceId: spaceIds[i % 5], title: `Section ${i}` } });
+      expect(section.status, JSON.stringify(section.body)).toBe(201);
+      sections.push(section.body.id);
+      for (let j = 1; j < 5; j++) {
+        const added = await api('POST', `${sitePath}/site-spaces`, { token, body: { spaceId: spaceIds[j], sectionId: section.body.id } });
+        expect(added.status, JSON.stringify(added.body)).toBe(201);
+      }
+    }
+    await api('POST', `${sitePath}/section-groups`, { token, body: { title: 'Group', sections: sections.slice(0, 5) } });
+    await api('PATCH', `${sitePath}/sections/${sections[3]}`, { token, body: { condition: 'visitor.claims.beta == true' } });
+    expect((await api('POST', `${sitePath}/publish`, { token })).status).toBe(200);
+    await api('GET', '/v1/user', { token });
+
+    const visitorView = await measureRoundTrips('GET', `${sitePath}/published`, null);
+    expect(visitorView.status).toBe(200);
+    expect(visitorView.body.structure.structure).toHaveLength(16);
+    expect(visitorView.roundTrips).toBeLessThanOrEqual(3);
+    for (const path of [`${sitePath}/published`, sitePath, `${sitePath}/structure`, `${sitePath}/sections`, `${sitePath}/site-spaces`, `${sitePath}/section-groups`, `${sitePath}/customization`, base]) {
+      const r = await measureRoundTrips('GET', path, token);
+      expect(r.status, path).toBe(200);
+      expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+    }
+    expect((await measureRoundTrips('GET', `${sitePath}/site-spaces`, token)).body.count).toBe(100);
+    const writes: Array<[string, string, unknown]> = [
+      ['PATCH', sitePath, { title: 'Bigger site' }],
+      ['POST', `${sitePath}/sections`, { spaceId: spaceIds[0], title: 'One more' }],
+      ['POST', `${sitePath}/sections/${sections[7]}/move`, { position: { before: { type: 'site-section', siteSection: sections[6] } } }],
+      ['PUT', `${sitePath}/customization`, { header: { links: [{ title: 'Home', to: { kind: 'space', space: spaceIds[0] } }] } }],
+      ['DELETE', `${sitePath}/sections/${sections[19]}`, undefined],
+    ];
+    for (const [method, path, body] of writes) {
+      const r = await measureRoundTrips(method, path, token, body);
+      expect(r.status, `${method} ${path} ${JSON.stringify(r.body)}`).toBeLessThan(300);
+      expect(r.roundTrips, `${method} ${path}`).toBeLessThanOrEqual(3);
+    }
+  });
+});

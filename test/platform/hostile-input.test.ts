@@ -167,7 +167,18 @@ beforeAll(async () => {
   const collection = expectStatus(await api('POST', `/v1/orgs/${org.id}/collections`, { token: owner, body: { title: 'Collection' } }), 201).body;
   const invite = expectStatus(await api('POST', `/v1/orgs/${org.id}/link-invites`, { token: owner, body: { role: 'read' } }), 201).body;
   const tokens = expectStatus(await api('GET', '/v1/user/tokens', { token: owner }), 200).body;
+  const sites = `/v1/orgs/${org.id}/sites`;
+  const site = expectStatus(await api('POST', sites, { token: owner, body: { title: 'Site', spaces: [space.id] } }), 201).body;
+  const section = expectStatus(await api('POST', `${sites}/${site.id}/sections`, { token: owner, body: { spaceId: space.id, title: 'Section' } }), 201).body;
+  const group = expectStatus(await api('POST', `${sites}/${site.id}/section-groups`, { token: owner, body: { title: 'Group', sections: [section.id] } }), 201).body;
+  const shareLink = expectStatus(await api('POST', `${sites}/${site.id}/share-links`, { token: owner, body: { name: 'Link' } }), 201).body;
+  expectStatus(await api('POST', `${sites}/${site.id}/publish`, { token: owner }), 200);
   Object.assign(real, {
+    siteId: site.id,
+    siteSectionId: section.id,
+    siteSectionGroupId: group.id,
+    siteSpaceId: section.siteSpaces[0].id,
+    shareLinkId: shareLink.id,
     organizationId: org.id,
     userId: org.members.read.id,
     spaceId: space.id,

@@ -22,7 +22,7 @@ import {
   SiteVisibilitySchema,
 } from '../../schemas/site';
 import { orgRoleSql } from '../../services/access';
-import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
+import { organizationQuery } from '../../services/organizations';
 import { loadSiteAsMember } from '../../services/sites/access';
 import { cloneModel, saveModel, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
@@ -156,6 +156,13 @@ const getSiteStructureRoute = defineRoute({
   responses: { 200: jsonResponse(SiteStructureSchema, 'The structure') },
 });
 
+/** Sites are the organization's: guests (and outsiders) cannot see any, like the organization for outsiders. */
+function requireSiteReader(rows: { rank: number | null }[]): number {
+  const rank = rows[0]?.rank;
+  if (!rank || rank < RANK.read) throw new ApiError(404, 'Organization not found');
+  return rank;
+}
+
 /** A free basename for a new site: its title's slug, numbered when the organization already has it. */
 async function freeBasename(rows: { basename: string }[], title: string) {
   return uniquePath(title, rows.map((r) => r.basename), 'docs');
@@ -203,8 +210,7 @@ export const sitesRouter = createRouter()
         .limit(limit + 1),
       db.select({ total: count() }).from(sites).where(where),
     ]);
-    const { rank } = checkOrganizationRole(role, RANK.read);
-    if (rank < RANK.read) throw new ApiError(404, 'Organization not found');
+    const rank = requireSiteReader(role);
     const urls = siteUrlContext(c);
     return c.json(toPage(rows, limit, total, (r) => [r.site.createdAt, r.site.id], (r) => toSite(r.site, r.siteSpaces, rank, urls)), 200);
   })
@@ -225,7 +231,7 @@ export const sitesRouter = createRouter()
         .where(and(eq(sites.orgId, organizationId), or(sql`lower(${sites.basename}) = ${slug}`, like(sites.basename, `${slug}-%`)))),
       spacesAmongQuery(db, organizationId, spaceIds, userId),
     ]);
-    checkOrganizationRole(role, RANK.admin);
+    if (requireSiteReader(role) < RANK.admin) throw new ApiError(403, 'Only organization admins can create sites');
     const missing = spaceIds.filter((id) => !found.some((f) => f.space.id === id));
     if (missing.length) throw badRequest(`spaces: ${missing.map((id) => `"${id}"`).join(', ')} are not spaces of this organization`);
     const now = nowIso();

@@ -17,8 +17,9 @@ export function sitePermissions(rank: number) {
   return {
     view: rank >= RANK.read,
     access: rank >= RANK.read,
-    edit: rank >= RANK.edit,
-    create: rank >= RANK.create,
+    // Only admins change a site here (structure, settings, publishing), so only they may edit or create in it.
+    edit: rank >= RANK.admin,
+    create: rank >= RANK.admin,
     admin: rank >= RANK.admin,
     installIntegration: rank >= RANK.admin,
     viewAdaptiveSchema: rank >= RANK.read,
@@ -73,7 +74,8 @@ export interface VisitorCredentials {
 
 /** The credentials a visitor read carries. */
 export function visitorCredentials(c: Context<AppBindings>, shareKey: string | undefined): VisitorCredentials {
-  const token = c.req.header('X-Visitor-Token') ?? c.req.query('jwt_token');
+  // `||`: an empty header (some clients and proxies send one) must not hide the query parameter.
+  const token = c.req.header('X-Visitor-Token') || c.req.query('jwt_token');
   return { shareKey: shareKey || undefined, token: token || undefined };
 }
 
@@ -118,24 +120,32 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
   const db = c.get('db');
   const actor = c.get('actor');
   if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token or visitor credentials, not the operator token');
-  if (actor.kind === 'user') {
-    const { model, rank, extra: extraResults } = await loadSiteAsMember<E>(db, orgId, siteId, actor.userId, RANK.read, extra);
-    const claims = (await claimsOf(model, credentials.token)) ?? {};
-    return { model, reader: { kind: 'member', userId: actor.userId, rank, claims }, shareKey: credentials.shareKey, extra: extraResults };
-  }
-  const results = (await runBatch(db, [...siteModelQueries(db, orgId, siteId, null), shareLinkQuery(db, siteId, credentials.shareKey), ...extra])) as unknown[];
+  const userId = actor.kind === 'user' ? actor.userId : null;
+  // One batch for both readers: a signed-in user who is not a member reads like any visitor.
+  const results = (await runBatch(db, [
+    ...(userId ? [orgRankQuery(db, orgId, userId)] : []),
+    ...siteModelQueries(db, orgId, siteId, userId),
+    shareLinkQuery(db, siteId, credentials.shareKey),
+    ...extra,
+  ])) as unknown[];
+  const rank = userId ? ((results.shift() as { rank: number | null }[])[0]?.rank ?? null) : null;
   const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
-  if (!model || !model.site.published) throw siteNotFound();
-  const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
+  const extraResults = results.slice(MODEL_QUERY_COUNT + 1) as E;
+  if (!model) throw siteNotFound();
   const claims = await claimsOf(model, credentials.token);
+  if (userId && rank && rank >= RANK.read) {
+    return { model, reader: { kind: 'member', userId, rank, claims: claims ?? {} }, shareKey: credentials.shareKey, extra: extraResults };
+  }
+  const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
   const visibility = model.site.visibility;
+  if (!model.site.published) throw siteNotFound();
   if (visibility === 'share-link' && !shareLinkOpens) throw siteNotFound();
   if (visibility === 'visitor-auth' && claims === null) throw siteNotFound();
   return {
     model,
     reader: { kind: 'visitor', claims: claims ?? {} },
     ...(visibility === 'share-link' && { shareKey: credentials.shareKey }),
-    extra: results.slice(MODEL_QUERY_COUNT + 1) as E,
+    extra: extraResults,
   };
 }
 
