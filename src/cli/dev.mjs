@@ -3,12 +3,14 @@
 //   1. .dev.vars gets a random ADMIN_TOKEN (the operator secret) unless it has one;
 //   2. the D1 migrations are applied to the local database;
 //   3. the demo user, organization and API token are seeded (see seed.mjs) and printed;
-//   4. `wrangler dev` serves the Worker on http://127.0.0.1:8787 until stopped.
+//   4. `wrangler dev` serves the Worker on http://127.0.0.1:8787 until stopped;
+//   5. once it answers, the demo docs site is published through the API (demo-site.mjs) and its URL printed.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
+import { ensureDemoSite } from './demo-site.mjs';
 import { ROOT, applyMigrations, assertToolchain, describeSeed, seed } from './seed.mjs';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
@@ -64,6 +66,7 @@ async function main() {
 
   console.log('dev: starting wrangler dev on http://127.0.0.1:8787 (Ctrl+C to stop)\n');
   startWrangler();
+  await ensureDemoSite(seeded);
 }
 
 main().catch((error) => {
