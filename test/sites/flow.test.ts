@@ -63,3 +63,31 @@ describe('a docs site from first call to a visitor reading it', () => {
     expect(forDeveloper.structure.structure.map((i: any) => i.id)).toEqual([first.id, group.id]);
   });
 });
+
+describe('header links in the published view', () => {
+  it('shows a header link only to visitors whose claims meet its condition', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token, 'Home');
+    const base = `/v1/orgs/${org.id}/sites`;
+    const site = expectStatus(await api('POST', base, { token, body: { title: 'Links', spaces: [space.id] } }), 201).body;
+    const path = `${base}/${site.id}`;
+    expectStatus(await api('POST', `${path}/publish`, { token }), 200);
+    const to = { kind: 'space', space: space.id };
+    expectStatus(
+      await api('PUT', `${path}/customization`, {
+        token,
+        body: { header: { links: [{ title: 'Everyone', to }, { title: 'Staff', to, condition: 'visitor.claims.staff == true' }] } },
+      }),
+      200,
+    );
+    expectError(await api('PUT', `${path}/customization`, { token, body: { header: { links: [{ title: 'Bad', to, condition: 'visitor.claims.(' }] } } }), 400, 'position');
+    const { privateKey } = expectStatus(await api('GET', `${path}/publishing/auth`, { token }), 200).body;
+    const titles = (res: any) => res.body.customizations.site.header.links.map((l: any) => l.title);
+    expect(titles(expectStatus(await api('GET', `${path}/published`), 200))).toEqual(['Everyone']);
+    const staff = await signVisitorToken({ staff: true }, privateKey, '1h');
+    expect(titles(expectStatus(await api('GET', `${path}/published`, { headers: { 'X-Visitor-Token': staff } }), 200))).toEqual(['Everyone', 'Staff']);
+    // The site's own settings keep both links.
+    expect(expectStatus(await api('GET', `${path}/customization`, { token }), 200).body.header.links).toHaveLength(2);
+  });
+});

@@ -13,7 +13,7 @@ import {
 } from '../../schemas/site-customization';
 import { loadSiteAsMember } from '../../services/sites/access';
 import { mergeOverridePatch, settingsFromInput, validateCustomization } from '../../services/sites/customization';
-import { siteSettings, siteSpaceSettings } from '../../services/sites/settings';
+import { publishedSettings, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
 import { findSiteSpace } from '../../services/sites/structure';
 import { SiteParams } from './sites';
 
@@ -74,8 +74,9 @@ export const siteCustomizationRouter = createRouter()
   .openapi(getSiteCustomizationRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
-    const { model } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
-    return c.json(siteSettings(model.site), 200);
+    const { model, rank } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    const settings = siteSettings(model.site);
+    return c.json(rank >= RANK.admin ? settings : publishedSettings(settings), 200);
   })
   .openapi(updateSiteCustomizationRoute, async (c) => {
     const userId = requireUser(c);
@@ -92,8 +93,9 @@ export const siteCustomizationRouter = createRouter()
   .openapi(getSiteSpaceCustomizationRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId, siteSpaceId } = c.req.valid('param');
-    const { model } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
-    return c.json(siteSpaceSettings(model.site, findSiteSpace(model, siteSpaceId)), 200);
+    const { model, rank } = await loadSiteAsMember(c.get('db'), organizationId, siteId, userId, RANK.read);
+    const settings = siteSpaceSettings(model.site, findSiteSpace(model, siteSpaceId));
+    return c.json(rank >= RANK.admin ? settings : publishedSettings(settings), 200);
   })
   .openapi(overrideSiteSpaceCustomizationRoute, async (c) => {
     const userId = requireUser(c);

@@ -6,7 +6,7 @@ import { SiteSchema, SiteStructureSchema } from '../../schemas/site';
 import { loadSiteAsReader, visitorCredentials, type SiteReader } from '../../services/sites/access';
 import type { SiteModel } from '../../services/sites/model';
 import { modelSite, publishedFilter, siteUrlContext, toSiteStructure } from '../../services/sites/present';
-import { siteSettings, siteSpaceSettings } from '../../services/sites/settings';
+import { settingsForReader, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
 import { ShareKeyQuery, SiteParams } from './sites';
 
 const PublishedContentSiteSchema = z
@@ -49,8 +49,8 @@ function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<ty
     site: modelSite(model, reader.kind === 'member' ? reader.rank : 0, urls),
     structure,
     customizations: {
-      site: siteSettings(model.site),
-      siteSpaces: Object.fromEntries(visible.map((s) => [s.id, siteSpaceSettings(model.site, rows.get(s.id)!)])),
+      site: settingsForReader(siteSettings(model.site), reader.claims),
+      siteSpaces: Object.fromEntries(visible.map((s) => [s.id, settingsForReader(siteSpaceSettings(model.site, rows.get(s.id)!), reader.claims)])),
     },
     // No integration of this deployment injects scripts into sites yet.
     scripts: [],

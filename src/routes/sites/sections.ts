@@ -123,8 +123,12 @@ export const siteSectionsRouter = createRouter()
     const { model, reader, shareKey } = await loadSiteAsReader(c, organizationId, siteId, visitorCredentials(c, query.shareKey));
     const filter = reader.kind === 'member' ? SHOW_ALL : publishedFilter(reader, false);
     const urls = siteUrlContext(c, shareKey);
-    const visible = sectionsInOrder(model).filter(filter.section);
-    return c.json(pageInMemory(visible.map((row) => toSiteSection(model, row, urls, filter)), query, (s) => s.id), 200);
+    const sections = sectionsInOrder(model)
+      .filter(filter.section)
+      .map((row) => toSiteSection(model, row, urls, filter))
+      // A visitor does not see a section none of whose site spaces they may see (as in the published view).
+      .filter((section) => reader.kind === 'member' || section.siteSpaces.length > 0);
+    return c.json(pageInMemory(sections, query, (s) => s.id), 200);
   })
   .openapi(addSectionRoute, async (c) => {
     const userId = requireUser(c);

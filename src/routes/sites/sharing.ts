@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, or, sql } from 'drizzle-orm';
 import { siteShareLinks, sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
@@ -27,7 +27,7 @@ const listShareLinksRoute = defineRoute({
   operationId: 'listSiteShareLinks',
   tags,
   summary: "List a site's share links (admins)",
-  request: { params: SiteParams, query: ListQuerySchema.extend({ search: textFilterQuery('Only links whose name contains this') }) },
+  request: { params: SiteParams, query: ListQuerySchema.extend({ search: textFilterQuery('Only links whose name (any case) or key contains this') }) },
   responses: { 200: jsonResponse(listOf(ShareLinkSchema, 'ShareLinks'), 'The share links') },
 });
 
@@ -128,7 +128,9 @@ export const siteSharingRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    const where = and(eq(siteShareLinks.siteId, siteId), query.search ? containsText(siteShareLinks.name, query.search) : undefined);
+    // By name or key, as GitBook does: an admin holding a shared URL finds the link to revoke. Keys are case-sensitive.
+    const search = query.search ? or(containsText(siteShareLinks.name, query.search), sql`instr(${siteShareLinks.key}, ${query.search}) > 0`) : undefined;
+    const where = and(eq(siteShareLinks.siteId, siteId), search);
     const { model, extra } = await loadSiteAsMember<[ShareLinkRow[], { total: number }[]]>(db, organizationId, siteId, userId, RANK.admin, [
       db
         .select()
