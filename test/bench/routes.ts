@@ -133,6 +133,18 @@ interface Sample {
   latencies: number[];
 }
 
+/** A published public site of 20 sections with 5 site spaces each (100), over the seeded spaces. */
+async function seedSite(call: Call, token: string, orgId: string, spaceIds: string[]) {
+  const base = `/v1/orgs/${orgId}/sites`;
+  const site = (await call('POST', base, token, { title: 'Bench site' })).body as { id: string };
+  for (let i = 0; i < 20; i++) {
+    const section = (await call('POST', `${base}/${site.id}/sections`, token, { spaceId: spaceIds[i % spaceIds.length], title: `Section ${i}` })).body as { id: string };
+    for (let j = 1; j < 5; j++) await call('POST', `${base}/${site.id}/site-spaces`, token, { spaceId: spaceIds[j % spaceIds.length], sectionId: section.id });
+  }
+  await call('POST', `${base}/${site.id}/publish`, token);
+  return `${base}/${site.id}`;
+}
+
 async function load(url: string, token: string): Promise<Sample> {
   const latencies: number[] = [];
   const end = performance.now() + SECONDS * 1000;
@@ -141,7 +153,8 @@ async function load(url: string, token: string): Promise<Sample> {
     Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+        // An empty token reads as a visitor (published sites).
+        const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
         latencies.push(performance.now() - t0);
@@ -176,7 +189,7 @@ async function main() {
   }
 
   // Reads: interleaved rounds, every target once per round.
-  const targets: Array<{ label: string; size?: number; url: string }> = [{ label: 'ref d (zod-openapi + 1 D1 read)', url: `${refUrl}/ref/${user.id}` }];
+  const targets: Array<{ label: string; size?: number; url: string; visitor?: boolean }> = [{ label: 'ref d (zod-openapi + 1 D1 read)', url: `${refUrl}/ref/${user.id}` }];
   for (const [size, space] of spaces) {
     const leaf = space.leaves[Math.floor(space.leaves.length / 2)];
     targets.push({ label: 'GET /v1/spaces/{id}', size, url: `${apiUrl}/v1/spaces/${space.id}` });
@@ -188,11 +201,15 @@ async function main() {
     targets.push({ label: 'GET .../search?query=<rare word>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=${encodeURIComponent(`page ${Math.floor(size / 2)}`)}` });
     targets.push({ label: 'GET .../search?query=<word of every page>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=body&limit=20` });
   }
+  const sitePath = await seedSite(call, token, org.id, [...spaces.values()].map((s) => s.id));
+  targets.push({ label: 'GET .../sites/{id}/published (member, 100 ss)', url: `${apiUrl}${sitePath}/published` });
+  targets.push({ label: 'GET .../sites/{id}/published (visitor)', url: `${apiUrl}${sitePath}/published`, visitor: true });
+  targets.push({ label: 'GET .../sites/{id}/site-spaces (100)', url: `${apiUrl}${sitePath}/site-spaces` });
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
       const key = `${target.label}|${target.size ?? ''}`;
-      samples.set(key, [...(samples.get(key) ?? []), await load(target.url, token)]);
+      samples.set(key, [...(samples.get(key) ?? []), await load(target.url, target.visitor ? '' : token)]);
     }
   }
   const rpsOf = (key: string) => median(samples.get(key)!.map((s) => s.rps));
@@ -203,7 +220,8 @@ async function main() {
   for (const target of targets) {
     const key = `${target.label}|${target.size ?? ''}`;
     const all = samples.get(key)!.flatMap((s) => s.latencies);
-    const trips = target.size === undefined ? '1' : (await fetch(target.url, { headers: { Authorization: `Bearer ${token}`, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
+    const auth: Record<string, string> = target.visitor ? {} : { Authorization: `Bearer ${token}` };
+    const trips = target === targets[0] ? '1' : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
     console.log(
       `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
     );

@@ -22,9 +22,9 @@ import {
   SiteVisibilitySchema,
 } from '../../schemas/site';
 import { orgRoleSql } from '../../services/access';
-import { organizationQuery } from '../../services/organizations';
+import { isUniqueViolation, organizationQuery } from '../../services/organizations';
 import { loadSiteAsMember } from '../../services/sites/access';
-import { cloneModel, saveModel, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
+import { basenameTaken, cloneModel, saveModel, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
 import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace } from '../../services/sites/structure';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
@@ -260,7 +260,10 @@ export const sitesRouter = createRouter()
     };
     const model: SiteModel = { site, groups: [], sections: [], siteSpaces: [], spaces: new Map(found.map((f) => [f.space.id, f])) };
     for (const spaceId of spaceIds) addSiteSpace(model, spaceId, undefined);
-    await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]);
+    // Two creates racing for one basename: the unique index refuses the second.
+    await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]).catch((error) => {
+      throw isUniqueViolation(error, 'basename') ? basenameTaken(model.site.basename) : error;
+    });
     return c.json(modelSite(model, RANK.admin, siteUrlContext(c)), 201);
   })
   .openapi(getSiteRoute, async (c) => {
@@ -279,7 +282,7 @@ export const sitesRouter = createRouter()
       .from(sites)
       .where(and(eq(sites.orgId, organizationId), body.basename ? sql`lower(${sites.basename}) = lower(${body.basename})` : sql`0`));
     const { model, rank, extra } = await loadSiteAsMember<[{ id: string }[]]>(db, organizationId, siteId, userId, RANK.admin, [basenameOwner]);
-    if (extra[0].some((row) => row.id !== siteId)) throw new ApiError(409, `basename: "${body.basename}" is already used by another site of this organization`);
+    if (body.basename && extra[0].some((row) => row.id !== siteId)) throw basenameTaken(body.basename);
     const after = cloneModel(model);
     Object.assign(after.site, {
       ...(body.title !== undefined && { title: body.title }),
@@ -303,8 +306,9 @@ export const sitesRouter = createRouter()
       db.select({ id: sites.id }).from(sites).where(and(eq(sites.id, siteId), eq(sites.orgId, organizationId))),
     ]);
     if (!membership?.rank) throw new ApiError(404, 'Organization not found');
-    if (!site) return c.body(null, 204);
+    // The role first: a member who may not delete sites is refused whether or not the site exists.
     if (membership.rank < RANK.admin) throw new ApiError(403, 'You do not have permission to do this on this site');
+    if (!site) return c.body(null, 204);
     await db.batch([
       db.delete(sites).where(eq(sites.id, siteId)),
       // The organization's default content cannot point at a site that is gone.

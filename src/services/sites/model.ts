@@ -3,6 +3,7 @@ import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { siteSectionGroups, siteSections, sites, siteSpaces, siteStructureGuard, spaces } from '../../db/schema';
 import { ApiError } from '../../lib/errors';
 import { spaceRoleSql } from '../access';
+import { isUniqueViolation } from '../organizations';
 import type { SpaceRow } from '../spaces';
 
 export type SiteRow = typeof sites.$inferSelect;
@@ -26,6 +27,8 @@ export interface SiteModel {
   /** The spaces the site spaces point to (and any other space the operation loaded), by id. */
   spaces: Map<string, SpaceWithRank>;
 }
+
+export const basenameTaken = (basename: string) => new ApiError(409, `basename: "${basename}" is already used by another site of this organization`);
 
 export const SITE_LIMITS = { siteSpaces: 200, sections: 100, groups: 50, groupDepth: 5 } as const;
 
@@ -232,6 +235,7 @@ export async function saveModel(db: Db, before: SiteModel, after: SiteModel, ext
     if (String((error as Error)?.message ?? error).includes('CHECK constraint failed')) {
       throw new ApiError(409, 'The site changed while this request was being applied; read it again and retry');
     }
+    if (isUniqueViolation(error, 'basename')) throw basenameTaken(after.site.basename);
     throw error;
   }
 }

@@ -147,6 +147,9 @@ export function addSection(model: SiteModel, input: { spaceId: string; title?: s
 export function deleteSection(model: SiteModel, sectionId: string): void {
   model.sections = model.sections.filter((s) => s.id !== sectionId);
   model.siteSpaces = model.siteSpaces.filter((s) => s.sectionId !== sectionId);
+  // Groups hold sections: without any, they would linger unseen (the structure of a site without
+  // sections is its root site spaces), so they go with the last section.
+  if (model.sections.length === 0) model.groups = [];
   finish(model);
 }
 
