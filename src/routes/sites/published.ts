@@ -7,7 +7,7 @@ import { loadSiteAsReader, visitorCredentials, type SiteReader } from '../../ser
 import type { SiteModel } from '../../services/sites/model';
 import { modelSite, publishedFilter, siteUrlContext, toSiteStructure } from '../../services/sites/present';
 import { settingsForReader, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
-import { ShareKeyQuery, SiteParams } from './sites';
+import { SiteParams, VisitorQuery } from './sites';
 
 const PublishedContentSiteSchema = z
   .object({
@@ -34,7 +34,7 @@ const getPublishedSiteRoute = defineRoute({
     'Without an API token, a published site answers to its audience: anyone for public and unlisted sites, the `shareKey` of an active share link for share-link sites, a JWT signed with the publishing-auth key (`X-Visitor-Token` header or `jwt_token` query) for visitor-auth sites. Anything else reads as an unknown site. Members read any site of their organization (its preview). Sections and site spaces whose condition is false for the visitor\'s claims are left out, and so are hidden site spaces.',
   request: {
     params: SiteParams,
-    query: ShareKeyQuery.extend({ jwt_token: z.string().max(8192).optional().openapi({ description: 'A visitor JWT (also accepted as the X-Visitor-Token header)' }) }),
+    query: VisitorQuery,
   },
   responses: { 200: jsonResponse(PublishedContentSiteSchema, 'The published site'), 304: { description: 'Unchanged since the ETag in If-None-Match' } },
 });

@@ -26,7 +26,7 @@ import {
   setSectionPath,
 } from '../../services/sites/structure';
 import { requireSpaceToAdd } from '../../services/sites/spaces';
-import { ShareKeyQuery, SiteParams } from './sites';
+import { SiteParams, VisitorQuery } from './sites';
 
 const tags = ['Site sections'];
 const SectionParams = SiteParams.extend({ siteSectionId: IdSchema('siteSectionId') });
@@ -38,7 +38,7 @@ const listSectionsRoute = defineRoute({
   operationId: 'listSiteSections',
   tags,
   summary: "List a site's sections (visitors too, with the site's credentials)",
-  request: { params: SiteParams, query: ListQuerySchema.merge(ShareKeyQuery) },
+  request: { params: SiteParams, query: ListQuerySchema.merge(VisitorQuery) },
   responses: { 200: jsonResponse(listOf(SiteSectionSchema, 'SiteSections'), 'The sections in reading order') },
 });
 

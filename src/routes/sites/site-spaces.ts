@@ -10,7 +10,7 @@ import { sectionsInOrder, siteSpacesIn, spacesAmongQuery, type SiteModel, type S
 import { publishedFilter, SHOW_ALL, siteUrlContext, toSiteSpace, type StructureFilter } from '../../services/sites/present';
 import { requireSpaceToAdd } from '../../services/sites/spaces';
 import { addSiteSpace, deleteSiteSpace, findSiteSpace, moveSiteSpace, setSiteSpacePath } from '../../services/sites/structure';
-import { ShareKeyQuery, SiteParams } from './sites';
+import { SiteParams, VisitorQuery } from './sites';
 
 const tags = ['Site spaces'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });
@@ -24,7 +24,7 @@ const listSiteSpacesRoute = defineRoute({
   summary: "List a site's site spaces (visitors too, with the site's credentials)",
   request: {
     params: SiteParams,
-    query: ListQuerySchema.merge(ShareKeyQuery).extend({
+    query: ListQuerySchema.merge(VisitorQuery).extend({
       default: z
         .enum(['true', 'false'])
         .optional()
