@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
@@ -20,6 +21,9 @@ export default defineConfig(async () => {
       include: ['test/**/*.test.ts'],
       setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
       testTimeout: 30_000,
+      // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
+      // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
+      maxWorkers: Math.max(2, availableParallelism()),
     },
   };
 });
