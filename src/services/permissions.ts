@@ -82,3 +82,18 @@ export function teamPermissions(orgRank: number | null, isOwner: boolean) {
     view: orgRank !== null && (orgRank >= RANK.read || isOwner),
   };
 }
+
+/** What each organization role may do on a site (the `permissions` of the Site object say the same). */
+export function sitePermissions(rank: number) {
+  return {
+    view: rank >= RANK.read,
+    access: rank >= RANK.read,
+    // Only admins change a site here (structure, settings, publishing), so only they may edit or create in it.
+    edit: rank >= RANK.admin,
+    create: rank >= RANK.admin,
+    admin: rank >= RANK.admin,
+    installIntegration: rank >= RANK.admin,
+    viewAdaptiveSchema: rank >= RANK.read,
+    editAdaptiveSchema: rank >= RANK.admin,
+  };
+}

@@ -11,9 +11,9 @@ import {
   SiteSectionSchema,
   SiteSectionTitleSchema,
 } from '../../schemas/site';
-import { changeSite, loadSiteAsReader, visitorCredentials } from '../../services/sites/access';
+import { changeSite, changeSiteWithSpace, loadSiteAsReader, visitorCredentials } from '../../services/sites/access';
 import { normalizeCondition } from '../../services/sites/conditions';
-import { sectionsInOrder, spacesAmongQuery, type SpaceWithRank } from '../../services/sites/model';
+import { sectionsInOrder } from '../../services/sites/model';
 import { publishedFilter, SHOW_ALL, siteUrlContext, toSiteSection } from '../../services/sites/present';
 import {
   addSection,
@@ -25,7 +25,6 @@ import {
   setSectionGroup,
   setSectionPath,
 } from '../../services/sites/structure';
-import { requireSpaceToAdd } from '../../services/sites/spaces';
 import { SiteParams, VisitorQuery } from './sites';
 
 const tags = ['Site sections'];
@@ -134,17 +133,8 @@ export const siteSectionsRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const db = c.get('db');
-    const { model, result } = await changeSite<ReturnType<typeof addSection>, [SpaceWithRank[]]>(
-      db,
-      organizationId,
-      siteId,
-      userId,
-      (after, [found]) => {
-        requireSpaceToAdd(after, found, body.spaceId);
-        return addSection(after, { spaceId: body.spaceId, title: body.title, icon: body.icon, groupId: body.siteSectionGroupId });
-      },
-      [spacesAmongQuery(db, organizationId, [body.spaceId], userId)],
+    const { model, result } = await changeSiteWithSpace(c.get('db'), organizationId, siteId, userId, body.spaceId, (after) =>
+      addSection(after, { spaceId: body.spaceId, title: body.title, icon: body.icon, groupId: body.siteSectionGroupId }),
     );
     return c.json(toSiteSection(model, result, siteUrlContext(c)), 201);
   })

@@ -4,11 +4,10 @@ import { ListQuerySchema, pageInMemory } from '../../lib/pagination';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf } from '../../schemas/common';
 import { ExpressionSchema, SiteSpacePathSchema, SiteSpaceSchema, SiteTitleSchema } from '../../schemas/site';
-import { changeSite, loadSiteAsReader, visitorCredentials } from '../../services/sites/access';
+import { changeSite, changeSiteWithSpace, loadSiteAsReader, visitorCredentials } from '../../services/sites/access';
 import { normalizeCondition } from '../../services/sites/conditions';
-import { sectionsInOrder, siteSpacesIn, spacesAmongQuery, type SiteModel, type SiteSpaceRow, type SpaceWithRank } from '../../services/sites/model';
+import { sectionsInOrder, siteSpacesIn, type SiteModel, type SiteSpaceRow } from '../../services/sites/model';
 import { publishedFilter, SHOW_ALL, siteUrlContext, toSiteSpace, type StructureFilter } from '../../services/sites/present';
-import { requireSpaceToAdd } from '../../services/sites/spaces';
 import { addSiteSpace, deleteSiteSpace, findSiteSpace, moveSiteSpace, setSiteSpacePath } from '../../services/sites/structure';
 import { SiteParams, VisitorQuery } from './sites';
 
@@ -128,20 +127,11 @@ export const siteSpacesRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const db = c.get('db');
-    const { model, result } = await changeSite<SiteSpaceRow, [SpaceWithRank[]]>(
-      db,
-      organizationId,
-      siteId,
-      userId,
-      (after, [found]) => {
-        requireSpaceToAdd(after, found, body.spaceId);
-        const row = addSiteSpace(after, body.spaceId, body.sectionId);
-        if (body.title !== undefined) row.title = body.title;
-        return row;
-      },
-      [spacesAmongQuery(db, organizationId, [body.spaceId], userId)],
-    );
+    const { model, result } = await changeSiteWithSpace(c.get('db'), organizationId, siteId, userId, body.spaceId, (after) => {
+      const row = addSiteSpace(after, body.spaceId, body.sectionId);
+      if (body.title !== undefined) row.title = body.title;
+      return row;
+    });
     return c.json(toSiteSpace(model, result, siteUrlContext(c)), 201);
   })
   .openapi(deleteSiteSpaceRoute, async (c) => {
@@ -154,27 +144,16 @@ export const siteSpacesRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId, siteSpaceId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const db = c.get('db');
     const condition = body.condition === undefined ? undefined : normalizeCondition(body.condition, 'condition');
-    const { model, result } = await changeSite<SiteSpaceRow, [SpaceWithRank[]]>(
-      db,
-      organizationId,
-      siteId,
-      userId,
-      (after, [found]) => {
-        const row = findSiteSpace(after, siteSpaceId);
-        if (body.spaceId !== undefined) {
-          requireSpaceToAdd(after, found, body.spaceId);
-          row.spaceId = body.spaceId;
-        }
-        if (body.path !== undefined) setSiteSpacePath(after, row, body.path);
-        if (condition !== undefined) row.condition = condition;
-        if (body.hidden !== undefined) row.hidden = body.hidden;
-        if (body.title !== undefined) row.title = body.title;
-        return row;
-      },
-      [spacesAmongQuery(db, organizationId, body.spaceId ? [body.spaceId] : [], userId)],
-    );
+    const { model, result } = await changeSiteWithSpace(c.get('db'), organizationId, siteId, userId, body.spaceId, (after) => {
+      const row = findSiteSpace(after, siteSpaceId);
+      if (body.spaceId !== undefined) row.spaceId = body.spaceId;
+      if (body.path !== undefined) setSiteSpacePath(after, row, body.path);
+      if (condition !== undefined) row.condition = condition;
+      if (body.hidden !== undefined) row.hidden = body.hidden;
+      if (body.title !== undefined) row.title = body.title;
+      return row;
+    });
     return c.json(toSiteSpace(model, result, siteUrlContext(c)), 200);
   })
   .openapi(moveSiteSpaceRoute, async (c) => {

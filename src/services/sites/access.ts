@@ -7,25 +7,11 @@ import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { orgRoleSql } from '../access';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
-import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, type SiteModel } from './model';
+import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SpaceWithRank } from './model';
+import { requireSpaceToAdd } from './spaces';
 import { verifyVisitorToken } from './visitor-token';
 
 export const siteNotFound = () => new ApiError(404, 'Site not found');
-
-/** What each organization role may do on a site (the `permissions` of the Site object say the same). */
-export function sitePermissions(rank: number) {
-  return {
-    view: rank >= RANK.read,
-    access: rank >= RANK.read,
-    // Only admins change a site here (structure, settings, publishing), so only they may edit or create in it.
-    edit: rank >= RANK.admin,
-    create: rank >= RANK.admin,
-    admin: rank >= RANK.admin,
-    installIntegration: rank >= RANK.admin,
-    viewAdaptiveSchema: rank >= RANK.read,
-    editAdaptiveSchema: rank >= RANK.admin,
-  };
-}
 
 function orgRankQuery(db: Db, orgId: string, userId: string) {
   return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId));
@@ -147,6 +133,31 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
     ...(visibility === 'share-link' && { shareKey: credentials.shareKey }),
     extra: extraResults,
   };
+}
+
+/**
+ * A structure change that brings a space into the site (`spaceId`; none: a plain change): the space is
+ * read in the same batch as the site and must be a live space of the organization (400 otherwise).
+ */
+export async function changeSiteWithSpace<T>(
+  db: Db,
+  orgId: string,
+  siteId: string,
+  userId: string,
+  spaceId: string | undefined,
+  change: (model: SiteModel) => T,
+): Promise<{ model: SiteModel; rank: number; result: T }> {
+  return changeSite<T, [SpaceWithRank[]]>(
+    db,
+    orgId,
+    siteId,
+    userId,
+    (after, [found]) => {
+      if (spaceId !== undefined) requireSpaceToAdd(after, found, spaceId);
+      return change(after);
+    },
+    [spacesAmongQuery(db, orgId, spaceId === undefined ? [] : [spaceId], userId)],
+  );
 }
 
 /**
