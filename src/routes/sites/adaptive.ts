@@ -1,14 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { eq } from 'drizzle-orm';
-import { sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
 import { RANK } from '../../lib/roles';
-import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { TimestampSchema } from '../../schemas/common';
-import { loadSiteAsMember } from '../../services/sites/access';
+import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import { templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../../services/sites/adaptive-schema';
 import { SiteParams } from './sites';
 
@@ -77,12 +74,9 @@ export const siteAdaptiveRouter = createRouter()
     const { jsonSchema } = c.req.valid('json');
     if (jsonDepth(jsonSchema, 32) > 32) throw badRequest('jsonSchema: nested too deeply');
     const schema = validateAdaptiveSchema(jsonSchema, 'jsonSchema');
-    const db = c.get('db');
-    await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    const now = nowIso();
     const stored = schema as unknown as Record<string, unknown>;
-    await db.update(sites).set({ adaptiveSchema: stored, adaptiveSchemaUpdatedAt: now, updatedAt: now }).where(eq(sites.id, siteId));
-    return c.json(toAdaptiveSchema(stored, now), 200);
+    const site = await changeSiteRow(c.get('db'), organizationId, siteId, userId, (now) => ({ adaptiveSchema: stored, adaptiveSchemaUpdatedAt: now }));
+    return c.json(toAdaptiveSchema(stored, site.adaptiveSchemaUpdatedAt!), 200);
   })
   .openapi(listTemplateConditionsRoute, async (c) => {
     const userId = requireUser(c);

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { sites, siteSpaces } from '../../db/schema';
+import { siteSpaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
@@ -11,7 +11,7 @@ import {
   SiteSpaceCustomizationOverrideSchema,
   type SiteSpaceCustomizationOverride,
 } from '../../schemas/site-customization';
-import { loadSiteAsMember } from '../../services/sites/access';
+import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import { mergeOverridePatch, settingsFromInput, validateCustomization } from '../../services/sites/customization';
 import { publishedSettings, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
 import { findSiteSpace } from '../../services/sites/structure';
@@ -83,12 +83,11 @@ export const siteCustomizationRouter = createRouter()
     const { organizationId, siteId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    await validateCustomization(db, organizationId, body);
-    const settings = settingsFromInput(body);
-    const now = nowIso();
-    await db.update(sites).set({ customization: settings, customizationUpdatedAt: now, updatedAt: now }).where(eq(sites.id, siteId));
-    return c.json(siteSettings({ ...model.site, customization: settings, customizationUpdatedAt: now }), 200);
+    const site = await changeSiteRow(db, organizationId, siteId, userId, async (now) => {
+      await validateCustomization(db, organizationId, body);
+      return { customization: settingsFromInput(body), customizationUpdatedAt: now };
+    });
+    return c.json(siteSettings(site), 200);
   })
   .openapi(getSiteSpaceCustomizationRoute, async (c) => {
     const userId = requireUser(c);

@@ -125,8 +125,7 @@ export const siteSectionsRouter = createRouter()
     const sections = sectionsInOrder(model)
       .filter(filter.section)
       .map((row) => toSiteSection(model, row, urls, filter))
-      // A visitor does not see a section none of whose site spaces they may see (as in the published view).
-      .filter((section) => reader.kind === 'member' || section.siteSpaces.length > 0);
+      .filter((section) => filter.keepEmpty || section.siteSpaces.length > 0);
     return c.json(pageInMemory(sections, query, (s) => s.id), 200);
   })
   .openapi(addSectionRoute, async (c) => {

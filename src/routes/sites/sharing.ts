@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, or, sql } from 'drizzle-orm';
-import { siteShareLinks, sites } from '../../db/schema';
+import { siteShareLinks } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { newId, randomBase62 } from '../../lib/ids';
@@ -11,7 +11,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf } from '../../schemas/common';
 import { ShareLinkNameSchema, ShareLinkSchema, SitePublishingAuthSchema, SitePublishingAuthUpdateSchema } from '../../schemas/site';
-import { loadSiteAsMember } from '../../services/sites/access';
+import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import type { SiteRow } from '../../services/sites/model';
 import { publishedUrlOf, siteUrlContext, type SiteUrls } from '../../services/sites/present';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
@@ -189,22 +189,15 @@ export const siteSharingRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const db = c.get('db');
-    const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    const changes = {
+    const site = await changeSiteRow(c.get('db'), organizationId, siteId, userId, () => ({
       ...(body.fallbackURL !== undefined && { authFallbackUrl: body.fallbackURL }),
       ...(body.logoutURL !== undefined && { authLogoutUrl: body.logoutURL }),
-      updatedAt: nowIso(),
-    };
-    await db.update(sites).set(changes).where(eq(sites.id, siteId));
-    return c.json(toPublishingAuth({ ...model.site, ...changes }), 200);
+    }));
+    return c.json(toPublishingAuth(site), 200);
   })
   .openapi(regeneratePublishingAuthRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
-    const db = c.get('db');
-    const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    const changes = { authKey: generateVisitorKey(), updatedAt: nowIso() };
-    await db.update(sites).set(changes).where(eq(sites.id, siteId));
-    return c.json(toPublishingAuth({ ...model.site, ...changes }), 200);
+    const site = await changeSiteRow(c.get('db'), organizationId, siteId, userId, () => ({ authKey: generateVisitorKey() }));
+    return c.json(toPublishingAuth(site), 200);
   });

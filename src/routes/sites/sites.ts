@@ -21,12 +21,11 @@ import {
   SiteTypeSchema,
   SiteVisibilitySchema,
 } from '../../schemas/site';
-import { orgRoleSql } from '../../services/access';
 import { isUniqueViolation, organizationQuery } from '../../services/organizations';
-import { loadSiteAsMember } from '../../services/sites/access';
-import { basenameTaken, cloneModel, saveModel, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
+import { changeSite, loadSiteAsMember, orgRankQuery } from '../../services/sites/access';
+import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
-import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace } from '../../services/sites/structure';
+import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace, referencedSection, referencedSiteSpace } from '../../services/sites/structure';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
 
 const tags = ['Docs sites'];
@@ -167,21 +166,18 @@ function requireSiteReader(rows: { rank: number | null }[]): number {
   return rank;
 }
 
-/** A free basename for a new site: its title's slug, numbered when the organization already has it. */
-async function freeBasename(rows: { basename: string }[], title: string) {
-  return uniquePath(title, rows.map((r) => r.basename), 'docs');
+function setPublished(model: SiteModel, published: boolean) {
+  model.site.published = published;
+  model.site.updatedAt = nowIso();
 }
 
 /** Applies the PATCH fields that touch the structure's defaults. */
 function applyDefaults(model: SiteModel, body: { defaultSiteSpace?: string; defaultSiteSection?: string }) {
   if (body.defaultSiteSection !== undefined) {
-    const section = model.sections.find((s) => s.id === body.defaultSiteSection);
-    if (!section) throw badRequest(`defaultSiteSection: "${body.defaultSiteSection}" is not a section of this site`);
-    makeDefaultSection(model, section);
+    makeDefaultSection(model, referencedSection(model, body.defaultSiteSection, 'defaultSiteSection'));
   }
   if (body.defaultSiteSpace !== undefined) {
-    const siteSpace = model.siteSpaces.find((s) => s.id === body.defaultSiteSpace);
-    if (!siteSpace) throw badRequest(`defaultSiteSpace: "${body.defaultSiteSpace}" is not a site space of this site`);
+    const siteSpace = referencedSiteSpace(model, body.defaultSiteSpace, 'defaultSiteSpace');
     // With sections, the site's default site space is the one of its default section.
     const defaultSection = model.sections.find((s) => s.isDefault);
     makeDefaultSiteSpace(model, siteSpace, defaultSection?.id);
@@ -246,7 +242,8 @@ export const sitesRouter = createRouter()
       title,
       visibility: body.visibility ?? 'public',
       published: false,
-      basename: await freeBasename(taken, title),
+      // The title's slug, numbered when the organization already has it.
+      basename: uniquePath(title, taken.map((r) => r.basename), 'docs'),
       proxy: null,
       adaptiveContent: false,
       agentsContext: 'included',
@@ -285,28 +282,34 @@ export const sitesRouter = createRouter()
       .select({ id: sites.id })
       .from(sites)
       .where(and(eq(sites.orgId, organizationId), body.basename ? sql`lower(${sites.basename}) = lower(${body.basename})` : sql`0`));
-    const { model, rank, extra } = await loadSiteAsMember<[{ id: string }[]]>(db, organizationId, siteId, userId, RANK.admin, [basenameOwner]);
-    if (body.basename && extra[0].some((row) => row.id !== siteId)) throw basenameTaken(body.basename);
-    const after = cloneModel(model);
-    Object.assign(after.site, {
-      ...(body.title !== undefined && { title: body.title }),
-      ...(body.visibility !== undefined && { visibility: body.visibility }),
-      ...(body.basename !== undefined && { basename: body.basename }),
-      ...(body.adaptiveContent !== undefined && { adaptiveContent: body.adaptiveContent.enabled }),
-      ...(body.agentsContext !== undefined && { agentsContext: body.agentsContext }),
-      ...(body.proxy !== undefined && { proxy: body.proxy }),
-      updatedAt: nowIso(),
-    });
-    applyDefaults(after, body);
-    await saveModel(db, model, after);
-    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+    const { model, rank } = await changeSite<void, [{ id: string }[]]>(
+      db,
+      organizationId,
+      siteId,
+      userId,
+      (after, [owners]) => {
+        if (body.basename && owners.some((row) => row.id !== siteId)) throw basenameTaken(body.basename);
+        Object.assign(after.site, {
+          ...(body.title !== undefined && { title: body.title }),
+          ...(body.visibility !== undefined && { visibility: body.visibility }),
+          ...(body.basename !== undefined && { basename: body.basename }),
+          ...(body.adaptiveContent !== undefined && { adaptiveContent: body.adaptiveContent.enabled }),
+          ...(body.agentsContext !== undefined && { agentsContext: body.agentsContext }),
+          ...(body.proxy !== undefined && { proxy: body.proxy }),
+          updatedAt: nowIso(),
+        });
+        applyDefaults(after, body);
+      },
+      [basenameOwner],
+    );
+    return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
   })
   .openapi(deleteSiteRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const db = c.get('db');
     const [[membership], [site]] = await db.batch([
-      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
+      orgRankQuery(db, organizationId, userId),
       db.select({ id: sites.id }).from(sites).where(and(eq(sites.id, siteId), eq(sites.orgId, organizationId))),
     ]);
     if (!membership?.rank) throw new ApiError(404, 'Organization not found');
@@ -326,25 +329,17 @@ export const sitesRouter = createRouter()
   .openapi(publishSiteRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
-    const db = c.get('db');
-    const { model, rank } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    if (model.siteSpaces.length === 0) throw badRequest('A site needs at least one site space before it can be published');
-    const after = cloneModel(model);
-    after.site.published = true;
-    after.site.updatedAt = nowIso();
-    await saveModel(db, model, after);
-    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+    const { model, rank } = await changeSite(c.get('db'), organizationId, siteId, userId, (after) => {
+      if (after.siteSpaces.length === 0) throw badRequest('A site needs at least one site space before it can be published');
+      setPublished(after, true);
+    });
+    return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
   })
   .openapi(unpublishSiteRoute, async (c) => {
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
-    const db = c.get('db');
-    const { model, rank } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
-    const after = cloneModel(model);
-    after.site.published = false;
-    after.site.updatedAt = nowIso();
-    await saveModel(db, model, after);
-    return c.json(modelSite(after, rank, siteUrlContext(c)), 200);
+    const { model, rank } = await changeSite(c.get('db'), organizationId, siteId, userId, (after) => setPublished(after, false));
+    return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
   })
   .openapi(getSiteStructureRoute, async (c) => {
     const userId = requireUser(c);

@@ -1,19 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
-import { organizations, siteShareLinks } from '../../db/schema';
+import { organizations, sites, siteShareLinks } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
+import { nowIso } from '../../lib/time';
 import { orgRoleSql } from '../access';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
-import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SpaceWithRank } from './model';
+import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';
 import { verifyVisitorToken } from './visitor-token';
 
 export const siteNotFound = () => new ApiError(404, 'Site not found');
 
-function orgRankQuery(db: Db, orgId: string, userId: string) {
+/** The caller's organization role rank (null: not a member), for a batch. */
+export function orgRankQuery(db: Db, orgId: string, userId: string) {
   return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId));
 }
 
@@ -177,4 +179,23 @@ export async function changeSite<T, E extends unknown[] = []>(
   const result = change(after, loaded.extra);
   await saveModel(db, loaded.model, after);
   return { model: after, rank: loaded.rank, result };
+}
+
+/**
+ * Changes settings kept on the site's own row, outside its structure (publishing auth, adaptive
+ * schema, customization): the caller must be an admin, `changesOf` (which may check more, after
+ * the role) says what to write with the time of the change, and the row is answered as written.
+ */
+export async function changeSiteRow(
+  db: Db,
+  orgId: string,
+  siteId: string,
+  userId: string,
+  changesOf: (now: string) => Partial<SiteRow> | Promise<Partial<SiteRow>>,
+): Promise<SiteRow> {
+  const { model } = await loadSiteAsMember(db, orgId, siteId, userId, RANK.admin);
+  const now = nowIso();
+  const changes = { ...(await changesOf(now)), updatedAt: now };
+  await db.update(sites).set(changes).where(eq(sites.id, siteId));
+  return { ...model.site, ...changes };
 }

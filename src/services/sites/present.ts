@@ -80,15 +80,18 @@ export function toSiteSpace(model: SiteModel, row: SiteSpaceRow, urls: SiteUrls)
 export interface StructureFilter {
   section(row: SectionRow): boolean;
   siteSpace(row: SiteSpaceRow): boolean;
+  /** False for visitors: a section none of whose site spaces they see, or a group left empty, is not shown. */
+  keepEmpty: boolean;
 }
 
-export const SHOW_ALL: StructureFilter = { section: () => true, siteSpace: () => true };
+export const SHOW_ALL: StructureFilter = { section: () => true, siteSpace: () => true, keepEmpty: true };
 
 /** The filter of a published view: conditions against the reader's claims, hidden site spaces left out of navigation. */
 export function publishedFilter(reader: SiteReader, navigation: boolean): StructureFilter {
   return {
     section: (row) => evaluateCondition(row.condition, reader.claims),
     siteSpace: (row) => !(navigation && row.hidden) && evaluateCondition(row.condition, reader.claims),
+    keepEmpty: false,
   };
 }
 
@@ -133,11 +136,11 @@ function structureItems(model: SiteModel, groupId: string | null, urls: SiteUrls
     if (child.kind === 'section') {
       if (!filter.section(child.row)) continue;
       const section = toSiteSection(model, child.row, urls, filter);
-      if (filter !== SHOW_ALL && section.siteSpaces.length === 0) continue;
+      if (!filter.keepEmpty && section.siteSpaces.length === 0) continue;
       items.push(section);
     } else {
       const group = toSiteSectionGroup(model, child.row, urls, filter);
-      if (filter !== SHOW_ALL && group.children.length === 0) continue;
+      if (!filter.keepEmpty && group.children.length === 0) continue;
       items.push(group);
     }
   }
