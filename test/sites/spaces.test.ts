@@ -81,4 +81,23 @@ describe('spaces in sites', () => {
     expectStatus(await api('POST', `${path}/unpublish`, { token }), 200);
     expectError(await api('GET', `/v1/spaces/${a.id}`), 401);
   });
+
+  it('takes more spaces at once than D1 binds parameters: a site of 150 spaces is created, and their section deleted in one write', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) ids.push((await createSpace(org.id, token, `Space ${i}`)).id);
+    const base = `/v1/orgs/${org.id}/sites`;
+    const site = expectStatus(await api('POST', base, { token, body: { title: 'Wide', spaces: ids } }), 201).body;
+    expect(site.siteSpaces).toBe(150);
+    const path = `${base}/${site.id}`;
+    // The first section takes the 150 root site spaces with it; deleting it removes them all.
+    const added = expectStatus(await api('POST', `${path}/sections`, { token, body: { spaceId: ids[0], title: 'Second' } }), 201).body;
+    const [first] = expectStatus(await api('GET', `${path}/sections`, { token }), 200).body.items;
+    expect(first.siteSpaces).toHaveLength(150);
+    expectStatus(await api('DELETE', `${path}/sections/${first.id}`, { token }), 204);
+    const after = expectStatus(await api('GET', path, { token }), 200).body;
+    expect(after.siteSpaces).toBe(1);
+    expect(expectStatus(await api('GET', `${path}/sections`, { token }), 200).body.items.map((s: any) => s.id)).toEqual([added.id]);
+  });
 });

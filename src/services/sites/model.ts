@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { siteSectionGroups, siteSections, sites, siteSpaces, siteStructureGuard, spaces } from '../../db/schema';
 import { ApiError } from '../../lib/errors';
+import { valuesOf } from '../../lib/sql-lists';
 import { spaceRoleSql } from '../access';
 import { isUniqueViolation } from '../organizations';
 import type { SpaceRow } from '../spaces';
@@ -60,7 +61,7 @@ export function spacesAmongQuery(db: Db, orgId: string, spaceIds: string[], user
   return db
     .select({ space: spaces, rank })
     .from(spaces)
-    .where(and(eq(spaces.orgId, orgId), isNull(spaces.deletedAt), spaceIds.length ? inArray(spaces.id, spaceIds) : sql`0`));
+    .where(and(eq(spaces.orgId, orgId), isNull(spaces.deletedAt), sql`${spaces.id} in ${valuesOf(spaceIds)}`));
 }
 
 type ModelResults = [SiteRow[], GroupRow[], SectionRow[], SiteSpaceRow[], SpaceWithRank[]];
@@ -188,7 +189,7 @@ function diffRows<R extends { id: string }>(db: Db, table: Table, before: R[], a
   const old = new Map(before.map((r) => [r.id, r]));
   const kept = new Set(after.map((r) => r.id));
   const removed = before.filter((r) => !kept.has(r.id)).map((r) => r.id);
-  if (removed.length) statements.push(db.delete(table).where(inArray(table.id, removed)));
+  if (removed.length) statements.push(db.delete(table).where(sql`${table.id} in ${valuesOf(removed)}`));
   for (const row of after) {
     const previous = old.get(row.id);
     if (!previous) {
