@@ -45,19 +45,17 @@ export function publishedUrlOf(site: SiteRow, urls: SiteUrls, segments: string[]
 
 export const modelSite = (model: SiteModel, rank: number, urls: SiteUrls) => toSite(model.site, model.siteSpaces.length, rank, urls);
 
-function sectionOf(model: SiteModel, id: string | null): SectionRow | undefined {
-  return id === null ? undefined : model.sections.find((s) => s.id === id);
-}
+type Place = { path: string; isDefault: boolean };
 
-/** The path segments of a site space's published URL (the defaults have none). */
-function siteSpaceSegments(model: SiteModel, row: SiteSpaceRow): string[] {
-  const section = sectionOf(model, row.sectionId);
-  return [...(section && !section.isDefault ? [section.path] : []), ...(row.isDefault ? [] : [row.path])];
+/** The path segments of a site space's published URL, under its section if any (the defaults have none). */
+export function siteSpaceSegments(section: Place | null, siteSpace: Place): string[] {
+  return [...(section && !section.isDefault ? [section.path] : []), ...(siteSpace.isDefault ? [] : [siteSpace.path])];
 }
 
 export function toSiteSpace(model: SiteModel, row: SiteSpaceRow, urls: SiteUrls): SiteSpace {
   const entry = model.spaces.get(row.spaceId)!;
-  const published = publishedUrl(model, urls, siteSpaceSegments(model, row));
+  const section = row.sectionId === null ? null : (model.sections.find((s) => s.id === row.sectionId) ?? null);
+  const published = publishedUrl(model, urls, siteSpaceSegments(section, row));
   const space = toSpace(entry.space, entry.rank, urls);
   if (published) space.urls.published = published;
   return {
@@ -159,7 +157,7 @@ export function toSiteStructure(model: SiteModel, urls: SiteUrls, filter: Struct
 
 /** A site; `siteSpaces` is how many it has (lists count them in SQL, single reads from the model). */
 export function toSite(site: SiteRow, siteSpaces: number, rank: number, urls: SiteUrls): Site {
-  const published = site.published ? withShareKey(`${siteBaseUrl(urls, site)}/`, site, urls) : undefined;
+  const published = site.published ? publishedUrlOf(site, urls, []) : undefined;
   const location = `${urls.api}/orgs/${site.orgId}/sites/${site.id}`;
   return {
     object: 'site',

@@ -4,7 +4,7 @@ import { siteSections, sites, siteSpaces } from '../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
 import type { SiteModel, SpaceWithRank } from './model';
-import { publishedUrlOf, type SiteUrls } from './present';
+import { publishedUrlOf, siteSpaceSegments, type SiteUrls } from './present';
 
 /**
  * Checks that a space about to join a site is a live space of the site's organization (the rows of
@@ -68,9 +68,7 @@ export type Placement = Awaited<ReturnType<ReturnType<typeof publishedPlacementQ
 
 /** The published URL of a space from its placement. */
 export function placementUrl(placement: Placement, urls: SiteUrls): string {
-  const segments = [
-    ...(placement.sectionPath !== null && !placement.sectionDefault ? [placement.sectionPath] : []),
-    ...(placement.siteSpaceDefault ? [] : [placement.siteSpacePath]),
-  ];
+  const section = placement.sectionPath === null ? null : { path: placement.sectionPath, isDefault: !!placement.sectionDefault };
+  const segments = siteSpaceSegments(section, { path: placement.siteSpacePath, isDefault: !!placement.siteSpaceDefault });
   return publishedUrlOf(placement.site, urls, segments);
 }

@@ -217,9 +217,9 @@ export function moveSection(model: SiteModel, section: SectionRow, position: Pos
   finish(model);
 }
 
-export function moveGroup(model: SiteModel, group: GroupRow, position: { before?: { id: string }; after?: { id: string } } | undefined): void {
-  const anchor = position?.before?.id ?? position?.after?.id;
-  placeAmong<{ id: string; position: number }>(group, childrenOf(model, group.parentId).map((c) => c.row), anchor, position?.before !== undefined);
+export function moveGroup(model: SiteModel, group: GroupRow, position: Position<'id'>): void {
+  const { anchor, before } = anchorOf(position, 'id');
+  placeAmong<{ id: string; position: number }>(group, childrenOf(model, group.parentId).map((c) => c.row), anchor, before);
   finish(model);
 }
 
