@@ -19,9 +19,9 @@ export function publishedSettings(settings: SiteCustomizationSettings): SiteCust
   return { ...settings, ai };
 }
 
-/** A site space's customization: its override merged over the site's. */
-export function siteSpaceSettings(site: SiteRow, siteSpace: SiteSpaceRow): SiteCustomizationSettings {
-  const merged = applyOverride(siteSettings(site), siteSpace.customization as SiteSpaceCustomizationOverride | null);
+/** A site space's customization: its override merged over the site's (`base`, when the caller already has it). */
+export function siteSpaceSettings(site: SiteRow, siteSpace: SiteSpaceRow, base = siteSettings(site)): SiteCustomizationSettings {
+  const merged = applyOverride(base, siteSpace.customization as SiteSpaceCustomizationOverride | null);
   const updatedAt = [site.customizationUpdatedAt, siteSpace.customizationUpdatedAt].filter((t): t is string => !!t).sort().pop();
   return updatedAt ? { ...merged, updatedAt } : merged;
 }
