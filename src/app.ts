@@ -111,6 +111,17 @@ export function createApp() {
     scheme: 'bearer',
     description: 'An API token: `Authorization: Bearer <token>`',
   });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'installationToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "An integration installation's temporary token (createIntegrationInstallationToken): it reaches only its organization and the spaces and sites the installation covers, and only operations whose scope the integration was published with (the scope listed here).",
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'integrationToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
+  });
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;

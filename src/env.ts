@@ -15,12 +15,31 @@ export interface Env {
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
   OUTBOUND_ALLOWED_HOSTS?: string;
   AI?: unknown;
+  /** Worker Loader: runs integration scripts in isolates of their own (wrangler.toml `[[worker_loaders]]`). */
+  LOADER?: WorkerLoader;
+  /** Key (any string; hashed to AES-256) that encrypts integration secrets and signing secrets at rest; ADMIN_TOKEN when unset. */
+  INTEGRATIONS_KEY?: string;
+}
+
+/** What an installation token may reach: its organization, the spaces and sites it covers, its integration's scopes. */
+export interface InstallationGrant {
+  integrationId: string;
+  installationId: string;
+  orgId: string;
+  scopes: string[];
+  /** 'all', or the ids of the spaces (sites) the installation was extended to. */
+  spaces: 'all' | string[];
+  sites: 'all' | string[];
 }
 
 /** Who is calling: a user with an API token, the deployment's operator, or a published site's visitor. */
 export type Actor =
   | { kind: 'user'; userId: string; email: string; emailVerified: boolean }
   | { kind: 'operator' }
+  /** A short-lived integration token (integration routes only); `userId` is the integration's bot user. */
+  | { kind: 'integration'; integrationId: string; userId: string }
+  /** A short-lived installation token: acts as the integration's bot user within `grant`. */
+  | { kind: 'installation'; userId: string; grant: InstallationGrant }
   /** No API token, on the few reads a published site's visitors make (see middleware/auth). */
   | { kind: 'visitor' };
 

@@ -1,5 +1,7 @@
 import { OpenAPIHono, createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { AppBindings } from '../env';
+import { tokenAccess } from '../middleware/token-access';
+import type { TokenAccess } from '../services/integrations/scopes';
 import { describeZodError, errorBody } from './errors';
 
 export function createRouter() {
@@ -35,13 +37,24 @@ const STANDARD_ERRORS = {
   404: errorResponse('Not found, or not visible to the caller'),
 } as const;
 
-/** createRoute with bearer security and the standard error responses every operation can answer. */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P }>(config: R) {
+/**
+ * createRoute with bearer security and the standard error responses every operation can answer.
+ * `tokens` says what integration tokens may call it (services/integrations/scopes): the installation
+ * scope it needs, documented as the `installationToken` security scheme's scope. Without it, integration
+ * and installation tokens are refused (403).
+ */
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess }>(config: R) {
+  const { tokens = {}, ...route } = config;
+  const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
+  if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
+  if (tokens.integration) security.push({ integrationToken: [] });
+  const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
   return createRoute({
-    security: [{ bearerAuth: [] }],
-    ...config,
-    responses: { ...STANDARD_ERRORS, ...config.responses },
-  });
+    security,
+    ...route,
+    middleware: [tokenAccess(tokens), ...middleware],
+    responses: { ...STANDARD_ERRORS, ...route.responses },
+  } as Omit<R, 'tokens'>);
 }
 
 /** A JSON request body that must be present and valid. */

@@ -6,6 +6,7 @@ import type { AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
 import { sha256Hex, timingSafeEqual } from '../lib/ids';
 import { nowIso } from '../lib/time';
+import { integrationTokenActor, isIntegrationToken } from '../services/integrations/tokens';
 import { cachedIdentity, rememberIdentity } from './identity-cache';
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
@@ -41,6 +42,12 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   }
 
   const db = c.get('db');
+  if (isIntegrationToken(token)) {
+    const actor = await integrationTokenActor(db, token);
+    if (!actor) throw new ApiError(401, 'Invalid or expired integration token');
+    c.set('actor', actor);
+    return next();
+  }
   const hash = await sha256Hex(token);
   let row = cachedIdentity(hash);
   if (!row) {
@@ -80,11 +87,15 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   await next();
 });
 
-/** The calling user's id; the operator token is not a user. */
+/**
+ * The calling user's id; the operator token is not a user. Integration and installation tokens act as
+ * their integration's bot user: they reach a handler only through a route that admits them (defineRoute's
+ * `tokens`), and the bot's roles come from the installation (services/access).
+ */
 export function requireUser(c: Context<AppBindings>): string {
   const actor = c.get('actor');
   if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
-  if (actor.kind !== 'user') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
+  if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
   return actor.userId;
 }
 

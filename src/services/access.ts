@@ -2,6 +2,7 @@ import { Column, eq, getTableName, is, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { collections, spaces } from '../db/schema';
+import { RANK } from '../lib/roles';
 
 /**
  * Correlated subqueries below name their outer columns with the table spelled out: drizzle renders
@@ -32,8 +33,22 @@ export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
       where g.space_id = ${SPACE.id} and tm.user_id = ${userId}), 0),
     coalesce((select g.role from space_user_grants g join org_members m2
         on m2.org_id = ${SPACE.orgId} and m2.user_id = g.user_id and m2.disabled = 0
-      where g.space_id = ${SPACE.id} and g.user_id = ${userId}), 0)
+      where g.space_id = ${SPACE.id} and g.user_id = ${userId}), 0),
+    ${installationSpaceRoleSql(userId)}
   )`;
+}
+
+/**
+ * An integration's bot user (the actor of its installation tokens) is no member: its role on a space is
+ * the installation's `space_role` where the installation covers the space (all of the organization's,
+ * or the selected ones), 0 elsewhere. For every other user the indexed probe finds nothing.
+ */
+function installationSpaceRoleSql(userId: string | SQL): SQL<number> {
+  return sql<number>`coalesce((select ii.space_role from integrations i
+      join integration_installations ii on ii.integration_id = i.id and ii.org_id = ${SPACE.orgId} and ii.status = 'active'
+    where i.bot_user_id = ${userId} and i.deleted_at is null
+      and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
+        where si.installation_id = ii.id and si.space_id = ${SPACE.id} and si.status = 'active'))), 0)`;
 }
 
 /** Effective role rank of a user on a `collections` row: the organization role capped by the collection chain. */
@@ -47,9 +62,15 @@ export function qualify(column: SQLiteColumn | SQL): SQL {
   return is(column, Column) ? col(getTableName(column.table), column.name) : column;
 }
 
-/** The caller's organization role rank, or null when not a member. */
+/**
+ * The caller's organization role rank, or null when not a member. An integration's bot user reads as a
+ * reader of the organizations its integration is installed on (which routes it may call is its scopes').
+ */
 export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL<number | null> {
-  return sql<number | null>`(select m.role from org_members m where m.org_id = ${qualify(orgIdColumn)} and m.user_id = ${userId} and m.disabled = 0)`;
+  const orgId = qualify(orgIdColumn);
+  return sql<number | null>`coalesce((select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0),
+    (select ${RANK.read} from integrations i join integration_installations ii on ii.integration_id = i.id and ii.org_id = ${orgId} and ii.status = 'active'
+      where i.bot_user_id = ${userId} and i.deleted_at is null))`;
 }
 
 /**

@@ -5,3 +5,4 @@ export * from './content';
 export * from './collaboration';
 export * from './content-services';
 export * from './sites';
+export * from './integrations';

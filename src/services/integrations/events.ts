@@ -1,0 +1,89 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { rawAll, rowsOf, type Db } from '../../db/client';
+import { integrationEvents } from '../../db/schema';
+import type { Env } from '../../env';
+import { newId } from '../../lib/ids';
+
+/** The queue message type of an event delivery (src/jobs/integration-event.ts handles it). */
+export const INTEGRATION_EVENT_JOB = 'integration-event';
+
+/**
+ * An event's payload as stored: GitBook's `Event` without `eventId`, which is the event's own id and is
+ * added when the event is shown or delivered (so events inserted by one SQL statement need no second write).
+ */
+export type StoredEventPayload = { type: string; installationId?: string } & Record<string, unknown>;
+
+export interface NewEvent {
+  integrationId: string;
+  installationId: string;
+  orgId: string;
+  payload: StoredEventPayload;
+}
+
+/** One event row for the caller's batch; send its id with `enqueueEvents` once the batch committed. */
+export function insertEvent(db: Db, event: NewEvent, now: string) {
+  const id = newId();
+  return {
+    id,
+    statement: db.insert(integrationEvents).values({
+      id,
+      integrationId: event.integrationId,
+      installationId: event.installationId,
+      orgId: event.orgId,
+      type: event.payload.type,
+      payload: event.payload,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  };
+}
+
+/**
+ * One event per active installation covering the space (all of its organization's spaces, or this one
+ * selected), inserted by one statement that answers the new ids (`eventIdsOf` its batch result).
+ * `fields` are the event's own (JSON-serializable) fields besides type, installationId and spaceId.
+ */
+export function insertSpaceEvents(db: Db, spaceId: string, type: string, fields: Record<string, unknown>, now: string, fieldsSql: SQL = sql`'{}'`) {
+  return rawAll<{ id: string }>(
+    db,
+    sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+      select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, ${type},
+        json_patch(json_patch(${JSON.stringify(fields)}, ${fieldsSql}), json_object('type', ${type}, 'installationId', ii.id, 'spaceId', s.id)),
+        'pending', 0, ${now}, ${now}
+      from spaces s
+      join integration_installations ii on ii.org_id = s.org_id and ii.status = 'active'
+      join integrations i on i.id = ii.integration_id and i.deleted_at is null
+      where s.id = ${spaceId}
+        and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
+          where si.installation_id = ii.id and si.space_id = s.id and si.status = 'active'))
+      returning id`,
+  );
+}
+
+/** The ids an `insertSpaceEvents` statement answered in a batch. */
+export const eventIdsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((row) => row.id);
+
+/**
+ * `{ updatedBy }` of a space_content_updated event, as JSON: the user as GitBook's `User`, without `urls`
+ * (added with the API origin when the event is shown or delivered).
+ */
+export function updatedBySql(userId: string): SQL {
+  return sql`json_object('updatedBy', (select json_array(json_object('object', 'user', 'id', u.id, 'displayName', u.display_name, 'email', u.email)) from users u where u.id = ${userId}))`;
+}
+
+/**
+ * Sends one queue message per event. The events are already recorded as pending: if sending fails,
+ * the hourly cron sends again what is still pending (jobs/cron), so a failure here is logged, not thrown.
+ */
+export async function enqueueEvents(env: Env, eventIds: string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  try {
+    for (let i = 0; i < eventIds.length; i += 100) {
+      await env.JOBS.sendBatch(
+        eventIds.slice(i, i + 100).map((id) => ({ body: { id, type: INTEGRATION_EVENT_JOB, payload: { eventId: id } } })),
+      );
+    }
+  } catch (error) {
+    console.error(`integration events: ${eventIds.length} not enqueued (the cron retries them)`, error);
+  }
+}

@@ -1,0 +1,83 @@
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, integrationTokens } from '../../db/schema';
+import type { Actor } from '../../env';
+import { randomBase62, sha256Hex } from '../../lib/ids';
+
+/** Integration and installation tokens start with this, so the auth middleware knows which table to read. */
+export const INTEGRATION_TOKEN_PREFIX = 'dpi_';
+/** GitBook's temporary installation tokens live an hour. */
+export const INTEGRATION_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+export const isIntegrationToken = (token: string) => token.startsWith(INTEGRATION_TOKEN_PREFIX);
+
+/** A new token for the integration itself (`installationId` null) or one installation; the insert goes in the caller's batch. */
+export async function newIntegrationToken(db: Db, integrationId: string, installationId: string | null, now = Date.now()) {
+  const token = `${INTEGRATION_TOKEN_PREFIX}${randomBase62(40)}`;
+  const expiresAt = new Date(now + INTEGRATION_TOKEN_TTL_MS).toISOString();
+  const insert = db.insert(integrationTokens).values({
+    hash: await sha256Hex(token),
+    integrationId,
+    installationId,
+    expiresAt,
+    createdAt: new Date(now).toISOString(),
+  });
+  return { token, expiresAt, insert };
+}
+
+/**
+ * The actor an integration or installation token stands for, in one round trip: the token with its
+ * integration and installation, and the spaces and sites the installation was extended to. Null when
+ * the token is unknown, expired, or its integration unpublished or installation removed or paused.
+ */
+export async function integrationTokenActor(db: Db, token: string, now = new Date().toISOString()): Promise<Actor | null> {
+  const hash = await sha256Hex(token);
+  const [rows, spaceRows, siteRows] = await db.batch([
+    db
+      .select({
+        integrationId: integrations.id,
+        botUserId: integrations.botUserId,
+        scopes: integrations.scopes,
+        installationId: integrationTokens.installationId,
+        orgId: integrationInstallations.orgId,
+        status: integrationInstallations.status,
+        spaceSelection: integrationInstallations.spaceSelection,
+        siteSelection: integrationInstallations.siteSelection,
+      })
+      .from(integrationTokens)
+      .innerJoin(integrations, and(eq(integrations.id, integrationTokens.integrationId), isNull(integrations.deletedAt)))
+      .leftJoin(integrationInstallations, eq(integrationInstallations.id, integrationTokens.installationId))
+      .where(and(eq(integrationTokens.hash, hash), gt(integrationTokens.expiresAt, now))),
+    db
+      .select({ id: integrationSpaceInstallations.spaceId })
+      .from(integrationSpaceInstallations)
+      .innerJoin(integrationTokens, eq(integrationTokens.installationId, integrationSpaceInstallations.installationId))
+      .where(and(eq(integrationTokens.hash, hash), eq(integrationSpaceInstallations.status, 'active'))),
+    db
+      .select({ id: integrationSiteInstallations.siteId })
+      .from(integrationSiteInstallations)
+      .innerJoin(integrationTokens, eq(integrationTokens.installationId, integrationSiteInstallations.installationId))
+      .where(and(eq(integrationTokens.hash, hash), eq(integrationSiteInstallations.status, 'active'))),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  if (row.installationId === null) return { kind: 'integration', integrationId: row.integrationId, userId: row.botUserId };
+  if (row.orgId === null || row.status !== 'active') return null;
+  return {
+    kind: 'installation',
+    userId: row.botUserId,
+    grant: {
+      integrationId: row.integrationId,
+      installationId: row.installationId,
+      orgId: row.orgId,
+      scopes: row.scopes,
+      spaces: row.spaceSelection === 'all' ? 'all' : spaceRows.map((r) => r.id),
+      sites: row.siteSelection === 'all' ? 'all' : siteRows.map((r) => r.id),
+    },
+  };
+}
+
+/** Expired tokens, for the hourly cron. */
+export function purgeExpiredIntegrationTokens(db: Db, now: string) {
+  return db.delete(integrationTokens).where(sql`${integrationTokens.expiresAt} <= ${now}`);
+}

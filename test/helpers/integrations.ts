@@ -1,0 +1,85 @@
+import { env } from 'cloudflare:workers';
+import { newId } from '../../src/lib/ids';
+import { spaceRoleForScopes } from '../../src/services/integrations/scopes';
+import { encryptSecret, newSigningSecret } from '../../src/services/integrations/crypto';
+import { newIntegrationToken } from '../../src/services/integrations/tokens';
+import { createDb } from '../../src/db/client';
+
+let counter = 0;
+export const integrationName = (prefix = 'it') => `${prefix}-${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export interface SeededIntegration {
+  id: string;
+  name: string;
+  botUserId: string;
+  scopes: string[];
+}
+
+/**
+ * An integration written straight to D1 (and its script to R2), for tests that exercise what comes after
+ * publishing; the publish route has its own tests.
+ */
+export async function seedIntegration(
+  ownerOrgId: string,
+  options: { name?: string; scopes?: string[]; script?: string; visibility?: string; target?: string; configurations?: Record<string, unknown>; secrets?: Record<string, string> } = {},
+): Promise<SeededIntegration> {
+  const id = newId();
+  const botUserId = newId();
+  const name = options.name ?? integrationName();
+  const scopes = options.scopes ?? ['space:content:read'];
+  const now = new Date().toISOString();
+  let scriptKey: string | null = null;
+  if (options.script !== undefined) {
+    scriptKey = `integrations/${id}/v1/script.js`;
+    await env.FILES.put(scriptKey, options.script);
+  }
+  const secrets = options.secrets ? await encryptSecret(env as never, JSON.stringify(options.secrets)) : null;
+  await env.DB.batch([
+    env.DB.prepare('insert into users (id, display_name, email, email_verified, created_at) values (?, ?, ?, 1, ?)').bind(botUserId, name, `${name}@integrations.invalid`, now),
+    env.DB.prepare(
+      `insert into integrations (id, name, owner_org_id, bot_user_id, version, runtime, title, description, visibility, target, scopes, categories, blocks,
+         content_sources, external_links, configurations, preview_keys, script_key, secrets, created_at, updated_at)
+       values (?, ?, ?, ?, 1, 'v1', ?, 'A test integration', ?, ?, ?, '[]', '[]', '[]', '[]', ?, '[]', ?, ?, ?, ?)`,
+    ).bind(id, name, ownerOrgId, botUserId, `Integration ${name}`, options.visibility ?? 'public', options.target ?? 'all', JSON.stringify(scopes), JSON.stringify(options.configurations ?? {}), scriptKey, secrets, now, now),
+  ]);
+  return { id, name, botUserId, scopes };
+}
+
+export interface SeededInstallation {
+  id: string;
+  signingSecret: string;
+}
+
+/** An installation written straight to D1, covering all of the organization's spaces and sites or the given ones. */
+export async function seedInstallation(
+  integration: SeededIntegration,
+  orgId: string,
+  options: { spaces?: 'all' | string[]; sites?: 'all' | string[]; status?: string } = {},
+): Promise<SeededInstallation> {
+  const id = newId();
+  const now = new Date().toISOString();
+  const signingSecret = newSigningSecret();
+  const spaces = options.spaces ?? [];
+  const sites = options.sites ?? [];
+  await env.DB.batch([
+    env.DB.prepare(
+      `insert into integration_installations (id, integration_id, org_id, status, space_selection, site_selection, space_role, configuration, external_ids, signing_secret, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, '{}', '[]', ?, ?, ?)`,
+    ).bind(id, integration.id, orgId, options.status ?? 'active', spaces === 'all' ? 'all' : 'selected', sites === 'all' ? 'all' : 'selected', spaceRoleForScopes(integration.scopes), await encryptSecret(env as never, signingSecret), now, now),
+    ...(spaces === 'all' ? [] : spaces).map((spaceId) =>
+      env.DB.prepare(`insert into integration_space_installations (installation_id, space_id, configuration, external_ids, created_at, updated_at) values (?, ?, '{}', '[]', ?, ?)`).bind(id, spaceId, now, now),
+    ),
+    ...(sites === 'all' ? [] : sites).map((siteId) =>
+      env.DB.prepare(`insert into integration_site_installations (installation_id, site_id, configuration, external_ids, created_at, updated_at) values (?, ?, '{}', '[]', ?, ?)`).bind(id, siteId, now, now),
+    ),
+  ]);
+  return { id, signingSecret };
+}
+
+/** A token for the integration itself (installation null) or for one installation, as the runtime hands them out. */
+export async function seedToken(integrationId: string, installationId: string | null): Promise<string> {
+  const db = createDb(env.DB);
+  const { token, insert } = await newIntegrationToken(db, integrationId, installationId);
+  await insert;
+  return token;
+}
