@@ -17,6 +17,12 @@ import { collectionsRouter } from './routes/collections/collections';
 import { downloadsRouter } from './routes/files/downloads';
 import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
+import { integrationAssetsRouter } from './routes/integrations/assets';
+import { integrationEventsRouter } from './routes/integrations/events';
+import { integrationInstallationsRouter } from './routes/integrations/installations';
+import { integrationsRouter } from './routes/integrations/integrations';
+import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
+import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
 import { invitesRouter } from './routes/organizations/invites';
 import { membersRouter } from './routes/organizations/members';
 import { agentInstructionsRouter } from './routes/organizations/agent-instructions';
@@ -72,6 +78,11 @@ const ROUTERS = [
   siteAdaptiveRouter,
   siteCustomizationRouter,
   publishedSiteRouter,
+  integrationsRouter,
+  integrationInstallationsRouter,
+  integrationSpaceInstallationsRouter,
+  integrationSiteInstallationsRouter,
+  integrationEventsRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
@@ -105,6 +116,7 @@ export function createApp() {
   app.use('/v1/*', authenticate);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
+  app.route('/', integrationAssetsRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

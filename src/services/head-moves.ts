@@ -3,6 +3,7 @@ import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createDb, runBatch, type BatchItem, type Db } from '../db/client';
 import { changeRequestContributors, changeRequests, revisions, spaces } from '../db/schema';
 import type { Env } from '../env';
+import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from './integrations/events';
 import { ApiError, badRequest } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { valuesOf } from '../lib/sql-lists';
@@ -248,8 +249,15 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
         sql`exists (select 1 from spaces s where s.id = ${target.spaceId} and s.revision_id = ${result})`,
       ),
     );
-  const results = await runBatch(db, [...writes, moveSpace, markMerged, refreshChangeRequestCounters(db, target.spaceId)]);
+  const results = await runBatch(db, [
+    ...writes,
+    moveSpace,
+    markMerged,
+    refreshChangeRequestCounters(db, target.spaceId),
+    contentUpdatedEvents(db, target.spaceId, result, target.userId, now),
+  ]);
   assertMoved(results[writes.length], 'space');
+  await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
   return { revision: result };
 }
 

@@ -13,6 +13,7 @@ const getAuthenticatedUserRoute = defineRoute({
   method: 'get',
   path: '/user',
   operationId: 'getAuthenticatedUser',
+  tokens: { scope: 'installation' },
   tags: ['Users'],
   summary: 'Get the user owning the API token',
   responses: { 200: jsonResponse(UserSchema, 'The calling user') },

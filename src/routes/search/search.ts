@@ -62,6 +62,7 @@ const searchSpaceRoute = defineRoute({
   method: 'get',
   path: '/spaces/{spaceId}/search',
   operationId: 'searchSpaceContent',
+  tokens: { scope: 'space:content:read' },
   tags: ['Space content'],
   summary: "Search the space's main content",
   request: { params: z.object({ spaceId: IdSchema('spaceId') }), query: SearchQuery },

@@ -21,6 +21,7 @@ const listGroupsRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/sites/{siteId}/section-groups',
   operationId: 'listSiteSectionGroups',
+  tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "List a site's section groups (each with what it holds)",
   request: { params: SiteParams, query: ListQuerySchema },

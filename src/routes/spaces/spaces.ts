@@ -54,6 +54,7 @@ const listOrgSpacesRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/spaces',
   operationId: 'listSpacesInOrganizationById',
+  tokens: { scope: 'space:metadata:read' },
   tags,
   summary: 'List the spaces of an organization visible to the caller (not deleted)',
   request: { params: OrgParams, query: ListQuerySchema },
@@ -64,6 +65,7 @@ const getSpaceRoute = defineRoute({
   method: 'get',
   path: '/spaces/{spaceId}',
   operationId: 'getSpaceById',
+  tokens: { scope: 'space:metadata:read' },
   tags,
   summary: 'Get a space (a deleted one shows its deletedAt)',
   request: {
@@ -89,6 +91,7 @@ const updateSpaceRoute = defineRoute({
   method: 'patch',
   path: '/spaces/{spaceId}',
   operationId: 'updateSpaceById',
+  tokens: { scope: 'space:metadata:write' },
   tags,
   summary: 'Update a space: title, emoji and language need edit; editMode, defaultLevel and mergeRules need admin',
   request: { params: SpaceParams, ...jsonBody(UpdateSpaceBody) },

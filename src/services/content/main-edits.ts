@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { createDb, runBatch, type Db } from '../../db/client';
 import { changeRequestContributors, changeRequests, revisions, spaces } from '../../db/schema';
 import type { Env } from '../../env';
+import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
@@ -65,8 +66,9 @@ export async function applyMainContent(env: Env, target: MainTarget, changes: Co
     .update(spaces)
     .set({ revisionId: built.revision.id, updatedAt: built.now })
     .where(and(eq(spaces.id, target.spaceId), eq(spaces.revisionId, built.head)));
-  const results = await runBatch(db, [...built.revision.statements, moveSpace]);
-  assertMoved(results[results.length - 1], 'space');
+  const results = await runBatch(db, [...built.revision.statements, moveSpace, contentUpdatedEvents(db, target.spaceId, built.revision.id, target.userId, built.now)]);
+  assertMoved(results[results.length - 2], 'space');
+  await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
   return { revision: built.revision.id, outcomes: built.result.outcomes, insertedFiles: built.result.files.map((f) => f.entry) };
 }
 

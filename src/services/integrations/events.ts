@@ -41,9 +41,21 @@ export function insertEvent(db: Db, event: NewEvent, now: string) {
 /**
  * One event per active installation covering the space (all of its organization's spaces, or this one
  * selected), inserted by one statement that answers the new ids (`eventIdsOf` its batch result).
- * `fields` are the event's own (JSON-serializable) fields besides type, installationId and spaceId.
+ * `fields` are the event's own (JSON-serializable) fields besides type, installationId and spaceId,
+ * `fieldsSql` more of them as a JSON object computed in SQL. With `atRevision`, the events are
+ * recorded only if the space's head is that revision when the statement runs: placed after a guarded
+ * head move in the same batch, they exist exactly when the move applied.
  */
-export function insertSpaceEvents(db: Db, spaceId: string, type: string, fields: Record<string, unknown>, now: string, fieldsSql: SQL = sql`'{}'`) {
+export function insertSpaceEvents(
+  db: Db,
+  spaceId: string,
+  type: string,
+  fields: Record<string, unknown>,
+  now: string,
+  options: { fieldsSql?: SQL; atRevision?: string } = {},
+) {
+  const fieldsSql = options.fieldsSql ?? sql`'{}'`;
+  const atRevision = options.atRevision === undefined ? sql`` : sql`and s.revision_id = ${options.atRevision}`;
   return rawAll<{ id: string }>(
     db,
     sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
@@ -53,7 +65,7 @@ export function insertSpaceEvents(db: Db, spaceId: string, type: string, fields:
       from spaces s
       join integration_installations ii on ii.org_id = s.org_id and ii.status = 'active'
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
-      where s.id = ${spaceId}
+      where s.id = ${spaceId} ${atRevision}
         and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
           where si.installation_id = ii.id and si.space_id = s.id and si.status = 'active'))
       returning id`,
@@ -64,11 +76,13 @@ export function insertSpaceEvents(db: Db, spaceId: string, type: string, fields:
 export const eventIdsOf = (result: unknown) => rowsOf<{ id: string }>(result).map((row) => row.id);
 
 /**
- * `{ updatedBy }` of a space_content_updated event, as JSON: the user as GitBook's `User`, without `urls`
- * (added with the API origin when the event is shown or delivered).
+ * The `space_content_updated` events of a head move to `revisionId` by `userId`, for the batch that moves
+ * the head (after the move). `updatedBy` holds the user as GitBook's `User` without `urls`, which are
+ * added with the API origin when the event is shown or delivered.
  */
-export function updatedBySql(userId: string): SQL {
-  return sql`json_object('updatedBy', (select json_array(json_object('object', 'user', 'id', u.id, 'displayName', u.display_name, 'email', u.email)) from users u where u.id = ${userId}))`;
+export function contentUpdatedEvents(db: Db, spaceId: string, revisionId: string, userId: string, now: string) {
+  const updatedBy = sql`json_object('updatedBy', (select json_array(json_object('object', 'user', 'id', u.id, 'displayName', u.display_name, 'email', u.email)) from users u where u.id = ${userId}))`;
+  return insertSpaceEvents(db, spaceId, 'space_content_updated', { revisionId }, now, { fieldsSql: updatedBy, atRevision: revisionId });
 }
 
 /**

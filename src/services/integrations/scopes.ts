@@ -33,11 +33,12 @@ export interface TokenAccess {
 }
 
 /**
- * The role an installation's tokens get on the spaces it covers: the least role that every
- * space route behind its scopes needs. Scopes then decide which of those routes it may call.
+ * The role an installation's tokens get on the spaces it covers: the least role that every space
+ * route behind its scopes needs (writing content includes merging its change requests: review).
+ * Scopes then decide which of those routes it may call.
  */
 export function spaceRoleForScopes(scopes: readonly string[]): number {
-  if (scopes.includes('space:content:write') || scopes.includes('space:metadata:write')) return RANK.edit;
+  if (scopes.includes('space:content:write') || scopes.includes('space:metadata:write')) return RANK.review;
   if (scopes.some((scope) => scope.startsWith('space:') || scope === 'page:feedback:read')) return RANK.read;
   return RANK.guest;
 }

@@ -7,6 +7,7 @@ import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { orgRoleSql } from '../access';
+import { actorUserId } from '../integrations/access';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
 import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';
@@ -108,7 +109,8 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
   const db = c.get('db');
   const actor = c.get('actor');
   if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token or visitor credentials, not the operator token');
-  const userId = actor.kind === 'user' ? actor.userId : null;
+  // An installation's token reads the sites it covers (token-access checked the site) as its bot user.
+  const userId = actorUserId(actor);
   // One batch for both readers: a signed-in user who is not a member reads like any visitor.
   const results = (await runBatch(db, [
     ...(userId ? [orgRankQuery(db, orgId, userId)] : []),
