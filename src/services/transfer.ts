@@ -5,6 +5,7 @@ import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { refreshOrgAccessCaps } from './access';
 import { organizationQuery } from './organizations';
+import { uninstallFromSpaces } from './integrations/events';
 import { removeSpacesFromSites } from './sites/spaces';
 
 /**
@@ -40,8 +41,9 @@ export function transferStatements(
     .from(orgMembers)
     .where(and(eq(orgMembers.orgId, targetOrgId), eq(orgMembers.disabled, false)));
   return [
-    // A site contains only spaces of its own organization.
+    // A site contains only spaces of its own organization, and an installation covers only its organization's.
     ...removeSpacesFromSites(db, sourceOrgId, scope.spaceIds),
+    ...uninstallFromSpaces(db, sourceOrgId, spaceIds, now),
     ...(collectionIds ? [db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, collectionIds))] : []),
     db.update(spaces).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(spaces.id, spaceIds)),
     db.delete(spaceTeamGrants).where(inArray(spaceTeamGrants.spaceId, spaceIds)),

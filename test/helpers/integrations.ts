@@ -83,3 +83,16 @@ export async function seedToken(integrationId: string, installationId: string | 
   await insert;
   return token;
 }
+
+/** A pending installation_setup event of the installation, written straight to D1. */
+export async function seedEvent(integration: SeededIntegration, installationId: string, orgId: string): Promise<string> {
+  const id = newId();
+  const now = new Date().toISOString();
+  await env.DB.prepare(
+    `insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+     values (?, ?, ?, ?, 'installation_setup', ?, 'pending', 0, ?, ?)`,
+  )
+    .bind(id, integration.id, installationId, orgId, JSON.stringify({ type: 'installation_setup', installationId, status: 'active' }), now, now)
+    .run();
+  return id;
+}

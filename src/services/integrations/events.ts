@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rawAll, rowsOf, type Db } from '../../db/client';
+import { rawAll, rawRun, rowsOf, type Db } from '../../db/client';
 import { integrationEvents } from '../../db/schema';
 import type { Env } from '../../env';
 import { newId } from '../../lib/ids';
@@ -100,4 +100,25 @@ export async function enqueueEvents(env: Env, eventIds: string[]): Promise<void>
   } catch (error) {
     console.error(`integration events: ${eventIds.length} not enqueued (the cron retries them)`, error);
   }
+}
+
+/**
+ * Statements removing the source organization's installations from spaces that leave it (a transfer),
+ * each with its `space_installation_deleted` event. The events are recorded pending in the same
+ * transaction; the hourly cron sends what is pending (no ids come back from a statement list).
+ */
+export function uninstallFromSpaces(db: Db, orgId: string, spaceIds: SQL, now: string) {
+  const removed = sql`from integration_space_installations si
+    join integration_installations ii on ii.id = si.installation_id and ii.org_id = ${orgId}
+    where si.space_id in ${spaceIds}`;
+  return [
+    rawRun(
+      db,
+      sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+        select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, 'space_installation_deleted',
+          json_object('type', 'space_installation_deleted', 'installationId', ii.id, 'spaceId', si.space_id), 'pending', 0, ${now}, ${now}
+        ${removed}`,
+    ),
+    rawRun(db, sql`delete from integration_space_installations where rowid in (select si.rowid ${removed})`),
+  ];
 }
