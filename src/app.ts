@@ -17,6 +17,7 @@ import { collectionsRouter } from './routes/collections/collections';
 import { downloadsRouter } from './routes/files/downloads';
 import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
+import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './schemas/integration';
 import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
@@ -112,7 +113,13 @@ export function createApp() {
     bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `Request body is larger than ${maxSize} bytes`) });
   const defaultLimit = limitTo(DEFAULT_BODY_LIMIT);
   const contentBatchLimit = limitTo(MAX_CONTENT_BATCH_BYTES);
-  app.use('/v1/*', (c, next) => (CONTENT_BATCH_PATH.test(c.req.path) ? contentBatchLimit(c, next) : defaultLimit(c, next)));
+  // An integration's publish carries its script, icon and preview images as base64.
+  const publishLimit = limitTo(MAX_PUBLISH_BODY_BYTES);
+  app.use('/v1/*', (c, next) => {
+    if (CONTENT_BATCH_PATH.test(c.req.path)) return contentBatchLimit(c, next);
+    if (c.req.method === 'POST' && PUBLISH_BODY_PATH.test(c.req.path)) return publishLimit(c, next);
+    return defaultLimit(c, next);
+  });
   app.use('/v1/*', authenticate);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);

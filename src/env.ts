@@ -10,6 +10,8 @@ export interface Env {
   /** HMAC key of signed file download URLs; ADMIN_TOKEN is used when unset. */
   FILES_SIGNING_KEY?: string;
   APP_URL?: string;
+  /** Public base URL of this API without `/v1`: integration scripts' `apiEndpoint` and links in delivered events. */
+  API_URL?: string;
   /** Public base URL of published sites (`<base>/<organization>/<basename>`); `<API origin>/sites` when unset. */
   SITES_URL?: string;
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */

@@ -1,10 +1,20 @@
 import type { Env } from '../env';
+import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
+import { handleIntegrationEventJob } from './integration-event';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
 
-export type JobHandler = (job: JobEnvelope, env: Env) => Promise<void>;
+/** What a handler knows of the message besides its body. */
+export interface JobContext {
+  /** How many times the queue has delivered this message, this time included (1 on the first delivery). */
+  attempts: number;
+}
+
+export type JobHandler = (job: JobEnvelope, env: Env, context: JobContext) => Promise<void>;
 
 /** Handlers by message type; each capability registers its own here. */
-export const JOB_HANDLERS: Record<string, JobHandler> = {};
+export const JOB_HANDLERS: Record<string, JobHandler> = {
+  [INTEGRATION_EVENT_JOB]: handleIntegrationEventJob,
+};
 
 const RETRY_BASE_SECONDS = 10;
 const RETRY_MAX_SECONDS = 3600;
@@ -35,7 +45,7 @@ export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): 
       continue;
     }
     try {
-      await handler(parsed.data, env);
+      await handler(parsed.data, env, { attempts: message.attempts });
       message.ack();
     } catch (error) {
       console.error(`queue: job ${parsed.data.id} (${parsed.data.type}) failed`, error);

@@ -1,10 +1,12 @@
 import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { documents, revisions, spaceIndexState, spaces } from '../db/schema';
+import { documents, integrationEvents, integrations, revisions, spaceIndexState, spaces } from '../db/schema';
 import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 import { qualify } from '../services/access';
+import { enqueueEvents } from '../services/integrations/events';
+import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
 
 export const SPACE_RETENTION_DAYS = 7;
 const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
@@ -69,10 +71,98 @@ export async function catchUpStaleIndexes(env: Env, db: Db): Promise<number> {
   return caughtUp;
 }
 
+/** A pending event untouched this long (and not leased) has lost its queue message: it is sent again. */
+export const STALE_EVENT_MS = 15 * 60 * 1000;
+const REQUEUE_PER_RUN = 500;
+
+/**
+ * The safety net of integration events: an event is recorded as pending before its queue message is sent,
+ * and the send may fail (services/integrations/events: enqueueEvents), or its message may end in the
+ * dead-letter queue while another consumer held the event. Pending events last changed more than 15 minutes
+ * before `now` whose lease (if any) expired are sent again (a consumer retrying an event changes it at every
+ * attempt, and its backoff stays well under that). Their `updated_at` is set to `now` by the same statement,
+ * so a second run sends nothing twice; a delivery sent twice anyway is delivered once (the consumer claims the event).
+ */
+export async function requeueStaleEvents(env: Env, db: Db, now: number): Promise<number> {
+  const at = new Date(now).toISOString();
+  const cutoff = new Date(now - STALE_EVENT_MS).toISOString();
+  const stale = db
+    .select({ id: integrationEvents.id })
+    .from(integrationEvents)
+    .where(
+      and(
+        eq(integrationEvents.status, 'pending'),
+        lt(integrationEvents.updatedAt, cutoff),
+        or(isNull(integrationEvents.leaseUntil), lt(integrationEvents.leaseUntil, at)),
+      ),
+    )
+    .orderBy(integrationEvents.updatedAt)
+    .limit(REQUEUE_PER_RUN);
+  const rows = await db
+    .update(integrationEvents)
+    .set({ updatedAt: at })
+    .where(inArray(integrationEvents.id, stale))
+    .returning({ id: integrationEvents.id });
+  await enqueueEvents(env, rows.map((row) => row.id));
+  return rows.length;
+}
+
+export const INTEGRATION_RETENTION_DAYS = 7;
+const INTEGRATION_PURGE_PER_RUN = 50;
+
+/**
+ * Permanently removes integrations unpublished more than 7 days before `now` (their installations, tokens,
+ * events and traces cascade) with their R2 objects (`integrations/<id>/`: icon, preview images, scripts of
+ * every version). The objects go first: an integration whose objects could not all be removed keeps its row
+ * and is tried again at the next run. Its bot user stays, as the author of what it wrote. Idempotent.
+ */
+export async function purgeDeletedIntegrations(env: Env, db: Db, now: number): Promise<number> {
+  const cutoff = new Date(now - INTEGRATION_RETENTION_DAYS * DAY_MS).toISOString();
+  const expired = await db
+    .select({ id: integrations.id })
+    .from(integrations)
+    .where(and(isNotNull(integrations.deletedAt), lt(integrations.deletedAt, cutoff)))
+    .limit(INTEGRATION_PURGE_PER_RUN)
+    .all();
+  const cleared: string[] = [];
+  for (const { id } of expired) {
+    try {
+      let cursor: string | undefined;
+      do {
+        const listed = await env.FILES.list({ prefix: `integrations/${id}/`, cursor });
+        if (listed.objects.length > 0) await env.FILES.delete(listed.objects.map((object) => object.key));
+        cursor = listed.truncated ? listed.cursor : undefined;
+      } while (cursor);
+      cleared.push(id);
+    } catch (error) {
+      console.error(`cron: integration ${id}: its files could not be removed (tried again next run)`, error);
+    }
+  }
+  if (cleared.length > 0) await db.delete(integrations).where(inArray(integrations.id, cleared)).run();
+  return cleared.length;
+}
+
+/** Runs one step of the cron; a step that fails is logged and does not keep the others from running. */
+async function step(name: string, run: () => Promise<number>, done: (count: number) => string): Promise<void> {
+  try {
+    const count = await run();
+    if (count > 0) console.log(`cron: ${done(count)}`);
+  } catch (error) {
+    console.error(`cron: ${name} failed`, error);
+  }
+}
+
 export async function runScheduled(env: Env, scheduledTime: number): Promise<void> {
   const db = createDb(env.DB);
   const purged = await purgeDeletedSpaces(db, scheduledTime);
   if (purged > 0) console.log(`cron: purged ${purged} deleted space(s)`);
   const indexed = await catchUpStaleIndexes(env, db);
   if (indexed > 0) console.log(`cron: caught up the indexes of ${indexed} space(s)`);
+  await step('re-sending stale integration events', () => requeueStaleEvents(env, db, scheduledTime), (n) => `sent ${n} stale integration event(s) again`);
+  await step(
+    'purging expired integration tokens',
+    async () => (await purgeExpiredIntegrationTokens(db, new Date(scheduledTime).toISOString()).run()).meta.changes ?? 0,
+    (n) => `removed ${n} expired integration token(s)`,
+  );
+  await step('purging unpublished integrations', () => purgeDeletedIntegrations(env, db, scheduledTime), (n) => `purged ${n} unpublished integration(s)`);
 }

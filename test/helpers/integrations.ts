@@ -1,4 +1,7 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import worker from '../../src/index';
+import { INTEGRATION_EVENT_JOB } from '../../src/services/integrations/events';
 import { newId } from '../../src/lib/ids';
 import { spaceRoleForScopes } from '../../src/services/integrations/scopes';
 import { encryptSecret, newSigningSecret } from '../../src/services/integrations/crypto';
@@ -95,4 +98,21 @@ export async function seedEvent(integration: SeededIntegration, installationId: 
     .bind(id, integration.id, installationId, orgId, JSON.stringify({ type: 'installation_setup', installationId, status: 'active' }), now, now)
     .run();
   return id;
+}
+
+/**
+ * Runs the queue consumer over the pending events (of one installation, or all), as the queue delivers
+ * them: one message per event. Answers the queue's verdict on each message.
+ */
+export async function deliverPendingEvents(installationId?: string) {
+  const pending = await env.DB.prepare(`select id from integration_events where status = 'pending' and (?1 is null or installation_id = ?1)`)
+    .bind(installationId ?? null)
+    .all<{ id: string }>();
+  const batch = createMessageBatch<unknown>(
+    'docs-platform-jobs',
+    pending.results.map(({ id }) => ({ id: `m-${id}`, timestamp: new Date(), attempts: 1, body: { id, type: INTEGRATION_EVENT_JOB, payload: { eventId: id } } })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env as never, ctx);
+  return getQueueResult(batch, ctx);
 }

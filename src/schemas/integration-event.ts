@@ -1,0 +1,60 @@
+import { z } from '@hono/zod-openapi';
+import type { integrationEventLogs, integrationEvents } from '../db/schema';
+import { eventPayload } from '../services/integrations/event-payload';
+import { TimestampSchema } from './common';
+
+export const IntegrationEventStatusSchema = z.enum(['pending', 'success', 'failed']).openapi({
+  description:
+    "pending: not delivered yet (waiting for its first attempt or for a retry); success: every receiver accepted it; failed: its last attempt failed. GitBook's document lists success and failed: pending is this API's, so an event is listed from the moment it is recorded.",
+});
+
+export const IntegrationEventLogSchema = z
+  .object({
+    message: z.string().openapi({ description: 'The message of the log entry.' }),
+    timestamp: TimestampSchema,
+    level: z.enum(['debug', 'info', 'warn', 'error']).openapi({ description: 'The level of the log entry.' }),
+  })
+  .openapi('IntegrationEventLog');
+
+export const IntegrationEventTraceSchema = z
+  .object({ logs: z.array(IntegrationEventLogSchema) })
+  .openapi('IntegrationEventTrace', {
+    description: "What happened while delivering the event, in order: each attempt's lines logged by the integration's script (its console), then one line per receiver with its answer or error.",
+  });
+
+export const IntegrationEventSchema = z
+  .object({
+    id: z.string().openapi({ description: 'Unique ID of the event.' }),
+    integrationId: z.string().openapi({ description: 'Unique ID of the integration.' }),
+    installationId: z.string().optional().openapi({ description: 'Unique ID of the integration installation.' }),
+    createdAt: TimestampSchema,
+    payload: z
+      .object({ eventId: z.string(), type: z.string() })
+      .catchall(z.unknown())
+      .openapi({ description: "The event as the integration receives it (GitBook's `Event`)." }),
+    status: IntegrationEventStatusSchema,
+  })
+  .openapi('IntegrationEvent');
+
+export const IntegrationEventWithTraceSchema = z
+  .object({ event: IntegrationEventSchema, trace: IntegrationEventTraceSchema })
+  .openapi('IntegrationEventWithTrace');
+
+export type IntegrationEventRow = typeof integrationEvents.$inferSelect;
+export type IntegrationEventLogRow = Pick<typeof integrationEventLogs.$inferSelect, 'level' | 'message' | 'timestamp'>;
+
+/** An event as the API shows it; `apiBase` (`<origin>/v1`) links the users of its payload. */
+export function toIntegrationEvent(row: IntegrationEventRow, apiBase: string): z.infer<typeof IntegrationEventSchema> {
+  return {
+    id: row.id,
+    integrationId: row.integrationId,
+    ...(row.installationId ? { installationId: row.installationId } : {}),
+    createdAt: row.createdAt,
+    payload: eventPayload(row.id, row.payload, apiBase) as z.infer<typeof IntegrationEventSchema>['payload'],
+    status: row.status as z.infer<typeof IntegrationEventStatusSchema>,
+  };
+}
+
+export function toIntegrationEventTrace(rows: IntegrationEventLogRow[]): z.infer<typeof IntegrationEventTraceSchema> {
+  return { logs: rows.map((row) => ({ message: row.message, timestamp: row.timestamp, level: row.level as z.infer<typeof IntegrationEventLogSchema>['level'] })) };
+}

@@ -1,0 +1,299 @@
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { createDb, rawRun, type Db } from '../../db/client';
+import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations } from '../../db/schema';
+import type { Env } from '../../env';
+import { decryptSecret } from './crypto';
+import { eventPayload } from './event-payload';
+import { NO_LOADER_MESSAGE, runIntegrationScript, type TraceLine } from './runtime';
+import { newIntegrationToken } from './tokens';
+import { deliverWebhook } from './webhooks';
+
+/**
+ * Delivery of one integration event (the `integration-event` job): at least once, to the integration's
+ * script (runtime.ts) and, in development mode, to its tunnel (webhooks.ts), with the event row as the
+ * idempotency record and the truth shown by listIntegrationEvents / getIntegrationEvent.
+ *
+ * 1. One batch claims the event and loads it with its integration, installation and the space or site
+ *    installation it is about. The claim (`status = 'pending'` and no live lease) sets a lease and counts the
+ *    attempt; an event already `success` or `failed` is not delivered again (a redelivered message is acked),
+ *    and one leased by another consumer is retried later.
+ * 2. The receivers are called (at once); the script gets fresh integration and installation tokens (one batch).
+ * 3. One batch records the outcome: the attempt's trace lines (what the script logged, then one line per
+ *    receiver with its status or error) and the status: `success` when every receiver accepted the event;
+ *    otherwise `pending` again (the lease released) and the job throws so the queue retries it with backoff,
+ *    until the attempt `MAX_DELIVERY_ATTEMPTS`, which marks it `failed` (its line says so) and throws once
+ *    more, so the message ends in the dead-letter queue.
+ */
+
+/** The queue consumer's `max_retries` (wrangler.toml) is 5: a message is delivered at most 6 times. */
+export const MAX_DELIVERY_ATTEMPTS = 6;
+/** How long a consumer holds an event it is delivering: longer than an attempt can take (script 30 s, tunnel 10 s). */
+export const DELIVERY_LEASE_MS = 2 * 60 * 1000;
+/** The API origin told to scripts when API_URL is unset (see wrangler.toml): reachable only from their isolates. */
+export const UNKNOWN_API_ORIGIN = 'https://api.invalid';
+
+/** The delivery did not happen or did not succeed, and may next time: the queue retries the message. */
+export class DeliveryRetry extends Error {
+  override name = 'DeliveryRetry';
+}
+
+/** The last attempt failed: the event is `failed`; thrown so that the message goes to the dead-letter queue. */
+export class DeliveryFailed extends Error {
+  override name = 'DeliveryFailed';
+}
+
+export type DeliveryOutcome = 'delivered' | 'already-done' | 'gone';
+
+/** `<API_URL>/v1`: the API as scripts are told it and as delivered payloads link to it. */
+export function apiEndpointOf(env: Env): string {
+  const base = (env.API_URL || UNKNOWN_API_ORIGIN).replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${base}/v1`;
+}
+
+type EventRow = typeof integrationEvents.$inferSelect;
+type IntegrationRow = typeof integrations.$inferSelect;
+type InstallationRow = typeof integrationInstallations.$inferSelect;
+type ContentInstallationRow = { status: string; configuration: Record<string, unknown>; externalIds: string[] };
+
+/** The event with everything its delivery needs, claimed (or not) in the same batch. */
+function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) {
+  const ofEvent = (expression: string) => sql`(select ${sql.raw(expression)} from integration_events where id = ${eventId})`;
+  return db.batch([
+    db
+      .update(integrationEvents)
+      .set({ leaseUntil, attempts: sql`${integrationEvents.attempts} + 1`, updatedAt: now })
+      .where(
+        and(
+          eq(integrationEvents.id, eventId),
+          eq(integrationEvents.status, 'pending'),
+          or(isNull(integrationEvents.leaseUntil), lt(integrationEvents.leaseUntil, now)),
+        ),
+      )
+      .returning({ attempts: integrationEvents.attempts }),
+    // Three selects rather than one join: a D1 batch answers rows as objects, where columns of the same
+    // name in joined tables (id, status, configuration ...) would overwrite each other.
+    db.select().from(integrationEvents).where(eq(integrationEvents.id, eventId)),
+    db.select().from(integrations).where(sql`${integrations.id} = ${ofEvent('integration_id')}`),
+    db.select().from(integrationInstallations).where(sql`${integrationInstallations.id} = ${ofEvent('installation_id')}`),
+    db
+      .select({ status: integrationSpaceInstallations.status, configuration: integrationSpaceInstallations.configuration, externalIds: integrationSpaceInstallations.externalIds })
+      .from(integrationSpaceInstallations)
+      .where(
+        sql`${integrationSpaceInstallations.installationId} = ${ofEvent('installation_id')}
+          and ${integrationSpaceInstallations.spaceId} = ${ofEvent("json_extract(payload, '$.spaceId')")}`,
+      ),
+    db
+      .select({ status: integrationSiteInstallations.status, configuration: integrationSiteInstallations.configuration, externalIds: integrationSiteInstallations.externalIds })
+      .from(integrationSiteInstallations)
+      .where(
+        sql`${integrationSiteInstallations.installationId} = ${ofEvent('installation_id')}
+          and ${integrationSiteInstallations.siteId} = ${ofEvent("json_extract(payload, '$.siteId')")}`,
+      ),
+  ]);
+}
+
+/** GitBook's `IntegrationEnvironment` of one delivery to the script. */
+function environmentOf(args: {
+  apiEndpoint: string;
+  integration: IntegrationRow;
+  installation: InstallationRow | null;
+  payload: Record<string, unknown>;
+  spaceInstallation: ContentInstallationRow | undefined;
+  siteInstallation: ContentInstallationRow | undefined;
+  tokens: { integration: string; installation?: string };
+  secrets: Record<string, string>;
+  signingSecret: string | null;
+}): Record<string, unknown> {
+  const { apiEndpoint, integration, installation, payload } = args;
+  const integrationUrl = `${apiEndpoint}/integrations/${integration.name}`;
+  const environment: Record<string, unknown> = {
+    apiEndpoint,
+    apiTokens: args.tokens,
+    integration: {
+      object: 'integration',
+      name: integration.name,
+      version: integration.version,
+      title: integration.title,
+      description: integration.description,
+      ...(integration.summary ? { summary: integration.summary } : {}),
+      target: integration.target,
+      visibility: integration.visibility,
+      verified: integration.verified,
+      scopes: integration.scopes,
+      categories: integration.categories,
+      blocks: integration.blocks,
+      contentSources: integration.contentSources,
+      configurations: integration.configurations,
+      externalLinks: integration.externalLinks,
+      ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
+      urls: { location: integrationUrl },
+    },
+    secrets: args.secrets,
+    signingSecrets: args.signingSecret ? { installation: args.signingSecret } : {},
+  };
+  if (!installation) return environment;
+  const installationUrl = `${integrationUrl}/installations/${installation.id}`;
+  environment.installation = {
+    id: installation.id,
+    status: installation.status,
+    space_selection: installation.spaceSelection,
+    site_selection: installation.siteSelection,
+    configuration: installation.configuration,
+    externalIds: installation.externalIds,
+    createdAt: installation.createdAt,
+    updatedAt: installation.updatedAt,
+    urls: { location: installationUrl },
+  };
+  // An installation on all spaces (sites) covers each without a row of its own: it is shown with the
+  // installation's status and an empty configuration.
+  const covering = (row: ContentInstallationRow | undefined, selection: string) =>
+    row ?? (selection === 'all' ? { status: installation.status, configuration: {}, externalIds: [] } : undefined);
+  const space = covering(args.spaceInstallation, installation.spaceSelection);
+  if (typeof payload.spaceId === 'string' && space) {
+    environment.spaceInstallation = {
+      integration: integration.name,
+      installation: installation.id,
+      space: payload.spaceId,
+      ...space,
+      urls: { location: `${installationUrl}/spaces/${payload.spaceId}` },
+    };
+  }
+  const site = covering(args.siteInstallation, installation.siteSelection);
+  if (typeof payload.siteId === 'string' && site) {
+    environment.siteInstallation = {
+      integration: integration.name,
+      installation: installation.id,
+      site: payload.siteId,
+      ...site,
+      urls: { location: `${installationUrl}/sites/${payload.siteId}` },
+    };
+  }
+  return environment;
+}
+
+const line = (level: TraceLine['level'], message: string): TraceLine => ({ level, message, timestamp: new Date().toISOString() });
+
+/** The trace lines of one attempt, and whether every receiver accepted the event. */
+interface AttemptResult {
+  ok: boolean;
+  lines: TraceLine[];
+}
+
+/** Calls the event's receivers (never throws: whatever goes wrong is a failed attempt with its reason). */
+async function attemptDelivery(
+  env: Env,
+  db: Db,
+  loaded: { event: EventRow; integration: IntegrationRow; installation: InstallationRow | null },
+  contentInstallations: { space?: ContentInstallationRow; site?: ContentInstallationRow },
+  attempt: string,
+): Promise<AttemptResult> {
+  const { event, integration, installation } = loaded;
+  const apiEndpoint = apiEndpointOf(env);
+  const payload = eventPayload(event.id, event.payload, apiEndpoint);
+  const tunnel = integration.devTunnelUrl && (integration.devAll || event.orgId === integration.ownerOrgId) ? integration.devTunnelUrl : null;
+  const scriptKey = integration.scriptKey;
+  if (!scriptKey && !tunnel) {
+    return { ok: true, lines: [line('info', `${attempt}: nothing to deliver to: the integration has no script and its development mode is off`)] };
+  }
+
+  let signingSecret: string | null = null;
+  let secrets: Record<string, string> = {};
+  try {
+    if (installation) signingSecret = await decryptSecret(env, installation.signingSecret);
+    if (integration.secrets) secrets = JSON.parse(await decryptSecret(env, integration.secrets)) as Record<string, string>;
+  } catch (error) {
+    return { ok: false, lines: [line('error', `${attempt}: the integration's secrets could not be read: ${error instanceof Error ? error.message : String(error)}`)] };
+  }
+
+  const toScript = async (key: string): Promise<AttemptResult> => {
+    if (!env.LOADER) return { ok: false, lines: [line('error', `${attempt}: the script was not run. ${NO_LOADER_MESSAGE}`)] };
+    const now = Date.now();
+    const integrationToken = await newIntegrationToken(db, integration.id, null, now);
+    const installationToken = installation ? await newIntegrationToken(db, integration.id, installation.id, now) : null;
+    await db.batch([integrationToken.insert, ...(installationToken ? [installationToken.insert] : [])]);
+    const environment = environmentOf({
+      apiEndpoint,
+      integration,
+      installation,
+      payload,
+      spaceInstallation: contentInstallations.space,
+      siteInstallation: contentInstallations.site,
+      tokens: { integration: integrationToken.token, ...(installationToken ? { installation: installationToken.token } : {}) },
+      secrets,
+      signingSecret,
+    });
+    const result = await runIntegrationScript(
+      env,
+      { id: integration.id, version: integration.version, scriptKey: key, contentSecurityPolicy: integration.contentSecurityPolicy },
+      payload,
+      environment,
+      new URL(apiEndpoint).origin,
+    );
+    return { ok: result.ok, lines: [...result.logs, line(result.ok ? 'info' : 'error', `${attempt}: the script ${result.detail}`)] };
+  };
+
+  const toTunnel = async (url: string): Promise<AttemptResult> => {
+    if (!signingSecret) {
+      // The installation is gone (an installation_deleted event) and its signing secret with it.
+      return { ok: true, lines: [line('warn', `${attempt}: not sent to the development tunnel: the installation no longer exists, so there is no secret to sign with`)] };
+    }
+    const result = await deliverWebhook(env, url, event.id, JSON.stringify(payload), signingSecret);
+    return { ok: result.ok, lines: [line(result.ok ? 'info' : 'error', `${attempt}: the development tunnel ${url} ${result.detail}`)] };
+  };
+
+  const results = await Promise.all([
+    scriptKey ? toScript(scriptKey).catch((error) => ({ ok: false, lines: [line('error', `${attempt}: the script was not run: ${error instanceof Error ? error.message : String(error)}`)] })) : null,
+    tunnel ? toTunnel(tunnel) : null,
+  ]);
+  const done = results.filter((r): r is AttemptResult => r !== null);
+  return { ok: done.every((r) => r.ok), lines: done.flatMap((r) => r.lines) };
+}
+
+/**
+ * One delivery attempt of the event (see the top of this file). Resolves when it is delivered or needs no
+ * delivery; throws `DeliveryRetry` when it should be retried, `DeliveryFailed` after its last attempt.
+ * `messageAttempts` is the queue's count of this message's deliveries (1 on the first): the last one the
+ * queue makes is the event's last attempt too.
+ */
+export async function deliverIntegrationEvent(env: Env, eventId: string, messageAttempts: number): Promise<DeliveryOutcome> {
+  const db = createDb(env.DB);
+  const started = Date.now();
+  const now = new Date(started).toISOString();
+  const leaseUntil = new Date(started + DELIVERY_LEASE_MS).toISOString();
+  const [claimed, [event], [integration], [installation], [spaceInstallation], [siteInstallation]] = await claimAndLoad(db, eventId, now, leaseUntil);
+  if (!event || !integration) return 'gone'; // its integration was purged (events go with it)
+  if (claimed.length === 0) {
+    if (event.status !== 'pending') return 'already-done';
+    throw new DeliveryRetry(`integration event ${eventId} is being delivered by another consumer (until ${event.leaseUntil})`);
+  }
+  const loaded = { event, integration, installation: installation ?? null };
+  const attempts = claimed[0].attempts;
+  const last = attempts >= MAX_DELIVERY_ATTEMPTS || messageAttempts >= MAX_DELIVERY_ATTEMPTS;
+  const label = `Attempt ${attempts} of ${MAX_DELIVERY_ATTEMPTS}`;
+  const result = await attemptDelivery(env, db, loaded, { space: spaceInstallation, site: siteInstallation }, label);
+
+  const status = result.ok ? 'success' : last ? 'failed' : 'pending';
+  const lines = result.lines;
+  if (status === 'failed') {
+    let at = lines.length - 1;
+    while (at >= 0 && lines[at].level !== 'error') at--;
+    const closing = ': no attempts left, the event failed';
+    if (at >= 0) lines[at] = { ...lines[at], message: `${lines[at].message}${closing}` };
+    else lines.push(line('error', `${label}${closing}`));
+  }
+  await db.batch([
+    rawRun(
+      db,
+      sql`insert into integration_event_logs (event_id, level, message, timestamp)
+        select ${eventId}, json_extract(value, '$.level'), json_extract(value, '$.message'), json_extract(value, '$.timestamp')
+        from json_each(${JSON.stringify(lines)}) order by key`,
+    ),
+    db
+      .update(integrationEvents)
+      .set({ status, leaseUntil: null, updatedAt: new Date().toISOString() })
+      .where(and(eq(integrationEvents.id, eventId), eq(integrationEvents.leaseUntil, leaseUntil))),
+  ]);
+  if (status === 'success') return 'delivered';
+  if (status === 'failed') throw new DeliveryFailed(`integration event ${eventId} failed after ${attempts} attempt(s)`);
+  throw new DeliveryRetry(`integration event ${eventId}: attempt ${attempts} failed`);
+}
