@@ -12,6 +12,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg, type TestUser } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
+import { deliverPendingEvents } from '../helpers/integrations';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
 
 const GITBOOK = gitbookOperations();
@@ -157,6 +158,40 @@ const content = (path: string) => `/v1/spaces/${spaceId}/content${path}`;
 const crContent = (path: string) => `/v1/spaces/${spaceId}/change-requests/${openCr.number}/content${path}`;
 const get = (path: string, token = owner) => api('GET', path, { token });
 const send = (method: string, path: string, body?: unknown, token = owner) => api(method, path, { token, body });
+
+/** The body of a publish of the conformance integration (owned by `org`). */
+const publishBody = (title: string) => ({
+  organization: org.id,
+  title,
+  description: 'Conformance integration',
+  scopes: ['space:content:read', 'site:metadata:read'],
+  visibility: 'public',
+  script: 'export default { async fetch() { return new Response("OK"); } };',
+});
+
+/** An integration published by `org`, installed on the owner's other organization, on a space and a site there, with a delivered event. */
+let integrationFixture: Promise<{ name: string; installedOrg: string; installation: string; space: string; site: string; event: string }> | undefined;
+function integration() {
+  integrationFixture ??= (async () => {
+    const name = `conformance-${Math.random().toString(36).slice(2, 8)}`;
+    expectStatus(await send('POST', `/v1/integrations/${name}`, publishBody('Conformance')), 200);
+    const installed = expectStatus(await send('POST', `/v1/integrations/${name}/installations`, { organization: otherOrgId }), 201).body;
+    const space = await newSpaceIn(otherOrgId, 'Integrated');
+    const site = await newSiteIn(otherOrgId, 'Integrated site');
+    expectStatus(await send('POST', `/v1/integrations/${name}/installations/${installed.id}/spaces`, { space }), 201);
+    expectStatus(await send('POST', `/v1/integrations/${name}/installations/${installed.id}/sites`, { siteId: site }), 201);
+    await deliverPendingEvents();
+    const events = expectStatus(await get(`/v1/integrations/${name}/events`), 200).body.items;
+    return { name, installedOrg: otherOrgId, installation: installed.id, space, site, event: events[0].id };
+  })();
+  return integrationFixture;
+}
+const installationPath = async (suffix = '') => {
+  const { name, installation } = await integration();
+  return `/v1/integrations/${name}/installations/${installation}${suffix}`;
+};
+const newSpaceIn = async (orgId: string, title: string) => expectStatus(await send('POST', `/v1/orgs/${orgId}/spaces`, { title }), 201).body.id as string;
+const newSiteIn = async (orgId: string, title: string) => expectStatus(await send('POST', `/v1/orgs/${orgId}/sites`, { title }), 201).body.id as string;
 
 /** A new member of the organization, to change or remove. */
 async function spareMember(role: 'read' | 'edit' = 'read') {
@@ -516,6 +551,70 @@ const CASES: Case[] = [
     request: async () => send('PATCH', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`), { title: 'Variant docs', styling: { primaryColor: { light: '#000000', dark: '#ffffff' } } }),
   },
   { operationId: 'deleteSiteSpaceCustomizationById', request: async () => send('DELETE', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`)) },
+
+  // Integrations: `org` publishes, the owner's other organization installs
+  { operationId: 'listIntegrations', request: async () => (await integration(), get('/v1/integrations?limit=5')) },
+  { operationId: 'getIntegrationByName', request: async () => get(`/v1/integrations/${(await integration()).name}`) },
+  { operationId: 'publishIntegration', request: async () => send('POST', `/v1/integrations/${(await integration()).name}`, publishBody('Republished')) },
+  {
+    operationId: 'unpublishIntegration',
+    request: async () => {
+      const name = `conformance-gone-${Math.random().toString(36).slice(2, 8)}`;
+      expectStatus(await send('POST', `/v1/integrations/${name}`, publishBody('Short-lived')), 200);
+      return send('DELETE', `/v1/integrations/${name}`);
+    },
+  },
+  { operationId: 'setIntegrationDevelopmentMode', request: async () => send('PUT', `/v1/integrations/${(await integration()).name}/dev`, { tunnelUrl: 'https://tunnel.example.com/events' }) },
+  { operationId: 'disableIntegrationDevelopmentMode', request: async () => send('DELETE', `/v1/integrations/${(await integration()).name}/dev`) },
+  { operationId: 'listIntegrationInstallations', request: async () => get(`/v1/integrations/${(await integration()).name}/installations`) },
+  {
+    operationId: 'installIntegration',
+    request: async () => {
+      const target = expectStatus(await send('POST', '/v1/orgs', { title: 'Installs it' }), 201).body.id;
+      return send('POST', `/v1/integrations/${(await integration()).name}/installations`, { organization: target });
+    },
+  },
+  { operationId: 'getIntegrationInstallationById', request: async () => get(await installationPath()) },
+  { operationId: 'updateIntegrationInstallation', request: async () => send('PATCH', await installationPath(), { externalIds: ['ext-1'] }) },
+  {
+    operationId: 'uninstallIntegration',
+    request: async () => {
+      const target = expectStatus(await send('POST', '/v1/orgs', { title: 'Uninstalls it' }), 201).body.id;
+      const installed = expectStatus(await send('POST', `/v1/integrations/${(await integration()).name}/installations`, { organization: target }), 201).body;
+      return send('DELETE', `/v1/integrations/${(await integration()).name}/installations/${installed.id}`);
+    },
+  },
+  { operationId: 'createIntegrationInstallationToken', request: async () => send('POST', await installationPath('/tokens')) },
+  { operationId: 'listIntegrationInstallationSpaces', request: async () => get(await installationPath('/spaces')) },
+  { operationId: 'installIntegrationOnSpace', request: async () => send('POST', await installationPath('/spaces'), { space: await newSpaceIn((await integration()).installedOrg, 'Installed on') }) },
+  { operationId: 'getIntegrationSpaceInstallation', request: async () => get(await installationPath(`/spaces/${(await integration()).space}`)) },
+  { operationId: 'updateIntegrationSpaceInstallation', request: async () => send('PATCH', await installationPath(`/spaces/${(await integration()).space}`), { externalIds: ['ext-space'] }) },
+  {
+    operationId: 'uninstallIntegrationFromSpace',
+    request: async () => {
+      const space = await newSpaceIn((await integration()).installedOrg, 'Uninstalled from');
+      expectStatus(await send('POST', await installationPath('/spaces'), { space }), 201);
+      return send('DELETE', await installationPath(`/spaces/${space}`));
+    },
+  },
+  { operationId: 'listIntegrationInstallationSites', request: async () => get(await installationPath('/sites')) },
+  { operationId: 'installIntegrationOnSite', request: async () => send('POST', await installationPath('/sites'), { siteId: await newSiteIn((await integration()).installedOrg, 'Installed on') }) },
+  { operationId: 'getIntegrationSiteInstallation', request: async () => get(await installationPath(`/sites/${(await integration()).site}`)) },
+  { operationId: 'updateIntegrationSiteInstallation', request: async () => send('PATCH', await installationPath(`/sites/${(await integration()).site}`), { externalIds: ['ext-site'] }) },
+  {
+    operationId: 'uninstallIntegrationFromSite',
+    request: async () => {
+      const site = await newSiteIn((await integration()).installedOrg, 'Uninstalled from');
+      expectStatus(await send('POST', await installationPath('/sites'), { siteId: site }), 201);
+      return send('DELETE', await installationPath(`/sites/${site}`));
+    },
+  },
+  { operationId: 'listIntegrationSpaceInstallations', request: async () => get(`/v1/integrations/${(await integration()).name}/spaces?extended=true`) },
+  { operationId: 'listIntegrationSiteInstallations', request: async () => get(`/v1/integrations/${(await integration()).name}/sites?extended=true`) },
+  // Events recorded by the cases above are delivered first: GitBook's schema has no `pending`.
+  { operationId: 'listIntegrationEvents', request: async () => (await integration(), await deliverPendingEvents(), get(`/v1/integrations/${(await integration()).name}/events`)) },
+  { operationId: 'getIntegrationEvent', request: async () => get(`/v1/integrations/${(await integration()).name}/events/${(await integration()).event}`) },
+  { operationId: 'listOrganizationInstallations', request: async () => get(`/v1/orgs/${(await integration()).installedOrg}/installations`) },
 
   { operationId: 'getChangeRequestPDF', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/pdf`) },
   { operationId: 'mergeChangeRequest', request: () => merge(spaceId, openCr.number, owner) },

@@ -11,6 +11,7 @@ import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { seedEvent, seedInstallation, seedIntegration } from '../helpers/integrations';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -173,7 +174,13 @@ beforeAll(async () => {
   const group = expectStatus(await api('POST', `${sites}/${site.id}/section-groups`, { token: owner, body: { title: 'Group', sections: [section.id] } }), 201).body;
   const shareLink = expectStatus(await api('POST', `${sites}/${site.id}/share-links`, { token: owner, body: { name: 'Link' } }), 201).body;
   expectStatus(await api('POST', `${sites}/${site.id}/publish`, { token: owner }), 200);
+  const integration = await seedIntegration(org.id, { scopes: ['space:content:read', 'site:metadata:read'], script: 'export default { fetch: () => new Response("ok") };' });
+  const installation = await seedInstallation(integration, org.id, { spaces: [space.id], sites: [site.id] });
+  const eventId = await seedEvent(integration, installation.id, org.id);
   Object.assign(real, {
+    integrationName: integration.name,
+    installationId: installation.id,
+    eventId,
     siteId: site.id,
     siteSectionId: section.id,
     siteSectionGroupId: group.id,

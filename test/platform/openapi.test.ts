@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exports } from 'cloudflare:workers';
 import gitbook0146 from '@gitbook/api/spec/openapi.json';
 import gitbook0202 from 'gitbook-api-0202/spec/openapi.json';
+import { INTEGRATION_SCOPES } from '../../src/services/integrations/scopes';
 import { api, BASE, createUser } from '../helpers/harness';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -186,6 +187,34 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['post', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move', 'moveSiteSpace'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/structure', 'getSiteStructure'],
   ['post', '/orgs/{organizationId}/sites/{siteId}/unpublish', 'unpublishSite'],
+  // Integrations
+  ['get', '/integrations', 'listIntegrations'],
+  ['get', '/integrations/{integrationName}', 'getIntegrationByName'],
+  ['post', '/integrations/{integrationName}', 'publishIntegration'],
+  ['delete', '/integrations/{integrationName}', 'unpublishIntegration'],
+  ['put', '/integrations/{integrationName}/dev', 'setIntegrationDevelopmentMode'],
+  ['delete', '/integrations/{integrationName}/dev', 'disableIntegrationDevelopmentMode'],
+  ['get', '/integrations/{integrationName}/installations', 'listIntegrationInstallations'],
+  ['post', '/integrations/{integrationName}/installations', 'installIntegration'],
+  ['get', '/integrations/{integrationName}/installations/{installationId}', 'getIntegrationInstallationById'],
+  ['patch', '/integrations/{integrationName}/installations/{installationId}', 'updateIntegrationInstallation'],
+  ['delete', '/integrations/{integrationName}/installations/{installationId}', 'uninstallIntegration'],
+  ['post', '/integrations/{integrationName}/installations/{installationId}/tokens', 'createIntegrationInstallationToken'],
+  ['get', '/integrations/{integrationName}/installations/{installationId}/spaces', 'listIntegrationInstallationSpaces'],
+  ['post', '/integrations/{integrationName}/installations/{installationId}/spaces', 'installIntegrationOnSpace'],
+  ['get', '/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}', 'getIntegrationSpaceInstallation'],
+  ['patch', '/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}', 'updateIntegrationSpaceInstallation'],
+  ['delete', '/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}', 'uninstallIntegrationFromSpace'],
+  ['get', '/integrations/{integrationName}/installations/{installationId}/sites', 'listIntegrationInstallationSites'],
+  ['post', '/integrations/{integrationName}/installations/{installationId}/sites', 'installIntegrationOnSite'],
+  ['get', '/integrations/{integrationName}/installations/{installationId}/sites/{siteId}', 'getIntegrationSiteInstallation'],
+  ['patch', '/integrations/{integrationName}/installations/{installationId}/sites/{siteId}', 'updateIntegrationSiteInstallation'],
+  ['delete', '/integrations/{integrationName}/installations/{installationId}/sites/{siteId}', 'uninstallIntegrationFromSite'],
+  ['get', '/integrations/{integrationName}/spaces', 'listIntegrationSpaceInstallations'],
+  ['get', '/integrations/{integrationName}/sites', 'listIntegrationSiteInstallations'],
+  ['get', '/integrations/{integrationName}/events', 'listIntegrationEvents'],
+  ['get', '/integrations/{integrationName}/events/{eventId}', 'getIntegrationEvent'],
+  ['get', '/orgs/{organizationId}/installations', 'listOrganizationInstallations'],
 ];
 
 describe('GET /openapi.json', () => {
@@ -202,7 +231,13 @@ describe('GET /openapi.json', () => {
     expect(operation, `${method} ${path} missing`).toBeDefined();
     expect(operation.operationId).toBe(operationId);
     expect(operation.tags?.length).toBeGreaterThan(0);
-    expect(operation.security).toEqual([{ bearerAuth: [] }]);
+    // A user token always; integration tokens only where the route admits them (with the scope it needs).
+    expect(operation.security[0]).toEqual({ bearerAuth: [] });
+    for (const alternative of operation.security.slice(1)) {
+      const [[scheme, scopes]] = Object.entries(alternative) as [string, string[]][];
+      expect(['installationToken', 'integrationToken']).toContain(scheme);
+      for (const scope of scopes) expect(INTEGRATION_SCOPES).toContain(scope);
+    }
     for (const status of ['400', '401', '403', '404']) {
       expect(operation.responses[status]?.content?.['application/json']?.schema, `${status} of ${operationId}`).toBeDefined();
     }
