@@ -14,6 +14,9 @@ export default defineConfig(async () => {
         wrangler: { configPath: path.join(root, 'wrangler.toml') },
         miniflare: {
           bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token' },
+          // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
+          // what a test reads of a job's state is never raced by a delivery in the background.
+          queueProducers: { JOBS: { queueName: 'docs-platform-jobs-unconsumed-in-tests' } },
         },
       }),
     ],
