@@ -29,6 +29,7 @@ CREATE TABLE `integration_installations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`integration_id` text NOT NULL,
 	`org_id` text NOT NULL,
+	`bot_user_id` text NOT NULL,
 	`status` text DEFAULT 'active' NOT NULL,
 	`space_selection` text DEFAULT 'selected' NOT NULL,
 	`site_selection` text DEFAULT 'selected' NOT NULL,
@@ -39,12 +40,14 @@ CREATE TABLE `integration_installations` (
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`integration_id`) REFERENCES `integrations`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`org_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade
+	FOREIGN KEY (`org_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`bot_user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `integration_installations_pair` ON `integration_installations` (`integration_id`,`org_id`);--> statement-breakpoint
 CREATE INDEX `integration_installations_org` ON `integration_installations` (`org_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `integration_installations_list` ON `integration_installations` (`integration_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `integration_installations_bot` ON `integration_installations` (`bot_user_id`);--> statement-breakpoint
 CREATE TABLE `integration_site_installations` (
 	`installation_id` text NOT NULL,
 	`site_id` text NOT NULL,
@@ -120,5 +123,4 @@ CREATE TABLE `integrations` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `integrations_name_unique` ON `integrations` (`name`);--> statement-breakpoint
-CREATE INDEX `integrations_owner` ON `integrations` (`owner_org_id`);--> statement-breakpoint
-CREATE INDEX `integrations_bot` ON `integrations` (`bot_user_id`);
+CREATE INDEX `integrations_owner` ON `integrations` (`owner_org_id`);

@@ -39,14 +39,15 @@ export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
 }
 
 /**
- * An integration's bot user (the actor of its installation tokens) is no member: its role on a space is
- * the installation's `space_role` where the installation covers the space (all of the organization's,
- * or the selected ones), 0 elsewhere. For every other user the indexed probe finds nothing.
+ * An installation's bot user (the actor of its installation tokens, one per installation) is no member:
+ * its role on a space of the installation's organization is the installation's `space_role` where the
+ * installation covers the space (all of the organization's, or the selected ones), 0 elsewhere. For
+ * every other user the indexed probe finds nothing.
  */
 function installationSpaceRoleSql(userId: string | SQL): SQL<number> {
-  return sql<number>`coalesce((select ii.space_role from integrations i
-      join integration_installations ii on ii.integration_id = i.id and ii.org_id = ${SPACE.orgId} and ii.status = 'active'
-    where i.bot_user_id = ${userId} and i.deleted_at is null
+  return sql<number>`coalesce((select ii.space_role from integration_installations ii
+      join integrations i on i.id = ii.integration_id and i.deleted_at is null
+    where ii.bot_user_id = ${userId} and ii.org_id = ${SPACE.orgId} and ii.status = 'active'
       and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
         where si.installation_id = ii.id and si.space_id = ${SPACE.id} and si.status = 'active'))), 0)`;
 }
@@ -63,14 +64,14 @@ export function qualify(column: SQLiteColumn | SQL): SQL {
 }
 
 /**
- * The caller's organization role rank, or null when not a member. An integration's bot user reads as a
- * reader of the organizations its integration is installed on (which routes it may call is its scopes').
+ * The caller's organization role rank, or null when not a member. An installation's bot user reads as a
+ * reader of its installation's organization (which routes it may call is its scopes').
  */
 export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL<number | null> {
   const orgId = qualify(orgIdColumn);
   return sql<number | null>`coalesce((select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0),
-    (select ${RANK.read} from integrations i join integration_installations ii on ii.integration_id = i.id and ii.org_id = ${orgId} and ii.status = 'active'
-      where i.bot_user_id = ${userId} and i.deleted_at is null))`;
+    (select ${RANK.read} from integration_installations ii join integrations i on i.id = ii.integration_id and i.deleted_at is null
+      where ii.bot_user_id = ${userId} and ii.org_id = ${orgId} and ii.status = 'active'))`;
 }
 
 /**

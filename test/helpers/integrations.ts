@@ -38,7 +38,7 @@ export async function seedIntegration(
   }
   const secrets = options.secrets ? await encryptSecret(env as never, JSON.stringify(options.secrets)) : null;
   await env.DB.batch([
-    env.DB.prepare('insert into users (id, display_name, email, email_verified, created_at) values (?, ?, ?, 1, ?)').bind(botUserId, name, `${name}@integrations.invalid`, now),
+    env.DB.prepare('insert into users (id, display_name, email, email_verified, created_at) values (?, ?, ?, 1, ?)').bind(botUserId, name, `${botUserId}@integrations.invalid`, now),
     env.DB.prepare(
       `insert into integrations (id, name, owner_org_id, bot_user_id, version, runtime, title, description, visibility, target, scopes, categories, blocks,
          content_sources, external_links, configurations, preview_keys, script_key, secrets, created_at, updated_at)
@@ -50,6 +50,8 @@ export async function seedIntegration(
 
 export interface SeededInstallation {
   id: string;
+  /** The user its tokens act as. */
+  botUserId: string;
   signingSecret: string;
 }
 
@@ -60,15 +62,17 @@ export async function seedInstallation(
   options: { spaces?: 'all' | string[]; sites?: 'all' | string[]; status?: string } = {},
 ): Promise<SeededInstallation> {
   const id = newId();
+  const botUserId = newId();
   const now = new Date().toISOString();
   const signingSecret = newSigningSecret();
   const spaces = options.spaces ?? [];
   const sites = options.sites ?? [];
   await env.DB.batch([
+    env.DB.prepare('insert into users (id, display_name, email, email_verified, created_at) values (?, ?, ?, 1, ?)').bind(botUserId, integration.name, `${botUserId}@integrations.invalid`, now),
     env.DB.prepare(
-      `insert into integration_installations (id, integration_id, org_id, status, space_selection, site_selection, space_role, configuration, external_ids, signing_secret, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, '{}', '[]', ?, ?, ?)`,
-    ).bind(id, integration.id, orgId, options.status ?? 'active', spaces === 'all' ? 'all' : 'selected', sites === 'all' ? 'all' : 'selected', spaceRoleForScopes(integration.scopes), await encryptSecret(env as never, signingSecret), now, now),
+      `insert into integration_installations (id, bot_user_id, integration_id, org_id, status, space_selection, site_selection, space_role, configuration, external_ids, signing_secret, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, '{}', '[]', ?, ?, ?)`,
+    ).bind(id, botUserId, integration.id, orgId, options.status ?? 'active', spaces === 'all' ? 'all' : 'selected', sites === 'all' ? 'all' : 'selected', spaceRoleForScopes(integration.scopes), await encryptSecret(env as never, signingSecret), now, now),
     ...(spaces === 'all' ? [] : spaces).map((spaceId) =>
       env.DB.prepare(`insert into integration_space_installations (installation_id, space_id, configuration, external_ids, created_at, updated_at) values (?, ?, '{}', '[]', ?, ?)`).bind(id, spaceId, now, now),
     ),
@@ -76,7 +80,7 @@ export async function seedInstallation(
       env.DB.prepare(`insert into integration_site_installations (installation_id, site_id, configuration, external_ids, created_at, updated_at) values (?, ?, '{}', '[]', ?, ?)`).bind(id, siteId, now, now),
     ),
   ]);
-  return { id, signingSecret };
+  return { id, botUserId, signingSecret };
 }
 
 /** A token for the integration itself (installation null) or for one installation, as the runtime hands them out. */

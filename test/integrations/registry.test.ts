@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { decryptSecret } from '../../src/services/integrations/crypto';
 import { createSigner } from '../../src/services/files';
 import { spaceRoleForScopes } from '../../src/services/integrations/scopes';
 import { PNG_1x1 } from '../helpers/content';
@@ -102,7 +103,7 @@ describe('publishIntegration', () => {
     // The bot user exists, named after the title; the script is the version's code in R2; secrets are ciphertext.
     const row = (await integrationRow(name))!;
     const bot = await env.DB.prepare('select * from users where id = ?').bind(row.bot_user_id).first<Record<string, any>>();
-    expect(bot).toMatchObject({ display_name: 'Test integration', email: `${name}@integrations.invalid`, email_verified: 1 });
+    expect(bot).toMatchObject({ display_name: 'Test integration', email: `${row.bot_user_id}@integrations.invalid`, email_verified: 1 });
     expect(row.script_key).toBe(`integrations/${row.id}/v1/script.js`);
     expect(await (await env.FILES.get(row.script_key))!.text()).toBe(SCRIPT);
     expect(row.secrets).toBeTruthy();
@@ -142,6 +143,17 @@ describe('publishIntegration', () => {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain('sk_live');
     }
+  });
+
+  it('takes bodies up to its own limit: 50 secrets of 4,000 characters and a script near 1 MiB (past the default 1 MiB body limit)', async () => {
+    const name = integrationName('big');
+    const secrets = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`KEY_${i}`, 's'.repeat(4000)]));
+    const script = `${SCRIPT}\n// ${'x'.repeat(1000 * 1000)}`;
+    const published = expectStatus(await publish(name, org.owner.token, publishBody(org.id, { secrets, script })), 200).body;
+    expect(published.version).toBe(1);
+    const row = (await integrationRow(name))!;
+    expect(await decryptSecret(env as never, row.secrets)).toBe(JSON.stringify(secrets));
+    expectError(await publish(integrationName('huge'), org.owner.token, publishBody(org.id, { script: 'x'.repeat(9 * 1024 * 1024) })), 413);
   });
 
   it('serves the icon and previews through signed URLs, and refuses tampered or expired signatures', async () => {
@@ -450,7 +462,9 @@ describe('unpublishIntegration', () => {
     const replaced = (await integrationRow(integration.name))!;
     expect(replaced.id).not.toBe(integration.id);
     expect(replaced.deleted_at).toBeNull();
-    expect(replaced.bot_user_id).toBe(integration.botUserId);
+    // A bot user of its own: the old one stays the author of what it wrote.
+    expect(replaced.bot_user_id).not.toBe(integration.botUserId);
+    expect(await env.DB.prepare('select id from users where id = ?').bind(integration.botUserId).first()).not.toBeNull();
     const left = await env.DB.prepare('select count(*) as n from integration_events where integration_id = ?').bind(integration.id).first<{ n: number }>();
     expect(left!.n).toBe(0);
   });

@@ -42,6 +42,18 @@ describe('installation tokens', () => {
     expect(listed.items.map((s: any) => s.id).sort()).toEqual([covered.id, other.id].sort());
   });
 
+  it("never reach a space of another organization's installation of the same integration", async () => {
+    const { covered, integration, installationToken } = await setup(['space:metadata:read', 'space:content:read', 'space:content:write'], 'all');
+    const second = await seedOrg();
+    const theirs = await createSpace(second.id, second.owner.token, 'Theirs');
+    await seedInstallation(integration, second.id, { spaces: [theirs.id] });
+    expectStatus(await api('GET', `/v1/spaces/${covered.id}`, { token: installationToken }), 200);
+    expectError(await api('GET', `/v1/spaces/${theirs.id}`, { token: installationToken }), 404);
+    expectError(await api('GET', `/v1/spaces/${theirs.id}/content/pages`, { token: installationToken }), 404);
+    expectError(await api('POST', `/v1/spaces/${theirs.id}/change-requests`, { token: installationToken, body: { subject: 'x' } }), 404);
+    expectError(await api('GET', `/v1/orgs/${second.id}/spaces`, { token: installationToken }), 404);
+  });
+
   it('are refused (403) an operation whose scope the integration lacks, and every operation that admits no integration token', async () => {
     const { org, covered, installationToken } = await setup(['space:metadata:read']);
     expectError(await api('GET', `/v1/spaces/${covered.id}/content/pages`, { token: installationToken }), 403, 'space:content:read');
@@ -52,14 +64,14 @@ describe('installation tokens', () => {
   });
 
   it('write content where space:content:write allows it, as the integration (its bot user)', async () => {
-    const { covered, integration, installationToken } = await setup(['space:content:read', 'space:content:write']);
+    const { covered, installation, installationToken } = await setup(['space:content:read', 'space:content:write']);
     const cr = expectStatus(await api('POST', `/v1/spaces/${covered.id}/change-requests`, { token: installationToken, body: { subject: 'From the integration' } }), 201).body;
     await applyChanges(covered.id, cr.number, installationToken, [{ operation: 'insert_page', title: 'Synced', document: { markdown: 'Synced.\n' } }]);
     expectStatus(await merge(covered.id, cr.number, installationToken), 200);
     const pages = expectStatus(await api('GET', `/v1/spaces/${covered.id}/content/pages`, { token: installationToken }), 200).body;
     expect(pages.pages.map((p: any) => p.title)).toContain('Synced');
     const me = expectStatus(await api('GET', '/v1/user', { token: installationToken }), 200).body;
-    expect(me.id).toBe(integration.botUserId);
+    expect(me.id).toBe(installation.botUserId);
     // Not a member anywhere: writing never grants more than its installation.
     expectError(await api('PATCH', `/v1/spaces/${covered.id}`, { token: installationToken, body: { title: 'Renamed' } }), 403);
   });

@@ -7,8 +7,8 @@ import { sites } from './sites';
 /**
  * A published integration: its manifest (the JSON columns, as published) and the current version's
  * assets in R2 (`iconKey`, `previewKeys`, `scriptKey`). `secrets` are AES-GCM ciphertext, never read
- * back by an API route. `botUserId` is the user the integration's tokens act as (authorship of
- * what they write); it is never a member of any organization.
+ * back by an API route. `botUserId` is the user its integration tokens act as; it is never a member of
+ * any organization and has no role anywhere (each installation has a bot user of its own).
  */
 export const integrations = sqliteTable(
   'integrations',
@@ -53,17 +53,16 @@ export const integrations = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('integrations_name_unique').on(t.name),
-    index('integrations_owner').on(t.ownerOrgId),
-    index('integrations_bot').on(t.botUserId),
-  ],
+  (t) => [uniqueIndex('integrations_name_unique').on(t.name), index('integrations_owner').on(t.ownerOrgId)],
 );
 
 /**
- * An integration installed on an organization (one per pair). `spaceRole` is the role rank its tokens
- * get on the spaces it covers, derived from the integration's scopes when it is installed and on every
- * publish. `signingSecret` (ciphertext) signs its HTTP deliveries; it is shown once, at installation.
+ * An integration installed on an organization (one per pair). Its tokens act as its own bot user
+ * (`botUserId`, one per installation, never a member of any organization), so the roles that user gets
+ * (services/access) come from this installation alone and can never reach another organization's
+ * installation of the same integration. `spaceRole` is the role rank its tokens get on the spaces it
+ * covers, derived from the integration's scopes when it is installed and on every publish.
+ * `signingSecret` (ciphertext) signs its HTTP deliveries; it is shown once, at installation.
  */
 export const integrationInstallations = sqliteTable(
   'integration_installations',
@@ -75,6 +74,9 @@ export const integrationInstallations = sqliteTable(
     orgId: text('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
+    botUserId: text('bot_user_id')
+      .notNull()
+      .references(() => users.id),
     status: text('status').notNull().default('active'),
     spaceSelection: text('space_selection').notNull().default('selected'),
     siteSelection: text('site_selection').notNull().default('selected'),
@@ -89,6 +91,7 @@ export const integrationInstallations = sqliteTable(
     uniqueIndex('integration_installations_pair').on(t.integrationId, t.orgId),
     index('integration_installations_org').on(t.orgId, t.createdAt, t.id),
     index('integration_installations_list').on(t.integrationId, t.createdAt, t.id),
+    uniqueIndex('integration_installations_bot').on(t.botUserId),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
-import { integrationInstallations, integrations, organizations } from '../../db/schema';
+import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -20,7 +20,7 @@ import {
   type InstallationRow,
 } from '../../schemas/integration-installation';
 import { orgRoleSql } from '../../services/access';
-import { integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
+import { botUserValues, integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
 import { encryptSecret, newSigningSecret } from '../../services/integrations/crypto';
 import { enqueueEvents } from '../../services/integrations/events';
@@ -171,6 +171,7 @@ export const integrationInstallationsRouter = createRouter()
     const signingSecret = newSigningSecret();
     const row: InstallationRow = {
       id: newId(),
+      botUserId: newId(),
       integrationId: integration.id,
       orgId,
       status: 'active',
@@ -185,7 +186,8 @@ export const integrationInstallationsRouter = createRouter()
     };
     const event = installationEvent(db, row, { type: 'installation_setup', status: 'active' }, now);
     try {
-      await db.batch([db.insert(integrationInstallations).values(row), event.statement]);
+      // The installation's own bot user: its tokens act as it, and only through this installation.
+      await db.batch([db.insert(users).values(botUserValues(row.botUserId, integration.title, now)), db.insert(integrationInstallations).values(row), event.statement]);
     } catch (error) {
       if (!isUniqueViolation(error, 'integration_installations')) throw error;
       // Installed by a concurrent request since the read above.

@@ -57,3 +57,11 @@ export function requireIntegration(actor: Actor, row: { integration: Integration
 export function requireIntegrationAdmin(access: IntegrationAccess): void {
   if (!access.admin) throw new ApiError(403, 'Only the admins of the organization that publishes this integration may do this');
 }
+
+/**
+ * The users row of a bot user (an integration's, or one installation's): never a member, with an address
+ * under the reserved `.invalid` domain, unique by its id, so no person can ever hold it.
+ */
+export function botUserValues(id: string, displayName: string, now: string) {
+  return { id, displayName, email: `${id}@integrations.invalid`, emailVerified: true, createdAt: now };
+}

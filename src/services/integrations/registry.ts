@@ -12,7 +12,7 @@ import type { UrlContext } from '../../schemas/common';
 import { orgRoleSql, qualify } from '../access';
 import { decodeBase64 } from '../files';
 import { isUniqueViolation, type OrganizationRow } from '../organizations';
-import { actorUserId, integrationAccess, type IntegrationRow } from './access';
+import { actorUserId, botUserValues, integrationAccess, type IntegrationRow } from './access';
 import { assetKeysOf, assetSigner, deleteIntegrationAssets, integrationAssetUrls, storeIntegrationAssets } from './assets';
 import { encryptSecret } from './crypto';
 import { eventIdsOf } from './events';
@@ -259,14 +259,12 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
       ]);
       row = updated[0];
     } else {
-      const botUserId = tombstone?.botUserId ?? newId();
+      // A new bot user each time: the tombstone's (and a purged integration's) stays the author of what it wrote.
+      const botUserId = newId();
       const statements: BatchItem[] = [];
       if (tombstone) statements.push(db.delete(integrations).where(and(eq(integrations.id, tombstone.id), sql`${integrations.deletedAt} is not null`)));
       statements.push(
-        db
-          .insert(users)
-          .values({ id: botUserId, displayName: body.title, email: `${name}@integrations.invalid`, emailVerified: true, createdAt: now })
-          .onConflictDoUpdate({ target: users.id, set: { displayName: body.title } }),
+        db.insert(users).values(botUserValues(botUserId, body.title, now)),
         db
           .insert(integrations)
           .values({ ...manifest, id, name, ownerOrgId: target.org.id, botUserId, version, verified: false, createdAt: now })
@@ -278,7 +276,6 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
   } catch (error) {
     if (!live) await deleteIntegrationAssets(env.FILES, assetKeysOf(assets));
     if (isUniqueViolation(error, 'integrations.name')) throw publishedConcurrently(name);
-    if (isUniqueViolation(error, 'users.email')) throw new ApiError(409, `The integration name "${name}" cannot be used: the email of its bot user (${name}@integrations.invalid) belongs to a user`);
     throw error;
   }
   if (!row) throw publishedConcurrently(name);

@@ -39,6 +39,8 @@ export async function integrationTokenActor(db: Db, token: string, now = new Dat
         botUserId: integrations.botUserId,
         scopes: integrations.scopes,
         installationId: integrationTokens.installationId,
+        // Aliased: D1 batch rows are keyed by column name, and the integration's bot_user_id has the same one.
+        installationBotUserId: sql<string | null>`${integrationInstallations.botUserId}`.as('installation_bot_user_id'),
         orgId: integrationInstallations.orgId,
         status: integrationInstallations.status,
         spaceSelection: integrationInstallations.spaceSelection,
@@ -62,10 +64,10 @@ export async function integrationTokenActor(db: Db, token: string, now = new Dat
   const row = rows[0];
   if (!row) return null;
   if (row.installationId === null) return { kind: 'integration', integrationId: row.integrationId, userId: row.botUserId };
-  if (row.orgId === null || row.status !== 'active') return null;
+  if (row.orgId === null || row.installationBotUserId === null || row.status !== 'active') return null;
   return {
     kind: 'installation',
-    userId: row.botUserId,
+    userId: row.installationBotUserId,
     grant: {
       integrationId: row.integrationId,
       installationId: row.installationId,
