@@ -1,5 +1,6 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { createApp } from '../../src/app';
 import worker from '../../src/index';
 import { INTEGRATION_EVENT_JOB } from '../../src/services/integrations/events';
 import { newId } from '../../src/lib/ids';
@@ -8,6 +9,7 @@ import { encryptSecret, newSigningSecret } from '../../src/services/integrations
 import { newIntegrationToken } from '../../src/services/integrations/tokens';
 import { createDb } from '../../src/db/client';
 
+const app = createApp();
 let counter = 0;
 export const integrationName = (prefix = 'it') => `${prefix}-${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -119,4 +121,22 @@ export async function deliverPendingEvents(installationId?: string) {
   const ctx = createExecutionContext();
   await worker.queue(batch, env as never, ctx);
   return getQueueResult(batch, ctx);
+}
+
+/** One request through the app with a queue that keeps what is sent to it: the response and the message bodies. */
+export async function apiCapturingQueue(method: string, path: string, token: string, body?: unknown) {
+  const sent: { id: string; type: string; payload: { eventId?: string } }[] = [];
+  const queue = {
+    send: async (message: never) => void sent.push(message),
+    sendBatch: async (messages: { body: never }[]) => void sent.push(...messages.map((m) => m.body)),
+  };
+  const ctx = createExecutionContext();
+  const res = await app.request(
+    `http://api.test${path}`,
+    { method, headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) },
+    { ...env, JOBS: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: await res.json().catch(() => null), sent };
 }

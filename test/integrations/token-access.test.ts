@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectError, expectStatus, seedOrg } from '../helpers/harness';
-import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
+import { apiCapturingQueue, seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 
 /** What an installation token reaches: its scopes decide the operations, its installation the spaces and sites. */
 describe('installation tokens', () => {
@@ -177,12 +177,14 @@ describe('a space that leaves its organization', () => {
     const installationToken = await seedToken(integration.id, installation.id);
     expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token: installationToken }), 200);
 
-    expectStatus(await api('POST', `/v1/spaces/${space.id}/transfer`, { token, body: { organization: target.id } }), 200);
+    const { status, sent } = await apiCapturingQueue('POST', `/v1/spaces/${space.id}/transfer`, token, { organization: target.id });
+    expect(status).toBe(200);
     expectError(await api('GET', `/v1/spaces/${space.id}`, { token: installationToken }), 404);
     const left = await env.DB.prepare('select count(*) as n from integration_space_installations where installation_id = ?').bind(installation.id).first<{ n: number }>();
     expect(left!.n).toBe(0);
-    const event = await env.DB.prepare(`select payload, status from integration_events where installation_id = ? and type = 'space_installation_deleted'`).bind(installation.id).first<any>();
+    const event = await env.DB.prepare(`select id, payload, status from integration_events where installation_id = ? and type = 'space_installation_deleted'`).bind(installation.id).first<any>();
     expect(JSON.parse(event.payload)).toEqual({ type: 'space_installation_deleted', installationId: installation.id, spaceId: space.id });
     expect(event.status).toBe('pending');
+    expect(sent.map((m) => m.payload.eventId)).toEqual([event.id]);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { runBatch } from '../../db/client';
+import { enqueueEvents, eventIdsIn } from '../../services/integrations/events';
 import { collections, organizations, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -267,14 +268,16 @@ export const collectionsRouter = createRouter()
     const { collection } = collectionRows[0];
     checkTransferTarget(targetRows, collection.orgId, organization, RANK.admin);
     // The tree is walked in SQL inside the statements: no read beforehand, no bound parameter per item.
-    const results: unknown[] = await db.batch([
+    const batch = [
       db.update(collections).set({ parentId: null, position: appendPositionSql(organization, null) }).where(eq(collections.id, collectionId)),
       ...transferStatements(db, collection.orgId, organization, {
         collectionIds: subtreeSql(collectionId),
         spaceIds: sql`select s.id from spaces s where s.parent_id in (${subtreeSql(collectionId)})`,
       }),
       collectionQuery(db, collectionId, userId),
-    ]);
+    ];
+    const results: unknown[] = await runBatch(db, batch);
+    await enqueueEvents(c.env, eventIdsIn(batch, results));
     const row = written(results[results.length - 1] as { collection: CollectionRow; rank: number }[]);
     return c.json(toCollection(row.collection, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { enqueueEvents, eventIdsIn } from '../../services/integrations/events';
 import { collections, organizations, spaces } from '../../db/schema';
 import { reindexInBackground } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
@@ -156,8 +157,9 @@ const transferSpaceRoute = defineRoute({
  * Runs the writes and reads the space back with the caller's role in the same batch: one round trip
  * (and one transaction) for the write and the answer.
  */
-async function writeAndReload(db: Db, writes: BatchItem[], spaceId: string, userId: string): Promise<SpaceWithRank> {
+async function writeAndReload(db: Db, writes: BatchItem[], spaceId: string, userId: string, afterCommit?: (results: unknown[]) => Promise<void>): Promise<SpaceWithRank> {
   const results = (await runBatch(db, [...writes, selectSpaceWithRank(db, spaceId, userId)])) as unknown[];
+  await afterCommit?.(results);
   const row = (results[results.length - 1] as SpaceWithRank[])[0];
   if (!row) throw new ApiError(404, 'Space not found');
   return row;
@@ -359,11 +361,7 @@ export const spacesRouter = createRouter()
     const { space } = checkSpace(spaceRows, RANK.admin);
     checkTransferTarget(targetRows, space.orgId, organization, RANK.create);
     const position = appendPositionSql(organization, null);
-    const row = await writeAndReload(
-      db,
-      [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, { spaceIds: sql`select ${spaceId}` })],
-      spaceId,
-      userId,
-    );
+    const writes = [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, { spaceIds: sql`select ${spaceId}` })];
+    const row = await writeAndReload(db, writes, spaceId, userId, (results) => enqueueEvents(c.env, eventIdsIn(writes, results)));
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   });

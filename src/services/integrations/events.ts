@@ -102,23 +102,31 @@ export async function enqueueEvents(env: Env, eventIds: string[]): Promise<void>
   }
 }
 
+/** Event inserts placed among other statements of a batch: `eventIdsIn` finds their results. */
+const eventInserts = new WeakSet<object>();
+
+/** The ids of the events that the marked inserts of `batch` recorded, from the batch's `results`. */
+export function eventIdsIn(batch: readonly unknown[], results: readonly unknown[]): string[] {
+  return batch.flatMap((statement, i) => (eventInserts.has(statement as object) ? eventIdsOf(results[i]) : []));
+}
+
 /**
  * Statements removing the source organization's installations from spaces that leave it (a transfer),
- * each with its `space_installation_deleted` event. The events are recorded pending in the same
- * transaction; the hourly cron sends what is pending (no ids come back from a statement list).
+ * each with its `space_installation_deleted` event, recorded in the same transaction: send the ids that
+ * `eventIdsIn` finds in the batch's results once it committed.
  */
 export function uninstallFromSpaces(db: Db, orgId: string, spaceIds: SQL, now: string) {
   const removed = sql`from integration_space_installations si
     join integration_installations ii on ii.id = si.installation_id and ii.org_id = ${orgId}
     where si.space_id in ${spaceIds}`;
-  return [
-    rawRun(
-      db,
-      sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
-        select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, 'space_installation_deleted',
-          json_object('type', 'space_installation_deleted', 'installationId', ii.id, 'spaceId', si.space_id), 'pending', 0, ${now}, ${now}
-        ${removed}`,
-    ),
-    rawRun(db, sql`delete from integration_space_installations where rowid in (select si.rowid ${removed})`),
-  ];
+  const events = rawAll<{ id: string }>(
+    db,
+    sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+      select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, 'space_installation_deleted',
+        json_object('type', 'space_installation_deleted', 'installationId', ii.id, 'spaceId', si.space_id), 'pending', 0, ${now}, ${now}
+      ${removed}
+      returning id`,
+  );
+  eventInserts.add(events);
+  return [events, rawRun(db, sql`delete from integration_space_installations where rowid in (select si.rowid ${removed})`)];
 }
