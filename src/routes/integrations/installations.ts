@@ -23,7 +23,7 @@ import { orgRoleSql } from '../../services/access';
 import { botUserValues, integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
 import { encryptSecret, newSigningSecret } from '../../services/integrations/crypto';
-import { enqueueEvents } from '../../services/integrations/events';
+import { enqueueEvents, installationExists } from '../../services/integrations/events';
 import {
   coveredSpacesSql,
   installationCaller,
@@ -38,6 +38,7 @@ import {
   requireVisible,
   visibleInstallationsSql,
   type InstallationQueryRow,
+  refuseWidening,
 } from '../../services/integrations/installations';
 import { presentIntegrations } from '../../services/integrations/registry';
 import { spaceRoleForScopes } from '../../services/integrations/scopes';
@@ -250,6 +251,7 @@ export const integrationInstallationsRouter = createRouter()
     const rows = (await installationQuery(db, integrationName, installationId, actor)) as InstallationQueryRow[];
     const { integration, installation, rights, spaces } = requireVisible(actor, rows);
     requireChange(rights);
+    if (body.space_selection !== undefined || body.site_selection !== undefined) refuseWidening(actor, 'change which spaces and sites its installation covers');
     const now = nowIso();
     const changes: Partial<InstallationRow> = { updatedAt: now };
     if (body.externalIds !== undefined) changes.externalIds = body.externalIds;
@@ -268,6 +270,7 @@ export const integrationInstallationsRouter = createRouter()
           installation,
           { type: 'installation_setup', status: after.status, previous: previousState(installation.status, installation.configuration) },
           now,
+          installationExists(installation.id),
         )
       : null;
     const [updated, coverage] = await db.batch([
@@ -289,11 +292,12 @@ export const integrationInstallationsRouter = createRouter()
     if (!rows[0].installation) return c.body(null, 204);
     const { installation, rights } = requireVisible(actor, rows);
     if (!rights.orgAdmin) throw new ApiError(403, "Only the installing organization's admins may uninstall an integration");
-    const event = installationEvent(db, installation, { type: 'installation_deleted', previous: { configuration: installation.configuration } }, nowIso());
+    const event = installationEvent(db, installation, { type: 'installation_deleted', previous: { configuration: installation.configuration } }, nowIso(), installationExists(installation.id));
     // The event row outlives the installation (no foreign key): it is delivered after the installation is gone.
-    const [deleted] = await db.batch([
-      db.delete(integrationInstallations).where(eq(integrationInstallations.id, installation.id)).returning({ id: integrationInstallations.id }),
+    // Recorded first, and only if the installation is still there: a concurrent uninstall records one event.
+    const [, deleted] = await db.batch([
       event.statement,
+      db.delete(integrationInstallations).where(eq(integrationInstallations.id, installation.id)).returning({ id: integrationInstallations.id }),
     ]);
     if (deleted.length > 0) await enqueueEvents(c.env, [event.id]);
     return c.body(null, 204);

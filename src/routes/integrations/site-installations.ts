@@ -20,7 +20,7 @@ import type { SiteRow } from '../../services/sites/model';
 import { siteUrlContext, toSite, type SiteUrls } from '../../services/sites/present';
 import { integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
-import { enqueueEvents } from '../../services/integrations/events';
+import { enqueueEvents, installationExists, siteInstallationExists } from '../../services/integrations/events';
 import {
   assertTarget,
   coveragePage,
@@ -37,6 +37,7 @@ import {
   type LoadedInstallation,
   type SiteCoverageRow,
   type SiteTargetRow,
+  refuseWidening,
 } from '../../services/integrations/installations';
 import { isUniqueViolation } from '../../services/organizations';
 import { ExternalIdQuery, InstallationParams, IntegrationParams } from './installations';
@@ -213,6 +214,7 @@ export const integrationSiteInstallationsRouter = createRouter()
     const { siteId } = c.req.valid('json');
     const { db, loaded, target } = await loadSiteInstallation(c, integrationName, installationId, siteId);
     if (!target.change) throw new ApiError(403, "Only the organization's admins and the integration itself may install it on the site");
+    refuseWidening(c.get('actor'), 'install its integration on another site');
     assertTarget(loaded.integration, 'site');
     if (target.covered) {
       const why = target.own ? '' : ' (the installation covers all the sites of its organization)';
@@ -293,6 +295,7 @@ export const integrationSiteInstallationsRouter = createRouter()
             loaded.installation,
             { type: 'site_installation_setup', siteId, status: row.status, previous: previousState(before.status, before.configuration) },
             now,
+            installationExists(installationId),
           );
     await db.batch([write, ...(event ? [event.statement] : [])]);
     if (event) await enqueueEvents(c.env, [event.id]);
@@ -307,13 +310,20 @@ export const integrationSiteInstallationsRouter = createRouter()
       throw new ApiError(400, 'This installation covers all the sites of its organization: set its site_selection to selected first');
     }
     if (!target.own) return c.body(null, 204);
-    const event = installationEvent(db, loaded.installation, { type: 'site_installation_deleted', siteId, previous: { configuration: target.own.configuration } }, nowIso());
-    const [deleted] = await db.batch([
+    const event = installationEvent(
+      db,
+      loaded.installation,
+      { type: 'site_installation_deleted', siteId, previous: { configuration: target.own.configuration } },
+      nowIso(),
+      siteInstallationExists(installationId, siteId),
+    );
+    // Recorded first, and only if the site installation is still there: a concurrent uninstall records one event.
+    const [, deleted] = await db.batch([
+      event.statement,
       db
         .delete(integrationSiteInstallations)
         .where(and(eq(integrationSiteInstallations.installationId, installationId), eq(integrationSiteInstallations.siteId, siteId)))
         .returning({ siteId: integrationSiteInstallations.siteId }),
-      event.statement,
     ]);
     if (deleted.length > 0) await enqueueEvents(c.env, [event.id]);
     return c.body(null, 204);

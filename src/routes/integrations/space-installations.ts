@@ -19,7 +19,7 @@ import {
 import { toSpace } from '../../schemas/space';
 import { integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
-import { enqueueEvents } from '../../services/integrations/events';
+import { enqueueEvents, installationExists, spaceInstallationExists } from '../../services/integrations/events';
 import {
   assertTarget,
   coveragePage,
@@ -36,6 +36,7 @@ import {
   type LoadedInstallation,
   type SpaceCoverageRow,
   type SpaceTargetRow,
+  refuseWidening,
 } from '../../services/integrations/installations';
 import { isUniqueViolation } from '../../services/organizations';
 import { ExternalIdQuery, InstallationParams, IntegrationParams } from './installations';
@@ -212,6 +213,7 @@ export const integrationSpaceInstallationsRouter = createRouter()
     const { space: spaceId } = c.req.valid('json');
     const { db, loaded, target } = await loadSpaceInstallation(c, integrationName, installationId, spaceId);
     if (!target.change) throw new ApiError(403, 'Only the admins of the space and the integration itself may install it on the space');
+    refuseWidening(c.get('actor'), 'install its integration on another space');
     assertTarget(loaded.integration, 'space');
     if (target.covered) {
       const why = target.own ? '' : ' (the installation covers all the spaces of its organization)';
@@ -292,6 +294,7 @@ export const integrationSpaceInstallationsRouter = createRouter()
             loaded.installation,
             { type: 'space_installation_setup', spaceId, status: row.status, previous: previousState(before.status, before.configuration) },
             now,
+            installationExists(installationId),
           );
     await db.batch([write, ...(event ? [event.statement] : [])]);
     if (event) await enqueueEvents(c.env, [event.id]);
@@ -306,13 +309,20 @@ export const integrationSpaceInstallationsRouter = createRouter()
       throw new ApiError(400, 'This installation covers all the spaces of its organization: set its space_selection to selected first');
     }
     if (!target.own) return c.body(null, 204);
-    const event = installationEvent(db, loaded.installation, { type: 'space_installation_deleted', spaceId, previous: { configuration: target.own.configuration } }, nowIso());
-    const [deleted] = await db.batch([
+    const event = installationEvent(
+      db,
+      loaded.installation,
+      { type: 'space_installation_deleted', spaceId, previous: { configuration: target.own.configuration } },
+      nowIso(),
+      spaceInstallationExists(installationId, spaceId),
+    );
+    // Recorded first, and only if the space installation is still there: a concurrent uninstall records one event.
+    const [, deleted] = await db.batch([
+      event.statement,
       db
         .delete(integrationSpaceInstallations)
         .where(and(eq(integrationSpaceInstallations.installationId, installationId), eq(integrationSpaceInstallations.spaceId, spaceId)))
         .returning({ spaceId: integrationSpaceInstallations.spaceId }),
-      event.statement,
     ]);
     if (deleted.length > 0) await enqueueEvents(c.env, [event.id]);
     return c.body(null, 204);

@@ -20,23 +20,32 @@ export interface NewEvent {
   payload: StoredEventPayload;
 }
 
-/** One event row for the caller's batch; send its id with `enqueueEvents` once the batch committed. */
-export function insertEvent(db: Db, event: NewEvent, now: string) {
+/**
+ * One event row for the caller's batch; send its id with `enqueueEvents` once the batch committed.
+ * With `when`, the row is recorded only if that condition holds when the statement runs (placed before
+ * a delete: only if the row to delete is still there), so a change that did not apply records nothing.
+ */
+export function insertEvent(db: Db, event: NewEvent, now: string, when?: SQL) {
   const id = newId();
+  const row = { id, integrationId: event.integrationId, installationId: event.installationId, orgId: event.orgId, type: event.payload.type, payload: event.payload, createdAt: now, updatedAt: now };
+  if (!when) return { id, statement: db.insert(integrationEvents).values(row) };
   return {
     id,
-    statement: db.insert(integrationEvents).values({
-      id,
-      integrationId: event.integrationId,
-      installationId: event.installationId,
-      orgId: event.orgId,
-      type: event.payload.type,
-      payload: event.payload,
-      createdAt: now,
-      updatedAt: now,
-    }),
+    statement: rawRun(
+      db,
+      sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+        select ${id}, ${row.integrationId}, ${row.installationId}, ${row.orgId}, ${row.type}, ${JSON.stringify(row.payload)}, 'pending', 0, ${now}, ${now}
+        where ${when}`,
+    ),
   };
 }
+
+/** `when` of an event about an installation (or one of its space or site installations) that must still exist. */
+export const installationExists = (installationId: string) => sql`exists (select 1 from integration_installations where id = ${installationId})`;
+export const spaceInstallationExists = (installationId: string, spaceId: string) =>
+  sql`exists (select 1 from integration_space_installations where installation_id = ${installationId} and space_id = ${spaceId})`;
+export const siteInstallationExists = (installationId: string, siteId: string) =>
+  sql`exists (select 1 from integration_site_installations where installation_id = ${installationId} and site_id = ${siteId})`;
 
 /**
  * One event per active installation covering the space (all of its organization's spaces, or this one

@@ -405,12 +405,21 @@ export function coveragePage<R extends { installationId: string }, T>(
 type InstallationRef = Pick<InstallationRow, 'id' | 'integrationId' | 'orgId'>;
 
 /** One event of an installation, for the batch that makes the change it reports. */
-export function installationEvent(db: Db, installation: InstallationRef, payload: { type: string } & Record<string, unknown>, now: string) {
+export function installationEvent(db: Db, installation: InstallationRef, payload: { type: string } & Record<string, unknown>, now: string, when?: SQL) {
   return insertEvent(
     db,
     { integrationId: installation.integrationId, installationId: installation.id, orgId: installation.orgId, payload: { ...payload, installationId: installation.id } },
     now,
+    when,
   );
+}
+
+/**
+ * An installation token reaches what its installation covers, so it may not widen that itself (GitBook
+ * admits it; here an admin of the organization, space or site, or the integration itself, decides).
+ */
+export function refuseWidening(actor: Actor, what: string): void {
+  if (actor.kind === 'installation') throw new ApiError(403, `An installation token cannot ${what}: it reaches only what its installation covers`);
 }
 
 /** `previous` of a setup event: the state before the change. */
