@@ -95,21 +95,26 @@ export const integrationInstallations = sqliteTable(
   ],
 );
 
+/** What an installation extended to one space or site holds besides the pair: its own state and settings. */
+const contentInstallationColumns = () => ({
+  installationId: text('installation_id')
+    .notNull()
+    .references(() => integrationInstallations.id, { onDelete: 'cascade' }),
+  status: text('status').notNull().default('active'),
+  configuration: text('configuration', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  externalIds: text('external_ids', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
 /** An installation extended to one space (`space_selection: selected`), with its own configuration. */
 export const integrationSpaceInstallations = sqliteTable(
   'integration_space_installations',
   {
-    installationId: text('installation_id')
-      .notNull()
-      .references(() => integrationInstallations.id, { onDelete: 'cascade' }),
     spaceId: text('space_id')
       .notNull()
       .references(() => spaces.id, { onDelete: 'cascade' }),
-    status: text('status').notNull().default('active'),
-    configuration: text('configuration', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    externalIds: text('external_ids', { mode: 'json' }).$type<string[]>().notNull(),
-    createdAt: text('created_at').notNull(),
-    updatedAt: text('updated_at').notNull(),
+    ...contentInstallationColumns(),
   },
   (t) => [
     primaryKey({ columns: [t.installationId, t.spaceId] }),
@@ -122,17 +127,10 @@ export const integrationSpaceInstallations = sqliteTable(
 export const integrationSiteInstallations = sqliteTable(
   'integration_site_installations',
   {
-    installationId: text('installation_id')
-      .notNull()
-      .references(() => integrationInstallations.id, { onDelete: 'cascade' }),
     siteId: text('site_id')
       .notNull()
       .references(() => sites.id, { onDelete: 'cascade' }),
-    status: text('status').notNull().default('active'),
-    configuration: text('configuration', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    externalIds: text('external_ids', { mode: 'json' }).$type<string[]>().notNull(),
-    createdAt: text('created_at').notNull(),
-    updatedAt: text('updated_at').notNull(),
+    ...contentInstallationColumns(),
   },
   (t) => [
     primaryKey({ columns: [t.installationId, t.siteId] }),
