@@ -21,6 +21,7 @@ import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './schemas/integration
 import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
+import { integrationPublicRouter } from './routes/integrations/public-endpoint';
 import { integrationsRouter } from './routes/integrations/integrations';
 import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
 import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
@@ -124,6 +125,7 @@ export function createApp() {
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);
+  app.route('/', integrationPublicRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

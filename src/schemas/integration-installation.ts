@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { integrationInstallations, integrationSiteInstallations, integrationSpaceInstallations } from '../db/schema';
 import { TimestampSchema, type UrlContext } from './common';
+import { apiOriginOf, publicEndpointsBase } from './integration';
 import { SiteSchema, type Site } from './site';
 import { SpaceSchema, type Space } from './space';
 
@@ -35,7 +36,9 @@ export const ConfigurationSchema = z.record(z.string(), z.unknown()).openapi('In
 const InstallationUrlsSchema = z.object({
   location: z.string().openapi({ description: 'The installation in the API' }),
   app: z.string().openapi({ description: "The integration's installation in the app" }),
-  publicEndpoint: z.string().openapi({ description: "Public HTTP endpoint of the integration's installation" }),
+  publicEndpoint: z.string().openapi({
+    description: "Public HTTP endpoint of the integration's installation: any request to it or below it (no API token) is handed to the integration's script as a `fetch` event with the installation's id",
+  }),
   publicContentEndpoint: z.string().openapi({ description: 'Public endpoint serving the rendered content of the integration (here the same as publicEndpoint)' }),
 });
 
@@ -135,14 +138,15 @@ export const installationLocation = (urls: UrlContext, integrationName: string, 
   `${urls.api}/integrations/${encodeURIComponent(integrationName)}/installations/${installationId}`;
 
 /**
- * Where an installation's public HTTP endpoint lives (requests there go to the integration's script):
- * beside its API location, as the integration's own is beside the integration's (`.../integration`).
+ * Where an installation's public HTTP endpoint lives (requests to it and below it go to the integration's
+ * script with the installation's id and environment): `<origin>/integrations/<name>/installations/<id>/public`,
+ * outside `/v1` like the integration's own (schemas/integration.ts `publicEndpointsBase`).
  */
-export const installationPublicEndpoint = (urls: UrlContext, integrationName: string, installationId: string) =>
-  `${installationLocation(urls, integrationName, installationId)}/public`;
+export const installationPublicEndpoint = (origin: string, integrationName: string, installationId: string) =>
+  `${publicEndpointsBase(origin, integrationName)}/installations/${installationId}/public`;
 
 export function toInstallation(row: InstallationRow, integrationName: string, spaces: number, urls: UrlContext): IntegrationInstallation {
-  const publicEndpoint = installationPublicEndpoint(urls, integrationName, row.id);
+  const publicEndpoint = installationPublicEndpoint(apiOriginOf(urls), integrationName, row.id);
   return {
     id: row.id,
     status: row.status as IntegrationInstallation['status'],
@@ -186,7 +190,7 @@ export function contentInstallationState(
 }
 
 function contentInstallation(integrationName: string, installationId: string, state: ContentInstallationState, location: string, urls: UrlContext) {
-  const publicEndpoint = installationPublicEndpoint(urls, integrationName, installationId);
+  const publicEndpoint = installationPublicEndpoint(apiOriginOf(urls), integrationName, installationId);
   return {
     integration: integrationName,
     installation: installationId,

@@ -330,7 +330,10 @@ export const IntegrationSchema = z
       icon: z.string().optional().openapi({ description: 'Signed, expiring URL of the icon', format: 'uri' }),
       app: z.string().openapi({ description: 'URL of the integration in the application', format: 'uri' }),
       assets: z.string().openapi({ description: "Where the current version's assets are served (each through a signed URL)", format: 'uri' }),
-      publicEndpoint: z.string().openapi({ description: 'Public HTTP endpoint for the integration', format: 'uri' }),
+      publicEndpoint: z.string().openapi({
+        description: "Public HTTP endpoint for the integration: any request to it or below it (no API token) is handed to the integration's script as a `fetch` event, and the script's response is the answer",
+        format: 'uri',
+      }),
       publicContentEndpoint: z.string().openapi({ description: 'Public endpoint of its rendered content (equals publicEndpoint here)', format: 'uri' }),
     }),
     permissions: z.object({ admin: z.boolean() }),
@@ -349,10 +352,23 @@ export interface IntegrationContext {
   assets: IntegrationAssetUrls;
 }
 
+/**
+ * Where integrations' public endpoints live: outside `/v1` (no API token; routes/integrations/public-endpoint.ts),
+ * `<origin>/integrations/<name>/public` for the integration and `.../installations/<id>/public` for one of its
+ * installations; requests to them and to any path below them are handed to the integration's script.
+ */
+export const publicEndpointsBase = (origin: string, integrationName: string) => `${origin}/integrations/${encodeURIComponent(integrationName)}`;
+
+/** The integration's public endpoint (`origin`: the API's origin, without `/v1`). */
+export const integrationPublicEndpoint = (origin: string, integrationName: string) => `${publicEndpointsBase(origin, integrationName)}/public`;
+
+/** The API's origin (without `/v1`) of a URL context. */
+export const apiOriginOf = (urls: UrlContext) => new URL(urls.api).origin;
+
 /** The API object of an integration. Secrets, the script and development mode are never part of it. */
 export function toIntegration(row: IntegrationRow, ctx: IntegrationContext): Integration {
   const location = `${ctx.urls.api}/integrations/${row.name}`;
-  const publicEndpoint = `${location}/integration`;
+  const publicEndpoint = integrationPublicEndpoint(apiOriginOf(ctx.urls), row.name);
   return {
     object: 'integration',
     name: row.name,

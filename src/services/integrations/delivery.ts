@@ -4,7 +4,9 @@ import { integrationEvents, integrationInstallations, integrations, integrationS
 import type { Env } from '../../env';
 import { decryptSecret } from './crypto';
 import { eventPayload } from './event-payload';
-import { NO_LOADER_MESSAGE, runIntegrationScript, type TraceLine } from './runtime';
+import { integrationPublicEndpoint } from '../../schemas/integration';
+import { installationPublicEndpoint } from '../../schemas/integration-installation';
+import { NO_LOADER_MESSAGE, runIntegrationScript, type ScriptTarget, type TraceLine } from './runtime';
 import { newIntegrationToken } from './tokens';
 import { deliverWebhook } from './webhooks';
 
@@ -51,9 +53,9 @@ export function apiEndpointOf(env: Env): string {
 }
 
 type EventRow = typeof integrationEvents.$inferSelect;
-type IntegrationRow = typeof integrations.$inferSelect;
-type InstallationRow = typeof integrationInstallations.$inferSelect;
-type ContentInstallationRow = { status: string; configuration: Record<string, unknown>; externalIds: string[] };
+export type IntegrationRow = typeof integrations.$inferSelect;
+export type InstallationRow = typeof integrationInstallations.$inferSelect;
+export type ContentInstallationRow = { status: string; configuration: Record<string, unknown>; externalIds: string[] };
 
 /** The event with everything its delivery needs, claimed (or not) in the same batch. */
 function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) {
@@ -92,20 +94,22 @@ function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) 
   ]);
 }
 
-/** GitBook's `IntegrationEnvironment` of one delivery to the script. */
-function environmentOf(args: {
+interface EnvironmentArgs extends ScriptSecrets {
   apiEndpoint: string;
   integration: IntegrationRow;
   installation: InstallationRow | null;
+  /** The event: its `spaceId` or `siteId` adds the space or site installation. */
   payload: Record<string, unknown>;
-  spaceInstallation: ContentInstallationRow | undefined;
-  siteInstallation: ContentInstallationRow | undefined;
-  tokens: { integration: string; installation?: string };
-  secrets: Record<string, string>;
-  signingSecret: string | null;
-}): Record<string, unknown> {
+  spaceInstallation?: ContentInstallationRow;
+  siteInstallation?: ContentInstallationRow;
+}
+
+/** GitBook's `IntegrationEnvironment` of one invocation of the script (an event's delivery, a fetch event). */
+function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; installation?: string } }): Record<string, unknown> {
   const { apiEndpoint, integration, installation, payload } = args;
   const integrationUrl = `${apiEndpoint}/integrations/${integration.name}`;
+  // The public endpoints are outside `/v1`, on the same origin (scripts route on their path, OAuth callbacks use them).
+  const origin = new URL(apiEndpoint).origin;
   const environment: Record<string, unknown> = {
     apiEndpoint,
     apiTokens: args.tokens,
@@ -126,7 +130,7 @@ function environmentOf(args: {
       configurations: integration.configurations,
       externalLinks: integration.externalLinks,
       ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
-      urls: { location: integrationUrl },
+      urls: { location: integrationUrl, publicEndpoint: integrationPublicEndpoint(origin, integration.name) },
     },
     secrets: args.secrets,
     signingSecrets: args.signingSecret ? { installation: args.signingSecret } : {},
@@ -142,7 +146,7 @@ function environmentOf(args: {
     externalIds: installation.externalIds,
     createdAt: installation.createdAt,
     updatedAt: installation.updatedAt,
-    urls: { location: installationUrl },
+    urls: { location: installationUrl, publicEndpoint: installationPublicEndpoint(origin, integration.name, installation.id) },
   };
   // An installation on all spaces (sites) covers each without a row of its own: it is shown with the
   // installation's status and an empty configuration.
@@ -171,7 +175,53 @@ function environmentOf(args: {
   return environment;
 }
 
-const line = (level: TraceLine['level'], message: string): TraceLine => ({ level, message, timestamp: new Date().toISOString() });
+/** What the script is given besides tokens: the integration's secrets and the installation's signing secret. */
+export interface ScriptSecrets {
+  secrets: Record<string, string>;
+  signingSecret: string | null;
+}
+
+/** Decrypts the integration's secrets and the installation's signing secret (throws when they cannot be read). */
+export async function readScriptSecrets(env: Env, integration: IntegrationRow, installation: InstallationRow | null): Promise<ScriptSecrets> {
+  const signingSecret = installation ? await decryptSecret(env, installation.signingSecret) : null;
+  const secrets = integration.secrets ? (JSON.parse(await decryptSecret(env, integration.secrets)) as Record<string, string>) : {};
+  return { secrets, signingSecret };
+}
+
+/**
+ * The environment of one invocation of the script, with fresh integration and installation tokens (issued in
+ * one batch, the one round trip this makes).
+ */
+export async function scriptEnvironment(db: Db, args: EnvironmentArgs): Promise<Record<string, unknown>> {
+  const { integration, installation } = args;
+  const now = Date.now();
+  const integrationToken = await newIntegrationToken(db, integration.id, null, now);
+  const installationToken = installation ? await newIntegrationToken(db, integration.id, installation.id, now) : null;
+  await db.batch([integrationToken.insert, ...(installationToken ? [installationToken.insert] : [])]);
+  return environmentOf({
+    ...args,
+    tokens: { integration: integrationToken.token, ...(installationToken ? { installation: installationToken.token } : {}) },
+  });
+}
+
+/** The isolate a script runs in: the integration's current version, with its script's key. */
+export const scriptTarget = (integration: IntegrationRow, scriptKey: string): ScriptTarget => ({
+  id: integration.id,
+  version: integration.version,
+  scriptKey,
+  contentSecurityPolicy: integration.contentSecurityPolicy,
+});
+
+/** Appends lines to an event's trace, in order: one statement for the caller's batch. */
+export const appendTrace = (db: Db, eventId: string, lines: TraceLine[]) =>
+  rawRun(
+    db,
+    sql`insert into integration_event_logs (event_id, level, message, timestamp)
+      select ${eventId}, json_extract(value, '$.level'), json_extract(value, '$.message'), json_extract(value, '$.timestamp')
+      from json_each(${JSON.stringify(lines)}) order by key`,
+  );
+
+export const line = (level: TraceLine['level'], message: string): TraceLine => ({ level, message, timestamp: new Date().toISOString() });
 
 /** The trace lines of one attempt, and whether every receiver accepted the event. */
 interface AttemptResult {
@@ -196,39 +246,26 @@ async function attemptDelivery(
     return { ok: true, lines: [line('info', `${attempt}: nothing to deliver to: the integration has no script and its development mode is off`)] };
   }
 
-  let signingSecret: string | null = null;
-  let secrets: Record<string, string> = {};
+  let keys: ScriptSecrets;
   try {
-    if (installation) signingSecret = await decryptSecret(env, installation.signingSecret);
-    if (integration.secrets) secrets = JSON.parse(await decryptSecret(env, integration.secrets)) as Record<string, string>;
+    keys = await readScriptSecrets(env, integration, installation);
   } catch (error) {
     return { ok: false, lines: [line('error', `${attempt}: the integration's secrets could not be read: ${error instanceof Error ? error.message : String(error)}`)] };
   }
+  const { signingSecret } = keys;
 
   const toScript = async (key: string): Promise<AttemptResult> => {
     if (!env.LOADER) return { ok: false, lines: [line('error', `${attempt}: the script was not run. ${NO_LOADER_MESSAGE}`)] };
-    const now = Date.now();
-    const integrationToken = await newIntegrationToken(db, integration.id, null, now);
-    const installationToken = installation ? await newIntegrationToken(db, integration.id, installation.id, now) : null;
-    await db.batch([integrationToken.insert, ...(installationToken ? [installationToken.insert] : [])]);
-    const environment = environmentOf({
+    const environment = await scriptEnvironment(db, {
       apiEndpoint,
       integration,
       installation,
       payload,
       spaceInstallation: contentInstallations.space,
       siteInstallation: contentInstallations.site,
-      tokens: { integration: integrationToken.token, ...(installationToken ? { installation: installationToken.token } : {}) },
-      secrets,
-      signingSecret,
+      ...keys,
     });
-    const result = await runIntegrationScript(
-      env,
-      { id: integration.id, version: integration.version, scriptKey: key, contentSecurityPolicy: integration.contentSecurityPolicy },
-      payload,
-      environment,
-      new URL(apiEndpoint).origin,
-    );
+    const result = await runIntegrationScript(env, scriptTarget(integration, key), payload, environment, new URL(apiEndpoint).origin);
     return { ok: result.ok, lines: [...result.logs, line(result.ok ? 'info' : 'error', `${attempt}: the script ${result.detail}`)] };
   };
 
@@ -282,12 +319,7 @@ export async function deliverIntegrationEvent(env: Env, eventId: string, message
     else lines.push(line('error', `${label}${closing}`));
   }
   await db.batch([
-    rawRun(
-      db,
-      sql`insert into integration_event_logs (event_id, level, message, timestamp)
-        select ${eventId}, json_extract(value, '$.level'), json_extract(value, '$.message'), json_extract(value, '$.timestamp')
-        from json_each(${JSON.stringify(lines)}) order by key`,
-    ),
+    appendTrace(db, eventId, lines),
     db
       .update(integrationEvents)
       .set({ status, leaseUntil: null, updatedAt: new Date().toISOString() })

@@ -1,0 +1,170 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { createDb } from '../../db/client';
+import { integrationEvents, integrationInstallations, integrations } from '../../db/schema';
+import type { AppBindings } from '../../env';
+import { createRouter } from '../../lib/create-router';
+import { ApiError } from '../../lib/errors';
+import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
+import { apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
+import { eventPayload } from '../../services/integrations/event-payload';
+import { insertEvent } from '../../services/integrations/events';
+import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, type TraceLine } from '../../services/integrations/runtime';
+
+/**
+ * The public endpoints of integrations (their `urls.publicEndpoint`, schemas/integration.ts and
+ * schemas/integration-installation.ts): `<origin>/integrations/<name>/public` and
+ * `<origin>/integrations/<name>/installations/<id>/public`, with any method and any path below them. No API
+ * token: they receive what the outside world sends an integration (third-party webhooks, OAuth callbacks), as
+ * GitBook's do. Each request runs the integration's current script at once with a GitBook `fetch` event
+ * (`{eventId, type: 'fetch', installationId?, request: {url, method, headers}}`, the body as the multipart
+ * field `fetch-body`) and the environment events get (tokens, secrets, the installation), and the script's
+ * own response is the answer: its status, its headers without hop-by-hop ones, its body (at most 5 MiB).
+ *
+ * What the script serves comes from the API's origin, so every answer also carries a sandboxing
+ * Content-Security-Policy: a page an integration serves may run script, post forms and open popups, but as
+ * an opaque origin, never as this one (nor read another integration's cookies).
+ *
+ * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration)
+ * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; a script that
+ * throws, runs out of time, answers more than 5 MiB or cannot be loaded 502, whose message says which and
+ * never what the script threw (that may hold its secrets): the publisher reads it in the event's trace.
+ *
+ * Every request that reached the script is recorded as an integration event of type `fetch` (`success` when it
+ * answered below 400, else `failed`) with the script's console as its trace, after the answer (waitUntil):
+ * its publisher sees it with listIntegrationEvents. Round trips: one read, one token batch, then that write.
+ */
+export const MAX_PUBLIC_REQUEST_BYTES = 1024 * 1024;
+
+/** Headers of the script's response that describe its hop to us, not the answer (the body is sent decoded, whole). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'content-encoding',
+]);
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+/** Added to every answer: documents run sandboxed (an opaque origin), not as the API's origin. */
+const SANDBOX =
+  'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals allow-downloads allow-top-navigation-by-user-activation';
+const INSTALLATION_ID = /^[A-Za-z0-9]{1,64}$/;
+
+type PublicContext = Context<AppBindings>;
+
+/** The integration (and installation) a public endpoint belongs to, in one round trip; 404 when there is none. */
+async function loadTarget(c: PublicContext, name: string, installationId: string | undefined) {
+  if (name.length > 100 || !INTEGRATION_NAME_PATTERN.test(name)) throw new ApiError(404, 'No matching integration');
+  if (installationId !== undefined && !INSTALLATION_ID.test(installationId)) throw new ApiError(404, 'No matching installation');
+  const db = c.get('db');
+  const ofName = db.select().from(integrations).where(and(eq(integrations.name, name), isNull(integrations.deletedAt)));
+  const [integrationRows, installationRows] = installationId
+    ? await db.batch([ofName, db.select().from(integrationInstallations).where(eq(integrationInstallations.id, installationId))])
+    : [await ofName, []];
+  const integration = integrationRows[0];
+  if (!integration) throw new ApiError(404, 'No matching integration');
+  const installation = installationRows[0] ?? null;
+  if (installationId && installation?.integrationId !== integration.id) throw new ApiError(404, 'No matching installation of this integration');
+  if (!integration.scriptKey) throw new ApiError(404, `The integration ${name} has no script to answer requests at its public endpoint`);
+  return { integration, installation, scriptKey: integration.scriptKey };
+}
+
+/** The request's body (null without one); 413 over `MAX_PUBLIC_REQUEST_BYTES`. */
+async function requestBody(c: PublicContext): Promise<Blob | null> {
+  const request = c.req.raw;
+  if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return null;
+  const tooLarge = new ApiError(413, `Request body is larger than ${MAX_PUBLIC_REQUEST_BYTES} bytes`);
+  if (Number(request.headers.get('content-length')) > MAX_PUBLIC_REQUEST_BYTES) throw tooLarge;
+  const bytes = await readCapped(request.body, MAX_PUBLIC_REQUEST_BYTES);
+  if (!bytes) throw tooLarge;
+  return bytes.byteLength > 0 ? new Blob([bytes], { type: request.headers.get('content-type') ?? '' }) : null;
+}
+
+/** The script's answer as this route's response: hop-by-hop headers dropped, the sandbox added. */
+function toResponse(answer: FetchAnswer, method: string): Response {
+  const headers = new Headers();
+  for (const [name, value] of answer.headers) {
+    if (HOP_BY_HOP.has(name.toLowerCase())) continue;
+    try {
+      headers.append(name, value);
+    } catch {
+      // a name or value no response may carry
+    }
+  }
+  headers.append('Content-Security-Policy', SANDBOX);
+  headers.set('X-Content-Type-Options', 'nosniff');
+  const body = method === 'HEAD' || NULL_BODY_STATUSES.has(answer.status) ? null : answer.body;
+  return new Response(body, { status: answer.status, headers });
+}
+
+/**
+ * Records the call as a `fetch` event with its trace (one batch), after the answer: `insertEvent` gives the id
+ * the script was told, the update its outcome.
+ */
+function recordFetchEvent(c: PublicContext, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[]) {
+  const db = createDb(c.env.DB);
+  const write = db
+    .batch([
+      record.statement,
+      appendTrace(db, record.id, lines),
+      db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
+    ])
+    .catch((error: unknown) => console.error(`integration fetch event ${record.id} not recorded`, error));
+  c.executionCtx.waitUntil(write);
+}
+
+async function handlePublicRequest(c: PublicContext, name: string, installationId: string | undefined): Promise<Response> {
+  const { integration, installation, scriptKey } = await loadTarget(c, name, installationId);
+  const fetchBody = await requestBody(c);
+  if (!c.env.LOADER) throw new ApiError(503, NO_LOADER_MESSAGE);
+
+  const request = c.req.raw;
+  const apiEndpoint = apiEndpointOf(c.env);
+  const stored = {
+    type: 'fetch',
+    ...(installation ? { installationId: installation.id } : {}),
+    // GitBook's FetchRequest: the method in lower case, the headers as one object.
+    request: { url: request.url, method: request.method.toLowerCase(), headers: Object.fromEntries(request.headers) },
+  };
+  const record = insertEvent(
+    c.get('db'),
+    // The column is nullable: the integration's own endpoint has no installation (NewEvent types it as a string).
+    { integrationId: integration.id, installationId: installation?.id ?? (null as unknown as string), orgId: installation?.orgId ?? integration.ownerOrgId, payload: stored },
+    new Date().toISOString(),
+  );
+  const payload = eventPayload(record.id, stored, apiEndpoint);
+  const label = `${request.method} ${new URL(request.url).pathname}`;
+  const fail = (message: string, lines: TraceLine[], detail: string): never => {
+    recordFetchEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)]);
+    throw new ApiError(502, `The integration's script ${message}`);
+  };
+
+  let keys: ScriptSecrets;
+  try {
+    keys = await readScriptSecrets(c.env, integration, installation);
+  } catch (error) {
+    return fail('could not be run: its secrets could not be read', [], `was not run: its secrets could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const environment = await scriptEnvironment(c.get('db'), { apiEndpoint, integration, installation, payload, ...keys });
+  const result = await runIntegrationFetch(c.env, scriptTarget(integration, scriptKey), payload, environment, new URL(apiEndpoint).origin, fetchBody);
+  if (!result.ok) return fail(result.failure, result.logs, result.detail);
+  const ok = result.answer.status < 400;
+  recordFetchEvent(c, record, ok, [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)]);
+  return toResponse(result.answer, request.method);
+}
+
+export const integrationPublicRouter = createRouter()
+  .all('/integrations/:integrationName/public', (c) => handlePublicRequest(c, c.req.param('integrationName'), undefined))
+  .all('/integrations/:integrationName/public/*', (c) => handlePublicRequest(c, c.req.param('integrationName'), undefined))
+  .all('/integrations/:integrationName/installations/:installationId/public', (c) =>
+    handlePublicRequest(c, c.req.param('integrationName'), c.req.param('installationId')),
+  )
+  .all('/integrations/:integrationName/installations/:installationId/public/*', (c) =>
+    handlePublicRequest(c, c.req.param('integrationName'), c.req.param('installationId')),
+  );
