@@ -1,22 +1,19 @@
-import { and, count, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { Db } from '../../db/client';
-import { integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, sites, spaces } from '../../db/schema';
+import { integrationInstallations, integrations } from '../../db/schema';
 import type { Actor, AppBindings } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { afterCursor, encodeCursor, type Cursor, type Page } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
-import type { InstallationRow, SiteInstallationRow, SpaceInstallationRow } from '../../schemas/integration-installation';
-import { orgRoleSql, spaceRoleSql } from '../access';
-import type { SiteRow } from '../sites/model';
-import type { SpaceRow } from '../spaces';
+import type { InstallationRow } from '../../schemas/integration-installation';
+import { orgRoleSql } from '../access';
 import { actorUserId, integrationAccess, type IntegrationAccess, type IntegrationRow } from './access';
 import { insertEvent } from './events';
 
 /**
- * Installations of integrations: loading one with what the caller may do with it, what it covers, the
- * lists of the spaces and sites it covers, and the events its changes emit.
+ * Installations of integrations: loading one with what the caller may do with it, what it covers, and the
+ * events its changes emit (its spaces and sites, and the lists of them: content-installations.ts).
  *
  * Who may do what with an installation:
  * - see it: the admins of its organization, the integration's admins (admins of the organization that
@@ -75,6 +72,16 @@ export function visibleInstallationsSql(actor: InstallationCaller): SQL {
   return sql`(${isOrgAdminSql(II.orgId, actor.userId)} or exists (select 1 from integrations oi
       join org_members om on om.org_id = oi.owner_org_id and om.user_id = ${actor.userId} and om.role = ${RANK.admin} and om.disabled = 0
     where oi.id = ${II.integrationId}))`;
+}
+
+/**
+ * The installations of the integration `options.name` the caller may see (only `options.installationId`
+ * if given: its visibility is checked by the caller), as filters on `integration_installations`.
+ */
+export function installationFilters(actor: InstallationCaller, options: { name: string; installationId?: string }): SQL[] {
+  const filters = [sql`${II.integrationId} = ${integrationIdByNameSql(options.name)}`, visibleInstallationsSql(actor)];
+  if (options.installationId !== undefined) filters.push(sql`${II.id} = ${options.installationId}`);
+  return filters;
 }
 
 /**
@@ -176,227 +183,6 @@ export function assertTarget(integration: IntegrationRow, kind: 'space' | 'site'
   if (integration.target !== 'all' && integration.target !== kind) {
     throw new ApiError(400, `This integration cannot be installed on ${kind}s (its target is ${integration.target})`);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// One space or site of an installation
-
-/** A space with the caller's role on it and the installation's own row for it, if any (for the caller's batch). */
-export function spaceTargetQuery(db: Db, installationId: string, spaceId: string, actor: InstallationCaller) {
-  return db
-    .select({ space: prefixedColumns(spaces, 's'), rank: spaceRoleSql(actorUserId(actor)!).as('space_rank'), own: integrationSpaceInstallations })
-    .from(spaces)
-    .leftJoin(
-      integrationSpaceInstallations,
-      and(eq(integrationSpaceInstallations.installationId, installationId), eq(integrationSpaceInstallations.spaceId, spaces.id)),
-    )
-    .where(eq(spaces.id, spaceId));
-}
-
-export type SpaceTargetRow = { space: SpaceRow; rank: number; own: SpaceInstallationRow | null };
-
-/** A site with its site space count and the installation's own row for it, if any (for the caller's batch). */
-export function siteTargetQuery(db: Db, installationId: string, siteId: string) {
-  return db
-    .select({ site: prefixedColumns(sites, 's'), siteSpaces: siteSpaceCountSql.as('site_spaces'), own: integrationSiteInstallations })
-    .from(sites)
-    .leftJoin(
-      integrationSiteInstallations,
-      and(eq(integrationSiteInstallations.installationId, installationId), eq(integrationSiteInstallations.siteId, sites.id)),
-    )
-    .where(eq(sites.id, siteId));
-}
-
-export type SiteTargetRow = { site: SiteRow; siteSpaces: number; own: SiteInstallationRow | null };
-
-const siteSpaceCountSql = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${col('sites', 'id')})`;
-
-export interface SpaceTarget {
-  space: SpaceRow;
-  /** The caller's role on the space. */
-  rank: number;
-  own: SpaceInstallationRow | null;
-  /** The installation covers the space: installed on it, or on all of its organization's spaces. */
-  covered: boolean;
-  /** The caller may change the installation on this space: its admins, and whoever may change the installation. */
-  change: boolean;
-}
-
-/**
- * The space of a space installation route: 404 unless the caller may see the installation or administers
- * the space, and unless it is a live space of the installing organization.
- */
-export function requireSpaceTarget(actor: InstallationCaller, loaded: LoadedInstallation, rows: SpaceTargetRow[]): SpaceTarget {
-  const row = rows[0];
-  const inOrg = !!row && row.space.orgId === loaded.installation.orgId && !row.space.deletedAt;
-  const rank = inOrg ? row.rank : 0;
-  const change = loaded.rights.self || (actor.kind === 'user' && rank >= RANK.admin);
-  if (!change && !loaded.rights.view) throw installationNotFound();
-  if (!inOrg) throw new ApiError(404, 'Space not found');
-  const covered = row.own !== null || loaded.installation.spaceSelection === 'all';
-  return { space: row.space, rank, own: row.own, covered, change };
-}
-
-export interface SiteTarget {
-  site: SiteRow;
-  siteSpaces: number;
-  own: SiteInstallationRow | null;
-  covered: boolean;
-  /** Sites are administered by their organization's admins: whoever may change the installation. */
-  change: boolean;
-}
-
-export function requireSiteTarget(loaded: LoadedInstallation, rows: SiteTargetRow[]): SiteTarget {
-  if (!loaded.rights.view) throw installationNotFound();
-  const row = rows[0];
-  if (!row || row.site.orgId !== loaded.installation.orgId) throw new ApiError(404, 'Site not found');
-  const covered = row.own !== null || loaded.installation.siteSelection === 'all';
-  return { site: row.site, siteSpaces: row.siteSpaces, own: row.own, covered, change: loaded.rights.change };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Lists of the spaces and sites installations cover
-
-export interface CoverageListOptions {
-  /** The integration's name. */
-  name: string;
-  /** Only this installation's (its visibility is checked by the route). */
-  installationId?: string;
-  externalId?: string;
-  cursor: Cursor | null;
-  limit: number;
-}
-
-const externalIdSql = (column: SQL, externalId: string) => sql`exists (select 1 from json_each(${column}) where json_each.value = ${externalId})`;
-
-function installationFilters(actor: InstallationCaller, options: CoverageListOptions): SQL[] {
-  const filters = [sql`${II.integrationId} = ${integrationIdByNameSql(options.name)}`, visibleInstallationsSql(actor)];
-  if (options.installationId !== undefined) filters.push(sql`${II.id} = ${options.installationId}`);
-  return filters;
-}
-
-/**
- * The space installations visible to the caller, in (installation, space) order: the spaces installations
- * were installed on, and every live space of the organizations of those that select all of them. Two
- * branches, each walking its own index, merged by `coveragePage`: 4 statements for the caller's batch
- * (`extended` adds the caller's role on each space, for its `permissions`).
- */
-export function spaceCoverageQueries(db: Db, actor: InstallationCaller, options: CoverageListOptions, extended: boolean) {
-  const own = integrationSpaceInstallations;
-  const selection = {
-    installationId: sql<string>`${integrationInstallations.id}`.as('ii_id'),
-    installationStatus: sql<string>`${integrationInstallations.status}`.as('ii_status'),
-    space: prefixedColumns(spaces, 's'),
-    rank: (extended ? spaceRoleSql(actorUserId(actor)!) : sql<number>`0`).as('space_rank'),
-    own,
-  };
-  const filters = installationFilters(actor, options);
-  const externalId = options.externalId === undefined ? undefined : externalIdSql(col('integration_space_installations', 'external_ids'), options.externalId);
-  const selected = and(...filters, eq(integrationInstallations.spaceSelection, 'selected'), isNull(spaces.deletedAt), externalId);
-  const all = and(...filters, eq(integrationInstallations.spaceSelection, 'all'), isNull(spaces.deletedAt), externalId);
-  const after = afterCursor(options.cursor, integrationInstallations.id, spaces.id);
-  return [
-    db
-      .select(selection)
-      .from(own)
-      .innerJoin(integrationInstallations, eq(integrationInstallations.id, own.installationId))
-      .innerJoin(spaces, eq(spaces.id, own.spaceId))
-      .where(and(selected, after))
-      .orderBy(integrationInstallations.id, spaces.id)
-      .limit(options.limit + 1),
-    db
-      .select(selection)
-      .from(integrationInstallations)
-      .innerJoin(spaces, eq(spaces.orgId, integrationInstallations.orgId))
-      .leftJoin(own, and(eq(own.installationId, integrationInstallations.id), eq(own.spaceId, spaces.id)))
-      .where(and(all, after))
-      .orderBy(integrationInstallations.id, spaces.id)
-      .limit(options.limit + 1),
-    db
-      .select({ total: count() })
-      .from(own)
-      .innerJoin(integrationInstallations, eq(integrationInstallations.id, own.installationId))
-      .innerJoin(spaces, eq(spaces.id, own.spaceId))
-      .where(selected),
-    db
-      .select({ total: count() })
-      .from(integrationInstallations)
-      .innerJoin(spaces, eq(spaces.orgId, integrationInstallations.orgId))
-      .leftJoin(own, and(eq(own.installationId, integrationInstallations.id), eq(own.spaceId, spaces.id)))
-      .where(all),
-  ] as const;
-}
-
-export type SpaceCoverageRow = { installationId: string; installationStatus: string; space: SpaceRow; rank: number; own: SpaceInstallationRow | null };
-
-/** The site installations visible to the caller, as `spaceCoverageQueries` (`extended` adds what a Site shows). */
-export function siteCoverageQueries(db: Db, actor: InstallationCaller, options: CoverageListOptions, extended: boolean) {
-  const own = integrationSiteInstallations;
-  const selection = {
-    installationId: sql<string>`${integrationInstallations.id}`.as('ii_id'),
-    installationStatus: sql<string>`${integrationInstallations.status}`.as('ii_status'),
-    site: prefixedColumns(sites, 's'),
-    rank: (extended ? orgRoleSql(sites.orgId, actorUserId(actor)!) : sql<number | null>`0`).as('org_rank'),
-    siteSpaces: (extended ? siteSpaceCountSql : sql<number>`0`).as('site_spaces'),
-    own,
-  };
-  const filters = installationFilters(actor, options);
-  const externalId = options.externalId === undefined ? undefined : externalIdSql(col('integration_site_installations', 'external_ids'), options.externalId);
-  const selected = and(...filters, eq(integrationInstallations.siteSelection, 'selected'), externalId);
-  const all = and(...filters, eq(integrationInstallations.siteSelection, 'all'), externalId);
-  const after = afterCursor(options.cursor, integrationInstallations.id, sites.id);
-  return [
-    db
-      .select(selection)
-      .from(own)
-      .innerJoin(integrationInstallations, eq(integrationInstallations.id, own.installationId))
-      .innerJoin(sites, eq(sites.id, own.siteId))
-      .where(and(selected, after))
-      .orderBy(integrationInstallations.id, sites.id)
-      .limit(options.limit + 1),
-    db
-      .select(selection)
-      .from(integrationInstallations)
-      .innerJoin(sites, eq(sites.orgId, integrationInstallations.orgId))
-      .leftJoin(own, and(eq(own.installationId, integrationInstallations.id), eq(own.siteId, sites.id)))
-      .where(and(all, after))
-      .orderBy(integrationInstallations.id, sites.id)
-      .limit(options.limit + 1),
-    db
-      .select({ total: count() })
-      .from(own)
-      .innerJoin(integrationInstallations, eq(integrationInstallations.id, own.installationId))
-      .innerJoin(sites, eq(sites.id, own.siteId))
-      .where(selected),
-    db
-      .select({ total: count() })
-      .from(integrationInstallations)
-      .innerJoin(sites, eq(sites.orgId, integrationInstallations.orgId))
-      .leftJoin(own, and(eq(own.installationId, integrationInstallations.id), eq(own.siteId, sites.id)))
-      .where(all),
-  ] as const;
-}
-
-export type SiteCoverageRow = { installationId: string; installationStatus: string; site: SiteRow; rank: number | null; siteSpaces: number; own: SiteInstallationRow | null };
-
-/**
- * One page of the two branches of a coverage list (each fetched with `limit + 1` after the cursor, in
- * the same order): merged in (installation, target) order; the cursor is the last item's pair.
- */
-export function coveragePage<R extends { installationId: string }, T>(
-  branches: [R[], R[]],
-  totals: [{ total: number }[], { total: number }[]],
-  limit: number,
-  targetIdOf: (row: R) => string,
-  map: (row: R) => T,
-): Page<T> {
-  const key = (row: R) => `${row.installationId}\u0000${targetIdOf(row)}`;
-  const rows = [...branches[0], ...branches[1]].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).slice(0, limit + 1);
-  const pageRows = rows.slice(0, limit);
-  const page: Page<T> = { items: pageRows.map(map), count: (totals[0][0]?.total ?? 0) + (totals[1][0]?.total ?? 0) };
-  const last = pageRows[pageRows.length - 1];
-  if (rows.length > limit && last) page.next = { page: encodeCursor([last.installationId, targetIdOf(last)]) };
-  return page;
 }
 
 // ---------------------------------------------------------------------------------------------
