@@ -108,7 +108,8 @@ for (const [method, level] of [['log', 'info'], ['info', 'info'], ['warn', 'warn
   };
 }
 
-/** The body's bytes, or null when it is larger than MAX_BODY (then no more of it is read). */
+/** The body's bytes, or null when it is larger than MAX_BODY (then no more of it is read). The host's readCapped,
+ * again: this module runs in the script's isolate and can import nothing of the host's. */
 async function bodyBytes(body) {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
