@@ -95,7 +95,7 @@ describe('publishIntegration', () => {
       contentSecurityPolicy: "default-src 'self'; img-src *",
     });
     expect(first.previewImages).toHaveLength(2);
-    expect(first.urls.icon).toMatch(/\/integration-assets\/[A-Za-z0-9]+\/v1\/icon\?expires=\d+&signature=[0-9a-f]{64}$/);
+    expect(first.urls.icon).toMatch(/\/integration-assets\/[A-Za-z0-9]+\/v1-[A-Za-z0-9]{8}\/icon\?expires=\d+&signature=[0-9a-f]{64}$/);
     expect(first.urls.location).toBe(`${BASE}/v1/integrations/${name}`);
     expect(first.configurations.account.required).toEqual(['token']);
     expect(JSON.stringify(first)).not.toContain('export default');
@@ -104,7 +104,7 @@ describe('publishIntegration', () => {
     const row = (await integrationRow(name))!;
     const bot = await env.DB.prepare('select * from users where id = ?').bind(row.bot_user_id).first<Record<string, any>>();
     expect(bot).toMatchObject({ display_name: 'Test integration', email: `${row.bot_user_id}@integrations.invalid`, email_verified: 1 });
-    expect(row.script_key).toBe(`integrations/${row.id}/v1/script.js`);
+    expect(row.script_key).toMatch(new RegExp(`^integrations/${row.id}/v1-[A-Za-z0-9]{8}/script\\.js$`));
     expect(await (await env.FILES.get(row.script_key))!.text()).toBe(SCRIPT);
     expect(row.secrets).toBeTruthy();
     expect(row.secrets).not.toContain(SECRET);
@@ -112,7 +112,7 @@ describe('publishIntegration', () => {
     const second = expectStatus(await publish(name, org.owner.token, { ...body, title: 'Renamed', secrets: undefined }), 200).body;
     expectGitbookIntegration(second);
     expect(second).toMatchObject({ version: 2, title: 'Renamed' });
-    expect(second.urls.icon).toContain('/v2/icon');
+    expect(second.urls.icon).toMatch(/\/v2-[A-Za-z0-9]{8}\/icon\?/);
     const after = (await integrationRow(name))!;
     expect(after.id).toBe(row.id);
     expect(after.secrets).toBe(row.secrets); // omitted secrets are kept
@@ -123,7 +123,26 @@ describe('publishIntegration', () => {
     for (let i = 0; i < 50 && (await env.FILES.head(row.icon_key)); i++) await new Promise((r) => setTimeout(r, 20));
     expect(await env.FILES.head(row.icon_key)).toBeNull();
     expect(await env.FILES.head(row.script_key)).toBeNull();
-    expect(await env.FILES.head(`integrations/${row.id}/v3/script.js`)).not.toBeNull();
+    expect(await env.FILES.head((await integrationRow(name))!.script_key)).not.toBeNull();
+  });
+
+  it('keeps the files of two publishes that race for the same version apart: the row points at the winner\'s own', async () => {
+    const name = integrationName('race');
+    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { script: 'export default { fetch: () => new Response("first") };' })), 200);
+    const scripts = ['A', 'B'].map((tag) => `export default { fetch: () => new Response(${JSON.stringify(tag)}) };`);
+    const answers = await Promise.all(scripts.map((script) => publish(name, org.owner.token, publishBody(org.id, { script }))));
+    const winners = answers.filter((res) => res.status === 200);
+    expect(winners.length).toBeGreaterThanOrEqual(1);
+    for (const res of answers.filter((r) => r.status !== 200)) expectError(res, 409);
+    const row = (await integrationRow(name))!;
+    const stored = await (await env.FILES.get(row.script_key))!.text();
+    // The stored script is the one of the publish whose version the row holds, never the other's.
+    expect(scripts).toContain(stored);
+    expect(row.version).toBe(1 + winners.length);
+    // A losing publish removes its own files; what is left is the current version's, and (until the
+    // response's cleanup runs) the replaced ones'.
+    const listed = await env.FILES.list({ prefix: `integrations/${row.id}/` });
+    expect(listed.objects.map((o) => o.key)).toContain(row.script_key);
   });
 
   it('never returns secrets or the script, in any response', async () => {
@@ -176,8 +195,9 @@ describe('publishIntegration', () => {
     const row = (await integrationRow(name))!;
     const expires = Math.floor(Date.now() / 1000) - 60;
     const signature = await createSigner(env as never)(['integration-asset', row.icon_key, expires].join('\n'));
-    expectError(await api('GET', `/integration-assets/${row.id}/v1/icon?expires=${expires}&signature=${signature}`), 403, 'expired');
-    expectError(await api('GET', `/integration-assets/${row.id}/v1/icon`), 403);
+    const served = `/integration-assets/${row.icon_key.slice('integrations/'.length)}`;
+    expectError(await api('GET', `${served}?expires=${expires}&signature=${signature}`), 403, 'expired');
+    expectError(await api('GET', served), 403);
   });
 
   it('refuses bad input with 400 and an error body naming the field', async () => {

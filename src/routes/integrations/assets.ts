@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
-import { INTEGRATION_ASSETS_PATH, verifyIntegrationAsset } from '../../services/integrations/assets';
+import { ASSET_VERSION_FOLDER, INTEGRATION_ASSETS_PATH, verifyIntegrationAsset } from '../../services/integrations/assets';
 
 /**
  * Icons and preview images of integrations (`urls.icon` and `previewImages`), through signed, expiring
@@ -10,7 +10,7 @@ import { INTEGRATION_ASSETS_PATH, verifyIntegrationAsset } from '../../services/
  */
 const AssetParams = z.object({
   integrationId: z.string().regex(/^[A-Za-z0-9]{1,64}$/),
-  version: z.string().regex(/^v[1-9][0-9]{0,8}$/),
+  version: z.string().regex(ASSET_VERSION_FOLDER),
   asset: z.string().regex(/^(icon|preview-[0-9])$/),
 });
 const AssetQuery = z.object({

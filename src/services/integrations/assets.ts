@@ -1,7 +1,7 @@
 import { imageSize } from 'image-size';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { timingSafeEqual } from '../../lib/ids';
+import { randomBase62, timingSafeEqual } from '../../lib/ids';
 import { createSigner } from '../files';
 import type { IntegrationRow } from './access';
 
@@ -25,11 +25,15 @@ export const INTEGRATION_ASSETS_PATH = '/integration-assets';
 /** Raster types accepted for icons and previews (read from the bytes, never trusted from the client). */
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
-export const integrationAssetFolder = (integrationId: string, version: number) => `integrations/${integrationId}/v${version}`;
-export const integrationScriptKey = (integrationId: string, version: number) => `${integrationAssetFolder(integrationId, version)}/script.js`;
-export const integrationIconKey = (integrationId: string, version: number) => `${integrationAssetFolder(integrationId, version)}/icon`;
-export const integrationPreviewKey = (integrationId: string, version: number, index: number) =>
-  `${integrationAssetFolder(integrationId, version)}/preview-${index}`;
+/**
+ * A publish's folder: `integrations/<id>/v<version>-<nonce>`. The nonce keeps two publishes that raced for
+ * the same version apart: the one that lost the version's compare-and-set cannot overwrite the files the
+ * winner's row points at.
+ */
+export const integrationAssetFolder = (integrationId: string, version: number, nonce: string) => `integrations/${integrationId}/v${version}-${nonce}`;
+/** What follows `integrations/<id>/` in an asset's key: the version folder as `integrationAssetFolder` names it. */
+export const ASSET_VERSION_FOLDER = /^v[1-9][0-9]{0,8}-[A-Za-z0-9]{8}$/;
+const folderOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
 
 /** The content type of a PNG, JPEG, GIF or WebP image read from its header; undefined for anything else. */
 export function imageContentType(bytes: Uint8Array): string | undefined {
@@ -55,9 +59,10 @@ export interface StoredIntegrationAssets {
 
 /** Writes one version's icon, previews and script (in parallel); returns their keys for the row. */
 export async function storeIntegrationAssets(bucket: R2Bucket, integrationId: string, version: number, input: IntegrationAssetsInput): Promise<StoredIntegrationAssets> {
-  const iconKey = input.icon ? integrationIconKey(integrationId, version) : null;
-  const previewKeys = input.previews.map((_, i) => integrationPreviewKey(integrationId, version, i));
-  const scriptKey = integrationScriptKey(integrationId, version);
+  const folder = integrationAssetFolder(integrationId, version, randomBase62(8));
+  const iconKey = input.icon ? `${folder}/icon` : null;
+  const previewKeys = input.previews.map((_, i) => `${folder}/preview-${i}`);
+  const scriptKey = `${folder}/script.js`;
   const image = (bytes: Uint8Array) => ({ httpMetadata: { contentType: imageContentType(bytes) ?? 'application/octet-stream' } });
   await Promise.all([
     bucket.put(scriptKey, input.script, { httpMetadata: { contentType: 'text/javascript; charset=utf-8' } }),
@@ -103,7 +108,7 @@ export interface IntegrationAssetUrls {
  */
 export async function integrationAssetUrls(
   origin: string,
-  row: Pick<IntegrationRow, 'id' | 'version' | 'iconKey' | 'previewKeys'>,
+  row: Pick<IntegrationRow, 'iconKey' | 'previewKeys' | 'scriptKey'>,
   sign: (message: string) => Promise<string>,
   now = Date.now(),
 ): Promise<IntegrationAssetUrls> {
@@ -114,7 +119,7 @@ export async function integrationAssetUrls(
   };
   const [icon, ...previews] = await Promise.all([row.iconKey ? url(row.iconKey) : undefined, ...row.previewKeys.map(url)]);
   return {
-    base: `${origin}${servedPath(integrationAssetFolder(row.id, row.version))}/`,
+    base: row.scriptKey ? `${origin}${servedPath(folderOf(row.scriptKey))}/` : `${origin}${INTEGRATION_ASSETS_PATH}/`,
     ...(icon ? { icon } : {}),
     previews: previews as string[],
   };

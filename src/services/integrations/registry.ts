@@ -274,11 +274,15 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
       row = (results[results.length - 1] as IntegrationRow[])[0];
     }
   } catch (error) {
-    if (!live) await deleteIntegrationAssets(env.FILES, assetKeysOf(assets));
+    // This publish's files are its own (a folder of their own): nothing else points at them.
+    await deleteIntegrationAssets(env.FILES, assetKeysOf(assets));
     if (isUniqueViolation(error, 'integrations.name')) throw publishedConcurrently(name);
     throw error;
   }
-  if (!row) throw publishedConcurrently(name);
+  if (!row) {
+    await deleteIntegrationAssets(env.FILES, assetKeysOf(assets));
+    throw publishedConcurrently(name);
+  }
   const replaced = live ?? tombstone;
   return { integration: row, owner: target.org, ownerRank: target.rank, staleAssets: replaced ? assetKeysOf(replaced) : [] };
 }
