@@ -20,6 +20,23 @@ export interface NewEvent {
   payload: StoredEventPayload;
 }
 
+const EVENT_COLUMNS = sql.raw('(id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)');
+
+/**
+ * Pending events of `type`, one per installation row `ii` that `from` (a `from ... where ...` clause)
+ * selects, with `payload` computed per row (GitBook's event without `eventId`), inserted by one statement
+ * that answers the new ids (`eventIdsOf` its batch result). Ids are made in SQL, so nothing is read first.
+ */
+export function insertEventsPerInstallation(db: Db, type: string, payload: SQL, from: SQL, now: string) {
+  return rawAll<{ id: string }>(
+    db,
+    sql`insert into integration_events ${EVENT_COLUMNS}
+      select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, ${type}, ${payload}, 'pending', 0, ${now}, ${now}
+      ${from}
+      returning id`,
+  );
+}
+
 /**
  * One event row for the caller's batch; send its id with `enqueueEvents` once the batch committed.
  * With `when`, the row is recorded only if that condition holds when the statement runs (placed before
@@ -33,7 +50,7 @@ export function insertEvent(db: Db, event: NewEvent, now: string, when?: SQL) {
     id,
     statement: rawRun(
       db,
-      sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
+      sql`insert into integration_events ${EVENT_COLUMNS}
         select ${id}, ${row.integrationId}, ${row.installationId}, ${row.orgId}, ${row.type}, ${JSON.stringify(row.payload)}, 'pending', 0, ${now}, ${now}
         where ${when}`,
     ),
@@ -65,19 +82,17 @@ export function insertSpaceEvents(
 ) {
   const fieldsSql = options.fieldsSql ?? sql`'{}'`;
   const atRevision = options.atRevision === undefined ? sql`` : sql`and s.revision_id = ${options.atRevision}`;
-  return rawAll<{ id: string }>(
+  return insertEventsPerInstallation(
     db,
-    sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
-      select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, ${type},
-        json_patch(json_patch(${JSON.stringify(fields)}, ${fieldsSql}), json_object('type', ${type}, 'installationId', ii.id, 'spaceId', s.id)),
-        'pending', 0, ${now}, ${now}
-      from spaces s
+    type,
+    sql`json_patch(json_patch(${JSON.stringify(fields)}, ${fieldsSql}), json_object('type', ${type}, 'installationId', ii.id, 'spaceId', s.id))`,
+    sql`from spaces s
       join integration_installations ii on ii.org_id = s.org_id and ii.status = 'active'
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
       where s.id = ${spaceId} ${atRevision}
         and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
-          where si.installation_id = ii.id and si.space_id = s.id and si.status = 'active'))
-      returning id`,
+          where si.installation_id = ii.id and si.space_id = s.id and si.status = 'active'))`,
+    now,
   );
 }
 
@@ -128,14 +143,8 @@ export function uninstallFromSpaces(db: Db, orgId: string, spaceIds: SQL, now: s
   const removed = sql`from integration_space_installations si
     join integration_installations ii on ii.id = si.installation_id and ii.org_id = ${orgId}
     where si.space_id in ${spaceIds}`;
-  const events = rawAll<{ id: string }>(
-    db,
-    sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
-      select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, 'space_installation_deleted',
-        json_object('type', 'space_installation_deleted', 'installationId', ii.id, 'spaceId', si.space_id), 'pending', 0, ${now}, ${now}
-      ${removed}
-      returning id`,
-  );
+  const type = 'space_installation_deleted';
+  const events = insertEventsPerInstallation(db, type, sql`json_object('type', ${type}, 'installationId', ii.id, 'spaceId', si.space_id)`, removed, now);
   eventInserts.add(events);
   return [events, rawRun(db, sql`delete from integration_space_installations where rowid in (select si.rowid ${removed})`)];
 }

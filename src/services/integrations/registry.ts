@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { rawAll, runBatch, type BatchItem, type Db } from '../../db/client';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
 import type { Actor, Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -15,7 +15,7 @@ import { isUniqueViolation, type OrganizationRow } from '../organizations';
 import { actorUserId, botUserValues, integrationAccess, type IntegrationRow } from './access';
 import { assetKeysOf, assetSigner, deleteIntegrationAssets, integrationAssetUrls, storeIntegrationAssets } from './assets';
 import { encryptSecret } from './crypto';
-import { eventIdsOf } from './events';
+import { eventIdsOf, insertEventsPerInstallation } from './events';
 import { spaceRoleForScopes } from './scopes';
 
 /**
@@ -300,15 +300,14 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
 export async function unpublishIntegrationRows(db: Db, integration: IntegrationRow): Promise<string[]> {
   const now = new Date().toISOString();
   const [events] = await db.batch([
-    rawAll<{ id: string }>(
+    insertEventsPerInstallation(
       db,
-      sql`insert into integration_events (id, integration_id, installation_id, org_id, type, payload, status, attempts, created_at, updated_at)
-        select lower(hex(randomblob(10))), ii.integration_id, ii.id, ii.org_id, 'installation_deleted',
-          json_object('type', 'installation_deleted', 'installationId', ii.id), 'pending', 0, ${now}, ${now}
-        from integration_installations ii
+      'installation_deleted',
+      sql`json_object('type', 'installation_deleted', 'installationId', ii.id)`,
+      sql`from integration_installations ii
         join integrations i on i.id = ii.integration_id and i.deleted_at is null
-        where ii.integration_id = ${integration.id}
-        returning id`,
+        where ii.integration_id = ${integration.id}`,
+      now,
     ),
     db.delete(integrationInstallations).where(eq(integrationInstallations.integrationId, integration.id)),
     db
