@@ -1,6 +1,5 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { createApp } from '../../src/app';
 import worker from '../../src/index';
 import { INTEGRATION_EVENT_JOB } from '../../src/services/integrations/events';
 import { newId } from '../../src/lib/ids';
@@ -8,8 +7,8 @@ import { spaceRoleForScopes } from '../../src/services/integrations/scopes';
 import { encryptSecret, newSigningSecret } from '../../src/services/integrations/crypto';
 import { newIntegrationToken } from '../../src/services/integrations/tokens';
 import { createDb } from '../../src/db/client';
+import { requestWithBindings } from './round-trips';
 
-const app = createApp();
 let counter = 0;
 export const integrationName = (prefix = 'it') => `${prefix}-${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -130,13 +129,5 @@ export async function apiCapturingQueue(method: string, path: string, token: str
     send: async (message: never) => void sent.push(message),
     sendBatch: async (messages: { body: never }[]) => void sent.push(...messages.map((m) => m.body)),
   };
-  const ctx = createExecutionContext();
-  const res = await app.request(
-    `http://api.test${path}`,
-    { method, headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) },
-    { ...env, JOBS: queue },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: await res.json().catch(() => null), sent };
+  return { ...(await requestWithBindings(method, path, token, body, { JOBS: queue as unknown as Queue<unknown> })), sent };
 }

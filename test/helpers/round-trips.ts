@@ -8,9 +8,11 @@ export { countingD1 };
 
 const app = createApp();
 
-/** Runs one request through the app with a counting D1 and returns its status and round trips; a null token sends none (a visitor). */
-export async function measureRoundTrips(method: string, path: string, token: string | null, body?: unknown) {
-  const counter = countingD1(env.DB);
+/**
+ * One request through the app with some of its bindings replaced (a counting D1, a queue that keeps what
+ * it is sent), once its background work is done; a null token sends none (a visitor).
+ */
+export async function requestWithBindings(method: string, path: string, token: string | null, body: unknown, bindings: Partial<typeof env>) {
   const ctx = createExecutionContext();
   const res = await app.request(
     `${BASE}${path}`,
@@ -19,9 +21,16 @@ export async function measureRoundTrips(method: string, path: string, token: str
       headers: { ...(token && { Authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     },
-    { ...env, DB: counter.db },
+    { ...env, ...bindings },
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  return { status: res.status, roundTrips: counter.count, body: await res.json().catch(() => null) };
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** Runs one request through the app with a counting D1 and returns its status and round trips; a null token sends none (a visitor). */
+export async function measureRoundTrips(method: string, path: string, token: string | null, body?: unknown) {
+  const counter = countingD1(env.DB);
+  const { status, body: answer } = await requestWithBindings(method, path, token, body, { DB: counter.db });
+  return { status, roundTrips: counter.count, body: answer };
 }
