@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { integrationEventLogs, integrationEvents } from '../db/schema';
 import { eventPayload } from '../services/integrations/event-payload';
 import { TimestampSchema } from './common';
+import { TRACE_LEVELS } from '../services/integrations/runtime';
 
 export const IntegrationEventStatusSchema = z.enum(['pending', 'success', 'failed']).openapi({
   description:
@@ -12,7 +13,7 @@ export const IntegrationEventLogSchema = z
   .object({
     message: z.string().openapi({ description: 'The message of the log entry.' }),
     timestamp: TimestampSchema,
-    level: z.enum(['debug', 'info', 'warn', 'error']).openapi({ description: 'The level of the log entry.' }),
+    level: z.enum(TRACE_LEVELS).openapi({ description: 'The level of the log entry.' }),
   })
   .openapi('IntegrationEventLog');
 

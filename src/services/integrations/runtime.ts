@@ -60,8 +60,8 @@ const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 export const NO_LOADER_MESSAGE =
   'This deployment cannot run integration scripts: it has no Worker Loader binding (wrangler.toml `[[worker_loaders]] binding = "LOADER"`, Cloudflare dynamic Workers)';
 
-export type TraceLevel = 'debug' | 'info' | 'warn' | 'error';
-export const TRACE_LEVELS: readonly TraceLevel[] = ['debug', 'info', 'warn', 'error'];
+export const TRACE_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type TraceLevel = (typeof TRACE_LEVELS)[number];
 
 export interface TraceLine {
   level: TraceLevel;
@@ -218,7 +218,7 @@ function reportLines(report: RuntimeReport): TraceLine[] {
   const out: TraceLine[] = lines.map((line) => {
     const { level, message, timestamp } = (line ?? {}) as Record<string, unknown>;
     return {
-      level: TRACE_LEVELS.includes(level as TraceLevel) ? (level as TraceLevel) : 'info',
+      level: (TRACE_LEVELS as readonly string[]).includes(level as string) ? (level as TraceLevel) : 'info',
       message: String(message ?? '').slice(0, MAX_LOG_CHARS + 1),
       timestamp: typeof timestamp === 'string' && !Number.isNaN(Date.parse(timestamp)) ? new Date(timestamp).toISOString() : new Date().toISOString(),
     };
