@@ -18,6 +18,7 @@ import { downloadsRouter } from './routes/files/downloads';
 import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './schemas/integration';
+import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
 import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
@@ -26,6 +27,9 @@ import { integrationsRouter } from './routes/integrations/integrations';
 import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
 import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
 import { invitesRouter } from './routes/organizations/invites';
+import { openapiPublishedRouter } from './routes/openapi/published';
+import { openapiSpecsRouter } from './routes/openapi/specs';
+import { openapiVersionsRouter } from './routes/openapi/versions';
 import { membersRouter } from './routes/organizations/members';
 import { agentInstructionsRouter } from './routes/organizations/agent-instructions';
 import { organizationsRouter } from './routes/organizations/organizations';
@@ -80,6 +84,8 @@ const ROUTERS = [
   siteAdaptiveRouter,
   siteCustomizationRouter,
   publishedSiteRouter,
+  openapiSpecsRouter,
+  openapiVersionsRouter,
   integrationsRouter,
   integrationInstallationsRouter,
   integrationSpaceInstallationsRouter,
@@ -116,9 +122,12 @@ export function createApp() {
   const contentBatchLimit = limitTo(MAX_CONTENT_BATCH_BYTES);
   // An integration's publish carries its script, icon and preview images as base64.
   const publishLimit = limitTo(MAX_PUBLISH_BODY_BYTES);
+  // An OpenAPI spec may be given as its whole text.
+  const specLimit = limitTo(MAX_SPEC_BODY_BYTES);
   app.use('/v1/*', (c, next) => {
     if (CONTENT_BATCH_PATH.test(c.req.path)) return contentBatchLimit(c, next);
     if (c.req.method === 'POST' && PUBLISH_BODY_PATH.test(c.req.path)) return publishLimit(c, next);
+    if ((c.req.method === 'POST' || c.req.method === 'PUT') && SPEC_BODY_PATH.test(c.req.path)) return specLimit(c, next);
     return defaultLimit(c, next);
   });
   app.use('/v1/*', authenticate);
@@ -126,6 +135,7 @@ export function createApp() {
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);
   app.route('/', integrationPublicRouter);
+  app.route('/', openapiPublishedRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -6,3 +6,4 @@ export * from './collaboration';
 export * from './content-services';
 export * from './sites';
 export * from './integrations';
+export * from './openapi';

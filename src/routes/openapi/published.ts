@@ -1,0 +1,3 @@
+import { createRouter } from '../../lib/create-router';
+
+export const openapiPublishedRouter = createRouter();
