@@ -1,6 +1,8 @@
 import type { Env } from '../env';
 import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
+import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
 import { handleIntegrationEventJob } from './integration-event';
+import { handleOpenAPIProcessJob } from './openapi-process';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
 
 /** What a handler knows of the message besides its body. */
@@ -14,6 +16,7 @@ export type JobHandler = (job: JobEnvelope, env: Env, context: JobContext) => Pr
 /** Handlers by message type; each capability registers its own here. */
 export const JOB_HANDLERS: Record<string, JobHandler> = {
   [INTEGRATION_EVENT_JOB]: handleIntegrationEventJob,
+  [OPENAPI_PROCESS_JOB]: handleOpenAPIProcessJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

@@ -1,11 +1,12 @@
 import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { documents, integrationEvents, integrations, revisions, spaceIndexState, spaces } from '../db/schema';
+import { documents, integrationEvents, integrations, openapiSpecs, revisions, spaceIndexState, spaces } from '../db/schema';
 import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 import { qualify } from '../services/access';
 import { enqueueEvents } from '../services/integrations/events';
+import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
 
 export const SPACE_RETENTION_DAYS = 7;
@@ -142,6 +143,74 @@ export async function purgeDeletedIntegrations(env: Env, db: Db, now: number): P
   return cleared.length;
 }
 
+/** A spec's processing job not picked up this long after it was sent (lost, or its consumer crashed) is sent again. */
+export const STALE_SPEC_JOB_MS = 15 * 60 * 1000;
+/** A spec fetched from a URL is processed again once its last processing is this old. */
+export const SPEC_REFRESH_MS = DAY_MS;
+/** Specs sent again, and specs refreshed, at most per run each (the rest wait for the next run). */
+export const SPEC_REQUEUE_PER_RUN = 100;
+const QUEUE_SEND_BATCH = 100; // a Queue's sendBatch takes at most 100 messages
+
+/**
+ * The safety net and the refresh of OpenAPI specs (services/openapi/process), two set-based statements in one
+ * batch, then the messages:
+ * (a) a spec naming a processing job whose message was sent more than 15 minutes before `now` (`queued_at`;
+ *     the consumer refreshes it while it retries) is sent the same job again, `pending` again;
+ * (b) a spec with a source URL, no job outstanding, and processed more than 24 hours before `now` (or never)
+ *     gets a new job (`processing_job`, `pending`, `queued_at`), then its message.
+ * Both set `queued_at` to `now`: a second run sends nothing twice, and a send that fails is (a) at a later run.
+ * A job sent twice is processed once (the consumer works only for the job the spec names, and clears it).
+ */
+export async function requeueSpecJobs(env: Env, db: Db, now: number): Promise<number> {
+  const at = new Date(now).toISOString();
+  const staleCutoff = new Date(now - STALE_SPEC_JOB_MS).toISOString();
+  const refreshCutoff = new Date(now - SPEC_REFRESH_MS).toISOString();
+  const stale = db
+    .select({ id: openapiSpecs.id })
+    .from(openapiSpecs)
+    .where(and(isNotNull(openapiSpecs.processingJob), or(isNull(openapiSpecs.queuedAt), lt(openapiSpecs.queuedAt, staleCutoff))))
+    .orderBy(openapiSpecs.queuedAt)
+    .limit(SPEC_REQUEUE_PER_RUN);
+  const due = db
+    .select({ id: openapiSpecs.id })
+    .from(openapiSpecs)
+    .where(
+      and(
+        isNotNull(openapiSpecs.sourceUrl),
+        isNull(openapiSpecs.processingJob),
+        or(isNull(openapiSpecs.lastProcessedAt), lt(openapiSpecs.lastProcessedAt, refreshCutoff)),
+      ),
+    )
+    .orderBy(openapiSpecs.lastProcessedAt)
+    .limit(SPEC_REQUEUE_PER_RUN);
+  const [resent, refreshed] = await db.batch([
+    db
+      .update(openapiSpecs)
+      .set({ processingState: 'pending', queuedAt: at })
+      .where(inArray(openapiSpecs.id, stale))
+      .returning({ specId: openapiSpecs.id, jobId: openapiSpecs.processingJob }),
+    db
+      .update(openapiSpecs)
+      // A new job id per row (80 random bits, in hex), drawn by SQLite.
+      .set({ processingJob: sql`lower(hex(randomblob(10)))`, processingState: 'pending', queuedAt: at })
+      .where(inArray(openapiSpecs.id, due))
+      .returning({ specId: openapiSpecs.id, jobId: openapiSpecs.processingJob }),
+  ]);
+  const messages = [...resent, ...refreshed].map(({ specId, jobId }) => {
+    const payload: OpenAPIProcessPayload = { specId };
+    return { body: { id: jobId!, type: OPENAPI_PROCESS_JOB, payload } };
+  });
+  for (let i = 0; i < messages.length; i += QUEUE_SEND_BATCH) {
+    try {
+      await env.JOBS.sendBatch(messages.slice(i, i + QUEUE_SEND_BATCH));
+    } catch (error) {
+      // The specs name their jobs: they are sent again at a run 15 minutes from now.
+      console.error('cron: openapi processing messages not sent (sent again later)', error);
+    }
+  }
+  return messages.length;
+}
+
 /** Runs one step of the cron; a step that fails is logged and does not keep the others from running. */
 async function step(name: string, run: () => Promise<number>, done: (count: number) => string): Promise<void> {
   try {
@@ -165,4 +234,5 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
     (n) => `removed ${n} expired integration token(s)`,
   );
   await step('purging unpublished integrations', () => purgeDeletedIntegrations(env, db, scheduledTime), (n) => `purged ${n} unpublished integration(s)`);
+  await step('sending openapi spec processing', () => requeueSpecJobs(env, db, scheduledTime), (n) => `sent ${n} openapi spec processing job(s) (lost or refreshed)`);
 }
