@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg, type TestUser } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
 import { deliverPendingEvents } from '../helpers/integrations';
+import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
 
 const GITBOOK = gitbookOperations();
@@ -190,6 +191,22 @@ const installationPath = async (suffix = '') => {
   const { name, installation } = await integration();
   return `/v1/integrations/${name}/installations/${installation}${suffix}`;
 };
+/** A public OpenAPI spec with two processed versions (seeded: the processing is tested on its own), and one of its versions. */
+let specFixture: Promise<{ base: string; version: string }> | undefined;
+function openapiSpec() {
+  specFixture ??= (async () => {
+    const spec = await seedSpec(org.id, { url: 'https://specs.example.com/petstore.json', visibility: 'public' });
+    const outline = { title: 'Petstore', version: '1.0.0', tags: [], schemas: [] };
+    const version = await seedSpecVersion(spec.id, outline, { url: 'https://specs.example.com/petstore.json', createdAt: '2026-01-01T00:00:00.000Z' });
+    await seedSpecVersion(spec.id, outline, { url: 'https://specs.example.com/petstore.json' });
+    return { base: `/v1/orgs/${org.id}/openapi/${spec.slug}`, version };
+  })();
+  return specFixture;
+}
+const specPath = async (suffix = '') => `${(await openapiSpec()).base}${suffix}`;
+let specCounter = 0;
+const newSpecSlug = () => `conformance-${++specCounter}-${Math.random().toString(36).slice(2, 8)}`;
+
 const newSpaceIn = async (orgId: string, title: string) => expectStatus(await send('POST', `/v1/orgs/${orgId}/spaces`, { title }), 201).body.id as string;
 const newSiteIn = async (orgId: string, title: string) => expectStatus(await send('POST', `/v1/orgs/${orgId}/sites`, { title }), 201).body.id as string;
 
@@ -551,6 +568,30 @@ const CASES: Case[] = [
     request: async () => send('PATCH', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`), { title: 'Variant docs', styling: { primaryColor: { light: '#000000', dark: '#ffffff' } } }),
   },
   { operationId: 'deleteSiteSpaceCustomizationById', request: async () => send('DELETE', await sitePath(`/site-spaces/${(await site()).siteSpace}/customization`)) },
+
+  // OpenAPI specs and their versions
+  { operationId: 'listOpenAPISpecs', request: async () => (await openapiSpec(), get(`/v1/orgs/${org.id}/openapi`)) },
+  { operationId: 'createOpenAPISpec', request: () => send('POST', `/v1/orgs/${org.id}/openapi`, { slug: newSpecSlug(), source: { url: 'https://specs.example.com/created.json' } }) },
+  { operationId: 'createOpenAPISpec', variant: 'from a text', request: () => send('POST', `/v1/orgs/${org.id}/openapi`, { slug: newSpecSlug(), source: { text: 'openapi: 3.1.0\ninfo: {title: T, version: "1"}\npaths: {}\n' } }) },
+  { operationId: 'getOpenAPISpecBySlug', request: async () => get(await specPath()) },
+  { operationId: 'getOpenAPISpecBySlug', variant: 'as a reader', request: async () => get(await specPath(), org.members.read.token) },
+  { operationId: 'createOrUpdateOpenAPISpecBySlug', variant: 'created', request: () => send('PUT', `/v1/orgs/${org.id}/openapi/${newSpecSlug()}`, { source: { url: 'https://specs.example.com/put.json' } }) },
+  { operationId: 'createOrUpdateOpenAPISpecBySlug', variant: 'updated', request: async () => send('PUT', await specPath(), { source: { url: 'https://specs.example.com/petstore.json' } }) },
+  { operationId: 'updateOpenAPISpecBySlug', request: async () => send('PATCH', await specPath(), { visibility: 'public' }) },
+  {
+    operationId: 'deleteOpenAPISpecBySlug',
+    request: async () => {
+      const slug = newSpecSlug();
+      expectStatus(await send('POST', `/v1/orgs/${org.id}/openapi`, { slug, source: { url: 'https://specs.example.com/doomed.json' } }), 201);
+      return send('DELETE', `/v1/orgs/${org.id}/openapi/${slug}`);
+    },
+  },
+  { operationId: 'listOpenAPISpecVersions', request: async () => get(await specPath('/versions')) },
+  { operationId: 'getLatestOpenAPISpecVersion', request: async () => get(await specPath('/versions/latest')) },
+  { operationId: 'getLatestOpenAPISpecVersionContent', request: async () => get(await specPath('/versions/latest/content')) },
+  { operationId: 'getLatestOpenAPISpecVersionContentRaw', request: async () => get(await specPath('/versions/latest/content/raw')) },
+  { operationId: 'getOpenAPISpecVersionById', request: async () => get(await specPath(`/versions/${(await openapiSpec()).version}`)) },
+  { operationId: 'getOpenAPISpecVersionContentById', request: async () => get(await specPath(`/versions/${(await openapiSpec()).version}/content`)) },
 
   // Integrations: `org` publishes, the owner's other organization installs
   { operationId: 'listIntegrations', request: async () => (await integration(), get('/v1/integrations?limit=5')) },

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedEvent, seedInstallation, seedIntegration } from '../helpers/integrations';
+import { seedSpecVersion } from '../helpers/openapi';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -177,8 +178,12 @@ beforeAll(async () => {
   const integration = await seedIntegration(org.id, { scopes: ['space:content:read', 'site:metadata:read'], script: 'export default { fetch: () => new Response("ok") };' });
   const installation = await seedInstallation(integration, org.id, { spaces: [space.id], sites: [site.id] });
   const eventId = await seedEvent(integration, installation.id, org.id);
+  const spec = expectStatus(await api('POST', `/v1/orgs/${org.id}/openapi`, { token: owner, body: { slug: 'hostile-spec', source: { text: '{"openapi":"3.1.0"}' } } }), 201).body;
+  const specVersionId = await seedSpecVersion(spec.id, { title: 'Hostile', tags: [], schemas: [] });
   Object.assign(real, {
     integrationName: integration.name,
+    specSlug: spec.slug,
+    versionId: specVersionId,
     installationId: installation.id,
     eventId,
     siteId: site.id,

@@ -1,3 +1,190 @@
-import { createRouter } from '../../lib/create-router';
+import { and, count, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
+import { openapiSpecVersions } from '../../db/schema';
+import type { AppBindings } from '../../env';
+import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
+import { ApiError } from '../../lib/errors';
+import { ListQuerySchema, pageParams, toPage, type Cursor } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { IdSchema, listOf } from '../../schemas/common';
+import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersionSchema, type OpenAPISpecContent } from '../../schemas/openapi-spec';
+import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionRow } from '../../services/openapi/presenter';
+import { loadSpecs, specIdOf, specNotFound } from '../../services/openapi/records';
+import { versionFilesystemKey, versionRawKey } from '../../services/openapi/storage';
+import { SpecParams } from './specs';
 
-export const openapiVersionsRouter = createRouter();
+const tags = ['OpenAPI spec versions'];
+const VersionParams = SpecParams.extend({ versionId: IdSchema('versionId') });
+
+const listVersionsRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions',
+  operationId: 'listOpenAPISpecVersions',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: "List an OpenAPI spec's versions, newest first",
+  request: { params: SpecParams, query: ListQuerySchema },
+  responses: { 200: jsonResponse(listOf(OpenAPISpecVersionSchema, 'OpenAPISpecVersions'), 'The versions, newest first') },
+});
+
+// The `latest` routes are registered before the `{versionId}` ones, so that `latest` is never taken for an id.
+const getLatestRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest',
+  operationId: 'getLatestOpenAPISpecVersion',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: 'Get the latest version of an OpenAPI spec',
+  request: { params: SpecParams },
+  responses: { 200: jsonResponse(OpenAPISpecVersionSchema, 'The latest version') },
+});
+
+const getLatestContentRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content',
+  operationId: 'getLatestOpenAPISpecVersionContent',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: 'Get the content of the latest version of an OpenAPI spec',
+  request: { params: SpecParams },
+  responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The latest version's content") },
+});
+
+const getLatestRawRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content/raw',
+  operationId: 'getLatestOpenAPISpecVersionContentRaw',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: "Get the latest version's entry document exactly as it was submitted or fetched",
+  request: { params: SpecParams },
+  responses: { 200: jsonResponse(OpenAPISpecRawContentSchema, "The latest version's raw text") },
+});
+
+const getVersionRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}',
+  operationId: 'getOpenAPISpecVersionById',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: 'Get a version of an OpenAPI spec',
+  request: { params: VersionParams },
+  responses: { 200: jsonResponse(OpenAPISpecVersionSchema, 'The version') },
+});
+
+const getVersionContentRoute = defineRoute({
+  method: 'get',
+  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content',
+  operationId: 'getOpenAPISpecVersionContentById',
+  tokens: { scope: 'openapi:read' },
+  tags,
+  summary: 'Get the content of a version of an OpenAPI spec',
+  request: { params: VersionParams },
+  responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The version's content") },
+});
+
+type Ctx = Context<AppBindings>;
+
+/** Rows after the cursor in (createdAt, id) descending order: newest first, stable while versions are added. */
+function beforeCursor(cursor: Cursor | null): SQL | undefined {
+  if (!cursor) return undefined;
+  const [createdAt, id] = cursor;
+  return or(lt(openapiSpecVersions.createdAt, String(createdAt)), and(eq(openapiSpecVersions.createdAt, String(createdAt)), lt(openapiSpecVersions.id, id)));
+}
+
+/**
+ * A spec of the organization and one of its versions (`latest`: the spec's last version), read with the
+ * caller's access: one round trip. 404 when the spec, or that version of it, does not exist.
+ */
+async function loadVersion(
+  c: Ctx,
+  { organizationId, specSlug }: { organizationId: string; specSlug: string },
+  which: { latest: true } | { versionId: string },
+): Promise<{ spec: SpecRow; version: SpecVersionRow }> {
+  const db = c.get('db');
+  const match =
+    'latest' in which
+      ? sql`${openapiSpecVersions.id} = (select s.last_version_id from openapi_specs s where s.org_id = ${organizationId} and s.slug = ${specSlug})`
+      : and(eq(openapiSpecVersions.id, which.versionId), sql`${openapiSpecVersions.specId} = ${specIdOf(organizationId, specSlug)}`);
+  const {
+    spec,
+    extra: [[version]],
+  } = await loadSpecs<[SpecVersionRow[]]>(c, organizationId, specSlug, RANK.read, [db.select().from(openapiSpecVersions).where(match).limit(1)]);
+  if (!spec) throw specNotFound();
+  if (!version) {
+    throw 'latest' in which
+      ? new ApiError(404, `The OpenAPI spec "${spec.slug}" has no version yet (processing state: ${spec.processingState})`)
+      : new ApiError(404, `No matching version of the OpenAPI spec "${spec.slug}"`);
+  }
+  return { spec, version };
+}
+
+const filesMissing = (version: SpecVersionRow) =>
+  new ApiError(404, `The stored content of version ${version.id} is missing; updating the spec's source processes it again`);
+
+/**
+ * `{filesystem, url, urls}`: the filesystem is the stored JSON as it is (it can be megabytes: it is not parsed
+ * and written again), followed by the links.
+ */
+async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionRow) {
+  const object = await c.env.FILES.get(versionFilesystemKey(spec.id, version.id));
+  if (!object) throw filesMissing(version);
+  const filesystem = (await object.text()).trim();
+  if (!filesystem.startsWith('{') || !filesystem.endsWith('}')) throw filesMissing(version);
+  const links = JSON.stringify(specContentLinks(spec, version, specUrlContext(c)));
+  const body = c.body(`{"filesystem":${filesystem},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+  // The JSON of an OpenAPISpecContent, written by hand.
+  return body as unknown as TypedResponse<JSONParsed<OpenAPISpecContent>, 200, 'json'>;
+}
+
+async function rawContent(c: Ctx, spec: SpecRow, version: SpecVersionRow) {
+  const object = await c.env.FILES.get(versionRawKey(spec.id, version.id));
+  if (!object) throw filesMissing(version);
+  return { text: await object.text(), format: version.format === 'yaml' ? ('yaml' as const) : ('json' as const) };
+}
+
+export const openapiVersionsRouter = createRouter()
+  .openapi(listVersionsRoute, async (c) => {
+    const { organizationId, specSlug } = c.req.valid('param');
+    const { cursor, limit } = pageParams(c.req.valid('query'));
+    const db = c.get('db');
+    const ofSpec = sql`${openapiSpecVersions.specId} = ${specIdOf(organizationId, specSlug)}`;
+    const {
+      spec,
+      extra: [rows, [{ total }]],
+    } = await loadSpecs<[SpecVersionRow[], { total: number }[]]>(c, organizationId, specSlug, RANK.read, [
+      db
+        .select()
+        .from(openapiSpecVersions)
+        .where(and(ofSpec, beforeCursor(cursor)))
+        .orderBy(desc(openapiSpecVersions.createdAt), desc(openapiSpecVersions.id))
+        .limit(limit + 1),
+      db.select({ total: count() }).from(openapiSpecVersions).where(ofSpec),
+    ]);
+    if (!spec) throw specNotFound();
+    const urls = specUrlContext(c);
+    return c.json(toPage(rows, limit, total, (row) => [row.createdAt, row.id], (row) => toSpecVersion(row, spec, urls)), 200);
+  })
+  .openapi(getLatestRoute, async (c) => {
+    const { spec, version } = await loadVersion(c, c.req.valid('param'), { latest: true });
+    return c.json(toSpecVersion(version, spec, specUrlContext(c)), 200);
+  })
+  .openapi(getLatestContentRoute, async (c) => {
+    const { spec, version } = await loadVersion(c, c.req.valid('param'), { latest: true });
+    return contentResponse(c, spec, version);
+  })
+  .openapi(getLatestRawRoute, async (c) => {
+    const { spec, version } = await loadVersion(c, c.req.valid('param'), { latest: true });
+    return c.json(await rawContent(c, spec, version), 200);
+  })
+  .openapi(getVersionRoute, async (c) => {
+    const { versionId, ...params } = c.req.valid('param');
+    const { spec, version } = await loadVersion(c, params, { versionId });
+    return c.json(toSpecVersion(version, spec, specUrlContext(c)), 200);
+  })
+  .openapi(getVersionContentRoute, async (c) => {
+    const { versionId, ...params } = c.req.valid('param');
+    const { spec, version } = await loadVersion(c, params, { versionId });
+    return contentResponse(c, spec, version);
+  });

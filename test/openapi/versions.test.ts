@@ -1,0 +1,295 @@
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
+import type { SpecOutline } from '../../src/services/openapi/types';
+import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
+import { BASE, CALLERS, api, byCaller, callerUser, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
+import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
+import { seedSpec, seedSpecVersion, type SeededSpec } from '../helpers/openapi';
+import { measureRoundTrips } from '../helpers/round-trips';
+
+const VERSION_0202 = gitbookValidator('OpenAPISpecVersion', GITBOOK_0202.components);
+const VERSION_0146 = gitbookValidator('OpenAPISpecVersion');
+const CONTENT_0202 = gitbookValidator('OpenAPISpecContent', GITBOOK_0202.components);
+/** The specification's content schema, `{filesystem, url}` (@gitbook/api 0.146.0). */
+const CONTENT_0146 = gitbookValidator('OpenAPISpecContent');
+const RAW_0202 = gitbookValidator('OpenAPISpecRawContent', GITBOOK_0202.components);
+
+function expectVersion(body: unknown) {
+  expect(gitbookErrors(VERSION_0202, body), JSON.stringify(body)).toBe('valid');
+  expect(gitbookErrors(VERSION_0146, body), JSON.stringify(body)).toBe('valid');
+}
+
+function expectContent(body: unknown) {
+  expect(gitbookErrors(CONTENT_0202, body), JSON.stringify(body).slice(0, 500)).toBe('valid');
+  expect(gitbookErrors(CONTENT_0146, body), JSON.stringify(body).slice(0, 500)).toBe('valid');
+}
+
+const OUTLINE: SpecOutline = { title: 'Pets', version: '1.0.0', tags: [], schemas: [] };
+const SOURCE_URL = 'https://specs.example.com/petstore.yaml';
+const YAML = 'openapi: 3.1.0\ninfo:\n  title: Pets   # as written, comments and all\n  version: "1"\npaths: {}\n';
+const FILESYSTEM = {
+  'openapi.yaml': { openapi: '3.1.0', info: { title: 'Pets', version: '1' }, paths: { '/pets': { $ref: 'pets.yaml' } } },
+  'pets.yaml': { get: { summary: 'List pets ✓', responses: { 200: { description: 'OK' } } } },
+};
+
+const base = (orgId: string, slug: string) => `/v1/orgs/${orgId}/openapi/${slug}`;
+const versionsPath = (orgId: string, slug: string) => `${base(orgId, slug)}/versions`;
+
+/** Versions one second apart, oldest first, as the processing would have made them. */
+async function seedVersions(specId: string, n: number, options: Parameters<typeof seedSpecVersion>[2] = {}) {
+  const ids: string[] = [];
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let i = 0; i < n; i++) ids.push(await seedSpecVersion(specId, OUTLINE, { ...options, createdAt: new Date(start + i * 1000).toISOString() }));
+  return ids;
+}
+
+describe('listOpenAPISpecVersions', () => {
+  let org: TestOrg;
+  beforeAll(async () => {
+    org = await seedOrg();
+  });
+
+  it('lists the versions of the spec, newest first, a page at a time', async () => {
+    const spec = await seedSpec(org.id, { url: SOURCE_URL });
+    const ids = await seedVersions(spec.id, 5, { url: SOURCE_URL });
+    // Another spec's versions are not listed.
+    const other = await seedSpec(org.id);
+    await seedVersions(other.id, 2);
+    const seen: string[] = [];
+    let page: string | undefined;
+    for (let round = 0; round < 5; round++) {
+      const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}?limit=2${page ? `&page=${page}` : ''}`, { token: org.members.read.token }), 200).body;
+      expect(res.count).toBe(5);
+      for (const item of res.items) expectVersion(item);
+      seen.push(...res.items.map((v: any) => v.id));
+      page = res.next?.page;
+      if (!page) break;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const all = expectStatus(await api('GET', versionsPath(org.id, spec.slug), { token: org.owner.token }), 200).body;
+    expect(all.items[0]).toEqual({
+      object: 'openapi-spec-version',
+      id: ids[4],
+      createdAt: '2026-01-01T00:00:04.000Z',
+      url: SOURCE_URL,
+      urls: { location: `${BASE}${versionsPath(org.id, spec.slug)}/${ids[4]}` },
+    });
+    expect(all.next).toBeUndefined();
+  });
+
+  it('orders versions made in the same millisecond by id, and pages through them without losing one', async () => {
+    const spec = await seedSpec(org.id);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await seedSpecVersion(spec.id, OUTLINE, { createdAt: '2026-02-01T00:00:00.000Z' }));
+    const seen: string[] = [];
+    let page: string | undefined;
+    do {
+      const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}?limit=1${page ? `&page=${page}` : ''}`, { token: org.owner.token }), 200).body;
+      seen.push(...res.items.map((v: any) => v.id));
+      page = res.next?.page;
+    } while (page);
+    expect(seen).toEqual([...ids].sort().reverse());
+  });
+
+  it('answers an empty list for a spec not processed yet, and 404 for an unknown spec', async () => {
+    const spec = await seedSpec(org.id);
+    expect(expectStatus(await api('GET', versionsPath(org.id, spec.slug), { token: org.owner.token }), 200).body).toEqual({ items: [], count: 0 });
+    expectError(await api('GET', versionsPath(org.id, 'no-such-spec'), { token: org.owner.token }), 404, 'OpenAPI spec');
+  });
+
+  it('refuses bad list parameters with 400', async () => {
+    const spec = await seedSpec(org.id);
+    for (const query of ['limit=0', 'limit=1001', 'limit=-1', 'page=%%%', 'page=bm90IGEgY3Vyc29y']) {
+      expectError(await api('GET', `${versionsPath(org.id, spec.slug)}?${query}`, { token: org.owner.token }), 400);
+    }
+  });
+});
+
+describe('getLatestOpenAPISpecVersion and getOpenAPISpecVersionById', () => {
+  let org: TestOrg;
+  let spec: SeededSpec;
+  let ids: string[];
+  beforeAll(async () => {
+    org = await seedOrg();
+    spec = await seedSpec(org.id);
+    ids = await seedVersions(spec.id, 3);
+  });
+
+  it("answers the spec's last version for latest; a text version's url is its content in the API", async () => {
+    const latest = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/latest`, { token: org.members.read.token }), 200).body;
+    expectVersion(latest);
+    const location = `${BASE}${versionsPath(org.id, spec.slug)}/${ids[2]}`;
+    expect(latest).toEqual({ object: 'openapi-spec-version', id: ids[2], createdAt: '2026-01-01T00:00:02.000Z', url: `${location}/content`, urls: { location } });
+    // The spec names it.
+    expect(expectStatus(await api('GET', base(org.id, spec.slug), { token: org.owner.token }), 200).body.lastVersion).toBe(ids[2]);
+    // Its url answers its content.
+    expectStatus(await api('GET', new URL(latest.url).pathname, { token: org.owner.token }), 200);
+  });
+
+  it('latest follows the spec when a newer version is processed', async () => {
+    const fresh = await seedSpec(org.id);
+    const [first] = await seedVersions(fresh.id, 1);
+    expect(expectStatus(await api('GET', `${versionsPath(org.id, fresh.slug)}/latest`, { token: org.owner.token }), 200).body.id).toBe(first);
+    const second = await seedSpecVersion(fresh.id, OUTLINE);
+    expect(expectStatus(await api('GET', `${versionsPath(org.id, fresh.slug)}/latest`, { token: org.owner.token }), 200).body.id).toBe(second);
+  });
+
+  it('answers each version by id', async () => {
+    for (const id of ids) {
+      const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/${id}`, { token: org.owner.token }), 200).body;
+      expectVersion(res);
+      expect(res.id).toBe(id);
+    }
+  });
+
+  it('answers 404 for a spec without a version yet, saying so', async () => {
+    const pending = await seedSpec(org.id);
+    expectError(await api('GET', `${versionsPath(org.id, pending.slug)}/latest`, { token: org.owner.token }), 404, 'no version yet');
+    expectError(await api('GET', `${versionsPath(org.id, pending.slug)}/latest/content`, { token: org.owner.token }), 404, 'no version yet');
+    expectError(await api('GET', `${versionsPath(org.id, pending.slug)}/latest/content/raw`, { token: org.owner.token }), 404, 'no version yet');
+  });
+
+  it("answers 404 for an unknown version, another spec's version, and another organization's", async () => {
+    const sibling = await seedSpec(org.id);
+    const [siblingVersion] = await seedVersions(sibling.id, 1);
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${siblingVersion}`, { token: org.owner.token }), 404, 'version');
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${siblingVersion}/content`, { token: org.owner.token }), 404, 'version');
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/unknown-version`, { token: org.owner.token }), 404, 'version');
+    expectError(await api('GET', `${versionsPath(org.id, 'no-such-spec')}/${ids[0]}`, { token: org.owner.token }), 404, 'OpenAPI spec');
+    const other = await seedOrg();
+    const theirs = await seedSpec(other.id);
+    const [theirVersion] = await seedVersions(theirs.id, 1);
+    // Their spec's slug in our organization names nothing; their organization is not ours to read.
+    expectError(await api('GET', `${versionsPath(org.id, theirs.slug)}/${theirVersion}`, { token: org.owner.token }), 404);
+    expectError(await api('GET', `${versionsPath(other.id, theirs.slug)}/${theirVersion}`, { token: org.owner.token }), 404, 'Organization');
+    expectError(await api('GET', `${versionsPath(other.id, theirs.slug)}/latest/content/raw`, { token: org.owner.token }), 404, 'Organization');
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${'x'.repeat(129)}`, { token: org.owner.token }), 400, 'versionId');
+  });
+});
+
+describe('version content', () => {
+  let org: TestOrg;
+  beforeAll(async () => {
+    org = await seedOrg();
+  });
+
+  it("answers the filesystem with GitBook 0.202's urls and the specification's url; private: no public URL", async () => {
+    const spec = await seedSpec(org.id, { url: SOURCE_URL });
+    const versionId = await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml', url: SOURCE_URL });
+    for (const path of ['latest/content', `${versionId}/content`]) {
+      const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/${path}`, { token: org.members.read.token }), 200);
+      expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
+      expectContent(res.body);
+      expect(res.body).toEqual({ filesystem: FILESYSTEM, url: SOURCE_URL, urls: { source: SOURCE_URL, public: null } });
+    }
+  });
+
+  it('of a public spec gives a public URL: the source URL, or the published URL for a text source', async () => {
+    const fromUrl = await seedSpec(org.id, { url: SOURCE_URL, visibility: 'public' });
+    await seedSpecVersion(fromUrl.id, OUTLINE, { url: SOURCE_URL });
+    const a = expectStatus(await api('GET', `${versionsPath(org.id, fromUrl.slug)}/latest/content`, { token: org.owner.token }), 200).body;
+    expectContent(a);
+    expect(a.urls).toEqual({ source: SOURCE_URL, public: SOURCE_URL });
+
+    const fromText = await seedSpec(org.id, { text: YAML, visibility: 'public' });
+    const textVersion = await seedSpecVersion(fromText.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml' });
+    const b = expectStatus(await api('GET', `${versionsPath(org.id, fromText.slug)}/latest/content`, { token: org.owner.token }), 200).body;
+    expectContent(b);
+    const contentUrl = `${BASE}${versionsPath(org.id, fromText.slug)}/${textVersion}/content`;
+    const published = `${BASE}/public/openapi/${org.id}/${fromText.slug}`;
+    expect(b).toEqual({ filesystem: FILESYSTEM, url: contentUrl, urls: { source: contentUrl, public: published } });
+    // The public URL serves the document, without a token.
+    const served = await api('GET', new URL(published).pathname);
+    expect(served.status).toBe(200);
+    expect(served.body).toBe(YAML);
+  });
+
+  it('answers the raw text of the latest version exactly as submitted, with its format', async () => {
+    const spec = await seedSpec(org.id, { text: YAML });
+    await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml' });
+    const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content/raw`, { token: org.members.read.token }), 200).body;
+    expect(gitbookErrors(RAW_0202, res), JSON.stringify(res)).toBe('valid');
+    expect(res).toEqual({ text: YAML, format: 'yaml' });
+
+    const json = '{\n  "openapi" : "3.0.0",\n  "info": {"title": "Spaced  out", "version": "1"}, "paths": {}\n}\n';
+    const jsonSpec = await seedSpec(org.id, { text: json });
+    await seedSpecVersion(jsonSpec.id, OUTLINE, { raw: json, format: 'json' });
+    expect(expectStatus(await api('GET', `${versionsPath(org.id, jsonSpec.slug)}/latest/content/raw`, { token: org.owner.token }), 200).body).toEqual({ text: json, format: 'json' });
+  });
+
+  it('answers 404 with a clear message, never a 500, when a stored object is missing', async () => {
+    const spec = await seedSpec(org.id);
+    const versionId = await seedSpecVersion(spec.id, OUTLINE);
+    await env.FILES.delete(versionFilesystemKey(spec.id, versionId));
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content`, { token: org.owner.token }), 404, 'missing');
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 404, 'missing');
+    // The version itself is still there.
+    expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}`, { token: org.owner.token }), 200);
+    await env.FILES.delete(versionRawKey(spec.id, versionId));
+    expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content/raw`, { token: org.owner.token }), 404, 'missing');
+  });
+});
+
+describe('authorization', () => {
+  const READS = byCaller(200, 200, 200, 200, 200, 200, 404, 404);
+  let org: TestOrg;
+  let spec: SeededSpec;
+  let versionId: string;
+  beforeAll(async () => {
+    org = await seedOrg();
+    spec = await seedSpec(org.id);
+    versionId = await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml' });
+  });
+
+  const paths = () => ({
+    listOpenAPISpecVersions: versionsPath(org.id, spec.slug),
+    getLatestOpenAPISpecVersion: `${versionsPath(org.id, spec.slug)}/latest`,
+    getLatestOpenAPISpecVersionContent: `${versionsPath(org.id, spec.slug)}/latest/content`,
+    getLatestOpenAPISpecVersionContentRaw: `${versionsPath(org.id, spec.slug)}/latest/content/raw`,
+    getOpenAPISpecVersionById: `${versionsPath(org.id, spec.slug)}/${versionId}`,
+    getOpenAPISpecVersionContentById: `${versionsPath(org.id, spec.slug)}/${versionId}/content`,
+  });
+  const OPERATIONS = [
+    'listOpenAPISpecVersions',
+    'getLatestOpenAPISpecVersion',
+    'getLatestOpenAPISpecVersionContent',
+    'getLatestOpenAPISpecVersionContentRaw',
+    'getOpenAPISpecVersionById',
+    'getOpenAPISpecVersionContentById',
+  ] as const;
+
+  it.each(OPERATIONS)('%s: members read, guests and outsiders get 404', async (op) => {
+    const actual: Record<string, number> = {};
+    for (const caller of CALLERS) {
+      const res: ApiResponse = await api('GET', paths()[op], { token: callerUser(org, caller).token });
+      actual[caller] = res.status;
+      if (res.status >= 400) expectError(res, res.status);
+    }
+    expect(actual).toEqual(READS);
+  });
+
+  it.each(OPERATIONS)('%s: 401 without a token', async (op) => {
+    expectError(await api('GET', paths()[op]), 401);
+  });
+
+  it.each(OPERATIONS)('%s: an installation token needs openapi:read', async (op) => {
+    const publisher = await seedOrg();
+    const reader = await seedIntegration(publisher.id, { scopes: ['openapi:read'] });
+    const readerToken = await seedToken(reader.id, (await seedInstallation(reader, org.id)).id);
+    expectStatus(await api('GET', paths()[op], { token: readerToken }), 200);
+    const other = await seedIntegration(publisher.id, { scopes: ['space:content:read'] });
+    const otherToken = await seedToken(other.id, (await seedInstallation(other, org.id)).id);
+    expectError(await api('GET', paths()[op], { token: otherToken }), 403, 'openapi:read');
+  });
+
+  it('each read answers in at most 2 D1 round trips', async () => {
+    await api('GET', '/v1/user', { token: org.owner.token });
+    for (let i = 0; i < 3; i++) await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml' });
+    for (const [op, path] of Object.entries(paths())) {
+      const r = await measureRoundTrips('GET', path, org.owner.token);
+      expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
+      expect(r.roundTrips, op).toBeLessThanOrEqual(2);
+    }
+  });
+});
