@@ -107,5 +107,8 @@ export function booleanQuery(defaultValue: boolean, description: string) {
 /** `metadata` and `computed`, accepted by every content read. */
 export const ContentQuerySchema = z.object({
   metadata: booleanQuery(true, 'false omits mutable Git metadata (this deployment has no Git Sync, so there is none to show)'),
-  computed: booleanQuery(true, 'false skips computed content (this deployment has no computed pages)'),
+  computed: booleanQuery(
+    true,
+    'true: computed pages (API references generated from an OpenAPI spec) are read as the pages they generate; false: as they are stored, type computed, without generating',
+  ),
 });

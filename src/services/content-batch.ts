@@ -2,7 +2,8 @@ import { ApiError, badRequest } from '../lib/errors';
 import { jsonDepth } from '../lib/json-depth';
 import { newId } from '../lib/ids';
 import { decodeBase64, MAX_FILE_BYTES, prepareFile, type PreparedFile } from './files';
-import { ROOT, type ChildRef, type ContentTree, type PageRecord } from './content/pages';
+import { childCount, ROOT, type ChildRef, type ContentTree, type PageRecord } from './content/pages';
+import type { ComputedRevisionSource } from './openapi/computed-pages';
 import {
   MarkdownConversionError,
   createPathLinkResolver,
@@ -44,8 +45,16 @@ const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noInd
 export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
-  | ({ operation: 'insert_page'; into?: string; at?: number; ref?: string; document: DocumentInput } & PageMetadataInput)
-  | ({ operation: 'update_page'; page: string; document?: DocumentInput; into?: string | null; at?: number } & PageMetadataInput)
+  | ({ operation: 'insert_page'; into?: string; at?: number; ref?: string; document?: DocumentInput; computed?: ComputedRevisionSource } & PageMetadataInput)
+  | ({
+      operation: 'update_page';
+      page: string;
+      document?: DocumentInput;
+      /** A source makes the page computed (dropping its document); null makes it an ordinary empty page again. */
+      computed?: ComputedRevisionSource | null;
+      into?: string | null;
+      at?: number;
+    } & PageMetadataInput)
   | { operation: 'delete_page'; page: string }
   | { operation: 'revert_page'; page: string; revision?: string; block?: string[] }
   | {
@@ -212,10 +221,11 @@ class Batch {
     return { page, parent, siblings: await this.tree.children(parent), path: parentPath ? `${parentPath}/${page.slug}` : page.slug, parentPath };
   }
 
-  /** A parent (ROOT for the top level) with its child list and path. */
+  /** A parent (ROOT for the top level) with its child list and path; a computed page cannot be one. */
   private async childrenOf(parentId: string | null | undefined): Promise<{ parent: string; list: ChildRef[]; path: string }> {
     if (parentId === null || parentId === undefined) return { parent: ROOT, list: await this.tree.children(ROOT), path: '' };
     const parent = await this.locate(parentId);
+    refuseComputedParent(parent.page);
     return { parent: parent.page.id, list: await this.tree.children(parent.page.id), path: parent.path };
   }
 
@@ -231,10 +241,12 @@ class Batch {
   }
 
   private async insertPage(change: Extract<ContentChange, { operation: 'insert_page' }>) {
+    if (change.computed && hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
+    if (!change.computed && change.document === undefined) throw badRequest('document is required (`{}` for an empty page), unless the page is computed');
     const target = await this.childrenOf(change.into);
     const at = checkIndex(change.at, target.list.length);
     const id = change.ref !== undefined ? this.pageRefs.get(change.ref)! : newId();
-    const content = await this.readDocument(change.document, target.path);
+    const content = change.computed ? { metadata: {} as PageMetadataInput } : await this.readDocument(change.document ?? {}, target.path);
     const title = content.title ?? change.title ?? 'Untitled';
     const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(slugify(title), target.list);
     const page: PageRecord = {
@@ -247,7 +259,11 @@ class Batch {
       parent: target.parent === ROOT ? null : target.parent,
     };
     applyMetadata(page, { ...change, ...content.metadata, title });
-    if (content.hash) page.document = content.hash;
+    if ('hash' in content && content.hash) page.document = content.hash;
+    if (change.computed) {
+      page.computed = change.computed;
+      page.computedSeed = id;
+    }
     this.putPage(page);
     target.list.splice(at ?? target.list.length, 0, [id, slug]);
     await this.saveChildren(target.parent, target.list);
@@ -262,7 +278,14 @@ class Batch {
       location = await this.locate(location.page.id);
     }
     const page = location.page;
-    const content = change.document ? await this.readDocument(change.document, location.parentPath) : { metadata: {} };
+    if (change.computed) {
+      if (hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
+      const children = childCount(page);
+      if (children > 0) throw badRequest(`page "${change.page}" has ${children} child page(s): a computed page has none of its own; move or delete them first`);
+    } else if (change.computed === undefined && page.computed && hasBody(change.document)) {
+      throw badRequest(`page "${change.page}" is computed: its content is generated; send computed: null to give it a document of its own`);
+    }
+    const content = change.document && !change.computed ? await this.readDocument(change.document, location.parentPath) : { metadata: {} };
     const title = content.title ?? change.title;
     if (change.slug !== undefined && change.slug !== '' && change.slug !== page.slug) {
       page.slug = checkSlug(change.slug, location.siblings, page.id);
@@ -271,8 +294,16 @@ class Batch {
     }
     applyMetadata(page, { ...change, ...content.metadata, ...(title !== undefined ? { title } : {}) });
     if (change.document) {
-      if (content.hash) page.document = content.hash;
+      if ('hash' in content && content.hash) page.document = content.hash;
       else delete page.document;
+    }
+    if (change.computed) {
+      page.computed = change.computed;
+      page.computedSeed = page.computedSeed ?? page.id;
+      delete page.document;
+    } else if (change.computed === null) {
+      delete page.computed;
+      delete page.computedSeed;
     }
     page.updatedAt = this.context.now;
     this.putPage(page);
@@ -286,6 +317,7 @@ class Batch {
       const chain = await this.ancestry(newParentId);
       if (chain.length === 0) throw badRequest(`page "${into}" does not exist in this change request`);
       if (chain.some((p) => p.id === page.id)) throw badRequest(`page "${page.id}" cannot move under itself or one of its descendants`);
+      refuseComputedParent(chain[0]);
     }
     const sameParent = newParentId === location.parent;
     const from = location.siblings.filter(([id]) => id !== page.id);
@@ -336,11 +368,15 @@ class Batch {
     if (!before && !now) throw badRequest(`page "${change.page}" exists neither in this change request nor in the revision`);
     if (change.block) {
       if (!before || !now) throw badRequest(`blocks can only be reverted on a page that exists on both sides`);
+      if (before.computed || now.computed) throw badRequest(`page "${change.page}" is computed on one side: it has no blocks of its own to revert`);
       return this.revertBlocks(now, before, change.block);
     }
     if (!before) return this.deletePage(pageId);
     if (!now) return this.restorePage(target, before);
     const { parent, children, chunks, createdAt, ...state } = before;
+    if (state.computed && childCount(now) > 0) {
+      throw badRequest(`page "${change.page}" was computed there and has child pages now: a computed page has none of its own; move or delete them first`);
+    }
     const reverted: PageRecord = { ...state, slug: now.slug, createdAt: now.createdAt, updatedAt: this.context.now, parent: now.parent };
     if (now.children) reverted.children = now.children;
     if (now.chunks) reverted.chunks = now.chunks;
@@ -350,7 +386,9 @@ class Batch {
 
   /** Brings back a page (and the descendants it had there that do not exist now) from another revision. */
   private async restorePage(source: ContentTree, page: PageRecord) {
-    const parentNow = page.parent !== null && (await this.tree.page(page.parent)) ? page.parent : ROOT;
+    // Under its parent if that is still there (and not computed since), else at the top level.
+    const parentRecord = page.parent !== null ? await this.tree.page(page.parent) : undefined;
+    const parentNow = parentRecord && !parentRecord.computed ? parentRecord.id : ROOT;
     const oldSiblings = await source.children(page.parent ?? ROOT);
     const index = oldSiblings.findIndex(([id]) => id === page.id);
     // Children that still exist elsewhere stay where they are now.
@@ -532,6 +570,19 @@ export function scanLinkTargets(markdown: string, parentPath: string): string[] 
     }
   }
   return [...targets];
+}
+
+const COMPUTED_WITHOUT_DOCUMENT = 'a computed page has no document of its own: omit document (or send {}) with computed';
+
+/** A document input with a body (Markdown or a document), not `{}`. */
+function hasBody(input: DocumentInput | undefined): boolean {
+  return !!input && ('markdown' in input || 'document' in input);
+}
+
+function refuseComputedParent(parent: PageRecord) {
+  if (parent.computed) {
+    throw badRequest(`page "${parent.id}" is computed (an API reference generated from an OpenAPI spec): it cannot have child pages`);
+  }
 }
 
 function emptyDocument(): JSONDocument {

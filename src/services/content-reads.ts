@@ -9,6 +9,7 @@ import { changeRequestAppUrl, toChangeRequest } from '../schemas/change-request'
 import { urlContext, type UrlContext } from '../schemas/common';
 import { spaceAppUrl } from '../schemas/space';
 import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls } from '../schemas/revision';
+import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from './openapi/computed-pages';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from './markdown';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
@@ -16,7 +17,7 @@ import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './content/convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
 import { leavesSql, lookupSql, SAFE_KEY } from './content/tree';
-import { loadDocuments, type FileEntry, type PageEntry, type ReusableContentEntry } from './revisions';
+import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
 
 /**
@@ -41,6 +42,12 @@ export interface ContentWanted {
   /** Every file. */
   allFiles?: boolean;
   withMergedFrom?: boolean;
+  /**
+   * Expand computed pages (GitBook's `computed=true`): the page and tree statements also return the
+   * specs their computed pages name, and a generated page can be read by id. Off by default: the
+   * API's reads ask for it; derived work (PDF export, links) reads pages as stored.
+   */
+  computed?: boolean;
 }
 
 export interface RevisionHeader {
@@ -55,7 +62,7 @@ export interface RevisionHeader {
 
 /** A page read by id, located in its tree. */
 export interface LocatedPage {
-  page: PageEntry;
+  page: ReadPage;
   parentPath: string;
 }
 
@@ -65,9 +72,9 @@ export interface ContentRead {
   revision: RevisionHeader;
   urls: ContentUrls;
   located?: LocatedPage;
-  /** The requested page's document (canonical JSON), null when the page is empty or absent. */
+  /** The requested page's document (canonical JSON), null when the page is empty, computed, generated or absent. */
   documentBody: string | null;
-  pages?: PageEntry[];
+  pages?: ReadPage[];
   files?: FileEntry[];
   mergedFrom?: ChangeRequestWithContext;
 }
@@ -83,10 +90,28 @@ function revisionIdOf(source: ContentSource): SQL {
 const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
 
 /**
+ * One row per OpenAPI spec of the space's organization whose slug `slugs` (a subquery) gives: what
+ * computed pages are generated from (services/openapi/computed-pages `readSpecState`). Only that
+ * organization's specs: another's with the same slug is not there.
+ */
+function specStatesSql(spaceId: string, slugs: SQL) {
+  const json = (column: SQL) => sql`case when json_valid(${column}) then json(${column}) end`;
+  return sql`select 'spec', s.slug, json_object('slug', s.slug, 'state', s.processing_state, 'errorCode', s.last_process_error_code,
+      'errors', ${json(sql`s.last_processed_errors`)}, 'outline', ${json(sql`v.outline`)}, 'versionCreatedAt', v.created_at)
+    from openapi_specs s left join openapi_spec_versions v on v.id = s.last_version_id
+    where s.org_id = (select sp.org_id from spaces sp where sp.id = ${spaceId}) and s.slug in (${slugs})`;
+}
+
+const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
+
+/**
  * One page of the revision with its ancestors (`up`, level 0 is the page) and its descendants
  * (`down`, through inline child lists and chunked ones), plus the chunks of the lists it returns.
+ * With `computed` (the space's id), also the specs its computed pages name, and an id that is in no
+ * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
+ * that generates it.
  */
-function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
+function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spaceId: string }) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
@@ -96,8 +121,9 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
   return rawAll<PageTreeRow>(db, sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
+    start(id) as (select ${computed ? sql`case when ${find(sql`${pageId}`)} is null and instr(${pageId}, '-') > 1 then substr(${pageId}, 1, instr(${pageId}, '-') - 1) else ${pageId} end` : sql`${pageId}`}),
     up(id, rec, level) as (
-      select ${pageId}, ${find(sql`${pageId}`)}, 0
+      select start.id, ${find(sql`start.id`)}, 0 from start
       union all
       select json_extract(up.rec, '$.parent'), ${find(sql`json_extract(up.rec, '$.parent')`)}, up.level + 1
       from up where json_extract(up.rec, '$.parent') is not null and up.level < ${MAX_DEPTH}
@@ -121,23 +147,30 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string) {
     where up.level = 0 and json_extract(up.rec, '$.document') is not null
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
-    from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k`);
+    from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
+    ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)}` : sql``}`);
 }
 
-type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk'; n: number | string; value: string };
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
 const MAX_DEPTH = 1000;
 
-/** Every leaf of the page map and every chunk of its child lists. */
-function wholeTreeQuery(db: Db, revisionId: SQL) {
-  return rawAll<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>(db, sql`
+/**
+ * Every leaf of the page map and every chunk of its child lists; with `computed` (the space's id),
+ * also the specs its computed pages name (only leaves that mention `"computed"` are looked into).
+ */
+function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }) {
+  return rawAll<TreeRow>(db, sql`
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
     select 'leaf' as kind, null as key, body as value from leaves
     union all
     select 'chunk', json_extract(k.value, '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]'))
-    from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k`);
+    from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k
+    ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}`);
 }
+
+type TreeRow = { kind: 'leaf' | 'chunk' | 'spec'; key: string | null; value: string };
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
 
@@ -178,8 +211,9 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     statements.push(statement as BatchItem);
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
-  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page)));
-  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId));
+  const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
+  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page), computed));
+  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId, computed));
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
   if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
   if (wanted.file !== undefined) add('file', fileQuery(db, revisionId, safeKey(wanted.file)));
@@ -196,16 +230,18 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     ? changeRequestAppUrl(wanted.urls, space.space.orgId, space.space.id, cr.cr.number)
     : spaceAppUrl(wanted.urls, space.space.orgId, space.space.id);
   const pageRows = rows<PageTreeRow>('page');
-  const treeRows = rows<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>('tree');
+  const treeRows = rows<TreeRow>('tree');
+  const specs = computed ? specStates([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined;
+  const tree = treeRows ? wholeTree(treeRows) : undefined;
   const fileRows = rows<{ value: string | null }>('allFiles') ?? rows<{ value: string | null }>('files') ?? rows<{ value: string | null }>('file');
   return {
     space,
     changeRequest: cr,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    located: pageRows ? locatePage(pageRows) : undefined,
+    located: pageRows ? locateRead(pageRows, wanted.page!, specs) : undefined,
     documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
-    pages: treeRows ? wholeTree(treeRows) : undefined,
+    pages: tree && specs ? expandPages(tree, specs) : tree,
     files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
   };
@@ -216,6 +252,31 @@ function chunkLists(rows: Array<{ kind: string; n?: number | string; key?: strin
   const chunks = new Map<string, ChildRef[]>();
   for (const row of rows) if (row.kind === 'chunk') chunks.set(String(row.key ?? row.n), JSON.parse(row.value) as ChildRef[]);
   return (record: TreeRecord): ChildRef[] => record.children ?? (record.chunks ?? []).flatMap(([hash]) => chunks.get(hash) ?? []);
+}
+
+/** The specs computed pages name, by slug, from the rows of a page or tree statement. */
+function specStates(rows: Array<{ kind: string; value: string }>): Map<string, SpecState> {
+  const out = new Map<string, SpecState>();
+  for (const row of rows) {
+    if (row.kind !== 'spec') continue;
+    const state = readSpecState(row.value);
+    if (state) out.set(state.slug, state);
+  }
+  return out;
+}
+
+/**
+ * The page a read asked for. With `specs` (computed=true), computed pages are expanded, and an id the
+ * page map does not have is looked for among the pages generated by the computed page its statement
+ * read instead (see pageTreeQuery).
+ */
+function locateRead(rows: PageTreeRow[], id: string, specs: Map<string, SpecState> | undefined): LocatedPage | undefined {
+  const located = locatePage(rows);
+  if (!located) return undefined;
+  if (!specs) return located.page.id === id ? located : undefined;
+  const page = expandPage(located.page, specs);
+  if (page.id === id) return { page, parentPath: located.parentPath };
+  return page.generated ? findGenerated(page, id, located.parentPath) : undefined;
 }
 
 function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
@@ -234,7 +295,7 @@ function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
   return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath };
 }
 
-function wholeTree(rows: Array<{ kind: 'leaf' | 'chunk'; key: string | null; value: string }>): PageEntry[] {
+function wholeTree(rows: TreeRow[]): PageEntry[] {
   const records = new Map<string, TreeRecord>();
   for (const row of rows) {
     if (row.kind !== 'leaf') continue;
@@ -270,7 +331,14 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   const located = read.located;
   if (!located) throw new ApiError(404, 'Page not found');
   const page = toRevisionPage(located.page, read.urls, located.parentPath);
-  let document: JSONDocument = read.documentBody ? (JSON.parse(read.documentBody) as JSONDocument) : { object: 'document', data: {}, nodes: [] };
+  // A computed page read with computed=false: its source, and no body (it has none of its own).
+  if (page.type === 'computed') return page;
+  const generated = located.page.generated;
+  let document: JSONDocument = generated
+    ? generatedDocument(generated, located.page.computedSeed ?? located.page.id)
+    : read.documentBody
+      ? (JSON.parse(read.documentBody) as JSONDocument)
+      : { object: 'document', data: {}, nodes: [] };
   const meta = read.revision.meta;
   if (options.dereferenced) document = await dereference(db, meta.reusableContents, document);
   if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
@@ -300,9 +368,12 @@ export interface ContentRequest {
   url: string;
   userId: string;
   source: ContentSource;
+  /** GitBook's `computed` query: expand computed pages (default true). */
+  computed?: boolean;
 }
 
-const readFor = (r: ContentRequest, wanted: ContentWanted = {}, urls?: UrlContext) => readContent(r.db, r.source, r.userId, { ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
+const readFor = (r: ContentRequest, wanted: ContentWanted = {}, urls?: UrlContext) =>
+  readContent(r.db, r.source, r.userId, { computed: r.computed ?? true, ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
 
 export async function revisionResponse(r: ContentRequest) {
   const urls = urlContext(r.url, r.env.APP_URL);

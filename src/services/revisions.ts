@@ -4,6 +4,7 @@ import { documents, revisions, spaceDocuments } from '../db/schema';
 import { sha256Hex } from '../lib/ids';
 import { valuesOf } from '../lib/sql-lists';
 import type { JSONDocument } from './markdown';
+import type { ComputedRevisionSource, GeneratedContent } from './openapi/computed-pages';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -53,11 +54,27 @@ export interface PageEntry {
   condition?: string;
   layout?: PageLayout;
   variables?: Record<string, VariableValue>;
-  /** Hash of the page's document in `documents`; absent for an empty page. */
+  /** Hash of the page's document in `documents`; absent for an empty page (and for a computed page). */
   document?: string;
+  /**
+   * A computed page (services/openapi/computed-pages): what its content is generated from, as given.
+   * It has no document and no stored child pages of its own.
+   */
+  computed?: ComputedRevisionSource;
+  /** The seed of the ids of the pages it generates: its id when it became computed, kept across updates. */
+  computedSeed?: string;
   createdAt: string;
   updatedAt: string;
   pages: PageEntry[];
+}
+
+/**
+ * A page as a read returns it: with `computed=true`, a computed page becomes the document page it
+ * generates (`generated` says from what, and what its body is), with generated child pages. Never stored.
+ */
+export interface ReadPage extends PageEntry {
+  pages: ReadPage[];
+  generated?: GeneratedContent;
 }
 
 export interface FileEntry {

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { badRequest } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { ContentChange } from '../services/content-batch';
-import { contentRefSchema, defaultResolveLink, markdownToDocument, type ContentRef, type ContentRefOpenAPI } from '../services/markdown';
+import { OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
+import { contentRefSchema, markdownToDocument, type ContentRef, type ContentRefOpenAPI } from '../services/markdown';
 import { apiReference } from './api-reference';
 import { changelog } from './changelog';
 import { knowledgeBase } from './knowledge-base';
@@ -27,8 +28,6 @@ export function findTemplate(id: string): SpaceTemplateDefinition | undefined {
   return byId.get(id);
 }
 
-/** GitBook's OpenAPISpecSlug: what `{ kind: 'openapi', spec }` names. */
-const OPENAPI_SPEC_SLUG = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
 
 export const SpaceTemplateParamsSchema = z
   .object({
@@ -96,7 +95,7 @@ function openApiRef(refs: Record<string, ContentRef> | undefined, templateId: st
     throw badRequest(`${field}: the ${templateId} template takes one OpenAPI specification; ${found.length} different ones are given`);
   }
   const [key, ref] = found[0];
-  if (ref.spec.length > 100 || !OPENAPI_SPEC_SLUG.test(ref.spec)) {
+  if (ref.spec.length > 100 || !OPENAPI_SPEC_SLUG_PATTERN.test(ref.spec)) {
     throw badRequest(`${field}.${key}.spec: "${ref.spec.slice(0, 100)}" is not an OpenAPI specification slug (letters, digits and inner hyphens, at most 100)`);
   }
   return { kind: 'openapi', spec: ref.spec };
@@ -104,21 +103,22 @@ function openApiRef(refs: Record<string, ContentRef> | undefined, templateId: st
 
 /** `](page:<key>)` and `](page:<key>#anchor)`: links between the pages of a template. */
 const PAGE_LINK = /\]\(page:([a-z0-9-]+)(#[^)\s]*)?\)/g;
-const OPENAPI_LINK = 'openapi:spec';
 
 /**
- * The page's document input. Markdown with its template links made batch refs (`./<ref>`), read by
- * the batch like any posted Markdown; a page that refers to the OpenAPI specification is converted
- * here, its `openapi:spec` link becoming the content reference (the batch's reader knows no such link).
+ * The page's content. Markdown with its template links made batch refs (`./<ref>`), read by the batch
+ * like any posted Markdown; a page computed from the OpenAPI specification has no document: its
+ * Markdown gives its title and description, and its source names the specification as given.
  */
-function pageDocument(page: TemplatePage, ref: (key: string) => string, spec: ContentRefOpenAPI | undefined): Pick<Extract<ContentChange, { operation: 'insert_page' }>, 'document' | 'title' | 'description'> {
+function pageDocument(
+  page: TemplatePage,
+  ref: (key: string) => string,
+  spec: ContentRefOpenAPI | undefined,
+): Pick<Extract<ContentChange, { operation: 'insert_page' }>, 'document' | 'computed' | 'title' | 'description'> {
   const markdown = page.markdown.replace(PAGE_LINK, (_match, key: string, anchor: string | undefined) => `](./${ref(key)}${anchor ?? ''})`);
   if (!page.openapi || !spec) return { document: { markdown } };
-  const converted = markdownToDocument(markdown.replaceAll(`[spec](${OPENAPI_LINK})`, `[${spec.spec}](${OPENAPI_LINK})`), {
-    resolveLink: (href) => (href === OPENAPI_LINK ? spec : defaultResolveLink(href)),
-  });
+  const converted = markdownToDocument(markdown);
   return {
-    document: { document: converted.document },
+    computed: { type: 'builtin:openapi', dependencies: { spec: { ref: spec } }, props: { ...page.openapi } },
     ...(converted.title !== undefined ? { title: converted.title } : {}),
     ...(converted.description !== undefined ? { description: converted.description } : {}),
   };

@@ -22,10 +22,11 @@ export interface TemplatePage {
    */
   markdown: string;
   /**
-   * The page's content refers to the OpenAPI specification given in `params.contentRefs`: its
-   * `[text](openapi:spec)` links become content references `{ kind: 'openapi', spec: <slug> }`.
+   * The page is an API reference computed from the OpenAPI specification given in `params.contentRefs`
+   * (GitBook's `builtin:openapi` computed content, with these props): it has no document, so its
+   * Markdown gives only its title (the heading) and description (frontmatter).
    */
-  openapi?: true;
+  openapi?: { models: boolean; grouping?: 'by-tag' | 'by-operation' };
   pages?: TemplatePage[];
 }
 

@@ -310,7 +310,7 @@ describe('importWebsite (the crawler)', () => {
     };
     const result = await importWebsite({}, 'https://long.example.com/', { fetch: site });
     const pages = result.changes.filter((c) => c.operation === 'insert_page');
-    const total = pages.reduce((n, c) => n + (c.operation === 'insert_page' && 'markdown' in c.document ? c.document.markdown.length : 0), 0);
+    const total = pages.reduce((n, c) => n + (c.operation === 'insert_page' && c.document && 'markdown' in c.document ? c.document.markdown.length : 0), 0);
     expect(total).toBeLessThanOrEqual(512 * 1024);
     expect(pages.length).toBe(5);
     expect(result.changes.some((c) => c.operation === 'insert_files')).toBe(false);

@@ -1,8 +1,9 @@
 /**
  * Space templates (src/templates): applyTemplateToSpace on main content and on a change request, and
  * createChangeRequest with `template`. The pages of every template are read back through the API;
- * the api-reference template's reference page keeps its OpenAPI reference as given. Bad input, roles,
- * other organizations and locked spaces are refused before anything is written.
+ * the api-reference template's reference page is computed from the OpenAPI spec given (its generated
+ * pages: test/openapi/computed-pages). Bad input, roles, other organizations and locked spaces are
+ * refused before anything is written.
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -102,24 +103,28 @@ describe('applyTemplateToSpace on main content', () => {
     }
   });
 
-  it('api-reference writes a reference page whose document refers to the OpenAPI spec as given, never resolved', async () => {
+  it('api-reference writes its reference page as a page computed from the OpenAPI spec as given, not checked when written', async () => {
     const space = await createSpace(org.id, owner);
     expectStatus(await apply(space.id, owner, { id: 'api-reference', params: { contentRefs: { api: { kind: 'openapi', spec: 'billing-api-v2' } } } }), 201);
-    const reference = (await pages(space.id, owner)).find((p) => p.title === 'Reference');
-    expect(reference).toBeDefined();
-    const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${reference.id}`, { token: owner }), 200).body;
-    const links = JSON.stringify(read.document).match(/\{"kind":"openapi"[^}]*\}/g);
-    expect(links).toEqual(['{"kind":"openapi","spec":"billing-api-v2"}']);
-    expect(read.description).toBe('Every operation of the API, from its OpenAPI specification.');
-    const markdown = await pageMarkdown(space.id, reference.id, owner);
-    expect(markdown).toContain('[billing-api-v2](/openapi/billing-api-v2)');
-    // The page is what the template says, nothing generated in its place.
-    expect(read.document.nodes).toHaveLength(1);
-    // As GitBook's getPageById answers it (the openapi link included), as a document and as Markdown.
+    const stored = (await pages(space.id, owner)).find((p) => p.title === 'Reference');
+    expect(stored).toBeDefined();
+    // As stored (computed=false): GitBook's RevisionPageComputed, naming the spec as given, with no document.
+    const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${stored.id}?computed=false`, { token: owner }), 200).body;
+    expect(read).toMatchObject({
+      id: stored.id,
+      type: 'computed',
+      title: 'Reference',
+      computed: { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'billing-api-v2' } } }, props: { models: true } },
+    });
+    expect(read.description).toBe('Every operation of the API, generated from its OpenAPI specification.');
+    expect(read).not.toHaveProperty('document');
     const getPage = schemaValidator(gitbookOperations().get('getPageById')!.responses['200']!, GITBOOK_0202.components);
     expect(gitbookErrors(getPage, read), JSON.stringify(read)).toBe('valid');
-    const asMarkdown = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${reference.id}?format=markdown`, { token: owner }), 200).body;
-    expect(gitbookErrors(getPage, asMarkdown), JSON.stringify(asMarkdown)).toBe('valid');
+    // Read computed (the default): no such spec in the organization yet, so the page says so.
+    const markdown = await pageMarkdown(space.id, stored.id, owner);
+    expect(markdown).toContain('{% hint style="danger" %}');
+    expect(markdown).toContain('The OpenAPI specification "billing-api-v2" does not exist in this organization');
+    expect(stored.pages).toEqual([]);
   });
 
   it('appends to a space that has pages, and can be applied twice (slugs made unique)', async () => {
@@ -272,7 +277,9 @@ describe('applyTemplateToSpace on a change request', () => {
     expect(await pageTree(space.id, owner)).toEqual([]);
     expect(await spaceRevision(space.id, owner)).toBe(before);
     const reference = (await pages(space.id, owner, cr.number)).find((p) => p.title === 'Reference');
-    expect(await pageMarkdown(space.id, reference.id, owner, cr.number)).toContain('(/openapi/petstore)');
+    expect(await pageMarkdown(space.id, reference.id, owner, cr.number)).toContain('The OpenAPI specification "petstore" does not exist');
+    const asStored = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${reference.id}?computed=false`, { token: owner }), 200).body;
+    expect(asStored.computed.dependencies.spec.ref).toEqual({ kind: 'openapi', spec: 'petstore' });
 
     expectStatus(await merge(space.id, cr.number, owner), 200);
     expect(await pageTree(space.id, owner)).toEqual(await pageTree(space.id, owner, cr.number));

@@ -9,7 +9,7 @@ import { requireUser } from '../../middleware/auth';
 import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-request';
 import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../schemas/revision';
+import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
 import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import type { ContentChange } from '../../services/content-batch';
 import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
@@ -74,7 +74,7 @@ const getPageRoute = defineRoute({
   tags,
   summary: 'A page of the change request with its content, as a document or Markdown',
   request: { params: Params.extend({ pageId: IdSchema('pageId') }), query: PageQuerySchema },
-  responses: { 200: jsonResponse(RevisionPageWithContentSchema, 'The page') },
+  responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -126,13 +126,20 @@ export const ContentChangeSchema = z
       into: z.string().min(1).optional().openapi({ description: 'Parent page id (or a ref of this batch); root when omitted' }),
       at: z.number().int().min(0).optional(),
       ref: ref.optional(),
-      document: DocumentInput,
+      document: DocumentInput.optional().openapi({ description: 'The page body; required unless the page is computed (then omitted or `{}`)' }),
+      computed: ComputedRevisionSourceSchema.optional().openapi({
+        description: 'Makes the page an API reference computed from an OpenAPI spec of the organization: it has no document and no child pages of its own',
+      }),
     }),
     z.object({
       operation: z.literal('update_page'),
       ...PageMetadata,
       page: z.string().min(1),
       document: DocumentInput.optional(),
+      computed: z
+        .union([ComputedRevisionSourceSchema, z.null()])
+        .optional()
+        .openapi({ description: 'Makes the page computed (its document is dropped; it must have no child pages); null makes it an ordinary empty page again' }),
       into: z.string().min(1).nullable().optional().openapi({ description: 'New parent page id; null for the root; omitted: unchanged' }),
       at: z.number().int().min(0).optional(),
     }),
@@ -201,6 +208,8 @@ const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): Conte
   url: c.req.url,
   userId: requireUser(c),
   source: { spaceId: params.spaceId, changeRequest: params.changeRequestId },
+  // GitBook's `computed` (validated by each route's query schema): false reads computed pages as stored.
+  computed: c.req.query('computed') !== 'false',
 });
 
 export const changeRequestContentRouter = createRouter()

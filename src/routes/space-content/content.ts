@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionFileSchema, RevisionPageSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../schemas/revision';
+import { RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
 import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, type ContentRequest } from '../../services/content-reads';
 
 /** The space's current content: its head revision, pages, files. Reading needs the `read` role. */
@@ -65,7 +65,7 @@ const getPageRoute = defineRoute({
   tags,
   summary: 'A page of the space with its content, as a document or Markdown',
   request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }), query: PageQuerySchema },
-  responses: { 200: jsonResponse(RevisionPageWithContentSchema, 'The page') },
+  responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
 });
 
 const request = (c: Context<AppBindings>, spaceId: string): ContentRequest => ({
@@ -74,6 +74,8 @@ const request = (c: Context<AppBindings>, spaceId: string): ContentRequest => ({
   url: c.req.url,
   userId: requireUser(c),
   source: { spaceId },
+  // GitBook's `computed` (validated by each route's query schema): false reads computed pages as stored.
+  computed: c.req.query('computed') !== 'false',
 });
 
 export const spaceContentRouter = createRouter()

@@ -254,6 +254,21 @@ export interface DocumentBlockReusableContent extends BlockBase<'reusable-conten
   data: { ref: ContentRefReusableContent };
 }
 
+/**
+ * GitBook's blocks of an OpenAPI operation and of a spec's schemas. Clients cannot post them (they are
+ * no TopLevelBlock, so `parseDocument` rejects them): computed API reference pages generate them when
+ * read (services/openapi/computed-pages), and `documentToMarkdown` writes them as GitBook's tags.
+ */
+export interface DocumentBlockOpenAPIOperation extends BlockBase<'openapi-operation'> {
+  isVoid: true;
+  data: { ref: ContentRefOpenAPI; path: string; method: string };
+}
+export interface DocumentBlockOpenAPISchemas extends BlockBase<'openapi-schemas'> {
+  isVoid: true;
+  data: { ref: ContentRefOpenAPI; schemas: string[]; grouped?: boolean };
+}
+export type GeneratedOpenAPIBlock = DocumentBlockOpenAPIOperation | DocumentBlockOpenAPISchemas;
+
 export type EssentialBlock =
   | DocumentBlockParagraph
   | DocumentBlockHeading

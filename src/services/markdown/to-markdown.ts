@@ -31,6 +31,7 @@ import type {
   DocumentBlockTable,
   DocumentInlineContent,
   DocumentTextLeaf,
+  GeneratedOpenAPIBlock,
   JSONDocument,
   TableCellBlock,
 } from './document';
@@ -78,7 +79,7 @@ function pageHref(page: string, space: string | undefined): string {
  */
 interface BlockTagNode {
   type: 'gitbookTag';
-  name: 'hint' | 'file' | 'code';
+  name: 'hint' | 'file' | 'code' | GeneratedOpenAPIBlock['type'];
   attributes: Record<string, string>;
   children: RootContent[];
 }
@@ -195,9 +196,33 @@ class Writer {
       case 'reusable-content':
         return includeTag(block.data.ref.reusableContent);
       default:
+        if (isOpenAPIBlock(block)) return this.openAPIBlock(block);
         // Only reachable with a document that skipped `parseDocument`: keep its text rather than fail.
         return { type: 'paragraph', children: [{ type: 'text', value: blockText(block as DocumentBlock) }] };
     }
+  }
+
+  /**
+   * GitBook's Markdown of the blocks computed API reference pages generate:
+   * `{% openapi-operation spec="<slug>" path="/pets" method="get" %}`, a link to the spec, the end tag
+   * (and `{% openapi-schemas spec="<slug>" schemas="A,B" grouped="true" %}` likewise).
+   */
+  private openAPIBlock(block: GeneratedOpenAPIBlock): RootContent {
+    const data = (block.data ?? {}) as Partial<GeneratedOpenAPIBlock['data']> & Record<string, unknown>;
+    const spec = typeof data.ref?.spec === 'string' ? data.ref.spec : '';
+    const attributes: Record<string, string> = { spec };
+    if (block.type === 'openapi-operation') {
+      attributes.path = String(data.path ?? '');
+      attributes.method = String(data.method ?? '');
+    } else {
+      attributes.schemas = Array.isArray(data.schemas) ? data.schemas.map(String).join(',') : '';
+      attributes.grouped = String(data.grouped ?? true);
+    }
+    const link: RootContent = {
+      type: 'paragraph',
+      children: [{ type: 'link', url: this.hrefFor({ kind: 'openapi', spec }), title: null, children: [{ type: 'text', value: `OpenAPI ${spec}` }] }],
+    };
+    return blockTag(block.type, attributes, spec ? [link] : []);
   }
 
   private list(items: readonly DocumentBlockListItem[], ordered: boolean, start: number | null, tasks: boolean): List {
@@ -379,6 +404,7 @@ function inlineText(nodes: readonly DocumentInlineContent[]): string {
 
 /** The text of any block, for places (table cells) where only text fits. */
 function blockText(block: DocumentBlock): string {
+  if (typeof block?.type !== 'string') return '';
   if (block.type === 'paragraph' || block.type.startsWith('heading-')) return inlineText((block as { nodes: DocumentInlineContent[] }).nodes);
   if (block.type === 'code' || block.type === 'code-line') {
     const lines = block.type === 'code' ? block.nodes : [block];
@@ -386,4 +412,9 @@ function blockText(block: DocumentBlock): string {
   }
   if ('nodes' in block && Array.isArray(block.nodes)) return (block.nodes as DocumentBlock[]).map(blockText).join(' ');
   return '';
+}
+
+function isOpenAPIBlock(block: unknown): block is GeneratedOpenAPIBlock {
+  const type = (block as { type?: unknown } | null)?.type;
+  return type === 'openapi-operation' || type === 'openapi-schemas';
 }

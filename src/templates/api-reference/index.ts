@@ -2,7 +2,7 @@ import type { SpaceTemplateDefinition } from '../types';
 
 /**
  * API reference: an introduction, the guides every API needs (authentication, errors, pagination)
- * and a reference page that refers to the OpenAPI specification given in `params.contentRefs`.
+ * and a reference computed from the OpenAPI specification given in `params.contentRefs`.
  */
 
 const introduction = `---
@@ -143,15 +143,16 @@ curl "https://api.example.com/v1/projects?limit=50&page=eyJhZnRlciI6..." \\
 ~~~
 `;
 
-/** Its `[spec](openapi:spec)` link becomes a content reference to the specification the template is given, named by its slug. */
+/**
+ * A computed page (`openapi` below): generated, when read, from the specification given in
+ * `params.contentRefs` (one page per tag with its operations, and a Models page). Only its title and
+ * description come from here.
+ */
 const reference = `---
-description: Every operation of the API, from its OpenAPI specification.
+description: Every operation of the API, generated from its OpenAPI specification.
 ---
 
 # Reference
-
-This reference is generated from the OpenAPI specification [spec](openapi:spec). Update the
-specification, not this page: its operations, parameters and schemas are read from it.
 `;
 
 export const apiReference: SpaceTemplateDefinition = {
@@ -172,6 +173,6 @@ export const apiReference: SpaceTemplateDefinition = {
         { key: 'pagination', emoji: '1f4c4', markdown: pagination },
       ],
     },
-    { key: 'reference', emoji: '1f4da', markdown: reference, openapi: true },
+    { key: 'reference', emoji: '1f4da', markdown: reference, openapi: { models: true } },
   ],
 };
