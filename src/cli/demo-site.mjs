@@ -4,6 +4,57 @@
 import { DEV_URL } from './seed.mjs';
 
 const TITLE = 'Demo docs';
+const SPEC_SLUG = 'demo-api';
+
+/** The demo OpenAPI spec, given as text (processed by the local queue consumer; no network needed). */
+const DEMO_SPEC = `openapi: 3.1.0
+info:
+  title: Demo API
+  version: 1.0.0
+  description: A small API whose reference pages are computed from this document.
+tags:
+  - name: projects
+    description: Projects group your work.
+  - name: tasks
+    description: Tasks belong to a project.
+paths:
+  /projects:
+    get:
+      tags: [projects]
+      summary: List projects
+      responses:
+        '200':
+          description: The projects
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: '#/components/schemas/Project' }
+    post:
+      tags: [projects]
+      summary: Create a project
+      requestBody:
+        content:
+          application/json:
+            schema: { $ref: '#/components/schemas/Project' }
+      responses:
+        '201': { description: The project }
+  /projects/{projectId}/tasks:
+    get:
+      tags: [tasks]
+      summary: List the tasks of a project
+      parameters:
+        - { name: projectId, in: path, required: true, schema: { type: string } }
+      responses:
+        '200': { description: The tasks }
+components:
+  schemas:
+    Project:
+      type: object
+      properties:
+        id: { type: string }
+        name: { type: string }
+`;
 const WAIT_MS = 90_000;
 
 async function call(token, method, path, body) {
@@ -34,7 +85,15 @@ async function createDemoSite(token, organizationId) {
   const space = await call(token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Getting started' });
   const cr = await call(token, 'POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'First page' });
   await call(token, 'POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content`, {
-    changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nThis page is published in the demo site.\n' } }],
+    changes: [
+      { operation: 'insert_page', title: 'Welcome', document: { markdown: '# Welcome\n\nThis page is published in the demo site.\n' } },
+      // An API reference computed from the demo spec: one page per tag, operations and models.
+      {
+        operation: 'insert_page',
+        title: 'API reference',
+        computed: { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: SPEC_SLUG } } }, props: { models: true } },
+      },
+    ],
   });
   await call(token, 'POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`);
   const site = await call(token, 'POST', `/v1/orgs/${organizationId}/sites`, { title: TITLE, visibility: 'public', spaces: [space.id] });
@@ -49,10 +108,15 @@ export async function ensureDemoSite({ token, organizationId }) {
     return;
   }
   try {
+    // Create-or-update: the same text again adds no version.
+    await call(token, 'PUT', `/v1/orgs/${organizationId}/openapi/${SPEC_SLUG}`, { source: { text: DEMO_SPEC } });
+    await call(token, 'PATCH', `/v1/orgs/${organizationId}/openapi/${SPEC_SLUG}`, { visibility: 'public' });
     const found = await call(token, 'GET', `/v1/orgs/${organizationId}/sites?title=${encodeURIComponent(TITLE)}&published=true`);
     const site = found.items[0] ?? (await createDemoSite(token, organizationId));
     console.log(`\nDemo site "${TITLE}" (public, published; no token needed):`);
-    console.log(`  curl ${DEV_URL}/v1/orgs/${organizationId}/sites/${site.id}/published\n`);
+    console.log(`  curl ${DEV_URL}/v1/orgs/${organizationId}/sites/${site.id}/published`);
+    console.log(`Demo OpenAPI spec "${SPEC_SLUG}" (public; its raw document without a token, once processed):`);
+    console.log(`  curl ${DEV_URL}/public/openapi/${organizationId}/${SPEC_SLUG}\n`);
   } catch (error) {
     console.error(`demo site: ${error instanceof Error ? error.message : error}`);
   }
