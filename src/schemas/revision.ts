@@ -128,24 +128,22 @@ const PageFieldsSchema = z.object(pageFields);
 export type RevisionPageDocument = z.infer<typeof PageFieldsSchema> & { pages: RevisionPage[] };
 
 /** A computed page read with `computed=false`: its source, no document and no child pages (GitBook's RevisionPageComputed). */
-export const RevisionPageComputedSchema = z
-  .object({
-    id: z.string(),
-    title: z.string(),
-    type: z.literal('computed'),
-    computed: ComputedRevisionSourceSchema,
-    emoji: z.string().optional(),
-    icon: z.string().optional(),
-    createdAt: TimestampSchema.optional(),
-    updatedAt: TimestampSchema.optional(),
-    urls: z.object({ app: z.string() }),
-    slug: z.string(),
-    path: z.string().openapi({ description: 'Complete path to access the page in the revision' }),
-    description: z.string().optional(),
-    hidden: z.boolean(),
-    noIndex: z.boolean(),
-    noRobotsIndex: z.boolean(),
-  })
+export const RevisionPageComputedSchema = PageFieldsSchema.pick({
+  id: true,
+  title: true,
+  emoji: true,
+  icon: true,
+  createdAt: true,
+  updatedAt: true,
+  urls: true,
+  slug: true,
+  path: true,
+  description: true,
+  hidden: true,
+  noIndex: true,
+  noRobotsIndex: true,
+})
+  .extend({ type: z.literal('computed'), computed: ComputedRevisionSourceSchema })
   .openapi('RevisionPageComputed');
 export type RevisionPageComputed = z.infer<typeof RevisionPageComputedSchema>;
 
