@@ -21,6 +21,7 @@ CREATE TABLE `openapi_specs` (
 	`processing_state` text DEFAULT 'pending' NOT NULL,
 	`processing_job` text,
 	`queued_at` text,
+	`processing_attempts` integer DEFAULT 0 NOT NULL,
 	`last_version_id` text,
 	`last_processed_at` text,
 	`last_process_error_code` text,

@@ -143,7 +143,10 @@ export async function purgeDeletedIntegrations(env: Env, db: Db, now: number): P
   return cleared.length;
 }
 
-/** A spec's processing job not picked up this long after it was sent (lost, or its consumer crashed) is sent again. */
+/**
+ * A spec's processing job not picked up this long after it was sent or last claimed (lost, or its consumer
+ * killed: a claim counts in `processing_attempts`, which bounds how often that is tried) is sent again.
+ */
 export const STALE_SPEC_JOB_MS = 15 * 60 * 1000;
 /** A spec fetched from a URL is processed again once its last processing is this old. */
 export const SPEC_REFRESH_MS = DAY_MS;
@@ -154,10 +157,11 @@ const QUEUE_SEND_BATCH = 100; // a Queue's sendBatch takes at most 100 messages
 /**
  * The safety net and the refresh of OpenAPI specs (services/openapi/process), two set-based statements in one
  * batch, then the messages:
- * (a) a spec naming a processing job whose message was sent more than 15 minutes before `now` (`queued_at`;
- *     the consumer refreshes it while it retries) is sent the same job again, `pending` again;
+ * (a) a spec naming a processing job whose message was sent, or claimed by a consumer, more than 15 minutes
+ *     before `now` (`queued_at`: the consumer sets it when it claims the job, and again while it retries) is
+ *     sent the same job again, `pending` again (its count of claims kept);
  * (b) a spec with a source URL, no job outstanding, and processed more than 24 hours before `now` (or never)
- *     gets a new job (`processing_job`, `pending`, `queued_at`), then its message.
+ *     gets a new job (`processing_job`, `pending`, `queued_at`, no claim counted), then its message.
  * Both set `queued_at` to `now`: a second run sends nothing twice, and a send that fails is (a) at a later run.
  * A job sent twice is processed once (the consumer works only for the job the spec names, and clears it).
  */
@@ -192,7 +196,7 @@ export async function requeueSpecJobs(env: Env, db: Db, now: number): Promise<nu
     db
       .update(openapiSpecs)
       // A new job id per row (80 random bits, in hex), drawn by SQLite.
-      .set({ processingJob: sql`lower(hex(randomblob(10)))`, processingState: 'pending', queuedAt: at })
+      .set({ processingJob: sql`lower(hex(randomblob(10)))`, processingState: 'pending', queuedAt: at, processingAttempts: 0 })
       .where(inArray(openapiSpecs.id, due))
       .returning({ specId: openapiSpecs.id, jobId: openapiSpecs.processingJob }),
   ]);

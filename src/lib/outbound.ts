@@ -30,7 +30,8 @@ import { ApiError } from './errors';
  * empty by default) admits those hosts even when the checks above would refuse them: intranet
  * sources and local testing. Scheme and credential checks still apply.
  *
- * Redirects are followed by hand (`redirect: 'manual'`), each hop checked the same way, at most
+ * Redirects are followed by hand (`redirect: 'manual'`), each hop checked the same way (and by the
+ * caller's own rule, `allowHop`, when it gives one: OpenAPI external references keep to one origin), at most
  * `maxRedirects` (5). One time limit (10 s) covers every hop and the body; the body is read as a
  * stream and the call fails once it passes `maxBytes` (5 MiB by default).
  */
@@ -49,6 +50,12 @@ export interface OutboundOptions {
   maxRedirects?: number;
   /** The fetch to use for this call (defaults to the one set by `setOutboundFetch`, else the runtime's). */
   fetch?: FetchFunction;
+  /**
+   * A caller's own rule for every URL requested, checked after the guard's and before each request (the
+   * first one and every redirect hop): the reason it is refused, or null. A refusal is an `OutboundError`
+   * (`refused`) naming that URL, and the URL is not requested.
+   */
+  allowHop?: (url: URL) => string | null;
 }
 
 export interface OutboundResponse {
@@ -249,7 +256,12 @@ export async function outboundFetch(env: OutboundEnv, url: string | URL, init: R
   const doFetch = options.fetch ?? defaultFetch;
   const original = String(url);
 
-  let current = checkOutboundUrl(env, original, field);
+  const checkHop = (hop: URL, hopField: string) => {
+    const why = options.allowHop?.(hop) ?? null;
+    if (why !== null) throw new OutboundError('refused', `${hopField}: ${hop.href} is refused: ${why}`);
+    return hop;
+  };
+  let current = checkHop(checkOutboundUrl(env, original, field), field);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout.signal, init.signal]) : timeout.signal;
@@ -278,7 +290,8 @@ export async function outboundFetch(env: OutboundEnv, url: string | URL, init: R
         } catch {
           throw new OutboundError('refused', `${field}: ${current.href} redirects to an invalid URL: ${location}`);
         }
-        next = checkOutboundUrl(env, next.href, `${field} (redirected from ${current.href})`);
+        const hopField = `${field} (redirected from ${current.href})`;
+        next = checkHop(checkOutboundUrl(env, next.href, hopField), hopField);
         if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
           if (method !== 'HEAD') method = 'GET';
           body = undefined;

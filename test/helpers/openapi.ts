@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
-import { newId, sha256Hex } from '../../src/lib/ids';
+import { newId } from '../../src/lib/ids';
+import { versionHash } from '../../src/services/openapi/process';
 import { sourceTextKey, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
 
@@ -15,11 +16,21 @@ export interface SeededSpec {
 
 /**
  * A spec record written straight to D1 (and a text source to R2), for tests of what comes after the create
- * route: processing, versions, computed pages. `job` (default: a fresh id) is the outstanding processing job.
+ * route: processing, versions, computed pages. `job` (default: a fresh id) is the outstanding processing job;
+ * `attempts` its claims already counted (`processing_attempts`, default 0).
  */
 export async function seedSpec(
   orgId: string,
-  options: { slug?: string; url?: string; text?: string; visibility?: 'private' | 'public'; state?: string; job?: string | null; lastProcessedAt?: string } = {},
+  options: {
+    slug?: string;
+    url?: string;
+    text?: string;
+    visibility?: 'private' | 'public';
+    state?: string;
+    job?: string | null;
+    lastProcessedAt?: string;
+    attempts?: number;
+  } = {},
 ): Promise<SeededSpec> {
   const id = newId();
   const slug = options.slug ?? specSlug();
@@ -32,9 +43,23 @@ export async function seedSpec(
   }
   await env.DB.prepare(
     `insert into openapi_specs (id, org_id, slug, source_url, source_text_key, visibility, processing_state, processing_job, queued_at,
-       last_processed_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       processing_attempts, last_processed_at, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-    .bind(id, orgId, slug, options.url ?? null, textKey, options.visibility ?? 'private', options.state ?? 'pending', job, job ? now : null, options.lastProcessedAt ?? null, now, now)
+    .bind(
+      id,
+      orgId,
+      slug,
+      options.url ?? null,
+      textKey,
+      options.visibility ?? 'private',
+      options.state ?? 'pending',
+      job,
+      job ? now : null,
+      options.attempts ?? 0,
+      options.lastProcessedAt ?? null,
+      now,
+      now,
+    )
     .run();
   return { id, slug, job };
 }
@@ -58,7 +83,8 @@ export async function seedSpecVersion(
     env.DB.prepare('insert into openapi_spec_versions (id, spec_id, hash, url, format, entry, outline, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)').bind(
       id,
       specId,
-      await sha256Hex(JSON.stringify(filesystem)),
+      // The identity the processing would give it (so processing the same source again adds no version).
+      await versionHash(JSON.stringify(filesystem), new TextEncoder().encode(raw), options.url ?? null),
       options.url ?? null,
       options.format ?? 'json',
       Object.keys(filesystem)[0],

@@ -3,16 +3,17 @@ import { env } from 'cloudflare:workers';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index';
+import { createDb } from '../../src/db/client';
+import { requeueSpecJobs } from '../../src/jobs/cron';
 import { newId, sha256Hex } from '../../src/lib/ids';
-import { setOutboundFetch } from '../../src/lib/outbound';
+import { OutboundError, outboundFetch, setOutboundFetch } from '../../src/lib/outbound';
 import { OPENAPI_PROCESS_JOB } from '../../src/services/openapi/jobs';
 import { buildOutline, MAX_OUTLINE_BYTES } from '../../src/services/openapi/outline';
-import { MAX_STORED_ERRORS } from '../../src/services/openapi/parse';
-import { INTERNAL_ERROR, MAX_PROCESS_ATTEMPTS, processSpec } from '../../src/services/openapi/process';
+import { MAX_ERROR_MESSAGE, MAX_SPEC_DEPTH, MAX_SPEC_REFERENCES, MAX_STORED_ERRORS } from '../../src/services/openapi/parse';
+import { INTERNAL_ERROR, MAX_PROCESS_ATTEMPTS, MAX_PROCESSING_CLAIMS, PROCESSING_LIMITS_MESSAGE, processSpec } from '../../src/services/openapi/process';
 import { MAX_SPEC_FILES, SPEC_SOURCE_LIMITS } from '../../src/services/openapi/source';
-import { specPrefix, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
+import { sourceTextKey, specPrefix, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
 import { MAX_OUTLINE_OPERATIONS, MAX_OUTLINE_TEXT, MAX_SPEC_SOURCE_BYTES, type SpecOutline } from '../../src/services/openapi/types';
-import { canonicalJson } from '../../src/services/revisions';
 import { seedOrg } from '../helpers/harness';
 import { seedSpec } from '../helpers/openapi';
 import petstoreExpandedJson from '../fixtures/openapi/petstore-expanded.json?raw';
@@ -65,6 +66,7 @@ interface SpecRecord {
   processing_state: string;
   processing_job: string | null;
   queued_at: string | null;
+  processing_attempts: number;
   last_version_id: string | null;
   last_processed_at: string | null;
   last_process_error_code: string | null;
@@ -97,10 +99,12 @@ async function versionObjects(specId: string): Promise<string[]> {
   return (await env.FILES.list({ prefix: `${specPrefix(specId)}versions/` })).objects.map((o) => o.key).sort();
 }
 
-/** Gives the spec a new outstanding job, as an update of its source does (the URL stays). */
+/** Gives the spec a new outstanding job, as an update of its source does (the URL stays; no claim of the job yet). */
 async function requeue(specId: string): Promise<string> {
   const job = newId();
-  await env.DB.prepare(`update openapi_specs set processing_job = ?, processing_state = 'pending', queued_at = ? where id = ?`).bind(job, new Date().toISOString(), specId).run();
+  await env.DB.prepare(`update openapi_specs set processing_job = ?, processing_state = 'pending', queued_at = ?, processing_attempts = 0 where id = ?`)
+    .bind(job, new Date().toISOString(), specId)
+    .run();
   return job;
 }
 
@@ -165,9 +169,11 @@ describe('processing a spec from a URL', () => {
     expect(version).toMatchObject({ url, format: 'yaml', entry: 'petstore.yaml' });
     expect(JSON.parse(version.outline)).toEqual(PETSTORE_OUTLINE);
 
-    const filesystem = await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.json();
-    expect(filesystem).toEqual({ 'petstore.yaml': parseYaml(petstoreYaml) });
-    expect(version.hash).toBe(await sha256Hex(canonicalJson(filesystem)));
+    const stored = await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.text();
+    expect(JSON.parse(stored)).toEqual({ 'petstore.yaml': parseYaml(petstoreYaml) });
+    // Its identity: what it stores (the bundle's JSON, the raw bytes) and the source URL, together.
+    const rawHash = await sha256Hex(new TextEncoder().encode(petstoreYaml));
+    expect(version.hash).toBe(await sha256Hex(JSON.stringify([await sha256Hex(stored), rawHash, url])));
     // The raw entry is stored byte for byte as fetched.
     expect(await (await env.FILES.get(versionRawKey(spec.id, version.id)))!.text()).toBe(petstoreYaml);
     expect(await versionObjects(spec.id)).toEqual([versionFilesystemKey(spec.id, version.id), versionRawKey(spec.id, version.id)].sort());
@@ -322,9 +328,7 @@ describe('source failures are recorded on the spec', () => {
     const url = `${ORIGIN}/slow/openapi.json`;
     serve({ [url]: () => new Promise<Response>(() => undefined) });
     const spec = await seedSpec(orgId, { url });
-    const started = Date.now();
     expect(await processSpec(env, spec.id, spec.job!, { limits: { ...SPEC_SOURCE_LIMITS, fileTimeoutMs: 50 } })).toBe('failed');
-    expect(Date.now() - started).toBeLessThan(5_000);
     const row = await specRow(spec.id);
     expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_process_error_code: 'FETCH_TIMEOUT', last_processed_error_count: 1 });
     expect(row.last_processed_at).not.toBeNull();
@@ -348,6 +352,51 @@ describe('source failures are recorded on the spec', () => {
     const [error] = errorsOf(row)!;
     expect(error.message).toContain('http://169.254.169.254/latest/meta-data/ is refused');
     expect(error.message).toContain('link-local');
+  });
+
+  it('FETCH_ERROR: a referenced file redirecting to another origin is refused before that origin is requested', async () => {
+    const url = `${ORIGIN}/hop/openapi.yaml`;
+    const text = ['openapi: 3.1.0', 'info: {title: Hops, version: "1"}', 'paths: {}', 'components:', '  schemas:', "    Pet: {$ref: 'schemas/pet.yaml'}", "    Moved: {$ref: 'schemas/moved.yaml'}"].join('\n');
+    const redirect = (location: string) => () => new Response(null, { status: 302, headers: { location } });
+    const { row, requests, versions } = await processUrl(url, {
+      [url]: text,
+      // A redirect on the same origin is followed...
+      [`${ORIGIN}/hop/schemas/pet.yaml`]: redirect(`${ORIGIN}/v2/pet.yaml`),
+      [`${ORIGIN}/v2/pet.yaml`]: 'type: object',
+      // ...one to another origin is not.
+      [`${ORIGIN}/hop/schemas/moved.yaml`]: redirect('https://cdn.example.net/moved.yaml'),
+      'https://cdn.example.net/moved.yaml': 'type: string',
+    });
+    expect(requests).toEqual([url, `${ORIGIN}/hop/schemas/pet.yaml`, `${ORIGIN}/v2/pet.yaml`, `${ORIGIN}/hop/schemas/moved.yaml`]);
+    expect(versions).toEqual([]);
+    expect(row).toMatchObject({ processing_state: 'complete', last_process_error_code: 'FETCH_ERROR', last_processed_error_count: 1 });
+    const [error] = errorsOf(row)!;
+    expect(error.message).toContain(`(redirected from ${ORIGIN}/hop/schemas/moved.yaml): https://cdn.example.net/moved.yaml is refused: it is not on ${ORIGIN}`);
+  });
+
+  it("the guard's allowHop is asked before every request, the first one included", async () => {
+    const first = 'https://a.example.com/spec.json';
+    const second = 'https://b.example.com/spec.json';
+    const requests = serve({ [first]: () => new Response(null, { status: 307, headers: { location: second } }), [second]: 'ok' });
+    const refused = outboundFetch(env, first, {}, { allowHop: (hop) => (hop.hostname === 'a.example.com' ? 'not this one' : null) });
+    await expect(refused).rejects.toBeInstanceOf(OutboundError);
+    await expect(refused).rejects.toMatchObject({ reason: 'refused', message: `url: ${first} is refused: not this one` });
+    expect(requests).toEqual([]);
+
+    const asked: string[] = [];
+    const response = await outboundFetch(env, first, {}, { allowHop: (hop) => (asked.push(hop.href), null) });
+    expect(response.text()).toBe('ok');
+    expect(asked).toEqual([first, second]);
+    expect(requests).toEqual([first, second]);
+  });
+
+  it(`stores each message cut to ${MAX_ERROR_MESSAGE} characters`, async () => {
+    expect(MAX_ERROR_MESSAGE).toBe(500);
+    const url = `${ORIGIN}/long/${'a'.repeat(800)}.json`;
+    const { row } = await processUrl(url, { [url]: () => new Response('oops', { status: 500 }) });
+    const [error] = errorsOf(row)!;
+    expect(error.message).toHaveLength(MAX_ERROR_MESSAGE);
+    expect(error.message).toBe(`${url} answered 500`.slice(0, MAX_ERROR_MESSAGE - 1) + '…');
   });
 
   it('FETCH_ERROR: a source larger than the cap', async () => {
@@ -413,21 +462,40 @@ describe('source failures are recorded on the spec', () => {
 });
 
 describe('versions', () => {
-  it('adds no version when the content is the same as the latest, however it is written', async () => {
+  it('adds no version for the same source again; the same document as JSON instead of YAML, or from another URL, is a new version', async () => {
     const url = `${ORIGIN}/same/openapi.yaml`;
     const { spec, versions } = await processUrl(url, { [url]: petstoreYaml });
     expect(versions).toHaveLength(1);
     const first = await specRow(spec.id);
 
-    // The same document again, formatted differently (JSON this time): the same bundle, the same hash.
-    serve({ [url]: JSON.stringify(parseYaml(petstoreYaml), null, 2) });
-    const job = await requeue(spec.id);
-    expect(await deliver(spec.id, job)).toEqual({ acked: true, retried: false });
+    // The same bytes from the same URL: the same version.
+    serve({ [url]: petstoreYaml });
+    expect(await deliver(spec.id, await requeue(spec.id))).toEqual({ acked: true, retried: false });
     expect(await versionsOf(spec.id)).toEqual(versions);
     const row = await specRow(spec.id);
     expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: versions[0].id, last_process_error_code: null });
     expect(row.last_processed_at! >= first.last_processed_at!).toBe(true);
     expect(await versionObjects(spec.id)).toHaveLength(2);
+
+    // The same document written as JSON: the same bundle, but its raw text (and format) are what readers get.
+    const json = JSON.stringify(parseYaml(petstoreYaml), null, 2);
+    serve({ [url]: json });
+    expect(await deliver(spec.id, await requeue(spec.id))).toEqual({ acked: true, retried: false });
+    const [, asJson, ...none] = await versionsOf(spec.id);
+    expect(none).toEqual([]);
+    expect(asJson).toMatchObject({ format: 'json', url, entry: 'openapi.yaml' });
+    expect((await specRow(spec.id)).last_version_id).toBe(asJson.id);
+    expect(await (await env.FILES.get(versionRawKey(spec.id, asJson.id)))!.text()).toBe(json);
+
+    // The same bytes from another URL: the version's url is the new one.
+    const moved = `${ORIGIN}/moved/openapi.yaml`;
+    await env.DB.prepare('update openapi_specs set source_url = ? where id = ?').bind(moved, spec.id).run();
+    serve({ [moved]: json });
+    expect(await deliver(spec.id, await requeue(spec.id))).toEqual({ acked: true, retried: false });
+    const all = await versionsOf(spec.id);
+    expect(all).toHaveLength(3);
+    expect(all[2]).toMatchObject({ format: 'json', url: moved });
+    expect((await specRow(spec.id)).last_version_id).toBe(all[2].id);
   });
 
   it('A -> B -> A gives three versions (compared with the latest only)', async () => {
@@ -539,6 +607,44 @@ describe('text sources', () => {
   });
 });
 
+describe('a text source missing from R2', () => {
+  it('is skipped when an update replaced (and removed) it after the job was claimed', async () => {
+    const spec = await seedSpec(orgId, { text: petstoreYaml });
+    const newer = newId();
+    const racing = {
+      ...env,
+      FILES: new Proxy(env.FILES, {
+        get(target, name) {
+          if (name === 'get') {
+            return async (key: string) => {
+              // An update of the source lands between the claim and the read: it names a new job, then removes the text it replaced.
+              await env.FILES.put(sourceTextKey(spec.id, newer), swaggerPetstoreJson);
+              await env.DB.prepare(`update openapi_specs set processing_job = ?, processing_state = 'pending', processing_attempts = 0, source_text_key = ? where id = ?`)
+                .bind(newer, sourceTextKey(spec.id, newer), spec.id)
+                .run();
+              await target.delete(key);
+              return target.get(key);
+            };
+          }
+          const value = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    } as typeof env;
+    expect(await processSpec(racing, spec.id, spec.job!)).toBe('skipped');
+    expect(await specRow(spec.id)).toMatchObject({ processing_state: 'pending', processing_job: newer, processing_attempts: 0, last_process_error_code: null, last_version_id: null });
+    expect(await deliver(spec.id, newer)).toEqual({ acked: true, retried: false });
+    expect(await specRow(spec.id)).toMatchObject({ processing_state: 'complete', processing_job: null, last_process_error_code: null });
+  });
+
+  it('is a failure of ours (retried) while the spec still names the job', async () => {
+    const spec = await seedSpec(orgId, { text: petstoreYaml });
+    await env.FILES.delete(sourceTextKey(spec.id, spec.job!));
+    expect(await deliver(spec.id, spec.job!)).toEqual({ acked: false, retried: true });
+    expect(await specRow(spec.id)).toMatchObject({ processing_state: 'pending', processing_job: spec.job, processing_attempts: 0, last_process_error_code: null });
+  });
+});
+
 describe('failures of ours', () => {
   /** The bindings with an R2 bucket whose writes fail. */
   const brokenFiles = () =>
@@ -560,17 +666,199 @@ describe('failures of ours', () => {
     const job = await requeue(spec.id);
     await env.DB.prepare('update openapi_specs set queued_at = ? where id = ?').bind(new Date(Date.now() - 60 * 60_000).toISOString(), spec.id).run();
 
-    expect(await deliver(spec.id, job, { bindings: brokenFiles() })).toEqual({ acked: false, retried: true });
-    let row = await specRow(spec.id);
-    expect(row).toMatchObject({ processing_state: 'pending', processing_job: job, last_version_id: versions[0].id, last_process_error_code: null });
-    expect(Date.now() - Date.parse(row.queued_at!)).toBeLessThan(60_000);
+    // Every attempt but the last: pending again, and its claim given back (it ended: it was not cut short).
+    for (let attempts = 1; attempts < MAX_PROCESS_ATTEMPTS; attempts++) {
+      expect(await deliver(spec.id, job, { bindings: brokenFiles(), attempts })).toEqual({ acked: false, retried: true });
+      const row = await specRow(spec.id);
+      expect(row).toMatchObject({ processing_state: 'pending', processing_job: job, processing_attempts: 0, last_version_id: versions[0].id, last_process_error_code: null });
+      expect(Date.now() - Date.parse(row.queued_at!)).toBeLessThan(60_000);
+    }
+    expect(MAX_PROCESS_ATTEMPTS).toBeGreaterThan(MAX_PROCESSING_CLAIMS);
 
     expect(await deliver(spec.id, job, { bindings: brokenFiles(), attempts: MAX_PROCESS_ATTEMPTS })).toEqual({ acked: false, retried: true });
-    row = await specRow(spec.id);
+    const row = await specRow(spec.id);
     expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: versions[0].id, last_process_error_code: INTERNAL_ERROR, last_processed_error_count: 1 });
     expect(errorsOf(row)![0].code).toBe(INTERNAL_ERROR);
     expect(await versionsOf(spec.id)).toEqual(versions);
     expect(await versionObjects(spec.id)).toHaveLength(2);
+  });
+});
+
+/** A text spec, processed: its record afterwards. */
+async function processText(text: string, bindings?: typeof env) {
+  const spec = await seedSpec(orgId, { text });
+  const delivery = await deliver(spec.id, spec.job!, { bindings });
+  return { spec, delivery, row: await specRow(spec.id), versions: await versionsOf(spec.id) };
+}
+
+describe("work cut short by the Worker's limits", () => {
+  it('a claim sets queued_at to its own time and counts itself, so the cron leaves a running job alone', async () => {
+    const url = `${ORIGIN}/claimed/openapi.yaml`;
+    let specId = '';
+    const seen: SpecRecord[] = [];
+    const cronSent: { payload: { specId: string } }[] = [];
+    serve({
+      [url]: async () => {
+        seen.push(await specRow(specId));
+        // The hourly cron runs while the job is at work.
+        const queue = { send: async () => undefined, sendBatch: async (messages: { body: unknown }[]) => void cronSent.push(...(messages.map((m) => m.body) as typeof cronSent)) };
+        await requeueSpecJobs({ ...env, JOBS: queue as unknown as Queue<unknown> }, createDb(env.DB), Date.now());
+        seen.push(await specRow(specId));
+        return new Response(petstoreYaml);
+      },
+    });
+    const spec = await seedSpec(orgId, { url });
+    specId = spec.id;
+    // Its message waited in the queue for 20 minutes before a consumer took it.
+    await env.DB.prepare('update openapi_specs set queued_at = ? where id = ?').bind(new Date(Date.now() - 20 * 60_000).toISOString(), spec.id).run();
+    const before = new Date().toISOString();
+    expect(await deliver(spec.id, spec.job!)).toEqual({ acked: true, retried: false });
+
+    expect(seen[0]).toMatchObject({ processing_state: 'progress', processing_job: spec.job, processing_attempts: 1 });
+    expect(seen[0].queued_at! >= before).toBe(true);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(cronSent.filter((m) => m.payload.specId === spec.id)).toEqual([]);
+    expect(await specRow(spec.id)).toMatchObject({ processing_state: 'complete', processing_job: null, last_process_error_code: null });
+  });
+
+  it(`a job whose ${MAX_PROCESSING_CLAIMS} claims were cut short is recorded as failed at the next one, without processing it; the last version stays`, async () => {
+    const url = `${ORIGIN}/killer/openapi.yaml`;
+    const { spec, versions } = await processUrl(url, { [url]: petstoreYaml });
+    const requests = serve({ [url]: swaggerPetstoreJson });
+    const job = await requeue(spec.id);
+    // What claims that never ended leave (their isolate killed by the CPU or memory limit: no catch block ran).
+    await env.DB.prepare(`update openapi_specs set processing_state = 'progress', processing_attempts = ? where id = ?`).bind(MAX_PROCESSING_CLAIMS, spec.id).run();
+
+    expect(await deliver(spec.id, job, { attempts: MAX_PROCESSING_CLAIMS + 1 })).toEqual({ acked: true, retried: false });
+    expect(requests).toEqual([]);
+    const row = await specRow(spec.id);
+    expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: versions[0].id, last_process_error_code: 'PARSE_ERROR', last_processed_error_count: 1 });
+    expect(errorsOf(row)).toEqual([{ message: PROCESSING_LIMITS_MESSAGE, code: 'PARSE_ERROR' }]);
+    expect(PROCESSING_LIMITS_MESSAGE).toContain("could not be processed within the Worker's limits (it is too large or too complex)");
+    expect(await versionsOf(spec.id)).toEqual(versions);
+    // Its message again (a redelivery): nothing more.
+    expect(await deliver(spec.id, job)).toEqual({ acked: true, retried: false });
+    expect(await specRow(spec.id)).toEqual(row);
+  });
+
+  it('a job with one claim fewer cut short is still processed', async () => {
+    const url = `${ORIGIN}/survivor/openapi.yaml`;
+    serve({ [url]: petstoreYaml });
+    const spec = await seedSpec(orgId, { url, state: 'progress', attempts: MAX_PROCESSING_CLAIMS - 1 });
+    expect(await deliver(spec.id, spec.job!)).toEqual({ acked: true, retried: false });
+    const [version] = await versionsOf(spec.id);
+    expect(await specRow(spec.id)).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: version.id, last_process_error_code: null });
+  });
+});
+
+describe('bounds on the documents (checked before validation)', () => {
+  const deepArrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  /** A valid document with `value` as an extension: data, which is walked for its depth all the same. */
+  const withExtension = (value: string) => `{"openapi":"3.1.0","info":{"title":"Deep","version":"1"},"paths":{},"x-deep":${value}}`;
+
+  it(`PARSE_ERROR, not retried: objects and arrays nested deeper than ${MAX_SPEC_DEPTH} levels (4000 nested arrays, 8 KB)`, async () => {
+    expect(MAX_SPEC_DEPTH).toBe(500);
+    for (const text of [withExtension(deepArrays(4000)), deepArrays(4000)]) {
+      const { delivery, row, versions } = await processText(text);
+      expect(delivery).toEqual({ acked: true, retried: false });
+      expect(versions).toEqual([]);
+      expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_process_error_code: 'PARSE_ERROR', last_processed_error_count: 1 });
+      expect(errorsOf(row)![0].message).toMatch(new RegExp(`^The source text nests objects and arrays deeper than ${MAX_SPEC_DEPTH} levels, the most that is processed \\(at /`));
+    }
+  });
+
+  it(`processes ${MAX_SPEC_DEPTH} levels exactly, and refuses one more`, async () => {
+    // The document is level 1, its `x-deep` array level 2.
+    const atBound = await processText(withExtension(deepArrays(MAX_SPEC_DEPTH - 1)));
+    expect(atBound.row, JSON.stringify(errorsOf(atBound.row))).toMatchObject({ processing_state: 'complete', last_process_error_code: null, last_version_id: atBound.versions[0].id });
+    const past = await processText(withExtension(deepArrays(MAX_SPEC_DEPTH)));
+    expect(past.row.last_process_error_code).toBe('PARSE_ERROR');
+    expect(errorsOf(past.row)![0].message).toContain(`deeper than ${MAX_SPEC_DEPTH} levels`);
+  });
+
+  it('counts the depth of YAML with its aliases expanded', async () => {
+    const lines = ['openapi: 3.1.0', 'info: {title: Chain, version: "1"}', 'paths: {}', 'x-chain:', '  a0: &a0 [leaf]'];
+    for (let i = 1; i <= MAX_SPEC_DEPTH; i++) lines.push(`  a${i}: &a${i} [*a${i - 1}]`);
+    const { row } = await processText(lines.join('\n'));
+    expect(row.last_process_error_code).toBe('PARSE_ERROR');
+    expect(errorsOf(row)![0].message).toMatch(/^The source text is YAML that cannot be read: it nests objects and arrays deeper than 500 levels at line \d+, column \d+, aliases expanded/);
+  });
+
+  it('RangeError while the source is prepared (a limit of the runtime, met by the document): PARSE_ERROR, not retried', async () => {
+    const failing = {
+      ...env,
+      FILES: new Proxy(env.FILES, {
+        get(target, name) {
+          if (name === 'get') return async () => ({ arrayBuffer: async () => Promise.reject(new RangeError('Array buffer allocation failed')) });
+          const value = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    } as typeof env;
+    const { delivery, row } = await processText(petstoreYaml, failing);
+    expect(delivery).toEqual({ acked: true, retried: false });
+    expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_process_error_code: 'PARSE_ERROR' });
+    expect(errorsOf(row)![0].message).toContain('Array buffer allocation failed');
+  });
+
+  /** A valid document with `count` references (to one schema); `target` is what reference `i` names. */
+  const withReferences = (count: number, target = (_i: number) => '#/components/schemas/A') => {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < count; i++) properties[`p${i}`] = { $ref: target(i) };
+    return JSON.stringify({ openapi: '3.1.0', info: { title: 'Refs', version: '1' }, paths: {}, components: { schemas: { A: { type: 'string' }, B: { type: 'object', properties } } } });
+  };
+
+  it(`PARSE_ERROR: more than ${MAX_SPEC_REFERENCES} references; exactly that many are processed`, async () => {
+    expect(MAX_SPEC_REFERENCES).toBe(20_000);
+    const atBound = await processText(withReferences(MAX_SPEC_REFERENCES));
+    expect(atBound.row, JSON.stringify(errorsOf(atBound.row))).toMatchObject({ processing_state: 'complete', last_process_error_code: null });
+    const past = await processText(withReferences(MAX_SPEC_REFERENCES + 1));
+    expect(past.row).toMatchObject({ processing_state: 'complete', last_process_error_code: 'PARSE_ERROR', last_processed_error_count: 1 });
+    expect(errorsOf(past.row)![0].message).toBe(
+      `The spec has more than ${MAX_SPEC_REFERENCES} references ($ref) in all its files, the most that is processed (the bound is passed in The source text)`,
+    );
+  });
+
+  it("counts the references of all the spec's files together", async () => {
+    const url = `${ORIGIN}/refs/openapi.json`;
+    const entry = JSON.parse(withReferences(MAX_SPEC_REFERENCES - 1));
+    entry.components.schemas.C = { $ref: 'schemas.json#/A' };
+    const { row, requests } = await processUrl(url, { [url]: JSON.stringify(entry), [`${ORIGIN}/refs/schemas.json`]: JSON.stringify({ A: { $ref: '#/B' }, B: { type: 'string' } }) });
+    expect(requests).toHaveLength(2);
+    expect(row.last_process_error_code).toBe('PARSE_ERROR');
+    expect(errorsOf(row)![0].message).toContain(`more than ${MAX_SPEC_REFERENCES} references ($ref) in all its files, the most that is processed (the bound is passed in schemas.json)`);
+  });
+
+  it(`reports ${MAX_SPEC_REFERENCES} broken references (each counted, at most 20 kept)`, async () => {
+    // Each names another missing schema (the validator reports a message once, however often it comes).
+    const { row } = await processText(withReferences(MAX_SPEC_REFERENCES, (i) => `#/components/schemas/Missing${i}`));
+    expect(row, JSON.stringify(errorsOf(row))).toMatchObject({ last_process_error_code: 'PARSE_ERROR', last_processed_error_count: MAX_SPEC_REFERENCES });
+  });
+
+  // yaml's own duplicate check (`uniqueKeys`) compares each key with every earlier one (about 10 s for these
+  // 40,000 keys); parse.ts checks them with a set per mapping. Speed is the bench's to measure, not a test's.
+  it('reads a YAML mapping of 40,000 keys, and still refuses a duplicate key, naming its line', async () => {
+    const lines = ['openapi: 3.1.0', 'info: {title: Many keys, version: "1"}', 'paths: {}', 'x-many:'];
+    for (let i = 0; i < 40_000; i++) lines.push(`  k${i}: ${i}`);
+    const unique = await processText(lines.join('\n'));
+    expect(unique.row, JSON.stringify(errorsOf(unique.row))).toMatchObject({ processing_state: 'complete', last_process_error_code: null });
+
+    lines.push('  k0: again');
+    const repeated = await processText(lines.join('\n'));
+    expect(repeated.row.last_process_error_code).toBe('PARSE_ERROR');
+    expect(errorsOf(repeated.row)![0].message).toBe(`The source text is YAML that cannot be read: Map keys must be unique: "k0" is repeated at line ${lines.length}, column 3`);
+  });
+
+  it('reads YAML naming one anchor more than 100 times (aliases are bounded by their expanded size), and refuses an alias naming its ancestor', async () => {
+    const lines = ['openapi: 3.1.0', 'info: {title: Aliases, version: "1"}', 'x-ok: &ok {description: OK}', 'paths:'];
+    for (let i = 0; i < 150; i++) lines.push(`  /r${i}:`, '    get:', `      operationId: op${i}`, '      responses:', "        '200': *ok");
+    const { row, versions } = await processText(lines.join('\n'));
+    expect(row, JSON.stringify(errorsOf(row))).toMatchObject({ processing_state: 'complete', last_process_error_code: null });
+    expect((JSON.parse(versions[0].outline) as SpecOutline).tags[0].operations).toHaveLength(150);
+
+    const cycle = await processText(['openapi: 3.1.0', 'info: {title: Cycle, version: "1"}', 'paths: {}', 'x-loop: &loop', '  again: *loop'].join('\n'));
+    expect(cycle.row.last_process_error_code).toBe('PARSE_ERROR');
+    expect(errorsOf(cycle.row)![0].message).toContain('an alias names one of its own ancestors');
   });
 });
 

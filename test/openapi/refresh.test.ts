@@ -145,6 +145,23 @@ describe('cron: openapi spec processing', () => {
     expect(sentFor(later.sent, [spec.id])).toEqual([{ id: row.processing_job!, type: OPENAPI_PROCESS_JOB, payload: { specId: spec.id } }]);
   });
 
+  it('a refresh names a new job with no claim counted; a job sent again keeps the claims counted of it', async () => {
+    const now = Date.now() + 6 * HOUR;
+    // Failed a day ago because its claims were cut short (the count is the failed job's).
+    const cutShort = await seedSpec(orgId, { url: 'https://specs.example.com/cut-short/openapi.yaml', job: null, state: 'complete', lastProcessedAt: iso(now - 25 * HOUR), attempts: 3 });
+    // A job claimed twice, the last claim 20 minutes ago, its isolate killed.
+    const killed = await seedSpec(orgId, { url: 'https://specs.example.com/killed/openapi.yaml', state: 'progress', attempts: 2 });
+    await setRow(killed.id, { queued_at: iso(now - 20 * MINUTE) });
+    const queue = fakeQueue();
+    await requeueSpecJobs(queue.env, createDb(env.DB), now);
+    expect(sentFor(queue.sent, [cutShort.id, killed.id])).toHaveLength(2);
+    const attempts = async (id: string) => (await env.DB.prepare('select processing_attempts as n from openapi_specs where id = ?').bind(id).first<{ n: number }>())!.n;
+    expect(await specRow(cutShort.id)).toMatchObject({ processing_state: 'pending', queued_at: iso(now) });
+    expect(await attempts(cutShort.id)).toBe(0);
+    expect(await specRow(killed.id)).toMatchObject({ processing_state: 'pending', processing_job: killed.job, queued_at: iso(now) });
+    expect(await attempts(killed.id)).toBe(2);
+  });
+
   it(`refreshes at most ${SPEC_REQUEUE_PER_RUN} specs per run, the longest unprocessed first`, async () => {
     const now = Date.now() + 4 * HOUR;
     const specs = [];

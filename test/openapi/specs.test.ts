@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
 import { OPENAPI_PROCESS_JOB } from '../../src/services/openapi/jobs';
-import { SlugTaken, createSpec, putSpec } from '../../src/services/openapi/records';
+import { SlugTaken, createSpec, putSpec, specBySlugQuery, updateSpecSource } from '../../src/services/openapi/records';
 import { sourceTextKey, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
 import { MAX_SPEC_SOURCE_BYTES, type SpecOutline } from '../../src/services/openapi/types';
 import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
@@ -37,6 +37,7 @@ interface SpecDbRow {
   processing_state: string;
   processing_job: string | null;
   queued_at: string | null;
+  processing_attempts: number;
   created_by: string | null;
 }
 
@@ -240,6 +241,30 @@ describe('createOrUpdateOpenAPISpecBySlug', () => {
     const third = await expectOneJob(toUrl, org.id, slug);
     expect(third).toMatchObject({ source_url: SOURCE_URL, source_text_key: null });
     expect(await r2Keys(`openapi/${third.id}/sources/`)).toEqual([]);
+  });
+
+  it('removes the text it replaced, even when another update replaced the one it read (no object left behind)', async () => {
+    const slug = specSlug('race-text');
+    expect((await capture('PUT', specPath(org.id, slug), org.owner.token, { source: { text: TEXT } })).status).toBe(201);
+    const db = createDb(env.DB);
+    // An update that read the spec before another one replaced its text.
+    const [stale] = await specBySlugQuery(db, org.id, slug);
+    expect((await capture('PUT', specPath(org.id, slug), org.owner.token, { source: { text: `${TEXT}\n` } })).status).toBe(200);
+    const between = (await specRow(org.id, slug))!;
+    expect(await r2Keys(`openapi/${stale.id}/sources/`)).toEqual([between.source_text_key]);
+
+    const jobs = { send: async () => undefined } as unknown as Queue<unknown>;
+    const row = await updateSpecSource({ ...env, JOBS: jobs } as never, db, stale, { text: `${TEXT}\n\n` });
+    expect(row!.sourceTextKey).not.toBe(between.source_text_key);
+    // Only the text the spec names is left: the one this update replaced (not the one it read) was removed.
+    expect(await r2Keys(`openapi/${stale.id}/sources/`)).toEqual([row!.sourceTextKey]);
+    expect(await (await env.FILES.get(row!.sourceTextKey!))!.text()).toBe(`${TEXT}\n\n`);
+  });
+
+  it('names a new job with no claim of it counted', async () => {
+    const seeded = await seedSpec(org.id, { url: SOURCE_URL, job: null, state: 'complete', attempts: 3 });
+    expect((await capture('PUT', specPath(org.id, seeded.slug), org.owner.token, { source: { url: `${SOURCE_URL}?v=3` } })).status).toBe(200);
+    expect(await specRow(org.id, seeded.slug)).toMatchObject({ processing_state: 'pending', processing_attempts: 0 });
   });
 
   it('keeps the last version, visibility and processing record while the new source waits', async () => {

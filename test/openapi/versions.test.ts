@@ -6,7 +6,7 @@ import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitboo
 import { BASE, CALLERS, api, byCaller, callerUser, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion, type SeededSpec } from '../helpers/openapi';
-import { measureRoundTrips } from '../helpers/round-trips';
+import { measureRoundTrips, requestWithBindings } from '../helpers/round-trips';
 
 const VERSION_0202 = gitbookValidator('OpenAPISpecVersion', GITBOOK_0202.components);
 const VERSION_0146 = gitbookValidator('OpenAPISpecVersion');
@@ -281,6 +281,24 @@ describe('authorization', () => {
     const other = await seedIntegration(publisher.id, { scopes: ['space:content:read'] });
     const otherToken = await seedToken(other.id, (await seedInstallation(other, org.id)).id);
     expectError(await api('GET', paths()[op], { token: otherToken }), 403, 'openapi:read');
+  });
+
+  it("reads no version's outline (up to 512 KiB each): only the columns the answers need", async () => {
+    const statements: string[] = [];
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === 'prepare') return (query: string) => (statements.push(query), target.prepare(query));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    for (const [op, path] of Object.entries(paths())) {
+      statements.length = 0;
+      const r = await requestWithBindings('GET', path, org.owner.token, undefined, { DB: db });
+      expect(r.status, `${op} ${JSON.stringify(r.body)}`).toBe(200);
+      expect(statements.filter((q) => q.includes('openapi_spec_versions')).length, op).toBeGreaterThan(0);
+      expect(statements.filter((q) => q.includes('outline')), op).toEqual([]);
+    }
   });
 
   it('each read answers in at most 2 D1 round trips', async () => {

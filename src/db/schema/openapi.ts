@@ -9,6 +9,11 @@ import { organizations } from './organizations';
  * nothing is outstanding): a create, an update and the cron's refresh set it and enqueue that message;
  * the consumer works only for the message it names and clears it with its final write, so a
  * redelivered message, or one superseded by a newer update, changes nothing.
+ *
+ * `processing_attempts` counts the claims of that job that never ended: each claim adds one (with
+ * `queued_at` set to the claim's time), a claim that ends in a failure of ours gives it back, and a new job
+ * starts at 0. A claim that finds it at the bound (services/openapi/process: MAX_PROCESSING_CLAIMS) records
+ * a final failure instead of processing: the isolate was killed (CPU or memory limit) that many times.
  */
 export const openapiSpecs = sqliteTable(
   'openapi_specs',
@@ -24,7 +29,9 @@ export const openapiSpecs = sqliteTable(
     /** `pending` (queued), `progress` (a consumer is at it), `complete` (done, successfully or not). */
     processingState: text('processing_state').notNull().default('pending'),
     processingJob: text('processing_job'),
+    /** When the job was last sent, or claimed by a consumer (jobs/cron sends a job again once this is 15 minutes old). */
     queuedAt: text('queued_at'),
+    processingAttempts: integer('processing_attempts').notNull().default(0),
     lastVersionId: text('last_version_id'),
     lastProcessedAt: text('last_processed_at'),
     lastProcessErrorCode: text('last_process_error_code'),
@@ -42,8 +49,8 @@ export const openapiSpecs = sqliteTable(
 );
 
 /**
- * One processed version of a spec: a distinct bundle (`hash`, SHA-256 of the canonical JSON of its
- * filesystem). Its filesystem and the entry file's raw text are in R2 (services/openapi/storage keys);
+ * One processed version of a spec: a distinct result of processing (`hash`: services/openapi/process
+ * `versionHash`, over the bundle's JSON, the entry file's raw bytes and the source URL). Its filesystem and the entry file's raw text are in R2 (services/openapi/storage keys);
  * `outline` is what computed API reference pages are built from (services/openapi/outline), kept in D1
  * so a content read gets it in the same batch as the pages that need it.
  */

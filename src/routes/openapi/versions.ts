@@ -9,7 +9,7 @@ import { ListQuerySchema, pageParams, toPage, type Cursor } from '../../lib/pagi
 import { RANK } from '../../lib/roles';
 import { IdSchema, listOf } from '../../schemas/common';
 import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersionSchema, type OpenAPISpecContent } from '../../schemas/openapi-spec';
-import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionRow } from '../../services/openapi/presenter';
+import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionSummary } from '../../services/openapi/presenter';
 import { loadSpecs, specIdOf, specNotFound } from '../../services/openapi/records';
 import { versionFilesystemKey, versionRawKey } from '../../services/openapi/storage';
 import { SpecParams } from './specs';
@@ -86,6 +86,14 @@ const getVersionContentRoute = defineRoute({
 
 type Ctx = Context<AppBindings>;
 
+/** The columns the version routes read: a version's outline (up to 512 KiB) is for computed pages only. */
+const summaryColumns = {
+  id: openapiSpecVersions.id,
+  createdAt: openapiSpecVersions.createdAt,
+  url: openapiSpecVersions.url,
+  format: openapiSpecVersions.format,
+} as const;
+
 /** Rows after the cursor in (createdAt, id) descending order: newest first, stable while versions are added. */
 function beforeCursor(cursor: Cursor | null): SQL | undefined {
   if (!cursor) return undefined;
@@ -101,7 +109,7 @@ async function loadVersion(
   c: Ctx,
   { organizationId, specSlug }: { organizationId: string; specSlug: string },
   which: { latest: true } | { versionId: string },
-): Promise<{ spec: SpecRow; version: SpecVersionRow }> {
+): Promise<{ spec: SpecRow; version: SpecVersionSummary }> {
   const db = c.get('db');
   const match =
     'latest' in which
@@ -110,7 +118,7 @@ async function loadVersion(
   const {
     spec,
     extra: [[version]],
-  } = await loadSpecs<[SpecVersionRow[]]>(c, organizationId, specSlug, RANK.read, [db.select().from(openapiSpecVersions).where(match).limit(1)]);
+  } = await loadSpecs<[SpecVersionSummary[]]>(c, organizationId, specSlug, RANK.read, [db.select(summaryColumns).from(openapiSpecVersions).where(match).limit(1)]);
   if (!spec) throw specNotFound();
   if (!version) {
     throw 'latest' in which
@@ -120,14 +128,14 @@ async function loadVersion(
   return { spec, version };
 }
 
-const filesMissing = (version: SpecVersionRow) =>
+const filesMissing = (version: SpecVersionSummary) =>
   new ApiError(404, `The stored content of version ${version.id} is missing; updating the spec's source processes it again`);
 
 /**
  * `{filesystem, url, urls}`: the filesystem is the stored JSON as it is (it can be megabytes: it is not parsed
  * and written again), followed by the links.
  */
-async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionRow) {
+async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummary) {
   const object = await c.env.FILES.get(versionFilesystemKey(spec.id, version.id));
   if (!object) throw filesMissing(version);
   const filesystem = (await object.text()).trim();
@@ -138,7 +146,7 @@ async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionRow) {
   return body as unknown as TypedResponse<JSONParsed<OpenAPISpecContent>, 200, 'json'>;
 }
 
-async function rawContent(c: Ctx, spec: SpecRow, version: SpecVersionRow) {
+async function rawContent(c: Ctx, spec: SpecRow, version: SpecVersionSummary) {
   const object = await c.env.FILES.get(versionRawKey(spec.id, version.id));
   if (!object) throw filesMissing(version);
   return { text: await object.text(), format: version.format === 'yaml' ? ('yaml' as const) : ('json' as const) };
@@ -153,9 +161,9 @@ export const openapiVersionsRouter = createRouter()
     const {
       spec,
       extra: [rows, [{ total }]],
-    } = await loadSpecs<[SpecVersionRow[], { total: number }[]]>(c, organizationId, specSlug, RANK.read, [
+    } = await loadSpecs<[SpecVersionSummary[], { total: number }[]]>(c, organizationId, specSlug, RANK.read, [
       db
-        .select()
+        .select(summaryColumns)
         .from(openapiSpecVersions)
         .where(and(ofSpec, beforeCursor(cursor)))
         .orderBy(desc(openapiSpecVersions.createdAt), desc(openapiSpecVersions.id))

@@ -1,5 +1,5 @@
 import { validate, type Filesystem } from '@scalar/openapi-parser';
-import { isAlias, isCollection, isPair, isScalar, parseDocument, type Document } from 'yaml';
+import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { MAX_SPEC_SOURCE_BYTES, type SpecProcessingError, type SpecProcessingErrorCode } from './types';
 
 /**
@@ -11,16 +11,37 @@ import { MAX_SPEC_SOURCE_BYTES, type SpecProcessingError, type SpecProcessingErr
 
 /** The processing errors a spec record keeps (`last_processed_errors`); `last_processed_error_count` is the total. */
 export const MAX_STORED_ERRORS = 20;
-/** A stored error message is cut to this many characters (messages name URLs, which may be long). */
-export const MAX_ERROR_MESSAGE = 2000;
-/** YAML aliases expanded at most (yaml's own guard against "billion laughs" documents). */
-const MAX_YAML_ALIASES = 100;
+/**
+ * A stored error message is cut to this many characters (messages name URLs and JSON pointers, which may be
+ * long): a spec row, read whole in lists, keeps at most MAX_STORED_ERRORS of them (about 10 KB).
+ */
+export const MAX_ERROR_MESSAGE = 500;
 /**
  * The most a YAML document may grow by expanding its aliases, in characters of source (an alias counts as
  * the text of what it names): a 5 MiB document naming a large anchor a hundred times would otherwise take
- * hundreds of MB once read, more than a Worker has.
+ * hundreds of MB once read, more than a Worker has. It is the only bound on aliases: an anchor may be named
+ * any number of times (yaml's own `maxAliasCount` is off), and an alias naming its own ancestor is refused.
  */
 export const MAX_YAML_EXPANDED_CHARS = 2 * MAX_SPEC_SOURCE_BYTES;
+
+/**
+ * Bounds on the shape of a spec's documents, checked before they are validated (PARSE_ERROR past them), so
+ * that a 5 MiB source cannot outlast the Worker's CPU or memory limits (which no catch block survives):
+ *
+ * - MAX_SPEC_DEPTH: objects and arrays nested at most this deep (the document itself is level 1), a YAML
+ *   document counted with its aliases expanded. Copying and validating a document walk it recursively; a few
+ *   thousand levels (8 KB of `[`) exhaust the stack. Real documents stay far below (tens of levels).
+ * - MAX_SPEC_REFERENCES: references (`$ref`s the validator resolves, as services/openapi/source finds them)
+ *   in all of a spec's files together. The validator's handling of unresolvable references is quadratic in
+ *   their number: 20,000 broken ones take about 3 s of CPU, 40,000 four times that, 160,000 minutes (valid
+ *   ones cost little). GitBook's own 1.7 MB API document has about 3,700, so a 5 MiB document as dense has
+ *   about 11,000.
+ *
+ * YAML mappings are checked for duplicate keys in linear time (one set per mapping): yaml's own check
+ * (`uniqueKeys`) compares each key with every earlier one (40,000 keys in one mapping took 9.5 s).
+ */
+export const MAX_SPEC_DEPTH = 500;
+export const MAX_SPEC_REFERENCES = 20_000;
 
 /** The versions accepted; `@scalar/openapi-parser` also reads OpenAPI 3.2, which is refused. */
 export const SUPPORTED_SPEC_VERSIONS = ['2.0', '3.0', '3.1'] as const;
@@ -43,7 +64,12 @@ export class SpecProcessingFailure extends Error {
   }
 }
 
-const cut = (text: string, max: number) => (text.length <= max ? text : text.slice(0, max - 1) + '…');
+/** Cut to `max` characters, the last one `…` (never between the two halves of a surrogate pair). */
+const cut = (text: string, max: number) => {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 2]) ? max - 2 : max - 1;
+  return text.slice(0, end) + '…';
+};
 
 /** What the spec record keeps of a failure: at most MAX_STORED_ERRORS errors, and how many there were. */
 export function storedErrors(failure: SpecProcessingFailure): { errors: SpecProcessingError[]; count: number } {
@@ -73,6 +99,8 @@ export function parseSpecText(text: string, name: string): ParsedText {
       document = readYaml(body);
       format = 'yaml';
     } catch (yamlError) {
+      // YAML that parsed, but that the checks before reading it refused.
+      if (yamlError instanceof YamlRefused) throw new SpecProcessingFailure('PARSE_ERROR', [`${name} is YAML that cannot be read: ${yamlError.message}`]);
       const looksJson = /^\s*[[{]/.test(body);
       const why = looksJson ? (jsonError as Error).message : (yamlError as Error).message;
       throw new SpecProcessingFailure('PARSE_ERROR', [`${name} is neither JSON nor YAML: ${why}`]);
@@ -85,41 +113,95 @@ export function parseSpecText(text: string, name: string): ParsedText {
 }
 
 /**
- * One YAML document in the core schema (JSON-compatible scalars: no timestamps, no binary), its aliases
- * bounded (MAX_YAML_EXPANDED_CHARS), read as JSON values: one JSON round trip makes aliases copies and
- * fails on an alias that names its own ancestor (a cycle JSON cannot hold).
+ * One YAML document in the core schema (JSON-compatible scalars: no timestamps, no binary), checked before it
+ * is converted (`measureYaml`: duplicate keys, depth, alias expansion), read as JSON values: one JSON round
+ * trip makes aliases copies.
  */
 function readYaml(body: string): unknown {
-  const doc = parseDocument(body, { logLevel: 'silent', uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  // Duplicate keys are checked by measureYaml, in linear time (yaml's `uniqueKeys` is quadratic).
+  const doc = parseDocument(body, { logLevel: 'silent', uniqueKeys: false, lineCounter });
   if (doc.errors.length > 0) throw doc.errors[0];
-  if (expandedSize(doc, doc.contents, new Map(), 0) > MAX_YAML_EXPANDED_CHARS) {
-    throw new Error(`its aliases expand it beyond ${MAX_YAML_EXPANDED_CHARS} characters`);
-  }
-  const value: unknown = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  const { size } = measureYaml(doc, lineCounter, doc.contents, new Map(), 0);
+  if (size > MAX_YAML_EXPANDED_CHARS) throw new YamlRefused(`its aliases expand it beyond ${MAX_YAML_EXPANDED_CHARS} characters`);
+  // Aliases are bounded by MAX_YAML_EXPANDED_CHARS (measured above), not by their number.
+  const value: unknown = doc.toJS({ maxAliasCount: -1 });
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-/** The size of a YAML node with its aliases expanded (each target measured once), stopping past the limit. */
-function expandedSize(doc: Document, node: unknown, memo: Map<unknown, number>, depth: number): number {
-  if (node === null || node === undefined) return 0;
+/** Why a YAML document that parsed is not read (see measureYaml). */
+class YamlRefused extends Error {}
+
+interface YamlMeasure {
+  /** Characters of source, aliases expanded (stops growing past MAX_YAML_EXPANDED_CHARS). */
+  size: number;
+  /** Levels of collections, aliases expanded: 0 for a scalar, 1 for a collection of scalars. */
+  height: number;
+}
+
+/** Marks a node being measured: meeting it again means an alias names its own ancestor. */
+const MEASURING: YamlMeasure = { size: Infinity, height: Infinity };
+
+/**
+ * Measures a YAML node with its aliases expanded (each node once: an alias reuses what its target measured),
+ * refusing what JSON cannot hold or the Worker should not read: a mapping with a duplicate key, nesting deeper
+ * than MAX_SPEC_DEPTH, an alias naming its own ancestor. `level` is the number of collections around the node.
+ */
+function measureYaml(doc: Document, lines: LineCounter, node: unknown, memo: Map<unknown, YamlMeasure>, level: number): YamlMeasure {
+  if (node === null || node === undefined) return { size: 0, height: 0 };
   const known = memo.get(node);
-  if (known !== undefined) return known;
-  // An alias naming an ancestor: JSON cannot hold it (the round trip refuses it); count it as too large.
-  if (depth > 10_000) return Infinity;
-  memo.set(node, Infinity);
-  let size = 0;
+  if (known === MEASURING) throw new YamlRefused('an alias names one of its own ancestors (a cycle, which JSON cannot hold)');
+  if (known !== undefined) {
+    if (level + known.height > MAX_SPEC_DEPTH) throw tooDeep(lines, node);
+    return known;
+  }
+  let measure: YamlMeasure;
   if (isAlias(node)) {
-    size = expandedSize(doc, node.resolve(doc), memo, depth + 1);
-  } else if (isScalar(node)) {
-    size = node.range ? node.range[1] - node.range[0] : String(node.value).length;
+    memo.set(node, MEASURING);
+    measure = measureYaml(doc, lines, node.resolve(doc), memo, level);
   } else if (isCollection(node)) {
+    if (level + 1 > MAX_SPEC_DEPTH) throw tooDeep(lines, node);
+    memo.set(node, MEASURING);
+    if (isMap(node)) checkUniqueKeys(lines, node.items);
+    let size = 0;
+    let height = 0;
     for (const item of node.items) {
-      size += 1 + (isPair(item) ? expandedSize(doc, item.key, memo, depth + 1) + expandedSize(doc, item.value, memo, depth + 1) : expandedSize(doc, item, memo, depth + 1));
+      const parts = isPair(item) ? [item.key, item.value] : [item];
+      size += 1;
+      for (const part of parts) {
+        const child = measureYaml(doc, lines, part, memo, level + 1);
+        size += child.size;
+        height = Math.max(height, child.height);
+      }
       if (size > MAX_YAML_EXPANDED_CHARS) break;
     }
+    measure = { size, height: height + 1 };
+  } else {
+    measure = { size: isScalar(node) ? (node.range ? node.range[1] - node.range[0] : String(node.value).length) : 0, height: 0 };
   }
-  memo.set(node, size);
-  return size;
+  memo.set(node, measure);
+  return measure;
+}
+
+const where = (lines: LineCounter, node: unknown) => {
+  const range = (node as { range?: [number, number, number] }).range;
+  if (!range) return '';
+  const { line, col } = lines.linePos(range[0]);
+  return ` at line ${line}, column ${col}`;
+};
+
+const tooDeep = (lines: LineCounter, node: unknown) =>
+  new YamlRefused(`it nests objects and arrays deeper than ${MAX_SPEC_DEPTH} levels${where(lines, node)}, aliases expanded (the most that is processed)`);
+
+/** A mapping's keys are unique: scalars compared by value, as yaml's own check does, with one set. */
+function checkUniqueKeys(lines: LineCounter, items: unknown[]): void {
+  const seen = new Set<unknown>();
+  for (const item of items) {
+    if (!isPair(item) || !isScalar(item.key)) continue;
+    const key = item.key.value;
+    if (seen.has(key)) throw new YamlRefused(`Map keys must be unique: ${JSON.stringify(cut(String(key), 100))} is repeated${where(lines, item.key)}`);
+    seen.add(key);
+  }
 }
 
 function describe(value: unknown): string {
@@ -153,15 +235,16 @@ export interface ValidatedSpec {
  * with their JSON pointers. The validator is given copies (it fills in a missing `info.version`).
  */
 export async function validateSpec(files: Record<string, unknown>, entry: string): Promise<ValidatedSpec> {
-  const filesystem: Filesystem = Object.entries(files).map(([filename, document]) => ({
-    isEntrypoint: filename === entry,
-    dir: './',
-    filename,
-    references: [],
-    specification: structuredClone(document) as Filesystem[number]['specification'],
-  }));
   let result: Awaited<ReturnType<typeof validate>>;
   try {
+    // Copied here (the copy walks the documents: services/openapi/source bounded their depth before).
+    const filesystem: Filesystem = Object.entries(files).map(([filename, document]) => ({
+      isEntrypoint: filename === entry,
+      dir: './',
+      filename,
+      references: [],
+      specification: structuredClone(document) as Filesystem[number]['specification'],
+    }));
     result = await validate(filesystem);
   } catch (error) {
     // The validator gave up on the document (a structure too deep to walk, for one): the document's problem.

@@ -6,6 +6,8 @@ import { urlContext, type UrlContext } from '../../schemas/common';
 
 export type SpecRow = typeof openapiSpecs.$inferSelect;
 export type SpecVersionRow = typeof openapiSpecVersions.$inferSelect;
+/** What the version routes read of a version (never its outline, which may be hundreds of KB). */
+export type SpecVersionSummary = Pick<SpecVersionRow, 'id' | 'createdAt' | 'url' | 'format'>;
 
 /** What spec URLs are built from: the API (`<origin>/v1`), the app, and the origin the public documents are served at. */
 export interface SpecUrls extends UrlContext {
@@ -74,7 +76,7 @@ export function versionUrl(urls: SpecUrls, spec: SpecRef, version: Pick<SpecVers
   return version.url ?? `${versionLocation(urls, spec, version.id)}/content`;
 }
 
-export function toSpecVersion(row: SpecVersionRow, spec: SpecRef, urls: SpecUrls): OpenAPISpecVersion {
+export function toSpecVersion(row: Pick<SpecVersionRow, 'id' | 'createdAt' | 'url'>, spec: SpecRef, urls: SpecUrls): OpenAPISpecVersion {
   return {
     object: 'openapi-spec-version',
     id: row.id,
@@ -89,7 +91,7 @@ export function toSpecVersion(row: SpecVersionRow, spec: SpecRef, urls: SpecUrls
  * public spec fetched from a URL, the published URL of a public text spec, null for a private spec) and the
  * specification's `url`, so that both schemas hold.
  */
-export function specContentLinks(spec: SpecRow, version: SpecVersionRow, urls: SpecUrls): Omit<OpenAPISpecContent, 'filesystem'> {
+export function specContentLinks(spec: SpecRow, version: Pick<SpecVersionRow, 'id' | 'url'>, urls: SpecUrls): Omit<OpenAPISpecContent, 'filesystem'> {
   const source = versionUrl(urls, spec, version);
   const isPublic = spec.visibility === 'public';
   return {

@@ -1,14 +1,13 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gte, sql } from 'drizzle-orm';
 import { createDb, rawRun, type Db } from '../../db/client';
 import { openapiSpecs, openapiSpecVersions } from '../../db/schema';
 import type { Env } from '../../env';
 import { newId, sha256Hex } from '../../lib/ids';
 import { OutboundError } from '../../lib/outbound';
 import { nowIso } from '../../lib/time';
-import { canonicalJson } from '../revisions';
 import { buildOutline } from './outline';
 import { SpecProcessingFailure, storedErrors, validateSpec, type SpecFormat } from './parse';
-import { loadSpecSource, type SpecSourceLimits, type SpecSourceRef } from './source';
+import { loadSpecSource, SourceTextMissing, type SpecSourceLimits, type SpecSourceRef } from './source';
 import { versionFilesystemKey, versionRawKey } from './storage';
 import type { SpecOutline, SpecProcessingError } from './types';
 
@@ -18,25 +17,42 @@ import type { SpecOutline, SpecProcessingError } from './types';
  *
  * 1. The message works only while the spec names it as its `processing_job` (a create, an update or the
  *    cron's refresh named it): a spec gone, updated since (a newer job), or already processed by this
- *    message (a redelivery: the job was cleared) is left alone. Claiming it and moving it to `progress`
- *    are one conditioned statement.
- * 2. The source is read (services/openapi/source), parsed and validated (services/openapi/parse) and
- *    outlined (services/openapi/outline). The bundle `{ [filename]: document }` is hashed (SHA-256 of its
- *    canonical JSON).
- * 3. Same hash as the latest version: no version is added; the spec is `complete`, errors cleared.
+ *    message (a redelivery: the job was cleared) is left alone. Claiming it, moving it to `progress`,
+ *    setting `queued_at` to now (the cron sends a job again only once that is 15 minutes old) and counting
+ *    the claim in `processing_attempts` are one conditioned statement.
+ * 2. A claim that finds MAX_PROCESSING_CLAIMS claims of the job already counted does not process: those
+ *    claims never ended, their isolate killed by the Worker's CPU or memory limit (no catch block runs
+ *    then), so the job is recorded as failed (PARSE_ERROR: the document could not be processed within the
+ *    Worker's limits), its job cleared, its last version kept, in the same batch as the claim. A claim that
+ *    ends in a failure of ours gives its count back (step 6); a new job starts at 0.
+ * 3. The source is read (services/openapi/source: which also bounds the documents' depth and references),
+ *    parsed and validated (services/openapi/parse) and outlined (services/openapi/outline). The version's
+ *    identity (`versionHash`) is the SHA-256 of what it stores: the bundle `{ [filename]: document }` (its
+ *    JSON), the entry file's raw bytes and the source URL. The same document written differently (JSON
+ *    instead of YAML, another layout) or fetched from another URL is a new version, so that the raw text
+ *    and the URL readers get are the latest; the same source again (a redelivery, a refresh of an unchanged
+ *    URL) hashes the same.
+ * 4. Same hash as the latest version: no version is added; the spec is `complete`, errors cleared.
  *    Otherwise the bundle (filesystem JSON) and the entry's raw text go to R2 under a new version id, then
  *    one D1 batch inserts the version and updates the spec (`last_version_id`, `complete`, errors cleared),
  *    both conditioned on the spec still naming this job; when they did not apply, the objects are removed.
  *    A redelivered message finds its job cleared (step 1): a version is added once.
- * 4. A failure of the source (FETCH_TIMEOUT, FETCH_ERROR, PARSE_ERROR) is recorded: `complete`, the code,
- *    the errors (at most 20, and their count), `last_processed_at`; the last version stays the spec's.
- * 5. A failure of ours (D1, R2, a bug) throws, so the queue retries the message with backoff. Until its last
+ * 5. A failure of the source (FETCH_TIMEOUT, FETCH_ERROR, PARSE_ERROR) is recorded: `complete`, the code,
+ *    the errors (at most 20, and their count), `last_processed_at`; the last version stays the spec's. A
+ *    RangeError while the source is prepared (a runtime limit: a stack or an allocation) is the document's
+ *    PARSE_ERROR. A text source missing from R2 while the spec no longer names the job (an update replaced
+ *    and removed it meanwhile) is `skipped`.
+ * 6. A failure of ours (D1, R2, a bug) throws, so the queue retries the message with backoff. Until its last
  *    attempt the spec goes back to `pending` (it is queued again), with `queued_at` refreshed so the cron
- *    does not send the job a second time meanwhile. At the last attempt (MAX_PROCESS_ATTEMPTS) it is
- *    recorded as `complete` with the code INTERNAL_ERROR and a message saying so, its job cleared (the
- *    message then goes to the dead-letter queue): a URL spec is refreshed by the cron after 24 hours, any
- *    spec by its next update. Both writes are best effort: when D1 itself is what fails, the spec keeps the
- *    state it had, and the cron sends its job again after 15 minutes (jobs/cron: requeueSpecJobs).
+ *    does not send the job a second time meanwhile, and its claim given back. At the last attempt
+ *    (MAX_PROCESS_ATTEMPTS) it is recorded as `complete` with the code INTERNAL_ERROR and a message saying
+ *    so, its job cleared (the message then goes to the dead-letter queue): a URL spec is refreshed by the
+ *    cron after 24 hours, any spec by its next update. Both writes are best effort: when D1 itself is what
+ *    fails, the spec keeps the state it had (its claim counted), and the cron sends its job again after 15
+ *    minutes (jobs/cron: requeueSpecJobs).
+ *
+ * D1: one round trip to claim (with the latest version's hash), one for the final write; a missing text
+ * source costs one more read.
  */
 
 /** The queue consumer's `max_retries` (wrangler.toml) is 5: a message is delivered at most 6 times. */
@@ -44,6 +60,15 @@ export const MAX_PROCESS_ATTEMPTS = 6;
 
 /** Stored as `last_process_error_code` when our own failures outlasted every attempt (not one of the API's codes). */
 export const INTERNAL_ERROR = 'INTERNAL_ERROR';
+
+/**
+ * Claims of one job that may end without a word (their isolate killed by the CPU or memory limit) before
+ * the next claim records the job as failed instead of trying again.
+ */
+export const MAX_PROCESSING_CLAIMS = 3;
+
+/** The message recorded when MAX_PROCESSING_CLAIMS claims of a job were cut short. */
+export const PROCESSING_LIMITS_MESSAGE = `The document could not be processed within the Worker's limits (it is too large or too complex): ${MAX_PROCESSING_CLAIMS} attempts at it were cut short. Its last version, if any, is kept; it is processed again when it is updated (and, for a URL, at its daily refresh).`;
 
 export type ProcessOutcome =
   /** Nothing done: the spec is gone or does not name this job (superseded, or already processed). */
@@ -78,20 +103,36 @@ const ownedBy = (specId: string, jobId: string) => and(eq(openapiSpecs.id, specI
 /** Processes spec `specId` for the message `jobId` (see the top of this file). */
 export async function processSpec(env: Env, specId: string, jobId: string, options: ProcessOptions = {}): Promise<ProcessOutcome> {
   const db = createDb(env.DB);
-  const [claimed, latest] = await db.batch([
-    db.update(openapiSpecs).set({ processingState: 'progress' }).where(ownedBy(specId, jobId)).returning({ sourceUrl: openapiSpecs.sourceUrl, sourceTextKey: openapiSpecs.sourceTextKey }),
+  const now = nowIso();
+  const [exhausted, claimed, latest] = await db.batch([
+    // First: once it applies, the job is cleared and the claim below does not.
+    db
+      .update(openapiSpecs)
+      .set(failed(now, 'PARSE_ERROR', { errors: [{ message: PROCESSING_LIMITS_MESSAGE, code: 'PARSE_ERROR' }], count: 1 }))
+      .where(and(ownedBy(specId, jobId), gte(openapiSpecs.processingAttempts, MAX_PROCESSING_CLAIMS)))
+      .returning({ id: openapiSpecs.id }),
+    db
+      .update(openapiSpecs)
+      .set({ processingState: 'progress', queuedAt: now, processingAttempts: sql`${openapiSpecs.processingAttempts} + 1` })
+      .where(ownedBy(specId, jobId))
+      .returning({ sourceUrl: openapiSpecs.sourceUrl, sourceTextKey: openapiSpecs.sourceTextKey }),
     db
       .select({ hash: openapiSpecVersions.hash })
       .from(openapiSpecVersions)
       .where(eq(openapiSpecVersions.id, sql`(select s.last_version_id from openapi_specs s where s.id = ${specId})`))
       .limit(1),
   ]);
+  if (exhausted.length > 0) {
+    console.error(`openapi spec ${specId}: ${jobId} was cut short ${MAX_PROCESSING_CLAIMS} times (the Worker's limits); recorded as failed`);
+    return 'failed';
+  }
   if (claimed.length === 0) return 'skipped';
   try {
     let prepared: PreparedVersion;
     try {
       prepared = await prepareVersion(env, claimed[0], options.limits);
     } catch (error) {
+      if (error instanceof SourceTextMissing && !(await namesJob(db, specId, jobId))) return 'skipped';
       const failure = asFailure(error);
       if (!failure) throw error;
       await recordFailure(db, specId, jobId, failure.code, storedErrors(failure));
@@ -110,18 +151,34 @@ export async function processSpec(env: Env, specId: string, jobId: string, optio
   }
 }
 
+/** Whether the spec still names the job (after the claim: only on the rare paths that need to know). */
+async function namesJob(db: Db, specId: string, jobId: string): Promise<boolean> {
+  const rows = await db.select({ id: openapiSpecs.id }).from(openapiSpecs).where(ownedBy(specId, jobId)).limit(1);
+  return rows.length > 0;
+}
+
+/**
+ * A version's identity: the SHA-256 of what it stores and serves, together: the bundle as stored (its
+ * filesystem JSON, the documents in their own key order), the entry file's raw bytes, and the source URL
+ * (null for a text source).
+ */
+export async function versionHash(filesystem: string, raw: Uint8Array, url: string | null): Promise<string> {
+  return sha256Hex(JSON.stringify([await sha256Hex(filesystem), await sha256Hex(raw), url]));
+}
+
 async function prepareVersion(env: Env, spec: SpecSourceRef, limits?: SpecSourceLimits): Promise<PreparedVersion> {
   const source = await loadSpecSource(env, spec, limits);
   const validated = await validateSpec(source.files, source.entry);
+  // The filesystem keeps the documents' own key order (what readers show).
+  const filesystem = JSON.stringify(source.files);
   return {
     url: source.url,
     entry: source.entry,
     format: source.format,
     raw: source.raw,
-    // The filesystem keeps the documents' own key order (what readers show); the hash does not depend on it.
-    filesystem: JSON.stringify(source.files),
+    filesystem,
     outline: buildOutline(validated.resolved),
-    hash: await sha256Hex(canonicalJson(source.files)),
+    hash: await versionHash(filesystem, source.raw, source.url),
   };
 }
 
@@ -130,6 +187,10 @@ function asFailure(error: unknown): SpecProcessingFailure | null {
   if (error instanceof SpecProcessingFailure) return error;
   // The source's fetches map the guard's errors themselves; this keeps any other path honest.
   if (error instanceof OutboundError) return new SpecProcessingFailure(error.reason === 'timeout' ? 'FETCH_TIMEOUT' : 'FETCH_ERROR', [error.message]);
+  // A runtime limit met by the document (the stack, an allocation): retrying would meet it again.
+  if (error instanceof RangeError) {
+    return new SpecProcessingFailure('PARSE_ERROR', [`The document could not be processed (too deeply nested or too large for the Worker): ${error.message}`]);
+  }
   return null;
 }
 
@@ -181,24 +242,28 @@ async function discard(env: Env, keys: string[]): Promise<void> {
   await env.FILES.delete(keys).catch((error) => console.error(`openapi: ${keys.join(', ')} not removed`, error));
 }
 
+/** The columns of a recorded failure: `complete`, the code and errors, the job done (the last version stays). */
+const failed = (now: string, code: string, stored: { errors: SpecProcessingError[]; count: number }) =>
+  ({
+    processingState: 'complete',
+    processingJob: null,
+    lastProcessedAt: now,
+    lastProcessErrorCode: code,
+    lastProcessedErrors: stored.errors,
+    lastProcessedErrorCount: stored.count,
+  }) as const;
+
 async function recordFailure(db: Db, specId: string, jobId: string, code: string, stored: { errors: SpecProcessingError[]; count: number }): Promise<void> {
-  await db
-    .update(openapiSpecs)
-    .set({
-      processingState: 'complete',
-      processingJob: null,
-      lastProcessedAt: nowIso(),
-      lastProcessErrorCode: code,
-      lastProcessedErrors: stored.errors,
-      lastProcessedErrorCount: stored.count,
-    })
-    .where(ownedBy(specId, jobId));
+  await db.update(openapiSpecs).set(failed(nowIso(), code, stored)).where(ownedBy(specId, jobId));
 }
 
-/** After a failure of ours: queued again (`pending`), or at the last attempt an honest INTERNAL_ERROR. */
+/** After a failure of ours: queued again (`pending`, the claim given back), or at the last attempt an honest INTERNAL_ERROR. */
 async function recordInterruption(db: Db, specId: string, jobId: string, attempts: number, error: unknown): Promise<void> {
   if (attempts < MAX_PROCESS_ATTEMPTS) {
-    await db.update(openapiSpecs).set({ processingState: 'pending', queuedAt: nowIso() }).where(ownedBy(specId, jobId));
+    await db
+      .update(openapiSpecs)
+      .set({ processingState: 'pending', queuedAt: nowIso(), processingAttempts: sql`max(${openapiSpecs.processingAttempts} - 1, 0)` })
+      .where(ownedBy(specId, jobId));
     return;
   }
   console.error(`openapi spec ${specId}: ${jobId} failed at its last attempt`, error);

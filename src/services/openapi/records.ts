@@ -127,7 +127,7 @@ async function discardText(env: Env, key: string | null): Promise<void> {
   await env.FILES.delete(key).catch((error) => console.error(`openapi: ${key} not removed`, error));
 }
 
-/** The columns a create or a source update sets: the source, and a new processing job. */
+/** The columns a create or a source update sets: the source, and a new processing job (no claim of it yet). */
 function sourceColumns(stored: StoredSource, now: string) {
   return {
     sourceUrl: stored.sourceUrl,
@@ -135,6 +135,7 @@ function sourceColumns(stored: StoredSource, now: string) {
     processingState: 'pending',
     processingJob: stored.jobId,
     queuedAt: now,
+    processingAttempts: 0,
     updatedAt: now,
   } satisfies Partial<SpecRow>;
 }
@@ -179,13 +180,19 @@ export async function createSpec(env: Env, db: Db, input: { orgId: string; slug:
 
 /**
  * Gives a spec a new source and enqueues its processing; the last version stays until the new one is
- * processed. The previous text object, if any, is removed. Undefined when the spec is gone. One round trip.
+ * processed. The text object the update replaced, if any, is removed: it is read in the same D1 batch as the
+ * update (a batch runs as one transaction), so of two updates racing each removes the key it replaced itself,
+ * never one the other wrote. Undefined when the spec is gone. One round trip.
  */
 export async function updateSpecSource(env: Env, db: Db, spec: SpecRow, source: OpenAPISpecSource): Promise<SpecRow | undefined> {
   const stored = await storeSource(env, spec.id, source);
+  let replaced: { key: string | null } | undefined;
   let row: SpecRow | undefined;
   try {
-    [row] = await db.update(openapiSpecs).set(sourceColumns(stored, nowIso())).where(eq(openapiSpecs.id, spec.id)).returning();
+    [[replaced], [row]] = await db.batch([
+      db.select({ key: openapiSpecs.sourceTextKey }).from(openapiSpecs).where(eq(openapiSpecs.id, spec.id)),
+      db.update(openapiSpecs).set(sourceColumns(stored, nowIso())).where(eq(openapiSpecs.id, spec.id)).returning(),
+    ]);
   } catch (error) {
     await discardText(env, stored.sourceTextKey);
     throw error;
@@ -195,8 +202,9 @@ export async function updateSpecSource(env: Env, db: Db, spec: SpecRow, source: 
     return undefined;
   }
   await enqueueSpecProcessing(env, spec.id, stored.jobId);
-  // Keys are per job, so the one read before this update is never the one just written.
-  if (spec.sourceTextKey !== null && spec.sourceTextKey !== row.sourceTextKey) await discardText(env, spec.sourceTextKey);
+  // Keys are per job, so the one replaced is never the one just written.
+  const replacedKey = replaced?.key ?? null;
+  if (replacedKey !== null && replacedKey !== row.sourceTextKey) await discardText(env, replacedKey);
   return row;
 }
 

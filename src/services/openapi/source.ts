@@ -1,6 +1,6 @@
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch } from '../../lib/outbound';
-import { parseSpecText, SpecProcessingFailure, type SpecFormat } from './parse';
+import { MAX_SPEC_DEPTH, MAX_SPEC_REFERENCES, parseSpecText, SpecProcessingFailure, type SpecFormat } from './parse';
 import { MAX_SPEC_SOURCE_BYTES } from './types';
 
 /**
@@ -16,7 +16,8 @@ import { MAX_SPEC_SOURCE_BYTES } from './types';
  *
  * External references: the part of a `$ref` before `#` is resolved against the URL of the file it is in
  * (relative or absolute); only files of the entry's origin (scheme, host and port of the URL that
- * answered) are fetched, a reference elsewhere is a FETCH_ERROR. Each file is named in the bundle by its
+ * answered) are fetched, a reference elsewhere is a FETCH_ERROR, and so is a redirect of such a file to
+ * another origin (refused before it is requested: the guard's `allowHop`). Each file is named in the bundle by its
  * path relative to the entry's directory (`schemas/pet.yaml`, `../common/error.yaml`), the entry by its
  * URL's last path segment, and every external `$ref` is rewritten to `<name>#<fragment>`, the exact name
  * `@scalar/openapi-parser` looks the file up by. A text source has no base URL: an external reference in
@@ -24,6 +25,10 @@ import { MAX_SPEC_SOURCE_BYTES } from './types';
  *
  * Which `$ref`s are references follows `@scalar/openapi-parser` (its reference contexts): a `$ref` inside
  * an example, a default, an enum, a `const` or an `x-` extension is data, left as it is.
+ *
+ * Every file is walked once (`findReferences`) before anything else is done with it, which bounds the work
+ * validation will take (services/openapi/parse): nesting deeper than MAX_SPEC_DEPTH, or more than
+ * MAX_SPEC_REFERENCES references in all the files, is a PARSE_ERROR.
  */
 
 export interface SpecSourceLimits {
@@ -71,16 +76,26 @@ export async function loadSpecSource(env: Env, spec: SpecSourceRef, limits: Spec
 // ---------------------------------------------------------------------------------------------
 // Text sources
 
+/**
+ * A text source's object is not in R2. The row named it when the job was claimed, and wrote it before
+ * naming it (services/openapi/records); an update of the source removes it once the row names another: the
+ * job was superseded meanwhile (services/openapi/process checks), or else the failure is ours.
+ */
+export class SourceTextMissing extends Error {
+  constructor(readonly key: string) {
+    super(`the source text ${key} is missing from R2`);
+  }
+}
+
 async function loadTextSource(env: Env, key: string, limits: SpecSourceLimits): Promise<SpecSource> {
   const object = await env.FILES.get(key);
-  // The row names this object, written before the row (services/openapi/records): its absence is ours.
-  if (!object) throw new Error(`the source text ${key} is missing from R2`);
+  if (!object) throw new SourceTextMissing(key);
   const raw = new Uint8Array(await object.arrayBuffer());
   if (raw.byteLength > limits.maxBytes) {
     throw new SpecProcessingFailure('FETCH_ERROR', [`The source text is larger than ${limits.maxBytes} bytes`]);
   }
   const parsed = parseSpecText(new TextDecoder().decode(raw), 'The source text');
-  const external = findReferences(parsed.document).filter((ref) => filePart(ref.value) !== '');
+  const external = findReferences(parsed.document, 'document', newReferenceBudget(), 'The source text').filter((ref) => filePart(ref.value) !== '');
   if (external.length > 0) {
     throw new SpecProcessingFailure(
       'PARSE_ERROR',
@@ -100,14 +115,15 @@ async function loadTextSource(env: Env, key: string, limits: SpecSourceLimits): 
 async function loadUrlSource(env: Env, sourceUrl: string, limits: SpecSourceLimits): Promise<SpecSource> {
   const deadline = Date.now() + limits.totalTimeoutMs;
   let bytesLeft = limits.maxBytes;
+  const budget = newReferenceBudget();
 
-  const fetchFile = async (url: string, field: string, referrer?: string) => {
+  const fetchFile = async (url: string, field: string, referrer?: string, allowHop?: (hop: URL) => string | null) => {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new SpecProcessingFailure('FETCH_TIMEOUT', [`${url}: the spec's files were not all fetched within ${limits.totalTimeoutMs / 1000} s`]);
     if (bytesLeft <= 0) throw new SpecProcessingFailure('FETCH_ERROR', [`${url}: the spec's files are larger than ${limits.maxBytes} bytes together`]);
     let response;
     try {
-      response = await outboundFetch(env, url, { headers: { accept: ACCEPT } }, { field, maxBytes: bytesLeft, timeoutMs: Math.min(limits.fileTimeoutMs, remaining) });
+      response = await outboundFetch(env, url, { headers: { accept: ACCEPT } }, { field, maxBytes: bytesLeft, timeoutMs: Math.min(limits.fileTimeoutMs, remaining), allowHop });
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
       if (error.reason === 'timeout') throw new SpecProcessingFailure('FETCH_TIMEOUT', [error.message]);
@@ -131,6 +147,9 @@ async function loadUrlSource(env: Env, sourceUrl: string, limits: SpecSourceLimi
   const lastSegment = base.pathname.slice(base.pathname.lastIndexOf('/') + 1);
   const entry = lastSegment !== '' ? lastSegment : `openapi.${parsedEntry.format}`;
 
+  const sameOrigin = (hop: URL) =>
+    hop.origin === origin ? null : `it is not on ${origin}, the origin of the spec's URL (external references are fetched from the same origin only)`;
+
   const files: Record<string, unknown> = { [entry]: parsedEntry.document };
   /** Name of each file by its URL (without fragment), and the URL each file's references resolve against. */
   const names = new Map<string, string>([[withoutHash(base), entry]]);
@@ -138,7 +157,7 @@ async function loadUrlSource(env: Env, sourceUrl: string, limits: SpecSourceLimi
 
   while (queue.length > 0) {
     const file = queue.shift()!;
-    for (const ref of findReferences(file.document, file.name === entry ? 'document' : 'object')) {
+    for (const ref of findReferences(file.document, file.name === entry ? 'document' : 'object', budget, file.name)) {
       const part = filePart(ref.value);
       if (part === '') continue;
       const where = `${ref.pointer} of ${file.name}`;
@@ -161,11 +180,9 @@ async function loadUrlSource(env: Env, sourceUrl: string, limits: SpecSourceLimi
         }
         name = uniqueName(relativeName(base, target), files);
         names.set(key, name);
-        const response = await fetchFile(key, `$ref in ${file.name}`, file.name);
+        // Every hop, redirects included, stays on the entry's origin: another one is refused before it is requested.
+        const response = await fetchFile(key, `$ref in ${file.name}`, file.name, sameOrigin);
         const finalUrl = new URL(response.url);
-        if (finalUrl.origin !== origin) {
-          throw new SpecProcessingFailure('FETCH_ERROR', [`${key} redirects to ${response.url}, another origin than ${origin} (external references are fetched from the same origin only)`]);
-        }
         const parsed = parseSpecText(response.text(), key);
         files[name] = parsed.document;
         queue.push({ name, url: finalUrl, document: parsed.document });
@@ -219,27 +236,65 @@ export interface FoundReference {
   pointer: string;
 }
 
+/** How many more references the files of one spec may have (MAX_SPEC_REFERENCES in all). */
+export interface ReferenceBudget {
+  left: number;
+}
+
+export const newReferenceBudget = (): ReferenceBudget => ({ left: MAX_SPEC_REFERENCES });
+
+interface WalkEntry {
+  value: object;
+  context: ReferenceContext;
+  /** Level of nesting: the document is 1. */
+  depth: number;
+  parent: WalkEntry | null;
+  key: string;
+}
+
+/** The JSON pointer of a walked value, built from its ancestors when a message needs it. */
+function pointerOf(entry: WalkEntry): string {
+  const segments: string[] = [];
+  for (let at: WalkEntry | null = entry; at !== null && at.parent !== null; at = at.parent) segments.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return segments.length === 0 ? '' : `/${segments.reverse().join('/')}`;
+}
+
 /**
  * Every `$ref` of a document that is a reference (not data), in document order. The contexts follow
  * `@scalar/openapi-parser` 0.29 (utils/reference-context, MIT), so that exactly the references it resolves
  * are fetched and rewritten. A referenced file is walked from the `object` context.
+ *
+ * The whole document is walked (data included), and bounded on the way (PARSE_ERROR, `file` naming the
+ * document): nesting deeper than MAX_SPEC_DEPTH, or more references than `budget` has left (shared by the
+ * files of one spec: MAX_SPEC_REFERENCES in all).
  */
-export function findReferences(document: unknown, rootContext: ReferenceContext = 'document'): FoundReference[] {
+export function findReferences(document: unknown, rootContext: ReferenceContext = 'document', budget = newReferenceBudget(), file = 'The document'): FoundReference[] {
   const found: FoundReference[] = [];
   // An explicit stack: a deeply nested document cannot exhaust the call stack.
-  const stack: { value: object; context: ReferenceContext; pointer: string }[] = [];
-  if (document !== null && typeof document === 'object') stack.push({ value: document, context: rootContext, pointer: '' });
+  const stack: WalkEntry[] = [];
+  if (document !== null && typeof document === 'object') stack.push({ value: document, context: rootContext, depth: 1, parent: null, key: '' });
   while (stack.length > 0) {
-    const { value, context, pointer } = stack.pop()!;
-    if (context === 'literal') continue;
+    const entry = stack.pop()!;
+    const { value, context, depth } = entry;
+    if (depth > MAX_SPEC_DEPTH) {
+      throw new SpecProcessingFailure('PARSE_ERROR', [
+        `${file} nests objects and arrays deeper than ${MAX_SPEC_DEPTH} levels, the most that is processed (at ${pointerOf(entry)})`,
+      ]);
+    }
     const record = value as Record<string, unknown>;
     if (!Array.isArray(value) && canResolveReference(context) && typeof record.$ref === 'string') {
-      found.push({ holder: record, value: record.$ref, pointer: `${pointer}/$ref` });
+      if (--budget.left < 0) {
+        throw new SpecProcessingFailure('PARSE_ERROR', [
+          `The spec has more than ${MAX_SPEC_REFERENCES} references ($ref) in all its files, the most that is processed (the bound is passed in ${file})`,
+        ]);
+      }
+      found.push({ holder: record, value: record.$ref, pointer: `${pointerOf(entry)}/$ref` });
     }
-    const children: typeof stack = [];
+    const children: WalkEntry[] = [];
     for (const [key, child] of Object.entries(value)) {
       if (child !== null && typeof child === 'object') {
-        children.push({ value: child, context: childContext(context, key, child), pointer: `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+        // Data (the literal context) is walked too, for its depth; its `$ref`s are not references.
+        children.push({ value: child, context: childContext(context, key, child), depth: depth + 1, parent: entry, key });
       }
     }
     // Reversed onto the stack, so that they come off it in document order.
