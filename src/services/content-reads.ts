@@ -121,7 +121,7 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
   return rawAll<PageTreeRow>(db, sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
-    start(id) as (select ${computed ? sql`case when ${find(sql`${pageId}`)} is null and instr(${pageId}, '-') > 1 then substr(${pageId}, 1, instr(${pageId}, '-') - 1) else ${pageId} end` : sql`${pageId}`}),
+    start(id) as (select ${computed ? generatedStartSql(find, pageId) : sql`${pageId}`}),
     up(id, rec, level) as (
       select start.id, ${find(sql`start.id`)}, 0 from start
       union all
@@ -149,6 +149,16 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
     from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
     ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)}` : sql``}`);
+}
+
+/**
+ * The page a read by id starts from with `computed`: the id itself, unless the map has no such page and
+ * the part of the id before `-` is a computed page (never the top-level record `~`), which generates it.
+ */
+function generatedStartSql(find: (key: SQL) => SQL, pageId: string) {
+  const stem = sql`substr(${pageId}, 1, instr(${pageId}, '-') - 1)`;
+  return sql`case when instr(${pageId}, '-') > 1 and ${stem} <> ${ROOT} and ${find(sql`${pageId}`)} is null
+      and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
 }
 
 type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec'; n: number | string; value: string };
@@ -233,6 +243,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const treeRows = rows<TreeRow>('tree');
   const specs = computed ? specStates([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined;
   const tree = treeRows ? wholeTree(treeRows) : undefined;
+  // Expanding copies every page: only done when the tree has a computed page to expand.
+  const expand = tree?.computed && specs;
   const fileRows = rows<{ value: string | null }>('allFiles') ?? rows<{ value: string | null }>('files') ?? rows<{ value: string | null }>('file');
   return {
     space,
@@ -241,7 +253,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     urls: { app },
     located: pageRows ? locateRead(pageRows, wanted.page!, specs) : undefined,
     documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
-    pages: tree && specs ? expandPages(tree, specs) : tree,
+    pages: tree && expand ? expandPages(tree.pages, expand) : tree?.pages,
     files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
   };
@@ -274,6 +286,9 @@ function locateRead(rows: PageTreeRow[], id: string, specs: Map<string, SpecStat
   const located = locatePage(rows);
   if (!located) return undefined;
   if (!specs) return located.page.id === id ? located : undefined;
+  // Nothing to expand (and no generated page to find) when no page of the subtree is computed.
+  const computed = rows.some((r) => (r.kind === 'down' || (r.kind === 'up' && Number(r.n) === 0)) && r.value.includes('"computed"'));
+  if (!computed) return located.page.id === id ? located : undefined;
   const page = expandPage(located.page, specs);
   if (page.id === id) return { page, parentPath: located.parentPath };
   return page.generated ? findGenerated(page, id, located.parentPath) : undefined;
@@ -295,15 +310,20 @@ function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
   return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath };
 }
 
-function wholeTree(rows: TreeRow[]): PageEntry[] {
+/** The nested page tree of a whole-tree statement's rows, and whether any of its pages is computed. */
+export function wholeTree(rows: Array<{ kind: string; key?: string | null; value: string }>): { pages: PageEntry[]; computed: boolean } {
   const records = new Map<string, TreeRecord>();
+  let computed = false;
   for (const row of rows) {
     if (row.kind !== 'leaf') continue;
-    for (const [key, value] of Object.entries(JSON.parse(row.value) as Record<string, TreeRecord>)) records.set(key, value);
+    for (const [key, value] of Object.entries(JSON.parse(row.value) as Record<string, TreeRecord>)) {
+      records.set(key, value);
+      if (!computed && (value as PageRecord).computed) computed = true;
+    }
   }
   const listOf = chunkLists(rows);
   const root = records.get(ROOT) ?? { id: ROOT };
-  return nestPages(listOf(root), records as Map<string, PageRecord>, listOf);
+  return { pages: nestPages(listOf(root), records as Map<string, PageRecord>, listOf), computed };
 }
 
 function filesOf(rows: Array<{ value: string | null }>, leaves: boolean): FileEntry[] {

@@ -1,6 +1,6 @@
 import { ApiError } from '../lib/errors';
 import { manifestToTree, treeToManifest, type RevisionMeta } from './content/convert';
-import { childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
+import { childCount, childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
 import { diffTries, memoryNodeStore, type NodeStore, type StoredNode } from './content/tree';
 import { canonicalJson, type FileEntry, type Manifest } from './revisions';
 
@@ -216,20 +216,35 @@ export async function mergeTrees(store: NodeStore, base: MergeSide, main: MergeS
 
   let pageDelta = 0;
   const existing = await target.pages.getMany([...ids]);
+  const merged = new Map<string, PageRecord>();
   for (const id of ids) {
     const choice = chosen.get(id);
     if (choice) {
       const record = (finalRecords.get(id) as PageRecord | undefined) ?? choice.record;
       // A page keeps the child list of the side that placed its children, unless it was rebuilt above.
       const own = finalRecords.has(id) ? record : { ...choice.record, ...childFields(recordOf(id, 'main') ?? recordOf(id, 'theirs')!) };
-      target.pages.set(id, { ...own, slug: choice.record.slug, parent: choice.parent === ROOT ? null : choice.parent });
+      merged.set(id, { ...own, slug: choice.record.slug, parent: choice.parent === ROOT ? null : choice.parent });
       if (!existing.has(id)) pageDelta++;
     } else if (existing.has(id)) {
       target.pages.delete(id);
       pageDelta--;
     }
   }
-  for (const [parent, record] of finalRecords) if (!ids.has(parent)) target.pages.set(parent, record);
+  for (const [parent, record] of finalRecords) if (!ids.has(parent) && parent !== ROOT) merged.set(parent, record as PageRecord);
+  // A computed page has no child pages of its own (content batches refuse them): one side made a page
+  // computed while the other put pages under it.
+  const computedParents = [...merged.values()].filter((record) => record.computed && childCount(record) > 0);
+  if (computedParents.length > 0) {
+    throw new MergeConflictError(
+      computedParents.map((record) => ({
+        page: record.id,
+        title: record.title,
+        reason: `it is computed (an API reference generated from an OpenAPI spec) on one side and has ${childCount(record)} child page(s) on the other: a computed page has none of its own`,
+      })),
+    );
+  }
+  for (const [id, record] of merged) target.pages.set(id, record);
+  if (finalRecords.has(ROOT)) target.pages.set(ROOT, finalRecords.get(ROOT)!);
 
   const fileDelta = await mergeFiles(store, base.files, onto === 'main' ? theirs.files : main.files, target);
   const written = await target.write();

@@ -17,7 +17,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAFE_KEY } from '../../src/services/content/tree';
-import { documentToMarkdown } from '../../src/services/markdown';
+import { wholeTree } from '../../src/services/content-reads';
+import { documentToMarkdown, markdownToDocument } from '../../src/services/markdown';
 import {
   expandComputed,
   findGenerated,
@@ -32,7 +33,9 @@ import { applyChanges, createSpace, merge, openChangeRequest, pageTree, postChan
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
 import { api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedSpec, seedSpecVersion, specSlug } from '../helpers/openapi';
-import { measureRoundTrips } from '../helpers/round-trips';
+import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
+import { largeManifest, pageId, seedContent } from '../helpers/large-content';
+import { measureRoundTrips, requestWithBindings } from '../helpers/round-trips';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -601,7 +604,7 @@ describe('specs that cannot be shown', () => {
     expect(await hint(ids[3])).toMatchObject({ style: 'info', text: expect.stringContaining('is being processed') });
     expect(await hint(ids[4])).toMatchObject({
       style: 'danger',
-      text: `The OpenAPI specification "${failed.slug}" could not be processed (PARSE_ERROR): bad indentation of a mapping entry (3:5)`,
+      text: `The OpenAPI specification "${failed.slug}" could not be processed (PARSE_ERROR): see the spec's lastProcessedErrors`,
     });
     // Failed after an earlier version: that version is shown.
     expect(pages[5].pages.map((p: any) => p.title)).toEqual(['pets', 'store', 'Other operations', 'Models']);
@@ -739,5 +742,295 @@ describe('/openapi.json', () => {
     expect(refs(response('/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageWithContent']);
     const change = JSON.stringify(schemas.ChangeRequestContentChange);
     expect(change.match(/ComputedContentSourceRevisionOpenAPI/g)).toHaveLength(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Review findings: expansion cost, who may point a page at a spec, generated ids, merges, Markdown
+
+describe('expansion of large outlines (pure)', () => {
+  const page = (props: ComputedRevisionSource['props'], stored: PageEntry[] = []): PageEntry => ({
+    id: 'Root0000000000000000',
+    type: 'document',
+    title: 'Ref',
+    slug: 'ref',
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+    computed: source('s', props),
+    computedSeed: 'Root0000000000000000',
+    pages: stored,
+  });
+  const state = (outline: unknown) => ({ slug: 's', state: 'complete', errorCode: null, errors: [], outline: readOutline(outline), versionCreatedAt: null });
+  const expectUniqueSlugs = (pages: Array<{ slug: string }>) => expect(new Set(pages.map((p) => p.slug)).size).toBe(pages.length);
+
+  // Slugs are claimed in a set per sibling group (linear); how fast is the bench's to measure, not a test's.
+  it('expands 5,000 operations of one tag by operation, and 5,000 tags by tag, with unique slugs and ids', () => {
+    // Half the operations share a summary, so most slugs are numbered.
+    const operations = Array.from({ length: 5000 }, (_, i) => ({ path: `/items/${i}`, method: 'get', summary: i % 2 ? `Get item ${i}` : 'Get an item' }));
+    const byOperation = expandComputed(page({ models: false, grouping: 'by-operation' }), state({ title: 'T', tags: [{ name: 'items', operations }], schemas: [] }));
+    const children = byOperation.pages[0].pages;
+    expect(children).toHaveLength(5000);
+    expectUniqueSlugs(children);
+    expect(children.slice(0, 4).map((p) => p.slug)).toEqual(['get-an-item', 'get-item-1', 'get-an-item-2', 'get-item-3']);
+
+    // Half the tags have names that differ only in characters a slug drops (all \`tag\`).
+    const tags = Array.from({ length: 5000 }, (_, i) => ({ name: i % 2 ? `Tag ${i}` : `Tag ${String.fromCharCode(0x4e00 + i)}`, operations: [{ path: `/t/${i}`, method: 'get' }] }));
+    const byTag = expandComputed(page({ models: true }), state({ title: 'T', tags, schemas: ['A'] }));
+    expect(byTag.pages).toHaveLength(5001);
+    expectUniqueSlugs(byTag.pages);
+    expect(byTag.pages.slice(0, 4).map((p) => p.slug)).toEqual(['tag', 'tag-1', 'tag-2', 'tag-3']);
+    expect(new Set(flatten([byOperation]).map((p: any) => p.id)).size).toBe(1 + 1 + 5000);
+    expect(new Set(flatten([byTag]).map((p: any) => p.id)).size).toBe(1 + 5001);
+  });
+
+  it('keeps the slugs of child pages a computed page has stored clear (so no two children share a path)', () => {
+    const stored: PageEntry = { ...page({ models: true }), id: 'Kid00000000000000000', title: 'Pets', slug: 'pets', pages: [] };
+    delete stored.computed;
+    const outline = { title: 'T', tags: [{ name: 'pets', operations: [{ path: '/p', method: 'get' }] }], schemas: ['A'] };
+    const root = expandComputed(page({ models: true }, [stored, { ...stored, id: 'Kid00000000000000001', slug: 'models' }]), state(outline));
+    expect(root.pages.map((p) => p.slug)).toEqual(['pets-2', 'models-2']);
+  });
+
+  it('gives every generated page its own id, whatever the tag names (a tag named like an operation seed, slashes, percent signs)', () => {
+    const op = (path: string, method = 'get') => ({ path, method });
+    const outline = {
+      title: 'T',
+      tags: [
+        { name: 'x', operations: [op('/p'), op('/q')] },
+        { name: 'x/operation/get /p', operations: [op('/r')] },
+        { name: 'x/operation/get /q', operations: [op('/s')] },
+        { name: 'a/b', operations: [op('/t')] },
+        { name: 'a%2Fb', operations: [op('/u')] },
+        { name: 'models', operations: [op('/v')] },
+        { name: '../models', operations: [op('/w')] },
+      ],
+      schemas: ['A'],
+    };
+    for (const grouping of ['by-tag', 'by-operation'] as const) {
+      const root = expandComputed(page({ models: true, grouping }), state(outline));
+      const ids = flatten([root]).map((p: any) => p.id);
+      expect(ids.length).toBe(grouping === 'by-tag' ? 1 + 7 + 1 : 1 + 7 + 8 + 1);
+      expect(new Set(ids).size, grouping).toBe(ids.length);
+    }
+    // Plain names keep their seeds (and so their ids).
+    const plain = expandComputed(page({ models: false, grouping: 'by-operation' }), state(outline));
+    expect(plain.pages[0].computedSeed).toBe('Root0000000000000000/tag/x');
+    expect(plain.pages[0].pages[0].computedSeed).toBe('Root0000000000000000/tag/x/operation/get /p');
+  });
+
+  it('leaves out operations with an empty path or control characters, and schema names a list cannot carry', () => {
+    const outline = {
+      title: 'T',
+      tags: [
+        {
+          name: 'bad',
+          operations: [
+            { path: '', method: 'get' },
+            { path: '/a\n{% hint style="danger" %}\nInjected\n{% endhint %}\n', method: 'get' },
+            { path: '/tab\there', method: 'post' },
+            { path: '/ok', method: 'get' },
+          ],
+        },
+        { name: 'worse', operations: [{ path: '', method: 'get' }, { path: '/b\r', method: 'get' }] },
+      ],
+      schemas: ['A,B', 'C', 'D\nE', 'F'],
+    };
+    for (const grouping of ['by-tag', 'by-operation'] as const) {
+      const root = expandComputed(page({ models: true, grouping }), state(outline));
+      expect(root.pages.map((p) => p.title)).toEqual(['bad', 'Models']);
+      const operations = grouping === 'by-tag' ? (root.pages[0].generated!.body as any).operations : root.pages[0].pages.map((p) => p.generated!.body).map((b: any) => b.operation);
+      expect(operations.map((o: any) => o.path)).toEqual(['/ok']);
+      for (const generated of flatten([root]).map((p: any) => p.generated.computed.props)) {
+        if (generated.doc === 'operation') expect(generated.page).not.toBe('');
+      }
+      expect((root.pages[1].generated!.body as any).schemas).toEqual(['C', 'F']);
+    }
+  });
+});
+
+describe('Markdown of generated blocks', () => {
+  it('writes tag attributes on one line: a path with line breaks and tags, exported and imported back, makes no hint', async () => {
+    const ref = { kind: 'openapi' as const, spec: 'petstore' };
+    const path = '/a\n{% hint style="danger" %}\nInjected\n{% endhint %}\n';
+    const document = {
+      object: 'document',
+      data: {},
+      nodes: [
+        { object: 'block', type: 'openapi-operation', key: 'k1', isVoid: true, data: { ref, path, method: 'get' } },
+        { object: 'block', type: 'openapi-operation', key: 'k2', isVoid: true, data: { ref, path: '/b\r\n{% endopenapi-operation %}\r\n%}{% hint %}', method: 'get' } },
+        { object: 'block', type: 'openapi-schemas', key: 'k3', isVoid: true, data: { ref, schemas: ['A,{% hint %}', 'B'], grouped: true } },
+      ],
+    } as never;
+    const markdown = documentToMarkdown(document, { title: 'Exported' });
+    expect(markdown).toContain('path="/a&#10;{% hint style=&quot;danger&quot; %&#125;&#10;Injected&#10;{% endhint %&#125;&#10;"');
+    expect(markdown.split('\n').filter((line) => line.includes('hint'))).toHaveLength(2);
+    expect(markdown).toContain('schemas="B"');
+
+    const space = await createSpace(org.id, owner, 'Round trip');
+    const cr = await openChangeRequest(space.id, owner);
+    const created = await applyChanges(space.id, cr.number, owner, [{ operation: 'insert_page', title: 'Imported', document: { markdown } }]);
+    const read = await get(`/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${created.changes[0].page.id}`);
+    const types = (nodes: any[]): string[] => nodes.flatMap((n) => [n.type, ...types(n.nodes ?? [])]);
+    expect(types(read.document.nodes)).not.toContain('hint');
+    expect(read.title).toBe('Exported');
+  });
+
+  it('reads encoded attribute values back as written (a code title with a line break and %})', () => {
+    const title = 'a "b" %} c\nd\re';
+    const code = { object: 'block', type: 'code', key: 'c', data: { syntax: 'js', title }, nodes: [{ object: 'block', type: 'code-line', key: 'l', nodes: [{ object: 'text', key: 't', leaves: [{ object: 'leaf', text: 'x()', marks: [] }] }] }] };
+    const markdown = documentToMarkdown({ object: 'document', data: {}, nodes: [code] } as never);
+    expect(markdown.split('\n')[0]).toBe('{% code title="a &quot;b&quot; %&#125; c&#10;d&#13;e" %}');
+    const back = markdownToDocument(markdown).document.nodes[0] as any;
+    expect(back).toMatchObject({ type: 'code', data: { title } });
+  });
+});
+
+describe('who may point a page at a spec', () => {
+  let spec: { id: string; slug: string };
+  let spaceId: string;
+  let guest: string;
+
+  beforeAll(async () => {
+    spec = await processedSpec();
+    const space = await createSpace(org.id, owner, 'Shared with a guest');
+    spaceId = space.id;
+    guest = org.members.guest.token;
+    // A guest of the organization, and a reader, who may edit this one space.
+    expectStatus(await api('POST', `/v1/spaces/${spaceId}/permissions`, { token: owner, body: { role: 'edit', users: [org.members.guest.id, org.members.read.id] } }), 204);
+  });
+
+  it("refuses (403) a guest's batch or template that sets a computed source; anything else, and members, pass", async () => {
+    const cr = await openChangeRequest(spaceId, guest, 'Guest edits');
+    const mine = await applyChanges(spaceId, cr.number, guest, [{ operation: 'insert_page', title: 'Plain', document: { markdown: 'Text' } }]);
+    const plainId = mine.changes[0].page.id;
+    expectError(
+      await postChanges(spaceId, cr.number, guest, [{ operation: 'insert_page', title: 'Ok', document: {} }, { operation: 'insert_page', title: 'Peek', computed: source(spec.slug) }]),
+      403,
+      "changes[1] (insert_page): making a page computed from an OpenAPI spec needs read access to the organization's OpenAPI specs",
+    );
+    expectError(await postChanges(spaceId, cr.number, guest, [{ operation: 'update_page', page: plainId, computed: source(spec.slug) }]), 403, 'changes[0] (update_page)');
+    const template = { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: spec.slug } } } };
+    expectError(await api('POST', `/v1/spaces/${spaceId}/content/template`, { token: guest, body: template }), 403, 'template "api-reference"');
+    expectError(await api('POST', `/v1/spaces/${spaceId}/content/template`, { token: guest, body: { ...template, changeRequestId: String(cr.number) } }), 403, 'template "api-reference"');
+    expectError(await api('POST', `/v1/spaces/${spaceId}/change-requests`, { token: guest, body: { subject: 'T', template } }), 403, 'template "api-reference"');
+    // Nothing was written: the guest's change request has its one page.
+    expect(await pageTree(spaceId, owner, cr.number)).toEqual(['plain: Plain']);
+    // Templates without a computed page, and removing a source, need no access to specs.
+    expectStatus(await api('POST', `/v1/spaces/${spaceId}/content/template`, { token: guest, body: { id: 'changelog', changeRequestId: String(cr.number) } }), 201);
+    await applyChanges(spaceId, cr.number, guest, [{ operation: 'update_page', page: plainId, computed: null }]);
+
+    // A reader of the organization with the same grant may.
+    const reader = org.members.read.token;
+    const readerCr = await openChangeRequest(spaceId, reader, 'Reader edits');
+    await applyChanges(spaceId, readerCr.number, reader, [{ operation: 'insert_page', title: 'Ref', computed: source(spec.slug) }]);
+    expectStatus(await api('POST', `/v1/spaces/${spaceId}/content/template`, { token: reader, body: { ...template, changeRequestId: String(readerCr.number) } }), 201);
+  });
+
+  it('checks the role in the round trips a batch already makes', async () => {
+    const cr = await openChangeRequest(spaceId, owner, 'Counted');
+    const path = `/v1/spaces/${spaceId}/change-requests/${cr.number}/content`;
+    const plain = await measureRoundTrips('POST', path, owner, { changes: [{ operation: 'insert_page', title: 'A', document: {} }] });
+    const computed = await measureRoundTrips('POST', path, owner, { changes: [{ operation: 'insert_page', title: 'B', computed: source(spec.slug) }] });
+    expect([plain.status, computed.status]).toEqual([200, 200]);
+    expect(computed.roundTrips).toBe(plain.roundTrips);
+    const refused = await measureRoundTrips('POST', path, guest, { changes: [{ operation: 'insert_page', title: 'C', computed: source(spec.slug) }] });
+    expect(refused.status).toBe(403);
+  });
+
+  it('lets an installation token set a source only with the openapi:read scope', async () => {
+    const publisher = await seedOrg();
+    const tokenWith = async (scopes: string[]) => {
+      const integration = await seedIntegration(publisher.id, { scopes });
+      const installation = await seedInstallation(integration, org.id, { spaces: [spaceId] });
+      return seedToken(integration.id, installation.id);
+    };
+    const writer = await tokenWith(['space:content:read', 'space:content:write']);
+    const reader = await tokenWith(['space:content:read', 'space:content:write', 'openapi:read']);
+    const cr = await openChangeRequest(spaceId, owner, 'Installations');
+    const batch = (token: string) => postChanges(spaceId, cr.number, token, [{ operation: 'insert_page', title: 'Ref', computed: source(spec.slug) }]);
+    expectError(await batch(writer), 403, 'openapi:read');
+    expectStatus(await batch(reader), 200);
+    expectStatus(await postChanges(spaceId, cr.number, writer, [{ operation: 'insert_page', title: 'Plain', document: {} }]), 200);
+  });
+
+  it("shows a failed spec's error code in its page, never the message (which may quote the source URL and its token)", async () => {
+    const failed = await seedSpec(org.id);
+    await failSpec(failed.id, 'FETCH_ERROR', 'GET https://specs.example.test/api.yaml?token=sEcReT123 answered 401');
+    const made = await spaceWith([{ operation: 'insert_page', ref: 'api', title: 'API', computed: source(failed.slug) }]);
+    const id = made.result.changes[0].page.id;
+    const page = await get(`${contentOf(made.spaceId)}/page/${id}`);
+    expect(textOf(page.document.nodes[0])).toBe(`The OpenAPI specification "${failed.slug}" could not be processed (FETCH_ERROR): see the spec's lastProcessedErrors`);
+    expect(JSON.stringify(await get(`${contentOf(made.spaceId)}/page/${id}?format=markdown`))).not.toContain('sEcReT123');
+  });
+});
+
+describe('merges that would leave child pages under a computed page', () => {
+  it('answer 409 whichever of the two change requests is merged first', async () => {
+    for (const order of [['computed', 'child'], ['child', 'computed']] as const) {
+      const made = await spaceWith([{ operation: 'insert_page', ref: 'p', title: 'Page', document: { markdown: 'Text' } }]);
+      const pageId = made.result.changes[0].page.id;
+      const makeComputed = await openChangeRequest(made.spaceId, owner, 'Computed');
+      const addChild = await openChangeRequest(made.spaceId, owner, 'Child');
+      await applyChanges(made.spaceId, makeComputed.number, owner, [{ operation: 'update_page', page: pageId, computed: source('later') }]);
+      await applyChanges(made.spaceId, addChild.number, owner, [{ operation: 'insert_page', into: pageId, title: 'Child', document: {} }]);
+      const [first, second] = order[0] === 'computed' ? [makeComputed, addChild] : [addChild, makeComputed];
+      expectStatus(await merge(made.spaceId, first.number, owner), 200);
+      const error = expectError(await merge(made.spaceId, second.number, owner), 409, `"Page" (${pageId}): it is computed`);
+      expect(error).toContain('has 1 child page(s)');
+      // Main is as the first merge left it.
+      const stored = await get(`${contentOf(made.spaceId)}/pages?computed=false`);
+      expect(stored.pages.map((p: any) => [p.type, p.pages?.length ?? 0])).toEqual([order[0] === 'computed' ? ['computed', 0] : ['document', 1]]);
+    }
+  });
+});
+
+describe('reads by an id that only looks generated', () => {
+  /** D1 with the rows its batches read counted. */
+  function rowsReadingD1() {
+    let rows = 0;
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === 'batch') {
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch(statements);
+            for (const result of results) rows += result.meta?.rows_read ?? 0;
+            return results;
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { db, rows: () => rows };
+  }
+
+  it('does not read the whole tree for `~-x` (the part before "-" is the top level, not a computed page)', async () => {
+    const space = await createSpace(org.id, owner, 'Large');
+    await seedContent(space.id, largeManifest(10, 40));
+    const rowsFor = async (id: string) => {
+      const counter = rowsReadingD1();
+      const res = await requestWithBindings('GET', `${contentOf(space.id)}/page/${id}`, owner, undefined, { DB: counter.db });
+      expect(res.status, id).toBe(404);
+      return counter.rows();
+    };
+    const unknown = await rowsFor(`${'z'.repeat(20)}-x`);
+    const root = await rowsFor('~-x');
+    // A page's own prefix that is no computed page is not expanded either.
+    const ordinary = await rowsFor(`${pageId('s-0')}-x`);
+    expect(root).toBeLessThan(unknown + 20);
+    expect(ordinary).toBeLessThan(unknown + 20);
+  });
+});
+
+describe('tree reads without computed pages', () => {
+  it('know from the records whether there is anything to expand', () => {
+    const record = (id: string, extra: object = {}) => ({ id, type: 'document', title: id, slug: id, createdAt: 'x', updatedAt: 'x', parent: null, ...extra });
+    const rows = (records: object[]) => [
+      { kind: 'leaf', key: null, value: JSON.stringify(Object.fromEntries([['~', { id: '~', children: records.map((r: any) => [r.id, r.slug]) }], ...records.map((r: any) => [r.id, r])])) },
+    ];
+    const plain = wholeTree(rows([record('a'), record('b')]));
+    expect(plain).toMatchObject({ computed: false });
+    expect(plain.pages.map((p) => p.id)).toEqual(['a', 'b']);
+    expect(wholeTree(rows([record('a'), record('b', { computed: source('s') })])).computed).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
 import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import type { ContentChange } from '../../services/content-batch';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
 import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
@@ -229,8 +230,12 @@ export const changeRequestContentRouter = createRouter()
     const { spaceId, changeRequestId } = c.req.valid('param');
     const db = c.get('db');
     const urls = urlContext(c.req.url, c.env.APP_URL);
-    const { cr } = (await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit)).row;
     const changes = c.req.valid('json').changes as ContentChange[];
+    // A batch that makes a page computed also reads the caller's organization role, in the same round trip.
+    const sets = computedSourceChange(changes) !== undefined;
+    const loaded = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit, sets ? [orgRankOfSpaceQuery(db, spaceId, userId)] : []);
+    authorizeComputedSources(c.get('actor'), loaded.more[0], changes);
+    const { cr } = loaded.row;
     const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
     const updated = toChangeRequest((await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext, urls);
     if (c.req.valid('query').compat) return c.json(updated, 200);

@@ -22,7 +22,8 @@ import {
 import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
-import type { BatchItem, Db } from '../../db/client';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 
 /**
@@ -204,7 +205,14 @@ export const changeRequestsRouter = createRouter()
     const changes = body.template !== undefined ? templateChanges(body.template, 'template') : undefined;
     if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');
     const db = c.get('db');
-    checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.edit);
+    if (changes && computedSourceChange(changes) !== undefined) {
+      // A template with a computed page (api-reference) also reads the caller's organization role, in the same round trip.
+      const [spaceRows, rankRows] = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), orgRankOfSpaceQuery(db, spaceId, userId)])) as unknown[][];
+      checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
+      authorizeComputedSources(c.get('actor'), rankRows, changes, `template "${body.template!.id}"`);
+    } else {
+      checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.edit);
+    }
     const subject = body.subject ?? '';
     let row: ChangeRequestWithContext;
     if (changes) {

@@ -5,7 +5,9 @@ import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
 import { loadChangeRequest } from '../../services/change-requests';
-import { requireSpace } from '../../services/spaces';
+import { runBatch } from '../../db/client';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 
 /**
@@ -45,11 +47,17 @@ export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, as
   const changes = templateChanges(body);
   const db = c.get('db');
   const writer = spaceWriter(c.env, spaceId);
+  // A template with a computed page (api-reference) also reads the caller's organization role, in the same round trip.
+  const orgRank = computedSourceChange(changes) !== undefined ? [orgRankOfSpaceQuery(db, spaceId, userId)] : [];
+  const what = `template "${body.id}"`;
   if (body.changeRequestId !== undefined) {
-    const { cr } = (await loadChangeRequest(db, spaceId, body.changeRequestId, userId, RANK.edit)).row;
-    await throughWriter(writer.applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
+    const loaded = await loadChangeRequest(db, spaceId, body.changeRequestId, userId, RANK.edit, orgRank);
+    authorizeComputedSources(c.get('actor'), loaded.more[0], changes, what);
+    await throughWriter(writer.applyContent({ spaceId, changeRequestId: loaded.row.cr.id, userId }, changes));
   } else {
-    await requireSpace(db, spaceId, userId, RANK.edit);
+    const [spaceRows, rankRows] = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), ...orgRank])) as unknown[][];
+    checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
+    authorizeComputedSources(c.get('actor'), rankRows, changes, what);
     await throughWriter(writer.applyToMain({ spaceId, userId }, changes));
   }
   return c.body(null, 201);

@@ -264,9 +264,14 @@ function readIncludeTarget(text: string): string | null {
   return match ? match[1].replace(/&quot;/g, '"') : null;
 }
 
+/** What `encodeTagAttribute` (to-markdown) writes for `"`, CR, LF and the `}` of `%}`. */
+const ATTRIBUTE_REFERENCES: Record<string, string> = { '&quot;': '"', '&#13;': '\r', '&#10;': '\n', '&#125;': '}' };
+
 function readAttributes(text: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const match of text.matchAll(/([A-Za-z][\w-]*)\s*=\s*"([^"]*)"/g)) attributes[match[1]] = match[2].replace(/&quot;/g, '"');
+  for (const match of text.matchAll(/([A-Za-z][\w-]*)\s*=\s*"([^"]*)"/g)) {
+    attributes[match[1]] = match[2].replace(/&quot;|&#13;|&#10;|&#125;/g, (reference) => ATTRIBUTE_REFERENCES[reference]);
+  }
   return attributes;
 }
 

@@ -104,10 +104,19 @@ type Handle = NonNullable<NonNullable<StringifyOptions['handlers']>['paragraph']
 
 const writeIncludeTag: Handle = (node: IncludeTagNode) => `{% include "${node.target.replace(/"/g, '&quot;')}" %}`;
 
+/**
+ * An attribute value as it is written in a tag: one line, with no `"` and no `%}` in it, so the tag
+ * ends where it should and nothing in the value starts a line (a tag) of its own. `markdownToDocument`
+ * reads these references back (`readAttributes`).
+ */
+export function encodeTagAttribute(value: string): string {
+  return value.replace(/"/g, '&quot;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/%\}/g, '%&#125;');
+}
+
 /** `{% hint style="info" %}`, the content (indented by the container, as any flow), `{% endhint %}`. */
 const writeBlockTag: Handle = (node: BlockTagNode, _parent, state, info) => {
   const attributes = Object.entries(node.attributes)
-    .map(([name, value]) => ` ${name}="${value.replace(/"/g, '&quot;')}"`)
+    .map(([name, value]) => ` ${name}="${encodeTagAttribute(value)}"`)
     .join('');
   const inner = state.containerFlow(node as unknown as Root, info);
   const open = `{% ${node.name}${attributes} %}`;
@@ -215,7 +224,8 @@ class Writer {
       attributes.path = String(data.path ?? '');
       attributes.method = String(data.method ?? '');
     } else {
-      attributes.schemas = Array.isArray(data.schemas) ? data.schemas.map(String).join(',') : '';
+      // Joined by `,`: a name with one would read back as two (expansion leaves such names out).
+      attributes.schemas = Array.isArray(data.schemas) ? data.schemas.map(String).filter((name) => name !== '' && !name.includes(',')).join(',') : '';
       attributes.grouped = String(data.grouped ?? true);
     }
     const link: RootContent = {

@@ -8,7 +8,7 @@ import {
   type JSONDocument,
   type TopLevelBlock,
 } from '../markdown';
-import { slugify, uniqueSlug, type PageEntry, type ReadPage } from '../revisions';
+import { slugify, type PageEntry, type ReadPage } from '../revisions';
 import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingError } from './types';
 
 /**
@@ -21,6 +21,10 @@ import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingE
  * `openapi-operation` block per operation (or, grouped `by-operation`, one grandchild page per
  * operation), and a Models page. Ids of generated pages depend only on the computed page's seed and
  * on the tag name, method and path, so they are the same for every version of the spec.
+ *
+ * Pointing a page at a spec takes read access to the organization's specs (services/computed-sources):
+ * every reader of the space sees what the spec outlines. A failed spec's page names its error code,
+ * never its messages (they may quote the source URL).
  *
  * Everything here is pure: no I/O, no clock. Documents of generated pages are built only for the
  * page a read returns with its body (`generatedDocument`), so tree reads never convert Markdown.
@@ -89,8 +93,8 @@ export const UNTAGGED_TITLE = 'Other operations';
 export const MODELS_TITLE = 'Models';
 /** Markdown of a description converted into a generated document, at most. */
 const MAX_DESCRIPTION_CHARS = 20_000;
-/** A processing error quoted in a page's hint, at most. */
-const MAX_ERROR_CHARS = 500;
+/** Control characters (C0, DEL, C1) and Unicode line separators: an operation path with one is not shown. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 // ---------------------------------------------------------------------------------------------
 // Stable ids
@@ -223,17 +227,49 @@ export function expandPage(page: PageEntry, specs: ReadonlyMap<string, SpecState
   const children = depth > 1000 ? [] : page.pages.map((child) => expandPage(child, specs, depth + 1));
   if (!page.computed) return { ...page, pages: children };
   const expanded = expandComputed(page, specs.get(specSlugOf(page.computed)));
-  // A computed page has no stored children (content batches refuse them); should a merge have left
-  // some, they follow the generated ones rather than disappear.
+  // A computed page has no stored children (content batches refuse them, merges report a conflict);
+  // should some be there anyway, they follow the generated ones (whose slugs keep clear of theirs)
+  // rather than disappear.
   return { ...expanded, pages: [...expanded.pages, ...children] };
 }
 
-/** Ordinary pages whose slugs are already unique among `siblings`: takes a unique slug for `title`. */
-function claimSlug(title: string, siblings: Array<[string, string]>, id: string): string {
-  const slug = uniqueSlug(slugify(title), siblings);
-  siblings.push([id, slug]);
-  return slug;
+/**
+ * The slugs of one group of sibling pages, taken as generated pages claim them: `base`, else the
+ * first free `base-2`, `base-3`... (what `uniqueSlug` gives), in constant time per claim however many
+ * siblings there are: the numbering of each prefix goes on from where its last claim stopped (every
+ * number below it is taken, and taken slugs stay taken).
+ */
+export class SiblingSlugs {
+  private readonly taken = new Set<string>();
+  private readonly next = new Map<string, number>();
+
+  /** A slug that is already used (a stored child page's). */
+  reserve(slug: string) {
+    this.taken.add(slug);
+  }
+
+  claim(title: string): string {
+    const base = slugify(title);
+    if (!this.taken.has(base)) {
+      this.taken.add(base);
+      return base;
+    }
+    const prefix = base.slice(0, 95);
+    let n = this.next.get(prefix) ?? 2;
+    while (this.taken.has(`${prefix}-${n}`)) n++;
+    const slug = `${prefix}-${n}`;
+    this.next.set(prefix, n + 1);
+    this.taken.add(slug);
+    return slug;
+  }
 }
+
+/**
+ * A tag name as a part of a seed: `%` and `/` escaped (as `encodeURIComponent` does), so a tag's seed
+ * never reads as another tag's or as an operation's (`<tag>/operation/<method> <path>`: the method is a
+ * word, and the path, the last part, runs to the end). Names without either keep the seed they had.
+ */
+const seedPart = (name: string) => name.replace(/%/g, '%25').replace(/\//g, '%2F');
 
 /** One computed page as the document page a read shows, with its generated children. */
 export function expandComputed(page: PageEntry, spec: SpecState | undefined): ReadPage {
@@ -242,33 +278,32 @@ export function expandComputed(page: PageEntry, spec: SpecState | undefined): Re
   const dependencies: OpenAPISpecDependency = { spec: { ref } };
   const computedAs = (props: ComputedDocumentProps): ComputedDocumentSource => ({ type: 'builtin:openapi', dependencies, props });
   const seed = page.computedSeed ?? page.id;
-  const { computed: _source, computedSeed: _seed, document: _document, pages: _pages, ...base } = page;
+  const { computed: _source, computedSeed: _seed, document: _document, pages: stored, ...base } = page;
   const outline = spec?.outline ?? null;
   const updatedAt = spec?.versionCreatedAt && spec.versionCreatedAt > page.updatedAt ? spec.versionCreatedAt : page.updatedAt;
   const root: ReadPage = { ...base, updatedAt, computedSeed: seed, pages: [], generated: { computed: computedAs({ doc: 'info', page: ref.spec }), body: problemOf(ref.spec, spec) } };
   if (!outline) return root;
   root.generated = { computed: computedAs({ doc: 'info', page: outline.title || ref.spec }), body: { kind: 'info', ...(outline.description ? { markdown: outline.description } : {}) } };
 
-  const make = (childSeed: string, title: string, siblings: Array<[string, string]>, generated: GeneratedContent, pages: ReadPage[] = []): ReadPage => {
-    const id = generatedPageId(page.id, childSeed);
-    return {
-      id,
-      type: 'document',
-      title,
-      slug: claimSlug(title, siblings, id),
-      createdAt: page.createdAt,
-      updatedAt,
-      computedSeed: childSeed,
-      generated,
-      pages,
-    };
-  };
+  const make = (childSeed: string, title: string, siblings: SiblingSlugs, generated: GeneratedContent, pages: ReadPage[] = []): ReadPage => ({
+    id: generatedPageId(page.id, childSeed),
+    type: 'document',
+    title,
+    slug: siblings.claim(title),
+    createdAt: page.createdAt,
+    updatedAt,
+    computedSeed: childSeed,
+    generated,
+    pages,
+  });
   const byOperation = source.props.grouping === 'by-operation';
-  const top: Array<[string, string]> = [];
+  const top = new SiblingSlugs();
+  // Stored children (which a computed page should not have) keep their paths: generated pages take others.
+  for (const child of stored) top.reserve(child.slug);
   const seeds = new Set<string>();
   for (const tag of outline.tags) {
     const operations = uniqueOperations(tag.operations);
-    const tagSeed = `${seed}/tag/${tag.name}`;
+    const tagSeed = `${seed}/tag/${seedPart(tag.name)}`;
     if (operations.length === 0 || seeds.has(tagSeed)) continue;
     seeds.add(tagSeed);
     const title = tag.name === '' ? UNTAGGED_TITLE : tag.name;
@@ -277,7 +312,7 @@ export function expandComputed(page: PageEntry, spec: SpecState | undefined): Re
       root.pages.push(make(tagSeed, title, top, { computed: computedAs({ doc: 'tag', page: title }), body: { kind: 'tag', ...description, operations } }));
       continue;
     }
-    const siblings: Array<[string, string]> = [];
+    const siblings = new SiblingSlugs();
     const children = operations.map((operation) =>
       make(`${tagSeed}/operation/${operation.method} ${operation.path}`, operation.summary ?? `${operation.method.toUpperCase()} ${operation.path}`, siblings, {
         computed: computedAs({ doc: 'operation', page: operation.path, method: operation.method as OpenAPIMethod, ...(operation.deprecated ? { deprecated: true } : {}) }),
@@ -286,18 +321,30 @@ export function expandComputed(page: PageEntry, spec: SpecState | undefined): Re
     );
     root.pages.push(make(tagSeed, title, top, { computed: computedAs({ doc: 'tag', page: title }), body: { kind: 'tag', ...description, operations: [] } }, children));
   }
-  if (source.props.models && outline.schemas.length > 0) {
-    root.pages.push(make(`${seed}/models`, MODELS_TITLE, top, { computed: computedAs({ doc: 'models' }), body: { kind: 'models', schemas: outline.schemas } }));
+  const schemas = outline.schemas.filter(isListableSchemaName);
+  if (source.props.models && schemas.length > 0) {
+    root.pages.push(make(`${seed}/models`, MODELS_TITLE, top, { computed: computedAs({ doc: 'models' }), body: { kind: 'models', schemas } }));
   }
   return root;
 }
 
-/** A tag's operations once each, with a method GitBook's schema knows. */
+/**
+ * A schema name that a list of names can carry: GitBook's Markdown writes them joined by `,`
+ * (`schemas="A,B"`), so a name with a comma (or a control character) would read back as other names.
+ */
+export const isListableSchemaName = (name: string) => name !== '' && !name.includes(',') && !CONTROL_CHARACTERS.test(name);
+
+/**
+ * A tag's operations once each, with a method GitBook's schema knows and a path that can be shown: not
+ * empty (GitBook's `{doc: 'operation', page}` names it), without control characters (a line break in a
+ * path written into Markdown would start a line of its own).
+ */
 function uniqueOperations(operations: SpecOutlineOperation[]): SpecOutlineOperation[] {
   const seen = new Set<string>();
   return operations.filter((op) => {
     const key = `${op.method} ${op.path}`;
     if (!(OPENAPI_METHODS as readonly string[]).includes(op.method) || seen.has(key)) return false;
+    if (op.path === '' || CONTROL_CHARACTERS.test(op.path)) return false;
     seen.add(key);
     return true;
   });
@@ -311,10 +358,11 @@ function problemOf(slug: string, spec: SpecState | undefined): GeneratedBody {
   if (spec.state === 'pending' || spec.state === 'progress') {
     return { kind: 'hint', style: 'info', text: `The OpenAPI specification "${slug}" is being processed: its reference pages appear here once it is done.` };
   }
-  const first = spec.errors[0]?.message;
-  const code = spec.errorCode ?? spec.errors[0]?.code;
-  const detail = first ? `: ${first.length > MAX_ERROR_CHARS ? `${first.slice(0, MAX_ERROR_CHARS)}…` : first}` : '.';
-  return { kind: 'hint', style: 'danger', text: `The OpenAPI specification "${slug}" could not be processed${code ? ` (${code})` : ''}${detail}` };
+  // The code only: error messages may quote the spec's source URL (and whatever secret it holds), and
+  // readers of the space need not be able to read the spec; its members find them on the spec.
+  const given = spec.errorCode ?? spec.errors[0]?.code;
+  const code = given && /^[A-Za-z0-9_.:-]{1,64}$/.test(given) ? given : undefined;
+  return { kind: 'hint', style: 'danger', text: `The OpenAPI specification "${slug}" could not be processed${code ? ` (${code})` : ''}: see the spec's lastProcessedErrors` };
 }
 
 /** A generated page of a subtree by id, with the path of its parent (`rootParentPath` is that of `root`'s parent). */
