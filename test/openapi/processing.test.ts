@@ -415,8 +415,8 @@ describe('source failures are recorded on the spec', () => {
     expect(versions).toEqual([]);
     expect(row).toMatchObject({ processing_state: 'complete', last_process_error_code: 'PARSE_ERROR', last_processed_error_count: 2 });
     expect(errorsOf(row)).toEqual([
-      { message: '/info/title: type must be string', code: 'PARSE_ERROR' },
-      { message: '/paths/~1pets/get/responses: type must be object', code: 'PARSE_ERROR' },
+      { message: '/info/title: Instance type "number" is invalid. Expected "string".', code: 'PARSE_ERROR' },
+      { message: '/paths/~1pets/get/responses: Instance type "string" is invalid. Expected "object".', code: 'PARSE_ERROR' },
     ]);
   });
 
@@ -439,7 +439,7 @@ describe('source failures are recorded on the spec', () => {
     const cases: [string, string][] = [
       ['{"openapi": "3.1.0", "info": ', 'is neither JSON nor YAML'],
       ['<!doctype html><html><body>Sign in</body></html>', 'is not an OpenAPI document'],
-      ['hello: world', "Can't find supported Swagger/OpenAPI version"],
+      ['hello: world', 'is not an OpenAPI document'],
       ['openapi: 3.2.0\ninfo: {title: New, version: "1"}\npaths: {}', 'only OpenAPI 3.0, 3.1 and Swagger 2.0 are supported'],
     ];
     for (const [text, expected] of cases) {

@@ -1,5 +1,11 @@
-import { validate, type Filesystem } from '@scalar/openapi-parser';
+import { Validator } from '@cfworker/json-schema';
+import { dereference, type Filesystem } from '@scalar/openapi-parser';
+import { validatePathParameters } from '@scalar/openapi-validator';
 import { isAlias, isCollection, isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import draft04Schema from './schemas/json-schema-draft-04.json';
+import openapi30Schema from './schemas/openapi-3.0.json';
+import openapi31Schema from './schemas/openapi-3.1.json';
+import swagger20Schema from './schemas/swagger-2.0.json';
 import { MAX_SPEC_SOURCE_BYTES, type SpecProcessingError, type SpecProcessingErrorCode } from './types';
 
 /**
@@ -230,33 +236,103 @@ export interface ValidatedSpec {
 }
 
 /**
+ * The official JSON Schemas of the OpenAPI documents (as `@scalar/openapi-validator` ships them, copied
+ * into src/services/openapi/schemas), checked with `@cfworker/json-schema`: an interpreter. Validators
+ * that compile schemas into functions (ajv, which `@scalar/openapi-parser`'s own `validate` uses) cannot
+ * run in workerd, which refuses code generation from strings (the vitest pool allows it, so only
+ * `wrangler dev` and production show it).
+ */
+const SCHEMAS: Record<SpecVersion, { schema: object; draft: '4' | '2020-12' }> = {
+  '2.0': { schema: swagger20Schema, draft: '4' },
+  '3.0': { schema: openapi30Schema, draft: '4' },
+  '3.1': { schema: openapi31Schema, draft: '2020-12' },
+};
+const validators = new Map<SpecVersion, Validator>();
+
+function validatorFor(version: SpecVersion): Validator {
+  let validator = validators.get(version);
+  if (!validator) {
+    const { schema, draft } = SCHEMAS[version];
+    validator = new Validator(schema as never, draft, false);
+    if (draft === '4') validator.addSchema(draft04Schema as never, 'http://json-schema.org/draft-04/schema');
+    validators.set(version, validator);
+  }
+  return validator;
+}
+
+/** The version a document declares (`swagger: '2.0'`, `openapi: '3.0.x'` or `'3.1.x'`), or why it has none we support. */
+function declaredVersion(document: unknown, entry: string): SpecVersion {
+  const doc = (document && typeof document === 'object' && !Array.isArray(document) ? document : {}) as Record<string, unknown>;
+  if (doc.swagger === '2.0') return '2.0';
+  if (typeof doc.openapi === 'string') {
+    if (/^3\.0\.\d+/.test(doc.openapi)) return '3.0';
+    if (/^3\.1\.\d+/.test(doc.openapi)) return '3.1';
+    throw new SpecProcessingFailure('PARSE_ERROR', [`${entry} is an OpenAPI ${doc.openapi.slice(0, 20)} document: only OpenAPI 3.0, 3.1 and Swagger 2.0 are supported`]);
+  }
+  throw new SpecProcessingFailure('PARSE_ERROR', [`${entry} is not an OpenAPI document: it has neither an \`openapi\` (3.0, 3.1) nor a \`swagger: "2.0"\` field`]);
+}
+
+/**
+ * Keywords whose errors only say that something beneath failed (the failure itself is reported at its own
+ * place) or that a property is not allowed (reported once, as `false`, where nothing else is wrong with it).
+ */
+const CASCADE_KEYWORDS = new Set([
+  'properties', '$ref', '$dynamicRef', 'patternProperties', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'not',
+  'items', 'prefixItems', 'additionalItems', 'contains', 'propertyNames', 'dependentSchemas',
+  'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'false',
+]);
+
+/** The schema validator's errors as messages: the failures themselves, and properties not allowed where they are. */
+function schemaMessages(errors: Array<{ keyword: string; instanceLocation: string; error: string }>): string[] {
+  const pointer = (e: { instanceLocation: string }) => e.instanceLocation.replace(/^#/, '');
+  const leaves = errors.filter((e) => !CASCADE_KEYWORDS.has(e.keyword));
+  const within = (location: string) => leaves.some((l) => pointer(l) === location || pointer(l).startsWith(`${location}/`));
+  const notAllowed = [...new Set(errors.filter((e) => e.keyword === 'false' && !within(pointer(e))).map(pointer))];
+  return [
+    ...leaves.map((e) => validatorMessage({ message: e.error, path: pointer(e) })),
+    ...notAllowed.map((location) => validatorMessage({ message: 'is not allowed here', path: location })),
+  ];
+}
+
+/**
  * Validates a bundle (`{ [filename]: document }`, external references already rewritten to those names)
- * as OpenAPI 3.0, 3.1 or Swagger 2.0. Every problem is a PARSE_ERROR carrying the validator's messages
- * with their JSON pointers. The validator is given copies (it fills in a missing `info.version`).
+ * as OpenAPI 3.0, 3.1 or Swagger 2.0: the entry against its version's schema, then every reference
+ * resolved (`@scalar/openapi-parser`'s `dereference`, which does no code generation), then path
+ * parameters against their templates. Every problem is a PARSE_ERROR carrying messages prefixed with
+ * their JSON pointers. Copies are validated (a missing `info.version` is filled in, as the parser does).
  */
 export async function validateSpec(files: Record<string, unknown>, entry: string): Promise<ValidatedSpec> {
-  let result: Awaited<ReturnType<typeof validate>>;
+  const version = declaredVersion(files[entry], entry);
+  let filesystem: Filesystem;
   try {
-    // Copied here (the copy walks the documents: services/openapi/source bounded their depth before).
-    const filesystem: Filesystem = Object.entries(files).map(([filename, document]) => ({
+    filesystem = Object.entries(files).map(([filename, document]) => ({
       isEntrypoint: filename === entry,
       dir: './',
       filename,
       references: [],
       specification: structuredClone(document) as Filesystem[number]['specification'],
     }));
-    result = await validate(filesystem);
   } catch (error) {
-    // The validator gave up on the document (a structure too deep to walk, for one): the document's problem.
     throw new SpecProcessingFailure('PARSE_ERROR', [`${entry} could not be validated: ${error instanceof Error ? error.message : String(error)}`]);
   }
-  if (!result.valid) {
-    const messages = result.errors.map(validatorMessage);
-    throw new SpecProcessingFailure('PARSE_ERROR', messages.length > 0 ? messages : [`${entry} is not a valid OpenAPI document`]);
+  const document = filesystem.find((f) => f.isEntrypoint)!.specification as Record<string, unknown>;
+  const info = document.info as Record<string, unknown> | undefined;
+  if (info && typeof info === 'object' && typeof info.version !== 'string') info.version = '0.1.0';
+  const checked = validatorFor(version).validate(document);
+  if (!checked.valid) {
+    const messages = schemaMessages(checked.errors);
+    throw new SpecProcessingFailure('PARSE_ERROR', messages.length > 0 ? messages : [`${entry} is not a valid OpenAPI ${version} document`]);
   }
-  const version = result.version;
-  if (!(SUPPORTED_SPEC_VERSIONS as readonly string[]).includes(version)) {
-    throw new SpecProcessingFailure('PARSE_ERROR', [`${entry} is an OpenAPI ${version} document: only OpenAPI 3.0, 3.1 and Swagger 2.0 are supported`]);
+  let resolved: Awaited<ReturnType<typeof dereference>>;
+  try {
+    resolved = await dereference(filesystem);
+  } catch (error) {
+    throw new SpecProcessingFailure('PARSE_ERROR', [`${entry} could not be resolved: ${error instanceof Error ? error.message : String(error)}`]);
   }
-  return { version: version as SpecVersion, resolved: result.schema as unknown as Record<string, unknown> };
+  const schema = resolved.schema as Record<string, unknown> | undefined;
+  const problems = [...(resolved.errors ?? []), ...(schema ? validatePathParameters(schema as never) : [])];
+  if (problems.length > 0 || !schema) {
+    throw new SpecProcessingFailure('PARSE_ERROR', problems.length > 0 ? problems.map(validatorMessage) : [`${entry} could not be resolved`]);
+  }
+  return { version, resolved: schema };
 }
