@@ -11,8 +11,9 @@ import { MAX_SPEC_SOURCE_BYTES, type SpecProcessingError, type SpecProcessingErr
 /**
  * Reading and validating OpenAPI documents (services/openapi/process runs them in the background):
  * a source text is JSON or YAML (`parseSpecText`); a bundle of files is validated as OpenAPI 3.0, 3.1 or
- * Swagger 2.0 by `@scalar/openapi-parser` (`validateSpec`), whose messages become the spec's
- * `lastProcessedErrors`, each prefixed with the JSON pointer it is about (`/info/title: type must be string`).
+ * Swagger 2.0 (`validateSpec`: the official schemas through `@cfworker/json-schema`, references and path
+ * parameters through `@scalar/openapi-parser`), whose messages become the spec's `lastProcessedErrors`,
+ * each prefixed with the JSON pointer it is about (`/info/title: Instance type "number" is invalid. ...`).
  */
 
 /** The processing errors a spec record keeps (`last_processed_errors`); `last_processed_error_count` is the total. */
