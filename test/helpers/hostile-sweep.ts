@@ -6,13 +6,16 @@
  * cursors, repeated parameters); each JSON body is sent malformed or of the wrong type, and each of its
  * top-level properties takes hostile values of every type in an otherwise minimal body built from the
  * operation's schema. Every answer is below 500, and every error has the `{ error: { code, message } }` shape.
+ *
+ * The sweep is one file's worth of requests per shard (`test/platform/hostile-input-<n>.test.ts`): a
+ * single file was the suite's longest by far and ran alone on one core at the end of a run.
  */
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
-import { seedEvent, seedInstallation, seedIntegration } from '../helpers/integrations';
-import { seedSpecVersion } from '../helpers/openapi';
+import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
+import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from './harness';
+import { seedEvent, seedInstallation, seedIntegration } from './integrations';
+import { seedSpecVersion } from './openapi';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -153,7 +156,8 @@ let org: TestOrg;
 /** Real values of every path parameter the document has, by name. */
 const real: Record<string, string> = {};
 
-beforeAll(async () => {
+/** Seeds an organization with one of everything, and records its ids in `real`. */
+async function seedRealIds() {
   org = await seedOrg();
   const owner = org.owner.token;
   const space = await createSpace(org.id, owner);
@@ -203,7 +207,7 @@ beforeAll(async () => {
     tokenId: tokens.items[0].id,
     emailDomain: org.owner.email.split('@')[1],
   });
-});
+}
 
 interface Operation {
   method: string;
@@ -249,47 +253,60 @@ async function probe(op: Operation, what: string, path: Record<string, string>, 
   return undefined;
 }
 
-const OPERATIONS = await documentedOperations();
+/** Number of shard files; each sweeps the operations whose index in the document is its number modulo this. */
+export const HOSTILE_SHARDS = 4;
 
-describe('hostile input never answers 5xx', () => {
-  it('sweeps every operation of the served document', () => {
-    expect(OPERATIONS.length).toBeGreaterThanOrEqual(74);
-  });
+/** Declares the sweep of shard `shard` (1-based) of the served document's operations. */
+export async function sweepHostileInput(shard: number) {
+  const all = await documentedOperations();
+  const OPERATIONS = all.filter((_, index) => index % HOSTILE_SHARDS === shard - 1);
+  defineSweep(shard, all.length, OPERATIONS);
+}
 
-  it.each(OPERATIONS.map((op) => [`${op.operationId}: ${op.method} ${op.path}`, op] as const))('%s', { timeout: 120_000 }, async (_name, op) => {
-    const problems: string[] = [];
-    let requests = 0;
-    const check = async (...args: Parameters<typeof probe>) => {
-      requests++;
-      const problem = await probe(...args);
-      if (problem) problems.push(problem);
-    };
-    const minimalBody = op.body ? (minimal(op.body) as Record<string, unknown>) : undefined;
-    const jsonBody = op.body ? { contentType: 'application/json', body: JSON.stringify(minimalBody ?? {}) } : undefined;
-    // Path parameters.
-    for (const param of op.params.filter((p) => p.in === 'path')) {
-      for (const value of HOSTILE_ID) await check(op, `path ${param.name}=${value.slice(0, 30)}`, { [param.name]: value }, '', jsonBody);
-    }
-    // Query parameters, one at a time, and repeated.
-    for (const param of op.params.filter((p) => p.in === 'query')) {
-      const values = [...HOSTILE_TEXT, ...HOSTILE_RAW, ...(param.name === 'page' ? FORGED_CURSORS : [])];
-      for (const value of values) await check(op, `query ${param.name}=${value.slice(0, 30)}`, {}, `${param.name}=${value}`, jsonBody);
-      await check(op, `query ${param.name} without a value`, {}, param.name, jsonBody);
-      await check(op, `query ${param.name} twice`, {}, `${param.name}=1&${param.name}=2`, jsonBody);
-    }
-    if (op.body) {
-      // Whole bodies.
-      for (const body of HOSTILE_BODIES) await check(op, `body ${body.contentType} ${body.body.slice(0, 20)}`, {}, '', body);
-      // Each top-level property of an otherwise minimal body.
-      for (const property of bodyProperties(op.body)) {
-        for (const value of HOSTILE_JSON) {
-          const body = JSON.stringify({ ...minimalBody, [property]: value });
-          await check(op, `body.${property}=${JSON.stringify(value).slice(0, 30)}`, {}, '', { contentType: 'application/json', body });
+function defineSweep(shard: number, total: number, OPERATIONS: Operation[]) {
+  describe(`hostile input never answers 5xx (shard ${shard} of ${HOSTILE_SHARDS})`, () => {
+    beforeAll(seedRealIds);
+
+    it('sweeps every operation of the served document', () => {
+      expect(total).toBeGreaterThanOrEqual(74);
+      expect(OPERATIONS.length).toBeGreaterThan(0);
+    });
+
+    it.each(OPERATIONS.map((op) => [`${op.operationId}: ${op.method} ${op.path}`, op] as const))('%s', { timeout: 120_000 }, async (_name, op) => {
+      const problems: string[] = [];
+      let requests = 0;
+      const check = async (...args: Parameters<typeof probe>) => {
+        requests++;
+        const problem = await probe(...args);
+        if (problem) problems.push(problem);
+      };
+      const minimalBody = op.body ? (minimal(op.body) as Record<string, unknown>) : undefined;
+      const jsonBody = op.body ? { contentType: 'application/json', body: JSON.stringify(minimalBody ?? {}) } : undefined;
+      // Path parameters.
+      for (const param of op.params.filter((p) => p.in === 'path')) {
+        for (const value of HOSTILE_ID) await check(op, `path ${param.name}=${value.slice(0, 30)}`, { [param.name]: value }, '', jsonBody);
+      }
+      // Query parameters, one at a time, and repeated.
+      for (const param of op.params.filter((p) => p.in === 'query')) {
+        const values = [...HOSTILE_TEXT, ...HOSTILE_RAW, ...(param.name === 'page' ? FORGED_CURSORS : [])];
+        for (const value of values) await check(op, `query ${param.name}=${value.slice(0, 30)}`, {}, `${param.name}=${value}`, jsonBody);
+        await check(op, `query ${param.name} without a value`, {}, param.name, jsonBody);
+        await check(op, `query ${param.name} twice`, {}, `${param.name}=1&${param.name}=2`, jsonBody);
+      }
+      if (op.body) {
+        // Whole bodies.
+        for (const body of HOSTILE_BODIES) await check(op, `body ${body.contentType} ${body.body.slice(0, 20)}`, {}, '', body);
+        // Each top-level property of an otherwise minimal body.
+        for (const property of bodyProperties(op.body)) {
+          for (const value of HOSTILE_JSON) {
+            const body = JSON.stringify({ ...minimalBody, [property]: value });
+            await check(op, `body.${property}=${JSON.stringify(value).slice(0, 30)}`, {}, '', { contentType: 'application/json', body });
+          }
         }
       }
-    }
-    // An operation that takes no input at all: hostile only by its token, which is real here.
-    if (requests === 0) await check(op, 'as it is', {}, '');
-    expect(problems, `${problems.length} of ${requests} requests`).toEqual([]);
+      // An operation that takes no input at all: hostile only by its token, which is real here.
+      if (requests === 0) await check(op, 'as it is', {}, '');
+      expect(problems, `${problems.length} of ${requests} requests`).toEqual([]);
+    });
   });
-});
+}
