@@ -136,9 +136,12 @@ export const changeRequests = sqliteTable(
     revisionMergedAncestor: text('revision_merged_ancestor'),
     revisionMerged: text('revision_merged'),
     commentsCount: integer('comments_count').notNull().default(0),
+    /** The conversations issues cluster the change request addresses (its tasks: services/conversations), if any. */
+    conversationsIssuesCluster: text('conversations_issues_cluster'),
   },
   (t) => [
     uniqueIndex('change_requests_number').on(t.spaceId, t.number),
+    index('change_requests_cluster').on(t.conversationsIssuesCluster),
     index('change_requests_space_status').on(t.spaceId, t.status, t.updatedAt, t.id),
     index('change_requests_creator').on(t.createdBy),
   ],

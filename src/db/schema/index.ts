@@ -7,3 +7,4 @@ export * from './content-services';
 export * from './sites';
 export * from './integrations';
 export * from './openapi';
+export * from './conversations';

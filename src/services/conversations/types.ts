@@ -1,0 +1,106 @@
+/**
+ * Shared vocabulary of conversations: their limits, the analyzer seam, and the queue message that
+ * analyses a conversation.
+ *
+ * Ingestion (routes/conversations/conversations.ts) stores conversations and sends one
+ * `conversation-analyze` message per conversation; the consumer (jobs/conversation-analyze.ts) asks the
+ * configured analyzer for the conversation's issues and their vectors, and assigns each issue to the most
+ * similar cluster of the organization, or to a new one (services/conversations/analysis.ts).
+ */
+
+import type { ConversationPartRow } from '../../db/schema/conversations';
+
+/** Most conversations one ingestion request may carry. */
+export const MAX_CONVERSATIONS_PER_REQUEST = 100;
+/** Body limit of an ingestion request, in bytes (app.ts). */
+export const CONVERSATIONS_BODY_LIMIT = 4 * 1024 * 1024;
+/** POST `/v1/orgs/{organizationId}/conversations`: the body that gets CONVERSATIONS_BODY_LIMIT instead of the API's default. */
+export const CONVERSATIONS_BODY_PATH = /^\/v1\/orgs\/[^/]+\/conversations\/?$/;
+export const MAX_CONVERSATION_ID_LENGTH = 255;
+export const MAX_SUBJECT_LENGTH = 512;
+export const MAX_PARTS_PER_CONVERSATION = 200;
+/** Characters of one part's body. */
+export const MAX_PART_BODY_LENGTH = 32_000;
+/** Bytes of one conversation's parts as stored (JSON): D1 keeps a row under 2 MB. */
+export const MAX_CONVERSATION_PARTS_BYTES = 1024 * 1024;
+export const MAX_ATTRIBUTES = 50;
+export const MAX_ATTRIBUTE_KEY_LENGTH = 100;
+export const MAX_ATTRIBUTE_VALUE_LENGTH = 1_000;
+export const MAX_URL_LENGTH = 2_048;
+/** Most issues one conversation yields; the analyzer's extra candidates are dropped. */
+export const MAX_ISSUES_PER_CONVERSATION = 10;
+
+/** Weeks of a cluster's `weeklyPulse`, the current one last. */
+export const PULSE_WEEKS = 13;
+
+export const IMPACTS = ['low', 'medium', 'high'] as const;
+export type Impact = (typeof IMPACTS)[number];
+export const IMPACT_RANK: Record<Impact, number> = { low: 1, medium: 2, high: 3 };
+
+/** The queue message that analyses a conversation's current content (its id is the conversation's `analysis_job`). */
+export const CONVERSATION_ANALYZE_JOB = 'conversation-analyze';
+export interface ConversationAnalyzePayload {
+  conversationId: string;
+}
+
+/** Where a conversation came from when no integration ingested it. */
+export const API_SOURCE = 'api';
+
+/** What an analyzer reads of a conversation. */
+export interface ConversationText {
+  subject: string | null;
+  parts: ConversationPartRow[];
+}
+
+/** A problem the analyzer found in a conversation. */
+export interface ExtractedIssue {
+  /** One line, at most 200 characters. */
+  title: string;
+  /** What the reader described, in Markdown (the issue's `details` document; its plain text is the issue's `summary`). */
+  details: string;
+  impact: Impact;
+}
+
+/** A vector as component → weight (term weights, or an embedding's components by index). */
+export type Vector = Record<string, number>;
+
+/** A cluster as the analyzer compares issues with it. */
+export interface ClusterCandidate {
+  id: string;
+  /** The sum of its issues' vectors. */
+  centroid: Vector;
+  issues: number;
+}
+
+/** Finds the cluster most similar to a vector among the ones the matcher was made with. */
+export type ClusterMatcher = (vector: Vector) => { cluster: ClusterCandidate; score: number } | undefined;
+
+/** How a cluster presents itself: derived from its centroid and the titles of its newest issues. */
+export interface ClusterDescription {
+  /** At most 100 characters. */
+  label: string;
+  /** An icon name (GitBook's `Icon`: at most 50 characters). */
+  icon: string;
+  /** Markdown of the cluster's `summary` document. */
+  summary: string;
+}
+
+/**
+ * Finds issues in conversations and says which are alike. Two implementations: the deterministic
+ * lexical analyzer (services/conversations/lexical.ts), and Workers AI when the `AI` binding is
+ * configured (services/conversations/workers-ai.ts).
+ */
+export interface ConversationAnalyzer {
+  /** Stored with each cluster: vectors of different analyzers are never compared. */
+  readonly name: string;
+  /** The least similarity (0 to 1) at which an issue joins an existing cluster instead of starting one. */
+  readonly threshold: number;
+  /** The conversation's issues (none when no user message describes a problem); throws on a failure of the model. */
+  extract(conversation: ConversationText): Promise<ExtractedIssue[]>;
+  /** One vector per issue, in order. */
+  vectorize(issues: ExtractedIssue[]): Promise<Vector[]>;
+  /** A matcher over these clusters (the lexical analyzer weighs terms by how few of them have each). */
+  matcher(clusters: ClusterCandidate[]): ClusterMatcher;
+  /** Label, icon and summary of a cluster with this centroid and these issue titles (newest first). */
+  describe(centroid: Vector, titles: string[]): ClusterDescription;
+}
