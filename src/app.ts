@@ -19,6 +19,7 @@ import { tokensRouter } from './routes/identity/tokens';
 import { usersRouter } from './routes/identity/users';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './schemas/integration';
 import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
+import { CONVERSATIONS_BODY_LIMIT, CONVERSATIONS_BODY_PATH } from './services/conversations/types';
 import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
@@ -28,6 +29,9 @@ import { integrationSiteInstallationsRouter } from './routes/integrations/site-i
 import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
 import { invitesRouter } from './routes/organizations/invites';
 import { openapiPublishedRouter } from './routes/openapi/published';
+import { conversationsRouter } from './routes/conversations/conversations';
+import { conversationClustersRouter } from './routes/conversations/clusters';
+import { conversationIssuesRouter } from './routes/conversations/issues';
 import { openapiSpecsRouter } from './routes/openapi/specs';
 import { openapiVersionsRouter } from './routes/openapi/versions';
 import { membersRouter } from './routes/organizations/members';
@@ -91,6 +95,9 @@ const ROUTERS = [
   integrationSpaceInstallationsRouter,
   integrationSiteInstallationsRouter,
   integrationEventsRouter,
+  conversationsRouter,
+  conversationClustersRouter,
+  conversationIssuesRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
@@ -124,10 +131,13 @@ export function createApp() {
   const publishLimit = limitTo(MAX_PUBLISH_BODY_BYTES);
   // An OpenAPI spec may be given as its whole text.
   const specLimit = limitTo(MAX_SPEC_BODY_BYTES);
+  // Conversations are ingested up to a hundred at a time.
+  const conversationsLimit = limitTo(CONVERSATIONS_BODY_LIMIT);
   app.use('/v1/*', (c, next) => {
     if (CONTENT_BATCH_PATH.test(c.req.path)) return contentBatchLimit(c, next);
     if (c.req.method === 'POST' && PUBLISH_BODY_PATH.test(c.req.path)) return publishLimit(c, next);
     if ((c.req.method === 'POST' || c.req.method === 'PUT') && SPEC_BODY_PATH.test(c.req.path)) return specLimit(c, next);
+    if (c.req.method === 'POST' && CONVERSATIONS_BODY_PATH.test(c.req.path)) return conversationsLimit(c, next);
     return defaultLimit(c, next);
   });
   app.use('/v1/*', authenticate);

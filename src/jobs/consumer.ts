@@ -1,6 +1,8 @@
 import type { Env } from '../env';
+import { CONVERSATION_ANALYZE_JOB } from '../services/conversations/types';
 import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
+import { handleConversationAnalyzeJob } from './conversation-analyze';
 import { handleIntegrationEventJob } from './integration-event';
 import { handleOpenAPIProcessJob } from './openapi-process';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
@@ -17,6 +19,7 @@ export type JobHandler = (job: JobEnvelope, env: Env, context: JobContext) => Pr
 export const JOB_HANDLERS: Record<string, JobHandler> = {
   [INTEGRATION_EVENT_JOB]: handleIntegrationEventJob,
   [OPENAPI_PROCESS_JOB]: handleOpenAPIProcessJob,
+  [CONVERSATION_ANALYZE_JOB]: handleConversationAnalyzeJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

@@ -1,10 +1,11 @@
 import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { documents, integrationEvents, integrations, openapiSpecs, revisions, spaceIndexState, spaces } from '../db/schema';
+import { conversations, documents, integrationEvents, integrations, openapiSpecs, revisions, spaceIndexState, spaces } from '../db/schema';
 import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 import { qualify } from '../services/access';
+import { CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePayload } from '../services/conversations/types';
 import { enqueueEvents } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
@@ -215,6 +216,56 @@ export async function requeueSpecJobs(env: Env, db: Db, now: number): Promise<nu
   return messages.length;
 }
 
+/** A conversation's analysis job not picked up this long after it was sent or last claimed is sent again. */
+export const STALE_CONVERSATION_JOB_MS = 15 * 60 * 1000;
+/** Conversations whose job a run sends again at most (the rest wait for the next run). */
+export const CONVERSATION_REQUEUE_PER_RUN = 500;
+
+/**
+ * The safety net of conversation analysis (services/conversations/analysis): a conversation `pending` or
+ * `analysing` whose job was sent, claimed, or given back after a failure more than 15 minutes before `now`
+ * (`queued_at`; the queue's own retries refresh it at each failed attempt, so a message the queue still holds is
+ * left to it) lost its message, its consumer was killed, or its message went to the dead-letter queue: its job
+ * is sent again, the conversation `pending` again (its count of claims kept: that bounds how often a job that
+ * never ends is tried). One statement picks and stamps them (`queued_at` = now), so a second run sends nothing
+ * twice, and a send that fails is retried at a run 15 minutes later. A job sent twice is analysed once (the
+ * consumer works only for the job the conversation names, and clears it).
+ */
+export async function requeueConversationJobs(env: Env, db: Db, now: number): Promise<number> {
+  const at = new Date(now).toISOString();
+  const cutoff = new Date(now - STALE_CONVERSATION_JOB_MS).toISOString();
+  const stale = db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(
+      and(
+        inArray(conversations.analysisState, ['pending', 'analysing']),
+        isNotNull(conversations.analysisJob),
+        or(isNull(conversations.queuedAt), lt(conversations.queuedAt, cutoff)),
+      ),
+    )
+    .orderBy(conversations.queuedAt)
+    .limit(CONVERSATION_REQUEUE_PER_RUN);
+  const rows = await db
+    .update(conversations)
+    .set({ analysisState: 'pending', queuedAt: at })
+    .where(inArray(conversations.id, stale))
+    .returning({ conversationId: conversations.id, jobId: conversations.analysisJob });
+  const messages = rows.map(({ conversationId, jobId }) => {
+    const payload: ConversationAnalyzePayload = { conversationId };
+    return { body: { id: jobId!, type: CONVERSATION_ANALYZE_JOB, payload } };
+  });
+  for (let i = 0; i < messages.length; i += QUEUE_SEND_BATCH) {
+    try {
+      await env.JOBS.sendBatch(messages.slice(i, i + QUEUE_SEND_BATCH));
+    } catch (error) {
+      // The conversations name their jobs: they are sent again at a run 15 minutes from now.
+      console.error('cron: conversation analysis messages not sent (sent again later)', error);
+    }
+  }
+  return messages.length;
+}
+
 /** Runs one step of the cron; a step that fails is logged and does not keep the others from running. */
 async function step(name: string, run: () => Promise<number>, done: (count: number) => string): Promise<void> {
   try {
@@ -239,4 +290,5 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   );
   await step('purging unpublished integrations', () => purgeDeletedIntegrations(env, db, scheduledTime), (n) => `purged ${n} unpublished integration(s)`);
   await step('sending openapi spec processing', () => requeueSpecJobs(env, db, scheduledTime), (n) => `sent ${n} openapi spec processing job(s) (lost or refreshed)`);
+  await step('re-sending conversation analysis', () => requeueConversationJobs(env, db, scheduledTime), (n) => `sent ${n} stale conversation analysis job(s) again`);
 }

@@ -25,6 +25,7 @@ export const ChangeRequestSchema = z
     revisionMerged: z.string().optional().openapi({ description: 'When merged, the revision resulting from the merge' }),
     comments: z.number(),
     outdated: z.boolean().openapi({ description: 'True when main content has moved past this change request' }),
+    conversationsIssuesCluster: z.string().optional().openapi({ description: 'ID of the conversations issues cluster this change request addresses (a task of the cluster)' }),
     urls: z.object({ app: z.string(), location: z.string() }),
   })
   .openapi('ChangeRequest');
@@ -53,6 +54,7 @@ export function toChangeRequest({ cr, creator, spaceRevision, orgId }: ChangeReq
     ...(cr.revisionMerged ? { revisionMerged: cr.revisionMerged } : {}),
     comments: cr.commentsCount,
     outdated: isOutdated(cr, spaceRevision),
+    ...(cr.conversationsIssuesCluster ? { conversationsIssuesCluster: cr.conversationsIssuesCluster } : {}),
     urls: { app: changeRequestAppUrl(urls, orgId, cr.spaceId, cr.number), location: `${urls.api}/spaces/${cr.spaceId}/change-requests/${cr.id}` },
   };
 }

@@ -67,3 +67,25 @@ export function withoutPageBodyMember(components: GitbookDocument['components'] 
   if (page.allOf.length !== before - 1) throw new Error('RevisionPageDocument no longer has its Document member');
   return copy;
 }
+
+/** GitBook's published OpenAPI document of @gitbook/api 0.146.0 (the one with the conversations operations). */
+export const GITBOOK_0146 = gitbookSpec as unknown as GitbookDocument;
+
+/**
+ * GitBook 0.146's components with the two documented divergences of conversations:
+ * - a cluster's `summary` is a rich-text document (`JSONDocument`), as our specification says; GitBook 0.146
+ *   documents a string;
+ * - a conversation's `source` may be `api`: what a user token ingests (the issue asks for it), beside
+ *   GitBook's integration sources (`integration:<name>:<installation>`) and `email`.
+ * Everything else of GitBook's schemas still applies.
+ */
+export function conversationComponents(components: GitbookDocument['components'] = GITBOOK_0146.components) {
+  const copy = structuredClone(components);
+  const cluster = copy.schemas.ConversationsIssuesCluster;
+  if (cluster?.properties?.summary?.type !== 'string') throw new Error('ConversationsIssuesCluster.summary is no longer a string');
+  cluster.properties.summary = { $ref: '#/components/schemas/JSONDocument' };
+  const source = copy.schemas.ConversationSource;
+  if (!Array.isArray(source?.oneOf)) throw new Error('ConversationSource is no longer a oneOf');
+  source.oneOf.push({ type: 'string', description: 'Ingested with a user API token', enum: ['api'] });
+  return copy;
+}

@@ -14,6 +14,7 @@ import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
 import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from './harness';
+import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration } from './integrations';
 import { seedSpecVersion } from './openapi';
 
@@ -184,6 +185,11 @@ async function seedRealIds() {
   const eventId = await seedEvent(integration, installation.id, org.id);
   const spec = expectStatus(await api('POST', `/v1/orgs/${org.id}/openapi`, { token: owner, body: { slug: 'hostile-spec', source: { text: '{"openapi":"3.1.0"}' } } }), 201).body;
   const specVersionId = await seedSpecVersion(spec.id, { title: 'Hostile', tags: [], schemas: [] });
+  // A conversation ingested through the API; its cluster and issue straight to D1 (what the analysis would write).
+  expectStatus(await api('POST', `/v1/orgs/${org.id}/conversations`, { token: owner, body: conversation('hostile', 'The export fails') }), 204);
+  const conversationId = expectStatus(await api('GET', `/v1/orgs/${org.id}/conversations`, { token: owner }), 200).body.items[0].id;
+  const clusterId = await seedCluster(org.id, { label: 'Hostile' });
+  const issueId = await seedIssue(org.id, conversationId, clusterId);
   Object.assign(real, {
     integrationName: integration.name,
     specSlug: spec.slug,
@@ -206,6 +212,9 @@ async function seedRealIds() {
     inviteId: invite.id,
     tokenId: tokens.items[0].id,
     emailDomain: org.owner.email.split('@')[1],
+    conversationId,
+    clusterId,
+    issueId,
   });
 }
 

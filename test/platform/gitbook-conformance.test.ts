@@ -14,7 +14,8 @@ import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg,
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
 import { deliverPendingEvents } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
-import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 
 const GITBOOK = gitbookOperations();
 const PATCHED = withoutPageBodyMember();
@@ -677,5 +678,60 @@ describe("every operation GitBook's document also has answers with GitBook's 0.2
     expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
     expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
     expectConforms(c, res);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Conversations: in GitBook 0.146 (the specification's own document), gone from 0.202
+
+const GITBOOK_0146_OPERATIONS = gitbookOperations(GITBOOK_0146);
+/** 0.146's components with the two documented divergences (a cluster's summary is a document; the `api` source). */
+const CONVERSATION_COMPONENTS = conversationComponents();
+
+let conversationFixture: Promise<{ conversation: string; cluster: string; issue: string }> | undefined;
+/** A conversation ingested through the API, and a cluster with an issue of it written straight to D1 (the analysis has its own tests). */
+function conversationIds() {
+  conversationFixture ??= (async () => {
+    const ingested = await send('POST', `/v1/orgs/${org.id}/conversations`, conversation('conformance', 'The export button does nothing', { metadata: { url: 'https://support.example.com/1' } }));
+    expectStatus(ingested, 204);
+    const listed = expectStatus(await get(`/v1/orgs/${org.id}/conversations`), 200).body;
+    const id = listed.items[0].id as string;
+    const cluster = await seedCluster(org.id, { label: 'Export', issues: 1, conversations: 1, sources: { api: 1 } });
+    const issue = await seedIssue(org.id, id, cluster, { impact: 'high' });
+    return { conversation: id, cluster, issue };
+  })();
+  return conversationFixture;
+}
+
+const CONVERSATION_CASES: Case[] = [
+  { operationId: 'ingestConversation', request: () => send('POST', `/v1/orgs/${org.id}/conversations`, conversation('conformance-single', 'Where is the API key?')) },
+  { operationId: 'ingestConversation', variant: 'an array', request: () => send('POST', `/v1/orgs/${org.id}/conversations`, [conversation('conformance-a', 'x'), conversation('conformance-b', 'y')]) },
+  { operationId: 'listConversations', request: async () => (await conversationIds(), get(`/v1/orgs/${org.id}/conversations`)) },
+  { operationId: 'getConversationById', request: async () => get(`/v1/orgs/${org.id}/conversations/${(await conversationIds()).conversation}`) },
+  { operationId: 'listConversationsIssues', request: async () => get(`/v1/orgs/${org.id}/conversations-issues?cluster=${(await conversationIds()).cluster}`) },
+  { operationId: 'getConversationIssueById', request: async () => get(`/v1/orgs/${org.id}/conversations-issues/${(await conversationIds()).issue}`) },
+  { operationId: 'listConversationsIssuesClusters', request: async () => (await conversationIds(), get(`/v1/orgs/${org.id}/conversations-clusters?orderBy=issues`)) },
+  { operationId: 'getConversationsIssuesCluster', request: async () => get(`/v1/orgs/${org.id}/conversations-clusters/${(await conversationIds()).cluster}`) },
+];
+
+describe("the conversations operations answer with GitBook 0.146.0's response schemas (with the documented divergences)", () => {
+  it('has a case for each operation of the served document that 0.146 has and 0.202 does not', async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    const served = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId as string));
+    const conversations = served.filter((id) => GITBOOK_0146_OPERATIONS.has(id) && !GITBOOK.has(id) && /onversation/.test(id));
+    expect([...new Set(CONVERSATION_CASES.map((c) => c.operationId))].sort()).toEqual(conversations.sort());
+  });
+
+  it.each(CONVERSATION_CASES.map((c) => [`${c.operationId}${c.variant ? ` (${c.variant})` : ''}`, c] as const))('%s', async (_name, c) => {
+    const res = await c.request();
+    const operation = GITBOOK_0146_OPERATIONS.get(c.operationId)!;
+    const status = String(res.status);
+    expect(Object.keys(operation.responses), `${c.operationId}: ${res.status} ${JSON.stringify(res.body)}`).toContain(status);
+    const schema = operation.responses[status];
+    if (schema === null) {
+      expect(res.body, `${c.operationId} answers ${status} without a body`).toBeNull();
+      return;
+    }
+    expect(gitbookErrors(schemaValidator(schema, CONVERSATION_COMPONENTS), res.body), JSON.stringify(res.body)).toBe('valid');
   });
 });

@@ -228,6 +228,15 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/integrations/{integrationName}/events', 'listIntegrationEvents'],
   ['get', '/integrations/{integrationName}/events/{eventId}', 'getIntegrationEvent'],
   ['get', '/orgs/{organizationId}/installations', 'listOrganizationInstallations'],
+  // Conversations
+  ['post', '/orgs/{organizationId}/conversations', 'ingestConversation'],
+  ['get', '/orgs/{organizationId}/conversations', 'listConversations'],
+  ['get', '/orgs/{organizationId}/conversations/{conversationId}', 'getConversationById'],
+  ['get', '/orgs/{organizationId}/conversations-issues', 'listConversationsIssues'],
+  ['get', '/orgs/{organizationId}/conversations-issues/{issueId}', 'getConversationIssueById'],
+  ['get', '/orgs/{organizationId}/conversations-clusters', 'listConversationsIssuesClusters'],
+  ['get', '/orgs/{organizationId}/conversations-clusters/{clusterId}', 'getConversationsIssuesCluster'],
+  ['patch', '/orgs/{organizationId}/conversations-clusters/{clusterId}', 'updateConversationsIssuesCluster'],
 ];
 
 describe('GET /openapi.json', () => {

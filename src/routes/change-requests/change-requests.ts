@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { changeRequestContributors, changeRequestReviewRequests, changeRequests, spaces } from '../../db/schema';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
-import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
@@ -25,6 +25,7 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../servi
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
+import { checkClusterForChangeRequest, clusterOfSpaceQuery } from '../../services/conversations/records';
 
 /**
  * Change requests: proposed edits to a space, numbered per space. Reading needs `read`, creating and
@@ -42,7 +43,7 @@ const ListFilters = ListQuerySchema.extend({
   creator: z.string().min(1).optional().openapi({ description: 'Only change requests created by this user' }),
   contributor: z.string().min(1).optional().openapi({ description: 'Only change requests this user edited' }),
   requestedReviewer: z.string().min(1).optional().openapi({ description: 'Only change requests with a pending review request for this user' }),
-  conversationsIssuesCluster: z.string().min(1).optional().openapi({ description: 'Only change requests of this conversations issues cluster' }),
+  conversationsIssuesCluster: z.string().min(1).optional().openapi({ description: 'Only change requests associated with this conversations issues cluster' }),
   orderBy: z.enum(['updatedAt', 'createdAt']).optional().openapi({ description: 'Sort field, most recent first (default updatedAt)' }),
 });
 
@@ -73,6 +74,15 @@ const CreateBody = z.object({
   subject: ChangeRequestSubjectSchema.optional(),
   agentTaskId: z.string().optional().openapi({ description: 'Not supported: there are no agent tasks in this deployment' }),
   template: ApplySpaceTemplateSchema.optional().openapi({ description: 'A template whose pages the change request starts with (see applyTemplateToSpace)' }),
+  conversationsIssuesCluster: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({
+      description:
+        "The conversations issues cluster the change request addresses: a cluster of the space's organization (400 otherwise) that is not muted (409)",
+    }),
 });
 
 const createRoute = defineRoute({
@@ -83,7 +93,10 @@ const createRoute = defineRoute({
   tags,
   summary: "Open a change request from the space's current revision, with a template's pages when `template` is given",
   request: { params: SpaceParams, ...jsonBody(CreateBody) },
-  responses: { 201: { ...jsonResponse(ChangeRequestSchema, 'The change request'), headers: { Location: { schema: { type: 'string' } } } } },
+  responses: {
+    201: { ...jsonResponse(ChangeRequestSchema, 'The change request'), headers: { Location: { schema: { type: 'string' } } } },
+    409: jsonResponse(ErrorSchema, 'The conversations issues cluster named is muted'),
+  },
 });
 
 const getRoute = defineRoute({
@@ -152,8 +165,7 @@ function listConditions(filters: Filters): { where: SQL[]; sortColumn: typeof ch
   if (filters.requestedReviewer) {
     where.push(sql`exists (select 1 from ${changeRequestReviewRequests} q where q.change_request_id = ${changeRequests.id} and q.user_id = ${filters.requestedReviewer})`);
   }
-  // Nothing can match: this deployment has no conversation clusters yet.
-  if (filters.conversationsIssuesCluster) where.push(sql`0`);
+  if (filters.conversationsIssuesCluster) where.push(eq(changeRequests.conversationsIssuesCluster, filters.conversationsIssuesCluster));
   return { where, sortColumn };
 }
 
@@ -205,25 +217,35 @@ export const changeRequestsRouter = createRouter()
     const changes = body.template !== undefined ? templateChanges(body.template, 'template') : undefined;
     if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');
     const db = c.get('db');
-    if (changes && computedSourceChange(changes) !== undefined) {
-      // A template with a computed page (api-reference) also reads the caller's organization role, in the same round trip.
-      const [spaceRows, rankRows] = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), orgRankOfSpaceQuery(db, spaceId, userId)])) as unknown[][];
-      checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
-      authorizeComputedSources(c.get('actor'), rankRows, changes, `template "${body.template!.id}"`);
-    } else {
-      checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.edit);
-    }
+    const cluster = body.conversationsIssuesCluster;
+    const computed = changes !== undefined && computedSourceChange(changes) !== undefined;
+    // The space, and in the same round trip the caller's organization role when a template has a computed page
+    // (api-reference) and the cluster the change request names.
+    const [spaceRows, ...more] = (await runBatch(db, [
+      selectSpaceWithRank(db, spaceId, userId),
+      ...(computed ? [orgRankOfSpaceQuery(db, spaceId, userId)] : []),
+      ...(cluster !== undefined ? [clusterOfSpaceQuery(db, spaceId, cluster)] : []),
+    ])) as unknown[][];
+    checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
+    if (computed) authorizeComputedSources(c.get('actor'), more[0], changes!, `template "${body.template!.id}"`);
+    if (cluster !== undefined) checkClusterForChangeRequest(more[computed ? 1 : 0], cluster);
     const subject = body.subject ?? '';
     let row: ChangeRequestWithContext;
     if (changes) {
-      // Opened with the template's pages at once, in the space's writer (the content is built on main's head).
+      // Opened with the template's pages at once, in the space's writer (the content is built on main's head);
+      // the cluster is named once it exists.
       row = await throughWriter(spaceWriter(c.env, spaceId).createChangeRequest({ spaceId, userId, subject }, changes));
+      if (cluster !== undefined) {
+        await db.update(changeRequests).set({ conversationsIssuesCluster: cluster }).where(eq(changeRequests.id, row.cr.id));
+        row = { ...row, cr: { ...row.cr, conversationsIssuesCluster: cluster } };
+      }
     } else {
       const id = newId();
       const head = sql`(select s.revision_id from spaces s where s.id = ${spaceId})`;
       const opened = newChangeRequestStatements(db, { id, spaceId, subject, userId, now: nowIso(), revisionId: head, revisionInitial: head });
-      const [, , , rows] = await db.batch([...opened, changeRequestQuery(db, eq(changeRequests.id, id))]);
-      row = rows[0] as ChangeRequestWithContext;
+      const named = cluster === undefined ? [] : [db.update(changeRequests).set({ conversationsIssuesCluster: cluster }).where(eq(changeRequests.id, id))];
+      const results = (await runBatch(db, [...opened, ...named, changeRequestQuery(db, eq(changeRequests.id, id))])) as unknown[][];
+      row = results[results.length - 1][0] as ChangeRequestWithContext;
     }
     const created = toChangeRequest(row, urlContext(c.req.url, c.env.APP_URL));
     c.header('Location', created.urls.location);
