@@ -81,6 +81,16 @@ async function serverUp() {
   return false;
 }
 
+/** Support conversations about two problems: ingested (again, idempotently) at each start, analysed by the local queue consumer. */
+const DEMO_CONVERSATIONS = [
+  ['demo-1', 'I never received the password reset email. I checked the spam folder too.'],
+  ['demo-2', 'Why does the password reset link say it has expired? I clicked it right away.'],
+  ['demo-3', 'The password reset email is not arriving, so I cannot log in.'],
+  ['demo-4', 'Our custom domain still shows an SSL certificate error after two days.'],
+  ['demo-5', 'How long does the SSL certificate for a custom domain take? It is still pending.'],
+  ['demo-6', 'Thanks, the new search works great!'],
+].map(([id, body]) => ({ id, subject: `Support ticket ${id}`, parts: [{ type: 'message', role: 'user', body }] }));
+
 async function createDemoSite(token, organizationId) {
   const space = await call(token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Getting started' });
   const cr = await call(token, 'POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'First page' });
@@ -111,12 +121,15 @@ export async function ensureDemoSite({ token, organizationId }) {
     // Create-or-update: the same text again adds no version.
     await call(token, 'PUT', `/v1/orgs/${organizationId}/openapi/${SPEC_SLUG}`, { source: { text: DEMO_SPEC } });
     await call(token, 'PATCH', `/v1/orgs/${organizationId}/openapi/${SPEC_SLUG}`, { visibility: 'public' });
+    await call(token, 'POST', `/v1/orgs/${organizationId}/conversations`, DEMO_CONVERSATIONS);
     const found = await call(token, 'GET', `/v1/orgs/${organizationId}/sites?title=${encodeURIComponent(TITLE)}&published=true`);
     const site = found.items[0] ?? (await createDemoSite(token, organizationId));
     console.log(`\nDemo site "${TITLE}" (public, published; no token needed):`);
     console.log(`  curl ${DEV_URL}/v1/orgs/${organizationId}/sites/${site.id}/published`);
     console.log(`Demo OpenAPI spec "${SPEC_SLUG}" (public; its raw document without a token, once processed):`);
-    console.log(`  curl ${DEV_URL}/public/openapi/${organizationId}/${SPEC_SLUG}\n`);
+    console.log(`  curl ${DEV_URL}/public/openapi/${organizationId}/${SPEC_SLUG}`);
+    console.log(`Demo support conversations (${DEMO_CONVERSATIONS.length}, analysed in the background): their issue clusters with the token above:`);
+    console.log(`  curl -H "Authorization: Bearer <token>" ${DEV_URL}/v1/orgs/${organizationId}/conversations-clusters\n`);
   } catch (error) {
     console.error(`demo site: ${error instanceof Error ? error.message : error}`);
   }
