@@ -14,7 +14,7 @@ import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg,
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
 import { deliverPendingEvents } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
-import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 
 const GITBOOK = gitbookOperations();
@@ -38,15 +38,19 @@ function withPageBodies(value: unknown): unknown {
   return isPage && !('markdown' in object) && !('document' in object) ? { ...object, markdown: '' } : object;
 }
 
-function expectConforms(c: Case, res: ApiResponse) {
-  const operation = GITBOOK.get(c.operationId)!;
+/** The schema `operations` documents for the answer's status (which it must document); null: no body, as asserted. */
+function documentedSchema(operations: Map<string, GitbookOperation>, c: Case, res: ApiResponse): object | null {
+  const operation = operations.get(c.operationId)!;
   const status = String(res.status);
   expect(Object.keys(operation.responses), `${c.operationId}: ${res.status} ${JSON.stringify(res.body)}`).toContain(status);
   const schema = operation.responses[status];
-  if (schema === null) {
-    expect(res.body, `${c.operationId} answers ${status} without a body`).toBeNull();
-    return;
-  }
+  if (schema === null) expect(res.body, `${c.operationId} answers ${status} without a body`).toBeNull();
+  return schema;
+}
+
+function expectConforms(c: Case, res: ApiResponse) {
+  const schema = documentedSchema(GITBOOK, c, res);
+  if (schema === null) return;
   const published = schemaValidator(schema, GITBOOK_0202.components);
   if (!c.tree) {
     expect(gitbookErrors(published, res.body), JSON.stringify(res.body)).toBe('valid');
@@ -724,14 +728,8 @@ describe("the conversations operations answer with GitBook 0.146.0's response sc
 
   it.each(CONVERSATION_CASES.map((c) => [`${c.operationId}${c.variant ? ` (${c.variant})` : ''}`, c] as const))('%s', async (_name, c) => {
     const res = await c.request();
-    const operation = GITBOOK_0146_OPERATIONS.get(c.operationId)!;
-    const status = String(res.status);
-    expect(Object.keys(operation.responses), `${c.operationId}: ${res.status} ${JSON.stringify(res.body)}`).toContain(status);
-    const schema = operation.responses[status];
-    if (schema === null) {
-      expect(res.body, `${c.operationId} answers ${status} without a body`).toBeNull();
-      return;
-    }
+    const schema = documentedSchema(GITBOOK_0146_OPERATIONS, c, res);
+    if (schema === null) return;
     expect(gitbookErrors(schemaValidator(schema, CONVERSATION_COMPONENTS), res.body), JSON.stringify(res.body)).toBe('valid');
   });
 });
