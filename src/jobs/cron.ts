@@ -5,7 +5,7 @@ import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
 import { qualify } from '../services/access';
-import { CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePayload } from '../services/conversations/types';
+import { ANALYSIS_LEASE_MS, CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePayload } from '../services/conversations/types';
 import { enqueueEvents } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
@@ -217,7 +217,7 @@ export async function requeueSpecJobs(env: Env, db: Db, now: number): Promise<nu
 }
 
 /** A conversation's analysis job not picked up this long after it was sent or last claimed is sent again. */
-export const STALE_CONVERSATION_JOB_MS = 15 * 60 * 1000;
+export const STALE_CONVERSATION_JOB_MS = ANALYSIS_LEASE_MS;
 /** Conversations whose job a run sends again at most (the rest wait for the next run). */
 export const CONVERSATION_REQUEUE_PER_RUN = 500;
 

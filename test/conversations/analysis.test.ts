@@ -16,6 +16,7 @@ import {
 import { CENTROID_TERMS, DESCRIBE_TITLES } from '../../src/services/conversations/clusters';
 import { LEXICAL_ANALYZER } from '../../src/services/conversations/lexical';
 import {
+  ANALYSIS_LEASE_MS,
   CONVERSATION_ANALYZE_JOB,
   MAX_ISSUES_PER_CONVERSATION,
   type ClusterCandidate,
@@ -220,6 +221,9 @@ function cosine(a: Vector, b: Vector): number {
   for (const weight of Object.values(b)) nb += weight * weight;
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
+
+/** A claim time older than the lease: its consumer is taken for dead. */
+const leaseExpired = () => new Date(Date.now() - ANALYSIS_LEASE_MS - 60_000).toISOString();
 
 const analyze = (conversation: { id: string; job: string }, analyzer: ConversationAnalyzer, attempts = 1, bindings: Partial<Env> = {}): Promise<AnalysisOutcome> =>
   analyzeConversation({ ...env, ...bindings } as Env, conversation.id, conversation.job, { analyzer, attempts });
@@ -646,7 +650,9 @@ describe('conversation analysis: failures and bounds', () => {
     expect(await clustersOf(orgId)).toHaveLength(2);
     // New content whose analysis killed the isolate three times (each claim counted, none ended).
     const job2 = await reingest(conversation.id, [user('problem: login fails '.repeat(100))]);
-    await env.DB.prepare(`update conversations set analysis_state = 'analysing', analysis_attempts = ? where id = ?`).bind(MAX_ANALYSIS_CLAIMS, conversation.id).run();
+    await env.DB.prepare(`update conversations set analysis_state = 'analysing', analysis_attempts = ?, queued_at = ? where id = ?`)
+      .bind(MAX_ANALYSIS_CLAIMS, leaseExpired(), conversation.id)
+      .run();
     const before = analyzer.extracted;
     expect(await analyze({ id: conversation.id, job: job2 }, analyzer)).toBe('exhausted');
     expect(analyzer.extracted).toBe(before);
@@ -660,8 +666,41 @@ describe('conversation analysis: failures and bounds', () => {
   it('one claim short of the bound still analyses', async () => {
     const orgId = await newOrg();
     const conversation = await seedConversation(orgId, [user('problem: login fails')], { state: 'analysing', attempts: MAX_ANALYSIS_CLAIMS - 1 });
+    await env.DB.prepare(`update conversations set queued_at = ? where id = ?`).bind(leaseExpired(), conversation.id).run();
     expect(await analyze(conversation, fakeAnalyzer())).toBe('analysed');
     expect(await issuesOf(orgId)).toHaveLength(1);
+  });
+
+  it('a delivery of a job another consumer is at does nothing and counts no claim, until the lease ends', async () => {
+    const orgId = await newOrg();
+    const conversation = await seedConversation(orgId, [user('problem: login fails')], { state: 'analysing', attempts: 1 });
+    const analyzer = fakeAnalyzer();
+    expect(await analyze(conversation, analyzer)).toBe('skipped');
+    expect(analyzer.extracted).toBe(0);
+    expect(await conversationRow(conversation.id)).toMatchObject({ analysis_state: 'analysing', analysis_attempts: 1 });
+    // Its consumer died: after the lease, a delivery claims the job again.
+    await env.DB.prepare(`update conversations set queued_at = ? where id = ?`).bind(leaseExpired(), conversation.id).run();
+    expect(await analyze(conversation, analyzer)).toBe('analysed');
+    expect(await conversationRow(conversation.id)).toMatchObject({ analysis_state: 'complete', analysis_attempts: 2 });
+  });
+
+  it('duplicate messages while an analysis runs neither end it early nor analyse twice', async () => {
+    const orgId = await newOrg();
+    const conversation = await seedConversation(orgId, [user('problem: login fails')]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = fakeAnalyzer();
+    const extract = slow.extract.bind(slow);
+    slow.extract = async (text) => (await gate, extract(text));
+    const running = analyze(conversation, slow);
+    // The same job delivered again and again meanwhile (an unchanged conversation re-sent by its source).
+    const duplicates = fakeAnalyzer();
+    for (let i = 0; i < MAX_ANALYSIS_CLAIMS + 1; i++) expect(await analyze(conversation, duplicates)).toBe('skipped');
+    release();
+    expect(await running).toBe('analysed');
+    expect(duplicates.extracted).toBe(0);
+    expect(await conversationRow(conversation.id)).toMatchObject({ analysis_state: 'complete', analysis_attempts: 1 });
+    expect(await issuesOfConversation(orgId, conversation.id)).toHaveLength(1);
   });
 
   it('costs one D1 round trip when skipped, two for new clusters, three when issues join stored clusters', async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
 import { conversationClusters, conversationIssues, conversations, type ConversationPartRow } from '../../db/schema';
 import type { Env } from '../../env';
@@ -19,6 +19,7 @@ import {
   type WorkingCluster,
 } from './clusters';
 import {
+  ANALYSIS_LEASE_MS,
   IMPACT_RANK,
   IMPACTS,
   MAX_ISSUES_PER_CONVERSATION,
@@ -37,7 +38,8 @@ import {
  *    is not complete; an ingestion that changed the content named a newer job, and a finished analysis cleared
  *    it, so a superseded or redelivered message changes nothing ('skipped'). The claim sets `analysing`,
  *    `queued_at` (the cron sends a job again once that is 15 minutes old) and counts itself in
- *    `analysis_attempts`; the same batch reads the organization's clusters of this analyzer (the most recently
+ *    `analysis_attempts`, when it is `pending` or its last claim is older than ANALYSIS_LEASE_MS (a delivery of
+ *    a job another consumer is at does nothing: 'skipped'); the same batch reads the organization's clusters of this analyzer (the most recently
  *    active MAX_CANDIDATE_CLUSTERS) and the conversation's current issues, both only when the claim applied.
  * 2. A claim that finds MAX_ANALYSIS_CLAIMS claims already counted does not analyse: those never ended, their
  *    isolate killed by the Worker's CPU or memory limit (no catch block runs then), or they failed at their
@@ -154,14 +156,29 @@ export async function analyzeConversation(env: Env, conversationId: string, jobI
   }
 }
 
+/**
+ * A conversation the job may be claimed in: `pending`, or `analysing` under a claim older than the lease (its
+ * consumer died). A claim within the lease is left to its consumer: a duplicate message (an unchanged
+ * conversation ingested again while it is analysed, or the queue delivering twice) must neither analyse it a
+ * second time nor count a claim that did not die.
+ */
+function claimable(now: string): SQL {
+  const leaseStart = new Date(Date.parse(now) - ANALYSIS_LEASE_MS).toISOString();
+  return or(
+    eq(conversations.analysisState, 'pending'),
+    and(eq(conversations.analysisState, 'analysing'), or(isNull(conversations.queuedAt), lt(conversations.queuedAt, leaseStart))),
+  )!;
+}
+
 /** Step 1: the claim, and the clusters and previous issues, in one batch; null when the message has nothing to do. */
 async function claimConversation(db: Db, conversationId: string, jobId: string, analyzerName: string): Promise<Claim | null> {
   const owned = ownedBy(conversationId, jobId);
+  const now = nowIso();
   const [claimed, clusters, previous] = await db.batch([
     db
       .update(conversations)
-      .set({ analysisState: 'analysing', queuedAt: nowIso(), analysisAttempts: sql`${conversations.analysisAttempts} + 1` })
-      .where(and(eq(conversations.id, conversationId), eq(conversations.analysisJob, jobId), inArray(conversations.analysisState, ['pending', 'analysing'])))
+      .set({ analysisState: 'analysing', queuedAt: now, analysisAttempts: sql`${conversations.analysisAttempts} + 1` })
+      .where(and(eq(conversations.id, conversationId), eq(conversations.analysisJob, jobId), claimable(now)))
       .returning({
         orgId: conversations.orgId,
         subject: conversations.subject,

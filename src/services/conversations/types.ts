@@ -43,6 +43,14 @@ export interface ConversationAnalyzePayload {
   conversationId: string;
 }
 
+/**
+ * How long a claim of an analysis holds (`queued_at` of an `analysing` conversation): another delivery of the
+ * same job within it leaves the analysis to the consumer at it; after it, that consumer is taken for dead
+ * (killed by the Worker's limits) and the job may be claimed again, by a redelivery or the cron's re-send. A
+ * queue consumer's invocation lasts at most 15 minutes.
+ */
+export const ANALYSIS_LEASE_MS = 15 * 60 * 1000;
+
 /** Where a conversation came from when no integration ingested it. */
 export const API_SOURCE = 'api';
 
