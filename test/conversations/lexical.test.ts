@@ -18,6 +18,7 @@ import {
   lexicalMatcher,
   stem,
   terms,
+  words,
 } from '../../src/services/conversations/lexical';
 import { MARKDOWN_CHUNK_CHARS, MAX_ANALYZED_BODY_CHARS, markdownPlainText, plainText } from '../../src/services/conversations/text';
 import {
@@ -129,17 +130,38 @@ describe('problem sentences and impact', () => {
       'The app crashed twice.',
       'The sidebar is missing.',
       'We are stuck on step two.',
+      'Can I export the space to PDF',
+      'Is the API down',
+      'Any idea why the sync stopped',
+      'The site is down since this morning.',
     ]) {
       expect(isProblemSentence(sentence), sentence).toBe(true);
     }
-    for (const sentence of ['Thanks, all good now!', 'No worries, have a nice weekend.', 'Perfect, that worked.', 'I love the new editor.', 'Our team uses spaces.']) {
+    for (const sentence of [
+      'Thanks, all good now!',
+      'No worries, have a nice weekend.',
+      'Perfect, that worked.',
+      'I love the new editor.',
+      'Our team uses spaces.',
+      'Have a great day!',
+      'Will do, thanks!',
+      'Scroll down to the bottom of the page, it works now.',
+    ]) {
       expect(isProblemSentence(sentence), sentence).toBe(false);
     }
+  });
+
+  it('takes words without the punctuation around their letters, however long the run of it', () => {
+    expect(words('__init__ “quoted” …done… _x')).toEqual(['init', 'quoted', 'done', 'x']);
+    expect(words(`a${'_'.repeat(20_000)}b`)).toEqual([]);
+    expect(words(`${'_'.repeat(30)}snake_case${'_'.repeat(5)}`)).toEqual(['snake_case']);
   });
 
   it('takes the impact from documented cue words: high, else medium, else low', () => {
     expect(impactOf(["I'm blocked and cannot publish."])).toBe('high');
     expect(impactOf(['Our production site is down.'])).toBe('high');
+    expect(impactOf(['The docs site went down.'])).toBe('high');
+    expect(impactOf(['Scroll down to the settings: the export is slow.'])).toBe('medium');
     expect(impactOf(['This is urgent, we lost data.'])).toBe('high');
     expect(impactOf(['The export fails with an error.'])).toBe('medium');
     expect(impactOf(["The search doesn't work for accents."])).toBe('medium');

@@ -4,7 +4,7 @@
  *
  * - Extraction: each USER message's plain text (text.ts) is cut into sentences (`Intl.Segmenter`,
  *   granularity `sentence`); a sentence describes a problem when it is a question (it ends with `?`, or
- *   starts with an interrogative: INTERROGATIVES) or a negative statement (a word of NEGATIVE_CUES, a
+ *   starts with an interrogative: INTERROGATIVES, or QUESTION_OPENERS before a subject) or a negative statement (a word of NEGATIVE_CUES, a
  *   word starting with NEGATIVE_PREFIXES, or any `n't` contraction; BENIGN_PHRASES such as "no worries"
  *   are not negative). A message with at least one problem sentence yields one issue: its first problem
  *   sentence (the first with TITLE_MIN_TERMS terms, if one has them) is the title, its problem sentences
@@ -71,16 +71,29 @@ export const MAX_ANALYZED_CONVERSATION_CHARS = 5 * MAX_ANALYZED_BODY_CHARS;
 const MAX_WORD_LENGTH = 40;
 
 /** Words that start a question even without its question mark ("how do I reset my password"). */
-export const INTERROGATIVES = new Set([
-  'how', 'why', 'what', 'where', 'when', 'which', 'who', 'can', 'could', 'would', 'should', 'is', 'are', 'was', 'were',
-  'does', 'do', 'did', 'will', 'has', 'have', 'any', 'anyone', 'shall', 'may', 'might',
+export const INTERROGATIVES = new Set(['how', 'why', 'what', 'where', 'when', 'which', 'who', 'anyone', 'anybody']);
+/**
+ * Words that start a question only before its subject ("can I export", "is the API down", "any idea why"):
+ * alone they open polite closings too ("Have a great day", "Will do", "Any time").
+ */
+export const QUESTION_OPENERS = new Set([
+  'can', 'could', 'would', 'should', 'is', 'are', 'was', 'were', 'does', 'do', 'did', 'will', 'has', 'have', 'shall',
+  'may', 'might', 'any',
 ]);
+/** What follows a QUESTION_OPENERS word when it asks: a subject, or what "any" asks for. */
+export const QUESTION_SUBJECTS = new Set([
+  'i', 'you', 'we', 'they', 'he', 'she', 'it', 'there', 'this', 'that', 'these', 'those', 'the', 'my', 'our', 'your',
+  'their', 'his', 'her', 'its', 'someone', 'somebody', 'anyone', 'anybody', 'idea', 'ideas', 'way', 'update',
+  'updates', 'news', 'chance', 'tips', 'suggestions', 'workaround',
+]);
+/** `down` is a problem only as a state ("the site is down"): "scroll down" is not one. */
+export const DOWN_PHRASES = ['is down', 'was down', 'are down', 'were down', 'went down', 'goes down', 'been down', "'s down"];
 
 /** Words that make a sentence a negative statement. Any contraction ending in `n't` counts too. */
 export const NEGATIVE_CUES = new Set([
   'not', 'no', 'never', 'cannot', 'unable', 'broken', 'missing', 'wrong', 'stuck', 'blocked', 'blocking', 'nothing',
   'nobody', 'nowhere', 'neither', 'nor', 'incorrect', 'invalid', 'denied', 'refused', 'rejected', 'expired', 'lost',
-  'timeout', 'outage', 'down', 'slow', 'confusing', 'confused', 'unclear', 'impossible', 'problem', 'problems',
+  'timeout', 'outage', 'slow', 'confusing', 'confused', 'unclear', 'impossible', 'problem', 'problems',
   'exceeded', 'disappeared', 'stopped', 'unexpected', 'unavailable', 'forbidden', 'unauthorized',
 ]);
 /** Word beginnings that make a sentence negative: fail, failed, failing, failure; crash, crashes; error, errors; bug, buggy. */
@@ -93,7 +106,7 @@ export const BENIGN_PHRASES = [
 
 /** Cues of a high impact (the reader cannot work, or something is at risk). Phrases match whole words. */
 export const HIGH_IMPACT_CUES = [
-  'blocked', 'blocking', 'blocker', 'cannot', "can't", 'unable', 'outage', 'down', 'crash', 'crashes', 'crashed',
+  'blocked', 'blocking', 'blocker', 'cannot', "can't", 'unable', 'outage', ...DOWN_PHRASES, 'crash', 'crashes', 'crashed',
   'crashing', 'data loss', 'lost data', 'lost all', 'urgent', 'urgently', 'asap', 'emergency', 'critical', 'production',
   'security', 'breach', 'vulnerability', 'locked out', 'impossible',
 ];
@@ -147,10 +160,25 @@ export function words(text: string): string[] {
   const out: string[] = [];
   for (const segment of wordSegmenter.segment(text.replace(/[\u2018\u2019\u02bc]/g, "'"))) {
     if (!segment.isWordLike) continue;
-    const word = segment.segment.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    const word = trimToLettersAndDigits(segment.segment.toLowerCase());
     if (word && word.length <= MAX_WORD_LENGTH) out.push(word);
   }
   return out;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * The word without what surrounds its letters and digits ("_foo_" → "foo"). A loop, not an end-anchored
+ * regex: `[^\p{L}\p{N}]+$` retries from every position of a long run of underscores (quadratic).
+ */
+function trimToLettersAndDigits(word: string): string {
+  const chars = Array.from(word);
+  let start = 0;
+  while (start < chars.length && !LETTER_OR_DIGIT.test(chars[start])) start++;
+  let end = chars.length;
+  while (end > start && !LETTER_OR_DIGIT.test(chars[end - 1])) end--;
+  return start === 0 && end === chars.length ? word : chars.slice(start, end).join('');
 }
 
 const VOWEL = /[aeiouy]/;
@@ -203,7 +231,9 @@ export function isProblemSentence(sentence: string): boolean {
   const tokens = words(sentence);
   if (tokens.length === 0) return false;
   if (/\?[\s"')\]»”]*$/.test(sentence) || INTERROGATIVES.has(tokens[0])) return true;
+  if (QUESTION_OPENERS.has(tokens[0]) && QUESTION_SUBJECTS.has(tokens[1])) return true;
   let text = spaced(tokens);
+  if (DOWN_PHRASES.some((phrase) => text.includes(` ${phrase} `))) return true;
   for (const phrase of BENIGN_PHRASES) text = text.replaceAll(` ${phrase} `, ' ');
   return text
     .trim()
