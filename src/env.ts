@@ -16,7 +16,10 @@ export interface Env {
   SITES_URL?: string;
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
   OUTBOUND_ALLOWED_HOSTS?: string;
+  /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */
   AI?: unknown;
+  /** The Workers AI text generation model that extracts conversations' issues (JSON mode); a current Llama when unset. */
+  CONVERSATIONS_AI_MODEL?: string;
   /** Worker Loader: runs integration scripts in isolates of their own (wrangler.toml `[[worker_loaders]]`). */
   LOADER?: WorkerLoader;
   /** Key (any string; hashed to AES-256) that encrypts integration secrets and signing secrets at rest; ADMIN_TOKEN when unset. */

@@ -245,4 +245,12 @@ describe('analyzerFor', () => {
     expect(await analyzer.extract(conversation(['user', 'Why?']))).toHaveLength(1);
     expect(calls).toHaveLength(1);
   });
+
+  it('asks the instruction model CONVERSATIONS_AI_MODEL names, else the default one', async () => {
+    for (const [configured, expected] of [[undefined, WORKERS_AI_INSTRUCTION_MODEL], ['@cf/meta/llama-4-scout-17b-16e-instruct', '@cf/meta/llama-4-scout-17b-16e-instruct']]) {
+      const { binding, calls } = fakeAI({ response: { issues: [ISSUE] } });
+      await analyzerFor({ AI: binding, CONVERSATIONS_AI_MODEL: configured }).extract(conversation(['user', 'Why?']));
+      expect(calls.map((call) => call.model)).toEqual([expected]);
+    }
+  });
 });

@@ -44,7 +44,12 @@ export interface WorkersAIAnalyzerOptions {
 }
 
 export const WORKERS_AI_ANALYZER = 'workers-ai';
-export const WORKERS_AI_INSTRUCTION_MODEL = '@cf/meta/llama-3.1-8b-instruct';
+/**
+ * The default text generation model: one of those Cloudflare documents for JSON mode, and current (the
+ * plain `@cf/meta/llama-3.1-8b-instruct` is marked deprecated). A deployment picks another with the
+ * `CONVERSATIONS_AI_MODEL` variable (services/conversations/analyzers).
+ */
+export const WORKERS_AI_INSTRUCTION_MODEL = '@cf/meta/llama-3.3-70b-instruct-fp8-fast';
 export const WORKERS_AI_EMBEDDING_MODEL = '@cf/baai/bge-base-en-v1.5';
 /**
  * The least cosine similarity at which an issue joins a cluster. bge-base-en-v1.5 scores unrelated English
