@@ -24,6 +24,11 @@ import { TimestampSchema } from './common';
 
 /** How far ahead of the server's clock `metadata.createdAt` may be: clocks of the sources drift, weeks of the pulse do not start tomorrow. */
 export const MAX_CREATED_AT_AHEAD_MS = DAY_MS;
+/**
+ * The earliest `metadata.createdAt`: 1970-01-01T00:00:00Z. Years 0000 to 1969 are valid ISO 8601 but none is
+ * a support conversation, and year 0000 given with an offset would be stored as the six-digit year -000001.
+ */
+export const MIN_CREATED_AT_MS = 0;
 
 export const ConversationImpactSchema = z.enum(IMPACTS).openapi('ConversationImpact', {
   description: '`low`: minor friction; `medium`: noticeable friction, workarounds exist; `high`: blocking or near-blocking, no workaround',
@@ -54,9 +59,25 @@ const isHttpUrl = (value: string) => {
   }
 };
 
+/**
+ * `__proto__` is no attribute name: `z.record` skips that key without a word (writing it would set the
+ * prototype of its copy), so it is refused on the object as parsed from JSON (where it is an own
+ * property), before the copy. `constructor`, `prototype` and the like are plain keys, kept.
+ */
+function refuseProtoKey(value: unknown, ctx: z.RefinementCtx): unknown {
+  if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is a reserved name, not an attribute name' });
+  }
+  return value;
+}
+
 const AttributesSchema = z
-  .record(z.string().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH), z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH))
-  .refine((attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES, { error: `has more than ${MAX_ATTRIBUTES} attributes` })
+  .preprocess(
+    refuseProtoKey,
+    z
+      .record(z.string().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH), z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH))
+      .refine((attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES, { error: `has more than ${MAX_ATTRIBUTES} attributes` }),
+  )
   .openapi({
     description: `Free-form attributes (at most ${MAX_ATTRIBUTES}, names of 1 to ${MAX_ATTRIBUTE_KEY_LENGTH} characters, values of at most ${MAX_ATTRIBUTE_VALUE_LENGTH})`,
   });
@@ -71,12 +92,14 @@ export const ConversationMetadataSchema = z
       .openapi({ description: `Where the conversation is in its source (an http(s) URL of at most ${MAX_URL_LENGTH} characters)` }),
     attributes: AttributesSchema.optional(),
     createdAt: z.iso
-      .datetime({ offset: true, error: 'must be an ISO 8601 date-time, such as 2026-01-31T09:30:00Z' })
+      // `abort`: a value that is no date-time is not judged as a time too.
+      .datetime({ offset: true, abort: true, error: 'must be an ISO 8601 date-time, such as 2026-01-31T09:30:00Z' })
+      .refine((value) => Date.parse(value) >= MIN_CREATED_AT_MS, { error: 'is before 1970-01-01T00:00:00Z' })
       .refine((value) => Date.parse(value) <= Date.now() + MAX_CREATED_AT_AHEAD_MS, { error: 'is more than a day in the future' })
       .optional()
       .openapi({
         description:
-          'When the conversation took place (ISO 8601, stored in UTC): the week it counts in for the weekly pulse of its clusters. At most a day ahead of the server clock; the ingestion time when absent',
+          'When the conversation took place (ISO 8601, stored in UTC): the week it counts in for the weekly pulse of its clusters. Not before 1970-01-01T00:00:00Z, at most a day ahead of the server clock; the ingestion time when absent',
       }),
   })
   .openapi('ConversationMetadata');

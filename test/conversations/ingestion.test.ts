@@ -150,6 +150,7 @@ describe('ingestConversation', () => {
     const id = externalId('changed');
     expect((await ingest(org.id, org.owner.token, conversation(id, 'The search is slow'))).status).toBe(204);
     const stored = (await rowOf(org.id, id))!;
+    const rows = await countRows(org.id);
     await env.DB.prepare(`update conversations set analysis_state = 'complete', processed_at = ?, analysis_attempts = 1 where id = ?`).bind('2026-01-01T00:00:00.000Z', stored.id).run();
     const again = await ingest(org.id, org.owner.token, changed(id));
     expect(again.status, JSON.stringify(again.body)).toBe(204);
@@ -160,7 +161,10 @@ describe('ingestConversation', () => {
     expect(row).toMatchObject({ analysis_state: 'pending', analysis_attempts: 0, processed_at: '2026-01-01T00:00:00.000Z', created_at: stored.created_at });
     expect(row.updated_at >= stored.updated_at).toBe(true);
     expect(again.sent).toEqual([messageFor(row)]);
-    expect(await countRows(org.id)).toBeGreaterThan(0);
+    // Updated in place: no second row, for this conversation or in the organization.
+    const [{ n }] = (await env.DB.prepare('select count(*) as n from conversations where org_id = ? and external_id = ?').bind(org.id, id).all<{ n: number }>()).results;
+    expect(n).toBe(1);
+    expect(await countRows(org.id)).toBe(rows);
   });
 
   it('the same id from another source is another conversation', async () => {
@@ -188,6 +192,53 @@ describe('ingestConversation', () => {
     const later = new Date(Date.now() + DAY_MS + 60_000).toISOString();
     const res = await ingest(org.id, org.owner.token, conversation(externalId('later'), 'x', { metadata: { createdAt: later } }));
     expectError(asResponse(res), 400, 'metadata.createdAt');
+  });
+
+  it('refuses a createdAt before 1970-01-01T00:00:00Z (year 0000 with an offset would be stored as year -000001), and accepts 1970-01-01T00:00:00Z', async () => {
+    for (const createdAt of ['0000-01-01T00:00:00+01:00', '0000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:59:59+01:00']) {
+      const id = externalId('ancient');
+      const res = await ingest(org.id, org.owner.token, [conversation(id, 'x', { metadata: { createdAt } })]);
+      expect(expectError(asResponse(res), 400, '[0].metadata.createdAt'), createdAt).toContain('1970-01-01T00:00:00Z');
+      expect(res.sent).toEqual([]);
+      expect(await rowOf(org.id, id)).toBeNull();
+    }
+    // What is no date-time is not judged as a time too.
+    const message = expectError(asResponse(await ingest(org.id, org.owner.token, conversation(externalId('nodate'), 'x', { metadata: { createdAt: 'yesterday' } }))), 400, 'metadata.createdAt');
+    expect(message).not.toMatch(/1970|future/);
+    for (const [createdAt, stored] of [
+      ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00.000Z'],
+      ['1970-01-01T01:00:00+01:00', '1970-01-01T00:00:00.000Z'],
+    ]) {
+      const id = externalId('epoch');
+      const res = await ingest(org.id, org.owner.token, conversation(id, 'x', { metadata: { createdAt } }));
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect((await rowOf(org.id, id))!.started_at).toBe(stored);
+    }
+  });
+
+  it('refuses an attribute named __proto__ (which would be dropped) with a 400 naming it, and keeps constructor or prototype as plain names', async () => {
+    // As a client sends it: JSON.parse makes `__proto__` an own property, as it does of the body.
+    const raw = (id: string, attributes: string) =>
+      `{"id":${JSON.stringify(id)},"parts":[{"type":"message","role":"user","body":"x"}],"metadata":{"attributes":${attributes}}}`;
+    for (const [attributes, mention] of [
+      ['{"plan":"pro","__proto__":"x"}', 'metadata.attributes.__proto__'],
+      ['{"__proto__":{"plan":"pro"}}', 'metadata.attributes.__proto__'],
+    ]) {
+      const id = externalId('proto');
+      const alone = await api('POST', path(org.id), { token: org.owner.token, rawBody: raw(id, attributes) });
+      expect(expectError(alone, 400, mention)).not.toContain('[0]');
+      const inArray = await api('POST', path(org.id), { token: org.owner.token, rawBody: `[${raw(id, attributes)}]` });
+      expectError(inArray, 400, `[0].${mention}`);
+      expect(await rowOf(org.id, id)).toBeNull();
+    }
+    const id = externalId('plain');
+    const attributes = { constructor: 'c', prototype: 'p', toString: 't', hasOwnProperty: 'h', valueOf: 'v' };
+    const res = await ingest(org.id, org.owner.token, conversation(id, 'x', { metadata: { attributes } }));
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    expect(JSON.parse((await rowOf(org.id, id))!.attributes!)).toEqual(attributes);
+    const detail = await api('GET', `${path(org.id)}/${(await rowOf(org.id, id))!.id}`, { token: org.owner.token });
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect(detail.body.metadata.attributes).toEqual(attributes);
   });
 
   it(`accepts parts of up to ${MAX_CONVERSATION_PARTS_BYTES} bytes of JSON, and refuses more (counted in bytes)`, async () => {

@@ -260,20 +260,57 @@ describe('D1 round trips of the reads', () => {
     }
     const token = org.members.read.token;
     await api('GET', '/v1/user', { token });
-    for (const path of [
-      `${base(org.id)}/conversations`,
-      `${base(org.id)}/conversations?source=api&limit=5`,
-      `${base(org.id)}/conversations/${conversationId}`,
-      `${base(org.id)}/conversations-issues`,
-      `${base(org.id)}/conversations-issues?cluster=${cluster}&limit=5`,
-      `${base(org.id)}/conversations-issues/${issue}`,
-    ]) {
+    const paths = {
+      conversations: `${base(org.id)}/conversations`,
+      someConversations: `${base(org.id)}/conversations?source=api&limit=5`,
+      conversation: `${base(org.id)}/conversations/${conversationId}`,
+      issues: `${base(org.id)}/conversations-issues`,
+      someIssues: `${base(org.id)}/conversations-issues?cluster=${cluster}&limit=5`,
+      issue: `${base(org.id)}/conversations-issues/${issue}`,
+    };
+    const read: Record<string, any> = {};
+    for (const [name, path] of Object.entries(paths)) {
       const r = await measureRoundTrips('GET', path, token);
       expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(200);
       expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+      read[name] = r.body;
     }
+
     // What was read is what the rows say.
-    const stored = await env.DB.prepare('select count(*) as n from conversation_issues where org_id = ?').bind(org.id).first<{ n: number }>();
-    expect(stored!.n).toBe(20);
+    const conversationRows = (
+      await env.DB.prepare('select id, source, subject, parts, created_at, processed_at from conversations where org_id = ? order by created_at desc, id desc')
+        .bind(org.id)
+        .all<{ id: string; source: string; subject: string; parts: string; created_at: string; processed_at: string }>()
+    ).results;
+    const issueRows = (
+      await env.DB.prepare('select id, conversation_id, cluster_id, title, impact, created_at from conversation_issues where org_id = ? order by ingested_at desc, id desc')
+        .bind(org.id)
+        .all<{ id: string; conversation_id: string; cluster_id: string; title: string; impact: string; created_at: string }>()
+    ).results;
+    expect(conversationRows).toHaveLength(20);
+    expect(issueRows).toHaveLength(20);
+    const asConversation = (row: (typeof conversationRows)[number]) =>
+      expect.objectContaining({ id: row.id, source: row.source, subject: row.subject, createdAt: row.created_at, processedAt: row.processed_at });
+    const asIssue = (row: (typeof issueRows)[number]) =>
+      expect.objectContaining({ id: row.id, conversation: row.conversation_id, cluster: row.cluster_id, title: row.title, impact: row.impact, createdAt: row.created_at });
+
+    // The lists: the newest rows first (all 20 in a page of the default size), the count of all of them.
+    expect(read.conversations).toEqual({ items: conversationRows.map(asConversation), count: 20 });
+    expect(read.someConversations).toMatchObject({ count: 20, next: { page: expect.any(String) } });
+    expect(read.someConversations.items).toEqual(conversationRows.slice(0, 5).map(asConversation));
+    expect(read.issues.count).toBe(20);
+    expect(read.issues.next).toBeUndefined();
+    expect(read.issues.items.map((item: any) => item.issue)).toEqual(issueRows.map(asIssue));
+    for (const item of read.issues.items) expect(item.conversation).toEqual(asConversation(conversationRows.find((row) => row.id === item.issue.conversation)!));
+    expect(read.someIssues).toMatchObject({ count: 20, next: { page: expect.any(String) } });
+    expect(read.someIssues.items.map((item: any) => item.issue)).toEqual(issueRows.slice(0, 5).map(asIssue));
+
+    // The single reads: the row asked for.
+    const conversationRow = conversationRows.find((row) => row.id === conversationId)!;
+    expect(read.conversation.conversation).toEqual(asConversation(conversationRow));
+    expect(read.conversation.parts).toEqual(JSON.parse(conversationRow.parts));
+    const issueRow = issueRows.find((row) => row.id === issue)!;
+    expect(read.issue.issue).toEqual(asIssue(issueRow));
+    expect(read.issue.conversation).toEqual(asConversation(conversationRows.find((row) => row.id === issueRow.conversation_id)!));
   });
 });
