@@ -112,3 +112,18 @@ export const ContentQuerySchema = z.object({
     'true: computed pages (API references generated from an OpenAPI spec) are read as the pages they generate; false: as they are stored, type computed, without generating',
   ),
 });
+
+/**
+ * A `z.preprocess` step for maps parsed from JSON: `__proto__` is refused as a key (of `what`). `z.record`
+ * skips that key without a word (writing it would set the prototype of its copy), so it is refused on the
+ * object as JSON.parse made it (where it is an own property), before the copy. `constructor`, `prototype`
+ * and the like are plain keys, kept.
+ */
+export function refuseProtoKey(what: string) {
+  return (value: unknown, ctx: z.RefinementCtx): unknown => {
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: `is a reserved name, not ${what} name` });
+    }
+    return value;
+  };
+}

@@ -14,7 +14,7 @@ import {
   MAX_URL_LENGTH,
   PULSE_WEEKS,
 } from '../services/conversations/types';
-import { TimestampSchema } from './common';
+import { TimestampSchema, refuseProtoKey } from './common';
 
 /**
  * Conversations, their issues and the clusters of similar issues (GitBook 0.146's `ConversationInput`,
@@ -59,21 +59,9 @@ const isHttpUrl = (value: string) => {
   }
 };
 
-/**
- * `__proto__` is no attribute name: `z.record` skips that key without a word (writing it would set the
- * prototype of its copy), so it is refused on the object as parsed from JSON (where it is an own
- * property), before the copy. `constructor`, `prototype` and the like are plain keys, kept.
- */
-function refuseProtoKey(value: unknown, ctx: z.RefinementCtx): unknown {
-  if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
-    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is a reserved name, not an attribute name' });
-  }
-  return value;
-}
-
 const AttributesSchema = z
   .preprocess(
-    refuseProtoKey,
+    refuseProtoKey('an attribute'),
     z
       .record(z.string().min(1).max(MAX_ATTRIBUTE_KEY_LENGTH), z.string().max(MAX_ATTRIBUTE_VALUE_LENGTH))
       .refine((attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES, { error: `has more than ${MAX_ATTRIBUTES} attributes` }),

@@ -5,7 +5,7 @@ import { imageContentType } from '../services/integrations/assets';
 import { INTEGRATION_SCOPES } from '../services/integrations/scopes';
 import type { OrganizationRow } from '../services/organizations';
 import { decodeBase64 } from '../services/files';
-import type { UrlContext } from './common';
+import { refuseProtoKey, type UrlContext } from './common';
 import { OrganizationSchema, toOrganization } from './organization';
 
 /**
@@ -59,13 +59,8 @@ export const IntegrationTitleSchema = z.string().trim().min(2).max(30).openapi('
 export const IntegrationDescriptionSchema = z.string().max(100).openapi('IntegrationDescription', { description: 'Description of the integration' });
 export const IntegrationSummarySchema = z.string().max(2048).openapi('IntegrationSummary', { description: 'Long form markdown summary of the integration' });
 
-/** A map key that is not `__proto__` (which would not survive as an own property). */
-const mapKey = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .refine((key) => key !== '__proto__', 'is a reserved name');
+/** A map key (maps refuse `__proto__` before z.record sees them: refuseProtoKey). */
+const mapKey = (max: number) => z.string().min(1).max(max);
 /** Text sent later as a header or shown as-is: no control characters. */
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
@@ -102,11 +97,12 @@ export const IntegrationConfigurationPropertySchema = z
 
 export const IntegrationConfigurationSchemaSchema = z
   .strictObject({
-    properties: z
-      .record(mapKey(100), IntegrationConfigurationPropertySchema)
-      .refine((p) => Object.keys(p).length <= INTEGRATION_LIMITS.configurationProperties, {
+    properties: z.preprocess(
+      refuseProtoKey('a property'),
+      z.record(mapKey(100), IntegrationConfigurationPropertySchema).refine((p) => Object.keys(p).length <= INTEGRATION_LIMITS.configurationProperties, {
         message: `at most ${INTEGRATION_LIMITS.configurationProperties} properties`,
       }),
+    ),
     required: z.array(z.string().min(1).max(100)).max(INTEGRATION_LIMITS.configurationProperties).optional(),
   })
   .superRefine((schema, ctx) => {
@@ -265,8 +261,12 @@ function base64Image(maxBytes: number, description: string) {
 const utf8Length = (text: string) => (text.length * 3 <= INTEGRATION_LIMITS.scriptBytes ? text.length : new TextEncoder().encode(text).byteLength);
 
 export const IntegrationSecretsSchema = z
-  .record(mapKey(INTEGRATION_LIMITS.secretKeyLength), z.string().max(INTEGRATION_LIMITS.secretValueLength))
-  .refine((secrets) => Object.keys(secrets).length <= INTEGRATION_LIMITS.secrets, { message: `at most ${INTEGRATION_LIMITS.secrets} secrets` })
+  .preprocess(
+    refuseProtoKey('a secret'),
+    z
+      .record(mapKey(INTEGRATION_LIMITS.secretKeyLength), z.string().max(INTEGRATION_LIMITS.secretValueLength))
+      .refine((secrets) => Object.keys(secrets).length <= INTEGRATION_LIMITS.secrets, { message: `at most ${INTEGRATION_LIMITS.secrets} secrets` }),
+  )
   .openapi('IntegrationSecrets', {
     description: `Secrets stored on the integration (encrypted) and passed to its script at runtime; never returned. At most ${INTEGRATION_LIMITS.secrets} entries of at most ${INTEGRATION_LIMITS.secretValueLength} characters.`,
   });

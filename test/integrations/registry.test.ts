@@ -224,6 +224,9 @@ describe('publishIntegration', () => {
     await bad({ secrets: { KEY: 'v'.repeat(4097) } }, 'secrets');
     await bad({ secrets: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`K${i}`, 'v'])) }, 'secrets');
     await bad({ secrets: { KEY: 7 } }, 'secrets');
+    // An own `__proto__` key, as JSON carries it (an object literal would set the prototype instead).
+    await bad({ secrets: JSON.parse('{"__proto__": "v", "KEY": "v"}') }, 'secrets.__proto__');
+    await bad({ configurations: { account: { properties: JSON.parse('{"__proto__": {"type": "string"}}') } } }, 'configurations');
     await bad({ externalLinks: [{ url: 'javascript:alert(1)', label: 'x' }] }, 'externalLinks');
     await bad({ externalLinks: Array.from({ length: 6 }, () => ({ url: 'https://example.com', label: 'x' })) }, 'externalLinks');
     await bad({ blocks: [{ id: 'a', title: 'A block' }, { id: 'a', title: 'Same id' }] }, 'blocks');
