@@ -13,6 +13,7 @@ import {
   MAX_DETAIL_SENTENCES,
   MAX_VECTOR_TERMS,
   createLexicalAnalyzer,
+  describeLexically,
   impactOf,
   isProblemSentence,
   lexicalMatcher,
@@ -369,6 +370,13 @@ describe('matcher', () => {
 });
 
 describe('describe', () => {
+  it('names a cluster by terms its issues share, not by what one of them says (a ticket number)', () => {
+    const titles = ['It is still broken, this blocks our team 102.', 'It is still broken, this blocks our team 101.'];
+    const centroid = Object.fromEntries([...Array(40).keys()].map((n) => [`${100 + n}`, 0.33]));
+    Object.assign(centroid, { broken: 13.2, block: 13.2 });
+    expect(describeLexically(centroid, titles).label).toBe('Broken blocks');
+  });
+
   it("labels a corpus cluster by its problem's words, with a known icon and a summary of its newest titles", async () => {
     const { clusters } = assign(analyzer, await corpusIssues());
     const byMember = (key: string) => clusters.find((c) => c.members.includes(key))!;

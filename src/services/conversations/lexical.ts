@@ -429,10 +429,18 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/**
+ * A term names a cluster only with at least this share of its heaviest term's weight: what one or two of its
+ * issues say (a ticket number, a customer's name) is no label, however few terms the others share.
+ */
+export const LABEL_MIN_SHARE = 0.25;
+
 export function describeLexically(centroid: Vector, titles: string[]): ClusterDescription {
-  const ranked = weights(centroid).sort(byCountThenTerm).map(([term]) => term);
+  const weighted = weights(centroid).sort(byCountThenTerm);
+  const ranked = weighted.map(([term]) => term);
+  const labelTerms = weighted.filter(([, weight]) => weight >= LABEL_MIN_SHARE * weighted[0][1]).map(([term]) => term);
   const forms = surfaceForms(titles);
-  const top = inTitleOrder(ranked.slice(0, 3), titles).map((term) => forms.get(term) ?? term);
+  const top = inTitleOrder(labelTerms.slice(0, 3), titles).map((term) => forms.get(term) ?? term);
   const label = top.length ? capitalize(top.join(' ')) : titles[0] ?? 'Other conversations';
   const sentence = top.length ? `Conversations about ${escapeMarkdown(listing(top))}.` : 'Conversations without distinctive terms.';
   return {
