@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { integrationInstallations, integrationSiteInstallations, integrationSpaceInstallations } from '../db/schema';
-import { TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema, refuseProtoKey, type UrlContext } from './common';
 import { apiOriginOf, publicEndpointsBase } from './integration';
 import { SiteSchema, type Site } from './site';
 import { SpaceSchema, type Space } from './space';
@@ -28,7 +28,7 @@ export const ExternalIdsSchema = z
     description: `External ids assigned by the integration (at most ${MAX_EXTERNAL_IDS}, each at most ${MAX_EXTERNAL_ID_LENGTH} characters); lists filter on them`,
   });
 
-export const ConfigurationSchema = z.record(z.string(), z.unknown()).openapi('IntegrationInstallationConfiguration', {
+export const ConfigurationSchema = z.preprocess(refuseProtoKey('a setting'), z.record(z.string(), z.unknown())).openapi('IntegrationInstallationConfiguration', {
   description:
     "Settings of the installation, checked against the integration's configuration schema for its target (account, space or site): declared properties only (the integration's own tokens may also keep undeclared ones), of the declared type and enum, strings at most 4096 characters, required ones present; absent properties take their default",
 });

@@ -255,6 +255,8 @@ describe('updateIntegrationInstallation', () => {
     expectError(await patch(token, { configuration: { name: 'x'.repeat(4097) } }), 400, 'configuration.name');
     expectError(await patch(token, { configuration: { name: 'x', connect: 'pressed' } }), 400, 'configuration.connect');
     expectError(await patch(token, { configuration: 'name=x' }), 400, 'configuration');
+    // An own `__proto__` key, as JSON carries it: refused by name, not dropped without a word.
+    expectError(await patch(token, { configuration: JSON.parse('{"name": "x", "__proto__": "y"}') }), 400, 'configuration.__proto__');
     expectStatus(await patch(token, { configuration: { name: 'x'.repeat(4096) } }), 200);
   });
 
