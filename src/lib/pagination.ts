@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, eq, gt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { badRequest } from './errors';
 
@@ -53,6 +53,16 @@ export function afterCursor(cursor: Cursor | null, sortColumn: SQLiteColumn, idC
   const [value, id] = cursor;
   return or(gt(sortColumn, value), and(eq(sortColumn, value), gt(idColumn, id)));
 }
+
+/** Rows strictly after the cursor in (sortColumn, idColumn) descending order: newest-first lists. */
+export function beforeCursor(cursor: Cursor | null, sortColumn: SQLiteColumn, idColumn: SQLiteColumn): SQL | undefined {
+  if (!cursor) return undefined;
+  const [value, id] = cursor;
+  return or(lt(sortColumn, value), and(eq(sortColumn, value), lt(idColumn, id)));
+}
+
+/** The cursor of a list sorted by a text column (a time): its sort value compared as text, whatever a forged cursor holds. */
+export const textCursor = (cursor: Cursor | null): Cursor | null => cursor && [String(cursor[0]), cursor[1]];
 
 export function keysetOrder(sortColumn: SQLiteColumn, idColumn: SQLiteColumn) {
   return [asc(sortColumn), asc(idColumn)];

@@ -18,6 +18,11 @@ export async function loadOrganization(db: Db, orgId: string, userId: string) {
   return row ?? null;
 }
 
+/** The caller's organization role rank alone (null: not a member), as a statement for a `db.batch`. */
+export function orgRankQuery(db: Db, orgId: string, userId: string) {
+  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
+}
+
 /**
  * The organization with the caller's role rank as a statement to put in a `db.batch` with the
  * request's other reads, so that membership and the resource cost one round trip together.

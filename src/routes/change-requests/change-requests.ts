@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { changeRequestContributors, changeRequestReviewRequests, changeRequests, spaces } from '../../db/schema';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -177,9 +177,7 @@ async function listPage<G>(db: Db, guard: BatchItem, check: (rows: G[]) => void,
   const { cursor, limit } = pageParams(filters);
   const { where, sortColumn } = listConditions(filters);
   const matching = and(...scope, ...where);
-  const after = cursor
-    ? or(lt(sortColumn, String(cursor[0])), and(eq(sortColumn, String(cursor[0])), lt(changeRequests.id, cursor[1])))
-    : undefined;
+  const after = beforeCursor(textCursor(cursor), sortColumn, changeRequests.id);
   const [guardRows, rows, [total]] = (await db.batch([
     guard,
     changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(limit + 1),

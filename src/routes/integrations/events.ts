@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { integrationEventLogs, integrationEvents, integrations } from '../../db/schema';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
-import { ListQuerySchema, pageParams, toPage, type Cursor } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { IntegrationEventSchema, IntegrationEventWithTraceSchema, toIntegrationEvent, toIntegrationEventTrace } from '../../schemas/integration-event';
 import { integrationByNameQuery, requireIntegration, requireIntegrationAdmin } from '../../services/integrations/access';
@@ -42,13 +42,6 @@ const getEventRoute = defineRoute({
 const integrationIdOf = (name: string) =>
   sql`(select ${integrations.id} from ${integrations} where ${integrations.name} = ${name} and ${integrations.deletedAt} is null)`;
 
-/** Rows after the cursor in (createdAt, id) descending order: newest first, stable while events are added. */
-function beforeCursor(cursor: Cursor | null): SQL | undefined {
-  if (!cursor) return undefined;
-  const [createdAt, id] = cursor;
-  return or(lt(integrationEvents.createdAt, String(createdAt)), and(eq(integrationEvents.createdAt, String(createdAt)), lt(integrationEvents.id, id)));
-}
-
 export const integrationEventsRouter = createRouter()
   .openapi(listEventsRoute, async (c) => {
     const actor = c.get('actor');
@@ -62,7 +55,7 @@ export const integrationEventsRouter = createRouter()
       db
         .select()
         .from(integrationEvents)
-        .where(and(ofIntegration, beforeCursor(cursor)))
+        .where(and(ofIntegration, beforeCursor(textCursor(cursor), integrationEvents.createdAt, integrationEvents.id)))
         .orderBy(desc(integrationEvents.createdAt), desc(integrationEvents.id))
         .limit(limit + 1),
       db.select({ total: count() }).from(integrationEvents).where(ofIntegration),

@@ -1,11 +1,11 @@
-import { and, count, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Context, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 import { openapiSpecVersions } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
-import { ListQuerySchema, pageParams, toPage, type Cursor } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { IdSchema, listOf } from '../../schemas/common';
 import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersionSchema, type OpenAPISpecContent } from '../../schemas/openapi-spec';
@@ -94,13 +94,6 @@ const summaryColumns = {
   format: openapiSpecVersions.format,
 } as const;
 
-/** Rows after the cursor in (createdAt, id) descending order: newest first, stable while versions are added. */
-function beforeCursor(cursor: Cursor | null): SQL | undefined {
-  if (!cursor) return undefined;
-  const [createdAt, id] = cursor;
-  return or(lt(openapiSpecVersions.createdAt, String(createdAt)), and(eq(openapiSpecVersions.createdAt, String(createdAt)), lt(openapiSpecVersions.id, id)));
-}
-
 /**
  * A spec of the organization and one of its versions (`latest`: the spec's last version), read with the
  * caller's access: one round trip. 404 when the spec, or that version of it, does not exist.
@@ -165,7 +158,7 @@ export const openapiVersionsRouter = createRouter()
       db
         .select(summaryColumns)
         .from(openapiSpecVersions)
-        .where(and(ofSpec, beforeCursor(cursor)))
+        .where(and(ofSpec, beforeCursor(textCursor(cursor), openapiSpecVersions.createdAt, openapiSpecVersions.id)))
         .orderBy(desc(openapiSpecVersions.createdAt), desc(openapiSpecVersions.id))
         .limit(limit + 1),
       db.select({ total: count() }).from(openapiSpecVersions).where(ofSpec),

@@ -22,7 +22,8 @@ import {
   SiteVisibilitySchema,
 } from '../../schemas/site';
 import { isUniqueViolation, organizationQuery } from '../../services/organizations';
-import { changeSite, loadSiteAsMember, orgRankQuery } from '../../services/sites/access';
+import { changeSite, loadSiteAsMember } from '../../services/sites/access';
+import { orgRankQuery } from '../../services/organizations';
 import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
 import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace, referencedSection, referencedSiteSpace } from '../../services/sites/structure';

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { enqueueEvents, eventIdsIn } from '../../services/integrations/events';
-import { collections, organizations, spaces } from '../../db/schema';
+import { collections, spaces } from '../../db/schema';
 import { reindexInBackground } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -14,7 +14,7 @@ import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, SpaceMergeRulesSc
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access';
 import { checkCreateIn, collectionQuery, requireCreateIn } from '../../services/collections';
-import { organizationQuery } from '../../services/organizations';
+import { organizationQuery, orgRankQuery } from '../../services/organizations';
 import { assertMergeRuleUsers } from '../../services/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
 import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
@@ -195,7 +195,7 @@ export const spacesRouter = createRouter()
     const where = and(eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
     // The membership check travels in the same batch as the page: a non-member's page is empty anyway.
     const [membership, rows, [{ total }]] = await db.batch([
-      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
+      orgRankQuery(db, organizationId, userId),
       db
         .select({ space: spaces, rank: role })
         .from(spaces)

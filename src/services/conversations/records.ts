@@ -1,17 +1,17 @@
-import { and, count, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
-import { conversationClusters, conversationIssues, conversations, integrations, organizations } from '../../db/schema';
+import { conversationClusters, conversationIssues, conversations, integrations } from '../../db/schema';
 import type { AppBindings, Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId, sha256Hex } from '../../lib/ids';
-import { decodeCursor, type Cursor } from '../../lib/pagination';
+import { beforeCursor, decodeCursor, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { DAY_MS, nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import type { ConversationInput } from '../../schemas/conversation';
-import { orgRoleSql } from '../access';
+import { orgRankQuery } from '../organizations';
 import { organizationPermissions } from '../permissions';
 import type { ClusterReadRow, ConversationSummaryRow, IssueRow } from './presenter';
 import { API_SOURCE, CONVERSATION_ANALYZE_JOB, PULSE_WEEKS, type ConversationAnalyzePayload } from './types';
@@ -36,10 +36,6 @@ const orgNotFound = () => new ApiError(404, 'Organization not found');
 
 /** What a route needs of the caller: reading (members, read and up) or administering (mute). */
 export type ConversationAccess = 'read' | 'admin';
-
-function orgRankQuery(db: Db, orgId: string, userId: string) {
-  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
-}
 
 const rankOf = (rows: unknown) => (rows as { rank: number | null }[])[0]?.rank ?? null;
 
@@ -218,13 +214,6 @@ export function listCursor(page: string | undefined, kind: 'text' | 'count'): Cu
     throw badRequest('Invalid page: not a cursor returned by this list');
   }
   return cursor;
-}
-
-/** Rows after the cursor in (sort, id) descending order. */
-function beforeCursor(cursor: Cursor | null, sortColumn: SQLiteColumn, idColumn: SQLiteColumn): SQL | undefined {
-  if (!cursor) return undefined;
-  const [value, id] = cursor;
-  return or(lt(sortColumn, value), and(eq(sortColumn, value), lt(idColumn, id)));
 }
 
 const summaryColumns = {

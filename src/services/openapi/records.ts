@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
-import { openapiSpecs, openapiSpecVersions, organizations } from '../../db/schema';
+import { openapiSpecs, openapiSpecVersions } from '../../db/schema';
 import type { Actor, AppBindings, Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -10,8 +10,7 @@ import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import type { OpenAPISpecSource } from '../../schemas/openapi-spec';
-import { orgRoleSql } from '../access';
-import { isUniqueViolation } from '../organizations';
+import { isUniqueViolation, orgRankQuery } from '../organizations';
 import { organizationPermissions } from '../permissions';
 import { enqueueSpecProcessing } from './jobs';
 import type { SpecAccess, SpecRow } from './presenter';
@@ -48,11 +47,6 @@ export function authorizeSpecs(rank: number | null, needed: number): number {
     throw new ApiError(403, "You do not have permission to change this organization's OpenAPI specs (it takes the createOpenAPISpec permission: the admin or create role)");
   }
   return rank;
-}
-
-/** The caller's organization role rank (null when not a member), for a batch. */
-export function orgRankQuery(db: Db, orgId: string, userId: string) {
-  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
 }
 
 export function specBySlugQuery(db: Db, orgId: string, slug: string) {

@@ -1,24 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
-import { organizations, sites, siteShareLinks } from '../../db/schema';
+import { sites, siteShareLinks } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
-import { orgRoleSql } from '../access';
 import { actorUserId } from '../integrations/access';
+import { orgRankQuery } from '../organizations';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
 import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';
 import { verifyVisitorToken } from './visitor-token';
 
 export const siteNotFound = () => new ApiError(404, 'Site not found');
-
-/** The caller's organization role rank (null: not a member), for a batch. */
-export function orgRankQuery(db: Db, orgId: string, userId: string) {
-  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId));
-}
 
 /** Members below read (guests) and outsiders cannot see a site: 404. Members without `needed`: 403. */
 function authorizeSite(rank: number | null | undefined, needed: number) {
