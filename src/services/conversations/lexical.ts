@@ -144,12 +144,18 @@ export const STOP_WORDS = new Set([
   'said', 'say', 'says', 'tell', 'told', 'keep', 'keeps', 'kept', 'make', 'makes', 'made', 'one', 'two', 'lot', 'bit',
 ]);
 
-const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
+const segmenters: Partial<Record<'sentence' | 'word', Intl.Segmenter>> = {};
+/**
+ * Made on first use, not when the module loads: every isolate loads this module (the queue consumer is in the
+ * Worker), and making both takes tens of milliseconds of start-up that requests which analyse nothing would pay.
+ */
+function segmenter(granularity: 'sentence' | 'word'): Intl.Segmenter {
+  return (segmenters[granularity] ??= new Intl.Segmenter('en', { granularity }));
+}
 
 /** The sentences of a text, trimmed, spaces collapsed; a line break always ends one. */
 export function* sentences(text: string): Generator<string> {
-  for (const { segment } of sentenceSegmenter.segment(text)) {
+  for (const { segment } of segmenter('sentence').segment(text)) {
     const sentence = segment.replace(/\s+/g, ' ').trim();
     if (sentence) yield sentence;
   }
@@ -158,7 +164,7 @@ export function* sentences(text: string): Generator<string> {
 /** The words of a text, lowercased, typographic apostrophes made plain, punctuation around them dropped. */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const segment of wordSegmenter.segment(text.replace(/[\u2018\u2019\u02bc]/g, "'"))) {
+  for (const segment of segmenter('word').segment(text.replace(/[\u2018\u2019\u02bc]/g, "'"))) {
     if (!segment.isWordLike) continue;
     const word = trimToLettersAndDigits(segment.segment.toLowerCase());
     if (word && word.length <= MAX_WORD_LENGTH) out.push(word);

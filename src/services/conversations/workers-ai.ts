@@ -3,7 +3,7 @@
  *
  * - Extraction: one call of an instruction model per conversation, with the subject and the plain text of
  *   the USER messages (text.ts; MAX_PROMPT_CHARS in all), in JSON mode (`response_format` with the JSON
- *   schema of ISSUES_JSON_SCHEMA). The answer is validated with zod; an answer that does not validate throws
+ *   schema of issuesJsonSchemaOf()). The answer is validated with zod; an answer that does not validate throws
  *   an Error saying what was wrong, and the queue delivers the message again. The model returns plain text:
  *   titles are made one line, details escaped into Markdown paragraphs (text.ts), so that what a reader
  *   wrote, repeated by the model, never becomes a heading, HTML or a link.
@@ -78,9 +78,19 @@ const ExtractedIssuesSchema = z.object({
     .max(MAX_ISSUES_PER_CONVERSATION),
 });
 
-/** The JSON schema the model's answer is constrained to (JSON mode): the one it is validated with, without `$schema` (Workers AI's examples have none). */
-const { $schema: _dialect, ...issuesJsonSchema } = z.toJSONSchema(ExtractedIssuesSchema, { target: 'draft-7' });
-export const ISSUES_JSON_SCHEMA = issuesJsonSchema;
+let issuesJsonSchema: Record<string, unknown> | undefined;
+/**
+ * The JSON schema the model's answer is constrained to (JSON mode): the one it is validated with, without
+ * `$schema` (Workers AI's examples have none). Made on first use: converting it costs milliseconds that an
+ * isolate's start-up need not pay.
+ */
+export function issuesJsonSchemaOf(): Record<string, unknown> {
+  if (!issuesJsonSchema) {
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(ExtractedIssuesSchema, { target: 'draft-7' });
+    issuesJsonSchema = schema;
+  }
+  return issuesJsonSchema;
+}
 
 const EmbeddingsSchema = z.object({ data: z.array(z.array(z.number()).min(1)) });
 
@@ -216,7 +226,7 @@ export function createWorkersAIAnalyzer(ai: WorkersAIBinding, options: WorkersAI
           { role: 'system', content: INSTRUCTIONS },
           { role: 'user', content: prompt },
         ],
-        response_format: { type: 'json_schema', json_schema: ISSUES_JSON_SCHEMA },
+        response_format: { type: 'json_schema', json_schema: issuesJsonSchemaOf() },
         max_tokens: MAX_ANSWER_TOKENS,
       });
       return parseIssues(output, instructionModel);
