@@ -25,7 +25,7 @@ import {
   type ExtractedIssue,
   type Vector,
 } from '../../src/services/conversations/types';
-import { deliver, type QueuedJob } from '../helpers/conversations';
+import { deliver, seedConversation as seedConversationRow, type QueuedJob, type SeededPart } from '../helpers/conversations';
 import { countingD1 } from '../helpers/counting-d1';
 
 // ---------------------------------------------------------------------------------------------
@@ -38,7 +38,7 @@ async function newOrg(): Promise<string> {
   return id;
 }
 
-type Part = { type: 'message'; role: 'user' | 'assistant' | 'team-member'; body: string };
+type Part = SeededPart;
 const user = (body: string): Part => ({ type: 'message', role: 'user', body });
 
 interface SeedOptions {
@@ -50,33 +50,9 @@ interface SeedOptions {
   attempts?: number;
 }
 
-/** A conversation as ingestion stores it, naming a new analysis job. */
+/** A conversation as ingestion stores it, naming a new analysis job (`pending` unless `state` says otherwise). */
 async function seedConversation(orgId: string, parts: Part[], options: SeedOptions = {}): Promise<{ id: string; job: string }> {
-  const id = newId();
-  const job = newId();
-  const now = new Date().toISOString();
-  await env.DB.prepare(
-    `insert into conversations (id, org_id, source, external_id, subject, started_at, parts, content_hash, analysis_state, analysis_job,
-       queued_at, analysis_attempts, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-    .bind(
-      id,
-      orgId,
-      options.source ?? 'api',
-      `ext-${id}`,
-      options.subject === undefined ? `Conversation ${id}` : options.subject,
-      options.startedAt ?? null,
-      JSON.stringify(parts),
-      newId(),
-      options.state ?? 'pending',
-      job,
-      now,
-      options.attempts ?? 0,
-      options.createdAt ?? now,
-      now,
-    )
-    .run();
+  const { id, job } = await seedConversationRow(orgId, { ...options, parts, state: options.state ?? 'pending', processedAt: null });
   return { id, job };
 }
 

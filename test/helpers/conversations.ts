@@ -55,9 +55,17 @@ export interface SeededConversation {
   id: string;
   source: string;
   externalId: string;
+  /** The analysis job the row names. */
+  job: string;
 }
 
-/** A conversation row (one user message), analysed (`complete`) unless `state` says otherwise. */
+export interface SeededPart {
+  type: 'message';
+  role: 'user' | 'assistant' | 'team-member';
+  body: string;
+}
+
+/** A conversation row (one user message, or `parts`), analysed (`complete`) unless `state` says otherwise. */
 export async function seedConversation(
   orgId: string,
   options: {
@@ -65,25 +73,29 @@ export async function seedConversation(
     externalId?: string;
     subject?: string | null;
     body?: string;
+    parts?: SeededPart[];
     url?: string | null;
     startedAt?: Date | string | null;
     state?: 'pending' | 'analysing' | 'complete';
     impact?: string | null;
     createdAt?: Date | string;
     processedAt?: Date | string | null;
+    /** Claims of its job already counted (`analysis_attempts`). */
+    attempts?: number;
   } = {},
 ): Promise<SeededConversation> {
   const id = newId();
+  const job = newId();
   const source = options.source ?? API_SOURCE;
   const externalId = options.externalId ?? `ext-${id}`;
   const createdAt = iso(options.createdAt ?? new Date());
   const state = options.state ?? 'complete';
   const processedAt = options.processedAt === undefined ? (state === 'complete' ? createdAt : null) : options.processedAt && iso(options.processedAt);
-  const parts = [{ type: 'message', role: 'user', body: options.body ?? 'I cannot find the export button.' }];
+  const parts = options.parts ?? [{ type: 'message', role: 'user', body: options.body ?? 'I cannot find the export button.' }];
   await env.DB.prepare(
     `insert into conversations (id, org_id, source, external_id, subject, url, attributes, started_at, parts, content_hash, impact,
        analysis_state, analysis_job, queued_at, analysis_attempts, processed_at, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+     values (?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
     .bind(
       id,
@@ -97,14 +109,15 @@ export async function seedConversation(
       `hash-${id}`,
       options.impact ?? null,
       state,
-      newId(),
+      job,
       createdAt,
+      options.attempts ?? 0,
       processedAt,
       createdAt,
       createdAt,
     )
     .run();
-  return { id, source, externalId };
+  return { id, source, externalId, job };
 }
 
 /** A cluster row; its counters and sources are whatever the test says (the analysis keeps them in real life). */
