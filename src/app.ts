@@ -7,6 +7,7 @@ import { errorResponse, onError } from './lib/errors';
 import { MAX_CONTENT_BATCH_BYTES } from './services/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
+import { limitByCaller, limitByClientIp, rateLimitHeaders } from './middleware/rate-limit';
 import { changeRequestContentRouter } from './routes/change-request-content/content';
 import { importRouter } from './routes/change-request-content/import';
 import { changeRequestsRouter } from './routes/change-requests/change-requests';
@@ -122,6 +123,10 @@ export function createApp() {
   const app = createRouter();
   app.onError(onError);
   app.use('*', requestContext);
+  app.use('*', rateLimitHeaders);
+  // Outside the API (downloads, public specs, integrations' public endpoints, the document) there is no
+  // token: those requests count against their client address.
+  app.use('*', (c, next) => (c.req.path.startsWith(`${API_BASE_PATH}/`) ? next() : limitByClientIp(c, next)));
   // Content batches may carry files as base64: they get a larger limit than every other body.
   const limitTo = (maxSize: number) =>
     bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `Request body is larger than ${maxSize} bytes`) });
@@ -141,6 +146,7 @@ export function createApp() {
     return defaultLimit(c, next);
   });
   app.use('/v1/*', authenticate);
+  app.use('/v1/*', limitByCaller);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);

@@ -1,3 +1,4 @@
+import type { RateLimitOutcome } from './services/limits/rate-limits';
 import type { Db } from './db/client';
 import type { SpaceWriter } from './durable-objects/space-writer';
 
@@ -22,6 +23,33 @@ export interface Env {
   CONVERSATIONS_AI_MODEL?: string;
   /** Worker Loader: runs integration scripts in isolates of their own (wrangler.toml `[[worker_loaders]]`). */
   LOADER?: WorkerLoader;
+  /** Request rate limits (services/limits/rate-limits): one Rate Limiting binding per policy, and its "<requests>/<seconds>". */
+  RL_USER?: RateLimit;
+  RL_INSTALLATION?: RateLimit;
+  RL_OPERATOR?: RateLimit;
+  RL_VISITOR?: RateLimit;
+  RL_CONTENT_WRITES?: RateLimit;
+  RL_EXPORTS?: RateLimit;
+  RL_SEARCH?: RateLimit;
+  RL_INGESTION?: RateLimit;
+  RATE_LIMIT_USER?: string;
+  RATE_LIMIT_INSTALLATION?: string;
+  RATE_LIMIT_OPERATOR?: string;
+  RATE_LIMIT_VISITOR?: string;
+  RATE_LIMIT_CONTENT_WRITES?: string;
+  RATE_LIMIT_EXPORTS?: string;
+  RATE_LIMIT_SEARCH?: string;
+  RATE_LIMIT_INGESTION?: string;
+  /** Caps that protect storage (services/limits/caps): positive integers as strings, defaults when unset. */
+  MAX_PAGES_PER_SPACE?: string;
+  MAX_FILES_PER_SPACE?: string;
+  MAX_FILE_BYTES?: string;
+  MAX_SPACES_PER_ORGANIZATION?: string;
+  MAX_MEMBERS_PER_ORGANIZATION?: string;
+  MAX_COMMENTS_PER_PAGE?: string;
+  MAX_INTEGRATIONS_PER_ORGANIZATION?: string;
+  MAX_INSTALLATIONS_PER_ORGANIZATION?: string;
+  MAX_CONVERSATIONS_PER_DAY?: string;
   /** Key (any string; hashed to AES-256) that encrypts integration secrets and signing secrets at rest; ADMIN_TOKEN when unset. */
   INTEGRATIONS_KEY?: string;
 }
@@ -54,5 +82,7 @@ export type AppBindings = {
     requestId: string;
     db: Db;
     actor: Actor;
+    /** What each rate limit policy said of this request, for its RateLimit headers (middleware/rate-limit). */
+    rateLimits: RateLimitOutcome[];
   };
 };

@@ -3,31 +3,73 @@ import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig(async () => {
-  const root = path.resolve(import.meta.dirname, '..');
-  const migrations = await readD1Migrations(path.join(root, 'migrations'));
-  return {
-    root,
-    plugins: [
-      cloudflareTest({
-        main: path.join(root, 'src/index.ts'),
-        wrangler: { configPath: path.join(root, 'wrangler.toml') },
-        miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token' },
-          // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
-          // what a test reads of a job's state is never raced by a delivery in the background.
-          queueProducers: { JOBS: { queueName: 'docs-platform-jobs-unconsumed-in-tests' } },
-        },
-      }),
-    ],
-    test: {
-      include: ['test/**/*.test.ts'],
-      setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
-      testTimeout: 30_000,
-      deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema'] } } },
-      // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
-      // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
-      maxWorkers: Math.max(2, availableParallelism()),
-    },
-  };
+const root = path.resolve(import.meta.dirname, '..');
+
+type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 10 | 60 } }>;
+
+/** The eight rate limit bindings of wrangler.toml, each with the given limit and period. */
+export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>): { ratelimits: RateLimits; vars: Record<string, string> } {
+  const ratelimits: RateLimits = {};
+  const vars: Record<string, string> = {};
+  Object.entries(limits).forEach(([policy, rate], i) => {
+    const [limit, period] = rate.split('/').map(Number);
+    ratelimits[`RL_${policy}`] = { namespace_id: String(9001 + i), simple: { limit, period: period as 10 | 60 } };
+    vars[`RATE_LIMIT_${policy}`] = rate;
+  });
+  return { ratelimits, vars };
+}
+
+/**
+ * One workerd test project: the Worker of wrangler.toml with migrations applied per file. `vars` and
+ * `ratelimits` replace wrangler.toml's, for the limits project's small caps and budgets.
+ */
+export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits }) {
+  return defineConfig(async () => {
+    const migrations = await readD1Migrations(path.join(root, 'migrations'));
+    return {
+      root,
+      plugins: [
+        cloudflareTest({
+          main: path.join(root, 'src/index.ts'),
+          wrangler: { configPath: path.join(root, 'wrangler.toml') },
+          miniflare: {
+            bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token', ...options.vars },
+            ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
+            // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
+            // what a test reads of a job's state is never raced by a delivery in the background.
+            queueProducers: { JOBS: { queueName: 'docs-platform-jobs-unconsumed-in-tests' } },
+          },
+        }),
+      ],
+      test: {
+        include: options.include,
+        exclude: options.exclude ?? [],
+        setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
+        testTimeout: 30_000,
+        deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema'] } } },
+        // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
+        // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
+        maxWorkers: Math.max(2, availableParallelism()),
+      },
+    };
+  });
+}
+
+// The suite makes hundreds of requests per token and per address (the hostile-input sweep): its budgets are
+// out of reach, and test/limits (its own project, test/limits/vitest.config.ts) tests the limits themselves.
+const UNREACHABLE = '1000000/60' as const;
+
+export default workersProject({
+  include: ['test/**/*.test.ts'],
+  exclude: ['test/limits/**'],
+  ...rateLimitBindings({
+    USER: UNREACHABLE,
+    INSTALLATION: UNREACHABLE,
+    OPERATOR: UNREACHABLE,
+    VISITOR: UNREACHABLE,
+    CONTENT_WRITES: UNREACHABLE,
+    EXPORTS: UNREACHABLE,
+    SEARCH: UNREACHABLE,
+    INGESTION: UNREACHABLE,
+  }),
 });

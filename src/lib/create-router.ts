@@ -1,6 +1,8 @@
 import { OpenAPIHono, createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { AppBindings } from '../env';
+import { limitCostly } from '../middleware/rate-limit';
 import { tokenAccess } from '../middleware/token-access';
+import type { CostlyPolicy } from '../services/limits/rate-limits';
 import type { TokenAccess } from '../services/integrations/scopes';
 import { describeZodError, errorBody } from './errors';
 
@@ -30,21 +32,46 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ErrorSchema } },
 });
 
+const rateLimitHeaders = {
+  'Retry-After': { description: 'Seconds until the exhausted budget starts again', schema: { type: 'integer' as const, minimum: 1 } },
+  'RateLimit-Policy': {
+    description: 'Each rate limit policy counted for this request: `"<policy>";q=<requests>;w=<seconds>`',
+    schema: { type: 'string' as const },
+  },
+  RateLimit: {
+    description: 'What is left of each policy\'s window: `"<policy>";r=<remaining>;t=<seconds to reset>`',
+    schema: { type: 'string' as const },
+  },
+};
+
+const tooManyRequests = (costly?: CostlyPolicy) => ({
+  ...errorResponse(
+    costly
+      ? `Too many requests: the caller's rate limit, or this operation's own lower "${costly}" limit, is spent until the window resets`
+      : "Too many requests: the caller's rate limit (per token's user, installation or client IP) is spent until the window resets",
+  ),
+  headers: rateLimitHeaders,
+});
+
 const STANDARD_ERRORS = {
   400: errorResponse('Invalid request'),
   401: errorResponse('Missing or invalid API token'),
   403: errorResponse('The caller may see the resource but not do this'),
   404: errorResponse('Not found, or not visible to the caller'),
+  429: tooManyRequests(),
 } as const;
 
 /**
  * createRoute with bearer security and the standard error responses every operation can answer.
  * `tokens` says what integration tokens may call it (services/integrations/scopes): the installation
  * scope it needs, documented as the `installationToken` security scheme's scope. Without it, integration
- * and installation tokens are refused (403).
+ * and installation tokens are refused (403). `costly` names the expensive operation's own rate limit
+ * policy, counted on top of the caller's (services/limits/rate-limits).
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess }>(config: R) {
-  const { tokens = {}, ...route } = config;
+export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy }>(
+  config: R,
+) {
+  const { tokens = {}, costly, ...route } = config;
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
   if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
   if (tokens.integration) security.push({ integrationToken: [] });
@@ -52,9 +79,9 @@ export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'
   return createRoute({
     security,
     ...route,
-    middleware: [tokenAccess(tokens), ...middleware],
-    responses: { ...STANDARD_ERRORS, ...route.responses },
-  } as Omit<R, 'tokens'>);
+    middleware: [tokenAccess(tokens), ...(costly ? [limitCostly(costly)] : []), ...middleware],
+    responses: { ...STANDARD_ERRORS, ...(costly ? { 429: tooManyRequests(costly) } : {}), ...route.responses },
+  } as Omit<R, 'tokens' | 'costly'>);
 }
 
 /** A JSON request body that must be present and valid. */

@@ -8,6 +8,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
     message: string,
+    /** Headers the error response carries (a 429's `Retry-After`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -35,7 +37,10 @@ export function describeZodError(error: ZodError, where: string): string {
 }
 
 export function onError(err: Error, c: Context) {
-  if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+  if (err instanceof ApiError) {
+    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    return errorResponse(c, err.status, err.message);
+  }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     const message = status === 400 ? 'Malformed JSON in request body' : err.message || 'Request failed';

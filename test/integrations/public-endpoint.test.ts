@@ -159,6 +159,8 @@ describe("the integration's public endpoint", () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-integration-runtime')).toBeNull();
     expect(res.headers.get('x-integration-report-length')).toBeNull();
+    // Counted against the caller's address, like every request without a token (services/limits).
+    expect(res.headers.get('RateLimit-Policy')).toMatch(/^"visitor";q=\d+;w=60$/);
 
     const { event } = res.body;
     expect(event).toMatchObject({ type: 'fetch', eventId: expect.any(String), request: { method: 'post', url: `${BASE}${f.integrationPath}/webhook/github?delivery=42` } });

@@ -260,9 +260,24 @@ describe('GET /openapi.json', () => {
       expect(['installationToken', 'integrationToken']).toContain(scheme);
       for (const scope of scopes) expect(INTEGRATION_SCOPES).toContain(scope);
     }
-    for (const status of ['400', '401', '403', '404']) {
+    for (const status of ['400', '401', '403', '404', '429']) {
       expect(operation.responses[status]?.content?.['application/json']?.schema, `${status} of ${operationId}`).toBeDefined();
     }
+    // Rate limits (services/limits): the 429 says when to come back and what the budgets are.
+    expect(Object.keys(operation.responses['429'].headers ?? {}).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+  });
+
+  it("names an expensive operation's own rate limit in its 429", async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    const costly = {
+      '/spaces/{spaceId}/search': ['get', 'search'],
+      '/spaces/{spaceId}/change-requests/{changeRequestId}/merge': ['post', 'content-writes'],
+      '/orgs/{organizationId}/conversations': ['post', 'ingestion'],
+    } as const;
+    for (const [path, [method, policy]] of Object.entries(costly)) {
+      expect(doc.paths[path][method].responses['429'].description).toContain(`"${policy}"`);
+    }
+    expect(doc.paths['/spaces/{spaceId}'].get.responses['429'].description).not.toContain('own lower');
   });
 
   it('uses GitBook operationIds that are unique', async () => {

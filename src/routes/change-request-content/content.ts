@@ -190,6 +190,7 @@ const updateContentRoute = defineRoute({
   method: 'post',
   path: BASE,
   operationId: 'updateChangeRequestContent',
+  costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
   tags,
   summary: 'Apply a batch of up to 50 content changes atomically, as one new revision',

@@ -42,6 +42,7 @@ const importContentRoute = defineRoute({
   method: 'post',
   path: '/spaces/{spaceId}/change-requests/{changeRequestId}/content/import',
   operationId: 'importContentInChangeRequest',
+  costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
   tags,
   summary: 'Import a website into the change request (at most 20 pages and 40 images), as one new revision',

@@ -36,6 +36,7 @@ const getPdfRoute = defineRoute({
   method: 'get',
   path: '/spaces/{spaceId}/change-requests/{changeRequestId}/pdf',
   operationId: 'getChangeRequestPDF',
+  costly: 'exports',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "A temporary URL (valid for 1 hour) to download the change request's content as a PDF",

@@ -28,6 +28,7 @@ const ingestRoute = defineRoute({
   method: 'post',
   path: '/orgs/{organizationId}/conversations',
   operationId: 'ingestConversation',
+  costly: 'ingestion',
   tokens: { scope: 'conversations:ingest' },
   tags,
   summary: 'Ingest support conversations to be analysed (ingestConversations permission, or an installation with conversations:ingest)',

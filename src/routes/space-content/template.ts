@@ -32,6 +32,7 @@ const applyTemplateRoute = defineRoute({
   method: 'post',
   path: '/spaces/{spaceId}/content/template',
   operationId: 'applyTemplateToSpace',
+  costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
   tags,
   summary: 'Populate a space (or one of its change requests) with the pages of a template',

@@ -1,0 +1,101 @@
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { Actor, AppBindings } from '../env';
+import { ApiError } from '../lib/errors';
+import {
+  checkRateLimit,
+  policyHeader,
+  rateLimitHeader,
+  type CostlyPolicy,
+  type RateLimitOutcome,
+  type RateLimitPolicy,
+} from '../services/limits/rate-limits';
+
+/**
+ * Writes what the rate limits said of the request into every response, answers included (429s, errors):
+ * `RateLimit-Policy: "user";q=1200;w=60` and `RateLimit: "user";r=1187;t=42`, one item per policy counted.
+ */
+export const rateLimitHeaders = createMiddleware<AppBindings>(async (c, next) => {
+  c.set('rateLimits', []);
+  await next();
+  const outcomes = c.get('rateLimits');
+  if (outcomes.length === 0) return;
+  // A response passed through from a fetch (an integration's public endpoint) has immutable headers.
+  if (!headersAreMutable(c.res)) c.res = new Response(c.res.body, c.res);
+  c.res.headers.set('RateLimit-Policy', policyHeader(outcomes));
+  c.res.headers.set('RateLimit', rateLimitHeader(outcomes));
+});
+
+function headersAreMutable(res: Response): boolean {
+  try {
+    res.headers.set('RateLimit', '');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Who a request counts against: its token's user, installation or integration, the operator, or its client IP. */
+function callerKey(c: Context<AppBindings>, actor: Actor | undefined): { policy: RateLimitPolicy; key: string } {
+  switch (actor?.kind) {
+    case 'user':
+      return { policy: 'user', key: actor.userId };
+    case 'installation':
+      return { policy: 'installation', key: `installation:${actor.grant.installationId}` };
+    case 'integration':
+      return { policy: 'installation', key: `integration:${actor.integrationId}` };
+    case 'operator':
+      return { policy: 'operator', key: 'operator' };
+    default:
+      return { policy: 'visitor', key: clientIp(c) };
+  }
+}
+
+/**
+ * Cloudflare's client address (set by Cloudflare at the edge, whatever the client sent); local development
+ * without one shares a single bucket. Bounded: an address is at most 45 characters, a key should not be more.
+ */
+function clientIp(c: Context<AppBindings>): string {
+  return c.req.header('CF-Connecting-IP')?.trim().slice(0, 64) || 'unknown';
+}
+
+async function enforce(c: Context<AppBindings>, policy: RateLimitPolicy, key: string): Promise<void> {
+  const outcome = await checkRateLimit(c.env, policy, key);
+  if (!outcome) return;
+  c.get('rateLimits').push(outcome);
+  if (!outcome.allowed) throw tooManyRequests(outcome);
+}
+
+function tooManyRequests(outcome: RateLimitOutcome): ApiError {
+  const budget = outcome.policy === 'visitor' ? 'this client address' : 'this caller';
+  return new ApiError(
+    429,
+    `Too many requests: the "${outcome.policy}" rate limit allows ${outcome.limit} requests per ${outcome.period} seconds for ${budget}; retry in ${outcome.reset} seconds`,
+    { 'Retry-After': String(outcome.reset) },
+  );
+}
+
+/** After authentication on API routes: every request counts against its caller's policy. */
+export const limitByCaller = createMiddleware<AppBindings>(async (c, next) => {
+  const { policy, key } = callerKey(c, c.get('actor'));
+  await enforce(c, policy, key);
+  await next();
+});
+
+/** Routes outside the API (downloads, public specs, integration endpoints): every request counts against its client IP. */
+export const limitByClientIp = createMiddleware<AppBindings>(async (c, next) => {
+  await enforce(c, 'visitor', clientIp(c));
+  await next();
+});
+
+/**
+ * An expensive operation's own, lower budget, counted on top of the caller's (defineRoute's `costly`): the
+ * same caller key, so one token's searches do not spend another's.
+ */
+export function limitCostly(policy: CostlyPolicy) {
+  return createMiddleware<AppBindings>(async (c, next) => {
+    const { key } = callerKey(c, c.get('actor'));
+    await enforce(c, policy, key);
+    await next();
+  });
+}
