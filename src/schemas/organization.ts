@@ -1,5 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { OrganizationRow } from '../services/organizations';
+
+/** Usage counters for the caps (services/limits): internal, never part of the public object. */
+type UsageColumn = 'spaceCount' | 'memberCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
 import { organizationPermissions } from '../services/permissions';
 import { rankToRole } from '../lib/roles';
 import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
@@ -78,7 +81,7 @@ export const OrganizationSchema = z
   .openapi('Organization');
 export type Organization = z.infer<typeof OrganizationSchema>;
 
-export function toOrganization(row: OrganizationRow, callerRank: number | null, urls: UrlContext): Organization {
+export function toOrganization(row: Omit<OrganizationRow, UsageColumn>, callerRank: number | null, urls: UrlContext): Organization {
   return {
     object: 'organization',
     id: row.id,

@@ -1,7 +1,8 @@
 import { ApiError, badRequest } from '../lib/errors';
 import { jsonDepth } from '../lib/json-depth';
 import { newId } from '../lib/ids';
-import { decodeBase64, MAX_FILE_BYTES, prepareFile, type PreparedFile } from './files';
+import { decodeBase64, prepareFile, type PreparedFile } from './files';
+import { CAPS } from './limits/caps';
 import { childCount, ROOT, type ChildRef, type ContentTree, type PageRecord } from './content/pages';
 import type { ComputedRevisionSource } from './openapi/computed-pages';
 import {
@@ -80,6 +81,8 @@ export interface BatchContext {
   revisionTrees: Map<string, ContentTree>;
   /** Documents of the base/revert revisions, by hash, for block-level reverts. */
   loadDocument: (hash: string) => Promise<JSONDocument | undefined>;
+  /** The deployment's cap on one file's bytes (MAX_FILE_BYTES): a file over it answers 413. */
+  maxFileBytes: number;
   now: string;
 }
 
@@ -97,7 +100,10 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
     try {
       await batch.apply(change);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) throw badRequest(`changes[${index}] (${change.operation}): ${error.message}`);
+      // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).
+      if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
+        throw new ApiError(error.status, `changes[${index}] (${change.operation}): ${error.message}`);
+      }
       throw error;
     }
   }
@@ -440,7 +446,8 @@ class Batch {
       if (!file.contentType) throw badRequest(`${where}: contentType is required with base64`);
       const bytes = decodeBase64(file.base64);
       if (!bytes) throw badRequest(`${where}: base64 is not valid base64`);
-      if (bytes.byteLength > MAX_FILE_BYTES) throw badRequest(`${where}: the file is ${bytes.byteLength} bytes; the limit is ${MAX_FILE_BYTES}`);
+      const max = this.context.maxFileBytes;
+      if (bytes.byteLength > max) throw new ApiError(413, `${where}: the file is ${bytes.byteLength} bytes; the limit is ${max} (${CAPS.bytesPerFile.variable})`);
       const prepared = await prepareFile(file.name, file.contentType, bytes);
       if (file.ref !== undefined) prepared.entry.id = this.fileRefs.get(file.ref)!;
       this.tree.files.set(prepared.entry.id, prepared.entry);

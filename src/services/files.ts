@@ -10,7 +10,6 @@ import type { FileEntry } from './revisions';
  * signature is an HMAC over the hash, name, type and expiry, so none of those can be changed.
  */
 
-export const MAX_FILE_BYTES = 1024 * 1024;
 /**
  * Body limit of a content batch (which may carry files as base64). It stays under the 32 MiB that a
  * Durable Object RPC call may carry, since the batch is applied inside the space's SpaceWriter.

@@ -11,6 +11,7 @@ import { nowIso } from '../lib/time';
 import { applyContentBatch, revertRevisions, type ContentChange, type PageOutcome } from './content-batch';
 import { assertMergeRules, mergeRulesContext, isOutdated, mergeBase, refreshChangeRequestCounters, type ChangeRequestRow } from './change-requests';
 import { storeFiles } from './files';
+import { assertWithinCap, capOf } from './limits/caps';
 import { parseMeta, type RevisionMeta } from './content/convert';
 import { ContentTree } from './content/pages';
 import { d1NodeStore, type StoredNode } from './content/tree';
@@ -141,6 +142,20 @@ export function assertMoved(result: unknown, what: string) {
   if (changes !== 1) throw new ApiError(409, `The ${what} changed while this request was applied; try again`);
 }
 
+type ContentCounts = Pick<RevisionContent, 'pageCount' | 'fileCount'>;
+
+/**
+ * The space's caps on pages and files, checked on every head move (content batches, imports and templates,
+ * merges, updates) before anything is written: the counts are the revisions' own, read with the heads
+ * the move builds on, so this costs no query. A move is refused only when it leaves more than the cap AND
+ * more than the content it replaces: edits and deletions always pass, and a cap lowered below what a space
+ * holds only stops it growing. Head moves run one at a time per space, so the check is exact.
+ */
+function assertContentCaps(env: Env, replaced: ContentCounts, next: ContentCounts): void {
+  assertWithinCap(env, 'pagesPerSpace', replaced.pageCount, next.pageCount - replaced.pageCount);
+  assertWithinCap(env, 'filesPerSpace', replaced.fileCount, next.fileCount - replaced.fileCount);
+}
+
 export interface ContentBatchOutput {
   outcomes: PageOutcome[];
   insertedFiles: FileEntry[];
@@ -165,19 +180,15 @@ export async function buildEdits(env: Env, db: Db, spaceId: string, head: Revisi
     baseTree: () => new ContentTree(store, base),
     revisionTrees: new Map(revisionRows.map((r) => [r.id, new ContentTree(store, toContent(r))])),
     loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash),
+    maxFileBytes: capOf(env, 'bytesPerFile'),
     now,
   });
+  const counts = { pageCount: head.pageCount + result.pageDelta, fileCount: head.fileCount + result.fileDelta };
+  // Before the file bytes go to R2: a refused batch stores nothing.
+  assertContentCaps(env, head, counts);
   await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  const revision = newRevision(
-    db,
-    spaceId,
-    'edits',
-    [head.id],
-    { ...written, meta: head.meta, pageCount: head.pageCount + result.pageDelta, fileCount: head.fileCount + result.fileDelta },
-    [...written.nodes, ...result.documents],
-    now,
-  );
+  const revision = newRevision(db, spaceId, 'edits', [head.id], { ...written, meta: head.meta, ...counts }, [...written.nodes, ...result.documents], now);
   return { revision, result };
 }
 
@@ -197,14 +208,16 @@ export async function applyChangeRequestContent(env: Env, target: ChangeRequestT
   return { outcomes: result.outcomes, insertedFiles: result.files.map((f) => f.entry) };
 }
 
-/** The three-way merge of the change request's head and main over their base, written onto one of them. */
-async function mergedRevision(db: Db, state: ChangeRequestState, onto: 'main' | 'theirs'): Promise<{ content: NewRevision; nodes: StoredNode[] }> {
+/**
+ * The three-way merge of the change request's head and main over their base, written onto one of them
+ * (refused when it would pass a cap that the side it replaces was within).
+ */
+async function mergedRevision(env: Env, db: Db, state: ChangeRequestState, onto: 'main' | 'theirs'): Promise<{ content: NewRevision; nodes: StoredNode[] }> {
   const merged = await mergeTrees(d1NodeStore(db), state.base, state.main, state.head, onto);
   const side = onto === 'main' ? state.main : state.head;
-  return {
-    content: { ...merged, pageCount: side.pageCount + merged.pageDelta, fileCount: side.fileCount + merged.fileDelta },
-    nodes: merged.nodes,
-  };
+  const content = { ...merged, pageCount: side.pageCount + merged.pageDelta, fileCount: side.fileCount + merged.fileDelta };
+  assertContentCaps(env, side, content);
+  return { content, nodes: merged.nodes };
 }
 
 export interface HeadMoveOutput {
@@ -226,10 +239,13 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   const now = nowIso();
   const writes: BatchItem[] = [];
   let result: string;
-  if (spaceRevision === base) result = cr.revisionId;
-  else if (cr.revisionId === base) result = spaceRevision;
+  if (spaceRevision === base) {
+    // A fast-forward: main becomes the change request's content.
+    assertContentCaps(env, state.main, state.head);
+    result = cr.revisionId;
+  } else if (cr.revisionId === base) result = spaceRevision;
   else {
-    const { content, nodes } = await mergedRevision(db, state, 'main');
+    const { content, nodes } = await mergedRevision(env, db, state, 'main');
     const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], content, nodes, now, cr.id);
     writes.push(...merged.statements);
     result = merged.id;
@@ -272,9 +288,12 @@ export async function updateChangeRequest(env: Env, target: ChangeRequestTarget)
   const now = nowIso();
   const writes: BatchItem[] = [];
   let result: string;
-  if (cr.revisionId === base) result = spaceRevision;
-  else {
-    const { content, nodes } = await mergedRevision(db, state, 'theirs');
+  if (cr.revisionId === base) {
+    // A fast-forward: the change request's content becomes main's.
+    assertContentCaps(env, state.head, state.main);
+    result = spaceRevision;
+  } else {
+    const { content, nodes } = await mergedRevision(env, db, state, 'theirs');
     const updated = newRevision(db, target.spaceId, 'update', [cr.revisionId, spaceRevision], content, nodes, now);
     writes.push(...updated.statements);
     result = updated.id;

@@ -561,7 +561,8 @@ describe('insert_files', () => {
     const tooBig = await postChanges(spaceId, cr.id, owner, [
       { operation: 'insert_files', files: [{ name: 'big.bin', contentType: 'application/octet-stream', base64: btoa(binary) }] },
     ], false);
-    expectError(tooBig, 400, /^changes\[0\] \(insert_files\): files\[0\] "big\.bin": the file is 1153434 bytes; the limit is 1048576/);
+    // The deployment's MAX_FILE_BYTES (1 MiB by default; test/limits/caps-content.test.ts tests a smaller cap).
+    expectError(tooBig, 413, /^changes\[0\] \(insert_files\): files\[0\] "big\.bin": the file is 1153434 bytes; the limit is 1048576 \(MAX_FILE_BYTES\)$/);
     const files = await api('GET', `${contentPath(spaceId, cr.id)}/files`, { token: owner });
     expect(files.body.count).toBe(0);
   });

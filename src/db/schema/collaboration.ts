@@ -122,3 +122,20 @@ export const changeRequestReviewRequests = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.changeRequestId, t.userId] }), index('change_request_review_requests_user').on(t.userId)],
 );
+
+/**
+ * How many comments and replies each page of a space holds, for the comments-per-page cap: `pageId` is the
+ * page's id, `change-request:<id>` for a change request's comments on no page (its reviews' too), '' for the
+ * space's own comments on no page. Kept by triggers of migration 0011 with every insert and delete of a comment or reply.
+ */
+export const pageCommentCounts = sqliteTable(
+  'page_comment_counts',
+  {
+    spaceId: text('space_id')
+      .notNull()
+      .references(() => spaces.id, { onDelete: 'cascade' }),
+    pageId: text('page_id').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.spaceId, t.pageId] })],
+);

@@ -20,6 +20,15 @@ export const organizations = sqliteTable(
     ai: integer('ai', { mode: 'boolean' }).notNull().default(false),
     inviteLinks: integer('invite_links', { mode: 'boolean' }).notNull().default(true),
     mergeRules: text('merge_rules', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    // Usage the caps of services/limits are checked against. Triggers of migration 0011 keep the first four
+    // with the writes that change them (spaces not in the trash, member rows, integrations it publishes (not unpublished ones),
+    // installations in it); ingestion keeps the last two (conversations ingested on `conversations_day`, UTC).
+    spaceCount: integer('space_count').notNull().default(0),
+    memberCount: integer('member_count').notNull().default(0),
+    integrationCount: integer('integration_count').notNull().default(0),
+    installationCount: integer('installation_count').notNull().default(0),
+    conversationsDay: text('conversations_day'),
+    conversationsToday: integer('conversations_today').notNull().default(0),
   },
   (t) => [uniqueIndex('organizations_hostname_unique').on(t.hostname)],
 );

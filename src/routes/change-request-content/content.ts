@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
-import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { createRouter, defineRoute, ErrorSchema, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ListQuerySchema } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
@@ -194,6 +194,9 @@ const updateContentRoute = defineRoute({
   tokens: { scope: 'space:content:write' },
   tags,
   summary: 'Apply a batch of up to 50 content changes atomically, as one new revision',
+  description:
+    'A batch that would leave the change request with more pages or files than the deployment allows in a space (MAX_PAGES_PER_SPACE, ' +
+    'MAX_FILES_PER_SPACE), and more than it had, is refused with 403; edits, moves and deletions never are. A file over MAX_FILE_BYTES answers 413.',
   request: {
     params: Params,
     query: z.object({ compat: booleanQuery(true, 'true: answer the change request; false: also the affected pages and inserted files') }),
@@ -201,6 +204,7 @@ const updateContentRoute = defineRoute({
   },
   responses: {
     200: jsonResponse(z.union([ChangeRequestSchema, ContentUpdateSchema]), 'The change request (compat=true) or the change request with the affected pages'),
+    413: jsonResponse(ErrorSchema, 'A file is larger than MAX_FILE_BYTES, or the body larger than the content batch limit'),
   },
 });
 

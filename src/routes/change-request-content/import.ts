@@ -7,6 +7,7 @@ import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
 import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
 import { importWebsite } from '../../services/import/website';
+import { capOf } from '../../services/limits/caps';
 
 /** Imports content from outside into a change request, as one content batch (one new revision). */
 const tags = ['Change request content'];
@@ -68,7 +69,8 @@ export const importRouter = createRouter().openapi(importContentRoute, async (c)
   if (!url) throw badRequest('url: Required');
   const db = c.get('db');
   const { cr } = (await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit)).row;
-  const imported = await importWebsite(c.env, url);
+  // Images over the deployment's cap on a file are left out (their URL kept), not refused: the import keeps what fits.
+  const imported = await importWebsite(c.env, url, { limits: { maxImageBytes: capOf(c.env, 'bytesPerFile') } });
   await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, imported.changes));
   const updated = (await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext;
   c.header('Location', `${new URL(c.req.url).origin}/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);

@@ -8,7 +8,7 @@ import { unified } from 'unified';
 import { badRequest } from '../../lib/errors';
 import { checkOutboundUrl, OutboundError, outboundFetch, type FetchFunction, type OutboundEnv } from '../../lib/outbound';
 import { MAX_BATCH_MARKDOWN_CHARS, MAX_FILES_PER_BATCH, type ContentChange } from '../content-batch';
-import { MAX_FILE_BYTES } from '../files';
+import { CAPS } from '../limits/caps';
 import { DEEP_MARKDOWN_LINE } from '../content-batch';
 
 /**
@@ -30,7 +30,8 @@ import { DEEP_MARKDOWN_LINE } from '../content-batch';
  * - Links between imported pages become refs of the batch (links to pages of the space); every other
  *   link becomes an absolute URL.
  * - Images (`<img src>`, and `data:` URLs) that are PNG, JPEG, GIF or WebP (read from their bytes) of
- *   at most 1 MiB each, from any host the guard admits, become files of the batch (`insert_files`
+ *   at most `maxImageBytes` each (the deployment's MAX_FILE_BYTES, which the import route passes; an image
+ *   over it is not imported), from any host the guard admits, become files of the batch (`insert_files`
  *   with base64 and a ref; the image points to the ref); at most 40 files and 10 MiB in all, so the
  *   batch stays well under the Durable Object call limit. An image not imported keeps its absolute URL.
  * - Tree: pages nest by URL path: a page goes under the nearest imported page whose path is an
@@ -48,7 +49,8 @@ export const WEBSITE_IMPORT_LIMITS = {
   maxPages: 20,
   maxFiles: MAX_FILES_PER_BATCH,
   maxPageBytes: 5 * 1024 * 1024,
-  maxImageBytes: MAX_FILE_BYTES,
+  /** The default cap on a file's bytes; the route passes the configured one (MAX_FILE_BYTES). */
+  maxImageBytes: CAPS.bytesPerFile.fallback as number,
   maxTotalImageBytes: 10 * 1024 * 1024,
   maxPageMarkdownChars: 128 * 1024,
   maxBatchMarkdownChars: MAX_BATCH_MARKDOWN_CHARS,
