@@ -15,7 +15,7 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { ChangeRequestReviewSchema, RequestedReviewerSchema, ReviewStatusSchema, toRequestedReviewer, toReview, type RequestRow, type ReviewRow } from '../../schemas/review';
 import { spaceRoleSql } from '../../services/access';
 import { readBody } from '../../services/collaboration/bodies';
-import { commentsQuery, refreshCommentCounts, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
+import { commentsQuery, pageCommentGuard, refreshCommentCounts, runPageCommentWrite, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
 import { nextSeqSql, requestsQuery, requireReview, reviewOutdatedSql, reviewsQuery } from '../../services/collaboration/reviews';
 import { changeRequestMatch, loadChangeRequest, readDescription } from '../../services/change-requests';
 
@@ -161,6 +161,8 @@ export const reviewsRouter = createRouter()
     const statements: BatchItem[] = [];
     if (commentId && body) {
       statements.push(
+        // A review's comment counts among the change request's comments on no page (MAX_COMMENTS_PER_PAGE).
+        pageCommentGuard(db, c.env, scope, null),
         db.insert(comments).values({ id: commentId, spaceId, changeRequestId: cr.id, reviewId: id, revisionId: cr.revisionId, body, postedBy: userId, postedAt: now }),
         refreshCommentCounts(db, scope),
       );
@@ -183,7 +185,7 @@ export const reviewsRouter = createRouter()
       reviewsQuery(db, sql`r.id = ${id}`),
       commentsQuery(db, sql`c.id = ${commentId ?? ''}`),
     );
-    const written = (await runBatch(db, statements)) as unknown[][];
+    const written = await runPageCommentWrite(c.env, db, statements);
     const viewer: Viewer = { userId, rank: space.rank, urls: urlContext(c.req.url, c.env.APP_URL), format: c.req.valid('query').format ?? 'document' };
     const review = requireReview(written[written.length - 2] as ReviewRow[]);
     const comment = reviewComments(written[written.length - 1], viewer).get(commentId ?? '');

@@ -16,18 +16,23 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { MemberSchema, toMember, type MemberRow } from '../../schemas/member';
 import { checkEmoji, readBody } from '../../services/collaboration/bodies';
 import {
+  checkPageCommentCap,
   checkScope,
   checkTarget,
   commentAuthor,
+  commentPageCountQuery,
   commentQuery,
   commentsQuery,
   inScopeSql,
+  newCommentPageCountQuery,
+  pageCommentGuard,
   reactionStatements,
   refreshCommentCounts,
   replyQuery,
   repliesQuery,
   requireComment,
   requireReply,
+  runPageCommentWrite,
   scopeChangeRequestSql,
   scopeRevisionSql,
   scopeStatements,
@@ -39,6 +44,7 @@ import {
   type ReplyRow,
   type Viewer,
 } from '../../services/collaboration/comments';
+import { CAPS } from '../../services/limits/caps';
 import { memberSelection } from '../../services/members';
 
 /**
@@ -65,6 +71,11 @@ const SCOPES = {
     }),
   },
 } as const;
+
+const PAGE_CAP_NOTE = [
+  `A page holds at most ${CAPS.commentsPerPage.variable} comments and replies, counted together for the space and its change requests`,
+  '(comments on no page count as one page per change request, and one for the space): past it, a 403 names the variable. Deleting a comment (with its replies) or a reply frees its slots.',
+].join(' ');
 
 const FormatQuery = z.object({ format: DocumentFormatSchema.optional() });
 
@@ -133,17 +144,24 @@ function checkReactions(added: string[] | undefined, removed: string[] | undefin
   removed?.forEach((e, i) => checkEmoji(e, `removedReactions[${i}]`));
 }
 
-/** The scope and one comment (and a reply of it), checked for `needed`, in one round trip. */
-async function loadComment(c: Ctx, needed: number, replyId?: string) {
+/**
+ * The scope and one comment, checked for `needed`, in one round trip; with `replyId`, a reply of it; with
+ * `pageCount`, the comments and replies of its page (a new reply is checked against the cap with it).
+ */
+async function loadComment(c: Ctx, needed: number, also: { replyId?: string; pageCount?: boolean } = {}) {
   const p = params(c);
   const scope = scopeOf(p);
   const db = c.get('db');
   const statements: BatchItem[] = [...scopeStatements(db, scope, requireUser(c)), commentQuery(db, scope, p.commentId)];
-  if (replyId !== undefined) statements.push(replyQuery(db, scope, p.commentId, replyId));
+  if (also.replyId !== undefined) statements.push(replyQuery(db, scope, p.commentId, also.replyId));
+  if (also.pageCount) statements.push(commentPageCountQuery(db, scope, p.commentId));
   const rows = (await runBatch(db, statements)) as unknown[][];
   const n = scope.changeRequest === undefined ? 1 : 2;
   const loaded = checkScope(scope, rows.slice(0, n), needed);
-  return { scope, loaded, comment: rows[n] as CommentRow[], reply: rows[n + 1] as ReplyRow[] | undefined };
+  let next = n + 1;
+  const reply = also.replyId === undefined ? undefined : (rows[next++] as ReplyRow[]);
+  const pageCount = also.pageCount ? rows[next++] : undefined;
+  return { scope, loaded, comment: rows[n] as CommentRow[], reply, pageCount };
 }
 
 function commentRoutes(kind: keyof typeof SCOPES) {
@@ -166,6 +184,7 @@ function commentRoutes(kind: keyof typeof SCOPES) {
     operationId: `postComment${suffix}`,
     tags,
     summary: `Comment on ${where}, one of its pages or a block of a page`,
+    description: PAGE_CAP_NOTE,
     request: { params: Params, query: FormatQuery, ...jsonBody(PostCommentBody) },
     responses: { 200: jsonResponse(CommentSchema, 'The comment was posted') },
   });
@@ -211,6 +230,7 @@ function commentRoutes(kind: keyof typeof SCOPES) {
     operationId: `postCommentReply${suffix}`,
     tags,
     summary: 'Reply to a comment',
+    description: PAGE_CAP_NOTE,
     request: { params: CommentParams(Params), query: FormatQuery, ...jsonBody(PostReplyBody) },
     responses: { 200: jsonResponse(CommentReplySchema, 'The reply was posted') },
   });
@@ -285,15 +305,17 @@ function commentRoutes(kind: keyof typeof SCOPES) {
       const scope = scopeOf(params(c));
       const input = json<z.infer<typeof PostCommentBody>>(c);
       const db = c.get('db');
-      const statements: BatchItem[] = scopeStatements(db, scope, userId);
+      const statements: BatchItem[] = [...scopeStatements(db, scope, userId), newCommentPageCountQuery(db, scope, input.page)];
       if (input.page !== undefined) statements.push(targetPageQuery(db, scope, input.page));
       const rows = (await runBatch(db, statements)) as unknown[][];
       const n = scope.changeRequest === undefined ? 1 : 2;
       const { space } = checkScope(scope, rows.slice(0, n), RANK.comment);
-      checkTarget(input, (rows[n] as Array<{ record: string | null; body: string | null }> | undefined)?.[0]);
+      checkTarget(input, (rows[n + 1] as Array<{ record: string | null; body: string | null }> | undefined)?.[0]);
+      checkPageCommentCap(c.env, rows[n]);
       const body = readBody(input.body);
       const id = newId();
-      const written = (await runBatch(db, [
+      const written = await runPageCommentWrite(c.env, db, [
+        pageCommentGuard(db, c.env, scope, input.page),
         db.insert(comments).values({
           id,
           spaceId: scope.spaceId,
@@ -308,8 +330,8 @@ function commentRoutes(kind: keyof typeof SCOPES) {
         }),
         refreshCommentCounts(db, scope),
         commentQuery(db, scope, id),
-      ])) as unknown[][];
-      return c.json(toComment(requireComment(written[2] as CommentRow[]), viewer(c, space.rank, query<{ format?: 'document' | 'markdown' }>(c).format)), 200);
+      ]);
+      return c.json(toComment(requireComment(written[3] as CommentRow[]), viewer(c, space.rank, query<{ format?: 'document' | 'markdown' }>(c).format)), 200);
     })
     .openapi(getRoute, async (c) => {
       const { loaded, comment } = await loadComment(c, RANK.read);
@@ -375,26 +397,28 @@ function commentRoutes(kind: keyof typeof SCOPES) {
     .openapi(postReplyRoute, async (c) => {
       const userId = requireUser(c);
       const input = json<z.infer<typeof PostReplyBody>>(c);
-      const { scope, loaded, comment: rows } = await loadComment(c, RANK.comment);
+      const { scope, loaded, comment: rows, pageCount } = await loadComment(c, RANK.comment, { pageCount: true });
       const comment = requireComment(rows);
+      checkPageCommentCap(c.env, pageCount);
       const body = readBody(input.body);
       const id = newId();
       const db = c.get('db');
-      const written = (await runBatch(db, [
+      const written = await runPageCommentWrite(c.env, db, [
+        pageCommentGuard(db, c.env, scope, comment.pageId),
         db.insert(commentReplies).values({ id, commentId: comment.id, body, postedBy: userId, postedAt: nowIso() }),
         replyQuery(db, scope, comment.id, id),
-      ])) as unknown[][];
-      const reply = requireReply(written[1] as ReplyRow[]);
+      ]);
+      const reply = requireReply(written[2] as ReplyRow[]);
       return c.json(toReply(reply, comment, viewer(c, loaded.space.rank, query<{ format?: 'document' | 'markdown' }>(c).format)), 200);
     })
     .openapi(getReplyRoute, async (c) => {
-      const { loaded, comment, reply } = await loadComment(c, RANK.read, params(c).commentReplyId);
+      const { loaded, comment, reply } = await loadComment(c, RANK.read, { replyId: params(c).commentReplyId });
       return c.json(toReply(requireReply(reply!), requireComment(comment), viewer(c, loaded.space.rank, query<{ format?: 'document' | 'markdown' }>(c).format)), 200);
     })
     .openapi(updateReplyRoute, async (c) => {
       const userId = requireUser(c);
       const input = json<z.infer<typeof UpdateReplyBody>>(c);
-      const { scope, loaded, comment: commentRows, reply: replyRows } = await loadComment(c, RANK.comment, params(c).commentReplyId);
+      const { scope, loaded, comment: commentRows, reply: replyRows } = await loadComment(c, RANK.comment, { replyId: params(c).commentReplyId });
       const comment = requireComment(commentRows);
       const reply = requireReply(replyRows!);
       if (input.body !== undefined && commentAuthor(reply) !== userId) throw forbidden('Only its author can edit a reply');
@@ -413,7 +437,7 @@ function commentRoutes(kind: keyof typeof SCOPES) {
     })
     .openapi(deleteReplyRoute, async (c) => {
       const userId = requireUser(c);
-      const { loaded, reply: replyRows } = await loadComment(c, RANK.read, params(c).commentReplyId);
+      const { loaded, reply: replyRows } = await loadComment(c, RANK.read, { replyId: params(c).commentReplyId });
       const reply = replyRows?.[0];
       if (!reply) return c.body(null, 204);
       if (!(commentAuthor(reply) === userId && loaded.space.rank >= RANK.comment) && loaded.space.rank < RANK.admin) {

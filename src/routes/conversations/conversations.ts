@@ -19,6 +19,7 @@ import {
   storeConversations,
 } from '../../services/conversations/records';
 import { CONVERSATIONS_BODY_LIMIT, MAX_CONVERSATIONS_PER_REQUEST } from '../../services/conversations/types';
+import { CAPS } from '../../services/limits/caps';
 
 export const tags = ['Conversations'];
 export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -37,6 +38,8 @@ const ingestRoute = defineRoute({
     'Conversations are stored before the answer, then analysed in the background (one queue message each): `processedAt` is set once the analysis completed.',
     'A conversation is identified by its `id` within its source: `api` for a user token, `integration:<integration>:<installation>` for an installation token.',
     'Ingesting the same id again updates the conversation; when its subject, parts or metadata changed it is analysed again and its issues replaced.',
+    `An organization ingests at most ${CAPS.conversationsPerDay.variable} conversations per UTC day, every input counting (the same id again too):`,
+    'a request that would pass it is refused whole (429, with `Retry-After` the seconds to 00:00 UTC) and stores nothing.',
   ].join(' '),
   request: { params: OrgParams, ...jsonBody(IngestBodySchema) },
   responses: {
@@ -86,8 +89,10 @@ export const conversationsRouter = createRouter()
     async (c) => {
       const { organizationId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const source = await authorizeIngestion(c, organizationId);
-      await storeConversations(c.env, c.get('db'), organizationId, source, Array.isArray(body) ? body : [body]);
+      const inputs = Array.isArray(body) ? body : [body];
+      const now = new Date();
+      const source = await authorizeIngestion(c, organizationId, inputs.length, now);
+      await storeConversations(c.env, c.get('db'), organizationId, source, inputs, now);
       return c.body(null, 204);
     },
     ingestHook,

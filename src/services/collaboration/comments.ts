@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { rawAll, type BatchItem, type Db } from '../../db/client';
+import { rawAll, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, commentReactions, spaces } from '../../db/schema';
+import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { toBody, toReactions, type Comment, type CommentReply, type DocumentFormat, type ReactionRow } from '../../schemas/comment';
@@ -9,6 +10,7 @@ import { toUser, type UserRow } from '../../schemas/user';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../change-requests';
 import { lookupSql, SAFE_KEY } from '../content/tree';
 import type { JSONDocument } from '../markdown';
+import { assertWithinCap, capOf, capReached, failedOnCapGuard } from '../limits/caps';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces';
 import { ROOT } from '../content/pages';
 
@@ -322,6 +324,65 @@ export function checkTarget(target: TargetInput, page: { record: string | null; 
   if (block.type !== 'table') throw badRequest(`tableCell: block ${target.node} is not a table`);
   if (!block.data?.records?.[record]) throw badRequest(`tableCell.record: no record ${record} in table ${target.node}`);
   if (!block.data?.definition?.[definition]) throw badRequest(`tableCell.definition: no column ${definition} in table ${target.node}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comments-per-page cap (MAX_COMMENTS_PER_PAGE)
+
+/**
+ * A page's comments and replies are counted in `page_comment_counts` by the triggers of migration 0011, keyed by
+ * the page id, whichever scope posted them: a change request's comments on a page share the page's budget with
+ * the space's own. Comments on no page count per change request (`change-request:<id>`: its reviews' comments
+ * too) or, for the space's own, as one more page (''). Posting reads the count in its read batch and refuses past
+ * the cap; editing, resolving and deleting never look (a deletion frees its slots through the triggers).
+ */
+const pageKey = (scope: CommentScope, pageId: string | null | undefined): SQL =>
+  sql`coalesce(${pageId ?? null}, 'change-request:' || ${scopeChangeRequestSql(scope)}, '')`;
+
+function pageCommentCountQuery(db: Db, spaceId: string, page: SQL) {
+  return rawAll<{ count: number }>(
+    db,
+    sql`select coalesce((select p.count from page_comment_counts p where p.space_id = ${spaceId} and p.page_id = ${page}), 0) as count`,
+  );
+}
+
+/** The count of the page a new comment targets (`pageId` undefined: on no page), to batch with the scope. */
+export function newCommentPageCountQuery(db: Db, scope: CommentScope, pageId: string | undefined) {
+  return pageCommentCountQuery(db, scope.spaceId, pageKey(scope, pageId));
+}
+
+/** The count of the page of a comment of the scope (where its replies count), to batch with the comment. */
+export function commentPageCountQuery(db: Db, scope: CommentScope, commentId: string) {
+  return pageCommentCountQuery(db, scope.spaceId, sql`(select coalesce(c.page_id, 'change-request:' || c.change_request_id, '') from comments c where c.id = ${commentId} and ${inScopeSql(scope)})`);
+}
+
+/** 403 naming MAX_COMMENTS_PER_PAGE when one more comment or reply would pass the cap (rows of a count query above). */
+export function checkPageCommentCap(env: Env, rows: unknown): void {
+  assertWithinCap(env, 'commentsPerPage', (rows as Array<{ count: number }>)[0]?.count ?? 0);
+}
+
+/**
+ * The first statement of a batch that adds a comment or reply to a page. It changes nothing, but when the page
+ * already holds the cap it sets the count to null, which its NOT NULL refuses: the whole batch (one transaction)
+ * fails and nothing is written. The check on the read answers every request that does not race; this keeps two
+ * posts racing at cap - 1 from both passing it.
+ */
+export function pageCommentGuard(db: Db, env: Env, scope: CommentScope, pageId: string | null | undefined) {
+  return rawRun(
+    db,
+    sql`update page_comment_counts set count = case when count < ${capOf(env, 'commentsPerPage')} then count else null end
+      where space_id = ${scope.spaceId} and page_id = ${pageKey(scope, pageId)}`,
+  );
+}
+
+/** Runs a batch that starts with `pageCommentGuard`: the guard's failure answers the cap's 403. */
+export async function runPageCommentWrite(env: Env, db: Db, statements: BatchItem[]): Promise<unknown[][]> {
+  try {
+    return (await runBatch(db, statements)) as unknown[][];
+  } catch (error) {
+    if (failedOnCapGuard(error, 'page_comment_counts.count')) throw capReached('commentsPerPage', capOf(env, 'commentsPerPage'));
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

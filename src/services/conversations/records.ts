@@ -2,15 +2,17 @@ import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
-import { conversationClusters, conversationIssues, conversations, integrations } from '../../db/schema';
+import { conversationClusters, conversationIssues, conversations, integrations, organizations } from '../../db/schema';
 import type { AppBindings, Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId, sha256Hex } from '../../lib/ids';
 import { beforeCursor, decodeCursor, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
-import { DAY_MS, nowIso } from '../../lib/time';
+import { DAY_MS } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import type { ConversationInput } from '../../schemas/conversation';
+import { orgRoleSql } from '../access';
+import { capOf, dailyCapReached, failedOnCapGuard } from '../limits/caps';
 import { orgRankQuery } from '../organizations';
 import { organizationPermissions } from '../permissions';
 import type { ClusterReadRow, ConversationSummaryRow, IssueRow } from './presenter';
@@ -58,31 +60,48 @@ export async function loadWithAccess<E extends unknown[]>(c: Context<AppBindings
   return rest as E;
 }
 
+/** The UTC day of `now`, as `organizations.conversations_day` stores it. */
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+/** The caller's rank with the organization's conversations of the day: the one read ingestion authorizes with. */
+function ingestionAccessQuery(db: Db, orgId: string, userId: string) {
+  return db
+    .select({ rank: orgRoleSql(organizations.id, userId), day: organizations.conversationsDay, today: organizations.conversationsToday })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+}
+
 /**
  * The source the caller ingests as, once allowed: `integration:<name>:<installation>` for an installation
  * token (its bot reads as a member of its installation's organization while the installation is active),
- * else `api` for a member with `ingestConversations`. One round trip (the role and the integration's name).
+ * else `api` for a member with `ingestConversations`. Then the organization's conversations of the day
+ * (MAX_CONVERSATIONS_PER_DAY): `adding` more past the cap refuse the whole request (429 until 00:00 UTC).
+ * One round trip (the role with the day's count, and the integration's name).
  */
-export async function authorizeIngestion(c: Context<AppBindings>, orgId: string): Promise<string> {
+export async function authorizeIngestion(c: Context<AppBindings>, orgId: string, adding: number, now: Date): Promise<string> {
   const userId = requireUser(c);
   const actor = c.get('actor');
   const db = c.get('db');
   const installation = actor.kind === 'installation' ? actor.grant : null;
-  const [rankRows, nameRows] = (await runBatch(db, [
-    orgRankQuery(db, orgId, userId),
+  const [accessRows, nameRows] = (await runBatch(db, [
+    ingestionAccessQuery(db, orgId, userId),
     ...(installation ? [db.select({ name: integrations.name }).from(integrations).where(eq(integrations.id, installation.integrationId)).limit(1)] : []),
   ])) as unknown[];
-  const rank = rankOf(rankRows);
+  const access = (accessRows as Array<{ rank: number | null; day: string | null; today: number }>)[0];
+  const rank = access?.rank ?? null;
   if (rank === null || rank < RANK.read) throw orgNotFound();
+  let source = API_SOURCE;
   if (installation) {
     const name = (nameRows as { name: string }[])[0]?.name;
     if (!name) throw orgNotFound();
-    return `integration:${name}:${installation.installationId}`;
-  }
-  if (!organizationPermissions(rank).ingestConversations) {
+    source = `integration:${name}:${installation.installationId}`;
+  } else if (!organizationPermissions(rank).ingestConversations) {
     throw new ApiError(403, 'You do not have permission to ingest conversations in this organization (it takes the ingestConversations permission: the admin role)');
   }
-  return API_SOURCE;
+  const today = access.day === utcDay(now) ? access.today : 0;
+  if (today + adding > capOf(c.env, 'conversationsPerDay')) throw dailyCapReached(c.env, now);
+  return source;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,6 +183,23 @@ function upsertConversation(db: Db, values: NewConversation) {
     .returning({ id: conversations.id, analysisJob: conversations.analysisJob });
 }
 
+/**
+ * Counts `adding` conversations on `now`'s UTC day, starting again from them when the stored day is another.
+ * Past the cap it writes null, which the column's NOT NULL refuses: the ingestion's batch (one transaction)
+ * fails and nothing is stored, so two ingestions racing past the cap cannot both pass the check on the read.
+ */
+function countConversationsStatement(env: Env, db: Db, orgId: string, adding: number, now: Date) {
+  const day = utcDay(now);
+  const counted = sql`(case when ${organizations.conversationsDay} = ${day} then ${organizations.conversationsToday} + ${adding} else ${adding} end)`;
+  return db
+    .update(organizations)
+    .set({
+      conversationsToday: sql`case when ${counted} <= ${capOf(env, 'conversationsPerDay')} then ${counted} else null end`,
+      conversationsDay: day,
+    })
+    .where(eq(organizations.id, orgId));
+}
+
 export interface AnalyzeMessage {
   id: string;
   type: typeof CONVERSATION_ANALYZE_JOB;
@@ -174,14 +210,22 @@ export interface AnalyzeMessage {
 const SEND_BATCH_SIZE = 100;
 
 /**
- * Stores the conversations (one batch of upserts: one round trip, one transaction) and sends one analysis
- * message per conversation, naming the job its row names (for an unchanged conversation, its current or last
- * job: the consumer does nothing for a job already done). Answers the messages sent.
+ * Stores the conversations and counts them in the organization's day (one batch: one round trip, one
+ * transaction; every input counts, an unchanged one too) and sends one analysis message per conversation,
+ * naming the job its row names (for an unchanged conversation, its current or last job: the consumer does
+ * nothing for a job already done). Answers the messages sent. Past the day's cap nothing is stored or sent (429).
  */
-export async function storeConversations(env: Env, db: Db, orgId: string, source: string, inputs: ConversationInput[]): Promise<AnalyzeMessage[]> {
-  const now = nowIso();
-  const values = await Promise.all(inputs.map((input) => conversationValues(input, orgId, source, now)));
-  const results = (await runBatch(db, values.map((row) => upsertConversation(db, row)))) as Array<{ id: string; analysisJob: string | null }[]>;
+export async function storeConversations(env: Env, db: Db, orgId: string, source: string, inputs: ConversationInput[], now = new Date()): Promise<AnalyzeMessage[]> {
+  const stamp = now.toISOString();
+  const values = await Promise.all(inputs.map((input) => conversationValues(input, orgId, source, stamp)));
+  let written: unknown[];
+  try {
+    written = await runBatch(db, [countConversationsStatement(env, db, orgId, inputs.length, now), ...values.map((row) => upsertConversation(db, row))]);
+  } catch (error) {
+    if (failedOnCapGuard(error, 'organizations.conversations_today')) throw dailyCapReached(env, now);
+    throw error;
+  }
+  const results = written.slice(1) as Array<{ id: string; analysisJob: string | null }[]>;
   const messages = results.map(([row]): AnalyzeMessage => ({
     // A row without a job has nothing outstanding: a fresh id names a message the consumer ignores.
     id: row.analysisJob ?? newId(),
