@@ -3,7 +3,7 @@ import type { Db } from '../db/client';
 import { collections } from '../db/schema';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
-import { collectionRoleSql } from './access';
+import { collectionRoleSql, qualify } from './access';
 import { loadOrganization, requireOrgRole } from './organizations';
 import { authorize, authorizeOrg } from './permissions';
 
@@ -37,10 +37,19 @@ export async function requireCollection(db: Db, collectionId: string, userId: st
 /**
  * The parent collection of a new or moved item: must be visible and allow creating in it.
  * A caller who is not a member of the organization gets the organization's 404 (as without a
- * parent), never a 400 that would tell them about its collections.
+ * parent), never a 400 that would tell them about its collections. The row carries the
+ * organization's `spaceCount`, read by the same query, for the cap on new spaces.
  */
 export async function requireParentCollection(db: Db, orgId: string, parentId: string, userId: string, needed: number) {
-  const parent = await loadCollection(db, parentId, userId);
+  const parent = await db
+    .select({
+      collection: collections,
+      rank: collectionRoleSql(userId),
+      spaceCount: sql<number>`(select o.space_count from organizations o where o.id = ${qualify(collections.orgId)})`.as('org_space_count'),
+    })
+    .from(collections)
+    .where(eq(collections.id, parentId))
+    .get();
   if (!parent || parent.collection.orgId !== orgId || parent.rank < 1) {
     // Only on this failure path: tell a non-member (or an unknown organization) apart from a bad parent.
     const org = await loadOrganization(db, orgId, userId);
@@ -53,11 +62,12 @@ export async function requireParentCollection(db: Db, orgId: string, parentId: s
 
 /**
  * Checks that the caller may create content where an item lands: the `create` role in the parent
- * collection, or in the organization when the item lands at its root.
+ * collection, or in the organization when the item lands at its root. Answers the organization's
+ * `spaceCount` (spaces not in the trash), read by the same query, for a new space's cap check.
  */
-export async function requireCreateIn(db: Db, orgId: string, parentId: string | null, userId: string) {
-  if (parentId) await requireParentCollection(db, orgId, parentId, userId, RANK.create);
-  else await requireOrgRole(db, orgId, userId, RANK.create);
+export async function requireCreateIn(db: Db, orgId: string, parentId: string | null, userId: string): Promise<{ spaceCount: number }> {
+  if (parentId) return { spaceCount: (await requireParentCollection(db, orgId, parentId, userId, RANK.create)).spaceCount };
+  return { spaceCount: (await requireOrgRole(db, orgId, userId, RANK.create)).org.spaceCount };
 }
 
 /**

@@ -1,8 +1,11 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
-import { orgMembers, spaceUserGrants, spaces, teamMembers, teams, users } from '../db/schema';
+import { orgMembers, organizations, spaceUserGrants, spaces, teamMembers, teams, users } from '../db/schema';
+import type { Env } from '../env';
 import { RANK } from '../lib/roles';
+import { valuesOf } from '../lib/sql-lists';
+import { capOf, capReached } from './limits/caps';
 
 const memberFields = {
   user: { id: users.id, displayName: users.displayName, email: users.email, photoURL: users.photoURL },
@@ -61,4 +64,72 @@ export function removeMembershipStatements(db: Db, orgId: string, userId: string
     db.delete(orgMembers).where(and(membership, guard)),
     db.select({ role: orgMembers.role }).from(orgMembers).where(membership),
   ] as const;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The members cap (MAX_MEMBERS_PER_ORGANIZATION): every org_members row counts, guests included.
+
+/**
+ * SQL true while the organization can take the members a batch adds: `member_count` (kept by triggers)
+ * plus the `userIds` not yet members plus `alsoAdding` more (invitations held for emails without an
+ * account) must stay within the cap. Each member a statement of the batch adds raises the first term
+ * and lowers the second, so every statement of the batch sees the same total: guarded by it, the
+ * statements all apply or none do, and the cap is checked in the writes themselves (two requests at
+ * the cap cannot both pass a check made before either wrote). Adding nobody always fits.
+ */
+function membersFitSql(env: Env, orgId: string, userIds: readonly string[], alsoAdding: number): SQL {
+  const newcomers = sql`(select count(*) from ${valuesOf(userIds)} v
+    where not exists (select 1 from org_members m where m.org_id = ${orgId} and m.user_id = v.value))`;
+  const adding = sql`(${newcomers} + ${alsoAdding})`;
+  return sql`(${adding} = 0 or (select o.member_count from organizations o where o.id = ${orgId}) + ${adding} <= ${capOf(env, 'membersPerOrganization')})`;
+}
+
+/**
+ * `select <the row's values, in its table's column order> where <when>`: the source of an `insert ... select`
+ * that adds the row only where `when` holds (columns left out take their defaults, as in `values`).
+ */
+export function rowWhere<T extends SQLiteTable>(table: T, row: T['$inferInsert'], when: SQL): SQL {
+  const values = Object.entries(getTableColumns(table)).map(([key, column]) =>
+    sql.param((row as Record<string, unknown>)[key] ?? column.default ?? null, column),
+  );
+  return sql`select ${sql.join(values, sql`, `)} where ${when}`;
+}
+
+/** An org_members insert that adds the row only where `when` holds; answers the row added. */
+function insertMemberWhen(db: Db, row: typeof orgMembers.$inferInsert, when: SQL) {
+  return db
+    .insert(orgMembers)
+    .select(rowWhere(orgMembers, row, when))
+    .onConflictDoNothing()
+    .returning({ orgId: orgMembers.orgId, userId: orgMembers.userId });
+}
+
+/**
+ * The statements of a batch that adds members to one organization under its cap. `userIds` are every
+ * user the batch may add (those already members add nothing), `alsoAdding` the people it promises a
+ * place to without adding them yet (held email invitations). `insert` builds a guarded membership insert,
+ * `when` guards any other statement that must apply only with them, and `check` (the batch's last
+ * statement) reads whether they fitted: pass its rows to `assertMembersFit`.
+ */
+export function membersCapGuard(db: Db, env: Env, orgId: string, userIds: readonly string[], alsoAdding = 0) {
+  const when = membersFitSql(env, orgId, userIds, alsoAdding);
+  return {
+    when,
+    insert: (row: typeof orgMembers.$inferInsert) => insertMemberWhen(db, row, when),
+    check: db.select({ fits: sql<number>`${when}`.as('members_fit') }).from(organizations).where(eq(organizations.id, orgId)),
+  };
+}
+
+/** The 403 of the members cap unless the guarded statements of `membersCapGuard` applied (the rows of its `check`). */
+export function assertMembersFit(env: Env, rows: { fits: number }[]): void {
+  if (!rows[0]?.fits) throw capReached('membersPerOrganization', capOf(env, 'membersPerOrganization'));
+}
+
+/**
+ * A user joining one organization on their own (an invite link, their email's domain), as one batch:
+ * the membership insert guarded by the cap, then the check (see `assertMembersFit`).
+ */
+export function joinStatements(db: Db, env: Env, row: typeof orgMembers.$inferInsert) {
+  const guard = membersCapGuard(db, env, row.orgId, [row.userId]);
+  return [guard.insert(row), guard.check] as const;
 }

@@ -1,10 +1,12 @@
 import { and, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../db/schema';
+import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { RANK } from '../lib/roles';
 import { refreshOrgAccessCaps } from './access';
-import { organizationQuery } from './organizations';
+import { assertWithinCap } from './limits/caps';
+import { organizationQuery, type OrganizationRow } from './organizations';
 import { uninstallFromSpaces } from './integrations/events';
 import { removeSpacesFromSites } from './sites/spaces';
 
@@ -19,6 +21,15 @@ export function checkTransferTarget(rows: { rank: number | null }[], sourceOrgId
   if (rank < needed) {
     throw new ApiError(403, needed === RANK.admin ? 'You must be an admin of the target organization' : 'You cannot create content in the target organization');
   }
+}
+
+/**
+ * The target's cap on spaces, on the same rows of `organizationQuery` (after `checkTransferTarget`):
+ * `moving` is the number of spaces outside the trash that the transfer brings (those in the trash do
+ * not count where they go either). A transfer adds spaces to the target, so it is refused at the cap.
+ */
+export function assertTransferFits(env: Env, targetRows: { org: OrganizationRow }[], moving: number) {
+  assertWithinCap(env, 'spacesPerOrganization', targetRows[0].org.spaceCount, moving);
 }
 
 /**

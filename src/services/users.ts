@@ -1,8 +1,11 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { apiTokens, orgEmailInvites, orgMembers, users } from '../db/schema';
+import { and, eq, sql } from 'drizzle-orm';
+import { runBatch, type Db } from '../db/client';
+import { apiTokens, orgEmailInvites, users } from '../db/schema';
+import type { Env } from '../env';
 import { newId, randomBase62, sha256Hex } from '../lib/ids';
 import { nowIso } from '../lib/time';
+import { qualify } from './access';
+import { membersCapGuard } from './members';
 
 export const TOKEN_PREFIX = 'dpa_';
 
@@ -35,8 +38,11 @@ export function emailDomain(email: string): string {
  * membership, so an invite sent before the person had an account is honoured the moment they do.
  * Only for a verified email: an invitation is meant for the owner of the address, and an account
  * whose email nobody vouched for does not prove it (the same rule as joining by email domain).
+ * An organization at its members cap (MAX_MEMBERS_PER_ORGANIZATION) does not take them: creating the
+ * account is not the organization's to refuse, so that invitation stays held, and only the invitations
+ * that became memberships are removed.
  */
-export async function createUser(db: Db, input: { displayName: string; email: string; emailVerified: boolean; photoURL?: string }) {
+export async function createUser(env: Env, db: Db, input: { displayName: string; email: string; emailVerified: boolean; photoURL?: string }) {
   const now = nowIso();
   const row = {
     id: newId(),
@@ -47,17 +53,20 @@ export async function createUser(db: Db, input: { displayName: string; email: st
     createdAt: now,
   };
   const pending = row.emailVerified ? await db.select().from(orgEmailInvites).where(eq(orgEmailInvites.email, row.email)).all() : [];
-  const memberships = pending.map((invite) => ({
-    orgId: invite.orgId,
-    userId: row.id,
-    role: invite.role,
-    joinedAt: now,
-    sso: invite.sso,
-  }));
-  await db.batch([
+  const joins = pending.map((invite) =>
+    membersCapGuard(db, env, invite.orgId, [row.id]).insert({ orgId: invite.orgId, userId: row.id, role: invite.role, joinedAt: now, sso: invite.sso }),
+  );
+  const results = await runBatch(db, [
     db.insert(users).values(row),
-    ...memberships.map((m) => db.insert(orgMembers).values(m).onConflictDoNothing()),
-    ...(row.emailVerified ? [db.delete(orgEmailInvites).where(eq(orgEmailInvites.email, row.email))] : []),
+    ...joins,
+    ...(joins.length
+      ? [
+          db
+            .delete(orgEmailInvites)
+            .where(and(eq(orgEmailInvites.email, row.email), sql`exists (select 1 from org_members m where m.org_id = ${qualify(orgEmailInvites.orgId)} and m.user_id = ${row.id})`)),
+        ]
+      : []),
   ]);
-  return { row, joinedOrganizations: memberships.map((m) => m.orgId) };
+  const joined = (results.slice(1, 1 + joins.length) as { orgId: string }[][]).flat();
+  return { row, joinedOrganizations: joined.map((m) => m.orgId) };
 }

@@ -27,7 +27,7 @@ import { removeSpacesFromSites } from '../../services/sites/spaces';
 import { organizationQuery } from '../../services/organizations';
 import { authorize } from '../../services/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/positions';
-import { checkTransferTarget, transferStatements } from '../../services/transfer';
+import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/transfer';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
@@ -263,10 +263,16 @@ export const collectionsRouter = createRouter()
     const { collectionId } = c.req.valid('param');
     const { organization } = c.req.valid('json');
     const db = c.get('db');
-    const [collectionRows, targetRows] = await db.batch([collectionQuery(db, collectionId, userId), organizationQuery(db, organization, userId)]);
+    // With the collection and the target, the number of spaces outside the trash the tree brings (the target's cap).
+    const [collectionRows, targetRows, [moving]] = await db.batch([
+      collectionQuery(db, collectionId, userId),
+      organizationQuery(db, organization, userId),
+      db.select({ spaces: count() }).from(spaces).where(and(sql`${spaces.parentId} in (${subtreeSql(collectionId)})`, isNull(spaces.deletedAt))),
+    ]);
     authorize(collectionRows[0]?.rank, RANK.admin, 'Collection');
     const { collection } = collectionRows[0];
     checkTransferTarget(targetRows, collection.orgId, organization, RANK.admin);
+    assertTransferFits(c.env, targetRows, moving.spaces);
     // The tree is walked in SQL inside the statements: no read beforehand, no bound parameter per item.
     const batch = [
       db.update(collections).set({ parentId: null, position: appendPositionSql(organization, null) }).where(eq(collections.id, collectionId)),

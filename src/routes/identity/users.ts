@@ -73,7 +73,7 @@ export const usersRouter = createRouter()
     const email = normalizeEmail(body.email);
     const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
     if (existing) throw new ApiError(409, `A user with email ${email} already exists`);
-    const { row } = await createUser(db, { ...body, email, emailVerified: body.emailVerified ?? true });
+    const { row } = await createUser(c.env, db, { ...body, email, emailVerified: body.emailVerified ?? true });
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(getUserRoute, async (c) => {

@@ -3,6 +3,7 @@ import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
+import { assertWithinCap } from '../../services/limits/caps';
 import { newId } from '../../lib/ids';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
@@ -160,13 +161,14 @@ export const integrationInstallationsRouter = createRouter()
         .where(and(sql`${integrationInstallations.integrationId} = ${integrationIdByNameSql(integrationName)}`, eq(integrationInstallations.orgId, orgId))),
     ]);
     const { integration } = requireIntegration(actor, integrationRows[0]);
-    checkOrganizationRole(orgRows, RANK.admin);
+    const { org } = checkOrganizationRole(orgRows, RANK.admin);
     // Every target admits an organization installation: space and site installations hang off it.
     if (!['all', 'organization', 'space', 'site'].includes(integration.target)) {
       throw new ApiError(400, `This integration cannot be installed (its target is ${integration.target})`);
     }
     const alreadyInstalled = (id: string) => new ApiError(409, `This integration is already installed on this organization (installation ${id})`);
     if (existing[0]) throw alreadyInstalled(existing[0].id);
+    assertWithinCap(c.env, 'installationsPerOrganization', org.installationCount);
 
     const now = nowIso();
     const signingSecret = newSigningSecret();

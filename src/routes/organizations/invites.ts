@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { runBatch, type BatchItem } from '../../db/client';
 import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -11,6 +12,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
 import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
+import { assertMembersFit, joinStatements, membersCapGuard, rowWhere } from '../../services/members';
 import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { normalizeEmail } from '../../services/users';
 
@@ -130,21 +132,25 @@ export const invitesRouter = createRouter()
     const known = new Set(joining.map((u) => u.email));
     const pending = emails.filter((e) => !known.has(e));
     const sso = body.sso ?? false;
-    const statements = [
-      ...joining.map((u) =>
-        db
-          .insert(orgMembers)
-          .values({ orgId: org.id, userId: u.id, role: wanted.get(u.email)!, joinedAt: now, sso })
-          .onConflictDoNothing(),
-      ),
+    // The members cap: the invitation is refused, whole, when the members and everyone it names who is not one
+    // yet (an account, or an email without one, held) would pass it. Its writes are guarded by that check.
+    const withAccount = new Set(existing.map((u) => u.email));
+    const guard = membersCapGuard(db, c.env, org.id, existing.map((u) => u.id), pending.filter((e) => !withAccount.has(e)).length);
+    const statements: BatchItem[] = [
+      ...joining.map((u) => guard.insert({ orgId: org.id, userId: u.id, role: wanted.get(u.email)!, joinedAt: now, sso })),
       ...pending.map((email) =>
         db
           .insert(orgEmailInvites)
-          .values({ orgId: org.id, email, role: wanted.get(email)!, sso, invitedBy: callerId, createdAt: now })
+          .select(rowWhere(orgEmailInvites, { orgId: org.id, email, role: wanted.get(email)!, sso, invitedBy: callerId, createdAt: now }, guard.when))
           .onConflictDoUpdate({ target: [orgEmailInvites.orgId, orgEmailInvites.email], set: { role: wanted.get(email)!, sso } }),
       ),
+      // An invitation held earlier for an account that joins now (its email was not verified, or the
+      // organization was full when it was created) has done its work.
+      ...(joining.length
+        ? [db.delete(orgEmailInvites).where(and(eq(orgEmailInvites.orgId, org.id), inArray(orgEmailInvites.email, valuesOf([...known])), guard.when))]
+        : []),
     ];
-    if (statements.length) await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+    if (statements.length) assertMembersFit(c.env, (await runBatch(db, [...statements, guard.check])).at(-1) as { fits: number }[]);
     return c.json({ users: joining.map((u) => u.id), invited: emails.length, pending }, 200);
   })
   .openapi(createLinkInviteRoute, async (c) => {
@@ -224,7 +230,8 @@ export const invitesRouter = createRouter()
     if (!invite[0].enabled) throw new ApiError(403, 'Invite links are disabled for this organization');
     const inviteRank = invite[0].role;
     if (!membership[0]) {
-      await db.insert(orgMembers).values({ orgId: organizationId, userId: callerId, role: inviteRank, joinedAt: nowIso() }).onConflictDoNothing().run();
+      const [, fits] = await db.batch(joinStatements(db, c.env, { orgId: organizationId, userId: callerId, role: inviteRank, joinedAt: nowIso() }));
+      assertMembersFit(c.env, fits);
     } else if (membership[0].role < inviteRank) {
       await db
         .update(orgMembers)

@@ -20,6 +20,7 @@ import {
 } from '../../schemas/organization';
 import { orgRoleSql } from '../../services/access';
 import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/merge-rules';
+import { assertMembersFit, joinStatements } from '../../services/members';
 import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
 
@@ -259,11 +260,8 @@ export const organizationsRouter = createRouter()
     if (!actor.emailVerified || !org.emailDomains.includes(domain)) {
       throw badRequest(`Email domain not valid: this organization does not allow members from "${domain}" to join, or your email is not verified`);
     }
-    await db
-      .insert(orgMembers)
-      .values({ orgId: org.id, userId, role: org.defaultRole ?? RANK.guest, joinedAt: nowIso() })
-      .onConflictDoNothing()
-      .run();
+    const [, fits] = await db.batch(joinStatements(db, c.env, { orgId: org.id, userId, role: org.defaultRole ?? RANK.guest, joinedAt: nowIso() }));
+    assertMembersFit(c.env, fits);
     return c.body(null, 204);
   })
   .openapi(getOrganizationsForEmailDomainRoute, async (c) => {

@@ -13,6 +13,7 @@ import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../
 import { TeamSchema, toTeam } from '../../schemas/team';
 import { UserSchema, toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access';
+import { assertMembersFit, membersCapGuard, rowWhere } from '../../services/members';
 import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces';
 import { teamSelection } from '../../services/teams';
 
@@ -154,6 +155,8 @@ export const spaceUsersRouter = createRouter()
     assertAllFound(userIds, foundUsers, (missing) => `users: ${missing} do not exist`);
     assertAllFound(teamIds, foundTeams, (missing) => `teams: ${missing} are not teams of this organization`);
     const now = nowIso();
+    // Outsiders become guests: members of the organization under its cap. The grants apply only with them.
+    const guard = membersCapGuard(db, c.env, space.orgId, body.role === null ? [] : userIds);
     const statements =
       body.role === null
         ? [
@@ -162,21 +165,21 @@ export const spaceUsersRouter = createRouter()
           ]
         : [
             // Outsiders become guests of the organization: their access comes from this grant alone.
-            ...userIds.map((userId) => db.insert(orgMembers).values({ orgId: space.orgId, userId, role: RANK.guest, joinedAt: now }).onConflictDoNothing()),
+            ...userIds.map((userId) => guard.insert({ orgId: space.orgId, userId, role: RANK.guest, joinedAt: now })),
             ...userIds.map((userId) =>
               db
                 .insert(spaceUserGrants)
-                .values({ spaceId, userId, role: roleToRank(body.role), createdAt: now })
+                .select(rowWhere(spaceUserGrants, { spaceId, userId, role: roleToRank(body.role), createdAt: now }, guard.when))
                 .onConflictDoUpdate({ target: [spaceUserGrants.spaceId, spaceUserGrants.userId], set: { role: roleToRank(body.role) } }),
             ),
             ...teamIds.map((teamId) =>
               db
                 .insert(spaceTeamGrants)
-                .values({ spaceId, teamId, role: roleToRank(body.role), createdAt: now })
+                .select(rowWhere(spaceTeamGrants, { spaceId, teamId, role: roleToRank(body.role), createdAt: now }, guard.when))
                 .onConflictDoUpdate({ target: [spaceTeamGrants.spaceId, spaceTeamGrants.teamId], set: { role: roleToRank(body.role) } }),
             ),
           ];
-    if (statements.length) await runBatch(db, statements);
+    if (statements.length) assertMembersFit(c.env, (await runBatch(db, [...statements, guard.check])).at(-1) as { fits: number }[]);
     return c.body(null, 204);
   })
   .openapi(listUserPermissionsRoute, async (c) => {

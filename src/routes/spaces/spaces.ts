@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { enqueueEvents, eventIdsIn } from '../../services/integrations/events';
-import { collections, spaces } from '../../db/schema';
+import { collections, organizations, spaces } from '../../db/schema';
 import { reindexInBackground } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -20,7 +20,8 @@ import { appendPositionSql, resolvePosition } from '../../services/positions';
 import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
 import { siteUrlContext } from '../../services/sites/present';
 import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
-import { checkTransferTarget, transferStatements } from '../../services/transfer';
+import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/transfer';
+import { assertWithinCap } from '../../services/limits/caps';
 import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
 
 const tags = ['Spaces'];
@@ -171,7 +172,8 @@ export const spacesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    await requireCreateIn(db, organizationId, body.parent ?? null, userId);
+    const { spaceCount } = await requireCreateIn(db, organizationId, body.parent ?? null, userId);
+    assertWithinCap(c.env, 'spacesPerOrganization', spaceCount);
     const parentId = body.parent ?? null;
     const created = newSpaceStatements(db, {
       orgId: organizationId,
@@ -278,7 +280,8 @@ export const spacesRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
     const { space } = await requireSpace(db, spaceId, userId, RANK.read);
-    await requireCreateIn(db, space.orgId, space.parentId, userId);
+    const { spaceCount } = await requireCreateIn(db, space.orgId, space.parentId, userId);
+    assertWithinCap(c.env, 'spacesPerOrganization', spaceCount);
     const position = await resolvePosition(db, space.orgId, space.parentId, null, { after: { type: 'space', space: space.id } });
     const copy = newSpaceStatements(db, {
       orgId: space.orgId,
@@ -300,19 +303,20 @@ export const spacesRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
-    // The space and, read alongside, whether its collection still exists (it comes back at the root if not).
-    const [spaceRows, parentRows] = await db.batch([
+    // The space and, read alongside, whether its collection still exists (it comes back at the root if not)
+    // and how many spaces its organization holds outside the trash (a restored one counts again).
+    const ofSpace = (column: 'parent_id' | 'org_id') => sql`(select s.${sql.raw(column)} from spaces s where s.id = ${spaceId})`;
+    const [spaceRows, parentRows, orgRows] = await db.batch([
       selectSpaceWithRank(db, spaceId, userId),
-      db
-        .select({ id: collections.id })
-        .from(collections)
-        .where(eq(collections.id, sql`(select s.parent_id from spaces s where s.id = ${spaceId})`)),
+      db.select({ id: collections.id }).from(collections).where(eq(collections.id, ofSpace('parent_id'))),
+      db.select({ spaceCount: organizations.spaceCount }).from(organizations).where(eq(organizations.id, ofSpace('org_id'))),
     ]);
     const { space } = checkSpace(spaceRows, RANK.admin, true);
     if (!space.deletedAt) throw badRequest('This space is not deleted');
     if (Date.now() - Date.parse(space.deletedAt) > SPACE_RETENTION_DAYS * DAY_MS) {
       throw badRequest(`Not allowed: only spaces deleted in the last ${SPACE_RETENTION_DAYS} days can be restored`);
     }
+    assertWithinCap(c.env, 'spacesPerOrganization', orgRows[0]?.spaceCount ?? 0);
     const parentId = parentRows[0] ? space.parentId : null;
     const position = appendPositionSql(space.orgId, parentId);
     const row = await writeAndReload(
@@ -360,6 +364,7 @@ export const spacesRouter = createRouter()
     const [spaceRows, targetRows] = await db.batch([selectSpaceWithRank(db, spaceId, userId), organizationQuery(db, organization, userId)]);
     const { space } = checkSpace(spaceRows, RANK.admin);
     checkTransferTarget(targetRows, space.orgId, organization, RANK.create);
+    assertTransferFits(c.env, targetRows, 1);
     const position = appendPositionSql(organization, null);
     const writes = [db.update(spaces).set({ parentId: null, position }).where(eq(spaces.id, spaceId)), ...transferStatements(db, space.orgId, organization, { spaceIds: sql`select ${spaceId}` })];
     const row = await writeAndReload(db, writes, spaceId, userId, (results) => enqueueEvents(c.env, eventIdsIn(writes, results)));

@@ -3,6 +3,7 @@ import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
 import type { Actor, Env } from '../../env';
 import { ApiError } from '../../lib/errors';
+import { assertWithinCap } from '../limits/caps';
 import { newId } from '../../lib/ids';
 import { afterCursor, keysetOrder, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
@@ -210,6 +211,9 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
       throw new ApiError(409, `"${name}" is published by another organization: publish it again under that organization (an integration cannot move)`);
     }
   }
+
+  // A new version adds nothing; a new integration (a tombstone of the name replaced too) is one more for its owner.
+  if (!live) assertWithinCap(env, 'integrationsPerOrganization', target.org.integrationCount);
 
   const id = live?.id ?? newId();
   const version = live ? live.version + 1 : 1;
