@@ -57,6 +57,17 @@ async function seedBatch(spaceId: string, changeRequestId: string, userId: strin
   expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
 }
 
+/** Main two pages below the cap, and two change requests that each add two pages: either merges, not both. */
+async function twoChangeRequestsOfTwoPages() {
+  const { user, token, spaceId } = await fresh();
+  await seedContent(spaceId, largeManifest(0, PAGES - 2));
+  const first = await openChangeRequest(spaceId, token, 'First');
+  const second = await openChangeRequest(spaceId, token, 'Second');
+  await seedBatch(spaceId, first.id, user.id, insertPages(2, 100));
+  await seedBatch(spaceId, second.id, user.id, insertPages(2, 200));
+  return { token, spaceId, first, second };
+}
+
 describe('pages per space (MAX_PAGES_PER_SPACE)', () => {
   it('a change request batch reaching the cap passes, one page more is refused and writes nothing, edits and deletions pass, a deletion frees a slot', async () => {
     const { token, spaceId } = await fresh();
@@ -106,12 +117,7 @@ describe('pages per space (MAX_PAGES_PER_SPACE)', () => {
   });
 
   it('a merge whose result would pass the cap is refused and leaves main and the change request unchanged', async () => {
-    const { user, token, spaceId } = await fresh();
-    await seedContent(spaceId, largeManifest(0, PAGES - 2));
-    const first = await openChangeRequest(spaceId, token, 'First');
-    const second = await openChangeRequest(spaceId, token, 'Second');
-    await seedBatch(spaceId, first.id, user.id, insertPages(2, 100));
-    await seedBatch(spaceId, second.id, user.id, insertPages(2, 200));
+    const { token, spaceId, first, second } = await twoChangeRequestsOfTwoPages();
 
     // Main reaches the cap exactly (a fast-forward).
     expectStatus(await merge(spaceId, first.id, token), 200);
@@ -129,12 +135,7 @@ describe('pages per space (MAX_PAGES_PER_SPACE)', () => {
   });
 
   it('an update that would bring the change request past the cap is refused and leaves it unchanged', async () => {
-    const { user, token, spaceId } = await fresh();
-    await seedContent(spaceId, largeManifest(0, PAGES - 2));
-    const first = await openChangeRequest(spaceId, token, 'First');
-    const second = await openChangeRequest(spaceId, token, 'Second');
-    await seedBatch(spaceId, first.id, user.id, insertPages(2, 100));
-    await seedBatch(spaceId, second.id, user.id, insertPages(2, 200));
+    const { token, spaceId, first, second } = await twoChangeRequestsOfTwoPages();
     expectStatus(await merge(spaceId, first.id, token), 200);
 
     const secondHead = await crHead(second.id);
