@@ -7,7 +7,7 @@ import { errorResponse, onError } from './lib/errors';
 import { MAX_CONTENT_BATCH_BYTES } from './services/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
-import { limitByCaller, limitByClientIp, rateLimitHeaders } from './middleware/rate-limit';
+import { limitByCaller, limitByClientIp, limitRefusedTokens, rateLimitHeaders } from './middleware/rate-limit';
 import { changeRequestContentRouter } from './routes/change-request-content/content';
 import { importRouter } from './routes/change-request-content/import';
 import { changeRequestsRouter } from './routes/change-requests/change-requests';
@@ -145,6 +145,7 @@ export function createApp() {
     if (c.req.method === 'POST' && CONVERSATIONS_BODY_PATH.test(c.req.path)) return conversationsLimit(c, next);
     return defaultLimit(c, next);
   });
+  app.use('/v1/*', limitRefusedTokens);
   app.use('/v1/*', authenticate);
   app.use('/v1/*', limitByCaller);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);

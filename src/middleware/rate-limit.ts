@@ -82,6 +82,16 @@ export const limitByCaller = createMiddleware<AppBindings>(async (c, next) => {
   await next();
 });
 
+/**
+ * Before authentication on API routes: a request refused for its token (401, no caller known) counts against
+ * its client address, so a flood of made-up tokens ends in 429s like any anonymous traffic. It is counted once
+ * answered: the token had to be looked up to be found wanting.
+ */
+export const limitRefusedTokens = createMiddleware<AppBindings>(async (c, next) => {
+  await next();
+  if (c.res.status === 401 && c.get('actor') === undefined) await enforce(c, 'visitor', clientIp(c));
+});
+
 /** Routes outside the API (downloads, public specs, integration endpoints): every request counts against its client IP. */
 export const limitByClientIp = createMiddleware<AppBindings>(async (c, next) => {
   await enforce(c, 'visitor', clientIp(c));
@@ -94,8 +104,13 @@ export const limitByClientIp = createMiddleware<AppBindings>(async (c, next) => 
  */
 export function limitCostly(policy: CostlyPolicy) {
   return createMiddleware<AppBindings>(async (c, next) => {
-    const { key } = callerKey(c, c.get('actor'));
-    await enforce(c, policy, key);
+    await enforceCostly(c, policy);
     await next();
   });
+}
+
+/** The same, from a handler whose request is expensive only sometimes (a change request opened with a template). */
+export async function enforceCostly(c: Context<AppBindings>, policy: CostlyPolicy): Promise<void> {
+  const { key } = callerKey(c, c.get('actor'));
+  await enforce(c, policy, key);
 }

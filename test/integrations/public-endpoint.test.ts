@@ -35,6 +35,15 @@ export default {
     if (route === '/big') return new Response('x'.repeat(${MAX_FETCH_RESPONSE_BYTES} + 1));
     if (route === '/empty') return new Response(null, { status: 204, headers: { 'x-empty': 'yes' } });
     if (route === '/refuse') return new Response('no', { status: 401 });
+    if (route === '/spoofed-visitor') {
+      // Two anonymous reads of the API, each claiming another client address.
+      const remaining = [];
+      for (const ip of ['203.0.113.1', '203.0.113.2']) {
+        const answer = await fetch(environment.apiEndpoint + '/spaces/nothing-here-000000', { headers: { 'CF-Connecting-IP': ip } });
+        remaining.push(answer.headers.get('RateLimit'));
+      }
+      return Response.json({ remaining });
+    }
     if (route === '/space') {
       const content = await fetch(environment.apiEndpoint + '/spaces/' + url.searchParams.get('id') + '/content', {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.installation },
@@ -224,6 +233,14 @@ describe("an installation's public endpoint", () => {
     const space = await call('GET', `${f.installationPath}/space?id=${f.spaceId}`);
     expect(space.status, JSON.stringify(space.body)).toBe(200);
     expect(space.body).toEqual({ status: 200, revision: expect.any(String) });
+  });
+
+  it("counts a script's anonymous API reads against its integration, whatever client address it claims", async () => {
+    const res = await call('GET', `${f.integrationPath}/spoofed-visitor`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [first, second] = (res.body.remaining as string[]).map((h) => Number(/"visitor";r=(\d+)/.exec(h)![1]));
+    // One budget for both (the claimed addresses are replaced): the second read has one request less left.
+    expect(second).toBe(first - 1);
   });
 
   it('costs two D1 round trips before the answer and one after it', async () => {

@@ -135,6 +135,17 @@ describe('visitor routes are limited by client address', () => {
     expect(parseItems(elsewhere.headers.get('RateLimit')).visitor.r).toBe(VISITOR - 1);
   });
 
+  it('requests with made-up tokens count against their address: a flood of them ends in 429s, a valid token from there is served', async () => {
+    const headers = { 'CF-Connecting-IP': freshIp() };
+    const user = await createUser();
+    await inFreshWindow();
+    const answers = await hammer(VISITOR + 1, () => api('GET', '/v1/user', { token: `made-up-${Math.random()}`, headers }));
+    expect(answers.map((a) => a.status)).toEqual([...Array(VISITOR).fill(401), 429]);
+    expect(answers[0].headers.get('RateLimit-Policy')).toBe(`"visitor";q=${VISITOR};w=10`);
+    expectError(answers.at(-1)!, 429, 'client address');
+    expect((await api('GET', '/v1/user', { token: user.token, headers })).status).toBe(200);
+  });
+
   it('signed file downloads are visitor routes', async () => {
     const res = await api('GET', '/files/abc/name.png', { token: null, headers: { 'CF-Connecting-IP': freshIp() } });
     expect(res.headers.get('RateLimit-Policy')).toBe(`"visitor";q=${VISITOR};w=10`);
@@ -170,6 +181,21 @@ describe('expensive operations have their own lower limits', () => {
     expectError(answers.at(-1)!, 429, '"content-writes" rate limit');
     // One page per batch that passed, none for the refused one.
     expect((await pageTree(space.id, org.owner.token, cr.id)).length).toBe(CONTENT_WRITES);
+  });
+});
+
+describe('a change request opened with a template', () => {
+  it('is a content write; opened without one it is not', async () => {
+    const org = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token);
+    const open = (body: object) => api('POST', `/v1/spaces/${space.id}/change-requests`, { token: org.owner.token, body });
+    await inFreshWindow();
+    const answers = await hammer(CONTENT_WRITES + 1, () => open({ subject: 'From a template', template: { id: 'changelog' } }));
+    expect(answers.map((a) => a.status)).toEqual([...Array(CONTENT_WRITES).fill(201), 429]);
+    expectError(answers.at(-1)!, 429, '"content-writes" rate limit');
+    const plain = await open({ subject: 'Plain' });
+    expect(plain.status).toBe(201);
+    expect(plain.headers.get('RateLimit-Policy')).toBe(`"user";q=${USER};w=10`);
   });
 });
 

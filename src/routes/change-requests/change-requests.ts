@@ -25,6 +25,7 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../servi
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
+import { enforceCostly } from '../../middleware/rate-limit';
 import { checkClusterForChangeRequest, clusterOfSpaceQuery } from '../../services/conversations/records';
 
 /**
@@ -215,6 +216,8 @@ export const changeRequestsRouter = createRouter()
     const body = c.req.valid('json');
     // Checked before anything is read: an unknown template or a missing reference creates nothing.
     const changes = body.template !== undefined ? templateChanges(body.template, 'template') : undefined;
+    // With a template it is a content write (in the space's writer), and counts as one.
+    if (changes) await enforceCostly(c, 'content-writes');
     if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');
     const db = c.get('db');
     const cluster = body.conversationsIssuesCluster;

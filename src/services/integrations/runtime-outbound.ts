@@ -17,7 +17,8 @@ const HOP_HEADERS = ['content-encoding', 'content-length', 'transfer-encoding', 
  * script makes arrives here.
  * - A request to the API's own origin (the script's `apiEndpoint`) is served by this Worker's own fetch
  *   handler, in the same deployment, without leaving it: authentication, scopes and roles apply as to any
- *   caller, so a script acts with the tokens it was given and nothing more.
+ *   caller, so a script acts with the tokens it was given and nothing more (and its requests without one
+ *   count against the integration's own visitor budget, services/limits).
  * - Any other URL goes through the one guarded outbound fetch (lib/outbound): no private, loopback or
  *   link-local addresses, redirects checked at every hop, time and size capped. A refused or failed
  *   request makes the script's `fetch` reject with the reason.
@@ -26,7 +27,11 @@ export class IntegrationOutbound extends WorkerEntrypoint<Env, IntegrationOutbou
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.origin === this.ctx.props.apiOrigin) {
-      return (exports as unknown as { default: Fetcher }).default.fetch(request);
+      // The script's requests without a token count against the integration, never against an address the
+      // script names (CF-Connecting-IP is Cloudflare's only at the edge; here the script could set any).
+      const headers = new Headers(request.headers);
+      headers.set('CF-Connecting-IP', `integration:${this.ctx.props.integrationId}`);
+      return (exports as unknown as { default: Fetcher }).default.fetch(new Request(request, { headers }));
     }
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     // Read once: the guard may have to send it again after a 307/308 redirect.
