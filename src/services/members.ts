@@ -71,17 +71,25 @@ export function removeMembershipStatements(db: Db, orgId: string, userId: string
 
 /**
  * SQL true while the organization can take the members a batch adds: `member_count` (kept by triggers)
- * plus the `userIds` not yet members plus `alsoAdding` more (invitations held for emails without an
- * account) must stay within the cap. Each member a statement of the batch adds raises the first term
- * and lowers the second, so every statement of the batch sees the same total: guarded by it, the
- * statements all apply or none do, and the cap is checked in the writes themselves (two requests at
- * the cap cannot both pass a check made before either wrote). Adding nobody always fits.
+ * plus the `userIds` not yet members plus the `heldEmails` not yet held (invitations for emails without an
+ * account, promised a place) must stay within the cap; and the invitations held, with those, too (so they
+ * cannot pile up). A statement of the batch that adds a member or holds an email never raises these sums,
+ * so once the first guarded statement applies every later one does: the statements all apply or none do,
+ * and the cap is checked in the writes themselves (two requests at the cap cannot both pass a check made
+ * before either wrote). Adding nobody always fits; holding again an email already held adds nobody.
  */
-function membersFitSql(env: Env, orgId: string, userIds: readonly string[], alsoAdding: number): SQL {
+function membersFitSql(env: Env, orgId: string, userIds: readonly string[], heldEmails: readonly string[]): SQL {
+  const cap = capOf(env, 'membersPerOrganization');
   const newcomers = sql`(select count(*) from ${valuesOf(userIds)} v
     where not exists (select 1 from org_members m where m.org_id = ${orgId} and m.user_id = v.value))`;
-  const adding = sql`(${newcomers} + ${alsoAdding})`;
-  return sql`(${adding} = 0 or (select o.member_count from organizations o where o.id = ${orgId}) + ${adding} <= ${capOf(env, 'membersPerOrganization')})`;
+  const newlyHeld = heldEmails.length
+    ? sql`(select count(*) from ${valuesOf(heldEmails)} v
+        where not exists (select 1 from org_email_invites i where i.org_id = ${orgId} and i.email = v.value))`
+    : sql`0`;
+  const adding = sql`(${newcomers} + ${newlyHeld})`;
+  const held = sql`(select count(*) from org_email_invites i where i.org_id = ${orgId})`;
+  return sql`(${adding} = 0 or ((select o.member_count from organizations o where o.id = ${orgId}) + ${adding} <= ${cap}
+    and (${newlyHeld} = 0 or ${held} + ${newlyHeld} <= ${cap})))`;
 }
 
 /**
@@ -106,13 +114,13 @@ function insertMemberWhen(db: Db, row: typeof orgMembers.$inferInsert, when: SQL
 
 /**
  * The statements of a batch that adds members to one organization under its cap. `userIds` are every
- * user the batch may add (those already members add nothing), `alsoAdding` the people it promises a
- * place to without adding them yet (held email invitations). `insert` builds a guarded membership insert,
+ * user the batch may add (those already members add nothing), `heldEmails` the emails without an account it
+ * holds an invitation for, promising them a place (those held already add nothing). `insert` builds a guarded membership insert,
  * `when` guards any other statement that must apply only with them, and `check` (the batch's last
  * statement) reads whether they fitted: pass its rows to `assertMembersFit`.
  */
-export function membersCapGuard(db: Db, env: Env, orgId: string, userIds: readonly string[], alsoAdding = 0) {
-  const when = membersFitSql(env, orgId, userIds, alsoAdding);
+export function membersCapGuard(db: Db, env: Env, orgId: string, userIds: readonly string[], heldEmails: readonly string[] = []) {
+  const when = membersFitSql(env, orgId, userIds, heldEmails);
   return {
     when,
     insert: (row: typeof orgMembers.$inferInsert) => insertMemberWhen(db, row, when),

@@ -14,7 +14,7 @@ import { conversation } from '../helpers/conversations';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { BASE, api, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
-import { measureRoundTrips } from '../helpers/round-trips';
+import { measureRoundTrips, requestWithBindings } from '../helpers/round-trips';
 
 // The caps of the limits project (TEST_CAPS in test/limits/vitest.config.ts).
 const COMMENTS_PER_PAGE = 3;
@@ -335,6 +335,14 @@ describe('conversations per day', () => {
     expect(refused).toMatchObject({ status: 429, message: expect.stringContaining('MAX_CONVERSATIONS_PER_DAY'), headers: { 'Retry-After': expect.any(String) } });
     expect(sent).toEqual([]);
     expect(await usage(org.id)).toEqual({ day: today(), today: CONVERSATIONS_PER_DAY - 1, stored: 0 });
+  });
+
+  it('a request larger than a whole day of the cap is a 400, not a wait', async () => {
+    const org = await seedOrg();
+    const res = await requestWithBindings('POST', `/v1/orgs/${org.id}/conversations`, org.owner.token, batch(3), { MAX_CONVERSATIONS_PER_DAY: '2' });
+    expect(res.status).toBe(400);
+    expect((res.body as { error: { message: string } }).error.message).toContain('at most 2 per day (MAX_CONVERSATIONS_PER_DAY)');
+    expect(await usage(org.id)).toMatchObject({ stored: 0 });
   });
 
   it('ingestion costs the same round trips as before the cap (the count is read with the access, written with the conversations)', async () => {

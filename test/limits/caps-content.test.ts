@@ -143,6 +143,16 @@ describe('pages per space (MAX_PAGES_PER_SPACE)', () => {
     expect(await crHead(second.id)).toBe(secondHead);
   });
 
+  it('pulling main into a change request still at its base is a fast-forward, never refused, even with main over a lowered cap', async () => {
+    const { token, spaceId } = await fresh();
+    await seedContent(spaceId, largeManifest(0, PAGES - 1));
+    const behind = await openChangeRequest(spaceId, token, 'Behind');
+    // Main moves past the cap (as if the cap were lowered after it grew): the change request stays at its base.
+    const { revision } = await seedContent(spaceId, largeManifest(0, PAGES + 2));
+    expectStatus(await api('POST', `/v1/spaces/${spaceId}/change-requests/${behind.id}/update`, { token }), 200);
+    expect(await crHead(behind.id)).toBe(revision);
+  });
+
   it('on main content: a template that reaches the cap is applied, one past it is refused, and so is a change request opened with it', async () => {
     const { token, spaceId } = await fresh();
     const templatePages = templateChanges({ id: 'changelog' }).length;

@@ -135,7 +135,7 @@ export const invitesRouter = createRouter()
     // The members cap: the invitation is refused, whole, when the members and everyone it names who is not one
     // yet (an account, or an email without one, held) would pass it. Its writes are guarded by that check.
     const withAccount = new Set(existing.map((u) => u.email));
-    const guard = membersCapGuard(db, c.env, org.id, existing.map((u) => u.id), pending.filter((e) => !withAccount.has(e)).length);
+    const guard = membersCapGuard(db, c.env, org.id, existing.map((u) => u.id), pending.filter((e) => !withAccount.has(e)));
     const statements: BatchItem[] = [
       ...joining.map((u) => guard.insert({ orgId: org.id, userId: u.id, role: wanted.get(u.email)!, joinedAt: now, sso })),
       ...pending.map((email) =>

@@ -99,8 +99,11 @@ export async function authorizeIngestion(c: Context<AppBindings>, orgId: string,
   } else if (!organizationPermissions(rank).ingestConversations) {
     throw new ApiError(403, 'You do not have permission to ingest conversations in this organization (it takes the ingestConversations permission: the admin role)');
   }
+  const cap = capOf(c.env, 'conversationsPerDay');
+  // A request larger than a whole day's cap would never pass: waiting for tomorrow would not help.
+  if (adding > cap) throw badRequest(`This request holds ${adding} conversations; an organization ingests at most ${cap} per day (MAX_CONVERSATIONS_PER_DAY)`);
   const today = access.day === utcDay(now) ? access.today : 0;
-  if (today + adding > capOf(c.env, 'conversationsPerDay')) throw dailyCapReached(c.env, now);
+  if (today + adding > cap) throw dailyCapReached(c.env, now);
   return source;
 }
 
