@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Actor, AppBindings } from '../env';
@@ -53,10 +54,17 @@ function callerKey(c: Context<AppBindings>, actor: Actor | undefined): { policy:
 
 /**
  * Cloudflare's client address (set by Cloudflare at the edge, whatever the client sent); local development
- * without one shares a single bucket. Bounded: an address is at most 45 characters, a key should not be more.
+ * without one shares a single bucket. An IPv6 client counts by its /64, the block one subscriber is given,
+ * so that rotating through its own addresses does not multiply its budget. Bounded: a key of at most 64.
  */
 function clientIp(c: Context<AppBindings>): string {
-  return c.req.header('CF-Connecting-IP')?.trim().slice(0, 64) || 'unknown';
+  const address = c.req.header('CF-Connecting-IP')?.trim().slice(0, 64) || 'unknown';
+  return ipaddr.IPv6.isValid(address) ? ipv6Key(ipaddr.IPv6.parse(address)) : address;
+}
+
+function ipv6Key(address: ipaddr.IPv6): string {
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+  return `${address.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 async function enforce(c: Context<AppBindings>, policy: RateLimitPolicy, key: string): Promise<void> {

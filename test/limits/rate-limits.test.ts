@@ -146,6 +146,18 @@ describe('visitor routes are limited by client address', () => {
     expect((await api('GET', '/v1/user', { token: user.token, headers })).status).toBe(200);
   });
 
+  it('an IPv6 client counts by its /64: rotating addresses within it does not add budget', async () => {
+    const fourth = Math.floor(Math.random() * 65535);
+    const prefix = `2001:db8:${(Date.now() % 65536).toString(16)}`;
+    const block = `${prefix}:${fourth.toString(16)}`;
+    await inFreshWindow();
+    const answers = await hammer(VISITOR + 1, () => api('GET', '/openapi.json', { token: null, headers: { 'CF-Connecting-IP': `${block}::${Math.floor(Math.random() * 65536).toString(16)}` } }));
+    expect(answers.map((a) => a.status)).toEqual([...Array(VISITOR).fill(200), 429]);
+    // The next /64 is another subscriber.
+    const next = await api('GET', '/openapi.json', { token: null, headers: { 'CF-Connecting-IP': `${prefix}:${(fourth + 1).toString(16)}::1` } });
+    expect(next.status).toBe(200);
+  });
+
   it('signed file downloads are visitor routes', async () => {
     const res = await api('GET', '/files/abc/name.png', { token: null, headers: { 'CF-Connecting-IP': freshIp() } });
     expect(res.headers.get('RateLimit-Policy')).toBe(`"visitor";q=${VISITOR};w=10`);
