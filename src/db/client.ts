@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/d1';
-import type { SQL } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';
 
 export function createDb(d1: D1Database) {
@@ -27,6 +28,17 @@ export function rawAll<T>(db: Db, query: SQL) {
   const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
   Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
   return raw;
+}
+
+/**
+ * `select <the row's values, in its table's column order> where <when>`: the source of an `insert ... select`
+ * that adds the row only where `when` holds (columns left out take their defaults, as in `values`).
+ */
+export function rowWhere<T extends SQLiteTable>(table: T, row: T['$inferInsert'], when: SQL): SQL {
+  const values = Object.entries(getTableColumns(table)).map(([key, column]) =>
+    sql.param((row as Record<string, unknown>)[key] ?? column.default ?? null, column),
+  );
+  return sql`select ${sql.join(values, sql`, `)} where ${when}`;
 }
 
 /** A raw write (insert, update, delete) that can also stand in a batch, like `rawAll`. */

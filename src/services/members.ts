@@ -1,6 +1,6 @@
-import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../db/client';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { rowWhere, runBatch, type BatchItem, type Db } from '../db/client';
 import { orgMembers, organizations, spaceUserGrants, spaces, teamMembers, teams, users } from '../db/schema';
 import type { Env } from '../env';
 import { RANK } from '../lib/roles';
@@ -92,17 +92,6 @@ function membersFitSql(env: Env, orgId: string, userIds: readonly string[], held
     and (${newlyHeld} = 0 or ${held} + ${newlyHeld} <= ${cap})))`;
 }
 
-/**
- * `select <the row's values, in its table's column order> where <when>`: the source of an `insert ... select`
- * that adds the row only where `when` holds (columns left out take their defaults, as in `values`).
- */
-export function rowWhere<T extends SQLiteTable>(table: T, row: T['$inferInsert'], when: SQL): SQL {
-  const values = Object.entries(getTableColumns(table)).map(([key, column]) =>
-    sql.param((row as Record<string, unknown>)[key] ?? column.default ?? null, column),
-  );
-  return sql`select ${sql.join(values, sql`, `)} where ${when}`;
-}
-
 /** An org_members insert that adds the row only where `when` holds; answers the row added. */
 function insertMemberWhen(db: Db, row: typeof orgMembers.$inferInsert, when: SQL) {
   return db
@@ -117,7 +106,7 @@ function insertMemberWhen(db: Db, row: typeof orgMembers.$inferInsert, when: SQL
  * user the batch may add (those already members add nothing), `heldEmails` the emails without an account it
  * holds an invitation for, promising them a place (those held already add nothing). `insert` builds a guarded membership insert,
  * `when` guards any other statement that must apply only with them, and `check` (the batch's last
- * statement) reads whether they fitted: pass its rows to `assertMembersFit`.
+ * statement) reads whether they fitted: run the batch with `runWithinMembersCap`.
  */
 export function membersCapGuard(db: Db, env: Env, orgId: string, userIds: readonly string[], heldEmails: readonly string[] = []) {
   const when = membersFitSql(env, orgId, userIds, heldEmails);
@@ -128,16 +117,25 @@ export function membersCapGuard(db: Db, env: Env, orgId: string, userIds: readon
   };
 }
 
+export type MembersCapGuard = ReturnType<typeof membersCapGuard>;
+
 /** The 403 of the members cap unless the guarded statements of `membersCapGuard` applied (the rows of its `check`). */
-export function assertMembersFit(env: Env, rows: { fits: number }[]): void {
+function assertMembersFit(env: Env, rows: { fits: number }[]): void {
   if (!rows[0]?.fits) throw capReached('membersPerOrganization', capOf(env, 'membersPerOrganization'));
 }
 
 /**
- * A user joining one organization on their own (an invite link, their email's domain), as one batch:
- * the membership insert guarded by the cap, then the check (see `assertMembersFit`).
+ * Runs a batch that adds members under `guard` (from `membersCapGuard`), with the guard's check as its last
+ * statement: the cap's 403 unless they fitted (then nothing was written). Answers the statements' results.
  */
-export function joinStatements(db: Db, env: Env, row: typeof orgMembers.$inferInsert) {
+export async function runWithinMembersCap(env: Env, db: Db, guard: MembersCapGuard, statements: BatchItem[]): Promise<unknown[]> {
+  const results = await runBatch(db, [...statements, guard.check]);
+  assertMembersFit(env, results.at(-1) as { fits: number }[]);
+  return results.slice(0, -1);
+}
+
+/** A user joining one organization on their own (an invite link, their email's domain), under the members cap. */
+export async function joinWithinMembersCap(env: Env, db: Db, row: typeof orgMembers.$inferInsert): Promise<void> {
   const guard = membersCapGuard(db, env, row.orgId, [row.userId]);
-  return [guard.insert(row), guard.check] as const;
+  await runWithinMembersCap(env, db, guard, [guard.insert(row)]);
 }

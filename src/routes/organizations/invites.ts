@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import { runBatch, type BatchItem } from '../../db/client';
+import { rowWhere, type BatchItem } from '../../db/client';
 import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -12,7 +12,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
 import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
-import { assertMembersFit, joinStatements, membersCapGuard, rowWhere } from '../../services/members';
+import { joinWithinMembersCap, membersCapGuard, runWithinMembersCap } from '../../services/members';
 import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { normalizeEmail } from '../../services/users';
 
@@ -150,7 +150,7 @@ export const invitesRouter = createRouter()
         ? [db.delete(orgEmailInvites).where(and(eq(orgEmailInvites.orgId, org.id), inArray(orgEmailInvites.email, valuesOf([...known])), guard.when))]
         : []),
     ];
-    if (statements.length) assertMembersFit(c.env, (await runBatch(db, [...statements, guard.check])).at(-1) as { fits: number }[]);
+    if (statements.length) await runWithinMembersCap(c.env, db, guard, statements);
     return c.json({ users: joining.map((u) => u.id), invited: emails.length, pending }, 200);
   })
   .openapi(createLinkInviteRoute, async (c) => {
@@ -230,8 +230,7 @@ export const invitesRouter = createRouter()
     if (!invite[0].enabled) throw new ApiError(403, 'Invite links are disabled for this organization');
     const inviteRank = invite[0].role;
     if (!membership[0]) {
-      const [, fits] = await db.batch(joinStatements(db, c.env, { orgId: organizationId, userId: callerId, role: inviteRank, joinedAt: nowIso() }));
-      assertMembersFit(c.env, fits);
+      await joinWithinMembersCap(c.env, db, { orgId: organizationId, userId: callerId, role: inviteRank, joinedAt: nowIso() });
     } else if (membership[0].role < inviteRank) {
       await db
         .update(orgMembers)

@@ -20,7 +20,7 @@ import {
 } from '../../schemas/organization';
 import { orgRoleSql } from '../../services/access';
 import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/merge-rules';
-import { assertMembersFit, joinStatements } from '../../services/members';
+import { joinWithinMembersCap } from '../../services/members';
 import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
 
@@ -260,8 +260,7 @@ export const organizationsRouter = createRouter()
     if (!actor.emailVerified || !org.emailDomains.includes(domain)) {
       throw badRequest(`Email domain not valid: this organization does not allow members from "${domain}" to join, or your email is not verified`);
     }
-    const [, fits] = await db.batch(joinStatements(db, c.env, { orgId: org.id, userId, role: org.defaultRole ?? RANK.guest, joinedAt: nowIso() }));
-    assertMembersFit(c.env, fits);
+    await joinWithinMembersCap(c.env, db, { orgId: org.id, userId, role: org.defaultRole ?? RANK.guest, joinedAt: nowIso() });
     return c.body(null, 204);
   })
   .openapi(getOrganizationsForEmailDomainRoute, async (c) => {

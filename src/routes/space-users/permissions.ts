@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { orgMembers, spaceTeamGrants, spaceUserGrants, spaces, teams, users } from '../../db/schema';
-import { runBatch } from '../../db/client';
+import { rowWhere } from '../../db/client';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
@@ -13,7 +13,7 @@ import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../
 import { TeamSchema, toTeam } from '../../schemas/team';
 import { UserSchema, toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access';
-import { assertMembersFit, membersCapGuard, rowWhere } from '../../services/members';
+import { membersCapGuard, runWithinMembersCap } from '../../services/members';
 import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces';
 import { teamSelection } from '../../services/teams';
 
@@ -179,7 +179,7 @@ export const spaceUsersRouter = createRouter()
                 .onConflictDoUpdate({ target: [spaceTeamGrants.spaceId, spaceTeamGrants.teamId], set: { role: roleToRank(body.role) } }),
             ),
           ];
-    if (statements.length) assertMembersFit(c.env, (await runBatch(db, [...statements, guard.check])).at(-1) as { fits: number }[]);
+    if (statements.length) await runWithinMembersCap(c.env, db, guard, statements);
     return c.body(null, 204);
   })
   .openapi(listUserPermissionsRoute, async (c) => {
