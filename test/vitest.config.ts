@@ -2,12 +2,13 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 type RateLimits = Record<string, { namespace_id: string; simple: { limit: number; period: 10 | 60 } }>;
 
-/** The eight rate limit bindings of wrangler.toml, each with the given limit and period. */
+/** Rate limit bindings of wrangler.toml (`USER` for RL_USER), each with the given limit and period. */
 export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>): { ratelimits: RateLimits; vars: Record<string, string> } {
   const ratelimits: RateLimits = {};
   const vars: Record<string, string> = {};
@@ -62,14 +63,5 @@ const UNREACHABLE = '1000000/60' as const;
 export default workersProject({
   include: ['test/**/*.test.ts'],
   exclude: ['test/limits/**'],
-  ...rateLimitBindings({
-    USER: UNREACHABLE,
-    INSTALLATION: UNREACHABLE,
-    OPERATOR: UNREACHABLE,
-    VISITOR: UNREACHABLE,
-    CONTENT_WRITES: UNREACHABLE,
-    EXPORTS: UNREACHABLE,
-    SEARCH: UNREACHABLE,
-    INGESTION: UNREACHABLE,
-  }),
+  ...rateLimitBindings(Object.fromEntries(Object.values(RATE_LIMIT_POLICIES).map(({ binding }) => [binding.replace(/^RL_/, ''), UNREACHABLE]))),
 });

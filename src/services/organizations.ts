@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { orgMembers, organizations } from '../db/schema';
 import { ApiError } from '../lib/errors';
@@ -18,9 +19,16 @@ export async function loadOrganization(db: Db, orgId: string, userId: string) {
   return row ?? null;
 }
 
-/** The caller's organization role rank alone (null: not a member), as a statement for a `db.batch`. */
-export function orgRankQuery(db: Db, orgId: string, userId: string) {
-  return db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
+/**
+ * The caller's organization role rank (null: not a member), with `also` the organization's columns a request
+ * needs beside it, as a statement for a `db.batch`.
+ */
+export function orgRankQuery<Also extends Record<string, SQLiteColumn>>(db: Db, orgId: string, userId: string, also?: Also) {
+  return db
+    .select({ rank: orgRoleSql(organizations.id, userId), ...(also as Also) })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
 }
 
 /**

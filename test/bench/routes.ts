@@ -15,6 +15,7 @@ import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { RATE_LIMIT_POLICIES } from '../../src/services/limits/rate-limits';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -58,10 +59,7 @@ async function start() {
         // The rate limit bindings, as wrangler.toml declares them but out of reach: every request pays for
         // its checks (one per policy it counts against) without being refused.
         ratelimits: args.has('no-rate-limits') ? {} : Object.fromEntries(
-          ['USER', 'INSTALLATION', 'OPERATOR', 'VISITOR', 'CONTENT_WRITES', 'EXPORTS', 'SEARCH', 'INGESTION'].map((policy, i) => [
-            `RL_${policy}`,
-            { namespace_id: String(1001 + i), simple: { limit: 1_000_000_000, period: 60 } },
-          ]),
+          Object.values(RATE_LIMIT_POLICIES).map(({ binding }, i) => [binding, { namespace_id: String(1001 + i), simple: { limit: 1_000_000_000, period: 60 } }]),
         ),
         unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
       },

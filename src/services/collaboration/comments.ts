@@ -333,11 +333,13 @@ export function checkTarget(target: TargetInput, page: { record: string | null; 
  * A page's comments and replies are counted in `page_comment_counts` by the triggers of migration 0011, keyed by
  * the page id, whichever scope posted them: a change request's comments on a page share the page's budget with
  * the space's own. Comments on no page count per change request (`change-request:<id>`: its reviews' comments
- * too) or, for the space's own, as one more page (''). Posting reads the count in its read batch and refuses past
+ * too) or, for the space's own, as one more page (''), as the triggers' own expression keys them. Posting reads the count in its read batch and refuses past
  * the cap; editing, resolving and deleting never look (a deletion frees its slots through the triggers).
  */
-const pageKey = (scope: CommentScope, pageId: string | null | undefined): SQL =>
-  sql`coalesce(${pageId ?? null}, 'change-request:' || ${scopeChangeRequestSql(scope)}, '')`;
+const pageKeySql = (pageId: SQL | string | null, changeRequestId: SQL): SQL => sql`coalesce(${pageId}, 'change-request:' || ${changeRequestId}, '')`;
+
+/** The key of a new comment's page in the scope (`pageId` undefined or null: on no page). */
+const pageKey = (scope: CommentScope, pageId: string | null | undefined): SQL => pageKeySql(pageId ?? null, scopeChangeRequestSql(scope));
 
 function pageCommentCountQuery(db: Db, spaceId: string, page: SQL) {
   return rawAll<{ count: number }>(
@@ -353,7 +355,7 @@ export function newCommentPageCountQuery(db: Db, scope: CommentScope, pageId: st
 
 /** The count of the page of a comment of the scope (where its replies count), to batch with the comment. */
 export function commentPageCountQuery(db: Db, scope: CommentScope, commentId: string) {
-  return pageCommentCountQuery(db, scope.spaceId, sql`(select coalesce(c.page_id, 'change-request:' || c.change_request_id, '') from comments c where c.id = ${commentId} and ${inScopeSql(scope)})`);
+  return pageCommentCountQuery(db, scope.spaceId, sql`(select ${pageKeySql(sql`c.page_id`, sql`c.change_request_id`)} from comments c where c.id = ${commentId} and ${inScopeSql(scope)})`);
 }
 
 /** 403 naming MAX_COMMENTS_PER_PAGE when one more comment or reply would pass the cap (rows of a count query above). */

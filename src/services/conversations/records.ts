@@ -11,7 +11,6 @@ import { RANK } from '../../lib/roles';
 import { DAY_MS } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import type { ConversationInput } from '../../schemas/conversation';
-import { orgRoleSql } from '../access';
 import { capOf, dailyCapReached, failedOnCapGuard } from '../limits/caps';
 import { orgRankQuery } from '../organizations';
 import { organizationPermissions } from '../permissions';
@@ -63,15 +62,6 @@ export async function loadWithAccess<E extends unknown[]>(c: Context<AppBindings
 /** The UTC day of `now`, as `organizations.conversations_day` stores it. */
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
-/** The caller's rank with the organization's conversations of the day: the one read ingestion authorizes with. */
-function ingestionAccessQuery(db: Db, orgId: string, userId: string) {
-  return db
-    .select({ rank: orgRoleSql(organizations.id, userId), day: organizations.conversationsDay, today: organizations.conversationsToday })
-    .from(organizations)
-    .where(eq(organizations.id, orgId))
-    .limit(1);
-}
-
 /**
  * The source the caller ingests as, once allowed: `integration:<name>:<installation>` for an installation
  * token (its bot reads as a member of its installation's organization while the installation is active),
@@ -85,7 +75,8 @@ export async function authorizeIngestion(c: Context<AppBindings>, orgId: string,
   const db = c.get('db');
   const installation = actor.kind === 'installation' ? actor.grant : null;
   const [accessRows, nameRows] = (await runBatch(db, [
-    ingestionAccessQuery(db, orgId, userId),
+    // The caller's rank with the organization's conversations of the day: the one read ingestion authorizes with.
+    orgRankQuery(db, orgId, userId, { day: organizations.conversationsDay, today: organizations.conversationsToday }),
     ...(installation ? [db.select({ name: integrations.name }).from(integrations).where(eq(integrations.id, installation.integrationId)).limit(1)] : []),
   ])) as unknown[];
   const access = (accessRows as Array<{ rank: number | null; day: string | null; today: number }>)[0];
