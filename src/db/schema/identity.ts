@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const users = sqliteTable(
@@ -10,8 +11,19 @@ export const users = sqliteTable(
     emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(true),
     photoURL: text('photo_url'),
     createdAt: text('created_at').notNull(),
+    /**
+     * The SAML provider whose login created this user (services/sso): only that provider's assertions log the user
+     * in again. An account made any other way is never logged in by an organization's identity provider, which
+     * could otherwise assert any email and take over someone else's account.
+     */
+    ssoProviderId: text('sso_provider_id'),
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+  // An SSO user is an identity of its provider, not the owner of its email: a normal account and each provider's
+  // user of one email are separate users (services/sso/login).
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email).where(sql`sso_provider_id is null`),
+    uniqueIndex('users_sso_email_unique').on(t.ssoProviderId, t.email).where(sql`sso_provider_id is not null`),
+  ],
 );
 
 export const apiTokens = sqliteTable(

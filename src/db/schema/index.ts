@@ -8,3 +8,5 @@ export * from './sites';
 export * from './integrations';
 export * from './openapi';
 export * from './conversations';
+export * from './translations';
+export * from './sso';
