@@ -54,6 +54,9 @@ import { sitesRouter } from './routes/sites/sites';
 import { spacesRouter } from './routes/spaces/spaces';
 import { teamMembersRouter } from './routes/teams/team-members';
 import { teamsRouter } from './routes/teams/teams';
+import { translationsRouter } from './routes/translations/translations';
+import { samlProvidersRouter } from './routes/sso/saml-providers';
+import { samlLoginRouter } from './routes/sso/saml-login';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
@@ -99,6 +102,8 @@ const ROUTERS = [
   conversationsRouter,
   conversationClustersRouter,
   conversationIssuesRouter,
+  translationsRouter,
+  samlProvidersRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
@@ -153,6 +158,7 @@ export function createApp() {
   app.route('/', integrationAssetsRouter);
   app.route('/', integrationPublicRouter);
   app.route('/', openapiPublishedRouter);
+  app.route('/', samlLoginRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

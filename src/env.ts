@@ -21,6 +21,8 @@ export interface Env {
   AI?: unknown;
   /** The Workers AI text generation model that extracts conversations' issues (JSON mode); a current Llama when unset. */
   CONVERSATIONS_AI_MODEL?: string;
+  /** The Workers AI translation model of translation runs (input `{ text, source_lang, target_lang }`); m2m100 when unset. */
+  TRANSLATIONS_AI_MODEL?: string;
   /** Worker Loader: runs integration scripts in isolates of their own (wrangler.toml `[[worker_loaders]]`). */
   LOADER?: WorkerLoader;
   /** Request rate limits (services/limits/rate-limits): one Rate Limiting binding per policy, and its "<requests>/<seconds>". */
@@ -32,6 +34,7 @@ export interface Env {
   RL_EXPORTS?: RateLimit;
   RL_SEARCH?: RateLimit;
   RL_INGESTION?: RateLimit;
+  RL_SSO?: RateLimit;
   RATE_LIMIT_USER?: string;
   RATE_LIMIT_INSTALLATION?: string;
   RATE_LIMIT_OPERATOR?: string;
@@ -40,6 +43,7 @@ export interface Env {
   RATE_LIMIT_EXPORTS?: string;
   RATE_LIMIT_SEARCH?: string;
   RATE_LIMIT_INGESTION?: string;
+  RATE_LIMIT_SSO?: string;
   /** Caps that protect storage (services/limits/caps): positive integers as strings, defaults when unset. */
   MAX_PAGES_PER_SPACE?: string;
   MAX_FILES_PER_SPACE?: string;

@@ -14,6 +14,7 @@ import {
 } from '../services/head-moves';
 import { applyMainContent, createChangeRequestOnMain, type MainEditOutput, type MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/change-requests';
+import { assembleTranslation, type AssembleOutput, type TranslationTarget } from '../services/translations/run';
 
 /** What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC). */
 export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
@@ -79,6 +80,15 @@ export class SpaceWriter extends DurableObject<Env> {
       const applied = await applyMainContent(this.env, target, changes);
       await this.catchUpIndexes(target.spaceId);
       return applied;
+    });
+  }
+
+  /** Writes a translation run's result revision onto this (its result) space's main content, and completes the run (services/translations/run). */
+  applyTranslation(target: TranslationTarget): Promise<WriterResult<AssembleOutput>> {
+    return this.serialize(async () => {
+      const assembled = await assembleTranslation(this.env, target);
+      if (assembled.revision) await this.catchUpIndexes(target.resultSpaceId);
+      return assembled;
     });
   }
 

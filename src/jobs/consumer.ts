@@ -2,9 +2,11 @@ import type { Env } from '../env';
 import { CONVERSATION_ANALYZE_JOB } from '../services/conversations/types';
 import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
+import { TRANSLATION_RUN_JOB } from '../services/translations/jobs';
 import { handleConversationAnalyzeJob } from './conversation-analyze';
 import { handleIntegrationEventJob } from './integration-event';
 import { handleOpenAPIProcessJob } from './openapi-process';
+import { handleTranslationRunJob } from './translation-run';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
 
 /** What a handler knows of the message besides its body. */
@@ -20,6 +22,7 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   [INTEGRATION_EVENT_JOB]: handleIntegrationEventJob,
   [OPENAPI_PROCESS_JOB]: handleOpenAPIProcessJob,
   [CONVERSATION_ANALYZE_JOB]: handleConversationAnalyzeJob,
+  [TRANSLATION_RUN_JOB]: handleTranslationRunJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

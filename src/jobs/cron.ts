@@ -9,6 +9,8 @@ import { ANALYSIS_LEASE_MS, CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePa
 import { enqueueEvents } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
+import { purgeExpiredSamlRequests } from '../services/sso/login';
+import { requeueTranslationRuns } from '../services/translations/requeue';
 
 export const SPACE_RETENTION_DAYS = 7;
 const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
@@ -291,4 +293,6 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   await step('purging unpublished integrations', () => purgeDeletedIntegrations(env, db, scheduledTime), (n) => `purged ${n} unpublished integration(s)`);
   await step('sending openapi spec processing', () => requeueSpecJobs(env, db, scheduledTime), (n) => `sent ${n} openapi spec processing job(s) (lost or refreshed)`);
   await step('re-sending conversation analysis', () => requeueConversationJobs(env, db, scheduledTime), (n) => `sent ${n} stale conversation analysis job(s) again`);
+  await step('re-sending translation runs', () => requeueTranslationRuns(env, db, scheduledTime), (n) => `sent ${n} stale translation run(s) again`);
+  await step('purging expired SAML login requests', () => purgeExpiredSamlRequests(db, new Date(scheduledTime)), (n) => `removed ${n} expired SAML login request(s)`);
 }

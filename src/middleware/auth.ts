@@ -12,12 +12,14 @@ import { cachedIdentity, rememberIdentity } from './identity-cache';
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
 /**
- * The reads a published site's visitors make without an API token (their share key or visitor JWT
+ * The reads made without an API token: a published site's visitors' (their share key or visitor JWT
  * is checked by the route, in services/sites/access). Any other request needs a token.
  */
 const VISITOR_READS = [
   /^\/v1\/orgs\/[^/]+\/sites\/[^/]+\/(published|sections|site-spaces)\/?$/,
   /^\/v1\/spaces\/[^/]+\/?$/,
+  // An organization's SSO logins: what its login page shows before anyone is signed in.
+  /^\/v1\/orgs\/[^/]+\/sso\/?$/,
 ];
 
 function isVisitorRead(method: string, path: string): boolean {

@@ -75,7 +75,7 @@ async function enforce(c: Context<AppBindings>, policy: RateLimitPolicy, key: st
 }
 
 function tooManyRequests(outcome: RateLimitOutcome): ApiError {
-  const budget = outcome.policy === 'visitor' ? 'this client address' : 'this caller';
+  const budget = outcome.policy === 'visitor' || outcome.policy === 'sso' ? 'this client address' : 'this caller';
   return new ApiError(
     429,
     `Too many requests: the "${outcome.policy}" rate limit allows ${outcome.limit} requests per ${outcome.period} seconds for ${budget}; retry in ${outcome.reset} seconds`,
@@ -103,6 +103,15 @@ export const limitRefusedTokens = createMiddleware<AppBindings>(async (c, next) 
 /** Routes outside the API (downloads, public specs, integration endpoints): every request counts against its client IP. */
 export const limitByClientIp = createMiddleware<AppBindings>(async (c, next) => {
   await enforce(c, 'visitor', clientIp(c));
+  await next();
+});
+
+/**
+ * The SAML login's (routes/sso/saml-login) own, lower budget per client address, on top of `limitByClientIp`'s:
+ * every start records a request and every ACS post is parsed and its signature checked before anything refuses it.
+ */
+export const limitSsoByClientIp = createMiddleware<AppBindings>(async (c, next) => {
+  await enforce(c, 'sso', clientIp(c));
   await next();
 });
 

@@ -4,9 +4,10 @@ import { spacePermissions } from '../services/permissions';
 import type { SpaceRow } from '../services/spaces';
 import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
 
+/** GitBook 0.202's `TranslationLanguage`: a space's `language`, and what translations translate from and into. */
 export const LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no', 'da',
-  'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no',
+  'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
 ] as const;
 export const LanguageSchema = z.enum(LANGUAGES).openapi('TranslationLanguage');
 export const SpaceTitleSchema = z.string().trim().max(50);

@@ -190,7 +190,14 @@ async function seedRealIds() {
   const conversationId = expectStatus(await api('GET', `/v1/orgs/${org.id}/conversations`, { token: owner }), 200).body.items[0].id;
   const clusterId = await seedCluster(org.id, { label: 'Hostile' });
   const issueId = await seedIssue(org.id, conversationId, clusterId);
+  const samlProvider = expectStatus(await api('POST', `/v1/orgs/${org.id}/saml`, { token: owner, body: { label: 'Hostile', defaultTeam: team.id } }), 201).body;
+  const translation = expectStatus(
+    await api('POST', `/v1/orgs/${org.id}/translations`, { token: owner, body: { language: 'fr', source: { space: space.id, language: 'en' } } }),
+    201,
+  ).body;
   Object.assign(real, {
+    samlProviderId: samlProvider.id,
+    translationId: translation.id,
     integrationName: integration.name,
     specSlug: spec.slug,
     versionId: specVersionId,

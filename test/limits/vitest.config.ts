@@ -13,6 +13,7 @@ export const TEST_RATE_LIMITS = {
   EXPORTS: '3/10',
   SEARCH: '3/10',
   INGESTION: '3/10',
+  SSO: '3/10',
 } as const;
 
 export const TEST_CAPS = {

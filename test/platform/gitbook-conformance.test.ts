@@ -16,6 +16,7 @@ import { deliverPendingEvents } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
+import { TEST_CERTIFICATE } from '../fixtures/saml-providers/certificate';
 
 const GITBOOK = gitbookOperations();
 const PATCHED = withoutPageBodyMember();
@@ -237,6 +238,22 @@ async function changeRequestBehindMain() {
   return { spaceId: id, number: behind.number };
 }
 
+const SAML_PROVIDER = { label: 'Okta', entityID: 'http://www.okta.com/exk1', certificate: TEST_CERTIFICATE, ssoURL: 'https://example.okta.com/app/sso/saml', defaultRole: 'edit' };
+let samlProvider: Promise<string> | undefined;
+/** An active SAML provider of `org`. */
+function samlProviderId() {
+  samlProvider ??= (async () => expectStatus(await send('POST', `/v1/orgs/${org.id}/saml`, SAML_PROVIDER), 201).body.id as string)();
+  return samlProvider;
+}
+
+let translation: Promise<string> | undefined;
+/** A translation of the conformance space into French (its run stays pending: JOBS is not consumed here). */
+function translationId() {
+  translation ??= (async () =>
+    expectStatus(await send('POST', `/v1/orgs/${org.id}/translations`, { language: 'fr', source: { space: spaceId, language: 'en' } }), 201).body.id as string)();
+  return translation;
+}
+
 const CASES: Case[] = [
   // Users
   { operationId: 'getAuthenticatedUser', request: () => get('/v1/user') },
@@ -290,6 +307,31 @@ const CASES: Case[] = [
   {
     operationId: 'removeTeamFromOrganizationById',
     request: async () => send('DELETE', `/v1/orgs/${org.id}/teams/${expectStatus(await send('PUT', `/v1/orgs/${org.id}/teams`, { title: 'Short-lived' }), 201).body.id}`),
+  },
+
+  // SSO and SAML
+  { operationId: 'createOrganizationSAMLProvider', request: () => send('POST', `/v1/orgs/${org.id}/saml`, { ...SAML_PROVIDER, defaultTeam: teamId }) },
+  { operationId: 'listSAMLProvidersInOrganizationById', request: async () => (await samlProviderId(), get(`/v1/orgs/${org.id}/saml`)) },
+  { operationId: 'getOrganizationSAMLProviderById', request: async () => get(`/v1/orgs/${org.id}/saml/${await samlProviderId()}`) },
+  { operationId: 'updateOrganizationSAMLProvider', request: async () => send('PATCH', `/v1/orgs/${org.id}/saml/${await samlProviderId()}`, { label: 'Okta (staff)', defaultRole: 'comment' }) },
+  {
+    operationId: 'deleteOrganizationSAMLProvider',
+    request: async () => send('DELETE', `/v1/orgs/${org.id}/saml/${expectStatus(await send('POST', `/v1/orgs/${org.id}/saml`, { label: 'Short-lived' }), 201).body.id}`),
+  },
+  { operationId: 'listSSOProviderLoginsInOrganization', request: async () => (await samlProviderId(), api('GET', `/v1/orgs/${org.id}/sso`)) },
+
+  // Translations
+  { operationId: 'createTranslation', request: () => send('POST', `/v1/orgs/${org.id}/translations`, { language: 'de', source: { space: spaceId, language: 'en' } }) },
+  { operationId: 'listTranslations', request: async () => (await translationId(), get(`/v1/orgs/${org.id}/translations`)) },
+  { operationId: 'getTranslation', request: async () => get(`/v1/orgs/${org.id}/translations/${await translationId()}`) },
+  { operationId: 'updateTranslation', request: async () => send('PUT', `/v1/orgs/${org.id}/translations/${await translationId()}`, { instructions: { object: 'document', data: {}, nodes: [] } }) },
+  { operationId: 'runTranslation', request: async () => send('POST', `/v1/orgs/${org.id}/translations/${await translationId()}/run`) },
+  {
+    operationId: 'deleteTranslation',
+    request: async () => {
+      const created = expectStatus(await send('POST', `/v1/orgs/${org.id}/translations`, { language: 'it', source: { space: spaceId, language: 'en' } }), 201).body;
+      return send('DELETE', `/v1/orgs/${org.id}/translations/${created.id}`);
+    },
   },
 
   // Collections

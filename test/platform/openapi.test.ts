@@ -237,6 +237,20 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/orgs/{organizationId}/conversations-clusters', 'listConversationsIssuesClusters'],
   ['get', '/orgs/{organizationId}/conversations-clusters/{clusterId}', 'getConversationsIssuesCluster'],
   ['patch', '/orgs/{organizationId}/conversations-clusters/{clusterId}', 'updateConversationsIssuesCluster'],
+  // SSO and SAML
+  ['get', '/orgs/{organizationId}/saml', 'listSAMLProvidersInOrganizationById'],
+  ['post', '/orgs/{organizationId}/saml', 'createOrganizationSAMLProvider'],
+  ['get', '/orgs/{organizationId}/saml/{samlProviderId}', 'getOrganizationSAMLProviderById'],
+  ['patch', '/orgs/{organizationId}/saml/{samlProviderId}', 'updateOrganizationSAMLProvider'],
+  ['delete', '/orgs/{organizationId}/saml/{samlProviderId}', 'deleteOrganizationSAMLProvider'],
+  ['get', '/orgs/{organizationId}/sso', 'listSSOProviderLoginsInOrganization'],
+  // Translations
+  ['get', '/orgs/{organizationId}/translations', 'listTranslations'],
+  ['post', '/orgs/{organizationId}/translations', 'createTranslation'],
+  ['get', '/orgs/{organizationId}/translations/{translationId}', 'getTranslation'],
+  ['put', '/orgs/{organizationId}/translations/{translationId}', 'updateTranslation'],
+  ['delete', '/orgs/{organizationId}/translations/{translationId}', 'deleteTranslation'],
+  ['post', '/orgs/{organizationId}/translations/{translationId}/run', 'runTranslation'],
 ];
 
 describe('GET /openapi.json', () => {

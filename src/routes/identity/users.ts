@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
@@ -71,7 +71,8 @@ export const usersRouter = createRouter()
     const body = c.req.valid('json');
     const db = c.get('db');
     const email = normalizeEmail(body.email);
-    const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+    // Only a normal account owns its email: an SSO user of the same email is its provider's identity, not a conflict.
+    const existing = await db.select({ id: users.id }).from(users).where(and(eq(users.email, email), isNull(users.ssoProviderId))).get();
     if (existing) throw new ApiError(409, `A user with email ${email} already exists`);
     const { row } = await createUser(c.env, db, { ...body, email, emailVerified: body.emailVerified ?? true });
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 201);

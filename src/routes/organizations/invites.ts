@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { rowWhere, type BatchItem } from '../../db/client';
 import { orgEmailInvites, orgLinkInvites, orgMembers, organizations, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
@@ -120,7 +120,8 @@ export const invitesRouter = createRouter()
       db
         .select({ id: users.id, email: users.email, emailVerified: users.emailVerified })
         .from(users)
-        .where(inArray(users.email, valuesOf(emails))),
+        // Normal accounts only: an SSO user is its provider's identity, joined through that provider's login.
+        .where(and(inArray(users.email, valuesOf(emails)), isNull(users.ssoProviderId))),
     ]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
     const fallbackRank = body.role !== undefined ? roleToRank(body.role) : (org.defaultRole ?? RANK.guest);

@@ -23,6 +23,7 @@ import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/
 import { joinWithinMembersCap } from '../../services/members';
 import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
+import { activeProviderQuery } from '../../services/sso/providers';
 
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const tags = ['Organizations'];
@@ -208,7 +209,7 @@ export const organizationsRouter = createRouter()
     const db = c.get('db');
     // Membership, the hostname's owner and the merge rules' non-members in one round trip;
     // a statement with nothing to check selects nothing.
-    const [orgRows, hostnameOwners, missing, defaultSite] = await db.batch([
+    const [orgRows, hostnameOwners, missing, defaultSite, activeProviders] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
         .select({ id: organizations.id })
@@ -220,6 +221,7 @@ export const organizationsRouter = createRouter()
         .select({ id: sites.id })
         .from(sites)
         .where(and(eq(sites.id, body.defaultContent?.site ?? ''), eq(sites.orgId, organizationId))),
+      activeProviderQuery(db, organizationId),
     ]);
     const { org, rank } = checkOrganizationRole(orgRows, RANK.admin);
     if (body.hostname && hostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.hostname);
@@ -227,8 +229,8 @@ export const organizationsRouter = createRouter()
     if (body.defaultContent && defaultSite.length === 0) {
       throw badRequest(`Invalid default content: site "${body.defaultContent.site}" does not exist in this organization`);
     }
-    if (body.sso === true) {
-      throw badRequest('sso: cannot enforce SSO before a SAML provider is configured for this organization');
+    if (body.sso === true && activeProviders.length === 0) {
+      throw badRequest('sso: cannot enforce SSO before an active SAML provider (entityID, certificate and ssoURL set) is configured for this organization');
     }
     const changes: Partial<typeof organizations.$inferInsert> = {
       ...(body.title !== undefined && { title: body.title }),

@@ -14,6 +14,7 @@ export const RATE_LIMIT_POLICIES = {
   exports: { binding: 'RL_EXPORTS', variable: 'RATE_LIMIT_EXPORTS', fallback: '20/60' },
   search: { binding: 'RL_SEARCH', variable: 'RATE_LIMIT_SEARCH', fallback: '120/60' },
   ingestion: { binding: 'RL_INGESTION', variable: 'RATE_LIMIT_INGESTION', fallback: '60/60' },
+  sso: { binding: 'RL_SSO', variable: 'RATE_LIMIT_SSO', fallback: '30/60' },
 } as const satisfies Record<string, { binding: keyof Env; variable: keyof Env; fallback: string }>;
 
 export type RateLimitPolicy = keyof typeof RATE_LIMIT_POLICIES;
