@@ -57,6 +57,7 @@ import { teamsRouter } from './routes/teams/teams';
 import { translationsRouter } from './routes/translations/translations';
 import { samlProvidersRouter } from './routes/sso/saml-providers';
 import { samlLoginRouter } from './routes/sso/saml-login';
+import { siteHostDispatch, siteRouter } from './site/routes';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
@@ -153,12 +154,14 @@ export function createApp() {
   app.use('/v1/*', limitRefusedTokens);
   app.use('/v1/*', authenticate);
   app.use('/v1/*', limitByCaller);
+  app.use('*', siteHostDispatch);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);
   app.route('/', integrationPublicRouter);
   app.route('/', openapiPublishedRouter);
   app.route('/', samlLoginRouter);
+  app.route('/', siteRouter);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

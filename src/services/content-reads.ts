@@ -168,19 +168,21 @@ const MAX_DEPTH = 1000;
 
 /**
  * Every leaf of the page map and every chunk of its child lists; with `computed` (the space's id),
- * also the specs its computed pages name (only leaves that mention `"computed"` are looked into).
+ * also the specs its computed pages name (only leaves that mention `"computed"` are looked into); with
+ * `withMeta`, the revision's meta as a row of kind `meta` (the published site reads it with the tree).
  */
-function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }) {
+export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }, withMeta = false) {
   return rawAll<TreeRow>(db, sql`
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
     select 'leaf' as kind, null as key, body as value from leaves
     union all
     select 'chunk', json_extract(k.value, '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]'))
     from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k
+    ${withMeta ? sql`union all select 'meta', null, meta from revisions where id = ${revisionId}` : sql``}
     ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}`);
 }
 
-type TreeRow = { kind: 'leaf' | 'chunk' | 'spec'; key: string | null; value: string };
+export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta'; key: string | null; value: string };
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
 

@@ -63,7 +63,8 @@ export function visitorCredentials(c: Context<AppBindings>, shareKey: string | u
   return { shareKey: shareKey || undefined, token: token || undefined };
 }
 
-function shareLinkQuery(db: Db, siteId: string, key: string | undefined) {
+/** The active share link of `siteId` with `key` (no row: the key opens nothing). */
+export function shareLinkQuery(db: Db, siteId: string, key: string | undefined) {
   return db
     .select({ id: siteShareLinks.id })
     .from(siteShareLinks)
@@ -117,21 +118,31 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
   const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
   const extraResults = results.slice(MODEL_QUERY_COUNT + 1) as E;
   if (!model) throw siteNotFound();
-  const claims = await claimsOf(model, credentials.token);
   if (userId && rank && rank >= RANK.read) {
+    const claims = await claimsOf(model, credentials.token);
     return { model, reader: { kind: 'member', userId, rank, claims: claims ?? {} }, shareKey: credentials.shareKey, extra: extraResults };
   }
-  const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
+  const visitor = await visitorAccess(model, (results[MODEL_QUERY_COUNT] as unknown[]).length > 0, credentials);
+  if (!visitor) throw siteNotFound();
+  return { model, ...visitor, extra: extraResults };
+}
+
+/**
+ * A visitor's access to a site (its model read, and whether `shareLinkQuery` found the visitor's key):
+ * only a published site, with what its visibility asks for. Null when refused, which every caller
+ * answers as an unknown site. Shared by the published view and the HTML site (src/site).
+ */
+export async function visitorAccess(
+  model: SiteModel,
+  shareLinkOpens: boolean,
+  credentials: VisitorCredentials,
+): Promise<{ reader: SiteReader & { kind: 'visitor' }; shareKey?: string } | null> {
+  const claims = await claimsOf(model, credentials.token);
   const visibility = model.site.visibility;
-  if (!model.site.published) throw siteNotFound();
-  if (visibility === 'share-link' && !shareLinkOpens) throw siteNotFound();
-  if (visibility === 'visitor-auth' && claims === null) throw siteNotFound();
-  return {
-    model,
-    reader: { kind: 'visitor', claims: claims ?? {} },
-    ...(visibility === 'share-link' && { shareKey: credentials.shareKey }),
-    extra: extraResults,
-  };
+  if (!model.site.published) return null;
+  if (visibility === 'share-link' && !shareLinkOpens) return null;
+  if (visibility === 'visitor-auth' && claims === null) return null;
+  return { reader: { kind: 'visitor', claims: claims ?? {} }, ...(visibility === 'share-link' && { shareKey: credentials.shareKey }) };
 }
 
 /**

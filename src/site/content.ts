@@ -1,0 +1,158 @@
+import { sql } from 'drizzle-orm';
+import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
+import { wholeTree, wholeTreeQuery } from '../services/content-reads';
+import { parseMeta, type RevisionMeta } from '../services/content/convert';
+import { lookupSql } from '../services/content/tree';
+import { dereferenceDocument, evaluateDocument } from '../services/evaluate';
+import type { JSONDocument } from '../services/markdown';
+import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
+import type { FileEntry, ReadPage } from '../services/revisions';
+import { evaluateCondition } from '../services/sites/conditions';
+
+/**
+ * What the published site reads of a space's content, authorized by the site (the visitor has no role
+ * on the space: src/site/load decided what they may see). Always a space's current main content: its
+ * head revision, whose id the site's model already holds.
+ *
+ * - `treeStatement`: the whole page tree (for the sidebar, the URL's page, previous/next), the
+ *   revision's variables and reusable contents, and the OpenAPI specs its computed pages name. One
+ *   statement; several spaces' (llms.txt, sitemap.xml) go in one batch.
+ * - `pageStatement`: one page's document, the reusable contents it includes and the files that it (or
+ *   they) refer to. One statement.
+ */
+
+type Row = { kind: string; key: string | null; value: string | null };
+
+/** A space's current content as the site shows it. */
+export interface SpaceTree {
+  revisionId: string;
+  meta: RevisionMeta;
+  pages: ReadPage[];
+}
+
+/** The whole tree of a revision, its meta and the specs its computed pages name (only the organization's own). */
+export function treeStatement(db: Db, spaceId: string, revisionId: string) {
+  return wholeTreeQuery(db, sql`${revisionId}`, { spaceId }, true);
+}
+
+/** The tree of a `treeStatement`'s rows, computed pages expanded. */
+export function spaceTreeOf(revisionId: string, result: unknown): SpaceTree {
+  const rows = rowsOf<Row>(result).map((r) => ({ ...r, value: r.value ?? '' }));
+  const meta = parseMeta(rows.find((r) => r.kind === 'meta')?.value || null);
+  const { pages, computed } = wholeTree(rows.filter((r) => r.kind === 'leaf' || r.kind === 'chunk'));
+  if (!computed) return { revisionId, meta, pages: pages as ReadPage[] };
+  const specs = new Map<string, SpecState>();
+  for (const row of rows) {
+    if (row.kind !== 'spec') continue;
+    const state = readSpecState(row.value);
+    if (state) specs.set(state.slug, state);
+  }
+  return { revisionId, meta, pages: expandPages(pages, specs) };
+}
+
+/** Trees of several spaces in one round trip. */
+export async function readTrees(db: Db, spaces: Array<{ spaceId: string; revisionId: string }>, extra: BatchItem[] = []) {
+  if (spaces.length === 0 && extra.length === 0) return { trees: new Map<string, SpaceTree>(), extra: [] as unknown[] };
+  const results = (await runBatch(db, [...spaces.map((s) => treeStatement(db, s.spaceId, s.revisionId) as unknown as BatchItem), ...extra])) as unknown[];
+  const trees = new Map(spaces.map((s, i) => [s.spaceId, spaceTreeOf(s.revisionId, results[i])]));
+  return { trees, extra: results.slice(spaces.length) };
+}
+
+/**
+ * A page's document (by its hash), the reusable contents it includes (from the revision's meta) and
+ * every file the document or those contents refer to, looked up in the revision's file map.
+ */
+export function pageStatement(db: Db, revisionId: string, documentHash: string) {
+  const filesRoot = sql`(select files_root from revisions where id = ${revisionId})`;
+  return rawAll<Row>(db, sql`
+    with page(body) as (select body from documents where hash = ${documentHash}),
+    included(id, hash) as (
+      select json_extract(r.value, '$.id'), json_extract(r.value, '$.document')
+      from json_each(coalesce((select meta from revisions where id = ${revisionId}), '{}'), '$.reusableContents') r
+      where json_extract(r.value, '$.id') in (select t.value from page cross join json_tree(page.body) t where t.key = 'reusableContent')
+    ),
+    contents(id, body) as (select included.id, (select body from documents where hash = included.hash) from included),
+    refs(id) as (
+      select distinct t.value from (select body from page union all select body from contents where body is not null) d
+      cross join json_tree(d.body) t where t.key = 'file' and t.type = 'text'
+    )
+    select 'document' as kind, null as key, body as value from page
+    union all
+    select 'reusable', id, body from contents where body is not null
+    union all
+    select 'file', refs.id, ${lookupSql(filesRoot, sql`refs.id`)} from refs`);
+}
+
+export interface PageBody {
+  document: JSONDocument;
+  files: Map<string, FileEntry>;
+}
+
+const EMPTY: JSONDocument = { object: 'document', data: {}, nodes: [] };
+
+/** The document a page shows: reusable contents included, expressions evaluated. */
+export function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unknown | null): PageBody {
+  const files = new Map<string, FileEntry>();
+  let document: JSONDocument = EMPTY;
+  if (page.generated) {
+    document = generatedDocument(page.generated, page.computedSeed ?? page.id);
+  } else if (result) {
+    const rows = rowsOf<Row>(result);
+    const body = rows.find((r) => r.kind === 'document')?.value;
+    if (body) document = JSON.parse(body) as JSONDocument;
+    const reusable = new Map<string, JSONDocument>();
+    for (const row of rows) {
+      if (row.kind === 'reusable' && row.key && row.value) reusable.set(row.key, JSON.parse(row.value) as JSONDocument);
+      if (row.kind === 'file' && row.key && row.value) files.set(row.key, JSON.parse(row.value) as FileEntry);
+    }
+    if (reusable.size > 0) document = dereferenceDocument(document, reusable);
+  }
+  return { document: evaluateDocument(document, meta.variables, page.variables ?? {}), files };
+}
+
+/** Reads a page's body: one round trip for a stored page with a document, none for an empty or generated one. */
+export async function readPageBody(db: Db, tree: SpaceTree, page: ReadPage): Promise<PageBody> {
+  if (page.generated || !page.document) return pageBodyOf(page, tree.meta, null);
+  const result = await pageStatement(db, tree.revisionId, page.document);
+  return pageBodyOf(page, tree.meta, result);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages as a visitor sees them
+
+/** A page with its path and place, as the site lists it. */
+export interface SitePage {
+  page: ReadPage;
+  /** Slugs from the top level, joined by '/'. */
+  path: string;
+  ancestors: ReadPage[];
+  /** Left out of navigation (still reachable by its URL). */
+  hidden: boolean;
+}
+
+/**
+ * Every page the visitor may open, depth first: a page whose condition is false for their claims is
+ * left out with its subpages; hidden pages are kept (reachable by URL) and marked, with their subpages.
+ */
+export function visiblePages(pages: ReadPage[], claims: Record<string, unknown>): SitePage[] {
+  const out: SitePage[] = [];
+  const walk = (list: ReadPage[], ancestors: ReadPage[], parentPath: string, hidden: boolean) => {
+    for (const page of list) {
+      if (!evaluateCondition(page.condition, claims)) continue;
+      const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
+      const isHidden = hidden || !!page.hidden;
+      out.push({ page, path, ancestors, hidden: isHidden });
+      if (ancestors.length < 64) walk(page.pages, [...ancestors, page], path, isHidden);
+    }
+  };
+  walk(pages, [], '', false);
+  return out;
+}
+
+/** The pages a visitor may see, filtered like `visiblePages`, as a nested tree for the sidebar (hidden ones left out). */
+export function navigationTree(pages: ReadPage[], claims: Record<string, unknown>, depth = 0): ReadPage[] {
+  if (depth > 64) return [];
+  return pages
+    .filter((page) => !page.hidden && evaluateCondition(page.condition, claims))
+    .map((page) => ({ ...page, pages: navigationTree(page.pages, claims, depth + 1) }));
+}

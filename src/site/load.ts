@@ -1,0 +1,74 @@
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { runBatch, type BatchItem, type Db } from '../db/client';
+import { organizations, sites } from '../db/schema';
+import { shareLinkQuery, visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
+import { modelFrom, MODEL_QUERY_COUNT, siteModelQueries, type SiteModel } from '../services/sites/model';
+
+/**
+ * The first round trip of every site request: the site's whole model (row, groups, sections, site
+ * spaces with their spaces) and whether the visitor's share key opens it, in one batch, found by the
+ * site's id (`/s/<siteId>/...`) or by the Host of a request to an organization's own hostname, whose
+ * default content is the site. Then the visitor's access, exactly as the published view decides it
+ * (services/sites/access `visitorAccess`).
+ */
+
+export type SiteTarget = { siteId: string } | { hostname: string };
+
+export interface LoadedSite {
+  model: SiteModel;
+  /** The visitor's reader (their claims), or null when the site refuses them. */
+  access: { reader: SiteReader & { kind: 'visitor' }; shareKey?: string } | null;
+}
+
+/**
+ * SQL standing for a value in a query builder that takes a string: drizzle's `eq` embeds an SQL
+ * expression as is. Lets the model's statements select a site by a subquery (its id from a hostname,
+ * its organization from its id) in the same batch.
+ */
+const asValue = (expression: SQL) => expression as unknown as string;
+
+function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
+  if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
+  const org = sql`(select ${organizations.id} from ${organizations} where ${organizations.hostname} = ${target.hostname})`;
+  const siteId = sql`(select json_extract(${organizations.defaultContent}, '$.site') from ${organizations}
+    where ${organizations.hostname} = ${target.hostname} and json_extract(${organizations.defaultContent}, '$.type') = 'site')`;
+  return { siteId, orgId: org };
+}
+
+/**
+ * The site and the visitor's access to it: one round trip, plus `extra` statements in the same batch.
+ * `hostKnown` says, for a hostname target, whether an organization has that hostname at all (a request
+ * to any other host is none of the site's business).
+ */
+export async function loadSite<E extends unknown[] = []>(
+  db: Db,
+  target: SiteTarget,
+  credentials: VisitorCredentials,
+  extra: BatchItem[] = [],
+): Promise<{ site: LoadedSite | null; hostKnown: boolean; extra: E }> {
+  const { siteId, orgId } = targetSql(target);
+  const id = typeof siteId === 'string' ? siteId : asValue(siteId);
+  const statements: BatchItem[] = [
+    ...siteModelQueries(db, asValue(orgId), id, null),
+    shareLinkQuery(db, id, credentials.shareKey),
+    ...('hostname' in target ? [db.select({ id: organizations.id }).from(organizations).where(eq(organizations.hostname, target.hostname))] : []),
+    ...extra,
+  ];
+  const results = (await runBatch(db, statements)) as unknown[];
+  const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
+  const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
+  const hostKnown = 'hostname' in target ? (results[MODEL_QUERY_COUNT + 1] as unknown[]).length > 0 : true;
+  const extraResults = results.slice(MODEL_QUERY_COUNT + ('hostname' in target ? 2 : 1)) as E;
+  if (!model) return { site: null, hostKnown, extra: extraResults };
+  return { site: { model, access: await visitorAccess(model, shareLinkOpens, credentials) }, hostKnown, extra: extraResults };
+}
+
+/** The id of a published site by its organization and basename (the `/sites/<org>/<basename>` URLs of `urls.published`). */
+export async function siteIdByBasename(db: Db, orgId: string, basename: string): Promise<string | null> {
+  const row = await db
+    .select({ id: sites.id })
+    .from(sites)
+    .where(sql`${sites.orgId} = ${orgId} and ${sites.basename} = ${basename} and ${sites.published} = 1`)
+    .get();
+  return row?.id ?? null;
+}

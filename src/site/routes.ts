@@ -1,0 +1,299 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { AppBindings } from '../env';
+import { siteSettings, siteSpaceSettings, settingsForReader } from '../services/sites/settings';
+import { verifyVisitorToken } from '../services/sites/visitor-token';
+import { siteAssets } from './assets';
+import { badRequestPage, notFoundPage } from './layout';
+import { loadSite, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
+import { serveView, type SiteRequest, type ViewKind } from './views';
+
+/**
+ * The published site as HTML, served from the Worker itself (no client-side framework):
+ *
+ * - `/s/<siteId>/...`: every published site (see src/site/structure for the URL scheme), with
+ *   `/s/<siteId>/llms.txt`, `sitemap.xml`, `robots.txt`, `~search?q=`, and each page as Markdown at
+ *   its URL with `.md`. `/s/<siteId>/~page/<spaceId>/<pageId>` redirects to a page of another site
+ *   space (links between spaces).
+ * - On an organization's own hostname (a request whose Host is its `hostname`), its default content
+ *   site at the host root (`siteHostDispatch`); the API's paths keep their meaning there.
+ * - `/sites/<org>/<basename>/...` (the `urls.published` of sites when SITES_URL is not set) redirect
+ *   (301) to `/s/<siteId>/...`.
+ * - `/_site/<hash>.css|.js|.svg`: the site-independent stylesheet, script and built-in favicon, immutable.
+ *
+ * Visitors only: an API token plays no part here. A site opens exactly as the published view does
+ * (services/sites/access `visitorAccess`): public and unlisted to anyone; share-link with `?share=`
+ * (or `?shareKey=`), kept in an HttpOnly cookie scoped to the site; visitor-auth with `?jwt_token=`,
+ * kept likewise until the token expires, a visitor without a valid one being sent to the site's
+ * fallback URL. Everything else (unknown, unpublished, refused, a page hidden by its condition) is the
+ * same 404 page.
+ */
+
+/** Paths of the Worker that keep their meaning on an organization's hostname. */
+const RESERVED = /^\/(v1(\/|$)|openapi\.json$|docs(\/|$)|files\/|sso\/|s\/|s$|_site\/|sites\/|integrations\/|integration-assets\/|public\/)/;
+const MAX_PATH = 2048;
+const MAX_SEGMENT = 256;
+
+const SHARE_PARAMS = ['share', 'shareKey'] as const;
+const TOKEN_PARAM = 'jwt_token';
+
+export interface SiteMount {
+  target: SiteTarget;
+  /** The URL path of the site's root, without the trailing slash ('' on a hostname). */
+  base: string;
+  /** Cookie names and path: scoped to the site. */
+  cookies: { share: string; token: string; path: string };
+}
+
+function mountOf(siteId: string): SiteMount {
+  return {
+    target: { siteId },
+    base: `/s/${encodeURIComponent(siteId)}`,
+    cookies: { share: `site_share_${siteId}`, token: `site_token_${siteId}`, path: `/s/${encodeURIComponent(siteId)}/` },
+  };
+}
+
+function hostMount(hostname: string): SiteMount {
+  return { target: { hostname }, base: '', cookies: { share: 'site_share', token: 'site_token', path: '/' } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses shared by every view
+
+async function notFound(): Promise<Response> {
+  const { css, icon } = await siteAssets();
+  return new Response(notFoundPage(css.path, icon.path), { status: 404, headers: plainHeaders('text/html; charset=utf-8') });
+}
+
+async function badRequest(message: string): Promise<Response> {
+  const { css, icon } = await siteAssets();
+  return new Response(badRequestPage(css.path, icon.path, message), { status: 400, headers: plainHeaders('text/html; charset=utf-8') });
+}
+
+/** Headers of the pages that say nothing about a site (404, 400): never cached by anyone, never indexed. */
+function plainHeaders(type: string): Headers {
+  return new Headers({
+    'Content-Type': type,
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    'X-Robots-Tag': 'noindex',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+  });
+}
+
+function redirect(location: string, status: 301 | 302, cookies: string[] = []): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  for (const cookie of cookies) headers.append('Set-Cookie', cookie);
+  return new Response(null, { status, headers });
+}
+
+function cookie(name: string, value: string, path: string, maxAge?: number): string {
+  return `${name}=${encodeURIComponent(value)}; Path=${path}; HttpOnly; Secure; SameSite=Lax${maxAge !== undefined ? `; Max-Age=${Math.max(0, Math.floor(maxAge))}` : ''}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The path below the site's base
+
+type ParsedPath = { kind: 'ok'; segments: string[] } | { kind: 'bad' } | { kind: 'none' };
+
+/** Decoded segments of the raw (still percent-encoded) path below the base; hostile paths are refused. */
+export function parseSegments(raw: string): ParsedPath {
+  if (raw.length > MAX_PATH) return { kind: 'none' };
+  const parts = raw.split('/').filter((p) => p !== '');
+  const segments: string[] = [];
+  for (const part of parts) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(part);
+    } catch {
+      return { kind: 'bad' };
+    }
+    if (decoded.length > MAX_SEGMENT || decoded === '.' || decoded === '..' || /[\u0000-\u001f\u007f/\\]/.test(decoded)) return { kind: 'none' };
+    segments.push(decoded);
+  }
+  return { kind: 'ok', segments };
+}
+
+function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
+  if (segments.length === 1) {
+    const [only] = segments;
+    if (only === 'llms.txt') return { kind: 'llms', segments: [] };
+    if (only === 'sitemap.xml') return { kind: 'sitemap', segments: [] };
+    if (only === 'robots.txt') return { kind: 'robots', segments: [] };
+    if (only === '~search') return { kind: 'search', segments: [] };
+  }
+  if (segments[0] === '~page') return { kind: 'page-link', segments: segments.slice(1) };
+  if (segments[0]?.startsWith('~')) return { kind: 'none', segments };
+  const last = segments[segments.length - 1];
+  if (last && last.length > 3 && last.endsWith('.md')) return { kind: 'markdown', segments: [...segments.slice(0, -1), last.slice(0, -3)] };
+  return { kind: 'page', segments };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving a site
+
+/** The URL without the credential parameters: where a visitor is sent once they are kept in cookies. */
+function cleanLocation(url: URL): string {
+  const clean = new URL(url);
+  for (const name of [...SHARE_PARAMS, TOKEN_PARAM]) clean.searchParams.delete(name);
+  // One leading slash: a path like `//evil.example/` (a request to `https://host//evil.example/`, possible
+  // on an organization's hostname) would otherwise be a Location on another host.
+  return `${clean.pathname.replace(/^\/+/, '/')}${clean.search}`;
+}
+
+/** The site's fallback URL with `location`, the path the visitor asked for (GitBook's convention). */
+function fallbackLocation(site: LoadedSite, url: URL): string | null {
+  const fallback = site.model.site.authFallbackUrl;
+  if (!fallback) return null;
+  try {
+    const target = new URL(fallback);
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
+    target.searchParams.set('location', cleanLocation(url));
+    return target.href;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Serves one request to a site; null when the target is a hostname no organization has (the request is
+ * then none of the site's business).
+ */
+export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPath: string): Promise<Response | null> {
+  const url = new URL(c.req.url);
+  const parsed = parseSegments(rawPath);
+  if (parsed.kind === 'bad') return badRequest('The address cannot be read.');
+  if (parsed.kind === 'none') return 'hostname' in mount.target ? null : notFound();
+  const view = viewOf(parsed.segments);
+
+  const queryShare = SHARE_PARAMS.map((name) => url.searchParams.get(name)).find((v) => v) ?? undefined;
+  const queryToken = url.searchParams.get(TOKEN_PARAM) || undefined;
+  const cookieShare = getCookie(c, mount.cookies.share) || undefined;
+  const cookieToken = getCookie(c, mount.cookies.token) || undefined;
+  const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
+
+  const { site, hostKnown } = await loadSite(c.get('db'), mount.target, credentials);
+  if (!hostKnown) return null;
+  if (!site) return notFound();
+  if (view.kind === 'none') return notFound();
+  const { model } = site;
+
+  if (!site.access) {
+    // A visitor-auth site sends visitors without a valid token to its fallback URL (once published);
+    // a stale cookie is dropped either way.
+    const clear = [
+      ...(cookieToken ? [cookie(mount.cookies.token, '', mount.cookies.path, 0)] : []),
+      ...(cookieShare && !queryShare ? [cookie(mount.cookies.share, '', mount.cookies.path, 0)] : []),
+    ];
+    if (model.site.published && model.site.visibility === 'visitor-auth') {
+      const fallback = fallbackLocation(site, url);
+      if (fallback) return redirect(fallback, 302, clear);
+    }
+    const response = await notFound();
+    for (const value of clear) response.headers.append('Set-Cookie', value);
+    return response;
+  }
+
+  // Credentials given in the URL move to cookies scoped to the site, and the URL loses them.
+  if (queryShare !== undefined || queryToken !== undefined) {
+    const set: string[] = [];
+    if (queryShare !== undefined && model.site.visibility === 'share-link' && site.access.shareKey) {
+      set.push(cookie(mount.cookies.share, site.access.shareKey, mount.cookies.path));
+    }
+    if (queryToken !== undefined) {
+      const payload = await verifyVisitorToken(queryToken, model.site.authKey);
+      const exp = typeof payload?.exp === 'number' ? payload.exp : 0;
+      if (payload) set.push(cookie(mount.cookies.token, queryToken, mount.cookies.path, exp - Date.now() / 1000));
+    }
+    return redirect(cleanLocation(url), 302, set);
+  }
+
+  const reader = site.access.reader;
+  const siteDefaults = siteSettings(model.site);
+  const request: SiteRequest = {
+    c,
+    db: c.get('db'),
+    env: c.env,
+    url,
+    mount,
+    model,
+    reader,
+    claimed: Object.keys(reader.claims).length > 0,
+    settingsFor: (row) => settingsForReader(row ? siteSpaceSettings(model.site, row, siteDefaults) : siteDefaults, reader.claims),
+    notFound,
+    badRequest,
+  };
+  return serveView(request, view.kind, view.segments);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+async function serveAsset(c: Context<AppBindings>) {
+  const { css, js, icon } = await siteAssets();
+  const asset = [css, js, icon].find((a) => a.path === c.req.path);
+  if (!asset) return notFound();
+  return new Response(asset.body, {
+    headers: {
+      // An SVG opened on its own is a document: nothing in it may run or load.
+      ...(asset === icon && { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox" }),
+      'Content-Type': asset.type,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+      ETag: `"${asset.path.slice(7, 23)}"`,
+    },
+  });
+}
+
+/** `/sites/<org>/<basename>/<rest>` -> `/s/<siteId>/<rest>` (the query kept): the published URLs of the API. */
+async function redirectPublished(c: Context<AppBindings>) {
+  const { orgId, basename } = c.req.param() as { orgId: string; basename: string };
+  if (orgId.length > 128 || basename.length > 128) return notFound();
+  const siteId = await siteIdByBasename(c.get('db'), orgId, basename);
+  if (!siteId) return notFound();
+  const url = new URL(c.req.url);
+  // What follows the raw (still encoded) organization and basename segments.
+  const rest = url.pathname.replace(/^\/sites\/[^/]*\/[^/]*/, '');
+  return redirect(`/s/${encodeURIComponent(siteId)}${rest || '/'}${url.search}`, 301);
+}
+
+function methodNotAllowed() {
+  return new Response('Method not allowed', { status: 405, headers: { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' } });
+}
+
+async function serveSitePath(c: Context<AppBindings>) {
+  const siteId = c.req.param('siteId') ?? '';
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(siteId)) return notFound();
+  const url = new URL(c.req.url);
+  // What follows the raw (still encoded) id segment.
+  const rest = url.pathname.replace(/^\/s\/[^/]*/, '');
+  if (rest === '') return redirect(`/s/${siteId}/${url.search}`, 301);
+  return (await serveSite(c, mountOf(siteId), rest)) ?? notFound();
+}
+
+export const siteRouter = new Hono<AppBindings>()
+  .get('/_site/:file', serveAsset)
+  .get('/sites/:orgId/:basename', redirectPublished)
+  .get('/sites/:orgId/:basename/*', redirectPublished)
+  .get('/s', () => notFound())
+  .get('/s/', () => notFound())
+  .get('/s/:siteId', serveSitePath)
+  .get('/s/:siteId/*', serveSitePath)
+  .all('/s/:siteId', methodNotAllowed)
+  .all('/s/:siteId/*', methodNotAllowed);
+
+/**
+ * Serves an organization's default content site at the root of its own hostname: a GET whose Host is an
+ * organization's `hostname`, on a path that is not one of the Worker's own. Costs nothing on the API's
+ * paths; on other paths of other hosts, the one batch that finds no such organization.
+ */
+export const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) => {
+  if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || RESERVED.test(c.req.path)) return next();
+  const hostname = new URL(c.req.url).hostname.toLowerCase();
+  if (!/^[a-z0-9.-]{1,253}$/.test(hostname)) return next();
+  const response = await serveSite(c, hostMount(hostname), new URL(c.req.url).pathname);
+  if (!response) return next();
+  return response;
+};
