@@ -4,7 +4,8 @@
 //   2. the D1 migrations are applied to the local database;
 //   3. the demo user, organization and API token are seeded (see seed.mjs) and printed;
 //   4. `wrangler dev` serves the Worker on http://127.0.0.1:8787 until stopped;
-//   5. once it answers, the demo docs site is published through the API (demo-site.mjs) and its URL printed.
+//   5. once it answers, the demo docs sites are published through the API (demo-site.mjs) and their URLs
+//      printed: the public demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -85,8 +85,11 @@ export async function applyMigrations({ stdout = 'inherit' } = {}) {
   if (result.code !== 0) throw new Error(`wrangler d1 migrations apply DB --local failed (exit ${result.code})`);
 }
 
-/** Runs SQL on the local D1 through wrangler and returns the result sets, one per statement. */
-async function d1(sql, { file = false } = {}) {
+/** `--persist-to <dir>` when a directory other than wrangler's default (`.wrangler/state`) holds the local state. */
+const persistArgs = (persistTo) => (persistTo ? ['--persist-to', persistTo] : []);
+
+/** Runs SQL on the local D1 (in `persistTo`, else `.wrangler/state`) through wrangler and returns the result sets, one per statement. */
+async function d1(sql, { file = false, persistTo } = {}) {
   let dir;
   let args;
   if (file) {
@@ -98,7 +101,7 @@ async function d1(sql, { file = false } = {}) {
     args = ['--command', sql];
   }
   try {
-    const result = await runWrangler(['d1', 'execute', 'DB', '--local', '--json', ...args]);
+    const result = await runWrangler(['d1', 'execute', 'DB', '--local', '--json', ...persistArgs(persistTo), ...args]);
     let parsed;
     try {
       parsed = JSON.parse(result.stdout);
@@ -116,10 +119,10 @@ async function d1(sql, { file = false } = {}) {
   }
 }
 
-function readSavedToken() {
-  if (!existsSync(TOKEN_FILE)) return null;
+function readSavedToken(tokenFile) {
+  if (!tokenFile || !existsSync(tokenFile)) return null;
   try {
-    const saved = JSON.parse(readFileSync(TOKEN_FILE, 'utf8'));
+    const saved = JSON.parse(readFileSync(tokenFile, 'utf8'));
     return typeof saved?.token === 'string' && TOKEN_PATTERN.test(saved.token) ? saved : null;
   } catch {
     return null;
@@ -130,9 +133,11 @@ function readSavedToken() {
  * Makes sure the demo user, their organization and a usable API token exist in the local D1,
  * creating only what is missing (one read, at most one transactional write).
  * Returns { token, userId, organizationId, created: { user, organization, token } }.
+ * `persistTo`: the local state directory (default `.wrangler/state`); `tokenFile`: where the token's
+ * plaintext is kept for later runs (default `.wrangler/dev-token.json`; null: neither read nor written).
  */
-export async function seed() {
-  const saved = readSavedToken();
+export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
+  const saved = readSavedToken(tokenFile);
   const savedHash = saved ? sha256Hex(saved.token) : null;
   const email = sqlString(DEMO.email);
 
@@ -145,7 +150,7 @@ export async function seed() {
       order by o.created_at, o.id limit 1`,
     `select user_id from api_tokens where hash = ${sqlString(savedHash ?? '')}`,
   ];
-  const [userRows, orgRows, tokenRows] = await d1(reads.join(';\n'));
+  const [userRows, orgRows, tokenRows] = await d1(reads.join(';\n'), { persistTo });
 
   const now = new Date().toISOString();
   const writes = [];
@@ -184,11 +189,13 @@ export async function seed() {
   }
 
   // A --file runs as one transaction on the local D1: all of it lands or none of it.
-  if (writes.length > 0) await d1(writes.join('\n'), { file: true });
+  if (writes.length > 0) await d1(writes.join('\n'), { file: true, persistTo });
 
   const result = { token, userId, organizationId };
-  mkdirSync(dirname(TOKEN_FILE), { recursive: true });
-  writeFileSync(TOKEN_FILE, `${JSON.stringify(result, null, 2)}\n`, { mode: 0o600 });
+  if (tokenFile) {
+    mkdirSync(dirname(tokenFile), { recursive: true });
+    writeFileSync(tokenFile, `${JSON.stringify(result, null, 2)}\n`, { mode: 0o600 });
+  }
   return { ...result, created };
 }
 
