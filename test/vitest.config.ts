@@ -47,7 +47,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         exclude: options.exclude ?? [],
         setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
         testTimeout: 30_000,
-        deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema'] } } },
+        deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight'] } } },
         // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
         // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
         maxWorkers: Math.max(2, availableParallelism()),
