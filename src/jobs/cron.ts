@@ -11,6 +11,7 @@ import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/ope
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
 import { purgeExpiredSamlRequests } from '../services/sso/login';
 import { requeueTranslationRuns } from '../services/translations/requeue';
+import { sendJobs } from './messages';
 
 export const SPACE_RETENTION_DAYS = 7;
 const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
@@ -155,7 +156,6 @@ export const STALE_SPEC_JOB_MS = 15 * 60 * 1000;
 export const SPEC_REFRESH_MS = DAY_MS;
 /** Specs sent again, and specs refreshed, at most per run each (the rest wait for the next run). */
 export const SPEC_REQUEUE_PER_RUN = 100;
-const QUEUE_SEND_BATCH = 100; // a Queue's sendBatch takes at most 100 messages
 
 /**
  * The safety net and the refresh of OpenAPI specs (services/openapi/process), two set-based statements in one
@@ -203,19 +203,13 @@ export async function requeueSpecJobs(env: Env, db: Db, now: number): Promise<nu
       .where(inArray(openapiSpecs.id, due))
       .returning({ specId: openapiSpecs.id, jobId: openapiSpecs.processingJob }),
   ]);
-  const messages = [...resent, ...refreshed].map(({ specId, jobId }) => {
+  const jobs = [...resent, ...refreshed].map(({ specId, jobId }) => {
     const payload: OpenAPIProcessPayload = { specId };
-    return { body: { id: jobId!, type: OPENAPI_PROCESS_JOB, payload } };
+    return { id: jobId!, type: OPENAPI_PROCESS_JOB, payload };
   });
-  for (let i = 0; i < messages.length; i += QUEUE_SEND_BATCH) {
-    try {
-      await env.JOBS.sendBatch(messages.slice(i, i + QUEUE_SEND_BATCH));
-    } catch (error) {
-      // The specs name their jobs: they are sent again at a run 15 minutes from now.
-      console.error('cron: openapi processing messages not sent (sent again later)', error);
-    }
-  }
-  return messages.length;
+  // The specs name their jobs: what is not sent is sent again at a run 15 minutes from now.
+  await sendJobs(env, jobs, 'cron: openapi processing');
+  return jobs.length;
 }
 
 /** A conversation's analysis job not picked up this long after it was sent or last claimed is sent again. */
@@ -253,19 +247,13 @@ export async function requeueConversationJobs(env: Env, db: Db, now: number): Pr
     .set({ analysisState: 'pending', queuedAt: at })
     .where(inArray(conversations.id, stale))
     .returning({ conversationId: conversations.id, jobId: conversations.analysisJob });
-  const messages = rows.map(({ conversationId, jobId }) => {
+  const jobs = rows.map(({ conversationId, jobId }) => {
     const payload: ConversationAnalyzePayload = { conversationId };
-    return { body: { id: jobId!, type: CONVERSATION_ANALYZE_JOB, payload } };
+    return { id: jobId!, type: CONVERSATION_ANALYZE_JOB, payload };
   });
-  for (let i = 0; i < messages.length; i += QUEUE_SEND_BATCH) {
-    try {
-      await env.JOBS.sendBatch(messages.slice(i, i + QUEUE_SEND_BATCH));
-    } catch (error) {
-      // The conversations name their jobs: they are sent again at a run 15 minutes from now.
-      console.error('cron: conversation analysis messages not sent (sent again later)', error);
-    }
-  }
-  return messages.length;
+  // The conversations name their jobs: what is not sent is sent again at a run 15 minutes from now.
+  await sendJobs(env, jobs, 'cron: conversation analysis');
+  return jobs.length;
 }
 
 /** Runs one step of the cron; a step that fails is logged and does not keep the others from running. */

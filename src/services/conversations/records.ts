@@ -9,6 +9,7 @@ import { newId, sha256Hex } from '../../lib/ids';
 import { beforeCursor, decodeCursor, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { DAY_MS } from '../../lib/time';
+import { sendJobs } from '../../jobs/messages';
 import { requireUser } from '../../middleware/auth';
 import type { ConversationInput } from '../../schemas/conversation';
 import { capOf, dailyCapReached, failedOnCapGuard } from '../limits/caps';
@@ -200,9 +201,6 @@ export interface AnalyzeMessage {
   payload: ConversationAnalyzePayload;
 }
 
-/** Most messages a `sendBatch` call takes. */
-const SEND_BATCH_SIZE = 100;
-
 /**
  * Stores the conversations and counts them in the organization's day (one batch: one round trip, one
  * transaction; every input counts, an unchanged one too) and sends one analysis message per conversation,
@@ -231,15 +229,8 @@ export async function storeConversations(env: Env, db: Db, orgId: string, source
 }
 
 /** A failed send is logged, not thrown: the rows stay `pending` with their jobs named, and the cron sends them again. */
-async function enqueueAnalyses(env: Env, messages: AnalyzeMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += SEND_BATCH_SIZE) {
-    const chunk = messages.slice(i, i + SEND_BATCH_SIZE);
-    try {
-      await env.JOBS.sendBatch(chunk.map((body) => ({ body })));
-    } catch (error) {
-      console.error(`conversations: ${chunk.length} analysis messages not enqueued (the cron retries them)`, error);
-    }
-  }
+function enqueueAnalyses(env: Env, messages: AnalyzeMessage[]): Promise<void> {
+  return sendJobs(env, messages, 'conversations: analysis');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import { and, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { translationRuns } from '../../db/schema/translations';
 import type { Env } from '../../env';
+import { sendJobs } from '../../jobs/messages';
 import { translationRunMessage } from './jobs';
 import { CLAIM_LEASE_MS, failRun } from './run';
 
@@ -11,7 +12,6 @@ export const TRANSLATION_REQUEUE_PER_RUN = 200;
 /** Messages the cron sends again for one run; found stale once more, the run fails (`requeues` on the run counts them). */
 export const MAX_TRANSLATION_REQUEUES = 3;
 export const REQUEUES_EXHAUSTED_MESSAGE = "The run was cut short repeatedly (the Worker's limits): it was sent again 3 times without finishing";
-const QUEUE_SEND_BATCH = 100; // a Queue's sendBatch takes at most 100 messages
 
 /**
  * The cron's safety net for translation runs (jobs/cron.ts): every unfinished run its translation still names,
@@ -44,13 +44,6 @@ export async function requeueTranslationRuns(env: Env, db: Db, now: number): Pro
     await failRun(db, translationId, runId, REQUEUES_EXHAUSTED_MESSAGE);
   }
   const rows = found.filter((row) => row.requeues <= MAX_TRANSLATION_REQUEUES);
-  const messages = rows.map(({ translationId, runId }) => ({ body: translationRunMessage(translationId, runId) }));
-  for (let i = 0; i < messages.length; i += QUEUE_SEND_BATCH) {
-    try {
-      await env.JOBS.sendBatch(messages.slice(i, i + QUEUE_SEND_BATCH));
-    } catch (error) {
-      console.error('cron: translation run messages not sent (sent again later)', error);
-    }
-  }
-  return messages.length;
+  await sendJobs(env, rows.map(({ translationId, runId }) => translationRunMessage(translationId, runId)), 'cron: translation runs');
+  return rows.length;
 }
