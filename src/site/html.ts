@@ -4,6 +4,8 @@
  * accident. Attribute values are escaped the same way (quotes included); URLs go through `safeHref`.
  */
 
+import { escapeHtml } from '../lib/escape-html';
+
 export class Html {
   constructor(readonly value: string) {}
   toString() {
@@ -12,12 +14,6 @@ export class Html {
 }
 
 type Value = Html | string | number | null | undefined | false | Value[];
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
-}
 
 function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';

@@ -4,6 +4,8 @@
  * inline style below (by its hash), in no frame.
  */
 
+import { escapeHtml } from '../../lib/escape-html';
+
 /** The page's only style; its hash is in `PAGE_CSP` (test/sso/login.test.ts recomputes it). */
 export const PAGE_STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}code{display:block;padding:.75rem;background:#f2f2f2;border-radius:4px;word-break:break-all;font-size:15px}.muted{color:#555}';
@@ -20,15 +22,11 @@ export const PAGE_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
 };
 
-export function htmlEscape(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
-
 function page(title: string, body: string): string {
   return (
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">' +
-    `<title>${htmlEscape(title)}</title><style>${PAGE_STYLE}</style></head>` +
+    `<title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head>` +
     `<body>${body}</body></html>\n`
   );
 }
@@ -41,10 +39,10 @@ export function htmlResponse(status: number, html: string, headers: Record<strin
 export function tokenPage(input: { token: string; email: string; organization: string; provider: string }): string {
   return page(
     'Signed in',
-    `<h1>Signed in to ${htmlEscape(input.organization)}</h1>` +
-      `<p>You signed in as <strong>${htmlEscape(input.email)}</strong> through ${htmlEscape(input.provider)}.</p>` +
+    `<h1>Signed in to ${escapeHtml(input.organization)}</h1>` +
+      `<p>You signed in as <strong>${escapeHtml(input.email)}</strong> through ${escapeHtml(input.provider)}.</p>` +
       '<p>Your new API token (use it as <em>Authorization: Bearer &lt;token&gt;</em>):</p>' +
-      `<code id="token">${htmlEscape(input.token)}</code>` +
+      `<code id="token">${escapeHtml(input.token)}</code>` +
       '<p class="muted">It is shown only this once: copy it now. Only its hash is stored, so it cannot be shown again.</p>',
   );
 }
@@ -60,5 +58,5 @@ const TITLES: Record<number, string> = {
 /** A refusal: what went wrong, in words, and no token. */
 export function errorPage(status: number, message: string): string {
   const title = TITLES[status] ?? 'Login failed';
-  return page(title, `<h1>${htmlEscape(title)}</h1><p id="reason">${htmlEscape(message)}</p><p class="muted">No token was issued.</p>`);
+  return page(title, `<h1>${escapeHtml(title)}</h1><p id="reason">${escapeHtml(message)}</p><p class="muted">No token was issued.</p>`);
 }
