@@ -39,3 +39,12 @@ export function containsText(column: SQLiteColumn | SQL, text: string): SQL {
   }
   return sql`instr(${folded}, ${needle}) > 0`;
 }
+
+/**
+ * True where `column` starts with `prefix`, ignoring ASCII case (as `lower()` folds). Like `containsText`,
+ * the prefix is one bound parameter compared with `substr`, never a LIKE pattern.
+ */
+export function startsWithText(column: SQLiteColumn | SQL, prefix: string): SQL {
+  const needle = prefix.toLowerCase();
+  return sql`substr(lower(${column}), 1, ${[...needle].length}) = ${needle}`;
+}

@@ -84,6 +84,21 @@ describe('createSite', () => {
     expect((await createSite(elsewhere.orgId, org.outsider.token, { title: 'Numbered' })).basename).toBe('numbered');
   });
 
+  it('takes a title of up to 128 characters, however long its basename (GitBook SiteTitle), and numbers it too', async () => {
+    // A long title once made a LIKE pattern past D1's 50 bytes: a 500 from 49 characters on.
+    const title = `${'word '.repeat(26).slice(0, 127)}s`;
+    expect(title).toHaveLength(128);
+    const first = expectSite(await createSite(org.id, token, { title }));
+    const second = expectSite(await createSite(org.id, token, { title }));
+    expect(first.title).toBe(title);
+    expect(second.basename).toBe(`${first.basename}-2`);
+    expect(first.basename.length).toBeGreaterThan(50);
+    // A read member is refused for their role, not by a server error.
+    expectError(await api('POST', sitesOf(org.id), { token: org.members.read.token, body: { title } }), 403);
+    const message = expectError(await api('POST', sitesOf(org.id), { token, body: { title: `${title}x` } }), 400, 'title');
+    expect(message).toContain('128');
+  });
+
   it('does not hand out a basename another site holds in another letter case', async () => {
     // PATCH compares basenames without case (see updateSiteById), so creation must as well.
     const site = await createSite(org.id, token, { title: 'Case site' });

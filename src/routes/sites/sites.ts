@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { runBatch } from '../../db/client';
 import { organizations, sites, siteSpaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
-import { containsText, textFilterQuery } from '../../lib/text-filter';
+import { containsText, startsWithText, textFilterQuery } from '../../lib/text-filter';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf } from '../../schemas/common';
@@ -230,8 +230,8 @@ export const sitesRouter = createRouter()
       db
         .select({ basename: sites.basename })
         .from(sites)
-        // Without case, as PATCH compares basenames (the slug is lowercase; LIKE ignores ASCII case).
-        .where(and(eq(sites.orgId, organizationId), or(sql`lower(${sites.basename}) = ${slug}`, like(sites.basename, `${slug}-%`)))),
+        // Without case, as PATCH compares basenames (the slug is lowercase).
+        .where(and(eq(sites.orgId, organizationId), or(sql`lower(${sites.basename}) = ${slug}`, startsWithText(sites.basename, `${slug}-`)))),
       spacesAmongQuery(db, organizationId, spaceIds, userId),
     ]);
     if (requireSiteReader(role) < RANK.admin) throw new ApiError(403, 'Only organization admins can create sites');
