@@ -143,6 +143,50 @@ function minimal(input: Schema | undefined, depth = 0): unknown {
   }
 }
 
+/** A path into a JSON body: property names, and `[]` for an array's item. */
+type LeafPath = string[];
+
+/**
+ * Every string of a body schema that documents a maximum length, with its schema: top-level properties and
+ * those nested in objects and arrays (first variant of a union), down to a few levels.
+ */
+function boundedStrings(input: Schema | undefined, path: LeafPath = [], depth = 0): Array<{ path: LeafPath; schema: Schema }> {
+  const schema = resolve(input);
+  if (!schema || depth > 6) return [];
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants) return boundedStrings(variants.find((v: Schema) => resolve(v)?.type !== 'null') ?? variants[0], path, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  if (type === 'string') return typeof schema.maxLength === 'number' ? [{ path, schema }] : [];
+  if (type === 'array') return boundedStrings(schema.items, [...path, '[]'], depth + 1);
+  const parts = [schema, ...(schema.allOf ?? []).map(resolve)];
+  return parts.flatMap((part: Schema | undefined) =>
+    Object.entries<Schema>(part?.properties ?? {}).flatMap(([key, property]) => boundedStrings(property, [...path, key], depth + 1)),
+  );
+}
+
+/** The schema's minimal value with `value` at `path` (an array holds one minimal item that carries it). */
+function withLeaf(input: Schema | undefined, path: LeafPath, value: unknown, depth = 0): unknown {
+  if (path.length === 0) return value;
+  const schema = resolve(input);
+  const variants = schema?.anyOf ?? schema?.oneOf;
+  if (variants) return withLeaf(variants.find((v: Schema) => resolve(v)?.type !== 'null') ?? variants[0], path, value, depth + 1);
+  const [head, ...rest] = path;
+  if (head === '[]') return [withLeaf(schema?.items, rest, value, depth + 1)];
+  const property = [schema, ...(schema?.allOf ?? []).map(resolve)].map((part) => part?.properties?.[head]).find(Boolean);
+  return { ...(minimal(schema, depth) as Record<string, unknown>), [head]: withLeaf(property, rest, value, depth + 1) };
+}
+
+/**
+ * A string of exactly `length` characters that a schema of this format would take: words (titles, names),
+ * an address or a URL. A pattern the text does not match is a 400, which the sweep accepts like any 4xx.
+ */
+function textOfLength(schema: Schema, length: number): string {
+  if (schema.format === 'email') return `${'a'.repeat(Math.max(1, length - 13))}@example.test`.slice(-length);
+  if (schema.format === 'uri' || schema.format === 'url') return `https://example.test/${'x'.repeat(Math.max(0, length - 21))}`;
+  if (schema.pattern) return 'x'.repeat(length);
+  return `${'word '.repeat(Math.ceil(length / 5)).slice(0, Math.max(0, length - 1))}s`.slice(-length);
+}
+
 /** Top-level properties of a body schema. */
 function bodyProperties(input: Schema | undefined): string[] {
   const schema = resolve(input);
@@ -229,7 +273,7 @@ interface Operation {
   method: string;
   path: string;
   operationId: string;
-  params: Array<{ name: string; in: 'path' | 'query' }>;
+  params: Array<{ name: string; in: 'path' | 'query'; schema?: Schema }>;
   body?: Schema;
 }
 
@@ -318,6 +362,22 @@ function defineSweep(shard: number, total: number, OPERATIONS: Operation[]) {
             const body = JSON.stringify({ ...minimalBody, [property]: value });
             await check(op, `body.${property}=${JSON.stringify(value).slice(0, 30)}`, {}, '', { contentType: 'application/json', body });
           }
+        }
+      }
+      // Valid bodies whose bounded strings sit at their maximum length and one past it: a long title must be
+      // taken (or refused with a 400 naming the limit), never break a query built from it.
+      if (op.body) {
+        for (const { path, schema } of boundedStrings(op.body)) {
+          for (const length of [schema.maxLength, schema.maxLength + 1]) {
+            const body = JSON.stringify(withLeaf(op.body, path, textOfLength(schema, length)));
+            await check(op, `body.${path.join('.')} of ${length} characters`, {}, '', { contentType: 'application/json', body });
+          }
+        }
+      }
+      // Query parameters at their maximum length and one past it, as text of words.
+      for (const param of op.params.filter((p) => p.in === 'query' && typeof p.schema?.maxLength === 'number')) {
+        for (const length of [param.schema!.maxLength, param.schema!.maxLength + 1]) {
+          await check(op, `query ${param.name} of ${length} characters`, {}, `${param.name}=${encodeURIComponent(textOfLength(param.schema!, length))}`, jsonBody);
         }
       }
       // An operation that takes no input at all: hostile only by its token, which is real here.
