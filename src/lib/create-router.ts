@@ -66,15 +66,20 @@ const STANDARD_ERRORS = {
  * `tokens` says what integration tokens may call it (services/integrations/scopes): the installation
  * scope it needs, documented as the `installationToken` security scheme's scope. Without it, integration
  * and installation tokens are refused (403). `costly` names the expensive operation's own rate limit
- * policy, counted on top of the caller's (services/limits/rate-limits).
+ * policy, counted on top of the caller's (services/limits/rate-limits). `visitors`: the operation also answers
+ * without a token, what a published site's visitors may read (documented as optional authentication).
  */
-export function defineRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy }>(
-  config: R,
-) {
-  const { tokens = {}, costly, ...route } = config;
+export function defineRoute<
+  P extends string,
+  R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy; visitors?: true },
+>(config: R) {
+  const { tokens = {}, costly, visitors, ...route } = config;
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
   if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
   if (tokens.integration) security.push({ integrationToken: [] });
+  // The empty requirement is OpenAPI's "no authentication": a published site's visitors call it without a
+  // token (middleware/auth's VISITOR_READS admits them; test/platform/openapi.test.ts holds the two together).
+  if (visitors) security.push({});
   const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
   return createRoute({
     security,

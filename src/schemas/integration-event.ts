@@ -4,9 +4,12 @@ import { eventPayload } from '../services/integrations/event-payload';
 import { TimestampSchema } from './common';
 import { TRACE_LEVELS } from '../services/integrations/runtime';
 
-export const IntegrationEventStatusSchema = z.enum(['pending', 'success', 'failed']).openapi({
+/** What an event's row records of its delivery. */
+export type IntegrationEventDelivery = 'pending' | 'success' | 'failed';
+
+export const IntegrationEventStatusSchema = z.enum(['success', 'failed']).openapi({
   description:
-    "pending: not delivered yet (waiting for its first attempt or for a retry); success: every receiver accepted it; failed: its last attempt failed. GitBook's document lists success and failed: pending is this API's, so an event is listed from the moment it is recorded.",
+    "GitBook's states of a delivery: success: every receiver accepted it; failed: it has not been delivered, because its last attempt failed or, with `pending`, because an attempt is still to come.",
 });
 
 export const IntegrationEventLogSchema = z
@@ -34,6 +37,10 @@ export const IntegrationEventSchema = z
       .catchall(z.unknown())
       .openapi({ description: "The event as the integration receives it (GitBook's `Event`)." }),
     status: IntegrationEventStatusSchema,
+    pending: z.literal(true).optional().openapi({
+      description:
+        "Only while the event is not delivered yet (waiting for its first attempt or for a retry): `status` is then `failed`, as GitBook's two states describe a finished delivery. This deployment's addition to GitBook's IntegrationEvent; an event is listed from the moment it is recorded.",
+    }),
   })
   .openapi('IntegrationEvent');
 
@@ -52,7 +59,8 @@ export function toIntegrationEvent(row: IntegrationEventRow, apiBase: string): z
     ...(row.installationId ? { installationId: row.installationId } : {}),
     createdAt: row.createdAt,
     payload: eventPayload(row.id, row.payload, apiBase) as z.infer<typeof IntegrationEventSchema>['payload'],
-    status: row.status as z.infer<typeof IntegrationEventStatusSchema>,
+    ...(row.status === 'success' ? { status: 'success' as const } : { status: 'failed' as const }),
+    ...((row.status as IntegrationEventDelivery) === 'pending' && { pending: true as const }),
   };
 }
 

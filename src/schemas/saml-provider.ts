@@ -16,12 +16,22 @@ export const SAMLProviderStatusSchema = z.enum(['active', 'pending']).openapi('S
   description: '`active`: entityID, certificate and ssoURL are set, members can log in through it. `pending`: not fully configured yet.',
 });
 
+/**
+ * What `ssoURL` reads while a provider has none. GitBook requires a URI there, and a provider is created with its
+ * label alone: `about:blank` is a URI that names no address, and `status: "pending"` says the provider is not
+ * configured. Sent back in a PATCH, it leaves the provider without an SSO URL.
+ */
+export const NO_SSO_URL = 'about:blank';
+
 export const SAMLProviderSchema = z
   .object({
     object: z.literal('saml-provider'),
     id: z.string(),
     label: SAMLProviderLabelSchema,
-    ssoURL: z.string().openapi({ description: 'The identity provider\'s single sign-on URL (HTTP-Redirect binding); empty until configured' }),
+    ssoURL: z.string().openapi({
+      format: 'uri',
+      description: `The identity provider's single sign-on URL (HTTP-Redirect binding); \`${NO_SSO_URL}\` (a URI that addresses nothing) until configured, while the provider is pending`,
+    }),
     entityID: z.string().openapi({ description: 'The identity provider\'s entity ID (the Issuer of its responses); empty until configured' }),
     certificate: z.string().openapi({ description: 'The identity provider\'s signing certificate (PEM); empty until configured' }),
     defaultTeam: TeamSchema.optional().openapi({ description: 'The team members who log in through this provider join' }),
@@ -74,7 +84,7 @@ export function toSAMLProvider(row: SamlProviderRow, team: ProviderTeam, urls: U
     object: 'saml-provider',
     id: row.id,
     label: row.label,
-    ssoURL: row.ssoUrl,
+    ssoURL: row.ssoUrl || NO_SSO_URL,
     entityID: row.entityId,
     certificate: row.certificate,
     ...(team.team.id !== null && {

@@ -12,11 +12,14 @@ import { LANGUAGES, LanguageSchema } from './space';
 export type TranslationLanguage = (typeof LANGUAGES)[number];
 export const TranslationLanguageSchema = LanguageSchema;
 
+/** What a translation's row records: its last run failed is `failed` (with `failure`). */
 export const TRANSLATION_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
 export type TranslationStatus = (typeof TRANSLATION_STATUSES)[number];
-export const TranslationStatusSchema = z.enum(TRANSLATION_STATUSES).openapi('TranslationStatus', {
+/** GitBook's `TranslationStatus`: what the API answers. */
+export const API_TRANSLATION_STATUSES = ['pending', 'running', 'completed'] as const;
+export const TranslationStatusSchema = z.enum(API_TRANSLATION_STATUSES).openapi('TranslationStatus', {
   description:
-    "`pending`: a run is queued; `running`: pages are being translated; `completed`: the last run wrote `result.revision`. `failed` is this deployment's extension of GitBook's enum: the last run stopped, and `failure.message` says why",
+    "`pending`: a run is queued, or the last run failed (then `failure.message` says why, and the translation waits for a new run); `running`: pages are being translated; `completed`: the last run wrote `result.revision`",
 });
 
 export const TranslationSourceSchema = z
@@ -47,7 +50,10 @@ export const TranslationSchema = z
     failure: z
       .object({ message: z.string() })
       .optional()
-      .openapi({ description: "Only when `status` is `failed`: why the last run stopped (this deployment's extension of GitBook's Translation)" }),
+      .openapi({
+        description:
+          "Only when the last run failed: why it stopped. `status` is then `pending` (GitBook's states have no failure: the translation waits for a new run, and `result` still names the last completed one). This deployment's addition to GitBook's Translation",
+      }),
     source: TranslationSourceSchema,
     language: TranslationLanguageSchema,
     instructions: z.record(z.string(), z.unknown()).openapi({ description: 'Instructions for the translator (a rich-text document)' }),
@@ -84,8 +90,9 @@ export function toTranslation(row: TranslationRow, access: TranslationAccess, ur
   return {
     object: 'translation',
     id: row.id,
-    status: row.status as TranslationStatus,
-    ...(row.status === 'failed' ? { failure: { message: row.failure ?? 'The run failed' } } : {}),
+    ...(row.status === 'failed'
+      ? { status: 'pending' as const, failure: { message: row.failure ?? 'The run failed' } }
+      : { status: row.status as Exclude<TranslationStatus, 'failed'> }),
     source: { space: row.sourceSpaceId, language: row.sourceLanguage as TranslationLanguage },
     language,
     instructions: row.instructions,

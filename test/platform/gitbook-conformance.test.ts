@@ -12,7 +12,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg, type TestUser } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
-import { deliverPendingEvents } from '../helpers/integrations';
+import { env } from 'cloudflare:workers';
+import { deliverPendingEvents, seedEvent, type SeededIntegration } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
@@ -313,6 +314,16 @@ const CASES: Case[] = [
   { operationId: 'createOrganizationSAMLProvider', request: () => send('POST', `/v1/orgs/${org.id}/saml`, { ...SAML_PROVIDER, defaultTeam: teamId }) },
   { operationId: 'listSAMLProvidersInOrganizationById', request: async () => (await samlProviderId(), get(`/v1/orgs/${org.id}/saml`)) },
   { operationId: 'getOrganizationSAMLProviderById', request: async () => get(`/v1/orgs/${org.id}/saml/${await samlProviderId()}`) },
+  {
+    operationId: 'getOrganizationSAMLProviderById',
+    variant: 'a provider created with its label only (pending, no SSO URL yet)',
+    request: async () => {
+      const created = expectStatus(await send('POST', `/v1/orgs/${org.id}/saml`, { label: 'Not yet' }), 201).body;
+      const res = await get(`/v1/orgs/${org.id}/saml/${created.id}`);
+      expect(res.body).toMatchObject({ status: 'pending', ssoURL: 'about:blank' });
+      return res;
+    },
+  },
   { operationId: 'updateOrganizationSAMLProvider', request: async () => send('PATCH', `/v1/orgs/${org.id}/saml/${await samlProviderId()}`, { label: 'Okta (staff)', defaultRole: 'comment' }) },
   {
     operationId: 'deleteOrganizationSAMLProvider',
@@ -324,6 +335,18 @@ const CASES: Case[] = [
   { operationId: 'createTranslation', request: () => send('POST', `/v1/orgs/${org.id}/translations`, { language: 'de', source: { space: spaceId, language: 'en' } }) },
   { operationId: 'listTranslations', request: async () => (await translationId(), get(`/v1/orgs/${org.id}/translations`)) },
   { operationId: 'getTranslation', request: async () => get(`/v1/orgs/${org.id}/translations/${await translationId()}`) },
+  {
+    operationId: 'getTranslation',
+    variant: 'a translation whose last run failed',
+    request: async () => {
+      const created = expectStatus(await send('POST', `/v1/orgs/${org.id}/translations`, { language: 'es', source: { space: spaceId, language: 'en' } }), 201).body;
+      // What a run that failed leaves on the row (test/translations/fixes.test.ts runs such runs).
+      await env.DB.prepare("update translations set status = 'failed', failure = 'No translator is configured' where id = ?").bind(created.id).run();
+      const res = await get(`/v1/orgs/${org.id}/translations/${created.id}`);
+      expect(res.body).toMatchObject({ status: 'pending', failure: { message: 'No translator is configured' } });
+      return res;
+    },
+  },
   { operationId: 'updateTranslation', request: async () => send('PUT', `/v1/orgs/${org.id}/translations/${await translationId()}`, { instructions: { object: 'document', data: {}, nodes: [] } }) },
   { operationId: 'runTranslation', request: async () => send('POST', `/v1/orgs/${org.id}/translations/${await translationId()}/run`) },
   {
@@ -702,6 +725,27 @@ const CASES: Case[] = [
   // Events recorded by the cases above are delivered first: GitBook's schema has no `pending`.
   { operationId: 'listIntegrationEvents', request: async () => (await integration(), await deliverPendingEvents(), get(`/v1/integrations/${(await integration()).name}/events`)) },
   { operationId: 'getIntegrationEvent', request: async () => get(`/v1/integrations/${(await integration()).name}/events/${(await integration()).event}`) },
+  {
+    operationId: 'getIntegrationEvent',
+    variant: 'an event not delivered yet',
+    request: async () => {
+      const { name, installation, installedOrg } = await integration();
+      const id = expectStatus(await get(`/v1/integrations/${name}`), 200).body.id as string;
+      const eventId = await seedEvent({ id, name } as SeededIntegration, installation, installedOrg);
+      const res = await get(`/v1/integrations/${name}/events/${eventId}`);
+      expect(res.body.event).toMatchObject({ status: 'failed', pending: true });
+      return res;
+    },
+  },
+  {
+    operationId: 'listIntegrationEvents',
+    variant: 'with an event not delivered yet',
+    request: async () => {
+      const res = await get(`/v1/integrations/${(await integration()).name}/events`);
+      expect(res.body.items.some((event: { pending?: true }) => event.pending)).toBe(true);
+      return res;
+    },
+  },
   { operationId: 'listOrganizationInstallations', request: async () => get(`/v1/orgs/${(await integration()).installedOrg}/installations`) },
 
   { operationId: 'getChangeRequestPDF', request: () => get(`/v1/spaces/${spaceId}/change-requests/${openCr.number}/pdf`) },

@@ -270,6 +270,8 @@ describe('GET /openapi.json', () => {
     // A user token always; integration tokens only where the route admits them (with the scope it needs).
     expect(operation.security[0]).toEqual({ bearerAuth: [] });
     for (const alternative of operation.security.slice(1)) {
+      // `{}`: authentication is optional (a published site's visitors; see the next test).
+      if (Object.keys(alternative).length === 0) continue;
       const [[scheme, scopes]] = Object.entries(alternative) as [string, string[]][];
       expect(['installationToken', 'integrationToken']).toContain(scheme);
       for (const scope of scopes) expect(INTEGRATION_SCOPES).toContain(scope);
@@ -279,6 +281,30 @@ describe('GET /openapi.json', () => {
     }
     // Rate limits (services/limits): the 429 says when to come back and what the budgets are.
     expect(Object.keys(operation.responses['429'].headers ?? {}).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+  });
+
+  it('declares optional authentication exactly where a request without a token is answered', async () => {
+    const { body: doc } = await api('GET', '/openapi.json');
+    const optional: string[] = [];
+    const refused: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const isOptional = operation.security.some((requirement: object) => Object.keys(requirement).length === 0);
+        if (isOptional) {
+          optional.push(operation.operationId);
+          // The empty requirement comes after the token schemes: a client with a token sends it.
+          expect(Object.keys(operation.security.at(-1))).toEqual([]);
+        }
+        // With the credentials a visitor brings (a share key), where the operation takes them: without any, a
+        // space read says a token is missing rather than that the space is unknown.
+        const takesShareKey = (operation.parameters ?? []).some((p: { name: string }) => p.name === 'shareKey');
+        const url = `/v1${path.replace(/\{[^}]+\}/g, 'unknown')}${takesShareKey ? '?shareKey=unknown' : ''}`;
+        const res = await api(method.toUpperCase(), url, method === 'get' || method === 'delete' ? {} : { body: {} });
+        if ((res.status === 401) === isOptional) refused.push(`${operation.operationId}: ${res.status} without a token, optional: ${isOptional}`);
+      }
+    }
+    expect(optional.sort()).toEqual(['getPublishedContentSite', 'getSpaceById', 'listSSOProviderLoginsInOrganization', 'listSiteSections', 'listSiteSpaces']);
+    expect(refused).toEqual([]);
   });
 
   it("names an expensive operation's own rate limit in its 429", async () => {

@@ -71,10 +71,14 @@ describe('SAML providers', () => {
   it('keeps a provider created with a label only pending, with empty fields and the read role', async () => {
     const org = await seedOrg();
     const body = await createProvider(org, { label: 'Later' });
-    // GitBook's schema types ssoURL as a URI; a provider not configured yet has none, and says so with ''.
-    expectProvider({ ...body, ssoURL: 'https://placeholder.example' });
-    expect(body).toMatchObject({ status: 'pending', entityID: '', certificate: '', ssoURL: '', defaultRole: 'read' });
+    // GitBook's schema types ssoURL as a URI; a provider not configured yet has none: about:blank, a URI of no address.
+    expectProvider(body);
+    expect(body).toMatchObject({ status: 'pending', entityID: '', certificate: '', ssoURL: 'about:blank', defaultRole: 'read' });
     expect(body.defaultTeam).toBeUndefined();
+    // Sent back as read, it stays without an SSO URL (and pending); a login through it is refused.
+    const echoed = expectStatus(await api('PATCH', providerPath(org.id, body.id), { token: org.owner.token, body: { ssoURL: body.ssoURL, entityID: 'urn:idp', certificate: CERT_BODY } }), 200).body;
+    expect(echoed).toMatchObject({ status: 'pending', ssoURL: 'about:blank' });
+    expectProvider(echoed);
     const activated = expectStatus(
       await api('PATCH', providerPath(org.id, body.id), { token: org.owner.token, body: { entityID: 'urn:idp', certificate: CERT_BODY, ssoURL: 'https://idp.example/sso' } }),
       200,

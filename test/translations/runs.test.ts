@@ -227,7 +227,7 @@ describe('a translation run', () => {
     expect(sent).toEqual([]);
     expect(result.retryMessages).toEqual([]);
     const failed = await getTranslation(org, created.body.id);
-    expect(failed.status).toBe('failed');
+    expect(failed.status).toBe('pending'); // GitBook's states: a failed run leaves the translation waiting for a new one, with `failure`
     expect(failed.failure.message).toMatch(/No translator is configured/);
     expect(failed.result).toBeUndefined();
     expect(failed.stats.runs).toBe(0);
@@ -263,7 +263,7 @@ describe('a translation run', () => {
     expectStatus(await api('DELETE', `/v1/spaces/${space.id}`, { token }), 204);
     await deliverRun(created.sent, uppercaseAI());
     const failed = await getTranslation(org, created.body.id);
-    expect(failed.status).toBe('failed');
+    expect(failed.status).toBe('pending'); // GitBook's states: a failed run leaves the translation waiting for a new one, with `failure`
     expect(failed.failure.message).toMatch(/source space .* deleted/);
 
     const other = await seedHandbook(org);
@@ -286,7 +286,7 @@ describe('a translation run', () => {
     const last = await deliverRun(created.sent, down, 6);
     expect(last.result.retryMessages).toEqual([]);
     const failed = await getTranslation(org, created.body.id);
-    expect(failed.status).toBe('failed');
+    expect(failed.status).toBe('pending'); // GitBook's states: a failed run leaves the translation waiting for a new one, with `failure`
     expect(failed.failure.message).toMatch(/The run failed in the translator: the model is down/);
   });
 

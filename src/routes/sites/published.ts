@@ -28,6 +28,7 @@ const getPublishedSiteRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/sites/{siteId}/published',
   operationId: 'getPublishedContentSite',
+  visitors: true,
   tags: ['Docs sites'],
   summary: 'What a visitor sees of a site: its structure and customization (visitors too, with the site\'s credentials)',
   description:

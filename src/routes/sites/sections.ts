@@ -35,6 +35,7 @@ const listSectionsRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/sites/{siteId}/sections',
   operationId: 'listSiteSections',
+  visitors: true,
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "List a site's sections (visitors too, with the site's credentials)",

@@ -19,6 +19,7 @@ const listSiteSpacesRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/sites/{siteId}/site-spaces',
   operationId: 'listSiteSpaces',
+  visitors: true,
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "List a site's site spaces (visitors too, with the site's credentials)",

@@ -67,6 +67,7 @@ const getSpaceRoute = defineRoute({
   method: 'get',
   path: '/spaces/{spaceId}',
   operationId: 'getSpaceById',
+  visitors: true,
   tokens: { scope: 'space:metadata:read' },
   tags,
   summary: 'Get a space (a deleted one shows its deletedAt)',

@@ -87,6 +87,7 @@ const listLoginsRoute = defineRoute({
   method: 'get',
   path: '/orgs/{organizationId}/sso',
   operationId: 'listSSOProviderLoginsInOrganization',
+  visitors: true,
   tags,
   summary: "The organization's active SSO logins, as a login page shows them: readable without a token",
   request: { params: OrgParams },

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids';
 import { afterCursor, keysetOrder, textCursor, type Cursor } from '../../lib/pagination';
 import { RANK, roleToRank, type Role } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
-import type { ProviderTeam } from '../../schemas/saml-provider';
+import { NO_SSO_URL, type ProviderTeam } from '../../schemas/saml-provider';
 import { orgRankQuery } from '../organizations';
 import { authorizeOrg } from '../permissions';
 
@@ -46,8 +46,12 @@ export function normalizeCertificate(input: string): string {
   return pem;
 }
 
-/** An https URL without credentials: where members' browsers are sent with an AuthnRequest. */
+/**
+ * An https URL without credentials: where members' browsers are sent with an AuthnRequest. `NO_SSO_URL`, what a
+ * provider without one reads, clears it (a client may send back what it read).
+ */
 export function checkSsoUrl(input: string): string {
+  if (input === NO_SSO_URL) return '';
   let url: URL;
   try {
     url = new URL(input);
