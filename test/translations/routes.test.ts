@@ -150,19 +150,22 @@ describe('translations: routes', () => {
     }
   });
 
-  it('shows members a translation only when they may read its source; admins and creators always', async () => {
+  it('shows members, creators included, a translation only when they may read its source; admins always', async () => {
     const restricted = await createSpace(org.id, org.owner.token, 'Private');
     const t = expectStatus(await createTranslation(org, { language: 'fr', source: { space: restricted.id, language: 'en' } }), 201).body;
     expectStatus(await api('PATCH', `/v1/spaces/${restricted.id}`, { token: org.owner.token, body: { defaultLevel: null } }), 200);
     const path = `/v1/orgs/${org.id}/translations/${t.id}`;
-    expectStatus(await api('GET', path, { token: org.members.create.token }), 200);
-    expectError(await api('GET', path, { token: org.members.read.token }), 404);
-    const listed = expectStatus(await api('GET', `/v1/orgs/${org.id}/translations?limit=1000`, { token: org.members.read.token }), 200).body;
-    expect(listed.items.map((i: any) => i.id)).not.toContain(t.id);
-    expect(listed.count).toBe(listed.items.length);
-    // Invisible reads as absent: a delete is a 204 that deletes nothing.
-    expectStatus(await api('DELETE', path, { token: org.members.read.token }), 204);
     expectStatus(await api('GET', path, { token: org.owner.token }), 200);
+    for (const role of ['create', 'read'] as const) {
+      const token = org.members[role].token;
+      expectError(await api('GET', path, { token }), 404);
+      const listed = expectStatus(await api('GET', `/v1/orgs/${org.id}/translations?limit=1000`, { token }), 200).body;
+      expect(listed.items.map((i: any) => i.id)).not.toContain(t.id);
+      expect(listed.count).toBe(listed.items.length);
+      // Invisible reads as absent: a delete is a 204 that deletes nothing.
+      expectStatus(await api('DELETE', path, { token }), 204);
+      expectStatus(await api('GET', path, { token: org.owner.token }), 200);
+    }
   });
 
   it("answers 404 for another organization's translations", async () => {

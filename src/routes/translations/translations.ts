@@ -18,9 +18,9 @@ import {
 } from '../../services/translations/records';
 
 /**
- * Translations of a space's main content into another language (services/translations). Access: the
- * organization's admins and creators see and edit every translation; other members see those whose source
- * space they may read. A translation the caller cannot see, or another organization's, is a 404.
+ * Translations of a space's main content into another language (services/translations). Access follows the
+ * source space: members who may read it see the translation, and those of them with the organization's admin
+ * or create role change, run and delete it. A translation the caller cannot see, or another organization's, is a 404.
  */
 const tags = ['Translations'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -28,7 +28,8 @@ const TranslationParams = OrgParams.extend({
   translationId: IdSchema('translationId').openapi({ description: 'The unique id of the translation' }),
 });
 
-const ACCESS = 'Admins and creators of the organization change translations; members who may read the source space see them.';
+const ACCESS =
+  "Members who may read the source space see a translation; those of them with the organization's admin or create role change, run and delete it. The result space takes the source's access (defaultLevel, user and team grants), re-synced on each run.";
 
 const listRoute = defineRoute({
   method: 'get',
@@ -47,7 +48,7 @@ const createRoute = defineRoute({
   tags,
   costly: 'content-writes',
   summary:
-    "Create a translation of a space (admin or create role): its result space is created beside the source (same collection, the title suffixed with the language, `language` set) and a first run is queued. The source must be a space of the organization the caller may read, in another language than `language`; one translation per source and language (a second is a 400 naming the first).",
+    "Create a translation of a space (admin or create role): its result space is created beside the source (same collection, the title suffixed with the language, `language` set, the source's defaultLevel, user and team grants) and a first run is queued. The source must be a space of the organization the caller may read, in another language than `language`; one translation per source and language (a second is a 400 naming the first).",
   request: {
     params: OrgParams,
     ...jsonBody(
@@ -77,7 +78,7 @@ const updateRoute = defineRoute({
   operationId: 'updateTranslation',
   tags,
   summary:
-    "Replace a translation's instructions (admin or create role). Later runs are given them; pages already translated are translated again only when their source changes, not because the instructions did.",
+    "Replace a translation's instructions (admin or create role, and read access on the source). Later runs are given them; pages already translated are translated again only when their source changes, not because the instructions did.",
   request: { params: TranslationParams, ...jsonBody(z.object({ instructions: InstructionsSchema })) },
   responses: { 200: jsonResponse(TranslationSchema, 'Translation has been updated') },
 });
@@ -87,7 +88,7 @@ const deleteRoute = defineRoute({
   path: '/orgs/{organizationId}/translations/{translationId}',
   operationId: 'deleteTranslation',
   tags,
-  summary: 'Delete a translation (admin or create role); its result space stays, as a normal space. 204 also when it did not exist.',
+  summary: 'Delete a translation (admin or create role, and read access on the source); its result space stays, as a normal space. 204 also when it did not exist.',
   request: { params: TranslationParams },
   responses: { 204: noContent('Deleted, or did not exist') },
 });
@@ -99,7 +100,7 @@ const runRoute = defineRoute({
   tags,
   costly: 'content-writes',
   summary:
-    "Run a translation again (admin or create role): only pages whose source changed since they were last translated are translated; the others are kept. The result space's content is replaced by the translation of the source: edits made by hand in the result space are not kept by the next run (its history keeps them). While a run is pending or running this answers 204 and changes nothing: the run in progress continues, and no second run is queued.",
+    "Run a translation again (admin or create role, and read access on the source): the result space's access is re-synced from the source's; only pages whose source changed since they were last translated are translated; the others are kept. The result space's content is replaced by the translation of the source: edits made by hand in the result space are not kept by the next run (its history keeps them). While a run is pending or running this answers 204 and changes nothing: the run in progress continues, and no second run is queued.",
   request: { params: TranslationParams },
   responses: { 204: noContent('Translation run triggered, or one is in progress') },
 });
@@ -124,8 +125,8 @@ export const translationsRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { row, orgRank } = await createTranslation(c, { orgId: organizationId, userId, language: body.language, source: body.source, instructions: body.instructions });
-    return c.json(toTranslation(row, translationAccess(orgRank, 0), urlContext(c.req.url, c.env.APP_URL)), 201);
+    const { row, orgRank, sourceRank } = await createTranslation(c, { orgId: organizationId, userId, language: body.language, source: body.source, instructions: body.instructions });
+    return c.json(toTranslation(row, translationAccess(orgRank, sourceRank), urlContext(c.req.url, c.env.APP_URL)), 201);
   })
   .openapi(getRoute, async (c) => {
     const { organizationId, translationId } = c.req.valid('param');
@@ -151,6 +152,6 @@ export const translationsRouter = createRouter()
   .openapi(runRoute, async (c) => {
     const { organizationId, translationId } = c.req.valid('param');
     const found = requireEditable(await loadTranslation(c, organizationId, translationId));
-    await startRun(c.env, c.get('db'), found.translation.id);
+    await startRun(c.env, c.get('db'), found.translation);
     return c.body(null, 204);
   });

@@ -8,6 +8,7 @@ import { nowIso } from '../../lib/time';
 import type { PageRecord, TreeRecord } from '../content/pages';
 import { d1NodeStore, entriesOf, TrieView, type StoredNode } from '../content/tree';
 import { canonicalJson, copyDocumentReferences, insertDocuments } from '../revisions';
+import { syncResultAccess } from './access';
 import { allWordsSql, failRun, isPage, loadRunState, pendingCount, runPagesSql, runWordsSql, spaceProblem, type Roots, type TranslationTarget } from './state';
 
 /** Step 3 of a translation run (services/translations/run.ts): the assembly, inside the result space's SpaceWriter. */
@@ -127,6 +128,8 @@ export async function assembleTranslation(env: Env, target: TranslationTarget): 
   const wordsSql = runWordsSql(translation.id, run.id);
   const results = await runBatch(db, [
     ...writes,
+    // The result holds the source's content as of this run: it takes the source's access as of now (access.ts).
+    ...syncResultAccess(db, translation.sourceSpaceId, translation.resultSpaceId, now, live),
     db
       .update(translations)
       .set({

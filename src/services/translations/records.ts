@@ -20,16 +20,19 @@ import { authorizeOrg } from '../permissions';
 import { appendPositionSql } from '../positions';
 import { newSpaceStatements, selectSpaceWithRank } from '../spaces';
 import { requireCreateIn } from '../collections';
+import { copyGrantStatements, syncResultAccess } from './access';
 import { enqueueTranslationRun } from './jobs';
 
 /**
  * The records of translations: who sees and changes them, and their create, update, delete and run.
  *
- * Access: an organization's admins and creators (the create role and up) see and edit every translation of
- * it; other members see a translation when they may read its source space (its effective role, with the
- * space's default levels and grants), and edit none. A translation the caller cannot see, or another
- * organization's, is a 404; one they see but may not change is a 403. Guests are members: they see the
- * translations of sources they were given.
+ * Access follows the source space, whose content the result space receives: a member sees a translation when
+ * they may read its source (their effective role on it, with the space's default levels and grants; org
+ * admins read every space), and changes, runs or deletes it when they also hold the organization's create role
+ * (admins included). A translation the caller cannot see, or another organization's, is a 404; one they see but
+ * may not change is a 403. Guests are members: they see the translations of sources they were given. A
+ * translation whose source is gone (purged, or moved to another organization) is seen by the org's admins only.
+ * The result space takes the source's access (access.ts).
  */
 
 export const translationNotFound = () => new ApiError(404, 'No matching translation in this organization');
@@ -38,25 +41,35 @@ const editForbidden = () => new ApiError(403, 'You do not have permission to cha
 /** The organization rank that edits translations. */
 export const EDIT_RANK = RANK.create;
 
-export function translationAccess(orgRank: number, sourceRank: number): TranslationAccess {
-  const edit = orgRank >= EDIT_RANK;
-  return { view: edit || sourceRank >= RANK.read, edit };
+/** `sourceRank`: the caller's role on the source, null when the source is no longer a space of the organization. */
+export function translationAccess(orgRank: number, sourceRank: number | null): TranslationAccess {
+  const view = sourceRank === null ? orgRank >= RANK.admin : sourceRank >= RANK.read;
+  return { view, edit: view && orgRank >= EDIT_RANK };
 }
 
-/** SQL: whether the caller (of organization role `orgRank`, a subquery) may see the translation of the joined source space. */
+/** The joined source, when it is still a space of the translation's organization (raw names: spaceRoleSql's subqueries are correlated). */
+const SOURCE_HERE = sql`"spaces"."org_id" = "translations"."org_id"`;
+
+/** SQL: the caller's role on the joined source space, null when it is gone (see translationAccess). */
+function sourceRankSql(userId: string): SQL<number | null> {
+  return sql<number | null>`case when ${SOURCE_HERE} then ${spaceRoleSql(userId)} else null end`;
+}
+
+/** SQL: translationAccess's `view`, for the list's filter and count. */
 function visibleSql(orgId: string, userId: string): SQL {
-  return sql`(coalesce(${orgRoleSql(sql`${orgId}`, userId)}, -1) >= ${EDIT_RANK} or ${spaceRoleSql(userId)} >= ${RANK.read})`;
+  return sql`(case when ${SOURCE_HERE} then ${spaceRoleSql(userId)} >= ${RANK.read}
+    else coalesce(${orgRoleSql(sql`${orgId}`, userId)}, -1) >= ${RANK.admin} end)`;
 }
 
 export interface TranslationWithRank {
   translation: TranslationRow;
-  sourceRank: number;
+  sourceRank: number | null;
 }
 
-/** A translation of the organization with the caller's role on its source (0 when the source is gone). */
+/** A translation of the organization with the caller's role on its source (null when the source is gone). */
 export function translationQuery(db: Db, orgId: string, translationId: string, userId: string) {
   return db
-    .select({ translation: translations, sourceRank: sql<number>`coalesce(${spaceRoleSql(userId)}, 0)`.as('source_rank') })
+    .select({ translation: translations, sourceRank: sourceRankSql(userId).as('source_rank') })
     .from(translations)
     .leftJoin(spaces, eq(spaces.id, translations.sourceSpaceId))
     .where(and(eq(translations.id, translationId), eq(translations.orgId, orgId)))
@@ -99,7 +112,7 @@ export async function listTranslations(db: Db, orgId: string, userId: string, cu
   const [rankRows, rows, [{ total }]] = await db.batch([
     orgRankQuery(db, orgId, userId),
     db
-      .select({ translation: translations, sourceRank: sql<number>`coalesce(${spaceRoleSql(userId)}, 0)`.as('source_rank') })
+      .select({ translation: translations, sourceRank: sourceRankSql(userId).as('source_rank') })
       .from(translations)
       .leftJoin(spaces, eq(spaces.id, translations.sourceSpaceId))
       .where(and(where, afterCursor(cursor, translations.createdAt, translations.id)))
@@ -179,7 +192,7 @@ function newRunStatements(db: Db, translationId: string, runId: string, now: str
  * translation of one source into one language is a 400 naming the first; the caller must be allowed to create
  * in the source's collection (403). Two round trips (three for a source in a collection).
  */
-export async function createTranslation(c: Context<AppBindings>, input: CreateInput): Promise<{ row: TranslationRow; orgRank: number }> {
+export async function createTranslation(c: Context<AppBindings>, input: CreateInput): Promise<{ row: TranslationRow; orgRank: number; sourceRank: number }> {
   const db = c.get('db');
   if (input.language === input.source.language) throw badRequest(`language: the source is in "${input.language}" already; translate it into another language`);
   const [rankRows, sourceRows, existing] = await db.batch([
@@ -219,6 +232,8 @@ export async function createTranslation(c: Context<AppBindings>, input: CreateIn
     emoji: source.space.emoji,
     editMode: 'live',
     language: input.language,
+    // The source's access (access.ts): the same collection, so its own level, "inherit" included, resolves alike.
+    defaultLevel: source.space.defaultLevel,
     position: appendPositionSql(input.orgId, source.space.parentId),
   });
   const row: TranslationRow = {
@@ -248,7 +263,12 @@ export async function createTranslation(c: Context<AppBindings>, input: CreateIn
   row.runId = runId;
   const run = { id: runId, translationId: row.id, sourceRevisionId: source.space.revisionId, status: 'pending', createdAt: now, touchedAt: now };
   try {
-    await runBatch(db, [...result.statements, db.insert(translations).values(row), db.insert(translationRuns).values(run)]);
+    await runBatch(db, [
+      ...result.statements,
+      ...copyGrantStatements(db, input.source.space, result.id, now),
+      db.insert(translations).values(row),
+      db.insert(translationRuns).values(run),
+    ]);
   } catch (error) {
     if (!isUniqueViolation(error, 'translations.source_space_id')) throw error;
     const [winner] = await db
@@ -258,7 +278,7 @@ export async function createTranslation(c: Context<AppBindings>, input: CreateIn
     throw duplicate(winner?.id ?? 'unknown');
   }
   await enqueueTranslationRun(c.env, row.id, runId);
-  return { row, orgRank: orgRank! };
+  return { row, orgRank: orgRank!, sourceRank: source.rank };
 }
 
 /** Replaces a translation's instructions (later runs are given them; pages already translated are not translated again). */
@@ -278,13 +298,19 @@ export async function deleteTranslation(db: Db, translationId: string): Promise<
 
 /**
  * Starts a run unless one is pending or running (then the run in progress simply continues: nothing is
- * queued, and the caller may run again once it is done). Whether a run was started. One round trip.
+ * queued, and the caller may run again once it is done). A run that starts re-syncs the result space's access
+ * from the source's (access.ts) at once; its assembly does again. Whether a run was started. One round trip.
  */
-export async function startRun(env: Env, db: Db, translationId: string): Promise<boolean> {
+export async function startRun(env: Env, db: Db, translation: TranslationRow): Promise<boolean> {
   const runId = newId();
-  const results = await runBatch(db, newRunStatements(db, translationId, runId, nowIso()));
+  const now = nowIso();
+  const started = sql`exists (select 1 from translations t where t.id = ${translation.id} and t.run_id = ${runId})`;
+  const results = await runBatch(db, [
+    ...newRunStatements(db, translation.id, runId, now),
+    ...syncResultAccess(db, translation.sourceSpaceId, translation.resultSpaceId, now, started),
+  ]);
   const changes = (results[0] as { meta?: { changes?: number } }).meta?.changes ?? 0;
   if (changes !== 1) return false;
-  await enqueueTranslationRun(env, translationId, runId);
+  await enqueueTranslationRun(env, translation.id, runId);
   return true;
 }

@@ -38,7 +38,8 @@ export { assembleTranslation, type AssembleOutput } from './assemble';
  *    so links between pages resolve in the result space; the files map and the revision's meta (variables,
  *    reusable contents) are the source's (file bytes are shared by hash in R2). One batch: the revision, the
  *    result space's references to what it shares with the source (so the purge keeps it), the head move (a
- *    compare-and-set on the result head, the new revision's only parent), and the run and translation marked
+ *    compare-and-set on the result head, the new revision's only parent), the result space's access re-synced
+ *    from the source's (access.ts: its defaultLevel, user and team grants), and the run and translation marked
  *    completed with their stats, guarded on the head move having happened. A redelivery finds the run finished.
  *
  * Failures: a run whose source or result space is gone, in the trash, transferred to another organization
