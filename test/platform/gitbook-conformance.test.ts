@@ -730,7 +730,7 @@ const CASES: Case[] = [
     variant: 'an event not delivered yet',
     request: async () => {
       const { name, installation, installedOrg } = await integration();
-      const id = expectStatus(await get(`/v1/integrations/${name}`), 200).body.id as string;
+      const { id } = (await env.DB.prepare('select id from integrations where name = ? and deleted_at is null').bind(name).first<{ id: string }>())!;
       const eventId = await seedEvent({ id, name } as SeededIntegration, installation, installedOrg);
       const res = await get(`/v1/integrations/${name}/events/${eventId}`);
       expect(res.body.event).toMatchObject({ status: 'failed', pending: true });
