@@ -300,6 +300,14 @@ describe('what crosses the origin the endpoint shares with the API and the publi
     expect(read.event.payload.request.headers['x-echo']).toBe('kept');
     for (const name of names) expect(read.event.payload.request.headers[name], name).toBeUndefined();
     for (const value of Object.values(CREDENTIALS)) expect(JSON.stringify(read)).not.toContain(value);
+
+    // An event stored before they were filtered out reads without them too.
+    await env.DB.prepare(`update integration_events set payload = json_set(payload, '$.request.headers.Cookie', 'site_token=old-jwt') where id = ?`)
+      .bind(answered.event.eventId)
+      .run();
+    const old = expectStatus(await api('GET', `/v1/integrations/${f.integration.name}/events/${answered.event.eventId}`, { token: f.publisher.owner.token }), 200).body;
+    expect(old.event.payload.request.headers).toEqual(read.event.payload.request.headers);
+    expect(JSON.stringify(old)).not.toContain('old-jwt');
   });
 
   it("drops the script's cookies, Clear-Site-Data and Refresh, and keeps its other headers", async () => {

@@ -7,7 +7,7 @@ import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
 import { apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
-import { eventPayload } from '../../services/integrations/event-payload';
+import { eventPayload, withoutCredentials } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
 import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, type TraceLine } from '../../services/integrations/runtime';
 
@@ -23,9 +23,10 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  *
  * The endpoint shares its origin with the API and the published sites, and the script is another organization's
  * code, so what crosses is filtered both ways:
- * - in: the headers that carry credentials of this origin (`CREDENTIAL_HEADERS`: Cookie, Authorization, a
- *   visitor's X-Visitor-Token ...) are neither handed to the script nor stored in the event. A third party
- *   authenticates to an integration some other way (a signature header, a secret in the URL), as webhooks do;
+ * - in: the headers that carry credentials of this origin (`CREDENTIAL_HEADERS` of services/integrations/
+ *   event-payload: Cookie, Authorization, a visitor's X-Visitor-Token ...) are neither handed to the script nor
+ *   stored in the event. A third party authenticates to an integration some other way (a signature header, a
+ *   secret in the URL), as webhooks do;
  * - out: hop-by-hop headers and those that would set or clear this origin's state (`Set-Cookie`,
  *   `Clear-Site-Data`) or redirect without a Location (`Refresh`) are dropped. A `Location` is kept when it
  *   leads to another origin (an absolute http(s) URL: an OAuth provider) or stays on this one under a public
@@ -45,21 +46,6 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  * its publisher sees it with listIntegrationEvents. Round trips: one read, one token batch, then that write.
  */
 export const MAX_PUBLIC_REQUEST_BYTES = 1024 * 1024;
-
-/**
- * Request headers never handed to a script nor stored: the credentials a browser or client sends this origin
- * (cookies of published sites and share links, API tokens, visitor JWTs, Cloudflare Access identities).
- */
-export const CREDENTIAL_HEADERS = new Set([
-  'cookie',
-  'cookie2',
-  'authorization',
-  'proxy-authorization',
-  'x-visitor-token',
-  'cf-access-jwt-assertion',
-  'cf-access-client-id',
-  'cf-access-client-secret',
-]);
 
 /**
  * Headers of the script's response never sent on: those that describe its hop to us, not the answer (the body
@@ -118,13 +104,6 @@ async function requestBody(c: PublicContext): Promise<Blob | null> {
   return bytes.byteLength > 0 ? new Blob([bytes], { type: request.headers.get('content-type') ?? '' }) : null;
 }
 
-/** The request's headers as GitBook's FetchRequest has them (one object), without credentials of this origin. */
-function forwardedHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of headers) if (!CREDENTIAL_HEADERS.has(name)) out[name] = value;
-  return out;
-}
-
 /** This origin as callers reach it: the request's, and API_URL's when set (scripts are told that one). */
 function ownOrigins(c: PublicContext): Set<string> {
   const origins = new Set([new URL(c.req.url).origin]);
@@ -145,7 +124,7 @@ function underPublicEndpoint(pathname: string, integrationName: string): boolean
  * this origin (a path, or a URL of it) only a path under a public endpoint of the same integration, resolved
  * first (so `..`, `%2e%2e` and backslashes cannot climb out) and sent as that path.
  */
-export function allowedLocation(value: string, requestUrl: string, origins: Set<string>, integrationName: string): string | null {
+function allowedLocation(value: string, requestUrl: string, origins: Set<string>, integrationName: string): string | null {
   let target: URL;
   try {
     target = new URL(value, requestUrl);
@@ -207,7 +186,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     type: 'fetch',
     ...(installation ? { installationId: installation.id } : {}),
     // GitBook's FetchRequest: the method in lower case, the headers as one object.
-    request: { url: request.url, method: request.method.toLowerCase(), headers: forwardedHeaders(request.headers) },
+    request: { url: request.url, method: request.method.toLowerCase(), headers: withoutCredentials(request.headers) },
   };
   const record = insertEvent(
     c.get('db'),
