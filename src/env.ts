@@ -7,8 +7,9 @@ export interface Env {
   FILES: R2Bucket;
   JOBS: Queue<unknown>;
   SPACE_WRITER: DurableObjectNamespace<SpaceWriter>;
+  /** The operator's token (secret). Never a key of anything: FILES_SIGNING_KEY and INTEGRATIONS_KEY are secrets of their own. */
   ADMIN_TOKEN?: string;
-  /** HMAC key of signed file download URLs; ADMIN_TOKEN is used when unset. */
+  /** HMAC key of signed file download URLs (secret); unset, making or opening one answers 503 naming it. */
   FILES_SIGNING_KEY?: string;
   APP_URL?: string;
   /** Public base URL of this API without `/v1`: integration scripts' `apiEndpoint` and links in delivered events. */
@@ -54,7 +55,7 @@ export interface Env {
   MAX_INTEGRATIONS_PER_ORGANIZATION?: string;
   MAX_INSTALLATIONS_PER_ORGANIZATION?: string;
   MAX_CONVERSATIONS_PER_DAY?: string;
-  /** Key (any string; hashed to AES-256) that encrypts integration secrets and signing secrets at rest; ADMIN_TOKEN when unset. */
+  /** Key (secret; any string, hashed to AES-256) of integration secrets and signing secrets at rest; unset, writing or reading one answers 503 naming it. */
   INTEGRATIONS_KEY?: string;
 }
 

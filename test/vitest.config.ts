@@ -34,7 +34,14 @@ export function workersProject(options: { include: string[]; exclude?: string[];
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },
           miniflare: {
-            bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token', ...options.vars },
+            // The three secrets are distinct, as a deployment must have them (README, Deploying).
+            bindings: {
+              TEST_MIGRATIONS: migrations,
+              ADMIN_TOKEN: 'test-admin-token',
+              FILES_SIGNING_KEY: 'test-files-signing-key',
+              INTEGRATIONS_KEY: 'test-integrations-key',
+              ...options.vars,
+            },
             ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
             // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
             // what a test reads of a job's state is never raced by a delivery in the background.

@@ -67,9 +67,16 @@ export async function storeFiles(bucket: R2Bucket, files: PreparedFile[]): Promi
 // ---------------------------------------------------------------------------------------------
 // Signed download URLs
 
+/** What a deployment without FILES_SIGNING_KEY answers wherever a signed URL is made or checked. */
+const NO_SIGNING_KEY_MESSAGE = 'File downloads are not configured: set the FILES_SIGNING_KEY secret';
+
+/**
+ * FILES_SIGNING_KEY and nothing else: every signed URL is an HMAC anyone may hold, so a key shared with another
+ * secret (the operator's ADMIN_TOKEN, as once when this one was unset) could be guessed offline from them.
+ */
 function signingSecret(env: Env): string {
-  const secret = env.FILES_SIGNING_KEY || env.ADMIN_TOKEN;
-  if (!secret) throw new ApiError(503, 'File downloads are not configured: set the FILES_SIGNING_KEY secret');
+  const secret = env.FILES_SIGNING_KEY;
+  if (!secret) throw new ApiError(503, NO_SIGNING_KEY_MESSAGE);
   return secret;
 }
 

@@ -55,7 +55,8 @@ async function start() {
         r2Buckets: { FILES: 'bench-files' },
         queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
         durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
-        bindings: { ADMIN_TOKEN: ADMIN, APP_URL: '' },
+        // The three secrets, distinct as a deployment has them (none stands in for another): file URLs are signed.
+        bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '' },
         // The rate limit bindings, as wrangler.toml declares them but out of reach: every request pays for
         // its checks (one per policy it counts against) without being refused.
         ratelimits: args.has('no-rate-limits') ? {} : Object.fromEntries(

@@ -125,8 +125,9 @@ async function startWorker(persistTo) {
   const child = spawn(
     process.execPath,
     [WRANGLER_BIN, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo, '--show-interactive-dev-session=false',
-      // Secrets of its own: CI has no .dev.vars, and file URLs (the demo image) are signed with one of them.
-      '--var', `ADMIN_TOKEN:${randomBytes(32).toString('base64url')}`, '--var', `FILES_SIGNING_KEY:${randomBytes(32).toString('base64url')}`],
+      // Secrets of its own, one random value each (CI has no .dev.vars; none stands in for another): the operator
+      // token, the key of file URLs (the demo image), the key of integration secrets.
+      ...['ADMIN_TOKEN', 'FILES_SIGNING_KEY', 'INTEGRATIONS_KEY'].flatMap((name) => ['--var', `${name}:${randomBytes(32).toString('base64url')}`])],
     { cwd: ROOT, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const keep = (chunk) => {

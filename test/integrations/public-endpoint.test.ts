@@ -35,6 +35,13 @@ export default {
     if (route === '/big') return new Response('x'.repeat(${MAX_FETCH_RESPONSE_BYTES} + 1));
     if (route === '/empty') return new Response(null, { status: 204, headers: { 'x-empty': 'yes' } });
     if (route === '/refuse') return new Response('no', { status: 401 });
+    if (route === '/redirect') {
+      // Whatever a script may answer to set state on, or send visitors elsewhere on, the origin it is served from.
+      const headers = new Headers({ location: url.searchParams.get('to'), 'x-kept': 'yes', 'clear-site-data': '"cookies"', refresh: '0; url=/v1/user' });
+      headers.append('set-cookie', 'site_share=stolen; Path=/');
+      headers.append('set-cookie2', 'legacy=1');
+      return new Response(null, { status: 302, headers });
+    }
     if (route === '/spoofed-visitor') {
       // Two anonymous reads of the API, each claiming another client address.
       const remaining = [];
@@ -68,6 +75,7 @@ export default {
         tokens: Object.keys(environment.apiTokens).sort(),
         secretMatches: environment.secrets.API_KEY === '${SECRET_VALUE}',
         runtimeHeaders: [...request.headers.keys()].filter((name) => name.startsWith('x-integration')),
+        seenHeaders: [...incoming.headers.keys()],
       },
       { status: 201, headers },
     );
@@ -115,7 +123,7 @@ beforeAll(async () => {
 
 /** A request without any API token, as the outside world sends one. */
 async function call(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
-  const res = await exports.default.fetch(`${BASE}${path}`, { method, headers: init.headers, body: init.body });
+  const res = await exports.default.fetch(`${BASE}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual' });
   const text = await res.text();
   let body: any = text;
   try {
@@ -127,9 +135,10 @@ async function call(method: string, path: string, init: { body?: BodyInit; heade
 }
 
 /** Through the Worker's fetch with an execution context, waiting for what it does after answering (the event record). */
-async function callAndWait(path: string, environment: object = env) {
+async function callAndWait(path: string, environment: object = env, headers: Record<string, string> = {}) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }), environment as never, ctx);
+  const request = new Request(`${BASE}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', ...headers } });
+  const res = await worker.fetch(request, environment as never, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, text, headers: res.headers };
@@ -162,7 +171,8 @@ describe("the integration's public endpoint", () => {
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.headers.get('x-echo')).toBe('hello');
     expect(res.headers.get('x-method')).toBe('POST');
-    expect(res.headers.getSetCookie()).toEqual([`state=1; Path=${f.integrationPath}`, `other=2; Path=${f.integrationPath}`]);
+    // The script answered two cookies: none is set on the API's origin.
+    expect(res.headers.getSetCookie()).toEqual([]);
     // Whatever the script serves runs sandboxed, never as the API's origin.
     expect(res.headers.get('content-security-policy')).toMatch(/^sandbox /);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -265,6 +275,88 @@ describe("an installation's public endpoint", () => {
   });
 });
 
+describe('what crosses the origin the endpoint shares with the API and the published sites', () => {
+  const CREDENTIALS = {
+    cookie: 'site_share=share-secret; site_token=visitor-jwt',
+    authorization: 'Bearer api-token-of-a-member',
+    'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+    'x-visitor-token': 'visitor-jwt',
+    'cf-access-jwt-assertion': 'access-jwt',
+  };
+
+  it("never hands a visitor's credentials to the script, nor stores them in the event", async () => {
+    const res = await callAndWait(`${f.installationPath}/credentials`, env, { ...CREDENTIALS, 'x-echo': 'kept' });
+    expect(res.status, res.text).toBe(201);
+    const answered = JSON.parse(res.text);
+    const names = Object.keys(CREDENTIALS);
+    // The script saw the other headers, not those: neither in the event nor on the request it rebuilt.
+    expect(answered.event.request.headers['x-echo']).toBe('kept');
+    expect(answered.seenHeaders).toContain('x-echo');
+    for (const name of names) {
+      expect(answered.event.request.headers[name], name).toBeUndefined();
+      expect(answered.seenHeaders, name).not.toContain(name);
+    }
+    const read = expectStatus(await api('GET', `/v1/integrations/${f.integration.name}/events/${answered.event.eventId}`, { token: f.publisher.owner.token }), 200).body;
+    expect(read.event.payload.request.headers['x-echo']).toBe('kept');
+    for (const name of names) expect(read.event.payload.request.headers[name], name).toBeUndefined();
+    for (const value of Object.values(CREDENTIALS)) expect(JSON.stringify(read)).not.toContain(value);
+
+    // An event stored before they were filtered out reads without them too.
+    await env.DB.prepare(`update integration_events set payload = json_set(payload, '$.request.headers.Cookie', 'site_token=old-jwt') where id = ?`)
+      .bind(answered.event.eventId)
+      .run();
+    const old = expectStatus(await api('GET', `/v1/integrations/${f.integration.name}/events/${answered.event.eventId}`, { token: f.publisher.owner.token }), 200).body;
+    expect(old.event.payload.request.headers).toEqual(read.event.payload.request.headers);
+    expect(JSON.stringify(old)).not.toContain('old-jwt');
+  });
+
+  it("drops the script's cookies, Clear-Site-Data and Refresh, and keeps its other headers", async () => {
+    const res = await call('GET', `${f.integrationPath}/redirect?to=${encodeURIComponent('https://auth.example.com/authorize?client_id=1')}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(res.headers.get('set-cookie2')).toBeNull();
+    expect(res.headers.get('clear-site-data')).toBeNull();
+    expect(res.headers.get('refresh')).toBeNull();
+    expect(res.headers.get('x-kept')).toBe('yes');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toMatch(/^sandbox /);
+  });
+
+  it('keeps a Location to another origin or under a public endpoint of the integration, and drops any other', async () => {
+    const other = await seedIntegration(f.publisher.id);
+    const location = async (to: string) => {
+      const res = await call('GET', `${f.installationPath}/redirect?to=${encodeURIComponent(to)}`);
+      expect(res.status, to).toBe(302);
+      return res.headers.get('location');
+    };
+    // Another origin (an OAuth provider), as it is.
+    expect(await location('https://auth.example.com/authorize?client_id=1&state=x')).toBe('https://auth.example.com/authorize?client_id=1&state=x');
+    expect(await location('http://localhost:8788/callback')).toBe('http://localhost:8788/callback');
+    // Under the integration's public endpoints, as a path of this origin.
+    expect(await location(`${f.integrationPath}/done?ok=1`)).toBe(`${f.integrationPath}/done?ok=1`);
+    expect(await location(`${BASE}${f.installationPath}/next#top`)).toBe(`${f.installationPath}/next#top`);
+    expect(await location('step-2')).toBe(`${f.installationPath}/step-2`);
+    // Anywhere else on this origin, however it is written, or no http(s) URL at all: dropped.
+    for (const to of [
+      '/v1/user',
+      `${BASE}/v1/orgs`,
+      '/s/some-site/page',
+      '/files/abc',
+      '../../../../v1/user',
+      `${f.installationPath}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/v1/user`,
+      '\\v1\\user',
+      `/integrations/${other.name}/public`,
+      `/integrations/${f.integration.name}/publicity`,
+      `/integrations/${f.integration.name}/installations`,
+      'javascript:alert(document.domain)',
+      'data:text/html,<script>alert(1)</script>',
+      'https://user:pass@auth.example.com/',
+    ]) {
+      expect(await location(to), to).toBeNull();
+    }
+  });
+});
+
 describe('failures', () => {
   it('answers 404 for unknown integrations and installations, and those of another integration', async () => {
     const other = await seedIntegration(f.publisher.id, { script: SCRIPT });
@@ -325,6 +417,15 @@ describe('failures', () => {
     const atLimit = await call('POST', `${f.integrationPath}/hook`, { body: 'y'.repeat(MAX_PUBLIC_REQUEST_BYTES) });
     expect(atLimit.status).toBe(201);
     expect(atLimit.body.body.length).toBe(MAX_PUBLIC_REQUEST_BYTES);
+  });
+
+  it('answers 503 naming INTEGRATIONS_KEY when the deployment has none, and never uses ADMIN_TOKEN instead', async () => {
+    const res = await callAndWait(`${f.installationPath}/hook`, { ...env, INTEGRATIONS_KEY: undefined });
+    expect(res.status, res.text).toBe(503);
+    expect(JSON.parse(res.text)).toEqual({ error: { code: 503, message: expect.stringContaining('INTEGRATIONS_KEY') } });
+    // Another key than the one the installation's secrets were stored under reads nothing either.
+    const wrongKey = await callAndWait(`${f.installationPath}/hook`, { ...env, INTEGRATIONS_KEY: env.ADMIN_TOKEN });
+    expectError({ status: wrongKey.status, body: JSON.parse(wrongKey.text), headers: wrongKey.headers }, 502, 'its secrets could not be read');
   });
 
   it('answers 503 when the deployment has no Worker Loader', async () => {

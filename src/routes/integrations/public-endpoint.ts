@@ -7,7 +7,7 @@ import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
 import { apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
-import { eventPayload } from '../../services/integrations/event-payload';
+import { eventPayload, withoutCredentials } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
 import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, type TraceLine } from '../../services/integrations/runtime';
 
@@ -19,16 +19,27 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  * GitBook's do. Each request runs the integration's current script at once with a GitBook `fetch` event
  * (`{eventId, type: 'fetch', installationId?, request: {url, method, headers}}`, the body as the multipart
  * field `fetch-body`) and the environment events get (tokens, secrets, the installation), and the script's
- * own response is the answer: its status, its headers without hop-by-hop ones, its body (at most 5 MiB).
+ * own response is the answer: its status, its headers (filtered, below), its body (at most 5 MiB).
  *
- * What the script serves comes from the API's origin, so every answer also carries a sandboxing
- * Content-Security-Policy: a page an integration serves may run script, post forms and open popups, but as
- * an opaque origin, never as this one (nor read another integration's cookies).
+ * The endpoint shares its origin with the API and the published sites, and the script is another organization's
+ * code, so what crosses is filtered both ways:
+ * - in: the headers that carry credentials of this origin (`CREDENTIAL_HEADERS` of services/integrations/
+ *   event-payload: Cookie, Authorization, a visitor's X-Visitor-Token ...) are neither handed to the script nor
+ *   stored in the event. A third party authenticates to an integration some other way (a signature header, a
+ *   secret in the URL), as webhooks do;
+ * - out: hop-by-hop headers and those that would set or clear this origin's state (`Set-Cookie`,
+ *   `Clear-Site-Data`) or redirect without a Location (`Refresh`) are dropped. A `Location` is kept when it
+ *   leads to another origin (an absolute http(s) URL: an OAuth provider) or stays on this one under a public
+ *   endpoint of the same integration (`/integrations/<name>/public...`, `.../installations/<id>/public...`);
+ *   anything else (`/v1/...`, `/s/...`, `javascript:`) is dropped. Every answer carries a sandboxing
+ *   Content-Security-Policy (a page an integration serves may run script, post forms and open popups, but as
+ *   an opaque origin, never as this one) and `X-Content-Type-Options: nosniff`.
  *
  * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration)
- * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; a script that
- * throws, runs out of time, answers more than 5 MiB or cannot be loaded 502, whose message says which and
- * never what the script threw (that may hold its secrets): the publisher reads it in the event's trace.
+ * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; no INTEGRATIONS_KEY
+ * when the script has secrets to be given 503; a script that throws, runs out of time, answers more than 5 MiB
+ * or cannot be loaded 502, whose message says which and never what the script threw (that may hold its
+ * secrets): the publisher reads it in the event's trace.
  *
  * Every request that reached the script is recorded as an integration event of type `fetch` (`success` when it
  * answered below 400, else `failed`) with the script's console as its trace, after the answer (waitUntil):
@@ -36,8 +47,11 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  */
 export const MAX_PUBLIC_REQUEST_BYTES = 1024 * 1024;
 
-/** Headers of the script's response that describe its hop to us, not the answer (the body is sent decoded, whole). */
-const HOP_BY_HOP = new Set([
+/**
+ * Headers of the script's response never sent on: those that describe its hop to us, not the answer (the body
+ * is sent decoded, whole), and those that would set or clear this origin's state or redirect without a Location.
+ */
+const DROPPED_RESPONSE_HEADERS = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -49,6 +63,10 @@ const HOP_BY_HOP = new Set([
   'upgrade',
   'content-length',
   'content-encoding',
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'refresh',
 ]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Added to every answer: documents run sandboxed (an opaque origin), not as the API's origin. */
@@ -86,13 +104,51 @@ async function requestBody(c: PublicContext): Promise<Blob | null> {
   return bytes.byteLength > 0 ? new Blob([bytes], { type: request.headers.get('content-type') ?? '' }) : null;
 }
 
-/** The script's answer as this route's response: hop-by-hop headers dropped, the sandbox added. */
-function toResponse(answer: FetchAnswer, method: string): Response {
+/** This origin as callers reach it: the request's, and API_URL's when set (scripts are told that one). */
+function ownOrigins(c: PublicContext): Set<string> {
+  const origins = new Set([new URL(c.req.url).origin]);
+  if (c.env.API_URL) origins.add(new URL(apiEndpointOf(c.env)).origin);
+  return origins;
+}
+
+/** Whether a (resolved) path is a public endpoint of the integration, or below one. */
+function underPublicEndpoint(pathname: string, integrationName: string): boolean {
+  const [empty, integrationsSegment, name, ...rest] = pathname.split('/');
+  if (empty !== '' || integrationsSegment !== 'integrations' || name !== encodeURIComponent(integrationName)) return false;
+  const endpoint = rest[0] === 'installations' && rest.length >= 3 && INSTALLATION_ID.test(rest[1]) ? rest[2] : rest[0];
+  return endpoint === 'public';
+}
+
+/**
+ * A script's `Location`, or null when it may not be sent: another origin's http(s) URL as it is (absolute); on
+ * this origin (a path, or a URL of it) only a path under a public endpoint of the same integration, resolved
+ * first (so `..`, `%2e%2e` and backslashes cannot climb out) and sent as that path.
+ */
+function allowedLocation(value: string, requestUrl: string, origins: Set<string>, integrationName: string): string | null {
+  let target: URL;
+  try {
+    target = new URL(value, requestUrl);
+  } catch {
+    return null;
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
+  if (target.username || target.password) return null;
+  if (!origins.has(target.origin)) return target.href;
+  return underPublicEndpoint(target.pathname, integrationName) ? `${target.pathname}${target.search}${target.hash}` : null;
+}
+
+/** The script's answer as this route's response: headers filtered (see the top of this file), security headers added. */
+function toResponse(answer: FetchAnswer, method: string, location: (value: string) => string | null): Response {
   const headers = new Headers();
   for (const [name, value] of answer.headers) {
-    if (HOP_BY_HOP.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (DROPPED_RESPONSE_HEADERS.has(lower)) continue;
     try {
-      headers.append(name, value);
+      if (lower !== 'location') headers.append(name, value);
+      else {
+        const kept = location(value);
+        if (kept !== null) headers.set('Location', kept);
+      }
     } catch {
       // a name or value no response may carry
     }
@@ -130,7 +186,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     type: 'fetch',
     ...(installation ? { installationId: installation.id } : {}),
     // GitBook's FetchRequest: the method in lower case, the headers as one object.
-    request: { url: request.url, method: request.method.toLowerCase(), headers: Object.fromEntries(request.headers) },
+    request: { url: request.url, method: request.method.toLowerCase(), headers: withoutCredentials(request.headers) },
   };
   const record = insertEvent(
     c.get('db'),
@@ -149,14 +205,21 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
   try {
     keys = await readScriptSecrets(c.env, integration, installation);
   } catch (error) {
-    return fail('could not be run: its secrets could not be read', [], `was not run: its secrets could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = `was not run: its secrets could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    // A deployment without INTEGRATIONS_KEY: its own 503, which names the secret, rather than the script's 502.
+    if (error instanceof ApiError) {
+      recordFetchEvent(c, record, false, [line('error', `${label}: the script ${reason}`)]);
+      throw error;
+    }
+    return fail('could not be run: its secrets could not be read', [], reason);
   }
   const environment = await scriptEnvironment(c.get('db'), { apiEndpoint, integration, installation, payload, ...keys });
   const result = await runIntegrationFetch(c.env, scriptTarget(integration, scriptKey), payload, environment, new URL(apiEndpoint).origin, fetchBody);
   if (!result.ok) return fail(result.failure, result.logs, result.detail);
   const ok = result.answer.status < 400;
   recordFetchEvent(c, record, ok, [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)]);
-  return toResponse(result.answer, request.method);
+  const origins = ownOrigins(c);
+  return toResponse(result.answer, request.method, (value) => allowedLocation(value, request.url, origins, integration.name));
 }
 
 export const integrationPublicRouter = createRouter()

@@ -1,14 +1,19 @@
 import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
 import { randomBase62 } from '../../lib/ids';
 
 /**
  * Integration secrets and installation signing secrets are kept as AES-256-GCM ciphertext
- * (`base64(iv || ciphertext)`), under a key derived from the INTEGRATIONS_KEY secret (ADMIN_TOKEN when
- * unset). Only the delivery path decrypts them; no API read returns them.
+ * (`base64(iv || ciphertext)`), under a key derived from the INTEGRATIONS_KEY secret and nothing else: a
+ * deployment without it answers 503 naming it wherever a secret is written or read. Only the delivery path
+ * decrypts them; no API read returns them.
+ *
+ * Deployments once fell back to ADMIN_TOKEN when INTEGRATIONS_KEY was unset: one that did must set
+ * INTEGRATIONS_KEY to its ADMIN_TOKEN's value to keep reading what it stored (README, Deploying).
  */
 async function aesKey(env: Env): Promise<CryptoKey> {
-  const material = env.INTEGRATIONS_KEY || env.ADMIN_TOKEN;
-  if (!material) throw new Error('Set INTEGRATIONS_KEY (or ADMIN_TOKEN) to keep integration secrets');
+  const material = env.INTEGRATIONS_KEY;
+  if (!material) throw new ApiError(503, 'Integration secrets are not configured: set the INTEGRATIONS_KEY secret');
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`integrations:${material}`));
   return crypto.subtle.importKey('raw', digest, 'AES-GCM', false, ['encrypt', 'decrypt']);
 }
@@ -30,10 +35,15 @@ export async function encryptSecret(env: Env, plaintext: string): Promise<string
   return toBase64(out);
 }
 
+/** The plaintext; 503 without INTEGRATIONS_KEY, an Error saying which key to check when it is not the one used. */
 export async function decryptSecret(env: Env, ciphertext: string): Promise<string> {
+  const key = await aesKey(env);
   const bytes = fromBase64(ciphertext);
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, await aesKey(env), bytes.slice(12));
-  return new TextDecoder().decode(plain);
+  try {
+    return new TextDecoder().decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, key, bytes.slice(12)));
+  } catch {
+    throw new Error('a secret could not be decrypted with this INTEGRATIONS_KEY: it is not the key it was stored under');
+  }
 }
 
 /** A Standard Webhooks signing secret: `whsec_` and 24 random bytes in base64. */
