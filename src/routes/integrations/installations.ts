@@ -39,7 +39,9 @@ import {
   requireVisible,
   visibleInstallationsSql,
   type InstallationQueryRow,
+  approveScopes,
   refuseWidening,
+  widensSelection,
 } from '../../services/integrations/installations';
 import { presentIntegrations } from '../../services/integrations/registry';
 import { spaceRoleForScopes } from '../../services/integrations/scopes';
@@ -59,14 +61,18 @@ const installIntegrationRoute = defineRoute({
   path: '/integrations/{integrationName}/installations',
   operationId: 'installIntegration',
   tags,
-  summary: 'Install an integration on an organization (its admins)',
+  summary: 'Install an integration on an organization, or approve the scopes it now asks for (its admins)',
   description:
-    'The answer carries `signingSecret`, the secret that signs the HTTP deliveries of its events: it is shown only here, once. An integration is installed at most once per organization; its spaces and sites are added to the installation afterwards.',
+    'The answer carries `signingSecret`, the secret that signs the HTTP deliveries of its events: it is shown only here, once. An integration is installed at most once per organization (409); its spaces and sites are added to the installation afterwards. ' +
+    'The installation approves the scopes the integration asks for now. A later version asking for more leaves it `pending` (its tokens keep only the approved scopes) until an admin of the organization calls this again: that approves what the integration asks for now and answers the installation, active, with 200.',
   request: {
     params: IntegrationParams,
     ...jsonBody(z.object({ organization: z.string().min(1).max(128).openapi({ description: 'The id of the organization to install it on' }) }).openapi('OrganizationTarget')),
   },
-  responses: { 201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed; the signing secret is shown only in this response') },
+  responses: {
+    201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed; the signing secret is shown only in this response'),
+    200: jsonResponse(IntegrationInstallationSchema, 'It was installed and pending: the scopes it asks for now are approved'),
+  },
 });
 
 const listInstallationsRoute = defineRoute({
@@ -99,7 +105,8 @@ const updateInstallationRoute = defineRoute({
   tags,
   summary: "Change an installation's configuration, external ids or space and site selection (the admins of its organization, the integration and the installation)",
   description:
-    'A change of the configuration or of a selection sends the integration an `installation_setup` event with the previous state; a change of the external ids alone sends none.',
+    'A change of the configuration or of a selection sends the integration an `installation_setup` event with the previous state; a change of the external ids alone sends none. ' +
+    "Only the admins of the installing organization select all spaces or sites: the integration's own token and installation tokens may select fewer, never more (403).",
   request: { params: InstallationParams, ...jsonBody(UpdateIntegrationInstallationSchema) },
   responses: { 200: jsonResponse(IntegrationInstallationSchema, 'The installation') },
 });
@@ -156,18 +163,30 @@ export const integrationInstallationsRouter = createRouter()
       integrationByNameQuery(db, integrationName, actor),
       organizationQuery(db, orgId, userId),
       db
-        .select({ id: integrationInstallations.id })
+        .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
         .from(integrationInstallations)
         .where(and(sql`${integrationInstallations.integrationId} = ${integrationIdByNameSql(integrationName)}`, eq(integrationInstallations.orgId, orgId))),
     ]);
-    const { integration } = requireIntegration(actor, integrationRows[0]);
+    const current = existing[0];
+    // The admins of an organization see what is installed on it (private integrations too): they may approve it.
+    const adminHere = orgRows[0]?.rank === RANK.admin;
+    const { integration } = current && adminHere && integrationRows[0] ? integrationRows[0] : requireIntegration(actor, integrationRows[0]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
+    if (current) {
+      if (current.installation.status !== 'pending') {
+        throw new ApiError(409, `This integration is already installed on this organization (installation ${current.installation.id}), with every scope it asks for approved`);
+      }
+      const approval = approveScopes(db, integration, current.installation, nowIso());
+      const [, updated] = await db.batch([approval.event.statement, approval.update]);
+      if (!updated[0]) throw new ApiError(409, 'The integration was published again, or the installation changed, while this approval was on its way: look at it again and approve what it asks for now');
+      await enqueueEvents(c.env, [approval.event.id]);
+      return c.json(toInstallation(changed(current.installation, approval.approved), integration.name, current.spaces, urlContext(c.req.url, c.env.APP_URL)), 200);
+    }
     // Every target admits an organization installation: space and site installations hang off it.
     if (!['all', 'organization', 'space', 'site'].includes(integration.target)) {
       throw new ApiError(400, `This integration cannot be installed (its target is ${integration.target})`);
     }
     const alreadyInstalled = (id: string) => new ApiError(409, `This integration is already installed on this organization (installation ${id})`);
-    if (existing[0]) throw alreadyInstalled(existing[0].id);
     assertWithinCap(c.env, 'installationsPerOrganization', org.installationCount);
 
     const now = nowIso();
@@ -181,6 +200,8 @@ export const integrationInstallationsRouter = createRouter()
       spaceSelection: 'selected',
       siteSelection: 'selected',
       spaceRole: spaceRoleForScopes(integration.scopes),
+      // Installing is the organization's consent to what the integration asks for now.
+      approvedScopes: integration.scopes,
       configuration: defaultConfiguration(integration.configurations, 'account'),
       externalIds: [],
       signingSecret: await encryptSecret(c.env, signingSecret),
@@ -253,7 +274,8 @@ export const integrationInstallationsRouter = createRouter()
     const rows = (await installationQuery(db, integrationName, installationId, actor)) as InstallationQueryRow[];
     const { integration, installation, rights, spaces } = requireVisible(actor, rows);
     requireChange(rights);
-    if (body.space_selection !== undefined || body.site_selection !== undefined) refuseWidening(actor, 'change which spaces and sites its installation covers');
+    if (widensSelection(installation.spaceSelection, body.space_selection)) refuseWidening(actor, 'select all the spaces of the organization');
+    if (widensSelection(installation.siteSelection, body.site_selection)) refuseWidening(actor, 'select all the sites of the organization');
     const now = nowIso();
     const changes: Partial<InstallationRow> = { updatedAt: now };
     if (body.externalIds !== undefined) changes.externalIds = body.externalIds;
