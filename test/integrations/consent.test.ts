@@ -6,10 +6,14 @@
  * narrow what an installation covers, never widen it.
  */
 import { env, exports } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge } from '../helpers/content';
 import { addMember, api, BASE, createUser, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
 import { integrationName, seedToken } from '../helpers/integrations';
+import { createDb } from '../../src/db/client';
+import { INTEGRATION_SCOPES, spaceRoleForScopes, spaceRoleForScopesSql } from '../../src/services/integrations/scopes';
 
 /** A script whose public endpoint answers the integration token the runtime hands it, as any script can. */
 const ECHO_TOKEN_SCRIPT = `
@@ -109,9 +113,11 @@ describe('the reproduction of issue 27 fails where it should', () => {
 
   it("an admin of the installing organization approves by installing again: then the new scopes work where that admin extends it", async () => {
     expectStatus(await publish([SITE, READ, WRITE]), 200);
-    const approved = expectStatus(await approve(victim.owner.token), 200).body;
+    const approved = expectStatus(await approve(victim.owner.token), 201).body;
     expect(approved).toMatchObject({ id: installationId, status: 'active' });
     expect(approved.signingSecret).toBeUndefined();
+    // GitBook's answer of installIntegration (201, an IntegrationInstallation).
+    expect(gitbookErrors(gitbookValidator('IntegrationInstallation', GITBOOK_0202.components), approved), JSON.stringify(approved)).toBe('valid');
     expect(await installationRow()).toMatchObject({ status: 'active', approved_scopes: JSON.stringify([SITE, READ, WRITE]), space_role: 4 });
     const events = await env.DB.prepare(`select payload from integration_events where installation_id = ? and type = 'installation_setup' order by created_at, rowid`)
       .bind(installationId)
@@ -148,7 +154,7 @@ describe('narrowing', () => {
   it('the integration token and installation tokens may narrow what an installation covers', async () => {
     const other = await createSpace(victim.id, victim.owner.token, 'Other');
     expectStatus(await publish([SITE, READ]), 200);
-    expectStatus(await approve(victim.owner.token), 200);
+    expectStatus(await approve(victim.owner.token), 201);
     expectStatus(await api('POST', `${installationUrl()}/spaces`, { token: victim.owner.token, body: { space: privateSpace.id } }), 201);
     expectStatus(await api('PATCH', installationUrl(), { token: victim.owner.token, body: { space_selection: 'all' } }), 200);
     expectStatus(await readSpace(await installationToken()), 200);
@@ -168,7 +174,7 @@ describe('narrowing', () => {
 
   it('a publish asking for fewer scopes narrows at once, and asking for them again needs consent again', async () => {
     expectStatus(await publish([SITE, READ, WRITE]), 200);
-    expectStatus(await approve(victim.owner.token), 200);
+    expectStatus(await approve(victim.owner.token), 201);
     expectStatus(await api('PATCH', installationUrl(), { token: victim.owner.token, body: { space_selection: 'all' } }), 200);
     const token = await installationToken();
     expectStatus(await openChangeRequest(token), 201);
@@ -196,7 +202,7 @@ describe('narrowing', () => {
 describe('a pending installation keeps working with what it approved', () => {
   it('its tokens read the spaces it covers, and it still receives their events', async () => {
     expectStatus(await publish([SITE, READ]), 200);
-    expectStatus(await approve(victim.owner.token), 200);
+    expectStatus(await approve(victim.owner.token), 201);
     expectStatus(await api('POST', `${installationUrl()}/spaces`, { token: victim.owner.token, body: { space: privateSpace.id } }), 201);
     expectStatus(await publish([SITE, READ, WRITE]), 200);
     expect(await installationRow()).toMatchObject({ status: 'pending', space_role: 1 });
@@ -212,5 +218,17 @@ describe('a pending installation keeps working with what it approved', () => {
       .bind(installationId)
       .first<{ n: number }>();
     expect(events!.n).toBe(1);
+  });
+});
+
+describe('the space role of approved scopes', () => {
+  it('is the same in SQL (publishing) as in code (installing, approving), for every set of one or two scopes', async () => {
+    const sets = [[], ...INTEGRATION_SCOPES.map((a) => [a]), ...INTEGRATION_SCOPES.flatMap((a) => INTEGRATION_SCOPES.map((b) => [a, b]))];
+    const rows = await createDb(env.DB).all<{ key: number; role: number }>(
+      sql`select s.key as key, ${spaceRoleForScopesSql(sql.raw('s.value'))} as role from json_each(${JSON.stringify(sets)}) s`,
+    );
+    expect(rows).toHaveLength(sets.length);
+    for (const { key, role } of rows) expect(role, sets[key].join(' ')).toBe(spaceRoleForScopes(sets[key]));
+    expect(new Set(rows.map((r) => r.role))).toEqual(new Set([0, 1, 4]));
   });
 });

@@ -64,14 +64,13 @@ const installIntegrationRoute = defineRoute({
   summary: 'Install an integration on an organization, or approve the scopes it now asks for (its admins)',
   description:
     'The answer carries `signingSecret`, the secret that signs the HTTP deliveries of its events: it is shown only here, once. An integration is installed at most once per organization (409); its spaces and sites are added to the installation afterwards. ' +
-    'The installation approves the scopes the integration asks for now. A later version asking for more leaves it `pending` (its tokens keep only the approved scopes) until an admin of the organization calls this again: that approves what the integration asks for now and answers the installation, active, with 200.',
+    'Installing approves the scopes the integration asks for now. A later version asking for more leaves the installation `pending` (its tokens keep only the approved scopes) until an admin of the organization installs it again: that approves what the integration asks for now and answers the installation, active again, without its signing secret (409 when nothing waits for approval).',
   request: {
     params: IntegrationParams,
     ...jsonBody(z.object({ organization: z.string().min(1).max(128).openapi({ description: 'The id of the organization to install it on' }) }).openapi('OrganizationTarget')),
   },
   responses: {
-    201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed; the signing secret is shown only in this response'),
-    200: jsonResponse(IntegrationInstallationSchema, 'It was installed and pending: the scopes it asks for now are approved'),
+    201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed (the signing secret is shown only in this response), or a pending installation approved'),
   },
 });
 
@@ -180,7 +179,9 @@ export const integrationInstallationsRouter = createRouter()
       const [, updated] = await db.batch([approval.event.statement, approval.update]);
       if (!updated[0]) throw new ApiError(409, 'The integration was published again, or the installation changed, while this approval was on its way: look at it again and approve what it asks for now');
       await enqueueEvents(c.env, [approval.event.id]);
-      return c.json(toInstallation(changed(current.installation, approval.approved), integration.name, current.spaces, urlContext(c.req.url, c.env.APP_URL)), 200);
+      const approved = toInstallation(changed(current.installation, approval.approved), integration.name, current.spaces, urlContext(c.req.url, c.env.APP_URL));
+      c.header('Location', approved.urls.location);
+      return c.json(approved, 201);
     }
     // Every target admits an organization installation: space and site installations hang off it.
     if (!['all', 'organization', 'space', 'site'].includes(integration.target)) {
