@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
+import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { assertWithinCap } from '../../services/limits/caps';
@@ -21,7 +23,7 @@ import {
   type InstallationRow,
 } from '../../schemas/integration-installation';
 import { orgRoleSql } from '../../services/access';
-import { botUserValues, integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
+import { botUserValues, integrationByNameQuery, requireIntegration, type IntegrationRow } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
 import { encryptSecret, newSigningSecret } from '../../services/integrations/crypto';
 import { enqueueEvents, installationExists } from '../../services/integrations/events';
@@ -151,6 +153,22 @@ const listOrganizationInstallationsRoute = defineRoute({
 /** The installation as it stands after `changes`. */
 const changed = (row: InstallationRow, changes: Partial<InstallationRow>): InstallationRow => ({ ...row, ...changes });
 
+/**
+ * Installing an integration again is how an admin of the organization approves the scopes it asks for
+ * beyond what its installation approved (`pending`): the installation as it stands once approved.
+ */
+async function approvePending(c: Context<AppBindings>, integration: IntegrationRow, installation: InstallationRow, spaces: number) {
+  if (installation.status !== 'pending') {
+    throw new ApiError(409, `This integration is already installed on this organization (installation ${installation.id}), and no scope it asks for waits for approval`);
+  }
+  const db = c.get('db');
+  const approval = approveScopes(db, integration, installation, nowIso());
+  const [, updated] = await db.batch([approval.event.statement, approval.update]);
+  if (!updated[0]) throw new ApiError(409, 'The integration was published again, or the installation changed, while this approval was on its way: look at it again and approve what it asks for now');
+  await enqueueEvents(c.env, [approval.event.id]);
+  return toInstallation(changed(installation, approval.approved), integration.name, spaces, urlContext(c.req.url, c.env.APP_URL));
+}
+
 export const integrationInstallationsRouter = createRouter()
   .openapi(installIntegrationRoute, async (c) => {
     const actor = c.get('actor');
@@ -172,14 +190,7 @@ export const integrationInstallationsRouter = createRouter()
     const { integration } = current && adminHere && integrationRows[0] ? integrationRows[0] : requireIntegration(actor, integrationRows[0]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
     if (current) {
-      if (current.installation.status !== 'pending') {
-        throw new ApiError(409, `This integration is already installed on this organization (installation ${current.installation.id}), with every scope it asks for approved`);
-      }
-      const approval = approveScopes(db, integration, current.installation, nowIso());
-      const [, updated] = await db.batch([approval.event.statement, approval.update]);
-      if (!updated[0]) throw new ApiError(409, 'The integration was published again, or the installation changed, while this approval was on its way: look at it again and approve what it asks for now');
-      await enqueueEvents(c.env, [approval.event.id]);
-      const approved = toInstallation(changed(current.installation, approval.approved), integration.name, current.spaces, urlContext(c.req.url, c.env.APP_URL));
+      const approved = await approvePending(c, integration, current.installation, current.spaces);
       c.header('Location', approved.urls.location);
       return c.json(approved, 201);
     }
