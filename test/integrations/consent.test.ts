@@ -6,13 +6,15 @@
  * narrow what an installation covers, never widen it.
  */
 import { env, exports } from 'cloudflare:workers';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge } from '../helpers/content';
 import { addMember, api, BASE, createUser, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
 import { integrationName, seedToken } from '../helpers/integrations';
 import { createDb } from '../../src/db/client';
+import { integrationInstallations, integrations } from '../../src/db/schema';
+import { approveScopes } from '../../src/services/integrations/installations';
 import { INTEGRATION_SCOPES, spaceRoleForScopes, spaceRoleForScopesSql } from '../../src/services/integrations/scopes';
 
 /** A script whose public endpoint answers the integration token the runtime hands it, as any script can. */
@@ -147,6 +149,22 @@ describe('the reproduction of issue 27 fails where it should', () => {
     expectError(await approve(await seedToken(integrationId, null)), 403);
     expectError(await approve(await installationToken()), 403);
     expect(await installationRow()).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('an approval', () => {
+  it('applies only to the version the admin was shown: a publish in between leaves the installation pending', async () => {
+    expectStatus(await publish([SITE, READ]), 200);
+    const db = createDb(env.DB);
+    const seen = (await db.select().from(integrations).where(eq(integrations.id, integrationId)))[0];
+    const installation = (await db.select().from(integrationInstallations).where(eq(integrationInstallations.id, installationId)))[0];
+    expectStatus(await publish([SITE, READ, WRITE]), 200);
+    const approval = approveScopes(db, seen, installation, new Date().toISOString());
+    const [, updated] = await db.batch([approval.event.statement, approval.update]);
+    expect(updated).toEqual([]);
+    expect(await installationRow()).toMatchObject({ status: 'pending', approved_scopes: JSON.stringify([SITE]) });
+    const events = await env.DB.prepare(`select count(*) as n from integration_events where id = ?`).bind(approval.event.id).first<{ n: number }>();
+    expect(events!.n).toBe(0);
   });
 });
 
