@@ -61,10 +61,13 @@ export const IntegrationInstallationSchema = z
 export type IntegrationInstallation = z.infer<typeof IntegrationInstallationSchema>;
 
 export const CreatedIntegrationInstallationSchema = IntegrationInstallationSchema.extend({
-  signingSecret: z.string().openapi({
-    description:
-      'The secret that signs the HTTP deliveries of its events (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Shown only in this response: keep it, no read returns it again.',
-  }),
+  signingSecret: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'The secret that signs the HTTP deliveries of its events (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). Shown only in the response that creates the installation: keep it, no read returns it again (an approval of a pending installation does not show it).',
+    }),
 }).openapi('CreatedIntegrationInstallation');
 
 const ContentInstallationUrlsSchema = z.object({

@@ -42,12 +42,13 @@ export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
  * An installation's bot user (the actor of its installation tokens, one per installation) is no member:
  * its role on a space of the installation's organization is the installation's `space_role` where the
  * installation covers the space (all of the organization's, or the selected ones), 0 elsewhere. For
- * every other user the indexed probe finds nothing.
+ * every other user the indexed probe finds nothing. A `pending` installation (waiting for consent to more
+ * scopes) keeps working: its `space_role` is derived from the scopes it approved.
  */
 function installationSpaceRoleSql(userId: string | SQL): SQL<number> {
   return sql<number>`coalesce((select ii.space_role from integration_installations ii
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
-    where ii.bot_user_id = ${userId} and ii.org_id = ${SPACE.orgId} and ii.status = 'active'
+    where ii.bot_user_id = ${userId} and ii.org_id = ${SPACE.orgId} and ii.status in ('active', 'pending')
       and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
         where si.installation_id = ii.id and si.space_id = ${SPACE.id} and si.status = 'active'))), 0)`;
 }
@@ -71,7 +72,7 @@ export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL
   const orgId = qualify(orgIdColumn);
   return sql<number | null>`coalesce((select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0),
     (select ${RANK.read} from integration_installations ii join integrations i on i.id = ii.integration_id and i.deleted_at is null
-      where ii.bot_user_id = ${userId} and ii.org_id = ${orgId} and ii.status = 'active'))`;
+      where ii.bot_user_id = ${userId} and ii.org_id = ${orgId} and ii.status in ('active', 'pending')))`;
 }
 
 /**

@@ -56,11 +56,14 @@ export interface SeededInstallation {
   signingSecret: string;
 }
 
-/** An installation written straight to D1, covering all of the organization's spaces and sites or the given ones. */
+/**
+ * An installation written straight to D1, covering all of the organization's spaces and sites or the given
+ * ones, having approved the integration's scopes (or `approvedScopes`), as installing it does.
+ */
 export async function seedInstallation(
   integration: SeededIntegration,
   orgId: string,
-  options: { spaces?: 'all' | string[]; sites?: 'all' | string[]; status?: string } = {},
+  options: { spaces?: 'all' | string[]; sites?: 'all' | string[]; status?: string; approvedScopes?: string[] } = {},
 ): Promise<SeededInstallation> {
   const id = newId();
   const botUserId = newId();
@@ -68,12 +71,26 @@ export async function seedInstallation(
   const signingSecret = newSigningSecret();
   const spaces = options.spaces ?? [];
   const sites = options.sites ?? [];
+  const approved = options.approvedScopes ?? integration.scopes;
   await env.DB.batch([
     env.DB.prepare('insert into users (id, display_name, email, email_verified, created_at) values (?, ?, ?, 1, ?)').bind(botUserId, integration.name, `${botUserId}@integrations.invalid`, now),
     env.DB.prepare(
-      `insert into integration_installations (id, bot_user_id, integration_id, org_id, status, space_selection, site_selection, space_role, configuration, external_ids, signing_secret, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, '{}', '[]', ?, ?, ?)`,
-    ).bind(id, botUserId, integration.id, orgId, options.status ?? 'active', spaces === 'all' ? 'all' : 'selected', sites === 'all' ? 'all' : 'selected', spaceRoleForScopes(integration.scopes), await encryptSecret(env as never, signingSecret), now, now),
+      `insert into integration_installations (id, bot_user_id, integration_id, org_id, status, space_selection, site_selection, space_role, approved_scopes, configuration, external_ids, signing_secret, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', '[]', ?, ?, ?)`,
+    ).bind(
+      id,
+      botUserId,
+      integration.id,
+      orgId,
+      options.status ?? 'active',
+      spaces === 'all' ? 'all' : 'selected',
+      sites === 'all' ? 'all' : 'selected',
+      spaceRoleForScopes(approved),
+      JSON.stringify(approved),
+      await encryptSecret(env as never, signingSecret),
+      now,
+      now,
+    ),
     ...(spaces === 'all' ? [] : spaces).map((spaceId) =>
       env.DB.prepare(`insert into integration_space_installations (installation_id, space_id, configuration, external_ids, created_at, updated_at) values (?, ?, '{}', '[]', ?, ?)`).bind(id, spaceId, now, now),
     ),

@@ -427,7 +427,7 @@ describe('space installations', () => {
     expectError(await api('POST', spacesUrl(), { body: { space: spaces[1].id } }), 401);
   });
 
-  it("lets the space's admins and the integration install it; members below admin get 403, and an installation token may not widen its own reach", async () => {
+  it("lets the space's admins install it; members below admin get 403, and neither the integration's token nor an installation token may widen its reach", async () => {
     const space = await createSpace(org.id, org.owner.token, 'Granted');
     await env.DB.prepare('insert into space_user_grants (space_id, user_id, role, created_at) values (?, ?, 6, ?)').bind(space.id, org.members.read.id, new Date().toISOString()).run();
     expectError(await api('POST', spacesUrl(), { token: org.members.edit.token, body: { space: space.id } }), 404);
@@ -437,8 +437,11 @@ describe('space installations', () => {
     expectStatus(await api('DELETE', `${spacesUrl()}/${space.id}`, { token: org.members.read.token }), 204);
     expectError(await api('POST', spacesUrl(), { token: instToken, body: { space: space.id } }), 403, 'installation token');
     expectError(await api('PATCH', base(integration.name, inst.id), { token: instToken, body: { space_selection: 'all' } }), 403, 'installation token');
-    // The integration itself may: the installation's tokens then reach the space (a new token sees the new coverage).
-    expectStatus(await api('POST', spacesUrl(), { token: integrationToken, body: { space: space.id } }), 201);
+    // Nor the integration itself (its publisher holds its token: test/integrations/consent.test.ts).
+    expectError(await api('POST', spacesUrl(), { token: integrationToken, body: { space: space.id } }), 403, "integration's own token");
+    expectError(await api('GET', `${spacesUrl()}/${space.id}`, { token: await seedToken(integration.id, inst.id) }), 404);
+    // A space admin's installation is reached by the installation's tokens (a new token sees the new coverage).
+    expectStatus(await api('POST', spacesUrl(), { token: org.members.read.token, body: { space: space.id } }), 201);
     expectStatus(await api('GET', `${spacesUrl()}/${space.id}`, { token: await seedToken(integration.id, inst.id) }), 200);
   });
 

@@ -285,16 +285,21 @@ describe('publishIntegration', () => {
     expect((await integrationRow(publicName))!.version).toBe(1);
   });
 
-  it('recomputes the space role of its installations when the scopes change', async () => {
+  it('recomputes the space role of its installations from what they approved when the scopes change', async () => {
     const name = integrationName('role');
-    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { scopes: ['space:content:read'] })), 200);
+    const scopes = ['space:content:read', 'site:metadata:read'];
+    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { scopes })), 200);
     const row = (await integrationRow(name))!;
-    const installation = await seedInstallation({ id: row.id, name, botUserId: row.bot_user_id, scopes: ['space:content:read'] }, other.id);
-    const roleOf = async () => (await env.DB.prepare('select space_role from integration_installations where id = ?').bind(installation.id).first<{ space_role: number }>())!.space_role;
-    expect(await roleOf()).toBe(spaceRoleForScopes(['space:content:read']));
-    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { scopes: ['space:content:read', 'space:content:write'] })), 200);
-    expect(await roleOf()).toBe(spaceRoleForScopes(['space:content:write']));
-    expect(await roleOf()).not.toBe(spaceRoleForScopes(['space:content:read']));
+    const installation = await seedInstallation({ id: row.id, name, botUserId: row.bot_user_id, scopes }, other.id);
+    const stateOf = async () =>
+      (await env.DB.prepare('select space_role, status from integration_installations where id = ?').bind(installation.id).first<{ space_role: number; status: string }>())!;
+    expect(await stateOf()).toEqual({ space_role: spaceRoleForScopes(['space:content:read']), status: 'active' });
+    // Asking for more: nothing changes until the installing organization approves it (test/integrations/consent.test.ts).
+    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { scopes: [...scopes, 'space:content:write'] })), 200);
+    expect(await stateOf()).toEqual({ space_role: spaceRoleForScopes(['space:content:read']), status: 'pending' });
+    // Asking for less narrows at once.
+    expectStatus(await publish(name, org.owner.token, publishBody(org.id, { scopes: ['site:metadata:read'] })), 200);
+    expect(await stateOf()).toEqual({ space_role: spaceRoleForScopes([]), status: 'active' });
   });
 
   it('needs a token', async () => {

@@ -582,7 +582,8 @@ describe('installation tokens', () => {
     const publisher = await seedOrg();
     const org = await seedOrg();
     const integration = await seedIntegration(publisher.id, { scopes: ['openapi:read', 'openapi:write'] });
-    const installation = await seedInstallation(integration, org.id, { status: 'pending' });
+    // Paused: a pending installation (waiting for consent to more scopes) keeps working with what it approved.
+    const installation = await seedInstallation(integration, org.id, { status: 'paused' });
     const token = await seedToken(integration.id, installation.id);
     const res = await api('POST', specsPath(org.id), { token, body: { slug: 'x', source: { url: SOURCE_URL } } });
     expect([401, 403, 404]).toContain(res.status);

@@ -60,8 +60,10 @@ export const integrations = sqliteTable(
  * An integration installed on an organization (one per pair). Its tokens act as its own bot user
  * (`botUserId`, one per installation, never a member of any organization), so the roles that user gets
  * (services/access) come from this installation alone and can never reach another organization's
- * installation of the same integration. `spaceRole` is the role rank its tokens get on the spaces it
- * covers, derived from the integration's scopes when it is installed and on every publish.
+ * installation of the same integration. `approvedScopes` are the scopes its organization's admins consented
+ * to: its tokens carry only those of the integration's scopes (a publish asking for more leaves it
+ * `pending` until an admin installs it again; one asking for fewer narrows them at once). `spaceRole` is
+ * the role rank its tokens get on the spaces it covers, derived from those scopes.
  * `signingSecret` (ciphertext) signs its HTTP deliveries; it is shown once, at installation.
  */
 export const integrationInstallations = sqliteTable(
@@ -81,6 +83,7 @@ export const integrationInstallations = sqliteTable(
     spaceSelection: text('space_selection').notNull().default('selected'),
     siteSelection: text('site_selection').notNull().default('selected'),
     spaceRole: integer('space_role').notNull().default(0),
+    approvedScopes: text('approved_scopes', { mode: 'json' }).$type<string[]>().notNull().default([]),
     configuration: text('configuration', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     externalIds: text('external_ids', { mode: 'json' }).$type<string[]>().notNull(),
     signingSecret: text('signing_secret').notNull(),

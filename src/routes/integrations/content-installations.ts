@@ -113,7 +113,8 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
       operationId: d.operationIds.install,
       tokens,
       tags,
-      summary: `Install an integration on a ${kind} of its installation's organization ${who}`,
+      summary: `Install an integration on a ${kind} of its installation's organization (${d.admins.inSummaries})`,
+      description: `Widening what an installation reaches is the installing organization's consent: the integration's own token and installation tokens may not install it on a ${kind} (403), they may uninstall it from one.`,
       request: {
         params: InstallationParams,
         query: ExtendedQuery,
@@ -162,7 +163,8 @@ export function contentInstallationsRouter<C, U extends UrlContext>(d: ContentIn
   const { installations } = d;
   const { kind } = installations;
   const notInstalled = () => new ApiError(404, `This integration is not installed on this ${kind}`);
-  const onlyAdmins = (what: string) => new ApiError(403, `Only ${d.admins.inErrors} and the integration itself may ${what} the ${kind}`);
+  const onlyAdmins = (what: string, orTokens = true) =>
+    new ApiError(403, `Only ${d.admins.inErrors}${orTokens ? ' and the integration itself' : ''} may ${what} the ${kind}`);
   /** The filters and page of a list route's query (400 for a malformed cursor). */
   const listOptions = (query: { externalId?: string; page?: string; limit?: number }) => ({ externalId: query.externalId, ...pageParams(query) });
   /** The API object of a space or site installation: `extended`, with the space or site itself. */
@@ -202,8 +204,8 @@ export function contentInstallationsRouter<C, U extends UrlContext>(d: ContentIn
       const { extended } = c.req.valid('query');
       const id = c.req.valid('json')[d.bodyField];
       const { db, loaded, target } = await loadContentInstallation(c, installations, integrationName, installationId, id);
-      if (!target.change) throw onlyAdmins('install it on');
       refuseWidening(c.get('actor'), `install its integration on another ${kind}`);
+      if (!target.change) throw onlyAdmins('install it on', false);
       assertTarget(loaded.integration, kind);
       const row = await installOn(c.env, db, installations, loaded, target, id);
       const created = present(loaded.integration, targetContent(loaded, id, row, target), extended, d.urls(c));

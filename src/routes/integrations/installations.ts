@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { integrationInstallations, integrations, organizations, users } from '../../db/schema';
+import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { assertWithinCap } from '../../services/limits/caps';
@@ -21,7 +23,7 @@ import {
   type InstallationRow,
 } from '../../schemas/integration-installation';
 import { orgRoleSql } from '../../services/access';
-import { botUserValues, integrationByNameQuery, requireIntegration } from '../../services/integrations/access';
+import { botUserValues, integrationByNameQuery, requireIntegration, type IntegrationRow } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
 import { encryptSecret, newSigningSecret } from '../../services/integrations/crypto';
 import { enqueueEvents, installationExists } from '../../services/integrations/events';
@@ -39,7 +41,9 @@ import {
   requireVisible,
   visibleInstallationsSql,
   type InstallationQueryRow,
+  approveScopes,
   refuseWidening,
+  widensSelection,
 } from '../../services/integrations/installations';
 import { presentIntegrations } from '../../services/integrations/registry';
 import { spaceRoleForScopes } from '../../services/integrations/scopes';
@@ -59,14 +63,17 @@ const installIntegrationRoute = defineRoute({
   path: '/integrations/{integrationName}/installations',
   operationId: 'installIntegration',
   tags,
-  summary: 'Install an integration on an organization (its admins)',
+  summary: 'Install an integration on an organization, or approve the scopes it now asks for (its admins)',
   description:
-    'The answer carries `signingSecret`, the secret that signs the HTTP deliveries of its events: it is shown only here, once. An integration is installed at most once per organization; its spaces and sites are added to the installation afterwards.',
+    'The answer carries `signingSecret`, the secret that signs the HTTP deliveries of its events: it is shown only here, once. An integration is installed at most once per organization (409); its spaces and sites are added to the installation afterwards. ' +
+    'Installing approves the scopes the integration asks for now. A later version asking for more leaves the installation `pending` (its tokens keep only the approved scopes) until an admin of the organization installs it again: that approves what the integration asks for now and answers the installation, active again, without its signing secret (409 when nothing waits for approval).',
   request: {
     params: IntegrationParams,
     ...jsonBody(z.object({ organization: z.string().min(1).max(128).openapi({ description: 'The id of the organization to install it on' }) }).openapi('OrganizationTarget')),
   },
-  responses: { 201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed; the signing secret is shown only in this response') },
+  responses: {
+    201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed (the signing secret is shown only in this response), or a pending installation approved'),
+  },
 });
 
 const listInstallationsRoute = defineRoute({
@@ -99,7 +106,8 @@ const updateInstallationRoute = defineRoute({
   tags,
   summary: "Change an installation's configuration, external ids or space and site selection (the admins of its organization, the integration and the installation)",
   description:
-    'A change of the configuration or of a selection sends the integration an `installation_setup` event with the previous state; a change of the external ids alone sends none.',
+    'A change of the configuration or of a selection sends the integration an `installation_setup` event with the previous state; a change of the external ids alone sends none. ' +
+    "Only the admins of the installing organization select all spaces or sites: the integration's own token and installation tokens may select fewer, never more (403).",
   request: { params: InstallationParams, ...jsonBody(UpdateIntegrationInstallationSchema) },
   responses: { 200: jsonResponse(IntegrationInstallationSchema, 'The installation') },
 });
@@ -145,6 +153,22 @@ const listOrganizationInstallationsRoute = defineRoute({
 /** The installation as it stands after `changes`. */
 const changed = (row: InstallationRow, changes: Partial<InstallationRow>): InstallationRow => ({ ...row, ...changes });
 
+/**
+ * Installing an integration again is how an admin of the organization approves the scopes it asks for
+ * beyond what its installation approved (`pending`): the installation as it stands once approved.
+ */
+async function approvePending(c: Context<AppBindings>, integration: IntegrationRow, installation: InstallationRow, spaces: number) {
+  if (installation.status !== 'pending') {
+    throw new ApiError(409, `This integration is already installed on this organization (installation ${installation.id}), and no scope it asks for waits for approval`);
+  }
+  const db = c.get('db');
+  const approval = approveScopes(db, integration, installation, nowIso());
+  const [, updated] = await db.batch([approval.event.statement, approval.update]);
+  if (!updated[0]) throw new ApiError(409, 'The integration was published again, or the installation changed, while this approval was on its way: look at it again and approve what it asks for now');
+  await enqueueEvents(c.env, [approval.event.id]);
+  return toInstallation(changed(installation, approval.approved), integration.name, spaces, urlContext(c.req.url, c.env.APP_URL));
+}
+
 export const integrationInstallationsRouter = createRouter()
   .openapi(installIntegrationRoute, async (c) => {
     const actor = c.get('actor');
@@ -156,18 +180,25 @@ export const integrationInstallationsRouter = createRouter()
       integrationByNameQuery(db, integrationName, actor),
       organizationQuery(db, orgId, userId),
       db
-        .select({ id: integrationInstallations.id })
+        .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
         .from(integrationInstallations)
         .where(and(sql`${integrationInstallations.integrationId} = ${integrationIdByNameSql(integrationName)}`, eq(integrationInstallations.orgId, orgId))),
     ]);
-    const { integration } = requireIntegration(actor, integrationRows[0]);
+    const current = existing[0];
+    // The admins of an organization see what is installed on it (private integrations too): they may approve it.
+    const adminHere = orgRows[0]?.rank === RANK.admin;
+    const { integration } = current && adminHere && integrationRows[0] ? integrationRows[0] : requireIntegration(actor, integrationRows[0]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
+    if (current) {
+      const approved = await approvePending(c, integration, current.installation, current.spaces);
+      c.header('Location', approved.urls.location);
+      return c.json(approved, 201);
+    }
     // Every target admits an organization installation: space and site installations hang off it.
     if (!['all', 'organization', 'space', 'site'].includes(integration.target)) {
       throw new ApiError(400, `This integration cannot be installed (its target is ${integration.target})`);
     }
     const alreadyInstalled = (id: string) => new ApiError(409, `This integration is already installed on this organization (installation ${id})`);
-    if (existing[0]) throw alreadyInstalled(existing[0].id);
     assertWithinCap(c.env, 'installationsPerOrganization', org.installationCount);
 
     const now = nowIso();
@@ -181,6 +212,8 @@ export const integrationInstallationsRouter = createRouter()
       spaceSelection: 'selected',
       siteSelection: 'selected',
       spaceRole: spaceRoleForScopes(integration.scopes),
+      // Installing is the organization's consent to what the integration asks for now.
+      approvedScopes: integration.scopes,
       configuration: defaultConfiguration(integration.configurations, 'account'),
       externalIds: [],
       signingSecret: await encryptSecret(c.env, signingSecret),
@@ -253,7 +286,8 @@ export const integrationInstallationsRouter = createRouter()
     const rows = (await installationQuery(db, integrationName, installationId, actor)) as InstallationQueryRow[];
     const { integration, installation, rights, spaces } = requireVisible(actor, rows);
     requireChange(rights);
-    if (body.space_selection !== undefined || body.site_selection !== undefined) refuseWidening(actor, 'change which spaces and sites its installation covers');
+    if (widensSelection(installation.spaceSelection, body.space_selection)) refuseWidening(actor, 'select all the spaces of the organization');
+    if (widensSelection(installation.siteSelection, body.site_selection)) refuseWidening(actor, 'select all the sites of the organization');
     const now = nowIso();
     const changes: Partial<InstallationRow> = { updatedAt: now };
     if (body.externalIds !== undefined) changes.externalIds = body.externalIds;

@@ -65,7 +65,7 @@ export const siteInstallationExists = (installationId: string, siteId: string) =
   sql`exists (select 1 from integration_site_installations where installation_id = ${installationId} and site_id = ${siteId})`;
 
 /**
- * One event per active installation covering the space (all of its organization's spaces, or this one
+ * One event per working installation (active, or pending consent to more scopes) covering the space (all of its organization's spaces, or this one
  * selected), inserted by one statement that answers the new ids (`eventIdsOf` its batch result).
  * `fields` are the event's own (JSON-serializable) fields besides type, installationId and spaceId,
  * `fieldsSql` more of them as a JSON object computed in SQL. With `atRevision`, the events are
@@ -87,7 +87,7 @@ export function insertSpaceEvents(
     type,
     sql`json_patch(json_patch(${JSON.stringify(fields)}, ${fieldsSql}), json_object('type', ${type}, 'installationId', ii.id, 'spaceId', s.id))`,
     sql`from spaces s
-      join integration_installations ii on ii.org_id = s.org_id and ii.status = 'active'
+      join integration_installations ii on ii.org_id = s.org_id and ii.status in ('active', 'pending')
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
       where s.id = ${spaceId} ${atRevision}
         and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si

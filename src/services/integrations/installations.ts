@@ -10,6 +10,7 @@ import type { InstallationRow } from '../../schemas/integration-installation';
 import { orgRoleSql } from '../access';
 import { actorUserId, integrationAccess, type IntegrationAccess, type IntegrationRow } from './access';
 import { insertEvent } from './events';
+import { spaceRoleForScopes } from './scopes';
 
 /**
  * Installations of integrations: loading one with what the caller may do with it, what it covers, and the
@@ -20,7 +21,10 @@ import { insertEvent } from './events';
  *   publishes it, and its integration token) and the installation's own tokens;
  * - change it (configuration, external ids, selections, the spaces and sites it is installed on): the
  *   admins of its organization, the integration token and the installation's own tokens (and, for one
- *   space, that space's admins);
+ *   space, that space's admins); only those admins widen what it reaches (`refuseWidening`), the tokens
+ *   only narrow it;
+ * - approve the scopes a new version of its integration asks for (`pending` until then): the admins of
+ *   its organization, by installing it again (`approveScopes`);
  * - uninstall it: the admins of its organization;
  * - issue installation tokens: the integration's admins.
  * Everyone else reads it as not found.
@@ -201,11 +205,45 @@ export function installationEvent(db: Db, installation: InstallationRef, payload
 }
 
 /**
- * An installation token reaches what its installation covers, so it may not widen that itself (GitBook
- * admits it; here an admin of the organization, space or site, or the integration itself, decides).
+ * Widening what an installation reaches (selecting all spaces or sites, installing it on one more) is the
+ * installing organization's consent: only its admins (and, for one space, that space's admins) give it.
+ * The integration's own token is no such consent: the runtime hands it to the integration's script on
+ * every event and public request, so its publisher holds it. It and the installation's tokens may only
+ * narrow (remove a space or site, select fewer).
  */
 export function refuseWidening(actor: Actor, what: string): void {
-  if (actor.kind === 'installation') throw new ApiError(403, `An installation token cannot ${what}: it reaches only what its installation covers`);
+  if (actor.kind !== 'integration' && actor.kind !== 'installation') return;
+  const who = actor.kind === 'integration' ? "The integration's own token" : 'An installation token';
+  throw new ApiError(403, `${who} cannot ${what}: only the admins of the installing organization widen what an installation reaches`);
+}
+
+/** A selection change widens when it selects all where the installation had selected some. */
+export const widensSelection = (before: string, after: string | undefined) => after === 'all' && before !== 'all';
+
+/**
+ * An admin's consent to what the integration asks for now (`installIntegration` on an organization where
+ * it is installed and `pending`): the installation approves exactly the scopes that admin was shown (the
+ * integration at `version`) and becomes active again, with its `installation_setup` event. Both apply only
+ * while it is still pending and the integration still at that version: a publish in between, or a
+ * concurrent approval, leaves the rows untouched (the route answers 409). Statements for one batch: the
+ * event first, guarded by the same condition as the update after it.
+ */
+export function approveScopes(db: Db, integration: Pick<IntegrationRow, 'id' | 'version' | 'scopes'>, installation: InstallationRow, now: string) {
+  const guard = and(
+    eq(integrationInstallations.id, installation.id),
+    eq(integrationInstallations.status, 'pending'),
+    sql`exists (select 1 from integrations i where i.id = ${integration.id} and i.version = ${integration.version} and i.deleted_at is null)`,
+  );
+  const approved: Partial<InstallationRow> = { approvedScopes: integration.scopes, spaceRole: spaceRoleForScopes(integration.scopes), status: 'active', updatedAt: now };
+  const event = installationEvent(
+    db,
+    installation,
+    { type: 'installation_setup', status: 'active', previous: previousState(installation.status, installation.configuration) },
+    now,
+    sql`exists (select 1 from integration_installations where ${guard})`,
+  );
+  const update = db.update(integrationInstallations).set(approved).where(guard).returning({ id: integrationInstallations.id });
+  return { event, update, approved };
 }
 
 /** `previous` of a setup event: the state before the change. */

@@ -17,7 +17,7 @@ import { actorUserId, botUserValues, integrationAccess, type IntegrationRow } fr
 import { assetKeysOf, assetSigner, deleteIntegrationAssets, integrationAssetUrls, storeIntegrationAssets } from './assets';
 import { encryptSecret } from './crypto';
 import { eventIdsOf, insertEventsPerInstallation } from './events';
-import { spaceRoleForScopes } from './scopes';
+import { asksBeyondSql, grantedScopesSql, spaceRoleForScopesSql } from './scopes';
 
 /**
  * The integration registry: publishing (a new version of the manifest and its assets), unpublishing
@@ -256,10 +256,7 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
           .where(and(eq(integrations.id, id), eq(integrations.version, live.version), isNull(integrations.deletedAt)))
           .returning(),
         db.update(users).set({ displayName: body.title }).where(and(eq(users.id, live.botUserId), applied)),
-        db
-          .update(integrationInstallations)
-          .set({ spaceRole: spaceRoleForScopes(scopes), updatedAt: now })
-          .where(and(eq(integrationInstallations.integrationId, id), applied)),
+        consentAfterPublish(db, scopes, now).where(and(eq(integrationInstallations.integrationId, id), applied)),
       ]);
       row = updated[0];
     } else {
@@ -289,6 +286,25 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
   }
   const replaced = live ?? tombstone;
   return { integration: row, owner: target.org, ownerRank: target.rank, staleAssets: replaced ? assetKeysOf(replaced) : [] };
+}
+
+/**
+ * What a new version's `scopes` do to the installations (one statement, every installation at once):
+ * what each approved is kept only where still asked for, so a dropped scope narrows its tokens at
+ * once (and asking for it again needs consent again), and one asked for beyond that leaves the
+ * installation `pending` with what it approved until an admin of its organization installs it again.
+ * SQLite evaluates every `set` against the row before the update, hence the repeated expression.
+ */
+function consentAfterPublish(db: Db, scopes: string[], now: string) {
+  const asked = sql`${JSON.stringify(scopes)}`;
+  const approved = sql.raw('"integration_installations"."approved_scopes"');
+  const kept = grantedScopesSql(asked, approved);
+  return db.update(integrationInstallations).set({
+    approvedScopes: sql`${kept}`,
+    spaceRole: spaceRoleForScopesSql(kept),
+    status: sql`case when ${integrationInstallations.status} = 'paused' then 'paused' when ${asksBeyondSql(asked, approved)} then 'pending' else 'active' end`,
+    updatedAt: now,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import { integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, integrationTokens } from '../../db/schema';
 import type { Actor } from '../../env';
 import { randomBase62, sha256Hex } from '../../lib/ids';
+import { grantedScopes, tokensWork } from './scopes';
 
 /** Integration and installation tokens start with this, so the auth middleware knows which table to read. */
 export const INTEGRATION_TOKEN_PREFIX = 'dpi_';
@@ -28,7 +29,9 @@ export async function newIntegrationToken(db: Db, integrationId: string, install
 /**
  * The actor an integration or installation token stands for, in one round trip: the token with its
  * integration and installation, and the spaces and sites the installation was extended to. Null when
- * the token is unknown, expired, or its integration unpublished or installation removed or paused.
+ * the token is unknown, expired, or its integration unpublished or installation removed or paused. An
+ * installation token carries the scopes its organization approved (`grantedScopes`), also while its
+ * installation is `pending` consent to more.
  */
 export async function integrationTokenActor(db: Db, token: string, now = new Date().toISOString()): Promise<Actor | null> {
   const hash = await sha256Hex(token);
@@ -43,6 +46,7 @@ export async function integrationTokenActor(db: Db, token: string, now = new Dat
         installationBotUserId: sql<string | null>`${integrationInstallations.botUserId}`.as('installation_bot_user_id'),
         orgId: integrationInstallations.orgId,
         status: integrationInstallations.status,
+        approvedScopes: integrationInstallations.approvedScopes,
         spaceSelection: integrationInstallations.spaceSelection,
         siteSelection: integrationInstallations.siteSelection,
       })
@@ -64,7 +68,7 @@ export async function integrationTokenActor(db: Db, token: string, now = new Dat
   const row = rows[0];
   if (!row) return null;
   if (row.installationId === null) return { kind: 'integration', integrationId: row.integrationId, userId: row.botUserId };
-  if (row.orgId === null || row.installationBotUserId === null || row.status !== 'active') return null;
+  if (row.orgId === null || row.installationBotUserId === null || !tokensWork(row.status)) return null;
   return {
     kind: 'installation',
     userId: row.installationBotUserId,
@@ -72,7 +76,8 @@ export async function integrationTokenActor(db: Db, token: string, now = new Dat
       integrationId: row.integrationId,
       installationId: row.installationId,
       orgId: row.orgId,
-      scopes: row.scopes,
+      // Never more than its organization approved: a publish asking for more waits for consent.
+      scopes: grantedScopes(row.scopes, row.approvedScopes ?? []),
       spaces: row.spaceSelection === 'all' ? 'all' : spaceRows.map((r) => r.id),
       sites: row.siteSelection === 'all' ? 'all' : siteRows.map((r) => r.id),
     },
