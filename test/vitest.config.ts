@@ -34,7 +34,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },
           miniflare: {
-            bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token', ...options.vars },
+            // SITES_DOMAIN: organizations' labels serve their sites at `<label>.sites.test` (test/organizations/hostnames.test.ts).
+            bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token', SITES_DOMAIN: 'sites.test', ...options.vars },
             ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
             // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
             // what a test reads of a job's state is never raced by a delivery in the background.
