@@ -176,6 +176,17 @@ describe('customHostname: a domain proved by a DNS TXT challenge', () => {
     expectError(await api('GET', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 404);
   });
 
+  it('setting the same custom hostname again, or clearing none, changes nothing (200)', async () => {
+    const org = await seedOrg();
+    expect(expectStatus(await patchOrg(org, { customHostname: null }), 200).body.customHostname).toBeUndefined();
+    const host = `docs.${label('same')}.example`;
+    expectStatus(await patchOrg(org, { customHostname: host }), 200);
+    const before = expectStatus(await api('GET', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 200).body;
+    expect(expectStatus(await patchOrg(org, { customHostname: host }), 200).body.customHostname).toBe(host);
+    const after = expectStatus(await api('GET', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 200).body;
+    expect(after.verification.record.value).toBe(before.verification.record.value);
+  });
+
   it('a second organization claiming a taken custom hostname is refused (409)', async () => {
     const first = await seedOrg();
     const second = await seedOrg();

@@ -343,9 +343,11 @@ export const organizationsRouter = createRouter()
       ...(body.inviteLinks !== undefined && { inviteLinks: body.inviteLinks }),
       ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
     };
-    const updated = await withHostname(body, () =>
-      db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get(),
-    );
+    // The same custom hostname again changes nothing.
+    const updated =
+      Object.keys(changes).length === 0
+        ? org
+        : await withHostname(body, () => db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get());
     return c.json(toOrganization(updated, rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(joinOrganizationRoute, async (c) => {
