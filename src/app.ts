@@ -133,6 +133,8 @@ export function createApp() {
   // Outside the API (downloads, public specs, integrations' public endpoints, the document) there is no
   // token: those requests count against their client address.
   app.use('*', (c, next) => (c.req.path.startsWith(`${API_BASE_PATH}/`) ? next() : limitByClientIp(c, next)));
+  // An organization's host serves its site and nothing else: decided before any of the API's middleware.
+  app.use('*', siteHostDispatch);
   // Content batches may carry files as base64: they get a larger limit than every other body.
   const limitTo = (maxSize: number) =>
     bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `Request body is larger than ${maxSize} bytes`) });
@@ -154,7 +156,6 @@ export function createApp() {
   app.use('/v1/*', limitRefusedTokens);
   app.use('/v1/*', authenticate);
   app.use('/v1/*', limitByCaller);
-  app.use('*', siteHostDispatch);
   for (const router of ROUTERS) app.route(API_BASE_PATH, router);
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);

@@ -16,6 +16,10 @@ export interface Env {
   API_URL?: string;
   /** Public base URL of published sites (`<base>/<organization>/<basename>`); `<API origin>/sites` when unset. */
   SITES_URL?: string;
+  /** Domain under which each organization's `hostname` label serves its site (`<label>.<SITES_DOMAIN>`); none when unset. */
+  SITES_DOMAIN?: string;
+  /** DNS-over-HTTPS JSON endpoint that checks custom hostnames' TXT challenges; Cloudflare's when unset. */
+  DNS_RESOLVER_URL?: string;
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
   OUTBOUND_ALLOWED_HOSTS?: string;
   /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */

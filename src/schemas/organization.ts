@@ -49,7 +49,11 @@ export const OrganizationSchema = z
     title: z.string(),
     createdAt: TimestampSchema,
     emailDomains: z.array(z.string()),
-    hostname: z.string().optional(),
+    hostname: z.string().optional().openapi({ description: 'Label of the organization\'s site under the deployment\'s SITES_DOMAIN (`<hostname>.<SITES_DOMAIN>`)' }),
+    customHostname: z
+      .string()
+      .optional()
+      .openapi({ description: 'Custom hostname linked to this organization; serves its site once proved by DNS (see getCustomHostname)' }),
     type: OrganizationTypeSchema,
     useCase: OrganizationUseCaseSchema.optional(),
     communityType: OrganizationCommunityTypeSchema.optional(),
@@ -89,6 +93,7 @@ export function toOrganization(row: Omit<OrganizationRow, UsageColumn>, callerRa
     createdAt: row.createdAt,
     emailDomains: row.emailDomains,
     ...(row.hostname ? { hostname: row.hostname } : {}),
+    ...(row.customHostname ? { customHostname: row.customHostname } : {}),
     type: row.type as Organization['type'],
     ...(row.useCase ? { useCase: row.useCase as Organization['useCase'] } : {}),
     ...(row.communityType ? { communityType: row.communityType as Organization['communityType'] } : {}),
@@ -106,5 +111,46 @@ export function toOrganization(row: Omit<OrganizationRow, UsageColumn>, callerRa
       ...(row.logo ? { logo: row.logo } : {}),
     },
     permissions: organizationPermissions(callerRank),
+  };
+}
+
+/**
+ * GitBook's `CustomHostname`, with `verification`: the DNS TXT record that proves the hostname is the
+ * organization's (services/organizations-hostnames). `isActive` once proved; `status` is then `dns_passed`.
+ */
+export const CustomHostnameSchema = z
+  .object({
+    object: z.literal('custom-hostname'),
+    hostname: z.string(),
+    target: z.object({ type: z.literal('organization'), organization: z.string() }),
+    isActive: z.boolean(),
+    status: z.enum(['dns_passed']).optional(),
+    verification: z.object({
+      status: z.enum(['pending', 'verified']),
+      record: z.object({ type: z.literal('TXT'), name: z.string(), value: z.string() }),
+      verifiedAt: TimestampSchema.optional(),
+    }),
+    urls: z.object({ location: z.string() }),
+  })
+  .openapi('CustomHostname');
+export type CustomHostname = z.infer<typeof CustomHostnameSchema>;
+
+type CustomHostnameColumns = Pick<OrganizationRow, 'id' | 'customHostname' | 'customHostnameChallenge' | 'customHostnameVerifiedAt'>;
+
+export function toCustomHostname(row: CustomHostnameColumns, challengeName: string, urls: UrlContext): CustomHostname {
+  const hostname = row.customHostname!;
+  const verified = row.customHostnameVerifiedAt ?? null;
+  return {
+    object: 'custom-hostname',
+    hostname,
+    target: { type: 'organization', organization: row.id },
+    isActive: verified !== null,
+    ...(verified ? { status: 'dns_passed' as const } : {}),
+    verification: {
+      status: verified ? 'verified' : 'pending',
+      record: { type: 'TXT', name: challengeName, value: row.customHostnameChallenge ?? '' },
+      ...(verified ? { verifiedAt: verified } : {}),
+    },
+    urls: { location: `${urls.api}/custom-hostnames/${encodeURIComponent(hostname)}` },
   };
 }

@@ -1,18 +1,19 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../db/client';
 import { organizations, sites } from '../db/schema';
 import { shareLinkQuery, visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
 import { modelFrom, MODEL_QUERY_COUNT, siteModelQueries, type SiteModel } from '../services/sites/model';
+import type { OrgHost } from '../services/organizations-hostnames';
 
 /**
  * The first round trip of every site request: the site's whole model (row, groups, sections, site
  * spaces with their spaces) and whether the visitor's share key opens it, in one batch, found by the
- * site's id (`/s/<siteId>/...`) or by the Host of a request to an organization's own hostname, whose
- * default content is the site. Then the visitor's access, exactly as the published view decides it
+ * site's id (`/s/<siteId>/...`) or by the Host of a request to an organization's own hostname (its label
+ * under SITES_DOMAIN, or its custom hostname once verified), whose default content is the site. Then the visitor's access, exactly as the published view decides it
  * (services/sites/access `visitorAccess`).
  */
 
-export type SiteTarget = { siteId: string } | { hostname: string };
+export type SiteTarget = { siteId: string } | OrgHost;
 
 export interface LoadedSite {
   model: SiteModel;
@@ -27,12 +28,25 @@ export interface LoadedSite {
  */
 const asValue = (expression: SQL) => expression as unknown as string;
 
+/** The organization a host names: its label, or its custom hostname only once verified (a pending one serves nothing). */
+export function orgHostCondition(target: OrgHost): SQL {
+  if ('hostname' in target) return sql`${organizations.hostname} = ${target.hostname}`;
+  return sql`${organizations.customHostname} = ${target.customHostname} and ${organizations.customHostnameVerifiedAt} is not null`;
+}
+
 function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
   if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
-  const org = sql`(select ${organizations.id} from ${organizations} where ${organizations.hostname} = ${target.hostname})`;
+  const where = orgHostCondition(target);
+  const org = sql`(select ${organizations.id} from ${organizations} where ${where})`;
   const siteId = sql`(select json_extract(${organizations.defaultContent}, '$.site') from ${organizations}
-    where ${organizations.hostname} = ${target.hostname} and json_extract(${organizations.defaultContent}, '$.type') = 'site')`;
+    where ${where} and json_extract(${organizations.defaultContent}, '$.type') = 'site')`;
   return { siteId, orgId: org };
+}
+
+/** Whether an organization serves its site on this host (a verified custom hostname, or a label it has). */
+export async function orgHostActive(db: Db, target: OrgHost): Promise<boolean> {
+  const row = await db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target)).get();
+  return row !== undefined;
 }
 
 /**
@@ -48,17 +62,18 @@ export async function loadSite<E extends unknown[] = []>(
 ): Promise<{ site: LoadedSite | null; hostKnown: boolean; extra: E }> {
   const { siteId, orgId } = targetSql(target);
   const id = typeof siteId === 'string' ? siteId : asValue(siteId);
+  const byHost = !('siteId' in target);
   const statements: BatchItem[] = [
     ...siteModelQueries(db, asValue(orgId), id, null),
     shareLinkQuery(db, id, credentials.shareKey),
-    ...('hostname' in target ? [db.select({ id: organizations.id }).from(organizations).where(eq(organizations.hostname, target.hostname))] : []),
+    ...(byHost ? [db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target))] : []),
     ...extra,
   ];
   const results = (await runBatch(db, statements)) as unknown[];
   const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
   const shareLinkOpens = (results[MODEL_QUERY_COUNT] as unknown[]).length > 0;
-  const hostKnown = 'hostname' in target ? (results[MODEL_QUERY_COUNT + 1] as unknown[]).length > 0 : true;
-  const extraResults = results.slice(MODEL_QUERY_COUNT + ('hostname' in target ? 2 : 1)) as E;
+  const hostKnown = byHost ? (results[MODEL_QUERY_COUNT + 1] as unknown[]).length > 0 : true;
+  const extraResults = results.slice(MODEL_QUERY_COUNT + (byHost ? 2 : 1)) as E;
   if (!model) return { site: null, hostKnown, extra: extraResults };
   return { site: { model, access: await visitorAccess(model, shareLinkOpens, credentials) }, hostKnown, extra: extraResults };
 }

@@ -2,11 +2,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AppBindings } from '../env';
+import { limitByClientIp } from '../middleware/rate-limit';
+import { orgHostOf, type OrgHost } from '../services/organizations-hostnames';
 import { siteSettings, siteSpaceSettings, settingsForReader } from '../services/sites/settings';
 import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
-import { loadSite, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
+import { loadSite, orgHostActive, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
 import { serveView, type SiteRequest, type ViewKind } from './views';
 
 /**
@@ -16,8 +18,11 @@ import { serveView, type SiteRequest, type ViewKind } from './views';
  *   `/s/<siteId>/llms.txt`, `sitemap.xml`, `robots.txt`, `~search?q=`, and each page as Markdown at
  *   its URL with `.md`. `/s/<siteId>/~page/<spaceId>/<pageId>` redirects to a page of another site
  *   space (links between spaces).
- * - On an organization's own hostname (a request whose Host is its `hostname`), its default content
- *   site at the host root (`siteHostDispatch`); the API's paths keep their meaning there.
+ * - On an organization's own host (`<hostname>.<SITES_DOMAIN>`, or its custom hostname once verified by DNS:
+ *   services/organizations-hostnames), its default content site at the host root (`siteHostDispatch`), and
+ *   nothing else but the site's assets (`/_site/`) and its files' signed downloads (`/files/`): no API, no
+ *   integration endpoint, no other site. So the site's cookies there may be scoped to `Path=/`: no other code
+ *   of this Worker, and no integration's script, ever receives them.
  * - `/sites/<org>/<basename>/...` (the `urls.published` of sites when SITES_URL is not set) redirect
  *   (301) to `/s/<siteId>/...`.
  * - `/_site/<hash>.css|.js|.svg`: the site-independent stylesheet, script and built-in favicon, immutable.
@@ -30,8 +35,11 @@ import { serveView, type SiteRequest, type ViewKind } from './views';
  * same 404 page.
  */
 
-/** Paths of the Worker that keep their meaning on an organization's hostname. */
-const RESERVED = /^\/(v1(\/|$)|openapi\.json$|docs(\/|$)|files\/|sso\/|s\/|s$|_site\/|sites\/|integrations\/|integration-assets\/|public\/)/;
+/**
+ * Paths of an organization's host that are not its site's pages: the site's assets and its files' signed
+ * downloads, served by their own routes (the same on every host). Everything else there is the site.
+ */
+const SITE_RESOURCES = /^\/(_site|files)\//;
 const MAX_PATH = 2048;
 const MAX_SEGMENT = 256;
 
@@ -54,8 +62,9 @@ function mountOf(siteId: string): SiteMount {
   };
 }
 
-function hostMount(hostname: string): SiteMount {
-  return { target: { hostname }, base: '', cookies: { share: 'site_share', token: 'site_token', path: '/' } };
+/** `Path=/`: nothing but the site is served on its host (see `siteHostDispatch`). */
+function hostMount(target: OrgHost): SiteMount {
+  return { target, base: '', cookies: { share: 'site_share', token: 'site_token', path: '/' } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,14 +167,17 @@ function fallbackLocation(site: LoadedSite, url: URL): string | null {
 }
 
 /**
- * Serves one request to a site; null when the target is a hostname no organization has (the request is
- * then none of the site's business).
+ * Serves one request to a site; null when the target is a host no organization serves its site on (the
+ * request is then none of the site's business).
  */
 export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPath: string): Promise<Response | null> {
   const url = new URL(c.req.url);
   const parsed = parseSegments(rawPath);
-  if (parsed.kind === 'bad') return badRequest('The address cannot be read.');
-  if (parsed.kind === 'none') return 'hostname' in mount.target ? null : notFound();
+  if (parsed.kind !== 'ok') {
+    // On a host, a path the site refuses is still the site's answer when the host is an organization's.
+    if (!('siteId' in mount.target) && !(await orgHostActive(c.get('db'), mount.target))) return null;
+    return parsed.kind === 'bad' ? badRequest('The address cannot be read.') : notFound();
+  }
   const view = viewOf(parsed.segments);
 
   const queryShare = SHARE_PARAMS.map((name) => url.searchParams.get(name)).find((v) => v) ?? undefined;
@@ -284,16 +296,36 @@ export const siteRouter = new Hono<AppBindings>()
   .all('/s/:siteId', methodNotAllowed)
   .all('/s/:siteId/*', methodNotAllowed);
 
+/** The visitor rate limit (by client address) of a request the site answers; /v1 paths are not counted by it otherwise. */
+async function limitVisitor(c: Context<AppBindings>): Promise<void> {
+  if (c.req.path.startsWith('/v1/')) await limitByClientIp(c, async () => undefined);
+}
+
 /**
- * Serves an organization's default content site at the root of its own hostname: a GET whose Host is an
- * organization's `hostname`, on a path that is not one of the Worker's own. Costs nothing on the API's
- * paths; on other paths of other hosts, the one batch that finds no such organization.
+ * An organization's host serves its default content site and nothing else: every path but the site's
+ * assets and files (`SITE_RESOURCES`) is the site's (a page, or its 404), whatever the method; the API,
+ * `/integrations/*`, `/openapi.json`, `/docs`, `/sso`, `/s/<other site>` are never reached there.
+ *
+ * Which hosts are an organization's is decided first from the Host alone (services/organizations-hostnames
+ * `orgHostOf`): the deployment's own hosts, localhost and IP addresses cost nothing; a label under
+ * SITES_DOMAIN is always the site's (an unknown label is a 404); any other host of three labels or more may
+ * be a verified custom hostname, which the site's first batch tells (or one lookup, off the GET paths of pages):
+ * when it is not, the request goes on to the API as on any host.
  */
 export const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) => {
-  if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || RESERVED.test(c.req.path)) return next();
-  const hostname = new URL(c.req.url).hostname.toLowerCase();
-  if (!/^[a-z0-9.-]{1,253}$/.test(hostname)) return next();
-  const response = await serveSite(c, hostMount(hostname), new URL(c.req.url).pathname);
-  if (!response) return next();
-  return response;
+  const target = orgHostOf(new URL(c.req.url).hostname, c.env);
+  if (!target || SITE_RESOURCES.test(c.req.path)) return next();
+  const isPage = (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith('/v1/');
+  if ('customHostname' in target) {
+    if (isPage) {
+      const response = await serveSite(c, hostMount(target), new URL(c.req.url).pathname);
+      if (!response) return next();
+      await limitVisitor(c);
+      return response;
+    }
+    if (!(await orgHostActive(c.get('db'), target))) return next();
+  }
+  await limitVisitor(c);
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return notFound();
+  return (await serveSite(c, hostMount(target), new URL(c.req.url).pathname)) ?? notFound();
 };

@@ -18,6 +18,7 @@ import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 import { TEST_CERTIFICATE } from '../fixtures/saml-providers/certificate';
+import { setTxtResolver } from '../../src/services/organizations-hostnames';
 
 const GITBOOK = gitbookOperations();
 const PATCHED = withoutPageBodyMember();
@@ -83,6 +84,7 @@ let openCr: { id: string; number: number };
 let teamId: string;
 let collectionId: string;
 /** A comment with a reply on the space, and one on the open change request. */
+let customHostname: string;
 let spaceComment: { id: string; reply: string };
 let crComment: { id: string; reply: string };
 /** A change request by the edit member, reviewed by the owner. */
@@ -105,6 +107,12 @@ beforeAll(async () => {
   const domainAdmin = await createUser({ email: `admin@${domain}` });
   domainOrgId = expectStatus(await api('POST', '/v1/orgs', { token: domainAdmin.token, body: { title: 'By domain', emailDomains: [domain] } }), 201).body.id;
   domainUser = await createUser({ email: `someone@${domain}` });
+
+  // A custom hostname whose DNS TXT challenge the injected resolver answers.
+  customHostname = `docs.${domain}`;
+  expectStatus(await api('PATCH', `/v1/orgs/${org.id}`, { token: owner, body: { customHostname } }), 200);
+  const { record } = expectStatus(await api('GET', `/v1/custom-hostnames/${customHostname}`, { token: owner }), 200).body.verification;
+  setTxtResolver({ resolveTxt: async (name) => (name === record.name ? [record.value] : []) });
 
   const space = await createSpace(org.id, owner, 'Conformance');
   spaceId = space.id;
@@ -269,6 +277,10 @@ const CASES: Case[] = [
   { operationId: 'updateOrganizationById', request: () => send('PATCH', `/v1/orgs/${org.id}`, { title: 'Renamed organization' }) },
   { operationId: 'getOrganizationsForEmailDomain', request: () => get(`/v1/email-domains/${domain}/orgs`, domainUser.token) },
   { operationId: 'joinOrganization', request: () => send('POST', `/v1/orgs/${domainOrgId}/join`, undefined, domainUser.token) },
+  { operationId: 'getCustomHostname', request: () => get(`/v1/custom-hostnames/${customHostname}`) },
+  { operationId: 'dnsRevalidateCustomHostname', request: () => send('PATCH', `/v1/custom-hostnames/${customHostname}`) },
+  { operationId: 'getCustomHostname', variant: 'once proved', request: () => get(`/v1/custom-hostnames/${customHostname}`) },
+  { operationId: 'removeCustomHostname', request: () => send('DELETE', `/v1/custom-hostnames/none.${domain}`) },
 
   // Members and invites
   { operationId: 'listMembersInOrganizationById', request: () => get(`/v1/orgs/${org.id}/members`) },

@@ -197,7 +197,7 @@ describe('hostile paths', () => {
 });
 
 describe('an organization’s hostname', () => {
-  it('serves its default content site at the host root; the API keeps its paths there', async () => {
+  it('serves its default content site at the root of <hostname>.<SITES_DOMAIN>, and nothing of the API there', async () => {
     const hostOrg = await seedOrg();
     const space = await spaceWithPages(hostOrg, 'Host docs', [
       { operation: 'insert_page', title: 'Home', document: { markdown: 'At the root of the host.\n' } },
@@ -206,7 +206,7 @@ describe('an organization’s hostname', () => {
     const hosted = await publishedSite(hostOrg, [space.id], 'public', 'Hosted');
     const hostname = `docs${Date.now().toString(36)}`.slice(0, 30);
     expectStatus(await api('PATCH', `/v1/orgs/${hostOrg.id}`, { token: hostOrg.owner.token, body: { hostname, defaultContent: { type: 'site', site: hosted.id } } }), 200);
-    const base = `http://${hostname}`;
+    const base = `http://${hostname}.sites.test`;
     const root = await visit('/', {}, base);
     expect(root.status).toBe(200);
     expect(root.text).toContain('At the root of the host.');
@@ -215,8 +215,10 @@ describe('an organization’s hostname', () => {
     expect(second.text).toContain('Second page.');
     expect((await visit('/llms.txt', {}, base)).text).toContain(`- [Home](${base}/home.md)`);
     expect((await visit('/robots.txt', {}, base)).text).toContain(`Sitemap: ${base}/sitemap.xml`);
-    // The API is still the API there; an unknown host is none of the site's business.
-    expect((await visit('/openapi.json', {}, base)).headers.get('Content-Type')).toContain('application/json');
+    // Nothing of the API there: its paths are the site's (here, its 404 page); an unknown host is none of the site's business.
+    const document = await visit('/openapi.json', {}, base);
+    expect(document.status).toBe(404);
+    expect(document.headers.get('Content-Type')).toContain('text/html');
     const elsewhere = await visit('/second', {}, 'http://unknown-host-name');
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.headers.get('Content-Type')).toContain('application/json');

@@ -154,13 +154,13 @@ describe('an organization’s hostname', () => {
     const hosted = await publishedSite(hostOrg, [space.id], 'public', 'Hosted');
     const hostname = `rv${Date.now().toString(36)}`.slice(0, 30);
     expectStatus(await api('PATCH', `/v1/orgs/${hostOrg.id}`, { token: hostOrg.owner.token, body: { hostname, defaultContent: { type: 'site', site: hosted.id } } }), 200);
-    const base = `http://${hostname}`;
+    const base = `http://${hostname}.sites.test`;
     for (const path of ['//evil.example/?jwt_token=x', '//evil.example?share=abc&a=1']) {
       const res = await visit(path, {}, base);
       expect(res.status, path).toBe(302);
       const location = res.headers.get('Location')!;
       expect(location, path).toMatch(/^\/(?![/\\])/);
-      expect(new URL(location, base).host, path).toBe(hostname);
+      expect(new URL(location, base).host, path).toBe(`${hostname}.sites.test`);
     }
   });
 });

@@ -8,7 +8,13 @@ export const organizations = sqliteTable(
     title: text('title').notNull(),
     createdAt: text('created_at').notNull(),
     emailDomains: text('email_domains', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** A label: the organization's site at `<hostname>.<SITES_DOMAIN>` (services/organizations-hostnames). */
     hostname: text('hostname'),
+    /** A domain of the organization's own, served once proved by DNS (`customHostnameVerifiedAt` set). */
+    customHostname: text('custom_hostname'),
+    /** The value the TXT record `_docs-platform-challenge.<customHostname>` must have. */
+    customHostnameChallenge: text('custom_hostname_challenge'),
+    customHostnameVerifiedAt: text('custom_hostname_verified_at'),
     type: text('type').notNull().default('business'),
     useCase: text('use_case'),
     communityType: text('community_type'),
@@ -30,7 +36,7 @@ export const organizations = sqliteTable(
     conversationsDay: text('conversations_day'),
     conversationsToday: integer('conversations_today').notNull().default(0),
   },
-  (t) => [uniqueIndex('organizations_hostname_unique').on(t.hostname)],
+  (t) => [uniqueIndex('organizations_hostname_unique').on(t.hostname), uniqueIndex('organizations_custom_hostname_unique').on(t.customHostname)],
 );
 
 export const orgMembers = sqliteTable(

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Db } from '../../db/client';
+import type { Env } from '../../env';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { orgMembers, organizations, sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
@@ -11,11 +12,13 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, StandaloneMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
 import {
+  CustomHostnameSchema,
   DefaultContentSchema,
   OrganizationCommunityTypeSchema,
   OrganizationSchema,
   OrganizationTypeSchema,
   OrganizationUseCaseSchema,
+  toCustomHostname,
   toOrganization,
 } from '../../schemas/organization';
 import { orgRoleSql } from '../../services/access';
@@ -24,6 +27,8 @@ import { joinWithinMembersCap } from '../../services/members';
 import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
 import { emailDomain } from '../../services/users';
 import { activeProviderQuery } from '../../services/sso/providers';
+import { authorizeOrg } from '../../services/permissions';
+import { challengeAnswered, challengeName, customHostnameRefusal, labelRefusal, newChallenge } from '../../services/organizations-hostnames';
 
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const tags = ['Organizations'];
@@ -37,11 +42,21 @@ const EmailDomainsSchema = z
       .refine(isEmailDomain, { message: 'must be a domain name such as example.com' }),
   )
   .max(20);
+/** A label under SITES_DOMAIN (GitBook's `OrganizationHostname`); reserved labels are refused by the handler. */
 const HostnameSchema = z
   .string()
   .min(3)
   .max(32)
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'must be lowercase letters, digits and inner hyphens');
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'must be lowercase letters, digits and inner hyphens')
+  .openapi({ description: 'Label of the organization\'s site under SITES_DOMAIN: `acme` serves `acme.<SITES_DOMAIN>`' });
+/** A domain of the organization's own, checked by the handler (never the deployment's hosts) and proved by DNS. */
+const CustomHostnameInput = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .transform((h) => h.replace(/\.$/, ''))
+  .openapi({ description: 'A domain of the organization (docs.example.com): served once its DNS TXT challenge is answered (getCustomHostname)' });
 
 const listOrganizationsRoute = defineRoute({
   method: 'get',
@@ -87,6 +102,7 @@ const UpdateOrganizationBody = z
     title: z.string().trim().min(2).max(255),
     emailDomains: EmailDomainsSchema,
     hostname: HostnameSchema.nullable(),
+    customHostname: CustomHostnameInput.nullable(),
     defaultRole: RoleOrGuestSchema,
     defaultContent: DefaultContentSchema.nullable(),
     logo: z.httpUrl().max(2048).nullable(),
@@ -130,6 +146,57 @@ const getOrganizationsForEmailDomainRoute = defineRoute({
   },
 });
 
+const customHostnameTags = ['Custom hostnames'];
+const CustomHostnameParams = z.object({
+  hostname: z.string().min(1).max(254).openapi({ param: { name: 'hostname', in: 'path' }, description: 'The custom hostname, for example "docs.example.com"' }),
+});
+
+const getCustomHostnameRoute = defineRoute({
+  method: 'get',
+  path: '/custom-hostnames/{hostname}',
+  operationId: 'getCustomHostname',
+  tags: customHostnameTags,
+  summary: "Get an organization's custom hostname, with the DNS TXT record that proves it (members)",
+  request: { params: CustomHostnameParams },
+  responses: { 200: jsonResponse(CustomHostnameSchema, 'The custom hostname') },
+});
+
+const dnsRevalidateCustomHostnameRoute = defineRoute({
+  method: 'patch',
+  path: '/custom-hostnames/{hostname}',
+  operationId: 'dnsRevalidateCustomHostname',
+  tags: customHostnameTags,
+  summary: 'Check the custom hostname\'s DNS TXT record now; once it holds the challenge, the hostname serves the site (admins)',
+  request: { params: CustomHostnameParams },
+  responses: {
+    204: noContent('The TXT record holds the challenge: the custom hostname is active'),
+    409: jsonResponse(z.any(), 'The TXT record does not hold the challenge (yet): the hostname stays pending'),
+    502: jsonResponse(z.any(), 'The DNS resolver could not be queried'),
+  },
+});
+
+const removeCustomHostnameRoute = defineRoute({
+  method: 'delete',
+  path: '/custom-hostnames/{hostname}',
+  operationId: 'removeCustomHostname',
+  tags: customHostnameTags,
+  summary: "Remove an organization's custom hostname (admins)",
+  request: { params: CustomHostnameParams },
+  responses: { 204: noContent('No organization of the caller has this custom hostname'), 205: noContent('The custom hostname has been removed') },
+});
+
+/** The organization that has `hostname` as its custom hostname, with the caller's rank (404 for non-members). */
+async function customHostnameOwner(db: Db, hostname: string, userId: string, needed: number) {
+  const row = await db
+    .select({ org: organizations, rank: orgRoleSql(organizations.id, userId) })
+    .from(organizations)
+    .where(eq(organizations.customHostname, hostname.toLowerCase()))
+    .get();
+  if (!row || row.rank === null) throw new ApiError(404, 'Custom hostname not found');
+  authorizeOrg(row.rank, needed);
+  return row.org;
+}
+
 async function assertHostnameFree(db: Db, hostname: string, exceptOrgId?: string) {
   const taken = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.hostname, hostname)).get();
   if (taken && taken.id !== exceptOrgId) throw hostnameTaken(hostname);
@@ -137,14 +204,26 @@ async function assertHostnameFree(db: Db, hostname: string, exceptOrgId?: string
 
 const hostnameTaken = (hostname: string) => new ApiError(409, `Hostname "${hostname}" is already used by another organization`);
 
-/** Runs a write that sets a hostname: a concurrent request that took it first makes the unique index answer, which is a 409. */
-async function withHostname<T>(hostname: string | null | undefined, write: () => Promise<T>): Promise<T> {
+/**
+ * Runs a write that sets a hostname or a custom hostname: a concurrent request that took it first makes the
+ * unique index answer, which is a 409.
+ */
+async function withHostname<T>(hosts: { hostname?: string | null; customHostname?: string | null }, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (hostname && isUniqueViolation(error, 'hostname')) throw hostnameTaken(hostname);
+    if (hosts.customHostname && isUniqueViolation(error, 'organizations.custom_hostname')) throw hostnameTaken(hosts.customHostname);
+    if (hosts.hostname && isUniqueViolation(error, 'organizations.hostname')) throw hostnameTaken(hosts.hostname);
     throw error;
   }
+}
+
+/** The request's own host: never claimable, like the deployment's configured ones. */
+const requestHost = (url: string) => new URL(url).hostname;
+
+function checkLabel(env: Env, url: string, label: string | null | undefined) {
+  const why = label ? labelRefusal(label, env, requestHost(url)) : null;
+  if (why) throw badRequest(why);
 }
 
 export const organizationsRouter = createRouter()
@@ -169,6 +248,7 @@ export const organizationsRouter = createRouter()
     const userId = requireUser(c);
     const body = c.req.valid('json');
     const db = c.get('db');
+    checkLabel(c.env, c.req.url, body.hostname);
     if (body.hostname) await assertHostnameFree(db, body.hostname);
     const now = nowIso();
     const row = {
@@ -177,6 +257,9 @@ export const organizationsRouter = createRouter()
       createdAt: now,
       emailDomains: [...new Set(body.emailDomains ?? [])],
       hostname: body.hostname ?? null,
+      customHostname: null,
+      customHostnameChallenge: null,
+      customHostnameVerifiedAt: null,
       type: body.type ?? 'business',
       useCase: body.useCase ?? null,
       communityType: body.communityType ?? null,
@@ -188,7 +271,7 @@ export const organizationsRouter = createRouter()
       inviteLinks: true,
       mergeRules: { type: 'none' },
     };
-    await withHostname(row.hostname, () =>
+    await withHostname({ hostname: row.hostname }, () =>
       db.batch([
         db.insert(organizations).values(row),
         db.insert(orgMembers).values({ orgId: row.id, userId, role: RANK.admin, joinedAt: now }),
@@ -207,14 +290,22 @@ export const organizationsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const body = c.req.valid('json');
     const db = c.get('db');
-    // Membership, the hostname's owner and the merge rules' non-members in one round trip;
+    checkLabel(c.env, c.req.url, body.hostname);
+    const customWhy = body.customHostname ? customHostnameRefusal(body.customHostname, c.env, requestHost(c.req.url)) : null;
+    if (customWhy) throw badRequest(customWhy);
+    // Membership, the hostnames' owners and the merge rules' non-members in one round trip;
     // a statement with nothing to check selects nothing.
-    const [orgRows, hostnameOwners, missing, defaultSite, activeProviders] = await db.batch([
+    const [orgRows, hostnameOwners, customHostnameOwners, missing, defaultSite, activeProviders] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
         .select({ id: organizations.id })
         .from(organizations)
         .where(body.hostname ? eq(organizations.hostname, body.hostname) : sql`0`)
+        .limit(1),
+      db
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(body.customHostname ? eq(organizations.customHostname, body.customHostname) : sql`0`)
         .limit(1),
       mergeRuleNonMembersQuery(db, organizationId, body.mergeRules),
       db
@@ -225,6 +316,7 @@ export const organizationsRouter = createRouter()
     ]);
     const { org, rank } = checkOrganizationRole(orgRows, RANK.admin);
     if (body.hostname && hostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.hostname);
+    if (body.customHostname && customHostnameOwners.some((o) => o.id !== org.id)) throw hostnameTaken(body.customHostname);
     checkMergeRuleMembers(missing);
     if (body.defaultContent && defaultSite.length === 0) {
       throw badRequest(`Invalid default content: site "${body.defaultContent.site}" does not exist in this organization`);
@@ -236,6 +328,13 @@ export const organizationsRouter = createRouter()
       ...(body.title !== undefined && { title: body.title }),
       ...(body.emailDomains !== undefined && { emailDomains: [...new Set(body.emailDomains)] }),
       ...(body.hostname !== undefined && { hostname: body.hostname }),
+      // A new custom hostname starts pending, with a new challenge; the same one again keeps its state.
+      ...(body.customHostname !== undefined &&
+        body.customHostname !== org.customHostname && {
+          customHostname: body.customHostname,
+          customHostnameChallenge: body.customHostname ? newChallenge() : null,
+          customHostnameVerifiedAt: null,
+        }),
       ...(body.defaultRole !== undefined && { defaultRole: roleToRank(body.defaultRole) }),
       ...(body.defaultContent !== undefined && { defaultContent: body.defaultContent }),
       ...(body.logo !== undefined && { logo: body.logo }),
@@ -244,9 +343,11 @@ export const organizationsRouter = createRouter()
       ...(body.inviteLinks !== undefined && { inviteLinks: body.inviteLinks }),
       ...(body.mergeRules !== undefined && { mergeRules: body.mergeRules }),
     };
-    const updated = await withHostname(body.hostname, () =>
-      db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get(),
-    );
+    // The same custom hostname again changes nothing.
+    const updated =
+      Object.keys(changes).length === 0
+        ? org
+        : await withHostname(body, () => db.update(organizations).set(changes).where(eq(organizations.id, org.id)).returning().get());
     return c.json(toOrganization(updated, rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(joinOrganizationRoute, async (c) => {
@@ -282,4 +383,41 @@ export const organizationsRouter = createRouter()
       .all();
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json({ organizations: rows.map((r) => toOrganization(r.org, r.rank, urls)) }, 200);
+  })
+  .openapi(getCustomHostnameRoute, async (c) => {
+    const org = await customHostnameOwner(c.get('db'), c.req.valid('param').hostname, requireUser(c), RANK.guest);
+    return c.json(toCustomHostname(org, challengeName(org.customHostname!), urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(dnsRevalidateCustomHostnameRoute, async (c) => {
+    const db = c.get('db');
+    const org = await customHostnameOwner(db, c.req.valid('param').hostname, requireUser(c), RANK.admin);
+    const { customHostname: host, customHostnameChallenge: challenge } = org as { customHostname: string; customHostnameChallenge: string };
+    if (org.customHostnameVerifiedAt) return c.body(null, 204);
+    if (!(await challengeAnswered(c.env, host, challenge))) {
+      throw new ApiError(409, `customHostname: the DNS TXT record ${challengeName(host)} does not hold "${challenge}" yet; "${host}" stays pending`);
+    }
+    // Only the challenge that was checked: a hostname changed meanwhile stays pending.
+    await db
+      .update(organizations)
+      .set({ customHostnameVerifiedAt: nowIso() })
+      .where(and(eq(organizations.id, org.id), eq(organizations.customHostname, host), eq(organizations.customHostnameChallenge, challenge)));
+    return c.body(null, 204);
+  })
+  .openapi(removeCustomHostnameRoute, async (c) => {
+    const db = c.get('db');
+    const hostname = c.req.valid('param').hostname.toLowerCase();
+    const userId = requireUser(c);
+    const row = await db
+      .select({ id: organizations.id, rank: orgRoleSql(organizations.id, userId) })
+      .from(organizations)
+      .where(eq(organizations.customHostname, hostname))
+      .get();
+    // Another organization's hostname reads as one that does not exist.
+    if (!row || row.rank === null) return c.body(null, 204);
+    authorizeOrg(row.rank, RANK.admin);
+    await db
+      .update(organizations)
+      .set({ customHostname: null, customHostnameChallenge: null, customHostnameVerifiedAt: null })
+      .where(and(eq(organizations.id, row.id), eq(organizations.customHostname, hostname)));
+    return c.body(null, 205);
   });
