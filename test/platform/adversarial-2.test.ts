@@ -1,0 +1,4 @@
+// Shard 2 of the adversarial suite: see test/helpers/adversarial.ts.
+import { attackShard } from '../helpers/adversarial';
+
+await attackShard(2);
