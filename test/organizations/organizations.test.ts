@@ -460,18 +460,18 @@ describe('joinOrganization: POST /v1/orgs/{organizationId}/join', () => {
     expect(member.body.role).toBeNull();
   });
 
-  it('answers 400 to a user of another domain, of a subdomain, or with an unverified email, who do not join', async () => {
+  it('answers 404 to a user of another domain, of a subdomain, or with an unverified email, who do not join, as for an unknown organization', async () => {
     const { org, domain } = await orgWithDomain();
     const other = await createUser({ email: `x@other-${uniq()}.example` });
     const sub = await createUser({ email: `x@sub.${domain}` });
     const unverified = await createUser({ email: `unverified@${domain}`, emailVerified: false });
     for (const user of [other, sub, unverified]) {
-      expectError(await api('POST', `/v1/orgs/${org.id}/join`, { token: user.token }), 400, 'email domain');
+      expectError(await api('POST', `/v1/orgs/${org.id}/join`, { token: user.token }), 404, 'organization not found');
       expectError(await api('GET', `/v1/orgs/${org.id}`, { token: user.token }), 404);
     }
     // An organization without email domains admits nobody this way.
     const closed = await seedOrg();
-    expectError(await api('POST', `/v1/orgs/${closed.id}/join`, { token: closed.outsider.token }), 400, 'email domain');
+    expectError(await api('POST', `/v1/orgs/${closed.id}/join`, { token: closed.outsider.token }), 404, 'organization not found');
   });
 
   it('answers 404 for an unknown organization', async () => {

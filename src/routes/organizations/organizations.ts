@@ -356,13 +356,13 @@ export const organizationsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const db = c.get('db');
     const row = await loadOrganization(db, organizationId, userId);
-    if (!row) throw new ApiError(404, 'Organization not found');
+    // One answer for an unknown organization and one the caller may not join: a non-member learns nothing of it.
+    const notJoinable = () =>
+      new ApiError(404, `Organization not found, or it does not let members of your verified email's domain ("${emailDomain(actor.email)}") join`);
+    if (!row) throw notJoinable();
     if (row.rank !== null) return c.body(null, 204);
     const { org } = row;
-    const domain = emailDomain(actor.email);
-    if (!actor.emailVerified || !org.emailDomains.includes(domain)) {
-      throw badRequest(`Email domain not valid: this organization does not allow members from "${domain}" to join, or your email is not verified`);
-    }
+    if (!actor.emailVerified || !org.emailDomains.includes(emailDomain(actor.email))) throw notJoinable();
     await joinWithinMembersCap(c.env, db, { orgId: org.id, userId, role: org.defaultRole ?? RANK.guest, joinedAt: nowIso() });
     return c.body(null, 204);
   })
