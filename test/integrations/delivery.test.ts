@@ -29,11 +29,11 @@ export default {
     console.warn('secret matches: ' + (environment.secrets.API_KEY === '${SECRET_VALUE}'));
     if (event.type === 'space_content_updated') {
       console.debug('space installation: ' + environment.spaceInstallation.space + ', updated by ' + event.updatedBy[0].urls.location);
-      const content = await fetch(environment.apiEndpoint + '/spaces/' + event.spaceId + '/content', {
+      const content = await fetch(environment.apiEndpoint + '/v1/spaces/' + event.spaceId + '/content', {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.installation },
       });
       console.log('content read with the installation token: ' + content.status);
-      const self = await fetch(environment.apiEndpoint + '/integrations/' + environment.integration.name + '/events/' + event.eventId, {
+      const self = await fetch(environment.apiEndpoint + '/v1/integrations/' + environment.integration.name + '/events/' + event.eventId, {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.integration },
       });
       console.log('own event read with the integration token: ' + self.status + ' ' + (await self.json()).event.status);
