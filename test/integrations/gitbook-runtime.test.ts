@@ -112,12 +112,12 @@ function logged(event: SeenEvent, label: string): any {
 describe('an integration built with @gitbook/runtime and published as @gitbook/cli publishes it', () => {
   let p: Published;
   let contentUpdated: SeenEvent;
+  let queueResult: Awaited<ReturnType<typeof deliverPendingEvents>>;
 
   beforeAll(async () => {
     p = await publishAndInstall();
     await mergeChange(p);
-    const results = await deliverPendingEvents(p.installationId);
-    expect(results.retryMessages).toEqual([]);
+    queueResult = await deliverPendingEvents(p.installationId);
     [contentUpdated] = await eventsOf(p, 'space_content_updated');
   });
 
@@ -143,6 +143,10 @@ describe('an integration built with @gitbook/runtime and published as @gitbook/c
     const unhandled = [...(await eventsOf(p, 'installation_setup')), ...(await eventsOf(p, 'space_installation_setup'))];
     // Installing, then selecting all spaces (a setup change).
     expect(unhandled.map((e) => e.type).sort()).toEqual(['installation_setup', 'installation_setup']);
+    // Their queue messages were acked, not retried.
+    const messages = unhandled.map((e) => `m-${e.id}`);
+    expect(queueResult.retryMessages.filter((m) => messages.includes(m.msgId))).toEqual([]);
+    expect(queueResult.explicitAcks).toEqual(expect.arrayContaining(messages));
     for (const event of unhandled) {
       expect(event).toMatchObject({ status: 'success', attempts: 1 });
       expect(event.pending).toBeFalsy();
