@@ -38,7 +38,7 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  *
  * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration)
  * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; no INTEGRATIONS_KEY
- * when the script has secrets to be given 503; a script that throws, runs out of time, answers more than 5 MiB
+ * 503 (the script is always given signing secrets); a script that throws, runs out of time, answers more than 5 MiB
  * or cannot be loaded 502, whose message says which and never what the script threw (that may hold its
  * secrets): the publisher reads it in the event's trace.
  *
