@@ -24,7 +24,7 @@ export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>
  * One workerd test project: the Worker of wrangler.toml with migrations applied per file. `vars` and
  * `ratelimits` replace wrangler.toml's, for the limits project's small caps and budgets.
  */
-export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits }) {
+export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits; globalSetup?: string[] }) {
   return defineConfig(async () => {
     const migrations = await readD1Migrations(path.join(root, 'migrations'));
     return {
@@ -55,6 +55,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         include: options.include,
         exclude: options.exclude ?? [],
         setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
+        globalSetup: options.globalSetup ?? [],
         testTimeout: 30_000,
         deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight'] } } },
         // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
@@ -72,5 +73,7 @@ const UNREACHABLE = '1000000/60' as const;
 export default workersProject({
   include: ['test/**/*.test.ts'],
   exclude: ['test/limits/**'],
+  // Bundles the integration written with GitBook's runtime, in Node (esbuild does not run in workerd).
+  globalSetup: [path.join(root, 'test/fixtures/integrations/build-gitbook-integration.mjs')],
   ...rateLimitBindings(Object.fromEntries(Object.values(RATE_LIMIT_POLICIES).map(({ binding }) => [binding.replace(/^RL_/, ''), UNREACHABLE]))),
 });

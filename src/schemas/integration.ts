@@ -273,7 +273,10 @@ export const IntegrationSecretsSchema = z
 
 export const PublishIntegrationSchema = z
   .strictObject({
-    runtime: z.enum(['v1']).optional().openapi({ description: 'The runtime version of the script (only v1 runs here; the default)' }),
+    runtime: z
+      .enum(['v1', 'v2'])
+      .optional()
+      .openapi({ description: "The runtime version of the script (`v1` when omitted; GitBook's CLI sends `v2`). Both run the same way: an ES module whose default export's `fetch` handles events, as @gitbook/runtime's `createIntegration` builds it" }),
     icon: base64Image(INTEGRATION_LIMITS.iconBytes, `Base64 content of the icon (PNG, JPEG, GIF or WebP, at most ${INTEGRATION_LIMITS.iconBytes} bytes)`).optional(),
     title: IntegrationTitleSchema,
     description: IntegrationDescriptionSchema,

@@ -29,14 +29,14 @@ export default {
     console.warn('secret matches: ' + (environment.secrets.API_KEY === '${SECRET_VALUE}'));
     if (event.type === 'space_content_updated') {
       console.debug('space installation: ' + environment.spaceInstallation.space + ', updated by ' + event.updatedBy[0].urls.location);
-      const content = await fetch(environment.apiEndpoint + '/spaces/' + event.spaceId + '/content', {
+      const content = await fetch(environment.apiEndpoint + '/v1/spaces/' + event.spaceId + '/content', {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.installation },
       });
       console.log('content read with the installation token: ' + content.status);
-      const self = await fetch(environment.apiEndpoint + '/integrations/' + environment.integration.name + '/events/' + event.eventId, {
+      const self = await fetch(environment.apiEndpoint + '/v1/integrations/' + environment.integration.name + '/events/' + event.eventId, {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.integration },
       });
-      const { event: own } = await self.json();
+      const own = (await self.json()).event;
       console.log('own event read with the integration token: ' + self.status + ' ' + own.status + (own.pending ? ' (pending)' : ''));
     }
     return new Response('OK');
@@ -135,8 +135,7 @@ describe('integration event delivery to the script', () => {
       { level: 'warn', message: 'secret matches: true' },
       { level: 'debug', message: `space installation: ${f.spaceId}, updated by https://api.invalid/v1/users/${f.customer.owner.id}` },
       { level: 'info', message: 'content read with the installation token: 200' },
-      // While the script runs, the event is still being delivered.
-      // Not delivered yet while its script runs: GitBook's `failed`, with `pending`.
+      // While the script runs, the event is still being delivered: not delivered yet, an attempt under way.
       { level: 'info', message: 'own event read with the integration token: 200 failed (pending)' },
       { level: 'info', message: `Attempt 1 of ${MAX_DELIVERY_ATTEMPTS}: the script answered 200` },
     ]);

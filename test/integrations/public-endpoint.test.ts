@@ -46,13 +46,13 @@ export default {
       // Two anonymous reads of the API, each claiming another client address.
       const remaining = [];
       for (const ip of ['203.0.113.1', '203.0.113.2']) {
-        const answer = await fetch(environment.apiEndpoint + '/spaces/nothing-here-000000', { headers: { 'CF-Connecting-IP': ip } });
+        const answer = await fetch(environment.apiEndpoint + '/v1/spaces/nothing-here-000000', { headers: { 'CF-Connecting-IP': ip } });
         remaining.push(answer.headers.get('RateLimit'));
       }
       return Response.json({ remaining });
     }
     if (route === '/space') {
-      const content = await fetch(environment.apiEndpoint + '/spaces/' + url.searchParams.get('id') + '/content', {
+      const content = await fetch(environment.apiEndpoint + '/v1/spaces/' + url.searchParams.get('id') + '/content', {
         headers: { Authorization: 'Bearer ' + environment.apiTokens.installation },
       });
       console.info('content read with the installation token: ' + content.status);

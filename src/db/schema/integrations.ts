@@ -41,6 +41,12 @@ export const integrations = sqliteTable(
     scriptKey: text('script_key'),
     /** AES-GCM ciphertext of the secrets map (base64 of iv + ciphertext); null when none. */
     secrets: text('secrets'),
+    /**
+     * AES-GCM ciphertext of the integration's own signing secret (GitBook's `signingSecrets.integration`), made
+     * at its first publish and handed to its script with every event; null for one published before migration 0016
+     * until its next publish or delivery.
+     */
+    signingSecret: text('signing_secret'),
     /** Development mode: events are also sent to this tunnel URL (the owner's, or everyone's when `devAll`). */
     devTunnelUrl: text('dev_tunnel_url'),
     devAll: integer('dev_all', { mode: 'boolean' }).notNull().default(false),

@@ -6,9 +6,10 @@ import type { AppBindings } from '../../env';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
-import { apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
+import { apiBaseOf, apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
 import { eventPayload, withoutCredentials } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
+import { coveredSpacesSql } from '../../services/integrations/installations';
 import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, type TraceLine } from '../../services/integrations/runtime';
 
 /**
@@ -37,7 +38,7 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  *
  * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration)
  * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; no INTEGRATIONS_KEY
- * when the script has secrets to be given 503; a script that throws, runs out of time, answers more than 5 MiB
+ * 503 (the script is always given signing secrets); a script that throws, runs out of time, answers more than 5 MiB
  * or cannot be loaded 502, whose message says which and never what the script threw (that may hold its
  * secrets): the publisher reads it in the event's trace.
  *
@@ -83,14 +84,20 @@ async function loadTarget(c: PublicContext, name: string, installationId: string
   const db = c.get('db');
   const ofName = db.select().from(integrations).where(and(eq(integrations.name, name), isNull(integrations.deletedAt)));
   const [integrationRows, installationRows] = installationId
-    ? await db.batch([ofName, db.select().from(integrationInstallations).where(eq(integrationInstallations.id, installationId))])
+    ? await db.batch([
+        ofName,
+        db
+          .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
+          .from(integrationInstallations)
+          .where(eq(integrationInstallations.id, installationId)),
+      ])
     : [await ofName, []];
   const integration = integrationRows[0];
   if (!integration) throw new ApiError(404, 'No matching integration');
-  const installation = installationRows[0] ?? null;
+  const installation = installationRows[0]?.installation ?? null;
   if (installationId && installation?.integrationId !== integration.id) throw new ApiError(404, 'No matching installation of this integration');
   if (!integration.scriptKey) throw new ApiError(404, `The integration ${name} has no script to answer requests at its public endpoint`);
-  return { integration, installation, scriptKey: integration.scriptKey };
+  return { integration, installation, installationSpaces: installationRows[0]?.spaces ?? 0, scriptKey: integration.scriptKey };
 }
 
 /** The request's body (null without one); 413 over `MAX_PUBLIC_REQUEST_BYTES`. */
@@ -176,7 +183,7 @@ function recordFetchEvent(c: PublicContext, record: ReturnType<typeof insertEven
 }
 
 async function handlePublicRequest(c: PublicContext, name: string, installationId: string | undefined): Promise<Response> {
-  const { integration, installation, scriptKey } = await loadTarget(c, name, installationId);
+  const { integration, installation, installationSpaces, scriptKey } = await loadTarget(c, name, installationId);
   const fetchBody = await requestBody(c);
   if (!c.env.LOADER) throw new ApiError(503, NO_LOADER_MESSAGE);
 
@@ -194,7 +201,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     { integrationId: integration.id, installationId: installation?.id ?? (null as unknown as string), orgId: installation?.orgId ?? integration.ownerOrgId, payload: stored },
     new Date().toISOString(),
   );
-  const payload = eventPayload(record.id, stored, apiEndpoint);
+  const payload = eventPayload(record.id, stored, apiBaseOf(apiEndpoint));
   const label = `${request.method} ${new URL(request.url).pathname}`;
   const fail = (message: string, lines: TraceLine[], detail: string): never => {
     recordFetchEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)]);
@@ -213,7 +220,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     }
     return fail('could not be run: its secrets could not be read', [], reason);
   }
-  const environment = await scriptEnvironment(c.get('db'), { apiEndpoint, integration, installation, payload, ...keys });
+  const environment = await scriptEnvironment(c.env, c.get('db'), { apiEndpoint, appUrl: c.env.APP_URL, integration, installation, installationSpaces, payload, ...keys });
   const result = await runIntegrationFetch(c.env, scriptTarget(integration, scriptKey), payload, environment, new URL(apiEndpoint).origin, fetchBody);
   if (!result.ok) return fail(result.failure, result.logs, result.detail);
   const ok = result.answer.status < 400;

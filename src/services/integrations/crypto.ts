@@ -3,7 +3,7 @@ import { ApiError } from '../../lib/errors';
 import { randomBase62 } from '../../lib/ids';
 
 /**
- * Integration secrets and installation signing secrets are kept as AES-256-GCM ciphertext
+ * Integration secrets and the signing secrets of integrations and installations are kept as AES-256-GCM ciphertext
  * (`base64(iv || ciphertext)`), under a key derived from the INTEGRATIONS_KEY secret and nothing else: a
  * deployment without it answers 503 naming it wherever a secret is written or read. Only the delivery path
  * decrypts them; no API read returns them.

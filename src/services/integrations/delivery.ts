@@ -1,11 +1,14 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { createDb, rawRun, type Db } from '../../db/client';
+import { createDb, rawRun, runBatch, type Db } from '../../db/client';
 import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations } from '../../db/schema';
 import type { Env } from '../../env';
-import { decryptSecret } from './crypto';
-import { eventPayload } from './event-payload';
+import type { UrlContext } from '../../schemas/common';
 import { integrationPublicEndpoint } from '../../schemas/integration';
-import { installationPublicEndpoint } from '../../schemas/integration-installation';
+import { toInstallation, toSiteInstallation, toSpaceInstallation } from '../../schemas/integration-installation';
+import { defaultConfiguration } from './configuration';
+import { decryptSecret, encryptSecret, newSigningSecret } from './crypto';
+import { eventPayload } from './event-payload';
+import { coveredSpacesSql } from './installations';
 import { NO_LOADER_MESSAGE, runIntegrationScript, type ScriptTarget, type TraceLine } from './runtime';
 import { newIntegrationToken } from './tokens';
 import { deliverWebhook } from './webhooks';
@@ -46,11 +49,16 @@ export class DeliveryFailed extends Error {
 
 export type DeliveryOutcome = 'delivered' | 'already-done' | 'gone';
 
-/** `<API_URL>/v1`: the API as scripts are told it and as delivered payloads link to it. */
+/**
+ * `API_URL` without `/v1`: the API as scripts are told it (`environment.apiEndpoint`). GitBook's is
+ * `https://api.gitbook.com`, and the client of its runtime (`new GitBookAPI({ endpoint })`) appends `/v1` itself.
+ */
 export function apiEndpointOf(env: Env): string {
-  const base = (env.API_URL || UNKNOWN_API_ORIGIN).replace(/\/+$/, '').replace(/\/v1$/, '');
-  return `${base}/v1`;
+  return (env.API_URL || UNKNOWN_API_ORIGIN).replace(/\/+$/, '').replace(/\/v1$/, '');
 }
+
+/** `<apiEndpoint>/v1`, where the API's paths start: what payloads and the environment's `urls` link to. */
+export const apiBaseOf = (apiEndpoint: string) => `${apiEndpoint}/v1`;
 
 type EventRow = typeof integrationEvents.$inferSelect;
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -76,7 +84,10 @@ function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) 
     // name in joined tables (id, status, configuration ...) would overwrite each other.
     db.select().from(integrationEvents).where(eq(integrationEvents.id, eventId)),
     db.select().from(integrations).where(sql`${integrations.id} = ${ofEvent('integration_id')}`),
-    db.select().from(integrationInstallations).where(sql`${integrationInstallations.id} = ${ofEvent('installation_id')}`),
+    db
+      .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
+      .from(integrationInstallations)
+      .where(sql`${integrationInstallations.id} = ${ofEvent('installation_id')}`),
     db
       .select({ status: integrationSpaceInstallations.status, configuration: integrationSpaceInstallations.configuration, externalIds: integrationSpaceInstallations.externalIds })
       .from(integrationSpaceInstallations)
@@ -96,18 +107,25 @@ function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) 
 
 interface EnvironmentArgs extends ScriptSecrets {
   apiEndpoint: string;
+  /** The deployment's APP_URL (the installation's `urls.app`); the API's origin when unset. */
+  appUrl: string | undefined;
   integration: IntegrationRow;
   installation: InstallationRow | null;
+  /** How many spaces the installation covers (GitBook's `spaces` of an installation). */
+  installationSpaces: number;
   /** The event: its `spaceId` or `siteId` adds the space or site installation. */
   payload: Record<string, unknown>;
   spaceInstallation?: ContentInstallationRow;
   siteInstallation?: ContentInstallationRow;
 }
 
-/** GitBook's `IntegrationEnvironment` of one invocation of the script (an event's delivery, a fetch event). */
+/**
+ * GitBook's `IntegrationEnvironment` of one invocation of the script (an event's delivery, a fetch event). The
+ * installation, space and site installations are the API objects the API's own reads answer (installations.ts).
+ */
 function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; installation?: string } }): Record<string, unknown> {
   const { apiEndpoint, integration, installation, payload } = args;
-  const integrationUrl = `${apiEndpoint}/integrations/${integration.name}`;
+  const urls: UrlContext = { api: apiBaseOf(apiEndpoint), app: (args.appUrl || new URL(apiEndpoint).origin).replace(/\/$/, '') };
   // The public endpoints are outside `/v1`, on the same origin (scripts route on their path, OAuth callbacks use them).
   const origin = new URL(apiEndpoint).origin;
   const environment: Record<string, unknown> = {
@@ -130,76 +148,78 @@ function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; 
       configurations: integration.configurations,
       externalLinks: integration.externalLinks,
       ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
-      urls: { location: integrationUrl, publicEndpoint: integrationPublicEndpoint(origin, integration.name) },
+      urls: { location: `${urls.api}/integrations/${integration.name}`, publicEndpoint: integrationPublicEndpoint(origin, integration.name) },
     },
     secrets: args.secrets,
-    signingSecrets: args.signingSecret ? { installation: args.signingSecret } : {},
+    signingSecrets: {
+      integration: args.integrationSigningSecret,
+      ...(args.signingSecret ? { installation: args.signingSecret } : {}),
+    },
   };
   if (!installation) return environment;
-  const installationUrl = `${integrationUrl}/installations/${installation.id}`;
-  environment.installation = {
-    id: installation.id,
-    status: installation.status,
-    space_selection: installation.spaceSelection,
-    site_selection: installation.siteSelection,
-    configuration: installation.configuration,
-    externalIds: installation.externalIds,
-    createdAt: installation.createdAt,
-    updatedAt: installation.updatedAt,
-    urls: { location: installationUrl, publicEndpoint: installationPublicEndpoint(origin, integration.name, installation.id) },
-  };
-  // An installation on all spaces (sites) covers each without a row of its own: it is shown with the
-  // installation's status and an empty configuration.
-  const covering = (row: ContentInstallationRow | undefined, selection: string) =>
-    row ?? (selection === 'all' ? { status: installation.status, configuration: {}, externalIds: [] } : undefined);
-  const space = covering(args.spaceInstallation, installation.spaceSelection);
+  environment.installation = toInstallation(installation, integration.name, args.installationSpaces, urls);
+  // An installation on all spaces (sites) covers each without a row of its own: it is shown as the API shows it,
+  // with the installation's status and the defaults of the integration's configuration for that target.
+  const covering = (row: ContentInstallationRow | undefined, selection: string, target: 'space' | 'site'): ContentInstallationRow | undefined =>
+    row ?? (selection === 'all' ? { status: installation.status, configuration: defaultConfiguration(integration.configurations, target), externalIds: [] } : undefined);
+  const space = covering(args.spaceInstallation, installation.spaceSelection, 'space');
   if (typeof payload.spaceId === 'string' && space) {
-    environment.spaceInstallation = {
-      integration: integration.name,
-      installation: installation.id,
-      space: payload.spaceId,
-      ...space,
-      urls: { location: `${installationUrl}/spaces/${payload.spaceId}` },
-    };
+    environment.spaceInstallation = toSpaceInstallation(integration.name, installation.id, payload.spaceId, space, null, urls);
   }
-  const site = covering(args.siteInstallation, installation.siteSelection);
+  const site = covering(args.siteInstallation, installation.siteSelection, 'site');
   if (typeof payload.siteId === 'string' && site) {
-    environment.siteInstallation = {
-      integration: integration.name,
-      installation: installation.id,
-      site: payload.siteId,
-      ...site,
-      urls: { location: `${installationUrl}/sites/${payload.siteId}` },
-    };
+    environment.siteInstallation = toSiteInstallation(integration.name, installation.id, payload.siteId, site, null, urls);
   }
   return environment;
 }
 
-/** What the script is given besides tokens: the integration's secrets and the installation's signing secret. */
+/**
+ * What the script is given besides tokens: the integration's secrets, its own signing secret and the installation's.
+ * `integrationSigningSecret` of an integration published before it had one (migration 0016) is made here:
+ * `sealedIntegrationSigningSecret` is its ciphertext, stored by `scriptEnvironment`.
+ */
 export interface ScriptSecrets {
   secrets: Record<string, string>;
   signingSecret: string | null;
+  integrationSigningSecret: string;
+  sealedIntegrationSigningSecret?: string;
 }
 
-/** Decrypts the integration's secrets and the installation's signing secret (throws when they cannot be read). */
+/** Decrypts the integration's secrets and signing secret and the installation's (throws when they cannot be read). */
 export async function readScriptSecrets(env: Env, integration: IntegrationRow, installation: InstallationRow | null): Promise<ScriptSecrets> {
   const signingSecret = installation ? await decryptSecret(env, installation.signingSecret) : null;
   const secrets = integration.secrets ? (JSON.parse(await decryptSecret(env, integration.secrets)) as Record<string, string>) : {};
-  return { secrets, signingSecret };
+  if (integration.signingSecret) return { secrets, signingSecret, integrationSigningSecret: await decryptSecret(env, integration.signingSecret) };
+  const integrationSigningSecret = newSigningSecret();
+  return { secrets, signingSecret, integrationSigningSecret, sealedIntegrationSigningSecret: await encryptSecret(env, integrationSigningSecret) };
 }
 
 /**
  * The environment of one invocation of the script, with fresh integration and installation tokens (issued in
- * one batch, the one round trip this makes).
+ * one batch, the one round trip this makes). The same batch stores a signing secret made for an integration that
+ * had none (the first of concurrent deliveries wins, and the others hand over the stored one).
  */
-export async function scriptEnvironment(db: Db, args: EnvironmentArgs): Promise<Record<string, unknown>> {
-  const { integration, installation } = args;
+export async function scriptEnvironment(env: Env, db: Db, args: EnvironmentArgs): Promise<Record<string, unknown>> {
+  const { integration, installation, sealedIntegrationSigningSecret: sealed } = args;
   const now = Date.now();
   const integrationToken = await newIntegrationToken(db, integration.id, null, now);
   const installationToken = installation ? await newIntegrationToken(db, integration.id, installation.id, now) : null;
-  await db.batch([integrationToken.insert, ...(installationToken ? [installationToken.insert] : [])]);
+  const storeSigningSecret = sealed
+    ? db
+        .update(integrations)
+        .set({ signingSecret: sql`coalesce(${integrations.signingSecret}, ${sealed})` })
+        .where(eq(integrations.id, integration.id))
+        .returning({ signingSecret: integrations.signingSecret })
+    : null;
+  const results = await runBatch(db, [integrationToken.insert, ...(installationToken ? [installationToken.insert] : []), ...(storeSigningSecret ? [storeSigningSecret] : [])]);
+  let integrationSigningSecret = args.integrationSigningSecret;
+  if (storeSigningSecret) {
+    const stored = (results[results.length - 1] as { signingSecret: string | null }[])[0]?.signingSecret;
+    if (stored && stored !== sealed) integrationSigningSecret = await decryptSecret(env, stored);
+  }
   return environmentOf({
     ...args,
+    integrationSigningSecret,
     tokens: { integration: integrationToken.token, ...(installationToken ? { installation: installationToken.token } : {}) },
   });
 }
@@ -233,13 +253,13 @@ interface AttemptResult {
 async function attemptDelivery(
   env: Env,
   db: Db,
-  loaded: { event: EventRow; integration: IntegrationRow; installation: InstallationRow | null },
+  loaded: { event: EventRow; integration: IntegrationRow; installation: InstallationRow | null; installationSpaces: number },
   contentInstallations: { space?: ContentInstallationRow; site?: ContentInstallationRow },
   attempt: string,
 ): Promise<AttemptResult> {
   const { event, integration, installation } = loaded;
   const apiEndpoint = apiEndpointOf(env);
-  const payload = eventPayload(event.id, event.payload, apiEndpoint);
+  const payload = eventPayload(event.id, event.payload, apiBaseOf(apiEndpoint));
   const tunnel = integration.devTunnelUrl && (integration.devAll || event.orgId === integration.ownerOrgId) ? integration.devTunnelUrl : null;
   const scriptKey = integration.scriptKey;
   if (!scriptKey && !tunnel) {
@@ -256,10 +276,12 @@ async function attemptDelivery(
 
   const toScript = async (key: string): Promise<AttemptResult> => {
     if (!env.LOADER) return { ok: false, lines: [line('error', `${attempt}: the script was not run. ${NO_LOADER_MESSAGE}`)] };
-    const environment = await scriptEnvironment(db, {
+    const environment = await scriptEnvironment(env, db, {
       apiEndpoint,
+      appUrl: env.APP_URL,
       integration,
       installation,
+      installationSpaces: loaded.installationSpaces,
       payload,
       spaceInstallation: contentInstallations.space,
       siteInstallation: contentInstallations.site,
@@ -297,13 +319,13 @@ export async function deliverIntegrationEvent(env: Env, eventId: string, message
   const started = Date.now();
   const now = new Date(started).toISOString();
   const leaseUntil = new Date(started + DELIVERY_LEASE_MS).toISOString();
-  const [claimed, [event], [integration], [installation], [spaceInstallation], [siteInstallation]] = await claimAndLoad(db, eventId, now, leaseUntil);
+  const [claimed, [event], [integration], [covered], [spaceInstallation], [siteInstallation]] = await claimAndLoad(db, eventId, now, leaseUntil);
   if (!event || !integration) return 'gone'; // its integration was purged (events go with it)
   if (claimed.length === 0) {
     if (event.status !== 'pending') return 'already-done';
     throw new DeliveryRetry(`integration event ${eventId} is being delivered by another consumer (until ${event.leaseUntil})`);
   }
-  const loaded = { event, integration, installation: installation ?? null };
+  const loaded = { event, integration, installation: covered?.installation ?? null, installationSpaces: covered?.spaces ?? 0 };
   const attempts = claimed[0].attempts;
   const last = attempts >= MAX_DELIVERY_ATTEMPTS || messageAttempts >= MAX_DELIVERY_ATTEMPTS;
   const label = `Attempt ${attempts} of ${MAX_DELIVERY_ATTEMPTS}`;

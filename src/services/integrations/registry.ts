@@ -15,7 +15,7 @@ import { decodeBase64 } from '../files';
 import { isUniqueViolation, type OrganizationRow } from '../organizations';
 import { actorUserId, botUserValues, integrationAccess, type IntegrationRow } from './access';
 import { assetKeysOf, assetSigner, deleteIntegrationAssets, integrationAssetUrls, storeIntegrationAssets } from './assets';
-import { encryptSecret } from './crypto';
+import { encryptSecret, newSigningSecret } from './crypto';
 import { eventIdsOf, insertEventsPerInstallation } from './events';
 import { asksBeyondSql, grantedScopesSql, spaceRoleForScopesSql } from './scopes';
 
@@ -241,6 +241,9 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
     ...assets,
     // Omitted secrets keep the stored ones; `{}` clears them.
     ...(body.secrets !== undefined && { secrets: Object.keys(body.secrets).length > 0 ? await encryptSecret(env, JSON.stringify(body.secrets)) : null }),
+    // The integration's own signing secret (`signingSecrets.integration` of its scripts' environment): made at its
+    // first publish and kept by every later one (one published before it existed gets it now).
+    ...(!live?.signingSecret && { signingSecret: await encryptSecret(env, newSigningSecret()) }),
     updatedAt: now,
   };
 

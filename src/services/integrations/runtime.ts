@@ -309,13 +309,21 @@ function invoke<T>(
   );
 }
 
+/**
+ * What GitBook's `createIntegration` (@gitbook/runtime) answers an event it has no handler for: an
+ * `ExposableError('Integration does not handle "<type>" events', 406)`. GitBook sends integrations every event of
+ * their installations and they handle what they choose, so that answer settles the delivery: nothing to retry.
+ */
+export const EVENT_NOT_HANDLED_STATUS = 406;
+
 /** The report's `error`, for the trace. */
 const thrown = (report: RuntimeReport) => `threw ${String(report.error).slice(0, MAX_LOG_CHARS)}`;
 
 /**
  * Runs the script on one event: `event` and `environment` as GitBook's runtime receives them. Never throws:
- * a missing Worker Loader, a script that cannot load, throws, answers >= 400 or runs out of time is a
- * failed result whose `detail` says why.
+ * a missing Worker Loader, a script that cannot load, throws, answers >= 400 (but 406, `EVENT_NOT_HANDLED_STATUS`:
+ * a success whose `detail` says the event is not handled) or runs out of time is a failed result whose `detail`
+ * says why.
  */
 export async function runIntegrationScript(
   env: Env,
@@ -336,6 +344,10 @@ export async function runIntegrationScript(
       const logs = reportLines(report);
       if (report.error !== undefined) return { ok: false, detail: thrown(report), logs };
       const status = Number(report.status);
+      if (status === EVENT_NOT_HANDLED_STATUS) {
+        const type = JSON.stringify(String(event.type)).slice(0, 200);
+        return { ok: true, status, detail: `answered ${status}: the integration does not handle ${type} events, so the event is settled and not sent again`, logs };
+      }
       if (!Number.isInteger(status) || status < 200 || status >= 400) {
         const body = typeof report.body === 'string' && report.body.trim() ? `: ${report.body.trim()}` : '';
         return { ok: false, status, detail: `answered ${status}${body}`, logs };
