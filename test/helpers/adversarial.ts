@@ -59,6 +59,7 @@ import { BASE, addMember, api, createUser, expectStatus, type TestUser } from '.
 import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration, seedToken } from './integrations';
 import { seedSpecVersion } from './openapi';
+import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
 import { INTEGRATION_SCOPES } from '../../src/services/integrations/scopes';
 
 export const ADVERSARIAL_SHARDS = 4;
@@ -166,7 +167,6 @@ export const KNOWN_GAPS: KnownGap[] = [];
 // ---------------------------------------------------------------------------------------------
 // The served document.
 
-type Schema = Record<string, any>;
 let components: Record<string, Schema> = {};
 
 export interface Operation {
@@ -205,50 +205,18 @@ export async function documentedOperations(): Promise<Operation[]> {
   );
 }
 
-function resolve(schema: Schema | undefined): Schema | undefined {
-  let current = schema;
-  for (let i = 0; current?.$ref && i < 20; i++) current = components[String(current.$ref).split('/').pop()!];
-  return current;
-}
+const resolve = (schema: Schema | undefined) => resolveSchema(components, schema);
 
 /**
- * A minimal valid value of a JSON schema (as the hostile sweep builds them): required properties only, first
- * enum values and variants. A property named like a path parameter takes the victim's real id, so a write
- * is refused for access and not for naming something that does not exist.
+ * A minimal valid value of a JSON schema (as the hostile sweep builds them). A required property named like a
+ * path parameter takes the victim's real id, so a write is refused for access and not for naming something that
+ * does not exist.
  */
-function minimal(input: Schema | undefined, ids: Record<string, string>, depth = 0): unknown {
-  const schema = resolve(input);
-  if (!schema || depth > 10) return undefined;
-  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s: Schema) => minimal(s, ids, depth + 1)));
-  const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return minimal(variants[0], ids, depth + 1);
-  if (schema.enum) return schema.enum[0];
-  if ('const' in schema) return schema.const;
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'string':
-      if (schema.format === 'email') return 'someone@example.test';
-      if (schema.format === 'uri') return 'https://example.test/';
-      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
-    case 'number':
-    case 'integer':
-      return schema.minimum ?? 1;
-    case 'boolean':
-      return true;
-    case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => minimal(schema.items, ids, depth + 1));
-    case 'object':
-    case undefined:
-      return Object.fromEntries(
-        (schema.required ?? []).map((key: string) => {
-          const id = ids[key] ?? ids[`${key}Id`];
-          const property = resolve(schema.properties?.[key]);
-          return [key, id !== undefined && property?.type === 'string' && !property.enum ? id : minimal(property, ids, depth + 1)];
-        }),
-      );
-    default:
-      return undefined;
-  }
+function minimal(input: Schema | undefined, ids: Record<string, string>): unknown {
+  return minimalValue(components, input, (key, property) => {
+    const id = ids[key] ?? ids[`${key}Id`];
+    return id !== undefined && property?.type === 'string' && !property.enum ? id : undefined;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from './h
 import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration } from './integrations';
 import { seedSpecVersion } from './openapi';
+import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -104,44 +105,11 @@ const HOSTILE_BODIES: Array<{ contentType: string; body: string }> = [
   { contentType: 'application/x-www-form-urlencoded', body: 'a=1' },
 ];
 
-type Schema = Record<string, any>;
 let components: Record<string, Schema> = {};
 
-function resolve(schema: Schema | undefined): Schema | undefined {
-  let current = schema;
-  for (let i = 0; current?.$ref && i < 20; i++) current = components[String(current.$ref).split('/').pop()!];
-  return current;
-}
-
+const resolve = (schema: Schema | undefined) => resolveSchema(components, schema);
 /** A minimal value of a JSON schema: the required properties only, first enum values and first variants. */
-function minimal(input: Schema | undefined, depth = 0): unknown {
-  const schema = resolve(input);
-  if (!schema || depth > 10) return undefined;
-  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s: Schema) => minimal(s, depth + 1)));
-  const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return minimal(variants[0], depth + 1);
-  if (schema.enum) return schema.enum[0];
-  if ('const' in schema) return schema.const;
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'string':
-      if (schema.format === 'email') return 'someone@example.test';
-      if (schema.format === 'uri') return 'https://example.test/';
-      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
-    case 'number':
-    case 'integer':
-      return schema.minimum ?? 1;
-    case 'boolean':
-      return true;
-    case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => minimal(schema.items, depth + 1));
-    case 'object':
-    case undefined:
-      return Object.fromEntries((schema.required ?? []).map((key: string) => [key, minimal(schema.properties?.[key], depth + 1)]));
-    default:
-      return undefined;
-  }
-}
+const minimal = (schema: Schema | undefined, depth = 0) => minimalValue(components, schema, undefined, depth);
 
 /** A path into a JSON body: property names, and `[]` for an array's item. */
 type LeafPath = string[];
