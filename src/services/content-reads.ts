@@ -8,7 +8,7 @@ import { RANK } from '../lib/roles';
 import { changeRequestAppUrl, toChangeRequest } from '../schemas/change-request';
 import { urlContext, type UrlContext } from '../schemas/common';
 import { spaceAppUrl } from '../schemas/space';
-import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls } from '../schemas/revision';
+import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from '../schemas/revision';
 import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from './openapi/computed-pages';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from './markdown';
@@ -48,6 +48,12 @@ export interface ContentWanted {
    * API's reads ask for it; derived work (PDF export, links) reads pages as stored.
    */
   computed?: boolean;
+  /**
+   * Every document page of the tree, and of the page's subtree, carries its body as Markdown (GitBook's
+   * RevisionPageDocument): the tree and page statements also return the Markdown their documents were
+   * stored with. The API's reads ask for it; derived work (PDF export, links) does not.
+   */
+  markdown?: boolean;
 }
 
 export interface RevisionHeader {
@@ -77,6 +83,8 @@ export interface ContentRead {
   pages?: ReadPage[];
   files?: FileEntry[];
   mergedFrom?: ChangeRequestWithContext;
+  /** With `markdown`: the Markdown body of a page of the tree or of the page's subtree. */
+  markdownOf?: PageMarkdown;
 }
 
 /** An id that cannot be a key of a map (see SAFE_KEY) is looked up as one that is in none. */
@@ -111,13 +119,18 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
  * that generates it.
  */
-function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spaceId: string }) {
+function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spaceId: string }, withMarkdown = false) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
   // Every node is read by its hash through a subquery (an index lookup), never joined: a join would
   // let SQLite's planner scan the whole documents table.
   const chunkBody = sql`(select body from documents where hash = json_extract(k.value, '$[0]'))`;
+  // D1 allows 5 terms in a compound select: the optional rows are one term, a compound of their own.
+  const extras = [
+    ...(computed ? [specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
+    ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
+  ];
   return rawAll<PageTreeRow>(db, sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
@@ -148,7 +161,19 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
     from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
-    ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)}` : sql``}`);
+    ${extras.length ? sql`union all select * from (${sql.join(extras, sql` union all `)})` : sql``}`);
+}
+
+/**
+ * One row per distinct document that `hashes` names (a subquery with a `hash` column; nulls skipped),
+ * keyed by its hash: kind `markdown` with the Markdown it was stored with, or, for a document stored
+ * before migration 0015 (no Markdown), kind `body` with its body, which the Worker converts.
+ */
+function markdownRowsSql(hashes: SQL) {
+  const markdown = (hash: SQL) => sql`(select markdown from documents where hash = ${hash})`;
+  return sql`select case when ${markdown(sql`h.hash`)} is null then 'body' else 'markdown' end, h.hash,
+      coalesce(${markdown(sql`h.hash`)}, (select body from documents where hash = h.hash))
+    from (select distinct hash from (${hashes}) where hash is not null) h`;
 }
 
 /**
@@ -161,7 +186,7 @@ function generatedStartSql(find: (key: SQL) => SQL, pageId: string) {
       and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
 }
 
-type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec'; n: number | string; value: string };
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
 const MAX_DEPTH = 1000;
@@ -169,9 +194,10 @@ const MAX_DEPTH = 1000;
 /**
  * Every leaf of the page map and every chunk of its child lists; with `computed` (the space's id),
  * also the specs its computed pages name (only leaves that mention `"computed"` are looked into); with
- * `withMeta`, the revision's meta as a row of kind `meta` (the published site reads it with the tree).
+ * `withMeta`, the revision's meta as a row of kind `meta` (the published site reads it with the tree);
+ * with `withMarkdown`, the Markdown of every page document (see markdownRowsSql).
  */
-export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }, withMeta = false) {
+export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }, withMeta = false, withMarkdown = false) {
   return rawAll<TreeRow>(db, sql`
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
     select 'leaf' as kind, null as key, body as value from leaves
@@ -179,10 +205,11 @@ export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: st
     select 'chunk', json_extract(k.value, '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]'))
     from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k
     ${withMeta ? sql`union all select 'meta', null, meta from revisions where id = ${revisionId}` : sql``}
-    ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}`);
+    ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}
+    ${withMarkdown ? sql`union all ${markdownRowsSql(sql`select json_extract(e.value, '$.document') as hash from leaves l cross join json_each(l.body) e`)}` : sql``}`);
 }
 
-export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta'; key: string | null; value: string };
+export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta' | 'markdown' | 'body'; key: string | null; value: string };
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
 
@@ -224,8 +251,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
-  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page), computed));
-  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId, computed));
+  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page), computed, wanted.markdown));
+  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId, computed, false, wanted.markdown));
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
   if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
   if (wanted.file !== undefined) add('file', fileQuery(db, revisionId, safeKey(wanted.file)));
@@ -258,6 +285,26 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     pages: tree && expand ? expandPages(tree.pages, expand) : tree?.pages,
     files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
+    markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
+  };
+}
+
+/**
+ * The Markdown body of a page of a tree (markdownRowsSql's rows): the Markdown its document was stored
+ * with, its document converted when it was stored without (before migration 0015), a generated page's
+ * generated document converted (it has none stored), and an empty string for an empty page.
+ */
+function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string | null }>): PageMarkdown {
+  const byHash = new Map<string, string>();
+  for (const row of rows) {
+    if (row.value === null) continue;
+    const hash = String(row.key ?? row.n);
+    if (row.kind === 'markdown') byHash.set(hash, row.value);
+    else if (row.kind === 'body') byHash.set(hash, documentToMarkdown(JSON.parse(row.value) as JSONDocument));
+  }
+  return (page) => {
+    if (page.generated) return documentToMarkdown(generatedDocument(page.generated, page.computedSeed ?? page.id));
+    return page.document ? (byHash.get(page.document) ?? '') : '';
   };
 }
 
@@ -352,7 +399,9 @@ export interface PageOptions {
 export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
   const located = read.located;
   if (!located) throw new ApiError(404, 'Page not found');
-  const page = toRevisionPage(located.page, read.urls, located.parentPath);
+  // Its child pages carry their Markdown; the page itself carries its body in the format asked for.
+  const childMarkdown: PageMarkdown | undefined = read.markdownOf && ((p) => (p === located.page ? undefined : read.markdownOf!(p)));
+  const page = toRevisionPage(located.page, read.urls, located.parentPath, childMarkdown);
   // A computed page read with computed=false: its source, and no body (it has none of its own).
   if (page.type === 'computed') return page;
   const generated = located.page.generated;
@@ -395,7 +444,7 @@ export interface ContentRequest {
 }
 
 const readFor = (r: ContentRequest, wanted: ContentWanted = {}, urls?: UrlContext) =>
-  readContent(r.db, r.source, r.userId, { computed: r.computed ?? true, ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
+  readContent(r.db, r.source, r.userId, { computed: r.computed ?? true, markdown: true, ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
 
 export async function revisionResponse(r: ContentRequest) {
   const urls = urlContext(r.url, r.env.APP_URL);
@@ -403,12 +452,12 @@ export async function revisionResponse(r: ContentRequest) {
   const files = await toApiFiles(r.env, new URL(r.url).origin, read.files!);
   const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
   const manifest = { pages: read.pages!, files: read.files!, ...read.revision.meta };
-  return toRevision(read.revision, manifest, read.urls, files, mergedFrom);
+  return toRevision(read.revision, manifest, read.urls, files, mergedFrom, read.markdownOf);
 }
 
 export async function pagesResponse(r: ContentRequest) {
   const read = await readFor(r, { tree: true });
-  return { pages: read.pages!.map((page) => toRevisionPage(page, read.urls)) };
+  return { pages: read.pages!.map((page) => toRevisionPage(page, read.urls, '', read.markdownOf)) };
 }
 
 /** Files of a revision, a page at a time, in id order; the cursor is the last file's id. */

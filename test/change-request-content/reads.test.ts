@@ -3,7 +3,6 @@
  * (`/v1/spaces/{id}/change-requests/{idOrNumber}/content`): revision, pages, page by id, files,
  * signed downloads, image dimensions, evaluated documents, permissions.
  */
-import gitbookSpec from '@gitbook/api/spec/openapi.json';
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,7 +12,7 @@ import { downloadUrl } from '../../src/services/files';
 import { UserSchema } from '../../src/schemas/user';
 import { api, expectError, expectSchema, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { gitbookErrors, gitbookValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+import { gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
 
 let org: TestOrg;
 let owner: string;
@@ -28,9 +27,10 @@ const UNKNOWN_ID = 'zzzzzzzzzzzzzzzzzzzz';
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-/** Our page schema, strict at every level (a stored field leaking into the output fails). */
-const StrictPageSchema: z.ZodType = RevisionPageWithContentSchema.omit({ document: true, markdown: true, pages: true })
+/** Our page schema as a tree gives it (with its Markdown body), strict at every level (a stored field leaking into the output fails). */
+const StrictPageSchema: z.ZodType = RevisionPageWithContentSchema.omit({ document: true, pages: true })
   .extend({
+    markdown: z.string(),
     layout: RevisionPageLayoutSchema.strict(),
     get pages() {
       return z.array(StrictPageSchema);
@@ -41,28 +41,9 @@ const StrictFileSchema = RevisionFileSchema.strict();
 const StrictRevisionSchema = RevisionSchema.extend({ pages: z.array(StrictPageSchema), files: z.array(StrictFileSchema) }).strict();
 const StrictChangeRequestSchema = ChangeRequestSchema.extend({ createdBy: UserSchema.strict() }).strict();
 
-/** GitBook 0.146.0's components without the page-body member of `RevisionPageDocument` (see `withoutPageBodyMember`). */
-const patchedComponents = withoutPageBodyMember(gitbookSpec.components as never);
-
 const gitbookRevision = gitbookValidator('Revision');
-const gitbookRevisionPatched = gitbookValidator('Revision', patchedComponents);
 const gitbookFile = gitbookValidator('RevisionFile');
-const gitbookPagePatched = gitbookValidator('RevisionPageDocument', patchedComponents);
-
-/**
- * GitBook's schema as published rejects a revision with pages, and only through the page `Document`
- * member: the page has neither `markdown` nor `document`, and the Empty branch forbids its properties.
- */
-function expectRejectedOnlyForDocumentMember(revision: { pages: unknown[] }) {
-  expect(revision.pages.length).toBeGreaterThan(0);
-  const result = gitbookRevision.validate(revision);
-  expect(result.valid).toBe(false);
-  const messages = result.errors.map((e) => e.error);
-  expect(messages).toContain('Instance does not have required property "markdown".');
-  expect(messages).toContain('Instance does not have required property "document".');
-  expect(messages).toContain('Property "id" does not match additional properties schema.');
-  expect(gitbookErrors(gitbookRevisionPatched, revision)).toBe('valid');
-}
+const gitbookPage = gitbookValidator('RevisionPageDocument');
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -216,8 +197,9 @@ describe('a merge that is not a fast-forward', () => {
     expectSchema(StrictChangeRequestSchema, revision.mergedFrom);
     expect(revision.mergedFrom).toMatchObject({ object: 'change-request', id: second.id, number: second.number, status: 'merged', revisionMerged: revision.id });
 
-    expect(gitbookErrors(gitbookRevisionPatched, revision)).toBe('valid');
-    expectRejectedOnlyForDocumentMember(revision);
+    // GitBook's schema as published: every page carries its body (as Markdown).
+    expect(revision.pages.length).toBeGreaterThan(0);
+    expect(gitbookErrors(gitbookRevision, revision)).toBe('valid');
   });
 });
 
@@ -236,11 +218,10 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
     expect(revision.files.map((f: any) => f.id)).toEqual(sortedIds(revision.files));
     expect(revision.files.map((f: any) => f.name).sort()).toEqual(['notes.txt', 'one.png', 'three.png']);
 
-    // GitBook's schema: valid except for the `Document` member of RevisionPageDocument (see patchedComponents).
-    expect(gitbookErrors(gitbookRevisionPatched, revision)).toBe('valid');
-    for (const page of flattenPages(revision.pages)) expect(gitbookErrors(gitbookPagePatched, page)).toBe('valid');
+    // GitBook's schema as published: every page carries its body (as Markdown).
+    expect(gitbookErrors(gitbookRevision, revision)).toBe('valid');
+    for (const page of flattenPages(revision.pages)) expect(gitbookErrors(gitbookPage, page)).toBe('valid');
     for (const file of revision.files) expect(gitbookErrors(gitbookFile, file)).toBe('valid');
-    expectRejectedOnlyForDocumentMember(revision);
   });
 
   it('lists the page tree with nested pages and paths, and reads a page by id', async () => {

@@ -52,12 +52,11 @@ export function gitbookOperations(spec: GitbookDocument = GITBOOK_0202): Map<str
 }
 
 /**
- * GitBook's components with one member dropped from `RevisionPageDocument`: `Document`, the page *input*
- * (`oneOf` Markdown `{markdown}` | JSON `{document}` | Empty with `additionalProperties: false`). It makes
- * every page of a page tree carry its whole body, as Markdown or as a JSON document; the Empty branch
- * forbids every other property of a page, so it never helps. A tree read (a revision, the page list, the
- * child pages of a page read) gives each page's metadata, not its body: loading every page's document to
- * satisfy it would make tree reads cost the whole content. Everything else of the schema still applies.
+ * GitBook's components with one member dropped from `RevisionPageDocument`: `Document` (`oneOf` Markdown
+ * `{markdown}` | JSON `{document}` | Empty with `additionalProperties: false`), which makes every page
+ * carry its body. Tree reads do (each page's Markdown) and are validated as published; the pages inside
+ * link locations (links and backlinks, GitBook 0.146's `ContentLocationPage`) carry their metadata only,
+ * and their tests validate against this. Everything else of the schema still applies.
  */
 export function withoutPageBodyMember(components: GitbookDocument['components'] = GITBOOK_0202.components) {
   const copy = structuredClone(components);
