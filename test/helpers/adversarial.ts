@@ -108,7 +108,8 @@ const CREDENTIALS: Record<string, string[]> = { joinOrganizationWithInvite: ['in
 
 /** What a guest of the victim organization legitimately reads of it (a member sees the organization and colleagues). */
 const GUEST_MAY: Record<string, { reason: string; mayShow: string[] }> = {
-  getOrganizationById: { reason: 'a member (guests included) sees the organization', mayShow: ['organizationId', 'orgtitle', 'emaildomain'] },
+  getOrganizationById: { reason: 'a member (guests included) sees the organization', mayShow: ['organizationId', 'orgtitle', 'emaildomain', 'hostname'] },
+  getCustomHostname: { reason: "a member sees the organization's custom hostname and its state, as the organization shows it", mayShow: ['organizationId', 'hostname'] },
   listIntegrations: { reason: "private integrations are listed to members of the organization that publishes them (a guest is a member)", mayShow: ['integrationname', 'integrationName'] },
   getIntegrationByName: { reason: "private integrations are visible to members of the organization that publishes them (a guest is a member)", mayShow: ['integrationname', 'integrationName'] },
   getUserById: { reason: 'a member sees the members of an organization they share', mayShow: ['userId', 'editorname', 'emaildomain'] },
@@ -122,6 +123,7 @@ const READER_MAY: Record<string, string> = {
   getOrganizationById: 'a member reads the organization',
   getUserById: 'a member reads colleagues',
   joinOrganization: 'already a member: 204',
+  getCustomHostname: "a member sees the organization's custom hostname and its state",
   listMembersInOrganizationById: 'members see the member list',
   getMemberInOrganizationById: 'members see the member list',
   listTeamsInOrganizationById: 'members see teams',
@@ -257,6 +259,9 @@ export async function seedVictim(): Promise<Victim> {
   await addMember(org.id, reader.id, 'read');
   await addMember(org.id, editor.id, 'edit');
   await addMember(org.id, guest.id, 'guest');
+  // A custom hostname of its own (pending: nothing proves it here), which only its admins may see and remove.
+  const hostname = `docs.${marker}.example`;
+  expectStatus(await api('PATCH', `/v1/orgs/${org.id}`, { token: O, body: { customHostname: hostname } }), 200);
 
   const space = await createSpace(org.id, O, m('spacetitle'));
   const first = await openChangeRequest(space.id, O, m('firstcr'));
@@ -342,11 +347,12 @@ export async function seedVictim(): Promise<Victim> {
     samlProviderId: saml.id,
     translationId: translation.id,
     emailDomain: domain,
+    hostname,
   };
   // The spaces as seeded (the translation made one for its target language).
   const spaceIds = expectStatus(await api('GET', `/v1/orgs/${org.id}/spaces`, { token: O }), 200).body.items.map((s: { id: string }) => s.id).sort();
   const fakeIds = Object.fromEntries(Object.keys(ids).map((name) => [name, fakeId()]));
-  Object.assign(fakeIds, { changeRequestId: '987654', integrationName: `no-such-${rand()}`, specSlug: `no-such-${rand()}`, emailDomain: `no-such-${rand()}.test` });
+  Object.assign(fakeIds, { changeRequestId: '987654', integrationName: `no-such-${rand()}`, specSlug: `no-such-${rand()}`, emailDomain: `no-such-${rand()}.test`, hostname: `docs.no-such-${rand()}.example` });
   const markers = Object.fromEntries(
     [
       'ownername', 'readername', 'editorname', 'guestname', 'orgtitle', 'spacetitle', 'firstcr', 'file', 'pagetitle', 'pagetext', 'childpagetitle',
@@ -403,7 +409,7 @@ export interface Expectation {
 const SUCCESS = [200, 201, 204, 205];
 
 /** What the victim's own members may see of themselves and of their organization in answers about them (SELF, PUBLIC). */
-const MEMBER = ['organizationId', 'orgtitle', 'emaildomain'];
+const MEMBER = ['organizationId', 'orgtitle', 'emaildomain', 'hostname'];
 const OWN: Partial<Record<Attacker, string[]>> = { guest: [...MEMBER, 'guestId', 'guestname', 'guestSpaceId', 'guestspacetitle'], reader: [...MEMBER, 'readerId', 'readername'] };
 
 /** What `attacker` must get from `op` on the victim's ids; undefined when the case is out of scope (the reader's reads). */
@@ -547,7 +553,7 @@ async function attack(op: Operation, attacker: Attacker, token: string, victim: 
   // guest's, but for the organization and its members, which a guest sees.
   const compare = STRANGERS.has(attacker) || attacker === 'guest';
   if (compare && answer.status !== 404 && (answer.status >= 400 || op.method === 'delete') && !PUBLIC[op.operationId] && !SELF[op.operationId]) {
-    const known = attacker === 'guest' ? pick(victim.ids, ['organizationId', 'userId', 'readerId', 'ownerId', 'guestId', 'guestSpaceId', 'emailDomain', 'integrationName']) : {};
+    const known = attacker === 'guest' ? pick(victim.ids, ['organizationId', 'userId', 'readerId', 'ownerId', 'guestId', 'guestSpaceId', 'emailDomain', 'integrationName', 'hostname']) : {};
     const fake = await send(op, token, { ...victim.fakeIds, ...known }, {}, victim.fakeIds);
     if (fake.status !== answer.status) problems.push(`${answer.status} on the victim's ids but ${fake.status} on ids that do not exist: existence leaks`);
   }
