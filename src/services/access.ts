@@ -3,6 +3,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client';
 import { collections, spaces } from '../db/schema';
 import { RANK } from '../lib/roles';
+import { WORKING_STATUSES_SQL } from './integrations/scopes';
 
 /**
  * Correlated subqueries below name their outer columns with the table spelled out: drizzle renders
@@ -48,7 +49,7 @@ export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
 function installationSpaceRoleSql(userId: string | SQL): SQL<number> {
   return sql<number>`coalesce((select ii.space_role from integration_installations ii
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
-    where ii.bot_user_id = ${userId} and ii.org_id = ${SPACE.orgId} and ii.status in ('active', 'pending')
+    where ii.bot_user_id = ${userId} and ii.org_id = ${SPACE.orgId} and ii.status in ${WORKING_STATUSES_SQL}
       and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
         where si.installation_id = ii.id and si.space_id = ${SPACE.id} and si.status = 'active'))), 0)`;
 }
@@ -72,7 +73,7 @@ export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL
   const orgId = qualify(orgIdColumn);
   return sql<number | null>`coalesce((select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0),
     (select ${RANK.read} from integration_installations ii join integrations i on i.id = ii.integration_id and i.deleted_at is null
-      where ii.bot_user_id = ${userId} and ii.org_id = ${orgId} and ii.status in ('active', 'pending')))`;
+      where ii.bot_user_id = ${userId} and ii.org_id = ${orgId} and ii.status in ${WORKING_STATUSES_SQL}))`;
 }
 
 /**

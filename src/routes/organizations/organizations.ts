@@ -185,13 +185,18 @@ const removeCustomHostnameRoute = defineRoute({
   responses: { 204: noContent('No organization of the caller has this custom hostname'), 205: noContent('The custom hostname has been removed') },
 });
 
-/** The organization that has `hostname` as its custom hostname, with the caller's rank (404 for non-members). */
-async function customHostnameOwner(db: Db, hostname: string, userId: string, needed: number) {
-  const row = await db
+/** The organization that has `hostname` as its custom hostname, with the caller's rank there (null: not a member). */
+function customHostnameQuery(db: Db, hostname: string, userId: string) {
+  return db
     .select({ org: organizations, rank: orgRoleSql(organizations.id, userId) })
     .from(organizations)
     .where(eq(organizations.customHostname, hostname.toLowerCase()))
     .get();
+}
+
+/** The organization that has `hostname` as its custom hostname, for a caller of at least `needed` there (404 for non-members). */
+async function customHostnameOwner(db: Db, hostname: string, userId: string, needed: number) {
+  const row = await customHostnameQuery(db, hostname, userId);
   if (!row || row.rank === null) throw new ApiError(404, 'Custom hostname not found');
   authorizeOrg(row.rank, needed);
   return row.org;
@@ -406,18 +411,13 @@ export const organizationsRouter = createRouter()
   .openapi(removeCustomHostnameRoute, async (c) => {
     const db = c.get('db');
     const hostname = c.req.valid('param').hostname.toLowerCase();
-    const userId = requireUser(c);
-    const row = await db
-      .select({ id: organizations.id, rank: orgRoleSql(organizations.id, userId) })
-      .from(organizations)
-      .where(eq(organizations.customHostname, hostname))
-      .get();
+    const row = await customHostnameQuery(db, hostname, requireUser(c));
     // Another organization's hostname reads as one that does not exist.
     if (!row || row.rank === null) return c.body(null, 204);
     authorizeOrg(row.rank, RANK.admin);
     await db
       .update(organizations)
       .set({ customHostname: null, customHostnameChallenge: null, customHostnameVerifiedAt: null })
-      .where(and(eq(organizations.id, row.id), eq(organizations.customHostname, hostname)));
+      .where(and(eq(organizations.id, row.org.id), eq(organizations.customHostname, hostname)));
     return c.body(null, 205);
   });

@@ -3,6 +3,7 @@ import { rawAll, rawRun, rowsOf, type Db } from '../../db/client';
 import { integrationEvents } from '../../db/schema';
 import type { Env } from '../../env';
 import { newId } from '../../lib/ids';
+import { WORKING_STATUSES_SQL } from './scopes';
 
 /** The queue message type of an event delivery (src/jobs/integration-event.ts handles it). */
 export const INTEGRATION_EVENT_JOB = 'integration-event';
@@ -87,7 +88,7 @@ export function insertSpaceEvents(
     type,
     sql`json_patch(json_patch(${JSON.stringify(fields)}, ${fieldsSql}), json_object('type', ${type}, 'installationId', ii.id, 'spaceId', s.id))`,
     sql`from spaces s
-      join integration_installations ii on ii.org_id = s.org_id and ii.status in ('active', 'pending')
+      join integration_installations ii on ii.org_id = s.org_id and ii.status in ${WORKING_STATUSES_SQL}
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
       where s.id = ${spaceId} ${atRevision}
         and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si

@@ -82,9 +82,5 @@ export function asksBeyondSql(asked: SQL, approved: SQL): SQL<boolean> {
  */
 export const WORKING_STATUSES = ['active', 'pending'] as const;
 export const tokensWork = (status: string | null) => (WORKING_STATUSES as readonly (string | null)[]).includes(status);
-
-/** The status an installation shows: `pending` while its integration asks for scopes it has not approved (`paused` stays). */
-export function consentStatus(current: string, asked: readonly string[], approved: readonly string[]): string {
-  if (current === 'paused') return current;
-  return asked.every((scope) => approved.includes(scope)) ? 'active' : 'pending';
-}
+/** `WORKING_STATUSES` as an SQL list, `('active', 'pending')`, for the queries that follow an installation's bot user. */
+export const WORKING_STATUSES_SQL: SQL = sql.raw(`(${WORKING_STATUSES.map((status) => `'${status}'`).join(', ')})`);
