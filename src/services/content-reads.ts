@@ -170,10 +170,8 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
  * before migration 0015 (no Markdown), kind `body` with its body, which the Worker converts.
  */
 function markdownRowsSql(hashes: SQL) {
-  const markdown = (hash: SQL) => sql`(select markdown from documents where hash = ${hash})`;
-  return sql`select case when ${markdown(sql`h.hash`)} is null then 'body' else 'markdown' end, h.hash,
-      coalesce(${markdown(sql`h.hash`)}, (select body from documents where hash = h.hash))
-    from (select distinct hash from (${hashes}) where hash is not null) h`;
+  return sql`select case when d.markdown is null then 'body' else 'markdown' end, h.hash, coalesce(d.markdown, d.body)
+    from (select distinct hash from (${hashes}) where hash is not null) h join documents d on d.hash = h.hash`;
 }
 
 /**
