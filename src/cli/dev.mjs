@@ -2,18 +2,22 @@
 // `npm run dev`: everything needed to serve the API locally, offline, in one command.
 //   1. .dev.vars gets a random ADMIN_TOKEN (the operator secret), FILES_SIGNING_KEY (download URLs) and
 //      INTEGRATIONS_KEY (integration secrets at rest), each unless it has one: none stands in for another;
-//   2. the D1 migrations are applied to the local database;
-//   3. the demo user, organization and API token are seeded (see seed.mjs) and printed;
-//   4. `wrangler dev` serves the Worker on http://127.0.0.1:8787 until stopped;
-//   5. once it answers, the demo docs sites are published through the API (demo-site.mjs) and their URLs
-//      printed: the public demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
+//   2. `wrangler dev` starts serving the Worker on http://127.0.0.1:8787 (until stopped) while, in this
+//      process, the D1 migrations are applied to the local database and the demo user, organization and
+//      API token are seeded (seed.mjs, local-d1.mjs): they share `.wrangler/state` as two wrangler commands do;
+//   3. once the Worker answers, the token, ids and curl lines are printed;
+//   4. the demo docs sites are published through the API (demo-site.mjs) and their URLs printed: the public
+//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
+// The log is kept to what a newcomer needs: wrangler runs at log level `warn` (its warnings, errors and the
+// Worker's own console output still show); `WRANGLER_LOG=info npm run dev` shows each request as well.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import { ensureDemoSite } from './demo-site.mjs';
+import { ensureDemoSite, serverUp } from './demo-site.mjs';
 import { DEV_SECRETS, withDevSecrets } from './dev-vars.mjs';
-import { ROOT, applyMigrations, assertToolchain, describeSeed, seed } from './seed.mjs';
+import { OFFLINE_ENV } from './local-d1.mjs';
+import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
 
@@ -26,10 +30,13 @@ function ensureDevVars() {
 }
 
 function startWrangler() {
-  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787'];
+  // --test-scheduled: the Cron Trigger runs on `curl http://127.0.0.1:8787/__scheduled` (wrangler would otherwise
+  // warn that crons do not fire locally).
+  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--test-scheduled'];
   const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
     cwd: ROOT,
-    stdio: 'inherit',
+    env: { ...process.env, ...OFFLINE_ENV, WRANGLER_LOG: process.env.WRANGLER_LOG ?? 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => {
@@ -46,23 +53,23 @@ function startWrangler() {
 }
 
 async function main() {
+  const started = Date.now();
   assertToolchain();
   const created = ensureDevVars();
   const kept = DEV_SECRETS.filter((name) => !created.includes(name));
   if (created.length > 0) console.log(`dev: wrote a random ${created.join(', ')} to .dev.vars`);
   if (kept.length > 0) console.log(`dev: using the ${kept.join(', ')} in .dev.vars`);
 
-  console.log('dev: applying D1 migrations to the local database');
-  await applyMigrations({ stdout: 'inherit' });
-
-  console.log('dev: seeding the local database');
-  const seeded = await seed();
-  console.log(`\n${describeSeed(seeded)}`);
-  console.log('\nOperator token (creates users and their tokens): ADMIN_TOKEN in .dev.vars');
-  console.log('API reference: http://127.0.0.1:8787/docs (OpenAPI: /openapi.json)\n');
-
-  console.log('dev: starting wrangler dev on http://127.0.0.1:8787 (Ctrl+C to stop)\n');
+  console.log(`dev: starting wrangler dev on ${DEV_URL} and preparing the local database (Ctrl+C to stop)`);
   startWrangler();
+  const seeded = await migrateAndSeed();
+  if (seeded.migrationsApplied.length > 0) console.log(`dev: applied ${seeded.migrationsApplied.length} D1 migrations to the local database`);
+  if (!(await serverUp())) throw new Error(`wrangler dev did not answer on ${DEV_URL}`);
+
+  console.log(`\ndev: ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n${describeSeed(seeded)}`);
+  console.log('\nOperator token (creates users and their tokens): ADMIN_TOKEN in .dev.vars');
+  console.log(`API reference: ${DEV_URL}/docs (OpenAPI: /openapi.json)`);
+  console.log('\ndev: publishing the demo sites');
   await ensureDemoSite(seeded);
 }
 

@@ -5,15 +5,16 @@
 //   npm run seed            human-readable token, ids and a curl line
 //   npm run seed -- --json  {"token","userId","organizationId"} on the last line of stdout
 //
-// All SQL goes through `wrangler d1 execute DB --local`, so it hits exactly the database
-// `wrangler dev` uses. Only the token's SHA-256 is stored, so the plaintext is kept in the
-// git-ignored `.wrangler/dev-token.json` and reused on later runs while its hash is in the DB.
+// The SQL runs on the local D1 opened through wrangler (local-d1.mjs), exactly the database
+// `wrangler dev` uses, after the migrations it lacks. Only the token's SHA-256 is stored, so the
+// plaintext is kept in the git-ignored `.wrangler/dev-token.json` and reused on later runs while its
+// hash is in the DB.
 import { spawn } from 'node:child_process';
 import { createHash, getRandomValues } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyLocalMigrations, withLocalD1 } from './local-d1.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TOKEN_FILE = join(ROOT, '.wrangler', 'dev-token.json');
@@ -43,7 +44,6 @@ function randomBase62(length) {
 
 const newId = () => randomBase62(20);
 const sha256Hex = (value) => createHash('sha256').update(value).digest('hex');
-const sqlString = (value) => `'${String(value).replaceAll("'", "''")}'`;
 
 /** Checks the Node version and that `npm install` ran; exits with a clear message otherwise. */
 export function assertToolchain() {
@@ -79,46 +79,6 @@ export function runWrangler(args, { stdout = 'pipe', stderr = 'pipe', env = {} }
   });
 }
 
-/** `wrangler d1 migrations apply DB --local`, non-interactive. `stdout` as in runWrangler. */
-export async function applyMigrations({ stdout = 'inherit' } = {}) {
-  const result = await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local'], { stdout, stderr: 'inherit' });
-  if (result.code !== 0) throw new Error(`wrangler d1 migrations apply DB --local failed (exit ${result.code})`);
-}
-
-/** `--persist-to <dir>` when a directory other than wrangler's default (`.wrangler/state`) holds the local state. */
-const persistArgs = (persistTo) => (persistTo ? ['--persist-to', persistTo] : []);
-
-/** Runs SQL on the local D1 (in `persistTo`, else `.wrangler/state`) through wrangler and returns the result sets, one per statement. */
-async function d1(sql, { file = false, persistTo } = {}) {
-  let dir;
-  let args;
-  if (file) {
-    dir = mkdtempSync(join(tmpdir(), 'dpa-seed-'));
-    const path = join(dir, 'seed.sql');
-    writeFileSync(path, sql);
-    args = ['--file', path];
-  } else {
-    args = ['--command', sql];
-  }
-  try {
-    const result = await runWrangler(['d1', 'execute', 'DB', '--local', '--json', ...persistArgs(persistTo), ...args]);
-    let parsed;
-    try {
-      parsed = JSON.parse(result.stdout);
-    } catch {
-      parsed = undefined;
-    }
-    if (result.code !== 0 || !Array.isArray(parsed)) {
-      const reason = parsed?.error?.text ?? (result.stderr.trim() || result.stdout.trim() || `exit ${result.code}`);
-      const hint = /no such table/i.test(reason) ? '\n(the local database has no tables: run `npx wrangler d1 migrations apply DB --local`)' : '';
-      throw new Error(`wrangler d1 execute DB --local failed: ${reason}${hint}`);
-    }
-    return parsed.map((set) => set.results ?? []);
-  } finally {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 function readSavedToken(tokenFile) {
   if (!tokenFile || !existsSync(tokenFile)) return null;
   try {
@@ -130,27 +90,32 @@ function readSavedToken(tokenFile) {
 }
 
 /**
- * Makes sure the demo user, their organization and a usable API token exist in the local D1,
- * creating only what is missing (one read, at most one transactional write).
+ * Makes sure the demo user, their organization and a usable API token exist in the local D1 `db` (a D1
+ * binding: see local-d1.mjs), creating only what is missing (one read batch, at most one write batch, which
+ * D1 runs as one transaction: all of it lands or none of it).
  * Returns { token, userId, organizationId, created: { user, organization, token } }.
- * `persistTo`: the local state directory (default `.wrangler/state`); `tokenFile`: where the token's
- * plaintext is kept for later runs (default `.wrangler/dev-token.json`; null: neither read nor written).
+ * `tokenFile`: where the token's plaintext is kept for later runs (default `.wrangler/dev-token.json`; null:
+ * neither read nor written).
  */
-export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
+export async function seed(db, { tokenFile = TOKEN_FILE } = {}) {
   const saved = readSavedToken(tokenFile);
   const savedHash = saved ? sha256Hex(saved.token) : null;
-  const email = sqlString(DEMO.email);
 
-  const reads = [
-    `select id from users where email = ${email}`,
-    `select o.id as id from organizations o
-       join org_members m on m.org_id = o.id
-       join users u on u.id = m.user_id
-      where u.email = ${email} and m.role = ${ADMIN_ROLE} and m.disabled = 0 and o.title = ${sqlString(DEMO.orgTitle)}
-      order by o.created_at, o.id limit 1`,
-    `select user_id from api_tokens where hash = ${sqlString(savedHash ?? '')}`,
-  ];
-  const [userRows, orgRows, tokenRows] = await d1(reads.join(';\n'), { persistTo });
+  const [userRows, orgRows, tokenRows] = (
+    await db.batch([
+      db.prepare('select id from users where email = ?').bind(DEMO.email),
+      db
+        .prepare(
+          `select o.id as id from organizations o
+             join org_members m on m.org_id = o.id
+             join users u on u.id = m.user_id
+            where u.email = ? and m.role = ? and m.disabled = 0 and o.title = ?
+            order by o.created_at, o.id limit 1`,
+        )
+        .bind(DEMO.email, ADMIN_ROLE, DEMO.orgTitle),
+      db.prepare('select user_id from api_tokens where hash = ?').bind(savedHash ?? ''),
+    ])
+  ).map((set) => set.results);
 
   const now = new Date().toISOString();
   const writes = [];
@@ -161,8 +126,9 @@ export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
     userId = newId();
     created.user = true;
     writes.push(
-      `insert into users (id, display_name, email, email_verified, photo_url, created_at)
-       values (${sqlString(userId)}, ${sqlString(DEMO.displayName)}, ${email}, 1, null, ${sqlString(now)});`,
+      db
+        .prepare('insert into users (id, display_name, email, email_verified, photo_url, created_at) values (?, ?, ?, 1, null, ?)')
+        .bind(userId, DEMO.displayName, DEMO.email, now),
     );
   }
 
@@ -171,10 +137,15 @@ export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
     organizationId = newId();
     created.organization = true;
     writes.push(
-      `insert into organizations (id, title, created_at, email_domains, type, default_role, sso, ai, invite_links, merge_rules)
-       values (${sqlString(organizationId)}, ${sqlString(DEMO.orgTitle)}, ${sqlString(now)}, '[]', 'business', 1, 0, 0, 1, '{"type":"none"}');`,
-      `insert into org_members (org_id, user_id, role, joined_at, disabled, sso)
-       values (${sqlString(organizationId)}, ${sqlString(userId)}, ${ADMIN_ROLE}, ${sqlString(now)}, 0, 0);`,
+      db
+        .prepare(
+          `insert into organizations (id, title, created_at, email_domains, type, default_role, sso, ai, invite_links, merge_rules)
+           values (?, ?, ?, '[]', 'business', 1, 0, 0, 1, '{"type":"none"}')`,
+        )
+        .bind(organizationId, DEMO.orgTitle, now),
+      db
+        .prepare('insert into org_members (org_id, user_id, role, joined_at, disabled, sso) values (?, ?, ?, ?, 0, 0)')
+        .bind(organizationId, userId, ADMIN_ROLE, now),
     );
   }
 
@@ -183,13 +154,12 @@ export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
     token = `dpa_${randomBase62(40)}`;
     created.token = true;
     writes.push(
-      `insert into api_tokens (id, user_id, label, hash, prefix, created_at, last_used_at)
-       values (${sqlString(newId())}, ${sqlString(userId)}, ${sqlString(DEMO.tokenLabel)}, ${sqlString(sha256Hex(token))}, ${sqlString(token.slice(0, 10))}, ${sqlString(now)}, null);`,
+      db
+        .prepare('insert into api_tokens (id, user_id, label, hash, prefix, created_at, last_used_at) values (?, ?, ?, ?, ?, ?, null)')
+        .bind(newId(), userId, DEMO.tokenLabel, sha256Hex(token), token.slice(0, 10), now),
     );
   }
-
-  // A --file runs as one transaction on the local D1: all of it lands or none of it.
-  if (writes.length > 0) await d1(writes.join('\n'), { file: true, persistTo });
+  if (writes.length > 0) await db.batch(writes);
 
   const result = { token, userId, organizationId };
   if (tokenFile) {
@@ -197,6 +167,18 @@ export async function seed({ persistTo, tokenFile = TOKEN_FILE } = {}) {
     writeFileSync(tokenFile, `${JSON.stringify(result, null, 2)}\n`, { mode: 0o600 });
   }
   return { ...result, created };
+}
+
+/** Migrates the local D1 (in `persistTo`, default `.wrangler/state`) and seeds it. Answers seed's result and the migrations applied. */
+export async function migrateAndSeed({ persistTo, tokenFile } = {}) {
+  return withLocalD1(
+    ROOT,
+    async (db, migrations) => {
+      const applied = await applyLocalMigrations(db, migrations);
+      return { ...(await seed(db, { tokenFile })), migrationsApplied: applied };
+    },
+    { persistTo },
+  );
 }
 
 export function curlLine(token, path = '/v1/orgs') {
@@ -221,10 +203,8 @@ export function describeSeed({ token, userId, organizationId, created }) {
 async function main() {
   const json = process.argv.slice(2).includes('--json');
   assertToolchain();
-  // Tables must exist before seeding; already-applied migrations are skipped. Wrangler's
-  // output goes to stderr so that stdout stays machine-readable with --json.
-  await applyMigrations({ stdout: 2 });
-  const result = await seed();
+  // Tables must exist before seeding; already-applied migrations are skipped.
+  const result = await migrateAndSeed();
   if (json) {
     process.stdout.write(`${JSON.stringify({ token: result.token, userId: result.userId, organizationId: result.organizationId })}\n`);
   } else {

@@ -19,13 +19,13 @@
 //          --headful      show the browser window (needs a display), for debugging.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_PAGES, DEMO_SEARCH, DEMO_SITE_TITLE, SHARE_PAGES, publishDemoSites, serverUp } from '../../src/cli/demo-site.mjs';
-import { ROOT, assertToolchain, runWrangler, seed } from '../../src/cli/seed.mjs';
+import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCREENSHOTS = join(HERE, 'screenshots');
@@ -155,26 +155,6 @@ async function stopWorker({ child }) {
   // workerd may outlive wrangler for a moment: make sure the whole group is gone.
   await new Promise((r) => setTimeout(r, 200));
   group('SIGKILL');
-}
-
-/**
- * Migrates the NEW local database in `persistTo` the way `wrangler d1 migrations apply DB --local` does
- * (seed.mjs `applyMigrations`): each file of migrations/ in name order, each followed by its row in
- * `d1_migrations`, so that wrangler finds nothing left to apply. The difference: one `wrangler d1
- * execute --file` for all of them, where `migrations apply` starts workerd once per file (about 10 times
- * slower: 5 s against 55 s here).
- */
-async function migrateNewDatabase(persistTo, scratchDir) {
-  const dir = join(ROOT, 'migrations');
-  const files = readdirSync(dir).filter((name) => name.endsWith('.sql')).sort();
-  const sql = [
-    'CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);',
-    ...files.map((name) => `${readFileSync(join(dir, name), 'utf8')}\nINSERT INTO d1_migrations (name) values ('${name.replace(/'/g, "''")}');`),
-  ].join('\n');
-  const file = join(scratchDir, 'migrations.sql');
-  writeFileSync(file, sql);
-  const result = await runWrangler(['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file]);
-  if (result.code !== 0) throw new Error(`migrating the test database failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-2000)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,15 +420,14 @@ async function main() {
   mkdirSync(SCREENSHOTS, { recursive: true });
 
   // The Worker starts (bundling takes a while) while the new local database is migrated and seeded:
-  // `wrangler d1 ... --local` and `wrangler dev` share the state directory as they do `.wrangler/state`.
+  // the migrations (seed.mjs, through local-d1.mjs) and `wrangler dev` share the state directory as they do `.wrangler/state`.
   stateDir = mkdtempSync(join(tmpdir(), 'dpa-browser-'));
   const persistTo = join(stateDir, 'state');
   let t0 = Date.now();
   worker = await startWorker(persistTo);
   const { baseUrl } = worker;
   const seeding = (async () => {
-    await migrateNewDatabase(persistTo, stateDir);
-    const seeded = await seed({ persistTo, tokenFile: null });
+    const seeded = await migrateAndSeed({ persistTo, tokenFile: null });
     log(`migrated and seeded a new local state in ${persistTo} (${seconds(Date.now() - t0)})`);
     return seeded;
   })();
