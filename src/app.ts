@@ -1,111 +1,21 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
-import { Scalar } from '@scalar/hono-api-reference';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppBindings } from './env';
-import { createRouter } from './lib/create-router';
+import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './lib/body-limits';
 import { errorResponse, onError } from './lib/errors';
 import { MAX_CONTENT_BATCH_BYTES } from './services/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
 import { limitByCaller, limitByClientIp, limitRefusedTokens, rateLimitHeaders } from './middleware/rate-limit';
-import { changeRequestContentRouter } from './routes/change-request-content/content';
-import { importRouter } from './routes/change-request-content/import';
-import { changeRequestsRouter } from './routes/change-requests/change-requests';
-import { pdfRouter } from './routes/change-requests/pdf';
-import { reviewsRouter } from './routes/change-requests/reviews';
-import { changeRequestCommentsRouter, spaceCommentsRouter } from './routes/comments/comments';
-import { collectionsRouter } from './routes/collections/collections';
-import { downloadsRouter } from './routes/files/downloads';
-import { tokensRouter } from './routes/identity/tokens';
-import { usersRouter } from './routes/identity/users';
-import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './schemas/integration';
 import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
 import { CONVERSATIONS_BODY_LIMIT, CONVERSATIONS_BODY_PATH } from './services/conversations/types';
-import { integrationAssetsRouter } from './routes/integrations/assets';
-import { integrationEventsRouter } from './routes/integrations/events';
-import { integrationInstallationsRouter } from './routes/integrations/installations';
-import { integrationPublicRouter } from './routes/integrations/public-endpoint';
-import { integrationsRouter } from './routes/integrations/integrations';
-import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
-import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
-import { invitesRouter } from './routes/organizations/invites';
-import { openapiPublishedRouter } from './routes/openapi/published';
-import { conversationsRouter } from './routes/conversations/conversations';
-import { conversationClustersRouter } from './routes/conversations/clusters';
-import { conversationIssuesRouter } from './routes/conversations/issues';
-import { openapiSpecsRouter } from './routes/openapi/specs';
-import { openapiVersionsRouter } from './routes/openapi/versions';
-import { membersRouter } from './routes/organizations/members';
-import { agentInstructionsRouter } from './routes/organizations/agent-instructions';
-import { organizationsRouter } from './routes/organizations/organizations';
-import { linksRouter } from './routes/links/links';
-import { searchRouter } from './routes/search/search';
-import { spaceContentRouter } from './routes/space-content/content';
-import { spaceTemplateRouter } from './routes/space-content/template';
-import { spaceUsersRouter } from './routes/space-users/permissions';
-import { siteAdaptiveRouter } from './routes/sites/adaptive';
-import { siteCustomizationRouter } from './routes/sites/customization';
-import { publishedSiteRouter } from './routes/sites/published';
-import { siteSectionGroupsRouter } from './routes/sites/section-groups';
-import { siteSectionsRouter } from './routes/sites/sections';
-import { siteSharingRouter } from './routes/sites/sharing';
-import { siteSpacesRouter } from './routes/sites/site-spaces';
-import { sitesRouter } from './routes/sites/sites';
-import { spacesRouter } from './routes/spaces/spaces';
-import { teamMembersRouter } from './routes/teams/team-members';
-import { teamsRouter } from './routes/teams/teams';
-import { translationsRouter } from './routes/translations/translations';
-import { samlProvidersRouter } from './routes/sso/saml-providers';
-import { samlLoginRouter } from './routes/sso/saml-login';
-import { siteHostDispatch, siteRouter } from './site/routes';
+import { orgHostOf } from './services/organizations-hostnames';
+import { ROUTE_MANIFEST } from './routes/manifest';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
 
-const ROUTERS = [
-  usersRouter,
-  tokensRouter,
-  organizationsRouter,
-  membersRouter,
-  invitesRouter,
-  teamsRouter,
-  teamMembersRouter,
-  collectionsRouter,
-  spacesRouter,
-  spaceUsersRouter,
-  spaceContentRouter,
-  changeRequestsRouter,
-  changeRequestContentRouter,
-  spaceCommentsRouter,
-  changeRequestCommentsRouter,
-  reviewsRouter,
-  searchRouter,
-  linksRouter,
-  importRouter,
-  spaceTemplateRouter,
-  agentInstructionsRouter,
-  pdfRouter,
-  sitesRouter,
-  siteSectionsRouter,
-  siteSectionGroupsRouter,
-  siteSpacesRouter,
-  siteSharingRouter,
-  siteAdaptiveRouter,
-  siteCustomizationRouter,
-  publishedSiteRouter,
-  openapiSpecsRouter,
-  openapiVersionsRouter,
-  integrationsRouter,
-  integrationInstallationsRouter,
-  integrationSpaceInstallationsRouter,
-  integrationSiteInstallationsRouter,
-  integrationEventsRouter,
-  conversationsRouter,
-  conversationClustersRouter,
-  conversationIssuesRouter,
-  translationsRouter,
-  samlProvidersRouter,
-];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
 export const API_BASE_PATH = '/v1';
@@ -119,14 +29,62 @@ function relativeTo<D extends { paths?: Record<string, unknown> }>(base: string,
   return { ...doc, paths: Object.fromEntries(paths) };
 }
 
-/** Turns `/v1/spaces/{spaceId}` into a matcher, to tell an unknown path (404) from a wrong method (405). */
+/** Turns `/v1/spaces/:spaceId` into a matcher, to tell an unknown path (404) from a wrong method (405). */
 function pathMatcher(path: string): RegExp {
-  const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+');
   return new RegExp(`^${pattern}/?$`);
 }
 
+/** A handler that serves the request with `group`'s app, loading it first if needed. */
+function serveWithGroup(group: string): MiddlewareHandler<AppBindings> {
+  return async (c) => {
+    const { loadGroup, PARENT_CONTEXT } = await import('./routes/group-app');
+    const app = await loadGroup(group);
+    PARENT_CONTEXT.set(c.req.raw, c);
+    let executionCtx: Context<AppBindings>['executionCtx'] | undefined;
+    try {
+      executionCtx = c.executionCtx;
+    } catch {
+      // app.request() in tests runs without one
+    }
+    return app.fetch(c.req.raw, c.env, executionCtx);
+  };
+}
+
+/** An organization's host serves its site and nothing else: the HTML reader loads only for such a host. */
+const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) => {
+  if (!orgHostOf(new URL(c.req.url).hostname, c.env)) return next();
+  const site = await import('./site/routes');
+  return site.siteHostDispatch(c, next);
+};
+
+/** The OpenAPI document, built on its first request (it needs every group). */
+type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+let documentOnce: Promise<OpenApiDocument> | undefined;
+function openApiDocument(): Promise<OpenApiDocument> {
+  const document = (documentOnce ??= import('./routes/group-app')
+    .then(({ createDocumentedApp }) => createDocumentedApp()).then((app) =>
+    relativeTo(
+      API_BASE_PATH,
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: { title: 'Docs Platform API', version: '1.0.0', description: 'Open, self-hostable Docs Platform API (GitBook-compatible).' },
+      }),
+    ),
+  ));
+  document.catch(() => (documentOnce = undefined));
+  return document;
+}
+
+/**
+ * The Worker's app. The middleware every request goes through is here; the routes are not: each (method,
+ * path) of the route manifest (routes/manifest.ts) is served by its group's app, loaded on the group's first
+ * request (routes/groups.ts). A cold isolate thus pays for its middleware and one group, not for ~230 routes'
+ * schemas and every library behind them.
+ */
 export function createApp() {
-  const app = createRouter();
+  // A plain Hono app: zod and the OpenAPI machinery load with the first route group, not with the isolate.
+  const app = new Hono<AppBindings>();
   app.onError(onError);
   app.use('*', requestContext);
   app.use('*', rateLimitHeaders);
@@ -156,51 +114,21 @@ export function createApp() {
   app.use('/v1/*', limitRefusedTokens);
   app.use('/v1/*', authenticate);
   app.use('/v1/*', limitByCaller);
-  for (const router of ROUTERS) app.route(API_BASE_PATH, router);
-  app.route('/', downloadsRouter);
-  app.route('/', integrationAssetsRouter);
-  app.route('/', integrationPublicRouter);
-  app.route('/', openapiPublishedRouter);
-  app.route('/', samlLoginRouter);
-  app.route('/', siteRouter);
+  for (const [method, path, group] of ROUTE_MANIFEST) app.on(method, path, serveWithGroup(group));
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An API token: `Authorization: Bearer <token>`',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'installationToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      "An integration installation's temporary token (createIntegrationInstallationToken): it reaches only its organization and the spaces and sites the installation covers, and only operations whose scope the integration was published with (the scope listed here).",
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'integrationToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
-  });
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
-  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
-  app.get('/openapi.json', (c) => {
-    document ??= relativeTo(
-      API_BASE_PATH,
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: { title: 'Docs Platform API', version: '1.0.0', description: 'Open, self-hostable Docs Platform API (GitBook-compatible).' },
-      }),
-    );
-    return c.json({ ...document, servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] });
+  app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] }));
+  app.get('/docs', async (c, next) => {
+    const { Scalar } = await import('@scalar/hono-api-reference');
+    return Scalar<AppBindings>({ url: '/openapi.json', pageTitle: 'Docs Platform API reference' })(c, next);
   });
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Docs Platform API reference' }));
 
-  const routes = app.openAPIRegistry.definitions
-    .filter((d): d is Extract<typeof d, { type: 'route' }> => d.type === 'route')
-    .map((d) => ({ method: d.route.method.toUpperCase(), matcher: pathMatcher(d.route.path) }));
-
+  // Made on the first unmatched request: a cold isolate compiles no regular expression it may not need.
+  let documented: { method: string; matcher: RegExp }[] | undefined;
   app.notFound((c) => {
-    const allowed = routes.filter((r) => r.matcher.test(c.req.path)).map((r) => r.method);
+    documented ??= ROUTE_MANIFEST.filter(([, , , operation]) => operation).map(([method, path]) => ({ method, matcher: pathMatcher(path) }));
+    const allowed = documented.filter((r) => r.matcher.test(c.req.path)).map((r) => r.method);
     // A path that only differs by a trailing slash is not that route: 404, not "method not allowed".
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header('Allow', [...new Set(allowed)].join(', '));
@@ -211,4 +139,4 @@ export function createApp() {
   return app;
 }
 
-export type App = OpenAPIHono<AppBindings>;
+export type App = ReturnType<typeof createApp>;

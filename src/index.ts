@@ -1,7 +1,5 @@
 import { createApp } from './app';
 import type { Env } from './env';
-import { handleQueueBatch } from './jobs/consumer';
-import { runScheduled } from './jobs/cron';
 
 export { SpaceWriter } from './durable-objects/space-writer';
 /** The network of integration scripts' isolates (services/integrations/runtime), reached through `ctx.exports`. */
@@ -11,8 +9,9 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch: MessageBatch<unknown>, env: Env, _ctx?: ExecutionContext) => handleQueueBatch(batch, env),
+  // The jobs and the cron load on their first batch or tick, like the route groups (app.ts).
+  queue: async (batch: MessageBatch<unknown>, env: Env, _ctx?: ExecutionContext) => (await import('./jobs/consumer')).handleQueueBatch(batch, env),
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
-    ctx.waitUntil(runScheduled(env, controller.scheduledTime));
+    ctx.waitUntil(import('./jobs/cron').then(({ runScheduled }) => runScheduled(env, controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Env>;

@@ -57,6 +57,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
         globalSetup: options.globalSetup ?? [],
         testTimeout: 30_000,
+        // Route groups load on their first request (app.ts): a file's first hook pays for the groups it seeds through.
+        hookTimeout: 30_000,
         deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight'] } } },
         // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
         // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.

@@ -3,18 +3,13 @@ import { createDb } from '../db/client';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { ContentChange } from '../services/content-batch';
-import { catchUpIndexes, type CatchUpResult } from '../services/indexing/catch-up';
-import {
-  applyChangeRequestContent,
-  mergeChangeRequest,
-  updateChangeRequest,
-  type ChangeRequestTarget,
-  type ContentBatchOutput,
-  type HeadMoveOutput,
-} from '../services/head-moves';
-import { applyMainContent, createChangeRequestOnMain, type MainEditOutput, type MainTarget } from '../services/content/main-edits';
+import type { CatchUpResult } from '../services/indexing/catch-up';
+import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput } from '../services/head-moves';
+import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/change-requests';
-import { assembleTranslation, type AssembleOutput, type TranslationTarget } from '../services/translations/run';
+import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
+
+const work = () => import('./space-writer-work');
 
 /** What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC). */
 export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
@@ -42,12 +37,12 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 
   applyContent(target: ChangeRequestTarget, changes: ContentChange[]): Promise<WriterResult<ContentBatchOutput>> {
-    return this.serialize(() => applyChangeRequestContent(this.env, target, changes));
+    return this.serialize(async () => (await work()).applyChangeRequestContent(this.env, target, changes));
   }
 
   merge(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
     return this.serialize(async () => {
-      const merged = await mergeChangeRequest(this.env, target);
+      const merged = await (await work()).mergeChangeRequest(this.env, target);
       await this.catchUpIndexes(target.spaceId);
       return merged;
     });
@@ -55,7 +50,7 @@ export class SpaceWriter extends DurableObject<Env> {
 
   /** Brings the space's search and link indexes up to its main content (a duplicate, the cron's safety net). */
   reindex(spaceId: string): Promise<WriterResult<CatchUpResult | null>> {
-    return this.serialize(() => catchUpIndexes(createDb(this.env.DB), spaceId));
+    return this.serialize(async () => (await work()).catchUpIndexes(createDb(this.env.DB), spaceId));
   }
 
   /**
@@ -64,20 +59,20 @@ export class SpaceWriter extends DurableObject<Env> {
    */
   private async catchUpIndexes(spaceId: string): Promise<void> {
     try {
-      await catchUpIndexes(createDb(this.env.DB), spaceId);
+      await (await work()).catchUpIndexes(createDb(this.env.DB), spaceId);
     } catch (error) {
       console.error(`space ${spaceId}: indexes not caught up`, error);
     }
   }
 
   update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
-    return this.serialize(() => updateChangeRequest(this.env, target));
+    return this.serialize(async () => (await work()).updateChangeRequest(this.env, target));
   }
 
   /** A content batch on the space's main content (a template applied without a change request): main moves. */
   applyToMain(target: MainTarget, changes: ContentChange[]): Promise<WriterResult<MainEditOutput>> {
     return this.serialize(async () => {
-      const applied = await applyMainContent(this.env, target, changes);
+      const applied = await (await work()).applyMainContent(this.env, target, changes);
       await this.catchUpIndexes(target.spaceId);
       return applied;
     });
@@ -86,7 +81,7 @@ export class SpaceWriter extends DurableObject<Env> {
   /** Writes a translation run's result revision onto this (its result) space's main content, and completes the run (services/translations/run). */
   applyTranslation(target: TranslationTarget): Promise<WriterResult<AssembleOutput>> {
     return this.serialize(async () => {
-      const assembled = await assembleTranslation(this.env, target);
+      const assembled = await (await work()).assembleTranslation(this.env, target);
       if (assembled.revision) await this.catchUpIndexes(target.resultSpaceId);
       return assembled;
     });
@@ -94,7 +89,7 @@ export class SpaceWriter extends DurableObject<Env> {
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */
   createChangeRequest(target: MainTarget & { subject: string }, changes: ContentChange[]): Promise<WriterResult<ChangeRequestWithContext>> {
-    return this.serialize(() => createChangeRequestOnMain(this.env, target, changes));
+    return this.serialize(async () => (await work()).createChangeRequestOnMain(this.env, target, changes));
   }
 }
 

@@ -34,10 +34,8 @@ export const INTEGRATION_LIMITS = {
 } as const;
 
 const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
-/** Base64 as sent (line breaks allowed) of the icon, three previews and the script, plus the manifest. */
-export const MAX_PUBLISH_BODY_BYTES = 8 * 1024 * 1024;
-/** The publish route's path, which needs `MAX_PUBLISH_BODY_BYTES` instead of the default body limit. */
-export const PUBLISH_BODY_PATH = /^\/v1\/integrations\/[^/]+\/?$/;
+// The publish body's limit lives with the app's other body limits, which load with no schema.
+export { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from '../lib/body-limits';
 
 export const INTEGRATION_NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 export const IntegrationNameSchema = z

@@ -1,0 +1,81 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, Hono } from 'hono';
+import type { AppBindings } from '../env';
+import { createRouter } from '../lib/create-router';
+import { errorResponse, onError } from '../lib/errors';
+import { ROUTERS } from './groups';
+
+/**
+ * The apps behind app.ts's routes, loaded with the first request that needs a route group: each group's app
+ * (its routers), and the app of every router the OpenAPI document describes.
+ */
+
+/** How a request reaches a route group's app: the request's context, adopted by the group's own. */
+export const PARENT_CONTEXT = new WeakMap<Request, Context<AppBindings>>();
+
+/**
+ * A route group's app: its routers on a router of their own, behind the middleware the main app ran. Its
+ * first middleware takes the main app's context variables (database, caller, rate limits, request id) and
+ * gives back what the group set, so that the main app's middleware sees the request as if it had served it.
+ */
+function groupApp(routers: readonly RouterModule[]) {
+  const app = createRouter();
+  app.onError(onError);
+  app.use('*', async (c, next) => {
+    const parent = PARENT_CONTEXT.get(c.req.raw);
+    if (parent) for (const [key, value] of Object.entries(parent.var)) c.set(key as never, value as never);
+    await next();
+    if (parent) for (const [key, value] of Object.entries(c.var)) parent.set(key as never, value as never);
+  });
+  for (const { base, router } of routers) app.route(base, router);
+  app.notFound((c) => errorResponse(c, 404, `No route for ${c.req.method} ${c.req.path}`));
+  return app;
+}
+
+interface RouterModule {
+  base: '/v1' | '/';
+  router: Hono<AppBindings, any, any>;
+}
+
+/** Loads every router of `group` (all of them when it is null), in mount order. */
+async function loadRouters(group: string | null): Promise<RouterModule[]> {
+  const entries = ROUTERS.filter((entry) => group === null || entry.group === group);
+  return Promise.all(entries.map(async ({ base, load }) => ({ base, router: await load() })));
+}
+
+/** Each group's app, made once per isolate on the first request that needs it. */
+const groupApps = new Map<string, Promise<OpenAPIHono<AppBindings>>>();
+export function loadGroup(group: string) {
+  let app = groupApps.get(group);
+  if (!app) {
+    app = loadRouters(group).then(groupApp);
+    // A failed load (which would be a bug) is tried again by the next request rather than kept.
+    app.catch(() => groupApps.delete(group));
+    groupApps.set(group, app);
+  }
+  return app;
+}
+
+/** Every router mounted on one app, in order, with the security schemes: the app the OpenAPI document describes. */
+export async function createDocumentedApp() {
+  const app = createRouter();
+  for (const { base, router } of await loadRouters(null)) app.route(base, router);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token: `Authorization: Bearer <token>`',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'installationToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "An integration installation's temporary token (createIntegrationInstallationToken): it reaches only its organization and the spaces and sites the installation covers, and only operations whose scope the integration was published with (the scope listed here).",
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'integrationToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
+  });
+  return app;
+}
+
