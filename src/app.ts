@@ -25,6 +25,7 @@ import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
 import { integrationPublicRouter } from './routes/integrations/public-endpoint';
+import { integrationRenderRouter } from './routes/integrations/render';
 import { integrationsRouter } from './routes/integrations/integrations';
 import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
 import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
@@ -100,6 +101,7 @@ const ROUTERS = [
   integrationSpaceInstallationsRouter,
   integrationSiteInstallationsRouter,
   integrationEventsRouter,
+  integrationRenderRouter,
   conversationsRouter,
   conversationClustersRouter,
   conversationIssuesRouter,
