@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_CONFIGURATION_BYTES, MAX_CONFIGURATION_DEPTH } from '../../src/services/integrations/configuration';
 import { MAX_RENDER_DEPTH } from '../../src/schemas/integration-render';
 import { createSpace } from '../helpers/content';
-import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator } from '../helpers/gitbook-schema';
+import { GITBOOK_0202, gitbookErrors, gitbookOperations, gitbookValidator, schemaValidator } from '../helpers/gitbook-schema';
 import { api, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { integrationName, seedIntegration, seedToken } from '../helpers/integrations';
 
@@ -145,6 +145,27 @@ describe('an integration configured through its own component, driven through re
     expect(out.state.otherStatus).toBe(404);
     const other = expectStatus(await api('GET', installationUrl(f.other.installationId), { token: f.other.org.owner.token }), 200).body;
     expect(other.configuration).toEqual({});
+  });
+});
+
+describe('what the publisher sees of renders', () => {
+  it("records each render as a ui_render event (GitBook's UIRenderEvent, without the state) with the script's trace", async () => {
+    expectError(await render(settings(accountContext(), { state: { endpoint: 'typed-by-the-user' }, action: { action: 'fail.crash' } })), 502);
+    const token = f.publisher.owner.token;
+    // Recorded after the answer (waitUntil).
+    let failed: any;
+    for (let i = 0; i < 50 && !failed; i++) {
+      const list = expectStatus(await api('GET', `/v1/integrations/${f.name}/events?limit=100`, { token }), 200).body;
+      failed = list.items.find((e: any) => e.payload.type === 'ui_render' && e.payload.action?.action === 'fail.crash');
+      if (!failed) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(failed).toMatchObject({ status: 'failed', installationId: f.installationId, payload: { componentId: 'settings', props: {}, context: accountContext() } });
+    expect(JSON.stringify(failed.payload)).not.toContain('typed-by-the-user');
+    const detail = expectStatus(await api('GET', `/v1/integrations/${f.name}/events/${failed.id}`, { token }), 200).body;
+    expect(gitbookErrors(gitbookValidator('IntegrationEvent', GITBOOK_0202.components), detail.event), JSON.stringify(detail.event)).toBe('valid');
+    expect(detail.trace.logs.map((l: any) => l.message).join('\n')).toContain('secret-laden internal failure');
+    // The customer sees the (public) integration but does not read its events.
+    expectError(await api('GET', `/v1/integrations/${f.name}/events/${failed.id}`, { token: f.customer.owner.token }), 403);
   });
 });
 

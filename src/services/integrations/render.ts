@@ -52,7 +52,7 @@ import { tokensWork } from './scopes';
  * integrations do. Its ContentKit output is the answer. An `ExposableError` the script throws reaches the caller
  * with its status (4xx) and message; anything else it throws, a timeout or an answer that is no ContentKit
  * output is a 502 that never says what the script threw (its publisher reads that in the event's trace: each
- * render is recorded as a `ui_render` event, without its props and state, after the answer).
+ * render is recorded as a `ui_render` event, without its state and the values of its action, after the answer).
  *
  * Round trips: one read, one token batch, then the event's write after the answer.
  */
@@ -205,12 +205,20 @@ export async function renderIntegrationUI(c: Context<AppBindings>, name: string,
   const db = c.get('db');
   const apiEndpoint = apiEndpointOf(c.env);
   const where = content ? { [content.field]: content.id } : {};
-  // What is kept of it (its events are read by the integration's publisher): not the props and state the user entered.
-  const stored = { type: 'ui_render', installationId: installation.id, ...where, componentId: input.componentId, context: input.context, ...(input.action ? { action: { action: input.action.action } } : {}) };
+  // What is kept of it, for the integration's admins (GitBook's UIRenderEvent): the component's props, not the
+  // state the user entered nor the values the action carries.
+  const stored = {
+    type: 'ui_render',
+    installationId: installation.id,
+    ...where,
+    componentId: input.componentId,
+    props: input.props,
+    context: input.context,
+    ...(input.action ? { action: { action: input.action.action } } : {}),
+  };
   const record = insertEvent(db, { integrationId: integration.id, installationId: installation.id, orgId: installation.orgId, payload: stored }, nowIso());
   const event = {
     ...eventPayload(record.id, stored, apiBaseOf(apiEndpoint)),
-    props: input.props,
     ...(input.state ? { state: input.state } : {}),
     ...(input.action ? { action: input.action } : {}),
     ...(actor.kind === 'user' ? { auth: { userId: actor.userId } } : {}),
