@@ -59,6 +59,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'integrations', base: '/v1', load: () => import('./integrations/space-installations').then((m) => m.integrationSpaceInstallationsRouter) },
   { group: 'integrations', base: '/v1', load: () => import('./integrations/site-installations').then((m) => m.integrationSiteInstallationsRouter) },
   { group: 'integrations', base: '/v1', load: () => import('./integrations/events').then((m) => m.integrationEventsRouter) },
+  { group: 'integrations', base: '/v1', load: () => import('./integrations/render').then((m) => m.integrationRenderRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/conversations').then((m) => m.conversationsRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/clusters').then((m) => m.conversationClustersRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/issues').then((m) => m.conversationIssuesRouter) },

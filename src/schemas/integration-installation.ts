@@ -30,7 +30,7 @@ export const ExternalIdsSchema = z
 
 export const ConfigurationSchema = z.preprocess(refuseProtoKey('a setting'), z.record(z.string(), z.unknown())).openapi('IntegrationInstallationConfiguration', {
   description:
-    "Settings of the installation, checked against the integration's configuration schema for its target (account, space or site): declared properties only (the integration's own tokens may also keep undeclared ones), of the declared type and enum, strings at most 4096 characters, required ones present; absent properties take their default",
+    "Settings of the installation, checked against the integration's configuration schema for its target (account, space or site): declared properties only (the integration's own tokens may also keep undeclared ones), of the declared type and enum, strings at most 4096 characters, required ones present; absent properties take their default. A target the integration configures through its own component (`{componentId}`) takes any JSON object, as that component saves it. At most 10 levels of nesting and 65536 characters as JSON",
 });
 
 const InstallationUrlsSchema = z.object({

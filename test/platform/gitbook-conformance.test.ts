@@ -7,7 +7,8 @@
  * Tree reads included: GitBook's page schema (`RevisionPageDocument`, through its `Document` member)
  * requires every document page of a tree to carry its body, and each carries its Markdown.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { compressToEncodedURIComponent } from 'lz-string';
 import { api, createUser, expectStatus, seedOrg, type ApiResponse, type TestOrg, type TestUser } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
 import { env } from 'cloudflare:workers';
@@ -184,6 +185,21 @@ function integration() {
     return { name, installedOrg: otherOrgId, installation: installed.id, space, site, event: events[0].id };
   })();
   return integrationFixture;
+}
+/**
+ * An integration configured through its own component (test/fixtures/integrations/gitbook-render-integration.jsx,
+ * bundled by the globalSetup), installed on the owner's other organization: what the render operations render.
+ */
+let renderFixture: Promise<{ name: string; request: Record<string, unknown> }> | undefined;
+function renderIntegration() {
+  renderFixture ??= (async () => {
+    const name = `conformance-render-${Math.random().toString(36).slice(2, 8)}`;
+    const configurations = { account: { componentId: 'settings' } };
+    expectStatus(await send('POST', `/v1/integrations/${name}`, { ...publishBody('Conformance render'), configurations, script: inject('gitbookRenderIntegrationScript') }), 200);
+    expectStatus(await send('POST', `/v1/integrations/${name}/installations`, { organization: otherOrgId }), 201);
+    return { name, request: { componentId: 'settings', props: {}, context: { type: 'configuration_account', theme: 'light', organizationId: otherOrgId } } };
+  })();
+  return renderFixture;
 }
 const installationPath = async (suffix = '') => {
   const { name, installation } = await integration();
@@ -713,6 +729,22 @@ const CASES: Case[] = [
       const site = await newSiteIn((await integration()).installedOrg, 'Uninstalled from');
       expectStatus(await send('POST', await installationPath('/sites'), { siteId: site }), 201);
       return send('DELETE', await installationPath(`/sites/${site}`));
+    },
+  },
+  { operationId: 'renderIntegrationUIWithPost', request: async () => send('POST', `/v1/integrations/${(await renderIntegration()).name}/render`, (await renderIntegration()).request) },
+  {
+    operationId: 'renderIntegrationUIWithPost',
+    variant: 'an action that completes',
+    request: async () => {
+      const { name, request } = await renderIntegration();
+      return send('POST', `/v1/integrations/${name}/render`, { ...request, state: { endpoint: 'https://hooks.example.com/x' }, action: { action: 'save' } });
+    },
+  },
+  {
+    operationId: 'renderIntegrationUIWithGet',
+    request: async () => {
+      const { name, request } = await renderIntegration();
+      return get(`/v1/integrations/${name}/render?request=${compressToEncodedURIComponent(JSON.stringify(request))}`);
     },
   },
   { operationId: 'listIntegrationSpaceInstallations', request: async () => get(`/v1/integrations/${(await integration()).name}/spaces?extended=true`) },

@@ -231,6 +231,8 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/integrations/{integrationName}/events', 'listIntegrationEvents'],
   ['get', '/integrations/{integrationName}/events/{eventId}', 'getIntegrationEvent'],
   ['get', '/orgs/{organizationId}/installations', 'listOrganizationInstallations'],
+  ['get', '/integrations/{integrationName}/render', 'renderIntegrationUIWithGet'],
+  ['post', '/integrations/{integrationName}/render', 'renderIntegrationUIWithPost'],
   // Conversations
   ['post', '/orgs/{organizationId}/conversations', 'ingestConversation'],
   ['get', '/orgs/{organizationId}/conversations', 'listConversations'],

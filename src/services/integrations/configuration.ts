@@ -1,4 +1,5 @@
 import { badRequest } from '../../lib/errors';
+import { jsonDepth } from '../../lib/json-depth';
 
 /** Where a configuration applies: the integration's `configurations` has one schema per target. */
 export type ConfigurationTarget = 'account' | 'space' | 'site';
@@ -7,6 +8,8 @@ export type ConfigurationTarget = 'account' | 'space' | 'site';
 export const MAX_CONFIGURATION_STRING = 4096;
 /** The whole configuration, as JSON, may be at most this many characters (what an integration keeps there for itself included). */
 export const MAX_CONFIGURATION_BYTES = 64 * 1024;
+/** How deeply a configuration's values may nest (the configuration object itself is level 1). */
+export const MAX_CONFIGURATION_DEPTH = 10;
 
 /** One property of GitBook's `IntegrationConfigurationSchema` (what a published manifest declares). */
 interface PropertySchema {
@@ -43,8 +46,25 @@ export function configurationSchemaOf(configurations: Record<string, unknown> | 
 }
 
 /**
+ * The ContentKit component that configures `target` (GitBook's `IntegrationConfigurationComponent`:
+ * `{componentId}` instead of a property schema), or null when the target has a property schema or nothing.
+ */
+export function configurationComponentOf(configurations: Record<string, unknown> | null | undefined, target: ConfigurationTarget): string | null {
+  const componentId = (configurationSchemaOf(configurations, target) as { componentId?: unknown } | null)?.componentId;
+  return typeof componentId === 'string' ? componentId : null;
+}
+
+/** 400 when a configuration nests deeper than `MAX_CONFIGURATION_DEPTH` or is larger than `MAX_CONFIGURATION_BYTES` as JSON. */
+function assertBounded(value: Record<string, unknown>): void {
+  // Measured without recursion before anything walks it recursively (JSON.stringify).
+  if (jsonDepth(value, MAX_CONFIGURATION_DEPTH) > MAX_CONFIGURATION_DEPTH) throw badRequest(`configuration: at most ${MAX_CONFIGURATION_DEPTH} levels of nesting`);
+  if (JSON.stringify(value).length > MAX_CONFIGURATION_BYTES) throw badRequest(`configuration: at most ${MAX_CONFIGURATION_BYTES} characters as JSON`);
+}
+
+/**
  * Checks a configuration against the integration's schema for `target` and answers it with the defaults
- * of absent properties applied; 400 naming the property otherwise. A null value clears a property.
+ * of absent properties applied; 400 naming the property otherwise. A null value clears a property. A target
+ * configured through a component accepts any JSON object (its component's to shape), bounded like every one.
  */
 export function validateConfiguration(
   configurations: Record<string, unknown> | null | undefined,
@@ -52,6 +72,11 @@ export function validateConfiguration(
   value: Record<string, unknown>,
   options: ValidateOptions,
 ): Record<string, unknown> {
+  assertBounded(value);
+  // A component's configuration is what the component saves: any JSON object, for the integration to read back.
+  if (configurationComponentOf(configurations, target) !== null) {
+    return Object.fromEntries(Object.entries(value).filter(([, given]) => given !== null && given !== undefined));
+  }
   const schema = configurationSchemaOf(configurations, target);
   const properties = schema?.properties && typeof schema.properties === 'object' ? schema.properties : {};
   const where = `${target} configuration`;
@@ -87,7 +112,7 @@ export function validateConfiguration(
       if (typeof name === 'string' && out[name] === undefined) throw badRequest(`configuration.${name}: required by this integration's ${where}`);
     }
   }
-  if (JSON.stringify(out).length > MAX_CONFIGURATION_BYTES) throw badRequest(`configuration: at most ${MAX_CONFIGURATION_BYTES} characters as JSON`);
+  assertBounded(out);
   return out;
 }
 

@@ -109,8 +109,8 @@ export interface ContentInstallations<C> {
   live: SQL | undefined;
   /** `integration_installations.space_selection` or `site_selection`. */
   selectionColumn: SQLiteColumn;
-  /** The space or site `id` with the caller's view of it, for the batch that loads the installation. */
-  targetQuery(db: Db, installationId: string, id: string, actor: InstallationCaller): BatchItem;
+  /** The space or site `id` with the caller's view of it, for the batch that loads the installation (its id, or SQL that selects it). */
+  targetQuery(db: Db, installationId: string | SQL, id: string, actor: InstallationCaller): BatchItem;
   /** The target of that query's rows: 404 unless the caller may see it (and it is one of the installing organization's). */
   target(actor: InstallationCaller, loaded: LoadedInstallation, rows: unknown): ContentTarget<C>;
   /** What a coverage list selects beside the installation and its own row (`extended`: what the answer shows of each). */
@@ -123,7 +123,7 @@ export interface ContentInstallations<C> {
 // Spaces
 
 /** A space with the caller's role on it and the installation's own row for it, if any (for the caller's batch). */
-function spaceTargetQuery(db: Db, installationId: string, spaceId: string, actor: InstallationCaller) {
+function spaceTargetQuery(db: Db, installationId: string | SQL, spaceId: string, actor: InstallationCaller) {
   return db
     .select({ space: prefixedColumns(spaces, 's'), rank: spaceRoleSql(actorUserId(actor)!).as('space_rank'), own: integrationSpaceInstallations })
     .from(spaces)
@@ -187,7 +187,7 @@ export const SPACE_INSTALLATIONS: ContentInstallations<SpaceContent> = {
 const siteSpaceCountSql = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${sql.raw('"sites"."id"')})`;
 
 /** A site with its site space count and the installation's own row for it, if any (for the caller's batch). */
-function siteTargetQuery(db: Db, installationId: string, siteId: string) {
+function siteTargetQuery(db: Db, installationId: string | SQL, siteId: string) {
   return db
     .select({ site: prefixedColumns(sites, 's'), siteSpaces: siteSpaceCountSql.as('site_spaces'), own: integrationSiteInstallations })
     .from(sites)
