@@ -76,6 +76,10 @@ export default workersProject({
   include: ['test/**/*.test.ts'],
   exclude: ['test/limits/**'],
   // Bundles the integration written with GitBook's runtime, in Node (esbuild does not run in workerd).
-  globalSetup: [path.join(root, 'test/fixtures/integrations/build-gitbook-integration.mjs')],
+  globalSetup: [
+    path.join(root, 'test/fixtures/integrations/build-gitbook-integration.mjs'),
+    // Runs the real `gitbook publish` (@gitbook/cli) and records its request, replayed by test/integrations/gitbook-cli-publish.test.ts.
+    path.join(root, 'test/fixtures/integrations/capture-gitbook-publish.mjs'),
+  ],
   ...rateLimitBindings(Object.fromEntries(Object.values(RATE_LIMIT_POLICIES).map(({ binding }) => [binding.replace(/^RL_/, ''), UNREACHABLE]))),
 });

@@ -72,7 +72,10 @@ export const CreatedIntegrationInstallationSchema = IntegrationInstallationSchem
 
 const ContentInstallationUrlsSchema = z.object({
   location: z.string().openapi({ description: "The integration's installation on this space or site in the API" }),
-  publicEndpoint: z.string(),
+  publicEndpoint: z.string().openapi({
+    description:
+      "Public HTTP endpoint of the integration's installation on this space or site (`.../installations/<id>/spaces/<spaceId>/public`, `.../sites/<siteId>/public`): requests to it or below it are handed to the integration's script as a `fetch` event with this space or site installation in its environment",
+  }),
   publicContentEndpoint: z.string(),
 });
 
@@ -148,6 +151,14 @@ export const installationLocation = (urls: UrlContext, integrationName: string, 
 export const installationPublicEndpoint = (origin: string, integrationName: string, installationId: string) =>
   `${publicEndpointsBase(origin, integrationName)}/installations/${installationId}/public`;
 
+/**
+ * The public endpoint of an installation on one space or site: requests to it go to the script with that space
+ * (site) installation in the environment too (`environment.spaceInstallation`/`siteInstallation`), as GitBook's
+ * integrations expect when they route on `spaceInstallation.urls.publicEndpoint` or hand it to a third party.
+ */
+export const contentInstallationPublicEndpoint = (origin: string, integrationName: string, installationId: string, target: 'spaces' | 'sites', id: string) =>
+  `${publicEndpointsBase(origin, integrationName)}/installations/${installationId}/${target}/${id}/public`;
+
 export function toInstallation(row: InstallationRow, integrationName: string, spaces: number, urls: UrlContext): IntegrationInstallation {
   const publicEndpoint = installationPublicEndpoint(apiOriginOf(urls), integrationName, row.id);
   return {
@@ -192,8 +203,15 @@ export function contentInstallationState(
     : { status: installation.status, configuration: defaults, externalIds: [] };
 }
 
-function contentInstallation(integrationName: string, installationId: string, state: ContentInstallationState, location: string, urls: UrlContext) {
-  const publicEndpoint = installationPublicEndpoint(apiOriginOf(urls), integrationName, installationId);
+function contentInstallation(
+  integrationName: string,
+  installationId: string,
+  state: ContentInstallationState,
+  location: string,
+  urls: UrlContext,
+  target: { kind: 'spaces' | 'sites'; id: string },
+) {
+  const publicEndpoint = contentInstallationPublicEndpoint(apiOriginOf(urls), integrationName, installationId, target.kind, target.id);
   return {
     integration: integrationName,
     installation: installationId,
@@ -213,7 +231,7 @@ export function toSpaceInstallation(
   urls: UrlContext,
 ): IntegrationSpaceInstallation {
   const location = `${installationLocation(urls, integrationName, installationId)}/spaces/${spaceId}`;
-  return { ...contentInstallation(integrationName, installationId, state, location, urls), space: space ?? spaceId };
+  return { ...contentInstallation(integrationName, installationId, state, location, urls, { kind: 'spaces', id: spaceId }), space: space ?? spaceId };
 }
 
 export function toSiteInstallation(
@@ -225,5 +243,5 @@ export function toSiteInstallation(
   urls: UrlContext,
 ): IntegrationSiteInstallation {
   const location = `${installationLocation(urls, integrationName, installationId)}/sites/${siteId}`;
-  return { ...contentInstallation(integrationName, installationId, state, location, urls), site: site ?? siteId };
+  return { ...contentInstallation(integrationName, installationId, state, location, urls, { kind: 'sites', id: siteId }), site: site ?? siteId };
 }

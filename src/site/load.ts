@@ -43,6 +43,9 @@ function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
   return { siteId, orgId: org };
 }
 
+/** The site a target names, as a value or an SQL expression, for `extra` statements of `loadSite`. */
+export const siteIdOf = (target: SiteTarget): SQL | string => targetSql(target).siteId;
+
 /** Whether an organization serves its site on this host (a verified custom hostname, or a label it has). */
 export async function orgHostActive(db: Db, target: OrgHost): Promise<boolean> {
   const row = await db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target)).get();

@@ -8,8 +8,9 @@ import { siteSettings, siteSpaceSettings, settingsForReader } from '../services/
 import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
-import { loadSite, orgHostActive, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
-import { serveView, type SiteRequest, type ViewKind } from './views';
+import { receiverIdsOf, recordSiteView, siteViewReceiversQuery } from '../services/integrations/site-views';
+import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, type LoadedSite, type SiteTarget } from './load';
+import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
 
 /**
  * The published site as HTML, served from the Worker itself (no client-side framework):
@@ -186,7 +187,8 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
   const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
 
-  const { site, hostKnown } = await loadSite(c.get('db'), mount.target, credentials);
+  // The integrations that receive its page views, read in the same first batch.
+  const { site, hostKnown, extra } = await loadSite<[unknown]>(c.get('db'), mount.target, credentials, [siteViewReceiversQuery(c.get('db'), siteIdOf(mount.target))]);
   if (!hostKnown) return null;
   if (!site) return notFound();
   if (view.kind === 'none') return notFound();
@@ -237,7 +239,27 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     notFound,
     badRequest,
   };
-  return serveView(request, view.kind, view.segments);
+  const response = await serveView(request, view.kind, view.segments);
+  noteView(c, response, model.site.id, receiverIdsOf(extra[0]));
+  return response;
+}
+
+/**
+ * A page view served (200, GET) is a `site_view` event for the integrations that receive the site's views
+ * (services/integrations/site-views.ts), recorded after the answer. The viewed page's header never leaves.
+ */
+function noteView(c: Context<AppBindings>, response: Response, siteId: string, receivers: string[]): void {
+  const viewed = response.headers.get(VIEWED_PAGE_HEADER);
+  if (viewed === null) return;
+  response.headers.delete(VIEWED_PAGE_HEADER);
+  if (receivers.length === 0 || c.req.method !== 'GET' || response.status !== 200) return;
+  const [siteSpaceId, spaceId, pageId] = viewed.split(' ');
+  const record = recordSiteView(c.env, c.get('db'), receivers, { siteId, siteSpaceId, spaceId, pageId }, c.req.raw);
+  try {
+    c.executionCtx.waitUntil(record);
+  } catch {
+    // No execution context (a direct call of the app): the record runs on, unawaited.
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

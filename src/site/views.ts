@@ -57,10 +57,18 @@ const CACHE_ORIGIN = 'https://site-cache.invalid';
 
 const HTML = 'text/html; charset=utf-8';
 
+/**
+ * Set on the answer of a page (`<siteSpaceId> <spaceId> <pageId>`), kept with it in the cache: which page was
+ * viewed, for its `site_view` event. routes.ts removes it before the answer leaves.
+ */
+export const VIEWED_PAGE_HEADER = 'X-Site-Viewed-Page';
+
 interface Output {
   body: string;
   type: string;
   status?: number;
+  /** The page a page view shows (`VIEWED_PAGE_HEADER`). */
+  viewed?: string;
   /** Inline styles' hashes, for the Content-Security-Policy. */
   styleHashes?: string[];
 }
@@ -190,6 +198,7 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
   const out = await produce(request, kind, segments);
   if (out instanceof Response) return out;
   const headers = headersFor(request, out, etag);
+  if (out.viewed) headers.set(VIEWED_PAGE_HEADER, out.viewed);
   const status = out.status ?? 200;
   if (cache && status === 200) {
     const stored = new Headers(headers);
@@ -379,7 +388,7 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
     // The first page is also the site space's root: its own URL is the canonical one.
     canonical: urls.absolute(urls.page(node, current.path)),
   });
-  return { body: html, type: HTML, styleHashes };
+  return { body: html, type: HTML, styleHashes, viewed: `${node.row.id} ${node.space.id} ${current.page.id}` };
 }
 
 /** `/~page/<spaceId>/<pageId>`: the URL of a page of another site space, found in its tree. */

@@ -207,8 +207,9 @@ describe('an integration built with @gitbook/runtime and published as @gitbook/c
       externalIds: [],
       urls: {
         location: `https://api.invalid/v1/integrations/${p.name}/installations/${p.installationId}/spaces/${p.spaceId}`,
-        publicEndpoint: `https://api.invalid/integrations/${p.name}/installations/${p.installationId}/public`,
-        publicContentEndpoint: `https://api.invalid/integrations/${p.name}/installations/${p.installationId}/public`,
+        // The space installation's own endpoint: requests to it get this space installation in their environment.
+        publicEndpoint: `https://api.invalid/integrations/${p.name}/installations/${p.installationId}/spaces/${p.spaceId}/public`,
+        publicContentEndpoint: `https://api.invalid/integrations/${p.name}/installations/${p.installationId}/spaces/${p.spaceId}/public`,
       },
     });
     expect(logged(contentUpdated, 'secrets')).toEqual(SECRETS);

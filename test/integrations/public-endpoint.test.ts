@@ -156,8 +156,9 @@ describe('advertised public endpoints', () => {
       await api('GET', `/v1/integrations/${name}/installations/${f.installationId}/spaces/${f.spaceId}`, { token: f.customer.owner.token }),
       200,
     ).body;
-    expect(spaceInstallation.urls.publicEndpoint).toBe(`${BASE}${f.installationPath}`);
-    expect(spaceInstallation.urls.publicContentEndpoint).toBe(`${BASE}${f.installationPath}`);
+    // A space installation's is its own, below the installation's (its requests get it in their environment).
+    expect(spaceInstallation.urls.publicEndpoint).toBe(`${BASE}${f.installationPath.replace(/\/public$/, `/spaces/${f.spaceId}/public`)}`);
+    expect(spaceInstallation.urls.publicContentEndpoint).toBe(spaceInstallation.urls.publicEndpoint);
   });
 });
 
@@ -336,6 +337,8 @@ describe('what crosses the origin the endpoint shares with the API and the publi
     expect(await location(`${f.integrationPath}/done?ok=1`)).toBe(`${f.integrationPath}/done?ok=1`);
     expect(await location(`${BASE}${f.installationPath}/next#top`)).toBe(`${f.installationPath}/next#top`);
     expect(await location('step-2')).toBe(`${f.installationPath}/step-2`);
+    const spaceEndpoint = f.installationPath.replace(/\/public$/, `/spaces/${f.spaceId}/public`);
+    expect(await location(`${spaceEndpoint}/oauth`)).toBe(`${spaceEndpoint}/oauth`);
     // Anywhere else on this origin, however it is written, or no http(s) URL at all: dropped.
     for (const to of [
       '/v1/user',
@@ -348,6 +351,8 @@ describe('what crosses the origin the endpoint shares with the API and the publi
       `/integrations/${other.name}/public`,
       `/integrations/${f.integration.name}/publicity`,
       `/integrations/${f.integration.name}/installations`,
+      f.installationPath.replace(/\/public$/, `/spaces/${f.spaceId}/publicity`),
+      f.installationPath.replace(/\/public$/, `/teams/${f.spaceId}/public`),
       'javascript:alert(document.domain)',
       'data:text/html,<script>alert(1)</script>',
       'https://user:pass@auth.example.com/',

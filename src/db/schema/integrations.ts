@@ -50,6 +50,8 @@ export const integrations = sqliteTable(
     /** Development mode: events are also sent to this tunnel URL (the owner's, or everyone's when `devAll`). */
     devTunnelUrl: text('dev_tunnel_url'),
     devAll: integer('dev_all', { mode: 'boolean' }).notNull().default(false),
+    /** Event types whose delivery the script answered 406 (not handled), by type: the version that did (migration 0021). */
+    unhandledEvents: text('unhandled_events', { mode: 'json' }).$type<Record<string, number>>(),
     /**
      * Set by unpublish: the row stays (invisible to every read) until the installation_deleted events
      * it sent are delivered to its script; the hourly cron purges it after a week, and publishing the

@@ -1,12 +1,12 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { createDb } from '../../db/client';
-import { integrationEvents, integrationInstallations, integrations } from '../../db/schema';
+import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, sites, spaces } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
-import { apiBaseOf, apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from '../../services/integrations/delivery';
+import { apiBaseOf, apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, ownerQuery, scriptTarget, type ContentInstallationRow, type InstallationRow, type ScriptSecrets } from '../../services/integrations/delivery';
 import { eventPayload, withoutCredentials } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
 import { coveredSpacesSql } from '../../services/integrations/installations';
@@ -14,8 +14,11 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
 
 /**
  * The public endpoints of integrations (their `urls.publicEndpoint`, schemas/integration.ts and
- * schemas/integration-installation.ts): `<origin>/integrations/<name>/public` and
- * `<origin>/integrations/<name>/installations/<id>/public`, with any method and any path below them. No API
+ * schemas/integration-installation.ts): `<origin>/integrations/<name>/public`,
+ * `<origin>/integrations/<name>/installations/<id>/public`, and an installation's on one space or site,
+ * `.../installations/<id>/spaces/<spaceId>/public` and `.../sites/<siteId>/public` (the space or site
+ * installation's `urls.publicEndpoint`: the event carries `spaceId` or `siteId`, and the environment the space or
+ * site installation), with any method and any path below them. No API
  * token: they receive what the outside world sends an integration (third-party webhooks, OAuth callbacks), as
  * GitBook's do. Each request runs the integration's current script at once with a GitBook `fetch` event
  * (`{eventId, type: 'fetch', installationId?, request: {url, method, headers}}`, the body as the multipart
@@ -36,15 +39,16 @@ import { NO_LOADER_MESSAGE, readCapped, runIntegrationFetch, type FetchAnswer, t
  *   Content-Security-Policy (a page an integration serves may run script, post forms and open popups, but as
  *   an opaque origin, never as this one) and `X-Content-Type-Options: nosniff`.
  *
- * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration)
- * 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; no INTEGRATIONS_KEY
+ * Errors (`{error: {code, message}}`): an unknown integration or installation (or one of another integration),
+ * a space or site the installation does not cover 404; an integration without a script 404; a body over 1 MiB 413; no Worker Loader 503; no INTEGRATIONS_KEY
  * 503 (the script is always given signing secrets); a script that throws, runs out of time, answers more than 5 MiB
  * or cannot be loaded 502, whose message says which and never what the script threw (that may hold its
  * secrets): the publisher reads it in the event's trace.
  *
  * Every request that reached the script is recorded as an integration event of type `fetch` (`success` when it
- * answered below 400, else `failed`) with the script's console as its trace, after the answer (waitUntil):
- * its publisher sees it with listIntegrationEvents. Round trips: one read, one token batch, then that write.
+ * answered below 400, else `failed`) with the script's console as its trace, after the answer (waitUntil), once
+ * the work the script passed to its own `waitUntil` settled (its lines come last): its publisher sees it with
+ * listIntegrationEvents. Round trips: one read, one token batch, then that write.
  */
 export const MAX_PUBLIC_REQUEST_BYTES = 1024 * 1024;
 
@@ -77,27 +81,76 @@ const INSTALLATION_ID = /^[A-Za-z0-9]{1,64}$/;
 
 type PublicContext = Context<AppBindings>;
 
-/** The integration (and installation) a public endpoint belongs to, in one round trip; 404 when there is none. */
-async function loadTarget(c: PublicContext, name: string, installationId: string | undefined) {
+/** A space or site installation's endpoint: which one, by id. */
+interface ContentTarget {
+  kind: 'space' | 'site';
+  id: string;
+}
+
+/**
+ * The space (site) of `target` with the installation's own row on it, if any: for the caller's batch. Deleted
+ * spaces and sites are left out (a deleted space is not covered).
+ */
+function contentInstallationQuery(c: PublicContext, installationId: string, target: ContentTarget) {
+  const db = c.get('db');
+  const own = { status: sql<string | null>`si.status`, configuration: sql<string | null>`si.configuration`, externalIds: sql<string | null>`si.external_ids` };
+  if (target.kind === 'space') {
+    return db
+      .select({ orgId: spaces.orgId, ...own })
+      .from(spaces)
+      .leftJoin(sql`${integrationSpaceInstallations} si`, sql`si.installation_id = ${installationId} and si.space_id = ${spaces.id}`)
+      .where(and(eq(spaces.id, target.id), isNull(spaces.deletedAt)));
+  }
+  return db
+    .select({ orgId: sites.orgId, ...own })
+    .from(sites)
+    .leftJoin(sql`${integrationSiteInstallations} si`, sql`si.installation_id = ${installationId} and si.site_id = ${sites.id}`)
+    .where(eq(sites.id, target.id));
+}
+
+type ContentRow = { orgId: string; status: string | null; configuration: string | null; externalIds: string | null };
+
+/**
+ * The space (site) installation the endpoint is for: the installation's own row on it, or (an installation on all
+ * spaces or sites) a space (site) of its organization without one, which `scriptEnvironment` shows with the
+ * installation's status and the configuration's defaults. Null when the installation does not cover it.
+ */
+function coveredContent(installation: InstallationRow, row: ContentRow | undefined, kind: 'space' | 'site'): ContentInstallationRow | 'covered' | null {
+  if (!row || row.orgId !== installation.orgId) return null;
+  if (row.status !== null) {
+    return { status: row.status, configuration: row.configuration ? JSON.parse(row.configuration) : {}, externalIds: row.externalIds ? JSON.parse(row.externalIds) : [] };
+  }
+  const selection = kind === 'space' ? installation.spaceSelection : installation.siteSelection;
+  return selection === 'all' ? 'covered' : null;
+}
+
+/** The integration (and installation, and space or site installation) a public endpoint belongs to, in one round trip; 404 when there is none. */
+async function loadTarget(c: PublicContext, name: string, installationId: string | undefined, content?: ContentTarget) {
   if (name.length > 100 || !INTEGRATION_NAME_PATTERN.test(name)) throw new ApiError(404, 'No matching integration');
   if (installationId !== undefined && !INSTALLATION_ID.test(installationId)) throw new ApiError(404, 'No matching installation');
+  if (content && !INSTALLATION_ID.test(content.id)) throw new ApiError(404, `No matching ${content.kind} installation`);
   const db = c.get('db');
   const ofName = db.select().from(integrations).where(and(eq(integrations.name, name), isNull(integrations.deletedAt)));
-  const [integrationRows, installationRows] = installationId
-    ? await db.batch([
-        ofName,
-        db
-          .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
-          .from(integrationInstallations)
-          .where(eq(integrationInstallations.id, installationId)),
-      ])
-    : [await ofName, []];
+  const ofInstallation = (id: string) =>
+    db.select({ installation: integrationInstallations, spaces: coveredSpacesSql }).from(integrationInstallations).where(eq(integrationInstallations.id, id));
+  const owner = ownerQuery(db, sql`(select owner_org_id from integrations where name = ${name} and deleted_at is null)`);
+  const [integrationRows, ownerRows, installationRows, contentRows] = installationId
+    ? content
+      ? await db.batch([ofName, owner, ofInstallation(installationId), contentInstallationQuery(c, installationId, content)])
+      : [...(await db.batch([ofName, owner, ofInstallation(installationId)])), []]
+    : [...(await db.batch([ofName, owner])), [], []];
   const integration = integrationRows[0];
-  if (!integration) throw new ApiError(404, 'No matching integration');
+  const ownerRow = ownerRows[0];
+  if (!integration || !ownerRow) throw new ApiError(404, 'No matching integration');
   const installation = installationRows[0]?.installation ?? null;
   if (installationId && installation?.integrationId !== integration.id) throw new ApiError(404, 'No matching installation of this integration');
+  let contentInstallation: ContentInstallationRow | 'covered' | null = null;
+  if (content && installation) {
+    contentInstallation = coveredContent(installation, contentRows[0] as ContentRow | undefined, content.kind);
+    if (!contentInstallation) throw new ApiError(404, `No matching ${content.kind} installation: the installation does not cover this ${content.kind}`);
+  }
   if (!integration.scriptKey) throw new ApiError(404, `The integration ${name} has no script to answer requests at its public endpoint`);
-  return { integration, installation, installationSpaces: installationRows[0]?.spaces ?? 0, scriptKey: integration.scriptKey };
+  return { integration, owner: ownerRow, installation, installationSpaces: installationRows[0]?.spaces ?? 0, scriptKey: integration.scriptKey, contentInstallation };
 }
 
 /** The request's body (null without one); 413 over `MAX_PUBLIC_REQUEST_BYTES`. */
@@ -122,8 +175,11 @@ function ownOrigins(c: PublicContext): Set<string> {
 function underPublicEndpoint(pathname: string, integrationName: string): boolean {
   const [empty, integrationsSegment, name, ...rest] = pathname.split('/');
   if (empty !== '' || integrationsSegment !== 'integrations' || name !== encodeURIComponent(integrationName)) return false;
-  const endpoint = rest[0] === 'installations' && rest.length >= 3 && INSTALLATION_ID.test(rest[1]) ? rest[2] : rest[0];
-  return endpoint === 'public';
+  if (rest[0] !== 'installations') return rest[0] === 'public';
+  if (rest.length < 3 || !INSTALLATION_ID.test(rest[1])) return false;
+  // `installations/<id>/public`, or `installations/<id>/spaces|sites/<id>/public`
+  if (rest[2] === 'public') return true;
+  return (rest[2] === 'spaces' || rest[2] === 'sites') && rest.length >= 5 && INSTALLATION_ID.test(rest[3]) && rest[4] === 'public';
 }
 
 /**
@@ -170,20 +226,23 @@ function toResponse(answer: FetchAnswer, method: string, location: (value: strin
  * Records the call as a `fetch` event with its trace (one batch), after the answer: `insertEvent` gives the id
  * the script was told, the update its outcome.
  */
-function recordFetchEvent(c: PublicContext, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[]) {
+function recordFetchEvent(c: PublicContext, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[], later: Promise<TraceLine[]> = Promise.resolve([])) {
   const db = createDb(c.env.DB);
-  const write = db
-    .batch([
-      record.statement,
-      appendTrace(db, record.id, lines),
-      db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
-    ])
+  // `later` (what the script's waitUntil work logged) never rejects, and is bounded by the script's wall time.
+  const write = later
+    .then((after) =>
+      db.batch([
+        record.statement,
+        appendTrace(db, record.id, [...lines, ...after]),
+        db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
+      ]),
+    )
     .catch((error: unknown) => console.error(`integration fetch event ${record.id} not recorded`, error));
   c.executionCtx.waitUntil(write);
 }
 
-async function handlePublicRequest(c: PublicContext, name: string, installationId: string | undefined): Promise<Response> {
-  const { integration, installation, installationSpaces, scriptKey } = await loadTarget(c, name, installationId);
+async function handlePublicRequest(c: PublicContext, name: string, installationId: string | undefined, content?: ContentTarget): Promise<Response> {
+  const { integration, owner, installation, installationSpaces, scriptKey, contentInstallation } = await loadTarget(c, name, installationId, content);
   const fetchBody = await requestBody(c);
   if (!c.env.LOADER) throw new ApiError(503, NO_LOADER_MESSAGE);
 
@@ -192,6 +251,8 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
   const stored = {
     type: 'fetch',
     ...(installation ? { installationId: installation.id } : {}),
+    // GitBook's FetchEvent names the space or site of requests specific to one.
+    ...(content ? { [content.kind === 'space' ? 'spaceId' : 'siteId']: content.id } : {}),
     // GitBook's FetchRequest: the method in lower case, the headers as one object.
     request: { url: request.url, method: request.method.toLowerCase(), headers: withoutCredentials(request.headers) },
   };
@@ -203,8 +264,8 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
   );
   const payload = eventPayload(record.id, stored, apiBaseOf(apiEndpoint));
   const label = `${request.method} ${new URL(request.url).pathname}`;
-  const fail = (message: string, lines: TraceLine[], detail: string): never => {
-    recordFetchEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)]);
+  const fail = (message: string, lines: TraceLine[], detail: string, later?: Promise<TraceLine[]>): never => {
+    recordFetchEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)], later);
     throw new ApiError(502, `The integration's script ${message}`);
   };
 
@@ -220,11 +281,23 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     }
     return fail('could not be run: its secrets could not be read', [], reason);
   }
-  const environment = await scriptEnvironment(c.env, c.get('db'), { apiEndpoint, appUrl: c.env.APP_URL, integration, installation, installationSpaces, payload, ...keys });
+  // An installation on all spaces (sites) covers one without a row of its own: scriptEnvironment shows it so.
+  const own = contentInstallation === 'covered' ? undefined : (contentInstallation ?? undefined);
+  const environment = await scriptEnvironment(c.env, c.get('db'), {
+    apiEndpoint,
+    appUrl: c.env.APP_URL,
+    integration,
+    owner,
+    installation,
+    installationSpaces,
+    payload,
+    ...(content?.kind === 'space' ? { spaceInstallation: own } : content?.kind === 'site' ? { siteInstallation: own } : {}),
+    ...keys,
+  });
   const result = await runIntegrationFetch(c.env, scriptTarget(integration, scriptKey), payload, environment, new URL(apiEndpoint).origin, fetchBody);
-  if (!result.ok) return fail(result.failure, result.logs, result.detail);
+  if (!result.ok) return fail(result.failure, result.logs, result.detail, result.later);
   const ok = result.answer.status < 400;
-  recordFetchEvent(c, record, ok, [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)]);
+  recordFetchEvent(c, record, ok, [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)], result.later);
   const origins = ownOrigins(c);
   return toResponse(result.answer, request.method, (value) => allowedLocation(value, request.url, origins, integration.name));
 }
@@ -237,4 +310,12 @@ export const integrationPublicRouter = createRouter()
   )
   .all('/integrations/:integrationName/installations/:installationId/public/*', (c) =>
     handlePublicRequest(c, c.req.param('integrationName'), c.req.param('installationId')),
-  );
+  )
+  .all('/integrations/:integrationName/installations/:installationId/:kind{spaces|sites}/:contentId/public', (c) => handleContentRequest(c))
+  .all('/integrations/:integrationName/installations/:installationId/:kind{spaces|sites}/:contentId/public/*', (c) => handleContentRequest(c));
+
+/** A request to the public endpoint of an installation on one space or site. */
+function handleContentRequest(c: PublicContext): Promise<Response> {
+  const kind = c.req.param('kind') === 'spaces' ? 'space' : 'site';
+  return handlePublicRequest(c, c.req.param('integrationName')!, c.req.param('installationId'), { kind, id: c.req.param('contentId')! });
+}

@@ -1,15 +1,18 @@
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations } from '../../db/schema';
+import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, organizations } from '../../db/schema';
 import type { Env } from '../../env';
 import type { UrlContext } from '../../schemas/common';
-import { integrationPublicEndpoint } from '../../schemas/integration';
+import { toIntegration } from '../../schemas/integration';
+import type { OrganizationRow } from '../organizations';
+import { assetSigner, integrationAssetUrls, type IntegrationAssetUrls } from './assets';
 import { toInstallation, toSiteInstallation, toSpaceInstallation } from '../../schemas/integration-installation';
 import { defaultConfiguration } from './configuration';
 import { decryptSecret, encryptSecret, newSigningSecret } from './crypto';
 import { eventPayload } from './event-payload';
 import { coveredSpacesSql } from './installations';
-import { NO_LOADER_MESSAGE, runIntegrationScript, type ScriptTarget, type TraceLine } from './runtime';
+import { EVENT_NOT_HANDLED_STATUS, NO_LOADER_MESSAGE, runIntegrationScript, type ScriptTarget, type TraceLine } from './runtime';
+import { noteUnhandled } from './site-views';
 import { newIntegrationToken } from './tokens';
 import { deliverWebhook } from './webhooks';
 
@@ -65,6 +68,9 @@ export type IntegrationRow = typeof integrations.$inferSelect;
 export type InstallationRow = typeof integrationInstallations.$inferSelect;
 export type ContentInstallationRow = { status: string; configuration: Record<string, unknown>; externalIds: string[] };
 
+/** The integration's owner organization (`integrationOwnerId` a value or SQL), for a batch: the environment shows it. */
+export const ownerQuery = (db: Db, ownerId: SQL | string) => db.select().from(organizations).where(sql`${organizations.id} = ${ownerId}`);
+
 /** The event with everything its delivery needs, claimed (or not) in the same batch. */
 function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) {
   const ofEvent = (expression: string) => sql`(select ${sql.raw(expression)} from integration_events where id = ${eventId})`;
@@ -84,6 +90,7 @@ function claimAndLoad(db: Db, eventId: string, now: string, leaseUntil: string) 
     // name in joined tables (id, status, configuration ...) would overwrite each other.
     db.select().from(integrationEvents).where(eq(integrationEvents.id, eventId)),
     db.select().from(integrations).where(sql`${integrations.id} = ${ofEvent('integration_id')}`),
+    ownerQuery(db, sql`(select owner_org_id from integrations where id = ${ofEvent('integration_id')})`),
     db
       .select({ installation: integrationInstallations, spaces: coveredSpacesSql })
       .from(integrationInstallations)
@@ -110,6 +117,8 @@ interface EnvironmentArgs extends ScriptSecrets {
   /** The deployment's APP_URL (the installation's `urls.app`); the API's origin when unset. */
   appUrl: string | undefined;
   integration: IntegrationRow;
+  /** The integration's owner organization (the environment's `integration.owner`). */
+  owner: OrganizationRow;
   installation: InstallationRow | null;
   /** How many spaces the installation covers (GitBook's `spaces` of an installation). */
   installationSpaces: number;
@@ -123,33 +132,14 @@ interface EnvironmentArgs extends ScriptSecrets {
  * GitBook's `IntegrationEnvironment` of one invocation of the script (an event's delivery, a fetch event). The
  * installation, space and site installations are the API objects the API's own reads answer (installations.ts).
  */
-function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; installation?: string } }): Record<string, unknown> {
+function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; installation?: string }; assets: IntegrationAssetUrls }): Record<string, unknown> {
   const { apiEndpoint, integration, installation, payload } = args;
   const urls: UrlContext = { api: apiBaseOf(apiEndpoint), app: (args.appUrl || new URL(apiEndpoint).origin).replace(/\/$/, '') };
-  // The public endpoints are outside `/v1`, on the same origin (scripts route on their path, OAuth callbacks use them).
-  const origin = new URL(apiEndpoint).origin;
   const environment: Record<string, unknown> = {
     apiEndpoint,
     apiTokens: args.tokens,
-    integration: {
-      object: 'integration',
-      name: integration.name,
-      version: integration.version,
-      title: integration.title,
-      description: integration.description,
-      ...(integration.summary ? { summary: integration.summary } : {}),
-      target: integration.target,
-      visibility: integration.visibility,
-      verified: integration.verified,
-      scopes: integration.scopes,
-      categories: integration.categories,
-      blocks: integration.blocks,
-      contentSources: integration.contentSources,
-      configurations: integration.configurations,
-      externalLinks: integration.externalLinks,
-      ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
-      urls: { location: `${urls.api}/integrations/${integration.name}`, publicEndpoint: integrationPublicEndpoint(origin, integration.name) },
-    },
+    // The integration as the API shows it to a non-member of its owner (GitBook's `Integration`, every field).
+    integration: toIntegration(integration, { owner: args.owner, ownerRank: null, admin: false, urls, assets: args.assets }),
     secrets: args.secrets,
     signingSecrets: {
       integration: args.integrationSigningSecret,
@@ -219,9 +209,19 @@ export async function scriptEnvironment(env: Env, db: Db, args: EnvironmentArgs)
   }
   return environmentOf({
     ...args,
+    assets: await assetUrlsOf(env, new URL(args.apiEndpoint).origin, integration),
     integrationSigningSecret,
     tokens: { integration: integrationToken.token, ...(installationToken ? { installation: installationToken.token } : {}) },
   });
+}
+
+/** The integration's asset URLs as the API shows them; without FILES_SIGNING_KEY, its assets' base alone. */
+async function assetUrlsOf(env: Env, origin: string, integration: IntegrationRow): Promise<IntegrationAssetUrls> {
+  try {
+    return await integrationAssetUrls(origin, integration, assetSigner(env));
+  } catch {
+    return integrationAssetUrls(origin, { iconKey: null, previewKeys: [], scriptKey: integration.scriptKey }, () => Promise.resolve(''));
+  }
 }
 
 /** The isolate a script runs in: the integration's current version, with its script's key. */
@@ -247,13 +247,15 @@ export const line = (level: TraceLine['level'], message: string): TraceLine => (
 interface AttemptResult {
   ok: boolean;
   lines: TraceLine[];
+  /** The script answered that it does not handle the event's type (406). */
+  notHandled?: boolean;
 }
 
 /** Calls the event's receivers (never throws: whatever goes wrong is a failed attempt with its reason). */
 async function attemptDelivery(
   env: Env,
   db: Db,
-  loaded: { event: EventRow; integration: IntegrationRow; installation: InstallationRow | null; installationSpaces: number },
+  loaded: { event: EventRow; integration: IntegrationRow; owner: OrganizationRow; installation: InstallationRow | null; installationSpaces: number },
   contentInstallations: { space?: ContentInstallationRow; site?: ContentInstallationRow },
   attempt: string,
 ): Promise<AttemptResult> {
@@ -280,6 +282,7 @@ async function attemptDelivery(
       apiEndpoint,
       appUrl: env.APP_URL,
       integration,
+      owner: loaded.owner,
       installation,
       installationSpaces: loaded.installationSpaces,
       payload,
@@ -288,7 +291,8 @@ async function attemptDelivery(
       ...keys,
     });
     const result = await runIntegrationScript(env, scriptTarget(integration, key), payload, environment, new URL(apiEndpoint).origin);
-    return { ok: result.ok, lines: [...result.logs, line(result.ok ? 'info' : 'error', `${attempt}: the script ${result.detail}`)] };
+    const notHandled = result.status === EVENT_NOT_HANDLED_STATUS;
+    return { ok: result.ok, notHandled, lines: [...result.logs, line(result.ok ? 'info' : 'error', `${attempt}: the script ${result.detail}`)] };
   };
 
   const toTunnel = async (url: string): Promise<AttemptResult> => {
@@ -305,7 +309,7 @@ async function attemptDelivery(
     tunnel ? toTunnel(tunnel) : null,
   ]);
   const done = results.filter((r): r is AttemptResult => r !== null);
-  return { ok: done.every((r) => r.ok), lines: done.flatMap((r) => r.lines) };
+  return { ok: done.every((r) => r.ok), lines: done.flatMap((r) => r.lines), notHandled: done.some((r) => r.notHandled) };
 }
 
 /**
@@ -319,13 +323,13 @@ export async function deliverIntegrationEvent(env: Env, eventId: string, message
   const started = Date.now();
   const now = new Date(started).toISOString();
   const leaseUntil = new Date(started + DELIVERY_LEASE_MS).toISOString();
-  const [claimed, [event], [integration], [covered], [spaceInstallation], [siteInstallation]] = await claimAndLoad(db, eventId, now, leaseUntil);
-  if (!event || !integration) return 'gone'; // its integration was purged (events go with it)
+  const [claimed, [event], [integration], [owner], [covered], [spaceInstallation], [siteInstallation]] = await claimAndLoad(db, eventId, now, leaseUntil);
+  if (!event || !integration || !owner) return 'gone'; // its integration (or its owner) was purged (events go with it)
   if (claimed.length === 0) {
     if (event.status !== 'pending') return 'already-done';
     throw new DeliveryRetry(`integration event ${eventId} is being delivered by another consumer (until ${event.leaseUntil})`);
   }
-  const loaded = { event, integration, installation: covered?.installation ?? null, installationSpaces: covered?.spaces ?? 0 };
+  const loaded = { event, integration, owner, installation: covered?.installation ?? null, installationSpaces: covered?.spaces ?? 0 };
   const attempts = claimed[0].attempts;
   const last = attempts >= MAX_DELIVERY_ATTEMPTS || messageAttempts >= MAX_DELIVERY_ATTEMPTS;
   const label = `Attempt ${attempts} of ${MAX_DELIVERY_ATTEMPTS}`;
@@ -340,7 +344,9 @@ export async function deliverIntegrationEvent(env: Env, eventId: string, message
     if (at >= 0) lines[at] = { ...lines[at], message: `${lines[at].message}${closing}` };
     else lines.push(line('error', `${label}${closing}`));
   }
-  await db.batch([
+  const unhandled = result.notHandled ? noteUnhandled(db, integration.id, integration.version, event.type) : null;
+  await runBatch(db, [
+    ...(unhandled ? [unhandled] : []),
     appendTrace(db, eventId, lines),
     db
       .update(integrationEvents)

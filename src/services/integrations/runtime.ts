@@ -20,16 +20,24 @@ import { integrationOutbound } from './runtime-outbound';
  * each line (`{level, message, timestamp}`) against the invocation it belongs to through AsyncLocalStorage
  * (`nodejs_compat`), so events handled at once by one isolate keep their lines apart. It answers the host a
  * JSON report: the script's status (and the start of its body when >= 400), or what it threw, and its lines
- * (at most `MAX_LOG_LINES` of `MAX_LOG_CHARS` each). Lines logged outside any invocation (after the response,
- * in a `waitUntil`) belong to no event and are dropped.
+ * (at most `MAX_LOG_LINES` of `MAX_LOG_CHARS` each).
+ *
+ * `ctx.waitUntil` (GitBook's `context.waitUntil`): the wrapper hands the script a `ctx` of its own whose
+ * `waitUntil` keeps the promise with the invocation. Work passed to it runs after the script answered, within the
+ * same invocation's limits (its CPU time and subrequests count against `SCRIPT_LIMITS`), until it settles or
+ * `WAIT_UNTIL_MS` after the invocation started; what it logs is the event's too, and a rejection is an error line
+ * (the event's outcome is the script's answer, as at GitBook: the work was after it). An event's report waits for
+ * that work; a fetch invocation's answer does not (below).
  *
  * Fetch events (a request to an integration's public endpoint, routes/integrations/public-endpoint.ts) need the
  * script's own response, not a verdict: the host marks those invocations with the `RESPOND_HEADER` request
  * header, which the wrapper removes before the script sees the request. It then reads the script's body (at most
  * `MAX_FETCH_RESPONSE_BYTES`) and answers one body holding the report first (`x-integration-report-length`
- * bytes of JSON: status and headers, or what was thrown, and the lines logged until the body was
- * read) and the script's body bytes after it. The report travels in the body rather than in a header: 100 lines
- * of 2,000 characters (hundreds of kilobytes) are too large for one.
+ * bytes of JSON: status and headers, the body's length, or what was thrown, and the lines logged until the body
+ * was read), the script's body bytes after it, and last, once the work passed to `waitUntil` settled, a JSON
+ * trailer with the lines logged since: the host answers the caller as soon as it has the body and reads the
+ * trailer after (in its own `waitUntil`), so that work costs the caller no latency. The report travels in the
+ * body rather than in a header: 100 lines of 2,000 characters (hundreds of kilobytes) are too large for one.
  *
  * Network: the isolate's `globalOutbound` is `IntegrationOutbound` (runtime-outbound.ts): the script reaches
  * the API at its `apiEndpoint` with its tokens (served by this Worker), and other hosts only through the
@@ -47,8 +55,13 @@ export const SCRIPT_LIMITS = { cpuMs: 1000, subRequests: 50 } as const;
 export const SCRIPT_TIMEOUT_MS = 30_000;
 export const MAX_LOG_LINES = 100;
 export const MAX_LOG_CHARS = 2000;
+/**
+ * How long after an invocation started the work passed to `ctx.waitUntil` may go on: less than
+ * `SCRIPT_TIMEOUT_MS`, since an event's report waits for it and must reach the host in time.
+ */
+export const WAIT_UNTIL_MS = SCRIPT_TIMEOUT_MS - 3000;
 /** Part of the loader id: raise it when RUNTIME_MODULE changes, so warm isolates are not reused with the old one. */
-const RUNTIME_REVISION = 2;
+const RUNTIME_REVISION = 3;
 /** Set on a fetch invocation's request: the wrapper answers the script's own response (see the top of this file). */
 const RESPOND_HEADER = 'x-integration-runtime-respond';
 /** The largest body a script may answer to a request to its public endpoint. */
@@ -80,6 +93,7 @@ const MAX_LINES = ${MAX_LOG_LINES};
 const MAX_CHARS = ${MAX_LOG_CHARS};
 const MAX_BODY = ${MAX_FETCH_RESPONSE_BYTES};
 const RESPOND = '${RESPOND_HEADER}';
+const WAIT_UNTIL_MS = ${WAIT_UNTIL_MS};
 const BODY_EXCERPT = 300;
 const invocation = new AsyncLocalStorage();
 
@@ -97,15 +111,49 @@ function text(value) {
 for (const [method, level] of [['log', 'info'], ['info', 'info'], ['warn', 'warn'], ['error', 'error'], ['debug', 'debug'], ['trace', 'debug']]) {
   console[method] = (...args) => {
     const run = invocation.getStore();
-    if (!run) return;
-    if (run.logs.length >= MAX_LINES) {
-      run.dropped++;
-      return;
-    }
-    let message = args.map(text).join(' ');
-    if (message.length > MAX_CHARS) message = message.slice(0, MAX_CHARS) + '…';
-    run.logs.push({ level, message, timestamp: new Date().toISOString() });
+    if (!run || run.closed) return;
+    record(run, level, args.map(text).join(' '));
   };
+}
+
+function record(run, level, message) {
+  if (run.logs.length >= MAX_LINES) {
+    run.dropped++;
+    return;
+  }
+  if (message.length > MAX_CHARS) message = message.slice(0, MAX_CHARS) + '…';
+  run.logs.push({ level, message, timestamp: new Date().toISOString() });
+}
+
+/** The script's ctx: waitUntil keeps the work with the invocation (its failures are lines of its trace). */
+function contextOf(run, ctx) {
+  return {
+    waitUntil(promise) {
+      run.pending.push(Promise.resolve(promise).catch((error) => record(run, 'error', 'work passed to waitUntil failed: ' + text(error))));
+    },
+    passThroughOnException() {},
+    get props() {
+      return ctx && ctx.props;
+    },
+  };
+}
+
+/** Waits for the work passed to waitUntil (and what that work passes in turn), at most until WAIT_UNTIL_MS after the start. */
+async function settle(run) {
+  let seen = 0;
+  while (seen < run.pending.length) {
+    const batch = run.pending.slice(seen);
+    seen = run.pending.length;
+    const left = run.started + WAIT_UNTIL_MS - Date.now();
+    let timer;
+    const finished = left > 0 && (await Promise.race([Promise.all(batch).then(() => true), new Promise((resolve) => (timer = setTimeout(() => resolve(false), left)))]));
+    clearTimeout(timer);
+    if (!finished) {
+      record(run, 'warn', 'work passed to waitUntil did not finish within ' + WAIT_UNTIL_MS / 1000 + ' s of the invocation: what it logs after is not kept');
+      break;
+    }
+  }
+  run.closed = true;
 }
 
 /** The body's bytes, or null when it is larger than MAX_BODY (then no more of it is read). The host's readCapped,
@@ -134,13 +182,27 @@ async function bodyBytes(body) {
   return bytes;
 }
 
-/** A fetch invocation's answer: the report's JSON, then the script's body. */
-function respondWith(report, body) {
-  const head = new TextEncoder().encode(JSON.stringify(report));
-  const out = new Uint8Array(head.byteLength + (body ? body.byteLength : 0));
-  out.set(head);
-  if (body) out.set(body, head.byteLength);
-  return new Response(out, {
+/**
+ * A fetch invocation's answer: the report's JSON, then the script's body, then (once the work passed to
+ * waitUntil settled) the trailer: the lines logged after the report.
+ */
+function respondWith(run, report, body, ctx) {
+  const encoder = new TextEncoder();
+  report.bodyLength = body ? body.byteLength : 0;
+  const reported = run.logs.length;
+  const droppedBefore = run.dropped;
+  const head = encoder.encode(JSON.stringify(report));
+  const { readable, writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const written = (async () => {
+    await writer.write(head);
+    if (body && body.byteLength > 0) await writer.write(body);
+    await settle(run);
+    await writer.write(encoder.encode(JSON.stringify({ logs: run.logs.slice(reported), dropped: run.dropped - droppedBefore })));
+    await writer.close();
+  })().catch((error) => writer.abort(error).catch(() => {}));
+  if (ctx && typeof ctx.waitUntil === 'function') ctx.waitUntil(written);
+  return new Response(readable, {
     headers: { 'content-type': 'application/octet-stream', 'x-integration-runtime': '1', 'x-integration-report-length': String(head.byteLength) },
   });
 }
@@ -155,7 +217,7 @@ export default {
       headers.delete(RESPOND);
       request = new Request(request, { headers });
     }
-    const run = { logs: [], dropped: 0 };
+    const run = { logs: [], dropped: 0, pending: [], started: Date.now(), closed: false };
     return invocation.run(run, async () => {
       const report = { status: 0 };
       let body = null;
@@ -164,7 +226,7 @@ export default {
         const module = await loaded;
         const handler = module.default;
         if (!handler || typeof handler.fetch !== 'function') throw new Error("the script's default export has no fetch handler");
-        const response = await handler.fetch(request, env, ctx);
+        const response = await handler.fetch(request, env, contextOf(run, ctx));
         if (!(response instanceof Response)) throw new Error('the fetch handler did not return a Response');
         report.status = response.status;
         if (respond) {
@@ -176,9 +238,15 @@ export default {
       } catch (error) {
         report.error = (error && error.stack) || String(error);
       }
+      if (respond) {
+        report.logs = run.logs.slice();
+        report.dropped = run.dropped;
+        return respondWith(run, report, body, ctx);
+      }
+      // An event's report waits for the work passed to waitUntil: its lines are the event's.
+      await settle(run);
       report.logs = run.logs;
       report.dropped = run.dropped;
-      if (respond) return respondWith(report, body);
       return new Response(JSON.stringify(report), { headers: { 'content-type': 'application/json', 'x-integration-runtime': '1' } });
     });
   },
@@ -367,10 +435,15 @@ export interface FetchAnswer {
   body: Uint8Array;
 }
 
+/**
+ * `later`: the lines logged by the work the script passed to `waitUntil`, once it settled (after the answer; never
+ * rejects). `failure` is for the caller (what went wrong, never what the script threw or logged); `detail` for the trace.
+ */
 export type FetchResult =
-  | { ok: true; answer: FetchAnswer; detail: string; logs: TraceLine[] }
-  /** `failure` is for the caller (what went wrong, never what the script threw or logged); `detail` for the trace. */
-  | { ok: false; failure: string; detail: string; logs: TraceLine[] };
+  | { ok: true; answer: FetchAnswer; detail: string; logs: TraceLine[]; later: Promise<TraceLine[]> }
+  | { ok: false; failure: string; detail: string; logs: TraceLine[]; later: Promise<TraceLine[]> };
+
+const NOTHING_LATER: Promise<TraceLine[]> = Promise.resolve([]);
 
 const MAX_ANSWER_HEADERS = 200;
 
@@ -382,32 +455,101 @@ function reportHeaders(value: unknown): [string, string][] {
     .filter((pair): pair is [string, string] => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
 }
 
-/** Reads a fetch invocation's answer: the report (`x-integration-report-length` bytes of JSON), then the body. */
+/** Reads a stream in parts of known length (the report, the body), then what is left (the trailer). */
+class PartReader {
+  private buffered: Uint8Array = new Uint8Array(0);
+  private done = false;
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  /** The next `length` bytes, or null when the stream ends before them. */
+  async take(length: number): Promise<Uint8Array | null> {
+    while (this.buffered.byteLength < length && !this.done) {
+      const { done, value } = await this.reader.read();
+      if (done) this.done = true;
+      else this.buffered = concat(this.buffered, value);
+    }
+    if (this.buffered.byteLength < length) return null;
+    const part = this.buffered.subarray(0, length);
+    this.buffered = this.buffered.subarray(length);
+    return part;
+  }
+
+  /** The rest of the stream, or null when it is more than `max` bytes (the rest is then cancelled). */
+  async rest(max: number): Promise<Uint8Array | null> {
+    while (!this.done) {
+      if (this.buffered.byteLength > max) {
+        await this.reader.cancel();
+        return null;
+      }
+      const { done, value } = await this.reader.read();
+      if (done) this.done = true;
+      else this.buffered = concat(this.buffered, value);
+    }
+    return this.buffered.byteLength > max ? null : this.buffered;
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.byteLength === 0) return b;
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
+}
+
+/**
+ * The trailer of a fetch invocation (the lines logged by the work passed to `waitUntil`), read after the answer,
+ * within `SCRIPT_TIMEOUT_MS`: never rejects, a broken or late trailer is a line saying so.
+ */
+function trailerLines(parts: PartReader): Promise<TraceLine[]> {
+  const read = parts.rest(MAX_REPORT_BYTES).then((bytes): TraceLine[] => {
+    if (!bytes) return [{ level: 'warn', message: `the runtime's trailer was larger than ${MAX_REPORT_BYTES} bytes: the lines logged after the answer are not kept`, timestamp: new Date().toISOString() }];
+    if (bytes.byteLength === 0) return [];
+    return reportLines(JSON.parse(new TextDecoder().decode(bytes)) as RuntimeReport);
+  });
+  return withTimeout(read, SCRIPT_TIMEOUT_MS, `the work passed to waitUntil did not finish within ${SCRIPT_TIMEOUT_MS / 1000} s`).catch((error) => [
+    { level: 'warn', message: `the lines logged after the answer are not kept: ${failureMessage(error)}`, timestamp: new Date().toISOString() },
+  ]);
+}
+
+/**
+ * Reads a fetch invocation's answer: the report (`x-integration-report-length` bytes of JSON), then the body
+ * (`bodyLength` bytes), answered as soon as they are read; the trailer is `later`.
+ */
 async function fetchResult(response: Response): Promise<FetchResult> {
   const reportLength = Number(response.headers.get('x-integration-report-length'));
-  if (response.headers.get('x-integration-runtime') !== '1' || !Number.isInteger(reportLength) || reportLength < 2 || reportLength > MAX_REPORT_BYTES) {
+  const noReport = async (): Promise<FetchResult> => {
     await response.body?.cancel();
     const detail = `failed: the runtime answered ${response.status} without its report`;
-    return { ok: false, failure: 'failed to run', detail, logs: [] };
+    return { ok: false, failure: 'failed to run', detail, logs: [], later: NOTHING_LATER };
+  };
+  if (response.headers.get('x-integration-runtime') !== '1' || !response.body || !Number.isInteger(reportLength) || reportLength < 2 || reportLength > MAX_REPORT_BYTES) {
+    return noReport();
   }
-  const bytes = await readCapped(response.body, reportLength + MAX_FETCH_RESPONSE_BYTES);
-  if (!bytes) {
-    const detail = `answered a body larger than ${MAX_FETCH_RESPONSE_BYTES} bytes`;
-    return { ok: false, failure: detail, detail, logs: [] };
-  }
-  const report = JSON.parse(new TextDecoder().decode(bytes.subarray(0, reportLength))) as RuntimeReport;
+  const parts = new PartReader(response.body.getReader());
+  const head = await parts.take(reportLength);
+  if (!head) return noReport();
+  const report = JSON.parse(new TextDecoder().decode(head)) as RuntimeReport & { bodyLength?: unknown };
   const logs = reportLines(report);
-  if (report.error !== undefined) return { ok: false, failure: 'threw an error while handling the request', detail: thrown(report), logs };
+  const bodyLength = Number(report.bodyLength ?? 0);
+  if (!Number.isInteger(bodyLength) || bodyLength < 0 || bodyLength > MAX_FETCH_RESPONSE_BYTES) {
+    const detail = `answered a body larger than ${MAX_FETCH_RESPONSE_BYTES} bytes`;
+    return { ok: false, failure: detail, detail, logs, later: NOTHING_LATER };
+  }
+  const body = await parts.take(bodyLength);
+  if (!body) return noReport();
+  const later = trailerLines(parts);
+  if (report.error !== undefined) return { ok: false, failure: 'threw an error while handling the request', detail: thrown(report), logs, later };
   if (report.tooLarge === true) {
     const detail = `answered a body larger than ${MAX_FETCH_RESPONSE_BYTES} bytes`;
-    return { ok: false, failure: detail, detail, logs };
+    return { ok: false, failure: detail, detail, logs, later };
   }
   const status = Number(report.status);
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     const detail = `answered the status ${String(report.status).slice(0, 20)}, which is not one an HTTP response may have`;
-    return { ok: false, failure: detail, detail, logs };
+    return { ok: false, failure: detail, detail, logs, later };
   }
-  return { ok: true, answer: { status, headers: reportHeaders(report.headers), body: bytes.subarray(reportLength) }, detail: `answered ${status}`, logs };
+  return { ok: true, answer: { status, headers: reportHeaders(report.headers), body }, detail: `answered ${status}`, logs, later };
 }
 
 /**
@@ -426,12 +568,12 @@ export async function runIntegrationFetch(
   fetchBody: Blob | null,
 ): Promise<FetchResult> {
   const loader = env.LOADER;
-  if (!loader) return { ok: false, failure: NO_LOADER_MESSAGE, detail: NO_LOADER_MESSAGE, logs: [] };
+  if (!loader) return { ok: false, failure: NO_LOADER_MESSAGE, detail: NO_LOADER_MESSAGE, logs: [], later: NOTHING_LATER };
   try {
     return await invoke(env, loader, target, apiOrigin, { event, environment, ...(fetchBody ? { fetchBody } : {}) }, true, fetchResult);
   } catch (error) {
     const detail = failureMessage(error);
     const timedOut = detail.startsWith('did not answer');
-    return { ok: false, failure: timedOut ? detail : 'could not be run', detail: timedOut ? detail : `could not run: ${detail}`, logs: [] };
+    return { ok: false, failure: timedOut ? detail : 'could not be run', detail: timedOut ? detail : `could not run: ${detail}`, logs: [], later: NOTHING_LATER };
   }
 }
