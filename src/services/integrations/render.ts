@@ -17,7 +17,8 @@ import {
 import { orgRoleSql } from '../access';
 import { requireIntegration } from './access';
 import { SITE_INSTALLATIONS, SPACE_INSTALLATIONS, type ContentInstallationRow, type ContentInstallations } from './content-installations';
-import { apiBaseOf, apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from './delivery';
+import { apiBaseOf, apiEndpointOf, appendTrace, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from './delivery';
+import type { OrganizationRow } from '../organizations';
 import { eventPayload } from './event-payload';
 import { insertEvent } from './events';
 import {
@@ -101,6 +102,8 @@ function installationOnOrgQuery(db: Db, name: string, orgId: SQL, actor: Install
 
 interface RenderTarget {
   loaded: LoadedInstallation;
+  /** The integration's owner organization (the environment's `integration.owner`). */
+  owner: OrganizationRow;
   /** The space or site the context names, with the installation's own row there. */
   content?: { field: 'spaceId' | 'siteId'; id: string; own: ContentInstallationRow | null };
 }
@@ -111,25 +114,28 @@ async function loadRenderTarget(c: Context<AppBindings>, name: string, context: 
   const db = c.get('db');
   const { orgId, content } = contextTarget(context);
   const installationId = sql`(select ii.id from integration_installations ii where ii.integration_id = ${integrationIdByNameSql(name)} and ii.org_id = ${orgId})`;
-  const [rows, targetRows] = (await runBatch(db, [
+  const [rows, ownerRows, targetRows] = (await runBatch(db, [
     installationOnOrgQuery(db, name, orgId, actor),
+    ownerQuery(db, sql`(select owner_org_id from integrations where name = ${name} and deleted_at is null)`),
     ...(content ? [content.kind.targetQuery(db, installationId, content.id, actor)] : []),
-  ] as BatchItem[])) as [InstallationQueryRow[], unknown];
+  ] as BatchItem[])) as [InstallationQueryRow[], OrganizationRow[], unknown];
   if (rows[0] && !rows[0].installation) {
     requireIntegration(actor, rows[0]);
     throw installationNotFound();
   }
   const loaded = installationFrom(actor, rows);
+  const owner = ownerRows[0];
+  if (!owner) throw installationNotFound();
   const refuse = () => new ApiError(403, "Only those who may configure this installation (its organization's admins) may render its components");
   if (!content) {
     if (!loaded.rights.view) throw installationNotFound();
     if (!loaded.rights.change) throw refuse();
-    return { loaded };
+    return { loaded, owner };
   }
   const target = content.kind.target(actor, loaded, targetRows);
   if (!target.change) throw refuse();
   if (!target.covered) throw new ApiError(404, `This integration is not installed on this ${content.kind.kind}`);
-  return { loaded, content: { field: content.kind.idField, id: content.id, own: target.own } };
+  return { loaded, owner, content: { field: content.kind.idField, id: content.id, own: target.own } };
 }
 
 /** What a render answers: the script's ContentKit output, and how long it may be kept. */
@@ -195,7 +201,7 @@ function renderResult(answer: FetchAnswer, componentId: string, fail: (status: n
 /** One render (see the top of this file). */
 export async function renderIntegrationUI(c: Context<AppBindings>, name: string, input: RenderIntegrationUI): Promise<RenderResult> {
   assertRenderInput(input);
-  const { loaded, content } = await loadRenderTarget(c, name, input.context);
+  const { loaded, owner, content } = await loadRenderTarget(c, name, input.context);
   const { integration, installation } = loaded;
   if (!integration.scriptKey) throw new ApiError(404, `The integration ${integration.name} has no script to render its components`);
   if (!tokensWork(installation.status)) throw new ApiError(409, `This installation is ${installation.status}: its integration cannot act on it`);
@@ -242,6 +248,7 @@ export async function renderIntegrationUI(c: Context<AppBindings>, name: string,
     apiEndpoint,
     appUrl: c.env.APP_URL,
     integration,
+    owner,
     installation,
     installationSpaces: loaded.spaces,
     payload: event,
