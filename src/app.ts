@@ -25,6 +25,7 @@ import { integrationAssetsRouter } from './routes/integrations/assets';
 import { integrationEventsRouter } from './routes/integrations/events';
 import { integrationInstallationsRouter } from './routes/integrations/installations';
 import { integrationPublicRouter } from './routes/integrations/public-endpoint';
+import { siteScriptRouter } from './routes/integrations/site-script';
 import { integrationsRouter } from './routes/integrations/integrations';
 import { integrationSiteInstallationsRouter } from './routes/integrations/site-installations';
 import { integrationSpaceInstallationsRouter } from './routes/integrations/space-installations';
@@ -46,6 +47,7 @@ import { spaceUsersRouter } from './routes/space-users/permissions';
 import { siteAdaptiveRouter } from './routes/sites/adaptive';
 import { siteCustomizationRouter } from './routes/sites/customization';
 import { publishedSiteRouter } from './routes/sites/published';
+import { siteIntegrationScriptsRouter } from './routes/sites/integration-scripts';
 import { siteSectionGroupsRouter } from './routes/sites/section-groups';
 import { siteSectionsRouter } from './routes/sites/sections';
 import { siteSharingRouter } from './routes/sites/sharing';
@@ -93,6 +95,7 @@ const ROUTERS = [
   siteAdaptiveRouter,
   siteCustomizationRouter,
   publishedSiteRouter,
+  siteIntegrationScriptsRouter,
   openapiSpecsRouter,
   openapiVersionsRouter,
   integrationsRouter,
@@ -160,6 +163,7 @@ export function createApp() {
   app.route('/', downloadsRouter);
   app.route('/', integrationAssetsRouter);
   app.route('/', integrationPublicRouter);
+  app.route('/', siteScriptRouter);
   app.route('/', openapiPublishedRouter);
   app.route('/', samlLoginRouter);
   app.route('/', siteRouter);

@@ -8,7 +8,8 @@ import { siteSettings, siteSpaceSettings, settingsForReader } from '../services/
 import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
-import { loadSite, orgHostActive, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
+import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../services/integrations/site-scripts';
+import { loadSite, orgHostActive, siteIdByBasename, targetSql, type LoadedSite, type SiteTarget } from './load';
 import { serveView, type SiteRequest, type ViewKind } from './views';
 
 /**
@@ -143,6 +144,14 @@ function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
 // ---------------------------------------------------------------------------------------------
 // Serving a site
 
+/**
+ * Integrations' scripts run in the page's origin, so they load only on an organization's own host, where that
+ * origin holds this site and nothing else. Under `/s/<siteId>/` the origin is shared with the API, every other
+ * organization's sites and integrations' public endpoints: a script there could fetch another site's pages with
+ * the visitor's cookies of that site (share links, visitor tokens: scoped by path, not by origin).
+ */
+const scriptsOn = (mount: SiteMount) => !('siteId' in mount.target);
+
 /** The URL without the credential parameters: where a visitor is sent once they are kept in cookies. */
 function cleanLocation(url: URL): string {
   const clean = new URL(url);
@@ -186,7 +195,10 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
   const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
 
-  const { site, hostKnown } = await loadSite(c.get('db'), mount.target, credentials);
+  // Integrations' scripts only where the origin is the site's alone (`scriptsOn`), read in the same batch.
+  const db = c.get('db');
+  const withScripts = scriptsOn(mount);
+  const { site, hostKnown, extra } = await loadSite<[unknown?]>(db, mount.target, credentials, withScripts ? [siteScriptsQuery(db, targetSql(mount.target).siteId)] : []);
   if (!hostKnown) return null;
   if (!site) return notFound();
   if (view.kind === 'none') return notFound();
@@ -236,6 +248,8 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     settingsFor: (row) => settingsForReader(row ? siteSpaceSettings(model.site, row, siteDefaults) : siteDefaults, reader.claims),
     notFound,
     badRequest,
+    // Relative URLs: the script is served under `/_site/` of the page's own host.
+    scripts: withScripts ? siteScriptRows(extra[0]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
   return serveView(request, view.kind, view.segments);
 }
