@@ -211,7 +211,16 @@ export const CSP_DIRECTIVES = [
   'upgrade-insecure-requests',
   'worker-src',
 ] as const;
-const directiveValue = z.string().max(1024).regex(/^[^\u0000-\u001f\u007f;]*$/, 'must not contain ";" or control characters');
+/**
+ * One directive's sources. GitBook's manifests write them over several lines, each directive ending in `;`
+ * (`script-src: |\n  https://a.example\n  https://b.example;`): line breaks, tabs and one final `;` are
+ * accepted and normalized away when stored (`contentSecurityPolicyText`); a `;` anywhere else would start
+ * another directive, and other control characters are refused.
+ */
+const directiveValue = z
+  .string()
+  .max(1024)
+  .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f;]*(;\s*)?$/, 'must not contain ";" (but at its end) or control characters (but line breaks and tabs)');
 /**
  * A policy as one header value, or as a map of directives (kept as the header value it stands for:
  * `default-src 'self'; img-src *`). Sent as headers later: no control characters.
@@ -225,13 +234,19 @@ export const IntegrationContentSecurityPolicySchema = z
     description: 'Security policy sent as headers when the script fetch event and the blocks fetch events are processed',
   });
 
+/** A directive's sources on one line: whitespace runs as one space, the final `;` of GitBook's manifests dropped. */
+const normalizeSources = (value: string) => value.replace(/;\s*$/, '').replace(/\s+/g, ' ').trim();
+
 /** The policy as the one header value it is stored as (null when none). */
 export function contentSecurityPolicyText(policy: z.infer<typeof IntegrationContentSecurityPolicySchema> | undefined): string | null {
   if (policy === undefined) return null;
   if (typeof policy === 'string') return policy;
   const text = Object.entries(policy)
     .filter(([, value]) => value !== undefined)
-    .map(([directive, value]) => (value ? `${directive} ${value}` : directive))
+    .map(([directive, value]) => {
+      const sources = normalizeSources(value!);
+      return sources ? `${directive} ${sources}` : directive;
+    })
     .join('; ');
   return text || null;
 }

@@ -77,6 +77,9 @@ main h1{font-size:2rem;line-height:1.25;margin:0 0 .5rem}
 .results ul{list-style:none;padding-left:.9rem;margin:.3rem 0}
 .results p{margin:.1rem 0;color:var(--color-muted)}
 .not-found{max-width:40rem;margin:4rem auto;padding:0 1.25rem;text-align:center}
+.cookie-consent{position:fixed;left:1rem;right:1rem;bottom:1rem;z-index:20;max-width:32rem;padding:.8rem 1rem;background:var(--color-bg);border:1px solid var(--color-border);border-radius:var(--radius);box-shadow:0 4px 16px rgba(0,0,0,.12)}
+.cookie-consent[hidden]{display:none}
+.cookie-consent p{margin:0 0 .5rem}
 @media (max-width:1100px){.layout{grid-template-columns:14rem minmax(0,1fr)}.outline{display:none}}
 @media (max-width:760px){.layout{grid-template-columns:minmax(0,1fr)}.sidebar{border-bottom:1px solid var(--color-border);padding-bottom:1rem}.search{margin-left:0;width:100%}.search input{flex:1;min-width:0}}
 @media (prefers-reduced-motion:reduce){*{scroll-behavior:auto!important}}
@@ -86,6 +89,8 @@ main h1{font-size:2rem;line-height:1.25;margin:0 0 .5rem}
  * The theme toggle: the visitor's choice (kept in localStorage) on the root element's `data-theme`. The
  * button says which theme is showing ("Dark mode" / "Light mode") and is pressed (aria-pressed) while
  * the dark one is; it follows the system's preference while the visitor has not chosen.
+ * The cookie banner (pages with integrations' scripts that use cookies, src/site/layout.ts): shown until the
+ * visitor chooses (kept in localStorage); those scripts load once they accept, never before.
  */
 const SCRIPT = `(function(){var d=document.documentElement,k="site-theme";try{var s=localStorage.getItem(k);if(s==="light"||s==="dark")d.setAttribute("data-theme",s)}catch(e){}
 var m=window.matchMedia?matchMedia("(prefers-color-scheme: dark)"):null;
@@ -93,7 +98,11 @@ function dark(){var t=d.getAttribute("data-theme");return t?t==="dark":!!(m&&m.m
 function show(b){var on=dark();b.setAttribute("aria-pressed",String(on));b.textContent=on?"Dark mode":"Light mode";b.title=on?"Switch to light mode":"Switch to dark mode"}
 document.addEventListener("DOMContentLoaded",function(){var b=document.getElementById("theme-toggle");if(!b)return;show(b);b.hidden=false;
 if(m&&m.addEventListener)m.addEventListener("change",function(){show(b)});
-b.addEventListener("click",function(){var n=dark()?"light":"dark";d.setAttribute("data-theme",n);show(b);try{localStorage.setItem(k,n)}catch(e){}})})})();
+b.addEventListener("click",function(){var n=dark()?"light":"dark";d.setAttribute("data-theme",n);show(b);try{localStorage.setItem(k,n)}catch(e){}})});
+document.addEventListener("DOMContentLoaded",function(){var c=document.getElementById("cookie-consent");if(!c)return;var q="site-cookies",v=null;try{v=localStorage.getItem(q)}catch(e){}
+function load(){(c.getAttribute("data-scripts")||"").split(" ").forEach(function(u){if(!u)return;var s=document.createElement("script");s.async=true;s.src=u;document.head.appendChild(s)})}
+if(v==="yes"){load();return}if(v==="no")return;c.hidden=false;
+c.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-consent]");if(!b)return;var a=b.getAttribute("data-consent");try{localStorage.setItem(q,a)}catch(x){}c.hidden=true;if(a==="yes")load()})})})();
 `;
 
 /** The built-in favicon (sites without an icon or emoji of their own, the 404 page): no page makes a browser ask for /favicon.ico. */

@@ -35,6 +35,8 @@ export interface Chrome {
   assets: Assets;
   themeCss: string;
   noindex: boolean;
+  /** Integrations' scripts (services/integrations/site-scripts.ts), on pages served from the organization's own host. */
+  scripts: readonly { script: string; cookies: boolean }[];
 }
 
 export interface PageView {
@@ -97,8 +99,25 @@ ${chrome.noindex ? raw('<meta name="robots" content="noindex">') : ''}
 <style>${raw(chrome.themeCss)}</style>
 <script src="${chrome.assets.js}"></script>
 ${favicon(chrome.settings, chrome.assets.icon)}
+${integrationScripts(chrome)}
 ${extra}
 </head>`;
+}
+
+/**
+ * Integrations' scripts that use no cookies load at once (async). Those that may (`site:script:cookies`) load only
+ * once the visitor accepts cookies in `cookieConsent`'s banner (the site's script loads them, the choice is kept in
+ * localStorage); without script nothing of them loads.
+ */
+function integrationScripts(chrome: Chrome): Html | string {
+  const now = chrome.scripts.filter((s) => !s.cookies);
+  return now.length ? html`${now.map((s) => html`<script async src="${s.script}"></script>`)}` : '';
+}
+
+function cookieConsent(chrome: Chrome): Html | string {
+  const later = chrome.scripts.filter((s) => s.cookies);
+  if (later.length === 0) return '';
+  return html`<div id="cookie-consent" class="cookie-consent" role="region" aria-label="Cookies" hidden data-scripts="${later.map((s) => s.script).join(' ')}"><p>This site uses cookies to analyze traffic.</p><button type="button" data-consent="yes">Accept cookies</button> <button type="button" data-consent="no">Decline</button></div>`;
 }
 
 function announcement(chrome: Chrome): Html | string {
@@ -250,6 +269,7 @@ ${header(chrome)}
 ${aside}
 </div>
 ${footer(chrome)}
+${cookieConsent(chrome)}
 </body>
 </html>`}\n`;
 }

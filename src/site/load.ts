@@ -34,7 +34,8 @@ export function orgHostCondition(target: OrgHost): SQL {
   return sql`${organizations.customHostname} = ${target.customHostname} and ${organizations.customHostnameVerifiedAt} is not null`;
 }
 
-function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
+/** The site's id (a value, or SQL finding it by the host) and its organization's id, as SQL for the site's first batch. */
+export function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
   if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
   const where = orgHostCondition(target);
   const org = sql`(select ${organizations.id} from ${organizations} where ${where})`;

@@ -9,7 +9,8 @@ import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
 import { receiverIdsOf, recordSiteView, siteViewReceiversQuery } from '../services/integrations/site-views';
-import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, type LoadedSite, type SiteTarget } from './load';
+import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../services/integrations/site-scripts';
+import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
 
 /**
@@ -144,6 +145,14 @@ function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
 // ---------------------------------------------------------------------------------------------
 // Serving a site
 
+/**
+ * Integrations' scripts run in the page's origin, so they load only on an organization's own host, where that
+ * origin holds this site and nothing else. Under `/s/<siteId>/` the origin is shared with the API, every other
+ * organization's sites and integrations' public endpoints: a script there could fetch another site's pages with
+ * the visitor's cookies of that site (share links, visitor tokens: scoped by path, not by origin).
+ */
+const scriptsOn = (mount: SiteMount) => !('siteId' in mount.target);
+
 /** The URL without the credential parameters: where a visitor is sent once they are kept in cookies. */
 function cleanLocation(url: URL): string {
   const clean = new URL(url);
@@ -187,8 +196,14 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
   const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
 
-  // The integrations that receive its page views, read in the same first batch.
-  const { site, hostKnown, extra } = await loadSite<[unknown]>(c.get('db'), mount.target, credentials, [siteViewReceiversQuery(c.get('db'), siteIdOf(mount.target))]);
+  // Read in the same first batch: the integrations that receive its page views, and integrations' scripts
+  // where the origin is the site's alone (`scriptsOn`).
+  const db = c.get('db');
+  const withScripts = scriptsOn(mount);
+  const { site, hostKnown, extra } = await loadSite<[unknown, unknown?]>(db, mount.target, credentials, [
+    siteViewReceiversQuery(db, siteIdOf(mount.target)),
+    ...(withScripts ? [siteScriptsQuery(db, targetSql(mount.target).siteId)] : []),
+  ]);
   if (!hostKnown) return null;
   if (!site) return notFound();
   if (view.kind === 'none') return notFound();
@@ -238,6 +253,8 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     settingsFor: (row) => settingsForReader(row ? siteSpaceSettings(model.site, row, siteDefaults) : siteDefaults, reader.claims),
     notFound,
     badRequest,
+    // Relative URLs: the script is served under `/_site/` of the page's own host.
+    scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
   const response = await serveView(request, view.kind, view.segments);
   noteView(c, response, model.site.id, receiverIdsOf(extra[0]));

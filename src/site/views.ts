@@ -9,6 +9,7 @@ import { defaultHrefFor, documentToMarkdown, type ContentRef } from '../services
 import type { SiteReader } from '../services/sites/access';
 import type { FileEntry } from '../services/revisions';
 import type { SiteModel, SiteSpaceRow } from '../services/sites/model';
+import { mergePageCsp, serializeCsp, type CspDirectives, type SiteIntegrationScript } from '../services/integrations/site-scripts';
 import { siteAssets, cspHash } from './assets';
 import { navigationTree, readPageBody, readTrees, visiblePages, type SpaceTree } from './content';
 import { renderPage, renderSearch, type Chrome, type SearchResult } from './layout';
@@ -45,6 +46,8 @@ export interface SiteRequest {
   settingsFor(row: SiteSpaceRow | null): SiteCustomizationSettings;
   notFound(): Promise<Response>;
   badRequest(message: string): Promise<Response>;
+  /** Integrations' scripts the pages load (with relative URLs: served on the page's own origin). */
+  scripts: SiteIntegrationScript[];
 }
 
 /** Bumped when the markup changes in a way the version would not otherwise show. */
@@ -133,6 +136,8 @@ async function versionOf(request: SiteRequest, kind: ViewKind): Promise<string> 
     Math.floor(Date.now() / FILE_PERIOD_MS),
     request.url.origin,
     request.mount.base,
+    // Only when there are some: the version (and the ETag) of a site without scripts is what it was before them.
+    ...(request.scripts.length > 0 ? [request.scripts] : []),
   ];
   return (await sha256Hex(JSON.stringify(parts))).slice(0, 32);
 }
@@ -149,14 +154,18 @@ function headersFor(request: SiteRequest, out: Output, etag: string): Headers {
   });
   if (visibility !== 'public') headers.set('X-Robots-Tag', 'noindex');
   if (out.type.startsWith('text/html')) {
-    // No integration of this deployment injects scripts into sites (the published view's `scripts` is
-    // always empty), so the policy allows only our own script and stylesheet, and the theme's inline
-    // stylesheet by its hash.
-    const styles = ["'self'", ...(out.styleHashes ?? [])].join(' ');
-    headers.set(
-      'Content-Security-Policy',
-      `default-src 'none'; style-src ${styles}; script-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
-    );
+    // Our own script and stylesheet, the theme's inline stylesheet by its hash, and what the integrations whose
+    // scripts the page loads declared (services/integrations/site-scripts `mergePageCsp`; nothing without them).
+    const page: CspDirectives = new Map([
+      ['default-src', ["'none'"]],
+      ['style-src', ["'self'", ...(out.styleHashes ?? [])]],
+      ['script-src', ["'self'"]],
+      ['img-src', ["'self'", 'https:', 'data:']],
+      ['base-uri', ["'none'"]],
+      ['form-action', ["'self'"]],
+      ['frame-ancestors', ["'none'"]],
+    ]);
+    headers.set('Content-Security-Policy', serializeCsp(mergePageCsp(page, request.scripts)));
   }
   return headers;
 }
@@ -267,6 +276,7 @@ async function chromeFor(
     assets: { css: assets.css.path, js: assets.js.path, icon: assets.icon.path },
     themeCss: css,
     noindex: noindex || request.model.site.visibility !== 'public',
+    scripts: request.scripts,
   };
   return { chrome, styleHashes: [await cspHash(css)] };
 }

@@ -569,6 +569,8 @@ const CASES: Case[] = [
   { operationId: 'getSiteStructure', request: async () => get(await sitePath('/structure')) },
   { operationId: 'getPublishedContentSite', request: async () => get(await sitePath('/published')) },
   { operationId: 'getPublishedContentSite', variant: 'as a visitor', request: async () => api('GET', await sitePath('/published')) },
+  // Scripts themselves are checked against SiteIntegrationScript in test/integrations/site-scripts.test.ts.
+  { operationId: 'listSiteIntegrationScripts', request: async () => get(await sitePath('/integration-scripts')) },
   {
     operationId: 'unpublishSite',
     request: async () => {

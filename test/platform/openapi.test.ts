@@ -159,6 +159,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions', 'listSiteAdaptiveTemplateConditions'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/customization', 'getSiteCustomizationById'],
   ['put', '/orgs/{organizationId}/sites/{siteId}/customization', 'updateSiteCustomizationById'],
+  ['get', '/orgs/{organizationId}/sites/{siteId}/integration-scripts', 'listSiteIntegrationScripts'],
   ['post', '/orgs/{organizationId}/sites/{siteId}/publish', 'publishSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/published', 'getPublishedContentSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/publishing/auth', 'getSitePublishingAuthById'],

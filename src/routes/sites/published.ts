@@ -3,6 +3,9 @@ import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router
 import { sha256Hex } from '../../lib/ids';
 import { SiteCustomizationSettingsSchema } from '../../schemas/site-customization';
 import { SiteSchema, SiteStructureSchema } from '../../schemas/site';
+import { apiOriginOf } from '../../schemas/integration';
+import { SiteIntegrationScriptSchema } from '../../schemas/site-integration-script';
+import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript, type SiteIntegrationScript } from '../../services/integrations/site-scripts';
 import { loadSiteAsReader, visitorCredentials, type SiteReader } from '../../services/sites/access';
 import type { SiteModel } from '../../services/sites/model';
 import { modelSite, publishedFilter, siteUrlContext, toSiteStructure } from '../../services/sites/present';
@@ -19,8 +22,8 @@ const PublishedContentSiteSchema = z
       siteSpaces: z.record(z.string(), SiteCustomizationSettingsSchema).openapi({ description: 'By site space id: its override merged over the site' }),
     }),
     scripts: z
-      .array(z.object({ script: z.string(), contentSecurityPolicy: z.string().optional(), cookies: z.boolean() }))
-      .openapi({ description: 'Scripts of the integrations installed on the site' }),
+      .array(SiteIntegrationScriptSchema)
+      .openapi({ description: 'Scripts of the integrations installed on the site with `site:script:inject` approved (listSiteIntegrationScripts)' }),
   })
   .openapi('PublishedContentSite');
 
@@ -41,7 +44,7 @@ const getPublishedSiteRoute = defineRoute({
 });
 
 /** The published view: what the reader may see of the structure, with each visible site space's customization. */
-function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<typeof siteUrlContext>) {
+function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<typeof siteUrlContext>, scripts: SiteIntegrationScript[]) {
   const structure = toSiteStructure(model, urls, publishedFilter(reader, true));
   const visible = structure.type === 'siteSpaces' ? structure.structure : collectSiteSpaces(structure.structure);
   const rows = new Map(model.siteSpaces.map((row) => [row.id, row]));
@@ -54,8 +57,7 @@ function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<ty
       site: settingsForReader(site, reader.claims),
       siteSpaces: Object.fromEntries(visible.map((s) => [s.id, settingsForReader(siteSpaceSettings(model.site, rows.get(s.id)!, site), reader.claims)])),
     },
-    // No integration of this deployment injects scripts into sites yet.
-    scripts: [],
+    scripts,
   };
 }
 
@@ -71,8 +73,12 @@ function collectSiteSpaces(items: Item[]): { id: string }[] {
 export const publishedSiteRouter = createRouter().openapi(getPublishedSiteRoute, async (c) => {
   const { organizationId, siteId } = c.req.valid('param');
   const { shareKey: key } = c.req.valid('query');
-  const { model, reader, shareKey } = await loadSiteAsReader(c, organizationId, siteId, visitorCredentials(c, key));
-  const body = publishedView(model, reader, siteUrlContext(c, shareKey));
+  const db = c.get('db');
+  const { model, reader, shareKey, extra } = await loadSiteAsReader<[unknown]>(c, organizationId, siteId, visitorCredentials(c, key), [siteScriptsQuery(db, siteId)]);
+  const urls = siteUrlContext(c, shareKey);
+  // Only a published site has scripts (`siteScriptsQuery`): a member's preview of an unpublished one shows none.
+  const scripts = siteScriptRows(extra[0]).map((row) => toSiteIntegrationScript(apiOriginOf(urls), row));
+  const body = publishedView(model, reader, urls, scripts);
   const text = JSON.stringify(body);
   const etag = `"${(await sha256Hex(text)).slice(0, 32)}"`;
   const publicSite = reader.kind === 'visitor' && (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
