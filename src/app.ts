@@ -41,6 +41,7 @@ import { organizationsRouter } from './routes/organizations/organizations';
 import { linksRouter } from './routes/links/links';
 import { searchRouter } from './routes/search/search';
 import { spaceContentRouter } from './routes/space-content/content';
+import { revisionsRouter } from './routes/space-content/revisions';
 import { spaceTemplateRouter } from './routes/space-content/template';
 import { spaceUsersRouter } from './routes/space-users/permissions';
 import { siteAdaptiveRouter } from './routes/sites/adaptive';
@@ -74,6 +75,7 @@ const ROUTERS = [
   spacesRouter,
   spaceUsersRouter,
   spaceContentRouter,
+  revisionsRouter,
   changeRequestsRouter,
   changeRequestContentRouter,
   spaceCommentsRouter,
