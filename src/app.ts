@@ -42,6 +42,7 @@ import { linksRouter } from './routes/links/links';
 import { searchRouter } from './routes/search/search';
 import { spaceContentRouter } from './routes/space-content/content';
 import { revisionsRouter } from './routes/space-content/revisions';
+import { embedsRouter } from './routes/space-content/embeds';
 import { spaceTemplateRouter } from './routes/space-content/template';
 import { spaceUsersRouter } from './routes/space-users/permissions';
 import { siteAdaptiveRouter } from './routes/sites/adaptive';
@@ -76,6 +77,7 @@ const ROUTERS = [
   spaceUsersRouter,
   spaceContentRouter,
   revisionsRouter,
+  embedsRouter,
   changeRequestsRouter,
   changeRequestContentRouter,
   spaceCommentsRouter,
