@@ -33,6 +33,8 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'spaces', base: '/v1', load: () => import('./spaces/spaces').then((m) => m.spacesRouter) },
   { group: 'space-users', base: '/v1', load: () => import('./space-users/permissions').then((m) => m.spaceUsersRouter) },
   { group: 'space-content', base: '/v1', load: () => import('./space-content/content').then((m) => m.spaceContentRouter) },
+  { group: 'space-content', base: '/v1', load: () => import('./space-content/revisions').then((m) => m.revisionsRouter) },
+  { group: 'space-content', base: '/v1', load: () => import('./space-content/embeds').then((m) => m.embedsRouter) },
   { group: 'change-requests', base: '/v1', load: () => import('./change-requests/change-requests').then((m) => m.changeRequestsRouter) },
   { group: 'change-request-content', base: '/v1', load: () => import('./change-request-content/content').then((m) => m.changeRequestContentRouter) },
   { group: 'comments', base: '/v1', load: () => import('./comments/comments').then((m) => m.spaceCommentsRouter) },

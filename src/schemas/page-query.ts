@@ -15,7 +15,7 @@ export const PageQuerySchema = ContentQuerySchema.extend({
     .openapi({ description: 'true or reusable-contents: reusable content blocks are replaced by their content; default false' }),
 });
 
-export function pageOptions(query: z.infer<typeof PageQuerySchema>): PageOptions {
+export function pageOptions(query: Pick<z.infer<typeof PageQuerySchema>, 'format' | 'evaluated' | 'dereferenced'>): PageOptions {
   const flag = <T extends string>(value: 'true' | 'false' | T | undefined): boolean | T =>
     value === undefined || value === 'false' ? false : value === 'true' ? true : value;
   return { format: query.format ?? 'document', evaluated: flag(query.evaluated), dereferenced: flag(query.dereferenced) };

@@ -27,12 +27,25 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
  * depends on what is read, not on the size of the space (see services/content/tree).
  */
 
-export type ContentSource = { spaceId: string; changeRequest?: string };
+/**
+ * Whose content: the space's main content, a change request's (by id or number), or any revision of
+ * the space by id (`revision`; one of another space is in none).
+ */
+export type ContentSource = { spaceId: string; changeRequest?: string; revision?: string };
 
 /** What of the revision's maps a read needs. */
 export interface ContentWanted {
   /** One page: its record, its ancestors (for its path), its subtree and its document. */
   page?: string;
+  /** One page by its path (its slugs from the top level), read like `page`. */
+  path?: string[];
+  /**
+   * With `page` or `path`: the documents of the reusable contents the page's document includes, in the
+   * same statement, so a dereferenced read costs no round trip more.
+   */
+  reusable?: boolean;
+  /** One reusable content of the revision: its document, and those of the reusable contents it includes. */
+  reusableContent?: string;
   /** One file. */
   file?: string;
   /** Files in id order after `after` (a keyset page), `limit + 1` of them. */
@@ -85,12 +98,25 @@ export interface ContentRead {
   mergedFrom?: ChangeRequestWithContext;
   /** With `markdown`: the Markdown body of a page of the tree or of the page's subtree. */
   markdownOf?: PageMarkdown;
+  /** With `reusable` or `reusableContent`. */
+  reusable?: ReusableRead;
+}
+
+/** Reusable contents a read returned. */
+export interface ReusableRead {
+  /** Documents of the reusable contents the read document includes, by id (empty ones absent). */
+  included: Map<string, JSONDocument>;
+  /** With `reusableContent`: its entry in the revision (none: the revision has no such content)... */
+  entry?: ReusableContentEntry;
+  /** ...and its document (none: it is empty). */
+  document?: JSONDocument;
 }
 
 /** An id that cannot be a key of a map (see SAFE_KEY) is looked up as one that is in none. */
 const safeKey = (id: string) => (SAFE_KEY.test(id) && id !== ROOT ? id : '-');
 
 function revisionIdOf(source: ContentSource): SQL {
+  if (source.revision !== undefined) return sql`(select r.id from revisions r where r.id = ${source.revision} and r.space_id = ${source.spaceId})`;
   if (source.changeRequest === undefined) return sql`(select s.revision_id from spaces s where s.id = ${source.spaceId})`;
   return sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${changeRequestMatch(source.spaceId, source.changeRequest)})`;
 }
@@ -119,7 +145,7 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
  * that generates it.
  */
-function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spaceId: string }, withMarkdown = false) {
+function pageTreeQuery(db: Db, revisionId: SQL, target: PageTarget, computed?: { spaceId: string }, withMarkdown = false, withReusable = false) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
@@ -130,11 +156,15 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
   const extras = [
     ...(computed ? [specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
     ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
+    ...(withReusable
+      ? [includedReusableSql(revisionId, sql`select (select body from documents where hash = json_extract(up.rec, '$.document')) as body from up where up.level = 0`)]
+      : []),
   ];
+  const start = 'path' in target ? pathStartSql(find, chunkBody, target.path) : sql`start(id) as (select ${computed ? generatedStartSql(find, target.id) : sql`${target.id}`})`;
   return rawAll<PageTreeRow>(db, sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
-    start(id) as (select ${computed ? generatedStartSql(find, pageId) : sql`${pageId}`}),
+    ${start},
     up(id, rec, level) as (
       select start.id, ${find(sql`start.id`)}, 0 from start
       union all
@@ -164,6 +194,59 @@ function pageTreeQuery(db: Db, revisionId: SQL, pageId: string, computed?: { spa
     ${extras.length ? sql`union all select * from (${sql.join(extras, sql` union all `)})` : sql``}`);
 }
 
+/** What a page read starts from: a page id, or a path of slugs from the top level. */
+type PageTarget = { id: string } | { path: string[] };
+
+/**
+ * The CTEs `walk` and `start` of a read by path: from the top-level list, each level keeps the child
+ * whose slug (stored beside its id in the parent's list, inline or chunked) is the next segment; `start`
+ * is the page at the last segment, none when a segment matches no child. Only stored pages are walked:
+ * the pages a computed page generates are not found by path.
+ */
+function pathStartSql(find: (key: SQL) => SQL, chunkBody: SQL, path: string[]) {
+  const segments = JSON.stringify(path);
+  const segment = sql`json_extract(${segments}, '$[' || walk.level || ']')`;
+  const c = sql.raw('c');
+  return sql`walk(level, id) as (
+      select 0, ${ROOT}
+      union all
+      select walk.level + 1, ${childId(c)} from walk cross join json_each(${find(sql`walk.id`)}, '$.children') c
+        where walk.level < ${path.length} and json_extract(c.value, '$[1]') = ${segment}
+      union all
+      select walk.level + 1, ${childId(c)} from walk cross join json_each(${find(sql`walk.id`)}, '$.chunks') k cross join json_each(${chunkBody}) c
+        where walk.level < ${path.length} and json_extract(c.value, '$[1]') = ${segment}
+    ),
+    start(id) as (select id from walk where level = ${path.length} and level > 0 limit 1)`;
+}
+
+/**
+ * One row of kind `reusable` per reusable content of the revision that the documents `bodies` (a
+ * subquery with a `body` column) include as top-level blocks: its id and its document's body (null
+ * for an empty one). What dereferencing those documents needs, read in the statement that reads them.
+ */
+function includedReusableSql(revisionId: SQL, bodies: SQL) {
+  return sql`select 'reusable', json_extract(rc.value, '$.id'), (select body from documents where hash = json_extract(rc.value, '$.document'))
+    from revisions r cross join json_each(r.meta, '$.reusableContents') rc
+    where r.id = ${revisionId} and json_extract(rc.value, '$.id') in (
+      select json_extract(n.value, '$.data.ref.reusableContent') from (${bodies}) b cross join json_each(b.body, '$.nodes') n
+      where json_extract(n.value, '$.type') = 'reusable-content')`;
+}
+
+/**
+ * One reusable content of the revision: a row of kind `entry` (its entry in the revision's meta), one
+ * of kind `document` (its body, when it has one) and the `reusable` rows of the contents it includes.
+ */
+function reusableContentQuery(db: Db, revisionId: SQL, id: string) {
+  return rawAll<PageTreeRow>(db, sql`
+    with entry(value) as (
+      select rc.value from revisions r cross join json_each(r.meta, '$.reusableContents') rc
+      where r.id = ${revisionId} and json_extract(rc.value, '$.id') = ${id} limit 1),
+    doc(body) as (select (select body from documents where hash = json_extract(entry.value, '$.document')) from entry)
+    select 'entry' as kind, 0 as n, value from entry
+    union all select 'document', 0, body from doc where body is not null
+    union all ${includedReusableSql(revisionId, sql`select body from doc`)}`);
+}
+
 /**
  * One row per distinct document that `hashes` names (a subquery with a `hash` column; nulls skipped),
  * keyed by its hash: kind `markdown` with the Markdown it was stored with, or, for a document stored
@@ -184,7 +267,7 @@ function generatedStartSql(find: (key: SQL) => SQL, pageId: string) {
       and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
 }
 
-type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body'; n: number | string; value: string };
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'reusable' | 'entry'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
 const MAX_DEPTH = 1000;
@@ -249,7 +332,9 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
-  if (wanted.page !== undefined) add('page', pageTreeQuery(db, revisionId, safeKey(wanted.page), computed, wanted.markdown));
+  const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
+  if (target) add('page', pageTreeQuery(db, revisionId, target, computed, wanted.markdown, wanted.reusable));
+  if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId, wanted.reusableContent));
   if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId, computed, false, wanted.markdown));
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
   if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
@@ -278,12 +363,32 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     changeRequest: cr,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    located: pageRows ? locateRead(pageRows, wanted.page!, specs) : undefined,
+    located: pageRows ? locateRead(pageRows, wanted.page ?? pathTargetId(pageRows), specs) : undefined,
     documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
     pages: tree && expand ? expandPages(tree.pages, expand) : tree?.pages,
     files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
+    reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
+  };
+}
+
+/** A read by path found the page its `up` row of level 0 is (none: no page has that path). */
+function pathTargetId(rows: PageTreeRow[]): string {
+  const self = rows.find((r) => r.kind === 'up' && Number(r.n) === 0);
+  return self ? (JSON.parse(self.value) as PageRecord).id : '';
+}
+
+/** The reusable content a read asked for (its entry and document) and the documents of those included. */
+function reusableOf(rows: Array<{ kind: string; n?: number | string; value: string | null }>): ReusableRead {
+  const included = new Map<string, JSONDocument>();
+  for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), JSON.parse(row.value) as JSONDocument);
+  const entry = rows.find((r) => r.kind === 'entry');
+  const document = rows.find((r) => r.kind === 'document');
+  return {
+    included,
+    entry: entry?.value ? (JSON.parse(entry.value) as ReusableContentEntry) : undefined,
+    document: document?.value ? (JSON.parse(document.value) as JSONDocument) : undefined,
   };
 }
 
@@ -407,9 +512,11 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
     ? generatedDocument(generated, located.page.computedSeed ?? located.page.id)
     : read.documentBody
       ? (JSON.parse(read.documentBody) as JSONDocument)
-      : { object: 'document', data: {}, nodes: [] };
+      : emptyDocument();
   const meta = read.revision.meta;
-  if (options.dereferenced) document = await dereference(db, meta.reusableContents, document);
+  if (options.dereferenced) {
+    document = read.reusable ? dereferenceDocument(document, read.reusable.included) : await dereference(db, meta.reusableContents, document);
+  }
   if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
   if (options.format === 'document') return { ...page, document };
   // Written the way content batches read Markdown back: the title as the leading heading, the
@@ -475,5 +582,41 @@ export async function fileResponse(r: ContentRequest, fileId: string) {
 }
 
 export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
-  return pageWithContent(r.db, await readFor(r, { page: pageId }), options);
+  return pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced }), options);
 }
+
+/** A page by its path in the revision (slugs from the top level, `/`-separated); an unknown path is a 404. */
+export async function pageByPathResponse(r: ContentRequest, path: string, options: PageOptions) {
+  const segments = path.split('/').filter((segment) => segment !== '');
+  if (segments.length === 0) throw new ApiError(404, 'Page not found');
+  return pageWithContent(r.db, await readFor(r, { path: segments, reusable: !!options.dereferenced }), options);
+}
+
+/** A page's body alone (GitBook's JSONDocument), evaluated and dereferenced on demand. */
+export async function pageDocumentResponse(r: ContentRequest, pageId: string, options: Omit<PageOptions, 'format'>): Promise<JSONDocument> {
+  const page = await pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced, markdown: false }), { ...options, format: 'document' });
+  return 'document' in page && page.document ? (page.document as JSONDocument) : emptyDocument();
+}
+
+/**
+ * A page's meta links (GitBook's RevisionPageMetaLinks: a canonical URL and alternates). No page of this
+ * deployment sets either, so a page of the revision answers none; an unknown page is a 404.
+ */
+export async function pageMetaLinksResponse(r: ContentRequest, pageId: string) {
+  const read = await readFor(r, { page: pageId, markdown: false });
+  if (!read.located) throw new ApiError(404, 'Page not found');
+  return { alternates: [] as never[] };
+}
+
+/** A reusable content's body in the revision, evaluated with the revision's variables and dereferenced on demand. */
+export async function reusableContentDocumentResponse(r: ContentRequest, reusableContentId: string, options: Omit<PageOptions, 'format'>): Promise<JSONDocument> {
+  const read = await readFor(r, { reusableContent: reusableContentId, markdown: false });
+  const found = read.reusable!;
+  if (!found.entry) throw new ApiError(404, 'Reusable content not found');
+  let document = found.document ?? emptyDocument();
+  if (options.dereferenced) document = dereferenceDocument(document, found.included);
+  if (options.evaluated) document = evaluateDocument(document, read.revision.meta.variables);
+  return document;
+}
+
+const emptyDocument = (): JSONDocument => ({ object: 'document', data: {}, nodes: [] });

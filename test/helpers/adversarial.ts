@@ -90,7 +90,8 @@ const SELF: Record<string, string> = {
  * markers and ids such an answer may hold; everything else (unpublished spaces, drafts, members, share links,
  * private integrations) never.
  */
-const PUBLISHED = ['sitetitle', 'siteId', 'siteSectionId', 'sectiontitle', 'siteSpaceId', 'siteSectionGroupId', 'grouptitle', 'spaceId', 'spacetitle', 'organizationId', 'orgtitle'];
+// A published space shows its current revision's id (`revisionId`).
+const PUBLISHED = ['sitetitle', 'siteId', 'siteSectionId', 'sectiontitle', 'siteSpaceId', 'siteSectionGroupId', 'grouptitle', 'spaceId', 'spacetitle', 'organizationId', 'orgtitle', 'revisionId'];
 const PUBLIC: Record<string, { reason: string; mayShow: string[] }> = {
   listIntegrations: { reason: 'the marketplace lists public integrations (the victim publishes a private one: never listed)', mayShow: [] },
   getIntegrationByName: { reason: 'public integrations are readable by anyone (the victim publishes a private one: 404)', mayShow: [] },
@@ -144,6 +145,7 @@ const READER_MAY: Record<string, string> = {
   getChangeRequestReviewById: 'a reader reads reviews',
   getRequestedReviewersByChangeRequestId: 'a reader reads reviews',
   searchOrganizationContent: 'a reader searches what they read',
+  searchSiteContent: 'a reader searches what they read of the site',
   getOrganizationAgentInstructions: "members read the organization's agent instructions",
   ...PUBLIC_READS(),
 };
@@ -272,6 +274,8 @@ export async function seedVictim(): Promise<Victim> {
   ]);
   expectStatus(await merge(space.id, first.number, O), 200);
   const pageId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: O }), 200).body.pages[0].id;
+  // The space's head revision, read by id by the revision operations.
+  const revisionId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token: O }), 200).body.id;
   // The guest's space: the guest's only grant, so the main space stays out of their sight.
   const guestSpace = await createSpace(org.id, O, m('guestspacetitle'));
   expectStatus(await api('POST', `/v1/spaces/${guestSpace.id}/permissions`, { token: O, body: { role: 'read', users: [guest.id] } }), 204);
@@ -322,6 +326,7 @@ export async function seedVictim(): Promise<Victim> {
     changeRequestId: String(open.number),
     changeRequestObjectId: open.id,
     pageId,
+    revisionId,
     fileId: applied.insertedFiles[0].id,
     commentId: spaceComment.id,
     commentReplyId: spaceComment.reply,
@@ -463,6 +468,7 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   overrideSiteSpaceCustomizationById: () => ({ title: 'Attack' }),
   moveSpace: () => ({ parent: null }),
   moveCollection: () => ({ parent: null }),
+  searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
 };
 
 /** A valid body of `op`: the override, or the minimal value of its schema (with one property when none is required). */

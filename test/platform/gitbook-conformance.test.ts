@@ -18,6 +18,8 @@ import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitb
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 import { TEST_CERTIFICATE } from '../fixtures/saml-providers/certificate';
 import { setTxtResolver } from '../../src/services/organizations-hostnames';
+import { setOutboundFetch } from '../../src/lib/outbound';
+import { toStoredDocument } from '../../src/services/revisions';
 
 const GITBOOK = gitbookOperations();
 
@@ -153,6 +155,23 @@ function site() {
   return siteFixture;
 }
 const sitePath = async (suffix = '') => `${(await site()).base}${suffix}`;
+
+/** The conformance space's revision, by id, as it was when first asked for. */
+let revisionPath: Promise<string> | undefined;
+function revision() {
+  revisionPath ??= (async () => `/v1/spaces/${spaceId}/revisions/${expectStatus(await get(content('')), 200).body.id}`)();
+  return revisionPath;
+}
+
+/** A revision of a new space with a reusable content (no operation writes one yet: its meta is written to D1). */
+async function reusableContentRevision() {
+  const id = await newSpace('Reusable');
+  const head = expectStatus(await get(`/v1/spaces/${id}/content`), 200).body.id as string;
+  const stored = await toStoredDocument({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Shared', marks: [] }] }] }] } as never);
+  await env.DB.prepare('insert or ignore into documents (hash, body, markdown, created_at) values (?, ?, ?, ?)').bind(stored.hash, stored.body, stored.markdown, new Date().toISOString()).run();
+  await env.DB.prepare('update revisions set meta = ? where id = ?').bind(JSON.stringify({ variables: {}, reusableContents: [{ id: 'rcConformance', title: 'Shared', document: stored.hash }] }), head).run();
+  return `/v1/spaces/${id}/revisions/${head}`;
+}
 
 const content = (path: string) => `/v1/spaces/${spaceId}/content${path}`;
 const crContent = (path: string) => `/v1/spaces/${spaceId}/change-requests/${openCr.number}/content${path}`;
@@ -429,6 +448,27 @@ const CASES: Case[] = [
   { operationId: 'getPageById', variant: 'a page without children, as Markdown', request: () => get(content(`/page/${leafPageId}?format=markdown`)) },
   { operationId: 'getPageById', variant: 'a page with children', tree: true, request: () => get(content(`/page/${parentPageId}`)) },
 
+  // Revisions by id (the head at the time, read by its id)
+  { operationId: 'getRevisionById', tree: true, request: async () => get(await revision()) },
+  { operationId: 'getPageInRevisionById', variant: 'a page with children', tree: true, request: async () => get(`${await revision()}/page/${parentPageId}?dereferenced=true&evaluated=true`) },
+  { operationId: 'getPageInRevisionById', variant: 'as Markdown', request: async () => get(`${await revision()}/page/${leafPageId}?format=markdown`) },
+  { operationId: 'getPageDocumentInRevisionById', request: async () => get(`${await revision()}/page/${leafPageId}/document?evaluated=true&dereferenced=true`) },
+  { operationId: 'listRevisionPageMetaLinks', request: async () => get(`${await revision()}/page/${leafPageId}/meta-links`) },
+  { operationId: 'getPageInRevisionByPath', tree: true, request: async () => get(`${await revision()}/path/parent`) },
+  { operationId: 'getPageInRevisionByPath', variant: 'a nested page', request: async () => get(`${await revision()}/path/${encodeURIComponent('parent/child')}?format=markdown`) },
+  { operationId: 'getReusableContentDocumentInRevisionById', request: async () => get(`${await reusableContentRevision()}/reusable-contents/rcConformance/document?evaluated=true`) },
+  {
+    operationId: 'getEmbedByUrlInSpace',
+    request: async () => {
+      setOutboundFetch(async () => new Response('<html><head><title>Example</title></head></html>', { headers: { 'content-type': 'text/html' } }));
+      try {
+        return await get(`/v1/spaces/${spaceId}/embed?url=${encodeURIComponent('https://docs.example.com/page')}`);
+      } finally {
+        setOutboundFetch();
+      }
+    },
+  },
+
   // Change requests
   { operationId: 'listChangeRequestsForSpace', request: () => get(`/v1/spaces/${spaceId}/change-requests`) },
   { operationId: 'listChangeRequestsForOrganization', request: () => get(`/v1/orgs/${org.id}/change-requests`) },
@@ -560,6 +600,7 @@ const CASES: Case[] = [
   // Search
   { operationId: 'searchSpaceContent', request: () => get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent('bold text')}`) },
   { operationId: 'searchOrganizationContent', request: () => get(`/v1/orgs/${org.id}/search?query=parent`) },
+  { operationId: 'searchSiteContent', request: async () => send('POST', await sitePath('/search'), { query: 'bold', scope: { mode: 'all' } }) },
 
   // Docs sites
   { operationId: 'createSite', request: () => send('POST', `/v1/orgs/${org.id}/sites`, { title: 'Created', visibility: 'unlisted', spaces: [spaceId] }) },

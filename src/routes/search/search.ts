@@ -1,12 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
+import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access';
-import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
+import { checkOrganizationRole, organizationQuery, orgRankQuery } from '../../services/organizations';
+import { siteNotFound } from '../../services/sites/access';
+import { siteScopeSql, type SiteSearchScope } from '../../services/search/site-scope';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
 import { ftsExpression, MAX_QUERY_LENGTH, queryWords, searchQuery, toSearchPages, type HitRow } from '../../services/search/search';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
@@ -81,6 +83,69 @@ const searchOrgRoute = defineRoute({
   responses: { 200: jsonResponse(listOf(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
 });
 
+const siteSpaceIds = z.array(z.string().min(1).max(128)).min(1).max(200);
+
+/** GitBook's SiteSearchScope: which site spaces of the site a search reads. */
+const SiteSearchScopeSchema = z
+  .union([
+    z
+      .object({
+        mode: z.literal('default'),
+        currentSiteSpace: z.string().min(1).max(128).optional(),
+        restrictTo: z.enum(['currentSiteSpace', 'otherSiteSpaces']).optional(),
+      })
+      .refine((scope) => scope.restrictTo === undefined || scope.currentSiteSpace !== undefined, {
+        message: 'restrictTo needs currentSiteSpace',
+        path: ['restrictTo'],
+      }),
+    z.object({ mode: z.literal('specific'), siteSpaceIds }),
+    z.object({ mode: z.literal('all') }),
+  ])
+  .openapi('SiteSearchScope');
+
+/** GitBook's body: the query, and a `scope` (or the deprecated `mode`, `siteSpaceId` and `siteSpaceIds`). */
+const SiteSearchBody = z
+  .object({
+    query: z.string().max(MAX_QUERY_LENGTH),
+    scope: SiteSearchScopeSchema.optional(),
+    mode: z.enum(['specific', 'current', 'all']).optional().openapi({ deprecated: true }),
+    siteSpaceId: z.string().min(1).max(128).optional().openapi({ deprecated: true }),
+    siteSpaceIds: siteSpaceIds.optional().openapi({ deprecated: true }),
+  })
+  .refine((b) => b.scope !== undefined || b.siteSpaceIds !== undefined || b.mode !== undefined, { message: 'a scope is required', path: ['scope'] })
+  .refine((b) => b.mode !== 'current' || b.siteSpaceId !== undefined, { message: 'mode current needs siteSpaceId', path: ['siteSpaceId'] })
+  .refine((b) => b.mode !== 'specific' || b.siteSpaceIds !== undefined, { message: 'mode specific needs siteSpaceIds', path: ['siteSpaceIds'] });
+
+/** The scope a body asks for, the deprecated forms read as GitBook documents them. */
+function scopeOf(body: z.infer<typeof SiteSearchBody>): SiteSearchScope {
+  if (body.scope) {
+    if (body.scope.mode === 'default') return { kind: 'default', current: body.scope.currentSiteSpace, restrictTo: body.scope.restrictTo };
+    if (body.scope.mode === 'specific') return { kind: 'specific', ids: body.scope.siteSpaceIds };
+    return { kind: 'all' };
+  }
+  if (body.siteSpaceIds && body.mode !== 'all' && body.mode !== 'current') return { kind: 'specific', ids: body.siteSpaceIds };
+  if (body.mode === 'current') return { kind: 'default', current: body.siteSpaceId };
+  return { kind: 'all' };
+}
+
+const searchSiteRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/sites/{siteId}/search',
+  operationId: 'searchSiteContent',
+  costly: 'search',
+  tokens: { scope: 'site:metadata:read' },
+  tags: ['Docs sites'],
+  summary: "Search the main content of the site's spaces that the caller can read",
+  description:
+    'scope `all`: every site space; `default`: the default site space of each section (and of the site), plus `currentSiteSpace`, or with `restrictTo` only it (`currentSiteSpace`) or only the others (`otherSiteSpaces`); `specific`: the site spaces listed. Results are grouped by space, like an organization search.',
+  request: {
+    params: z.object({ organizationId: IdSchema('organizationId'), siteId: IdSchema('siteId') }),
+    query: SearchQuery.pick({ page: true, limit: true }),
+    ...jsonBody(SiteSearchBody),
+  },
+  responses: { 200: jsonResponse(listOf(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
+});
+
 /** The offset of a page of results: cursors carry the rank of the last page result shown. */
 function offsetOf(page: string | undefined): number {
   const cursor = decodeCursor(page);
@@ -142,13 +207,42 @@ export const searchRouter = createRouter()
       and ${spaceRoleSql(userId)} >= ${RANK.read})`;
     const { guardRows, hits, paths, total } = await runSearch(db, guard, words, readable, offset, limit);
     check(guardRows);
-    const titles = new Map(paths.map((p) => [p.spaceId, p.spaceTitle]));
-    const pages = toSearchPages(hits, paths, words, () => organizationId, urlContext(c.req.url, c.env.APP_URL)).filter((p) => p.rank <= offset + limit);
-    const bySpace = new Map<string, z.infer<typeof SpaceResultSchema>>();
-    for (const { spaceId, ...page } of pages) {
-      const space = bySpace.get(spaceId) ?? { type: 'space' as const, id: spaceId, title: titles.get(spaceId) ?? '', score: page.score, pages: [] };
-      space.pages.push(page);
-      bySpace.set(spaceId, space);
+    return c.json(bySpaceResults(organizationId, { hits, paths, total }, words, offset, limit, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(searchSiteRoute, async (c) => {
+    const userId = requireUser(c);
+    const { organizationId, siteId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const q = c.req.valid('query');
+    const words = queryWords(body.query);
+    const offset = offsetOf(q.page);
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const db = c.get('db');
+    // The caller's organization role and the site (of that organization), read with the search.
+    const guard = orgRankQuery(db, organizationId, userId, { site: sql<string | null>`(select s.id from sites s where s.id = ${siteId} and s.org_id = ${organizationId})` as never });
+    const check = (rows: unknown[]) => {
+      const [row] = rows as Array<{ rank: number | null; site: string | null }>;
+      // Guests and outsiders do not see the organization's sites (services/sites/access).
+      if (!row?.rank || row.rank < RANK.read || !row.site) throw siteNotFound();
+    };
+    if (words.length === 0) {
+      check(await guard.all());
+      return c.json({ items: [], count: 0 }, 200);
     }
-    return c.json({ items: [...bySpace.values()], count: total, ...nextPage(offset, limit, pages.length, hits) }, 200);
+    const found = await runSearch(db, guard, words, siteScopeSql(organizationId, siteId, userId, scopeOf(body)), offset, limit);
+    check(found.guardRows);
+    return c.json(bySpaceResults(organizationId, found, words, offset, limit, urlContext(c.req.url, c.env.APP_URL)), 200);
   });
+
+/** Results grouped by space (organization and site searches), in rank order. */
+function bySpaceResults(orgId: string, found: { hits: HitRow[]; paths: PathRow[]; total: number }, words: string[], offset: number, limit: number, urls: ReturnType<typeof urlContext>) {
+  const titles = new Map(found.paths.map((p) => [p.spaceId, p.spaceTitle]));
+  const pages = toSearchPages(found.hits, found.paths, words, () => orgId, urls).filter((p) => p.rank <= offset + limit);
+  const bySpace = new Map<string, z.infer<typeof SpaceResultSchema>>();
+  for (const { spaceId, ...page } of pages) {
+    const space = bySpace.get(spaceId) ?? { type: 'space' as const, id: spaceId, title: titles.get(spaceId) ?? '', score: page.score, pages: [] };
+    space.pages.push(page);
+    bySpace.set(spaceId, space);
+  }
+  return { items: [...bySpace.values()], count: found.total, ...nextPage(offset, limit, pages.length, found.hits) };
+}
