@@ -58,6 +58,7 @@ import { translationsRouter } from './routes/translations/translations';
 import { samlProvidersRouter } from './routes/sso/saml-providers';
 import { samlLoginRouter } from './routes/sso/saml-login';
 import { siteHostDispatch, siteRouter } from './site/routes';
+import { urlsRouter } from './routes/urls/published';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
@@ -105,6 +106,7 @@ const ROUTERS = [
   conversationIssuesRouter,
   translationsRouter,
   samlProvidersRouter,
+  urlsRouter,
 ];
 
 /** Every API route is under this path; the served OpenAPI document's server URL ends with it. */
@@ -179,6 +181,12 @@ export function createApp() {
     type: 'http',
     scheme: 'bearer',
     description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'siteToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "A site token (the `apiToken` of resolvePublishedContentByUrl, a JWT valid an hour): one visitor of one published site, reading that site's published content through the operations that list it, and nothing else.",
   });
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
