@@ -1,6 +1,7 @@
 import type { RateLimitOutcome } from './services/limits/rate-limits';
 import type { Db } from './db/client';
 import type { SpaceWriter } from './durable-objects/space-writer';
+import type { SiteTokenPayload } from './services/sites/site-token';
 
 export interface Env {
   DB: D1Database;
@@ -61,6 +62,8 @@ export interface Env {
   MAX_CONVERSATIONS_PER_DAY?: string;
   /** Key (secret; any string, hashed to AES-256) of integration secrets and signing secrets at rest; unset, writing or reading one answers 503 naming it. */
   INTEGRATIONS_KEY?: string;
+  /** HMAC key (secret) of site tokens, the bearer resolvePublishedContentByUrl hands a site's renderer (services/sites/site-token); unset, issuing or using one answers 503 naming it. */
+  SITE_TOKENS_KEY?: string;
 }
 
 /** What an installation token may reach: its organization, the spaces and sites it covers, its integration's scopes. */
@@ -74,7 +77,7 @@ export interface InstallationGrant {
   sites: 'all' | string[];
 }
 
-/** Who is calling: a user with an API token, the deployment's operator, or a published site's visitor. */
+/** Who is calling: a user with an API token, the deployment's operator, or a published site's visitor (with or without a site token). */
 export type Actor =
   | { kind: 'user'; userId: string; email: string; emailVerified: boolean }
   | { kind: 'operator' }
@@ -83,7 +86,12 @@ export type Actor =
   /** A short-lived installation token: acts as the integration's bot user within `grant`. */
   | { kind: 'installation'; userId: string; grant: InstallationGrant }
   /** No API token, on the few reads a published site's visitors make (see middleware/auth). */
-  | { kind: 'visitor' };
+  | { kind: 'visitor' }
+  /**
+   * A site token (services/sites/site-token): a visitor of one published site, with their claims, on the
+   * operations that admit site tokens (defineRoute `siteToken: true`) and only there.
+   */
+  | { kind: 'site'; token: SiteTokenPayload };
 
 export type AppBindings = {
   Bindings: Env;

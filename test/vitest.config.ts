@@ -34,13 +34,14 @@ export function workersProject(options: { include: string[]; exclude?: string[];
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },
           miniflare: {
-            // The three secrets are distinct, as a deployment must have them (README, Deploying). SITES_DOMAIN:
+            // The secrets are distinct, as a deployment must have them (README, Deploying). SITES_DOMAIN:
             // organizations' labels serve their sites at `<label>.sites.test` (test/organizations/hostnames.test.ts).
             bindings: {
               TEST_MIGRATIONS: migrations,
               ADMIN_TOKEN: 'test-admin-token',
               FILES_SIGNING_KEY: 'test-files-signing-key',
               INTEGRATIONS_KEY: 'test-integrations-key',
+              SITE_TOKENS_KEY: 'test-site-tokens-key',
               SITES_DOMAIN: 'sites.test',
               ...options.vars,
             },

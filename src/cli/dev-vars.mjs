@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The deployment's secrets, each its own (README, Configuration): none falls back to another, so `wrangler dev`
- * needs all three. The operator token, the download URLs' signing key, the integration secrets' key.
+ * needs all four. The operator token, the download URLs' signing key, the integration secrets' key, the site
+ * tokens' signing key.
  */
-export const DEV_SECRETS = ['ADMIN_TOKEN', 'FILES_SIGNING_KEY', 'INTEGRATIONS_KEY'];
+export const DEV_SECRETS = ['ADMIN_TOKEN', 'FILES_SIGNING_KEY', 'INTEGRATIONS_KEY', 'SITE_TOKENS_KEY'];
 
 const secretLine = (name) => new RegExp(`^[ \\t]*${name}[ \\t]*=[ \\t]*(\\S.*)?$`, 'm');
 
@@ -23,7 +24,7 @@ export function withDevSecrets(current, names = DEV_SECRETS, random = () => rand
     if (match?.[1]?.trim()) continue;
     const line = `${name}=${random()}`;
     if (match) next = next.replace(pattern, line);
-    else if (next === '') next = `# Local secrets for wrangler dev (git-ignored): three distinct secrets, none standing in for another.\n${line}\n`;
+    else if (next === '') next = `# Local secrets for wrangler dev (git-ignored): distinct secrets, none standing in for another.\n${line}\n`;
     else next = `${next}${next.endsWith('\n') ? '' : '\n'}${line}\n`;
     created.push(name);
   }

@@ -68,15 +68,32 @@ const STANDARD_ERRORS = {
  * and installation tokens are refused (403). `costly` names the expensive operation's own rate limit
  * policy, counted on top of the caller's (services/limits/rate-limits). `visitors`: the operation also answers
  * without a token, what a published site's visitors may read (documented as optional authentication).
+ *
+ * `siteToken: true` admits site tokens (services/sites/site-token): the bearer resolvePublishedContentByUrl
+ * hands a published site's renderer, standing for one visitor of one site. It is an allowlist: every operation
+ * without it answers 403 to a site token (middleware/token-access), so only the reads a renderer makes of a
+ * site's published content carry it. Where it is set:
+ * - the path names what the token must own: `{organizationId}` (its organization), `{siteId}` (its site) or
+ *   `{spaceId}` (one of its `spaces`), checked before the handler (another one reads as 404). A route with
+ *   none of them cannot take the option (defineRoute throws), nor can a PUT, PATCH or DELETE: a site token
+ *   never changes anything (a POST only for reads that take a body, such as a search).
+ * - the handler reads as the visitor the token stands for: `siteTokenOf(c)` gives its payload (claims for
+ *   adaptive content, the site, the spaces); it checks that the site is still published and still has the
+ *   space (services/sites/site-token `siteTokenSpaceQuery`, in the handler's own batch), and reads only the
+ *   published content (a space's current revision), never drafts, change requests or unpublished sites.
+ * - it is documented as the `siteToken` security scheme (test/platform/adversarial-* attack every other
+ *   operation with one).
  */
 export function defineRoute<
   P extends string,
-  R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy; visitors?: true },
+  R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy; visitors?: true; siteToken?: true },
 >(config: R) {
-  const { tokens = {}, costly, visitors, ...route } = config;
+  const { tokens = {}, costly, visitors, siteToken, ...route } = config;
+  if (siteToken) assertSiteTokenRoute(route.method, route.path);
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
   if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
   if (tokens.integration) security.push({ integrationToken: [] });
+  if (siteToken) security.push({ siteToken: [] });
   // The empty requirement is OpenAPI's "no authentication": a published site's visitors call it without a
   // token (middleware/auth's VISITOR_READS admits them; test/platform/openapi.test.ts holds the two together).
   if (visitors) security.push({});
@@ -84,9 +101,15 @@ export function defineRoute<
   return createRoute({
     security,
     ...route,
-    middleware: [tokenAccess(tokens), ...(costly ? [limitCostly(costly)] : []), ...middleware],
+    middleware: [tokenAccess(tokens, siteToken === true), ...(costly ? [limitCostly(costly)] : []), ...middleware],
     responses: { ...STANDARD_ERRORS, ...(costly ? { 429: tooManyRequests(costly) } : {}), ...route.responses },
   } as Omit<R, 'tokens' | 'costly'>);
+}
+
+/** A site token reads, and only what the path ties to its organization, site or spaces. */
+function assertSiteTokenRoute(method: string, path: string): void {
+  if (method !== 'get' && method !== 'post') throw new Error(`${method.toUpperCase()} ${path}: site tokens never change anything`);
+  if (!/\{(organizationId|siteId|spaceId)\}/.test(path)) throw new Error(`${path}: a route admitting site tokens must name {organizationId}, {siteId} or {spaceId}`);
 }
 
 /** A JSON request body that must be present and valid. */

@@ -7,6 +7,7 @@ import { ApiError } from '../lib/errors';
 import { sha256Hex, timingSafeEqual } from '../lib/ids';
 import { nowIso } from '../lib/time';
 import { integrationTokenActor, isIntegrationToken } from '../services/integrations/tokens';
+import { looksLikeSiteToken, SITE_TOKEN_REFUSED, verifySiteToken } from '../services/sites/site-token';
 import { cachedIdentity, rememberIdentity } from './identity-cache';
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
@@ -22,7 +23,11 @@ const VISITOR_READS = [
   /^\/v1\/orgs\/[^/]+\/sso\/?$/,
 ];
 
+/** Resolving a published URL (resolvePublishedContentByUrl): a POST that changes nothing, made by a site's renderer for its visitors. */
+const RESOLVE_URL = /^\/v1\/urls\/published\/?$/;
+
 function isVisitorRead(method: string, path: string): boolean {
+  if (method === 'POST' && RESOLVE_URL.test(path)) return true;
   return (method === 'GET' || method === 'HEAD') && VISITOR_READS.some((pattern) => pattern.test(path));
 }
 
@@ -40,6 +45,15 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   const adminToken = c.env.ADMIN_TOKEN;
   if (adminToken && timingSafeEqual(token, adminToken)) {
     c.set('actor', { kind: 'operator' });
+    return next();
+  }
+
+  // A site token (a JWT: API tokens never look like one) is verified on every request, without D1; which
+  // operations admit it, and on which ids, is middleware/token-access's (defineRoute `siteToken`).
+  if (looksLikeSiteToken(token)) {
+    const payload = await verifySiteToken(c.env, token);
+    if (!payload) throw new ApiError(401, 'Invalid or expired site token');
+    c.set('actor', { kind: 'site', token: payload });
     return next();
   }
 
@@ -97,6 +111,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
 export function requireUser(c: Context<AppBindings>): string {
   const actor = c.get('actor');
   if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
+  if (actor.kind === 'site') throw new ApiError(403, SITE_TOKEN_REFUSED);
   if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
   return actor.userId;
 }

@@ -76,6 +76,12 @@ export async function createDocumentedApp() {
     scheme: 'bearer',
     description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
   });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'siteToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "A site token (the `apiToken` of resolvePublishedContentByUrl, a JWT valid an hour): one visitor of one published site, reading that site's published content through the operations that list it, and nothing else.",
+  });
   return app;
 }
 

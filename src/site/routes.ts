@@ -11,6 +11,7 @@ import { badRequestPage, notFoundPage } from './layout';
 import { receiverIdsOf, recordSiteView, siteViewReceiversQuery } from '../services/integrations/site-views';
 import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../services/integrations/site-scripts';
 import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
+import { isSiteIdSegment, parseSegments } from './structure';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
 
 /**
@@ -42,8 +43,6 @@ import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from '
  * downloads, served by their own routes (the same on every host). Everything else there is the site.
  */
 const SITE_RESOURCES = /^\/(_site|files)\//;
-const MAX_PATH = 2048;
-const MAX_SEGMENT = 256;
 
 const SHARE_PARAMS = ['share', 'shareKey'] as const;
 const TOKEN_PARAM = 'jwt_token';
@@ -106,26 +105,6 @@ function cookie(name: string, value: string, path: string, maxAge?: number): str
 
 // ---------------------------------------------------------------------------------------------
 // The path below the site's base
-
-type ParsedPath = { kind: 'ok'; segments: string[] } | { kind: 'bad' } | { kind: 'none' };
-
-/** Decoded segments of the raw (still percent-encoded) path below the base; hostile paths are refused. */
-export function parseSegments(raw: string): ParsedPath {
-  if (raw.length > MAX_PATH) return { kind: 'none' };
-  const parts = raw.split('/').filter((p) => p !== '');
-  const segments: string[] = [];
-  for (const part of parts) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(part);
-    } catch {
-      return { kind: 'bad' };
-    }
-    if (decoded.length > MAX_SEGMENT || decoded === '.' || decoded === '..' || /[\u0000-\u001f\u007f/\\]/.test(decoded)) return { kind: 'none' };
-    segments.push(decoded);
-  }
-  return { kind: 'ok', segments };
-}
 
 function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
   if (segments.length === 1) {
@@ -316,7 +295,7 @@ function methodNotAllowed() {
 
 async function serveSitePath(c: Context<AppBindings>) {
   const siteId = c.req.param('siteId') ?? '';
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(siteId)) return notFound();
+  if (!isSiteIdSegment(siteId)) return notFound();
   const url = new URL(c.req.url);
   // What follows the raw (still encoded) id segment.
   const rest = url.pathname.replace(/^\/s\/[^/]*/, '');

@@ -131,3 +131,32 @@ export function resolvePath(view: SiteStructureView, segments: string[]): Resolv
 export function firstListed(view: SiteStructureView): SiteSpaceNode | undefined {
   return view.siteSpaces.find((s) => s.listed) ?? view.siteSpaces[0];
 }
+
+// ---------------------------------------------------------------------------------------------
+// The path below the site's base (shared by the HTML site and resolvePublishedContentByUrl)
+
+const MAX_PATH = 2048;
+const MAX_SEGMENT = 256;
+
+type ParsedPath = { kind: 'ok'; segments: string[] } | { kind: 'bad' } | { kind: 'none' };
+
+/** Decoded segments of the raw (still percent-encoded) path below the base; hostile paths are refused. */
+export function parseSegments(raw: string): ParsedPath {
+  if (raw.length > MAX_PATH) return { kind: 'none' };
+  const parts = raw.split('/').filter((p) => p !== '');
+  const segments: string[] = [];
+  for (const part of parts) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(part);
+    } catch {
+      return { kind: 'bad' };
+    }
+    if (decoded.length > MAX_SEGMENT || decoded === '.' || decoded === '..' || /[\u0000-\u001f\u007f/\\]/.test(decoded)) return { kind: 'none' };
+    segments.push(decoded);
+  }
+  return { kind: 'ok', segments };
+}
+
+/** A site id as `/s/<siteId>` may name one (anything else there is no site). */
+export const isSiteIdSegment = (segment: string) => /^[A-Za-z0-9_-]{1,128}$/.test(segment);

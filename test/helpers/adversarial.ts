@@ -19,6 +19,9 @@
  *                 every scope and all the spaces and sites there
  *   integration   the integration token of that integration (published by the attacker's organization, not
  *                 installed in the victim organization)
+ *   siteToken     a site token (resolvePublishedContentByUrl's apiToken) of a published site of the attacker's
+ *                 organization: 403 wherever the served document does not list the `siteToken` scheme, 404 on
+ *                 the victim's ids where it does (public operations answer what they answer anyone)
  *
  * What each must get (`expectationFor`), by class of operation:
  *
@@ -64,10 +67,10 @@ import { INTEGRATION_SCOPES } from '../../src/services/integrations/scopes';
 
 export const ADVERSARIAL_SHARDS = 4;
 
-export const ATTACKERS = ['outsider', 'otherAdmin', 'guest', 'reader', 'installation', 'integration'] as const;
+export const ATTACKERS = ['outsider', 'otherAdmin', 'guest', 'reader', 'installation', 'integration', 'siteToken'] as const;
 export type Attacker = (typeof ATTACKERS)[number];
 /** The attackers outside the victim organization: every answer to them must be the same as for ids that do not exist. */
-const STRANGERS = new Set<Attacker>(['outsider', 'otherAdmin', 'installation', 'integration']);
+const STRANGERS = new Set<Attacker>(['outsider', 'otherAdmin', 'installation', 'integration', 'siteToken']);
 
 /** Operations of the deployment's operator: a user, installation or integration token gets 403. */
 const OPERATOR_ONLY = new Set(['createUser', 'createUserToken']);
@@ -99,6 +102,7 @@ const PUBLIC: Record<string, { reason: string; mayShow: string[] }> = {
   getPublishedContentSite: { reason: 'the published public site is what visitors read', mayShow: [...PUBLISHED, 'pageId', 'pagetitle', 'childpagetitle', 'pagetext', 'childtext', 'fileId', 'file'] },
   listSiteSections: { reason: "a published public site's sections are what visitors read", mayShow: PUBLISHED },
   listSiteSpaces: { reason: "a published public site's site spaces are what visitors read", mayShow: PUBLISHED },
+  resolvePublishedContentByUrl: { reason: "resolving a published URL is what a site's renderer does for anyone", mayShow: PUBLISHED },
 };
 
 /**
@@ -184,6 +188,8 @@ export interface Operation {
   installationToken: boolean;
   installationScope?: string;
   integrationToken: boolean;
+  /** The document lists the `siteToken` scheme (defineRoute `siteToken: true`). */
+  siteToken: boolean;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -204,6 +210,7 @@ export async function documentedOperations(): Promise<Operation[]> {
         installationToken: Boolean(installation),
         installationScope: installation?.installationToken[0],
         integrationToken: security.some((s) => s.integrationToken),
+        siteToken: security.some((s) => s.siteToken),
       };
     }),
   );
@@ -384,6 +391,11 @@ export async function seedAttackers(victim: Victim): Promise<Record<Attacker, st
   const attackerOrg = expectStatus(await api('POST', '/v1/orgs', { token: otherAdmin.token, body: { title: 'Attacker organization' } }), 201).body;
   const integration = await seedIntegration(attackerOrg.id, { scopes: [...INTEGRATION_SCOPES], visibility: 'private' });
   const installation = await seedInstallation(integration, attackerOrg.id, { spaces: 'all', sites: 'all' });
+  // A published site of the attacker's organization, and the site token resolving its URL hands out.
+  const space = await createSpace(attackerOrg.id, otherAdmin.token, 'Attacker docs');
+  const site = expectStatus(await api('POST', `/v1/orgs/${attackerOrg.id}/sites`, { token: otherAdmin.token, body: { title: 'Attacker site', spaces: [space.id] } }), 201).body;
+  expectStatus(await api('POST', `/v1/orgs/${attackerOrg.id}/sites/${site.id}/publish`, { token: otherAdmin.token }), 200);
+  const resolved = expectStatus(await api('POST', '/v1/urls/published', { body: { url: `${BASE}/s/${site.id}/` } }), 200).body;
   return {
     outsider: outsider.token,
     otherAdmin: otherAdmin.token,
@@ -391,6 +403,7 @@ export async function seedAttackers(victim: Victim): Promise<Record<Attacker, st
     reader: victim.tokens.reader,
     installation: await seedToken(integration.id, installation.id),
     integration: await seedToken(integration.id, null),
+    siteToken: resolved.apiToken,
   };
 }
 
@@ -442,6 +455,9 @@ function expectationByClass(op: Operation, attacker: Attacker): Expectation {
   }
   if (attacker === 'installation') {
     return op.installationToken ? { statuses: op.method === 'delete' ? [404, 204] : [404], mayShow: [], reason: 'another organization (installation token admitted)' } : { statuses: [403], mayShow: [], reason: 'installation tokens refused' };
+  }
+  if (attacker === 'siteToken') {
+    return op.siteToken ? { statuses: [404], mayShow: [], reason: "another organization's site (site token admitted)" } : { statuses: [403], mayShow: [], reason: 'site tokens refused' };
   }
   if (attacker === 'integration') {
     return op.integrationToken ? { statuses: op.method === 'delete' ? [404, 204] : [404], mayShow: [], reason: 'another organization (integration token admitted)' } : { statuses: [403], mayShow: [], reason: 'integration tokens refused' };
@@ -593,7 +609,7 @@ export async function attackShard(shard: number) {
       // Every operation is attacked by the four strangers at least (the reader only where it needs more than read).
       for (const op of all) {
         const attacked = ATTACKERS.filter((attacker) => expectationFor(op, attacker));
-        expect(attacked, op.operationId).toEqual(expect.arrayContaining(['outsider', 'otherAdmin', 'guest', 'installation', 'integration']));
+        expect(attacked, op.operationId).toEqual(expect.arrayContaining(['outsider', 'otherAdmin', 'guest', 'installation', 'integration', 'siteToken']));
       }
       const mine = all.filter((_, index) => index % ADVERSARIAL_SHARDS === shard - 1).length;
       expect(mine).toBe(operations.length);

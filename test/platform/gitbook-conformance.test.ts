@@ -612,6 +612,16 @@ const CASES: Case[] = [
   { operationId: 'getPublishedContentSite', variant: 'as a visitor', request: async () => api('GET', await sitePath('/published')) },
   // Scripts themselves are checked against SiteIntegrationScript in test/integrations/site-scripts.test.ts.
   { operationId: 'listSiteIntegrationScripts', request: async () => get(await sitePath('/integration-scripts')) },
+  { operationId: 'resolvePublishedContentByUrl', request: async () => api('POST', '/v1/urls/published', { body: { url: `http://api.test/s/${(await site()).id}/reference/x` } }) },
+  { operationId: 'resolvePublishedContentByUrl', variant: 'the site root (not complete)', request: async () => api('POST', '/v1/urls/published', { body: { url: `http://api.test/s/${(await site()).id}` } }) },
+  {
+    operationId: 'getPublishedContentSite',
+    variant: 'with a site token',
+    request: async () => {
+      const { body } = await api('POST', '/v1/urls/published', { body: { url: `http://api.test/s/${(await site()).id}/` } });
+      return api('GET', await sitePath('/published'), { token: body.apiToken });
+    },
+  },
   {
     operationId: 'unpublishSite',
     request: async () => {

@@ -169,6 +169,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['put', '/orgs/{organizationId}/sites/{siteId}/customization', 'updateSiteCustomizationById'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/integration-scripts', 'listSiteIntegrationScripts'],
   ['post', '/orgs/{organizationId}/sites/{siteId}/publish', 'publishSite'],
+  ['post', '/urls/published', 'resolvePublishedContentByUrl'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/published', 'getPublishedContentSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/publishing/auth', 'getSitePublishingAuthById'],
   ['patch', '/orgs/{organizationId}/sites/{siteId}/publishing/auth', 'updateSitePublishingAuthById'],
@@ -287,7 +288,8 @@ describe('GET /openapi.json', () => {
       // `{}`: authentication is optional (a published site's visitors; see the next test).
       if (Object.keys(alternative).length === 0) continue;
       const [[scheme, scopes]] = Object.entries(alternative) as [string, string[]][];
-      expect(['installationToken', 'integrationToken']).toContain(scheme);
+      // siteToken: the operations a site token may call (defineRoute `siteToken: true`; test/sites/site-tokens).
+      expect(['installationToken', 'integrationToken', 'siteToken']).toContain(scheme);
       for (const scope of scopes) expect(INTEGRATION_SCOPES).toContain(scope);
     }
     for (const status of ['400', '401', '403', '404', '429']) {
@@ -317,7 +319,7 @@ describe('GET /openapi.json', () => {
         if ((res.status === 401) === isOptional) refused.push(`${operation.operationId}: ${res.status} without a token, optional: ${isOptional}`);
       }
     }
-    expect(optional.sort()).toEqual(['getPublishedContentSite', 'getSpaceById', 'listSSOProviderLoginsInOrganization', 'listSiteSections', 'listSiteSpaces']);
+    expect(optional.sort()).toEqual(['getPublishedContentSite', 'getSpaceById', 'listSSOProviderLoginsInOrganization', 'listSiteSections', 'listSiteSpaces', 'resolvePublishedContentByUrl']);
     expect(refused).toEqual([]);
   });
 

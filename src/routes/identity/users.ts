@@ -4,6 +4,7 @@ import { users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { requireOperator, requireUser } from '../../middleware/auth';
+import { SITE_TOKEN_REFUSED } from '../../services/sites/site-token';
 import { IdSchema, urlContext } from '../../schemas/common';
 import { CreatedApiTokenSchema, UserSchema, toUser } from '../../schemas/user';
 import { createUser, issueToken, normalizeEmail } from '../../services/users';
@@ -80,6 +81,7 @@ export const usersRouter = createRouter()
   .openapi(getUserRoute, async (c) => {
     const actor = c.get('actor');
     if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
+    if (actor.kind === 'site') throw new ApiError(403, SITE_TOKEN_REFUSED);
     const { userId } = c.req.valid('param');
     // The operator sees every account; a user sees themselves and those they share an organization
     // with, so nobody else learns that an account (or its email) exists.

@@ -32,10 +32,11 @@ const getPublishedSiteRoute = defineRoute({
   path: '/orgs/{organizationId}/sites/{siteId}/published',
   operationId: 'getPublishedContentSite',
   visitors: true,
+  siteToken: true,
   tags: ['Docs sites'],
   summary: 'What a visitor sees of a site: its structure and customization (visitors too, with the site\'s credentials)',
   description:
-    'Without an API token, a published site answers to its audience: anyone for public and unlisted sites, the `shareKey` of an active share link for share-link sites, a JWT signed with the publishing-auth key (`X-Visitor-Token` header or `jwt_token` query) for visitor-auth sites. Anything else reads as an unknown site. Members read any site of their organization (its preview). Sections and site spaces whose condition is false for the visitor\'s claims are left out, and so are hidden site spaces.',
+    'Without an API token, a published site answers to its audience: anyone for public and unlisted sites, the `shareKey` of an active share link for share-link sites, a JWT signed with the publishing-auth key (`X-Visitor-Token` header or `jwt_token` query) for visitor-auth sites; or a site token of this site (the `apiToken` of resolvePublishedContentByUrl), reading as the visitor it was issued to. Anything else reads as an unknown site. Members read any site of their organization (its preview). Sections and site spaces whose condition is false for the visitor\'s claims are left out, and so are hidden site spaces.',
   request: {
     params: SiteParams,
     query: VisitorQuery,
@@ -81,7 +82,8 @@ export const publishedSiteRouter = createRouter().openapi(getPublishedSiteRoute,
   const body = publishedView(model, reader, urls, scripts);
   const text = JSON.stringify(body);
   const etag = `"${(await sha256Hex(text)).slice(0, 32)}"`;
-  const publicSite = reader.kind === 'visitor' && (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
+  const publicSite =
+    reader.kind === 'visitor' && Object.keys(reader.claims).length === 0 && (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
   // Anyone's copy of a public site is the same; everything else depends on who asks.
   c.header('Cache-Control', publicSite ? 'public, max-age=60' : 'private, no-cache');
   c.header('ETag', etag);

@@ -68,6 +68,7 @@ const getSpaceRoute = defineRoute({
   path: '/spaces/{spaceId}',
   operationId: 'getSpaceById',
   visitors: true,
+  siteToken: true,
   tokens: { scope: 'space:metadata:read' },
   tags,
   summary: 'Get a space (a deleted one shows its deletedAt)',
@@ -215,18 +216,21 @@ export const spacesRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const { shareKey } = c.req.valid('query');
     const db = c.get('db');
-    const visitor = c.get('actor').kind === 'visitor';
+    const actor = c.get('actor');
+    // A site token (its spaces checked by token-access) reads the space as long as its site still publishes it.
+    const siteToken = actor.kind === 'site' ? actor.token : null;
+    const visitor = actor.kind === 'visitor' || siteToken !== null;
     // A visitor (no API token) reads a space only through a published site it may open.
     const [rows, [placement]] = await db.batch([
       visitor ? db.select({ space: spaces, rank: sql<number>`0`.as('rank') }).from(spaces).where(eq(spaces.id, spaceId)) : selectSpaceWithRank(db, spaceId, requireUser(c)),
-      publishedPlacementQuery(db, spaceId, visitor ? { shareKey } : null),
+      publishedPlacementQuery(db, spaceId, siteToken ? { site: siteToken.site } : visitor ? { shareKey } : null),
     ]);
     if (visitor && (!rows[0] || rows[0].space.deletedAt || !placement)) {
-      if (!shareKey) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>" (or the shareKey of a site that publishes this space)');
+      if (!shareKey && !siteToken) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>" (or the shareKey of a site that publishes this space)');
       throw new ApiError(404, 'Space not found');
     }
     const row = visitor ? rows[0] : checkSpace(rows, RANK.read, true);
-    const urls = siteUrlContext(c, shareKey);
+    const urls = siteUrlContext(c, siteToken ? undefined : shareKey);
     const space = toSpace(row.space, row.rank, urls);
     if (placement) space.urls.published = placementUrl(placement, urls);
     return c.json(space, 200);

@@ -11,6 +11,7 @@ import { orgRoleSql } from '../access';
 import { actorUserId, integrationAccess, type IntegrationAccess, type IntegrationRow } from './access';
 import { insertEvent } from './events';
 import { spaceRoleForScopes } from './scopes';
+import { SITE_TOKEN_REFUSED } from '../sites/site-token';
 
 /**
  * Installations of integrations: loading one with what the caller may do with it, what it covers, and the
@@ -37,6 +38,7 @@ export function installationCaller(c: Context<AppBindings>): InstallationCaller 
   const actor = c.get('actor');
   if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
   if (actor.kind === 'operator') throw new ApiError(403, 'This operation needs a user API token, not the operator token');
+  if (actor.kind === 'site') throw new ApiError(403, SITE_TOKEN_REFUSED);
   return actor;
 }
 

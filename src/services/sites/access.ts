@@ -92,7 +92,8 @@ export interface ReadableSite<E extends unknown[]> {
  * A site read by a member (any site of their organization, published or not) or by a visitor
  * without an API token. A visitor reads only a published site, and only with what its visibility
  * asks for: nothing for `public`/`unlisted`, an active share link's key for `share-link`, a JWT
- * signed with the site's key for `visitor-auth`. Every refusal reads as an unknown site (404).
+ * signed with the site's key for `visitor-auth`; or a site token of this site (its visitor's claims). Every
+ * refusal reads as an unknown site (404).
  * One round trip, plus `extra` statements in the same batch.
  */
 export async function loadSiteAsReader<E extends unknown[] = []>(
@@ -118,6 +119,12 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
   const model = modelFrom(results.slice(0, MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
   const extraResults = results.slice(MODEL_QUERY_COUNT + 1) as E;
   if (!model) throw siteNotFound();
+  if (actor.kind === 'site') {
+    // A site token (its site checked by middleware/token-access) stands for the visitor it was issued to,
+    // with their claims, as long as the site is published.
+    if (!model.site.published || model.site.id !== actor.token.site) throw siteNotFound();
+    return { model, reader: { kind: 'visitor', claims: actor.token.claims }, extra: extraResults };
+  }
   if (userId && rank && rank >= RANK.read) {
     const claims = await claimsOf(model, credentials.token);
     return { model, reader: { kind: 'member', userId, rank, claims: claims ?? {} }, shareKey: credentials.shareKey, extra: extraResults };

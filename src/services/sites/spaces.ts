@@ -39,14 +39,17 @@ export function removeSpacesFromSites(db: Db, orgId: string, spaceIds: SQL) {
 
 /**
  * Where a space is published: the oldest published site that has it, with the paths of its site
- * space and section, for `urls.published`. With `visitorShareKey` (a visitor's read), only a site
- * that visitor may open: public or unlisted, or share-link with that active key.
+ * space and section, for `urls.published`. With `visitor` (a visitor's read), only a site that visitor
+ * may open: public or unlisted, or share-link with that active key; with `{ site }` (a site token's
+ * read), only that site, which the token opens whatever its visibility.
  */
-export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shareKey?: string } | null) {
-  const visitorCanOpen = visitor
-    ? sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
-        select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${visitor.shareKey ?? ''} and l.active = 1)))`
-    : sql`1`;
+export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shareKey?: string } | { site: string } | null) {
+  const visitorCanOpen = !visitor
+    ? sql`1`
+    : 'site' in visitor
+      ? sql`${sites.id} = ${visitor.site}`
+      : sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
+        select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${visitor.shareKey ?? ''} and l.active = 1)))`;
   // Aliased: D1 answers batch rows as objects, and these names would collide with the site's columns.
   return db
     .select({
