@@ -1,13 +1,18 @@
 /**
- * `npm run bench`: the route benchmark, the Markdown and merge benchmark, then the conversation analysis
- * benchmark, each in its own process, all given the command's arguments (`npm run bench -- --ceiling` reaches
- * the route benchmark).
+ * `npm run bench`: the startup and cold-start figures, the route benchmark, the Markdown and merge benchmark,
+ * then the conversation analysis benchmark, each in its own process, all given the command's arguments
+ * (`npm run bench -- --ceiling` reaches the route benchmark).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 const here = import.meta.dirname;
-for (const script of ['routes.ts', 'markdown.ts', 'conversations.ts']) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, script), ...process.argv.slice(2)], { stdio: 'inherit' });
+// `npm run bench -- startup` or `-- cold` runs that part alone (startup.ts: startup CPU against the reference
+// Worker; cold.ts: the first request of a fresh isolate); `npm run bench` runs every part.
+const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'] };
+const chosen = process.argv.slice(2).find((arg) => arg in PARTS);
+const rest = process.argv.slice(2).filter((arg) => arg !== chosen);
+for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'markdown.ts', 'conversations.ts']) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, script), ...rest], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -11,10 +11,13 @@
  *   npm run bench -- --ceiling        also seeds 50,000 pages and checks reads, a batch and a merge
  *   npm run bench -- --no-rate-limits without the rate limit bindings (what their checks cost, by difference)
  */
-import { build } from 'esbuild';
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import process from 'node:process';
+import { unstable_splitSqlQuery } from 'wrangler';
 import { RATE_LIMIT_POLICIES } from '../../src/services/limits/rate-limits';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -26,27 +29,47 @@ const SECONDS = Number(args.get('seconds') ?? 2);
 const ROUNDS = 3;
 const ADMIN = 'bench-admin-token';
 
-async function bundle(entry: string): Promise<string> {
-  const result = await build({
-    entryPoints: [path.join(root, entry)],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    external: ['cloudflare:*', 'node:*'],
-    write: false,
-    logLevel: 'error',
-  });
-  return result.outputFiles[0].text;
+/**
+ * `entry` bundled as wrangler bundles the Worker for deployment (`wrangler deploy --dry-run`): the same esbuild
+ * settings and nodejs_compat handling (a CommonJS `require("util")` of xml-crypto becomes an import), so what is
+ * measured is what runs on Cloudflare.
+ */
+export async function bundle(entry: string): Promise<string> {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-bench-bundle-'));
+  try {
+    const config = path.join(scratch, 'wrangler.json');
+    writeFileSync(config, JSON.stringify({ name: 'bench', main: path.join(root, entry), compatibility_date: '2026-11-01', compatibility_flags: ['nodejs_compat'] }));
+    const run = spawnSync(process.execPath, [path.join(root, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', path.join(scratch, 'out'), '--config', config], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG: 'error' },
+    });
+    const file = run.status === 0 ? readdirSync(path.join(scratch, 'out')).find((name) => name.endsWith('.js')) : undefined;
+    if (!file) throw new Error(`bundling ${entry} failed:\n${run.stdout}\n${run.stderr}`.slice(-3000));
+    return readFileSync(path.join(scratch, 'out', file), 'utf8');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
-async function start() {
+export const bundleWorkers = async () => {
   const [api, reference] = await Promise.all([bundle('test/bench/worker.ts'), bundle('test/bench/reference-worker.ts')]);
+  return { api, reference };
+};
+
+/**
+ * Miniflare serving the Worker ('api') and the reference ('ref'). `persist`: a directory keeping D1, R2 and
+ * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once.
+ */
+export async function start({ persist, scripts }: { persist?: string; scripts?: { api: string; reference: string } } = {}) {
+  const { api, reference } = scripts ?? (await bundleWorkers());
   const common = { modules: true, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
   const mf = new Miniflare(convertV4MiniflareOptions({
+    // The Worker's errors (a 500's cause) show; its request lines do not.
+    log: new Log(LogLevel.WARN),
+    cf: false,
+    ...(persist ? { resourcePersistencePath: persist } : {}),
     workers: [
       {
         ...common,
@@ -69,8 +92,10 @@ async function start() {
   } as Parameters<typeof convertV4MiniflareOptions>[0]));
   await mf.ready;
   const db = await mf.getD1Database('DB', 'api');
-  for (const file of readdirSync(path.join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort()) {
-    for (const statement of readFileSync(path.join(root, 'migrations', file), 'utf8').split('--> statement-breakpoint')) {
+  const migrated = await db.prepare("select 1 from sqlite_master where name = 'users'").first();
+  for (const file of migrated ? [] : readdirSync(path.join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort()) {
+    // wrangler's own splitter: a migration may hold several statements between breakpoints, or a trigger.
+    for (const statement of unstable_splitSqlQuery(readFileSync(path.join(root, 'migrations', file), 'utf8'))) {
       if (statement.trim()) await db.prepare(statement).run();
     }
   }
@@ -84,7 +109,7 @@ async function start() {
 
 type Json = any;
 
-function client(apiUrl: string) {
+export function client(apiUrl: string) {
   return async function call(method: string, route: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
     const res = await fetch(`${apiUrl}${route}`, {
       method,
@@ -96,9 +121,9 @@ function client(apiUrl: string) {
     return { body: text ? (JSON.parse(text) as Json) : null, headers: res.headers };
   };
 }
-type Call = ReturnType<typeof client>;
+export type Call = ReturnType<typeof client>;
 
-async function seedUser(call: Call) {
+export async function seedUser(call: Call) {
   const user = (await call('POST', '/v1/users', ADMIN, { displayName: 'Bench', email: 'bench@example.test' })).body;
   const token = (await call('POST', `/v1/users/${user.id}/tokens`, ADMIN, {})).body.token as string;
   const org = (await call('POST', '/v1/orgs', token, { title: 'Bench' })).body;
@@ -108,7 +133,7 @@ async function seedUser(call: Call) {
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /** A space of `pages` pages (sections of 100 when larger than 100) and one file, merged into main. */
-async function seedSpace(call: Call, token: string, orgId: string, pages: number) {
+export async function seedSpace(call: Call, token: string, orgId: string, pages: number) {
   const space = (await call('POST', `/v1/orgs/${orgId}/spaces`, token, { title: `${pages} pages` })).body;
   const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Seed' })).body;
   const post = async (changes: unknown[]) =>
@@ -142,7 +167,7 @@ interface Sample {
 }
 
 /** A published public site of 20 sections with 5 site spaces each (100), over the seeded spaces. */
-async function seedSite(call: Call, token: string, orgId: string, spaceIds: string[]) {
+export async function seedSite(call: Call, token: string, orgId: string, spaceIds: string[]) {
   const base = `/v1/orgs/${orgId}/sites`;
   const site = (await call('POST', base, token, { title: 'Bench site' })).body as { id: string };
   for (let i = 0; i < 20; i++) {
@@ -307,4 +332,5 @@ async function ceiling(call: Call, token: string, orgId: string) {
   await timed('merge', () => call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`, token));
 }
 
-await main();
+// Imported by cold.ts for its seeding and bundling: main runs only when this file is the command.
+if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) await main();

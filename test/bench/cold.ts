@@ -1,0 +1,64 @@
+/**
+ * Cold start (`npm run bench -- cold`, or `node --import tsx test/bench/cold.ts [--rounds=N]`): the first
+ * request a fresh isolate answers, for a space read, a page read and a published HTML page, each as a ratio to
+ * the first request of the reference Worker (reference-worker.ts: one zod-openapi route, one D1 read) in the
+ * same fresh Miniflare. Each measurement starts a new Miniflare on the same persisted state (seeded once through
+ * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
+ * group (app.ts, routes/groups.ts). The isolate's own startup (evaluating the bundle) happens before Miniflare is
+ * ready and is measured by startup.ts. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
+const ROUNDS = Number(args.get('rounds') ?? 5);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timedFetch(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(url, { headers });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+  return performance.now() - t0;
+}
+
+const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
+try {
+  const scripts = await bundleWorkers();
+  // Seeding: a space of 10 pages and a public site publishing it, through the API of a first instance.
+  const seeding = await start({ persist, scripts });
+  const call = client(seeding.apiUrl);
+  const { user, token, org } = await seedUser(call);
+  const space = await seedSpace(call, token, org.id, 10);
+  const sitePath = await seedSite(call, token, org.id, [space.id]);
+  const siteId = sitePath.split('/').pop()!;
+  await seeding.mf.dispose();
+
+  const kinds = {
+    'space read (GET /v1/spaces/{id})': (api: string) => timedFetch(`${api}/v1/spaces/${space.id}`, { Authorization: `Bearer ${token}` }),
+    'page read (GET .../content/page/{pageId})': (api: string) =>
+      timedFetch(`${api}/v1/spaces/${space.id}/content/page/${space.leaves[0]}`, { Authorization: `Bearer ${token}` }),
+    'published HTML page (GET /s/{site}/)': (api: string) => timedFetch(`${api}/s/${siteId}/`),
+  };
+  const ratios = new Map<string, number[]>(Object.keys(kinds).map((k) => [k, []]));
+  const absolute = new Map<string, number[]>(Object.keys(kinds).map((k) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [label, first] of Object.entries(kinds)) {
+      const fresh = await start({ persist, scripts });
+      try {
+        const ours = await first(fresh.apiUrl);
+        const reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
+        ratios.get(label)!.push(ours / reference);
+        absolute.get(label)!.push(ours);
+      } finally {
+        await fresh.mf.dispose();
+      }
+    }
+  }
+  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}):`);
+  for (const [label, values] of ratios) console.log(`  ${label.padEnd(44)} ${median(values).toFixed(2)} x   (${median(absolute.get(label)!).toFixed(0)} ms here)`);
+} finally {
+  rmSync(persist, { recursive: true, force: true });
+}
