@@ -55,6 +55,7 @@
  *
  * The suite is one file's worth of operations per shard (`test/platform/adversarial-<n>.test.ts`).
  */
+import { compressToEncodedURIComponent } from 'lz-string';
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
@@ -487,6 +488,15 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
 };
 
+/** Query values the schema alone does not make valid (a format the handler decodes), as BODY_OVERRIDES. */
+const QUERY_OVERRIDES: Record<string, Record<string, (ids: Record<string, string>) => string>> = {
+  // GitBook's GET render takes its request LZ-string compressed: the victim's installation, rendered.
+  renderIntegrationUIWithGet: {
+    request: (ids) =>
+      compressToEncodedURIComponent(JSON.stringify({ componentId: 'config', props: {}, context: { type: 'configuration_account', organizationId: ids.organizationId, theme: 'light' } })),
+  },
+};
+
 /** A valid body of `op`: the override, or the minimal value of its schema (with one property when none is required). */
 function validBody(op: Operation, ids: Record<string, string>): unknown {
   const override = BODY_OVERRIDES[op.operationId];
@@ -519,7 +529,8 @@ async function send(op: Operation, token: string, realIds: Record<string, string
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(validBody(op, ids));
   }
-  const query = new URLSearchParams(op.query.map(({ name, schema }) => [name, String(minimal(schema, ids))])).toString();
+  const queryValue = (name: string, schema: Schema) => QUERY_OVERRIDES[op.operationId]?.[name]?.(ids) ?? String(minimal(schema, ids));
+  const query = new URLSearchParams(op.query.map(({ name, schema }) => [name, queryValue(name, schema)])).toString();
   const url = `${BASE}${pathOf(op, ids, crIds)}${query ? `?${query}` : ''}`;
   const res = await exports.default.fetch(url, { method: op.method.toUpperCase(), headers, body });
   return { status: res.status, text: await res.text() };
