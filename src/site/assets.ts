@@ -90,7 +90,9 @@ main h1{font-size:2rem;line-height:1.25;margin:0 0 .5rem}
  * button says which theme is showing ("Dark mode" / "Light mode") and is pressed (aria-pressed) while
  * the dark one is; it follows the system's preference while the visitor has not chosen.
  * The cookie banner (pages with integrations' scripts that use cookies, src/site/layout.ts): shown until the
- * visitor chooses (kept in localStorage); those scripts load once they accept, never before.
+ * visitor chooses (kept in localStorage); those scripts load once they accept, never before. The choice is also
+ * the cookie `__gitbook_cookie_granted` (`yes`/`no`), which GitBook's own integrations' scripts read (Google
+ * Analytics, Segment's `site_view` handler) before they track.
  */
 const SCRIPT = `(function(){var d=document.documentElement,k="site-theme";try{var s=localStorage.getItem(k);if(s==="light"||s==="dark")d.setAttribute("data-theme",s)}catch(e){}
 var m=window.matchMedia?matchMedia("(prefers-color-scheme: dark)"):null;
@@ -101,8 +103,9 @@ if(m&&m.addEventListener)m.addEventListener("change",function(){show(b)});
 b.addEventListener("click",function(){var n=dark()?"light":"dark";d.setAttribute("data-theme",n);show(b);try{localStorage.setItem(k,n)}catch(e){}})});
 document.addEventListener("DOMContentLoaded",function(){var c=document.getElementById("cookie-consent");if(!c)return;var q="site-cookies",v=null;try{v=localStorage.getItem(q)}catch(e){}
 function load(){(c.getAttribute("data-scripts")||"").split(" ").forEach(function(u){if(!u)return;var s=document.createElement("script");s.async=true;s.src=u;document.head.appendChild(s)})}
-if(v==="yes"){load();return}if(v==="no")return;c.hidden=false;
-c.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-consent]");if(!b)return;var a=b.getAttribute("data-consent");try{localStorage.setItem(q,a)}catch(x){}c.hidden=true;if(a==="yes")load()})})})();
+function tell(a){document.cookie="__gitbook_cookie_granted="+a+"; path=/; max-age=31536000; SameSite=Lax"}
+if(v==="yes"){tell(v);load();return}if(v==="no"){tell(v);return}c.hidden=false;
+c.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-consent]");if(!b)return;var a=b.getAttribute("data-consent");try{localStorage.setItem(q,a)}catch(x){}tell(a);c.hidden=true;if(a==="yes")load()})})})();
 `;
 
 /** The built-in favicon (sites without an icon or emoji of their own, the 404 page): no page makes a browser ask for /favicon.ico. */

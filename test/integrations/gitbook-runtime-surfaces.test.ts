@@ -26,7 +26,7 @@ declare module 'vitest' {
 const SCRIPT = inject('gitbookSurfacesScript');
 const PLAIN_SCRIPT = inject('gitbookIntegrationScript');
 const SECRETS = { API_KEY: 'surfaces-secret' };
-const SCOPES = ['space:metadata:read', 'space:content:read', 'site:metadata:read'];
+const SCOPES = ['space:metadata:read', 'space:content:read', 'site:metadata:read', 'site:views:read'];
 
 interface Fixture {
   publisher: TestOrg;
@@ -236,7 +236,30 @@ describe('site_view events of the published site', () => {
       expect(event.siteSpaceId).toMatch(/^\w+$/);
       expect(event.visitor.anonymousId).toMatch(/^[0-9a-f]{32}$/);
       expect(logged(view, 'siteInstallation')).toMatchObject({ site: f.siteId, installation: f.installation.id });
+      // A site's event is the site installation's: an integration reading `spaceInstallation || siteInstallation`
+      // (GitBook's webhook integration) finds the site's configuration, not the space's.
+      expect(view.logs.some((entry) => entry.message.startsWith('spaceInstallation:'))).toBe(false);
     }
+  });
+
+  it("go only where the integration asks for site:views:read and the organization approved it: a visitor's address and cookies go nowhere else", async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token, 'Private views');
+    await publishPages(space.id, token, [{ operation: 'insert_page', title: 'Intro', document: { markdown: 'Hi.\n' } }]);
+    const site = await publishedSite(org, [space.id]);
+    const publisher = await seedOrg();
+    const withoutScope = await seedInstallation(await seedIntegration(publisher.id, { script: SCRIPT, scopes: ['site:script:inject'] }), org.id, { sites: 'all' });
+    const notApproved = await seedInstallation(await seedIntegration(publisher.id, { script: SCRIPT, scopes: ['site:views:read'] }), org.id, {
+      sites: 'all',
+      status: 'pending',
+      approvedScopes: [],
+    });
+    const approved = await seedInstallation(await seedIntegration(publisher.id, { script: SCRIPT, scopes: ['site:views:read'] }), org.id, { sites: 'all' });
+    expect((await call(`/s/${site.id}/`)).status).toBe(200);
+    expect(await eventsOf(withoutScope.id, 'site_view')).toHaveLength(0);
+    expect(await eventsOf(notApproved.id, 'site_view')).toHaveLength(0);
+    expect(await eventsOf(approved.id, 'site_view')).toHaveLength(1);
   });
 
   it('are not recorded beyond the cap per installation and minute', async () => {

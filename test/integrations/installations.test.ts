@@ -266,6 +266,13 @@ describe('updateIntegrationInstallation', () => {
     expectError(await patch(integrationToken, { configuration: { channel: 'other' } }), 400, 'configuration.channel');
   });
 
+  it("lets the integration store its OAuth credentials under a button, as GitBook's createOAuthHandler does (members give a button no value)", async () => {
+    const credentials = { access_token: 'abc', refresh_token: 'def', expires_at: 1 };
+    const res = expectStatus(await patch(installationToken, { configuration: { name: 'x', connect: credentials } }), 200).body;
+    expect(res.configuration.connect).toEqual(credentials);
+    expectError(await patch(customer.owner.token, { configuration: { name: 'x', connect: credentials } }), 400, 'configuration.connect');
+  });
+
   it('sets external ids (at most 50, each at most 200 characters) without a setup event, and the selections', async () => {
     const setups = (await eventsOf(installation.id, 'installation_setup')).length;
     const res = expectStatus(await patch(installationToken, { externalIds: ['a', 'b'] }), 200).body;

@@ -89,6 +89,14 @@ describe('a page on the organization’s own host', () => {
     expect(csp).not.toContain('unsafe-eval');
   });
 
+  it("tells the visitor's choice to GitBook's integrations' scripts: the banner sets the cookie __gitbook_cookie_granted they read", async () => {
+    const page = await visit('/', {}, site.base);
+    const src = /<script src="([^"]+\.js)"/.exec(page.text)?.[1];
+    expect(src).toBeTruthy();
+    const js = await (await visit(src!, {}, site.base)).text;
+    expect(js).toContain('document.cookie="__gitbook_cookie_granted="+a+"; path=/; max-age=31536000; SameSite=Lax"');
+  });
+
   it('serves the script on the host itself (`self` for the page)', async () => {
     const res = await visit(`/_site/integrations/${plain}/${site.id}/script.js`, {}, site.base);
     expect(res.status).toBe(200);

@@ -93,7 +93,13 @@ export function validateConfiguration(
       continue;
     }
     const type = typeof property.type === 'string' ? property.type : 'string';
-    if (type === 'button') throw badRequest(`configuration.${name}: a button takes no value`);
+    // A button (GitBook's OAuth "Connect") holds what its flow stores under its name: the credentials object
+    // `createOAuthHandler` saves with the integration's own token. Members press it; they give it no value.
+    if (type === 'button') {
+      if (options.strict) throw badRequest(`configuration.${name}: a button takes no value`);
+      out[name] = given;
+      continue;
+    }
     const isKind = KIND_OF[type];
     if (isKind && !isKind(given)) throw badRequest(`configuration.${name}: expected a ${type}`);
     if (typeof given === 'string' && given.length > MAX_CONFIGURATION_STRING) {

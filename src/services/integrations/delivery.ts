@@ -153,7 +153,9 @@ function environmentOf(args: EnvironmentArgs & { tokens: { integration: string; 
   const covering = (row: ContentInstallationRow | undefined, selection: string, target: 'space' | 'site'): ContentInstallationRow | undefined =>
     row ?? (selection === 'all' ? { status: installation.status, configuration: defaultConfiguration(integration.configurations, target), externalIds: [] } : undefined);
   const space = covering(args.spaceInstallation, installation.spaceSelection, 'space');
-  if (typeof payload.spaceId === 'string' && space) {
+  // A site's event (site_view, whose `spaceId` GitBook deprecates) is the site installation's alone: an integration
+  // reading `spaceInstallation || siteInstallation` must find the site's configuration.
+  if (typeof payload.spaceId === 'string' && typeof payload.siteId !== 'string' && space) {
     environment.spaceInstallation = toSpaceInstallation(integration.name, installation.id, payload.spaceId, space, null, urls);
   }
   const site = covering(args.siteInstallation, installation.siteSelection, 'site');

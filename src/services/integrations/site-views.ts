@@ -44,6 +44,10 @@ export function siteViewReceiversQuery(db: Db, siteId: SQL | string) {
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
       where s.id = ${siteId}
         and (i.script_key is not null or i.dev_tunnel_url is not null)
+        -- A visitor's address, user agent and cookies go only where the organization approved \`site:views:read\`
+        -- and the integration asks for it (GitBook's scope of site_view events).
+        and exists (select 1 from json_each(i.scopes) asked where asked.value = 'site:views:read')
+        and exists (select 1 from json_each(ii.approved_scopes) approved where approved.value = 'site:views:read')
         and coalesce(json_extract(i.unhandled_events, '$.site_view'), -1) <> i.version
         and (ii.site_selection = 'all' or exists (select 1 from integration_site_installations si
           where si.installation_id = ii.id and si.site_id = s.id and si.status = 'active'))`,
