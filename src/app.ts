@@ -4,13 +4,13 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppBindings } from './env';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './lib/body-limits';
 import { errorResponse, onError } from './lib/errors';
-import { MAX_CONTENT_BATCH_BYTES } from './services/files';
+import { MAX_CONTENT_BATCH_BYTES } from './services/content/files';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
 import { limitByCaller, limitByClientIp, limitRefusedTokens, rateLimitHeaders } from './middleware/rate-limit';
 import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
 import { CONVERSATIONS_BODY_LIMIT, CONVERSATIONS_BODY_PATH } from './services/conversations/types';
-import { orgHostOf } from './services/organizations-hostnames';
+import { orgHostOf } from './services/organizations/hostnames';
 import { ROUTE_MANIFEST } from './routes/manifest';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -3,6 +3,6 @@
  * translations) is not evaluated when an isolate starts, only when a space's writer first works.
  */
 export { catchUpIndexes } from '../services/indexing/catch-up';
-export { applyChangeRequestContent, mergeChangeRequest, updateChangeRequest } from '../services/head-moves';
+export { applyChangeRequestContent, mergeChangeRequest, updateChangeRequest } from '../services/content/head-moves';
 export { applyMainContent, createChangeRequestOnMain } from '../services/content/main-edits';
 export { assembleTranslation } from '../services/translations/run';

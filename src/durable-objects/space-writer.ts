@@ -2,11 +2,11 @@ import { DurableObject } from 'cloudflare:workers';
 import { createDb } from '../db/client';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import type { ContentChange } from '../services/content-batch';
+import type { ContentChange } from '../services/content/batch';
 import type { CatchUpResult } from '../services/indexing/catch-up';
-import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput } from '../services/head-moves';
+import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput } from '../services/content/head-moves';
 import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
-import type { ChangeRequestWithContext } from '../services/change-requests';
+import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
 
 const work = () => import('./space-writer-work');

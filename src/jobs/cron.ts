@@ -4,7 +4,7 @@ import { conversations, documents, integrationEvents, integrations, openapiSpecs
 import { spaceWriter } from '../durable-objects/space-writer';
 import type { Env } from '../env';
 import { DAY_MS } from '../lib/time';
-import { qualify } from '../services/access';
+import { qualify } from '../services/access/access';
 import { ANALYSIS_LEASE_MS, CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePayload } from '../services/conversations/types';
 import { enqueueEvents } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';

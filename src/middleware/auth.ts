@@ -106,7 +106,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
 /**
  * The calling user's id; the operator token is not a user. Integration and installation tokens act as
  * their integration's bot user: they reach a handler only through a route that admits them (defineRoute's
- * `tokens`), and the bot's roles come from the installation (services/access).
+ * `tokens`), and the bot's roles come from the installation (services/access/access).
  */
 export function requireUser(c: Context<AppBindings>): string {
   const actor = c.get('actor');

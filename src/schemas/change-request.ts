@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { isOutdated, type ChangeRequestWithContext } from '../services/change-requests';
+import { isOutdated, type ChangeRequestWithContext } from '../services/content/change-requests';
 import { TimestampSchema, type UrlContext } from './common';
 import { spaceAppUrl } from './space';
 import { toUser, UserSchema } from './user';

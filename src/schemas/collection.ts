@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { columnToLevel } from '../lib/roles';
-import type { CollectionRow } from '../services/collections';
-import { collectionPermissions } from '../services/permissions';
+import type { CollectionRow } from '../services/collections/collections';
+import { collectionPermissions } from '../services/access/permissions';
 import { DefaultLevelSchema, type UrlContext } from './common';
 
 export const CollectionTitleSchema = z.string().trim().max(50);

@@ -3,8 +3,8 @@ import type { IntegrationRow } from '../services/integrations/access';
 import type { IntegrationAssetUrls } from '../services/integrations/assets';
 import { imageContentType } from '../services/integrations/assets';
 import { INTEGRATION_SCOPES } from '../services/integrations/scopes';
-import type { OrganizationRow } from '../services/organizations';
-import { decodeBase64 } from '../services/files';
+import type { OrganizationRow } from '../services/organizations/organizations';
+import { decodeBase64 } from '../services/content/files';
 import { refuseProtoKey, type UrlContext } from './common';
 import { OrganizationSchema, toOrganization } from './organization';
 

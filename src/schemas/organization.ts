@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import type { OrganizationRow } from '../services/organizations';
+import type { OrganizationRow } from '../services/organizations/organizations';
 
 /** Usage counters for the caps (services/limits): internal, never part of the public object. */
 type UsageColumn = 'spaceCount' | 'memberCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
-import { organizationPermissions } from '../services/permissions';
+import { organizationPermissions } from '../services/access/permissions';
 import { rankToRole } from '../lib/roles';
 import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
 
@@ -116,7 +116,7 @@ export function toOrganization(row: Omit<OrganizationRow, UsageColumn>, callerRa
 
 /**
  * GitBook's `CustomHostname`, with `verification`: the DNS TXT record that proves the hostname is the
- * organization's (services/organizations-hostnames). `isActive` once proved; `status` is then `dns_passed`.
+ * organization's (services/organizations/organizations/hostnames). `isActive` once proved; `status` is then `dns_passed`.
  */
 export const CustomHostnameSchema = z
   .object({

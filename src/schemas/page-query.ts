@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { PageOptions } from '../services/content-reads';
+import type { PageOptions } from '../services/content/reads';
 import { ContentQuerySchema } from './common';
 
 /** Query of a page read: `format`, `evaluated`, `dereferenced`, plus `metadata` and `computed`. */

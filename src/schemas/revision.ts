@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { OPENAPI_METHODS } from '../services/openapi/computed-pages';
 import { OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
-import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from '../services/revisions';
+import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from '../services/content/revisions';
 import { TimestampSchema } from './common';
 
 const VariablesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi('Variables');
@@ -212,7 +212,7 @@ export interface ContentUrls {
 }
 
 /**
- * A page's body as Markdown, for the pages of a tree read (services/content-reads); undefined leaves
+ * A page's body as Markdown, for the pages of a tree read (services/content/reads); undefined leaves
  * the page without one (a page read's own page, which carries its body as asked; link locations).
  */
 export type PageMarkdown = (page: ReadPage) => string | undefined;

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { columnToLevel } from '../lib/roles';
-import { spacePermissions } from '../services/permissions';
-import type { SpaceRow } from '../services/spaces';
+import { spacePermissions } from '../services/access/permissions';
+import type { SpaceRow } from '../services/spaces/spaces';
 import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
 
 /** GitBook 0.202's `TranslationLanguage`: a space's `language`, and what translations translate from and into. */

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { teamPermissions } from '../services/permissions';
-import type { TeamSelectionRow } from '../services/teams';
+import { teamPermissions } from '../services/access/permissions';
+import type { TeamSelectionRow } from '../services/teams/teams';
 import { TimestampSchema, type UrlContext } from './common';
 import { MemberSchema } from './member';
 

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
-import { wholeTree, wholeTreeQuery } from '../services/content-reads';
+import { wholeTree, wholeTreeQuery } from '../services/content/reads';
 import { parseMeta, type RevisionMeta } from '../services/content/convert';
 import { lookupSql } from '../services/content/tree';
-import { dereferenceDocument, evaluateDocument } from '../services/evaluate';
+import { dereferenceDocument, evaluateDocument } from '../services/content/evaluate';
 import type { JSONDocument } from '../services/markdown';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
-import type { FileEntry, ReadPage } from '../services/revisions';
+import type { FileEntry, ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
 
 /**

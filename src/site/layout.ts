@@ -1,5 +1,5 @@
 import type { CustomizationContentRef, SiteCustomizationSettings } from '../schemas/site-customization';
-import type { ReadPage } from '../services/revisions';
+import type { ReadPage } from '../services/content/revisions';
 import type { SitePage } from './content';
 import { html, raw, safeHref, type Html } from './html';
 import type { OutlineEntry } from './render/document';

@@ -3,7 +3,7 @@ import { runBatch, type BatchItem, type Db } from '../db/client';
 import { organizations, sites } from '../db/schema';
 import { shareLinkQuery, visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
 import { modelFrom, MODEL_QUERY_COUNT, siteModelQueries, type SiteModel } from '../services/sites/model';
-import type { OrgHost } from '../services/organizations-hostnames';
+import type { OrgHost } from '../services/organizations/hostnames';
 
 /**
  * The first round trip of every site request: the site's whole model (row, groups, sections, site

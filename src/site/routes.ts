@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AppBindings } from '../env';
 import { limitByClientIp } from '../middleware/rate-limit';
-import { orgHostOf, type OrgHost } from '../services/organizations-hostnames';
+import { orgHostOf, type OrgHost } from '../services/organizations/hostnames';
 import { siteSettings, siteSpaceSettings, settingsForReader } from '../services/sites/settings';
 import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
@@ -22,7 +22,7 @@ import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from '
  *   its URL with `.md`. `/s/<siteId>/~page/<spaceId>/<pageId>` redirects to a page of another site
  *   space (links between spaces).
  * - On an organization's own host (`<hostname>.<SITES_DOMAIN>`, or its custom hostname once verified by DNS:
- *   services/organizations-hostnames), its default content site at the host root (`siteHostDispatch`), and
+ *   services/organizations/organizations/hostnames), its default content site at the host root (`siteHostDispatch`), and
  *   nothing else but the site's assets (`/_site/`) and its files' signed downloads (`/files/`): no API, no
  *   integration endpoint, no other site. So the site's cookies there may be scoped to `Path=/`: no other code
  *   of this Worker, and no integration's script, ever receives them.
@@ -324,7 +324,7 @@ async function limitVisitor(c: Context<AppBindings>): Promise<void> {
  * assets and files (`SITE_RESOURCES`) is the site's (a page, or its 404), whatever the method; the API,
  * `/integrations/*`, `/openapi.json`, `/docs`, `/sso`, `/s/<other site>` are never reached there.
  *
- * Which hosts are an organization's is decided first from the Host alone (services/organizations-hostnames
+ * Which hosts are an organization's is decided first from the Host alone (services/organizations/organizations/hostnames
  * `orgHostOf`): the deployment's own hosts, localhost and IP addresses cost nothing; a label under
  * SITES_DOMAIN is always the site's (an unknown label is a 404); any other host of three labels or more may
  * be a verified custom hostname, which the site's first batch tells (or one lookup, off the GET paths of pages):

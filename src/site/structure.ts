@@ -1,7 +1,7 @@
 import type { SiteReader } from '../services/sites/access';
 import { childrenOf, siteSpacesIn, type GroupRow, type SectionRow, type SiteModel, type SiteSpaceRow } from '../services/sites/model';
 import { publishedFilter, siteSpaceSegments } from '../services/sites/present';
-import type { SpaceRow } from '../services/spaces';
+import type { SpaceRow } from '../services/spaces/spaces';
 
 /**
  * The site's structure as a visitor meets it, and URLs resolved against it.

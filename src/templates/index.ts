@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { badRequest } from '../lib/errors';
 import { newId } from '../lib/ids';
-import type { ContentChange } from '../services/content-batch';
+import type { ContentChange } from '../services/content/batch';
 import { OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
 import { contentRefSchema, markdownToDocument, type ContentRef, type ContentRefOpenAPI } from '../services/markdown';
 import { apiReference } from './api-reference';

@@ -4,8 +4,8 @@
  * (conversion to content trees included). A benchmark, not a test: it prints numbers.
  */
 import { markdownToDocument } from '../../src/services/markdown';
-import { mergeManifests } from '../../src/services/merge';
-import type { Manifest, PageEntry } from '../../src/services/revisions';
+import { mergeManifests } from '../../src/services/content/merge';
+import type { Manifest, PageEntry } from '../../src/services/content/revisions';
 
 function typicalMarkdown(chars: number): string {
   const section = [

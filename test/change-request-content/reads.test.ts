@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ChangeRequestSchema } from '../../src/schemas/change-request';
 import { RevisionFileSchema, RevisionPageLayoutSchema, RevisionPageWithContentSchema, RevisionSchema } from '../../src/schemas/revision';
-import { downloadUrl } from '../../src/services/files';
+import { downloadUrl } from '../../src/services/content/files';
 import { UserSchema } from '../../src/schemas/user';
 import { api, expectError, expectSchema, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';

@@ -219,7 +219,7 @@ describe('merge: three-way', () => {
     expect(await pageMarkdown(space.id, ids.Delta, token)).toContain('Delta edited by B.');
   });
 
-  // BUG (src/services/merge.ts stableOrder/locationKey): A's move of Delta to the front shifts Alpha's
+  // BUG (src/services/content/merge.ts stableOrder/locationKey): A's move of Delta to the front shifts Alpha's
   // index, so Alpha looks moved by A too and B's move of Alpha under Beta is refused with 409
   // '"Alpha" (<id>): moved or renamed differently on both sides'.
   it('a reorder of one page on one side and a move of another page on the other are both applied', async () => {

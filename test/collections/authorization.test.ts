@@ -14,7 +14,7 @@ import {
 } from './support';
 
 /**
- * Who may call what on collections, written out. From the route code, services/access.ts and
+ * Who may call what on collections, written out. From the route code, services/access/access.ts and
  * DESIGN.md, for a collection at the root with defaultLevel inherit (no cap):
  * - the caller's role on a collection: org admins admin; other members min(org role, cap);
  *   guests and non-members 0. Below read the collection does not exist for them (404).

@@ -5,9 +5,9 @@ import worker from '../../src/index';
 import type { Env } from '../../src/env';
 import { ApiError } from '../../src/lib/errors';
 import { sha256Hex } from '../../src/lib/ids';
-import { downloadUrl, fileKey } from '../../src/services/files';
+import { downloadUrl, fileKey } from '../../src/services/content/files';
 import { decryptSecret, encryptSecret } from '../../src/services/integrations/crypto';
-import type { FileEntry } from '../../src/services/revisions';
+import type { FileEntry } from '../../src/services/content/revisions';
 import { ADMIN_TOKEN, BASE, seedOrg, type TestOrg } from '../helpers/harness';
 import { integrationName } from '../helpers/integrations';
 

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { manifestToTree, type ConvertedTree } from '../../src/services/content/convert';
 import { memoryNodeStore } from '../../src/services/content/tree';
-import type { Manifest, PageEntry } from '../../src/services/revisions';
+import type { Manifest, PageEntry } from '../../src/services/content/revisions';
 
 /**
  * Large spaces for tests, written straight into D1: content batches would take minutes to build

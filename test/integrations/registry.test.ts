@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptSecret } from '../../src/services/integrations/crypto';
-import { createSigner } from '../../src/services/files';
+import { createSigner } from '../../src/services/content/files';
 import { spaceRoleForScopes } from '../../src/services/integrations/scopes';
 import { PNG_1x1 } from '../helpers/content';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, gitbookValidator, schemaValidator } from '../helpers/gitbook-schema';

@@ -1,5 +1,5 @@
 /**
- * Content caps (src/services/limits/caps.ts, checked on every head move in src/services/head-moves.ts):
+ * Content caps (src/services/limits/caps.ts, checked on every head move in src/services/content/head-moves.ts):
  * pages and files per space (403) and bytes per file (413). Each cap answers at the boundary and not before;
  * writes that do not add are never refused; a refusal writes nothing.
  *
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
 import { sha256Hex } from '../../src/lib/ids';
 import { setOutboundFetch } from '../../src/lib/outbound';
-import { fileKey } from '../../src/services/files';
+import { fileKey } from '../../src/services/content/files';
 import { templateChanges } from '../../src/templates';
 import { PNG_1x1, createSpace, merge, openChangeRequest, pageTree, postChanges } from '../helpers/content';
 import { api, createUser, expectError, expectStatus } from '../helpers/harness';

@@ -17,7 +17,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAFE_KEY } from '../../src/services/content/tree';
-import { wholeTree } from '../../src/services/content-reads';
+import { wholeTree } from '../../src/services/content/reads';
 import { documentToMarkdown, markdownToDocument } from '../../src/services/markdown';
 import {
   expandComputed,
@@ -28,7 +28,7 @@ import {
   type ComputedRevisionSource,
 } from '../../src/services/openapi/computed-pages';
 import type { SpecOutline } from '../../src/services/openapi/types';
-import type { PageEntry } from '../../src/services/revisions';
+import type { PageEntry } from '../../src/services/content/revisions';
 import { applyChanges, createSpace, merge, openChangeRequest, pageTree, postChanges } from '../helpers/content';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
 import { api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';

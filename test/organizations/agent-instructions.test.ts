@@ -4,7 +4,7 @@
  * instructions are a rich-text document, or Markdown converted the way page content is.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from '../../src/services/content-batch';
+import { MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from '../../src/services/content/batch';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, gitbookValidator, schemaValidator } from '../helpers/gitbook-schema';
 import { addMember, api, CALLERS, createUser, callerUser, expectError, expectStatus, seedOrg, type Caller, type TestOrg } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { setOutboundFetch } from '../../src/lib/outbound';
 import { CustomHostnameSchema, OrganizationSchema } from '../../src/schemas/organization';
-import { dohResolver, setTxtResolver } from '../../src/services/organizations-hostnames';
+import { dohResolver, setTxtResolver } from '../../src/services/organizations/hostnames';
 import { api, expectError, expectSchema, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedIntegration } from '../helpers/integrations';
 import { publishedSite, spaceWithPages } from '../site/helpers';

@@ -17,9 +17,9 @@ import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 import { TEST_CERTIFICATE } from '../fixtures/saml-providers/certificate';
-import { setTxtResolver } from '../../src/services/organizations-hostnames';
+import { setTxtResolver } from '../../src/services/organizations/hostnames';
 import { setOutboundFetch } from '../../src/lib/outbound';
-import { toStoredDocument } from '../../src/services/revisions';
+import { toStoredDocument } from '../../src/services/content/revisions';
 
 const GITBOOK = gitbookOperations();
 

@@ -3,7 +3,7 @@
  * published schema), their Markdown form, and evaluating and dereferencing a document.
  */
 import { describe, expect, it } from 'vitest';
-import { dereferenceDocument, evaluateDocument, evaluateExpression, reusableContentIds } from '../../src/services/evaluate';
+import { dereferenceDocument, evaluateDocument, evaluateExpression, reusableContentIds } from '../../src/services/content/evaluate';
 import {
   documentToMarkdown,
   markdownToDocument,

@@ -1,11 +1,11 @@
 /**
- * Three-way merge of manifests (services/merge), on hand-built page trees: what each side's
+ * Three-way merge of manifests (services/content/merge), on hand-built page trees: what each side's
  * additions, deletions, edits and moves become, and which combinations are conflicts.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/lib/errors';
-import { MergeConflictError, mergeManifests } from '../../src/services/merge';
-import type { FileEntry, Manifest, PageEntry, VariableValue } from '../../src/services/revisions';
+import { MergeConflictError, mergeManifests } from '../../src/services/content/merge';
+import type { FileEntry, Manifest, PageEntry, VariableValue } from '../../src/services/content/revisions';
 
 const T0 = '2024-01-01T00:00:00.000Z';
 const T1 = '2024-02-01T00:00:00.000Z';
@@ -209,7 +209,7 @@ describe('mergeManifests: pages', () => {
     expect(find(mainReordered.pages, 'A')!.document).toBe('doc-A2');
   });
 
-  // BUG (src/services/merge.ts stableOrder/locationKey): moving one sibling shifts the index of every
+  // BUG (src/services/content/merge.ts stableOrder/locationKey): moving one sibling shifts the index of every
   // sibling after it, so they all look "moved"; an unrelated move or rename of one of them on the other
   // side is then reported as "moved or renamed differently on both sides".
   it('moving one sibling on one side does not conflict with moving or renaming another sibling on the other', async () => {

@@ -5,7 +5,7 @@
 import type { Element, Root, RootContent } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { describe, expect, it } from 'vitest';
-import { evaluateDocument } from '../../src/services/evaluate';
+import { evaluateDocument } from '../../src/services/content/evaluate';
 import { markdownToDocument, type JSONDocument } from '../../src/services/markdown';
 import { referencedFiles, renderDocument, RENDER_CSS, type RenderContext, type RenderedFile } from '../../src/site/render/document';
 

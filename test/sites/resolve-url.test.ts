@@ -10,7 +10,7 @@ import { env } from 'cloudflare:workers';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { setTxtResolver } from '../../src/services/organizations-hostnames';
+import { setTxtResolver } from '../../src/services/organizations/hostnames';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
 import { GITBOOK_0202, gitbookErrors, schemaValidator } from '../helpers/gitbook-schema';
 import { api, BASE, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';

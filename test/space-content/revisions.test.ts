@@ -12,7 +12,7 @@ import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator } from 
 import { api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { measureRoundTrips } from '../helpers/round-trips';
-import { toStoredDocument } from '../../src/services/revisions';
+import { toStoredDocument } from '../../src/services/content/revisions';
 
 let org: TestOrg;
 let owner: string;

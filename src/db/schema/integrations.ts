@@ -67,7 +67,7 @@ export const integrations = sqliteTable(
 /**
  * An integration installed on an organization (one per pair). Its tokens act as its own bot user
  * (`botUserId`, one per installation, never a member of any organization), so the roles that user gets
- * (services/access) come from this installation alone and can never reach another organization's
+ * (services/access/access) come from this installation alone and can never reach another organization's
  * installation of the same integration. `approvedScopes` are the scopes its organization's admins consented
  * to: its tokens carry only those of the integration's scopes (a publish asking for more leaves it
  * `pending` until an admin installs it again; one asking for fewer narrows them at once). `spaceRole` is

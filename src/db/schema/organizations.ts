@@ -8,7 +8,7 @@ export const organizations = sqliteTable(
     title: text('title').notNull(),
     createdAt: text('created_at').notNull(),
     emailDomains: text('email_domains', { mode: 'json' }).$type<string[]>().notNull().default([]),
-    /** A label: the organization's site at `<hostname>.<SITES_DOMAIN>` (services/organizations-hostnames). */
+    /** A label: the organization's site at `<hostname>.<SITES_DOMAIN>` (services/organizations/organizations/hostnames). */
     hostname: text('hostname'),
     /** A domain of the organization's own, served once proved by DNS (`customHostnameVerifiedAt` set). */
     customHostname: text('custom_hostname'),

@@ -10,10 +10,10 @@ import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-reque
 import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
-import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
-import type { ContentChange } from '../../services/content-batch';
-import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
-import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content-reads';
+import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/content/change-requests';
+import type { ContentChange } from '../../services/content/batch';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
+import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content/reads';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
 const tags = ['Change request content'];

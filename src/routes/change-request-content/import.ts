@@ -5,7 +5,7 @@ import { badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
-import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/change-requests';
+import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/content/change-requests';
 import { importWebsite } from '../../services/import/website';
 import { capOf } from '../../services/limits/caps';
 

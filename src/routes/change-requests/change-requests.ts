@@ -11,19 +11,19 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSchema, toChangeRequest } from '../../schemas/change-request';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
-import { spaceRoleSql } from '../../services/access';
+import { spaceRoleSql } from '../../services/access/access';
 import {
   changeRequestQuery,
   loadChangeRequest,
   readDescription,
   refreshChangeRequestCounters,
   type ChangeRequestWithContext,
-} from '../../services/change-requests';
+} from '../../services/content/change-requests';
 import { newChangeRequestStatements } from '../../services/content/main-edits';
-import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
-import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 import { enforceCostly } from '../../middleware/rate-limit';
 import { checkClusterForChangeRequest, clusterOfSpaceQuery } from '../../services/conversations/records';

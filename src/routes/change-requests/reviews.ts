@@ -13,11 +13,11 @@ import { BodySchema, DocumentFormatSchema } from '../../schemas/comment';
 import { ChangeRequestSubjectSchema } from '../../schemas/change-request';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { ChangeRequestReviewSchema, RequestedReviewerSchema, ReviewStatusSchema, toRequestedReviewer, toReview, type RequestRow, type ReviewRow } from '../../schemas/review';
-import { spaceRoleSql } from '../../services/access';
+import { spaceRoleSql } from '../../services/access/access';
 import { readBody } from '../../services/collaboration/bodies';
 import { commentsQuery, pageCommentGuard, refreshCommentCounts, runPageCommentWrite, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
 import { nextSeqSql, requestsQuery, requireReview, reviewOutdatedSql, reviewsQuery } from '../../services/collaboration/reviews';
-import { changeRequestMatch, loadChangeRequest, readDescription } from '../../services/change-requests';
+import { changeRequestMatch, loadChangeRequest, readDescription } from '../../services/content/change-requests';
 
 /**
  * Reviews of a change request and the reviewers asked for them. Reviewing needs the `review` role and

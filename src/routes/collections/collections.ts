@@ -13,7 +13,7 @@ import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
 import { booleanQuery, DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
-import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access';
+import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access/access';
 import {
   type CollectionRow,
   checkCreateIn,
@@ -22,12 +22,12 @@ import {
   requireCollection,
   requireCreateIn,
   subtreeSql,
-} from '../../services/collections';
+} from '../../services/collections/collections';
 import { removeSpacesFromSites } from '../../services/sites/spaces';
-import { organizationQuery } from '../../services/organizations';
-import { authorize } from '../../services/permissions';
-import { appendPositionSql, resolvePosition } from '../../services/positions';
-import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/transfer';
+import { organizationQuery } from '../../services/organizations/organizations';
+import { authorize } from '../../services/access/permissions';
+import { appendPositionSql, resolvePosition } from '../../services/content/positions';
+import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });

@@ -45,7 +45,7 @@ import {
   type Viewer,
 } from '../../services/collaboration/comments';
 import { CAPS } from '../../services/limits/caps';
-import { memberSelection } from '../../services/members';
+import { memberSelection } from '../../services/organizations/members';
 
 /**
  * Comments and their replies, on a space ("Space comments") or on one of its change requests

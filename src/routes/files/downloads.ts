@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
-import { fileKey, verifyDownload } from '../../services/files';
+import { fileKey, verifyDownload } from '../../services/content/files';
 
 /**
  * File downloads through signed, expiring URLs (the `downloadURL` of files). No bearer token: the

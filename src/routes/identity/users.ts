@@ -7,7 +7,7 @@ import { requireOperator, requireUser } from '../../middleware/auth';
 import { SITE_TOKEN_REFUSED } from '../../services/sites/site-token';
 import { IdSchema, urlContext } from '../../schemas/common';
 import { CreatedApiTokenSchema, UserSchema, toUser } from '../../schemas/user';
-import { createUser, issueToken, normalizeEmail } from '../../services/users';
+import { createUser, issueToken, normalizeEmail } from '../../services/identity/users';
 import { toApiToken } from './tokens';
 
 const getAuthenticatedUserRoute = defineRoute({

@@ -22,7 +22,7 @@ import {
   toInstallation,
   type InstallationRow,
 } from '../../schemas/integration-installation';
-import { orgRoleSql } from '../../services/access';
+import { orgRoleSql } from '../../services/access/access';
 import { botUserValues, integrationByNameQuery, requireIntegration, type IntegrationRow } from '../../services/integrations/access';
 import { defaultConfiguration, validateConfiguration } from '../../services/integrations/configuration';
 import { encryptSecret, newSigningSecret } from '../../services/integrations/crypto';
@@ -48,7 +48,7 @@ import {
 import { presentIntegrations } from '../../services/integrations/registry';
 import { spaceRoleForScopes } from '../../services/integrations/scopes';
 import { newIntegrationToken } from '../../services/integrations/tokens';
-import { checkOrganizationRole, isUniqueViolation, organizationQuery, type OrganizationRow } from '../../services/organizations';
+import { checkOrganizationRole, isUniqueViolation, organizationQuery, type OrganizationRow } from '../../services/organizations/organizations';
 
 const tags = ['Integrations'];
 export const IntegrationParams = z.object({ integrationName: IdSchema('integrationName') });

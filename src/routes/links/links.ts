@@ -13,13 +13,13 @@ import { IdSchema, urlContext, type UrlContext } from '../../schemas/common';
 import { OrganizationSchema } from '../../schemas/organization';
 import { RevisionFileSchema, RevisionPageSchema } from '../../schemas/revision';
 import { SpaceSchema } from '../../schemas/space';
-import { orgRoleSql } from '../../services/access';
-import { changeRequestMatch, loadChangeRequest } from '../../services/change-requests';
-import { readContent } from '../../services/content-reads';
+import { orgRoleSql } from '../../services/access/access';
+import { changeRequestMatch, loadChangeRequest } from '../../services/content/change-requests';
+import { readContent } from '../../services/content/reads';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
 import { d1NodeStore, diffTries } from '../../services/content/tree';
 import type { TreeRecord } from '../../services/content/pages';
-import { createSigner } from '../../services/files';
+import { createSigner } from '../../services/content/files';
 import { dependency, linksOf, targetKey } from '../../services/indexing/extract';
 import {
   backlinksQuery,
@@ -35,9 +35,9 @@ import {
   type LocationContext,
   type TargetRow,
 } from '../../services/links/links';
-import { loadDocuments } from '../../services/revisions';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
-import type { OrganizationRow } from '../../services/organizations';
+import { loadDocuments } from '../../services/content/revisions';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
+import type { OrganizationRow } from '../../services/organizations/organizations';
 
 /**
  * Links and backlinks: the references pages make (to pages, files, other spaces, URLs) with their

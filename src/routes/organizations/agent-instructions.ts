@@ -6,10 +6,10 @@ import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, TimestampSchema, urlContext, type UrlContext } from '../../schemas/common';
-import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from '../../services/content-batch';
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from '../../services/content/batch';
 import { readRichText } from '../../services/collaboration/bodies';
 import type { JSONDocument } from '../../services/markdown';
-import { checkOrganizationRole, organizationQuery, requireOrgRole, type OrganizationRow } from '../../services/organizations';
+import { checkOrganizationRole, organizationQuery, requireOrgRole, type OrganizationRow } from '../../services/organizations/organizations';
 
 /**
  * An organization's instructions for docs agents: one rich-text document per organization. Members

@@ -12,9 +12,9 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
 import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
-import { joinWithinMembersCap, membersCapGuard, runWithinMembersCap } from '../../services/members';
-import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
-import { normalizeEmail } from '../../services/users';
+import { joinWithinMembersCap, membersCapGuard, runWithinMembersCap } from '../../services/organizations/members';
+import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';
+import { normalizeEmail } from '../../services/identity/users';
 
 const tags = ['Organization invites'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });

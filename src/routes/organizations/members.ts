@@ -9,8 +9,8 @@ import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
 import { MemberSchema, toMember } from '../../schemas/member';
-import { keepsAnAdminSql, memberQuery, memberSelection, removeMembershipStatements } from '../../services/members';
-import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations';
+import { keepsAnAdminSql, memberQuery, memberSelection, removeMembershipStatements } from '../../services/organizations/members';
+import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';
 
 const tags = ['Organization members'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });

@@ -21,14 +21,14 @@ import {
   toCustomHostname,
   toOrganization,
 } from '../../schemas/organization';
-import { orgRoleSql } from '../../services/access';
-import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/merge-rules';
-import { joinWithinMembersCap } from '../../services/members';
-import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations';
-import { emailDomain } from '../../services/users';
+import { orgRoleSql } from '../../services/access/access';
+import { checkMergeRuleMembers, mergeRuleNonMembersQuery } from '../../services/content/merge-rules';
+import { joinWithinMembersCap } from '../../services/organizations/members';
+import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganization, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';
+import { emailDomain } from '../../services/identity/users';
 import { activeProviderQuery } from '../../services/sso/providers';
-import { authorizeOrg } from '../../services/permissions';
-import { challengeAnswered, challengeName, customHostnameRefusal, labelRefusal, newChallenge } from '../../services/organizations-hostnames';
+import { authorizeOrg } from '../../services/access/permissions';
+import { challengeAnswered, challengeName, customHostnameRefusal, labelRefusal, newChallenge } from '../../services/organizations/hostnames';
 
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const tags = ['Organizations'];

@@ -5,13 +5,13 @@ import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '..
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
-import { spaceRoleSql } from '../../services/access';
-import { checkOrganizationRole, organizationQuery, orgRankQuery } from '../../services/organizations';
+import { spaceRoleSql } from '../../services/access/access';
+import { checkOrganizationRole, organizationQuery, orgRankQuery } from '../../services/organizations/organizations';
 import { siteNotFound } from '../../services/sites/access';
 import { siteScopeSql, type SiteSearchScope } from '../../services/search/site-scope';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
 import { ftsExpression, MAX_QUERY_LENGTH, queryWords, searchQuery, toSearchPages, type HitRow } from '../../services/search/search';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import type { Db } from '../../db/client';
 
 /**

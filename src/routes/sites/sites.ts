@@ -21,9 +21,9 @@ import {
   SiteTypeSchema,
   SiteVisibilitySchema,
 } from '../../schemas/site';
-import { isUniqueViolation, organizationQuery } from '../../services/organizations';
+import { isUniqueViolation, organizationQuery } from '../../services/organizations/organizations';
 import { changeSite, loadSiteAsMember } from '../../services/sites/access';
-import { orgRankQuery } from '../../services/organizations';
+import { orgRankQuery } from '../../services/organizations/organizations';
 import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
 import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace, referencedSection, referencedSiteSpace } from '../../services/sites/structure';

@@ -7,7 +7,7 @@ import type { AppBindings } from '../../env';
 import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
-import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, type ContentRequest } from '../../services/content-reads';
+import { fileResponse, filesResponse, pageResponse, pagesResponse, revisionResponse, type ContentRequest } from '../../services/content/reads';
 
 /** The space's current content: its head revision, pages, files. Reading needs the `read` role. */
 const tags = ['Space content'];

@@ -4,7 +4,7 @@ import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
 import { unfurl } from '../../services/embeds/unfurl';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 
 /** Embeds of a space's content (GitBook's getEmbedByUrlInSpace): what an embed block of a URL shows. */
 

@@ -14,13 +14,13 @@ import {
   reusableContentDocumentResponse,
   revisionResponse,
   type ContentRequest,
-} from '../../services/content-reads';
+} from '../../services/content/reads';
 
 /**
  * Any revision of a space, by id (GitBook's historical revision reads): its page tree, a page by id or
  * by path, a page's document, a page's meta links and a reusable content's document. Each reads that
  * revision's own tree and documents, not the head's; a revision of another space is not found. Reading
- * needs the `read` role on the space, like the space's current content (services/content-reads).
+ * needs the `read` role on the space, like the space's current content (services/content/reads).
  */
 const tags = ['Space content'];
 const BASE = '/spaces/{spaceId}/revisions/{revisionId}';

@@ -4,10 +4,10 @@ import { createRouter, defineRoute, jsonBody, noContent } from '../../lib/create
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
-import { loadChangeRequest } from '../../services/change-requests';
+import { loadChangeRequest } from '../../services/content/change-requests';
 import { runBatch } from '../../db/client';
-import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/computed-sources';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces';
+import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 
 /**

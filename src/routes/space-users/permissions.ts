@@ -12,10 +12,10 @@ import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
 import { TeamSchema, toTeam } from '../../schemas/team';
 import { UserSchema, toUser } from '../../schemas/user';
-import { spaceRoleSql } from '../../services/access';
-import { membersCapGuard, runWithinMembersCap } from '../../services/members';
-import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces';
-import { teamSelection } from '../../services/teams';
+import { spaceRoleSql } from '../../services/access/access';
+import { membersCapGuard, runWithinMembersCap } from '../../services/organizations/members';
+import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces/spaces';
+import { teamSelection } from '../../services/teams/teams';
 
 const tags = ['Space users'];
 const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });

@@ -10,9 +10,9 @@ import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { toMember } from '../../schemas/member';
 import { TeamMemberRoleSchema, TeamMemberSchema } from '../../schemas/team';
-import { memberSelection } from '../../services/members';
-import { checkTeam, orgMembersAmong, requireTeam, requireTeamToLeave, teamMembershipKey, teamQuery } from '../../services/teams';
-import { normalizeEmail } from '../../services/users';
+import { memberSelection } from '../../services/organizations/members';
+import { checkTeam, orgMembersAmong, requireTeam, requireTeamToLeave, teamMembershipKey, teamQuery } from '../../services/teams/teams';
+import { normalizeEmail } from '../../services/identity/users';
 
 const tags = ['Teams'];
 const TeamParams = z.object({ organizationId: IdSchema('organizationId'), teamId: IdSchema('teamId') });

@@ -11,7 +11,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { TeamSchema, TeamTitleSchema, toTeam } from '../../schemas/team';
-import { checkOrganizationRole, organizationQuery } from '../../services/organizations';
+import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
 import {
   checkTeam,
   orgMembersAmong,
@@ -19,7 +19,7 @@ import {
   teamQuery,
   teamSelection,
   type TeamSelectionRow,
-} from '../../services/teams';
+} from '../../services/teams/teams';
 
 const tags = ['Teams'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });

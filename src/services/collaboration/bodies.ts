@@ -1,8 +1,8 @@
 import { badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
-import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_DEPTH } from '../content-batch';
+import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_DEPTH } from '../content/batch';
 import { MarkdownConversionError, markdownToDocument, parseDocument, type JSONDocument } from '../markdown';
-import { canonicalJson } from '../revisions';
+import { canonicalJson } from '../content/revisions';
 
 /** Longest Markdown body of a comment, reply or review comment (characters). */
 export const MAX_COMMENT_MARKDOWN_CHARS = 16 * 1024;

@@ -7,11 +7,11 @@ import { RANK } from '../../lib/roles';
 import { toBody, toReactions, type Comment, type CommentReply, type DocumentFormat, type ReactionRow } from '../../schemas/comment';
 import type { UrlContext } from '../../schemas/common';
 import { toUser, type UserRow } from '../../schemas/user';
-import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../change-requests';
+import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../content/change-requests';
 import { lookupSql, SAFE_KEY } from '../content/tree';
 import type { JSONDocument } from '../markdown';
 import { assertWithinCap, capOf, capReached, failedOnCapGuard } from '../limits/caps';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 import { ROOT } from '../content/pages';
 
 /**

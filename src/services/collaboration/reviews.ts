@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { rawAll, type Db } from '../../db/client';
 import { ApiError } from '../../lib/errors';
 import type { RequestRow, ReviewRow } from '../../schemas/review';
-import type { ChangeRequestRow } from '../change-requests';
+import type { ChangeRequestRow } from '../content/change-requests';
 import { userJson } from './comments';
 
 /**

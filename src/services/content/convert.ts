@@ -1,4 +1,4 @@
-import type { FileEntry, Manifest, PageEntry, ReusableContentEntry, VariableValue } from '../revisions';
+import type { FileEntry, Manifest, PageEntry, ReusableContentEntry, VariableValue } from './revisions';
 import { childrenOf, ContentTree, entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { entriesOf, type NodeStore, type StoredNode } from './tree';
 

@@ -6,9 +6,9 @@ import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
-import type { ContentChange } from '../content-batch';
-import { changeRequestQuery, refreshChangeRequestCounters, type ChangeRequestWithContext } from '../change-requests';
-import { assertMoved, buildEdits, contentColumns, toContent, type ContentBatchOutput, type RevisionContent } from '../head-moves';
+import type { ContentChange } from './batch';
+import { changeRequestQuery, refreshChangeRequestCounters, type ChangeRequestWithContext } from './change-requests';
+import { assertMoved, buildEdits, contentColumns, toContent, type ContentBatchOutput, type RevisionContent } from './head-moves';
 
 /**
  * Edits built directly on a space's main content (its head revision): a content batch applied to

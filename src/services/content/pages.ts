@@ -1,4 +1,4 @@
-import type { FileEntry, PageEntry } from '../revisions';
+import type { FileEntry, PageEntry } from './revisions';
 import { storeNode, TrieView, type NodeStore, type StoredNode } from './tree';
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { sha256Hex } from '../../lib/ids';
-import { canonicalJson } from '../revisions';
+import { canonicalJson } from './revisions';
 
 /**
  * Persistent maps shared between revisions. A revision's pages (and, apart, its files) are a map

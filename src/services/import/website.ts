@@ -7,9 +7,9 @@ import remarkStringify from 'remark-stringify';
 import { unified } from 'unified';
 import { badRequest } from '../../lib/errors';
 import { checkOutboundUrl, OutboundError, outboundFetch, type FetchFunction, type OutboundEnv } from '../../lib/outbound';
-import { MAX_BATCH_MARKDOWN_CHARS, MAX_FILES_PER_BATCH, type ContentChange } from '../content-batch';
+import { MAX_BATCH_MARKDOWN_CHARS, MAX_FILES_PER_BATCH, type ContentChange } from '../content/batch';
 import { CAPS } from '../limits/caps';
-import { DEEP_MARKDOWN_LINE } from '../content-batch';
+import { DEEP_MARKDOWN_LINE } from '../content/batch';
 
 /**
  * Website import: crawls a site from one URL and turns its pages into ONE content batch (GitBook's

@@ -5,7 +5,7 @@ import { revisions, spaceIndexState, spaces } from '../../db/schema';
 import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
 import { d1NodeStore, diffTries, TrieView } from '../content/tree';
-import { loadDocuments, type FileEntry } from '../revisions';
+import { loadDocuments, type FileEntry } from '../content/revisions';
 import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
 
 /**

@@ -1,4 +1,4 @@
-import { slugify } from '../revisions';
+import { slugify } from '../content/revisions';
 
 /**
  * What the derived indexes take from a page's document: its text cut into heading-delimited sections

@@ -4,7 +4,7 @@ import { integrations } from '../../db/schema';
 import type { Actor } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
-import { orgRoleSql } from '../access';
+import { orgRoleSql } from '../access/access';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
 

@@ -2,7 +2,7 @@ import { imageSize } from 'image-size';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomBase62, timingSafeEqual } from '../../lib/ids';
-import { createSigner } from '../files';
+import { createSigner } from '../content/files';
 import type { IntegrationRow } from './access';
 
 /**
@@ -14,7 +14,7 @@ import type { IntegrationRow } from './access';
  *
  * Icons and previews are served by this Worker at `/integration-assets/<id>/v<version>/<asset>`
  * (routes/integrations/assets.ts) through signed, expiring URLs: the same HMAC key as file downloads
- * (services/files createSigner), over a message of its own kind (`integration-asset`), so a file
+ * (services/content/files createSigner), over a message of its own kind (`integration-asset`), so a file
  * download signature never opens an asset and the other way round.
  */
 

@@ -15,10 +15,10 @@ import {
   type SiteInstallationRow,
   type SpaceInstallationRow,
 } from '../../schemas/integration-installation';
-import { orgRoleSql, spaceRoleSql } from '../access';
-import { isUniqueViolation } from '../organizations';
+import { orgRoleSql, spaceRoleSql } from '../access/access';
+import { isUniqueViolation } from '../organizations/organizations';
 import type { SiteRow } from '../sites/model';
-import type { SpaceRow } from '../spaces';
+import type { SpaceRow } from '../spaces/spaces';
 import { actorUserId, integrationByNameQuery, requireIntegration, type IntegrationRow } from './access';
 import { defaultConfiguration, validateConfiguration } from './configuration';
 import { enqueueEvents, installationExists, siteInstallationExists, spaceInstallationExists } from './events';

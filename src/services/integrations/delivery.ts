@@ -4,7 +4,7 @@ import { integrationEvents, integrationInstallations, integrations, integrationS
 import type { Env } from '../../env';
 import type { UrlContext } from '../../schemas/common';
 import { toIntegration } from '../../schemas/integration';
-import type { OrganizationRow } from '../organizations';
+import type { OrganizationRow } from '../organizations/organizations';
 import { assetSigner, integrationAssetUrls, type IntegrationAssetUrls } from './assets';
 import { toInstallation, toSiteInstallation, toSpaceInstallation } from '../../schemas/integration-installation';
 import { defaultConfiguration } from './configuration';

@@ -7,7 +7,7 @@ import type { Actor, AppBindings } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import type { InstallationRow } from '../../schemas/integration-installation';
-import { orgRoleSql } from '../access';
+import { orgRoleSql } from '../access/access';
 import { actorUserId, integrationAccess, type IntegrationAccess, type IntegrationRow } from './access';
 import { insertEvent } from './events';
 import { spaceRoleForScopes } from './scopes';

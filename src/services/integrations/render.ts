@@ -14,11 +14,11 @@ import {
   type ContentKitRenderOutput,
   type RenderIntegrationUI,
 } from '../../schemas/integration-render';
-import { orgRoleSql } from '../access';
+import { orgRoleSql } from '../access/access';
 import { requireIntegration } from './access';
 import { SITE_INSTALLATIONS, SPACE_INSTALLATIONS, type ContentInstallationRow, type ContentInstallations } from './content-installations';
 import { apiBaseOf, apiEndpointOf, appendTrace, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from './delivery';
-import type { OrganizationRow } from '../organizations';
+import type { OrganizationRow } from '../organizations/organizations';
 import { eventPayload } from './event-payload';
 import { insertEvent } from './events';
 import {

@@ -1,16 +1,16 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rawAll, type Db } from '../../db/client';
 import { toOrganization } from '../../schemas/organization';
-import type { OrganizationRow } from '../organizations';
+import type { OrganizationRow } from '../organizations/organizations';
 import type { UrlContext } from '../../schemas/common';
 import { spaceAppUrl, toSpace } from '../../schemas/space';
 import { toRevisionFile, toRevisionPage } from '../../schemas/revision';
 import type { Env } from '../../env';
 import { locatePages, type LocatedPage, type PathRow } from '../content/page-paths';
 import type { LinkTarget } from '../indexing/extract';
-import { createSigner, downloadUrl } from '../files';
-import type { FileEntry } from '../revisions';
-import type { SpaceRow } from '../spaces';
+import { createSigner, downloadUrl } from '../content/files';
+import type { FileEntry } from '../content/revisions';
+import type { SpaceRow } from '../spaces/spaces';
 import { lookupSql, SAFE_KEY } from '../content/tree';
 
 /**

@@ -8,7 +8,7 @@ import {
   type JSONDocument,
   type TopLevelBlock,
 } from '../markdown';
-import { slugify, type PageEntry, type ReadPage } from '../revisions';
+import { slugify, type PageEntry, type ReadPage } from '../content/revisions';
 import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingError } from './types';
 
 /**
@@ -22,7 +22,7 @@ import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingE
  * operation), and a Models page. Ids of generated pages depend only on the computed page's seed and
  * on the tag name, method and path, so they are the same for every version of the spec.
  *
- * Pointing a page at a spec takes read access to the organization's specs (services/computed-sources):
+ * Pointing a page at a spec takes read access to the organization's specs (services/content/computed-sources):
  * every reader of the space sees what the spec outlines. A failed spec's page names its error code,
  * never its messages (they may quote the source URL).
  *
@@ -188,7 +188,7 @@ export function readOutline(value: unknown): SpecOutline | null {
 
 /**
  * A spec row of a content read: `json_object(slug, state, errorCode, errors, outline, versionCreatedAt)`
- * (see `specStatesSql` in services/content-reads).
+ * (see `specStatesSql` in services/content/reads).
  */
 export function readSpecState(json: string): SpecState | undefined {
   let row: Record<string, unknown>;

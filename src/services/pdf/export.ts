@@ -7,17 +7,17 @@ import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import { urlContext } from '../../schemas/common';
 import { leavesSql } from '../content/tree';
-import { readContent, type ContentRead } from '../content-reads';
-import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../evaluate';
-import { downloadUrl, fileKey, imageDimensions } from '../files';
+import { readContent, type ContentRead } from '../content/reads';
+import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../content/evaluate';
+import { downloadUrl, fileKey, imageDimensions } from '../content/files';
 import type { JSONDocument } from '../markdown';
-import { loadDocuments, type FileEntry, type PageEntry } from '../revisions';
+import { loadDocuments, type FileEntry, type PageEntry } from '../content/revisions';
 import { renderPdf, type PdfPageInput } from './render';
 
 /**
  * A change request's content as a PDF (GitBook's getChangeRequestPDF): rendered once per revision
  * and options, stored in R2 like any file (`files/<sha256>`), and answered as a signed download URL
- * of this Worker, valid for an hour (services/files).
+ * of this Worker, valid for an hour (services/content/files).
  *
  * - `only=true&page=<id>` renders that page alone; otherwise every page, in tree order (a `page`
  *   without `only=true` is checked but changes nothing). A `page` that is not in the change request

@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage, type RGB } from 'pdf-lib';
-import type { FileEntry } from '../revisions';
+import type { FileEntry } from '../content/revisions';
 import type { JSONDocument } from '../markdown';
 import { PageCanvas } from './canvas';
 import { addLink, addOutline, linkableUrl, type Destination, type OutlineItem, type Rect } from './structure';

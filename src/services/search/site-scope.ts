@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { RANK } from '../../lib/roles';
-import { spaceRoleSql } from '../access';
+import { spaceRoleSql } from '../access/access';
 
 /** Which site spaces of a site a search reads (GitBook's SiteSearchScope, its deprecated forms included). */
 export type SiteSearchScope =

@@ -7,7 +7,7 @@ import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { actorUserId } from '../integrations/access';
-import { orgRankQuery } from '../organizations';
+import { orgRankQuery } from '../organizations/organizations';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
 import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';

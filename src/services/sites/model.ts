@@ -3,9 +3,9 @@ import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { siteSectionGroups, siteSections, sites, siteSpaces, siteStructureGuard, spaces } from '../../db/schema';
 import { ApiError } from '../../lib/errors';
 import { valuesOf } from '../../lib/sql-lists';
-import { spaceRoleSql } from '../access';
-import { isUniqueViolation } from '../organizations';
-import type { SpaceRow } from '../spaces';
+import { spaceRoleSql } from '../access/access';
+import { isUniqueViolation } from '../organizations/organizations';
+import type { SpaceRow } from '../spaces/spaces';
 
 export type SiteRow = typeof sites.$inferSelect;
 export type GroupRow = typeof siteSectionGroups.$inferSelect;

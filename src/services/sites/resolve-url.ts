@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
 import type { AppBindings } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { orgHostOf } from '../organizations-hostnames';
+import { orgHostOf } from '../organizations/hostnames';
 import { loadSite, type LoadedSite, type SiteTarget } from '../../site/load';
 import { firstListed, isSiteIdSegment, parseSegments, resolvePath, sectionsOf, siteStructure, type SiteStructureView } from '../../site/structure';
 import { issueSiteToken } from './site-token';

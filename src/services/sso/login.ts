@@ -7,9 +7,9 @@ import { newId, randomBase62 } from '../../lib/ids';
 import { RANK } from '../../lib/roles';
 import { DAY_MS } from '../../lib/time';
 import { providerStatus, samlServiceUrls } from '../../schemas/saml-provider';
-import { membersCapGuard, runWithinMembersCap } from '../members';
-import { issueToken } from '../users';
-import { isUniqueViolation } from '../organizations';
+import { membersCapGuard, runWithinMembersCap } from '../organizations/members';
+import { issueToken } from '../identity/users';
+import { isUniqueViolation } from '../organizations/organizations';
 import { activeProvider } from './providers';
 import { SamlRefusal, buildAuthnRequest, newRequestId, redirectUrl, verifySamlResponse, type ServiceProvider } from './saml';
 

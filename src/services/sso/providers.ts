@@ -8,8 +8,8 @@ import { afterCursor, keysetOrder, textCursor, type Cursor } from '../../lib/pag
 import { RANK, roleToRank, type Role } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { NO_SSO_URL, type ProviderTeam } from '../../schemas/saml-provider';
-import { orgRankQuery } from '../organizations';
-import { authorizeOrg } from '../permissions';
+import { orgRankQuery } from '../organizations/organizations';
+import { authorizeOrg } from '../access/permissions';
 
 /**
  * An organization's SAML identity providers (routes/sso/saml-providers): admins manage them; the login list

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem, Db } from '../../db/client';
 import { spaceTeamGrants, spaceUserGrants, spaces } from '../../db/schema';
-import { refreshSpaceAccessCap } from '../access';
+import { refreshSpaceAccessCap } from '../access/access';
 
 /**
  * A translation's result space holds the source's content (translated pages, variables, the original file

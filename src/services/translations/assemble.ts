@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
 import type { PageRecord, TreeRecord } from '../content/pages';
 import { d1NodeStore, entriesOf, TrieView, type StoredNode } from '../content/tree';
-import { canonicalJson, copyDocumentReferences, insertDocuments } from '../revisions';
+import { canonicalJson, copyDocumentReferences, insertDocuments } from '../content/revisions';
 import { syncResultAccess } from './access';
 import { allWordsSql, failRun, isPage, loadRunState, pendingCount, runPagesSql, runWordsSql, spaceProblem, type Roots, type TranslationTarget } from './state';
 

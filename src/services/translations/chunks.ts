@@ -7,7 +7,7 @@ import { nowIso } from '../../lib/time';
 import type { JSONDocument } from '../markdown';
 import { ContentTree } from '../content/pages';
 import { d1NodeStore } from '../content/tree';
-import { insertDocuments, loadDocuments, toStoredDocument, type StoredDocument } from '../revisions';
+import { insertDocuments, loadDocuments, toStoredDocument, type StoredDocument } from '../content/revisions';
 import { countWords, rewriteSpaceRefs, segmentDocument, segmentFields, type Segmented } from './segments';
 import { translationRunMessage } from './jobs';
 import type { Translator } from './translator';

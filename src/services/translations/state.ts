@@ -5,7 +5,7 @@ import { revisions, spaces } from '../../db/schema';
 import { translationPages, translationRuns, translations, type TranslationRow, type TranslationRunRow } from '../../db/schema/translations';
 import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
-import { contentColumns } from '../head-moves';
+import { contentColumns } from '../content/head-moves';
 import type { Translator } from './translator';
 
 // What the steps of a translation run share (run.ts describes the run; plan.ts, chunks.ts, assemble.ts are its steps).

@@ -10,7 +10,7 @@
  * mailto only, or what the context signs) and again by the sanitizer.
  *
  * The caller passes a document already dereferenced (reusable content inlined) and evaluated
- * (services/evaluate: `evaluateDocument` turns every expression inline into a text node holding its
+ * (services/content/evaluate: `evaluateDocument` turns every expression inline into a text node holding its
  * value). A reusable-content block or expression inline still present renders nothing, since its value
  * is unknown here.
  *

@@ -1,7 +1,7 @@
 import { imageSize } from 'image-size';
-import type { Env } from '../env';
-import { ApiError } from '../lib/errors';
-import { newId, sha256Hex, timingSafeEqual, toHex } from '../lib/ids';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { newId, sha256Hex, timingSafeEqual, toHex } from '../../lib/ids';
 import type { FileEntry } from './revisions';
 
 /**

@@ -1,13 +1,13 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { newId } from '../lib/ids';
-import { nowIso } from '../lib/time';
-import type { Db } from '../db/client';
-import { revisions, spaceIndexState, spaces } from '../db/schema';
-import { ApiError } from '../lib/errors';
-import { refreshSpaceAccessCap, spaceRoleSql } from './access';
-import { EMPTY_META } from './content/convert';
-import { copyDocumentReferences } from './revisions';
-import { authorize } from './permissions';
+import { newId } from '../../lib/ids';
+import { nowIso } from '../../lib/time';
+import type { Db } from '../../db/client';
+import { revisions, spaceIndexState, spaces } from '../../db/schema/index';
+import { ApiError } from '../../lib/errors';
+import { refreshSpaceAccessCap, spaceRoleSql } from '../access/access';
+import { EMPTY_META } from '../content/convert';
+import { copyDocumentReferences } from '../content/revisions';
+import { authorize } from '../access/permissions';
 
 export type SpaceRow = typeof spaces.$inferSelect;
 

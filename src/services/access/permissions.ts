@@ -1,5 +1,5 @@
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
 
 /**
  * One place that turns a role rank into what the caller may do. Every route authorizes through

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { collections } from '../db/schema';
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { collectionRoleSql, qualify } from './access';
-import { loadOrganization, requireOrgRole } from './organizations';
-import { authorize, authorizeOrg } from './permissions';
+import type { Db } from '../../db/client';
+import { collections } from '../../db/schema/index';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { collectionRoleSql, qualify } from '../access/access';
+import { loadOrganization, requireOrgRole } from '../organizations/organizations';
+import { authorize, authorizeOrg } from '../access/permissions';
 
 export type CollectionRow = typeof collections.$inferSelect;
 

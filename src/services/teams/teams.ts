@@ -1,12 +1,12 @@
 import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../db/client';
-import { orgMembers, teamMembers, teams, users } from '../db/schema';
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { valuesOf } from '../lib/sql-lists';
-import { orgRoleSql, qualify } from './access';
-import { normalizeEmail } from './users';
+import type { Db } from '../../db/client';
+import { orgMembers, teamMembers, teams, users } from '../../db/schema/index';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { valuesOf } from '../../lib/sql-lists';
+import { orgRoleSql, qualify } from '../access/access';
+import { normalizeEmail } from '../identity/users';
 
 /**
  * The organization's members among the given user ids and emails, as one statement to run in a
@@ -22,7 +22,7 @@ export function orgMembersAmong(db: Db, orgId: string, lookup: { ids?: string[];
     .where(and(eq(orgMembers.orgId, orgId), or(inArray(users.id, valuesOf(ids)), inArray(users.email, valuesOf(emails)))));
 }
 
-/** The outer `teams` row, qualified for use inside correlated subqueries (see services/access). */
+/** The outer `teams` row, qualified for use inside correlated subqueries (see services/access/access). */
 const TEAM_ID = qualify(teams.id);
 const TEAM_ORG_ID = qualify(teams.orgId);
 

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { spaces } from '../db/schema';
-import type { Actor } from '../env';
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { orgRoleSql } from './access';
-import type { ContentChange } from './content-batch';
+import type { Db } from '../../db/client';
+import { spaces } from '../../db/schema/index';
+import type { Actor } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { orgRoleSql } from '../access/access';
+import type { ContentChange } from './batch';
 
 /**
  * Who may point a page at an OpenAPI spec. A computed page shows, to every reader of its space, what

@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../db/client';
-import { orgMembers, organizations } from '../db/schema';
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { orgRoleSql } from './access';
-import { authorizeOrg } from './permissions';
+import type { Db } from '../../db/client';
+import { orgMembers, organizations } from '../../db/schema/index';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { orgRoleSql } from '../access/access';
+import { authorizeOrg } from '../access/permissions';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 

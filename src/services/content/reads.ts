@@ -1,24 +1,24 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
-import { changeRequests, revisions } from '../db/schema';
-import type { Env } from '../env';
-import { ApiError } from '../lib/errors';
-import { pageParams, toPage } from '../lib/pagination';
-import { RANK } from '../lib/roles';
-import { changeRequestAppUrl, toChangeRequest } from '../schemas/change-request';
-import { urlContext, type UrlContext } from '../schemas/common';
-import { spaceAppUrl } from '../schemas/space';
-import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from '../schemas/revision';
-import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from './openapi/computed-pages';
+import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
+import { changeRequests, revisions } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { pageParams, toPage } from '../../lib/pagination';
+import { RANK } from '../../lib/roles';
+import { changeRequestAppUrl, toChangeRequest } from '../../schemas/change-request';
+import { urlContext, type UrlContext } from '../../schemas/common';
+import { spaceAppUrl } from '../../schemas/space';
+import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from '../../schemas/revision';
+import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from '../openapi/computed-pages';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
-import { documentToMarkdown, type JSONDocument } from './markdown';
+import { documentToMarkdown, type JSONDocument } from '../markdown/index';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
-import { parseMeta, type RevisionMeta } from './content/convert';
-import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
-import { leavesSql, lookupSql, SAFE_KEY } from './content/tree';
+import { parseMeta, type RevisionMeta } from './convert';
+import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
+import { leavesSql, lookupSql, SAFE_KEY } from './tree';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 
 /**
  * Reads of a space's content or of a change request's: the space (with the caller's role), the

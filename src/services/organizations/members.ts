@@ -1,11 +1,11 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { rowWhere, runBatch, type BatchItem, type Db } from '../db/client';
-import { orgMembers, organizations, spaceUserGrants, spaces, teamMembers, teams, users } from '../db/schema';
-import type { Env } from '../env';
-import { RANK } from '../lib/roles';
-import { valuesOf } from '../lib/sql-lists';
-import { capOf, capReached } from './limits/caps';
+import { rowWhere, runBatch, type BatchItem, type Db } from '../../db/client';
+import { orgMembers, organizations, spaceUserGrants, spaces, teamMembers, teams, users } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { RANK } from '../../lib/roles';
+import { valuesOf } from '../../lib/sql-lists';
+import { capOf, capReached } from '../limits/caps';
 
 const memberFields = {
   user: { id: users.id, displayName: users.displayName, email: users.email, photoURL: users.photoURL },

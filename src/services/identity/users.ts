@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { runBatch, type Db } from '../db/client';
-import { apiTokens, orgEmailInvites, users } from '../db/schema';
-import type { Env } from '../env';
-import { newId, randomBase62, sha256Hex } from '../lib/ids';
-import { nowIso } from '../lib/time';
-import { qualify } from './access';
-import { membersCapGuard } from './members';
+import { runBatch, type Db } from '../../db/client';
+import { apiTokens, orgEmailInvites, users } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { newId, randomBase62, sha256Hex } from '../../lib/ids';
+import { nowIso } from '../../lib/time';
+import { qualify } from '../access/access';
+import { membersCapGuard } from '../organizations/members';
 
 export const TOKEN_PREFIX = 'dpa_';
 

@@ -1,14 +1,14 @@
 import { and, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../db/schema';
-import type { Env } from '../env';
-import { ApiError } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { refreshOrgAccessCaps } from './access';
-import { assertWithinCap } from './limits/caps';
-import { organizationQuery, type OrganizationRow } from './organizations';
-import { uninstallFromSpaces } from './integrations/events';
-import { removeSpacesFromSites } from './sites/spaces';
+import type { Db } from '../../db/client';
+import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { refreshOrgAccessCaps } from '../access/access';
+import { assertWithinCap } from '../limits/caps';
+import { organizationQuery, type OrganizationRow } from '../organizations/organizations';
+import { uninstallFromSpaces } from '../integrations/events';
+import { removeSpacesFromSites } from '../sites/spaces';
 
 /**
  * Checks the target organization of a transfer on the rows of `organizationQuery(db, target, caller)`

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { badRequest } from '../lib/errors';
+import type { Db } from '../../db/client';
+import { badRequest } from '../../lib/errors';
 
 type MergeRules = { type: string; rules?: ReadonlyArray<object> };
 

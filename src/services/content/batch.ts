@@ -1,10 +1,10 @@
-import { ApiError, badRequest } from '../lib/errors';
-import { jsonDepth } from '../lib/json-depth';
-import { newId } from '../lib/ids';
+import { ApiError, badRequest } from '../../lib/errors';
+import { jsonDepth } from '../../lib/json-depth';
+import { newId } from '../../lib/ids';
 import { decodeBase64, prepareFile, type PreparedFile } from './files';
-import { CAPS } from './limits/caps';
-import { childCount, ROOT, type ChildRef, type ContentTree, type PageRecord } from './content/pages';
-import type { ComputedRevisionSource } from './openapi/computed-pages';
+import { CAPS } from '../limits/caps';
+import { childCount, ROOT, type ChildRef, type ContentTree, type PageRecord } from './pages';
+import type { ComputedRevisionSource } from '../openapi/computed-pages';
 import {
   MarkdownConversionError,
   createPathLinkResolver,
@@ -14,7 +14,7 @@ import {
   type ContentRef,
   type JSONDocument,
   type LinkResolver,
-} from './markdown';
+} from '../markdown/index';
 import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 
 /**

@@ -1,9 +1,9 @@
 import { Column, eq, getTableName, is, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../db/client';
-import { collections, spaces } from '../db/schema';
-import { RANK } from '../lib/roles';
-import { WORKING_STATUSES_SQL } from './integrations/scopes';
+import type { Db } from '../../db/client';
+import { collections, spaces } from '../../db/schema/index';
+import { RANK } from '../../lib/roles';
+import { WORKING_STATUSES_SQL } from '../integrations/scopes';
 
 /**
  * Correlated subqueries below name their outer columns with the table spelled out: drizzle renders

@@ -1,7 +1,7 @@
-import type { Env } from '../env';
-import { ApiError } from '../lib/errors';
-import { randomBase62 } from '../lib/ids';
-import { OutboundError, outboundFetch } from '../lib/outbound';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { randomBase62 } from '../../lib/ids';
+import { OutboundError, outboundFetch } from '../../lib/outbound';
 
 /**
  * The hosts an organization's site is served on, and who may claim them.

@@ -1,13 +1,13 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { runBatch, type BatchItem, type Db } from '../db/client';
-import { changeRequests, organizations, spaces, users } from '../db/schema';
-import { ApiError, badRequest } from '../lib/errors';
-import { RANK } from '../lib/roles';
-import { jsonDepth } from '../lib/json-depth';
-import { MAX_DOCUMENT_DEPTH } from './content-batch';
-import { parseDocument } from './markdown';
-import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from './collaboration/reviews';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from './spaces';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
+import { ApiError, badRequest } from '../../lib/errors';
+import { RANK } from '../../lib/roles';
+import { jsonDepth } from '../../lib/json-depth';
+import { MAX_DOCUMENT_DEPTH } from './batch';
+import { parseDocument } from '../markdown/index';
+import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from '../collaboration/reviews';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';

@@ -1,7 +1,7 @@
-import { ApiError } from '../lib/errors';
-import { manifestToTree, treeToManifest, type RevisionMeta } from './content/convert';
-import { childCount, childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './content/pages';
-import { diffTries, memoryNodeStore, type NodeStore, type StoredNode } from './content/tree';
+import { ApiError } from '../../lib/errors';
+import { manifestToTree, treeToManifest, type RevisionMeta } from './convert';
+import { childCount, childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
+import { diffTries, memoryNodeStore, type NodeStore, type StoredNode } from './tree';
 import { canonicalJson, type FileEntry, type Manifest } from './revisions';
 
 /**

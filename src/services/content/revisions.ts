@@ -1,10 +1,10 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { documents, revisions, spaceDocuments } from '../db/schema';
-import { sha256Hex } from '../lib/ids';
-import { valuesOf } from '../lib/sql-lists';
-import { documentToMarkdown, type JSONDocument } from './markdown';
-import type { ComputedRevisionSource, GeneratedContent } from './openapi/computed-pages';
+import type { Db } from '../../db/client';
+import { documents, revisions, spaceDocuments } from '../../db/schema/index';
+import { sha256Hex } from '../../lib/ids';
+import { valuesOf } from '../../lib/sql-lists';
+import { documentToMarkdown, type JSONDocument } from '../markdown/index';
+import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
