@@ -485,6 +485,8 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   moveSpace: () => ({ parent: null }),
   moveCollection: () => ({ parent: null }),
   searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
+  createSiteRedirect: () => ({ source: '/attack', destination: { kind: 'external', url: 'https://example.test/' } }),
+  updateSiteRedirectById: () => ({ permanent: true }),
 };
 
 /** A valid body of `op`: the override, or the minimal value of its schema (with one property when none is required). */

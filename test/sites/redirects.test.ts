@@ -60,7 +60,8 @@ describe('site redirects', () => {
     expect(captured.target).toMatch(new RegExp(`/${org.id}/${site.basename}/a/b$`));
     expectError(await lookup('/drafted'), 404);
     expectError(await lookup('/nowhere'), 404);
-    expectError(await lookup('nowhere'), 400, 'source');
+    expectError(await lookup('guides/exact'), 404);
+    expectError(await lookup(`/${'a'.repeat(600)}`), 400, 'source');
   });
 
   it('a site token of the site resolves paths; of another site it cannot', async () => {
@@ -100,6 +101,9 @@ describe('site redirects', () => {
     expectError(await create({ source: '/bad', destination: { kind: 'path', spaceId: space.id, path: 'missing' } }), 400, 'destination.path');
     expectStatus(await create({ source: '/dup', destination: { kind: 'external', url: 'https://example.com' } }), 201);
     expectError(await create({ source: '/dup', destination: { kind: 'external', url: 'https://example.com' } }), 409, 'source');
+    // A draft of the same source may exist; promoting it while the live one does is a conflict.
+    const draft = expectStatus(await create({ source: '/dup', destination: { kind: 'external', url: 'https://example.com/2' }, draft: true }), 201).body;
+    expectError(await api('PATCH', `${site.path}/redirects/${draft.id}`, { token: owner, body: { draft: false } }), 409, 'source');
     // Fill up to the limit straight in D1, then one more is refused.
     const fill = await publishedSite(org, [space.id], 'public', 'Full');
     const now = new Date().toISOString();

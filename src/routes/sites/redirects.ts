@@ -160,12 +160,8 @@ const getBySourceRoute = defineRoute({
   request: {
     params: SiteParams,
     query: z.object({
-      source: z
-        .string()
-        .min(1)
-        .max(MAX_SOURCE_LENGTH)
-        .regex(/^\/[^\s]*$/, { error: 'must be a path starting with "/"' })
-        .openapi({ description: 'The path of the site to find a redirect for' }),
+      // Any path: one that no source could be (no leading "/") has no redirect, a 404 like any other.
+      source: z.string().min(1).max(MAX_SOURCE_LENGTH).openapi({ description: 'The path of the site to find a redirect for' }),
       shareKey: z.string().max(200).optional().openapi({ description: 'For share-link sites: the key that opens them (and goes into the target URL)' }),
     }),
   },
@@ -192,7 +188,8 @@ function toSiteRedirect(row: RedirectRow) {
 }
 
 const byId = (siteId: string, id: string) => and(eq(siteRedirects.siteId, siteId), eq(siteRedirects.id, id));
-const conflict = (source: string) => new ApiError(409, `source: the site already has a redirect from "${source}" (live and draft each once per source)`);
+const conflict = (source: string | undefined) =>
+  new ApiError(409, `source: the site already has a ${source ? `redirect from "${source}"` : 'redirect from this source'} (live and draft each once per source)`);
 
 /** A destination of this site: its section or site space must be the site's (400 naming the field otherwise). */
 function checkDestination(model: SiteModel, destination: Destination): void {
@@ -273,7 +270,7 @@ function listOrder(orderBy: 'createdAt' | 'updatedAt' | 'source', cursor: Cursor
   };
 }
 
-async function writeOrConflict<T>(source: string, write: () => Promise<T>): Promise<T> {
+async function writeOrConflict<T>(source: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
@@ -339,7 +336,7 @@ export const siteRedirectsRouter = createRouter()
     const { model } = await loadSiteAsMember(db, organizationId, siteId, userId, RANK.admin);
     if (body.destination) checkDestination(model, body.destination);
     const now = nowIso();
-    const [row] = await writeOrConflict(body.source ?? '', () =>
+    const [row] = await writeOrConflict(body.source, () =>
       db
         .update(siteRedirects)
         .set({
