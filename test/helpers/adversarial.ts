@@ -486,6 +486,8 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   moveSpace: () => ({ parent: null }),
   moveCollection: () => ({ parent: null }),
   searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
+  createSiteRedirect: () => ({ source: '/attack', destination: { kind: 'external', url: 'https://example.test/' } }),
+  updateSiteRedirectById: () => ({ permanent: true }),
 };
 
 /** Query values the schema alone does not make valid (a format the handler decodes), as BODY_OVERRIDES. */

@@ -281,6 +281,15 @@ function translationId() {
   return translation;
 }
 
+let redirect: Promise<string> | undefined;
+/** A live prefix redirect of the conformance site, capturing what its wildcard matched. */
+function redirectId() {
+  redirect ??= (async () =>
+    expectStatus(await send('POST', await sitePath('/redirects'), { source: '/old-docs/*', destination: { kind: 'external', url: 'https://example.com/docs' }, captureWildcard: true }), 201)
+      .body.id as string)();
+  return redirect;
+}
+
 const CASES: Case[] = [
   // Users
   { operationId: 'getAuthenticatedUser', request: () => get('/v1/user') },
@@ -691,6 +700,11 @@ const CASES: Case[] = [
   { operationId: 'createSiteShareLink', request: async () => send('POST', await sitePath('/share-links'), { name: 'Press' }) },
   { operationId: 'updateSiteShareLinkById', request: async () => send('PATCH', await sitePath(`/share-links/${(await site()).shareLink}`), { active: false }) },
   { operationId: 'deleteSiteShareLinkById', request: async () => send('DELETE', await sitePath(`/share-links/${(await site()).shareLink}`)) },
+  { operationId: 'createSiteRedirect', request: async () => send('POST', await sitePath('/redirects'), { source: '/moved', destination: { kind: 'external', url: 'https://example.com/moved' }, permanent: true }) },
+  { operationId: 'listSiteRedirects', request: async () => (await redirectId(), get(await sitePath('/redirects?orderBy=source'))) },
+  { operationId: 'getSiteRedirectBySource', request: async () => (await redirectId(), get(await sitePath('/redirect?source=/old-docs/install'))) },
+  { operationId: 'updateSiteRedirectById', request: async () => send('PATCH', await sitePath(`/redirects/${await redirectId()}`), { permanent: true }) },
+  { operationId: 'deleteSiteRedirectById', request: async () => send('DELETE', await sitePath(`/redirects/${await redirectId()}`)) },
   { operationId: 'getSitePublishingAuthById', request: async () => get(await sitePath('/publishing/auth')) },
   { operationId: 'updateSitePublishingAuthById', request: async () => send('PATCH', await sitePath('/publishing/auth'), { backend: 'custom', fallbackURL: 'https://example.com/login' }) },
   { operationId: 'regenerateSitePublishingAuthById', request: async () => send('POST', await sitePath('/publishing/auth/regenerate')) },

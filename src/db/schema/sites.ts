@@ -127,3 +127,26 @@ export const siteStructureGuard = sqliteTable(
   { ok: integer('ok').notNull() },
   (t) => [check('site_structure_guard_ok', sql`${t.ok} = 1`)],
 );
+
+/**
+ * A site's redirects (GitBook's SiteRedirect): `source` is a path of the site (ending in `*` for a prefix),
+ * `destination` a SiteRedirectDestination. `sortedAt` is the last change (updated, else created).
+ */
+export const siteRedirects = sqliteTable(
+  'site_redirects',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    source: text('source').notNull(),
+    draft: integer('draft', { mode: 'boolean' }).notNull().default(false),
+    captureWildcard: integer('capture_wildcard', { mode: 'boolean' }).notNull().default(false),
+    permanent: integer('permanent', { mode: 'boolean' }).notNull().default(false),
+    destination: text('destination', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at'),
+    sortedAt: text('sorted_at').notNull(),
+  },
+  (t) => [uniqueIndex('site_redirects_source').on(t.siteId, t.draft, t.source), index('site_redirects_created').on(t.siteId, t.createdAt, t.id)],
+);

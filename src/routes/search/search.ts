@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
@@ -8,6 +9,7 @@ import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access/access';
 import { checkOrganizationRole, organizationQuery, orgRankQuery } from '../../services/organizations/organizations';
 import { siteNotFound } from '../../services/sites/access';
+import { siteTokenOf } from '../../services/sites/site-token';
 import { siteScopeSql, type SiteSearchScope } from '../../services/search/site-scope';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
 import { ftsExpression, MAX_QUERY_LENGTH, queryWords, searchQuery, toSearchPages, type HitRow } from '../../services/search/search';
@@ -134,10 +136,11 @@ const searchSiteRoute = defineRoute({
   operationId: 'searchSiteContent',
   costly: 'search',
   tokens: { scope: 'site:metadata:read' },
+  siteToken: true,
   tags: ['Docs sites'],
   summary: "Search the main content of the site's spaces that the caller can read",
   description:
-    'scope `all`: every site space; `default`: the default site space of each section (and of the site), plus `currentSiteSpace`, or with `restrictTo` only it (`currentSiteSpace`) or only the others (`otherSiteSpaces`); `specific`: the site spaces listed. Results are grouped by space, like an organization search.',
+    'Members of the organization search the spaces they can read; a site token (resolvePublishedContentByUrl) the spaces of its site it may open, while the site is published. scope `all`: every site space; `default`: the default site space of each section (and of the site), plus `currentSiteSpace`, or with `restrictTo` only it (`currentSiteSpace`) or only the others (`otherSiteSpaces`); `specific`: the site spaces listed. Results are grouped by space, like an organization search.',
   request: {
     params: z.object({ organizationId: IdSchema('organizationId'), siteId: IdSchema('siteId') }),
     query: SearchQuery.pick({ page: true, limit: true }),
@@ -210,7 +213,8 @@ export const searchRouter = createRouter()
     return c.json(bySpaceResults(organizationId, { hits, paths, total }, words, offset, limit, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(searchSiteRoute, async (c) => {
-    const userId = requireUser(c);
+    const siteToken = siteTokenOf(c);
+    const reader = siteToken ?? requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const body = c.req.valid('json');
     const q = c.req.valid('query');
@@ -218,9 +222,17 @@ export const searchRouter = createRouter()
     const offset = offsetOf(q.page);
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
     const db = c.get('db');
-    // The caller's organization role and the site (of that organization), read with the search.
-    const guard = orgRankQuery(db, organizationId, userId, { site: sql<string | null>`(select s.id from sites s where s.id = ${siteId} and s.org_id = ${organizationId})` as never });
+    // The caller's organization role and the site (of that organization), read with the search; for a
+    // site token (its organization and site checked by token-access), that the site is still published.
+    const guard =
+      typeof reader === 'string'
+        ? orgRankQuery(db, organizationId, reader, { site: sql<string | null>`(select s.id from sites s where s.id = ${siteId} and s.org_id = ${organizationId})` as never })
+        : publishedSiteQuery(db, organizationId, siteId);
     const check = (rows: unknown[]) => {
+      if (typeof reader !== 'string') {
+        if (rows.length === 0) throw siteNotFound();
+        return;
+      }
       const [row] = rows as Array<{ rank: number | null; site: string | null }>;
       // Guests and outsiders do not see the organization's sites (services/sites/access).
       if (!row?.rank || row.rank < RANK.read || !row.site) throw siteNotFound();
@@ -229,10 +241,19 @@ export const searchRouter = createRouter()
       check(await guard.all());
       return c.json({ items: [], count: 0 }, 200);
     }
-    const found = await runSearch(db, guard, words, siteScopeSql(organizationId, siteId, userId, scopeOf(body)), offset, limit);
+    const found = await runSearch(db, guard, words, siteScopeSql(organizationId, siteId, reader, scopeOf(body)), offset, limit);
     check(found.guardRows);
     return c.json(bySpaceResults(organizationId, found, words, offset, limit, urlContext(c.req.url, c.env.APP_URL)), 200);
   });
+
+/** The site, when it is a published site of the organization (a site token's search reads nothing else). */
+function publishedSiteQuery(db: Db, organizationId: string, siteId: string) {
+  return db
+    .select({ id: sites.id })
+    .from(sites)
+    .where(and(eq(sites.id, siteId), eq(sites.orgId, organizationId), eq(sites.published, true)))
+    .limit(1);
+}
 
 /** Results grouped by space (organization and site searches), in rank order. */
 function bySpaceResults(orgId: string, found: { hits: HitRow[]; paths: PathRow[]; total: number }, words: string[], offset: number, limit: number, urls: ReturnType<typeof urlContext>) {

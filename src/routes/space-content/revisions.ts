@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { requireUser } from '../../middleware/auth';
+import { siteTokenOf } from '../../services/sites/site-token';
 import { booleanQuery, ContentQuerySchema, IdSchema } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { RevisionPageReadSchema, RevisionSchema } from '../../schemas/revision';
@@ -29,9 +30,10 @@ const PageParams = Params.extend({ pageId: IdSchema('pageId') });
 
 /**
  * Who may read a revision: the one access rule of every operation here (members with the `read` role,
- * installation tokens with the content scope). Site tokens, when added, are one more option here.
+ * installation tokens with the content scope, and site tokens of a site publishing the space, for its
+ * published revision only: the space's current one, see services/content/reads `published`).
  */
-const READ = { tokens: { scope: 'space:content:read' as const } };
+const READ = { tokens: { scope: 'space:content:read' as const }, siteToken: true as const };
 
 const MarkdownRefsQuery = {
   'format.markdown.refs': z
@@ -131,15 +133,19 @@ const getReusableContentDocumentRoute = defineRoute({
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The document (empty for an empty reusable content)') },
 });
 
-const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => ({
-  db: c.get('db'),
-  env: c.env,
-  url: c.req.url,
-  userId: requireUser(c),
-  source: { spaceId: params.spaceId, revision: params.revisionId },
+const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => {
+  const siteToken = siteTokenOf(c);
+  return {
+    db: c.get('db'),
+    env: c.env,
+    url: c.req.url,
+    // A site token's visitor is no user: the space is checked against the token's site instead.
+    userId: siteToken ? '' : requireUser(c),
+    source: { spaceId: params.spaceId, revision: params.revisionId, ...(siteToken && { published: siteToken }) },
   // GitBook's `computed` (validated by each route's query schema): false reads computed pages as stored.
-  computed: c.req.query('computed') !== 'false',
-});
+    computed: c.req.query('computed') !== 'false',
+  };
+};
 
 const documentOptions = (query: z.infer<typeof DocumentQuerySchema>) => {
   const { format: _format, ...options } = pageOptions(query);

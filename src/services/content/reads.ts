@@ -1,6 +1,6 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
-import { changeRequests, revisions } from '../../db/schema/index';
+import { changeRequests, revisions, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { pageParams, toPage } from '../../lib/pagination';
@@ -10,6 +10,7 @@ import { urlContext, type UrlContext } from '../../schemas/common';
 import { spaceAppUrl } from '../../schemas/space';
 import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from '../../schemas/revision';
 import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from '../openapi/computed-pages';
+import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from '../markdown/index';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
@@ -30,8 +31,11 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/s
 /**
  * Whose content: the space's main content, a change request's (by id or number), or any revision of
  * the space by id (`revision`; one of another space is in none).
+ * `published`: read as a site token's visitor (services/sites/site-token), instead of as a member: only
+ * while the token's site publishes the space, and only its published content (the space's current
+ * revision: an older one, like a change request, is not found).
  */
-export type ContentSource = { spaceId: string; changeRequest?: string; revision?: string };
+export type ContentSource = { spaceId: string; changeRequest?: string; revision?: string; published?: SiteTokenPayload };
 
 /** What of the revision's maps a read needs. */
 export interface ContentWanted {
@@ -116,6 +120,9 @@ export interface ReusableRead {
 const safeKey = (id: string) => (SAFE_KEY.test(id) && id !== ROOT ? id : '-');
 
 function revisionIdOf(source: ContentSource): SQL {
+  if (source.revision !== undefined && source.published) {
+    return sql`(select s.revision_id from spaces s where s.id = ${source.spaceId} and s.revision_id = ${source.revision})`;
+  }
   if (source.revision !== undefined) return sql`(select r.id from revisions r where r.id = ${source.revision} and r.space_id = ${source.spaceId})`;
   if (source.changeRequest === undefined) return sql`(select s.revision_id from spaces s where s.id = ${source.spaceId})`;
   return sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${changeRequestMatch(source.spaceId, source.changeRequest)})`;
@@ -308,10 +315,29 @@ function fileQuery(db: Db, revisionId: SQL, fileId: string) {
   return rawAll<{ value: string | null }>(db, sql`select ${lookupSql(filesRootOf(revisionId), sql`${fileId}`)} as value`);
 }
 
+/**
+ * The space with the reader's role: a member's, or for a site token's visitor `read` on a live space, the
+ * token's site checked in the same batch (the `published` statement, see checkPublished).
+ */
+function spaceStatement(db: Db, source: ContentSource, userId: string) {
+  if (!source.published) return selectSpaceWithRank(db, source.spaceId, userId);
+  return db
+    .select({ space: spaces, rank: sql<number>`${RANK.read}`.as('rank') })
+    .from(spaces)
+    .where(and(eq(spaces.id, source.spaceId), isNull(spaces.deletedAt)));
+}
+
+/** A site token reads a space only while its site is published and has the space: anything else is not found. */
+function checkPublished(spaceRows: SpaceWithRank[], placement: unknown[]): void {
+  if (spaceRows.length === 0 || placement.length === 0) throw new ApiError(404, 'Space not found');
+}
+
 export async function readContent(db: Db, source: ContentSource, userId: string, wanted: ContentWanted & { urls: UrlContext }): Promise<ContentRead> {
+  // Site tokens read the published content only: never a change request's.
+  if (source.published && source.changeRequest !== undefined) throw new ApiError(404, 'Change request not found');
   const revisionId = revisionIdOf(source);
   const statements: BatchItem[] = [
-    selectSpaceWithRank(db, source.spaceId, userId),
+    spaceStatement(db, source, userId),
     db
       .select({
         id: revisions.id,
@@ -331,6 +357,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     statements.push(statement as BatchItem);
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
+  if (source.published) add('published', siteTokenSpaceQuery(db, source.published, source.spaceId));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
   const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
   if (target) add('page', pageTreeQuery(db, revisionId, target, computed, wanted.markdown, wanted.reusable));
@@ -344,6 +371,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
+  if (source.published) checkPublished(results[0] as SpaceWithRank[], results[extra.published]);
   const space = checkSpace(results[0] as SpaceWithRank[], RANK.read, true);
   const cr = extra.cr !== undefined ? requireChangeRequest(results[extra.cr][0] as ChangeRequestWithContext | undefined) : undefined;
   const row = results[1][0] as (Omit<RevisionHeader, 'meta'> & { meta: string | null }) | undefined;
