@@ -3,7 +3,7 @@
 // `wrangler d1 migrations apply` / `wrangler d1 execute` call starts a wrangler process and a workerd of
 // its own (about 25 s for the migrations of a fresh clone, against 2 s here).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** wrangler's default local state directory (`wrangler dev --persist-to`). */
 export const DEFAULT_PERSIST_TO = '.wrangler/state';
@@ -42,7 +42,7 @@ export async function withLocalD1(root, fn, { persistTo = DEFAULT_PERSIST_TO } =
   for (const [name, value] of Object.entries(OFFLINE_ENV)) process.env[name] ??= value;
   const { getPlatformProxy, unstable_splitSqlQuery } = await import('wrangler');
   const config = d1OnlyConfig(root);
-  const proxy = await getPlatformProxy({ configPath: config.path, persist: { path: join(root, persistTo, 'v3') } });
+  const proxy = await getPlatformProxy({ configPath: config.path, persist: { path: resolve(root, persistTo, 'v3') } });
   try {
     const migrations = { dir: join(root, config.migrationsDir), split: unstable_splitSqlQuery };
     return await fn(proxy.env[config.binding], migrations);
