@@ -1,12 +1,11 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { createDb } from '../../db/client';
-import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, sites, spaces } from '../../db/schema';
+import { integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, sites, spaces } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { INTEGRATION_NAME_PATTERN } from '../../schemas/integration';
-import { apiBaseOf, apiEndpointOf, appendTrace, line, readScriptSecrets, scriptEnvironment, ownerQuery, scriptTarget, type ContentInstallationRow, type InstallationRow, type ScriptSecrets } from '../../services/integrations/delivery';
+import { apiBaseOf, apiEndpointOf, line, readScriptSecrets, scriptEnvironment, ownerQuery, scriptTarget, type ContentInstallationRow, type InstallationRow, type ScriptSecrets, recordInvocation } from '../../services/integrations/delivery';
 import { eventPayload, withoutCredentials } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
 import { coveredSpacesSql } from '../../services/integrations/installations';
@@ -222,25 +221,6 @@ function toResponse(answer: FetchAnswer, method: string, location: (value: strin
   return new Response(body, { status: answer.status, headers });
 }
 
-/**
- * Records the call as a `fetch` event with its trace (one batch), after the answer: `insertEvent` gives the id
- * the script was told, the update its outcome.
- */
-function recordFetchEvent(c: PublicContext, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[], later: Promise<TraceLine[]> = Promise.resolve([])) {
-  const db = createDb(c.env.DB);
-  // `later` (what the script's waitUntil work logged) never rejects, and is bounded by the script's wall time.
-  const write = later
-    .then((after) =>
-      db.batch([
-        record.statement,
-        appendTrace(db, record.id, [...lines, ...after]),
-        db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
-      ]),
-    )
-    .catch((error: unknown) => console.error(`integration fetch event ${record.id} not recorded`, error));
-  c.executionCtx.waitUntil(write);
-}
-
 async function handlePublicRequest(c: PublicContext, name: string, installationId: string | undefined, content?: ContentTarget): Promise<Response> {
   const { integration, owner, installation, installationSpaces, scriptKey, contentInstallation } = await loadTarget(c, name, installationId, content);
   const fetchBody = await requestBody(c);
@@ -265,7 +245,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
   const payload = eventPayload(record.id, stored, apiBaseOf(apiEndpoint));
   const label = `${request.method} ${new URL(request.url).pathname}`;
   const fail = (message: string, lines: TraceLine[], detail: string, later?: Promise<TraceLine[]>): never => {
-    recordFetchEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)], later);
+    recordInvocation(c.env, c.executionCtx, record, { type: 'fetch', ok: false, lines: [...lines, line('error', `${label}: the script ${detail}`)], later });
     throw new ApiError(502, `The integration's script ${message}`);
   };
 
@@ -276,7 +256,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
     const reason = `was not run: its secrets could not be read: ${error instanceof Error ? error.message : String(error)}`;
     // A deployment without INTEGRATIONS_KEY: its own 503, which names the secret, rather than the script's 502.
     if (error instanceof ApiError) {
-      recordFetchEvent(c, record, false, [line('error', `${label}: the script ${reason}`)]);
+      recordInvocation(c.env, c.executionCtx, record, { type: 'fetch', ok: false, lines: [line('error', `${label}: the script ${reason}`)] });
       throw error;
     }
     return fail('could not be run: its secrets could not be read', [], reason);
@@ -297,7 +277,7 @@ async function handlePublicRequest(c: PublicContext, name: string, installationI
   const result = await runIntegrationFetch(c.env, scriptTarget(integration, scriptKey), payload, environment, new URL(apiEndpoint).origin, fetchBody);
   if (!result.ok) return fail(result.failure, result.logs, result.detail, result.later);
   const ok = result.answer.status < 400;
-  recordFetchEvent(c, record, ok, [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)], result.later);
+  recordInvocation(c.env, c.executionCtx, record, { type: 'fetch', ok, lines: [...result.logs, line(ok ? 'info' : 'error', `${label}: the script ${result.detail}`)], later: result.later });
   const origins = ownOrigins(c);
   return toResponse(result.answer, request.method, (value) => allowedLocation(value, request.url, origins, integration.name));
 }

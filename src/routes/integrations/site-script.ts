@@ -1,11 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { createDb } from '../../db/client';
-import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations } from '../../db/schema';
+import { integrationInstallations, integrations, integrationSiteInstallations } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
-import { apiBaseOf, apiEndpointOf, appendTrace, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget } from '../../services/integrations/delivery';
+import { apiBaseOf, apiEndpointOf, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget, recordInvocation } from '../../services/integrations/delivery';
 import { eventPayload } from '../../services/integrations/event-payload';
 import { insertEvent } from '../../services/integrations/events';
 import { coveredSpacesSql } from '../../services/integrations/installations';
@@ -102,19 +101,6 @@ function scriptOf(answer: FetchAnswer): { ok: true; type: string; cacheControl: 
   return { ok: true, type, cacheControl: cacheControl && HEADER_VALUE.test(cacheControl) ? cacheControl : null, body: answer.body };
 }
 
-/** Records the call as a `fetch_published_script` event with its trace (one batch), after the answer. */
-function recordEvent(c: ScriptContext, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[]) {
-  const db = createDb(c.env.DB);
-  const write = db
-    .batch([
-      record.statement,
-      appendTrace(db, record.id, lines),
-      db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
-    ])
-    .catch((error: unknown) => console.error(`integration fetch_published_script event ${record.id} not recorded`, error));
-  c.executionCtx.waitUntil(write);
-}
-
 async function runHandler(c: ScriptContext, loaded: Awaited<ReturnType<typeof loadScript>>) {
   const { row, integration, installation } = loaded;
   if (!c.env.LOADER) throw new ApiError(503, NO_LOADER_MESSAGE);
@@ -124,7 +110,7 @@ async function runHandler(c: ScriptContext, loaded: Awaited<ReturnType<typeof lo
   const payload = eventPayload(record.id, stored, apiBaseOf(apiEndpoint));
   const label = `fetch_published_script for site ${row.siteId}`;
   const fail = (reason: string, lines: TraceLine[], detail = reason): never => {
-    recordEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)]);
+    recordInvocation(c.env, c.executionCtx, record, { type: 'fetch_published_script', ok: false, lines: [...lines, line('error', `${label}: the script ${detail}`)] });
     throw new ApiError(502, `The integration's script ${reason}`);
   };
   let keys;
@@ -149,7 +135,7 @@ async function runHandler(c: ScriptContext, loaded: Awaited<ReturnType<typeof lo
   if (!result.ok) return fail(result.failure, result.logs, result.detail);
   const script = scriptOf(result.answer);
   if (!script.ok) return fail(script.reason, result.logs);
-  recordEvent(c, record, true, [...result.logs, line('info', `${label}: the script ${result.detail}`)]);
+  recordInvocation(c.env, c.executionCtx, record, { type: 'fetch_published_script', ok: true, lines: [...result.logs, line('info', `${label}: the script ${result.detail}`)] });
   return script;
 }
 

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import { createDb, rawRun, runBatch, type Db } from '../../db/client';
+import { createDb, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
 import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, organizations } from '../../db/schema';
 import type { Env } from '../../env';
 import type { UrlContext } from '../../schemas/common';
@@ -244,6 +244,30 @@ export const appendTrace = (db: Db, eventId: string, lines: TraceLine[]) =>
   );
 
 export const line = (level: TraceLine['level'], message: string): TraceLine => ({ level, message, timestamp: new Date().toISOString() });
+
+/**
+ * Records a call the script answered at once (a fetch, a render, a published script) as its event, with its trace and
+ * outcome, in one batch after the answer: `record` (events.ts `insertEvent`) gives the id the script was told.
+ * `later`: lines the script's waitUntil work logs after the answer (never rejects; bounded by the script's wall time).
+ */
+export function recordInvocation(
+  env: Env,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+  record: { id: string; statement: BatchItem },
+  outcome: { type: string; ok: boolean; lines: TraceLine[]; later?: Promise<TraceLine[]> },
+): void {
+  const db = createDb(env.DB);
+  const write = (outcome.later ?? Promise.resolve([]))
+    .then((after) =>
+      runBatch(db, [
+        record.statement,
+        appendTrace(db, record.id, [...outcome.lines, ...after]),
+        db.update(integrationEvents).set({ status: outcome.ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
+      ]),
+    )
+    .catch((error: unknown) => console.error(`integration ${outcome.type} event ${record.id} not recorded`, error));
+  ctx.waitUntil(write);
+}
 
 /** The trace lines of one attempt, and whether every receiver accepted the event. */
 interface AttemptResult {

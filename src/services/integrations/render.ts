@@ -1,8 +1,8 @@
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
-import { integrationEvents, integrationInstallations, integrations } from '../../db/schema';
+import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { integrationInstallations, integrations } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
@@ -17,7 +17,7 @@ import {
 import { orgRoleSql } from '../access/access';
 import { requireIntegration } from './access';
 import { SITE_INSTALLATIONS, SPACE_INSTALLATIONS, type ContentInstallationRow, type ContentInstallations } from './content-installations';
-import { apiBaseOf, apiEndpointOf, appendTrace, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets } from './delivery';
+import { apiBaseOf, apiEndpointOf, line, ownerQuery, readScriptSecrets, scriptEnvironment, scriptTarget, type ScriptSecrets, recordInvocation } from './delivery';
 import type { OrganizationRow } from '../organizations/organizations';
 import { eventPayload } from './event-payload';
 import { insertEvent } from './events';
@@ -144,19 +144,6 @@ export interface RenderResult {
   cacheControl: string;
 }
 
-/** Records the render as a `ui_render` event with the script's trace (one batch), after the answer. */
-function recordRenderEvent(c: Context<AppBindings>, record: ReturnType<typeof insertEvent>, ok: boolean, lines: TraceLine[]) {
-  const db = createDb(c.env.DB);
-  const write = db
-    .batch([
-      record.statement,
-      appendTrace(db, record.id, lines),
-      db.update(integrationEvents).set({ status: ok ? 'success' : 'failed', attempts: 1 }).where(eq(integrationEvents.id, record.id)),
-    ])
-    .catch((error: unknown) => console.error(`integration ui_render event ${record.id} not recorded`, error));
-  c.executionCtx.waitUntil(write);
-}
-
 /** The script's `Cache-Control` (the runtime's `max-age=<n>` of `setCache`), kept private to the caller; `no-store` otherwise. */
 function cacheControlOf(answer: FetchAnswer): string {
   const value = answer.headers.find(([name]) => name.toLowerCase() === 'cache-control')?.[1] ?? '';
@@ -231,7 +218,7 @@ export async function renderIntegrationUI(c: Context<AppBindings>, name: string,
   };
   const label = `render of ${input.componentId}`;
   const fail = (status: number, message: string, detail: string, lines: TraceLine[] = []): never => {
-    recordRenderEvent(c, record, false, [...lines, line('error', `${label}: the script ${detail}`)]);
+    recordInvocation(c.env, c.executionCtx, record, { type: 'ui_render', ok: false, lines: [...lines, line('error', `${label}: the script ${detail}`)] });
     throw new ApiError(status as ContentfulStatusCode, message);
   };
 
@@ -258,6 +245,6 @@ export async function renderIntegrationUI(c: Context<AppBindings>, name: string,
   const result = await runIntegrationFetch(c.env, scriptTarget(integration, integration.scriptKey), event, environment, new URL(apiEndpoint).origin, null);
   if (!result.ok) return fail(502, `The integration's script ${result.failure}`, result.detail, result.logs);
   const rendered = renderResult(result.answer, input.componentId, (status, message, detail) => fail(status, message, detail, result.logs));
-  recordRenderEvent(c, record, true, [...result.logs, line('info', `${label}: the script ${result.detail}`)]);
+  recordInvocation(c.env, c.executionCtx, record, { type: 'ui_render', ok: true, lines: [...result.logs, line('info', `${label}: the script ${result.detail}`)] });
   return rendered;
 }
