@@ -2,9 +2,11 @@ import { OpenAPIHono, createRoute, z, type RouteConfig } from '@hono/zod-openapi
 import type { AppBindings } from '../env';
 import { limitCostly } from '../middleware/rate-limit';
 import { tokenAccess } from '../middleware/token-access';
-import type { CostlyPolicy } from '../services/limits/rate-limits';
-import type { TokenAccess } from '../services/integrations/scopes';
 import { describeZodError, errorBody } from './errors';
+import type { TokenAccess } from './integration-scopes';
+
+/** The expensive rate limit policies an operation may add (`costly`): what `limitCostly` takes. */
+type CostlyPolicy = Parameters<typeof limitCostly>[0];
 
 export function createRouter() {
   return new OpenAPIHono<AppBindings>({

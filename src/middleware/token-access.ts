@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
-import type { TokenAccess } from '../services/integrations/scopes';
+import type { TokenAccess } from '../lib/integration-scopes';
 import { SITE_TOKEN_REFUSED } from '../services/sites/site-token';
 
 const refusedEverywhere = 'Integration tokens may call only the integration routes that admit them';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { columnToLevel } from '../lib/roles';
-import type { CollectionRow } from '../services/collections/collections';
-import { collectionPermissions } from '../services/access/permissions';
+import type { collections } from '../db/schema';
+import { collectionPermissions } from '../lib/permissions';
 import { DefaultLevelSchema, type UrlContext } from './common';
 
 export const CollectionTitleSchema = z.string().trim().max(50);
@@ -22,6 +22,8 @@ export const CollectionSchema = z
     permissions: z.object({ view: z.boolean(), admin: z.boolean(), viewInviteLinks: z.boolean(), create: z.boolean() }),
   })
   .openapi('Collection');
+
+type CollectionRow = typeof collections.$inferSelect;
 
 export function toCollection(row: CollectionRow, rank: number, urls: UrlContext): z.infer<typeof CollectionSchema> {
   return {

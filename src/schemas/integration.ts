@@ -1,10 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import type { IntegrationRow } from '../services/integrations/access';
-import type { IntegrationAssetUrls } from '../services/integrations/assets';
-import { imageContentType } from '../services/integrations/assets';
-import { INTEGRATION_SCOPES } from '../services/integrations/scopes';
-import type { OrganizationRow } from '../services/organizations/organizations';
-import { decodeBase64 } from '../services/content/files';
+import type { integrations, organizations } from '../db/schema';
+import { decodeBase64 } from '../lib/base64';
+import { imageContentType } from '../lib/images';
+import { INTEGRATION_SCOPES } from '../lib/integration-scopes';
 import { refuseProtoKey, type UrlContext } from './common';
 import { OrganizationSchema, toOrganization } from './organization';
 
@@ -357,6 +355,17 @@ export const IntegrationSchema = z
   })
   .openapi('Integration');
 export type Integration = z.infer<typeof IntegrationSchema>;
+
+type IntegrationRow = typeof integrations.$inferSelect;
+type OrganizationRow = typeof organizations.$inferSelect;
+
+/** Signed URLs of an integration's assets (services/integrations/assets). */
+export interface IntegrationAssetUrls {
+  /** Where the current version's assets are served (each needs a signed URL). */
+  base: string;
+  icon?: string;
+  previews: string[];
+}
 
 export interface IntegrationContext {
   owner: OrganizationRow;

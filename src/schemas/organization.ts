@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import type { OrganizationRow } from '../services/organizations/organizations';
-
-/** Usage counters for the caps (services/limits): internal, never part of the public object. */
-type UsageColumn = 'spaceCount' | 'memberCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
-import { organizationPermissions } from '../services/access/permissions';
+import type { organizations } from '../db/schema';
+import { organizationPermissions } from '../lib/permissions';
 import { rankToRole } from '../lib/roles';
 import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
+
+type OrganizationRow = typeof organizations.$inferSelect;
+/** Usage counters for the caps (services/limits): internal, never part of the public object. */
+type UsageColumn = 'spaceCount' | 'memberCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
 
 export const OrganizationTypeSchema = z.enum(['business', 'community']);
 export const OrganizationUseCaseSchema = z.enum([

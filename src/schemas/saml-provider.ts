@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { rankToRole } from '../lib/roles';
 import type { SamlProviderRow } from '../db/schema';
-import { teamPermissions } from '../services/access/permissions';
+import { teamPermissions } from '../lib/permissions';
 import { RoleOrGuestSchema, TimestampSchema, type UrlContext } from './common';
 import { TeamSchema } from './team';
 

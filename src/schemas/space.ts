@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { columnToLevel } from '../lib/roles';
-import { spacePermissions } from '../services/access/permissions';
-import type { SpaceRow } from '../services/spaces/spaces';
+import { spacePermissions } from '../lib/permissions';
+import type { spaces } from '../db/schema';
 import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
 
 /** GitBook 0.202's `TranslationLanguage`: a space's `language`, and what translations translate from and into. */
@@ -59,6 +59,8 @@ export type Space = z.infer<typeof SpaceSchema>;
 export function spaceAppUrl(urls: UrlContext, orgId: string, spaceId: string): string {
   return `${urls.app}/o/${orgId}/s/${spaceId}`;
 }
+
+type SpaceRow = typeof spaces.$inferSelect;
 
 export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
   return {

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { teamPermissions } from '../services/access/permissions';
-import type { TeamSelectionRow } from '../services/teams/teams';
+import { teamPermissions } from '../lib/permissions';
+import type { teams } from '../db/schema';
 import { TimestampSchema, type UrlContext } from './common';
 import { MemberSchema } from './member';
 
@@ -19,7 +19,17 @@ export const TeamSchema = z
   })
   .openapi('OrganizationTeam');
 
-export function toTeam(row: TeamSelectionRow, urls: UrlContext): z.infer<typeof TeamSchema> {
+/** What `toTeam` reads of a team with its counts and the caller's standing (services/teams' `teamSelection`). */
+export interface TeamWithCounts {
+  team: Pick<typeof teams.$inferSelect, 'id' | 'orgId' | 'title' | 'createdAt'>;
+  members: number;
+  spaces: number;
+  /** The caller's organization role rank, null when not a member. */
+  callerRank: number | null;
+  callerIsOwner: number;
+}
+
+export function toTeam(row: TeamWithCounts, urls: UrlContext): z.infer<typeof TeamSchema> {
   return {
     object: 'team',
     id: row.team.id,

@@ -64,7 +64,7 @@ import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration, seedToken } from './integrations';
 import { seedSpecVersion } from './openapi';
 import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
-import { INTEGRATION_SCOPES } from '../../src/services/integrations/scopes';
+import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 
 export const ADVERSARIAL_SHARDS = 4;
 

@@ -15,7 +15,8 @@ import { integrationName, seedToken } from '../helpers/integrations';
 import { createDb } from '../../src/db/client';
 import { integrationInstallations, integrations } from '../../src/db/schema';
 import { approveScopes } from '../../src/services/integrations/installations';
-import { INTEGRATION_SCOPES, spaceRoleForScopes, spaceRoleForScopesSql } from '../../src/services/integrations/scopes';
+import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
+import { spaceRoleForScopes, spaceRoleForScopesSql } from '../../src/services/integrations/scopes';
 
 /** A script whose public endpoint answers the integration token the runtime hands it, as any script can. */
 const ECHO_TOKEN_SCRIPT = `

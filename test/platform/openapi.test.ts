@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exports } from 'cloudflare:workers';
 import gitbook0146 from '@gitbook/api/spec/openapi.json';
 import gitbook0202 from 'gitbook-api-0202/spec/openapi.json';
-import { INTEGRATION_SCOPES } from '../../src/services/integrations/scopes';
+import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 import { api, BASE, createUser } from '../helpers/harness';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

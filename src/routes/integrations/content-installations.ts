@@ -28,7 +28,7 @@ import {
   type CoveredContent,
 } from '../../services/integrations/content-installations';
 import { assertTarget, installationCaller, refuseWidening } from '../../services/integrations/installations';
-import type { TokenAccess } from '../../services/integrations/scopes';
+import type { TokenAccess } from '../../lib/integration-scopes';
 import { ExternalIdQuery, InstallationParams, IntegrationParams } from './installations';
 
 /**

@@ -1,7 +1,8 @@
 import { ApiError, badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
 import { newId } from '../../lib/ids';
-import { decodeBase64, prepareFile, type PreparedFile } from './files';
+import { decodeBase64 } from '../../lib/base64';
+import { prepareFile, type PreparedFile } from './files';
 import { CAPS } from '../limits/caps';
 import { childCount, ROOT, type ChildRef, type ContentTree, type PageRecord } from './pages';
 import type { ComputedRevisionSource } from '../openapi/computed-pages';

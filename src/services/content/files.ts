@@ -20,19 +20,6 @@ const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg
 
 export const fileKey = (hash: string) => `files/${hash}`;
 
-export function decodeBase64(value: string): Uint8Array | null {
-  const clean = value.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) return null;
-  try {
-    const binary = atob(clean);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
-  } catch {
-    return null;
-  }
-}
-
 /** Width and height of a PNG, JPEG, GIF or WebP read from its header; undefined for anything else. */
 export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
   try {

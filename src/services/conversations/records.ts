@@ -14,7 +14,7 @@ import { requireUser } from '../../middleware/auth';
 import type { ConversationInput } from '../../schemas/conversation';
 import { capOf, dailyCapReached, failedOnCapGuard } from '../limits/caps';
 import { orgRankQuery } from '../organizations/organizations';
-import { organizationPermissions } from '../access/permissions';
+import { organizationPermissions } from '../../lib/permissions';
 import type { ClusterReadRow, ConversationSummaryRow, IssueRow } from './presenter';
 import { API_SOURCE, CONVERSATION_ANALYZE_JOB, PULSE_WEEKS, type ConversationAnalyzePayload } from './types';
 

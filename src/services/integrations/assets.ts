@@ -1,8 +1,9 @@
-import { imageSize } from 'image-size';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomBase62, timingSafeEqual } from '../../lib/ids';
+import { imageContentType } from '../../lib/images';
 import { createSigner } from '../content/files';
+import type { IntegrationAssetUrls } from '../../schemas/integration';
 import type { IntegrationRow } from './access';
 
 /**
@@ -22,9 +23,6 @@ export const INTEGRATION_ASSET_TTL_SECONDS = 60 * 60;
 /** Path prefix of the public asset route (mounted at the origin, outside `/v1`). */
 export const INTEGRATION_ASSETS_PATH = '/integration-assets';
 
-/** Raster types accepted for icons and previews (read from the bytes, never trusted from the client). */
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
-
 /**
  * A publish's folder: `integrations/<id>/v<version>-<nonce>`. The nonce keeps two publishes that raced for
  * the same version apart: the one that lost the version's compare-and-set cannot overwrite the files the
@@ -34,16 +32,6 @@ export const integrationAssetFolder = (integrationId: string, version: number, n
 /** What follows `integrations/<id>/` in an asset's key: the version folder as `integrationAssetFolder` names it. */
 export const ASSET_VERSION_FOLDER = /^v[1-9][0-9]{0,8}-[A-Za-z0-9]{8}$/;
 const folderOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
-
-/** The content type of a PNG, JPEG, GIF or WebP image read from its header; undefined for anything else. */
-export function imageContentType(bytes: Uint8Array): string | undefined {
-  try {
-    const size = imageSize(bytes);
-    return size.type && size.width && size.height ? IMAGE_TYPES[size.type] : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface IntegrationAssetsInput {
   icon?: Uint8Array;
@@ -94,13 +82,6 @@ const signedMessage = (key: string, expires: number) => ['integration-asset', ke
 
 /** `integrations/<id>/v<n>/<asset>` as served: `/integration-assets/<id>/v<n>/<asset>`. */
 const servedPath = (key: string) => `${INTEGRATION_ASSETS_PATH}/${key.slice('integrations/'.length)}`;
-
-export interface IntegrationAssetUrls {
-  /** Where the current version's assets are served (each needs a signed URL). */
-  base: string;
-  icon?: string;
-  previews: string[];
-}
 
 /**
  * Signed URLs of a row's icon and previews, valid for an hour (rounded up to the minute, so one asset's URL

@@ -3,9 +3,9 @@ import { createDb, rawRun, runBatch, type BatchItem, type Db } from '../../db/cl
 import { integrationEvents, integrationInstallations, integrations, integrationSiteInstallations, integrationSpaceInstallations, organizations } from '../../db/schema';
 import type { Env } from '../../env';
 import type { UrlContext } from '../../schemas/common';
-import { toIntegration } from '../../schemas/integration';
+import { toIntegration, type IntegrationAssetUrls } from '../../schemas/integration';
 import type { OrganizationRow } from '../organizations/organizations';
-import { assetSigner, integrationAssetUrls, type IntegrationAssetUrls } from './assets';
+import { assetSigner, integrationAssetUrls } from './assets';
 import { toInstallation, toSiteInstallation, toSpaceInstallation } from '../../schemas/integration-installation';
 import { defaultConfiguration } from './configuration';
 import { decryptSecret, encryptSecret, newSigningSecret } from './crypto';

@@ -11,7 +11,7 @@ import { containsText } from '../../lib/text-filter';
 import { contentSecurityPolicyText, toIntegration, type Integration, type PublishIntegrationBody } from '../../schemas/integration';
 import type { UrlContext } from '../../schemas/common';
 import { orgRoleSql, qualify } from '../access/access';
-import { decodeBase64 } from '../content/files';
+import { decodeBase64 } from '../../lib/base64';
 import { isUniqueViolation, type OrganizationRow } from '../organizations/organizations';
 import { actorUserId, botUserValues, integrationAccess, type IntegrationRow } from './access';
 import { assetKeysOf, assetSigner, deleteIntegrationAssets, integrationAssetUrls, storeIntegrationAssets } from './assets';

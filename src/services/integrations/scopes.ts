@@ -1,37 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { INTEGRATION_SCOPES } from '../../lib/integration-scopes';
 import { RANK } from '../../lib/roles';
-
-/** What an integration may ask for (GitBook's `IntegrationScope`). */
-export const INTEGRATION_SCOPES = [
-  'space:content:read',
-  'space:content:write',
-  'space:metadata:read',
-  'space:metadata:write',
-  'space:git:sync',
-  'page:feedback:read',
-  'site:metadata:read',
-  'site:views:read',
-  'site:script:inject',
-  'site:script:cookies',
-  'site:visitor:auth',
-  'site:visitor:claims',
-  'site:adaptive:read',
-  'site:adaptive:write',
-  'conversations:ingest',
-  'openapi:read',
-  'openapi:write',
-] as const;
-export type IntegrationScope = (typeof INTEGRATION_SCOPES)[number];
-
-/**
- * What a route lets integration tokens do, declared beside the route (defineRoute's `tokens`):
- * an installation token needs `scope` (or any installation token when `scope` is 'installation'),
- * and an integration token is admitted only where `integration` is true. Routes without it refuse both.
- */
-export interface TokenAccess {
-  scope?: IntegrationScope | 'installation';
-  integration?: boolean;
-}
 
 /** The least role on a covered space that the space routes behind one scope need (writing content includes merging: review). */
 function spaceRoleForScope(scope: string): number {

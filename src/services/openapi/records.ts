@@ -11,7 +11,7 @@ import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import type { OpenAPISpecSource } from '../../schemas/openapi-spec';
 import { isUniqueViolation, orgRankQuery } from '../organizations/organizations';
-import { organizationPermissions } from '../access/permissions';
+import { organizationPermissions } from '../../lib/permissions';
 import { enqueueSpecProcessing } from './jobs';
 import type { SpecAccess, SpecRow } from './presenter';
 import { deleteSpecObjects, sourceTextKey } from './storage';

@@ -6,7 +6,7 @@ import type { Site, SiteSection, SiteSectionGroup, SiteSpace, SiteStructure } fr
 import { toSpace } from '../../schemas/space';
 import { evaluateCondition } from './conditions';
 import { childrenOf, siteSpacesIn, type GroupRow, type SectionRow, type SiteModel, type SiteRow, type SiteSpaceRow } from './model';
-import { sitePermissions } from '../access/permissions';
+import { sitePermissions } from '../../lib/permissions';
 import type { SiteReader } from './access';
 
 /** URL bases: the API, the app, and where published sites are served (`SITES_URL`, else `<origin>/sites`). */
