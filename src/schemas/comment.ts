@@ -1,6 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import type { JSONDocument } from '../services/markdown';
-import { documentToMarkdown } from '../services/markdown';
 import { TimestampSchema, type UrlContext } from './common';
 import { toUser, UserSchema, type UserRow } from './user';
 
@@ -99,8 +97,4 @@ export function toReactions(rows: ReactionRow[], urls: UrlContext): Comment['rea
     count: list.length,
     users: list.map((r) => ({ user: toUser(r.user, urls), reactedAt: r.reactedAt })),
   }));
-}
-
-export function toBody(document: JSONDocument, format: DocumentFormat): Comment['body'] {
-  return format === 'markdown' ? { markdown: documentToMarkdown(document) } : { document: document as unknown as Record<string, unknown> };
 }

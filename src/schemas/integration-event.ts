@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { integrationEventLogs, integrationEvents } from '../db/schema';
-import { eventPayload } from '../services/integrations/event-payload';
+import { TRACE_LEVELS } from '../lib/trace-levels';
 import { TimestampSchema } from './common';
-import { TRACE_LEVELS } from '../services/integrations/runtime';
 
 /** What an event's row records of its delivery. */
 export type IntegrationEventDelivery = 'pending' | 'success' | 'failed';
@@ -50,19 +49,6 @@ export const IntegrationEventWithTraceSchema = z
 
 export type IntegrationEventRow = typeof integrationEvents.$inferSelect;
 export type IntegrationEventLogRow = Pick<typeof integrationEventLogs.$inferSelect, 'level' | 'message' | 'timestamp'>;
-
-/** An event as the API shows it; `apiBase` (`<origin>/v1`) links the users of its payload. */
-export function toIntegrationEvent(row: IntegrationEventRow, apiBase: string): z.infer<typeof IntegrationEventSchema> {
-  return {
-    id: row.id,
-    integrationId: row.integrationId,
-    ...(row.installationId ? { installationId: row.installationId } : {}),
-    createdAt: row.createdAt,
-    payload: eventPayload(row.id, row.payload, apiBase) as z.infer<typeof IntegrationEventSchema>['payload'],
-    ...(row.status === 'success' ? { status: 'success' as const } : { status: 'failed' as const }),
-    ...((row.status as IntegrationEventDelivery) === 'pending' && { pending: true as const }),
-  };
-}
 
 export function toIntegrationEventTrace(rows: IntegrationEventLogRow[]): z.infer<typeof IntegrationEventTraceSchema> {
   return { logs: rows.map((row) => ({ message: row.message, timestamp: row.timestamp, level: row.level as z.infer<typeof IntegrationEventLogSchema>['level'] })) };

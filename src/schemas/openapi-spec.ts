@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { MAX_SPEC_SOURCE_BYTES, OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
+import { MAX_SPEC_SOURCE_BYTES, OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
 import { TimestampSchema } from './common';
 
 /**

@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import type { PageOptions } from '../services/content/reads';
 import { ContentQuerySchema } from './common';
 
 /** Query of a page read: `format`, `evaluated`, `dereferenced`, plus `metadata` and `computed`. */
@@ -14,6 +13,13 @@ export const PageQuerySchema = ContentQuerySchema.extend({
     .optional()
     .openapi({ description: 'true or reusable-contents: reusable content blocks are replaced by their content; default false' }),
 });
+
+/** How a page read answers its page (services/content/reads): its body's format, evaluated and dereferenced or not. */
+export interface PageOptions {
+  format: 'document' | 'markdown';
+  evaluated: boolean | 'deterministic-only';
+  dereferenced: boolean | 'reusable-contents';
+}
 
 export function pageOptions(query: Pick<z.infer<typeof PageQuerySchema>, 'format' | 'evaluated' | 'dereferenced'>): PageOptions {
   const flag = <T extends string>(value: 'true' | 'false' | T | undefined): boolean | T =>

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { OPENAPI_METHODS } from '../services/openapi/computed-pages';
-import { OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
+import { OPENAPI_METHODS, OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
 import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from '../services/content/revisions';
 import { TimestampSchema } from './common';
 

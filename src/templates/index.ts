@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { badRequest } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { ContentChange } from '../services/content/batch';
-import { OPENAPI_SPEC_SLUG_PATTERN } from '../services/openapi/types';
+import { OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
 import { contentRefSchema, markdownToDocument, type ContentRef, type ContentRefOpenAPI } from '../services/markdown';
 import { apiReference } from './api-reference';
 import { changelog } from './changelog';

@@ -13,7 +13,8 @@ import { MAX_ERROR_MESSAGE, MAX_SPEC_DEPTH, MAX_SPEC_REFERENCES, MAX_STORED_ERRO
 import { INTERNAL_ERROR, MAX_PROCESS_ATTEMPTS, MAX_PROCESSING_CLAIMS, PROCESSING_LIMITS_MESSAGE, processSpec } from '../../src/services/openapi/process';
 import { MAX_SPEC_FILES, SPEC_SOURCE_LIMITS } from '../../src/services/openapi/source';
 import { sourceTextKey, specPrefix, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
-import { MAX_OUTLINE_OPERATIONS, MAX_OUTLINE_TEXT, MAX_SPEC_SOURCE_BYTES, type SpecOutline } from '../../src/services/openapi/types';
+import { MAX_SPEC_SOURCE_BYTES } from '../../src/lib/openapi-specs';
+import { MAX_OUTLINE_OPERATIONS, MAX_OUTLINE_TEXT, type SpecOutline } from '../../src/services/openapi/types';
 import { seedOrg } from '../helpers/harness';
 import { seedSpec } from '../helpers/openapi';
 import petstoreExpandedJson from '../fixtures/openapi/petstore-expanded.json?raw';

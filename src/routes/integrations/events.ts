@@ -5,7 +5,8 @@ import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router
 import { ApiError } from '../../lib/errors';
 import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
-import { IntegrationEventSchema, IntegrationEventWithTraceSchema, toIntegrationEvent, toIntegrationEventTrace } from '../../schemas/integration-event';
+import { IntegrationEventSchema, IntegrationEventWithTraceSchema, toIntegrationEventTrace } from '../../schemas/integration-event';
+import { toIntegrationEvent } from '../../services/integrations/presenter';
 import { integrationByNameQuery, requireIntegration, requireIntegrationAdmin } from '../../services/integrations/access';
 
 const tags = ['Integrations'];

@@ -6,7 +6,7 @@ import { createRouter } from '../../lib/create-router';
 import { errorBody } from '../../lib/errors';
 import { PUBLISHED_SPEC_PATH } from '../../services/openapi/presenter';
 import { versionRawKey } from '../../services/openapi/storage';
-import { OPENAPI_SPEC_SLUG_PATTERN } from '../../services/openapi/types';
+import { OPENAPI_SPEC_SLUG_PATTERN } from '../../lib/openapi-specs';
 
 /**
  * The published document of a public OpenAPI spec (its `urls.published`):

@@ -10,7 +10,7 @@ import { IdSchema, listOf } from '../../schemas/common';
 import { OpenAPISpecSchema, OpenAPISpecSlugSchema, OpenAPISpecSourceSchema, OpenAPISpecVisibilitySchema } from '../../schemas/openapi-spec';
 import { specUrlContext, toOpenAPISpec, type SpecRow } from '../../services/openapi/presenter';
 import { SlugTaken, createSpec, deleteSpec, loadSpecs, putSpec, setSpecVisibility, specAccess, specNotFound } from '../../services/openapi/records';
-import { OPENAPI_SPEC_SLUG_PATTERN } from '../../services/openapi/types';
+import { OPENAPI_SPEC_SLUG_PATTERN } from '../../lib/openapi-specs';
 
 const tags = ['OpenAPI specs'];
 export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });

@@ -4,12 +4,12 @@ import { changeRequests, commentReactions, spaces } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
-import { toBody, toReactions, type Comment, type CommentReply, type DocumentFormat, type ReactionRow } from '../../schemas/comment';
+import { toReactions, type Comment, type CommentReply, type DocumentFormat, type ReactionRow } from '../../schemas/comment';
 import type { UrlContext } from '../../schemas/common';
 import { toUser, type UserRow } from '../../schemas/user';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../content/change-requests';
 import { lookupSql, SAFE_KEY } from '../content/tree';
-import type { JSONDocument } from '../markdown';
+import { documentToMarkdown, type JSONDocument } from '../markdown';
 import { assertWithinCap, capOf, capReached, failedOnCapGuard } from '../limits/caps';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 import { ROOT } from '../content/pages';
@@ -199,6 +199,11 @@ function permissionsFor(viewer: Viewer, authorId: string) {
     reply: viewer.rank >= RANK.comment,
     delete: (mine && viewer.rank >= RANK.comment) || viewer.rank >= RANK.admin,
   };
+}
+
+/** A body as asked (`format`): the stored document, or it rendered as Markdown. */
+function toBody(document: JSONDocument, format: DocumentFormat): Comment['body'] {
+  return format === 'markdown' ? { markdown: documentToMarkdown(document) } : { document: document as unknown as Record<string, unknown> };
 }
 
 export const commentAuthor = (row: { poster: string }) => (JSON.parse(row.poster) as UserRow).id;

@@ -7,6 +7,7 @@ import { pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { changeRequestAppUrl, toChangeRequest } from '../../schemas/change-request';
 import { urlContext, type UrlContext } from '../../schemas/common';
+import type { PageOptions } from '../../schemas/page-query';
 import { spaceAppUrl } from '../../schemas/space';
 import { toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from '../../schemas/revision';
 import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from '../openapi/computed-pages';
@@ -517,13 +518,6 @@ export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
   const sign = createSigner(env);
   const now = Date.now();
   return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
-}
-
-export type PageFormat = 'document' | 'markdown';
-export interface PageOptions {
-  format: PageFormat;
-  evaluated: boolean | 'deterministic-only';
-  dereferenced: boolean | 'reusable-contents';
 }
 
 /** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */

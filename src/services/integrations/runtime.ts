@@ -1,4 +1,5 @@
 import type { Env } from '../../env';
+import { TRACE_LEVELS, type TraceLevel } from '../../lib/trace-levels';
 import { integrationOutbound } from './runtime-outbound';
 
 /**
@@ -72,9 +73,6 @@ const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 /** What a deployment without the Worker Loader answers for an integration that has a script. */
 export const NO_LOADER_MESSAGE =
   'This deployment cannot run integration scripts: it has no Worker Loader binding (wrangler.toml `[[worker_loaders]] binding = "LOADER"`, Cloudflare dynamic Workers)';
-
-export const TRACE_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-export type TraceLevel = (typeof TRACE_LEVELS)[number];
 
 export interface TraceLine {
   level: TraceLevel;

@@ -9,6 +9,7 @@ import {
   type TopLevelBlock,
 } from '../markdown';
 import { slugify, type PageEntry, type ReadPage } from '../content/revisions';
+import { OPENAPI_METHODS, type OpenAPIMethod } from '../../lib/openapi-specs';
 import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingError } from './types';
 
 /**
@@ -30,9 +31,6 @@ import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingE
  * page a read returns with its body (`generatedDocument`), so tree reads never convert Markdown.
  */
 
-/** GitBook's `ComputedContentSourceDocumentOpenAPI` methods (`hook` is for webhooks; outlines have none). */
-export const OPENAPI_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head', 'trace', 'hook'] as const;
-export type OpenAPIMethod = (typeof OPENAPI_METHODS)[number];
 export type OpenAPIGrouping = 'by-tag' | 'by-operation';
 
 export interface OpenAPISpecDependency {

@@ -6,7 +6,8 @@ import draft04Schema from './schemas/json-schema-draft-04.json';
 import openapi30Schema from './schemas/openapi-3.0.json';
 import openapi31Schema from './schemas/openapi-3.1.json';
 import swagger20Schema from './schemas/swagger-2.0.json';
-import { MAX_SPEC_SOURCE_BYTES, type SpecProcessingError, type SpecProcessingErrorCode } from './types';
+import { MAX_SPEC_SOURCE_BYTES } from '../../lib/openapi-specs';
+import type { SpecProcessingError, SpecProcessingErrorCode } from './types';
 
 /**
  * Reading and validating OpenAPI documents (services/openapi/process runs them in the background):

@@ -1,7 +1,7 @@
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch } from '../../lib/outbound';
 import { MAX_SPEC_DEPTH, MAX_SPEC_REFERENCES, parseSpecText, SpecProcessingFailure, type SpecFormat } from './parse';
-import { MAX_SPEC_SOURCE_BYTES } from './types';
+import { MAX_SPEC_SOURCE_BYTES } from '../../lib/openapi-specs';
 
 /**
  * Getting a spec's source for processing (services/openapi/process): the document at its URL, fetched

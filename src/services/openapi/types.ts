@@ -4,15 +4,10 @@
  * (services/openapi/computed-pages).
  */
 
-/** Largest source document (a fetched file, or a `text` source) and the largest bundle, in bytes. */
-export const MAX_SPEC_SOURCE_BYTES = 5 * 1024 * 1024;
 /** Request bodies of createOpenAPISpec and createOrUpdateOpenAPISpecBySlug may carry a `text` this large (JSON-escaped). */
 export const MAX_SPEC_BODY_BYTES = 6 * 1024 * 1024;
 /** POST `/v1/orgs/{organizationId}/openapi` and PUT `/v1/orgs/{organizationId}/openapi/{specSlug}`: the bodies that get MAX_SPEC_BODY_BYTES. */
 export const SPEC_BODY_PATH = /^\/v1\/orgs\/[^/]+\/openapi(?:\/[^/]+)?\/?$/;
-
-/** GitBook's OpenAPISpecSlug. */
-export const OPENAPI_SPEC_SLUG_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
 
 export type SpecProcessingState = 'pending' | 'progress' | 'complete';
 export type SpecProcessingErrorCode = 'FETCH_TIMEOUT' | 'FETCH_ERROR' | 'PARSE_ERROR';
