@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { isOutdated, type ChangeRequestWithContext } from '../services/content/change-requests';
 import { TimestampSchema, type UrlContext } from './common';
 import { spaceAppUrl } from './space';
-import { toUser, UserSchema } from './user';
+import { UserSchema } from './user';
 
 export const ChangeRequestStatusSchema = z.enum(['draft', 'open', 'archived', 'merged']).openapi('ChangeRequestStatus');
 export const ChangeRequestSubjectSchema = z.string().max(100).openapi('ChangeRequestSubject', { description: 'Subject of the change request' });
@@ -34,27 +33,4 @@ export type ChangeRequest = z.infer<typeof ChangeRequestSchema>;
 /** App page of a change request: content URLs of its pages start here. */
 export function changeRequestAppUrl(urls: UrlContext, orgId: string, spaceId: string, number: number): string {
   return `${spaceAppUrl(urls, orgId, spaceId)}/~/changes/${number}`;
-}
-
-export function toChangeRequest({ cr, creator, spaceRevision, orgId }: ChangeRequestWithContext, urls: UrlContext): ChangeRequest {
-  return {
-    object: 'change-request',
-    id: cr.id,
-    number: cr.number,
-    status: cr.status as ChangeRequest['status'],
-    subject: cr.subject,
-    ...(cr.description ? { description: cr.description } : {}),
-    createdBy: toUser(creator, urls),
-    createdAt: cr.createdAt,
-    updatedAt: cr.updatedAt,
-    space: cr.spaceId,
-    revision: cr.revisionId,
-    revisionInitial: cr.revisionInitial,
-    ...(cr.revisionMergedAncestor ? { revisionMergedAncestor: cr.revisionMergedAncestor } : {}),
-    ...(cr.revisionMerged ? { revisionMerged: cr.revisionMerged } : {}),
-    comments: cr.commentsCount,
-    outdated: isOutdated(cr, spaceRevision),
-    ...(cr.conversationsIssuesCluster ? { conversationsIssuesCluster: cr.conversationsIssuesCluster } : {}),
-    urls: { app: changeRequestAppUrl(urls, orgId, cr.spaceId, cr.number), location: `${urls.api}/spaces/${cr.spaceId}/change-requests/${cr.id}` },
-  };
 }

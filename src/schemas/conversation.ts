@@ -1,19 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { DAY_MS } from '../lib/time';
-import {
-  IMPACTS,
-  MAX_ATTRIBUTES,
-  MAX_ATTRIBUTE_KEY_LENGTH,
-  MAX_ATTRIBUTE_VALUE_LENGTH,
-  MAX_CONVERSATIONS_PER_REQUEST,
-  MAX_CONVERSATION_ID_LENGTH,
-  MAX_CONVERSATION_PARTS_BYTES,
-  MAX_PARTS_PER_CONVERSATION,
-  MAX_PART_BODY_LENGTH,
-  MAX_SUBJECT_LENGTH,
-  MAX_URL_LENGTH,
-  PULSE_WEEKS,
-} from '../services/conversations/types';
+import { IMPACTS, PULSE_WEEKS } from '../lib/conversations';
 import { TimestampSchema, refuseProtoKey } from './common';
 
 /**
@@ -21,6 +8,20 @@ import { TimestampSchema, refuseProtoKey } from './common';
  * `Conversation`, `ConversationIssue`, `ConversationsIssuesCluster`). Rows are mapped in
  * services/conversations/presenter.
  */
+
+/** Most conversations one ingestion request may carry. */
+export const MAX_CONVERSATIONS_PER_REQUEST = 100;
+export const MAX_CONVERSATION_ID_LENGTH = 255;
+export const MAX_SUBJECT_LENGTH = 512;
+export const MAX_PARTS_PER_CONVERSATION = 200;
+/** Characters of one part's body. */
+export const MAX_PART_BODY_LENGTH = 32_000;
+/** Bytes of one conversation's parts as stored (JSON): D1 keeps a row under 2 MB. */
+export const MAX_CONVERSATION_PARTS_BYTES = 1024 * 1024;
+export const MAX_ATTRIBUTES = 50;
+export const MAX_ATTRIBUTE_KEY_LENGTH = 100;
+export const MAX_ATTRIBUTE_VALUE_LENGTH = 1_000;
+export const MAX_URL_LENGTH = 2_048;
 
 /** How far ahead of the server's clock `metadata.createdAt` may be: clocks of the sources drift, weeks of the pulse do not start tomorrow. */
 export const MAX_CREATED_AT_AHEAD_MS = DAY_MS;

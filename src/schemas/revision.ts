@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
 import { OPENAPI_METHODS, OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
-import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from '../services/content/revisions';
 import { TimestampSchema } from './common';
 
 const VariablesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi('Variables');
@@ -27,13 +26,6 @@ export const RevisionPageLayoutSchema = z
     anchors: z.boolean(),
   })
   .openapi('RevisionPageLayoutOptions');
-type RevisionPageLayout = z.infer<typeof RevisionPageLayoutSchema>;
-
-/**
- * The layout options a stored page has no value for (pages store the nine of `DEFAULT_LAYOUT`, and no
- * input sets a layout yet): no mask on the cover; tags, page actions and heading anchors shown.
- */
-const LAYOUT_DEFAULTS: Omit<RevisionPageLayout, keyof typeof DEFAULT_LAYOUT> = { coverMask: 'none', tags: true, actions: true, anchors: true };
 
 /** A tag of a page: a reference to one of the revision's tags. No tags can be set in this deployment yet. */
 const RevisionPageTagSchema = z
@@ -204,109 +196,3 @@ export const RevisionSchema = z
     mergedFrom: z.record(z.string(), z.unknown()).optional().openapi({ description: 'For a merge revision: the change request it merged' }),
   })
   .openapi('Revision');
-
-/** Where page URLs point: the app's page of the space or of the change request. */
-export interface ContentUrls {
-  app: string;
-}
-
-/**
- * A page's body as Markdown, for the pages of a tree read (services/content/reads); undefined leaves
- * the page without one (a page read's own page, which carries its body as asked; link locations).
- */
-export type PageMarkdown = (page: ReadPage) => string | undefined;
-
-export function toRevisionPage(page: ReadPage, urls: ContentUrls, parentPath = '', markdownOf?: PageMarkdown): RevisionPage {
-  const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
-  if (page.computed && !page.generated) return toComputedPage(page, urls, path);
-  return toDocumentPage(page, urls, path, markdownOf);
-}
-
-/** A computed page as stored (read with computed=false). */
-function toComputedPage(page: ReadPage, urls: ContentUrls, path: string): RevisionPageComputed {
-  return {
-    id: page.id,
-    title: page.title,
-    type: 'computed',
-    computed: page.computed!,
-    ...(page.emoji ? { emoji: page.emoji } : {}),
-    ...(page.icon ? { icon: page.icon } : {}),
-    createdAt: page.createdAt,
-    updatedAt: page.updatedAt,
-    urls: { app: `${urls.app}/${path}` },
-    slug: page.slug,
-    path,
-    ...(page.description ? { description: page.description } : {}),
-    hidden: page.hidden ?? false,
-    noIndex: page.noIndex ?? false,
-    noRobotsIndex: page.noRobotsIndex ?? false,
-  };
-}
-
-export function toDocumentPage(page: ReadPage, urls: ContentUrls, path: string, markdownOf?: PageMarkdown): RevisionPageDocument {
-  const markdown = markdownOf?.(page);
-  return {
-    id: page.id,
-    title: page.title,
-    kind: 'sheet',
-    type: 'document',
-    ...(page.emoji ? { emoji: page.emoji } : {}),
-    ...(page.icon ? { icon: page.icon } : {}),
-    createdAt: page.createdAt,
-    updatedAt: page.updatedAt,
-    urls: { app: `${urls.app}/${path}` },
-    slug: page.slug,
-    path,
-    ...(page.description ? { description: page.description } : {}),
-    layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? DEFAULT_LAYOUT) },
-    ...(page.variables ? { variables: page.variables } : {}),
-    hidden: page.hidden ?? false,
-    noIndex: page.noIndex ?? false,
-    noRobotsIndex: page.noRobotsIndex ?? false,
-    ...(page.document ? { documentId: page.document } : {}),
-    ...(markdown !== undefined ? { markdown } : {}),
-    tags: [],
-    ...(page.generated ? { computed: page.generated.computed, computedSeed: page.computedSeed ?? page.id } : {}),
-    pages: page.pages.map((child) => toRevisionPage(child, urls, path, markdownOf)),
-  };
-}
-
-export function toRevisionFile(file: FileEntry, downloadURL: string): z.infer<typeof RevisionFileSchema> {
-  return {
-    id: file.id,
-    name: file.name,
-    contentType: file.contentType,
-    downloadURL,
-    size: file.size,
-    ...(file.dimensions ? { dimensions: file.dimensions } : {}),
-  };
-}
-
-/** The public revision type; the empty first revision of a space reads as `edits`. */
-export function revisionType(row: Pick<RevisionRow, 'type'>): 'edits' | 'merge' | 'update' {
-  return row.type === 'merge' || row.type === 'update' ? row.type : 'edits';
-}
-
-export function toRevision(
-  row: Pick<RevisionRow, 'id' | 'parents' | 'createdAt' | 'type'>,
-  manifest: Manifest,
-  urls: ContentUrls,
-  files: Array<z.infer<typeof RevisionFileSchema>>,
-  mergedFrom?: Record<string, unknown>,
-  markdownOf?: PageMarkdown,
-): z.infer<typeof RevisionSchema> {
-  return {
-    object: 'revision',
-    id: row.id,
-    parents: row.parents,
-    pages: manifest.pages.map((page) => toRevisionPage(page, urls, '', markdownOf)),
-    files,
-    tags: [],
-    reusableContents: manifest.reusableContents.map(({ id, title }) => ({ id, title })),
-    variables: manifest.variables,
-    createdAt: row.createdAt,
-    urls: { app: urls.app },
-    type: revisionType(row),
-    ...(mergedFrom ? { mergedFrom } : {}),
-  };
-}

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '../../src/lib/time';
 import { ConversationsIssuesClusterSchema } from '../../src/schemas/conversation';
 import { WEEK_MS, pulseWeekIndex, pulseWindow } from '../../src/services/conversations/records';
-import { PULSE_WEEKS } from '../../src/services/conversations/types';
+import { PULSE_WEEKS } from '../../src/lib/conversations';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { conversation, ingestAndAnalyze, seedCluster, seedConversation, seedIssue } from '../helpers/conversations';
 import { GITBOOK_0146, conversationComponents, gitbookErrors, gitbookOperations, gitbookValidator, schemaValidator } from '../helpers/gitbook-schema';

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/lib/time';
-import { PULSE_WEEKS } from '../../src/services/conversations/types';
+import { PULSE_WEEKS } from '../../src/lib/conversations';
 import { CORPUS, type CorpusConversation, type CorpusProblem } from '../fixtures/conversations/corpus';
 import { deliver, ingest, ingestAndAnalyze, type QueuedJob } from '../helpers/conversations';
 import { createSpace } from '../helpers/content';

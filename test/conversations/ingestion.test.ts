@@ -2,13 +2,13 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/lib/time';
 import {
-  CONVERSATION_ANALYZE_JOB,
   MAX_ATTRIBUTES,
   MAX_CONVERSATIONS_PER_REQUEST,
   MAX_CONVERSATION_PARTS_BYTES,
   MAX_PARTS_PER_CONVERSATION,
   MAX_PART_BODY_LENGTH,
-} from '../../src/services/conversations/types';
+} from '../../src/schemas/conversation';
+import { CONVERSATION_ANALYZE_JOB } from '../../src/services/conversations/types';
 import { conversation, ingest, type QueuedJob } from '../helpers/conversations';
 import { api, expectError, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';

@@ -22,9 +22,9 @@ import {
   words,
 } from '../../src/services/conversations/lexical';
 import { MARKDOWN_CHUNK_CHARS, MAX_ANALYZED_BODY_CHARS, markdownPlainText, plainText } from '../../src/services/conversations/text';
+import { MAX_PARTS_PER_CONVERSATION } from '../../src/schemas/conversation';
 import {
   MAX_ISSUES_PER_CONVERSATION,
-  MAX_PARTS_PER_CONVERSATION,
   type ClusterCandidate,
   type ConversationAnalyzer,
   type ConversationText,

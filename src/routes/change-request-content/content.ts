@@ -6,7 +6,8 @@ import { createRouter, defineRoute, ErrorSchema, jsonBody, jsonResponse } from '
 import { ListQuerySchema } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
-import { ChangeRequestSchema, toChangeRequest } from '../../schemas/change-request';
+import { ChangeRequestSchema } from '../../schemas/change-request';
+import { toChangeRequest } from '../../services/content/presenter';
 import { booleanQuery, ContentQuerySchema, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';

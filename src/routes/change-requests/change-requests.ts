@@ -9,7 +9,8 @@ import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '.
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
-import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSchema, toChangeRequest } from '../../schemas/change-request';
+import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSchema } from '../../schemas/change-request';
+import { toChangeRequest } from '../../services/content/presenter';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access/access';
 import {

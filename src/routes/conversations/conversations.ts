@@ -6,7 +6,7 @@ import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse, noConte
 import { describeZodError, errorBody } from '../../lib/errors';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { IdSchema, listOf } from '../../schemas/common';
-import { ConversationDetailSchema, ConversationSchema, IngestBodySchema, describeIngestError } from '../../schemas/conversation';
+import { ConversationDetailSchema, ConversationSchema, IngestBodySchema, MAX_CONVERSATIONS_PER_REQUEST, describeIngestError } from '../../schemas/conversation';
 import { conversationUrls, toConversation, toConversationDetail, type ConversationRow, type ConversationSummaryRow } from '../../services/conversations/presenter';
 import {
   authorizeIngestion,
@@ -18,7 +18,7 @@ import {
   loadWithAccess,
   storeConversations,
 } from '../../services/conversations/records';
-import { CONVERSATIONS_BODY_LIMIT, MAX_CONVERSATIONS_PER_REQUEST } from '../../services/conversations/types';
+import { CONVERSATIONS_BODY_LIMIT } from '../../services/conversations/types';
 import { CAPS } from '../../services/limits/caps';
 
 export const tags = ['Conversations'];

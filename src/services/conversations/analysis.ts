@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
 import { sectionsOf } from '../indexing/extract';
 import { MarkdownConversionError, markdownToDocument } from '../markdown';
+import { IMPACTS, type Impact } from '../../lib/conversations';
 import { analyzerFor } from './analyzers';
 import {
   assignIssues,
@@ -21,11 +22,9 @@ import {
 import {
   ANALYSIS_LEASE_MS,
   IMPACT_RANK,
-  IMPACTS,
   MAX_ISSUES_PER_CONVERSATION,
   type ConversationAnalyzer,
   type ExtractedIssue,
-  type Impact,
   type Vector,
 } from './types';
 

@@ -30,9 +30,9 @@ import {
   type ConversationAnalyzer,
   type ConversationText,
   type ExtractedIssue,
-  type Impact,
   type Vector,
 } from './types';
+import type { Impact } from '../../lib/conversations';
 import { MAX_ANALYZED_BODY_CHARS, escapeMarkdown, markdownPlainText, plainText, truncate } from './text';
 
 export const LEXICAL_ANALYZER = 'lexical';

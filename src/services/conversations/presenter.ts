@@ -3,7 +3,7 @@ import type { conversationIssues, conversations } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { urlContext, type UrlContext } from '../../schemas/common';
 import type { Conversation, ConversationIssue, ConversationMetadata, ConversationPart, ConversationsIssuesCluster } from '../../schemas/conversation';
-import { IMPACTS, PULSE_WEEKS, type Impact } from './types';
+import { IMPACTS, PULSE_WEEKS, type Impact } from '../../lib/conversations';
 
 /** Rows of conversations, issues and clusters to their API objects (schemas/conversation). */
 

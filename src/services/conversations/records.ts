@@ -16,7 +16,8 @@ import { capOf, dailyCapReached, failedOnCapGuard } from '../limits/caps';
 import { orgRankQuery } from '../organizations/organizations';
 import { organizationPermissions } from '../../lib/permissions';
 import type { ClusterReadRow, ConversationSummaryRow, IssueRow } from './presenter';
-import { API_SOURCE, CONVERSATION_ANALYZE_JOB, PULSE_WEEKS, type ConversationAnalyzePayload } from './types';
+import { PULSE_WEEKS } from '../../lib/conversations';
+import { API_SOURCE, CONVERSATION_ANALYZE_JOB, type ConversationAnalyzePayload } from './types';
 
 /**
  * The records of conversations, their issues and clusters: who may read and write them, ingestion, and

@@ -1,6 +1,7 @@
 /**
- * Shared vocabulary of conversations: their limits, the analyzer seam, and the queue message that
- * analyses a conversation.
+ * Shared vocabulary of conversations: their body limit, the analyzer seam, and the queue message that
+ * analyses a conversation. The limits of an ingested conversation are its schema's (schemas/conversation);
+ * impacts and the weeks of the pulse are lib/conversations'.
  *
  * Ingestion (routes/conversations/conversations.ts) stores conversations and sends one
  * `conversation-analyze` message per conversation; the consumer (jobs/conversation-analyze.ts) asks the
@@ -9,32 +10,15 @@
  */
 
 import type { ConversationPartRow } from '../../db/schema/conversations';
+import type { Impact } from '../../lib/conversations';
 
-/** Most conversations one ingestion request may carry. */
-export const MAX_CONVERSATIONS_PER_REQUEST = 100;
 /** Body limit of an ingestion request, in bytes (app.ts). */
 export const CONVERSATIONS_BODY_LIMIT = 4 * 1024 * 1024;
 /** POST `/v1/orgs/{organizationId}/conversations`: the body that gets CONVERSATIONS_BODY_LIMIT instead of the API's default. */
 export const CONVERSATIONS_BODY_PATH = /^\/v1\/orgs\/[^/]+\/conversations\/?$/;
-export const MAX_CONVERSATION_ID_LENGTH = 255;
-export const MAX_SUBJECT_LENGTH = 512;
-export const MAX_PARTS_PER_CONVERSATION = 200;
-/** Characters of one part's body. */
-export const MAX_PART_BODY_LENGTH = 32_000;
-/** Bytes of one conversation's parts as stored (JSON): D1 keeps a row under 2 MB. */
-export const MAX_CONVERSATION_PARTS_BYTES = 1024 * 1024;
-export const MAX_ATTRIBUTES = 50;
-export const MAX_ATTRIBUTE_KEY_LENGTH = 100;
-export const MAX_ATTRIBUTE_VALUE_LENGTH = 1_000;
-export const MAX_URL_LENGTH = 2_048;
 /** Most issues one conversation yields; the analyzer's extra candidates are dropped. */
 export const MAX_ISSUES_PER_CONVERSATION = 10;
 
-/** Weeks of a cluster's `weeklyPulse`, the current one last. */
-export const PULSE_WEEKS = 13;
-
-export const IMPACTS = ['low', 'medium', 'high'] as const;
-export type Impact = (typeof IMPACTS)[number];
 export const IMPACT_RANK: Record<Impact, number> = { low: 1, medium: 2, high: 3 };
 
 /** The queue message that analyses a conversation's current content (its id is the conversation's `analysis_job`). */

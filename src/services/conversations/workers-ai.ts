@@ -18,8 +18,8 @@
 import { z } from 'zod';
 import { iconFor, rankedTerms, summaryMarkdown } from './lexical';
 import { escapeMarkdown, markdownPlainText, plainText, truncate } from './text';
+import { IMPACTS } from '../../lib/conversations';
 import {
-  IMPACTS,
   MAX_ISSUES_PER_CONVERSATION,
   type ClusterCandidate,
   type ClusterDescription,

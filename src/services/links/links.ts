@@ -4,7 +4,7 @@ import { toOrganization } from '../../schemas/organization';
 import type { OrganizationRow } from '../organizations/organizations';
 import type { UrlContext } from '../../schemas/common';
 import { spaceAppUrl, toSpace } from '../../schemas/space';
-import { toRevisionFile, toRevisionPage } from '../../schemas/revision';
+import { toRevisionFile, toRevisionPage } from '../content/presenter';
 import type { Env } from '../../env';
 import { locatePages, type LocatedPage, type PathRow } from '../content/page-paths';
 import type { LinkTarget } from '../indexing/extract';
