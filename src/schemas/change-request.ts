@@ -3,6 +3,8 @@ import { TimestampSchema, type UrlContext } from './common';
 import { spaceAppUrl } from './space';
 import { UserSchema } from './user';
 
+/** Change requests (GitBook's `ChangeRequest`). Rows are mapped in services/content/presenter (`outdated` is a rule of services/content/change-requests). */
+
 export const ChangeRequestStatusSchema = z.enum(['draft', 'open', 'archived', 'merged']).openapi('ChangeRequestStatus');
 export const ChangeRequestSubjectSchema = z.string().max(100).openapi('ChangeRequestSubject', { description: 'Subject of the change request' });
 

@@ -2,6 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { TimestampSchema, type UrlContext } from './common';
 import { toUser, UserSchema, type UserRow } from './user';
 
+/** Comments and replies. Rows are mapped in services/collaboration/comments, which renders a body as Markdown when asked. */
+
 /** How a comment's body is answered: GitBook's `Document` (a rich-text document or Markdown). */
 export const DocumentFormatSchema = z.enum(['document', 'markdown']).openapi({ description: 'Output format of bodies (default document)' });
 export type DocumentFormat = z.infer<typeof DocumentFormatSchema>;

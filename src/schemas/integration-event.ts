@@ -3,6 +3,11 @@ import type { integrationEventLogs, integrationEvents } from '../db/schema';
 import { TRACE_LEVELS } from '../lib/trace-levels';
 import { TimestampSchema } from './common';
 
+/**
+ * Integration events and their traces. An event's row is mapped in services/integrations/presenter (its payload is the
+ * one receivers get, services/integrations/event-payload); a trace's lines here.
+ */
+
 /** What an event's row records of its delivery. */
 export type IntegrationEventDelivery = 'pending' | 'success' | 'failed';
 

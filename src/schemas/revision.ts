@@ -2,6 +2,11 @@ import { z } from '@hono/zod-openapi';
 import { OPENAPI_METHODS, OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
 import { TimestampSchema } from './common';
 
+/**
+ * Revisions, their pages and files (GitBook's `Revision`, `RevisionPage*`, `RevisionFile`). Content is mapped in
+ * services/content/presenter, which reads the content model's types (services/content/revisions).
+ */
+
 const VariablesSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi('Variables');
 
 const ImageRefSchema = z.union([
