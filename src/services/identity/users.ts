@@ -9,8 +9,8 @@ import { membersCapGuard } from '../organizations/members';
 
 export const TOKEN_PREFIX = 'dpa_';
 
-/** Creates a token; the plaintext is returned once and only its hash is stored. */
-export async function issueToken(db: Db, userId: string, label: string | null) {
+/** A new token's row and its plaintext, which is shown once: only its hash is stored. */
+export async function newTokenRow(userId: string, label: string | null) {
   const token = `${TOKEN_PREFIX}${randomBase62(40)}`;
   const row = {
     id: newId(),
@@ -21,8 +21,14 @@ export async function issueToken(db: Db, userId: string, label: string | null) {
     createdAt: nowIso(),
     lastUsedAt: null,
   };
-  await db.insert(apiTokens).values(row).run();
   return { row, token };
+}
+
+/** Creates a token; the plaintext is returned once and only its hash is stored. */
+export async function issueToken(db: Db, userId: string, label: string | null) {
+  const issued = await newTokenRow(userId, label);
+  await db.insert(apiTokens).values(issued.row).run();
+  return issued;
 }
 
 export function normalizeEmail(email: string): string {
@@ -31,6 +37,18 @@ export function normalizeEmail(email: string): string {
 
 export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/** A new user's row. */
+export function newUserRow(input: { displayName: string; email: string; emailVerified: boolean; photoURL?: string }) {
+  return {
+    id: newId(),
+    displayName: input.displayName,
+    email: normalizeEmail(input.email),
+    emailVerified: input.emailVerified,
+    photoURL: input.photoURL ?? null,
+    createdAt: nowIso(),
+  };
 }
 
 /**
@@ -43,15 +61,8 @@ export function emailDomain(email: string): string {
  * that became memberships are removed.
  */
 export async function createUser(env: Env, db: Db, input: { displayName: string; email: string; emailVerified: boolean; photoURL?: string }) {
-  const now = nowIso();
-  const row = {
-    id: newId(),
-    displayName: input.displayName,
-    email: normalizeEmail(input.email),
-    emailVerified: input.emailVerified,
-    photoURL: input.photoURL ?? null,
-    createdAt: now,
-  };
+  const row = newUserRow(input);
+  const now = row.createdAt;
   const pending = row.emailVerified ? await db.select().from(orgEmailInvites).where(eq(orgEmailInvites.email, row.email)).all() : [];
   const joins = pending.map((invite) =>
     membersCapGuard(db, env, invite.orgId, [row.id]).insert({ orgId: invite.orgId, userId: row.id, role: invite.role, joinedAt: now, sso: invite.sso }),
