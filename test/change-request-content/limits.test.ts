@@ -1,7 +1,7 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, expectError, seedOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
+import { fetchWorker } from '../helpers/worker';
 
 /** Limits and hardening of content batches and downloads: bad input is a 400, never a 500 or a stored hazard. */
 describe('content limits', () => {
@@ -26,11 +26,11 @@ describe('content limits', () => {
       },
     ]);
     const [htmlFile, pngFile] = result.insertedFiles;
-    const htmlRes = await exports.default.fetch(htmlFile.downloadURL);
+    const htmlRes = await fetchWorker(htmlFile.downloadURL);
     expect(htmlRes.status).toBe(200);
     expect(htmlRes.headers.get('content-disposition')).toMatch(/^attachment;/);
     expect(htmlRes.headers.get('content-security-policy')).toContain('sandbox');
-    const pngRes = await exports.default.fetch(pngFile.downloadURL);
+    const pngRes = await fetchWorker(pngFile.downloadURL);
     expect(pngRes.headers.get('content-disposition')).toMatch(/^inline;/);
     expect(pngRes.headers.get('content-security-policy')).toContain("default-src 'none'");
   });

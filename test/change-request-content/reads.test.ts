@@ -3,7 +3,7 @@
  * (`/v1/spaces/{id}/change-requests/{idOrNumber}/content`): revision, pages, page by id, files,
  * signed downloads, image dimensions, evaluated documents, permissions.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ChangeRequestSchema } from '../../src/schemas/change-request';
@@ -13,6 +13,7 @@ import { UserSchema } from '../../src/schemas/user';
 import { api, expectError, expectSchema, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
+import { fetchWorker } from '../helpers/worker';
 
 let org: TestOrg;
 let owner: string;
@@ -131,12 +132,12 @@ function flattenPages(pages: any[]): any[] {
 }
 
 async function download(url: string) {
-  const res = await exports.default.fetch(url);
+  const res = await fetchWorker(url);
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
 async function downloadError(url: string) {
-  const res = await exports.default.fetch(url);
+  const res = await fetchWorker(url);
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 

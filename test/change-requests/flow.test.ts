@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, seedOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, pageMarkdown, pageTree } from '../helpers/content';
+import { fetchWorker } from '../helpers/worker';
 
 describe('the content engine, end to end', () => {
   it('creates a change request, adds pages and an image, reads them, merges, and reports the other one outdated until updated', async () => {
@@ -65,5 +66,5 @@ describe('the content engine, end to end', () => {
 
 async function fetchDownload(url: string) {
   const { exports } = await import('cloudflare:workers');
-  return exports.default.fetch(url);
+  return fetchWorker(url);
 }

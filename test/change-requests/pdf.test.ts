@@ -1,4 +1,4 @@
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { renderPdf } from '../../src/services/pdf/render';
 import { ADMIN_TOKEN, BASE, api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, openChangeRequest } from '../helpers/content';
 import { largeManifest, seedContent } from '../helpers/large-content';
+import { fetchWorker } from '../helpers/worker';
 
 /**
  * getChangeRequestPDF: a signed URL to the change request's content as a PDF, rendered with pdf-lib
@@ -27,7 +28,7 @@ const exportPdf = (query = '', token: string | null = owner, path = base()) => a
 /** Follows the signed URL through the Worker, with no token; the PDF's bytes and the response. */
 async function download(url: string) {
   const target = new URL(url);
-  const res = await exports.default.fetch(`${BASE}${target.pathname}${target.search}`);
+  const res = await fetchWorker(`${BASE}${target.pathname}${target.search}`);
   expect(res.status).toBe(200);
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
@@ -294,7 +295,7 @@ describe('getChangeRequestPDF', () => {
     // A tampered link is refused by the download route.
     const url = new URL(expectStatus(await exportPdf('', org.members.read.token), 200).body.url);
     url.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 60));
-    const res = await exports.default.fetch(`${BASE}${url.pathname}${url.search}`);
+    const res = await fetchWorker(`${BASE}${url.pathname}${url.search}`);
     expect(res.status).toBe(403);
   });
 

@@ -56,7 +56,6 @@
  * The suite is one file's worth of operations per shard (`test/platform/adversarial-<n>.test.ts`).
  */
 import { compressToEncodedURIComponent } from 'lz-string';
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
 import { BASE, addMember, api, createUser, expectStatus, type TestUser } from './harness';
@@ -65,6 +64,7 @@ import { seedEvent, seedInstallation, seedIntegration, seedToken } from './integ
 import { seedSpecVersion } from './openapi';
 import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
 import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
+import { fetchWorker } from './worker';
 
 export const ADVERSARIAL_SHARDS = 4;
 
@@ -534,7 +534,7 @@ async function send(op: Operation, token: string, realIds: Record<string, string
   const queryValue = (name: string, schema: Schema) => QUERY_OVERRIDES[op.operationId]?.[name]?.(ids) ?? String(minimal(schema, ids));
   const query = new URLSearchParams(op.query.map(({ name, schema }) => [name, queryValue(name, schema)])).toString();
   const url = `${BASE}${pathOf(op, ids, crIds)}${query ? `?${query}` : ''}`;
-  const res = await exports.default.fetch(url, { method: op.method.toUpperCase(), headers, body });
+  const res = await fetchWorker(url, { method: op.method.toUpperCase(), headers, body });
   return { status: res.status, text: await res.text() };
 }
 

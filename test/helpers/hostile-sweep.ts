@@ -10,7 +10,6 @@
  * The sweep is one file's worth of requests per shard (`test/platform/hostile-input-<n>.test.ts`): a
  * single file was the suite's longest by far and ran alone on one core at the end of a run.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
 import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from './harness';
@@ -18,6 +17,7 @@ import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration } from './integrations';
 import { seedSpecVersion } from './openapi';
 import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
+import { fetchWorker } from './worker';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -265,7 +265,7 @@ async function probe(op: Operation, what: string, path: Record<string, string>, 
   const token = OPERATOR_OPERATIONS.has(op.operationId) ? ADMIN_TOKEN : org.owner.token;
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body) headers['Content-Type'] = body.contentType;
-  const res = await exports.default.fetch(url, { method: op.method.toUpperCase(), headers, body: body?.body });
+  const res = await fetchWorker(url, { method: op.method.toUpperCase(), headers, body: body?.body });
   const text = await res.text();
   if (res.status >= 500) return `${op.method} ${op.path} ${what}: ${res.status} ${text.slice(0, 200)}`;
   if (res.status >= 400) {

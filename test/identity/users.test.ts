@@ -1,8 +1,8 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { CreatedApiTokenSchema, UserSchema } from '../../src/schemas/user';
 import { ADMIN_TOKEN, addMember, api, createUser, expectError } from '../helpers/harness';
 import { createOrg, expectSchema, expectStatus, uniq } from '../organizations/support';
+import { fetchWorker } from '../helpers/worker';
 
 const StrictUser = UserSchema.strict();
 const StrictCreatedToken = CreatedApiTokenSchema.strict();
@@ -28,7 +28,7 @@ describe('getAuthenticatedUser: GET /v1/user', () => {
   });
 
   it('answers 401 with the error body without a token or with an unknown token', async () => {
-    const res = await exports.default.fetch('http://api.test/v1/user');
+    const res = await fetchWorker('http://api.test/v1/user');
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ error: { code: 401, message: expect.any(String) } });
     expectError(await api('GET', '/v1/user', { token: 'dpa_unknownTokenValue000000000000000000000' }), 401);

@@ -5,7 +5,7 @@
  * integration's own token (which the runtime hands its publisher's script) and installation tokens may
  * narrow what an installation covers, never widen it.
  */
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge } from '../helpers/content';
@@ -17,6 +17,7 @@ import { integrationInstallations, integrations } from '../../src/db/schema';
 import { approveScopes } from '../../src/services/integrations/installations';
 import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 import { spaceRoleForScopes, spaceRoleForScopesSql } from '../../src/services/integrations/scopes';
+import { fetchWorker } from '../helpers/worker';
 
 /** A script whose public endpoint answers the integration token the runtime hands it, as any script can. */
 const ECHO_TOKEN_SCRIPT = `
@@ -52,7 +53,7 @@ function publish(scopes: string[]) {
 
 /** The integration token, obtained the way its publisher can: from its own public endpoint. */
 async function integrationTokenFromPublicEndpoint(): Promise<string> {
-  const res = await exports.default.fetch(`${BASE}/integrations/${name}/public`);
+  const res = await fetchWorker(`${BASE}/integrations/${name}/public`);
   expect(res.status).toBe(200);
   const { token } = (await res.json()) as { token: string };
   expect(token).toMatch(/^dpi_/);

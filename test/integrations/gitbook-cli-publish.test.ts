@@ -1,8 +1,9 @@
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, BASE, expectStatus, seedOrg } from '../helpers/harness';
 import { deliverPendingEvents, integrationName } from '../helpers/integrations';
+import { fetchWorker } from '../helpers/worker';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -32,7 +33,7 @@ describe('gitbook publish (@gitbook/cli 0.25.1)', () => {
     // Replayed as it was sent, but for the name (unique per run), the organization and the token.
     const publisher = await seedOrg();
     const name = integrationName('cli');
-    const res = await exports.default.fetch(
+    const res = await fetchWorker(
       new Request(`${BASE}/v1/integrations/${name}`, {
         method: 'POST',
         headers: { 'content-type': sent.headers['content-type'], 'user-agent': sent.headers['user-agent'], authorization: `Bearer ${publisher.owner.token}` },
@@ -59,7 +60,7 @@ describe('gitbook publish (@gitbook/cli 0.25.1)', () => {
     const lines = await env.DB.prepare('select message from integration_event_logs where event_id = ? order by id').bind(updated.id).all<{ message: string }>();
     expect(lines.results.map((l) => l.message)).toContain(`hello from the manifest: space ${space.id} "Read by the CLI-published integration"`);
 
-    const endpoint = await exports.default.fetch(`${BASE}/integrations/${name}/installations/${installation.id}/public/ping`);
+    const endpoint = await fetchWorker(`${BASE}/integrations/${name}/installations/${installation.id}/public/ping`);
     expect(endpoint.status).toBe(200);
     expect(await endpoint.json()).toEqual({ path: `/integrations/${name}/installations/${installation.id}/public/ping`, installation: installation.id });
   });

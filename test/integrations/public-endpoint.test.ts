@@ -1,5 +1,5 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { MAX_PUBLIC_REQUEST_BYTES } from '../../src/routes/integrations/public-endpoint';
@@ -8,6 +8,7 @@ import { createSpace } from '../helpers/content';
 import { measureRoundTrips } from '../helpers/round-trips';
 import { api, BASE, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { seedInstallation, seedIntegration, type SeededIntegration } from '../helpers/integrations';
+import { fetchWorker } from '../helpers/worker';
 
 const SECRET_VALUE = 'sk-live-public-endpoint-0123456789';
 
@@ -123,7 +124,7 @@ beforeAll(async () => {
 
 /** A request without any API token, as the outside world sends one. */
 async function call(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
-  const res = await exports.default.fetch(`${BASE}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual' });
+  const res = await fetchWorker(`${BASE}${path}`, { method, headers: init.headers, body: init.body, redirect: 'manual' });
   const text = await res.text();
   let body: any = text;
   try {
@@ -209,7 +210,7 @@ describe("the integration's public endpoint", () => {
     expect(patch.status, JSON.stringify(patch.body)).toBe(201);
     expect(patch.headers.get('x-method')).toBe('PATCH');
     expect(patch.body).toMatchObject({ body: 'a=1', event: { request: { method: 'patch' } } });
-    const head = await exports.default.fetch(`${BASE}${f.integrationPath}/head`, { method: 'HEAD' });
+    const head = await fetchWorker(`${BASE}${f.integrationPath}/head`, { method: 'HEAD' });
     expect(head.status).toBe(201);
     expect(await head.text()).toBe('');
     const empty = await call('DELETE', `${f.integrationPath}/empty`);

@@ -8,6 +8,7 @@ import { GITBOOK_0202, gitbookErrors, gitbookOperations, gitbookValidator, schem
 import { addMember, api, BASE, byCaller, callerUser, CALLERS, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { integrationName, seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { measureRoundTrips } from '../helpers/round-trips';
+import { fetchWorker } from '../helpers/worker';
 
 const INTEGRATION = gitbookValidator('Integration', GITBOOK_0202.components);
 const SCRIPT = 'export default { async fetch() { return new Response("ok"); } };';
@@ -559,6 +560,6 @@ describe('integration development mode', () => {
 
 async function fetchBytes(path: string): Promise<Uint8Array> {
   const { exports } = await import('cloudflare:workers');
-  const res = await exports.default.fetch(`${BASE}${path}`);
+  const res = await fetchWorker(`${BASE}${path}`);
   return new Uint8Array(await res.arrayBuffer());
 }

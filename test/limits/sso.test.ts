@@ -2,10 +2,10 @@
  * The SAML login's routes (/sso/saml/*) have their own, lower budget per client address (the `sso` policy), on
  * top of the visitor budget every route outside /v1 has: TEST_RATE_LIMITS.SSO of test/limits/vitest.config.ts.
  */
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { BASE, api, expectStatus, seedOrg } from '../helpers/harness';
 import { IDP, IDP_ENTITY_ID, IDP_SSO_URL } from '../sso/saml-fixtures';
+import { fetchWorker } from '../helpers/worker';
 
 // The budgets of this project (TEST_RATE_LIMITS in test/limits/vitest.config.ts), per 10-second window.
 const SSO = 3;
@@ -19,7 +19,7 @@ async function inFreshWindow(): Promise<void> {
 
 /** A GET of start from `ip`, without following the redirect to the identity provider. */
 function startFrom(providerId: string, ip: string) {
-  return exports.default.fetch(`${BASE}/sso/saml/${providerId}/start`, { redirect: 'manual', headers: { 'CF-Connecting-IP': ip } });
+  return fetchWorker(`${BASE}/sso/saml/${providerId}/start`, { redirect: 'manual', headers: { 'CF-Connecting-IP': ip } });
 }
 
 describe('the sso rate limit', () => {
@@ -45,7 +45,7 @@ describe('the sso rate limit', () => {
     expect(body.error.message).toContain('the "sso" rate limit allows 3 requests per 10 seconds for this client address');
     expect(refused.headers.get('RateLimit-Policy')).toContain(`"sso";q=${SSO};w=10`);
     // The ACS is counted in the same budget; another address has its own.
-    const acs = await exports.default.fetch(`${BASE}/sso/saml/${provider.id}/acs`, {
+    const acs = await fetchWorker(`${BASE}/sso/saml/${provider.id}/acs`, {
       method: 'POST',
       headers: { 'CF-Connecting-IP': ip, 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'SAMLResponse=x',

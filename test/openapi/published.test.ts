@@ -1,10 +1,11 @@
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
 import { BASE, api, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { seedSpec, seedSpecVersion, type SeededSpec } from '../helpers/openapi';
 import { measureRoundTrips } from '../helpers/round-trips';
+import { fetchWorker } from '../helpers/worker';
 
 const OUTLINE: SpecOutline = { title: 'Pets', tags: [], schemas: [] };
 const JSON_TEXT = '{\n  "openapi": "3.1.0",\n  "info": { "title": "Pets ✓", "version": "1" },\n  "paths": {}\n}\n';
@@ -162,5 +163,5 @@ async function textOf(res: Response) {
 }
 
 function fetchRaw(path: string, init: RequestInit = {}) {
-  return exports.default.fetch(`${BASE}${path}`, init);
+  return fetchWorker(`${BASE}${path}`, init);
 }

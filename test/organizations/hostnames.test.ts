@@ -5,7 +5,7 @@
  * an organization's host serves its site and nothing of the API, the integrations' endpoints or other sites.
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { setOutboundFetch } from '../../src/lib/outbound';
@@ -15,6 +15,7 @@ import { api, expectError, expectSchema, expectStatus, seedOrg, type TestOrg } f
 import { seedIntegration } from '../helpers/integrations';
 import { publishedSite, spaceWithPages } from '../site/helpers';
 import { uniq } from './support';
+import { fetchWorker } from '../helpers/worker';
 
 /** TXT records the injected resolver answers, by name. */
 const records = new Map<string, string[]>();
@@ -32,7 +33,7 @@ const patchOrg = (org: TestOrg, body: unknown, token = org.owner.token) => api('
 
 /** A GET (or another method) to `url` as a browser sends it: any host, no API token unless given. */
 async function hostRequest(url: string, init: { method?: string; headers?: Record<string, string> } = {}) {
-  const res = await exports.default.fetch(new Request(url, { method: init.method ?? 'GET', headers: init.headers, redirect: 'manual' }));
+  const res = await fetchWorker(new Request(url, { method: init.method ?? 'GET', headers: init.headers, redirect: 'manual' }));
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { exports } from 'cloudflare:workers';
 import gitbook0146 from '@gitbook/api/spec/openapi.json';
 import gitbook0202 from 'gitbook-api-0202/spec/openapi.json';
 import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 import { api, BASE, createUser } from '../helpers/harness';
+import { fetchWorker } from '../helpers/worker';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** One request to an absolute URL through the Worker's fetch handler; the JSON body, or null. */
 async function call(method: string, url: string, token: string) {
   const withBody = method !== 'get' && method !== 'delete';
-  const res = await exports.default.fetch(url, {
+  const res = await fetchWorker(url, {
     method: method.toUpperCase(),
     headers: { Authorization: `Bearer ${token}`, ...(withBody ? { 'Content-Type': 'application/json' } : {}) },
     body: withBody ? '{}' : undefined,

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cspHash } from '../../src/site/assets';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { grab, publishPages, publishedSite, spaceWithPages, visit, visitCounting } from './helpers';
+import { fetchWorker } from '../helpers/worker';
 
 let org: TestOrg;
 let handbook: { id: string; pages: Record<string, string> };
@@ -64,10 +65,10 @@ describe('headers', () => {
 
   it('HEAD answers the headers; other methods 405', async () => {
     const { exports } = await import('cloudflare:workers');
-    const head = await exports.default.fetch(new Request(`http://api.test/s/${site.id}/`, { method: 'HEAD' }));
+    const head = await fetchWorker(new Request(`http://api.test/s/${site.id}/`, { method: 'HEAD' }));
     expect(head.status).toBe(200);
     expect(head.headers.get('ETag')).toMatch(/^"/);
-    const post = await exports.default.fetch(new Request(`http://api.test/s/${site.id}/`, { method: 'POST' }));
+    const post = await fetchWorker(new Request(`http://api.test/s/${site.id}/`, { method: 'POST' }));
     expect(post.status).toBe(405);
     expect(post.headers.get('Allow')).toBe('GET, HEAD');
   });

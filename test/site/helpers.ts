@@ -1,10 +1,11 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import { createApp } from '../../src/app';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, BASE, expectStatus, type TestOrg } from '../helpers/harness';
 import { countingD1 } from '../helpers/round-trips';
+import { fetchWorker } from '../helpers/worker';
 
 /** Helpers of the published site's tests: sites seeded through the API, pages fetched as a browser would. */
 
@@ -16,7 +17,7 @@ export interface Visit {
 
 /** A GET of the Worker's real fetch handler, redirects not followed. */
 export async function visit(path: string, headers: Record<string, string> = {}, base = BASE): Promise<Visit> {
-  const res = await exports.default.fetch(new Request(`${base}${path}`, { headers, redirect: 'manual' }));
+  const res = await fetchWorker(new Request(`${base}${path}`, { headers, redirect: 'manual' }));
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 

@@ -4,7 +4,7 @@
  * built and signed at test time with the TEST-ONLY key pairs of test/fixtures/saml.
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { createDb } from '../../src/db/client';
@@ -27,6 +27,7 @@ import {
   signXml,
   type ResponseOptions,
 } from './saml-fixtures';
+import { fetchWorker } from '../helpers/worker';
 
 let org: TestOrg;
 let teamId: string;
@@ -67,7 +68,7 @@ const spEntityId = (id = provider.id) => `${BASE}/sso/saml/${id}/metadata`;
 
 /** GET start without following the redirect (the harness's `api` follows it). */
 async function getStart(providerId: string): Promise<ApiResponse<string>> {
-  const res = await exports.default.fetch(`${BASE}/sso/saml/${providerId}/start`, { redirect: 'manual' });
+  const res = await fetchWorker(`${BASE}/sso/saml/${providerId}/start`, { redirect: 'manual' });
   return { status: res.status, body: await res.text(), headers: res.headers };
 }
 
