@@ -12,7 +12,7 @@ import { siteNotFound } from '../../services/sites/access';
 import { siteTokenOf } from '../../services/sites/site-token';
 import { siteScopeSql, type SiteSearchScope } from '../../services/search/site-scope';
 import { pagePathsQuery, type PathRow } from '../../services/content/page-paths';
-import { ftsExpression, MAX_QUERY_LENGTH, queryWords, searchQuery, toSearchPages, type HitRow } from '../../services/search/search';
+import { ftsExpression, hitsVisibleTo, MAX_HITS, MAX_QUERY_LENGTH, queryWords, searchQuery, toSearchPages, type HitRow } from '../../services/search/search';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import type { Db } from '../../db/client';
 
@@ -241,9 +241,17 @@ export const searchRouter = createRouter()
       check(await guard.all());
       return c.json({ items: [], count: 0 }, 200);
     }
-    const found = await runSearch(db, guard, words, siteScopeSql(organizationId, siteId, reader, scopeOf(body)), offset, limit);
+    const scope = siteScopeSql(organizationId, siteId, reader, scopeOf(body));
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    if (typeof reader !== 'string') {
+      // A visitor sees only the pages whose conditions hold for its claims: every rank is read, then filtered.
+      const all = await runSearch(db, guard, words, scope, 0, MAX_HITS);
+      check(all.guardRows);
+      return c.json(bySpaceResults(organizationId, hitsVisibleTo(reader.claims, all.hits, all.paths, offset, limit), words, offset, limit, urls), 200);
+    }
+    const found = await runSearch(db, guard, words, scope, offset, limit);
     check(found.guardRows);
-    return c.json(bySpaceResults(organizationId, found, words, offset, limit, urlContext(c.req.url, c.env.APP_URL)), 200);
+    return c.json(bySpaceResults(organizationId, found, words, offset, limit, urls), 200);
   });
 
 /** The site, when it is a published site of the organization (a site token's search reads nothing else). */

@@ -17,6 +17,8 @@ export interface PathRow {
   description: string | null;
   /** The page's own record (JSON), on its level-0 row. */
   record: string | null;
+  /** The condition of the page of this level (adaptive content), if any. */
+  condition: string | null;
   spaceTitle: string;
 }
 
@@ -38,7 +40,7 @@ export function pagePathsQuery(db: Db, pages: Array<[spaceId: string, pageId: st
       select up.spaceId, up.pageId, up.root, ${lookupSql(sql`up.root`, parent)}, up.level + 1 from up
       where ${parent} is not null and ${parent} <> '~' and up.level < 64
     )
-    select spaceId, pageId, level, rec ->> '$.slug' as slug, rec ->> '$.title' as title, rec ->> '$.description' as description,
+    select spaceId, pageId, level, rec ->> '$.slug' as slug, rec ->> '$.title' as title, rec ->> '$.description' as description, rec ->> '$.condition' as condition,
       case when level = 0 then rec end as record, (select s.title from spaces s where s.id = up.spaceId) as spaceTitle
     from up where rec is not null`,
   );

@@ -11,6 +11,7 @@ import type { PageOptions } from '../../schemas/page-query';
 import { spaceAppUrl } from '../../schemas/space';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
 import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from '../openapi/computed-pages';
+import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import { documentToMarkdown, type JSONDocument } from '../markdown/index';
@@ -88,6 +89,8 @@ export interface RevisionHeader {
 export interface LocatedPage {
   page: ReadPage;
   parentPath: string;
+  /** The conditions of the page's chain, from the page (or the computed page that generated it) up to the top level. */
+  conditions: (string | undefined)[];
 }
 
 export interface ContentRead {
@@ -387,19 +390,38 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   // Expanding copies every page: only done when the tree has a computed page to expand.
   const expand = tree?.computed && specs;
   const fileRows = rows<{ value: string | null }>('allFiles') ?? rows<{ value: string | null }>('files') ?? rows<{ value: string | null }>('file');
+  const located = pageRows ? locateRead(pageRows, wanted.page ?? pathTargetId(pageRows), specs) : undefined;
+  const pages = tree && expand ? expandPages(tree.pages, expand) : tree?.pages;
+  const claims = source.published?.claims;
   return {
     space,
     changeRequest: cr,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    located: pageRows ? locateRead(pageRows, wanted.page ?? pathTargetId(pageRows), specs) : undefined,
+    located: claims && located ? locatedFor(located, claims) : located,
     documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
-    pages: tree && expand ? expandPages(tree.pages, expand) : tree?.pages,
+    pages: claims && pages ? pagesFor(pages, claims) : pages,
     files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
+}
+
+/**
+ * What a site token's visitor reads of a tree: the pages whose conditions hold for its claims, as the site's
+ * HTML reader shows them (site/content `visiblePages`). A page that fails is left out with its subpages;
+ * hidden pages stay (a visitor reaches them by URL).
+ */
+function pagesFor(pages: ReadPage[], claims: Record<string, unknown>, depth = 0): ReadPage[] {
+  if (depth > 64) return [];
+  return pages.filter((page) => evaluateCondition(page.condition, claims)).map((page) => ({ ...page, pages: pagesFor(page.pages, claims, depth + 1) }));
+}
+
+/** The page a site token's visitor asked for, when it and each of its ancestors pass their conditions: none otherwise (a 404). */
+function locatedFor(located: LocatedPage, claims: Record<string, unknown>): LocatedPage | undefined {
+  if (!located.conditions.every((condition) => evaluateCondition(condition, claims))) return undefined;
+  return { ...located, page: { ...located.page, pages: pagesFor(located.page.pages, claims) } };
 }
 
 /** A read by path found the page its `up` row of level 0 is (none: no page has that path). */
@@ -471,8 +493,9 @@ function locateRead(rows: PageTreeRow[], id: string, specs: Map<string, SpecStat
   const computed = rows.some((r) => (r.kind === 'down' || (r.kind === 'up' && Number(r.n) === 0)) && r.value.includes('"computed"'));
   if (!computed) return located.page.id === id ? located : undefined;
   const page = expandPage(located.page, specs);
-  if (page.id === id) return { page, parentPath: located.parentPath };
-  return page.generated ? findGenerated(page, id, located.parentPath) : undefined;
+  if (page.id === id) return { ...located, page };
+  const generated = page.generated ? findGenerated(page, id, located.parentPath) : undefined;
+  return generated && { ...generated, conditions: located.conditions };
 }
 
 function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
@@ -488,7 +511,7 @@ function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
     .reverse()
     .map((p) => p.slug)
     .join('/');
-  return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath };
+  return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath, conditions: chain.map((r) => r.condition) };
 }
 
 /** The nested page tree of a whole-tree statement's rows, and whether any of its pages is computed. */

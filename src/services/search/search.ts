@@ -4,6 +4,7 @@ import { badRequest } from '../../lib/errors';
 import type { UrlContext } from '../../schemas/common';
 import { spaceAppUrl } from '../../schemas/space';
 import { locatePages, type PathRow } from '../content/page-paths';
+import { evaluateCondition } from '../sites/conditions';
 
 /**
  * Full-text search over the sections of spaces' main content (FTS5, see migration 0005 and
@@ -16,7 +17,8 @@ export const MAX_QUERY_LENGTH = 512;
 /** Words of a query that count; the rest are ignored. */
 const MAX_QUERY_WORDS = 32;
 /** Best-ranked matching sections considered per query (their pages are the results). */
-const MAX_HITS = 2000;
+/** Sections a search reads at most; also every rank a search can answer. */
+export const MAX_HITS = 2000;
 /** Sections shown per page result. */
 const SECTIONS_PER_PAGE = 5;
 
@@ -142,4 +144,22 @@ export function toSearchPages(hits: HitRow[], paths: PathRow[], words: string[],
   // A page matched on its own fields when its title holds every word searched (the last as a prefix).
   for (const page of pages.values()) if (titleMatches(page.title, words)) page.resultType = 'page';
   return [...pages.values()].sort((a, b) => a.rank - b.rank);
+}
+
+/**
+ * The hits a site token's visitor may see, of a search read from rank 0 (`MAX_HITS`): a page whose condition,
+ * or an ancestor's, fails for the visitor's claims is left out, as the site's HTML reader leaves it out; the
+ * pages left are ranked again, so that `count` and the pages of results are those of what the visitor sees.
+ * Answers the hits of the results page after `offset` (and one more, to tell whether a next page exists).
+ */
+export function hitsVisibleTo(claims: Record<string, unknown>, hits: HitRow[], paths: PathRow[], offset: number, limit: number) {
+  const keyOf = (row: { spaceId: string; pageId: string }) => `${row.spaceId}/${row.pageId}`;
+  const hidden = new Set(paths.filter((row) => !evaluateCondition(row.condition ?? undefined, claims)).map(keyOf));
+  const ranks = new Map<number, number>();
+  for (const hit of hits) if (!hidden.has(keyOf(hit)) && !ranks.has(hit.rank)) ranks.set(hit.rank, ranks.size + 1);
+  const visible = hits
+    .filter((hit) => ranks.has(hit.rank))
+    .map((hit) => ({ ...hit, rank: ranks.get(hit.rank)! }))
+    .filter((hit) => hit.rank > offset && hit.rank <= offset + limit + 1);
+  return { hits: visible, paths: paths.filter((row) => !hidden.has(keyOf(row))), total: ranks.size };
 }
