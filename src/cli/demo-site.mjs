@@ -244,7 +244,7 @@ const DEMO_CONVERSATIONS = [
 // ---------------------------------------------------------------------------------------------
 // The API, as the demo admin
 
-function client(baseUrl, token) {
+export function client(baseUrl, token) {
   const call = async (method, path, body) => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
@@ -425,7 +425,7 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
   };
 }
 
-/** `npm run dev`: waits for the server, publishes the demo sites, spec and conversations, and prints where to read them. */
+/** `npm run dev`: publishes the demo sites, spec and conversations, prints where to read them, and answers what publishDemoSites did (null on a failure, said). */
 export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
   try {
     const { organizationId, site, shareSite } = await publishDemoSites(seeded, { baseUrl });
@@ -440,8 +440,10 @@ export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
     console.log(`  curl ${baseUrl}/public/openapi/${organizationId}/${SPEC_SLUG}`);
     console.log(`Demo support conversations (${DEMO_CONVERSATIONS.length}, analysed in the background): their issue clusters with the token above:`);
     console.log(`  curl -H "Authorization: Bearer <token>" ${baseUrl}/v1/orgs/${organizationId}/conversations-clusters\n`);
+    return { organizationId, site, shareSite };
   } catch (error) {
     console.error(`demo site: ${error instanceof Error ? error.message : error}`);
+    return null;
   }
 }
 

@@ -15,6 +15,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ensureDemoSite, serverUp } from './demo-site.mjs';
+import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, withDevSecrets } from './dev-vars.mjs';
 import { OFFLINE_ENV } from './local-d1.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
@@ -70,7 +71,22 @@ async function main() {
   console.log('\nOperator token (creates users and their tokens): ADMIN_TOKEN in .dev.vars');
   console.log(`API reference: ${DEV_URL}/docs (OpenAPI: /openapi.json)`);
   console.log('\ndev: publishing the demo sites');
-  await ensureDemoSite(seeded);
+  const published = await ensureDemoSite(seeded);
+  if (!published) return;
+  try {
+    const vars = await writeDevEnv({ baseUrl: DEV_URL, adminToken: devVar('ADMIN_TOKEN'), seeded, published });
+    console.log(`Shell variables of the README's examples (${Object.keys(vars).join(', ')}, and \`json\`):`);
+    console.log(`  source ${DEV_ENV_FILE.slice(ROOT.length + 1)}\n`);
+  } catch (error) {
+    console.error(`dev: could not write ${DEV_ENV_FILE}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** A value of .dev.vars (its secrets are written there first: ensureDevVars). */
+function devVar(name) {
+  const match = new RegExp(`^[ \\t]*${name}[ \\t]*=[ \\t]*(\\S.*?)\\s*$`, 'm').exec(readFileSync(DEV_VARS, 'utf8'));
+  if (!match) throw new Error(`${name} is missing from .dev.vars`);
+  return match[1];
 }
 
 main().catch((error) => {
