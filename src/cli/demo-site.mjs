@@ -232,7 +232,7 @@ components:
 const WAIT_MS = 90_000;
 
 /** Support conversations about two problems: ingested (again, idempotently) at each start, analysed by the local queue consumer. */
-const DEMO_CONVERSATIONS = [
+export const DEMO_CONVERSATIONS = [
   ['demo-1', 'I never received the password reset email. I checked the spam folder too.'],
   ['demo-2', 'Why does the password reset link say it has expired? I clicked it right away.'],
   ['demo-3', 'The password reset email is not arriving, so I cannot log in.'],

@@ -18,8 +18,8 @@ export const shellQuote = (value) => `'${String(value).replace(/'/g, `'\\''`)}'`
  * git-ignored `.wrangler/dev-reviewer.json`): made once through the operator API and an email invitation,
  * reused on later runs while their token still answers.
  */
-async function ensureReviewer(baseUrl, adminToken, admin, organizationId) {
-  const saved = readSaved(REVIEWER_FILE);
+async function ensureReviewer(baseUrl, adminToken, admin, organizationId, reviewerFile) {
+  const saved = readSaved(reviewerFile);
   if (saved && (await fetch(`${baseUrl}/v1/user`, { headers: { Authorization: `Bearer ${saved.token}` } })).ok) return saved;
   const operator = client(baseUrl, adminToken);
   let id;
@@ -35,8 +35,8 @@ async function ensureReviewer(baseUrl, adminToken, admin, organizationId) {
   const { token } = await operator.post(`/v1/users/${id}/tokens`, { label: 'npm run dev' });
   await admin.post(`/v1/orgs/${organizationId}/invites`, { emails: [REVIEWER.email], role: REVIEWER.role });
   const reviewer = { id, token };
-  mkdirSync(dirname(REVIEWER_FILE), { recursive: true });
-  writeFileSync(REVIEWER_FILE, `${JSON.stringify(reviewer, null, 2)}\n`, { mode: 0o600 });
+  mkdirSync(dirname(reviewerFile), { recursive: true });
+  writeFileSync(reviewerFile, `${JSON.stringify(reviewer, null, 2)}\n`, { mode: 0o600 });
   return reviewer;
 }
 
@@ -71,11 +71,11 @@ export function devEnvText(vars) {
 
 /**
  * Makes the reviewer and the team if needed and writes `.wrangler/dev.env` (or `file`). `published` is what
- * publishDemoSites answered. Answers the variables.
+ * publishDemoSites answered; `reviewerFile` keeps the reviewer's token between runs. Answers the variables.
  */
-export async function writeDevEnv({ baseUrl, adminToken, seeded, published, file = DEV_ENV_FILE }) {
+export async function writeDevEnv({ baseUrl, adminToken, seeded, published, file = DEV_ENV_FILE, reviewerFile = REVIEWER_FILE }) {
   const admin = client(baseUrl, seeded.token);
-  const reviewer = await ensureReviewer(baseUrl, adminToken, admin, seeded.organizationId);
+  const reviewer = await ensureReviewer(baseUrl, adminToken, admin, seeded.organizationId, reviewerFile);
   const team = await ensureTeam(admin, seeded.organizationId, reviewer.id);
   const vars = {
     API: baseUrl,

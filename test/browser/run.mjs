@@ -17,19 +17,16 @@
 // Options: --if-chromium  skip (exit 0, with a message) when no Chromium is installed; without it, a
 //                         missing Chromium is a failure (as is a CHROMIUM_PATH that names no executable).
 //          --headful      show the browser window (needs a display), for debugging.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_PAGES, DEMO_SEARCH, DEMO_SITE_TITLE, SHARE_PAGES, publishDemoSites, serverUp } from '../../src/cli/demo-site.mjs';
 import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
+import { startDevServer, stopDevServer } from '../helpers/dev-server.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCREENSHOTS = join(HERE, 'screenshots');
-const WRANGLER_BIN = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const GLOBAL_TIMEOUT_MS = 180_000;
 const STEP_TIMEOUT_MS = 20_000;
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -55,7 +52,6 @@ const log = (line) => console.log(`browser: ${line}`);
 // Resources, always released
 
 let worker = null;
-let workerOutput = '';
 let browser = null;
 let stateDir = null;
 let cleaning = null;
@@ -68,7 +64,7 @@ function cleanup() {
       if (process_ && process_.exitCode === null && process_.signalCode === null) process_.kill('SIGKILL');
       browser = null;
     }
-    if (worker) await stopWorker(worker);
+    if (worker) await stopDevServer(worker);
     worker = null;
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });
     stateDir = null;
@@ -84,7 +80,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 const globalTimer = setTimeout(() => {
   console.error(`browser: FAILED: the run took more than ${seconds(GLOBAL_TIMEOUT_MS)} (global timeout)`);
-  if (workerOutput) console.error(`--- wrangler dev output (last 3000 characters) ---\n${workerOutput.slice(-3000)}`);
+  if (worker?.output()) console.error(`--- wrangler dev output (last 3000 characters) ---\n${worker.output().slice(-3000)}`);
   cleanup().finally(() => process.exit(1));
 }, GLOBAL_TIMEOUT_MS);
 globalTimer.unref();
@@ -104,57 +100,6 @@ function findChromium() {
     }
   }
   return { missing: fromEnv ? `CHROMIUM_PATH=${fromEnv} is not an executable file` : `no Chromium at ${CHROMIUM_CANDIDATES.join(' or ')}` };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `wrangler dev` in a process group of its own (so that workerd, its child, is stopped with it). */
-async function startWorker(persistTo) {
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  const child = spawn(
-    process.execPath,
-    [WRANGLER_BIN, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo, '--show-interactive-dev-session=false',
-      // Secrets of its own, one random value each (CI has no .dev.vars; none stands in for another): the operator
-      // token, the key of file URLs (the demo image), the key of integration secrets.
-      ...['ADMIN_TOKEN', 'FILES_SIGNING_KEY', 'INTEGRATIONS_KEY'].flatMap((name) => ['--var', `${name}:${randomBytes(32).toString('base64url')}`])],
-    { cwd: ROOT, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
-  const keep = (chunk) => {
-    workerOutput = (workerOutput + chunk).slice(-100_000);
-  };
-  child.stdout.setEncoding('utf8').on('data', keep);
-  child.stderr.setEncoding('utf8').on('data', keep);
-  child.exited = new Promise((resolve) => child.on('exit', resolve));
-  child.on('error', (error) => keep(`\n[could not start wrangler dev: ${error.message}]\n`));
-  return { child, baseUrl: `http://127.0.0.1:${port}` };
-}
-
-async function stopWorker({ child }) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const group = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  group('SIGTERM');
-  const stopped = await Promise.race([child.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
-  if (!stopped) group('SIGKILL');
-  // workerd may outlive wrangler for a moment: make sure the whole group is gone.
-  await new Promise((r) => setTimeout(r, 200));
-  group('SIGKILL');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,7 +369,7 @@ async function main() {
   stateDir = mkdtempSync(join(tmpdir(), 'dpa-browser-'));
   const persistTo = join(stateDir, 'state');
   let t0 = Date.now();
-  worker = await startWorker(persistTo);
+  worker = await startDevServer(persistTo);
   const { baseUrl } = worker;
   const seeding = (async () => {
     const seeded = await migrateAndSeed({ persistTo, tokenFile: null });
@@ -467,7 +412,7 @@ async function main() {
   if (problems.length) for (const problem of problems) log(`  ${problem}`);
   if (failed.length) {
     for (const r of failed) log(`FAILED: ${r.name}: ${r.message}`);
-    writeFileSync(join(SCREENSHOTS, 'wrangler-dev.log'), workerOutput);
+    writeFileSync(join(SCREENSHOTS, 'wrangler-dev.log'), worker?.output() ?? '');
     await shot(page, 'failure').catch(() => {});
     log(`the Worker's output is in ${relative(ROOT, join(SCREENSHOTS, 'wrangler-dev.log'))}`);
     return 1;
@@ -478,7 +423,7 @@ async function main() {
 main()
   .catch((error) => {
     console.error(`browser: FAILED: ${error instanceof Error ? error.message : error}`);
-    if (workerOutput) console.error(`--- wrangler dev output (last 3000 characters) ---\n${workerOutput.slice(-3000)}`);
+    if (worker?.output()) console.error(`--- wrangler dev output (last 3000 characters) ---\n${worker.output().slice(-3000)}`);
     return 1;
   })
   .then(async (code) => {

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// `npm run test:examples`: every shell example of the README (and of the Markdown guides under
+// src/templates/handbook/, once they exist) runs as written against a freshly seeded Worker.
+//
+//   1. starts `wrangler dev` with its own state (test/helpers/dev-server.mjs), migrates and seeds it, publishes
+//      the demo sites and writes the examples' variables, as `npm run dev` does (`.wrangler/dev.env`);
+//   2. runs each document's examples in order in one bash session that has sourced those variables: a fenced
+//      ```sh block that uses `$API` is an example (other blocks, such as `npm install`, are not run);
+//   3. checks each `curl` of an example against the `# -> <status>` comment that follows it in the text, and
+//      that the block ran without error. A block marked `# needs network` is skipped, saying so, when the
+//      machine has no network (this project's machines have none).
+// Exits non-zero on any failure; the Worker is always stopped.
+import { spawnSync } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { client, publishDemoSites, serverUp, DEMO_CONVERSATIONS } from '../../src/cli/demo-site.mjs';
+import { writeDevEnv } from '../../src/cli/dev-env.mjs';
+import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
+import { startDevServer, stopDevServer } from '../helpers/dev-server.mjs';
+
+const HANDBOOK = join(ROOT, 'src', 'templates', 'handbook');
+const log = (line) => console.log(`examples: ${line}`);
+
+/** The documents whose examples run, in order: the README, then the handbook's pages by file name. */
+export function documents() {
+  const guides = existsSync(HANDBOOK) ? readdirSync(HANDBOOK).filter((f) => f.endsWith('.md')).sort().map((f) => join(HANDBOOK, f)) : [];
+  return [join(ROOT, 'README.md'), ...guides];
+}
+
+/** The examples of a Markdown text: fenced `sh` blocks that use `$API`, with their line and expected statuses. */
+export function examplesOf(markdown) {
+  const out = [];
+  const fence = /^```(sh|bash|shell)\n([\s\S]*?)^```$/gm;
+  for (let match; (match = fence.exec(markdown)); ) {
+    const code = match[2];
+    if (!/\$\{?API\b/.test(code)) continue;
+    const line = markdown.slice(0, match.index).split('\n').length;
+    const expected = [...code.matchAll(/^\s*# -> (\d{3})\b/gm)].map((m) => Number(m[1]));
+    out.push({ line, code, expected, needsNetwork: /^\s*# needs network\b/m.test(code) });
+  }
+  return out;
+}
+
+async function online() {
+  try {
+    await lookup('example.com');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The bash script of one document: the variables, a `curl` that records each status, then each example
+ * between markers. A block that fails stops only itself (a subshell would lose its variables: errors are
+ * recorded instead of exiting).
+ */
+function scriptOf(envFile, statusFile, examples) {
+  const parts = [
+    `source ${JSON.stringify(envFile)}`,
+    `curl() { local out code; out=$(command curl -sS -w '\\n%{http_code}' "$@"); code=\${out##*$'\\n'}; printf '%s\\n' "\${out%$'\\n'*}"; echo "status $code" >> ${JSON.stringify(statusFile)}; }`,
+    `trap 'echo "error $? at: $BASH_COMMAND" >> ${JSON.stringify(statusFile)}' ERR`,
+  ];
+  examples.forEach((example, i) => {
+    parts.push(`echo "block ${i}" >> ${JSON.stringify(statusFile)}`);
+    parts.push(example.code);
+  });
+  return parts.join('\n');
+}
+
+function parseStatuses(text, count) {
+  const blocks = Array.from({ length: count }, () => ({ statuses: [], errors: [] }));
+  let current = null;
+  for (const line of text.split('\n')) {
+    const block = /^block (\d+)$/.exec(line);
+    if (block) current = blocks[Number(block[1])];
+    else if (current && line.startsWith('status ')) current.statuses.push(Number(line.slice(7)));
+    else if (current && line.startsWith('error ')) current.errors.push(line.slice(6));
+  }
+  return blocks;
+}
+
+async function main() {
+  assertToolchain();
+  const stateDir = mkdtempSync(join(tmpdir(), 'dpa-examples-'));
+  let server = null;
+  let failures = 0;
+  try {
+    server = await startDevServer(join(stateDir, 'state'));
+    const seeded = await migrateAndSeed({ persistTo: join(stateDir, 'state'), tokenFile: null });
+    if (!(await serverUp(server.baseUrl))) throw new Error('wrangler dev did not answer');
+    const published = await publishDemoSites(seeded, { baseUrl: server.baseUrl });
+    await client(server.baseUrl, seeded.token).post(`/v1/orgs/${seeded.organizationId}/conversations`, DEMO_CONVERSATIONS);
+    // Where `npm run dev` writes it, relative to the directory the examples run in: `source .wrangler/dev.env`.
+    const envFile = join(stateDir, '.wrangler', 'dev.env');
+    await writeDevEnv({ baseUrl: server.baseUrl, adminToken: server.adminToken, seeded, published, file: envFile, reviewerFile: join(stateDir, 'reviewer.json') });
+    const networked = await online();
+    let ran = 0;
+    for (const file of documents()) {
+      const all = examplesOf(readFileSync(file, 'utf8'));
+      const examples = all.filter((e) => networked || !e.needsNetwork);
+      for (const skipped of all.filter((e) => !examples.includes(e))) log(`skipped ${relative(ROOT, file)}:${skipped.line}: it needs the network, and this machine has none`);
+      if (examples.length === 0) continue;
+      const statusFile = join(stateDir, 'statuses');
+      writeFileSync(statusFile, '');
+      const run = spawnSync('bash', ['-c', scriptOf(envFile, statusFile, examples)], { cwd: stateDir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PATH: process.env.PATH } });
+      const blocks = parseStatuses(readFileSync(statusFile, 'utf8'), examples.length);
+      examples.forEach((example, i) => {
+        ran++;
+        const { statuses, errors } = blocks[i];
+        const where = `${relative(ROOT, file)}:${example.line}`;
+        const problems = [];
+        if (errors.length) problems.push(`failed: ${errors.join('; ')}`);
+        if (statuses.length !== example.expected.length || statuses.some((s, k) => s !== example.expected[k])) {
+          problems.push(`curl answered ${JSON.stringify(statuses)}, the text says ${JSON.stringify(example.expected)} (a \`# -> <status>\` after each curl)`);
+        }
+        if (problems.length) {
+          failures++;
+          log(`FAILED ${where}: ${problems.join('; ')}`);
+        } else log(`ok     ${where} (${statuses.join(', ')})`);
+      });
+      if (run.status !== 0 && run.stderr) log(`bash said: ${run.stderr.slice(-2000)}`);
+    }
+    log(`${ran - failures}/${ran} examples ran as written`);
+  } catch (error) {
+    failures++;
+    log(`FAILED: ${error instanceof Error ? error.message : error}`);
+    if (server) console.error(server.output().slice(-3000));
+  } finally {
+    if (server) await stopDevServer(server);
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  process.exit(failures ? 1 : 0);
+}
+
+if (process.argv[1] && process.argv[1].endsWith('run.mjs')) main();
