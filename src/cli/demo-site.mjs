@@ -6,14 +6,21 @@
 //     toggle);
 //   - a share-link site "Demo partner docs" (a space "Partner guide", two pages) and a share link, so that
 //     it opens only with the link's key;
+//   - a public site "Handbook": this API's own guides (src/templates/handbook/*.md, one page each, after a
+//     home page that lists them), written again whenever the guides changed since the last publication;
 // and prints where a visitor reads them: the HTML site the Worker serves at `/s/<siteId>/`, and the JSON
 // published view. Idempotent: existing sites, spaces and pages (matched by title) are reused; a page
 // missing from an older demo space is added (one change request), and the customization is set again.
 // `npm run test:browser` runs the same function against its own Worker (other base URL, quiet).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { DEV_URL } from './seed.mjs';
+import { DEV_URL, ROOT } from './seed.mjs';
 
 export const DEMO_SITE_TITLE = 'Demo docs';
+export const HANDBOOK_TITLE = 'Handbook';
+const HANDBOOK_DIR = join(ROOT, 'src', 'templates', 'handbook');
 export const SHARE_SITE_TITLE = 'Demo partner docs';
 const TITLE = DEMO_SITE_TITLE;
 const SPACE_TITLE = 'Getting started';
@@ -283,12 +290,54 @@ export async function serverUp(baseUrl = DEV_URL, waitMs = WAIT_MS) {
 const childPages = (page) => page.pages ?? page.children ?? [];
 const linkPattern = /\]\((page|file):([a-z0-9-]+)\)/g;
 
+/** A small text file's content, '' when it does not exist. */
+function readText(file) {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The handbook's pages: a home page listing the guides, then each guide of src/templates/handbook (`NN-name.md`,
+ * in file order; its `# ` heading is the title). Links between guides (`NN-name.md#anchor`) become links to
+ * their pages, and links to the README to the home page. `version` changes whenever a guide does.
+ */
+export function handbookPages(dir = HANDBOOK_DIR) {
+  const files = readdirSync(dir).filter((file) => /^\d+-[a-z0-9-]+\.md$/.test(file)).sort();
+  const keyOf = (file) => file.replace(/^\d+-/, '').replace(/\.md$/, '');
+  const guides = files.map((file) => {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const title = /^# (.+)$/m.exec(text)?.[1] ?? keyOf(file);
+    const markdown = text
+      .replace(/\]\(\d+-([a-z0-9-]+)\.md(?:#[a-z0-9-]*)?\)/g, '](page:$1)')
+      .replace(/\]\((?:\.\.\/)*README\.md(?:#[a-z0-9-]*)?\)/g, '](page:home)');
+    return { key: keyOf(file), title, markdown };
+  });
+  const home = {
+    key: 'home',
+    title: 'Docs Platform API',
+    markdown: [
+      '# Docs Platform API',
+      '',
+      'The handbook of this API, published by the API itself from the guides in `src/templates/handbook/`: what each',
+      'capability does, how to call it, and its limits. The README has the two commands and a five-minute tour.',
+      '',
+      ...guides.map((guide) => `- [${guide.title}](page:${guide.key})`),
+      '',
+    ].join('\n'),
+  };
+  const version = createHash('sha256').update(JSON.stringify(guides)).digest('hex').slice(0, 16);
+  return { pages: [home, ...guides], version };
+}
+
 /**
  * Makes the space hold `wanted` (pages matched by title under the same parent). Nothing is written when
- * every page is there; otherwise one change request inserts the missing pages (at their place) and
+ * every page is there and `rewrite` is not asked; otherwise one change request inserts the missing pages (at their place) and
  * writes the documents of the others again, then is merged. Returns the page ids by key.
  */
-async function syncPages(api, spaceId, wanted, subject) {
+async function syncPages(api, spaceId, wanted, subject, { rewrite = false } = {}) {
   const { pages } = await api.get(`/v1/spaces/${spaceId}/content/pages`);
   const ids = new Map();
   const inserted = new Set();
@@ -302,7 +351,7 @@ async function syncPages(api, spaceId, wanted, subject) {
       match(page.children ?? [], found ? childPages(found) : [], found ? found.id : page.key);
     });
   match(wanted, pages ?? [], undefined);
-  if (inserted.size === 0) return ids;
+  if (inserted.size === 0 && !rewrite) return ids;
 
   const files = [];
   const markdownOf = (page) =>
@@ -327,7 +376,7 @@ async function syncPages(api, spaceId, wanted, subject) {
 }
 
 /** The site titled `title` (published first), its space (the default site space's), created and published when missing. */
-async function ensureSite(api, organizationId, { title, visibility, spaceTitle, pages }) {
+async function ensureSite(api, organizationId, { title, visibility, spaceTitle, pages, rewrite = false }) {
   const sites = `/v1/orgs/${organizationId}/sites`;
   const found = (await api.get(`${sites}?title=${encodeURIComponent(title)}&limit=100`)).items.filter((s) => s.title === title);
   let site = found.find((s) => s.published) ?? found[0];
@@ -340,7 +389,7 @@ async function ensureSite(api, organizationId, { title, visibility, spaceTitle, 
     spaceId = (await api.post(`/v1/orgs/${organizationId}/spaces`, { title: spaceTitle })).id;
     if (site) await api.post(`${sites}/${site.id}/site-spaces`, { spaceId });
   }
-  const ids = await syncPages(api, spaceId, pages, `Demo pages: ${title}`);
+  const ids = await syncPages(api, spaceId, pages, `Demo pages: ${title}`, { rewrite });
   if (!site) site = await api.post(sites, { title, visibility, spaces: [spaceId] });
   if (!site.published) site = await api.post(`${sites}/${site.id}/publish`);
   return { site, spaceId, ids };
@@ -394,7 +443,7 @@ async function ensureShareLink(api, organizationId, siteId) {
  * { organizationId, site: { id, spaceId, url, json, pages }, shareSite: { id, spaceId, key, url, keyedUrl, pages } },
  * `pages` mapping the keys of DEMO_PAGES / SHARE_PAGES to page ids.
  */
-export async function publishDemoSites({ token, organizationId }, { baseUrl = DEV_URL } = {}) {
+export async function publishDemoSites({ token, organizationId }, { baseUrl = DEV_URL, handbookVersionFile = null } = {}) {
   const api = client(baseUrl, token);
   // Create-or-update: the same text again adds no version. The API reference page is computed from it.
   await api.put(`/v1/orgs/${organizationId}/openapi/${SPEC_SLUG}`, { source: { text: DEMO_SPEC } });
@@ -410,9 +459,22 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
     pages: SHARE_PAGES,
   });
   const key = await ensureShareLink(api, organizationId, shared.site.id);
+
+  // The handbook is written again when its guides changed since `handbookVersionFile` last recorded them.
+  const guides = handbookPages();
+  const published = handbookVersionFile ? readText(handbookVersionFile) : null;
+  const handbook = await ensureSite(api, organizationId, {
+    title: HANDBOOK_TITLE,
+    visibility: 'public',
+    spaceTitle: HANDBOOK_TITLE,
+    pages: guides.pages,
+    rewrite: published !== null && published !== guides.version,
+  });
+  if (handbookVersionFile) writeFileSync(handbookVersionFile, `${guides.version}\n`);
   const html = (id) => `${baseUrl}/s/${id}/`;
   return {
     organizationId,
+    handbook: { id: handbook.site.id, spaceId: handbook.spaceId, url: html(handbook.site.id) },
     site: { id: demo.site.id, spaceId: demo.spaceId, url: html(demo.site.id), json: `${baseUrl}/v1/orgs/${organizationId}/sites/${demo.site.id}/published`, pages: demo.ids },
     shareSite: {
       id: shared.site.id,
@@ -428,7 +490,9 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
 /** `npm run dev`: publishes the demo sites, spec and conversations, prints where to read them, and answers what publishDemoSites did (null on a failure, said). */
 export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
   try {
-    const { organizationId, site, shareSite } = await publishDemoSites(seeded, { baseUrl });
+    const { organizationId, site, shareSite, handbook } = await publishDemoSites(seeded, { baseUrl, handbookVersionFile: join(ROOT, '.wrangler', 'handbook-version') });
+    console.log(`\nThe handbook (this API's guides, published by it; public): open it in a browser`);
+    console.log(`  ${handbook.url}`);
     await client(baseUrl, seeded.token).post(`/v1/orgs/${organizationId}/conversations`, DEMO_CONVERSATIONS);
     console.log(`\nDemo site "${TITLE}" (public, published; no token needed): open it in a browser`);
     console.log(`  ${site.url}`);
@@ -440,7 +504,7 @@ export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
     console.log(`  curl ${baseUrl}/public/openapi/${organizationId}/${SPEC_SLUG}`);
     console.log(`Demo support conversations (${DEMO_CONVERSATIONS.length}, analysed in the background): their issue clusters with the token above:`);
     console.log(`  curl -H "Authorization: Bearer <token>" ${baseUrl}/v1/orgs/${organizationId}/conversations-clusters\n`);
-    return { organizationId, site, shareSite };
+    return { organizationId, site, shareSite, handbook };
   } catch (error) {
     console.error(`demo site: ${error instanceof Error ? error.message : error}`);
     return null;

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm run test:examples`: every shell example of the README (and of the Markdown guides under
-// src/templates/handbook/, once they exist) runs as written against a freshly seeded Worker.
+// `npm run test:examples`: every shell example of the README and of the handbook's guides
+// (src/templates/handbook/*.md) runs as written against a freshly seeded Worker, and the handbook is published.
 //
 //   1. starts `wrangler dev` with its own state (test/helpers/dev-server.mjs), migrates and seeds it, publishes
 //      the demo sites and writes the examples' variables, as `npm run dev` does (`.wrangler/dev.env`);
 //   2. runs each document's examples in order in one bash session that has sourced those variables: a fenced
 //      ```sh block that uses `$API` is an example (other blocks, such as `npm install`, are not run);
-//   3. checks each `curl` of an example against the `# -> <status>` comment that follows it in the text, and
+//   3. checks that the handbook site `npm run dev` publishes has every guide, as HTML and as Markdown;
+//   4. checks each `curl` of an example against the `# -> <status>` comment that follows it in the text, and
 //      that the block ran without error. A block marked `# needs network` is skipped, saying so, when the
 //      machine has no network (this project's machines have none).
 // Exits non-zero on any failure; the Worker is always stopped.
@@ -15,7 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { client, publishDemoSites, serverUp, DEMO_CONVERSATIONS } from '../../src/cli/demo-site.mjs';
+import { client, handbookPages, publishDemoSites, serverUp, DEMO_CONVERSATIONS } from '../../src/cli/demo-site.mjs';
 import { writeDevEnv } from '../../src/cli/dev-env.mjs';
 import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
 import { startDevServer, stopDevServer } from '../helpers/dev-server.mjs';
@@ -30,6 +31,16 @@ export function documents() {
 }
 
 /** The examples of a Markdown text: fenced `sh` blocks that use `$API`, with their line and expected statuses. */
+/** Lines of fenced shell blocks that call curl without `$API`: examples not yet written for dev.env, not run. */
+export function unconvertedOf(markdown) {
+  const out = [];
+  const fence = /^```(sh|bash|shell)\n([\s\S]*?)^```$/gm;
+  for (let match; (match = fence.exec(markdown)); ) {
+    if (/\bcurl\b/.test(match[2]) && !/\$\{?API\b/.test(match[2])) out.push(markdown.slice(0, match.index).split('\n').length);
+  }
+  return out;
+}
+
 export function examplesOf(markdown) {
   const out = [];
   const fence = /^```(sh|bash|shell)\n([\s\S]*?)^```$/gm;
@@ -82,6 +93,24 @@ function parseStatuses(text, count) {
   return blocks;
 }
 
+/** The handbook site: each page (found by its title in the space) answers with its title, as HTML and as Markdown. */
+async function checkHandbook(api, handbook) {
+  let failed = 0;
+  const { pages } = handbookPages();
+  const published = new Map((await api.get(`/v1/spaces/${handbook.spaceId}/content/pages`)).pages.map((p) => [p.title, p.slug]));
+  for (const page of pages) {
+    const slug = published.get(page.title);
+    const [html, md] = slug ? await Promise.all([fetch(`${handbook.url}${slug}`), fetch(`${handbook.url}${slug}.md`)]) : [];
+    const [text, markdown] = slug ? await Promise.all([html.text(), md.text()]) : ['', ''];
+    if (!slug || html.status !== 200 || !text.includes(page.title) || md.status !== 200 || !markdown.includes(page.title)) {
+      failed++;
+      log(`FAILED handbook page "${page.title}": ${slug ? `HTML ${html.status}, Markdown ${md.status}` : 'not in the space'}`);
+    }
+  }
+  log(`${pages.length - failed}/${pages.length} handbook pages published (${handbook.url})`);
+  return failed;
+}
+
 async function main() {
   assertToolchain();
   const stateDir = mkdtempSync(join(tmpdir(), 'dpa-examples-'));
@@ -96,8 +125,11 @@ async function main() {
     // Where `npm run dev` writes it, relative to the directory the examples run in: `source .wrangler/dev.env`.
     const envFile = join(stateDir, '.wrangler', 'dev.env');
     await writeDevEnv({ baseUrl: server.baseUrl, adminToken: server.adminToken, seeded, published, file: envFile, reviewerFile: join(stateDir, 'reviewer.json') });
+    const handbookFailures = await checkHandbook(client(server.baseUrl, seeded.token), published.handbook);
     const networked = await online();
     let ran = 0;
+    const unconverted = documents().flatMap((file) => unconvertedOf(readFileSync(file, 'utf8')).map((line) => `${relative(ROOT, file)}:${line}`));
+    if (unconverted.length) log(`not run: ${unconverted.length} blocks call curl without $API (not yet written for dev.env): ${unconverted.join(', ')}`);
     for (const file of documents()) {
       const all = examplesOf(readFileSync(file, 'utf8'));
       const examples = all.filter((e) => networked || !e.needsNetwork);
@@ -124,6 +156,7 @@ async function main() {
       if (run.status !== 0 && run.stderr) log(`bash said: ${run.stderr.slice(-2000)}`);
     }
     log(`${ran - failures}/${ran} examples ran as written`);
+    failures += handbookFailures;
   } catch (error) {
     failures++;
     log(`FAILED: ${error instanceof Error ? error.message : error}`);
