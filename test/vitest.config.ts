@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -27,6 +28,8 @@ export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>
 export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits; globalSetup?: string[]; isolate?: boolean }) {
   return defineConfig(async () => {
     const migrations = await readD1Migrations(path.join(root, 'migrations'));
+    // wrangler.toml's `[assets]` directory (the API reference's script), filled before the pool reads the config.
+    prepareDocsAssets(root);
     return {
       root,
       plugins: [
