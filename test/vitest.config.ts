@@ -52,6 +52,9 @@ export function workersProject(options: { include: string[]; exclude?: string[];
             // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
             // what a test reads of a job's state is never raced by a delivery in the background.
             queueProducers: { JOBS: { queueName: 'docs-platform-jobs-unconsumed-in-tests' } },
+            // wrangler.toml's `[assets]` (the pool drops them unless given here), bound as ASSETS for
+            // test/platform/api-reference.test.ts: the pool's `exports.default` reaches the Worker, not the asset router.
+            assets: { directory: path.join(root, '.assets'), binding: 'ASSETS' },
           },
         }),
       ],
