@@ -12,6 +12,7 @@ import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
 import { CONVERSATIONS_BODY_LIMIT, CONVERSATIONS_BODY_PATH } from './services/conversations/types';
 import { orgHostOf } from './services/organizations/hostnames';
 import { ROUTE_MANIFEST } from './routes/manifest';
+import { serveApiReference } from './routes/api-reference';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const CONTENT_BATCH_PATH = /^\/v1\/spaces\/[^/]+\/change-requests\/[^/]+\/content$/;
@@ -119,10 +120,7 @@ export function createApp() {
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
   app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] }));
-  app.get('/docs', async (c, next) => {
-    const { Scalar } = await import('@scalar/hono-api-reference');
-    return Scalar<AppBindings>({ url: '/openapi.json', pageTitle: 'Docs Platform API reference' })(c, next);
-  });
+  app.get('/docs', serveApiReference);
 
   // Made on the first unmatched request: a cold isolate compiles no regular expression it may not need.
   let documented: { method: string; matcher: RegExp }[] | undefined;

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -27,6 +28,8 @@ export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>
 export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits; globalSetup?: string[]; isolate?: boolean }) {
   return defineConfig(async () => {
     const migrations = await readD1Migrations(path.join(root, 'migrations'));
+    // wrangler.toml's `[assets]` directory (the API reference's script), filled before the pool reads the config.
+    prepareDocsAssets(root);
     return {
       root,
       plugins: [
@@ -49,6 +52,9 @@ export function workersProject(options: { include: string[]; exclude?: string[];
             // Messages go to a queue nobody consumes: tests run the consumer themselves (createMessageBatch), so
             // what a test reads of a job's state is never raced by a delivery in the background.
             queueProducers: { JOBS: { queueName: 'docs-platform-jobs-unconsumed-in-tests' } },
+            // wrangler.toml's `[assets]` (the pool drops them unless given here), bound as ASSETS for
+            // test/platform/api-reference.test.ts: the pool's `exports.default` reaches the Worker, not the asset router.
+            assets: { directory: path.join(root, '.assets'), binding: 'ASSETS' },
           },
         }),
       ],

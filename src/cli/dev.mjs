@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { ensureDemoSite, serverUp } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, withDevSecrets } from './dev-vars.mjs';
+import { prepareDocsAssets } from './docs-assets.mjs';
 import { OFFLINE_ENV } from './local-d1.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
 
@@ -61,6 +62,8 @@ async function main() {
   if (created.length > 0) console.log(`dev: wrote a random ${created.join(', ')} to .dev.vars`);
   if (kept.length > 0) console.log(`dev: using the ${kept.join(', ')} in .dev.vars`);
 
+  // The API reference's script, a static asset of the Worker (wrangler dev refuses a missing assets directory).
+  prepareDocsAssets();
   console.log(`dev: starting wrangler dev on ${DEV_URL} and preparing the local database (Ctrl+C to stop)`);
   startWrangler();
   const seeded = await migrateAndSeed();

@@ -278,7 +278,7 @@ export async function outboundFetch(env: OutboundEnv, url: string | URL, init: R
       } catch (error) {
         if (timeout.signal.aborted) throw timedOut();
         if (error instanceof ApiError) throw error;
-        throw new OutboundError('network', `${field}: ${current.href} could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+        throw new OutboundError('network', `${field}: ${current.href} could not be fetched: ${networkCause(error, current)}`);
       }
       const location = response.headers.get('location');
       if (REDIRECTS.has(response.status) && location !== null) {
@@ -323,6 +323,33 @@ export async function outboundFetch(env: OutboundEnv, url: string | URL, init: R
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The cause of a failed request, in words naming the host. workerd (wrangler dev, self-hosting) does not
+ * tell a Worker why a fetch failed, only how; observed, offline:
+ * - a name that does not resolve: `internal error; reference = <id>` (its log says "failed to lookup
+ *   address information"); a failed TLS handshake throws the same (its log: "TLS handshake failed"), so
+ *   over https the two cannot be told apart, and over http only the lookup can fail that way;
+ * - a port where nothing listens: `Network connection lost.`.
+ * Other runtimes' words (Node's ENOTFOUND, ECONNREFUSED, certificate errors) are read too; anything else is
+ * a network error with the runtime's own message. Timeouts are the guard's own, named before this is asked.
+ */
+export function networkCause(error: unknown, url: URL): string {
+  const message = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error);
+  const host = url.hostname;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|lookup address|name (or service )?not (known|resolved)|DNS/i.test(message)) return `the host name ${host} did not resolve (DNS)`;
+  if (/ECONNREFUSED|connection refused/i.test(message)) return `the connection to ${host}:${port} was refused`;
+  if (/certificate|TLS|SSL|handshake/i.test(message)) return `the TLS handshake with ${host} failed`;
+  if (/^internal error\b/i.test(message)) {
+    return url.protocol === 'https:'
+      ? `the host name ${host} did not resolve (DNS), or the TLS handshake with it failed`
+      : `the host name ${host} did not resolve (DNS)`;
+  }
+  if (/network connection lost|ECONNRESET|socket hang up/i.test(message)) return `the connection to ${host}:${port} was refused or lost`;
+  const detail = error instanceof Error ? error.message : String(error);
+  return `network error reaching ${host} (${detail})`;
 }
 
 /** Rejects when the signal aborts, even if the promise (a stand-in fetch, a stalled read) never settles. */

@@ -8,7 +8,8 @@
 //   2. drives Debian's Chromium (`CHROMIUM_PATH`, else /usr/bin/chromium or /usr/bin/chromium-browser)
 //      headless through puppeteer-core (no browser download) and checks the site: home page and
 //      customization, sidebar navigation, previous/next, search, the theme toggle, the image, a
-//      share-link site (404 without its key, opens with `?share=<key>`, then by cookie);
+//      share-link site (404 without its key, opens with `?share=<key>`, then by cookie); and the API
+//      reference (/docs) renders its operations from our origin alone (the machine has no network);
 //   3. fails on any console error, page error, failed request or unexpected HTTP status >= 400;
 //   4. writes screenshots to test/browser/screenshots/ (git-ignored), prints a report, and exits
 //      non-zero on any failure. The Worker and the browser are always stopped (also on a failure, on
@@ -22,12 +23,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_PAGES, DEMO_SEARCH, DEMO_SITE_TITLE, SHARE_PAGES, publishDemoSites, serverUp } from '../../src/cli/demo-site.mjs';
+import { prepareDocsAssets } from '../../src/cli/docs-assets.mjs';
 import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
 import { startDevServer, stopDevServer } from '../helpers/dev-server.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCREENSHOTS = join(HERE, 'screenshots');
-const GLOBAL_TIMEOUT_MS = 180_000;
+const GLOBAL_TIMEOUT_MS = 240_000;
 const STEP_TIMEOUT_MS = 20_000;
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 /** The flags that work on this project's machines (closed network, root, no GPU). */
@@ -192,7 +194,7 @@ async function linkByText(page, scope, label) {
 /** The page tree (src/site/layout.ts). */
 const SIDEBAR = 'nav.sidebar, nav[aria-label="Pages"]';
 
-async function runChecks(page, demo) {
+async function runChecks(page, demo, baseUrl) {
   const { site, shareSite } = demo;
   const welcome = DEMO_PAGES[0];
   const titles = Object.fromEntries([...DEMO_PAGES, ...DEMO_PAGES.flatMap((p) => p.children ?? []), ...SHARE_PAGES].map((p) => [p.key, p.title]));
@@ -340,6 +342,26 @@ async function runChecks(page, demo) {
     for (const key of ['welcome', 'configure', 'concepts']) assert(body.includes(titles[key]), `llms.txt does not name "${titles[key]}"`);
   });
 
+  await check('API reference (/docs): renders the operations, asking nothing of another origin', async () => {
+    const elsewhere = [];
+    const onRequest = (request) => {
+      if (!request.url().startsWith(`${baseUrl}/`)) elsewhere.push(request.url());
+    };
+    page.on('request', onRequest);
+    try {
+      const response = await page.goto(`${baseUrl}/docs`, { waitUntil: 'load', timeout: 60_000 });
+      assert(response?.status() === 200, `GET /docs answered ${response?.status()}`);
+      assert(/script-src 'self'/.test(response.headers()['content-security-policy'] ?? ''), 'GET /docs has no Content-Security-Policy');
+      // Scalar gives each operation an element id `<document>/tag/<tag>/<METHOD>/<path>`.
+      await page.waitForFunction(() => document.querySelectorAll('[id*="/GET/"], [id*="/POST/"]').length >= 5, { timeout: 60_000 });
+      assert(elsewhere.length === 0, `requests to another origin: ${elsewhere.slice(0, 3).join(', ')}`);
+      // The viewport only: the whole reference is some 24,000 pixels high.
+      await page.screenshot({ path: join(SCREENSHOTS, 'api-reference.png') });
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   await check('no console errors, page errors, failed requests or unexpected HTTP errors', async () => {
     assert(problems.length === 0, `${problems.length}: ${problems.slice(0, 5).join('; ')}`);
   });
@@ -366,6 +388,7 @@ async function main() {
 
   // The Worker starts (bundling takes a while) while the new local database is migrated and seeded:
   // the migrations (seed.mjs, through local-d1.mjs) and `wrangler dev` share the state directory as they do `.wrangler/state`.
+  prepareDocsAssets();
   stateDir = mkdtempSync(join(tmpdir(), 'dpa-browser-'));
   const persistTo = join(stateDir, 'state');
   let t0 = Date.now();
@@ -403,7 +426,7 @@ async function main() {
   // that name no icon (the 404 page; sites without a favicon in their customization): the Worker has none.
   watch(page, new Set([`404 ${demo.shareSite.url}`, `404 ${baseUrl}/favicon.ico`]));
 
-  await runChecks(page, demo);
+  await runChecks(page, demo, baseUrl);
 
   const failed = results.filter((r) => !r.ok);
   console.log('');

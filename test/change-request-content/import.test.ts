@@ -215,6 +215,17 @@ describe('POST .../content/import (website)', () => {
     expect(unchanged).toEqual([]);
   });
 
+  it('answers 400 naming the cause when the start page cannot be reached', async () => {
+    const { spaceId, cr } = await fresh();
+    const previous = setOutboundFetch(() => Promise.reject(new Error('Network connection lost.')));
+    try {
+      const url = 'https://down.example.com/docs/';
+      expectError(await postImport(spaceId, cr.number, { url, source: 'website' }), 400, `url: ${url} could not be fetched: the connection to down.example.com:443 was refused or lost`);
+    } finally {
+      setOutboundFetch(previous);
+    }
+  });
+
   it('answers 400, not 500, for pages nested beyond what can be converted', async () => {
     const { spaceId, cr } = await fresh();
     const deep = (open: string, close: string, n: number) => `<html><body><main>${open.repeat(n)}deep${close.repeat(n)}</main></body></html>`;

@@ -288,7 +288,28 @@ describe('limits', () => {
     });
     const error = await refusal(outboundFetch(NO_ALLOWLIST, 'https://down.example.com/', {}, { fetch: failing }));
     expect(error.reason).toBe('network');
-    expect(error.message).toBe('url: https://down.example.com/ could not be fetched: connection refused');
+    expect(error.message).toBe('url: https://down.example.com/ could not be fetched: the connection to down.example.com:443 was refused');
+  });
+
+  // What workerd's fetch throws (wrangler dev, offline), as observed: the causes are in its log only.
+  it.each([
+    ['http://nonexistent.invalid/', 'internal error; reference = 6rq5fmk1kf1ed67p8e18lj6g', 'the host name nonexistent.invalid did not resolve (DNS)'],
+    [
+      'https://nonexistent.invalid/',
+      'internal error; reference = qurl3aul09ggjugajgl6aq0h',
+      'the host name nonexistent.invalid did not resolve (DNS), or the TLS handshake with it failed',
+    ],
+    ['http://docs.example.com:9/', 'Network connection lost.', 'the connection to docs.example.com:9 was refused or lost'],
+    ['https://docs.example.com/', 'getaddrinfo ENOTFOUND docs.example.com', 'the host name docs.example.com did not resolve (DNS)'],
+    ['https://docs.example.com/', 'self-signed certificate', 'the TLS handshake with docs.example.com failed'],
+    ['https://docs.example.com/', 'something odd', 'network error reaching docs.example.com (something odd)'],
+  ])("names the cause of %s failing with workerd's %j", async (url, thrown, cause) => {
+    const failing = stub(() => {
+      throw new Error(thrown);
+    });
+    const error = await refusal(outboundFetch(NO_ALLOWLIST, url, {}, { fetch: failing }));
+    expect(error.reason).toBe('network');
+    expect(error.message).toBe(`url: ${url} could not be fetched: ${cause}`);
   });
 });
 

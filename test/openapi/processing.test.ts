@@ -345,6 +345,17 @@ describe('source failures are recorded on the spec', () => {
     expect(errorsOf(row)).toEqual([{ message: `${url} answered 500`, code: 'FETCH_ERROR' }]);
   });
 
+  it('FETCH_ERROR: a host name that does not resolve is named as such (workerd says only "internal error")', async () => {
+    const url = 'http://nonexistent.invalid/openapi.json';
+    const { row } = await processUrl(url, {
+      [url]: () => {
+        throw new Error('internal error; reference = 6rq5fmk1kf1ed67p8e18lj6g');
+      },
+    });
+    expect(row).toMatchObject({ processing_state: 'complete', last_process_error_code: 'FETCH_ERROR', last_processed_error_count: 1 });
+    expect(errorsOf(row)).toEqual([{ message: `url: ${url} could not be fetched: the host name nonexistent.invalid did not resolve (DNS)`, code: 'FETCH_ERROR' }]);
+  });
+
   it('FETCH_ERROR: a redirect to a private address is refused before it is followed', async () => {
     const url = `${ORIGIN}/redirect/openapi.json`;
     const { row, requests } = await processUrl(url, { [url]: () => new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }) });
