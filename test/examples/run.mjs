@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { client, handbookPages, publishDemoSites, serverUp, DEMO_CONVERSATIONS } from '../../src/cli/demo-site.mjs';
 import { writeDevEnv } from '../../src/cli/dev-env.mjs';
+import { prepareDocsAssets } from '../../src/cli/docs-assets.mjs';
 import { ROOT, assertToolchain, migrateAndSeed } from '../../src/cli/seed.mjs';
 import { startDevServer, stopDevServer } from '../helpers/dev-server.mjs';
 
@@ -117,6 +118,8 @@ async function main() {
   let server = null;
   let failures = 0;
   try {
+    // wrangler.toml's [assets] directory (the API reference's script) must exist before wrangler dev starts.
+    prepareDocsAssets();
     server = await startDevServer(join(stateDir, 'state'));
     const seeded = await migrateAndSeed({ persistTo: join(stateDir, 'state'), tokenFile: null });
     if (!(await serverUp(server.baseUrl))) throw new Error('wrangler dev did not answer');
