@@ -1,7 +1,8 @@
 /**
  * What GitBook's site renderer reads with a site token besides the published view and the space: the six
  * revision reads (only the space's published revision: an older one is not found), searchSiteContent (only
- * the token's site, only the spaces it may open) and getEmbedByUrlInSpace (only the token's spaces). Another
+ * the token's site, only the spaces it may open), getEmbedByUrlInSpace (only the token's spaces) and
+ * getLatestOpenAPISpecVersionContent (only its organization's public specs). Another
  * site's space, another organization's, an unpublished site: not found.
  */
 import { env } from 'cloudflare:workers';
@@ -11,6 +12,7 @@ import { setOutboundFetch } from '../../src/lib/outbound';
 import { toStoredDocument } from '../../src/services/content/revisions';
 import { issueSiteToken } from '../../src/services/sites/site-token';
 import { createSpace } from '../helpers/content';
+import { seedSpec, seedSpecVersion } from '../helpers/openapi';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator } from '../helpers/gitbook-schema';
 import { api, BASE, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { publishedSite, publishPages, spaceWithPages } from '../site/helpers';
@@ -175,5 +177,46 @@ describe('getEmbedByUrlInSpace with a site token', () => {
     const unpublished = (await createSpace(org.id, org.owner.token, 'Draft')).id;
     for (const spaceId of [secondSpace, foreignSpace.id, unpublished]) expectError(await embed(spaceId), 404, 'Space not found');
     expect(requested).toEqual([]);
+  });
+});
+
+describe('getLatestOpenAPISpecVersionContent with a site token', () => {
+  // What GitBook's renderer fetches for an API reference block (`ref: {kind: 'openapi', spec}`): found by the
+  // renderer run of issue 32, where this answered 403 and every computed API reference page was a 500.
+  const outline = { title: 'Kumquat API', version: '1.0.0', tags: [], operations: [], schemas: [] } as never;
+  const content = (slug: string, orgId = org.id, bearer = token) => api('GET', `/v1/orgs/${orgId}/openapi/${slug}/versions/latest/content`, { token: bearer });
+
+  it("reads a public spec of its organization (GitBook's shape); a private one, another organization's: not found", async () => {
+    const pub = await seedSpec(org.id, { visibility: 'public', state: 'complete', job: null });
+    await seedSpecVersion(pub.id, outline);
+    const priv = await seedSpec(org.id, { visibility: 'private', state: 'complete', job: null });
+    await seedSpecVersion(priv.id, outline);
+    const foreign = await seedSpec(other.id, { slug: pub.slug, visibility: 'public', state: 'complete', job: null });
+    await seedSpecVersion(foreign.id, outline);
+
+    const res = expectStatus(await content(pub.slug), 200).body;
+    expectGitbook('getLatestOpenAPISpecVersionContent', res);
+    expect(Object.keys(res.filesystem)).toEqual(['openapi.json']);
+    expect(res.urls.public).toContain(`/public/openapi/${org.id}/${pub.slug}`);
+    // A member reads the private spec; the site token does not, nor another organization's (same slug).
+    expectStatus(await content(priv.slug, org.id, org.owner.token), 200);
+    expectError(await content(priv.slug), 404, 'No matching OpenAPI spec');
+    expectError(await content(pub.slug, other.id), 404, 'Organization not found');
+    expectError(await content('no-such-spec'), 404);
+    // The other content reads of specs still refuse site tokens.
+    expectError(await api('GET', `/v1/orgs/${org.id}/openapi/${pub.slug}/versions/latest/content/raw`, { token }), 403);
+  });
+
+  it('a public spec without a version yet, and an unpublished site: not found', async () => {
+    const pending = await seedSpec(org.id, { visibility: 'public' });
+    expectError(await content(pending.slug), 404, 'has no version yet');
+
+    const pub = await seedSpec(org.id, { visibility: 'public', state: 'complete', job: null });
+    await seedSpecVersion(pub.id, outline);
+    const soon = await publishedSite(org, [space.id], 'public', 'Spec soon');
+    const fresh = await tokenFor(`${BASE}/s/${soon.id}/`);
+    expectStatus(await content(pub.slug, org.id, fresh), 200);
+    expectStatus(await api('POST', `${soon.path}/unpublish`, { token: org.owner.token }), 200);
+    expectError(await content(pub.slug, org.id, fresh), 404, 'No matching OpenAPI spec');
   });
 });

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Context, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
+import { runBatch } from '../../db/client';
 import { openapiSpecVersions } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
@@ -10,7 +11,8 @@ import { RANK } from '../../lib/roles';
 import { IdSchema, listOf } from '../../schemas/common';
 import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersionSchema, type OpenAPISpecContent } from '../../schemas/openapi-spec';
 import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionSummary } from '../../services/openapi/presenter';
-import { loadSpecs, specIdOf, specNotFound } from '../../services/openapi/records';
+import { loadSpecs, specBySlugQuery, specIdOf, specNotFound } from '../../services/openapi/records';
+import { siteTokenOf, siteTokenSpaceQuery, type SiteTokenPayload } from '../../services/sites/site-token';
 import { versionFilesystemKey, versionRawKey } from '../../services/openapi/storage';
 import { SpecParams } from './specs';
 
@@ -45,8 +47,11 @@ const getLatestContentRoute = defineRoute({
   path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content',
   operationId: 'getLatestOpenAPISpecVersionContent',
   tokens: { scope: 'openapi:read' },
+  siteToken: true,
   tags,
   summary: 'Get the content of the latest version of an OpenAPI spec',
+  description:
+    "Members read every spec of the organization. A site token (resolvePublishedContentByUrl) reads the organization's public specs while its site is published: what GitBook's renderer fetches for an API reference block; a private spec is a 404 to it.",
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The latest version's content") },
 });
@@ -121,6 +126,31 @@ async function loadVersion(
   return { spec, version };
 }
 
+/**
+ * A site token's read of a spec's latest version: only a public spec of its organization (the middleware checked
+ * `organizationId`), and only while its site is still published. One round trip; anything else is the 404 of a
+ * spec that does not exist, as the public spec's own address answers (routes/openapi/published).
+ */
+async function loadPublicVersion(
+  c: Ctx,
+  token: SiteTokenPayload,
+  { organizationId, specSlug }: { organizationId: string; specSlug: string },
+): Promise<{ spec: SpecRow; version: SpecVersionSummary }> {
+  const db = c.get('db');
+  const [site, [spec], [version]] = (await runBatch(db, [
+    siteTokenSpaceQuery(db, token, token.space),
+    specBySlugQuery(db, organizationId, specSlug),
+    db
+      .select(summaryColumns)
+      .from(openapiSpecVersions)
+      .where(sql`${openapiSpecVersions.id} = (select s.last_version_id from openapi_specs s where s.org_id = ${organizationId} and s.slug = ${specSlug} and s.visibility = 'public')`)
+      .limit(1),
+  ])) as [unknown[], SpecRow[], SpecVersionSummary[]];
+  if (site.length === 0 || !spec || spec.visibility !== 'public') throw specNotFound();
+  if (!version) throw new ApiError(404, `The OpenAPI spec "${spec.slug}" has no version yet (processing state: ${spec.processingState})`);
+  return { spec, version };
+}
+
 const filesMissing = (version: SpecVersionSummary) =>
   new ApiError(404, `The stored content of version ${version.id} is missing; updating the spec's source processes it again`);
 
@@ -172,7 +202,9 @@ export const openapiVersionsRouter = createRouter()
     return c.json(toSpecVersion(version, spec, specUrlContext(c)), 200);
   })
   .openapi(getLatestContentRoute, async (c) => {
-    const { spec, version } = await loadVersion(c, c.req.valid('param'), { latest: true });
+    const siteToken = siteTokenOf(c);
+    const params = c.req.valid('param');
+    const { spec, version } = siteToken ? await loadPublicVersion(c, siteToken, params) : await loadVersion(c, params, { latest: true });
     return contentResponse(c, spec, version);
   })
   .openapi(getLatestRawRoute, async (c) => {
