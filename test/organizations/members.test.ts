@@ -178,7 +178,8 @@ describe('listMembersInOrganizationById: GET /v1/orgs/{organizationId}/members',
     const measured = await measureRoundTrips('GET', membersPath(org.id), org.owner.token);
     expect(measured.status).toBe(200);
     expect(measured.roundTrips).toBeLessThanOrEqual(2);
-    const byId = new Map(measured.body.items.map((m: { id: string; sites: number }) => [m.id, m.sites]));
+    const body = measured.body as { items: Array<{ id: string; sites: number }> };
+    const byId = new Map(body.items.map((m) => [m.id, m.sites]));
     for (const role of ['admin', 'create', 'review', 'comment', 'read'] as const) expect(byId.get(org.members[role].id), role).toBe(2);
     expect(byId.get(org.members.guest.id)).toBe(0);
     expect(byId.get(org.members.edit.id)).toBe(0);
