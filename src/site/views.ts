@@ -334,10 +334,11 @@ async function signFiles(env: Env, origin: string, files: Map<string, FileEntry>
 
 async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrls, segments: string[], markdown: boolean): Promise<Output | Response> {
   const resolved = resolvePath(view, segments);
-  if (resolved.kind === 'none') {
-    // The default section (or site space) is not for this visitor: the first one they may see.
-    const first = segments.length === 0 ? firstListed(view) : undefined;
-    if (first && !markdown) return new Response(null, { status: 302, headers: { Location: urls.siteSpace(first), 'Cache-Control': 'private, no-cache' } });
+  // The default section (or site space) is not for this visitor, or has no pages: the first one they may see.
+  const root = segments.length === 0 && (resolved.kind === 'none' || resolved.siteSpace.empty);
+  if (resolved.kind === 'none' || root) {
+    const first = root ? firstListed(view) : undefined;
+    if (first && !first.empty && !markdown) return new Response(null, { status: 302, headers: { Location: urls.siteSpace(first), 'Cache-Control': 'private, no-cache' } });
     return request.notFound();
   }
   const node = resolved.siteSpace;
