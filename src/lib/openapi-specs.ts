@@ -3,6 +3,14 @@
  * with the services that fetch, parse and expand specs (services/openapi), which jobs load without the schemas.
  */
 
+/** Where anyone reads the latest version of a public spec (routes/openapi/published). */
+export const PUBLISHED_SPEC_PATH = '/public/openapi';
+
+/** The path of a public spec's published document, below the API's origin. */
+export function publishedSpecPath(orgId: string, slug: string): string {
+  return `${PUBLISHED_SPEC_PATH}/${encodeURIComponent(orgId)}/${encodeURIComponent(slug)}`;
+}
+
 /** GitBook's OpenAPISpecSlug. */
 export const OPENAPI_SPEC_SLUG_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
 

@@ -77,4 +77,5 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'openapi', base: '/', load: () => import('./openapi/published').then((m) => m.openapiPublishedRouter) },
   { group: 'sso', base: '/', load: () => import('./sso/saml-login').then((m) => m.samlLoginRouter) },
   { group: 'site', base: '/', load: () => import('../site/routes').then((m) => m.siteRouter) },
+  { group: 'app-links', base: '/', load: () => import('./app-links/app-links').then((m) => m.appLinksRouter) },
 ];

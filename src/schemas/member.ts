@@ -15,7 +15,7 @@ export const MemberSchema = z
     sso: z.boolean(),
     spaces: z.number().openapi({ description: 'Spaces this member was given access to' }),
     teams: z.number().openapi({ description: 'Teams this member belongs to' }),
-    sites: z.number().openapi({ description: 'Docs sites this member was given access to (none: this deployment has no docs sites yet)' }),
+    sites: z.number().openapi({ description: 'Docs sites this member can open: every site of the organization for an active member with read or more, none for a guest or a disabled member' }),
   })
   .openapi('OrganizationMember');
 
@@ -28,6 +28,7 @@ export interface MemberRow {
   sso: boolean;
   spaces: number;
   teams: number;
+  sites: number;
 }
 
 export function toMember(row: MemberRow, urls: UrlContext): z.infer<typeof MemberSchema> {
@@ -42,7 +43,6 @@ export function toMember(row: MemberRow, urls: UrlContext): z.infer<typeof Membe
     sso: row.sso,
     spaces: row.spaces,
     teams: row.teams,
-    // Docs sites are not part of this deployment yet, so no member has access to any.
-    sites: 0,
+    sites: row.sites,
   };
 }

@@ -28,6 +28,8 @@ export interface SpaceTree {
   revisionId: string;
   meta: RevisionMeta;
   pages: ReadPage[];
+  /** The OpenAPI specs its computed pages name, by slug. */
+  specs: ReadonlyMap<string, SpecState>;
 }
 
 /** The whole tree of a revision, its meta and the specs its computed pages name (only the organization's own). */
@@ -40,14 +42,14 @@ export function spaceTreeOf(revisionId: string, result: unknown): SpaceTree {
   const rows = rowsOf<Row>(result).map((r) => ({ ...r, value: r.value ?? '' }));
   const meta = parseMeta(rows.find((r) => r.kind === 'meta')?.value || null);
   const { pages, computed } = wholeTree(rows.filter((r) => r.kind === 'leaf' || r.kind === 'chunk'));
-  if (!computed) return { revisionId, meta, pages: pages as ReadPage[] };
+  if (!computed) return { revisionId, meta, pages: pages as ReadPage[], specs: new Map() };
   const specs = new Map<string, SpecState>();
   for (const row of rows) {
     if (row.kind !== 'spec') continue;
     const state = readSpecState(row.value);
     if (state) specs.set(state.slug, state);
   }
-  return { revisionId, meta, pages: expandPages(pages, specs) };
+  return { revisionId, meta, pages: expandPages(pages, specs), specs };
 }
 
 /** Trees of several spaces in one round trip. */

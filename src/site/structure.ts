@@ -15,7 +15,8 @@ import type { SpaceRow } from '../services/spaces/spaces';
  *
  * What the visitor sees is the published view's filter (services/sites/present `publishedFilter`):
  * sections and site spaces whose condition is false for the visitor's claims are neither listed nor
- * reachable; hidden site spaces are not listed but reachable by URL.
+ * reachable; hidden site spaces are not listed but reachable by URL. Site spaces whose space has no
+ * pages are not listed either (a section with none listed gets no tab); their URLs answer the 404 page.
  */
 
 export interface SiteSpaceNode {
@@ -25,8 +26,10 @@ export interface SiteSpaceNode {
   title: string;
   /** The site space's path below the base ('' for the default of the default section). */
   path: string;
-  /** Listed in navigation (not hidden). */
+  /** Listed in navigation: not hidden, and its space has pages (an empty one's links would be 404s). */
   listed: boolean;
+  /** Its space has no pages. */
+  empty: boolean;
 }
 
 export interface SectionNode {
@@ -55,7 +58,8 @@ const joinPath = (segments: string[]) => segments.map(encodeURIComponent).join('
 function siteSpaceNode(model: SiteModel, row: SiteSpaceRow, section: SectionRow | null, navigable: boolean): SiteSpaceNode | null {
   const entry = model.spaces.get(row.spaceId);
   if (!entry) return null;
-  return { row, space: entry.space, section, title: row.title ?? entry.space.title, path: joinPath(siteSpaceSegments(section, row)), listed: navigable };
+  const empty = entry.pages === 0;
+  return { row, space: entry.space, section, title: row.title ?? entry.space.title, path: joinPath(siteSpaceSegments(section, row)), listed: navigable && !empty, empty };
 }
 
 /** The structure the visitor may open (`listed` tells what navigation shows). */

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Db } from '../db/client';
 import type { AppBindings, Env } from '../env';
 import { ApiError } from '../lib/errors';
+import { publishedSpecPath } from '../lib/openapi-specs';
 import { sha256Hex } from '../lib/ids';
 import type { CustomizationContentRef, SiteCustomizationSettings } from '../schemas/site-customization';
 import { createSigner, downloadUrl } from '../services/content/files';
@@ -332,12 +333,32 @@ async function signFiles(env: Env, origin: string, files: Map<string, FileEntry>
   return out;
 }
 
+/**
+ * Where the Markdown of a page computed from a spec links the spec: its published document, served on the
+ * API's origin (this request's, unless the site is served on an organization's host, which serves nothing
+ * but the site: then API_URL's). None for a private spec, or when that origin is unknown: the page itself.
+ */
+function specHref(request: SiteRequest, tree: SpaceTree, slug: string): string | null {
+  if (!tree.specs.get(slug)?.public) return null;
+  const origin = request.mount.base ? request.url.origin : configuredOrigin(request.env.API_URL);
+  return origin ? `${origin}${publishedSpecPath(request.model.site.orgId, slug)}` : null;
+}
+
+function configuredOrigin(url: string | undefined): string | null {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+}
+
 async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrls, segments: string[], markdown: boolean): Promise<Output | Response> {
   const resolved = resolvePath(view, segments);
-  if (resolved.kind === 'none') {
-    // The default section (or site space) is not for this visitor: the first one they may see.
-    const first = segments.length === 0 ? firstListed(view) : undefined;
-    if (first && !markdown) return new Response(null, { status: 302, headers: { Location: urls.siteSpace(first), 'Cache-Control': 'private, no-cache' } });
+  // The default section (or site space) is not for this visitor, or has no pages: the first one they may see.
+  const root = segments.length === 0 && (resolved.kind === 'none' || resolved.siteSpace.empty);
+  if (resolved.kind === 'none' || root) {
+    const first = root ? firstListed(view) : undefined;
+    if (first && !first.empty && !markdown) return new Response(null, { status: 302, headers: { Location: urls.siteSpace(first), 'Cache-Control': 'private, no-cache' } });
     return request.notFound();
   }
   const node = resolved.siteSpace;
@@ -369,6 +390,7 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
         return href ? (href.startsWith('/') ? urls.absolute(href) : href) : defaultHrefFor(ref);
       }
       if (ref.kind === 'file') return files.get(ref.file)?.url ?? defaultHrefFor(ref);
+      if (ref.kind === 'openapi') return specHref(request, tree, ref.spec) ?? urls.absolute(urls.page(node, current.path));
       return defaultHrefFor(ref);
     };
     const frontmatter = current.page.description ? { description: current.page.description } : undefined;

@@ -3,6 +3,7 @@ import { listOf } from '../../src/schemas/common';
 import { MemberSchema } from '../../src/schemas/member';
 import { ADMIN_TOKEN, ALL_ROLES, addMember, api, createUser, expectError, seedOrg, type RoleName, type TestOrg } from '../helpers/harness';
 import { expectHostileTextFilter } from '../helpers/text-filter';
+import { measureRoundTrips } from '../helpers/round-trips';
 import { collectPages, createTeam, createUsers, expectSchema, expectStatus, seedSpaceGrant, setMemberColumns, spaceGrantCount, uniq } from './support';
 
 const MemberListSchema = listOf(MemberSchema, 'OrganizationMembers');
@@ -166,6 +167,26 @@ describe('listMembersInOrganizationById: GET /v1/orgs/{organizationId}/members',
     expect(byId.get(org.members.edit.id)).toMatchObject({ teams: 2, spaces: 0 });
     expect(byId.get(org.members.read.id)).toMatchObject({ teams: 1, spaces: 0 });
     expect(byId.get(org.members.comment.id)).toMatchObject({ teams: 0, spaces: 1 });
+  });
+
+  it("counts the organization's sites each member can open: none for a guest or a disabled member, in one statement", async () => {
+    const org = await seedOrg();
+    const other = await seedOrg();
+    for (const title of ['One', 'Two']) expectStatus(await api('POST', `/v1/orgs/${org.id}/sites`, { token: org.owner.token, body: { title } }), 201);
+    expectStatus(await api('POST', `/v1/orgs/${other.id}/sites`, { token: other.owner.token, body: { title: 'Theirs' } }), 201);
+    await setMemberColumns(org.id, org.members.edit.id, { disabled: true });
+    const measured = await measureRoundTrips('GET', membersPath(org.id), org.owner.token);
+    expect(measured.status).toBe(200);
+    expect(measured.roundTrips).toBeLessThanOrEqual(2);
+    const body = measured.body as { items: Array<{ id: string; sites: number }> };
+    const byId = new Map(body.items.map((m) => [m.id, m.sites]));
+    for (const role of ['admin', 'create', 'review', 'comment', 'read'] as const) expect(byId.get(org.members[role].id), role).toBe(2);
+    expect(byId.get(org.members.guest.id)).toBe(0);
+    expect(byId.get(org.members.edit.id)).toBe(0);
+    const one = expectStatus(await api('GET', memberPath(org.id, org.members.read.id), { token: org.owner.token }), 200);
+    expect(one.body.sites).toBe(2);
+    const theirs = expectStatus(await api('GET', memberPath(other.id, other.members.read.id), { token: other.owner.token }), 200);
+    expect(theirs.body.sites).toBe(1);
   });
 
   it('answers 403 to a guest, 404 to a non-member and for an unknown organization', async () => {

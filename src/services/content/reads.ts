@@ -142,7 +142,8 @@ const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
 function specStatesSql(spaceId: string, slugs: SQL) {
   const json = (column: SQL) => sql`case when json_valid(${column}) then json(${column}) end`;
   return sql`select 'spec', s.slug, json_object('slug', s.slug, 'state', s.processing_state, 'errorCode', s.last_process_error_code,
-      'errors', ${json(sql`s.last_processed_errors`)}, 'outline', ${json(sql`v.outline`)}, 'versionCreatedAt', v.created_at)
+      'errors', ${json(sql`s.last_processed_errors`)}, 'outline', ${json(sql`v.outline`)}, 'versionCreatedAt', v.created_at,
+      'public', s.visibility = 'public')
     from openapi_specs s left join openapi_spec_versions v on v.id = s.last_version_id
     where s.org_id = (select sp.org_id from spaces sp where sp.id = ${spaceId}) and s.slug in (${slugs})`;
 }

@@ -67,6 +67,8 @@ export interface SpecState {
   /** The latest version's outline; null when the spec has no version (yet) or it cannot be read. */
   outline: SpecOutline | null;
   versionCreatedAt: string | null;
+  /** Anyone reads its latest version at its published address (routes/openapi/published). */
+  public?: boolean;
 }
 
 /** The body of a generated page, turned into a document only when a read returns it. */
@@ -185,7 +187,7 @@ export function readOutline(value: unknown): SpecOutline | null {
 }
 
 /**
- * A spec row of a content read: `json_object(slug, state, errorCode, errors, outline, versionCreatedAt)`
+ * A spec row of a content read: `json_object(slug, state, errorCode, errors, outline, versionCreatedAt, public)`
  * (see `specStatesSql` in services/content/reads).
  */
 export function readSpecState(json: string): SpecState | undefined {
@@ -210,6 +212,7 @@ export function readSpecState(json: string): SpecState | undefined {
     errors,
     outline: readOutline(row.outline),
     versionCreatedAt: typeof row.versionCreatedAt === 'string' ? row.versionCreatedAt : null,
+    public: row.public === 1 || row.public === true,
   };
 }
 

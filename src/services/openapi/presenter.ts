@@ -3,6 +3,7 @@ import type { openapiSpecs, openapiSpecVersions } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { OPENAPI_SPEC_ERROR_CODES, type OpenAPISpec, type OpenAPISpecContent, type OpenAPISpecVersion } from '../../schemas/openapi-spec';
 import { urlContext, type UrlContext } from '../../schemas/common';
+import { publishedSpecPath } from '../../lib/openapi-specs';
 
 export type SpecRow = typeof openapiSpecs.$inferSelect;
 export type SpecVersionRow = typeof openapiSpecVersions.$inferSelect;
@@ -18,11 +19,10 @@ export function specUrlContext(c: Context<AppBindings>): SpecUrls {
   return { ...urlContext(c.req.url, c.env.APP_URL), origin: new URL(c.req.url).origin };
 }
 
-/** Where anyone reads the latest version of a public spec (routes/openapi/published). */
-export const PUBLISHED_SPEC_PATH = '/public/openapi';
+export { PUBLISHED_SPEC_PATH } from '../../lib/openapi-specs';
 
 export function publishedSpecUrl(urls: SpecUrls, orgId: string, slug: string): string {
-  return `${urls.origin}${PUBLISHED_SPEC_PATH}/${encodeURIComponent(orgId)}/${encodeURIComponent(slug)}`;
+  return `${urls.origin}${publishedSpecPath(orgId, slug)}`;
 }
 
 export function specLocation(urls: SpecUrls, orgId: string, slug: string): string {

@@ -12,8 +12,12 @@ export type GroupRow = typeof siteSectionGroups.$inferSelect;
 export type SectionRow = typeof siteSections.$inferSelect;
 export type SiteSpaceRow = typeof siteSpaces.$inferSelect;
 
-/** A space as a site space shows it, with the caller's role on it (0 for visitors). */
-export type SpaceWithRank = { space: SpaceRow; rank: number };
+/**
+ * A space as a site space shows it, with the caller's role on it (0 for visitors) and, when the site's
+ * model read it, the number of pages of its head revision (the reader leaves empty site spaces out of
+ * its navigation: their links would lead nowhere).
+ */
+export type SpaceWithRank = { space: SpaceRow; rank: number; pages?: number };
 
 /**
  * A whole site: its row and its structure. Structures are small (see the limits), so every
@@ -48,7 +52,7 @@ export function siteModelQueries(db: Db, orgId: string, siteId: string, userId: 
     db.select().from(siteSpaces).where(eq(siteSpaces.siteId, siteId)).orderBy(asc(siteSpaces.position), asc(siteSpaces.id)),
     // Not a join: D1 batches answer rows as objects, where the two tables' same-named columns collide.
     db
-      .select({ space: spaces, rank })
+      .select({ space: spaces, rank, pages: sql<number>`(select r.page_count from revisions r where r.id = ${spaces.revisionId})`.as('pages') })
       .from(spaces)
       .where(inArray(spaces.id, db.select({ id: siteSpaces.spaceId }).from(siteSpaces).where(eq(siteSpaces.siteId, siteId)))),
   ] as const;
