@@ -102,7 +102,8 @@ async function checkHandbook(api, handbook) {
   for (const page of pages) {
     const slug = published.get(page.title);
     const [html, md] = slug ? await Promise.all([fetch(`${handbook.url}${slug}`), fetch(`${handbook.url}${slug}.md`)]) : [];
-    const [text, markdown] = slug ? await Promise.all([html.text(), md.text()]) : ['', ''];
+    const [raw, markdown] = slug ? await Promise.all([html.text(), md.text()]) : ['', ''];
+    const text = raw.replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
     if (!slug || html.status !== 200 || !text.includes(page.title) || md.status !== 200 || !markdown.includes(page.title)) {
       failed++;
       log(`FAILED handbook page "${page.title}": ${slug ? `HTML ${html.status}, Markdown ${md.status}` : 'not in the space'}`);
