@@ -373,8 +373,11 @@ describe('failures', () => {
     expectError(await call('GET', `/integrations/${name}/installations/nosuchinstallation0/public`), 404, 'No matching installation');
     expectError(await call('GET', `/integrations/${name}/installations/${otherInstallation.id}/public`), 404, 'No matching installation');
     expectError(await call('GET', `/integrations/${name}/installations/bad-id!/public`), 404);
-    // Not a public endpoint: the paths beside them are no routes.
-    expectError(await call('GET', `/integrations/${name}`), 404);
+    // Not a public endpoint: the integration's own address is its `urls.app`, which sends to its API address
+    // (routes/app-links); the paths beside them are no routes.
+    const app = await call('GET', `/integrations/${name}`);
+    expect(app.status).toBe(302);
+    expect(new URL(app.headers.get('Location')!, BASE).pathname).toBe(`/v1/integrations/${name}`);
     expectError(await call('GET', `/integrations/${name}/publicity`), 404);
     // Unpublished integrations have no endpoint.
     await env.DB.prepare('update integrations set deleted_at = ? where id = ?').bind(new Date().toISOString(), other.id).run();
