@@ -74,6 +74,16 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         // one per file: booting, migrating and importing the app again was a third of the suite's time. Files share
         // the database, so a test never counts or lists rows it did not make (each seeds its own organization).
         isolate: options.isolate ?? false,
+        // In the test pool the test runner is itself a Durable Object, in the same isolate as the SpaceWriters, and the
+        // files share one module graph: now and then a promise of one of them settles in another's context, and workerd
+        // reports it as an unhandled rejection after the tests it belongs to have passed. That one message, and only it,
+        // is printed instead of failing the run (see the closing note of issue 29); any other unhandled error fails it.
+        onUnhandledError(error) {
+          const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
+          if (!/^Cannot perform I\/O on behalf of a different Durable Object\..*\(I\/O type: (RefcountedFulfiller|Value)\)$/s.test(message)) return true;
+          console.warn(`test pool: ${message.slice(0, 120)}... (cross-Durable-Object settlement, not failing the run)`);
+          return false;
+        },
       },
     };
   });
