@@ -4,7 +4,7 @@
  * shared with duplicates, so only the unreferenced ones may go.
  */
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
 import { purgeDeletedSpaces } from '../../src/jobs/cron';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
@@ -119,6 +119,12 @@ async function buildSpace(org: TestOrg, beforeSecondEdit?: (space: any) => Promi
 }
 
 describe('cron purge of a deleted space\'s content', () => {
+  // The purge takes every organization's expired spaces, and test files share the database (isolate: false): what
+  // other files deleted is purged first, so that the counts below are this test's own.
+  beforeEach(async () => {
+    await purgeDeletedSpaces(createDb(env.DB), Date.now() + 365 * 24 * 60 * 60 * 1000);
+  });
+
   it('removes its revisions, change requests, contributors and documents, keeps those a live duplicate shares, and is idempotent', async () => {
     const org = await seedOrg();
     const token = org.owner.token;

@@ -1,6 +1,6 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
 import worker from '../../src/index';
 import { SPACE_RETENTION_DAYS, purgeDeletedSpaces, runScheduled } from '../../src/jobs/cron';
@@ -44,6 +44,12 @@ async function rowsOf(spaceId: string, revisionId: string) {
 }
 
 describe('scheduled handler: purge of deleted spaces', () => {
+  // The purge takes every organization's expired spaces, and test files share the database (isolate: false): what
+  // other files deleted is purged first, so that the counts below are this test's own.
+  beforeEach(async () => {
+    await purgeDeletedSpaces(createDb(env.DB), Date.now() + 365 * 24 * 60 * 60 * 1000);
+  });
+
   it('removes spaces deleted more than 7 days before scheduledTime, keeps the rest, and is idempotent', async () => {
     expect(SPACE_RETENTION_DAYS).toBe(7);
     const org = await seedOrg();
