@@ -30,3 +30,8 @@ export function withDevSecrets(current, names = DEV_SECRETS, random = () => rand
   }
   return { text: next, created };
 }
+
+/** The non-empty value `name` has in `.dev.vars`' text, or undefined. */
+export function devSecretValue(text, name) {
+  return secretLine(name).exec(text)?.[1]?.trim() || undefined;
+}

@@ -16,7 +16,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ensureDemoSite, serverUp } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
-import { DEV_SECRETS, withDevSecrets } from './dev-vars.mjs';
+import { DEV_SECRETS, devSecretValue, withDevSecrets } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
 import { OFFLINE_ENV } from './local-d1.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
@@ -87,9 +87,9 @@ async function main() {
 
 /** A value of .dev.vars (its secrets are written there first: ensureDevVars). */
 function devVar(name) {
-  const match = new RegExp(`^[ \\t]*${name}[ \\t]*=[ \\t]*(\\S.*?)\\s*$`, 'm').exec(readFileSync(DEV_VARS, 'utf8'));
-  if (!match) throw new Error(`${name} is missing from .dev.vars`);
-  return match[1];
+  const value = devSecretValue(readFileSync(DEV_VARS, 'utf8'), name);
+  if (!value) throw new Error(`${name} is missing from .dev.vars`);
+  return value;
 }
 
 main().catch((error) => {

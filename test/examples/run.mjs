@@ -31,28 +31,31 @@ export function documents() {
   return [join(ROOT, 'README.md'), ...guides];
 }
 
-/** The examples of a Markdown text: fenced `sh` blocks that use `$API`, with their line and expected statuses. */
-/** Lines of fenced shell blocks that call curl without `$API`: examples not yet written for dev.env, not run. */
-export function unconvertedOf(markdown) {
-  const out = [];
+/** The fenced shell blocks of a Markdown text, with the line each starts on. */
+function shellBlocks(markdown) {
   const fence = /^```(sh|bash|shell)\n([\s\S]*?)^```$/gm;
-  for (let match; (match = fence.exec(markdown)); ) {
-    if (/\bcurl\b/.test(match[2]) && !/\$\{?API\b/.test(match[2])) out.push(markdown.slice(0, match.index).split('\n').length);
-  }
-  return out;
+  return [...markdown.matchAll(fence)].map((match) => ({ line: markdown.slice(0, match.index).split('\n').length, code: match[2] }));
 }
 
+const usesApi = (code) => /\$\{?API\b/.test(code);
+
+/** Lines of fenced shell blocks that call curl without `$API`: examples not yet written for dev.env, not run. */
+export function unconvertedOf(markdown) {
+  return shellBlocks(markdown)
+    .filter(({ code }) => /\bcurl\b/.test(code) && !usesApi(code))
+    .map(({ line }) => line);
+}
+
+/** The examples of a Markdown text: fenced shell blocks that use `$API`, with their line and expected statuses. */
 export function examplesOf(markdown) {
-  const out = [];
-  const fence = /^```(sh|bash|shell)\n([\s\S]*?)^```$/gm;
-  for (let match; (match = fence.exec(markdown)); ) {
-    const code = match[2];
-    if (!/\$\{?API\b/.test(code)) continue;
-    const line = markdown.slice(0, match.index).split('\n').length;
-    const expected = [...code.matchAll(/^\s*# -> (\d{3})\b/gm)].map((m) => Number(m[1]));
-    out.push({ line, code, expected, needsNetwork: /^\s*# needs network\b/m.test(code) });
-  }
-  return out;
+  return shellBlocks(markdown)
+    .filter(({ code }) => usesApi(code))
+    .map(({ line, code }) => ({
+      line,
+      code,
+      expected: [...code.matchAll(/^\s*# -> (\d{3})\b/gm)].map((m) => Number(m[1])),
+      needsNetwork: /^\s*# needs network\b/m.test(code),
+    }));
 }
 
 async function online() {

@@ -107,10 +107,8 @@ export interface TestOrg {
 }
 
 /** Adds an existing user to an organization with a role, directly in D1 (fast fixture setup). */
-export async function addMember(orgId: string, userId: string, role: RoleName): Promise<void> {
-  await env.DB.prepare('insert into org_members (org_id, user_id, role, joined_at) values (?, ?, ?, ?)')
-    .bind(orgId, userId, RANK[role], new Date().toISOString())
-    .run();
+export function addMember(orgId: string, userId: string, role: RoleName): Promise<void> {
+  return addMembers(orgId, [[userId, role]]);
 }
 
 /** Adds existing users to an organization, each with its role, in one D1 batch. */
