@@ -120,7 +120,20 @@ export type OpenAPISpecVersion = z.infer<typeof OpenAPISpecVersionSchema>;
 
 export const OpenAPISpecContentSchema = z
   .object({
-    filesystem: z.record(z.string(), z.unknown()).openapi({ description: 'Every file of the bundle by name; references between them are rewritten to those names' }),
+    filesystem: z
+      .array(
+        z.object({
+          dir: z.string(),
+          isEntrypoint: z.boolean(),
+          references: z.array(z.string()),
+          filename: z.string(),
+          specification: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .openapi({
+        description:
+          "Every file of the bundle, the entry first (`isEntrypoint`), as GitBook's renderer reads it (`Filesystem` of @gitbook/openapi-parser); references between files are rewritten to their names. Every non-empty `description` also has `x-gitbook-description-html`: its Markdown as sanitized HTML.",
+      }),
     url: z.string().openapi({ format: 'uri', description: "The version's URL (as in the version)" }),
     urls: z.object({
       source: z.string().openapi({ format: 'uri', description: "The version's URL" }),

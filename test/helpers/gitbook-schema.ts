@@ -88,3 +88,33 @@ export function conversationComponents(components: GitbookDocument['components']
   source.oneOf.push({ type: 'string', description: 'Ingested with a user API token', enum: ['api'] });
   return copy;
 }
+
+/**
+ * GitBook's components with the documented divergence of OpenAPI spec content: `OpenAPISpecContent.filesystem`,
+ * which GitBook's document types as any `object`, is the list GitBook's renderer reads (`Filesystem` of
+ * @gitbook/openapi-parser: its `references.tsx` casts the value to it, and its API reference blocks crash on
+ * anything else). JSON Schema's `object` excludes arrays, so the list is written here as the renderer's type.
+ * Everything else of GitBook's schemas still applies.
+ */
+export function withFilesystemList(components: GitbookDocument['components'] = GITBOOK_0202.components) {
+  const copy = structuredClone(components);
+  const content = copy.schemas.OpenAPISpecContent;
+  if (content?.properties?.filesystem?.type !== 'object') throw new Error('OpenAPISpecContent.filesystem is no longer an object');
+  content.properties.filesystem = {
+    description: content.properties.filesystem.description,
+    type: 'array',
+    minItems: 1,
+    items: {
+      type: 'object',
+      required: ['dir', 'isEntrypoint', 'references', 'filename', 'specification'],
+      properties: {
+        dir: { type: 'string' },
+        isEntrypoint: { type: 'boolean' },
+        references: { type: 'array', items: { type: 'string' } },
+        filename: { type: 'string' },
+        specification: { type: 'object' },
+      },
+    },
+  };
+  return copy;
+}

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { newId } from '../../src/lib/ids';
 import { versionHash } from '../../src/services/openapi/process';
+import { toGitbookFilesystem } from '../../src/services/openapi/filesystem';
 import { sourceTextKey, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
 
@@ -71,13 +72,23 @@ export async function seedSpec(
 export async function seedSpecVersion(
   specId: string,
   outline: SpecOutline,
-  options: { filesystem?: Record<string, unknown>; raw?: string; format?: 'json' | 'yaml'; url?: string | null; createdAt?: string } = {},
+  options: {
+    /** The bundle `{ [filename]: document }`, the entry first. */
+    filesystem?: Record<string, unknown>;
+    raw?: string;
+    format?: 'json' | 'yaml';
+    url?: string | null;
+    createdAt?: string;
+    /** Stored as versions processed before GitBook's filesystem list were: the bundle itself. */
+    storedAsBundle?: boolean;
+  } = {},
 ): Promise<string> {
   const id = newId();
   const filesystem = options.filesystem ?? { 'openapi.json': { openapi: '3.1.0', info: { title: outline.title, version: outline.version ?? '1.0.0' }, paths: {} } };
   const raw = options.raw ?? JSON.stringify(filesystem[Object.keys(filesystem)[0]]);
   const createdAt = options.createdAt ?? new Date().toISOString();
-  await env.FILES.put(versionFilesystemKey(specId, id), JSON.stringify(filesystem));
+  const entry = Object.keys(filesystem)[0];
+  await env.FILES.put(versionFilesystemKey(specId, id), JSON.stringify(options.storedAsBundle ? filesystem : toGitbookFilesystem(filesystem, entry)));
   await env.FILES.put(versionRawKey(specId, id), raw);
   await env.DB.batch([
     env.DB.prepare('insert into openapi_spec_versions (id, spec_id, hash, url, format, entry, outline, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)').bind(
@@ -87,7 +98,7 @@ export async function seedSpecVersion(
       await versionHash(JSON.stringify(filesystem), new TextEncoder().encode(raw), options.url ?? null),
       options.url ?? null,
       options.format ?? 'json',
-      Object.keys(filesystem)[0],
+      entry,
       JSON.stringify(outline),
       createdAt,
     ),

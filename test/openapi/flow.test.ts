@@ -60,8 +60,9 @@ describe('OpenAPI specs, end to end', () => {
     expect(versions.items).toHaveLength(1);
     expect(spec.lastVersion).toBe(versions.items[0].id);
     const content = expectStatus(await api('GET', `${base}/petstore/versions/latest/content`, { token: admin }), 200).body;
-    const [entry] = Object.values(content.filesystem) as Array<{ paths: Record<string, unknown> }>;
-    expect(Object.keys(entry.paths)).toEqual(['/pets', '/pets/{petId}']);
+    const [entry] = content.filesystem as Array<{ isEntrypoint: boolean; specification: { paths: Record<string, unknown> } }>;
+    expect(entry.isEntrypoint).toBe(true);
+    expect(Object.keys(entry.specification.paths)).toEqual(['/pets', '/pets/{petId}']);
     const raw = expectStatus(await api('GET', `${base}/petstore/versions/latest/content/raw`, { token: admin }), 200).body;
     expect(raw).toEqual({ text: petstoreYaml, format: 'yaml' });
 

@@ -26,6 +26,22 @@ import petYaml from '../fixtures/openapi/petstore-separate/spec/Pet.yaml?raw';
 import separateSwaggerYaml from '../fixtures/openapi/petstore-separate/spec/swagger.yaml?raw';
 import swaggerPetstoreJson from '../fixtures/openapi/swagger-petstore.json?raw';
 
+/** A file of a version's stored filesystem (GitBook's list). */
+interface StoredFile {
+  dir: string;
+  isEntrypoint: boolean;
+  references: string[];
+  filename: string;
+  specification: any;
+}
+
+/** A stored specification without the HTML its descriptions were given (services/openapi/filesystem). */
+function stripDescriptionsHtml(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripDescriptionsHtml);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).filter(([key]) => key !== 'x-gitbook-description-html').map(([key, value]) => [key, stripDescriptionsHtml(value)]));
+}
+
 const ORIGIN = 'https://specs.example.com';
 
 let orgId: string;
@@ -170,11 +186,16 @@ describe('processing a spec from a URL', () => {
     expect(version).toMatchObject({ url, format: 'yaml', entry: 'petstore.yaml' });
     expect(JSON.parse(version.outline)).toEqual(PETSTORE_OUTLINE);
 
-    const stored = await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.text();
-    expect(JSON.parse(stored)).toEqual({ 'petstore.yaml': parseYaml(petstoreYaml) });
-    // Its identity: what it stores (the bundle's JSON, the raw bytes) and the source URL, together.
+    // Stored as GitBook's filesystem list: one file, the entry, its descriptions with their HTML.
+    const [stored, ...otherFiles] = (await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.json()) as StoredFile[];
+    expect(otherFiles).toEqual([]);
+    expect(stored).toMatchObject({ dir: './', isEntrypoint: true, references: [], filename: 'petstore.yaml' });
+    const document = parseYaml(petstoreYaml);
+    expect(stripDescriptionsHtml(stored.specification)).toEqual(document);
+    expect(stored.specification.paths['/pets'].get.parameters[0]['x-gitbook-description-html']).toBe('<p>How many items to return at one time (max 100)</p>');
+    // Its identity: what it is made of (the bundle's JSON, the raw bytes) and the source URL, together.
     const rawHash = await sha256Hex(new TextEncoder().encode(petstoreYaml));
-    expect(version.hash).toBe(await sha256Hex(JSON.stringify([await sha256Hex(stored), rawHash, url])));
+    expect(version.hash).toBe(await sha256Hex(JSON.stringify([await sha256Hex(JSON.stringify({ 'petstore.yaml': document })), rawHash, url])));
     // The raw entry is stored byte for byte as fetched.
     expect(await (await env.FILES.get(versionRawKey(spec.id, version.id)))!.text()).toBe(petstoreYaml);
     expect(await versionObjects(spec.id)).toEqual([versionFilesystemKey(spec.id, version.id), versionRawKey(spec.id, version.id)].sort());
@@ -245,8 +266,17 @@ describe('processing a spec from a URL', () => {
     );
     expect(versions[0]).toMatchObject({ format: 'yaml', entry: 'swagger.yaml', url });
 
-    const filesystem = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as Record<string, any>;
-    expect(Object.keys(filesystem).sort()).toEqual(['../common/Error.yaml', 'NewPet.yaml', 'Pet.yaml', 'parameters.yaml', 'swagger.yaml']);
+    // Stored as GitBook's filesystem list, the entry first.
+    const stored = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
+    expect(stored.map((f) => [f.filename, f.isEntrypoint])).toEqual([
+      ['swagger.yaml', true],
+      ['parameters.yaml', false],
+      ['Pet.yaml', false],
+      ['../common/Error.yaml', false],
+      ['NewPet.yaml', false],
+    ]);
+    expect(stored.every((f) => f.dir === './' && f.references.length === 0)).toBe(true);
+    const filesystem = Object.fromEntries(stored.map((f) => [f.filename, stripDescriptionsHtml(f.specification)])) as Record<string, any>;
     const pets = filesystem['swagger.yaml'].paths['/pets'];
     expect(pets.get.parameters).toEqual([{ $ref: 'parameters.yaml#/tagsParam' }, { $ref: 'parameters.yaml#/limitsParam' }]);
     expect(pets.get.responses['200'].schema.items).toEqual({ $ref: 'Pet.yaml#' });
@@ -300,8 +330,8 @@ describe('processing a spec from a URL', () => {
     const { row, versions, requests, spec } = await processUrl(url, { [url]: text, [`${ORIGIN}/example-ref/schemas.yaml`]: 'A: {type: object}' });
     expect(row.last_process_error_code, row.last_processed_errors ?? '').toBeNull();
     expect(requests).toEqual([url, `${ORIGIN}/example-ref/schemas.yaml`]);
-    const filesystem = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as Record<string, any>;
-    const media = filesystem['openapi.yaml'].paths['/a'].get.responses['200'].content['application/json'];
+    const [entry] = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
+    const media = entry.specification.paths['/a'].get.responses['200'].content['application/json'];
     expect(media).toEqual({ schema: { $ref: 'schemas.yaml#/A' }, example: { $ref: 'not-a-file.yaml' } });
   });
 

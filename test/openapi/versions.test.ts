@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
-import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../helpers/gitbook-schema';
+import { GITBOOK_0146, GITBOOK_0202, gitbookErrors, gitbookValidator, withFilesystemList } from '../helpers/gitbook-schema';
 import { BASE, CALLERS, api, byCaller, callerUser, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion, type SeededSpec } from '../helpers/openapi';
@@ -10,9 +10,10 @@ import { measureRoundTrips, requestWithBindings } from '../helpers/round-trips';
 
 const VERSION_0202 = gitbookValidator('OpenAPISpecVersion', GITBOOK_0202.components);
 const VERSION_0146 = gitbookValidator('OpenAPISpecVersion');
-const CONTENT_0202 = gitbookValidator('OpenAPISpecContent', GITBOOK_0202.components);
+/** GitBook's content schemas, with the filesystem as the list its renderer reads (withFilesystemList). */
+const CONTENT_0202 = gitbookValidator('OpenAPISpecContent', withFilesystemList(GITBOOK_0202.components));
 /** The specification's content schema, `{filesystem, url}` (@gitbook/api 0.146.0). */
-const CONTENT_0146 = gitbookValidator('OpenAPISpecContent');
+const CONTENT_0146 = gitbookValidator('OpenAPISpecContent', withFilesystemList(GITBOOK_0146.components));
 const RAW_0202 = gitbookValidator('OpenAPISpecRawContent', GITBOOK_0202.components);
 
 function expectVersion(body: unknown) {
@@ -32,6 +33,18 @@ const FILESYSTEM = {
   'openapi.yaml': { openapi: '3.1.0', info: { title: 'Pets', version: '1' }, paths: { '/pets': { $ref: 'pets.yaml' } } },
   'pets.yaml': { get: { summary: 'List pets ✓', responses: { 200: { description: 'OK' } } } },
 };
+
+/** FILESYSTEM as served: GitBook's list, the entry first, each description with its HTML. */
+const SERVED_FILESYSTEM = [
+  { dir: './', isEntrypoint: true, references: [], filename: 'openapi.yaml', specification: FILESYSTEM['openapi.yaml'] },
+  {
+    dir: './',
+    isEntrypoint: false,
+    references: [],
+    filename: 'pets.yaml',
+    specification: { get: { summary: 'List pets ✓', responses: { 200: { description: 'OK', 'x-gitbook-description-html': '<p>OK</p>' } } } },
+  },
+];
 
 const base = (orgId: string, slug: string) => `/v1/orgs/${orgId}/openapi/${slug}`;
 const versionsPath = (orgId: string, slug: string) => `${base(orgId, slug)}/versions`;
@@ -181,7 +194,7 @@ describe('version content', () => {
       const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/${path}`, { token: org.members.read.token }), 200);
       expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
       expectContent(res.body);
-      expect(res.body).toEqual({ filesystem: FILESYSTEM, url: SOURCE_URL, urls: { source: SOURCE_URL, public: null } });
+      expect(res.body).toEqual({ filesystem: SERVED_FILESYSTEM, url: SOURCE_URL, urls: { source: SOURCE_URL, public: null } });
     }
   });
 
@@ -198,7 +211,7 @@ describe('version content', () => {
     expectContent(b);
     const contentUrl = `${BASE}${versionsPath(org.id, fromText.slug)}/${textVersion}/content`;
     const published = `${BASE}/public/openapi/${org.id}/${fromText.slug}`;
-    expect(b).toEqual({ filesystem: FILESYSTEM, url: contentUrl, urls: { source: contentUrl, public: published } });
+    expect(b).toEqual({ filesystem: SERVED_FILESYSTEM, url: contentUrl, urls: { source: contentUrl, public: published } });
     // The public URL serves the document, without a token.
     const served = await api('GET', new URL(published).pathname);
     expect(served.status).toBe(200);
@@ -218,9 +231,59 @@ describe('version content', () => {
     expect(expectStatus(await api('GET', `${versionsPath(org.id, jsonSpec.slug)}/latest/content/raw`, { token: org.owner.token }), 200).body).toEqual({ text: json, format: 'json' });
   });
 
+  it("renders descriptions as sanitized HTML for GitBook's renderer, which injects them as they are", async () => {
+    const spec = await seedSpec(org.id, { visibility: 'public' });
+    const bundle = {
+      'openapi.json': {
+        openapi: '3.1.0',
+        info: { title: 'Pets', version: '1', description: '# Pets\n\nA **store** <script>alert(1)</script><img src="x" onerror="alert(2)">' },
+        'x-gitbook-description-html': '<script>alert(3)</script>',
+        paths: {
+          '/pets': {
+            get: {
+              description: '   ',
+              'x-gitbook-description-html': '<img src=x onerror=alert(4)>',
+              responses: { 200: { description: '[Home](javascript:alert(5))\n\n| a |\n| - |\n| b |', content: { 'application/json': { example: { description: '*as is*' } } } } },
+            },
+          },
+        },
+      },
+    };
+    await seedSpecVersion(spec.id, OUTLINE, { filesystem: bundle });
+    const res = expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content`, { token: org.members.read.token }), 200).body;
+    expectContent(res);
+    const document = res.filesystem[0].specification;
+    expect(document.info['x-gitbook-description-html']).toBe('<h1>Pets</h1>\n<p>A <strong>store</strong> <img src="x"></p>');
+    // An author's own HTML is never served as if it were rendered: replaced, or dropped with an empty description.
+    expect(document['x-gitbook-description-html']).toBeUndefined();
+    expect(document.paths['/pets'].get).not.toHaveProperty('x-gitbook-description-html');
+    const ok = document.paths['/pets'].get.responses['200'];
+    expect(ok['x-gitbook-description-html']).toContain('<table>');
+    expect(ok['x-gitbook-description-html']).not.toContain('javascript:');
+    expect(ok['x-gitbook-description-html']).toContain('<a>Home</a>');
+    // An example is data: as written.
+    expect(ok.content['application/json'].example).toEqual({ description: '*as is*' });
+  });
+
+  it('converts a version stored as a bundle (before the list) when it is read, and stores the list back', async () => {
+    const spec = await seedSpec(org.id);
+    const versionId = await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml', storedAsBundle: true });
+    // Once the request's background work is done.
+    const res = await requestWithBindings('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, org.owner.token, undefined, {});
+    expect(res.status).toBe(200);
+    expectContent(res.body);
+    expect((res.body as { filesystem: unknown }).filesystem).toEqual(SERVED_FILESYSTEM);
+    expect(await (await env.FILES.get(versionFilesystemKey(spec.id, versionId)))!.json()).toEqual(SERVED_FILESYSTEM);
+  });
+
   it('answers 404 with a clear message, never a 500, when a stored object is missing', async () => {
     const spec = await seedSpec(org.id);
     const versionId = await seedSpecVersion(spec.id, OUTLINE);
+    // Stored text that is neither the list nor a bundle with the version's entry is as good as missing.
+    for (const stored of ['{"other.json": {}}', '{"openapi.json": ', 'null']) {
+      await env.FILES.put(versionFilesystemKey(spec.id, versionId), stored);
+      expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 404, 'missing');
+    }
     await env.FILES.delete(versionFilesystemKey(spec.id, versionId));
     expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content`, { token: org.owner.token }), 404, 'missing');
     expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 404, 'missing');

@@ -13,6 +13,7 @@ import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersi
 import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionSummary } from '../../services/openapi/presenter';
 import { loadSpecs, specBySlugQuery, specIdOf, specNotFound } from '../../services/openapi/records';
 import { siteTokenOf, siteTokenSpaceQuery, type SiteTokenPayload } from '../../services/sites/site-token';
+import { servedFilesystem } from '../../services/openapi/filesystem';
 import { versionFilesystemKey, versionRawKey } from '../../services/openapi/storage';
 import { SpecParams } from './specs';
 
@@ -97,6 +98,7 @@ const summaryColumns = {
   createdAt: openapiSpecVersions.createdAt,
   url: openapiSpecVersions.url,
   format: openapiSpecVersions.format,
+  entry: openapiSpecVersions.entry,
 } as const;
 
 /**
@@ -155,16 +157,19 @@ const filesMissing = (version: SpecVersionSummary) =>
   new ApiError(404, `The stored content of version ${version.id} is missing; updating the spec's source processes it again`);
 
 /**
- * `{filesystem, url, urls}`: the filesystem is the stored JSON as it is (it can be megabytes: it is not parsed
- * and written again), followed by the links.
+ * `{filesystem, url, urls}`: the stored filesystem list (services/openapi/filesystem: `servedFilesystem`),
+ * followed by the links. A version stored before the list is converted once and stored back.
  */
 async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummary) {
-  const object = await c.env.FILES.get(versionFilesystemKey(spec.id, version.id));
+  const key = versionFilesystemKey(spec.id, version.id);
+  const object = await c.env.FILES.get(key);
   if (!object) throw filesMissing(version);
-  const filesystem = (await object.text()).trim();
-  if (!filesystem.startsWith('{') || !filesystem.endsWith('}')) throw filesMissing(version);
+  const filesystem = servedFilesystem(await object.text(), version.entry);
+  if (!filesystem) throw filesMissing(version);
+  // Only over the object read: a spec deleted meanwhile is not given its object back.
+  if (filesystem.converted) c.executionCtx.waitUntil(c.env.FILES.put(key, filesystem.json, { onlyIf: { etagMatches: object.etag }, httpMetadata: { contentType: 'application/json' } }));
   const links = JSON.stringify(specContentLinks(spec, version, specUrlContext(c)));
-  const body = c.body(`{"filesystem":${filesystem},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+  const body = c.body(`{"filesystem":${filesystem.json},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
   // The JSON of an OpenAPISpecContent, written by hand.
   return body as unknown as TypedResponse<JSONParsed<OpenAPISpecContent>, 200, 'json'>;
 }

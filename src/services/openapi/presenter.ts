@@ -8,7 +8,7 @@ import { publishedSpecPath } from '../../lib/openapi-specs';
 export type SpecRow = typeof openapiSpecs.$inferSelect;
 export type SpecVersionRow = typeof openapiSpecVersions.$inferSelect;
 /** What the version routes read of a version (never its outline, which may be hundreds of KB). */
-export type SpecVersionSummary = Pick<SpecVersionRow, 'id' | 'createdAt' | 'url' | 'format'>;
+export type SpecVersionSummary = Pick<SpecVersionRow, 'id' | 'createdAt' | 'url' | 'format' | 'entry'>;
 
 /** What spec URLs are built from: the API (`<origin>/v1`), the app, and the origin the public documents are served at. */
 export interface SpecUrls extends UrlContext {

@@ -8,6 +8,7 @@ import { nowIso } from '../../lib/time';
 import { buildOutline } from './outline';
 import { SpecProcessingFailure, storedErrors, validateSpec, type SpecFormat } from './parse';
 import { loadSpecSource, SourceTextMissing, type SpecSourceLimits, type SpecSourceRef } from './source';
+import { toGitbookFilesystem } from './filesystem';
 import { versionFilesystemKey, versionRawKey } from './storage';
 import type { SpecOutline, SpecProcessingError } from './types';
 
@@ -27,13 +28,14 @@ import type { SpecOutline, SpecProcessingError } from './types';
  *    ends in a failure of ours gives its count back (step 6); a new job starts at 0.
  * 3. The source is read (services/openapi/source: which also bounds the documents' depth and references),
  *    parsed and validated (services/openapi/parse) and outlined (services/openapi/outline). The version's
- *    identity (`versionHash`) is the SHA-256 of what it stores: the bundle `{ [filename]: document }` (its
+ *    identity (`versionHash`) is the SHA-256 of what it is made of: the bundle `{ [filename]: document }` (its
  *    JSON), the entry file's raw bytes and the source URL. The same document written differently (JSON
  *    instead of YAML, another layout) or fetched from another URL is a new version, so that the raw text
  *    and the URL readers get are the latest; the same source again (a redelivery, a refresh of an unchanged
  *    URL) hashes the same.
  * 4. Same hash as the latest version: no version is added; the spec is `complete`, errors cleared.
- *    Otherwise the bundle (filesystem JSON) and the entry's raw text go to R2 under a new version id, then
+ *    Otherwise the bundle (as GitBook's filesystem list: services/openapi/filesystem) and the entry's raw text
+ *    go to R2 under a new version id, then
  *    one D1 batch inserts the version and updates the spec (`last_version_id`, `complete`, errors cleared),
  *    both conditioned on the spec still naming this job; when they did not apply, the objects are removed.
  *    A redelivered message finds its job cleared (step 1): a version is added once.
@@ -92,6 +94,7 @@ interface PreparedVersion {
   entry: string;
   format: SpecFormat;
   raw: Uint8Array;
+  /** GitBook's filesystem list (services/openapi/filesystem), as JSON. */
   filesystem: string;
   outline: SpecOutline;
   hash: string;
@@ -158,27 +161,28 @@ async function namesJob(db: Db, specId: string, jobId: string): Promise<boolean>
 }
 
 /**
- * A version's identity: the SHA-256 of what it stores and serves, together: the bundle as stored (its
- * filesystem JSON, the documents in their own key order), the entry file's raw bytes, and the source URL
- * (null for a text source).
+ * A version's identity: the SHA-256 of what it is made of, together: the bundle (`{ [filename]: document }`
+ * as JSON, the documents in their own key order), the entry file's raw bytes, and the source URL (null for a
+ * text source). What is stored is derived from these (the filesystem list, its descriptions' HTML), so how
+ * it is derived can change without making every unchanged source a new version.
  */
-export async function versionHash(filesystem: string, raw: Uint8Array, url: string | null): Promise<string> {
-  return sha256Hex(JSON.stringify([await sha256Hex(filesystem), await sha256Hex(raw), url]));
+export async function versionHash(bundle: string, raw: Uint8Array, url: string | null): Promise<string> {
+  return sha256Hex(JSON.stringify([await sha256Hex(bundle), await sha256Hex(raw), url]));
 }
 
 async function prepareVersion(env: Env, spec: SpecSourceRef, limits?: SpecSourceLimits): Promise<PreparedVersion> {
   const source = await loadSpecSource(env, spec, limits);
   const validated = await validateSpec(source.files, source.entry);
-  // The filesystem keeps the documents' own key order (what readers show).
-  const filesystem = JSON.stringify(source.files);
+  // The documents keep their own key order (what readers show).
+  const bundle = JSON.stringify(source.files);
   return {
     url: source.url,
     entry: source.entry,
     format: source.format,
     raw: source.raw,
-    filesystem,
+    filesystem: JSON.stringify(toGitbookFilesystem(source.files, source.entry)),
     outline: buildOutline(validated.resolved),
-    hash: await versionHash(filesystem, source.raw, source.url),
+    hash: await versionHash(bundle, source.raw, source.url),
   };
 }
 

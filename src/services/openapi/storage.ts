@@ -7,7 +7,10 @@ export const specPrefix = (specId: string) => `openapi/${specId}/`;
 /** A `text` source as submitted, per processing job (the job that processes it reads it from here). */
 export const sourceTextKey = (specId: string, jobId: string) => `${specPrefix(specId)}sources/${jobId}`;
 
-/** A version's filesystem: JSON `{ [filename]: document }`, external references rewritten to those names. */
+/**
+ * A version's filesystem: GitBook's list of files (services/openapi/filesystem), external references rewritten
+ * to their names. Versions processed before that hold the bundle `{ [filename]: document }`, converted when read.
+ */
 export const versionFilesystemKey = (specId: string, versionId: string) => `${specPrefix(specId)}versions/${versionId}/filesystem.json`;
 
 /** A version's entry file, exactly as fetched or submitted. */
