@@ -13,7 +13,8 @@ import type { OrgHost } from '../services/organizations/hostnames';
  * (services/sites/access `visitorAccess`).
  */
 
-export type SiteTarget = { siteId: string } | OrgHost;
+/** A site by its id, by its organization's host, or by its organization and basename (the `urls.published` form). */
+export type SiteTarget = { siteId: string } | OrgHost | { orgId: string; basename: string };
 
 export interface LoadedSite {
   model: SiteModel;
@@ -37,6 +38,9 @@ export function orgHostCondition(target: OrgHost): SQL {
 /** The site's id (a value, or SQL finding it by the host) and its organization's id, as SQL for the site's first batch. */
 export function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
   if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
+  if ('basename' in target) {
+    return { siteId: sql`(select ${sites.id} from ${sites} where ${sites.orgId} = ${target.orgId} and ${sites.basename} = ${target.basename})`, orgId: sql`${target.orgId}` };
+  }
   const where = orgHostCondition(target);
   const org = sql`(select ${organizations.id} from ${organizations} where ${where})`;
   const siteId = sql`(select json_extract(${organizations.defaultContent}, '$.site') from ${organizations}
@@ -66,11 +70,11 @@ export async function loadSite<E extends unknown[] = []>(
 ): Promise<{ site: LoadedSite | null; hostKnown: boolean; extra: E }> {
   const { siteId, orgId } = targetSql(target);
   const id = typeof siteId === 'string' ? siteId : asValue(siteId);
-  const byHost = !('siteId' in target);
+  const byHost = !('siteId' in target) && !('basename' in target);
   const statements: BatchItem[] = [
     ...siteModelQueries(db, asValue(orgId), id, null),
     shareLinkQuery(db, id, credentials.shareKey),
-    ...(byHost ? [db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target))] : []),
+    ...(byHost ? [db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target as OrgHost))] : []),
     ...extra,
   ];
   const results = (await runBatch(db, statements)) as unknown[];

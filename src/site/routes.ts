@@ -164,7 +164,7 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const parsed = parseSegments(rawPath);
   if (parsed.kind !== 'ok') {
     // On a host, a path the site refuses is still the site's answer when the host is an organization's.
-    if (!('siteId' in mount.target) && !(await orgHostActive(c.get('db'), mount.target))) return null;
+    if (!('siteId' in mount.target) && !('basename' in mount.target) && !(await orgHostActive(c.get('db'), mount.target))) return null;
     return parsed.kind === 'bad' ? badRequest('The address cannot be read.') : notFound();
   }
   const view = viewOf(parsed.segments);

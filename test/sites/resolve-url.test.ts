@@ -272,3 +272,83 @@ describe('visitor-auth sites', () => {
     expectError(await resolve(`${BASE}/s/${bare.id}/`), 404);
   });
 });
+
+describe("the sites' urls.published resolve, and published URLs read with a site token lead where it was resolved", () => {
+  /** What a member reads of the site: its and its site spaces' `urls.published`. */
+  async function publishedUrls(path: string, token: string, shareKey?: string) {
+    const view = expectStatus(await api('GET', `${path}/published${shareKey ? `?shareKey=${shareKey}` : ''}`, { token }), 200).body;
+    const siteSpaces = view.structure.structure.flatMap((item: any) => (item.object === 'site-section' ? item.siteSpaces : [item]));
+    return { site: view.site.urls.published as string, siteSpaces: new Map<string, string>(siteSpaces.map((s: any) => [s.id, s.urls.published])) };
+  }
+
+  it('each site space of a published site resolves at its urls.published (/sites/<org>/<basename>/...), a page below it too', async () => {
+    const urls = await publishedUrls(site.path, admin);
+    expect(new URL(urls.site).pathname).toMatch(new RegExp(`^/sites/${org.id}/[^/]+/$`));
+    const root = await resolved(urls.site);
+    expect(root).toMatchObject({ site: site.id, siteSpace: site.guideSiteSpace, siteBasePath: new URL(urls.site).pathname, complete: false });
+    for (const [id, url] of urls.siteSpaces) expect((await resolved(url)).siteSpace, url).toBe(id);
+    const page = await resolved(`${urls.siteSpaces.get(site.cliSiteSpace)}/commands`);
+    expect(page).toMatchObject({ siteSpace: site.cliSiteSpace, pathname: 'commands', basePath: `${new URL(urls.site).pathname}reference/cli/`, complete: true });
+    expect(page.canonicalUrl).toBe(`${urls.siteSpaces.get(site.cliSiteSpace)}/commands`);
+  });
+
+  it('another basename, another organization, an unpublished site or a malformed segment: 404', async () => {
+    const basename = new URL((await publishedUrls(site.path, admin)).site).pathname.split('/')[3];
+    const other = await seedOrg();
+    expectError(await resolve(`${BASE}/sites/${org.id}/not-${basename}/`), 404);
+    expectError(await resolve(`${BASE}/sites/${other.id}/${basename}/`), 404);
+    expectError(await resolve(`${BASE}/sites/${org.id}/%E0%A4%A/`), 404);
+    expectError(await resolve(`${BASE}/sites/${org.id}`), 404);
+    const draft = await publishedSite(org, [guide.id], 'public', 'Draft');
+    const draftBasename = new URL((await publishedUrls(draft.path, admin)).site).pathname.split('/')[3];
+    expectStatus(await api('POST', `${draft.path}/unpublish`, { token: admin }), 200);
+    expectError(await resolve(`${BASE}/sites/${org.id}/${draftBasename}/`), 404);
+  });
+
+  it('with SITES_URL set, on its host and under its path only', async () => {
+    const basename = new URL((await publishedUrls(site.path, admin)).site).pathname.split('/')[3];
+    const ask = async (url: string) => {
+      const ctx = createExecutionContext();
+      const res = await createApp().request(
+        `${BASE}/v1/urls/published`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url }) },
+        { ...env, SITES_URL: 'https://docs.example.test/published' },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const found = await ask(`https://docs.example.test/published/${org.id}/${basename}/reference/cli/commands`);
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ siteSpace: site.cliSiteSpace, siteBasePath: `/published/${org.id}/${basename}/`, pathname: 'commands' });
+    expect((await ask(`https://elsewhere.example.test/published/${org.id}/${basename}/`)).status).toBe(404);
+    expect((await ask(`https://docs.example.test/sites/${org.id}/${basename}/`)).status).toBe(404);
+  });
+
+  it("a site token's reads give its site's published URLs on the root it was resolved at: the renderer's own links", async () => {
+    for (const root of [`https://127.0.0.1/s/${site.id}`, `${BASE}/s/${site.id}`]) {
+      const { apiToken } = await resolved(`${root}/reference`);
+      expect(decodeJwt(apiToken).siteUrl).toBe(root);
+      const urls = await publishedUrls(site.path, apiToken);
+      expect(urls.site).toBe(`${root}/`);
+      expect(urls.siteSpaces.get(site.guideSiteSpace)).toBe(`${root}/`);
+      expect(urls.siteSpaces.get(site.referenceSiteSpace)).toBe(`${root}/reference`);
+      expect(urls.siteSpaces.get(site.cliSiteSpace)).toBe(`${root}/reference/cli`);
+      const space = expectStatus(await api('GET', `/v1/spaces/${cli.id}`, { token: apiToken }), 200).body;
+      expect(space.urls.published).toBe(`${root}/reference/cli`);
+    }
+    // A member's reads keep the site's own published URLs.
+    expect((await publishedUrls(site.path, admin)).site).toMatch(new RegExp(`/sites/${org.id}/`));
+  });
+
+  it("a share-link site's token: its root carries the key as a segment (however it was given), never repeated as a query", async () => {
+    const shared = await publishedSite(org, [guide.id], 'share-link', 'Shared links');
+    const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: admin, body: { name: 'Renderer' } }), 201).body;
+    const key = new URL(link.urls.published).searchParams.get('shareKey')!;
+    const inPath = (await resolved(`https://127.0.0.1/s/${shared.id}/${key}/getting-started`)).apiToken;
+    expect((await publishedUrls(shared.path, inPath, key)).site).toBe(`https://127.0.0.1/s/${shared.id}/${key}/`);
+    const inQuery = (await resolved(`https://127.0.0.1/s/${shared.id}/getting-started?share=${key}`)).apiToken;
+    expect(decodeJwt(inQuery).siteUrl).toBe(`https://127.0.0.1/s/${shared.id}/${key}`);
+    expect((await publishedUrls(shared.path, inQuery, key)).site).toBe(`https://127.0.0.1/s/${shared.id}/${key}/`);
+  });
+});

@@ -119,7 +119,11 @@ describe('forged and stale tokens', () => {
     const plainJwt = await sign({ ...payloadOf() }, TEST_KEY.SITE_TOKENS_KEY, { alg: 'HS256', typ: 'JWT' });
     // A visitor-auth token of the site is no site token either.
     const visitorJwt = await signVisitorToken({ sub: 'v' }, TEST_KEY.SITE_TOKENS_KEY, 600);
-    for (const [name, bad] of Object.entries({ tampered, otherKey, none, expired, spaceKind, plainJwt, visitorJwt })) {
+    // The root its published URLs are built on is an http(s) URL, or the token is not ours.
+    const scriptRoot = await sign({ ...payloadOf(), siteUrl: 'javascript:alert(1)//' }, TEST_KEY.SITE_TOKENS_KEY);
+    const hugeRoot = await sign({ ...payloadOf(), siteUrl: `https://x.test/${'a'.repeat(3000)}` }, TEST_KEY.SITE_TOKENS_KEY);
+    const objectRoot = await sign({ ...payloadOf(), siteUrl: { href: 'https://x.test' } }, TEST_KEY.SITE_TOKENS_KEY);
+    for (const [name, bad] of Object.entries({ tampered, otherKey, none, expired, spaceKind, plainJwt, visitorJwt, scriptRoot, hugeRoot, objectRoot })) {
       const res = await get(published, bad);
       expect(res.status, name).toBe(401);
       // alg none has no signature part: it is not even shaped like a site token, and fails as an unknown API token.

@@ -14,17 +14,32 @@ export interface SiteUrls extends UrlContext {
   sites: string;
   /** Appended to published URLs of share-link sites when the request was opened with it. */
   shareKey?: string;
+  /** A site token's site and its root as the visitor reached it (`SiteTokenPayload.siteUrl`). */
+  reached?: { site: string; url: string };
 }
 
 export function siteUrlContext(c: Context<AppBindings>, shareKey?: string): SiteUrls {
   const base = urlContext(c.req.url, c.env.APP_URL);
   const sites = (c.env.SITES_URL || `${new URL(c.req.url).origin}/sites`).replace(/\/$/, '');
-  return { ...base, sites, ...(shareKey && { shareKey }) };
+  const actor = c.get('actor');
+  const reached = actor?.kind === 'site' && actor.token.siteUrl ? { site: actor.token.site, url: actor.token.siteUrl } : undefined;
+  // A share key the reached root already carries as a segment is not repeated as a query.
+  const key = shareKey && !reached?.url.endsWith(`/${encodeURIComponent(shareKey)}`) ? shareKey : undefined;
+  return { ...base, sites, ...(key && { shareKey: key }), ...(reached && { reached }) };
 }
 
 /** Where a published site lives: `<sites base>/<organization>/<basename>`. */
 export function siteBaseUrl(urls: SiteUrls, site: SiteRow): string {
   return `${urls.sites}/${site.orgId}/${site.basename}`;
+}
+
+/**
+ * The root its published URLs are built on: for a site token's own site, where its visitor reached it (so
+ * that GitBook's renderer, which links to `urls.published` of sites and site spaces, keeps its readers on the
+ * URLs it serves); otherwise `siteBaseUrl`.
+ */
+function publishedRoot(urls: SiteUrls, site: SiteRow): string {
+  return urls.reached?.site === site.id ? urls.reached.url : siteBaseUrl(urls, site);
 }
 
 function withShareKey(url: string, site: SiteRow, urls: SiteUrls): string {
@@ -40,7 +55,7 @@ function publishedUrl(model: SiteModel, urls: SiteUrls, segments: string[]): str
 /** The published URL of a place in a site: `<site>/<section path>/<site space path>`, defaults left out. */
 export function publishedUrlOf(site: SiteRow, urls: SiteUrls, segments: string[]): string {
   const path = segments.map(encodeURIComponent).join('/');
-  return withShareKey(`${siteBaseUrl(urls, site)}/${path}`, site, urls);
+  return withShareKey(`${publishedRoot(urls, site)}/${path}`, site, urls);
 }
 
 export const modelSite = (model: SiteModel, rank: number, urls: SiteUrls) => toSite(model.site, model.siteSpaces.length, rank, urls);

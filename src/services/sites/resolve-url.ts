@@ -13,7 +13,8 @@ import { issueSiteToken } from './site-token';
  * read with the same code:
  *
  * - on an organization's host (`<label>.<SITES_DOMAIN>`, or its custom hostname once verified) the site is its
- *   default content site at the root; on any other host, `/s/<siteId>/...`;
+ *   default content site at the root; on any other host, `/s/<siteId>/...`, or the sites' `urls.published`
+ *   (`<SITES_URL>/<organization>/<basename>/...`, without SITES_URL `/sites/<organization>/<basename>/...`);
  * - below the site's base, `[/<share key>][/<section>][/<site space>][/<page path>]`. The share key is a path
  *   segment in GitBook's URLs (its renderer drops the query before resolving); our reader's `?share=` (or
  *   `?shareKey=`) in the URL is read too, and then no segment is one;
@@ -64,14 +65,47 @@ interface Attempt {
   rest: string;
 }
 
-/** Where the URL's site may be: its host's, and (on a host that may not be an organization's) `/s/<siteId>`. */
+/**
+ * Where the URL's site may be: its host's, and (on a host that may not be an organization's) `/s/<siteId>`,
+ * or the form of the sites' `urls.published`.
+ */
 function attemptsFor(c: Context<AppBindings>, url: URL): Attempt[] {
   const host = orgHostOf(url.hostname, c.env);
   const attempts: Attempt[] = host ? [{ target: host, base: '', rest: url.pathname }] : [];
   if (host && 'hostname' in host) return attempts;
   const match = /^\/s\/([^/]+)(\/.*)?$/.exec(url.pathname);
   if (match && isSiteIdSegment(match[1])) attempts.push({ target: { siteId: match[1] }, base: `/s/${match[1]}`, rest: match[2] ?? '' });
+  const published = publishedFormAttempt(c.env.SITES_URL, url);
+  if (published) attempts.push(published);
   return attempts;
+}
+
+/**
+ * `<sites base>/<organization>/<basename>/...`, the sites' `urls.published` (services/sites/present): under
+ * SITES_URL on its host when it is set, else under `/sites` on any host (the API's own origin, as the renderer
+ * is given it: without its port).
+ */
+function publishedFormAttempt(sitesUrl: string | undefined, url: URL): Attempt | null {
+  let prefix = '/sites';
+  if (sitesUrl) {
+    const base = URL.canParse(sitesUrl) ? new URL(sitesUrl) : null;
+    if (!base || base.hostname !== url.hostname) return null;
+    prefix = base.pathname.replace(/\/+$/, '');
+  }
+  if (!url.pathname.startsWith(`${prefix}/`)) return null;
+  const match = /^\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname.slice(prefix.length));
+  if (!match) return null;
+  const [orgId, basename] = [match[1], match[2]].map(decodeSegment);
+  if (!orgId || !basename || orgId.length > 128 || basename.length > 128) return null;
+  return { target: { orgId, basename }, base: `${prefix}/${match[1]}/${match[2]}`, rest: match[3] ?? '' };
+}
+
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
 
 function parseUrl(raw: string): URL {
@@ -141,6 +175,8 @@ async function answer(
       spaces: [...new Set(view.siteSpaces.map((s) => s.space.id))],
       claims: access.reader.claims,
       visitorType: input.visitor?.type ?? 'human',
+      // A share key is a segment of it however it was given: the form that resolves without a query.
+      siteUrl: `${url.origin}${attempt.base}${shareLink && credentials.shareKey ? `/${encodeURIComponent(credentials.shareKey)}` : ''}`,
     },
     credentials.jwtToken && model.site.visibility === 'visitor-auth' ? expiryOf(credentials.jwtToken) : undefined,
   );

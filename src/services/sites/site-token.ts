@@ -8,7 +8,7 @@
  * - Its payload is GitBook's `SiteAPIToken`: `kind: "site"`, the organization, site, site section, site space
  *   and space it resolved, `spaces` (every space of the site the visitor may open), the visitor's `claims`
  *   (from their visitor-auth token, checked against the site's adaptive schema) and `visitorType`; with `iss`,
- *   `aud`, `iat` and `exp`.
+ *   `aud`, `iat` and `exp`; and `siteUrl`, the site's root as the visitor reached it.
  * - Short-lived: `SITE_TOKEN_TTL_SECONDS` (one hour), never beyond the visitor-auth token it carries the claims
  *   of. Verified on every use (middleware/auth): signature, algorithm, issuer, audience, expiry, shape.
  * - Read-only and scoped: it reaches only the operations that admit it (lib/create-router `siteToken: true`),
@@ -46,6 +46,12 @@ export interface SiteTokenPayload {
   spaces: string[];
   claims: Record<string, unknown>;
   visitorType: 'human' | 'agent';
+  /**
+   * The site's root as the visitor reached it (the resolved URL's origin and site base path, with a share key
+   * segment): published URLs read with the token are built on it, so that they lead where the renderer
+   * serves the site (services/sites/present `siteUrlContext`). Not in GitBook's `SiteAPIToken`.
+   */
+  siteUrl?: string;
   exp: number;
   iat: number;
 }
@@ -79,6 +85,7 @@ export async function issueSiteToken(
   return { token, payload };
 }
 
+const isSiteUrl = (value: unknown): value is string => typeof value === 'string' && value.length <= 2048 && /^https?:\/\//.test(value) && URL.canParse(value);
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 128;
 
 /** The payload of a site token this deployment signed and that has not expired; null otherwise. Throws 503 without the key. */
@@ -94,7 +101,8 @@ export async function verifySiteToken(env: Pick<Env, 'SITE_TOKENS_KEY'>, token: 
       typ: TYPE,
     });
     if (protectedHeader.typ !== TYPE || payload.kind !== 'site') return null;
-    const { organization, site, siteSpace, space, spaces, claims, siteSection } = payload as Record<string, unknown>;
+    const { organization, site, siteSpace, space, spaces, claims, siteSection, siteUrl } = payload as Record<string, unknown>;
+    if (siteUrl !== undefined && !isSiteUrl(siteUrl)) return null;
     if (![organization, site, siteSpace, space].every(isString)) return null;
     if (siteSection !== undefined && !isString(siteSection)) return null;
     if (!Array.isArray(spaces) || !spaces.every(isString) || !spaces.includes(space as string)) return null;
