@@ -54,7 +54,9 @@ const DEFAULTS: Settings = {
   themes: { default: 'system', toggeable: true },
   pdf: { enabled: true },
   feedback: { enabled: false },
-  ai: { mode: 'search' },
+  // No AI answers here (GitBook's ask operations are not served): with `search` or `assistant`, GitBook's
+  // renderer would ask this API for recommended questions and answers on every search.
+  ai: { mode: 'none' },
   advancedCustomization: { enabled: true },
   git: { showEditLink: false },
   pageActions: { items: ['assistant', 'markdown', 'external-ai', 'mcp'], externalAI: true, markdown: true, mcp: true },

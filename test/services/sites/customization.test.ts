@@ -118,6 +118,8 @@ describe('defaults', () => {
     expect(gitbookErrors(gitbookSettings, withoutStyling)).not.toBe('valid');
     expect(gitbookErrors(gitbookSettings, { ...settings, styling: { ...settings.styling, primaryColor: { light: 'red', dark: 'red' } } })).not.toBe('valid');
     expect(settings.pageActions).toEqual({ items: ['assistant', 'markdown', 'external-ai', 'mcp'], externalAI: true, markdown: true, mcp: true });
+    // No AI search or assistant by default: this API answers none of GitBook's ask operations.
+    expect(settings.ai).toEqual({ mode: 'none' });
   });
 
   it('are a fresh copy each time', () => {
