@@ -1,4 +1,4 @@
-// The shell variables of the README's examples: `npm run dev` writes them to `.wrangler/dev.env` (git-ignored) once
+// The shell variables of the examples of the README and the guides (src/templates/handbook): `npm run dev` writes them to `.wrangler/dev.env` (git-ignored) once
 // the demo sites are published, so that `source .wrangler/dev.env` makes every example runnable as written.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * The deployment's secrets, each its own (README, Configuration): none falls back to another, so `wrangler dev`
+ * The deployment's secrets, each its own (the Configuration guide, src/templates/handbook/16-configuration.md): none falls back to another, so `wrangler dev`
  * needs all four. The operator token, the download URLs' signing key, the integration secrets' key, the site
  * tokens' signing key.
  */

@@ -78,7 +78,7 @@ async function main() {
   if (!published) return;
   try {
     const vars = await writeDevEnv({ baseUrl: DEV_URL, adminToken: devVar('ADMIN_TOKEN'), seeded, published });
-    console.log(`Shell variables of the README's examples (${Object.keys(vars).join(', ')}, and \`json\`):`);
+    console.log(`Shell variables of the examples of the README and the guides (${Object.keys(vars).join(', ')}, and \`json\`):`);
     console.log(`  source ${DEV_ENV_FILE.slice(ROOT.length + 1)}\n`);
   } catch (error) {
     console.error(`dev: could not write ${DEV_ENV_FILE}: ${error instanceof Error ? error.message : error}`);

@@ -27,7 +27,7 @@ export const SiteSectionTitleSchema = z.string().trim().min(2).max(128).openapi(
 export const SiteSectionGroupTitleSchema = z.string().trim().min(1).max(100).openapi('SiteSectionGroupTitle');
 export const SiteSectionDescriptionSchema = z.string().max(256).openapi('SiteSectionDescription');
 export const IconSchema = z.string().min(1).max(50).openapi('Icon', { description: 'Name of the icon', example: 'gear' });
-export const ExpressionSchema = z.string().max(1024).openapi('Expression', { description: 'Expression over visitor claims (see the README)' });
+export const ExpressionSchema = z.string().max(1024).openapi('Expression', { description: 'Expression over visitor claims, such as `visitor.claims.plan == "pro" && !visitor.claims.trial` (the grammar: the docs sites guide of the handbook)' });
 export const AgentsContextSchema = z.enum(['excluded', 'included']);
 export const ShareLinkNameSchema = z.string().trim().max(50).openapi('ShareLinkName');
 

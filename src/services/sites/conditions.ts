@@ -14,7 +14,7 @@ export const CONDITION_MAX_LENGTH = 1024;
 export const CONDITION_MAX_DEPTH = 64;
 const CACHE_SIZE = 500;
 
-/** The language, as documented for users (copied into the README). */
+/** The language, as documented for users (copied into the docs sites guide, src/templates/handbook/06-docs-sites.md: a test keeps them equal). */
 export const CONDITION_GRAMMAR = `Conditions (the \`condition\` of a site section or site space) decide whether a visitor sees it.
 A condition is one expression of at most ${CONDITION_MAX_LENGTH} characters:
 

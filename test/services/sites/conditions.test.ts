@@ -3,6 +3,7 @@
  * field and the position), and how conditions evaluate against a visitor's claims.
  */
 import { describe, expect, it } from 'vitest';
+import docsSitesGuide from '../../../src/templates/handbook/06-docs-sites.md?raw';
 import { ApiError } from '../../../src/lib/errors';
 import {
   CONDITION_GRAMMAR,
@@ -116,8 +117,9 @@ describe('parseCondition', () => {
     expect(parseCondition(`${'('.repeat(500)}true${')'.repeat(500)}`)).not.toBeNull();
   });
 
-  it('documents the grammar', () => {
+  it('documents the grammar, and the docs sites guide shows it as it is', () => {
     expect(CONDITION_GRAMMAR).toContain('visitor.claims.unsigned.plan == "pro"');
+    expect(docsSitesGuide).toContain(CONDITION_GRAMMAR);
   });
 });
 
