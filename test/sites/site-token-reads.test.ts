@@ -198,6 +198,15 @@ describe('getLatestOpenAPISpecVersionContent with a site token', () => {
     expectGitbook('getLatestOpenAPISpecVersionContent', res);
     expect(res.filesystem.map((file: { filename: string }) => file.filename)).toEqual(['openapi.json']);
     expect(res.urls.public).toContain(`/public/openapi/${org.id}/${pub.slug}`);
+    // The renderer links its API reference blocks to `source`: for a visitor, the URL a visitor can open.
+    expect(res.urls.source).toBe(res.urls.public);
+    expect(res.url).toBe(res.urls.public);
+    const served = await api('GET', new URL(res.urls.source).pathname);
+    expect(served.status).toBe(200);
+    // A member reads the version's content in this API as its source.
+    const asMember = expectStatus(await content(pub.slug, org.id, org.owner.token), 200).body;
+    expect(asMember.urls.source).toMatch(new RegExp(`/v1/orgs/${org.id}/openapi/${pub.slug}/versions/[^/]+/content$`));
+    expect(asMember.urls.public).toBe(res.urls.public);
     // A member reads the private spec; the site token does not, nor another organization's (same slug).
     expectStatus(await content(priv.slug, org.id, org.owner.token), 200);
     expectError(await content(priv.slug), 404, 'No matching OpenAPI spec');

@@ -160,7 +160,7 @@ const filesMissing = (version: SpecVersionSummary) =>
  * `{filesystem, url, urls}`: the stored filesystem list (services/openapi/filesystem: `servedFilesystem`),
  * followed by the links. A version stored before the list is converted once and stored back.
  */
-async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummary) {
+async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummary, reader: 'member' | 'visitor' = 'member') {
   const key = versionFilesystemKey(spec.id, version.id);
   const object = await c.env.FILES.get(key);
   if (!object) throw filesMissing(version);
@@ -168,7 +168,7 @@ async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummar
   if (!filesystem) throw filesMissing(version);
   // Only over the object read: a spec deleted meanwhile is not given its object back.
   if (filesystem.converted) c.executionCtx.waitUntil(c.env.FILES.put(key, filesystem.json, { onlyIf: { etagMatches: object.etag }, httpMetadata: { contentType: 'application/json' } }));
-  const links = JSON.stringify(specContentLinks(spec, version, specUrlContext(c)));
+  const links = JSON.stringify(specContentLinks(spec, version, specUrlContext(c), reader));
   const body = c.body(`{"filesystem":${filesystem.json},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
   // The JSON of an OpenAPISpecContent, written by hand.
   return body as unknown as TypedResponse<JSONParsed<OpenAPISpecContent>, 200, 'json'>;
@@ -209,7 +209,11 @@ export const openapiVersionsRouter = createRouter()
   .openapi(getLatestContentRoute, async (c) => {
     const siteToken = siteTokenOf(c);
     const params = c.req.valid('param');
-    const { spec, version } = siteToken ? await loadPublicVersion(c, siteToken, params) : await loadVersion(c, params, { latest: true });
+    if (siteToken) {
+      const { spec, version } = await loadPublicVersion(c, siteToken, params);
+      return contentResponse(c, spec, version, 'visitor');
+    }
+    const { spec, version } = await loadVersion(c, params, { latest: true });
     return contentResponse(c, spec, version);
   })
   .openapi(getLatestRawRoute, async (c) => {

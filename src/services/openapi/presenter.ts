@@ -89,13 +89,18 @@ export function toSpecVersion(row: Pick<SpecVersionRow, 'id' | 'createdAt' | 'ur
 /**
  * A version's content without its filesystem: GitBook 0.202's `urls` (`source`; `public`: the source URL of a
  * public spec fetched from a URL, the published URL of a public text spec, null for a private spec) and the
- * specification's `url`, so that both schemas hold.
+ * specification's `url`, so that both schemas hold. For a visitor (a site token: public specs only), `source` is
+ * the public URL: GitBook's renderer links its API reference blocks to `source`, and the version's content in
+ * this API is for members.
  */
-export function specContentLinks(spec: SpecRow, version: Pick<SpecVersionRow, 'id' | 'url'>, urls: SpecUrls): Omit<OpenAPISpecContent, 'filesystem'> {
-  const source = versionUrl(urls, spec, version);
+export function specContentLinks(
+  spec: SpecRow,
+  version: Pick<SpecVersionRow, 'id' | 'url'>,
+  urls: SpecUrls,
+  reader: 'member' | 'visitor' = 'member',
+): Omit<OpenAPISpecContent, 'filesystem'> {
   const isPublic = spec.visibility === 'public';
-  return {
-    url: source,
-    urls: { source, public: isPublic ? (version.url ?? publishedSpecUrl(urls, spec.orgId, spec.slug)) : null },
-  };
+  const publicUrl = isPublic ? (version.url ?? publishedSpecUrl(urls, spec.orgId, spec.slug)) : null;
+  const source = reader === 'visitor' && publicUrl ? publicUrl : versionUrl(urls, spec, version);
+  return { url: source, urls: { source, public: publicUrl } };
 }
