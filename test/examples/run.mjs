@@ -75,7 +75,8 @@ async function online() {
 function scriptOf(envFile, statusFile, examples) {
   const parts = [
     `source ${JSON.stringify(envFile)}`,
-    `curl() { local out code; out=$(command curl -sS -w '\\n%{http_code}' "$@"); code=\${out##*$'\\n'}; printf '%s\\n' "\${out%$'\\n'*}"; echo "status $code" >> ${JSON.stringify(statusFile)}; }`,
+    // The status format goes last, so that it wins over an example's own `-w`.
+    `curl() { local out code; out=$(command curl -sS "$@" -w '\\n%{http_code}'); code=\${out##*$'\\n'}; printf '%s\\n' "\${out%$'\\n'*}"; echo "status $code" >> ${JSON.stringify(statusFile)}; }`,
     `trap 'echo "error $? at: $BASH_COMMAND" >> ${JSON.stringify(statusFile)}' ERR`,
   ];
   examples.forEach((example, i) => {
