@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { newId } from '../../src/lib/ids';
 import { versionHash } from '../../src/services/openapi/process';
 import { toGitbookFilesystem } from '../../src/services/openapi/filesystem';
-import { sourceTextKey, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
+import { sourceTextKey, versionFilesystemKey, versionListKey, versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
 
 let counter = 0;
@@ -79,7 +79,7 @@ export async function seedSpecVersion(
     format?: 'json' | 'yaml';
     url?: string | null;
     createdAt?: string;
-    /** Stored as versions processed before GitBook's filesystem list were: the bundle itself. */
+    /** Stored as versions processed before GitBook's filesystem list were: the bundle alone. */
     storedAsBundle?: boolean;
   } = {},
 ): Promise<string> {
@@ -88,7 +88,8 @@ export async function seedSpecVersion(
   const raw = options.raw ?? JSON.stringify(filesystem[Object.keys(filesystem)[0]]);
   const createdAt = options.createdAt ?? new Date().toISOString();
   const entry = Object.keys(filesystem)[0];
-  await env.FILES.put(versionFilesystemKey(specId, id), JSON.stringify(options.storedAsBundle ? filesystem : toGitbookFilesystem(filesystem, entry)));
+  await env.FILES.put(versionFilesystemKey(specId, id), JSON.stringify(filesystem));
+  if (!options.storedAsBundle) await env.FILES.put(versionListKey(specId, id), JSON.stringify(toGitbookFilesystem(filesystem, entry)));
   await env.FILES.put(versionRawKey(specId, id), raw);
   await env.DB.batch([
     env.DB.prepare('insert into openapi_spec_versions (id, spec_id, hash, url, format, entry, outline, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)').bind(

@@ -12,7 +12,7 @@ import { buildOutline, MAX_OUTLINE_BYTES } from '../../src/services/openapi/outl
 import { MAX_ERROR_MESSAGE, MAX_SPEC_DEPTH, MAX_SPEC_REFERENCES, MAX_STORED_ERRORS } from '../../src/services/openapi/parse';
 import { INTERNAL_ERROR, MAX_PROCESS_ATTEMPTS, MAX_PROCESSING_CLAIMS, PROCESSING_LIMITS_MESSAGE, processSpec } from '../../src/services/openapi/process';
 import { MAX_SPEC_FILES, SPEC_SOURCE_LIMITS } from '../../src/services/openapi/source';
-import { sourceTextKey, specPrefix, versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
+import { sourceTextKey, specPrefix, versionFilesystemKey, versionListKey, versionRawKey } from '../../src/services/openapi/storage';
 import { MAX_SPEC_SOURCE_BYTES } from '../../src/lib/openapi-specs';
 import { MAX_OUTLINE_OPERATIONS, MAX_OUTLINE_TEXT, type SpecOutline } from '../../src/services/openapi/types';
 import { seedOrg } from '../helpers/harness';
@@ -187,7 +187,7 @@ describe('processing a spec from a URL', () => {
     expect(JSON.parse(version.outline)).toEqual(PETSTORE_OUTLINE);
 
     // Stored as GitBook's filesystem list: one file, the entry, its descriptions with their HTML.
-    const [stored, ...otherFiles] = (await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.json()) as StoredFile[];
+    const [stored, ...otherFiles] = (await (await env.FILES.get(versionListKey(spec.id, version.id)))!.json()) as StoredFile[];
     expect(otherFiles).toEqual([]);
     expect(stored).toMatchObject({ dir: './', isEntrypoint: true, references: [], filename: 'petstore.yaml' });
     const document = parseYaml(petstoreYaml);
@@ -198,7 +198,9 @@ describe('processing a spec from a URL', () => {
     expect(version.hash).toBe(await sha256Hex(JSON.stringify([await sha256Hex(JSON.stringify({ 'petstore.yaml': document })), rawHash, url])));
     // The raw entry is stored byte for byte as fetched.
     expect(await (await env.FILES.get(versionRawKey(spec.id, version.id)))!.text()).toBe(petstoreYaml);
-    expect(await versionObjects(spec.id)).toEqual([versionFilesystemKey(spec.id, version.id), versionRawKey(spec.id, version.id)].sort());
+    // And the bundle itself, as releases before the list read it.
+    expect(await (await env.FILES.get(versionFilesystemKey(spec.id, version.id)))!.json()).toEqual({ 'petstore.yaml': document });
+    expect(await versionObjects(spec.id)).toEqual([versionFilesystemKey(spec.id, version.id), versionListKey(spec.id, version.id), versionRawKey(spec.id, version.id)].sort());
   });
 
   it('reads a JSON spec (OpenAPI 3.0 without tags: its operations gather under the empty tag)', async () => {
@@ -267,7 +269,7 @@ describe('processing a spec from a URL', () => {
     expect(versions[0]).toMatchObject({ format: 'yaml', entry: 'swagger.yaml', url });
 
     // Stored as GitBook's filesystem list, the entry first.
-    const stored = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
+    const stored = (await (await env.FILES.get(versionListKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
     expect(stored.map((f) => [f.filename, f.isEntrypoint])).toEqual([
       ['swagger.yaml', true],
       ['parameters.yaml', false],
@@ -330,7 +332,7 @@ describe('processing a spec from a URL', () => {
     const { row, versions, requests, spec } = await processUrl(url, { [url]: text, [`${ORIGIN}/example-ref/schemas.yaml`]: 'A: {type: object}' });
     expect(row.last_process_error_code, row.last_processed_errors ?? '').toBeNull();
     expect(requests).toEqual([url, `${ORIGIN}/example-ref/schemas.yaml`]);
-    const [entry] = (await (await env.FILES.get(versionFilesystemKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
+    const [entry] = (await (await env.FILES.get(versionListKey(spec.id, versions[0].id)))!.json()) as StoredFile[];
     const media = entry.specification.paths['/a'].get.responses['200'].content['application/json'];
     expect(media).toEqual({ schema: { $ref: 'schemas.yaml#/A' }, example: { $ref: 'not-a-file.yaml' } });
   });
@@ -517,7 +519,7 @@ describe('versions', () => {
     const row = await specRow(spec.id);
     expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: versions[0].id, last_process_error_code: null });
     expect(row.last_processed_at! >= first.last_processed_at!).toBe(true);
-    expect(await versionObjects(spec.id)).toHaveLength(2);
+    expect(await versionObjects(spec.id)).toHaveLength(3);
 
     // The same document written as JSON: the same bundle, but its raw text (and format) are what readers get.
     const json = JSON.stringify(parseYaml(petstoreYaml), null, 2);
@@ -555,7 +557,7 @@ describe('versions', () => {
     expect(versions[1].hash).not.toBe(versions[0].hash);
     expect(new Set(versions.map((v) => v.id)).size).toBe(3);
     expect((await specRow(spec.id)).last_version_id).toBe(versions[2].id);
-    expect(await versionObjects(spec.id)).toHaveLength(6);
+    expect(await versionObjects(spec.id)).toHaveLength(9);
   });
 
   it('a failed fetch keeps the last good version; the next success clears the error', async () => {
@@ -722,7 +724,7 @@ describe('failures of ours', () => {
     expect(row).toMatchObject({ processing_state: 'complete', processing_job: null, last_version_id: versions[0].id, last_process_error_code: INTERNAL_ERROR, last_processed_error_count: 1 });
     expect(errorsOf(row)![0].code).toBe(INTERNAL_ERROR);
     expect(await versionsOf(spec.id)).toEqual(versions);
-    expect(await versionObjects(spec.id)).toHaveLength(2);
+    expect(await versionObjects(spec.id)).toHaveLength(3);
   });
 });
 

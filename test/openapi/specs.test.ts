@@ -444,7 +444,7 @@ describe('deleteOpenAPISpecBySlug', () => {
     const versions = [await seedSpecVersion(seeded.id, OUTLINE), await seedSpecVersion(seeded.id, OUTLINE)];
     const keep = await seedSpec(org.id, { text: TEXT });
     const kept = await seedSpecVersion(keep.id, OUTLINE);
-    expect((await r2Keys(`openapi/${seeded.id}/`)).length).toBe(5);
+    expect((await r2Keys(`openapi/${seeded.id}/`)).length).toBe(7); // its source text, and each version's bundle, list and raw text
 
     const res = await api('DELETE', specPath(org.id, seeded.slug), { token: org.members.create.token });
     expect(res.status).toBe(204);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { versionFilesystemKey, versionRawKey } from '../../src/services/openapi/storage';
+import { versionFilesystemKey, versionListKey, versionRawKey } from '../../src/services/openapi/storage';
 import type { SpecOutline } from '../../src/services/openapi/types';
 import { GITBOOK_0146, GITBOOK_0202, gitbookErrors, gitbookValidator, withFilesystemList } from '../helpers/gitbook-schema';
 import { BASE, CALLERS, api, byCaller, callerUser, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
@@ -265,26 +265,35 @@ describe('version content', () => {
     expect(ok.content['application/json'].example).toEqual({ description: '*as is*' });
   });
 
-  it('converts a version stored as a bundle (before the list) when it is read, and stores the list back', async () => {
+  it('makes the list of a version stored as a bundle alone (before the list), its descriptions as escaped text', async () => {
     const spec = await seedSpec(org.id);
-    const versionId = await seedSpecVersion(spec.id, OUTLINE, { filesystem: FILESYSTEM, raw: YAML, format: 'yaml', storedAsBundle: true });
-    // Once the request's background work is done.
+    const bundle = { ...FILESYSTEM, 'pets.yaml': { get: { responses: { 200: { description: 'OK <b>now</b>' } } } } };
+    const versionId = await seedSpecVersion(spec.id, OUTLINE, { filesystem: bundle, raw: YAML, format: 'yaml', storedAsBundle: true });
     const res = await requestWithBindings('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, org.owner.token, undefined, {});
     expect(res.status).toBe(200);
     expectContent(res.body);
-    expect((res.body as { filesystem: unknown }).filesystem).toEqual(SERVED_FILESYSTEM);
-    expect(await (await env.FILES.get(versionFilesystemKey(spec.id, versionId)))!.json()).toEqual(SERVED_FILESYSTEM);
+    const files = (res.body as { filesystem: Array<{ filename: string; specification: any }> }).filesystem;
+    expect(files.map((f) => f.filename)).toEqual(['openapi.yaml', 'pets.yaml']);
+    expect(files[0].specification).toEqual(FILESYSTEM['openapi.yaml']);
+    expect(files[1].specification.get.responses['200']).toEqual({ description: 'OK <b>now</b>', 'x-gitbook-description-html': '<p>OK &#60;b&#62;now&#60;/b&#62;</p>' });
+    // Nothing is written by a read: the bundle stays what a release reading bundles only still reads.
+    expect(await env.FILES.head(versionListKey(spec.id, versionId))).toBeNull();
+    expect(await (await env.FILES.get(versionFilesystemKey(spec.id, versionId)))!.json()).toEqual(bundle);
   });
 
   it('answers 404 with a clear message, never a 500, when a stored object is missing', async () => {
     const spec = await seedSpec(org.id);
     const versionId = await seedSpecVersion(spec.id, OUTLINE);
-    // Stored text that is neither the list nor a bundle with the version's entry is as good as missing.
-    for (const stored of ['{"other.json": {}}', '{"openapi.json": ', 'null']) {
+    // A list that is not one is read from the bundle; a bundle without the version's entry, or not JSON, is as
+    // good as missing.
+    await env.FILES.put(versionListKey(spec.id, versionId), '{"not": "a list"}');
+    expectStatus(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 200);
+    for (const stored of ['{"other.json": {}}', '{"openapi.json": ', 'null', '{"constructor": {}}']) {
       await env.FILES.put(versionFilesystemKey(spec.id, versionId), stored);
       expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 404, 'missing');
     }
     await env.FILES.delete(versionFilesystemKey(spec.id, versionId));
+    await env.FILES.delete(versionListKey(spec.id, versionId));
     expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/latest/content`, { token: org.owner.token }), 404, 'missing');
     expectError(await api('GET', `${versionsPath(org.id, spec.slug)}/${versionId}/content`, { token: org.owner.token }), 404, 'missing');
     // The version itself is still there.

@@ -276,9 +276,14 @@ describe('visitor-auth sites', () => {
 describe("the sites' urls.published resolve, and published URLs read with a site token lead where it was resolved", () => {
   /** What a member reads of the site: its and its site spaces' `urls.published`. */
   async function publishedUrls(path: string, token: string, shareKey?: string) {
-    const view = expectStatus(await api('GET', `${path}/published${shareKey ? `?shareKey=${shareKey}` : ''}`, { token }), 200).body;
+    const res = expectStatus(await api('GET', `${path}/published${shareKey ? `?shareKey=${shareKey}` : ''}`, { token }), 200);
+    const view = res.body;
     const siteSpaces = view.structure.structure.flatMap((item: any) => (item.object === 'site-section' ? item.siteSpaces : [item]));
-    return { site: view.site.urls.published as string, siteSpaces: new Map<string, string>(siteSpaces.map((s: any) => [s.id, s.urls.published])) };
+    return {
+      site: view.site.urls.published as string,
+      siteSpaces: new Map<string, string>(siteSpaces.map((s: any) => [s.id, s.urls.published])),
+      cacheControl: res.headers.get('Cache-Control'),
+    };
   }
 
   it('each site space of a published site resolves at its urls.published (/sites/<org>/<basename>/...), a page below it too', async () => {
@@ -339,6 +344,28 @@ describe("the sites' urls.published resolve, and published URLs read with a site
     }
     // A member's reads keep the site's own published URLs.
     expect((await publishedUrls(site.path, admin)).site).toMatch(new RegExp(`/sites/${org.id}/`));
+  });
+
+  it("a site token's answer is never shared: its URLs are on the root its caller chose (any host resolves /s/<site>)", async () => {
+    const { apiToken } = await resolved(`https://attacker.example/s/${site.id}/`);
+    const urls = await publishedUrls(site.path, apiToken);
+    expect(urls.site).toBe(`https://attacker.example/s/${site.id}/`);
+    expect(urls.cacheControl).toBe('private, no-cache');
+    // The same public site read by an anonymous visitor is shared, on the site's own URLs.
+    const res = await api('GET', `${site.path}/published`);
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=60');
+    expect(res.body.site.urls.published).toMatch(new RegExp(`/sites/${org.id}/`));
+  });
+
+  it('a root longer than a token carries (an international host grows in punycode) is left out of the token', async () => {
+    const host = `${'ü'.repeat(20)}.`.repeat(90) + 'example';
+    const url = `https://${host}/s/${site.id}/`;
+    expect(url.length).toBeLessThanOrEqual(2048);
+    expect(new URL(url).origin.length).toBeGreaterThan(2048);
+    const { apiToken } = await resolved(url);
+    expect(decodeJwt(apiToken).siteUrl).toBeUndefined();
+    // The token works; published URLs are the site's own.
+    expect((await publishedUrls(site.path, apiToken)).site).toMatch(new RegExp(`/sites/${org.id}/`));
   });
 
   it("a share-link site's token: its root carries the key as a segment (however it was given), never repeated as a query", async () => {

@@ -13,8 +13,8 @@ import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersi
 import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionSummary } from '../../services/openapi/presenter';
 import { loadSpecs, specBySlugQuery, specIdOf, specNotFound } from '../../services/openapi/records';
 import { siteTokenOf, siteTokenSpaceQuery, type SiteTokenPayload } from '../../services/sites/site-token';
-import { servedFilesystem } from '../../services/openapi/filesystem';
-import { versionFilesystemKey, versionRawKey } from '../../services/openapi/storage';
+import { filesystemFromBundle } from '../../services/openapi/filesystem';
+import { versionFilesystemKey, versionListKey, versionRawKey } from '../../services/openapi/storage';
 import { SpecParams } from './specs';
 
 const tags = ['OpenAPI spec versions'];
@@ -157,21 +157,29 @@ const filesMissing = (version: SpecVersionSummary) =>
   new ApiError(404, `The stored content of version ${version.id} is missing; updating the spec's source processes it again`);
 
 /**
- * `{filesystem, url, urls}`: the stored filesystem list (services/openapi/filesystem: `servedFilesystem`),
- * followed by the links. A version stored before the list is converted once and stored back.
+ * `{filesystem, url, urls}`: the stored filesystem list as it is (it can be megabytes: it is not parsed and
+ * written again), followed by the links. A version processed before the list was stored has its list made from
+ * its bundle (services/openapi/filesystem `filesystemFromBundle`).
  */
 async function contentResponse(c: Ctx, spec: SpecRow, version: SpecVersionSummary, reader: 'member' | 'visitor' = 'member') {
-  const key = versionFilesystemKey(spec.id, version.id);
-  const object = await c.env.FILES.get(key);
-  if (!object) throw filesMissing(version);
-  const filesystem = servedFilesystem(await object.text(), version.entry);
-  if (!filesystem) throw filesMissing(version);
-  // Only over the object read: a spec deleted meanwhile is not given its object back.
-  if (filesystem.converted) c.executionCtx.waitUntil(c.env.FILES.put(key, filesystem.json, { onlyIf: { etagMatches: object.etag }, httpMetadata: { contentType: 'application/json' } }));
+  const filesystem = (await storedList(c, spec, version)) ?? (await listFromBundle(c, spec, version));
   const links = JSON.stringify(specContentLinks(spec, version, specUrlContext(c), reader));
-  const body = c.body(`{"filesystem":${filesystem.json},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+  const body = c.body(`{"filesystem":${filesystem},${links.slice(1)}`, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
   // The JSON of an OpenAPISpecContent, written by hand.
   return body as unknown as TypedResponse<JSONParsed<OpenAPISpecContent>, 200, 'json'>;
+}
+
+async function storedList(c: Ctx, spec: SpecRow, version: SpecVersionSummary): Promise<string | null> {
+  const object = await c.env.FILES.get(versionListKey(spec.id, version.id));
+  const text = object ? (await object.text()).trim() : '';
+  return text.startsWith('[') && text.endsWith(']') ? text : null;
+}
+
+async function listFromBundle(c: Ctx, spec: SpecRow, version: SpecVersionSummary): Promise<string> {
+  const object = await c.env.FILES.get(versionFilesystemKey(spec.id, version.id));
+  const list = object ? filesystemFromBundle(await object.text(), version.entry) : null;
+  if (!list) throw filesMissing(version);
+  return JSON.stringify(list);
 }
 
 async function rawContent(c: Ctx, spec: SpecRow, version: SpecVersionSummary) {

@@ -82,8 +82,12 @@ export const publishedSiteRouter = createRouter().openapi(getPublishedSiteRoute,
   const body = publishedView(model, reader, urls, scripts);
   const text = JSON.stringify(body);
   const etag = `"${(await sha256Hex(text)).slice(0, 32)}"`;
+  // A site token's answer is built on the root it was resolved at (its `siteUrl`, the caller's choice): never shared.
   const publicSite =
-    reader.kind === 'visitor' && Object.keys(reader.claims).length === 0 && (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
+    reader.kind === 'visitor' &&
+    c.get('actor').kind !== 'site' &&
+    Object.keys(reader.claims).length === 0 &&
+    (model.site.visibility === 'public' || model.site.visibility === 'unlisted');
   // Anyone's copy of a public site is the same; everything else depends on who asks.
   c.header('Cache-Control', publicSite ? 'public, max-age=60' : 'private, no-cache');
   c.header('ETag', etag);

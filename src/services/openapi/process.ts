@@ -9,7 +9,7 @@ import { buildOutline } from './outline';
 import { SpecProcessingFailure, storedErrors, validateSpec, type SpecFormat } from './parse';
 import { loadSpecSource, SourceTextMissing, type SpecSourceLimits, type SpecSourceRef } from './source';
 import { toGitbookFilesystem } from './filesystem';
-import { versionFilesystemKey, versionRawKey } from './storage';
+import { versionFilesystemKey, versionListKey, versionRawKey } from './storage';
 import type { SpecOutline, SpecProcessingError } from './types';
 
 /**
@@ -34,8 +34,8 @@ import type { SpecOutline, SpecProcessingError } from './types';
  *    and the URL readers get are the latest; the same source again (a redelivery, a refresh of an unchanged
  *    URL) hashes the same.
  * 4. Same hash as the latest version: no version is added; the spec is `complete`, errors cleared.
- *    Otherwise the bundle (as GitBook's filesystem list: services/openapi/filesystem) and the entry's raw text
- *    go to R2 under a new version id, then
+ *    Otherwise the bundle (filesystem JSON, and as GitBook's filesystem list: services/openapi/filesystem) and
+ *    the entry's raw text go to R2 under a new version id, then
  *    one D1 batch inserts the version and updates the spec (`last_version_id`, `complete`, errors cleared),
  *    both conditioned on the spec still naming this job; when they did not apply, the objects are removed.
  *    A redelivered message finds its job cleared (step 1): a version is added once.
@@ -94,6 +94,8 @@ interface PreparedVersion {
   entry: string;
   format: SpecFormat;
   raw: Uint8Array;
+  /** The bundle `{ [filename]: document }`, as JSON. */
+  bundle: string;
   /** GitBook's filesystem list (services/openapi/filesystem), as JSON. */
   filesystem: string;
   outline: SpecOutline;
@@ -180,6 +182,7 @@ async function prepareVersion(env: Env, spec: SpecSourceRef, limits?: SpecSource
     entry: source.entry,
     format: source.format,
     raw: source.raw,
+    bundle,
     filesystem: JSON.stringify(toGitbookFilesystem(source.files, source.entry)),
     outline: buildOutline(validated.resolved),
     hash: await versionHash(bundle, source.raw, source.url),
@@ -212,11 +215,12 @@ const completed = (now: string) =>
 async function storeVersion(env: Env, db: Db, specId: string, jobId: string, version: PreparedVersion): Promise<ProcessOutcome> {
   const versionId = newId();
   const now = nowIso();
-  const keys = [versionFilesystemKey(specId, versionId), versionRawKey(specId, versionId)];
+  const keys = [versionFilesystemKey(specId, versionId), versionListKey(specId, versionId), versionRawKey(specId, versionId)];
   try {
     await Promise.all([
-      env.FILES.put(keys[0], version.filesystem, { httpMetadata: { contentType: 'application/json' } }),
-      env.FILES.put(keys[1], version.raw, { httpMetadata: { contentType: version.format === 'json' ? 'application/json' : 'application/yaml' } }),
+      env.FILES.put(keys[0], version.bundle, { httpMetadata: { contentType: 'application/json' } }),
+      env.FILES.put(keys[1], version.filesystem, { httpMetadata: { contentType: 'application/json' } }),
+      env.FILES.put(keys[2], version.raw, { httpMetadata: { contentType: version.format === 'json' ? 'application/json' : 'application/yaml' } }),
     ]);
     const [, updated] = await db.batch([
       rawRun(

@@ -7,11 +7,15 @@ export const specPrefix = (specId: string) => `openapi/${specId}/`;
 /** A `text` source as submitted, per processing job (the job that processes it reads it from here). */
 export const sourceTextKey = (specId: string, jobId: string) => `${specPrefix(specId)}sources/${jobId}`;
 
-/**
- * A version's filesystem: GitBook's list of files (services/openapi/filesystem), external references rewritten
- * to their names. Versions processed before that hold the bundle `{ [filename]: document }`, converted when read.
- */
+/** A version's bundle: JSON `{ [filename]: document }`, external references rewritten to those names. */
 export const versionFilesystemKey = (specId: string, versionId: string) => `${specPrefix(specId)}versions/${versionId}/filesystem.json`;
+
+/**
+ * The same bundle as served: GitBook's list of files, descriptions rendered (services/openapi/filesystem). A
+ * key of its own, so that a release that reads only the bundle still reads every version. Versions processed
+ * before it have none (their content is then made from the bundle when read).
+ */
+export const versionListKey = (specId: string, versionId: string) => `${specPrefix(specId)}versions/${versionId}/gitbook-filesystem.json`;
 
 /** A version's entry file, exactly as fetched or submitted. */
 export const versionRawKey = (specId: string, versionId: string) => `${specPrefix(specId)}versions/${versionId}/raw`;

@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/errors';
 import { orgHostOf } from '../organizations/hostnames';
 import { loadSite, type LoadedSite, type SiteTarget } from '../../site/load';
 import { firstListed, isSiteIdSegment, parseSegments, resolvePath, sectionsOf, siteStructure, type SiteStructureView } from '../../site/structure';
-import { issueSiteToken } from './site-token';
+import { issueSiteToken, MAX_SITE_URL } from './site-token';
 
 /**
  * resolvePublishedContentByUrl: a published URL -> the site, section, site space and page path it shows, with a
@@ -175,8 +175,7 @@ async function answer(
       spaces: [...new Set(view.siteSpaces.map((s) => s.space.id))],
       claims: access.reader.claims,
       visitorType: input.visitor?.type ?? 'human',
-      // A share key is a segment of it however it was given: the form that resolves without a query.
-      siteUrl: `${url.origin}${attempt.base}${shareLink && credentials.shareKey ? `/${encodeURIComponent(credentials.shareKey)}` : ''}`,
+      ...siteUrlClaim(`${url.origin}${attempt.base}${shareLink && credentials.shareKey ? `/${encodeURIComponent(credentials.shareKey)}` : ''}`),
     },
     credentials.jwtToken && model.site.visibility === 'visitor-auth' ? expiryOf(credentials.jwtToken) : undefined,
   );
@@ -194,6 +193,14 @@ async function answer(
     apiToken: token,
     ...(shareLink && credentials.shareKey && { shareKey: credentials.shareKey }),
   };
+}
+
+/**
+ * The token's `siteUrl`: the site's root as reached, a share key a segment of it however it was given (the form
+ * that resolves without a query). Left out when longer than a token accepts (published URLs are then the site's own).
+ */
+function siteUrlClaim(root: string): { siteUrl?: string } {
+  return root.length <= MAX_SITE_URL ? { siteUrl: root } : {};
 }
 
 /** Whether one more segment could still name a section or a site space (each default was taken where others exist). */

@@ -85,7 +85,9 @@ export async function issueSiteToken(
   return { token, payload };
 }
 
-const isSiteUrl = (value: unknown): value is string => typeof value === 'string' && value.length <= 2048 && /^https?:\/\//.test(value) && URL.canParse(value);
+/** The longest `siteUrl` a token carries. */
+export const MAX_SITE_URL = 2048;
+const isSiteUrl = (value: unknown): value is string => typeof value === 'string' && value.length <= MAX_SITE_URL && /^https?:\/\//.test(value) && URL.canParse(value);
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 128;
 
 /** The payload of a site token this deployment signed and that has not expired; null otherwise. Throws 503 without the key. */
