@@ -275,7 +275,7 @@ describe('version content', () => {
     const files = (res.body as { filesystem: Array<{ filename: string; specification: any }> }).filesystem;
     expect(files.map((f) => f.filename)).toEqual(['openapi.yaml', 'pets.yaml']);
     expect(files[0].specification).toEqual(FILESYSTEM['openapi.yaml']);
-    expect(files[1].specification.get.responses['200']).toEqual({ description: 'OK <b>now</b>', 'x-gitbook-description-html': '<p>OK &#60;b&#62;now&#60;/b&#62;</p>' });
+    expect(files[1].specification.get.responses['200']).toEqual({ description: 'OK <b>now</b>', 'x-gitbook-description-html': '<p>OK &lt;b&gt;now&lt;/b&gt;</p>' });
     // Nothing is written by a read: the bundle stays what a release reading bundles only still reads.
     expect(await env.FILES.head(versionListKey(spec.id, versionId))).toBeNull();
     expect(await (await env.FILES.get(versionFilesystemKey(spec.id, versionId)))!.json()).toEqual(bundle);

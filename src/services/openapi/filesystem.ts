@@ -5,6 +5,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { escapeHtml } from '../../lib/escape-html';
 
 /**
  * A version's content as GitBook's renderer reads it (`OpenAPISpecContent.filesystem`): a list of files
@@ -58,7 +59,6 @@ export function toGitbookFilesystem(files: Record<string, unknown>, entry: strin
   }));
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** A description as escaped text: what a description is when it is not rendered. */
 export const plainDescription = (markdown: string) => `<p>${escapeHtml(markdown)}</p>`;
 

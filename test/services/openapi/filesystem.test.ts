@@ -76,7 +76,7 @@ describe('rendering is bounded', () => {
   it('a description the parser cannot take (nesting past the stack) is escaped text, not a failure', () => {
     const deep = '> '.repeat(5000) + '<script>x</script>';
     const out = entryOf({ info: { description: deep } });
-    expect(out.info[DESCRIPTION_HTML].startsWith('<p>&#62; &#62; ')).toBe(true);
+    expect(out.info[DESCRIPTION_HTML].startsWith('<p>&gt; &gt; ')).toBe(true);
     expect(out.info[DESCRIPTION_HTML]).not.toContain('<script>');
   });
 
