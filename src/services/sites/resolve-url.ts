@@ -95,17 +95,11 @@ function publishedFormAttempt(sitesUrl: string | undefined, url: URL): Attempt |
   if (!url.pathname.startsWith(`${prefix}/`)) return null;
   const match = /^\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname.slice(prefix.length));
   if (!match) return null;
-  const [orgId, basename] = [match[1], match[2]].map(decodeSegment);
-  if (!orgId || !basename || orgId.length > 128 || basename.length > 128) return null;
+  const names = parseSegments(`/${match[1]}/${match[2]}`);
+  if (names.kind !== 'ok' || names.segments.length !== 2) return null;
+  const [orgId, basename] = names.segments;
+  if (orgId.length > 128 || basename.length > 128) return null;
   return { target: { orgId, basename }, base: `${prefix}/${match[1]}/${match[2]}`, rest: match[3] ?? '' };
-}
-
-function decodeSegment(segment: string): string | null {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return null;
-  }
 }
 
 function parseUrl(raw: string): URL {
