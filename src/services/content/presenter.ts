@@ -44,13 +44,9 @@ export function toRevisionPage(page: ReadPage, urls: ContentUrls, parentPath = '
   return toDocumentPage(page, urls, path, markdownOf);
 }
 
-/** A computed page as stored (read with computed=false). */
-function toComputedPage(page: ReadPage, urls: ContentUrls, path: string): RevisionPageComputed {
+/** The fields every page of a tree has, in GitBook's order (spread where they go: key order is what clients see). */
+function pageMetadata(page: ReadPage, urls: ContentUrls, path: string) {
   return {
-    id: page.id,
-    title: page.title,
-    type: 'computed',
-    computed: page.computed!,
     ...(page.emoji ? { emoji: page.emoji } : {}),
     ...(page.icon ? { icon: page.icon } : {}),
     createdAt: page.createdAt,
@@ -59,9 +55,23 @@ function toComputedPage(page: ReadPage, urls: ContentUrls, path: string): Revisi
     slug: page.slug,
     path,
     ...(page.description ? { description: page.description } : {}),
-    hidden: page.hidden ?? false,
-    noIndex: page.noIndex ?? false,
-    noRobotsIndex: page.noRobotsIndex ?? false,
+  };
+}
+
+/** A page's visibility flags, false when unset. */
+function pageFlags(page: ReadPage) {
+  return { hidden: page.hidden ?? false, noIndex: page.noIndex ?? false, noRobotsIndex: page.noRobotsIndex ?? false };
+}
+
+/** A computed page as stored (read with computed=false). */
+function toComputedPage(page: ReadPage, urls: ContentUrls, path: string): RevisionPageComputed {
+  return {
+    id: page.id,
+    title: page.title,
+    type: 'computed',
+    computed: page.computed!,
+    ...pageMetadata(page, urls, path),
+    ...pageFlags(page),
   };
 }
 
@@ -72,19 +82,10 @@ export function toDocumentPage(page: ReadPage, urls: ContentUrls, path: string, 
     title: page.title,
     kind: 'sheet',
     type: 'document',
-    ...(page.emoji ? { emoji: page.emoji } : {}),
-    ...(page.icon ? { icon: page.icon } : {}),
-    createdAt: page.createdAt,
-    updatedAt: page.updatedAt,
-    urls: { app: `${urls.app}/${path}` },
-    slug: page.slug,
-    path,
-    ...(page.description ? { description: page.description } : {}),
+    ...pageMetadata(page, urls, path),
     layout: { ...LAYOUT_DEFAULTS, ...(page.layout ?? DEFAULT_LAYOUT) },
     ...(page.variables ? { variables: page.variables } : {}),
-    hidden: page.hidden ?? false,
-    noIndex: page.noIndex ?? false,
-    noRobotsIndex: page.noRobotsIndex ?? false,
+    ...pageFlags(page),
     ...(page.document ? { documentId: page.document } : {}),
     ...(markdown !== undefined ? { markdown } : {}),
     tags: [],
