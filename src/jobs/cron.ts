@@ -10,6 +10,7 @@ import { enqueueEvents } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB, type OpenAPIProcessPayload } from '../services/openapi/jobs';
 import { purgeExpiredIntegrationTokens } from '../services/integrations/tokens';
 import { purgeExpiredSamlRequests } from '../services/sso/login';
+import { clearExpiredClaims } from '../services/organizations/hostnames';
 import { requeueTranslationRuns } from '../services/translations/requeue';
 import { sendJobs } from './messages';
 
@@ -283,4 +284,5 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   await step('re-sending conversation analysis', () => requeueConversationJobs(env, db, scheduledTime), (n) => `sent ${n} stale conversation analysis job(s) again`);
   await step('re-sending translation runs', () => requeueTranslationRuns(env, db, scheduledTime), (n) => `sent ${n} stale translation run(s) again`);
   await step('purging expired SAML login requests', () => purgeExpiredSamlRequests(db, new Date(scheduledTime)), (n) => `removed ${n} expired SAML login request(s)`);
+  await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
 }

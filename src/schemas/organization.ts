@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { organizations } from '../db/schema';
+import { claimStands } from '../lib/hostname-claims';
 import { organizationPermissions } from '../lib/permissions';
 import { rankToRole } from '../lib/roles';
 import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
@@ -94,7 +95,8 @@ export function toOrganization(row: Omit<OrganizationRow, UsageColumn>, callerRa
     createdAt: row.createdAt,
     emailDomains: row.emailDomains,
     ...(row.hostname ? { hostname: row.hostname } : {}),
-    ...(row.customHostname ? { customHostname: row.customHostname } : {}),
+    // A pending claim past its period is gone (lib/hostname-claims), even before the cron clears it.
+    ...(row.customHostname && claimStands(row) ? { customHostname: row.customHostname } : {}),
     type: row.type as Organization['type'],
     ...(row.useCase ? { useCase: row.useCase as Organization['useCase'] } : {}),
     ...(row.communityType ? { communityType: row.communityType as Organization['communityType'] } : {}),

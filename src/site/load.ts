@@ -3,7 +3,9 @@ import { runBatch, type BatchItem, type Db } from '../db/client';
 import { organizations, sites } from '../db/schema';
 import { shareLinkQuery, visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
 import { modelFrom, MODEL_QUERY_COUNT, siteModelQueries, type SiteModel } from '../services/sites/model';
-import type { OrgHost } from '../services/organizations/hostnames';
+import { orgHostCondition, type OrgHost } from '../services/organizations/hostnames';
+
+export { orgHostCondition };
 
 /**
  * The first round trip of every site request: the site's whole model (row, groups, sections, site
@@ -29,11 +31,6 @@ export interface LoadedSite {
  */
 const asValue = (expression: SQL) => expression as unknown as string;
 
-/** The organization a host names: its label, or its custom hostname only once verified (a pending one serves nothing). */
-export function orgHostCondition(target: OrgHost): SQL {
-  if ('hostname' in target) return sql`${organizations.hostname} = ${target.hostname}`;
-  return sql`${organizations.customHostname} = ${target.customHostname} and ${organizations.customHostnameVerifiedAt} is not null`;
-}
 
 /** The site's id (a value, or SQL finding it by the host) and its organization's id, as SQL for the site's first batch. */
 export function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from './identity';
 
@@ -15,6 +16,8 @@ export const organizations = sqliteTable(
     /** The value the TXT record `_docs-platform-challenge.<customHostname>` must have. */
     customHostnameChallenge: text('custom_hostname_challenge'),
     customHostnameVerifiedAt: text('custom_hostname_verified_at'),
+    /** When the pending claim was made: it expires after CUSTOM_HOSTNAME_PENDING_DAYS unless verified. */
+    customHostnameClaimedAt: text('custom_hostname_claimed_at'),
     type: text('type').notNull().default('business'),
     useCase: text('use_case'),
     communityType: text('community_type'),
@@ -36,7 +39,12 @@ export const organizations = sqliteTable(
     conversationsDay: text('conversations_day'),
     conversationsToday: integer('conversations_today').notNull().default(0),
   },
-  (t) => [uniqueIndex('organizations_hostname_unique').on(t.hostname), uniqueIndex('organizations_custom_hostname_unique').on(t.customHostname)],
+  (t) => [
+    uniqueIndex('organizations_hostname_unique').on(t.hostname),
+    // Unique among verified claims only: several organizations may hold one name pending (migration 0022).
+    uniqueIndex('organizations_custom_hostname_verified_unique').on(t.customHostname).where(sql`${t.customHostnameVerifiedAt} is not null`),
+    index('organizations_custom_hostname').on(t.customHostname),
+  ],
 );
 
 export const orgMembers = sqliteTable(

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Db } from '../../db/client';
 import type { Env } from '../../env';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, isNotNull, sql } from 'drizzle-orm';
 import { orgMembers, organizations, sites } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -28,7 +28,7 @@ import { checkOrganizationRole, isEmailDomain, isUniqueViolation, loadOrganizati
 import { emailDomain } from '../../services/identity/users';
 import { activeProviderQuery } from '../../services/sso/providers';
 import { authorizeOrg } from '../../services/access/permissions';
-import { challengeAnswered, challengeName, customHostnameRefusal, labelRefusal, newChallenge } from '../../services/organizations/hostnames';
+import { challengeAnswered, challengeName, claimStands, customHostnameRefusal, labelRefusal, newChallenge, takeCustomHostname } from '../../services/organizations/hostnames';
 
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const tags = ['Organizations'];
@@ -185,16 +185,23 @@ const removeCustomHostnameRoute = defineRoute({
   responses: { 204: noContent('No organization of the caller has this custom hostname'), 205: noContent('The custom hostname has been removed') },
 });
 
-/** The organization that has `hostname` as its custom hostname, with the caller's rank there (null: not a member). */
-function customHostnameQuery(db: Db, hostname: string, userId: string) {
-  return db
-    .select({ org: organizations, rank: orgRoleSql(organizations.id, userId) })
+/**
+ * The caller's organization claiming `hostname` as its custom hostname, with the caller's rank there. Several
+ * organizations may hold one name pending: only the caller's own claim is read (a verified one first), so nothing
+ * tells a caller of other tenants' claims. An expired pending claim reads as none.
+ */
+async function customHostnameQuery(db: Db, hostname: string, userId: string) {
+  const rank = orgRoleSql(organizations.id, userId);
+  const row = await db
+    .select({ org: organizations, rank })
     .from(organizations)
-    .where(eq(organizations.customHostname, hostname.toLowerCase()))
+    .where(and(eq(organizations.customHostname, hostname.toLowerCase()), sql`${rank} is not null`))
+    .orderBy(sql`${organizations.customHostnameVerifiedAt} is null`, organizations.id)
     .get();
+  return row && claimStands(row.org) ? row : undefined;
 }
 
-/** The organization that has `hostname` as its custom hostname, for a caller of at least `needed` there (404 for non-members). */
+/** The caller's organization claiming `hostname`, for a caller of at least `needed` there (404 otherwise). */
 async function customHostnameOwner(db: Db, hostname: string, userId: string, needed: number) {
   const row = await customHostnameQuery(db, hostname, userId);
   if (!row || row.rank === null) throw new ApiError(404, 'Custom hostname not found');
@@ -265,6 +272,7 @@ export const organizationsRouter = createRouter()
       customHostname: null,
       customHostnameChallenge: null,
       customHostnameVerifiedAt: null,
+      customHostnameClaimedAt: null,
       type: body.type ?? 'business',
       useCase: body.useCase ?? null,
       communityType: body.communityType ?? null,
@@ -310,7 +318,8 @@ export const organizationsRouter = createRouter()
       db
         .select({ id: organizations.id })
         .from(organizations)
-        .where(body.customHostname ? eq(organizations.customHostname, body.customHostname) : sql`0`)
+        // Only a verified claim holds a name: a pending one, however many, blocks nobody and is never told.
+        .where(body.customHostname ? and(eq(organizations.customHostname, body.customHostname), isNotNull(organizations.customHostnameVerifiedAt)) : sql`0`)
         .limit(1),
       mergeRuleNonMembersQuery(db, organizationId, body.mergeRules),
       db
@@ -333,12 +342,14 @@ export const organizationsRouter = createRouter()
       ...(body.title !== undefined && { title: body.title }),
       ...(body.emailDomains !== undefined && { emailDomains: [...new Set(body.emailDomains)] }),
       ...(body.hostname !== undefined && { hostname: body.hostname }),
-      // A new custom hostname starts pending, with a new challenge; the same one again keeps its state.
+      // A new custom hostname starts pending, with a new challenge; the same one again keeps its state while its
+      // claim stands (an expired pending claim starts again, with a new challenge and period).
       ...(body.customHostname !== undefined &&
-        body.customHostname !== org.customHostname && {
+        (body.customHostname !== org.customHostname || (body.customHostname !== null && !claimStands(org))) && {
           customHostname: body.customHostname,
           customHostnameChallenge: body.customHostname ? newChallenge() : null,
           customHostnameVerifiedAt: null,
+          customHostnameClaimedAt: body.customHostname ? nowIso() : null,
         }),
       ...(body.defaultRole !== undefined && { defaultRole: roleToRank(body.defaultRole) }),
       ...(body.defaultContent !== undefined && { defaultContent: body.defaultContent }),
@@ -401,11 +412,7 @@ export const organizationsRouter = createRouter()
     if (!(await challengeAnswered(c.env, host, challenge))) {
       throw new ApiError(409, `customHostname: the DNS TXT record ${challengeName(host)} does not hold "${challenge}" yet; "${host}" stays pending`);
     }
-    // Only the challenge that was checked: a hostname changed meanwhile stays pending.
-    await db
-      .update(organizations)
-      .set({ customHostnameVerifiedAt: nowIso() })
-      .where(and(eq(organizations.id, org.id), eq(organizations.customHostname, host), eq(organizations.customHostnameChallenge, challenge)));
+    if (!(await takeCustomHostname(db, org.id, host, challenge))) throw hostnameTaken(host);
     return c.body(null, 204);
   })
   .openapi(removeCustomHostnameRoute, async (c) => {
@@ -417,7 +424,7 @@ export const organizationsRouter = createRouter()
     authorizeOrg(row.rank, RANK.admin);
     await db
       .update(organizations)
-      .set({ customHostname: null, customHostnameChallenge: null, customHostnameVerifiedAt: null })
+      .set({ customHostname: null, customHostnameChallenge: null, customHostnameVerifiedAt: null, customHostnameClaimedAt: null })
       .where(and(eq(organizations.id, row.org.id), eq(organizations.customHostname, hostname)));
     return c.body(null, 205);
   });

@@ -1,7 +1,12 @@
+import { and, eq, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { organizations } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomBase62 } from '../../lib/ids';
 import { OutboundError, outboundFetch } from '../../lib/outbound';
+import { nowIso } from '../../lib/time';
+import { isUniqueViolation } from './organizations';
 
 /**
  * The hosts an organization's site is served on, and who may claim them.
@@ -96,6 +101,24 @@ export function orgHostOf(rawHost: string, env: HostEnv): OrgHost | null {
   return { customHostname: host };
 }
 
+/** The organization a host names: its label, or its custom hostname only once verified (a pending one serves nothing). */
+export function orgHostCondition(target: OrgHost): SQL {
+  if ('hostname' in target) return sql`${organizations.hostname} = ${target.hostname}`;
+  return sql`${organizations.customHostname} = ${target.customHostname} and ${organizations.customHostnameVerifiedAt} is not null`;
+}
+
+/**
+ * A condition on a site's organization (`orgColumn`) for a request to `host`: on an organization's host, only that
+ * organization's sites (a label no organization has: none); on a three-label host no organization has verified, it
+ * is the API's own host (API_URL unset), where nothing is limited; elsewhere (the API's hosts) nothing is limited.
+ */
+export function servedOnHostSql(host: OrgHost | null, orgColumn: SQL): SQL {
+  if (!host) return sql`1`;
+  const org = sql`(select ${organizations.id} from ${organizations} where ${orgHostCondition(host)})`;
+  if ('hostname' in host) return sql`${orgColumn} = ${org}`;
+  return sql`coalesce(${org}, ${orgColumn}) = ${orgColumn}`;
+}
+
 /** A new challenge for a custom hostname: the value its TXT record must have. */
 export const newChallenge = () => `docs-platform-verification=${randomBase62(32)}`;
 
@@ -165,4 +188,43 @@ export const txtResolver = (env: Env): TxtResolver => injected ?? dohResolver(en
 export async function challengeAnswered(env: Env, host: string, challenge: string): Promise<boolean> {
   const records = await txtResolver(env).resolveTxt(challengeName(host));
   return records.some((r) => r.trim() === challenge);
+}
+
+
+import { pendingCutoff } from '../../lib/hostname-claims';
+export { CUSTOM_HOSTNAME_PENDING_DAYS, claimStands, pendingCutoff } from '../../lib/hostname-claims';
+
+/**
+ * Marks an organization's custom hostname verified, for the challenge that was checked only (a hostname changed
+ * meanwhile stays pending). The first organization to prove a name takes it: other organizations' pending claims of
+ * it are cleared in the same transaction. False when another organization proved it first (the unique index over
+ * verified claims refuses the update).
+ */
+export async function takeCustomHostname(db: Db, orgId: string, host: string, challenge: string): Promise<boolean> {
+  try {
+    await db.batch([
+      db
+        .update(organizations)
+        .set({ customHostnameVerifiedAt: nowIso() })
+        .where(and(eq(organizations.id, orgId), eq(organizations.customHostname, host), eq(organizations.customHostnameChallenge, challenge))),
+      db
+        .update(organizations)
+        .set({ customHostname: null, customHostnameChallenge: null, customHostnameClaimedAt: null })
+        .where(and(eq(organizations.customHostname, host), isNull(organizations.customHostnameVerifiedAt), ne(organizations.id, orgId))),
+    ]);
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error, 'organizations.custom_hostname')) return false;
+    throw error;
+  }
+}
+
+/** Clears pending custom hostname claims past their period (the cron); returns how many. */
+export async function clearExpiredClaims(db: Db, now = Date.now()): Promise<number> {
+  const cleared = await db
+    .update(organizations)
+    .set({ customHostname: null, customHostnameChallenge: null, customHostnameClaimedAt: null })
+    .where(and(isNull(organizations.customHostnameVerifiedAt), lt(organizations.customHostnameClaimedAt, pendingCutoff(now))))
+    .returning({ id: organizations.id });
+  return cleared.length;
 }
