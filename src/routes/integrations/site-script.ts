@@ -10,6 +10,7 @@ import { insertEvent } from '../../services/integrations/events';
 import { coveredSpacesSql } from '../../services/integrations/installations';
 import { NO_LOADER_MESSAGE, runIntegrationFetch, type FetchAnswer, type TraceLine } from '../../services/integrations/runtime';
 import { siteScriptRows, siteScriptTargetQuery, type SiteScriptRow } from '../../services/integrations/site-scripts';
+import { orgHostOf, servedOnHostSql } from '../../services/organizations/hostnames';
 
 /**
  * A site installation's script (services/integrations/site-scripts.ts): `GET /_site/integrations/<installationId>/
@@ -19,6 +20,9 @@ import { siteScriptRows, siteScriptTargetQuery, type SiteScriptRow } from '../..
  * - Served only for an installation that has a script on that site (`eligibleSql`: `site:script:inject` asked and
  *   approved, a working installation covering the site, the site published); anything else is the same 404, so
  *   nobody can run an installation's handler for a site it has no script on, nor learn which ids exist.
+ * - On an organization's own host, only for that organization's sites: there a script is same-origin with the
+ *   organization's pages and passes their `script-src 'self'`, so another organization's script is a 404 on it,
+ *   whatever its ids (`servedOnHostSql`).
  * - A miss runs the installation's `fetch_published_script` handler in its isolate (GitBook's event
  *   `{eventId, type: 'fetch_published_script', installationId, siteId}`, the environment with the site
  *   installation and its configuration), records the call as an integration event of that type with the handler's
@@ -53,7 +57,7 @@ async function loadScript(c: ScriptContext, installationId: string, siteId: stri
   const db = c.get('db');
   const installationIntegration = sql`(select integration_id from integration_installations where id = ${installationId})`;
   const [eligible, integrationRows, ownerRows, installationRows, ownRows] = await db.batch([
-    siteScriptTargetQuery(db, installationId, siteId),
+    siteScriptTargetQuery(db, installationId, siteId, servedOnHostSql(orgHostOf(new URL(c.req.url).hostname, c.env), sql.raw('s.org_id'))),
     db.select().from(integrations).where(sql`${integrations.id} = ${installationIntegration}`),
     ownerQuery(db, sql`(select owner_org_id from integrations where id = ${installationIntegration})`),
     db.select({ installation: integrationInstallations, spaces: coveredSpacesSql }).from(integrationInstallations).where(eq(integrationInstallations.id, installationId)),

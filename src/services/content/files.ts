@@ -2,12 +2,15 @@ import { imageSize } from 'image-size';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId, sha256Hex, timingSafeEqual, toHex } from '../../lib/ids';
+import { orgHostOf } from '../organizations/hostnames';
 import type { FileEntry } from './revisions';
 
 /**
  * File bytes live in R2 once per content hash (`files/<sha256>`), whatever space or revision refers
  * to them. Clients download them through a signed, expiring URL of this Worker (`/files/...`): the
- * signature is an HMAC over the hash, name, type and expiry, so none of those can be changed.
+ * signature is an HMAC over the hash, name, type and expiry, so none of those can be changed. A URL made for
+ * an organization's own host (a published page there) also signs that host, and one made anywhere else is refused
+ * there: an organization's host serves its own files only (`boundHost`).
  */
 
 /**
@@ -76,7 +79,16 @@ export function createSigner(env: Env): (message: string) => Promise<string> {
   };
 }
 
-const signedMessage = (hash: string, name: string, type: string, expires: number) => ['download', hash, name, type, expires].join('\n');
+/**
+ * The host a download URL is bound to: an organization's own host (services/organizations/hostnames `orgHostOf`),
+ * where only URLs made for it are served, or '' on the API's hosts (URLs made there work on any of them).
+ */
+function boundHost(env: Env, host: string): string {
+  return orgHostOf(host, env) ? host.toLowerCase() : '';
+}
+
+const signedMessage = (hash: string, name: string, type: string, expires: number, host: string) =>
+  ['download', hash, name, type, expires, ...(host ? [host] : [])].join('\n');
 
 export interface DownloadRequest {
   hash: string;
@@ -90,14 +102,15 @@ export interface DownloadRequest {
 export async function downloadUrl(env: Env, origin: string, file: FileEntry, now = Date.now(), sign = createSigner(env)): Promise<string> {
   // Rounded to the next minute, so that URLs of one file are stable for a while (cacheable by clients).
   const expires = Math.ceil((now / 1000 + DOWNLOAD_URL_TTL_SECONDS) / 60) * 60;
-  const signature = await sign(signedMessage(file.hash, file.name, file.contentType, expires));
+  const signature = await sign(signedMessage(file.hash, file.name, file.contentType, expires, boundHost(env, new URL(origin).hostname)));
   const query = new URLSearchParams({ type: file.contentType, expires: String(expires), signature });
   return `${origin}/files/${file.hash}/${encodeURIComponent(file.name)}?${query}`;
 }
 
-/** Throws 403 unless the request's signature is ours and has not expired. */
-export async function verifyDownload(env: Env, request: DownloadRequest, now = Date.now()): Promise<void> {
-  const expected = await createSigner(env)(signedMessage(request.hash, request.name, request.type, request.expires));
+/** Throws 403 unless the request's signature is ours, for the host it came to (`requestHost`), and has not expired. */
+export async function verifyDownload(env: Env, request: DownloadRequest, requestHost: string, now = Date.now()): Promise<void> {
+  const host = boundHost(env, requestHost);
+  const expected = await createSigner(env)(signedMessage(request.hash, request.name, request.type, request.expires, host));
   if (!timingSafeEqual(expected, request.signature)) throw new ApiError(403, 'Invalid download signature');
   if (request.expires * 1000 < now) throw new ApiError(403, 'This download link has expired');
 }

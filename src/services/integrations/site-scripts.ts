@@ -17,7 +17,9 @@ import { WORKING_STATUSES_SQL } from './scopes';
  *   approves it);
  * - the site is one of that organization's, is published, and the installation covers it (installed on it, or
  *   on all the organization's sites).
- * `cookies` is true when `site:script:cookies` is granted the same way (asked and approved).
+ * `cookies` is true when `site:script:cookies` is granted the same way (asked and approved). The policy a script adds
+ * to the pages is what the installation's organization approved of the integration's declared one (`approvedPolicy`):
+ * a publish that declares more leaves the installation pending on the approved policy, as it does for scopes.
  */
 
 export const INJECT_SCOPE = 'site:script:inject';
@@ -48,7 +50,10 @@ export interface SiteScriptRow {
   siteId: string;
   integrationName: string;
   version: number;
+  /** The integration's declared policy (what its current version asks for). */
   contentSecurityPolicy: string | null;
+  /** What the installation's organization approved of it (JSON `cspGrants`), null: the declared one (migration 0023). */
+  approvedCsp: string | null;
   cookies: number;
   /** The latest change of the installation or of its settings on the site: part of the script URL's version. */
   changedAt: string;
@@ -62,7 +67,7 @@ export function siteScriptsQuery(db: Db, siteId: string | SQL) {
   return rawAll<SiteScriptRow>(
     db,
     sql`select ii.id as installationId, s.id as siteId, i.name as integrationName, i.version as version,
-        i.content_security_policy as contentSecurityPolicy, ${grantedSql(COOKIES_SCOPE)} as cookies,
+        i.content_security_policy as contentSecurityPolicy, ii.approved_csp as approvedCsp, ${grantedSql(COOKIES_SCOPE)} as cookies,
         max(ii.updated_at, coalesce(own.updated_at, '')) as changedAt
       ${FROM}
       where s.id = ${siteId} and ${eligibleSql}
@@ -70,15 +75,19 @@ export function siteScriptsQuery(db: Db, siteId: string | SQL) {
   );
 }
 
-/** One installation's script on one site, if it has one, with what running it needs (ids as raw column values). */
-export function siteScriptTargetQuery(db: Db, installationId: string, siteId: string) {
+/**
+ * One installation's script on one site, if it has one, with what running it needs (ids as raw column values).
+ * `servedOn` limits the site's organization (services/organizations/hostnames `servedOnHostSql`): on an
+ * organization's host, another organization's script is none.
+ */
+export function siteScriptTargetQuery(db: Db, installationId: string, siteId: string, servedOn: SQL = sql`1`) {
   return rawAll<SiteScriptRow & { integrationId: string; ownConfiguration: string | null }>(
     db,
     sql`select ii.id as installationId, s.id as siteId, i.id as integrationId, i.name as integrationName, i.version as version,
-        i.content_security_policy as contentSecurityPolicy, ${grantedSql(COOKIES_SCOPE)} as cookies,
+        i.content_security_policy as contentSecurityPolicy, ii.approved_csp as approvedCsp, ${grantedSql(COOKIES_SCOPE)} as cookies,
         max(ii.updated_at, coalesce(own.updated_at, '')) as changedAt, own.configuration as ownConfiguration
       ${FROM}
-      where ii.id = ${installationId} and s.id = ${siteId} and ${eligibleSql}`,
+      where ii.id = ${installationId} and s.id = ${siteId} and ${eligibleSql} and ${servedOn}`,
   );
 }
 
@@ -102,8 +111,23 @@ export function siteScriptUrl(origin: string, row: SiteScriptRow): string {
   return `${origin}${siteScriptPath(row.installationId, row.siteId)}?v=${v}`;
 }
 
+/**
+ * The policy a site's pages take from an installation's script: what its organization approved, never more than the
+ * integration now declares (a publish narrows the approval, services/integrations/registry.ts `consentAfterPublish`).
+ */
+export function approvedPolicy(row: Pick<SiteScriptRow, 'contentSecurityPolicy' | 'approvedCsp'>): CspDirectives {
+  if (row.approvedCsp === null) return sanitizeIntegrationCsp(row.contentSecurityPolicy);
+  let grants: unknown;
+  try {
+    grants = JSON.parse(row.approvedCsp);
+  } catch {
+    return new Map();
+  }
+  return Array.isArray(grants) ? directivesOfGrants(grants.filter((g): g is string => typeof g === 'string')) : new Map();
+}
+
 export function toSiteIntegrationScript(origin: string, row: SiteScriptRow): SiteIntegrationScript {
-  const policy = serializeCsp(sanitizeIntegrationCsp(row.contentSecurityPolicy));
+  const policy = serializeCsp(approvedPolicy(row));
   return { script: siteScriptUrl(origin, row), ...(policy ? { contentSecurityPolicy: policy } : {}), cookies: Boolean(row.cookies) };
 }
 
@@ -169,6 +193,25 @@ export function sanitizeIntegrationCsp(policy: string | null | undefined): CspDi
     if (kept.length > 0) out.set(directive, kept);
   }
   return out;
+}
+
+/**
+ * What an organization approves of a policy: each source it may widen a page with, as a `directive source` pair, in
+ * the order declared. Compared as sets (in SQL, like scopes) when a new version is published.
+ */
+export function cspGrants(policy: string | null | undefined): string[] {
+  return [...sanitizeIntegrationCsp(policy)].flatMap(([directive, sources]) => sources.map((source) => `${directive} ${source}`));
+}
+
+/** The directives of approved grants (`cspGrants`), each source checked again as a manifest's would be. */
+function directivesOfGrants(grants: string[]): CspDirectives {
+  const byDirective = new Map<string, string[]>();
+  for (const grant of grants) {
+    const [directive, source] = grant.split(' ');
+    if (!directive || !source) continue;
+    byDirective.set(directive, [...(byDirective.get(directive) ?? []), source]);
+  }
+  return sanitizeIntegrationCsp([...byDirective].map(([directive, sources]) => `${directive} ${sources.join(' ')}`).join('; '));
 }
 
 export const serializeCsp = (directives: CspDirectives) =>
