@@ -92,6 +92,11 @@ export const integrationInstallations = sqliteTable(
     siteSelection: text('site_selection').notNull().default('selected'),
     spaceRole: integer('space_role').notNull().default(0),
     approvedScopes: text('approved_scopes', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /**
+     * The Content-Security-Policy sources its organization approved (`directive source` pairs, site-scripts `cspGrants`);
+     * null for an installation made before they were recorded: the integration's current policy (migration 0023).
+     */
+    approvedCsp: text('approved_csp', { mode: 'json' }).$type<string[] | null>(),
     configuration: text('configuration', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     externalIds: text('external_ids', { mode: 'json' }).$type<string[]>().notNull(),
     signingSecret: text('signing_secret').notNull(),

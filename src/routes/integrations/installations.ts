@@ -47,6 +47,7 @@ import {
 } from '../../services/integrations/installations';
 import { presentIntegrations } from '../../services/integrations/registry';
 import { spaceRoleForScopes } from '../../services/integrations/scopes';
+import { cspGrants } from '../../services/integrations/site-scripts';
 import { newIntegrationToken } from '../../services/integrations/tokens';
 import { checkOrganizationRole, isUniqueViolation, organizationQuery, type OrganizationRow } from '../../services/organizations/organizations';
 
@@ -154,12 +155,13 @@ const listOrganizationInstallationsRoute = defineRoute({
 const changed = (row: InstallationRow, changes: Partial<InstallationRow>): InstallationRow => ({ ...row, ...changes });
 
 /**
- * Installing an integration again is how an admin of the organization approves the scopes it asks for
- * beyond what its installation approved (`pending`): the installation as it stands once approved.
+ * Installing an integration again is how an admin of the organization approves the scopes and the
+ * Content-Security-Policy sources it asks for beyond what its installation approved (`pending`): the
+ * installation as it stands once approved.
  */
 async function approvePending(c: Context<AppBindings>, integration: IntegrationRow, installation: InstallationRow, spaces: number) {
   if (installation.status !== 'pending') {
-    throw new ApiError(409, `This integration is already installed on this organization (installation ${installation.id}), and no scope it asks for waits for approval`);
+    throw new ApiError(409, `This integration is already installed on this organization (installation ${installation.id}), and nothing it asks for (scopes, Content-Security-Policy sources) waits for approval`);
   }
   const db = c.get('db');
   const approval = approveScopes(db, integration, installation, nowIso());
@@ -214,6 +216,7 @@ export const integrationInstallationsRouter = createRouter()
       spaceRole: spaceRoleForScopes(integration.scopes),
       // Installing is the organization's consent to what the integration asks for now.
       approvedScopes: integration.scopes,
+      approvedCsp: cspGrants(integration.contentSecurityPolicy),
       configuration: defaultConfiguration(integration.configurations, 'account'),
       externalIds: [],
       signingSecret: await encryptSecret(c.env, signingSecret),

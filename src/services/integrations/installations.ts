@@ -11,6 +11,7 @@ import { orgRoleSql } from '../access/access';
 import { actorUserId, integrationAccess, type IntegrationAccess, type IntegrationRow } from './access';
 import { insertEvent } from './events';
 import { spaceRoleForScopes } from './scopes';
+import { cspGrants } from './site-scripts';
 import { SITE_TOKEN_REFUSED } from '../sites/site-token';
 
 /**
@@ -24,8 +25,9 @@ import { SITE_TOKEN_REFUSED } from '../sites/site-token';
  *   admins of its organization, the integration token and the installation's own tokens (and, for one
  *   space, that space's admins); only those admins widen what it reaches (`refuseWidening`), the tokens
  *   only narrow it;
- * - approve the scopes a new version of its integration asks for (`pending` until then): the admins of
- *   its organization, by installing it again (`approveScopes`);
+ * - approve the scopes and the Content-Security-Policy sources (for site scripts) a new version of its
+ *   integration asks for (`pending` until then): the admins of its organization, by installing it again
+ *   (`approveScopes`);
  * - uninstall it: the admins of its organization;
  * - issue installation tokens: the integration's admins.
  * Everyone else reads it as not found.
@@ -230,13 +232,19 @@ export const widensSelection = (before: string, after: string | undefined) => af
  * concurrent approval, leaves the rows untouched (the route answers 409). Statements for one batch: the
  * event first, guarded by the same condition as the update after it.
  */
-export function approveScopes(db: Db, integration: Pick<IntegrationRow, 'id' | 'version' | 'scopes'>, installation: InstallationRow, now: string) {
+export function approveScopes(db: Db, integration: Pick<IntegrationRow, 'id' | 'version' | 'scopes' | 'contentSecurityPolicy'>, installation: InstallationRow, now: string) {
   const guard = and(
     eq(integrationInstallations.id, installation.id),
     eq(integrationInstallations.status, 'pending'),
     sql`exists (select 1 from integrations i where i.id = ${integration.id} and i.version = ${integration.version} and i.deleted_at is null)`,
   );
-  const approved: Partial<InstallationRow> = { approvedScopes: integration.scopes, spaceRole: spaceRoleForScopes(integration.scopes), status: 'active', updatedAt: now };
+  const approved: Partial<InstallationRow> = {
+    approvedScopes: integration.scopes,
+    approvedCsp: cspGrants(integration.contentSecurityPolicy),
+    spaceRole: spaceRoleForScopes(integration.scopes),
+    status: 'active',
+    updatedAt: now,
+  };
   const event = installationEvent(
     db,
     installation,

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids';
 import { afterCursor, keysetOrder, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { containsText } from '../../lib/text-filter';
+import { cspGrants } from './site-scripts';
 import { contentSecurityPolicyText, toIntegration, type Integration, type PublishIntegrationBody } from '../../schemas/integration';
 import type { UrlContext } from '../../schemas/common';
 import { orgRoleSql, qualify } from '../access/access';
@@ -259,7 +260,12 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
           .where(and(eq(integrations.id, id), eq(integrations.version, live.version), isNull(integrations.deletedAt)))
           .returning(),
         db.update(users).set({ displayName: body.title }).where(and(eq(users.id, live.botUserId), applied)),
-        consentAfterPublish(db, scopes, now).where(and(eq(integrationInstallations.integrationId, id), applied)),
+        // Installations made before policies were approved (migration 0023) approved the policy they ran with.
+        db
+          .update(integrationInstallations)
+          .set({ approvedCsp: cspGrants(live.contentSecurityPolicy) })
+          .where(and(eq(integrationInstallations.integrationId, id), isNull(integrationInstallations.approvedCsp), applied)),
+        consentAfterPublish(db, scopes, cspGrants(manifest.contentSecurityPolicy), now).where(and(eq(integrationInstallations.integrationId, id), applied)),
       ]);
       row = updated[0];
     } else {
@@ -292,20 +298,28 @@ export async function publishIntegration(env: Env, db: Db, actor: Actor & { kind
 }
 
 /**
- * What a new version's `scopes` do to the installations (one statement, every installation at once):
- * what each approved is kept only where still asked for, so a dropped scope narrows its tokens at
- * once (and asking for it again needs consent again), and one asked for beyond that leaves the
- * installation `pending` with what it approved until an admin of its organization installs it again.
+ * What a new version's `scopes` and Content-Security-Policy (`csp`, its `cspGrants`) do to the installations (one
+ * statement, every installation at once): what each approved is kept only where still asked for, so a dropped
+ * scope narrows its tokens at once, as does a policy within the approved one (asking for more again needs consent
+ * again); one asked for beyond that leaves the installation `pending` with what it approved until an admin of its
+ * organization installs it again: its tokens keep the approved scopes, its pages the approved policy.
  * SQLite evaluates every `set` against the row before the update, hence the repeated expression.
  */
-function consentAfterPublish(db: Db, scopes: string[], now: string) {
+function consentAfterPublish(db: Db, scopes: string[], csp: string[], now: string) {
   const asked = sql`${JSON.stringify(scopes)}`;
   const approved = sql.raw('"integration_installations"."approved_scopes"');
   const kept = grantedScopesSql(asked, approved);
+  const askedCsp = sql`${JSON.stringify(csp)}`;
+  const approvedCsp = sql.raw('"integration_installations"."approved_csp"');
+  const widensCsp = asksBeyondSql(askedCsp, approvedCsp);
+  const widens = sql`(${asksBeyondSql(asked, approved)} or ${widensCsp})`;
   return db.update(integrationInstallations).set({
     approvedScopes: sql`${kept}`,
+    // A policy within the approved one is taken as it is (narrowed at once); a wider one leaves the approved policy
+    // whole (what the pages allowed before), not cut to what both declare, until an admin approves the new one.
+    approvedCsp: sql`case when ${widensCsp} then ${approvedCsp} else ${askedCsp} end`,
     spaceRole: spaceRoleForScopesSql(kept),
-    status: sql`case when ${integrationInstallations.status} = 'paused' then 'paused' when ${asksBeyondSql(asked, approved)} then 'pending' else 'active' end`,
+    status: sql`case when ${integrationInstallations.status} = 'paused' then 'paused' when ${widens} then 'pending' else 'active' end`,
     updatedAt: now,
   });
 }
