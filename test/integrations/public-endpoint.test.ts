@@ -361,6 +361,19 @@ describe('what crosses the origin the endpoint shares with the API and the publi
       expect(await location(to), to).toBeNull();
     }
   });
+
+  it('redirects to another origin send no Referer, and never downgrade an https request to http (issue 38)', async () => {
+    const redirect = (base: string, to: string) => fetchWorker(new Request(`${base}${f.installationPath}/redirect?to=${encodeURIComponent(to)}&code=secret`, { redirect: 'manual' }));
+    const external = await redirect(BASE, 'https://auth.example.com/authorize');
+    expect(external.headers.get('location')).toBe('https://auth.example.com/authorize');
+    expect(external.headers.get('referrer-policy')).toBe('no-referrer');
+    // Over https, an http target is dropped (a local deployment over http keeps it: the test above).
+    const secure = BASE.replace('http:', 'https:');
+    expect((await redirect(secure, 'http://auth.example.com/authorize')).headers.get('location')).toBeNull();
+    expect((await redirect(secure, 'https://auth.example.com/authorize')).headers.get('location')).toBe('https://auth.example.com/authorize');
+    // A protocol-relative Location takes the request's scheme: over https, an https URL of the other host.
+    expect((await redirect(secure, '//auth.example.com/x')).headers.get('location')).toBe('https://auth.example.com/x');
+  });
 });
 
 describe('failures', () => {

@@ -182,9 +182,16 @@ function underPublicEndpoint(pathname: string, integrationName: string): boolean
 }
 
 /**
- * A script's `Location`, or null when it may not be sent: another origin's http(s) URL as it is (absolute); on
- * this origin (a path, or a URL of it) only a path under a public endpoint of the same integration, resolved
- * first (so `..`, `%2e%2e` and backslashes cannot climb out) and sent as that path.
+ * A script's `Location`, or null when it may not be sent: another origin's URL as it is (absolute), over https (or
+ * http when this request came over http: a local deployment); on this origin (a path, or a URL of it) only a path
+ * under a public endpoint of the same integration, resolved first (so `..`, `%2e%2e` and backslashes cannot climb
+ * out) and sent as that path.
+ *
+ * Redirecting to another origin is intended: OAuth flows send the browser to a provider and back, as GitBook's
+ * integrations do from its integrations host. It makes these paths a redirect anyone who publishes an integration
+ * can aim, as any OAuth callback host is; what bounds it: the link names the integration (`/integrations/<name>/
+ * ...`), the hop never downgrades to http, carries no credentials, never leads to another path of this origin (the
+ * API, sites, files, another integration), and the answer sends no Referer (`Referrer-Policy: no-referrer`).
  */
 function allowedLocation(value: string, requestUrl: string, origins: Set<string>, integrationName: string): string | null {
   let target: URL;
@@ -194,6 +201,7 @@ function allowedLocation(value: string, requestUrl: string, origins: Set<string>
     return null;
   }
   if (target.protocol !== 'https:' && target.protocol !== 'http:') return null;
+  if (target.protocol === 'http:' && new URL(requestUrl).protocol === 'https:') return null;
   if (target.username || target.password) return null;
   if (!origins.has(target.origin)) return target.href;
   return underPublicEndpoint(target.pathname, integrationName) ? `${target.pathname}${target.search}${target.hash}` : null;
@@ -215,6 +223,8 @@ function toResponse(answer: FetchAnswer, method: string, location: (value: strin
       // a name or value no response may carry
     }
   }
+  // The endpoint's URL (an OAuth code or state in its query) never goes on to where it redirects.
+  if (headers.has('Location')) headers.set('Referrer-Policy', 'no-referrer');
   headers.append('Content-Security-Policy', SANDBOX);
   headers.set('X-Content-Type-Options', 'nosniff');
   const body = method === 'HEAD' || NULL_BODY_STATUSES.has(answer.status) ? null : answer.body;
