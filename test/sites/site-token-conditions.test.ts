@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
+import { PNG_1x1 } from '../helpers/content';
 import { api, BASE, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { publishedSite, spaceWithPages } from '../site/helpers';
 
@@ -24,9 +25,11 @@ const titles = (pages: Array<{ title: string; pages?: unknown[] }>): unknown[] =
 
 beforeAll(async () => {
   org = await seedOrg();
+  const png = (name: string) => ({ ref: name, name, contentType: 'image/png', base64: PNG_1x1 });
   space = await spaceWithPages(org, 'Adaptive', [
-    { operation: 'insert_page', ref: 'open', title: 'Open', document: { markdown: 'Everyone reads this.\n' } },
-    { operation: 'insert_page', ref: 'pro', title: 'Pro', condition: 'visitor.claims.pro == true', document: { markdown: 'The loquat plan.\n' } },
+    { operation: 'insert_files', files: [png('open.png'), png('shared.png'), png('plan.png'), png('unused.png')] },
+    { operation: 'insert_page', ref: 'open', title: 'Open', document: { markdown: 'Everyone reads this.\n\n![Open](./open.png)\n\n![Shared](./shared.png)\n' } },
+    { operation: 'insert_page', ref: 'pro', title: 'Pro', condition: 'visitor.claims.pro == true', document: { markdown: 'The loquat plan.\n\n![Plan](./plan.png)\n\n![Shared](./shared.png)\n' } },
     { operation: 'insert_page', into: 'pro', title: 'Pro child', document: { markdown: 'The loquat detail.\n' } },
     { operation: 'insert_page', into: 'open', title: 'Beta', condition: 'visitor.claims.beta', document: { markdown: 'Beta loquat.\n' } },
   ]);
@@ -99,5 +102,19 @@ describe("revision reads with a site token follow the pages' conditions", () => 
     expect(second.next).toBeUndefined();
     const seen = [first, second].flatMap((r) => r.items.flatMap((s: { pages: Array<{ title: string }> }) => s.pages.map((p) => p.title)));
     expect(seen.sort()).toEqual(['Pro', 'Pro child']);
+  });
+});
+
+describe('files with a site token (issue 38)', () => {
+  const fileNames = async (claims: Record<string, unknown>) =>
+    expectStatus(await api('GET', `/v1/spaces/${space.id}/revisions/${head}`, { token: await siteToken(claims) }), 200).body.files.map((f: { name: string }) => f.name).sort();
+
+  it('a revision read lists no file that only pages hidden from the visitor use', async () => {
+    // plan.png is used by the Pro page only; shared.png by Pro and Open; unused.png by no page (readable by anyone).
+    expect(await fileNames({})).toEqual(['open.png', 'shared.png', 'unused.png']);
+    expect(await fileNames({ pro: true })).toEqual(['open.png', 'plan.png', 'shared.png', 'unused.png']);
+    // A member reads every file.
+    const member = expectStatus(await api('GET', `/v1/spaces/${space.id}/revisions/${head}`, { token: org.owner.token }), 200).body;
+    expect(member.files.map((f: { name: string }) => f.name).sort()).toEqual(['open.png', 'plan.png', 'shared.png', 'unused.png']);
   });
 });

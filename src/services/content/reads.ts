@@ -103,6 +103,8 @@ export interface ContentRead {
   documentBody: string | null;
   pages?: ReadPage[];
   files?: FileEntry[];
+  /** Files of the revision a site token's visitor may not read (`filesHiddenFrom`), left out of `files`. */
+  hiddenFileCount: number;
   mergedFrom?: ChangeRequestWithContext;
   /** With `markdown`: the Markdown body of a page of the tree or of the page's subtree. */
   markdownOf?: PageMarkdown;
@@ -371,6 +373,13 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
   if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
   if (wanted.file !== undefined) add('file', fileQuery(db, revisionId, safeKey(wanted.file)));
+  // A site token's visitor reads no file that only pages hidden from them use (`filesHiddenFrom`): the tree tells
+  // which pages those are, the link index which files each page uses.
+  const gateFiles = source.published !== undefined && (wanted.allFiles || wanted.files !== undefined || wanted.file !== undefined);
+  if (gateFiles) {
+    if (!wanted.tree) add('gateTree', wholeTreeQuery(db, revisionId));
+    add('fileRefs', fileReferencesQuery(db, source.spaceId));
+  }
   if (wanted.withMergedFrom) {
     add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId})`));
   }
@@ -394,6 +403,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const located = pageRows ? locateRead(pageRows, wanted.page ?? pathTargetId(pageRows), specs) : undefined;
   const pages = tree && expand ? expandPages(tree.pages, expand) : tree?.pages;
   const claims = source.published?.claims;
+  const hiddenFiles = gateFiles && claims ? filesHiddenFrom(pages ?? wholeTree(rows<TreeRow>('gateTree')!).pages, claims, rows<FileReference>('fileRefs')!) : undefined;
+  const readFiles = fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined;
   return {
     space,
     changeRequest: cr,
@@ -402,7 +413,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     located: claims && located ? locatedFor(located, claims) : located,
     documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
     pages: claims && pages ? pagesFor(pages, claims) : pages,
-    files: fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined,
+    files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
+    hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
@@ -417,6 +429,43 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
 function pagesFor(pages: ReadPage[], claims: Record<string, unknown>, depth = 0): ReadPage[] {
   if (depth > 64) return [];
   return pages.filter((page) => evaluateCondition(page.condition, claims)).map((page) => ({ ...page, pages: pagesFor(page.pages, claims, depth + 1) }));
+}
+
+interface FileReference {
+  pageId: string;
+  fileId: string;
+}
+
+/** Which page of the space's main content uses which of its files (images, file blocks, links to files). */
+function fileReferencesQuery(db: Db, spaceId: string) {
+  return rawAll<FileReference>(
+    db,
+    sql`select page_id as pageId, target_id as fileId from space_links where space_id = ${spaceId} and target_key like 'file:%' and target_id is not null`,
+  );
+}
+
+const pageIds = (pages: ReadPage[], into = new Set<string>()): Set<string> => {
+  for (const page of pages) {
+    into.add(page.id);
+    pageIds(page.pages, into);
+  }
+  return into;
+};
+
+/**
+ * The files a site token's visitor may not read: those that only pages hidden from them by their conditions (or
+ * pages no longer in the tree) use, as the link index of the space's main content says (it follows the head: the
+ * SpaceWriter brings it up to date with every head move, the cron catches up one left behind). A file no page uses
+ * stays readable, as it is to every visitor of the site.
+ */
+function filesHiddenFrom(pages: ReadPage[], claims: Record<string, unknown>, references: FileReference[]): Set<string> {
+  const visible = pageIds(pagesFor(pages, claims));
+  if (visible.size === pageIds(pages).size) return new Set();
+  const seen = new Set<string>();
+  const hidden = new Set<string>();
+  for (const { pageId, fileId } of references) (visible.has(pageId) ? seen : hidden).add(fileId);
+  for (const fileId of seen) hidden.delete(fileId);
+  return hidden;
 }
 
 /** The page a site token's visitor asked for, when it and each of its ancestors pass their conditions: none otherwise (a 404). */
@@ -614,8 +663,12 @@ export async function pagesResponse(r: ContentRequest) {
 /** Files of a revision, a page at a time, in id order; the cursor is the last file's id. */
 export async function filesResponse(r: ContentRequest, query: { page?: string; limit?: number }) {
   const { cursor, limit } = pageParams(query);
-  const read = await readFor(r, { files: { after: cursor ? cursor[1] : null, limit } });
-  const page = toPage(read.files!, limit, read.revision.fileCount, (file) => [0, file.id], (file) => file);
+  const after = cursor ? cursor[1] : null;
+  // A site token's visitor may not read some files (`filesHiddenFrom`): its pages are cut from every file, so that
+  // none is shorter than the limit while more follow.
+  const read = r.source.published ? await readFor(r, { allFiles: true }) : await readFor(r, { files: { after, limit } });
+  const files = r.source.published ? read.files!.filter((file) => after === null || file.id > after).slice(0, limit + 1) : read.files!;
+  const page = toPage(files, limit, read.revision.fileCount - read.hiddenFileCount, (file) => [0, file.id], (file) => file);
   return { ...page, items: await toApiFiles(r.env, new URL(r.url).origin, page.items) };
 }
 
