@@ -1,5 +1,5 @@
 import type { RateLimitOutcome } from './services/limits/rate-limits';
-import type { Db } from './db/client';
+import type { D1Client, Db } from './db/client';
 import type { SpaceWriter } from './durable-objects/space-writer';
 import type { SiteTokenPayload } from './services/sites/site-token';
 
@@ -98,6 +98,10 @@ export type AppBindings = {
   Variables: {
     requestId: string;
     db: Db;
+    /** The request's D1 session (db/client `openSession`), whose bookmark the answer carries. */
+    d1: D1Client;
+    /** The bookmark of a write the space's writer (a Durable Object, on a session of its own) made for this request. */
+    writerBookmark?: string;
     actor: Actor;
     /** What each rate limit policy said of this request, for its RateLimit headers (middleware/rate-limit). */
     rateLimits: RateLimitOutcome[];

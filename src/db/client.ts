@@ -3,8 +3,52 @@ import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';
 
-export function createDb(d1: D1Database) {
-  return drizzle(d1, { schema });
+/** What queries run on: the binding itself, or a session of it (`openSession`). */
+export type D1Client = D1Database | D1DatabaseSession;
+
+/**
+ * The one place every query reaches D1 through (a later shard router would pick the database here). Drizzle reads
+ * only `prepare` and `batch` of its client, which a session has as the binding does.
+ */
+export function createDb(d1: D1Client) {
+  return drizzle(d1 as D1Database, { schema });
+}
+
+// ---------------------------------------------------------------------------------------------
+// D1 sessions: read replicas, and reading one's own writes
+
+/**
+ * The header that carries a D1 bookmark both ways (Cloudflare's own examples name it so; GitBook has none): every
+ * answer sends the bookmark of the database state it saw or made, and a request that sends one back reads a state at
+ * least as new, whichever replica serves it (read-your-writes across requests).
+ */
+export const BOOKMARK_HEADER = 'X-D1-Bookmark';
+
+/** D1's bookmarks: hexadecimal groups joined by `-` (`00000000-00000017-00000000-<32 hex>`). */
+const BOOKMARK = /^[0-9a-f]{1,64}(?:-[0-9a-f]{1,64}){1,7}$/i;
+
+export const isBookmark = (value: string) => value.length <= 256 && BOOKMARK.test(value);
+
+/**
+ * A session of the database: from `bookmark` when one is given; otherwise reads may be served by the nearest
+ * replica (`first-unconstrained`) and writes start on the primary (`first-primary`), so that a write never
+ * builds on a stale read. A runtime without sessions (none known today) gets the binding itself.
+ */
+export function openSession(d1: D1Database, start: { bookmark?: string; write: boolean }): D1Client {
+  if (typeof d1.withSession !== 'function') return d1;
+  return d1.withSession(start.bookmark ?? (start.write ? 'first-primary' : 'first-unconstrained'));
+}
+
+/** The bookmark a client holds: the session's, or null on a binding without sessions. */
+export function bookmarkOf(client: D1Client): string | null {
+  return 'getBookmark' in client && typeof client.getBookmark === 'function' ? client.getBookmark() : null;
+}
+
+/** The newer of two bookmarks (D1's bookmarks sort oldest to newest as strings). */
+export function laterBookmark(a: string | null | undefined, b: string | null | undefined): string | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return a >= b ? a : b;
 }
 
 export type Db = ReturnType<typeof createDb>;

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { createDb } from '../db/client';
+import { bookmarkOf, createDb, openSession } from '../db/client';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { ContentChange } from '../services/content/batch';
@@ -11,8 +11,12 @@ import type { AssembleOutput, TranslationTarget } from '../services/translations
 
 const work = () => import('./space-writer-work');
 
-/** What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC). */
-export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
+/**
+ * What crosses the RPC boundary: a value, or the API error to answer with (classes do not survive RPC), with the
+ * bookmark of the D1 state the writer left (null where the runtime has no sessions): the request that called it
+ * answers it, so its client reads what was written (middleware/context).
+ */
+export type WriterResult<T> = ({ ok: true; value: T } | { ok: false; status: number; message: string }) & { bookmark?: string | null };
 
 /**
  * One instance per space (idFromName(spaceId)). Everything that moves a space's or change request's
@@ -23,12 +27,18 @@ export type WriterResult<T> = { ok: true; value: T } | { ok: false; status: numb
 export class SpaceWriter extends DurableObject<Env> {
   private tail: Promise<unknown> = Promise.resolve();
 
-  private serialize<T>(work: () => Promise<T>): Promise<WriterResult<T>> {
+  /**
+   * Runs `work` after every head move queued before it, on a D1 session of its own that starts on the primary (a
+   * head move reads the heads it builds on, which a replica may not have yet).
+   */
+  private serialize<T>(work: (env: Env) => Promise<T>): Promise<WriterResult<T>> {
     const run = this.tail.then(async (): Promise<WriterResult<T>> => {
+      const session = openSession(this.env.DB, { write: true });
+      const env: Env = { ...this.env, DB: session as D1Database };
       try {
-        return { ok: true, value: await work() };
+        return { ok: true, value: await work(env), bookmark: bookmarkOf(session) };
       } catch (error) {
-        if (error instanceof ApiError) return { ok: false, status: error.status, message: error.message };
+        if (error instanceof ApiError) return { ok: false, status: error.status, message: error.message, bookmark: bookmarkOf(session) };
         throw error;
       }
     });
@@ -37,59 +47,59 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 
   applyContent(target: ChangeRequestTarget, changes: ContentChange[]): Promise<WriterResult<ContentBatchOutput>> {
-    return this.serialize(async () => (await work()).applyChangeRequestContent(this.env, target, changes));
+    return this.serialize(async (env) => (await work()).applyChangeRequestContent(env, target, changes));
   }
 
   merge(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
-    return this.serialize(async () => {
-      const merged = await (await work()).mergeChangeRequest(this.env, target);
-      await this.catchUpIndexes(target.spaceId);
+    return this.serialize(async (env) => {
+      const merged = await (await work()).mergeChangeRequest(env, target);
+      await this.catchUpIndexes(env, target.spaceId);
       return merged;
     });
   }
 
   /** Brings the space's search and link indexes up to its main content (a duplicate, the cron's safety net). */
   reindex(spaceId: string): Promise<WriterResult<CatchUpResult | null>> {
-    return this.serialize(async () => (await work()).catchUpIndexes(createDb(this.env.DB), spaceId));
+    return this.serialize(async (env) => (await work()).catchUpIndexes(createDb(env.DB), spaceId));
   }
 
   /**
    * After main moved: the move itself has succeeded, so a failure here is logged, not answered; the
    * indexes stay at their last revision until the next move or the hourly cron catches them up.
    */
-  private async catchUpIndexes(spaceId: string): Promise<void> {
+  private async catchUpIndexes(env: Env, spaceId: string): Promise<void> {
     try {
-      await (await work()).catchUpIndexes(createDb(this.env.DB), spaceId);
+      await (await work()).catchUpIndexes(createDb(env.DB), spaceId);
     } catch (error) {
       console.error(`space ${spaceId}: indexes not caught up`, error);
     }
   }
 
   update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
-    return this.serialize(async () => (await work()).updateChangeRequest(this.env, target));
+    return this.serialize(async (env) => (await work()).updateChangeRequest(env, target));
   }
 
   /** A content batch on the space's main content (a template applied without a change request): main moves. */
   applyToMain(target: MainTarget, changes: ContentChange[]): Promise<WriterResult<MainEditOutput>> {
-    return this.serialize(async () => {
-      const applied = await (await work()).applyMainContent(this.env, target, changes);
-      await this.catchUpIndexes(target.spaceId);
+    return this.serialize(async (env) => {
+      const applied = await (await work()).applyMainContent(env, target, changes);
+      await this.catchUpIndexes(env, target.spaceId);
       return applied;
     });
   }
 
   /** Writes a translation run's result revision onto this (its result) space's main content, and completes the run (services/translations/run). */
   applyTranslation(target: TranslationTarget): Promise<WriterResult<AssembleOutput>> {
-    return this.serialize(async () => {
-      const assembled = await (await work()).assembleTranslation(this.env, target);
-      if (assembled.revision) await this.catchUpIndexes(target.resultSpaceId);
+    return this.serialize(async (env) => {
+      const assembled = await (await work()).assembleTranslation(env, target);
+      if (assembled.revision) await this.catchUpIndexes(env, target.resultSpaceId);
       return assembled;
     });
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */
   createChangeRequest(target: MainTarget & { subject: string }, changes: ContentChange[]): Promise<WriterResult<ChangeRequestWithContext>> {
-    return this.serialize(async () => (await work()).createChangeRequestOnMain(this.env, target, changes));
+    return this.serialize(async (env) => (await work()).createChangeRequestOnMain(env, target, changes));
   }
 }
 
@@ -97,9 +107,22 @@ export function spaceWriter(env: Env, spaceId: string) {
   return env.SPACE_WRITER.get(env.SPACE_WRITER.idFromName(spaceId));
 }
 
-/** Runs a head move in the space's writer and turns a refusal back into the API error. */
-export async function throughWriter<T>(call: Promise<WriterResult<T>>): Promise<T> {
+/** Where a request keeps the writer's bookmark for its answer (a Hono context: middleware/context sends it). */
+interface BookmarkSink {
+  get(key: 'writerBookmark'): string | undefined;
+  set(key: 'writerBookmark', value: string): void;
+}
+
+/**
+ * Runs a head move in the space's writer and turns a refusal back into the API error. With `request`, the request
+ * answers the writer's bookmark (the newest it was given), so its client reads what the writer wrote.
+ */
+export async function throughWriter<T>(call: Promise<WriterResult<T>>, request?: BookmarkSink): Promise<T> {
   const result = await call;
+  if (request && result.bookmark) {
+    const previous = request.get('writerBookmark');
+    if (!previous || result.bookmark > previous) request.set('writerBookmark', result.bookmark);
+  }
   if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
   return result.value;
 }

@@ -38,6 +38,6 @@ describe('SpaceWriter', () => {
     const space = await createSpace(org.id, org.owner.token);
     const writer = spaceWriter(env, space.id);
     const result = await writer.merge({ spaceId: space.id, changeRequestId: 'no-such-change-request', userId: org.owner.id });
-    expect(result).toEqual({ ok: false, status: 404, message: 'Change request not found' });
+    expect(result).toEqual({ ok: false, status: 404, message: 'Change request not found', bookmark: expect.stringMatching(/^[0-9a-f-]+$/) });
   });
 });

@@ -23,19 +23,23 @@ export function countingD1(real: D1Database) {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     }) as Statement;
-  const db = new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
-      if (prop === 'batch') {
-        return (statements: Statement[]) => {
-          count++;
-          return target.batch(statements.map((s) => s.__real ?? s));
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  // The binding and each of its sessions (`withSession`: every request runs on one) count alike.
+  const counted = <T extends D1Database | D1DatabaseSession>(client: T): T =>
+    new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
+        if (prop === 'batch') {
+          return (statements: Statement[]) => {
+            count++;
+            return target.batch(statements.map((s) => s.__real ?? s));
+          };
+        }
+        if (prop === 'withSession') return (start?: string) => counted((target as D1Database).withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  const db = counted(real);
   return {
     db,
     get count() {

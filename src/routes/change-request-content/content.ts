@@ -242,7 +242,7 @@ export const changeRequestContentRouter = createRouter()
     const loaded = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit, sets ? [orgRankOfSpaceQuery(db, spaceId, userId)] : []);
     authorizeComputedSources(c.get('actor'), loaded.more[0], changes);
     const { cr } = loaded.row;
-    const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes));
+    const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes), c);
     const updated = toChangeRequest((await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext, urls);
     if (c.req.valid('query').compat) return c.json(updated, 200);
     const pageUrl = (page: string) => ({ object: 'page' as const, id: page, urls: { location: `${updated.urls.location}/content/page/${page}` } });

@@ -54,12 +54,12 @@ export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, as
   if (body.changeRequestId !== undefined) {
     const loaded = await loadChangeRequest(db, spaceId, body.changeRequestId, userId, RANK.edit, orgRank);
     authorizeComputedSources(c.get('actor'), loaded.more[0], changes, what);
-    await throughWriter(writer.applyContent({ spaceId, changeRequestId: loaded.row.cr.id, userId }, changes));
+    await throughWriter(writer.applyContent({ spaceId, changeRequestId: loaded.row.cr.id, userId }, changes), c);
   } else {
     const [spaceRows, rankRows] = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), ...orgRank])) as unknown[][];
     checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
     authorizeComputedSources(c.get('actor'), rankRows, changes, what);
-    await throughWriter(writer.applyToMain({ spaceId, userId }, changes));
+    await throughWriter(writer.applyToMain({ spaceId, userId }, changes), c);
   }
   return c.body(null, 201);
 });
