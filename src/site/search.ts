@@ -41,7 +41,7 @@ export async function siteSearch(db: Db, text: string, nodes: SiteSpaceNode[], c
   for (const hit of hits) {
     if (hit.rank > SITE_SEARCH_RESULTS) continue;
     const found = pagesBySpace.get(hit.spaceId)?.get(hit.pageId);
-    if (!found || found.hidden) continue;
+    if (!found || found.hidden || found.page.noIndex) continue;
     const key = `${hit.spaceId}/${hit.pageId}`;
     let result = results.get(key);
     if (!result) {

@@ -148,13 +148,22 @@ export function toSearchPages(hits: HitRow[], paths: PathRow[], words: string[],
 
 /**
  * The hits a site token's visitor may see, of a search read from rank 0 (`MAX_HITS`): a page whose condition,
- * or an ancestor's, fails for the visitor's claims is left out, as the site's HTML reader leaves it out; the
- * pages left are ranked again, so that `count` and the pages of results are those of what the visitor sees.
- * Answers the hits of the results page after `offset` (and one more, to tell whether a next page exists).
+ * or an ancestor's, fails for the visitor's claims is left out, as the site's HTML reader leaves it out, and so is
+ * a page that is `hidden` (not in the site's navigation: reached by its link only, as GitBook's published sites
+ * keep it out of their search) or `noIndex` (GitBook's "not indexable in the search"); the pages left are ranked
+ * again, so that `count` and the pages of results are those of what the visitor sees. Answers the hits of the
+ * results page after `offset` (and one more, to tell whether a next page exists).
  */
+/** A page's own row that keeps it out of a site's search (`hidden` or `noIndex` in its record). */
+function unlisted(row: PathRow): boolean {
+  if (row.level !== 0 || !row.record) return false;
+  const record = JSON.parse(row.record) as { hidden?: boolean; noIndex?: boolean };
+  return record.hidden === true || record.noIndex === true;
+}
+
 export function hitsVisibleTo(claims: Record<string, unknown>, hits: HitRow[], paths: PathRow[], offset: number, limit: number) {
   const keyOf = (row: { spaceId: string; pageId: string }) => `${row.spaceId}/${row.pageId}`;
-  const hidden = new Set(paths.filter((row) => !evaluateCondition(row.condition ?? undefined, claims)).map(keyOf));
+  const hidden = new Set(paths.filter((row) => !evaluateCondition(row.condition ?? undefined, claims) || unlisted(row)).map(keyOf));
   const ranks = new Map<number, number>();
   for (const hit of hits) if (!hidden.has(keyOf(hit)) && !ranks.has(hit.rank)) ranks.set(hit.rank, ranks.size + 1);
   const visible = hits
