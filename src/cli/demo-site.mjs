@@ -432,7 +432,8 @@ async function ensureShareLink(api, organizationId, siteId) {
   const path = `/v1/orgs/${organizationId}/sites/${siteId}/share-links`;
   const links = (await api.get(`${path}?limit=100`)).items;
   const link = links.find((l) => l.name === SHARE_LINK_NAME && l.active) ?? (await api.post(path, { name: SHARE_LINK_NAME }));
-  const key = link.urls.published ? new URL(link.urls.published).searchParams.get('shareKey') : null;
+  // The share link's published URL is `<site>/<key>/`: the key is its last segment.
+  const key = link.urls.published ? decodeURIComponent(new URL(link.urls.published).pathname.split('/').filter(Boolean).at(-1) ?? '') || null : null;
   if (!key) throw new Error(`the share link of "${SHARE_SITE_TITLE}" has no key in its published URL`);
   return key;
 }

@@ -10,6 +10,7 @@ import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
 import { receiverIdsOf, recordSiteView, siteViewReceiversQuery } from '../services/integrations/site-views';
 import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../services/integrations/site-scripts';
+import { shareLinkQuery, visitorAccess } from '../services/sites/access';
 import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
 import { isSiteIdSegment, parseSegments } from './structure';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
@@ -167,24 +168,29 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     if (!('siteId' in mount.target) && !('basename' in mount.target) && !(await orgHostActive(c.get('db'), mount.target))) return null;
     return parsed.kind === 'bad' ? badRequest('The address cannot be read.') : notFound();
   }
-  const view = viewOf(parsed.segments);
-
   const queryShare = SHARE_PARAMS.map((name) => url.searchParams.get(name)).find((v) => v) ?? undefined;
   const queryToken = url.searchParams.get(TOKEN_PARAM) || undefined;
   const cookieShare = getCookie(c, mount.cookies.share) || undefined;
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
   const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
 
-  // Read in the same first batch: the integrations that receive its page views, and integrations' scripts
-  // where the origin is the site's alone (`scriptsOn`).
+  // Read in the same first batch: the integrations that receive its page views, integrations' scripts where the
+  // origin is the site's alone (`scriptsOn`), and whether the first segment is a share key of the site (GitBook's
+  // form of a share link, `<site>/<key>/<page>`, which works where a query string is dropped).
   const db = c.get('db');
   const withScripts = scriptsOn(mount);
-  const { site, hostKnown, extra } = await loadSite<[unknown, unknown?]>(db, mount.target, credentials, [
+  const segmentKey = !credentials.shareKey && parsed.segments[0] ? parsed.segments[0].slice(0, 256) : undefined;
+  const { site: loaded, hostKnown, extra } = await loadSite<unknown[]>(db, mount.target, credentials, [
     siteViewReceiversQuery(db, siteIdOf(mount.target)),
     ...(withScripts ? [siteScriptsQuery(db, targetSql(mount.target).siteId)] : []),
+    ...(segmentKey ? [shareLinkQuery(db, siteIdOf(mount.target) as string, segmentKey)] : []),
   ]);
   if (!hostKnown) return null;
-  if (!site) return notFound();
+  if (!loaded) return notFound();
+  const keyed = segmentKey !== undefined && loaded.model.site.visibility === 'share-link' && (extra.at(-1) as unknown[]).length > 0;
+  const site = keyed ? { ...loaded, access: await visitorAccess(loaded.model, true, { ...credentials, shareKey: segmentKey }) } : loaded;
+  if (keyed) mount = { ...mount, base: `${mount.base}/${encodeURIComponent(segmentKey!)}` };
+  const view = viewOf(keyed ? parsed.segments.slice(1) : parsed.segments);
   if (view.kind === 'none') return notFound();
   const { model } = site;
 

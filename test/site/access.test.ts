@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
-import { cookieValue, publishedSite, setCookie, spaceWithPages, visit } from './helpers';
+import { cookieValue, publishedSite, setCookie, shareKeyOf, spaceWithPages, visit } from './helpers';
 
 let org: TestOrg;
 let space: { id: string; pages: Record<string, string> };
@@ -77,7 +77,7 @@ describe('share-link sites', () => {
   beforeAll(async () => {
     site = await publishedSite(org, [space.id], 'share-link', 'Partners');
     const link = expectStatus(await api('POST', `${site.path}/share-links`, { token: token(), body: { name: 'Partners' } }), 201).body;
-    key = new URL(link.urls.published).searchParams.get('shareKey')!;
+    key = shareKeyOf(link);
   });
 
   it('?share=<key> sets an HttpOnly, Secure, SameSite=Lax cookie scoped to the site and redirects without the key', async () => {
@@ -113,7 +113,7 @@ describe('share-link sites', () => {
     expect(badCookie.text).toBe(notFoundBody);
 
     const other = expectStatus(await api('POST', `${site.path}/share-links`, { token: token(), body: { name: 'Revoked' } }), 201).body;
-    const otherKey = new URL(other.urls.published).searchParams.get('shareKey')!;
+    const otherKey = shareKeyOf(other);
     expect((await visit(`/s/${site.id}/`, { Cookie: `site_share_${site.id}=${otherKey}` })).status).toBe(200);
     expectStatus(await api('PATCH', `${site.path}/share-links/${other.id}`, { token: token(), body: { active: false } }), 200);
     expect((await visit(`/s/${site.id}/`, { Cookie: `site_share_${site.id}=${otherKey}` })).status).toBe(404);
@@ -273,5 +273,29 @@ describe('hidden site spaces', () => {
     const direct = await visit(`/s/${site.id}/legacy/old-page`);
     expect(direct.status).toBe(200);
     expect(direct.text).toContain('Legacy content.');
+  });
+});
+
+describe('a share key as the first path segment (GitBook’s form, what urls.published hands out)', () => {
+  it('opens the site at /s/<id>/<key>/..., keeps the key in its links, and the published URL of a share link leads there', async () => {
+    const site = await publishedSite(org, [space.id], 'share-link', 'Segment partners');
+    const link = expectStatus(await api('POST', `${site.path}/share-links`, { token: token(), body: { name: 'Segment' } }), 201).body;
+    const key = shareKeyOf(link);
+    expect(new URL(link.urls.published).search).toBe('');
+    const home = await visit(`/s/${site.id}/${key}/welcome`);
+    expect(home.status).toBe(200);
+    expect(home.text).toContain('Hello visitors.');
+    expect(home.headers.get('Cache-Control')).toBe('private, no-cache');
+    // Links between its pages keep the key segment.
+    expect(home.text).toContain(`/s/${site.id}/${key}/`);
+    // The share link's own published URL (/sites/<org>/<basename>/<key>/) redirects there and opens.
+    const published = await visit(new URL(link.urls.published).pathname);
+    expect(published.status).toBe(301);
+    const target = published.headers.get('Location')!;
+    expect(target).toBe(`/s/${site.id}/${key}/`);
+    expect([200, 302]).toContain((await visit(target)).status);
+    // A wrong key in that position is the 404 page; the key of another site opens nothing.
+    expect((await visit(`/s/${site.id}/not-a-key-0123456789abcdef/welcome`)).status).toBe(404);
+    expect((await visit(`/s/${site.id}/welcome`)).status).toBe(404);
   });
 });

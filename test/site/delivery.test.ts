@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cspHash } from '../../src/site/assets';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
-import { grab, publishPages, publishedSite, spaceWithPages, visit, visitCounting } from './helpers';
+import { grab, publishPages, publishedSite, shareKeyOf, spaceWithPages, visit, visitCounting } from './helpers';
 import { fetchWorker } from '../helpers/worker';
 
 let org: TestOrg;
@@ -123,7 +123,7 @@ describe('the Cache API and D1 round trips', () => {
   it('share-link pages never enter the shared cache', async () => {
     const shared = await publishedSite(org, [handbook.id], 'share-link', 'Private cache');
     const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: org.owner.token, body: { name: 'x' } }), 201).body;
-    const cookie = { Cookie: `site_share_${shared.id}=${new URL(link.urls.published).searchParams.get('shareKey')}` };
+    const cookie = { Cookie: `site_share_${shared.id}=${shareKeyOf(link)}` };
     await visitCounting(`/s/${shared.id}/welcome`, cookie);
     const second = await visitCounting(`/s/${shared.id}/welcome`, cookie);
     expect(second.headers.get('X-Site-Cache')).toBeNull();

@@ -75,3 +75,6 @@ export function cookieValue(header: string | undefined): string {
 export function grab(text: string, pattern: RegExp): string | undefined {
   return pattern.exec(text)?.[1];
 }
+
+/** The key of a share link, from its `urls.published` (`<site>/<key>/`, GitBook's form: the key as the last segment). */
+export const shareKeyOf = (link: { urls: { published?: string } }) => decodeURIComponent(new URL(link.urls.published!).pathname.split('/').filter(Boolean).at(-1)!);

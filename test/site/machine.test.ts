@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, BASE, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
-import { grab, publishedSite, spaceWithPages, visit } from './helpers';
+import { grab, publishedSite, shareKeyOf, spaceWithPages, visit } from './helpers';
 
 let org: TestOrg;
 let site: { id: string; path: string };
@@ -87,7 +87,7 @@ describe('sitemap.xml and robots.txt', () => {
   it('share-link sites: the machine views need the key like the pages', async () => {
     const shared = await publishedSite(org, [handbook.id], 'share-link', 'Shared docs');
     const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: org.owner.token, body: { name: 'Bots' } }), 201).body;
-    const key = new URL(link.urls.published).searchParams.get('shareKey')!;
+    const key = shareKeyOf(link);
     expect((await visit(`/s/${shared.id}/llms.txt`)).status).toBe(404);
     const cookie = { Cookie: `site_share_${shared.id}=${key}` };
     expect((await visit(`/s/${shared.id}/robots.txt`, cookie)).text).toBe('User-agent: *\nDisallow: /\n');

@@ -14,7 +14,7 @@ import { setTxtResolver } from '../../src/services/organizations/hostnames';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
 import { GITBOOK_0202, gitbookErrors, schemaValidator } from '../helpers/gitbook-schema';
 import { api, BASE, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
-import { publishedSite, spaceWithPages } from '../site/helpers';
+import { publishedSite, shareKeyOf, spaceWithPages } from '../site/helpers';
 
 const lookupSchema = schemaValidator({ $ref: '#/components/schemas/PublishedSiteContentLookup' }, GITBOOK_0202.components);
 const tokenSchema = schemaValidator({ $ref: '#/components/schemas/SiteAPIToken' }, GITBOOK_0202.components);
@@ -206,7 +206,7 @@ describe('share-link sites', () => {
   beforeAll(async () => {
     shared = await publishedSite(org, [guide.id], 'share-link', 'Shared');
     const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: admin, body: { name: 'Partners' } }), 201).body;
-    key = new URL(link.urls.published).searchParams.get('shareKey')!;
+    key = shareKeyOf(link);
   });
 
   it("the key as the first path segment (GitBook's form): the site's base includes it, and the answer names it", async () => {
@@ -224,7 +224,7 @@ describe('share-link sites', () => {
     expectError(await resolve(`${BASE}/s/${shared.id}/getting-started`), 404);
     expectError(await resolve(`${BASE}/s/${shared.id}/nOtAkEy0123456789abcdef/getting-started`), 404);
     const other = expectStatus(await api('POST', `${shared.path}/share-links`, { token: admin, body: { name: 'Revoked' } }), 201).body;
-    const revokedKey = new URL(other.urls.published).searchParams.get('shareKey')!;
+    const revokedKey = shareKeyOf(other);
     expectStatus(await api('PATCH', `${shared.path}/share-links/${other.id}`, { token: admin, body: { active: false } }), 200);
     expectError(await resolve(`${BASE}/s/${shared.id}/${revokedKey}/`), 404);
   });
@@ -371,7 +371,7 @@ describe("the sites' urls.published resolve, and published URLs read with a site
   it("a share-link site's token: its root carries the key as a segment (however it was given), never repeated as a query", async () => {
     const shared = await publishedSite(org, [guide.id], 'share-link', 'Shared links');
     const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: admin, body: { name: 'Renderer' } }), 201).body;
-    const key = new URL(link.urls.published).searchParams.get('shareKey')!;
+    const key = shareKeyOf(link);
     const inPath = (await resolved(`https://127.0.0.1/s/${shared.id}/${key}/getting-started`)).apiToken;
     expect((await publishedUrls(shared.path, inPath, key)).site).toBe(`https://127.0.0.1/s/${shared.id}/${key}/`);
     const inQuery = (await resolved(`https://127.0.0.1/s/${shared.id}/getting-started?share=${key}`)).apiToken;

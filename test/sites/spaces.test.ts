@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSpace } from '../helpers/content';
+import { shareKeyOf } from '../site/helpers';
 import { api, expectError, expectStatus, seedOrg } from '../helpers/harness';
 
 /** Spaces seen from sites: deleting or moving a space out of the organization, and reading it through a site. */
@@ -59,12 +60,12 @@ describe('spaces in sites', () => {
     expect(expectStatus(await api('GET', `/v1/spaces/${a.id}`, { token }), 200).body.urls.published).toBeUndefined();
     expectStatus(await api('POST', `${path}/publish`, { token }), 200);
     const link = expectStatus(await api('POST', `${path}/share-links`, { token, body: { name: 'Friends' } }), 201).body;
-    const shareKey = new URL(link.urls.published).searchParams.get('shareKey')!;
+    const shareKey = shareKeyOf(link);
 
     const member = expectStatus(await api('GET', `/v1/spaces/${b.id}`, { token }), 200).body;
     expect(member.urls.published).toMatch(/\/beta$/);
     const withKey = expectStatus(await api('GET', `/v1/spaces/${a.id}?shareKey=${shareKey}`, { token }), 200).body;
-    expect(withKey.urls.published).toContain(`shareKey=${shareKey}`);
+    expect(withKey.urls.published).toContain(`/${shareKey}/`);
 
     // Visitors: no token and no key is a missing token; a wrong or revoked key reads as an unknown space.
     expectError(await api('GET', `/v1/spaces/${a.id}`), 401);

@@ -9,6 +9,7 @@ import { SignJWT, base64url, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
 import { createSpace } from '../helpers/content';
+import { shareKeyOf } from '../site/helpers';
 import { GITBOOK_0202, gitbookErrors, schemaValidator } from '../helpers/gitbook-schema';
 import { api, expectError, expectStatus, seedOrg, type ApiResponse, type TestOrg } from '../helpers/harness';
 
@@ -65,7 +66,6 @@ function tamper(token: string, claims: Record<string, unknown>): string {
   return `${header}.${encodePart({ ...claims, exp: now() + 3600 })}.${signature}`;
 }
 
-const shareKeyOf = (link: { urls: { published?: string } }) => new URL(link.urls.published!).searchParams.get('shareKey')!;
 
 /** Ids of every section of a published structure, depth first through groups. */
 function sectionIds(items: any[]): string[] {
@@ -266,9 +266,11 @@ describe('who opens a site: each visibility against each credential, without an 
   it('a share-link visitor gets published URLs carrying the key that opened the site', async () => {
     const f = live['share-link'];
     const view = expectStatus(await published(org.id, f.id, { shareKey: f.activeKey }), 200).body;
-    expect(new URL(view.site.urls.published).searchParams.get('shareKey')).toBe(f.activeKey);
+    expect(shareKeyOf(view.site)).toBe(f.activeKey);
     const spaces = expectStatus(await visit(org.id, f.id, 'site-spaces', { shareKey: f.activeKey }), 200).body;
-    expect(new URL(spaces.items[0].urls.published).searchParams.get('shareKey')).toBe(f.activeKey);
+    // GitBook's form: the key as the segment after the site's root (its renderer drops query strings).
+    expect(new URL(spaces.items[0].urls.published).pathname.split('/')).toContain(f.activeKey);
+    expect(new URL(spaces.items[0].urls.published).search).toBe('');
     // A visitor sees no permission on the site.
     expect(view.site.permissions.view).toBe(false);
     expect(view.site.permissions.admin).toBe(false);
@@ -885,7 +887,7 @@ describe('share links', () => {
     const keys = new Map<string, string>(links.map((l: any) => [l.id, shareKeyOf(l)]));
     expect(new Set(keys.values()).size).toBe(3);
     for (const key of keys.values()) expect(key).toMatch(/^[A-Za-z0-9]{20,}$/);
-    expect(links.find((l: any) => l.id === created.id).urls.published).toContain(`?shareKey=${keys.get(created.id)}`);
+    expect(links.find((l: any) => l.id === created.id).urls.published).toMatch(new RegExp(`/${keys.get(created.id)}/$`));
     // GitBook searches share links by name or key: an admin holding a shared URL finds its link.
     expect((await list(`?search=${keys.get(press.id)}`)).items.map((l: any) => l.id)).toEqual([press.id]);
     for (const key of keys.values()) expectStatus(await published(org.id, siteId, { shareKey: key }), 200);

@@ -42,8 +42,12 @@ function publishedRoot(urls: SiteUrls, site: SiteRow): string {
   return urls.reached?.site === site.id ? urls.reached.url : siteBaseUrl(urls, site);
 }
 
-function withShareKey(url: string, site: SiteRow, urls: SiteUrls): string {
-  return site.visibility === 'share-link' && urls.shareKey ? `${url}?shareKey=${encodeURIComponent(urls.shareKey)}` : url;
+/**
+ * The root of a share-link site's published URLs with its key as the first segment (`<site>/<key>/<page>`, GitBook's
+ * form): it works everywhere, GitBook's renderer included, which drops the query string before it resolves a URL.
+ */
+function withShareKey(root: string, site: SiteRow, urls: SiteUrls): string {
+  return site.visibility === 'share-link' && urls.shareKey ? `${root}/${encodeURIComponent(urls.shareKey)}` : root;
 }
 
 /** A published URL under the site (only once the site is published). */
@@ -55,7 +59,7 @@ function publishedUrl(model: SiteModel, urls: SiteUrls, segments: string[]): str
 /** The published URL of a place in a site: `<site>/<section path>/<site space path>`, defaults left out. */
 export function publishedUrlOf(site: SiteRow, urls: SiteUrls, segments: string[]): string {
   const path = segments.map(encodeURIComponent).join('/');
-  return withShareKey(`${publishedRoot(urls, site)}/${path}`, site, urls);
+  return `${withShareKey(publishedRoot(urls, site), site, urls)}/${path}`;
 }
 
 export const modelSite = (model: SiteModel, rank: number, urls: SiteUrls) => toSite(model.site, model.siteSpaces.length, rank, urls);
