@@ -218,6 +218,27 @@ describe('getLatestOpenAPISpecVersionContent with a site token', () => {
     expectError(await api('GET', `/v1/orgs/${org.id}/openapi/${pub.slug}/versions/latest/content/raw`, { token }), 403);
   });
 
+  it('reads a private spec that a page of its site is computed from (an API reference), and no other private spec (issue 41)', async () => {
+    const computedFrom = await seedSpec(org.id, { visibility: 'private', state: 'complete', job: null });
+    await seedSpecVersion(computedFrom.id, outline);
+    const unused = await seedSpec(org.id, { visibility: 'private', state: 'complete', job: null });
+    await seedSpecVersion(unused.id, outline);
+    const reference = await spaceWithPages(org, 'API docs', [
+      { operation: 'insert_page', title: 'API', computed: { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: computedFrom.slug } } }, props: { models: true } } },
+    ]);
+    const apiSite = await publishedSite(org, [reference.id], 'public', 'API site');
+    const apiToken = await tokenFor(`${BASE}/s/${apiSite.id}/`);
+    expectGitbook('getLatestOpenAPISpecVersionContent', expectStatus(await content(computedFrom.slug, org.id, apiToken), 200).body);
+    expectError(await content(unused.slug, org.id, apiToken), 404, 'No matching OpenAPI spec');
+    // A site that publishes no page computed from it does not read it.
+    expectError(await content(computedFrom.slug), 404, 'No matching OpenAPI spec');
+    // Once the site no longer publishes that space, its token reads the spec no more.
+    const pages = expectStatus(await api('GET', `/v1/spaces/${reference.id}/content/pages`, { token: org.owner.token }), 200).body.pages;
+    expect(pages[0].title).toBe('API');
+    expectStatus(await api('DELETE', `/v1/spaces/${reference.id}`, { token: org.owner.token }), 204);
+    expectError(await content(computedFrom.slug, org.id, apiToken), 404);
+  });
+
   it('a public spec without a version yet, and an unpublished site: not found', async () => {
     const pending = await seedSpec(org.id, { visibility: 'public' });
     expectError(await content(pending.slug), 404, 'has no version yet');

@@ -2,7 +2,7 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Context, TypedResponse } from 'hono';
 import type { JSONParsed } from 'hono/utils/types';
 import { runBatch } from '../../db/client';
-import { openapiSpecVersions } from '../../db/schema';
+import { openapiSpecs, openapiSpecVersions } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
@@ -11,7 +11,7 @@ import { RANK } from '../../lib/roles';
 import { IdSchema, listOf } from '../../schemas/common';
 import { OpenAPISpecContentSchema, OpenAPISpecRawContentSchema, OpenAPISpecVersionSchema, type OpenAPISpecContent } from '../../schemas/openapi-spec';
 import { specContentLinks, specUrlContext, toSpecVersion, type SpecRow, type SpecVersionSummary } from '../../services/openapi/presenter';
-import { loadSpecs, specBySlugQuery, specIdOf, specNotFound } from '../../services/openapi/records';
+import { loadSpecs, specBySlugQuery, specComputedInSpacesSql, specIdOf, specNotFound } from '../../services/openapi/records';
 import { siteTokenOf, siteTokenSpaceQuery, type SiteTokenPayload } from '../../services/sites/site-token';
 import { filesystemFromBundle } from '../../services/openapi/filesystem';
 import { versionFilesystemKey, versionListKey, versionRawKey } from '../../services/openapi/storage';
@@ -52,7 +52,7 @@ const getLatestContentRoute = defineRoute({
   tags,
   summary: 'Get the content of the latest version of an OpenAPI spec',
   description:
-    "Members read every spec of the organization. A site token (resolvePublishedContentByUrl) reads the organization's public specs while its site is published: what GitBook's renderer fetches for an API reference block; a private spec is a 404 to it.",
+    "Members read every spec of the organization. A site token (resolvePublishedContentByUrl) reads, while its site is published, the organization's public specs and every spec a page of the site is computed from (an API reference), whatever its visibility: what GitBook's renderer fetches for an API reference; any other spec is a 404 to it.",
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The latest version's content") },
 });
@@ -129,9 +129,11 @@ async function loadVersion(
 }
 
 /**
- * A site token's read of a spec's latest version: only a public spec of its organization (the middleware checked
- * `organizationId`), and only while its site is still published. One round trip; anything else is the 404 of a
- * spec that does not exist, as the public spec's own address answers (routes/openapi/published).
+ * A site token's read of a spec's latest version: a spec of its organization (the middleware checked
+ * `organizationId`) that is public, or that a page its site publishes is computed from (an API reference renders
+ * its spec whatever the spec's visibility: `specComputedInSpacesSql`), and only while its site is still published.
+ * One round trip; anything else is the 404 of a spec that does not exist, as the public spec's own address answers
+ * (routes/openapi/published).
  */
 async function loadPublicVersion(
   c: Ctx,
@@ -139,16 +141,17 @@ async function loadPublicVersion(
   { organizationId, specSlug }: { organizationId: string; specSlug: string },
 ): Promise<{ spec: SpecRow; version: SpecVersionSummary }> {
   const db = c.get('db');
+  const readable = sql`(s.visibility = 'public' or ${specComputedInSpacesSql(token.spaces, specSlug)})`;
   const [site, [spec], [version]] = (await runBatch(db, [
     siteTokenSpaceQuery(db, token, token.space),
-    specBySlugQuery(db, organizationId, specSlug),
+    db.select().from(openapiSpecs).where(sql`${openapiSpecs.id} = (select s.id from openapi_specs s where s.org_id = ${organizationId} and s.slug = ${specSlug} and ${readable})`),
     db
       .select(summaryColumns)
       .from(openapiSpecVersions)
-      .where(sql`${openapiSpecVersions.id} = (select s.last_version_id from openapi_specs s where s.org_id = ${organizationId} and s.slug = ${specSlug} and s.visibility = 'public')`)
+      .where(sql`${openapiSpecVersions.id} = (select s.last_version_id from openapi_specs s where s.org_id = ${organizationId} and s.slug = ${specSlug} and ${readable})`)
       .limit(1),
   ])) as [unknown[], SpecRow[], SpecVersionSummary[]];
-  if (site.length === 0 || !spec || spec.visibility !== 'public') throw specNotFound();
+  if (site.length === 0 || !spec) throw specNotFound();
   if (!version) throw new ApiError(404, `The OpenAPI spec "${spec.slug}" has no version yet (processing state: ${spec.processingState})`);
   return { spec, version };
 }

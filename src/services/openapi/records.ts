@@ -238,3 +238,20 @@ export async function deleteSpec(env: Env, db: Db, specId: string): Promise<void
   // The spec is gone whatever happens here: objects left behind are under a prefix nothing names any more.
   await deleteSpecObjects(env.FILES, specId).catch((error) => console.error(`openapi spec ${specId}: objects not removed`, error));
 }
+
+/**
+ * Whether any of `spaceIds` (a site token's spaces: those its site publishes) has, in its current main content, a
+ * page computed from the organization's spec `slug` (an API reference: its record's `computed` source names the
+ * spec). A site renders every spec its published pages are computed from, whatever the spec's own visibility, and
+ * nothing more. One statement for the caller's batch; it reads the page maps of those spaces (their leaves), not
+ * their documents.
+ */
+export function specComputedInSpacesSql(spaceIds: string[], slug: string): SQL {
+  const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
+  return sql`exists (select 1 from spaces sp cross join json_each(${JSON.stringify(spaceIds)}) t
+    cross join json_each(${body(sql`(select r.pages_root from revisions r where r.id = sp.revision_id)`)}) c1
+    cross join json_each(${body(sql`c1.value`)}) c2
+    cross join json_each(${body(sql`c2.value`)}) e
+    where sp.id = t.value and sp.deleted_at is null
+      and json_extract(e.value, '$.computed.dependencies.spec.ref.spec') = ${slug})`;
+}
