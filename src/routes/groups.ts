@@ -22,6 +22,8 @@ export interface RouterEntry {
 }
 
 export const ROUTERS: readonly RouterEntry[] = [
+  // `/v1/` itself (GitBook's `GET /`): a path of the API, mounted at the root as it is the base's own address.
+  { group: 'system', base: '/', load: () => import('./system/api-information').then((m) => m.systemRouter) },
   { group: 'identity', base: '/v1', load: () => import('./identity/users').then((m) => m.usersRouter) },
   { group: 'identity', base: '/v1', load: () => import('./identity/tokens').then((m) => m.tokensRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/organizations').then((m) => m.organizationsRouter) },

@@ -81,6 +81,7 @@ const OPERATOR_ONLY = new Set(['createUser', 'createUserToken']);
  * caller's), and must show nothing of the victim.
  */
 const SELF: Record<string, string> = {
+  getApiInformation: "the API's version and build, the same for every caller",
   getAuthenticatedUser: "the caller's own user",
   listAuthenticatedUserTokens: "the caller's own tokens (the victim's token id is not among them)",
   revokeAuthenticatedUserToken: "revokes one of the caller's own tokens: the victim's token id is absent from them (404, or 204 as deletes of absent things answer; the victim's token must still work)",

@@ -293,6 +293,7 @@ function redirectId() {
 }
 
 const CASES: Case[] = [
+  { operationId: 'getApiInformation', request: () => get('/v1/') },
   // Users
   { operationId: 'getAuthenticatedUser', request: () => get('/v1/user') },
   { operationId: 'getUserById', request: () => get(`/v1/users/${org.members.read.id}`) },
