@@ -67,6 +67,8 @@ export const ROUTE_MANIFEST: readonly (readonly [method: string, path: string, g
   ['GET', '/v1/spaces/:spaceId/content/files', 'space-content', 1],
   ['GET', '/v1/spaces/:spaceId/content/files/:fileId', 'space-content', 1],
   ['GET', '/v1/spaces/:spaceId/content/page/:pageId', 'space-content', 1],
+  ['GET', '/v1/spaces/:spaceId/content/path/:pagePath', 'space-content', 1],
+  ['GET', '/v1/spaces/:spaceId/content/path/:pagePath{.+}', 'space-content'],
   ['GET', '/v1/spaces/:spaceId/revisions/:revisionId', 'space-content', 1],
   ['GET', '/v1/spaces/:spaceId/revisions/:revisionId/page/:pageId', 'space-content', 1],
   ['GET', '/v1/spaces/:spaceId/revisions/:revisionId/page/:pageId/document', 'space-content', 1],

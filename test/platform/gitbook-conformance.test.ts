@@ -459,6 +459,8 @@ const CASES: Case[] = [
   { operationId: 'getPageById', variant: 'a page without children, as a document', request: () => get(content(`/page/${leafPageId}`)) },
   { operationId: 'getPageById', variant: 'a page without children, as Markdown', request: () => get(content(`/page/${leafPageId}?format=markdown`)) },
   { operationId: 'getPageById', variant: 'a page with children', tree: true, request: () => get(content(`/page/${parentPageId}`)) },
+  { operationId: 'getPageByPath', tree: true, request: () => get(content('/path/parent')) },
+  { operationId: 'getPageByPath', variant: 'a nested page, as Markdown', request: () => get(content('/path/parent/child?format=markdown')) },
 
   // Revisions by id (the head at the time, read by its id)
   { operationId: 'getRevisionById', tree: true, request: async () => get(await revision()) },
