@@ -45,6 +45,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'search', base: '/v1', load: () => import('./search/search').then((m) => m.searchRouter) },
   { group: 'links', base: '/v1', load: () => import('./links/links').then((m) => m.linksRouter) },
   { group: 'change-request-content', base: '/v1', load: () => import('./change-request-content/import').then((m) => m.importRouter) },
+  { group: 'imports', base: '/v1', load: () => import('./imports/import-runs').then((m) => m.importRunsRouter) },
   { group: 'space-content', base: '/v1', load: () => import('./space-content/template').then((m) => m.spaceTemplateRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/agent-instructions').then((m) => m.agentInstructionsRouter) },
   { group: 'change-requests', base: '/v1', load: () => import('./change-requests/pdf').then((m) => m.pdfRouter) },

@@ -207,7 +207,12 @@ async function seedRealIds() {
     await api('POST', `/v1/orgs/${org.id}/translations`, { token: owner, body: { language: 'fr', source: { space: space.id, language: 'en' } } }),
     201,
   ).body;
+  const importRun = expectStatus(
+    await api('POST', `/v1/org/${org.id}/imports`, { token: owner, body: { source: { type: 'website', url: 'https://docs.example.com/' }, target: { space: space.id } } }),
+    201,
+  ).body;
   Object.assign(real, {
+    importRunId: importRun.id,
     samlProviderId: samlProvider.id,
     translationId: translation.id,
     integrationName: integration.name,
