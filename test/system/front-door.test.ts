@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator } from '../helpers/gitbook-schema';
 import { BASE, api, createUser, expectError, expectStatus } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
-import { measureRoundTrips } from '../helpers/round-trips';
+import { measureRoundTrips, requestWithBindings } from '../helpers/round-trips';
 import { buildTime } from '../../src/routes/system/api-information';
 import packageJson from '../../package.json';
 
@@ -77,5 +77,18 @@ describe('getApiInformation (GET /v1/)', () => {
     expect(buildTime(undefined)).toBe('1970-01-01T00:00:00.000Z');
     expect(buildTime({ timestamp: '' })).toBe('1970-01-01T00:00:00.000Z');
     expect(buildTime({ timestamp: 'garbage' })).toBe('1970-01-01T00:00:00.000Z');
+  });
+});
+
+describe('a database without its tables (a fresh `npx wrangler dev`, a new deployment)', () => {
+  it('answers 503 saying which migrations command to run, not a 500', async () => {
+    const missing = () => {
+      throw new Error('D1_ERROR: no such table: api_tokens: SQLITE_ERROR');
+    };
+    const db = { prepare: missing, batch: missing, exec: missing, dump: missing, withSession: missing } as unknown as D1Database;
+    const res = (await requestWithBindings('GET', '/v1/user', 'dpa_0000000000000000000000000000000000000000', undefined, { DB: db })) as { status: number; body: any };
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe(503);
+    expect(res.body.error.message).toContain('npx wrangler d1 migrations apply DB --local');
   });
 });
