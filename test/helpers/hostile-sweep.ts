@@ -10,7 +10,8 @@
  * The sweep is one file's worth of requests per shard (`test/platform/hostile-input-<n>.test.ts`): a
  * single file was the suite's longest by far and ran alone on one core at the end of a run.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setOutboundFetch } from '../../src/lib/outbound';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from './content';
 import { ADMIN_TOKEN, BASE, api, expectStatus, seedOrg, type TestOrg } from './harness';
 import { conversation, seedCluster, seedIssue } from './conversations';
@@ -299,6 +300,15 @@ export async function sweepHostileInput(shard: number) {
 function defineSweep(shard: number, total: number, OPERATIONS: Operation[]) {
   describe(`hostile input never answers 5xx (shard ${shard} of ${HOSTILE_SHARDS})`, () => {
     beforeAll(seedRealIds);
+    // Nothing leaves the machine (DESIGN.md, Tests): a URL a body names (a website import, an OpenAPI source) is
+    // answered by a stand-in that has nothing, as an unreachable site would be.
+    let previousFetch: ReturnType<typeof setOutboundFetch>;
+    beforeAll(() => {
+      previousFetch = setOutboundFetch(() => Promise.resolve(new Response('not found', { status: 404 })));
+    });
+    afterAll(() => {
+      setOutboundFetch(previousFetch);
+    });
 
     it('sweeps every operation of the served document', () => {
       expect(total).toBeGreaterThanOrEqual(74);
