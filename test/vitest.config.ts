@@ -4,7 +4,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
-import { holdRuntimeReports, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
+import { holdRuntimeReports, noteSettlement, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -88,7 +88,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         onUnhandledError(error) {
           const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
           if (!/^Cannot perform I\/O on behalf of a different Durable Object\..*\(I\/O type: (RefcountedFulfiller|Value)\)$/s.test(message)) return true;
-          console.warn(`test pool: ${message.slice(0, 120)}... (cross-Durable-Object settlement, not failing the run)`);
+          // Counted, and said in one line at the end of the run (helpers/runtime-logs.mjs).
+          noteSettlement(message);
           return false;
         },
       },

@@ -57,11 +57,24 @@ export function holdRuntimeReports() {
   filterLines(process.stderr);
 }
 
-/** A reporter that prints the held reports once a run has failed; on a run that passed, nothing. */
+/** The known cross-Durable-Object settlement messages (test/vitest.config.ts `onUnhandledError`), counted. */
+const settlements = [];
+export function noteSettlement(message) {
+  settlements.push(message);
+}
+
+/**
+ * A reporter that prints the held reports once a run has failed (on a run that passed, nothing), and how many
+ * settlement messages did not fail the run (one line; the messages themselves when it failed).
+ */
 export const runtimeReportsReporter = {
   onTestRunEnd(_modules, unhandledErrors, reason) {
-    if (held.length === 0) return;
-    if (reason === 'passed' && unhandledErrors.length === 0) return;
+    const failed = reason !== 'passed' || unhandledErrors.length > 0;
+    if (settlements.length > 0) {
+      rawStdout(`test pool: ${settlements.length} promise(s) of one Durable Object settled in another's context (workerd's "Cannot perform I/O on behalf of a different Durable Object"), not failing the run\n`);
+      if (failed) rawStdout(`${settlements.map((message) => `  ${message.slice(0, 300)}`).join('\n')}\n`);
+    }
+    if (held.length === 0 || !failed) return;
     rawStdout(`\nworkerd's reports of exceptions during the run (${held.length}; held back while it passed, RUNTIME_LOGS=1 prints them as they come):\n`);
     // Written past the filter: these are the held lines themselves.
     rawStdout(`${held.join('\n')}\n`);
