@@ -545,7 +545,7 @@ async function send(op: Operation, token: string, realIds: Record<string, string
   const query = new URLSearchParams(op.query.map(({ name, schema }) => [name, queryValue(name, schema)])).toString();
   const url = `${BASE}${pathOf(op, ids, crIds)}${query ? `?${query}` : ''}`;
   const res = await fetchWorker(url, { method: op.method.toUpperCase(), headers, body });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: new TextDecoder().decode(await res.arrayBuffer()) };
 }
 
 /** What of the victim an answer holds that it may not: marker and id names. */

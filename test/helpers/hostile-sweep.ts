@@ -272,7 +272,7 @@ async function probe(op: Operation, what: string, path: Record<string, string>, 
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body) headers['Content-Type'] = body.contentType;
   const res = await fetchWorker(url, { method: op.method.toUpperCase(), headers, body: body?.body });
-  const text = await res.text();
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   if (res.status >= 500) return `${op.method} ${op.path} ${what}: ${res.status} ${text.slice(0, 200)}`;
   if (res.status >= 400) {
     let parsed: any;
