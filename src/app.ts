@@ -121,6 +121,8 @@ export function createApp() {
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
   app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] }));
   app.get('/docs', serveApiReference);
+  // The deployment's root: where to go from here (the reference, the document, the API), as JSON or HTML.
+  app.get('/', async (c) => (await import('./routes/home')).serveHome(c));
 
   // Made on the first unmatched request: a cold isolate compiles no regular expression it may not need.
   let documented: { method: string; matcher: RegExp }[] | undefined;

@@ -31,6 +31,8 @@ export interface Env {
   TRANSLATIONS_AI_MODEL?: string;
   /** Worker Loader: runs integration scripts in isolates of their own (wrangler.toml `[[worker_loaders]]`). */
   LOADER?: WorkerLoader;
+  /** The running Worker version (wrangler.toml `[version_metadata]`): getApiInformation's `build` is its upload time. */
+  CF_VERSION_METADATA?: { id?: string; tag?: string; timestamp?: string };
   /** Request rate limits (services/limits/rate-limits): one Rate Limiting binding per policy, and its "<requests>/<seconds>". */
   RL_USER?: RateLimit;
   RL_INSTALLATION?: RateLimit;

@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
+import { holdRuntimeReports, noteSettlement, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -30,6 +31,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
     const migrations = await readD1Migrations(path.join(root, 'migrations'));
     // wrangler.toml's `[assets]` directory (the API reference's script), filled before the pool reads the config.
     prepareDocsAssets(root);
+    holdRuntimeReports();
     return {
       root,
       plugins: [
@@ -64,6 +66,11 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         setupFiles: [path.join(root, 'test/helpers/apply-migrations.ts')],
         globalSetup: options.globalSetup ?? [],
         testTimeout: 30_000,
+        // Quiet when every test passes: only failed files and tests are printed, with the console output of failed
+        // tests (`minimal`), and the summary; workerd's reports of exceptions the tests provoke are held back unless
+        // the run fails (helpers/runtime-logs.mjs). `--reporter=default` lists every file as it finishes.
+        reporters: ['minimal', runtimeReportsReporter],
+        silent: 'passed-only',
         // Route groups load on their first request (app.ts): a file's first hook pays for the groups it seeds through.
         hookTimeout: 30_000,
         deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight'] } } },
@@ -81,7 +88,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         onUnhandledError(error) {
           const message = error instanceof Error ? error.message : String((error as { message?: unknown })?.message ?? error);
           if (!/^Cannot perform I\/O on behalf of a different Durable Object\..*\(I\/O type: (RefcountedFulfiller|Value)\)$/s.test(message)) return true;
-          console.warn(`test pool: ${message.slice(0, 120)}... (cross-Durable-Object settlement, not failing the run)`);
+          // Counted, and said in one line at the end of the run (helpers/runtime-logs.mjs).
+          noteSettlement(message);
           return false;
         },
       },

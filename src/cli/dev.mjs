@@ -9,55 +9,23 @@
 //   4. the demo docs sites are published through the API (demo-site.mjs) and their URLs printed: the public
 //      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
 // The log is kept to what a newcomer needs: wrangler runs at log level `warn` (its warnings, errors and the
-// Worker's own console output still show); `WRANGLER_LOG=info npm run dev` shows each request as well.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { constants } from 'node:os';
+// Worker's own console output still show; the runtime's reports of expected outbound failures are one dim line,
+// wrangler-dev.mjs); `WRANGLER_LOG=info npm run dev` shows each request as well.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDemoSite, serverUp } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
-import { DEV_SECRETS, devSecretValue, withDevSecrets } from './dev-vars.mjs';
+import { DEV_SECRETS, devSecretValue } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { OFFLINE_ENV } from './local-d1.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
+import { ensureDevVars, startWranglerDev } from './wrangler-dev.mjs';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
-
-/** Keeps the secrets .dev.vars has; writes a random value for each one it lacks. Answers the names written. */
-function ensureDevVars() {
-  const current = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, 'utf8') : '';
-  const { text, created } = withDevSecrets(current);
-  if (created.length > 0) writeFileSync(DEV_VARS, text, { mode: 0o600 });
-  return created;
-}
-
-function startWrangler() {
-  // --test-scheduled: the Cron Trigger runs on `curl http://127.0.0.1:8787/__scheduled` (wrangler would otherwise
-  // warn that crons do not fire locally).
-  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--test-scheduled'];
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...OFFLINE_ENV, WRANGLER_LOG: process.env.WRANGLER_LOG ?? 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.on(signal, () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    });
-  }
-  child.on('error', (error) => {
-    console.error(`could not start wrangler dev: ${error.message}`);
-    process.exit(1);
-  });
-  child.on('exit', (code, signal) => {
-    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
-  });
-}
 
 async function main() {
   const started = Date.now();
   assertToolchain();
-  const created = ensureDevVars();
+  const created = ensureDevVars(ROOT);
   const kept = DEV_SECRETS.filter((name) => !created.includes(name));
   if (created.length > 0) console.log(`dev: wrote a random ${created.join(', ')} to .dev.vars`);
   if (kept.length > 0) console.log(`dev: using the ${kept.join(', ')} in .dev.vars`);
@@ -65,7 +33,7 @@ async function main() {
   // The API reference's script, a static asset of the Worker (wrangler dev refuses a missing assets directory).
   prepareDocsAssets();
   console.log(`dev: starting wrangler dev on ${DEV_URL} and preparing the local database (Ctrl+C to stop)`);
-  startWrangler();
+  startWranglerDev(ROOT);
   const seeded = await migrateAndSeed();
   if (seeded.migrationsApplied.length > 0) console.log(`dev: applied ${seeded.migrationsApplied.length} D1 migrations to the local database`);
   if (!(await serverUp())) throw new Error(`wrangler dev did not answer on ${DEV_URL}`);

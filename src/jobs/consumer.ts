@@ -3,10 +3,12 @@ import { CONVERSATION_ANALYZE_JOB } from '../services/conversations/types';
 import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
 import { TRANSLATION_RUN_JOB } from '../services/translations/jobs';
+import { IMPORT_RUN_JOB } from '../services/import/runs';
 import { handleConversationAnalyzeJob } from './conversation-analyze';
 import { handleIntegrationEventJob } from './integration-event';
 import { handleOpenAPIProcessJob } from './openapi-process';
 import { handleTranslationRunJob } from './translation-run';
+import { handleImportRunJob } from './import-run';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
 
 /** What a handler knows of the message besides its body. */
@@ -23,6 +25,7 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   [OPENAPI_PROCESS_JOB]: handleOpenAPIProcessJob,
   [CONVERSATION_ANALYZE_JOB]: handleConversationAnalyzeJob,
   [TRANSLATION_RUN_JOB]: handleTranslationRunJob,
+  [IMPORT_RUN_JOB]: handleImportRunJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

@@ -36,6 +36,26 @@ export function describeZodError(error: ZodError, where: string): string {
   return `Invalid ${where}: ${parts.join('; ')}`;
 }
 
+/**
+ * The 415 of a body that is not declared JSON (@hono/zod-openapi's media type check: every operation's body here
+ * is JSON). `curl -d` without `-H "Content-Type: application/json"` sends `application/x-www-form-urlencoded`.
+ */
+export function unsupportedMediaType(contentType: string | undefined): string {
+  const type = contentType?.split(';')[0].trim();
+  const what = type ? `a body of type ${type.slice(0, 100)}` : 'a body without a Content-Type header';
+  return `Unsupported Media Type: this operation takes JSON, and the request has ${what}; send it with "Content-Type: application/json"`;
+}
+
+export const MISSING_TABLES =
+  'The database has no tables yet: apply the D1 migrations (`npx wrangler d1 migrations apply DB --local` for wrangler dev, `--remote` for a deployment); `npm start` and `npm run dev` apply them';
+
+/** A D1 error (drizzle's wrapper or D1's own) saying a table does not exist. */
+function missingTable(err: Error): boolean {
+  const cause = (err as { cause?: unknown }).cause;
+  const text = `${err.message} ${cause instanceof Error ? cause.message : ''}`;
+  return /\bno such table: \w+/.test(text);
+}
+
 export function onError(err: Error, c: Context) {
   if (err instanceof ApiError) {
     for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
@@ -43,8 +63,14 @@ export function onError(err: Error, c: Context) {
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
-    const message = status === 400 ? 'Malformed JSON in request body' : err.message || 'Request failed';
+    const message =
+      status === 400 ? 'Malformed JSON in request body' : status === 415 ? unsupportedMediaType(c.req.header('content-type')) : err.message || 'Request failed';
     return errorResponse(c, status, message);
+  }
+  if (missingTable(err)) {
+    // A database no migration was applied to (a fresh `npx wrangler dev`, a new deployment): say what to run.
+    console.error(`[${c.get('requestId') ?? '-'}] ${MISSING_TABLES}`);
+    return errorResponse(c, 503, MISSING_TABLES);
   }
   // Unexpected: log with the request id for operators, never leak internals to clients.
   console.error(`[${c.get('requestId') ?? '-'}]`, err);

@@ -22,6 +22,8 @@ export interface RouterEntry {
 }
 
 export const ROUTERS: readonly RouterEntry[] = [
+  // `/v1/` itself (GitBook's `GET /`): a path of the API, mounted at the root as it is the base's own address.
+  { group: 'system', base: '/', load: () => import('./system/api-information').then((m) => m.systemRouter) },
   { group: 'identity', base: '/v1', load: () => import('./identity/users').then((m) => m.usersRouter) },
   { group: 'identity', base: '/v1', load: () => import('./identity/tokens').then((m) => m.tokensRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/organizations').then((m) => m.organizationsRouter) },
@@ -43,6 +45,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'search', base: '/v1', load: () => import('./search/search').then((m) => m.searchRouter) },
   { group: 'links', base: '/v1', load: () => import('./links/links').then((m) => m.linksRouter) },
   { group: 'change-request-content', base: '/v1', load: () => import('./change-request-content/import').then((m) => m.importRouter) },
+  { group: 'imports', base: '/v1', load: () => import('./imports/import-runs').then((m) => m.importRunsRouter) },
   { group: 'space-content', base: '/v1', load: () => import('./space-content/template').then((m) => m.spaceTemplateRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/agent-instructions').then((m) => m.agentInstructionsRouter) },
   { group: 'change-requests', base: '/v1', load: () => import('./change-requests/pdf').then((m) => m.pdfRouter) },

@@ -81,6 +81,7 @@ const OPERATOR_ONLY = new Set(['createUser', 'createUserToken']);
  * caller's), and must show nothing of the victim.
  */
 const SELF: Record<string, string> = {
+  getApiInformation: "the API's version and build, the same for every caller",
   getAuthenticatedUser: "the caller's own user",
   listAuthenticatedUserTokens: "the caller's own tokens (the victim's token id is not among them)",
   revokeAuthenticatedUserToken: "revokes one of the caller's own tokens: the victim's token id is absent from them (404, or 204 as deletes of absent things answer; the victim's token must still work)",
@@ -152,6 +153,8 @@ const READER_MAY: Record<string, string> = {
   searchOrganizationContent: 'a reader searches what they read',
   searchSiteContent: 'a reader searches what they read of the site',
   getOrganizationAgentInstructions: "members read the organization's agent instructions",
+  listImportRuns: 'a reader sees the import runs of the spaces they read',
+  getImportRun: 'a reader sees the import runs of the spaces they read',
   ...PUBLIC_READS(),
 };
 function PUBLIC_READS(): Record<string, string> {
@@ -321,6 +324,11 @@ export async function seedVictim(): Promise<Victim> {
   const issueId = await seedIssue(org.id, conversationId, clusterId, { title: m('issue') });
   const saml = expectStatus(await api('POST', `/v1/orgs/${org.id}/saml`, { token: O, body: { label: m('saml'), defaultTeam: team.id } }), 201).body;
   const translation = expectStatus(await api('POST', `/v1/orgs/${org.id}/translations`, { token: O, body: { language: 'fr', source: { space: space.id, language: 'en' } } }), 201).body;
+  // An import run into the main space (pending: the queue is not consumed in tests).
+  const importRun = expectStatus(
+    await api('POST', `/v1/org/${org.id}/imports`, { token: O, body: { source: { type: 'website', url: `https://${marker}.example/docs/` }, target: { space: space.id } } }),
+    201,
+  ).body;
 
   const ids: Record<string, string> = {
     organizationId: org.id,
@@ -359,6 +367,7 @@ export async function seedVictim(): Promise<Victim> {
     issueId,
     samlProviderId: saml.id,
     translationId: translation.id,
+    importRunId: importRun.id,
     emailDomain: domain,
     hostname,
   };
@@ -480,6 +489,7 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   setIntegrationDevelopmentMode: () => ({ tunnelUrl: 'https://example.test/' }),
   createTranslation: (ids) => ({ language: 'fr', source: { space: ids.spaceId, language: 'en' } }),
   importContentInChangeRequest: () => ({ source: 'website', url: 'https://example.test/' }),
+  startImportRun: (ids) => ({ source: { type: 'website', url: 'https://example.test/' }, target: { space: ids.spaceId } }),
   applyTemplateToSpace: () => ({ id: 'product-docs' }),
   createSite: () => ({ title: 'Attack' }),
   overrideSiteSpaceCustomizationById: () => ({ title: 'Attack' }),
@@ -535,7 +545,7 @@ async function send(op: Operation, token: string, realIds: Record<string, string
   const query = new URLSearchParams(op.query.map(({ name, schema }) => [name, queryValue(name, schema)])).toString();
   const url = `${BASE}${pathOf(op, ids, crIds)}${query ? `?${query}` : ''}`;
   const res = await fetchWorker(url, { method: op.method.toUpperCase(), headers, body });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: new TextDecoder().decode(await res.arrayBuffer()) };
 }
 
 /** What of the victim an answer holds that it may not: marker and id names. */
@@ -665,6 +675,7 @@ export async function attackShard(shard: number) {
       await read(`/v1/orgs/${ids.organizationId}/openapi/${ids.specSlug}`);
       await read(`/v1/orgs/${ids.organizationId}/saml/${ids.samlProviderId}`);
       await read(`/v1/orgs/${ids.organizationId}/translations/${ids.translationId}`);
+      expect((await read(`/v1/org/${ids.organizationId}/imports/${ids.importRunId}`)).status).toBe('pending');
       await read(`/v1/spaces/${ids.spaceId}/comments/${ids.commentId}`);
       const shareLinks = await read(`/v1/orgs/${ids.organizationId}/sites/${ids.siteId}/share-links`);
       expect(shareLinks.items.map((l: { name: string }) => l.name)).toEqual([markers.sharelink]);

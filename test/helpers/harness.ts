@@ -33,7 +33,8 @@ export async function api<T = any>(method: string, path: string, options: Reques
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
   const res = await fetchWorker(`${BASE}${path}`, { method, headers, body });
-  const text = await res.text();
+  // Decoded from the bytes, as `res.text()` would, without the runtime's warning for a body that is not text (an image).
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -37,6 +37,15 @@ async function hostRequest(url: string, init: { method?: string; headers?: Recor
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+/**
+ * The deployment's own answer at a host that is no organization's: its index (`GET /`, JSON leading to the
+ * reference and the API), never a site.
+ */
+function expectDeploymentIndex(res: { status: number; text: string }, what = '') {
+  expect(res.status, what).toBe(200);
+  expect(JSON.parse(res.text).links, what).toMatchObject({ reference: expect.stringMatching(/\/docs$/), api: expect.stringMatching(/\/v1\/$/) });
+}
+
 /** A request through the app with other variables (the deployment's configured URLs). */
 async function withEnv(vars: Record<string, string>, url: string, method: string, token: string, body: unknown) {
   const ctx = createExecutionContext();
@@ -66,7 +75,7 @@ describe('hostname: a label under SITES_DOMAIN', () => {
     expectError(await api('POST', '/v1/orgs', { token: org.owner.token, body: { title: 'Attacker', hostname: 'localhost' } }), 400, 'hostname');
     const root = await hostRequest('http://localhost/');
     expect(root.text).not.toContain('Attacker content.');
-    expect(root.status).toBe(404);
+    expectDeploymentIndex(root);
   });
 
   it('refuses reserved labels (400 naming hostname)', async () => {
@@ -97,7 +106,7 @@ describe('hostname: a label under SITES_DOMAIN', () => {
     for (const other of [`http://${host}/`, `http://${host}.elsewhere.test/`]) {
       const res = await hostRequest(other);
       expect(res.text, other).not.toContain('Served by label.');
-      expect(res.status, other).toBe(404);
+      expectDeploymentIndex(res, other);
     }
     // A label no organization has is a 404 of the site, never the API.
     const unknown = await hostRequest(`http://${label('nobody')}.sites.test/v1/orgs`);
@@ -147,14 +156,14 @@ describe('customHostname: a domain proved by a DNS TXT challenge', () => {
 
     // Pending: the host is none of the site's business.
     const before = await hostRequest(`http://${host}/`);
-    expect(before.status).toBe(404);
+    expectDeploymentIndex(before);
     expect(before.text).not.toContain('Served on a custom domain.');
 
     // No record, then a wrong one: 409, still pending.
     expectError(await api('PATCH', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 409, `_docs-platform-challenge.${host}`);
     records.set(`_docs-platform-challenge.${host}`, ['docs-platform-verification=wrong']);
     expectError(await api('PATCH', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 409, 'pending');
-    expect((await hostRequest(`http://${host}/`)).status).toBe(404);
+    expectDeploymentIndex(await hostRequest(`http://${host}/`));
 
     records.set(`_docs-platform-challenge.${host}`, ['v=spf1 -all', pending.verification.record.value]);
     expectStatus(await api('PATCH', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 204);
@@ -172,8 +181,8 @@ describe('customHostname: a domain proved by a DNS TXT challenge', () => {
     const again = expectStatus(await api('GET', `/v1/custom-hostnames/${next}`, { token: org.owner.token }), 200).body;
     expect(again.isActive).toBe(false);
     expect(again.verification.record.value).not.toBe(pending.verification.record.value);
-    expect((await hostRequest(`http://${host}/`)).status).toBe(404);
-    expect((await hostRequest(`http://${next}/`)).status).toBe(404);
+    expectDeploymentIndex(await hostRequest(`http://${host}/`));
+    expectDeploymentIndex(await hostRequest(`http://${next}/`));
     expectError(await api('GET', `/v1/custom-hostnames/${host}`, { token: org.owner.token }), 404);
   });
 

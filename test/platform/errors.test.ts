@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, createUser, expectError } from '../helpers/harness';
+import { BASE, api, createUser, expectError } from '../helpers/harness';
+import { fetchWorker } from '../helpers/worker';
 
 describe('cross-cutting HTTP behaviour', () => {
   it('answers 401 with the error body for a missing, malformed or unknown token', async () => {
@@ -23,6 +24,21 @@ describe('cross-cutting HTTP behaviour', () => {
     expect(textBody.status).toBeGreaterThanOrEqual(400);
     expect(textBody.status).toBeLessThan(500);
     expect(textBody.body.error.code).toBe(textBody.status);
+  });
+
+  it('answers 415 with the error body and what to send for a body that is not declared JSON, with or without a Content-Type', async () => {
+    const user = await createUser();
+    const bytes = new TextEncoder().encode('{"title":"x"}');
+    // No Content-Type at all (a byte body gets none), as some clients send; and curl's -d default.
+    const bare = await fetchWorker(`${BASE}/v1/orgs`, { method: 'POST', headers: { Authorization: `Bearer ${user.token}` }, body: bytes });
+    expect(bare.headers.get('content-type')).toContain('application/json');
+    const bareBody = (await bare.json()) as { error: { code: number; message: string } };
+    expect(bare.status).toBe(415);
+    expect(bareBody).toEqual({ error: { code: 415, message: expect.stringContaining('without a Content-Type header') } });
+    expect(bareBody.error.message).toContain('Content-Type: application/json');
+    const form = await api('POST', '/v1/orgs', { token: user.token, rawBody: 'title=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expectError(form, 415, 'of type application/x-www-form-urlencoded');
+    expect((await api('GET', '/v1/orgs', { token: user.token })).body.count).toBe(0);
   });
 
   it('names the invalid field in validation errors', async () => {

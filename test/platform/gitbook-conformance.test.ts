@@ -283,6 +283,14 @@ function translationId() {
   return translation;
 }
 
+const IMPORT = () => ({ source: { type: 'website', url: 'https://docs.example.com/docs/' }, target: { space: spaceId } });
+let importRun: Promise<string> | undefined;
+/** An import run of the conformance space (it stays pending: JOBS is not consumed here). */
+function importRunId() {
+  importRun ??= (async () => expectStatus(await send('POST', `/v1/org/${org.id}/imports`, IMPORT()), 201).body.id as string)();
+  return importRun;
+}
+
 let redirect: Promise<string> | undefined;
 /** A live prefix redirect of the conformance site, capturing what its wildcard matched. */
 function redirectId() {
@@ -293,6 +301,7 @@ function redirectId() {
 }
 
 const CASES: Case[] = [
+  { operationId: 'getApiInformation', request: () => get('/v1/') },
   // Users
   { operationId: 'getAuthenticatedUser', request: () => get('/v1/user') },
   { operationId: 'getUserById', request: () => get(`/v1/users/${org.members.read.id}`) },
@@ -458,6 +467,13 @@ const CASES: Case[] = [
   { operationId: 'getPageById', variant: 'a page without children, as a document', request: () => get(content(`/page/${leafPageId}`)) },
   { operationId: 'getPageById', variant: 'a page without children, as Markdown', request: () => get(content(`/page/${leafPageId}?format=markdown`)) },
   { operationId: 'getPageById', variant: 'a page with children', tree: true, request: () => get(content(`/page/${parentPageId}`)) },
+  // Import runs (pending: the queue is not consumed here; the runs' own tests deliver them)
+  { operationId: 'startImportRun', request: () => send('POST', `/v1/org/${org.id}/imports`, IMPORT()) },
+  { operationId: 'listImportRuns', request: async () => (await importRunId(), get(`/v1/org/${org.id}/imports`)) },
+  { operationId: 'getImportRun', request: async () => get(`/v1/org/${org.id}/imports/${await importRunId()}`) },
+  { operationId: 'cancelImportRun', request: async () => send('POST', `/v1/org/${org.id}/imports/${await importRunId()}/cancel`) },
+  { operationId: 'getPageByPath', tree: true, request: () => get(content('/path/parent')) },
+  { operationId: 'getPageByPath', variant: 'a nested page, as Markdown', request: () => get(content('/path/parent/child?format=markdown')) },
 
   // Revisions by id (the head at the time, read by its id)
   { operationId: 'getRevisionById', tree: true, request: async () => get(await revision()) },

@@ -65,6 +65,18 @@ export interface WebsiteImportOptions {
   limits?: Partial<WebsiteImportLimits>;
   /** A fetch for this import (else the guard's default, which tests replace with `setOutboundFetch`). */
   fetch?: FetchFunction;
+  /**
+   * Asked before each round of page fetches and before the images (an import run's cancel, services/import/runs):
+   * false stops the crawl there with an `ImportStopped`, nothing more fetched.
+   */
+  stillWanted?: () => Promise<boolean>;
+}
+
+/** Thrown when `stillWanted` answered false: the import was stopped (cancelled) before it finished crawling. */
+export class ImportStopped extends Error {
+  constructor() {
+    super('The import was stopped');
+  }
 }
 
 export interface WebsiteImport {
@@ -146,6 +158,9 @@ export async function importWebsite(env: OutboundEnv, startUrl: string, options:
   const started = Date.now();
   checkOutboundUrl(env, startUrl, 'url');
   const fetchOptions = { fetch: options.fetch };
+  const checkWanted = async () => {
+    if (options.stillWanted && !(await options.stillWanted())) throw new ImportStopped();
+  };
 
   // -- crawl, breadth first
   const first = await fetchPage(env, startUrl, limits, fetchOptions, true);
@@ -172,6 +187,7 @@ export async function importWebsite(env: OutboundEnv, startUrl: string, options:
   };
   if (!accept(first.url, first.html)) throw badRequest(`url: ${startUrl} could not be converted to Markdown`);
   while (queue.length > 0 && pages.length < limits.maxPages && Date.now() - started < limits.pagesDeadlineMs) {
+    await checkWanted();
     const round = queue.splice(0, Math.min(limits.concurrency, limits.maxPages - pages.length));
     const results = await Promise.all(round.map((url) => fetchPage(env, url, limits, fetchOptions, false)));
     for (const result of results) {
@@ -188,6 +204,7 @@ export async function importWebsite(env: OutboundEnv, startUrl: string, options:
 
   // -- images of the fetched pages
   const imageUrls = [...new Set(pages.flatMap((p) => p.images))];
+  if (imageUrls.length > 0) await checkWanted();
   const files = await fetchImages(env, imageUrls, limits, fetchOptions, started);
 
   // -- Markdown within the batch limits (links to a page left out become URLs again: re-render until stable)

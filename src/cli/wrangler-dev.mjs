@@ -1,0 +1,50 @@
+// What `npm run dev` and `npm start` share: the secrets of .dev.vars, and `wrangler dev` started quietly and
+// offline, its output passed through with the runtime's reports of expected outbound failures shortened.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { withDevSecrets } from './dev-vars.mjs';
+import { OFFLINE_ENV } from './local-d1.mjs';
+import { outboundNoiseFilter } from './runtime-noise.mjs';
+
+/** Keeps the secrets `<root>/.dev.vars` has; writes a random value for each one it lacks. Answers the names written. */
+export function ensureDevVars(root) {
+  const path = join(root, '.dev.vars');
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const { text, created } = withDevSecrets(current);
+  if (created.length > 0) writeFileSync(path, text, { mode: 0o600 });
+  return created;
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:8787 (until stopped; this process exits with it). Offline (OFFLINE_ENV) and
+ * at log level `warn` (its warnings, errors and the Worker's own output still show); `WRANGLER_LOG=info` shows each
+ * request as well.
+ */
+export function startWranglerDev(root, { extraArgs = [] } = {}) {
+  // --test-scheduled: the Cron Trigger runs on `curl http://127.0.0.1:8787/__scheduled`.
+  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--test-scheduled', ...extraArgs];
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...OFFLINE_ENV, WRANGLER_LOG: process.env.WRANGLER_LOG ?? 'warn', FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stderr.isTTY ? '1' : '0') },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  const dim = process.stderr.isTTY ? undefined : (text) => text;
+  const filter = outboundNoiseFilter((line) => process.stderr.write(`${line}\n`), Date.now, dim);
+  createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', filter);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
+  }
+  child.on('error', (error) => {
+    console.error(`could not start wrangler dev: ${error.message}`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  });
+  return child;
+}
