@@ -1109,3 +1109,49 @@ describe('parseDocument', () => {
     if (!result.success) expect(result.error).toContain('document.nodes[1].key: duplicate key "same" (already used at document.nodes[0])');
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input: bounded work, clear errors
+
+describe('hostile Markdown', () => {
+  const timed = (markdown: string) => {
+    const start = Date.now();
+    let error: unknown = null;
+    try {
+      const { document } = markdownToDocument(markdown);
+      documentToMarkdown(document);
+    } catch (caught) {
+      error = caught;
+    }
+    return { ms: Date.now() - start, error };
+  };
+
+  it('nesting deeper than GitBook could show is a MarkdownConversionError, not a stack overflow', () => {
+    for (const markdown of ['>'.repeat(3000) + ' deep', '{% tabs %}\n{% tab title="a" %}\n'.repeat(500) + 'x\n' + '{% endtab %}\n{% endtabs %}\n'.repeat(500)]) {
+      const { error } = timed(markdown);
+      expect(error).toBeInstanceOf(MarkdownConversionError);
+      expect((error as Error).message).toMatch(/nested too deeply/);
+    }
+  });
+
+  it('input longer than 4 MiB is refused with a MarkdownConversionError', () => {
+    expect(timed('a'.repeat(4 * 1024 * 1024 + 1)).error).toBeInstanceOf(MarkdownConversionError);
+  });
+
+  it('unclosed tags, inline HTML and long tag lines convert in linear time', () => {
+    const cases = [
+      '{% hint style="info" %}\n'.repeat(5000),
+      '<b>'.repeat(5000) + 'x',
+      '<mark style="color:red;">'.repeat(5000) + 'x',
+      '<details>\n\n'.repeat(5000),
+      `{% ${'a'.repeat(100_000)}\n`,
+      `{% hint ${'a'.repeat(100_000)} %}\n`,
+    ];
+    for (const markdown of cases) {
+      const { ms, error } = timed(markdown);
+      expect(error).toBeNull();
+      // Quadratic work on these sizes takes minutes; linear work well under the bound.
+      expect(ms).toBeLessThan(5000);
+    }
+  });
+});

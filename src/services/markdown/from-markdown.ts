@@ -811,10 +811,11 @@ class Converter {
    * to the siblings up to their closing tag, and `<code class="expression">` makes an expression.
    */
   private phrasing(nodes: readonly PhrasingContent[], marks: Marks, out: InlineBuilder, singleLine: boolean) {
+    const closings = nodes.some((node) => node.type === 'html') ? htmlClosings(nodes) : null;
     for (let index = 0; index < nodes.length; index++) {
       const node = nodes[index];
-      if (node.type === 'html') {
-        const consumed = this.inlineHtml(nodes, index, marks, out, singleLine);
+      if (node.type === 'html' && closings) {
+        const consumed = this.inlineHtml(nodes, index, closings[index], marks, out, singleLine);
         if (consumed > 0) {
           index += consumed - 1;
           continue;
@@ -825,7 +826,7 @@ class Converter {
   }
 
   /** How many siblings from `index` an HTML construct took (0 when it is not one GitBook writes). */
-  private inlineHtml(nodes: readonly PhrasingContent[], index: number, marks: Marks, out: InlineBuilder, singleLine: boolean): number {
+  private inlineHtml(nodes: readonly PhrasingContent[], index: number, close: number, marks: Marks, out: InlineBuilder, singleLine: boolean): number {
     const element = openingTag((nodes[index] as Html).value);
     if (!element) return 0;
     if (element.tagName === 'img') {
@@ -836,7 +837,6 @@ class Converter {
       out.text('\n', marks);
       return 1;
     }
-    const close = closingIndex(nodes, index, element.tagName);
     if (close < 0) return 0;
     const inner = nodes.slice(index + 1, close);
     if (element.tagName === 'code' && hasClass(element, 'expression')) {
@@ -1027,30 +1027,32 @@ function trailingAnchor(children: PhrasingContent[]): { id: string; consumed: nu
   return { id, consumed };
 }
 
-/** The index of the closing `</name>` among following siblings, nested same-name tags counted. */
-function closingIndex(nodes: readonly PhrasingContent[], open: number, name: string): number {
-  let depth = 0;
-  for (let index = open + 1; index < nodes.length; index++) {
-    const node = nodes[index];
-    if (node.type !== 'html') continue;
-    if (closingTagName(node.value) === name) {
-      if (depth === 0) return index;
-      depth--;
-    } else if (openingTag(node.value)?.tagName === name) depth++;
-  }
-  return -1;
+/**
+ * For each inline HTML opening tag among siblings, the index of its closing tag (-1 if none), found in
+ * one pass with a stack per tag name: a line of a thousand unclosed `<b>` is not re-scanned per tag.
+ */
+function htmlClosings(nodes: readonly PhrasingContent[]): Int32Array {
+  const tags = nodes.map((node): ParsedTag | null => {
+    if (node.type !== 'html') return null;
+    const closing = closingTagName(node.value);
+    if (closing) return { name: closing, closing: true, rest: '', attributes: {} };
+    const element = openingTag(node.value);
+    return element ? { name: element.tagName, closing: false, rest: '', attributes: {} } : null;
+  });
+  return matchTags(tags);
 }
 
 /** A cell `<p>a</p><p>b</p>`: the phrasing of each paragraph, or null when the cell is not that. */
 function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingContent[][] | null {
   const first = children[0];
   if (first?.type !== 'html' || openingTag(first.value)?.tagName !== 'p') return null;
+  const closings = htmlClosings(children);
   const parts: PhrasingContent[][] = [];
   let index = 0;
   while (index < children.length) {
     const node = children[index];
     if (node.type !== 'html' || openingTag(node.value)?.tagName !== 'p') return null;
-    const close = closingIndex(children, index, 'p');
+    const close = closings[index];
     if (close < 0) return null;
     parts.push(children.slice(index + 1, close));
     index = close + 1;

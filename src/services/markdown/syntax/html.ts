@@ -18,12 +18,21 @@ export function elementsOf(children: readonly ElementContent[] | readonly HastRo
   return (children as ElementContent[]).filter((child): child is Element => child.type === 'element');
 }
 
+/** Opening tags repeat (`<mark style="...">` on every colored word): each is parsed once. */
+const openingTags = new Map<string, Element | null>();
+const MAX_CACHED_TAGS = 2000;
+
 /** The only element of an HTML opening tag such as `<mark style="...">`, or null. */
 export function openingTag(html: string): Element | null {
   const trimmed = html.trim();
-  if (!trimmed.startsWith('<') || trimmed.startsWith('</') || trimmed.startsWith('<!')) return null;
+  if (!trimmed.startsWith('<') || trimmed.startsWith('</') || trimmed.startsWith('<!') || trimmed.startsWith('<?')) return null;
+  const cached = openingTags.get(trimmed);
+  if (cached !== undefined) return cached;
   const [element, ...more] = htmlElements(trimmed);
-  return element && more.length === 0 ? element : null;
+  const result = element && more.length === 0 ? element : null;
+  if (openingTags.size >= MAX_CACHED_TAGS) openingTags.clear();
+  if (trimmed.length < 500) openingTags.set(trimmed, result);
+  return result;
 }
 
 /** The tag name of a closing tag `</mark>`, or null. */

@@ -14,7 +14,9 @@ export interface ParsedTag {
   attributes: Record<string, string>;
 }
 
-const TAG_SOURCE = /^\{%-?\s*(end)?([A-Za-z@][\w\-./@]*)([\s\S]*?)-?%\}$/;
+// The lookahead after the name keeps matching linear: a shorter name is never retried (backtracking into
+// a 100,000-letter name would be quadratic).
+const TAG_SOURCE = /^\{%-?\s*(end)?([A-Za-z@][\w\-./@]*)(?![\w\-./@])([\s\S]*?)-?%\}$/;
 
 export function parseTag(source: string): ParsedTag | null {
   const match = TAG_SOURCE.exec(source.trim());
@@ -28,7 +30,8 @@ const ATTRIBUTE_REFERENCES: Record<string, string> = { '&quot;': '"', '&#13;': '
 
 export function readAttributes(text: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const match of text.matchAll(/([A-Za-z][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+  // An attribute name starts after a non-name character, so a long word is scanned once, not from each letter.
+  for (const match of text.matchAll(/(?<![\w-])([A-Za-z][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
     const value = match[2] ?? match[3];
     attributes[match[1]] = value.replace(/&quot;|&#13;|&#10;|&#125;/g, (reference) => ATTRIBUTE_REFERENCES[reference]);
   }
