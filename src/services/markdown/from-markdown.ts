@@ -222,6 +222,8 @@ export const BLOCK_TAG_NAMES = [
   'openapi-webhook',
   'prompt',
 ] as const;
+/** Tags that have no end tag: a `{% endinclude %}` after an include is text, not its end. */
+const NEVER_PAIRED = new Set<string>(['include', 'page-ref']);
 /** Tags that are whole without an end tag; the others wrap content and need theirs. */
 const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
 
@@ -949,7 +951,7 @@ function groupFlow(children: readonly FlowNode[]): FlowNode[] {
         continue;
       }
       const end = matches[index];
-      const paired = !tag.closing && end > index && end < to;
+      const paired = !tag.closing && end > index && end < to && !NEVER_PAIRED.has(tag.name) && !tag.name.startsWith('@');
       if (tag.name === 'details') {
         if (paired) {
           out.push(detailsBlock(child as Html, build(index + 1, end)));

@@ -454,7 +454,12 @@ class Writer {
           items.push({ marks: new Map(), link: { url: this.hrefFor(data.ref), inner: this.items(inline.nodes ?? []) } });
           break;
         case 'expression':
-          items.push({ marks: new Map(), node: { type: 'html', value: `<code class="expression">${escapeHtml(String(data.expression ?? ''))}</code>` } });
+          // GitBook's form; the expression between the tags is text, escaped so that it reads back as written.
+          items.push(
+            { marks: new Map(), node: { type: 'html', value: '<code class="expression">' } },
+            { marks: new Map(), leaf: { object: 'leaf', text: String(data.expression ?? '').trim(), marks: [] } },
+            { marks: new Map(), node: { type: 'html', value: '</code>' } },
+          );
           break;
         case 'inline-image':
           items.push({ marks: new Map(), node: this.inlineImage(data) });
