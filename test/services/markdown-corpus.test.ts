@@ -119,7 +119,7 @@ describe('GitBook-format repositories, read and written back', () => {
     expect(figures.blocksKept).toBe(figures.blocks);
     expect(figures.fixedPoints).toBe(figures.files);
     expect(figures.identical).toBeGreaterThanOrEqual(IDENTICAL_AXONIQ_FLOOR);
-  });
+  }, 180_000);
 
   it("every document read from the corpus is valid for our schema, and GitBook's fixture set for GitBook's", () => {
     const failures: string[] = [];
@@ -134,8 +134,8 @@ describe('GitBook-format repositories, read and written back', () => {
       if (!theirs.valid) failures.push(`${path}: ${theirs.errors.slice(-3).map((e) => `${e.instanceLocation} ${e.error}`).join('; ')}`);
     }
     expect(failures).toEqual([]);
-  });
+  }, 180_000);
 });
 
 /** Identical pages of the reference guide when this test was last measured (see the printed figures). */
-const IDENTICAL_AXONIQ_FLOOR = 16;
+const IDENTICAL_AXONIQ_FLOOR = 45;

@@ -1155,3 +1155,25 @@ describe('hostile Markdown', () => {
     }
   });
 });
+
+describe("the source's Markdown style", () => {
+  it("is recorded where it differs from GitBook's export, so that hand-written Markdown comes back as written", () => {
+    const markdown = '- one *two* __three__\n- four\n\nCall f\\(x\\) now.\n\n## Title <a id="title"></a>\n';
+    const { document } = convert(markdown);
+    expect(document.data).toEqual({ markdownStyle: { bullet: '-', emphasis: '*', strong: '_', escapedParentheses: true, headingAnchors: 'id' } });
+    expect(documentToMarkdown(document)).toBe(markdown);
+  });
+
+  it("records nothing for GitBook's own style, and a document without a record is written in GitBook's style", () => {
+    const markdown = '* one _two_ **three**\n* four\n\nCall f(x) now.\n\n## Title <a href="#title" id="title"></a>\n';
+    const { document } = convert(markdown);
+    expect(document.data).toEqual({});
+    expect(documentToMarkdown(document)).toBe(markdown);
+    expect(documentToMarkdown({ ...convert('- a *b*\n').document, data: {} })).toBe('* a _b_\n');
+  });
+
+  it('ignores a recorded style with values it does not know', () => {
+    const { document } = convert('- a\n');
+    expect(documentToMarkdown({ ...document, data: { markdownStyle: { bullet: '>', emphasis: 7 } } })).toBe('* a\n');
+  });
+});

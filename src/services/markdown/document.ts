@@ -403,9 +403,23 @@ export type TableCellBlock =
 /** Any block that can appear in a document we support. */
 export type DocumentBlock = TopLevelBlock | DocumentBlockListItem | DocumentBlockCodeLine | DocumentBlockImage;
 
+/**
+ * How the Markdown a document was read from writes what Markdown can write several ways, where it
+ * differs from GitBook's export (`*` bullets, `_emphasis_`, `**strong**`, parentheses unescaped).
+ * Kept in the document's `data` so that writing the document back gives the author's Markdown.
+ */
+export interface MarkdownStyle {
+  bullet?: '-' | '+';
+  emphasis?: '*';
+  strong?: '_';
+  escapedParentheses?: true;
+  /** `<a id="x"></a>` after a heading, not `<a href="#x" id="x"></a>`. */
+  headingAnchors?: 'id';
+}
+
 export interface JSONDocument {
   object: 'document';
-  data: { schemaVersion?: number; [extra: string]: unknown };
+  data: { schemaVersion?: number; markdownStyle?: MarkdownStyle; [extra: string]: unknown };
   nodes: TopLevelBlock[];
 }
 

@@ -61,6 +61,7 @@ import {
   HINT_STYLES,
   type ImageRef,
   type JSONDocument,
+  type MarkdownStyle,
   type TableColumnAlignment,
   type TopLevelBlock,
 } from './document';
@@ -283,13 +284,65 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
 
   const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree);
   const nodes = converter.flow(body, 0) as TopLevelBlock[];
-  const document: JSONDocument = { object: 'document', data: {}, nodes };
+  const style = readMarkdownStyle(tree, source);
+  const document: JSONDocument = { object: 'document', data: style ? { markdownStyle: style } : {}, nodes };
   return {
     document: assignKeys(document),
     ...(title !== undefined ? { title } : {}),
     ...(description !== undefined ? { description } : {}),
     frontmatter,
   };
+}
+
+/**
+ * The syntax choices of the source where Markdown offers several and GitBook's model records none:
+ * the bullet (`*`, `-` or `+`), the emphasis (`_` or `*`) and strong (`**` or `__`) markers, and
+ * whether parentheses in text were escaped (`\(`, as GitBook's earlier exporter wrote them). Only what
+ * differs from GitBook's own export is recorded, in the document's `data` (GitBook's JSONDocument allows
+ * any key there), so that a page written by hand comes back as it was written; `documentToMarkdown`
+ * reads it. Null when the source writes as GitBook does.
+ */
+function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
+  const bullets = new Map<string, number>();
+  const emphasis = new Map<string, number>();
+  const strong = new Map<string, number>();
+  let escapedParentheses = 0;
+  let plainParentheses = 0;
+  let idOnlyAnchors = false;
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  const stack: Nodes[] = [tree];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    if (node.type === 'list' && !node.ordered) {
+      for (const item of node.children) if (item.position?.start.offset !== undefined) count(bullets, source[item.position.start.offset]);
+    } else if (node.type === 'emphasis' && start !== undefined) count(emphasis, source[start]);
+    else if (node.type === 'strong' && start !== undefined) count(strong, source[start]);
+    else if (node.type === 'heading' && !idOnlyAnchors) {
+      // GitBook's earlier exporter wrote a heading's anchor as `<a id="x"></a>`, without its href.
+      const last = node.children.filter((child) => child.type === 'html').at(-2);
+      const element = last?.type === 'html' ? openingTag(last.value) : null;
+      idOnlyAnchors = element?.tagName === 'a' && attribute(element, 'id') !== undefined && attribute(element, 'href') === undefined;
+    }
+    else if (node.type === 'text' && start !== undefined && end !== undefined) {
+      const raw = source.slice(start, end);
+      for (const match of raw.matchAll(/\\?[()]/g)) {
+        if (match[0].length === 2) escapedParentheses++;
+        else plainParentheses++;
+      }
+    }
+    if ('children' in node) for (const child of node.children) stack.push(child as Nodes);
+  }
+  const majority = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const style: MarkdownStyle = {};
+  const bullet = majority(bullets);
+  if (bullet === '-' || bullet === '+') style.bullet = bullet;
+  if (majority(emphasis) === '*') style.emphasis = '*';
+  if (majority(strong) === '_') style.strong = '_';
+  if (escapedParentheses > 0 && plainParentheses === 0) style.escapedParentheses = true;
+  if (idOnlyAnchors) style.headingAnchors = 'id';
+  return Object.keys(style).length ? style : null;
 }
 
 /** YAML reads `title: 2024` as a number; it is still the text the author meant. */
@@ -535,6 +588,7 @@ class Converter {
     columns.forEach((id, i) => {
       const cell = header?.children[i];
       const align = node.align?.[i];
+      // GitBook's text columns always have an alignment, left by default: `:---` and `---` are both left.
       const textAlignment: TableColumnAlignment = align === 'center' || align === 'right' ? align : 'left';
       definition[id] = { id, title: cell ? toString(cell).trim() : '', type: 'text', textAlignment };
     });

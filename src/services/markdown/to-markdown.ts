@@ -25,6 +25,7 @@ import type {
   DocumentMark,
   DocumentTextLeaf,
   JSONDocument,
+  MarkdownStyle,
 } from './document';
 import { BLOCK_TAG_NAMES } from './from-markdown';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
@@ -111,34 +112,71 @@ const writeTag: Handle = (node: TagNode, _parent, state, info) => {
 const KNOWN_TAG_NAMES = new Set<string>(BLOCK_TAG_NAMES);
 const KNOWN_TAGS = BLOCK_TAG_NAMES.map((name) => name.replace(/[-]/g, '\\-')).join('|');
 
-const stringifier = unified()
-  .use(remarkGfm)
-  .use(remarkFrontmatter, ['yaml'])
-  .use(remarkMath, { singleDollarTextMath: false })
-  .use(remarkStringify, {
-    bullet: '*',
-    emphasis: '_',
-    strong: '*',
-    fence: '`',
-    fences: true,
-    rule: '-',
-    listItemIndent: 'one',
-    incrementListMarker: true,
-    // The handlers map is keyed by mdast's node types, which do not include ours.
-    handlers: { gitbookTag: writeTag } as StringifyOptions['handlers'],
+/** One processor per Markdown style a document records (a handful at most), built when first used. */
+const stringifiers = new Map<string, ReturnType<typeof createStringifier>>();
+
+function createStringifier(style: MarkdownStyle) {
+  const unsafe: NonNullable<StringifyOptions['unsafe']> = [
     // Text that would read back as one of GitBook's tags is escaped (`\{% hint %}`); unknown tags
     // stay as written, they are text either way.
-    unsafe: [{ character: '{', after: String.raw`%-?[ \t]*(?:end)?(?:${KNOWN_TAGS}|@)`, atBreak: true }],
-  });
+    { character: '{', after: String.raw`%-?[ \t]*(?:end)?(?:${KNOWN_TAGS}|@)`, atBreak: true },
+  ];
+  if (style.escapedParentheses) {
+    // As the source wrote them: every parenthesis of text escaped (not those of link destinations).
+    const notInConstruct: NonNullable<StringifyOptions['unsafe']>[number]['notInConstruct'] = ['destinationLiteral', 'destinationRaw', 'titleQuote', 'titleApostrophe', 'reference'];
+    unsafe.push({ character: '(', inConstruct: 'phrasing', notInConstruct }, { character: ')', inConstruct: 'phrasing', notInConstruct });
+  }
+  return unified()
+    .use(remarkGfm)
+    .use(remarkFrontmatter, ['yaml'])
+    .use(remarkMath, { singleDollarTextMath: false })
+    .use(remarkStringify, {
+      bullet: style.bullet ?? '*',
+      emphasis: style.emphasis ?? '_',
+      strong: style.strong ?? '*',
+      fence: '`',
+      fences: true,
+      rule: '-',
+      listItemIndent: 'one',
+      incrementListMarker: true,
+      // The handlers map is keyed by mdast's node types, which do not include ours.
+      handlers: { gitbookTag: writeTag } as StringifyOptions['handlers'],
+      unsafe,
+    });
+}
+
+/** The style a document records, its values checked (a client may post anything in `data`). */
+function markdownStyleOf(document: JSONDocument): MarkdownStyle {
+  const raw = document.data?.markdownStyle as Record<string, unknown> | undefined;
+  if (!raw || typeof raw !== 'object') return {};
+  const style: MarkdownStyle = {};
+  if (raw.bullet === '-' || raw.bullet === '+') style.bullet = raw.bullet;
+  if (raw.emphasis === '*') style.emphasis = '*';
+  if (raw.strong === '_') style.strong = '_';
+  if (raw.escapedParentheses === true) style.escapedParentheses = true;
+  if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
+  return style;
+}
+
+function stringifierFor(style: MarkdownStyle) {
+  const key = JSON.stringify(style);
+  let stringifier = stringifiers.get(key);
+  if (!stringifier) {
+    stringifier = createStringifier(style);
+    stringifiers.set(key, stringifier);
+  }
+  return stringifier;
+}
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
-  const writer = new Writer(options.hrefFor ?? defaultHrefFor);
+  const style = markdownStyleOf(document);
+  const writer = new Writer(options.hrefFor ?? defaultHrefFor, style);
   const children = writer.flow(document.nodes as unknown as AnyBlock[]);
   if (options.title !== undefined) children.unshift({ type: 'heading', depth: 1, children: [{ type: 'text', value: options.title }] });
   if (options.frontmatter && Object.keys(options.frontmatter).length > 0) {
     children.unshift({ type: 'yaml', value: stringifyYaml(options.frontmatter).trimEnd() });
   }
-  return stringifier.stringify({ type: 'root', children });
+  return stringifierFor(style).stringify({ type: 'root', children });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,7 +214,10 @@ function openHtmlMark(mark: DocumentMark): string {
 // The writer
 
 class Writer {
-  constructor(private readonly hrefFor: (ref: ContentRef) => string) {}
+  constructor(
+    private readonly hrefFor: (ref: ContentRef) => string,
+    private readonly style: MarkdownStyle = {},
+  ) {}
 
   flow(blocks: readonly AnyBlock[]): RootContent[] {
     return blocks.map((block) => this.block(block));
@@ -276,7 +317,8 @@ class Writer {
     const children = this.phrasing(block.nodes as DocumentInlineContent[], true);
     const id = block.data?.id;
     if (typeof id === 'string' && /^[-a-z0-9.+_]+$/.test(id)) {
-      children.push({ type: 'text', value: ' ' }, { type: 'html', value: `<a href="#${id}" id="${id}">` }, { type: 'html', value: '</a>' });
+      const anchor = this.style.headingAnchors === 'id' ? `<a id="${id}">` : `<a href="#${id}" id="${id}">`;
+      children.push({ type: 'text', value: ' ' }, { type: 'html', value: anchor }, { type: 'html', value: '</a>' });
     }
     return { type: 'heading', depth, children };
   }
