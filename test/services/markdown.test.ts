@@ -19,6 +19,7 @@ import {
   type DocumentMark,
   type DocumentText,
   type JSONDocument,
+  type MarkdownStyle,
   type TopLevelBlock,
 } from '../../src/services/markdown';
 import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
@@ -1174,6 +1175,6 @@ describe("the source's Markdown style", () => {
 
   it('ignores a recorded style with values it does not know', () => {
     const { document } = convert('- a\n');
-    expect(documentToMarkdown({ ...document, data: { markdownStyle: { bullet: '>', emphasis: 7 } } })).toBe('* a\n');
+    expect(documentToMarkdown({ ...document, data: { markdownStyle: { bullet: '>', emphasis: 7 } as unknown as MarkdownStyle } })).toBe('* a\n');
   });
 });
