@@ -1178,3 +1178,47 @@ describe("the source's Markdown style", () => {
     expect(documentToMarkdown({ ...document, data: { markdownStyle: { bullet: '>', emphasis: 7 } as unknown as MarkdownStyle } })).toBe('* a\n');
   });
 });
+
+describe('front matter', () => {
+  it("reads GitBook's page fields, each of its type, and keeps every key in frontmatter", () => {
+    const markdown = [
+      '---',
+      'description: What this page is about',
+      'icon: book-open',
+      'cover: .gitbook/assets/cover.png',
+      'coverY: 12',
+      'hidden: true',
+      'if: visitor.claims.pro',
+      'layout:',
+      '  width: wide',
+      '  tableOfContents:',
+      '    visible: false',
+      'vars:',
+      '  version: 2',
+      'custom: kept',
+      '---',
+      '',
+      '# Title',
+      '',
+      'Body',
+    ].join('\n');
+    const result = convert(markdown);
+    expect(result.page).toEqual({
+      description: 'What this page is about',
+      icon: 'book-open',
+      cover: '.gitbook/assets/cover.png',
+      coverY: 12,
+      hidden: true,
+      if: 'visitor.claims.pro',
+      layout: { width: 'wide', tableOfContents: { visible: false } },
+      vars: { version: 2 },
+    });
+    expect(result.frontmatter.custom).toBe('kept');
+    // Written back with its front matter, the page is the same Markdown.
+    expect(documentToMarkdown(result.document, { title: result.title, frontmatter: result.frontmatter })).toBe(`${markdown}\n`);
+  });
+
+  it('leaves out fields of the wrong type', () => {
+    expect(convert('---\nhidden: "yes"\nlayout: wide\ncoverY: top\n---\n\nx').page).toEqual({});
+  });
+});

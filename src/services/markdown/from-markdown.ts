@@ -87,6 +87,45 @@ export interface MarkdownConversion {
   /** Frontmatter `description`. */
   description?: string;
   frontmatter: Record<string, unknown>;
+  /** The front matter keys GitBook reads into a page's fields, each checked for its type. */
+  page: PageFrontmatter;
+}
+
+/** What GitBook's Git Sync reads from a page's front matter into the page. */
+export interface PageFrontmatter {
+  description?: string;
+  icon?: string;
+  cover?: string;
+  coverY?: number;
+  hidden?: boolean;
+  /** GitBook's page layout (`width`, and `visible` flags of title, description, tableOfContents, outline, pagination, metadata). */
+  layout?: Record<string, unknown>;
+  /** A condition on the visitor for the whole page. */
+  if?: string;
+  /** Page variables (`vars:`). */
+  vars?: Record<string, unknown>;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+}
+
+/** The page fields of a front matter mapping; keys of the wrong type are left out. */
+export function pageFrontmatter(frontmatter: Record<string, unknown>): PageFrontmatter {
+  const page: PageFrontmatter = {};
+  const text = (key: 'description' | 'icon' | 'cover' | 'if') => {
+    const value = scalarText(frontmatter[key]);
+    if (value !== undefined) page[key] = value;
+  };
+  text('description');
+  text('icon');
+  text('cover');
+  text('if');
+  if (typeof frontmatter.coverY === 'number' && Number.isFinite(frontmatter.coverY)) page.coverY = frontmatter.coverY;
+  for (const flag of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[flag] === 'boolean') page[flag] = frontmatter[flag] as boolean;
+  for (const map of ['layout', 'vars'] as const) {
+    const value = frontmatter[map];
+    if (value && typeof value === 'object' && !Array.isArray(value)) page[map] = value as Record<string, unknown>;
+  }
+  return page;
 }
 
 /**
@@ -291,6 +330,7 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
     ...(title !== undefined ? { title } : {}),
     ...(description !== undefined ? { description } : {}),
     frontmatter,
+    page: pageFrontmatter(frontmatter),
   };
 }
 
