@@ -136,7 +136,7 @@ describe('getChangeRequestPDF', () => {
     const types = new Set<string>();
     const walk = (nodes: any[]) => nodes?.forEach((n) => (types.add(n.type), walk(n.nodes)));
     walk(child.nodes);
-    for (const type of ['heading-2', 'heading-3', 'list-ordered', 'list-unordered', 'code', 'table', 'hint', 'images', 'link']) expect(types).toContain(type);
+    for (const type of ['heading-1', 'heading-2', 'list-ordered', 'list-unordered', 'code', 'table', 'hint', 'images', 'link']) expect(types).toContain(type);
 
     const res = expectStatus(await exportPdf(), 200);
     expect(Object.keys(res.body)).toEqual(['url']);
