@@ -21,6 +21,8 @@ const EVERY_BLOCK_PAGE = `Intro with **bold**, _italic_, \`code\`, ~~struck~~, <
 * bullet
   1. ordered
 
+Tasks:
+
 * [ ] task
 
 ---
@@ -68,7 +70,7 @@ Second.
 | 1 | 2 |
 
 {% openapi src="https://api.example/openapi.yaml" path="/pets" method="get" %}
-<https://api.example/openapi.yaml>
+[https://api.example/openapi.yaml](https://api.example/openapi.yaml)
 {% endopenapi %}
 
 {% openapi-operation spec="petstore" path="/pets" method="post" %}
@@ -123,7 +125,7 @@ Summarize
 `;
 
 const BLOCK_TYPES = [
-  'paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-unordered', 'list-tasks', 'divider', 'blockquote', 'hint', 'images', 'drawing',
+  'paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-unordered', 'paragraph', 'list-tasks', 'divider', 'blockquote', 'hint', 'images', 'drawing',
   'embed', 'code', 'math', 'expandable', 'tabs', 'table', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'content-ref',
   'reusable-content', 'stepper', 'if', 'columns', 'updates', 'prompt',
 ];

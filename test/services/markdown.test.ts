@@ -831,7 +831,7 @@ Only for pro.
 {% endif %}
 
 {% openapi src="https://api.example/openapi.yaml" path="/pets" method="get" %}
-<https://api.example/openapi.yaml>
+[https://api.example/openapi.yaml](https://api.example/openapi.yaml)
 {% endopenapi %}
 
 {% openapi-operation spec="petstore" path="/pets" method="post" %}

@@ -271,8 +271,7 @@ class Writer {
         return tagNode(`{% include "${String(data.ref?.reusableContent ?? '').replace(/"/g, '&quot;')}" %}`, null);
       case 'content-ref': {
         const href = data.ref ? this.hrefFor(data.ref) : '';
-        const link: RootContent = { type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] };
-        return tagNode(openTag('content-ref', { url: href }), '{% endcontent-ref %}', [link]);
+        return tagNode(openTag('content-ref', { url: href }), '{% endcontent-ref %}', [targetLink(href)]);
       }
       case 'if':
         return tagNode(`{% if ${String(data.expression ?? '').replace(/%\}/g, '% }')} %}`, '{% endif %}', this.flow(nodes));
@@ -296,8 +295,7 @@ class Writer {
         return tagNode(openTag('prompt', { description: String(data.description ?? ''), defaultExpanded: data.defaultExpanded }), '{% endprompt %}', this.flow(nodes));
       case 'swagger': {
         const href = data.ref ? this.hrefFor(data.ref) : '';
-        const link: RootContent = { type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] };
-        return tagNode(openTag('openapi', { src: href, path: String(data.path ?? ''), method: String(data.method ?? '') }), '{% endopenapi %}', href ? [link] : []);
+        return tagNode(openTag('openapi', { src: href, path: String(data.path ?? ''), method: String(data.method ?? '') }), '{% endopenapi %}', href ? [targetLink(href)] : []);
       }
       case 'openapi-operation':
       case 'openapi-schemas':
@@ -621,6 +619,16 @@ function unknownTagLine(block: AnyBlock): RootContent | null {
   const tag = parseTag(only.text);
   if (!tag || KNOWN_TAG_NAMES.has(tag.name) || tag.name.startsWith('@')) return null;
   return { type: 'html', value: only.text };
+}
+
+/**
+ * `[target](target)`: the link GitBook writes inside a content reference or an OpenAPI tag, a resource
+ * link even where its text is its URL (which Markdown would shorten to `<target>`).
+ */
+function targetLink(href: string): RootContent {
+  const label = href.replace(/[\\[\]]/g, (character) => `\\${character}`);
+  const destination = /[\s<>()]/.test(href) ? `<${href.replace(/[<>]/g, encodeURIComponent)}>` : href;
+  return { type: 'paragraph', children: [{ type: 'html', value: `[${label}](${destination})` }] };
 }
 
 function cell(children: PhrasingContent[]): TableCell {
