@@ -3,7 +3,7 @@
  * benchmark): Markdown parsing of a page, and a three-way merge of large manifests held in memory
  * (conversion to content trees included). A benchmark, not a test: it prints numbers.
  */
-import { markdownToDocument } from '../../src/services/markdown';
+import { documentToMarkdown, markdownToDocument } from '../../src/services/markdown';
 import { mergeManifests } from '../../src/services/content/merge';
 import type { Manifest, PageEntry } from '../../src/services/content/revisions';
 
@@ -46,6 +46,101 @@ for (const kib of [16, 128, 512]) {
   const markdown = typicalMarkdown(kib * 1024);
   const ms = await time(`markdownToDocument ${kib} KiB`, kib > 128 ? 2 : 5, () => markdownToDocument(markdown));
   console.log(`${''.padEnd(48)} ${(ms / kib).toFixed(2).padStart(8)} ms/KiB`);
+}
+
+/**
+ * A GitBook page of `lines` lines using its blocks as GitBook's export writes them: headings with
+ * paragraphs and marks, lists, code with a title, a table, a hint, tabs, a stepper, an expandable,
+ * an embed, math, a figure and HTML marks. About 40 bytes a line, as the reference guide's pages.
+ */
+function gitbookPage(lines: number): string {
+  const section = (i: number) =>
+    [
+      `## Section ${i} <a href="#s${i}" id="s${i}"></a>`,
+      '',
+      `Some **bold**, _italic_, \`code\` and [a link](page-${i}.md) in a paragraph of section ${i}.`,
+      'A second line with <mark style="color:red;">color</mark> and $$x^2$$ in it.',
+      '',
+      '* first item',
+      '  * nested item',
+      '* second item',
+      '',
+      '{% code title="example.js" lineNumbers="true" %}',
+      '```javascript',
+      `const value = ${i};`,
+      'console.log(value);',
+      '```',
+      '{% endcode %}',
+      '',
+      '| Name | Value |',
+      '| ---- | :---: |',
+      `| a    |   ${i}   |`,
+      '',
+      '{% hint style="info" %}',
+      'A hint with **bold** text.',
+      '{% endhint %}',
+      '',
+      '{% tabs %}',
+      '{% tab title="One" %}',
+      'First tab.',
+      '{% endtab %}',
+      '',
+      '{% tab title="Two" %}',
+      'Second tab.',
+      '{% endtab %}',
+      '{% endtabs %}',
+      '',
+      '{% stepper %}',
+      '{% step %}',
+      '#### A step',
+      '',
+      'Do it.',
+      '{% endstep %}',
+      '{% endstepper %}',
+      '',
+      '<details>',
+      '',
+      '<summary>More</summary>',
+      '',
+      'Hidden text.',
+      '',
+      '</details>',
+      '',
+      '{% embed url="https://www.youtube.com/watch?v=x" %}',
+      '',
+      '<figure><img src=".gitbook/assets/x.png" alt="X"><figcaption><p>Caption</p></figcaption></figure>',
+      '',
+    ].join('\n');
+  const parts: string[] = [];
+  let count = 0;
+  for (let i = 0; count < lines; i++) {
+    const text = section(i);
+    parts.push(text);
+    count += text.split('\n').length;
+  }
+  return parts.join('\n').split('\n').slice(0, lines).join('\n');
+}
+
+/** CPU time (user + system) of `fn`, the median of `runs` runs after one warm-up. */
+function cpuMs(runs: number, fn: () => unknown): number {
+  fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.cpuUsage();
+    fn();
+    const used = process.cpuUsage(start);
+    samples.push((used.user + used.system) / 1000);
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
+
+{
+  const page = gitbookPage(5000);
+  const { document } = markdownToDocument(page);
+  const read = cpuMs(5, () => markdownToDocument(page));
+  const written = cpuMs(5, () => documentToMarkdown(document));
+  console.log(`${'GitBook page, 5,000 lines, ' + (page.length / 1024).toFixed(0) + ' KiB: Markdown -> document'.padEnd(48)} ${read.toFixed(0).padStart(8)} ms CPU`);
+  console.log(`${'GitBook page, 5,000 lines: document -> Markdown'.padEnd(48)} ${written.toFixed(0).padStart(8)} ms CPU`);
 }
 
 function manifest(count: number, edit: (page: PageEntry, i: number) => PageEntry = (p) => p): Manifest {

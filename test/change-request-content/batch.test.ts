@@ -190,7 +190,7 @@ describe('insert_page', () => {
     expect(read.title).toBe('From JSON');
     expect(read.documentId).toEqual(expect.any(String));
     expect(read.document).toEqual(document);
-    expect(await pageMarkdown(spaceId, id, owner, cr.id)).toBe('# From JSON\n\n## Section\n\n**Hello JSON**\n');
+    expect(await pageMarkdown(spaceId, id, owner, cr.id)).toBe('# From JSON\n\n### Section\n\n**Hello JSON**\n');
 
     const invalid = {
       object: 'document',
@@ -699,11 +699,11 @@ describe('Markdown through the API', () => {
       '',
       'An introduction with **bold**, *italic*, `code`, ~~struck~~ and a [link](https://example.com) and [a page](/pages/target).',
       '',
-      '# Heading one',
+      '## Heading one',
       '',
-      '## Heading two',
+      '### Heading two',
       '',
-      '### Heading three',
+      '#### Heading three',
       '',
       '1. first',
       '2. second',
@@ -753,9 +753,10 @@ describe('Markdown through the API', () => {
       '~~struck~~',
       '[link](https://example.com)',
       `[a page](/pages/${target})`,
-      '# Heading one',
-      '## Heading two',
-      '### Heading three',
+      // GitBook's levels: the page title is `#`, headings 1 to 3 are `##` to `####`.
+      '## Heading one',
+      '### Heading two',
+      '#### Heading three',
       '1. first',
       '```js',
       'const x = 1;',
@@ -787,8 +788,8 @@ describe('Markdown through the API', () => {
     expect(page.title).toBe('Title');
     expect(page.document.nodes.map((n: any) => n.type)).toEqual(['heading-1', 'paragraph']);
     const first = await pageMarkdown(spaceId, id, owner, cr.id);
-    // The title heading, then the body's own heading 1.
-    expect(first).toBe('# Title\n\n# Heading one\n\nText.\n');
+    // The title heading, then the body's own heading 1, written as GitBook writes a heading 1.
+    expect(first).toBe('# Title\n\n## Heading one\n\nText.\n');
     await applyChanges(spaceId, cr.id, owner, [{ operation: 'update_page', page: id, document: { markdown: first } }]);
     // The Markdown read back must mean the same page: same title, same body.
     const again = await readPage(spaceId, cr.id, id);

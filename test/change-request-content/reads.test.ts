@@ -431,7 +431,7 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
       const evaluated = await get(`${content.base}/page/${pageId}?evaluated=${value}`);
       expect(evaluated.document.nodes[0].nodes).toEqual([document.nodes[0].nodes[0], evaluatedText, document.nodes[0].nodes[2]]);
     }
-    expect((await get(`${content.base}/page/${pageId}?format=markdown`)).markdown).toContain('{{ space.vars.name }}');
+    expect((await get(`${content.base}/page/${pageId}?format=markdown`)).markdown).toContain('<code class="expression">space.vars.name</code>');
     expect((await get(`${content.base}/page/${pageId}?format=markdown&evaluated=true`)).markdown).toBe('# Vars\n\nHello !\n');
 
     for (const value of ['true', 'reusable-contents', 'false']) {

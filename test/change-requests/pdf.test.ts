@@ -136,7 +136,7 @@ describe('getChangeRequestPDF', () => {
     const types = new Set<string>();
     const walk = (nodes: any[]) => nodes?.forEach((n) => (types.add(n.type), walk(n.nodes)));
     walk(child.nodes);
-    for (const type of ['heading-2', 'heading-3', 'list-ordered', 'list-unordered', 'code', 'table', 'hint', 'images', 'link']) expect(types).toContain(type);
+    for (const type of ['heading-1', 'heading-2', 'list-ordered', 'list-unordered', 'code', 'table', 'hint', 'images', 'link']) expect(types).toContain(type);
 
     const res = expectStatus(await exportPdf(), 200);
     expect(Object.keys(res.body)).toEqual(['url']);
@@ -352,5 +352,33 @@ describe('getChangeRequestPDF', () => {
     expect(pdf.outline).toEqual([{ title: 'Junk 😀', page: 1, items: [{ title: 'Long', page: 2, items: [] }] }]);
     // No link for a javascript: URL; an image by URL is not fetched, its caption links to it.
     expect(pdf.links).toEqual([{ from: 1, url: 'https://example.test/a.png' }]);
+  });
+});
+
+describe("renderPdf: GitBook's other blocks", () => {
+  it('prints every tab and step under its title, expandables open, embeds and content references as links, math as its formula; if-gated content left out', async () => {
+    const { markdownToDocument } = await import('../../src/services/markdown');
+    const { document } = markdownToDocument(
+      [
+        '{% tabs %}\n{% tab title="Ruby" %}\nruby body\n{% endtab %}\n\n{% tab title="Go" %}\ngo body\n{% endtab %}\n{% endtabs %}',
+        '{% stepper %}\n{% step %}\nfirst step body\n{% endstep %}\n{% endstepper %}',
+        '<details>\n\n<summary>More here</summary>\n\nexpandable body\n\n</details>',
+        '{% embed url="https://video.example/watch" %}',
+        '{% content-ref url="https://docs.example/guide" %}\n[guide](https://docs.example/guide)\n{% endcontent-ref %}',
+        '$$e = mc^2$$',
+        '{% columns %}\n{% column %}\nleft column\n{% endcolumn %}\n\n{% column %}\nright column\n{% endcolumn %}\n{% endcolumns %}',
+        '{% if visitor.claims.pro %}\ngated body\n{% endif %}',
+      ].join('\n\n'),
+    );
+    const result = await renderPdf({ title: 'Blocks', pages: [{ id: 'p1', title: 'Blocks', document }], files: new Map(), images: new Map(), date: new Date(0), maxPdfPages: 10 });
+    const pdf = await readPdf(result.bytes);
+    for (const text of ['Ruby', 'ruby body', 'Go', 'go body', 'Step 1', 'first step body', 'More here', 'expandable body', 'e = mc^2', 'left column', 'right column']) {
+      expect(pdf.all).toContain(text);
+    }
+    expect(pdf.all).not.toContain('gated body');
+    expect(pdf.links).toEqual([
+      { from: 1, url: 'https://video.example/watch' },
+      { from: 1, url: 'https://docs.example/guide' },
+    ]);
   });
 });

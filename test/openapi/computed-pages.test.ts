@@ -383,7 +383,7 @@ describe('reading a space page computed from a spec', () => {
     expect(models.markdown).toContain(`{% openapi-schemas spec="${spec.slug}" schemas="Pet,Error" grouped="true" %}`);
     expect(models.markdown).toContain('{% endopenapi-schemas %}');
     const root = await get(`${contentOf(spaceId)}/page/${apiId}?format=markdown&evaluated=true&dereferenced=true`);
-    expect(root.markdown).toBe('# API\n\n# Welcome\n\nThe **Petstore** API sells pets.\n');
+    expect(root.markdown).toBe('# API\n\n## Welcome\n\nThe **Petstore** API sells pets.\n');
   });
 
   it('groups by operation: per tag a page with one child page per operation', async () => {

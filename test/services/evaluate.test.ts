@@ -116,7 +116,7 @@ describe('parseDocument: expressions and reusable content', () => {
     const link = { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: 'u' } }, nodes: [expression('vars.x')] };
     expect(issuesOf(inParagraph(link))).toMatch(/^document\.nodes\[0\]\.nodes\[1\]\.nodes\[0\]\./);
     // An unknown inline type lists expression among the accepted ones.
-    expect(issuesOf(inParagraph({ object: 'inline', type: 'emoji', data: {} }))).toContain('expected one of: link, inline-image, expression');
+    expect(issuesOf(inParagraph({ object: 'inline', type: 'sparkle', data: {} }))).toContain('expected one of: link, inline-image, expression');
   });
 
   it('rejects malformed reusable-content blocks, and reusable content outside the top level, naming the path', () => {
@@ -143,7 +143,7 @@ describe('Markdown: {% include %} and expressions', () => {
     const markdown = 'Intro\n\n{% include "rc1" %}\n\n## After\n\n{% include "rc-2" %}\n';
     const { document } = markdownToDocument(markdown);
     expectValid(document);
-    expect(document.nodes.map((b) => b.type)).toEqual(['paragraph', 'reusable-content', 'heading-2', 'reusable-content']);
+    expect(document.nodes.map((b) => b.type)).toEqual(['paragraph', 'reusable-content', 'heading-1', 'reusable-content']);
     expect(document.nodes[1]).toMatchObject({ data: { ref: { kind: 'reusable-content', reusableContent: 'rc1' } } });
     expect(document.nodes[3]).toMatchObject({ data: { ref: { reusableContent: 'rc-2' } } });
     expect(documentToMarkdown(document)).toBe(markdown);
@@ -196,29 +196,30 @@ describe('Markdown: {% include %} and expressions', () => {
     expect(markdownToDocument(markdown).document.nodes.map((b) => b.type)).toEqual(['paragraph']);
   });
 
-  it('writes an expression as GitBook does, {{ expression }} as text, never as code', () => {
+  it('writes an expression as GitBook does, <code class="expression">, and reads it back as the expression', () => {
     const document = doc(
       paragraph([text('Version '), expression('space.vars.x'), text(' and '), expression('  page.vars.y '), text('.')]),
       { object: 'block', type: 'heading-1', data: {}, nodes: [expression('vars.title')] },
     );
     expectValid(document);
     const markdown = documentToMarkdown(document);
-    expect(markdown).toBe('Version {{ space.vars.x }} and {{ page.vars.y }}.\n\n# {{ vars.title }}\n');
+    expect(markdown).toBe(
+      'Version <code class="expression">space.vars.x</code> and <code class="expression">page.vars.y</code>.\n\n## <code class="expression">vars.title</code>\n',
+    );
     expect(markdown).not.toContain('`');
-    // Read back, an expression is the text it was written as.
     const back = markdownToDocument(markdown).document.nodes[0];
-    expect(back.type === 'paragraph' && back.nodes).toEqual([
-      { object: 'text', key: 'k2', leaves: [{ object: 'leaf', text: 'Version {{ space.vars.x }} and {{ page.vars.y }}.', marks: [] }] },
-    ]);
+    const expressions = back.type === 'paragraph' ? back.nodes.filter((n) => n.object === 'inline').map((n) => (n.data as { expression?: unknown } | undefined)?.expression) : [];
+    expect(expressions).toEqual(['space.vars.x', 'page.vars.y']);
+    expect(back.type === 'paragraph' && textOf(back.nodes)).toBe('Version  and .');
   });
 
-  it('Markdown characters in an expression are escaped: the expression reads back as its own text', () => {
+  it('Markdown characters in an expression are escaped: the expression reads back as itself', () => {
     const source = 'a *b* [c](d) `e` <f> _g_';
     const markdown = documentToMarkdown(doc(paragraph([text('x '), expression(source), text('')])));
-    expect(markdown).not.toBe(`x {{ ${source} }}\n`);
+    expect(markdown).not.toContain(`>${source}<`);
     const [back] = markdownToDocument(markdown).document.nodes;
-    expect(back.type === 'paragraph' ? back.nodes.map((n) => n.object) : []).toEqual(['text']);
-    expect(back.type === 'paragraph' && textOf(back.nodes)).toBe(`x {{ ${source} }}`);
+    expect(back.type === 'paragraph' ? back.nodes.map((n) => n.object) : []).toEqual(['text', 'inline', 'text']);
+    expect(back.type === 'paragraph' && back.nodes[1]).toMatchObject({ type: 'expression', data: { expression: source } });
   });
 });
 

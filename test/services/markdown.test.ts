@@ -19,14 +19,15 @@ import {
   type DocumentMark,
   type DocumentText,
   type JSONDocument,
+  type MarkdownStyle,
   type TopLevelBlock,
 } from '../../src/services/markdown';
-import { gitbookValidator } from '../helpers/gitbook-schema';
+import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-const jsonDocumentValidator = gitbookValidator('JSONDocument');
+const jsonDocumentValidator = gitbookValidator('JSONDocument', GITBOOK_0202.components);
 
 /** The document is valid for our schema and for GitBook's, and its keys are unique. */
 function expectValid(document: JSONDocument) {
@@ -57,13 +58,14 @@ function blocks(markdown: string): TopLevelBlock[] {
   return convert(markdown).document.nodes;
 }
 
-/** Strips keys, so that hand-written expectations need not spell them. */
+/** Strips keys and heading ids (tested on their own), so that hand-written expectations need not spell them. */
 function unkeyed<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (name, v) => (name === 'key' ? undefined : v)));
+  return JSON.parse(JSON.stringify(value, (name, v) => (name === 'key' || name === 'meta' ? undefined : v)));
 }
 
-const mark = (type: 'bold' | 'italic' | 'strikethrough' | 'code'): DocumentMark => ({ object: 'mark', type });
-const leaf = (text: string, ...marks: Array<'bold' | 'italic' | 'strikethrough' | 'code'>) => ({
+type SimpleMark = 'bold' | 'italic' | 'strikethrough' | 'code' | 'keyboard' | 'superscript' | 'subscript';
+const mark = (type: SimpleMark): DocumentMark => ({ object: 'mark', type });
+const leaf = (text: string, ...marks: SimpleMark[]) => ({
   object: 'leaf' as const,
   text,
   marks: marks.map(mark),
@@ -122,15 +124,15 @@ describe('markdownToDocument: blocks', () => {
     );
   });
 
-  it('soft line breaks become spaces and hard breaks become newlines in the leaf', () => {
+  it('line breaks, soft or hard, are newlines in the leaf (GitBook keeps the line, and writes it back as one)', () => {
     const [p] = blocks('one\ntwo  \nthree\\\nfour');
-    expect(unkeyed(p)).toEqual(paragraph('one two\nthree\nfour'));
+    expect(unkeyed(p)).toEqual(paragraph('one\ntwo\nthree\nfour'));
   });
 
-  it('headings 1 to 3 map to their level, deeper ones to heading-3', () => {
+  it("headings follow GitBook's levels: ## is heading 1, ### heading 2, #### heading 3 (# further down a heading 1, ##### a heading 3)", () => {
     const types = blocks('Intro\n\n# One\n\n## Two\n\n### Three\n\n#### Four\n\n###### Six').map((b) => b.type);
-    expect(types).toEqual(['paragraph', 'heading-1', 'heading-2', 'heading-3', 'heading-3', 'heading-3']);
-    const heading = blocks('Intro\n\n## A *nice* title')[1];
+    expect(types).toEqual(['paragraph', 'heading-1', 'heading-1', 'heading-2', 'heading-3', 'heading-3']);
+    const heading = blocks('Intro\n\n### A *nice* title')[1];
     expect(unkeyed(heading)).toEqual({
       object: 'block',
       type: 'heading-2',
@@ -284,6 +286,9 @@ describe('markdownToDocument: hints', () => {
     const unmatched = blocks('{% hint style="info" %}\nNever closed');
     expect(unmatched.map((b) => (b.type === 'paragraph' ? textOf(b.nodes) : b.type))).toEqual(['{% hint style="info" %}', 'Never closed']);
     expect(blocks('\\{% hint style="info" %}\n\n\\{% endhint %}').map((b) => b.type)).toEqual(['paragraph', 'paragraph']);
+    // Tags that cross (one opened inside the other, closed outside it) are not blocks: their lines stay text.
+    const crossed = blocks('{% hint style="info" %}\n{% tabs %}\n{% endhint %}\n{% endtabs %}');
+    expect(crossed.map((b) => b.type)).toEqual(['hint', 'paragraph']);
   });
 });
 
@@ -431,7 +436,7 @@ describe('markdownToDocument: links', () => {
     const resolveLink = (href: string): ContentRef | null =>
       href === 'guide' ? { kind: 'page', page: 'g1' } : href.startsWith('asset:') ? { kind: 'file', file: href.slice(6) } : null;
     const [p] = convert('[x](guide) [y](/pages/ignored) ![z](asset:f7)', { resolveLink }).document.nodes;
-    const targets = p.type === 'paragraph' ? p.nodes.filter((n) => n.object === 'inline' && n.type !== 'expression').map((n) => n.data.ref) : [];
+    const targets = p.type === 'paragraph' ? p.nodes.filter((n) => n.object === 'inline' && n.type !== 'expression').map((n) => n.data?.ref) : [];
     expect(targets).toEqual([{ kind: 'page', page: 'g1' }, { kind: 'url', url: '/pages/ignored' }, { kind: 'file', file: 'f7' }]);
   });
 
@@ -489,8 +494,8 @@ describe('markdownToDocument: title, frontmatter and what GitBook cannot hold', 
     expect(() => markdownToDocument('---\n- a list\n---\nBody')).toThrow(/mapping/);
   });
 
-  it('raw HTML is kept visible: blocks as html code blocks, inline HTML as code-marked text', () => {
-    const [html, p] = blocks('<div class="x">\n  <b>hi</b>\n</div>\n\nSome <kbd>Ctrl</kbd> key');
+  it('raw HTML GitBook does not write is kept visible: blocks as html code blocks, inline HTML as code-marked text', () => {
+    const [html, p] = blocks('<div class="x">\n  <b>hi</b>\n</div>\n\nSome <b>Ctrl</b> key');
     expect(unkeyed(html)).toEqual({
       object: 'block',
       type: 'code',
@@ -498,7 +503,7 @@ describe('markdownToDocument: title, frontmatter and what GitBook cannot hold', 
       data: { syntax: 'html' },
       nodes: [codeLine('<div class="x">'), codeLine('  <b>hi</b>'), codeLine('</div>')],
     });
-    expect(unkeyed(p)).toEqual(paragraph(text('Some ', leaf('<kbd>', 'code'), 'Ctrl', leaf('</kbd>', 'code'), ' key')));
+    expect(unkeyed(p)).toEqual(paragraph(text('Some ', leaf('<b>', 'code'), 'Ctrl', leaf('</b>', 'code'), ' key')));
   });
 
   it('footnotes and unused link definitions stay as text', () => {
@@ -541,7 +546,7 @@ function everyBlockDocument(): JSONDocument {
     data: {},
     nodes: [
       paragraph('Before the heading (a leading heading 1 would be read back as the title).'),
-      block('heading-1', { nodes: [text('Heading one')] }),
+      block('heading-1', { meta: { id: 'heading-one' }, nodes: [text('Heading one')] }),
       paragraph(
         text(
           'Plain ',
@@ -567,8 +572,26 @@ function everyBlockDocument(): JSONDocument {
         { object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'icon' }, alt: 'icon' } },
         '',
       ),
-      block('heading-2', { nodes: [text('Heading two')] }),
-      block('heading-3', { nodes: [text('Heading three')] }),
+      block('heading-2', { data: { id: 'custom-anchor' }, meta: { id: 'custom-anchor' }, nodes: [text('Heading two')] }),
+      block('heading-3', { meta: { id: 'heading-three' }, nodes: [text('Heading three')] }),
+      paragraph(
+        text(
+          leaf('Ctrl', 'keyboard'),
+          ' x',
+          leaf('2', 'superscript'),
+          ' H',
+          leaf('2', 'subscript'),
+          'O ',
+          { object: 'leaf', text: 'orange', marks: [{ object: 'mark', type: 'color', data: { text: 'orange', background: 'purple' } }] },
+          ' ',
+        ),
+        { object: 'inline', type: 'inline-math', isVoid: true, data: { formula: 'e = mc^2' } },
+        ' ',
+        { object: 'inline', type: 'expression', isVoid: true, data: { expression: 'space.vars.version' } },
+        ' ',
+        { object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'url', url: 'https://cdn.example/i.png' }, alt: 'icon', size: 'line' } },
+        '',
+      ),
       block('list-unordered', {
         nodes: [item([paragraph('one')]), item([paragraph('two'), block('list-ordered', { nodes: [item([paragraph('two.a')])] })])],
       }),
@@ -623,6 +646,59 @@ function everyBlockDocument(): JSONDocument {
           { object: 'fragment', fragment: 'r2-c2', nodes: [paragraph('', link({ kind: 'page', page: 'p2' }, 'see'), '')] },
         ],
       },
+      { object: 'block', type: 'embed', isVoid: true, data: { url: 'https://www.youtube.com/watch?v=x' } },
+      {
+        object: 'block',
+        type: 'embed',
+        isVoid: true,
+        data: { url: 'https://github.com/GitbookIO' },
+        fragments: [{ object: 'fragment', fragment: 'caption', nodes: [paragraph('Our code')] }],
+      },
+      { object: 'block', type: 'math', isVoid: true, data: { formula: '(a = b) / 2' } },
+      { object: 'block', type: 'drawing', isVoid: true, data: { ref: { kind: 'file', file: 'drawing-1' } } },
+      {
+        object: 'block',
+        type: 'expandable',
+        isVoid: true,
+        data: {},
+        fragments: [
+          { object: 'fragment', fragment: 'expandable-title', type: 'expandable-title', nodes: [paragraph('More details')] },
+          { object: 'fragment', fragment: 'expandable-body', type: 'expandable-body', nodes: [paragraph('Hidden'), block('list-unordered', { nodes: [item([paragraph('x')])] })] },
+        ],
+      },
+      block('tabs', {
+        nodes: [
+          block('tabs-item', { data: { title: 'Ruby' }, nodes: [block('code', { data: { syntax: 'ruby' }, nodes: [codeLine('puts 1')] })] }),
+          block('tabs-item', { data: { title: 'Text' }, nodes: [paragraph('Second tab')] }),
+        ],
+      }),
+      block('stepper', {
+        nodes: [
+          block('stepper-step', { nodes: [block('heading-3', { meta: { id: 'first-step' }, nodes: [text('First step')] }), paragraph('Do this.')] }),
+          block('stepper-step', { nodes: [paragraph('Then that.')] }),
+        ],
+      }),
+      block('columns', {
+        nodes: [
+          block('column', { data: { width: { unit: '%', value: 50 } }, nodes: [paragraph('Left')] }),
+          block('column', { data: { width: { unit: '%', value: 50 } }, nodes: [paragraph('Right')] }),
+        ],
+      }),
+      block('updates', {
+        data: { format: 'full' },
+        nodes: [block('update', { data: { date: '2025-01-02T00:00:00.000Z', tags: [{ kind: 'tag', tag: 'release' }] }, nodes: [paragraph('Released.')] })],
+      }),
+      { object: 'block', type: 'content-ref', isVoid: true, data: { ref: { kind: 'page', page: 'p3' } } },
+      block('if', { data: { expression: 'visitor.claims.plan == "pro"' }, nodes: [paragraph('Only for pro.')] }),
+      { object: 'block', type: 'swagger', isVoid: true, data: { ref: { kind: 'url', url: 'https://api.example/openapi.yaml' }, path: '/pets', method: 'get' } },
+      { object: 'block', type: 'openapi-operation', isVoid: true, data: { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pets', method: 'post' } },
+      { object: 'block', type: 'openapi-schemas', isVoid: true, data: { ref: { kind: 'openapi', spec: 'petstore' }, schemas: ['Pet', 'Tag'], grouped: true } },
+      { object: 'block', type: 'openapi-webhook', isVoid: true, data: { ref: { kind: 'openapi', spec: 'petstore' }, name: 'newPet', method: 'post' } },
+      // Props are empty here: GitBook's schema (`PlainObject`, a oneOf whose first member matches any value)
+      // rejects every string, number or boolean prop; see the integration test below for props read from Markdown.
+      { object: 'block', type: 'integration', isVoid: true, data: { integration: 'mermaid', block: 'diagram', props: {} } },
+      { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: 'rc-1' } } },
+      block('prompt', { data: { description: 'Ask the assistant' }, nodes: [block('code', { data: {}, nodes: [codeLine('Summarize this page')] })] }),
     ],
   } as JSONDocument;
   return assignKeys(doc);
@@ -630,24 +706,26 @@ function everyBlockDocument(): JSONDocument {
 
 const EVERY_BLOCK_MARKDOWN = `Before the heading (a leading heading 1 would be read back as the title).
 
-# Heading one
+## Heading one
 
-Plain **bold** *italic* **_both_** \`code\` ~~struck~~ line\\
-break [url](https://example.com) **[page](/pages/page-1)** [file](/files/file-1) [anchor](/pages/page-1#part) ![icon](/files/icon)
+Plain **bold** _italic_ _**both**_ \`code\` ~~struck~~ line
+break [url](https://example.com) [**page**](/pages/page-1) [file](/files/file-1) [anchor](/pages/page-1#part) ![icon](/files/icon)
 
-## Heading two
+### Heading two <a href="#custom-anchor" id="custom-anchor"></a>
 
-### Heading three
+#### Heading three
 
-- one
-- two
+<kbd>Ctrl</kbd> x<sup>2</sup> H<sub>2</sub>O <mark style="color:orange;background-color:purple;">orange</mark> $$e = mc^2$$ <code class="expression">space.vars.version</code> <img src="https://cdn.example/i.png" alt="icon" data-size="line">
+
+* one
+* two
   1. two.a
 
 4. four
 5. five
 
-- [ ] todo
-- [x] done
+* [ ] todo
+* [x] done
 
 \`\`\`\`python
 def f():
@@ -667,12 +745,11 @@ a()
 {% hint style="warning" %}
 Careful:
 
-- a
-- b
+* a
+* b
 {% endhint %}
 
-![Screenshot](/files/shot "The caption")
-![](https://cdn.example/x.png)
+<figure><img src="/files/shot" alt="Screenshot"><figcaption><p>The caption</p></figcaption></figure><figure><img src="https://cdn.example/x.png" alt=""><figcaption></figcaption></figure>
 
 {% file src="/files/report" %}
 Report
@@ -684,6 +761,100 @@ Report
 | ----- | :--------------: |
 | **a** |      1 \\| 2      |
 | b     | [see](/pages/p2) |
+
+{% embed url="https://www.youtube.com/watch?v=x" %}
+
+{% embed url="https://github.com/GitbookIO" %}
+Our code
+{% endembed %}
+
+$$(a = b) / 2$$
+
+<img src="/files/drawing-1" alt="" class="gitbook-drawing">
+
+<details>
+
+<summary>More details</summary>
+
+Hidden
+
+* x
+
+</details>
+
+{% tabs %}
+{% tab title="Ruby" %}
+\`\`\`ruby
+puts 1
+\`\`\`
+{% endtab %}
+
+{% tab title="Text" %}
+Second tab
+{% endtab %}
+{% endtabs %}
+
+{% stepper %}
+{% step %}
+#### First step
+
+Do this.
+{% endstep %}
+
+{% step %}
+Then that.
+{% endstep %}
+{% endstepper %}
+
+{% columns %}
+{% column width="50%" %}
+Left
+{% endcolumn %}
+
+{% column width="50%" %}
+Right
+{% endcolumn %}
+{% endcolumns %}
+
+{% updates format="full" %}
+{% update date="2025-01-02" tags="release" %}
+Released.
+{% endupdate %}
+{% endupdates %}
+
+{% content-ref url="/pages/p3" %}
+[/pages/p3](/pages/p3)
+{% endcontent-ref %}
+
+{% if visitor.claims.plan == "pro" %}
+Only for pro.
+{% endif %}
+
+{% openapi src="https://api.example/openapi.yaml" path="/pets" method="get" %}
+[https://api.example/openapi.yaml](https://api.example/openapi.yaml)
+{% endopenapi %}
+
+{% openapi-operation spec="petstore" path="/pets" method="post" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-operation %}
+
+{% openapi-schemas spec="petstore" schemas="Pet,Tag" grouped="true" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-schemas %}
+
+{% openapi-webhook spec="petstore" name="newPet" method="post" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-webhook %}
+
+{% @mermaid/diagram %}
+
+{% include "rc-1" %}
+
+{% prompt description="Ask the assistant" %}
+\`\`\`
+Summarize this page
+\`\`\`
+{% endprompt %}
 `;
 
 describe('documentToMarkdown', () => {
@@ -730,7 +901,7 @@ describe('documentToMarkdown', () => {
     expect([back.title, back.description, back.document]).toEqual(['My *page*', 'About', document]);
   });
 
-  it('marks without a Markdown form (keyboard, color...) are written as plain text', () => {
+  it("marks without Markdown syntax are GitBook's HTML (<kbd>, <mark style>), and read back", () => {
     const document = {
       object: 'document',
       data: {},
@@ -752,7 +923,9 @@ describe('documentToMarkdown', () => {
     };
     const parsed = parseDocument(document);
     expect(parsed.success).toBe(true);
-    expect(documentToMarkdown(document as JSONDocument)).toBe('Ctrl red\n');
+    const markdown = documentToMarkdown(document as JSONDocument);
+    expect(markdown).toBe('<kbd>Ctrl</kbd><mark style="color:red;"> red</mark>\n');
+    expect(unkeyed(convert(markdown).document.nodes)).toEqual(unkeyed(document.nodes.map((node) => ({ ...node, isVoid: false, data: {} }))));
   });
 
   it('escapes text that would read back as something else', () => {
@@ -888,11 +1061,11 @@ describe('parseDocument', () => {
 
   it('rejects an unknown block type, naming its path', () => {
     const doc = valid();
-    (doc.nodes[5].nodes as Array<Record<string, unknown>>)[1] = { object: 'block', type: 'callout', nodes: [] };
+    (doc.nodes[6].nodes as Array<Record<string, unknown>>)[1] = { object: 'block', type: 'callout', nodes: [] };
     const result = parseDocument(doc);
     expect(result.success).toBe(false);
     if (!result.success) {
-      expect(result.error).toContain('document.nodes[5].nodes[1].type');
+      expect(result.error).toContain('document.nodes[6].nodes[1].type');
       expect(result.error).toContain('"callout"');
     }
   });
@@ -903,12 +1076,12 @@ describe('parseDocument', () => {
     hint.nodes.push(doc.nodes.find((n) => n.type === 'code'));
     const result = parseDocument(doc);
     expect(result.success).toBe(false);
-    if (!result.success) expect(result.issues).toEqual([expect.stringMatching(/^document\.nodes\[11\]\.nodes\[2\]\.type: unsupported block type "code" here/)]);
+    if (!result.success) expect(result.issues).toEqual([expect.stringMatching(/^document\.nodes\[12\]\.nodes\[2\]\.type: unsupported block type "code" here/)]);
   });
 
   it('rejects unknown inlines, marks and references, and malformed fields, with paths', () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'inline', type: 'emoji', data: {} }] }] }, /nodes\[0\]\.nodes\[0\]\.type: unsupported inline type "emoji"/],
+      [{ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'inline', type: 'sparkle', data: {} }] }] }, /nodes\[0\]\.nodes\[0\]\.type: unsupported inline type "sparkle"/],
       [
         { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'x', marks: [{ object: 'mark', type: 'blink' }] }] }] }] },
         /nodes\[0\]\.nodes\[0\]\.leaves\[0\]\.marks\[0\]\.type: unsupported mark type "blink"/,
@@ -935,5 +1108,117 @@ describe('parseDocument', () => {
     const result = parseDocument(doc);
     expect(result.success).toBe(false);
     if (!result.success) expect(result.error).toContain('document.nodes[1].key: duplicate key "same" (already used at document.nodes[0])');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input: bounded work, clear errors
+
+describe('hostile Markdown', () => {
+  const timed = (markdown: string) => {
+    const start = Date.now();
+    let error: unknown = null;
+    try {
+      const { document } = markdownToDocument(markdown);
+      documentToMarkdown(document);
+    } catch (caught) {
+      error = caught;
+    }
+    return { ms: Date.now() - start, error };
+  };
+
+  it('nesting deeper than GitBook could show is a MarkdownConversionError, not a stack overflow', () => {
+    for (const markdown of ['>'.repeat(3000) + ' deep', '{% tabs %}\n{% tab title="a" %}\n'.repeat(500) + 'x\n' + '{% endtab %}\n{% endtabs %}\n'.repeat(500)]) {
+      const { error } = timed(markdown);
+      expect(error).toBeInstanceOf(MarkdownConversionError);
+      expect((error as Error).message).toMatch(/nested too deeply/);
+    }
+  });
+
+  it('input longer than 4 MiB is refused with a MarkdownConversionError', () => {
+    expect(timed('a'.repeat(4 * 1024 * 1024 + 1)).error).toBeInstanceOf(MarkdownConversionError);
+  });
+
+  it('unclosed tags, inline HTML and long tag lines convert in linear time', () => {
+    const cases = [
+      '{% hint style="info" %}\n'.repeat(5000),
+      '<b>'.repeat(5000) + 'x',
+      '<mark style="color:red;">'.repeat(5000) + 'x',
+      '<details>\n\n'.repeat(5000),
+      `{% ${'a'.repeat(100_000)}\n`,
+      `{% hint ${'a'.repeat(100_000)} %}\n`,
+    ];
+    for (const markdown of cases) {
+      const { ms, error } = timed(markdown);
+      expect(error).toBeNull();
+      // Quadratic work on these sizes takes minutes; linear work well under the bound.
+      expect(ms).toBeLessThan(5000);
+    }
+  });
+});
+
+describe("the source's Markdown style", () => {
+  it("is recorded where it differs from GitBook's export, so that hand-written Markdown comes back as written", () => {
+    const markdown = '- one *two* __three__\n- four\n\nCall f\\(x\\) now.\n\n## Title <a id="title"></a>\n';
+    const { document } = convert(markdown);
+    expect(document.data).toEqual({ markdownStyle: { bullet: '-', emphasis: '*', strong: '_', escapedParentheses: true, headingAnchors: 'id' } });
+    expect(documentToMarkdown(document)).toBe(markdown);
+  });
+
+  it("records nothing for GitBook's own style, and a document without a record is written in GitBook's style", () => {
+    const markdown = '* one _two_ **three**\n* four\n\nCall f(x) now.\n\n## Title <a href="#title" id="title"></a>\n';
+    const { document } = convert(markdown);
+    expect(document.data).toEqual({});
+    expect(documentToMarkdown(document)).toBe(markdown);
+    expect(documentToMarkdown({ ...convert('- a *b*\n').document, data: {} })).toBe('* a _b_\n');
+  });
+
+  it('ignores a recorded style with values it does not know', () => {
+    const { document } = convert('- a\n');
+    expect(documentToMarkdown({ ...document, data: { markdownStyle: { bullet: '>', emphasis: 7 } as unknown as MarkdownStyle } })).toBe('* a\n');
+  });
+});
+
+describe('front matter', () => {
+  it("reads GitBook's page fields, each of its type, and keeps every key in frontmatter", () => {
+    const markdown = [
+      '---',
+      'description: What this page is about',
+      'icon: book-open',
+      'cover: .gitbook/assets/cover.png',
+      'coverY: 12',
+      'hidden: true',
+      'if: visitor.claims.pro',
+      'layout:',
+      '  width: wide',
+      '  tableOfContents:',
+      '    visible: false',
+      'vars:',
+      '  version: 2',
+      'custom: kept',
+      '---',
+      '',
+      '# Title',
+      '',
+      'Body',
+    ].join('\n');
+    const result = convert(markdown);
+    expect(result.page).toEqual({
+      description: 'What this page is about',
+      icon: 'book-open',
+      cover: '.gitbook/assets/cover.png',
+      coverY: 12,
+      hidden: true,
+      if: 'visitor.claims.pro',
+      layout: { width: 'wide', tableOfContents: { visible: false } },
+      vars: { version: 2 },
+    });
+    expect(result.frontmatter.custom).toBe('kept');
+    // Written back with its front matter, the page is the same Markdown.
+    expect(documentToMarkdown(result.document, { title: result.title, frontmatter: result.frontmatter })).toBe(`${markdown}\n`);
+  });
+
+  it('leaves out fields of the wrong type', () => {
+    expect(convert('---\nhidden: "yes"\nlayout: wide\ncoverY: top\n---\n\nx').page).toEqual({});
   });
 });

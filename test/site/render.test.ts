@@ -505,7 +505,7 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
       doc(
         para('before'),
         { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: 'rc1' } } },
-        { object: 'block', type: 'embed', isVoid: true, data: { url: 'https://evil.test' } },
+        { object: 'block', type: 'callout', isVoid: true, data: { url: 'https://evil.test' } },
         { object: 'block', type: 'paragraph', nodes: null },
         { object: 'block', type: 'code', data: null, nodes: 'nope' },
         { object: 'block', type: 'table', isVoid: true, data: { view: null, records: 3 } },
@@ -517,6 +517,61 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
     );
     expect(html).not.toContain('evil.test');
     expect(html).toMatch(/^<div class="doc"><p>before<\/p>.*<p>after<\/p><\/div>$/);
+  });
+
+  it("renders GitBook's other blocks without script: tabs and expandables as <details>, steppers, columns, updates", () => {
+    const block = (type: string, data: Record<string, unknown>, nodes: unknown[]) => ({ object: 'block', type, isVoid: false, data, nodes });
+    const { html } = render(
+      doc(
+        block('tabs', {}, [block('tabs-item', { title: 'Ruby' }, [para('first')]), block('tabs-item', { title: 'Go' }, [para('second')])]),
+        {
+          object: 'block',
+          type: 'expandable',
+          isVoid: true,
+          data: {},
+          fragments: [
+            { object: 'fragment', fragment: 'expandable-title', type: 'expandable-title', nodes: [para('More')] },
+            { object: 'fragment', fragment: 'expandable-body', type: 'expandable-body', nodes: [para('hidden')] },
+          ],
+        },
+        block('stepper', {}, [block('stepper-step', {}, [para('one')]), block('stepper-step', {}, [para('two')])]),
+        block('columns', {}, [block('column', { width: { unit: '%', value: 50 } }, [para('left')]), block('column', {}, [para('right')])]),
+        block('updates', { format: 'full' }, [block('update', { date: '2025-01-02T00:00:00.000Z', tags: [{ kind: 'tag', tag: 'release' }] }, [para('shipped')])]),
+        block('if', { expression: 'visitor.claims.pro' }, [para('gated')]),
+      ),
+    );
+    expect(html).toContain(
+      '<div class="doc-tabs"><details class="doc-tab" name="user-content-doc-tabs-0" open><summary class="doc-tab-title">Ruby</summary><div class="doc-tab-body"><p>first</p></div></details><details class="doc-tab" name="user-content-doc-tabs-0"><summary class="doc-tab-title">Go</summary>',
+    );
+    expect(html).toContain('<details class="doc-expandable"><summary>More</summary><div class="doc-expandable-body"><p>hidden</p></div></details>');
+    expect(html).toContain('<ol class="doc-stepper"><li class="doc-step"><p>one</p></li><li class="doc-step"><p>two</p></li></ol>');
+    expect(html).toContain('<div class="doc-columns"><div class="doc-column doc-column-50"><p>left</p></div><div class="doc-column"><p>right</p></div></div>');
+    expect(html).toContain('<article class="doc-update"><p class="doc-update-date"><time datetime="2025-01-02">2025-01-02</time><span class="doc-update-tag">release</span></p><p>shipped</p></article>');
+    // A condition on the visitor cannot be evaluated on a published page: what it gates is not shown.
+    expect(html).not.toContain('gated');
+  });
+
+  it('renders embeds and content references as links (http(s) only), math as its formula, emoji and buttons', () => {
+    const { html } = render(
+      doc(
+        { object: 'block', type: 'embed', isVoid: true, data: { url: 'https://www.youtube.com/watch?v=x' } },
+        { object: 'block', type: 'embed', isVoid: true, data: { url: 'javascript:alert(1)' } },
+        { object: 'block', type: 'content-ref', isVoid: true, data: { ref: { kind: 'url', url: 'javascript:alert(2)' } } },
+        { object: 'block', type: 'content-ref', isVoid: true, data: { ref: { kind: 'url', url: 'https://example.com/guide' } } },
+        { object: 'block', type: 'math', isVoid: true, data: { formula: 'a < b' } },
+        para(
+          { object: 'inline', type: 'inline-math', isVoid: true, data: { formula: 'x^2' } },
+          { object: 'inline', type: 'emoji', isVoid: true, data: { code: '1f600' } },
+          { object: 'inline', type: 'button', isVoid: true, data: { label: 'Go', kind: 'primary', ref: { kind: 'url', url: 'javascript:alert(3)' } } },
+        ),
+      ),
+    );
+    expect(html).toContain('<div class="doc-embed"><a href="https://www.youtube.com/watch?v=x" rel="noopener noreferrer" class="doc-embed-link"><span class="doc-embed-host">www.youtube.com</span>');
+    expect(html).not.toContain('javascript:');
+    expect(html).not.toContain('alert');
+    expect(html).toContain('<a href="https://example.com/guide" rel="noopener noreferrer" class="doc-content-ref"><span class="doc-content-ref-title">https://example.com/guide</span></a>');
+    expect(html).toContain('<div class="doc-math doc-math-block" role="math"><code>a &#x3C; b</code></div>');
+    expect(html).toContain('<code class="doc-math">x^2</code>😀Go');
   });
 
   it('renders computed API reference blocks as an honest heading and note', () => {

@@ -12,6 +12,7 @@ type Node = {
   nodes?: Node[];
   fragments?: Node[];
   data?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
 };
 
 export interface Section {
@@ -45,7 +46,8 @@ export function sectionsOf(document: { nodes?: Node[] } | null | undefined): Sec
   for (const node of document?.nodes ?? []) {
     if (node.type && HEADINGS.has(node.type)) {
       const title = textOf(node).trim();
-      const explicit = typeof node.data?.id === 'string' ? (node.data.id as string) : '';
+      // The heading's own id, else the one the Markdown converter gave it (meta.id, as the site renders it).
+      const explicit = typeof node.data?.id === 'string' ? (node.data.id as string) : typeof node.meta?.id === 'string' ? (node.meta.id as string) : '';
       let anchor = explicit || slugify(title) || 'section';
       for (let n = 2; used.has(anchor); n++) anchor = `${explicit || slugify(title) || 'section'}-${n}`;
       used.add(anchor);

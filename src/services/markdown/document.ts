@@ -1,12 +1,12 @@
 /**
- * The rich-text document model of page content: the subset of GitBook's document (OpenAPI v0.146.0,
+ * The rich-text document model of page content: the blocks of GitBook's document (@gitbook/api 0.202.0,
  * `components.schemas.JSONDocument`, `DocumentBlock*`, `DocumentInline*`, `DocumentText*`,
- * `DocumentMark*`, `ContentRef*`) that the Markdown conversion supports. The interfaces describe both
+ * `DocumentMark*`, `ContentRef*`): all 36 block types, read from and written to GitBook Markdown. The interfaces describe both
  * what the converter emits and what a client may post; `parseDocument` validates the latter.
  *
- * Which block may sit inside which is GitBook's rule, not ours: a hint holds only "essential" blocks,
- * a quote only essentials and quotes, a list item essentials plus code, hints, quotes and tables.
- * The lists below are the single source of those rules for the schemas and for the converter.
+ * Which block may sit inside which is GitBook's rule, not ours (`BLOCK_CHILD_TYPES`, copied from the
+ * `nodes` of each `DocumentBlock*` schema of 0.202.0): the single source of those rules for the
+ * schemas and for the converter.
  */
 import { z } from 'zod';
 
@@ -119,7 +119,17 @@ export interface DocumentInlineExpression {
   isVoid: true;
   data: { expression: string };
 }
-export type DocumentInline = DocumentInlineLink | DocumentInlineImage | DocumentInlineExpression;
+/** GitBook's other inlines: emoji, icons, inline math, mentions, buttons and annotations. */
+export interface DocumentInlineGeneric {
+  object: 'inline';
+  type: 'emoji' | 'icon' | 'inline-math' | 'mention' | 'button' | 'annotation';
+  key?: string;
+  isVoid: boolean;
+  data?: Record<string, unknown>;
+  nodes?: DocumentText[];
+  fragments?: Array<DocumentFragment<AnyBlock>>;
+}
+export type DocumentInline = DocumentInlineLink | DocumentInlineImage | DocumentInlineExpression | DocumentInlineGeneric;
 /** What a paragraph or heading holds. */
 export type DocumentInlineContent = DocumentText | DocumentInline;
 
@@ -259,6 +269,52 @@ export interface DocumentBlockReusableContent extends BlockBase<'reusable-conten
  * no TopLevelBlock, so `parseDocument` rejects them): computed API reference pages generate them when
  * read (services/openapi/computed-pages), and `documentToMarkdown` writes them as GitBook's tags.
  */
+/**
+ * The blocks of GitBook's model this module types loosely (their data is GitBook's, checked by the
+ * schemas below): containers of other blocks (`nodes`), or void blocks with `fragments`.
+ */
+export const GENERIC_BLOCK_TYPES = [
+  'prompt',
+  'if',
+  'drawing',
+  'embed',
+  'math',
+  'expandable',
+  'tabs',
+  'tabs-item',
+  'swagger',
+  'openapi-webhook',
+  'content-ref',
+  'integration',
+  'stepper',
+  'stepper-step',
+  'columns',
+  'column',
+  'updates',
+  'update',
+] as const;
+export type GenericBlockType = (typeof GENERIC_BLOCK_TYPES)[number];
+export interface DocumentBlockGeneric extends BlockBase<GenericBlockType> {
+  isVoid?: boolean;
+  data: Record<string, unknown>;
+  nodes?: AnyBlock[];
+  fragments?: Array<DocumentFragment<AnyBlock>>;
+  meta?: Record<string, unknown>;
+}
+/** Any block, as converters build it before it is typed by its place in the tree. */
+export interface AnyBlock {
+  object: 'block';
+  type: string;
+  key?: string;
+  isVoid?: boolean;
+  data?: Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- children of any place in the tree
+  nodes?: any[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  fragments?: any[];
+  meta?: Record<string, unknown>;
+}
+
 export interface DocumentBlockOpenAPIOperation extends BlockBase<'openapi-operation'> {
   isVoid: true;
   data: { ref: ContentRefOpenAPI; path: string; method: string };
@@ -269,6 +325,53 @@ export interface DocumentBlockOpenAPISchemas extends BlockBase<'openapi-schemas'
 }
 export type GeneratedOpenAPIBlock = DocumentBlockOpenAPIOperation | DocumentBlockOpenAPISchemas;
 
+/**
+ * Which blocks each container may hold: GitBook 0.202.0's `DocumentBlock*` schemas' `nodes` (and the
+ * expandable's body fragment). `document` is the top level (`DocumentBlocksTopLevels`).
+ */
+const ESSENTIALS = ['paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-ordered', 'list-unordered', 'list-tasks', 'divider'] as const;
+const ITEM_BLOCKS = [...ESSENTIALS, 'content-ref', 'code', 'embed', 'file', 'images', 'drawing', 'hint', 'prompt', 'blockquote', 'math', 'integration'] as const;
+const TOP_LEVELS = [
+  ...ESSENTIALS,
+  'blockquote',
+  'hint',
+  'prompt',
+  'images',
+  'file',
+  'drawing',
+  'embed',
+  'code',
+  'math',
+  'expandable',
+  'tabs',
+  'table',
+  'swagger',
+  'openapi-operation',
+  'openapi-schemas',
+  'openapi-webhook',
+  'content-ref',
+  'integration',
+  'reusable-content',
+  'stepper',
+  'if',
+  'columns',
+  'updates',
+] as const;
+export const BLOCK_CHILD_TYPES: Record<string, readonly string[]> = {
+  document: TOP_LEVELS,
+  hint: [...ESSENTIALS, 'embed', 'integration', 'table'],
+  blockquote: [...ESSENTIALS, 'blockquote'],
+  'list-item': [...ESSENTIALS, 'code', 'hint', 'blockquote', 'math', 'table'],
+  prompt: ['code'],
+  if: TOP_LEVELS,
+  'tabs-item': ITEM_BLOCKS,
+  'stepper-step': [...ITEM_BLOCKS, 'expandable'],
+  column: [...ESSENTIALS, 'images', 'code', 'hint', 'prompt', 'content-ref', 'drawing', 'embed', 'file', 'integration', 'math', 'blockquote', 'table', 'expandable', 'stepper'],
+  update: [...ITEM_BLOCKS, 'tabs', 'expandable'],
+  expandable: [...ESSENTIALS, 'file', 'images', 'code', 'table', 'hint', 'prompt', 'blockquote', 'reusable-content', 'integration'],
+  'table-cell': [...ESSENTIALS, 'blockquote', 'hint', 'images', 'file', 'code'],
+};
+
 export type EssentialBlock =
   | DocumentBlockParagraph
   | DocumentBlockHeading
@@ -277,7 +380,7 @@ export type EssentialBlock =
   | DocumentBlockListTasks
   | DocumentBlockDivider;
 export type QuoteChildBlock = EssentialBlock | DocumentBlockQuote;
-export type ListItemChildBlock = EssentialBlock | DocumentBlockCode | DocumentBlockHint | DocumentBlockQuote | DocumentBlockTable;
+export type ListItemChildBlock = EssentialBlock | DocumentBlockCode | DocumentBlockHint | DocumentBlockQuote | DocumentBlockTable | DocumentBlockGeneric;
 export type TopLevelBlock =
   | EssentialBlock
   | DocumentBlockQuote
@@ -286,7 +389,9 @@ export type TopLevelBlock =
   | DocumentBlockFile
   | DocumentBlockCode
   | DocumentBlockTable
-  | DocumentBlockReusableContent;
+  | DocumentBlockReusableContent
+  | GeneratedOpenAPIBlock
+  | DocumentBlockGeneric;
 /** GitBook would accept reusable content in a cell too; we keep it top-level, where it is resolved. */
 export type TableCellBlock =
   | EssentialBlock
@@ -298,9 +403,23 @@ export type TableCellBlock =
 /** Any block that can appear in a document we support. */
 export type DocumentBlock = TopLevelBlock | DocumentBlockListItem | DocumentBlockCodeLine | DocumentBlockImage;
 
+/**
+ * How the Markdown a document was read from writes what Markdown can write several ways, where it
+ * differs from GitBook's export (`*` bullets, `_emphasis_`, `**strong**`, parentheses unescaped).
+ * Kept in the document's `data` so that writing the document back gives the author's Markdown.
+ */
+export interface MarkdownStyle {
+  bullet?: '-' | '+';
+  emphasis?: '*';
+  strong?: '_';
+  escapedParentheses?: true;
+  /** `<a id="x"></a>` after a heading, not `<a href="#x" id="x"></a>`. */
+  headingAnchors?: 'id';
+}
+
 export interface JSONDocument {
   object: 'document';
-  data: { schemaVersion?: number; [extra: string]: unknown };
+  data: { schemaVersion?: number; markdownStyle?: MarkdownStyle; [extra: string]: unknown };
   nodes: TopLevelBlock[];
 }
 
@@ -315,19 +434,10 @@ export const ESSENTIAL_BLOCK_TYPES = [
   'divider',
 ] as const;
 export const QUOTE_CHILD_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'blockquote'] as const;
-export const HINT_CHILD_TYPES = ESSENTIAL_BLOCK_TYPES;
-export const LIST_ITEM_CHILD_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'code', 'hint', 'blockquote', 'table'] as const;
-export const TOP_LEVEL_BLOCK_TYPES = [
-  ...ESSENTIAL_BLOCK_TYPES,
-  'blockquote',
-  'hint',
-  'images',
-  'file',
-  'code',
-  'table',
-  'reusable-content',
-] as const;
-export const TABLE_CELL_CHILD_TYPES = TOP_LEVEL_BLOCK_TYPES.filter((t) => t !== 'table' && t !== 'reusable-content');
+export const HINT_CHILD_TYPES = BLOCK_CHILD_TYPES.hint;
+export const LIST_ITEM_CHILD_TYPES = BLOCK_CHILD_TYPES['list-item'];
+export const TOP_LEVEL_BLOCK_TYPES = TOP_LEVELS;
+export const TABLE_CELL_CHILD_TYPES = BLOCK_CHILD_TYPES['table-cell'];
 export type TopLevelBlockType = (typeof TOP_LEVEL_BLOCK_TYPES)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -449,9 +559,38 @@ const expressionSchema = z.looseObject({
   isVoid: z.literal(true),
   data: z.looseObject({ expression: z.string() }),
 });
-const inlineSchema = z.discriminatedUnion('type', [linkSchema, inlineImageSchema, expressionSchema], {
-  error: unknownTypeError('inline', 'type', ['link', 'inline-image', 'expression']),
+const voidInline = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.looseObject({ object: z.literal('inline'), type: z.literal(type), key, isVoid: z.literal(true), data });
+const emojiSchema = voidInline('emoji', z.looseObject({ code: z.string() }));
+const iconSchema = voidInline('icon', z.looseObject({ icon: z.string() }));
+const inlineMathSchema = voidInline('inline-math', z.looseObject({ formula: z.string() }));
+const mentionSchema = voidInline('mention', z.looseObject({ ref: contentRefSchema }));
+const buttonSchema = voidInline('button', z.looseObject({ label: z.string(), kind: z.enum(['primary', 'secondary']) }));
+const annotationSchema = z.looseObject({
+  object: z.literal('inline'),
+  type: z.literal('annotation'),
+  key,
+  isVoid: z.literal(false),
+  data: z.looseObject({}).optional(),
+  nodes: z.array(textSchema),
+  get fragments() {
+    return z.array(
+      z.looseObject({
+        object: z.literal('fragment'),
+        key,
+        fragment: nonEmpty,
+        type: z.literal('annotation-body'),
+        nodes: z.array(blocksAllowed([...ESSENTIAL_BLOCK_TYPES, 'code'])),
+      }),
+    );
+  },
 });
+const INLINE_TYPES = ['link', 'inline-image', 'expression', 'emoji', 'icon', 'inline-math', 'mention', 'button', 'annotation'];
+const inlineSchema = z.discriminatedUnion(
+  'type',
+  [linkSchema, inlineImageSchema, expressionSchema, emojiSchema, iconSchema, inlineMathSchema, mentionSchema, buttonSchema, annotationSchema],
+  { error: unknownTypeError('inline', 'type', INLINE_TYPES) },
+);
 const inlineContentSchema: z.ZodType<DocumentInlineContent> = z.discriminatedUnion('object', [textSchema, inlineSchema], {
   error: unknownTypeError('node', 'object', ['text', 'inline']),
 });
@@ -522,7 +661,7 @@ const hintSchema = z.looseObject({
   type: z.literal('hint'),
   data: z.looseObject({ style: z.enum(['info', 'warning', 'danger', 'success']) }),
   get nodes(): z.ZodArray<z.ZodType<EssentialBlock>> {
-    return z.array(essentialSchema);
+    return z.array(childrenOf('hint') as z.ZodType<EssentialBlock>);
   },
 });
 const codeLineSchema = z.looseObject({
@@ -618,6 +757,90 @@ const reusableContentSchema = z.looseObject({
   data: z.looseObject({ ref: refReusable }),
 });
 
+// -- the blocks GitBook added to its model beyond the essentials (0.202.0)
+
+/** The union of the blocks `container` may hold, built once (containers nest recursively). */
+const childUnions = new Map<string, z.ZodType>();
+function childrenOf(container: string): z.ZodType {
+  let union = childUnions.get(container);
+  if (!union) {
+    union = blocksAllowed(BLOCK_CHILD_TYPES[container]);
+    childUnions.set(container, union);
+  }
+  return union;
+}
+/** A container block: `nodes` are what GitBook allows in it. */
+function containerSchema<T extends string, D extends z.ZodType>(type: T, data: D, childPlace: string = type) {
+  return z.looseObject({
+    ...containerFrame,
+    type: z.literal(type),
+    data,
+    get nodes() {
+      return z.array(childrenOf(childPlace));
+    },
+  });
+}
+/** A container whose nodes are only its items (tabs of tab items, a stepper of steps). */
+function itemsSchema<T extends string, D extends z.ZodType>(type: T, data: D, item: z.ZodType) {
+  return z.looseObject({ ...containerFrame, type: z.literal(type), data, nodes: z.array(item) });
+}
+function voidSchema<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.looseObject({ ...voidFrame, type: z.literal(type), data });
+}
+const lengthSchema = z.union([z.number(), z.looseObject({ unit: z.string(), value: z.number() })]);
+const blockFragments = (place: string) =>
+  z.array(
+    z.looseObject({
+      object: z.literal('fragment'),
+      key,
+      fragment: nonEmpty,
+      type: z.string().optional(),
+      get nodes() {
+        return z.array(childrenOf(place));
+      },
+    }),
+  );
+
+const promptSchema = containerSchema('prompt', z.looseObject({ description: z.string() }));
+const ifSchema = containerSchema('if', z.looseObject({ expression: z.string() }));
+const drawingSchema = voidSchema('drawing', z.looseObject({ ref: refFile.optional() }));
+const embedSchema = z.looseObject({
+  ...voidFrame,
+  type: z.literal('embed'),
+  data: z.looseObject({ url: z.string(), fullWidth: z.boolean().optional() }),
+  fragments: z.array(captionFragmentSchema).optional(),
+});
+const mathSchema = voidSchema('math', z.looseObject({ formula: z.string() }));
+const expandableSchema = z.looseObject({
+  ...voidFrame,
+  type: z.literal('expandable'),
+  data: z.looseObject({ defaultExpanded: z.boolean().optional() }),
+  fragments: blockFragments('expandable'),
+});
+const tabsItemSchema = containerSchema('tabs-item', z.looseObject({ title: z.string().optional() }));
+const tabsSchema = itemsSchema('tabs', z.looseObject({ fullWidth: z.boolean().optional() }).optional(), tabsItemSchema);
+const swaggerSchema = voidSchema(
+  'swagger',
+  z.looseObject({ ref: z.discriminatedUnion('kind', [refUrl, refFile]), path: z.string(), method: z.string() }),
+);
+const openAPIOperationSchema = voidSchema('openapi-operation', z.looseObject({ ref: refOpenApi, path: z.string(), method: z.string() }));
+const openAPISchemasSchema = voidSchema('openapi-schemas', z.looseObject({ ref: refOpenApi, schemas: z.array(z.string()) }));
+const openAPIWebhookSchema = voidSchema('openapi-webhook', z.looseObject({ ref: refOpenApi, name: z.string(), method: z.string() }));
+const contentRefBlockSchema = voidSchema('content-ref', z.looseObject({ ref: contentRefSchema }));
+const integrationSchema = voidSchema(
+  'integration',
+  z.looseObject({ integration: z.string(), block: z.string(), props: z.record(z.string(), z.unknown()) }),
+);
+const stepSchema = containerSchema('stepper-step', z.looseObject({ icon: z.string().optional() }));
+const stepperSchema = itemsSchema('stepper', z.looseObject({}).optional(), stepSchema);
+const columnSchema = containerSchema('column', z.looseObject({ width: lengthSchema.optional(), verticalAlignment: z.enum(['top', 'middle', 'bottom']).optional() }));
+const columnsSchema = itemsSchema('columns', z.looseObject({ fullWidth: z.boolean().optional() }), columnSchema);
+const updateSchema = containerSchema(
+  'update',
+  z.looseObject({ date: z.string(), tags: z.array(z.looseObject({ kind: z.literal('tag'), tag: z.string() })).optional() }),
+);
+const updatesSchema = itemsSchema('updates', z.looseObject({ format: z.enum(['numeric', 'full', 'short']) }), updateSchema);
+
 const BLOCK_SCHEMAS = {
   paragraph: paragraphSchema,
   heading: headingSchema,
@@ -632,6 +855,22 @@ const BLOCK_SCHEMAS = {
   code: codeSchema,
   table: tableSchema,
   'reusable-content': reusableContentSchema,
+  prompt: promptSchema,
+  if: ifSchema,
+  drawing: drawingSchema,
+  embed: embedSchema,
+  math: mathSchema,
+  expandable: expandableSchema,
+  tabs: tabsSchema,
+  swagger: swaggerSchema,
+  'openapi-operation': openAPIOperationSchema,
+  'openapi-schemas': openAPISchemasSchema,
+  'openapi-webhook': openAPIWebhookSchema,
+  'content-ref': contentRefBlockSchema,
+  integration: integrationSchema,
+  stepper: stepperSchema,
+  columns: columnsSchema,
+  updates: updatesSchema,
 } as const;
 
 /** One union per place in the tree, so that "a code block inside a hint" is reported as such. */
@@ -643,11 +882,10 @@ function blocksAllowed(types: readonly string[]) {
   });
 }
 
-const essentialSchema = blocksAllowed(ESSENTIAL_BLOCK_TYPES) as unknown as z.ZodType<EssentialBlock>;
 const quoteChildSchema = blocksAllowed(QUOTE_CHILD_TYPES) as unknown as z.ZodType<QuoteChildBlock>;
-const listItemChildSchema = blocksAllowed(LIST_ITEM_CHILD_TYPES) as unknown as z.ZodType<ListItemChildBlock>;
-const tableCellChildSchema = blocksAllowed(TABLE_CELL_CHILD_TYPES) as unknown as z.ZodType<TableCellBlock>;
-const topLevelSchema = blocksAllowed(TOP_LEVEL_BLOCK_TYPES) as unknown as z.ZodType<TopLevelBlock>;
+const listItemChildSchema = childrenOf('list-item') as unknown as z.ZodType<ListItemChildBlock>;
+const tableCellChildSchema = childrenOf('table-cell') as unknown as z.ZodType<TableCellBlock>;
+const topLevelSchema = childrenOf('document') as unknown as z.ZodType<TopLevelBlock>;
 const tableFragmentSchema = z.looseObject({
   object: z.literal('fragment'),
   key,

@@ -1,21 +1,27 @@
 /**
- * Markdown -> rich-text document. Parsing is remark's (CommonMark + GFM tables, strikethrough, task
- * lists, autolinks and footnotes + YAML frontmatter); this module only maps the resulting mdast tree
- * onto GitBook's block model. GitBook's block tags (`{% hint %}`, `{% file %}`, `{% code %}`,
- * `{% include %}`) are not Markdown: see `isolateTagLines` and `groupTags` for how they are
- * recognized without a parser of our own.
+ * GitBook Markdown -> GitBook's JSON document. Parsing is remark's (CommonMark, GFM tables,
+ * strikethrough, task lists, autolinks and footnotes, YAML front matter, `$$` math) extended with
+ * GitBook's block tags as a micromark flow construct (syntax/liquid-tag.ts); this module pairs the
+ * tags among siblings (syntax/tags.ts) and maps the resulting tree onto GitBook's block model, reading
+ * the HTML GitBook's Markdown uses (`<figure>`, `<img data-size>`, `<mark>`, `<details>`) with an HTML
+ * parser (syntax/html.ts).
  *
- * Nothing is dropped. What GitBook's model cannot hold stays visible: raw HTML as code, footnotes and
- * unused link definitions as text, tags without their pair as text, headings 4 to 6 as heading 3,
- * and blocks a hint or quote may not contain move out next to it. Lost are only attributes with no
- * place in the model: a link's title, and a fence's info string beyond its language and `title`.
+ * Nothing is dropped. What GitBook's model cannot hold stays visible: unknown HTML as code, footnotes
+ * and unused link definitions as text, tags without a block of their own as text, and blocks a
+ * container may not hold move out next to it.
+ *
+ * Bounded work for any input: one parse, one linear pairing pass per container, and nesting deeper
+ * than `MAX_NESTING` or input longer than `MAX_MARKDOWN_LENGTH` is refused with a
+ * MarkdownConversionError (a 400 at the API), never a stack overflow.
  */
+import type { Element } from 'hast';
 import type {
   Blockquote,
   Code,
   Definition,
   FootnoteDefinition,
   Heading,
+  Html,
   Image,
   ImageReference,
   List,
@@ -30,39 +36,39 @@ import type {
 import { toString } from 'mdast-util-to-string';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
+import remarkMath from 'remark-math';
 import remarkParse from 'remark-parse';
-import { unified } from 'unified';
+import { unified, type Processor } from 'unified';
 import { parse as parseYaml } from 'yaml';
 import {
-  FORMATTING_MARKS,
-  HINT_CHILD_TYPES,
-  HINT_STYLES,
-  LIST_ITEM_CHILD_TYPES,
-  QUOTE_CHILD_TYPES,
+  BLOCK_CHILD_TYPES,
   assignKeys,
+  type AnyBlock,
   type ContentRef,
   type DocumentBlockCode,
   type DocumentBlockImage,
   type DocumentBlockListItem,
   type DocumentBlockParagraph,
-  type DocumentBlockReusableContent,
   type DocumentBlockTable,
   type DocumentFragment,
   type DocumentInline,
   type DocumentInlineContent,
   type DocumentInlineImage,
   type DocumentInlineLink,
+  type DocumentMark,
   type DocumentText,
-  type EssentialBlock,
-  type FormattingMarkType,
   type HintStyle,
+  HINT_STYLES,
   type ImageRef,
   type JSONDocument,
-  type ListItemChildBlock,
-  type QuoteChildBlock,
+  type MarkdownStyle,
   type TableColumnAlignment,
   type TopLevelBlock,
 } from './document';
+import { HeadingIdAllocator } from './heading-ids';
+import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
+import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
+import { matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
 
 export type LinkResolver = (href: string) => ContentRef | null;
 
@@ -81,6 +87,45 @@ export interface MarkdownConversion {
   /** Frontmatter `description`. */
   description?: string;
   frontmatter: Record<string, unknown>;
+  /** The front matter keys GitBook reads into a page's fields, each checked for its type. */
+  page: PageFrontmatter;
+}
+
+/** What GitBook's Git Sync reads from a page's front matter into the page. */
+export interface PageFrontmatter {
+  description?: string;
+  icon?: string;
+  cover?: string;
+  coverY?: number;
+  hidden?: boolean;
+  /** GitBook's page layout (`width`, and `visible` flags of title, description, tableOfContents, outline, pagination, metadata). */
+  layout?: Record<string, unknown>;
+  /** A condition on the visitor for the whole page. */
+  if?: string;
+  /** Page variables (`vars:`). */
+  vars?: Record<string, unknown>;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+}
+
+/** The page fields of a front matter mapping; keys of the wrong type are left out. */
+export function pageFrontmatter(frontmatter: Record<string, unknown>): PageFrontmatter {
+  const page: PageFrontmatter = {};
+  const text = (key: 'description' | 'icon' | 'cover' | 'if') => {
+    const value = scalarText(frontmatter[key]);
+    if (value !== undefined) page[key] = value;
+  };
+  text('description');
+  text('icon');
+  text('cover');
+  text('if');
+  if (typeof frontmatter.coverY === 'number' && Number.isFinite(frontmatter.coverY)) page.coverY = frontmatter.coverY;
+  for (const flag of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[flag] === 'boolean') page[flag] = frontmatter[flag] as boolean;
+  for (const map of ['layout', 'vars'] as const) {
+    const value = frontmatter[map];
+    if (value && typeof value === 'object' && !Array.isArray(value)) page[map] = value as Record<string, unknown>;
+  }
+  return page;
 }
 
 /**
@@ -181,140 +226,88 @@ function normalizePagePath(segments: string[]): string {
   return out.join('/');
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Limits
+
+/** Longer Markdown is refused: 4 MiB is far beyond any page (GitBook's largest are under 1 MiB). */
+export const MAX_MARKDOWN_LENGTH = 4 * 1024 * 1024;
+/** Containers (quotes, lists, tags) nested deeper than this are refused rather than recursed into. */
+export const MAX_NESTING = 48;
+
 // ---------------------------------------------------------------------------------------------
 // GitBook block tags
 
-/** Tags that wrap content: `{% hint style="info" %}` ... `{% endhint %}`. */
-const PAIRED_TAG_NAMES = ['hint', 'file', 'code'] as const;
-/** Tags that stand alone, with no end tag: `{% include "<reusable content id>" %}`. */
-const SINGLE_TAG_NAMES = ['include'] as const;
-/** GitBook's Markdown writes some blocks as tags. */
-export const BLOCK_TAG_NAMES = [...PAIRED_TAG_NAMES, ...SINGLE_TAG_NAMES] as const;
-type BlockTagName = (typeof BLOCK_TAG_NAMES)[number];
-// Single tags have no `end` form: `{% endinclude %}` is text, not a tag line to isolate.
-const TAG = String.raw`\{%[ \t]*(?:(end)?(${PAIRED_TAG_NAMES.join('|')})|(${SINGLE_TAG_NAMES.join('|')}))\b([^\n]*?)%\}`;
-/** A tag alone on its line, possibly inside block quotes (`> `) or indented in a list item. */
-const TAG_LINE = new RegExp(String.raw`^((?:[ \t]*>)*)[ \t]*${TAG}[ \t]*$`);
-const TAG_ONLY = new RegExp(String.raw`^${TAG}$`);
+/** Tags that are blocks of their own, paired with their end tag or alone. */
+export const BLOCK_TAG_NAMES = [
+  'hint',
+  'tabs',
+  'tab',
+  'stepper',
+  'step',
+  'columns',
+  'column',
+  'updates',
+  'update',
+  'embed',
+  'content-ref',
+  'page-ref',
+  'code',
+  'file',
+  'include',
+  'if',
+  'openapi',
+  'openapi-operation',
+  'openapi-schemas',
+  'openapi-webhook',
+  'prompt',
+] as const;
+/** Tags that have no end tag: a `{% endinclude %}` after an include is text, not its end. */
+const NEVER_PAIRED = new Set<string>(['include', 'page-ref']);
+/** Tags that are whole without an end tag; the others wrap content and need theirs. */
+const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
 
+/** A tag line paired with its end tag (or standing alone), with the flow between them. */
 interface TagBlock {
-  type: 'gitbookTag';
-  name: BlockTagName;
-  attributes: Record<string, string>;
+  type: 'gitbookTagBlock';
+  tag: ParsedTag;
+  /** The source of the opening tag line, kept for tags that end up as text. */
+  source: string;
+  paired: boolean;
   children: FlowNode[];
 }
-type FlowNode = RootContent | TagBlock;
+/** `<details>` ... `</details>` HTML around Markdown: an expandable. */
+interface DetailsBlock {
+  type: 'gitbookDetails';
+  open: boolean;
+  summary: PhrasingContent[] | null;
+  summaryHtml: string | null;
+  children: FlowNode[];
+}
+type FlowNode = RootContent | LiquidTagNode | TagBlock | DetailsBlock;
 
-const parser = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
-
-/**
- * Surrounds every tag line that is not inside code, HTML or frontmatter with blank lines. Without
- * that, Markdown would fold `{% endhint %}` into the preceding paragraph or list item (a "lazy
- * continuation line") and the opening tag into the following text. Which lines are code is asked of
- * the parser itself (a first parse), so a tag shown inside a fenced block stays literal text.
- */
-function isolateTagLines(source: string): string {
-  const lines = source.split('\n');
-  if (!lines.some((line) => TAG_LINE.test(line))) return source;
-  const opaque = opaqueLines(parser.parse(source));
-  const out: string[] = [];
-  lines.forEach((line, index) => {
-    const match = opaque.has(index) ? null : TAG_LINE.exec(line);
-    if (!match) {
-      out.push(line);
-      return;
-    }
-    // The blank lines keep the quote markers, or they would end the quote the tag is in.
-    const blank = match[1].trimEnd();
-    out.push(blank, line, blank);
-  });
-  return out.join('\n');
+function gitbookTags(this: Processor) {
+  const data = this.data();
+  (data.micromarkExtensions ??= []).push(liquidTagSyntax);
+  (data.fromMarkdownExtensions ??= []).push(liquidTagFromMarkdown);
 }
 
-/** 0-based line numbers covered by code, HTML or frontmatter nodes. */
-function opaqueLines(tree: Root): Set<number> {
-  const lines = new Set<number>();
-  const visit = (node: Nodes) => {
-    if ((node.type === 'code' || node.type === 'html' || node.type === 'yaml') && node.position) {
-      for (let line = node.position.start.line; line <= node.position.end.line; line++) lines.add(line - 1);
-    }
-    if ('children' in node) for (const child of node.children) visit(child);
-  };
-  visit(tree);
-  return lines;
-}
-
-/** A paragraph whose source is exactly one tag (an escaped `\{%` in the source is not a tag). */
-function readTag(node: FlowNode, source: string) {
-  if (node.type !== 'paragraph' || !node.position) return null;
-  const text = source.slice(node.position.start.offset, node.position.end.offset).trim();
-  const match = TAG_ONLY.exec(text);
-  if (!match) return null;
-  if (match[3]) {
-    const target = readIncludeTarget(match[4]);
-    // An include that names nothing is kept as the text it is.
-    return target ? { closing: false, single: true, name: match[3] as BlockTagName, attributes: { target } } : null;
-  }
-  return { closing: Boolean(match[1]), single: false, name: match[2] as BlockTagName, attributes: readAttributes(match[4]) };
-}
-
-/** The quoted argument of `{% include "<id>" %}`, quotes written as `&quot;` (as in attributes). */
-function readIncludeTarget(text: string): string | null {
-  const match = /^\s*"([^"]+)"\s*$/.exec(text);
-  return match ? match[1].replace(/&quot;/g, '"') : null;
-}
-
-/** What `encodeTagAttribute` (to-markdown) writes for `"`, CR, LF and the `}` of `%}`. */
-const ATTRIBUTE_REFERENCES: Record<string, string> = { '&quot;': '"', '&#13;': '\r', '&#10;': '\n', '&#125;': '}' };
-
-function readAttributes(text: string): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  for (const match of text.matchAll(/([A-Za-z][\w-]*)\s*=\s*"([^"]*)"/g)) {
-    attributes[match[1]] = match[2].replace(/&quot;|&#13;|&#10;|&#125;/g, (reference) => ATTRIBUTE_REFERENCES[reference]);
-  }
-  return attributes;
-}
-
-/**
- * Pairs opening and closing tag paragraphs among siblings into tag blocks. An opening tag without
- * its closing tag at the same level (or the reverse) stays a paragraph: its text is kept as written.
- */
-function groupTags(children: readonly FlowNode[], source: string): FlowNode[] {
-  const out: FlowNode[] = [];
-  for (let index = 0; index < children.length; index++) {
-    const tag = readTag(children[index], source);
-    if (tag?.single) {
-      out.push({ type: 'gitbookTag', name: tag.name, attributes: tag.attributes, children: [] });
-      continue;
-    }
-    const end = tag && !tag.closing ? findClosingTag(children, index, tag.name, source) : -1;
-    if (!tag || end < 0) {
-      out.push(children[index]);
-      continue;
-    }
-    out.push({ type: 'gitbookTag', name: tag.name, attributes: tag.attributes, children: children.slice(index + 1, end) });
-    index = end;
-  }
-  return out;
-}
-
-function findClosingTag(children: readonly FlowNode[], open: number, name: BlockTagName, source: string): number {
-  let depth = 0;
-  for (let index = open + 1; index < children.length; index++) {
-    const tag = readTag(children[index], source);
-    if (!tag || tag.name !== name) continue;
-    if (!tag.closing) depth++;
-    else if (depth === 0) return index;
-    else depth--;
-  }
-  return -1;
-}
+const parser = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .use(remarkFrontmatter, ['yaml'])
+  // GitBook writes math between `$$`, inline and as a block; a single `$` is a dollar.
+  .use(remarkMath, { singleDollarTextMath: false })
+  .use(gitbookTags);
 
 // ---------------------------------------------------------------------------------------------
 // Conversion
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
-  const source = isolateTagLines(markdown.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  if (markdown.length > MAX_MARKDOWN_LENGTH) {
+    throw new MarkdownConversionError(`Markdown is too long (${markdown.length} characters, at most ${MAX_MARKDOWN_LENGTH})`);
+  }
+  const source = markdown.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const tree = parser.parse(source);
   const frontmatter = readFrontmatter(tree);
   let body = tree.children.filter((node) => node.type !== 'yaml');
@@ -328,14 +321,68 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
   }
   const description = scalarText(frontmatter.description);
 
-  const converter = new Converter(source, options.resolveLink ?? defaultResolveLink, tree);
-  const document: JSONDocument = { object: 'document', data: {}, nodes: converter.flow(body) };
+  const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree);
+  const nodes = converter.flow(body, 0) as TopLevelBlock[];
+  const style = readMarkdownStyle(tree, source);
+  const document: JSONDocument = { object: 'document', data: style ? { markdownStyle: style } : {}, nodes };
   return {
     document: assignKeys(document),
     ...(title !== undefined ? { title } : {}),
     ...(description !== undefined ? { description } : {}),
     frontmatter,
+    page: pageFrontmatter(frontmatter),
   };
+}
+
+/**
+ * The syntax choices of the source where Markdown offers several and GitBook's model records none:
+ * the bullet (`*`, `-` or `+`), the emphasis (`_` or `*`) and strong (`**` or `__`) markers, and
+ * whether parentheses in text were escaped (`\(`, as GitBook's earlier exporter wrote them). Only what
+ * differs from GitBook's own export is recorded, in the document's `data` (GitBook's JSONDocument allows
+ * any key there), so that a page written by hand comes back as it was written; `documentToMarkdown`
+ * reads it. Null when the source writes as GitBook does.
+ */
+function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
+  const bullets = new Map<string, number>();
+  const emphasis = new Map<string, number>();
+  const strong = new Map<string, number>();
+  let escapedParentheses = 0;
+  let plainParentheses = 0;
+  let idOnlyAnchors = false;
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  const stack: Nodes[] = [tree];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    if (node.type === 'list' && !node.ordered) {
+      for (const item of node.children) if (item.position?.start.offset !== undefined) count(bullets, source[item.position.start.offset]);
+    } else if (node.type === 'emphasis' && start !== undefined) count(emphasis, source[start]);
+    else if (node.type === 'strong' && start !== undefined) count(strong, source[start]);
+    else if (node.type === 'heading' && !idOnlyAnchors) {
+      // GitBook's earlier exporter wrote a heading's anchor as `<a id="x"></a>`, without its href.
+      const last = node.children.filter((child) => child.type === 'html').at(-2);
+      const element = last?.type === 'html' ? openingTag(last.value) : null;
+      idOnlyAnchors = element?.tagName === 'a' && attribute(element, 'id') !== undefined && attribute(element, 'href') === undefined;
+    }
+    else if (node.type === 'text' && start !== undefined && end !== undefined) {
+      const raw = source.slice(start, end);
+      for (const match of raw.matchAll(/\\?[()]/g)) {
+        if (match[0].length === 2) escapedParentheses++;
+        else plainParentheses++;
+      }
+    }
+    if ('children' in node) for (const child of node.children) stack.push(child as Nodes);
+  }
+  const majority = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const style: MarkdownStyle = {};
+  const bullet = majority(bullets);
+  if (bullet === '-' || bullet === '+') style.bullet = bullet;
+  if (majority(emphasis) === '*') style.emphasis = '*';
+  if (majority(strong) === '_') style.strong = '_';
+  if (escapedParentheses > 0 && plainParentheses === 0) style.escapedParentheses = true;
+  if (idOnlyAnchors) style.headingAnchors = 'id';
+  return Object.keys(style).length ? style : null;
 }
 
 /** YAML reads `title: 2024` as a number; it is still the text the author meant. */
@@ -359,11 +406,23 @@ function readFrontmatter(tree: Root): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-type Marks = readonly FormattingMarkType[];
+// ---------------------------------------------------------------------------------------------
+// Inline content
 
-function withMark(marks: Marks, mark: FormattingMarkType): Marks {
-  // One canonical order, so equal formatting always gives equal leaves.
-  return marks.includes(mark) ? marks : FORMATTING_MARKS.filter((m) => m === mark || marks.includes(m));
+type MarkSpec = DocumentMark;
+type Marks = readonly MarkSpec[];
+
+/** One canonical order, so equal formatting always gives equal leaves. */
+const MARK_ORDER = ['bold', 'italic', 'strikethrough', 'code', 'keyboard', 'superscript', 'subscript', 'color'];
+
+function withMark(marks: Marks, mark: MarkSpec): Marks {
+  const rest = marks.filter((m) => m.type !== mark.type);
+  return [...rest, mark].sort((a, b) => MARK_ORDER.indexOf(a.type) - MARK_ORDER.indexOf(b.type));
+}
+const simpleMark = (type: 'bold' | 'italic' | 'strikethrough' | 'code' | 'keyboard' | 'superscript' | 'subscript'): MarkSpec => ({ object: 'mark', type });
+
+function sameMarks(a: readonly DocumentMark[], b: Marks): boolean {
+  return a.length === b.length && a.every((mark, i) => JSON.stringify(mark) === JSON.stringify(b[i]));
 }
 
 function textNode(text: string): DocumentText {
@@ -384,14 +443,13 @@ class InlineBuilder {
   text(text: string, marks: Marks) {
     if (text === '') return;
     const last = this.nodes[this.nodes.length - 1];
-    const leaf = { object: 'leaf' as const, text, marks: marks.map((type) => ({ object: 'mark' as const, type })) };
+    const leaf = { object: 'leaf' as const, text, marks: marks.map((mark) => ({ ...mark })) };
     if (last?.object !== 'text') {
       this.nodes.push({ object: 'text', leaves: [leaf] });
       return;
     }
     const previous = last.leaves[last.leaves.length - 1];
-    const same = previous.marks.length === marks.length && previous.marks.every((mark, i) => mark.type === marks[i]);
-    if (same) previous.text += text;
+    if (sameMarks(previous.marks, marks)) previous.text += text;
     else last.leaves.push(leaf);
   }
 
@@ -399,11 +457,10 @@ class InlineBuilder {
     this.nodes.push(node);
   }
 
-  /** Content converted earlier; only formatting marks occur in what this module builds. */
   append(nodes: readonly DocumentInlineContent[]) {
     for (const node of nodes) {
       if (node.object === 'inline') this.inline(node);
-      else for (const leaf of node.leaves) this.text(leaf.text, leaf.marks.map((mark) => mark.type) as FormattingMarkType[]);
+      else for (const leaf of node.leaves) this.text(leaf.text, leaf.marks);
     }
   }
 
@@ -418,29 +475,47 @@ class InlineBuilder {
   }
 }
 
+/** Inline HTML elements that are marks in GitBook's model. */
+const HTML_MARKS: Record<string, (element: Element) => MarkSpec | null> = {
+  mark: (element) => {
+    const colors = markColors(attribute(element, 'style'));
+    if (!TEXT_COLORS.includes(colors.text) || !TEXT_COLORS.includes(colors.background)) return null;
+    return { object: 'mark', type: 'color', data: colors };
+  },
+  kbd: () => simpleMark('keyboard'),
+  sup: () => simpleMark('superscript'),
+  sub: () => simpleMark('subscript'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// The converter
+
 class Converter {
   private readonly definitions = new Map<string, Definition>();
   private readonly referenced = new Set<string>();
+  private readonly headingIds = new HeadingIdAllocator();
 
   constructor(
-    private readonly source: string,
     private readonly resolveLink: LinkResolver,
     tree: Root,
   ) {
-    const visit = (node: Nodes) => {
+    // Iterative: a deeply nested tree must not overflow the stack before the nesting check sees it.
+    const stack: Nodes[] = [tree];
+    while (stack.length) {
+      const node = stack.pop()!;
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
       if (node.type === 'linkReference' || node.type === 'imageReference') this.referenced.add(node.identifier);
-      if ('children' in node) for (const child of node.children) visit(child);
-    };
-    visit(tree);
+      if ('children' in node) for (const child of node.children) stack.push(child as Nodes);
+    }
   }
 
   /** Converts flow content; the result may hold any top-level block, the caller fits it. */
-  flow(nodes: readonly FlowNode[]): TopLevelBlock[] {
-    return groupTags(nodes, this.source).flatMap((node) => this.block(node));
+  flow(nodes: readonly FlowNode[], depth: number): AnyBlock[] {
+    if (depth > MAX_NESTING) throw new MarkdownConversionError(`Markdown is nested too deeply (more than ${MAX_NESTING} levels of lists, quotes or blocks)`);
+    return groupFlow(nodes).flatMap((node) => this.block(node, depth));
   }
 
-  private block(node: FlowNode): TopLevelBlock[] {
+  private block(node: FlowNode, depth: number): AnyBlock[] {
     switch (node.type) {
       case 'paragraph':
         return [this.paragraph(node)];
@@ -449,55 +524,74 @@ class Converter {
       case 'thematicBreak':
         return [{ object: 'block', type: 'divider', isVoid: true, data: {} }];
       case 'blockquote':
-        return this.blockquote(node);
+        return this.blockquote(node, depth);
       case 'list':
-        return [this.list(node)];
+        return [this.list(node, depth)];
       case 'code':
         return [this.code(node)];
+      case 'math':
+        return [mathBlock(node.value)];
       case 'table':
         return [this.table(node)];
       case 'html':
-        // Raw HTML is not interpreted: it is kept, verbatim and visible, as an HTML code block.
-        return [this.codeBlock(node.value, 'html')];
+        return this.htmlBlock(node);
       case 'definition':
         return this.referenced.has(node.identifier) ? [] : [this.unusedDefinition(node)];
       case 'footnoteDefinition':
-        return this.footnoteDefinition(node);
+        return this.footnoteDefinition(node, depth);
       case 'yaml':
         return [];
-      case 'gitbookTag':
-        return this.tagBlock(node);
+      case 'gitbookLiquidTag':
+        // A tag line that `groupFlow` made no block of: its text, as written.
+        return [plainParagraph(node.value)];
+      case 'gitbookTagBlock':
+        return this.tagBlock(node, depth);
+      case 'gitbookDetails':
+        return [this.expandable(node, depth)];
       default:
         return [plainParagraph(toString(node))];
     }
   }
 
-  private paragraph(node: Paragraph): TopLevelBlock {
+  private paragraph(node: Paragraph): AnyBlock {
     const images = onlyImages(node);
-    if (images) {
-      return { object: 'block', type: 'images', isVoid: false, data: {}, nodes: images.map((image) => this.imageBlock(image)) };
-    }
+    if (images) return { object: 'block', type: 'images', isVoid: false, data: {}, nodes: images.map((image) => this.imageBlock(image)) };
+    const only = node.children.length === 1 ? node.children[0] : null;
+    // GitBook writes a block formula as `$$...$$` alone in its paragraph.
+    if (only?.type === 'inlineMath') return mathBlock(only.value);
+    const drawing = only?.type === 'html' ? this.drawing(only.value) : null;
+    if (drawing) return drawing;
     return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(node.children) };
   }
 
-  private heading(node: Heading): TopLevelBlock {
-    // GitBook has three heading levels; deeper Markdown headings become level 3.
-    const type = `heading-${Math.min(node.depth, 3)}` as 'heading-1' | 'heading-2' | 'heading-3';
-    return { object: 'block', type, isVoid: false, data: {}, nodes: this.inlines(node.children) };
-  }
-
-  private blockquote(node: Blockquote): TopLevelBlock[] {
-    return fitInto(QUOTE_CHILD_TYPES, this.flow(node.children), (nodes) => ({
+  /**
+   * GitBook's page title is `#`; its three heading levels are `##`, `###` and `####` (a `#` further
+   * down is a heading 1, `#####` and deeper a heading 3). A trailing `<a href="#x" id="x"></a>` is the
+   * heading's own anchor.
+   */
+  private heading(node: Heading): AnyBlock {
+    const level = node.depth <= 2 ? 1 : Math.min(node.depth - 1, 3);
+    const children = [...node.children];
+    const explicit = trailingAnchor(children);
+    if (explicit) children.splice(children.length - explicit.consumed);
+    const nodes = this.inlines(children, true);
+    const id = this.headingIds.allocate(explicit?.id, inlineText(nodes));
+    return {
       object: 'block',
-      type: 'blockquote',
+      type: `heading-${level}`,
       isVoid: false,
-      data: {},
-      nodes: nodes as QuoteChildBlock[],
-    }));
+      data: explicit ? { id: explicit.id } : {},
+      meta: { id },
+      nodes,
+    };
   }
 
-  private list(node: List): TopLevelBlock {
-    const nodes = node.children.map((item) => this.listItem(item));
+  private blockquote(node: Blockquote, depth: number): AnyBlock[] {
+    return fitInto('blockquote', this.flow(node.children, depth + 1), (nodes) => ({ object: 'block', type: 'blockquote', isVoid: false, data: {}, nodes }));
+  }
+
+  private list(node: List, depth: number): AnyBlock {
+    const nodes = node.children.map((item) => this.listItem(item, depth + 1));
     if (node.ordered) {
       const start = typeof node.start === 'number' && node.start !== 1 ? { start: node.start } : {};
       return { object: 'block', type: 'list-ordered', isVoid: false, data: start, nodes };
@@ -506,34 +600,20 @@ class Converter {
     return { object: 'block', type: tasks ? 'list-tasks' : 'list-unordered', isVoid: false, data: {}, nodes };
   }
 
-  private listItem(node: ListItem): DocumentBlockListItem {
-    const children = this.flow(node.children);
-    // Every top-level type is allowed in a list item except images and files, which `adapt` turns
-    // into paragraphs, and reusable content, which GitBook does not allow in a list item: it stays
-    // the tag's text. Nothing has to leave the item.
-    const nodes = (children.length ? children : [plainParagraph('')]).map(
-      (child) => adapt(child, LIST_ITEM_CHILD_TYPES) ?? (child.type === 'reusable-content' ? includeText(child) : child),
-    );
+  private listItem(node: ListItem, depth: number): DocumentBlockListItem {
+    const children = this.flow(node.children, depth);
+    const allowed = BLOCK_CHILD_TYPES['list-item'];
+    // What a list item may not hold is adapted (images to inline images) or kept as its text.
+    const nodes = (children.length ? children : [plainParagraph('')]).map((child) => adapt(child, allowed) ?? plainParagraph(blockText(child)));
     const data = typeof node.checked === 'boolean' ? { checked: node.checked } : {};
-    return { object: 'block', type: 'list-item', isVoid: false, data, nodes: nodes as ListItemChildBlock[] };
+    return { object: 'block', type: 'list-item', isVoid: false, data, nodes: nodes as DocumentBlockListItem['nodes'] };
   }
 
   private code(node: Code): DocumentBlockCode {
-    const block = this.codeBlock(node.value, node.lang ?? undefined);
+    const block = codeBlock(node.value, node.lang ?? undefined);
     // Of the info string after the language, only a `title="..."` has a place in GitBook's model.
     const title = node.meta ? readAttributes(node.meta).title : undefined;
     return title ? withCodeAttributes(block, { title }) : block;
-  }
-
-  private codeBlock(value: string, syntax: string | undefined): DocumentBlockCode {
-    const nodes = value.split('\n').map((line) => ({
-      object: 'block' as const,
-      type: 'code-line' as const,
-      isVoid: false as const,
-      data: {},
-      nodes: [textNode(line)],
-    }));
-    return { object: 'block', type: 'code', isVoid: false, data: syntax ? { syntax } : {}, nodes };
   }
 
   /**
@@ -548,6 +628,7 @@ class Converter {
     columns.forEach((id, i) => {
       const cell = header?.children[i];
       const align = node.align?.[i];
+      // GitBook's text columns always have an alignment, left by default: `:---` and `---` are both left.
       const textAlignment: TableColumnAlignment = align === 'center' || align === 'right' ? align : 'left';
       definition[id] = { id, title: cell ? toString(cell).trim() : '', type: 'text', textAlignment };
     });
@@ -559,24 +640,20 @@ class Converter {
       const values: Record<string, string> = {};
       columns.forEach((column, c) => {
         const name = `${recordId}-${column}`;
-        const inlines = this.inlines(row.children[c]?.children ?? []);
-        fragments.push({
-          object: 'fragment',
-          fragment: name,
-          nodes: [{ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: inlines }],
-        });
+        fragments.push({ object: 'fragment', fragment: name, nodes: this.cellBlocks(row.children[c]?.children ?? []) as never });
         values[column] = name;
       });
       records[recordId] = { orderIndex: String(r).padStart(digits, '0'), values };
     });
     const hideHeader = Object.values(definition).every((column) => column.title === '');
-    return {
-      object: 'block',
-      type: 'table',
-      isVoid: true,
-      data: { view: { type: 'grid', columns, hideHeader }, records, definition },
-      fragments,
-    };
+    return { object: 'block', type: 'table', isVoid: true, data: { view: { type: 'grid', columns, hideHeader }, records, definition }, fragments };
+  }
+
+  /** A cell's content; GitBook writes a cell of several paragraphs as `<p>one</p><p>two</p>`. */
+  private cellBlocks(children: readonly PhrasingContent[]): AnyBlock[] {
+    const paragraphs = splitHtmlParagraphs(children);
+    if (!paragraphs) return [{ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(children) }];
+    return paragraphs.map((part) => ({ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(part) }));
   }
 
   /** A definition no link uses stays as written, `[label]: url "title"`, its URL a link. */
@@ -588,43 +665,198 @@ class Converter {
     return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: builder.finish() };
   }
 
-  private footnoteDefinition(node: FootnoteDefinition): TopLevelBlock[] {
+  private footnoteDefinition(node: FootnoteDefinition, depth: number): AnyBlock[] {
     // GitBook has no footnotes: the definition stays as text, `[^label]: ` before its content.
     const label = `[^${node.label ?? node.identifier}]: `;
-    const blocks = this.flow(node.children);
+    const blocks = this.flow(node.children, depth + 1);
     const first = blocks[0];
     if (first?.type !== 'paragraph') return [plainParagraph(label.trimEnd()), ...blocks];
     const builder = new InlineBuilder();
     builder.text(label, []);
-    builder.append(first.nodes);
+    builder.append(first.nodes as DocumentInlineContent[]);
     return [{ ...first, nodes: builder.finish() }, ...blocks.slice(1)];
   }
 
-  private tagBlock(node: TagBlock): TopLevelBlock[] {
-    if (node.name === 'include') return [reusableContentBlock(node.attributes.target)];
-    const children = this.flow(node.children);
-    if (node.name === 'hint') {
-      const style = HINT_STYLES.includes(node.attributes.style as HintStyle) ? (node.attributes.style as HintStyle) : 'info';
-      return fitInto(HINT_CHILD_TYPES, children, (nodes) => ({
+  // -- HTML blocks
+
+  /** `<figure>` images, `<img class="gitbook-drawing">`; any other HTML is kept, verbatim, as code. */
+  private htmlBlock(node: Html): AnyBlock[] {
+    const drawing = this.drawing(node.value);
+    if (drawing) return [drawing];
+    const figures = this.figures(node.value);
+    if (figures) return [figures];
+    return [codeBlock(node.value, 'html')];
+  }
+
+  private drawing(html: string): AnyBlock | null {
+    const elements = htmlElements(html);
+    const img = elements.length === 1 && elements[0].tagName === 'img' ? elements[0] : null;
+    if (!img || !hasClass(img, 'gitbook-drawing')) return null;
+    const src = attribute(img, 'src') ?? '';
+    const ref = this.resolveLink(src);
+    const alt = attribute(img, 'alt');
+    // A drawing names its file; a path that is no uploaded file is kept as written, in `src`.
+    const data = ref?.kind === 'file' ? { ref } : { src };
+    return { object: 'block', type: 'drawing', isVoid: true, data: { ...data, ...(alt ? { alt } : {}) } };
+  }
+
+  /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`: an images block. */
+  private figures(html: string): AnyBlock | null {
+    const elements = htmlElements(html);
+    if (elements.length === 0 || !elements.every((element) => element.tagName === 'figure')) return null;
+    const images: AnyBlock[] = [];
+    for (const figure of elements) {
+      const children = elementsOf(figure.children);
+      const img = children.find((child) => child.tagName === 'img');
+      if (!img) return null;
+      const caption = children.find((child) => child.tagName === 'figcaption');
+      const captionText = caption ? elementText(caption).trim() : '';
+      const alt = attribute(img, 'alt');
+      const width = lengthOf(attribute(img, 'width'));
+      images.push({
         object: 'block',
-        type: 'hint',
-        isVoid: false,
-        data: { style },
-        nodes: nodes as EssentialBlock[],
-      }));
+        type: 'image',
+        isVoid: true,
+        data: { ref: this.imageRef(attribute(img, 'src') ?? ''), ...(alt ? { alt } : {}), ...(width !== undefined ? { width } : {}) },
+        fragments: captionText ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(captionText)] }] : [],
+      });
     }
-    if (node.name === 'code') return children.map((child) => (child.type === 'code' ? withCodeAttributes(child, node.attributes) : child));
-    return this.fileBlock(node.attributes.src ?? '', children);
+    return { object: 'block', type: 'images', isVoid: false, data: {}, nodes: images };
+  }
+
+  private expandable(node: DetailsBlock, depth: number): AnyBlock {
+    const title = node.summary ? this.inlines(node.summary) : [textNode(node.summaryHtml ?? '')];
+    const body = fitIntoFragment('expandable', this.flow(node.children, depth + 1));
+    return {
+      object: 'block',
+      type: 'expandable',
+      isVoid: true,
+      data: node.open ? { defaultExpanded: true } : {},
+      fragments: [
+        { object: 'fragment', fragment: 'expandable-title', type: 'expandable-title', nodes: [{ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: title }] },
+        { object: 'fragment', fragment: 'expandable-body', type: 'expandable-body', nodes: body.length ? body : [plainParagraph('')] },
+      ],
+    };
+  }
+
+  // -- tags
+
+  private tagBlock(node: TagBlock, depth: number): AnyBlock[] {
+    const { tag } = node;
+    // A tag that wraps content but lacks its end tag is the text it is (items excepted: see itemsBlock).
+    if (!node.paired && !STANDALONE_TAGS.has(tag.name) && !tag.name.startsWith('@')) return [plainParagraph(node.source)];
+    const attributes = tag.attributes;
+    const children = () => this.flow(node.children, depth + 1);
+    const container = (type: string, data: Record<string, unknown>, blocks: AnyBlock[]) =>
+      fitInto(type, blocks, (nodes) => ({ object: 'block', type, isVoid: false, data, nodes }));
+    switch (tag.name) {
+      case 'hint': {
+        const style = HINT_STYLES.includes(attributes.style as HintStyle) ? attributes.style : 'info';
+        return container('hint', { style, ...(attributes.icon ? { icon: attributes.icon } : {}) }, children());
+      }
+      case 'tabs':
+        return [this.itemsBlock('tabs', 'tabs-item', node, depth, (item) => ({ title: item.attributes.title ?? '' }))];
+      case 'stepper':
+        return [this.itemsBlock('stepper', 'stepper-step', node, depth, () => ({}))];
+      case 'columns':
+        return [this.itemsBlock('columns', 'column', node, depth, (item) => columnData(item.attributes), fullWidthData(attributes))];
+      case 'updates': {
+        const format = ['numeric', 'full', 'short'].includes(attributes.format) ? attributes.format : 'full';
+        return [this.itemsBlock('updates', 'update', node, depth, (item) => updateData(item.attributes), { format })];
+      }
+      case 'embed':
+        return [this.embed(attributes.url ?? '', node.paired ? children() : [])];
+      case 'content-ref':
+        return [{ object: 'block', type: 'content-ref', isVoid: true, data: { ref: this.linkRef(attributes.url ?? '') } }];
+      case 'page-ref':
+        return [{ object: 'block', type: 'content-ref', isVoid: true, data: { ref: this.linkRef(attributes.page ?? attributes.url ?? '') } }];
+      case 'code':
+        return children().map((child) => (child.type === 'code' ? withCodeAttributes(child as DocumentBlockCode, attributes) : child));
+      case 'file':
+        return this.fileBlock(attributes.src ?? '', children());
+      case 'include': {
+        const target = readIncludeTarget(tag.rest);
+        return target ? [reusableContentBlock(target)] : [plainParagraph(node.source)];
+      }
+      case 'if':
+        return [{ object: 'block', type: 'if', isVoid: false, data: { expression: ifExpression(tag) }, nodes: fitAll('if', children()) }];
+      case 'openapi':
+        return [{ object: 'block', type: 'swagger', isVoid: true, data: { ref: this.linkRef(attributes.src ?? ''), path: attributes.path ?? '', method: attributes.method ?? '' } }];
+      case 'openapi-operation':
+        return [openAPIBlock('openapi-operation', attributes.spec ?? '', { path: attributes.path ?? '', method: attributes.method ?? '' })];
+      case 'openapi-schemas':
+        return [
+          openAPIBlock('openapi-schemas', attributes.spec ?? '', {
+            schemas: (attributes.schemas ?? '').split(',').filter(Boolean),
+            grouped: attributes.grouped !== 'false',
+          }),
+        ];
+      case 'openapi-webhook':
+        return [openAPIBlock('openapi-webhook', attributes.spec ?? '', { name: attributes.name ?? '', method: attributes.method ?? '' })];
+      case 'prompt': {
+        const codes = children().filter((child) => child.type === 'code');
+        const data = { description: attributes.description ?? '', ...(attributes.defaultExpanded ? { defaultExpanded: attributes.defaultExpanded } : {}) };
+        return [{ object: 'block', type: 'prompt', isVoid: false, data, nodes: codes.length ? [codes[0]] : [codeBlock('', undefined)] }];
+      }
+      default:
+        if (tag.name.startsWith('@')) return [integrationBlock(tag)];
+        return [plainParagraph(node.source), ...(node.paired ? children() : [])];
+    }
+  }
+
+  /** Tabs, steppers, columns, updates: a container of items, each an item tag around its content. */
+  private itemsBlock(
+    type: string,
+    itemType: string,
+    node: TagBlock,
+    depth: number,
+    itemData: (tag: ParsedTag) => Record<string, unknown>,
+    data: Record<string, unknown> = {},
+  ): AnyBlock {
+    const itemTag = ITEM_TAGS[type];
+    const items: Array<{ tag: ParsedTag; nodes: AnyBlock[] }> = [];
+    for (const child of node.children) {
+      if (child.type === 'gitbookTagBlock' && child.tag.name === itemTag) {
+        // An item tag without its end tag (a slip GitBook forgives) takes what follows, up to the next item.
+        items.push({ tag: child.tag, nodes: this.flow(child.children, depth + 2) });
+      } else if (items.length > 0) {
+        // Content between items belongs to the item before it (GitBook writes none there).
+        items[items.length - 1].nodes.push(...this.flow([child], depth + 2));
+      }
+    }
+    if (items.length === 0) items.push({ tag: { name: itemTag, closing: false, rest: '', attributes: {} }, nodes: [] });
+    const blocks = items.map(
+      (item): AnyBlock => ({
+        object: 'block',
+        type: itemType,
+        isVoid: false,
+        data: itemData(item.tag),
+        nodes: fitAll(itemType, item.nodes.length ? item.nodes : [plainParagraph('')]),
+      }),
+    );
+    return { object: 'block', type, isVoid: false, data, nodes: blocks };
+  }
+
+  /** `{% embed url="..." %}`, with a caption between it and `{% endembed %}` when there is one. */
+  private embed(url: string, caption: AnyBlock[]): AnyBlock {
+    const paragraphs = caption.filter((block) => block.type === 'paragraph');
+    return {
+      object: 'block',
+      type: 'embed',
+      isVoid: true,
+      data: { url },
+      ...(paragraphs.length ? { fragments: [{ object: 'fragment', fragment: 'caption', nodes: paragraphs }] } : {}),
+    };
   }
 
   /** `{% file src="/files/<id>" %}caption{% endfile %}`: the caption is the paragraphs inside. */
-  private fileBlock(src: string, children: TopLevelBlock[]): TopLevelBlock[] {
-    const captions = children.filter((child): child is DocumentBlockParagraph => child.type === 'paragraph');
+  private fileBlock(src: string, children: AnyBlock[]): AnyBlock[] {
+    const captions = children.filter((child) => child.type === 'paragraph');
     const rest = children.filter((child) => child.type !== 'paragraph');
     const ref = src ? this.resolveLink(src) : null;
     if (ref?.kind !== 'file') {
       // Not an uploaded file: keep it as a link so that neither the target nor the caption is lost.
-      const text = captions.map((caption) => inlineText(caption.nodes)).join(' ') || src;
+      const text = captions.map((caption) => inlineText(caption.nodes as DocumentInlineContent[])).join(' ') || src;
       const target: ContentRef = ref ?? { kind: 'url', url: src };
       return [linkParagraph(target, text), ...rest];
     }
@@ -664,36 +896,92 @@ class Converter {
 
   // -- inline content
 
-  private inlines(nodes: readonly PhrasingContent[]): DocumentInlineContent[] {
+  private inlines(nodes: readonly PhrasingContent[], singleLine = false): DocumentInlineContent[] {
     const builder = new InlineBuilder();
-    this.phrasing(nodes, [], builder);
+    this.phrasing(nodes, [], builder, singleLine);
     return builder.finish();
   }
 
-  private phrasing(nodes: readonly PhrasingContent[], marks: Marks, out: InlineBuilder) {
-    for (const node of nodes) this.phrase(node, marks, out);
+  /**
+   * Phrasing content; inline HTML tags that open a mark (`<mark>`, `<kbd>`, `<sup>`, `<sub>`) apply it
+   * to the siblings up to their closing tag, and `<code class="expression">` makes an expression.
+   */
+  private phrasing(nodes: readonly PhrasingContent[], marks: Marks, out: InlineBuilder, singleLine: boolean) {
+    const closings = nodes.some((node) => node.type === 'html') ? htmlClosings(nodes) : null;
+    for (let index = 0; index < nodes.length; index++) {
+      const node = nodes[index];
+      if (node.type === 'html' && closings) {
+        const consumed = this.inlineHtml(nodes, index, closings[index], marks, out, singleLine);
+        if (consumed > 0) {
+          index += consumed - 1;
+          continue;
+        }
+      }
+      this.phrase(node, marks, out, singleLine);
+    }
   }
 
-  private phrase(node: PhrasingContent, marks: Marks, out: InlineBuilder) {
+  /** How many siblings from `index` an HTML construct took (0 when it is not one GitBook writes). */
+  private inlineHtml(nodes: readonly PhrasingContent[], index: number, close: number, marks: Marks, out: InlineBuilder, singleLine: boolean): number {
+    const element = openingTag((nodes[index] as Html).value);
+    if (!element) return 0;
+    if (element.tagName === 'img') {
+      out.inline(this.htmlInlineImage(element));
+      return 1;
+    }
+    if (element.tagName === 'br') {
+      out.text('\n', marks);
+      return 1;
+    }
+    if (close < 0) return 0;
+    const inner = nodes.slice(index + 1, close);
+    if (element.tagName === 'code' && hasClass(element, 'expression')) {
+      out.inline({ object: 'inline', type: 'expression', isVoid: true, data: { expression: toString({ type: 'paragraph', children: inner }) } });
+      return close - index + 1;
+    }
+    const mark = HTML_MARKS[element.tagName]?.(element);
+    if (!mark) return 0;
+    this.phrasing(inner, withMark(marks, mark), out, singleLine);
+    return close - index + 1;
+  }
+
+  private htmlInlineImage(element: Element): DocumentInlineImage {
+    const size = attribute(element, 'dataSize');
+    const alt = attribute(element, 'alt');
+    return {
+      object: 'inline',
+      type: 'inline-image',
+      isVoid: true,
+      data: {
+        ref: this.imageRef(attribute(element, 'src') ?? ''),
+        ...(alt !== undefined ? { alt } : {}),
+        ...(size === 'line' || size === 'original' ? { size } : {}),
+      },
+    };
+  }
+
+  private phrase(node: PhrasingContent, marks: Marks, out: InlineBuilder, singleLine: boolean) {
     switch (node.type) {
       case 'text':
-        // A soft line break renders as a space; only hard breaks are line breaks in the document.
-        return out.text(node.value.replace(/[ \t]*\n[ \t]*/g, ' '), marks);
+        // A line break inside a paragraph is kept: GitBook's text holds it, and writes it back as one.
+        return out.text(singleLine ? node.value.replace(/[ \t]*\n[ \t]*/g, ' ') : node.value.replace(/[ \t]*\n[ \t]*/g, '\n'), marks);
       case 'emphasis':
-        return this.phrasing(node.children, withMark(marks, 'italic'), out);
+        return this.phrasing(node.children, withMark(marks, simpleMark('italic')), out, singleLine);
       case 'strong':
-        return this.phrasing(node.children, withMark(marks, 'bold'), out);
+        return this.phrasing(node.children, withMark(marks, simpleMark('bold')), out, singleLine);
       case 'delete':
-        return this.phrasing(node.children, withMark(marks, 'strikethrough'), out);
+        return this.phrasing(node.children, withMark(marks, simpleMark('strikethrough')), out, singleLine);
       case 'inlineCode':
-        return out.text(node.value.replace(/\n/g, ' '), withMark(marks, 'code'));
+        return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
+      case 'inlineMath':
+        return out.inline({ object: 'inline', type: 'inline-math', isVoid: true, data: { formula: node.value } } as unknown as DocumentInline);
       case 'break':
-        return out.text('\n', marks);
+        return out.text(singleLine ? ' ' : '\n', marks);
       case 'link':
         return out.inline(this.link(node.url, node.children, marks));
       case 'linkReference': {
         const definition = this.definitions.get(node.identifier);
-        if (!definition) return this.phrasing(node.children, marks, out);
+        if (!definition) return this.phrasing(node.children, marks, out, singleLine);
         return out.inline(this.link(definition.url, node.children, marks));
       }
       case 'image':
@@ -703,9 +991,8 @@ class Converter {
         return out.inline(this.inlineImage(image.url, image.alt, image.title));
       }
       case 'html':
-        // Inline HTML is not interpreted: its source stays visible, as code (as HTML blocks do).
-        // As plain text it would not survive a round trip: a URL in it would become a GFM autolink.
-        return out.text(node.value.replace(/\n/g, ' '), withMark(marks, 'code'));
+        // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
+        return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
       case 'footnoteReference':
         return out.text(`[^${node.label ?? node.identifier}]`, marks);
       default:
@@ -715,7 +1002,7 @@ class Converter {
 
   private link(url: string, children: readonly PhrasingContent[], marks: Marks): DocumentInlineLink {
     const builder = new InlineBuilder();
-    this.phrasing(children, marks, builder);
+    this.phrasing(children, marks, builder, false);
     // Markdown cannot nest links, so a link's content is only text and images.
     const nodes = builder.finish() as Array<DocumentText | DocumentInlineImage>;
     return { object: 'inline', type: 'link', isVoid: false, data: { ref: this.linkRef(url) }, nodes };
@@ -731,6 +1018,203 @@ class Converter {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Grouping flow content: tags with their end tags, `<details>` with `</details>`
+
+const ITEM_TAGS: Record<string, string> = { tabs: 'tab', stepper: 'step', columns: 'column', updates: 'update' };
+
+/**
+ * Pairs tag lines with their end tags and `<details>` with `</details>` among siblings. Pairs are
+ * found in one pass (`matchTags`); a pair that would cross another is not one, its tags stay text.
+ */
+function groupFlow(children: readonly FlowNode[]): FlowNode[] {
+  const tags = children.map((child): ParsedTag | null => {
+    if (child.type === 'gitbookLiquidTag') return parseTag(child.value);
+    if (child.type === 'html') return detailsTag(child.value);
+    return null;
+  });
+  if (tags.every((tag) => tag === null)) return [...children];
+  const matches = matchTags(tags);
+  const build = (from: number, to: number): FlowNode[] => {
+    const out: FlowNode[] = [];
+    for (let index = from; index < to; index++) {
+      const tag = tags[index];
+      const child = children[index];
+      if (!tag) {
+        out.push(child);
+        continue;
+      }
+      const end = matches[index];
+      const paired = !tag.closing && end > index && end < to && !NEVER_PAIRED.has(tag.name) && !tag.name.startsWith('@');
+      if (tag.name === 'details') {
+        if (paired) {
+          out.push(detailsBlock(child as Html, build(index + 1, end)));
+          index = end;
+        } else out.push(child);
+        continue;
+      }
+      if (tag.closing) {
+        out.push({ type: 'paragraph', children: [{ type: 'text', value: (child as LiquidTagNode).value }] });
+        continue;
+      }
+      const source = (child as LiquidTagNode).value;
+      out.push({ type: 'gitbookTagBlock', tag, source, paired, children: paired ? build(index + 1, end) : [] });
+      if (paired) index = end;
+    }
+    return out;
+  };
+  return build(0, children.length);
+}
+
+/** `<details>` (with its `<summary>` in the same HTML block or not) opens; `</details>` closes. */
+function detailsTag(html: string): ParsedTag | null {
+  const trimmed = html.trim();
+  if (closingTagName(trimmed) === 'details') return { name: 'details', closing: true, rest: '', attributes: {} };
+  if (!/^<details[\s>]/i.test(trimmed)) return null;
+  const [details, ...rest] = htmlElements(trimmed);
+  // The whole expandable in one HTML block is kept as HTML: its content is not Markdown.
+  if (!details || details.tagName !== 'details' || rest.length > 0 || trimmed.includes('</details>')) return null;
+  return { name: 'details', closing: false, rest: '', attributes: {} };
+}
+
+function detailsBlock(open: Html, children: FlowNode[]): DetailsBlock {
+  const [details] = htmlElements(open.value);
+  let summaryElement = elementsOf(details.children).find((child) => child.tagName === 'summary');
+  let body = children;
+  const first = children[0];
+  if (!summaryElement && first?.type === 'html') {
+    const [element] = htmlElements(first.value);
+    if (element?.tagName === 'summary') {
+      summaryElement = element;
+      body = children.slice(1);
+    }
+  }
+  const summaryText = summaryElement ? elementText(summaryElement).trim() : '';
+  return {
+    type: 'gitbookDetails',
+    open: attribute(details, 'open') !== undefined,
+    summary: [{ type: 'text', value: summaryText }],
+    summaryHtml: null,
+    children: body,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** `<a href="#x" id="x"></a>` closing a heading: GitBook's form of a heading's own anchor. */
+function trailingAnchor(children: PhrasingContent[]): { id: string; consumed: number } | null {
+  let end = children.length;
+  const last = children[end - 1];
+  if (last?.type === 'text' && last.value.trim() === '') end--;
+  const close = children[end - 1];
+  const open = children[end - 2];
+  if (close?.type !== 'html' || open?.type !== 'html' || closingTagName(close.value) !== 'a') return null;
+  const element = openingTag(open.value);
+  const id = element?.tagName === 'a' ? attribute(element, 'id') : undefined;
+  if (!id || !/^[-a-z0-9.+_]+$/.test(id)) return null;
+  let consumed = children.length - (end - 2);
+  // The space GitBook writes between the text and the anchor goes with it.
+  const before = children[end - 3];
+  if (before?.type === 'text' && before.value.endsWith(' ')) {
+    before.value = before.value.replace(/ +$/, '');
+    if (before.value === '') consumed++;
+  }
+  return { id, consumed };
+}
+
+/**
+ * For each inline HTML opening tag among siblings, the index of its closing tag (-1 if none), found in
+ * one pass with a stack per tag name: a line of a thousand unclosed `<b>` is not re-scanned per tag.
+ */
+function htmlClosings(nodes: readonly PhrasingContent[]): Int32Array {
+  const tags = nodes.map((node): ParsedTag | null => {
+    if (node.type !== 'html') return null;
+    const closing = closingTagName(node.value);
+    if (closing) return { name: closing, closing: true, rest: '', attributes: {} };
+    const element = openingTag(node.value);
+    return element ? { name: element.tagName, closing: false, rest: '', attributes: {} } : null;
+  });
+  return matchTags(tags);
+}
+
+/** A cell `<p>a</p><p>b</p>`: the phrasing of each paragraph, or null when the cell is not that. */
+function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingContent[][] | null {
+  const first = children[0];
+  if (first?.type !== 'html' || openingTag(first.value)?.tagName !== 'p') return null;
+  const closings = htmlClosings(children);
+  const parts: PhrasingContent[][] = [];
+  let index = 0;
+  while (index < children.length) {
+    const node = children[index];
+    if (node.type !== 'html' || openingTag(node.value)?.tagName !== 'p') return null;
+    const close = closings[index];
+    if (close < 0) return null;
+    parts.push(children.slice(index + 1, close));
+    index = close + 1;
+  }
+  return parts;
+}
+
+function lengthOf(value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)(%|px)?$/.exec(value.trim());
+  if (!match) return undefined;
+  const number = Number(match[1]);
+  return match[2] === '%' ? { unit: '%', value: number } : number;
+}
+
+function columnData(attributes: Record<string, string>): Record<string, unknown> {
+  const width = lengthOf(attributes.width);
+  const verticalAlignment = ['top', 'middle', 'bottom'].includes(attributes.valign) ? attributes.valign : undefined;
+  return { ...(width !== undefined ? { width } : {}), ...(verticalAlignment ? { verticalAlignment } : {}) };
+}
+
+function fullWidthData(attributes: Record<string, string>): Record<string, unknown> {
+  return attributes.fullWidth === 'true' || attributes.fullWidth === 'false' ? { fullWidth: attributes.fullWidth === 'true' } : {};
+}
+
+function updateData(attributes: Record<string, string>): Record<string, unknown> {
+  const tags = (attributes.tags ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
+    .map((tag) => ({ kind: 'tag', tag }));
+  // GitBook's update date is a timestamp; its Markdown writes the day of one at midnight UTC.
+  const date = attributes.date ?? '';
+  return { date: /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00.000Z` : date, ...(tags.length ? { tags } : {}) };
+}
+
+/** `{% if visitor.claims.plan == "pro" %}` or `{% if condition="..." %}`. */
+function ifExpression(tag: ParsedTag): string {
+  return tag.attributes.condition ?? tag.rest;
+}
+
+/** `{% @mermaid/diagram content="graph TD" %}`: an integration's block and its props. */
+function integrationBlock(tag: ParsedTag): AnyBlock {
+  const [integration, ...blockPath] = tag.name.slice(1).split('/');
+  return { object: 'block', type: 'integration', isVoid: true, data: { integration, block: blockPath.join('/'), props: { ...tag.attributes } } };
+}
+
+function openAPIBlock(type: string, spec: string, data: Record<string, unknown>): AnyBlock {
+  return { object: 'block', type, isVoid: true, data: { ref: { kind: 'openapi', spec }, ...data } };
+}
+
+function mathBlock(formula: string): AnyBlock {
+  return { object: 'block', type: 'math', isVoid: true, data: { formula } };
+}
+
+function codeBlock(value: string, syntax: string | undefined): DocumentBlockCode {
+  const nodes = value.split('\n').map((line) => ({ object: 'block' as const, type: 'code-line' as const, isVoid: false as const, data: {}, nodes: [textNode(line)] }));
+  return { object: 'block', type: 'code', isVoid: false, data: syntax ? { syntax } : {}, nodes };
+}
+
+/** The quoted argument of `{% include "<id>" %}`, quotes written as `&quot;` (as in attributes). */
+function readIncludeTarget(text: string): string | null {
+  const match = /^\s*"([^"]+)"\s*$/.exec(text);
+  return match ? match[1].replace(/&quot;/g, '"') : null;
+}
+
 /** The images of a paragraph that holds nothing but images (and the whitespace between them). */
 function onlyImages(node: Paragraph): Array<Image | ImageReference> | null {
   const images: Array<Image | ImageReference> = [];
@@ -743,33 +1227,41 @@ function onlyImages(node: Paragraph): Array<Image | ImageReference> | null {
   return images.length ? images : null;
 }
 
-
 function withCodeAttributes(block: DocumentBlockCode, attributes: Record<string, string>): DocumentBlockCode {
   const data = { ...block.data };
   if (attributes.title) data.title = attributes.title;
   if (attributes.overflow === 'wrap' || attributes.overflow === 'scroll') data.overflow = attributes.overflow;
-  if (attributes.lineNumbers === 'true' || attributes.lineNumbers === 'false') data.lineNumbers = attributes.lineNumbers === 'true';
-  if (attributes.fullWidth === 'true' || attributes.fullWidth === 'false') data.fullWidth = attributes.fullWidth === 'true';
+  for (const flag of ['lineNumbers', 'fullWidth', 'expandable'] as const) {
+    if (attributes[flag] === 'true' || attributes[flag] === 'false') data[flag] = attributes[flag] === 'true';
+  }
   return { ...block, data };
 }
 
-function inlineText(nodes: readonly DocumentInlineContent[]): string {
+export function inlineText(nodes: readonly DocumentInlineContent[]): string {
   return nodes
     .map((node) => {
       if (node.object === 'text') return node.leaves.map((leaf) => leaf.text).join('');
-      if (node.type === 'expression') return `{{ ${node.data.expression.trim()} }}`;
-      return node.type === 'link' ? inlineText(node.nodes) : (node.data.alt ?? '');
+      const inline = node as { type: string; data?: Record<string, unknown>; nodes?: DocumentInlineContent[] };
+      if (inline.type === 'expression') return `{{ ${String(inline.data?.expression ?? '').trim()} }}`;
+      if (inline.type === 'link' || inline.type === 'annotation') return inlineText(inline.nodes ?? []);
+      if (inline.type === 'inline-math') return String(inline.data?.formula ?? '');
+      return String(inline.data?.alt ?? '');
     })
     .join('');
 }
 
-function reusableContentBlock(id: string): DocumentBlockReusableContent {
-  return { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: id } } };
+/** The text of any block, where only text fits (a list item cannot hold an embed). */
+function blockText(block: AnyBlock): string {
+  if (block.type === 'paragraph' || block.type.startsWith('heading-')) return inlineText(block.nodes as DocumentInlineContent[]);
+  if (block.type === 'embed') return String(block.data?.url ?? '');
+  if (block.type === 'math') return `$$${String(block.data?.formula ?? '')}$$`;
+  if (block.type === 'reusable-content') return `{% include "${String((block.data?.ref as { reusableContent?: string })?.reusableContent ?? '')}" %}`;
+  const parts = [...((block.nodes as AnyBlock[] | undefined) ?? []), ...((block.fragments as Array<{ nodes: AnyBlock[] }> | undefined) ?? []).flatMap((f) => f.nodes)];
+  return parts.map((part) => (part.object === 'block' ? blockText(part) : '')).join(' ');
 }
 
-/** The include as the author wrote it, for where GitBook allows no reusable content. */
-function includeText(block: DocumentBlockReusableContent): DocumentBlockParagraph {
-  return plainParagraph(`{% include "${block.data.ref.reusableContent.replace(/"/g, '&quot;')}" %}`);
+function reusableContentBlock(id: string): AnyBlock {
+  return { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: id } } };
 }
 
 function linkParagraph(ref: ContentRef, text: string): DocumentBlockParagraph {
@@ -779,13 +1271,13 @@ function linkParagraph(ref: ContentRef, text: string): DocumentBlockParagraph {
 
 /**
  * Makes a block acceptable where GitBook restricts content: images become a paragraph of inline
- * images and a file becomes a paragraph linking to it. Null when the block must leave the container.
+ * images and a file a paragraph linking to it. Null when the block must leave the container.
  */
-function adapt(block: TopLevelBlock, allowed: readonly string[]): TopLevelBlock | null {
+function adapt(block: AnyBlock, allowed: readonly string[]): AnyBlock | null {
   if (allowed.includes(block.type)) return block;
-  if (block.type === 'images') {
+  if (block.type === 'images' && allowed.includes('paragraph')) {
     const builder = new InlineBuilder();
-    for (const image of block.nodes) {
+    for (const image of block.nodes as DocumentBlockImage[]) {
       const caption = image.fragments.find((fragment) => fragment.fragment === 'caption');
       const captionText = caption ? caption.nodes.map((paragraph) => inlineText(paragraph.nodes)).join(' ') : '';
       builder.inline({
@@ -797,10 +1289,11 @@ function adapt(block: TopLevelBlock, allowed: readonly string[]): TopLevelBlock 
     }
     return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: builder.finish() };
   }
-  if (block.type === 'file') {
-    const caption = block.fragments?.find((fragment) => fragment.fragment === 'caption');
+  if (block.type === 'file' && allowed.includes('paragraph')) {
+    const data = block.data as { ref: { kind: 'file'; file: string } };
+    const caption = (block.fragments as Array<DocumentFragment> | undefined)?.find((fragment) => fragment.fragment === 'caption');
     const text = caption ? caption.nodes.map((paragraph) => inlineText(paragraph.nodes)).join(' ') : '';
-    return linkParagraph(block.data.ref, text || block.data.ref.file);
+    return linkParagraph(data.ref, text || data.ref.file);
   }
   return null;
 }
@@ -810,10 +1303,11 @@ function adapt(block: TopLevelBlock, allowed: readonly string[]): TopLevelBlock 
  * adapted is moved out after the container, which continues after it: content is never dropped,
  * a hint holding a code block becomes hint, code, hint.
  */
-function fitInto(allowed: readonly string[], blocks: TopLevelBlock[], wrap: (nodes: TopLevelBlock[]) => TopLevelBlock): TopLevelBlock[] {
+function fitInto(type: string, blocks: AnyBlock[], wrap: (nodes: AnyBlock[]) => AnyBlock): AnyBlock[] {
+  const allowed = BLOCK_CHILD_TYPES[type];
   if (blocks.length === 0) return [wrap([plainParagraph('')])];
-  const out: TopLevelBlock[] = [];
-  let run: TopLevelBlock[] = [];
+  const out: AnyBlock[] = [];
+  let run: AnyBlock[] = [];
   for (const block of blocks) {
     const fitted = adapt(block, allowed);
     if (fitted) {
@@ -826,4 +1320,17 @@ function fitInto(allowed: readonly string[], blocks: TopLevelBlock[], wrap: (nod
   }
   if (run.length) out.push(wrap(run));
   return out;
+}
+
+/**
+ * For containers whose content cannot leave them (a tab, a step, an expandable's body): what the
+ * container may not hold is adapted, else kept as a paragraph of its text.
+ */
+function fitAll(type: string, blocks: AnyBlock[]): AnyBlock[] {
+  const allowed = BLOCK_CHILD_TYPES[type];
+  return blocks.map((block) => adapt(block, allowed) ?? plainParagraph(blockText(block)));
+}
+
+function fitIntoFragment(type: 'expandable', blocks: AnyBlock[]): AnyBlock[] {
+  return fitAll(type, blocks);
 }

@@ -9,6 +9,8 @@ export {
   defaultResolveLink,
   linkedPagePath,
   markdownToDocument,
+  pageFrontmatter,
+  type PageFrontmatter,
   type LinkResolver,
   type MarkdownConversion,
   type MarkdownToDocumentOptions,

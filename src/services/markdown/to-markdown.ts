@@ -1,40 +1,36 @@
 /**
- * Rich-text document -> Markdown. The document is mapped onto an mdast tree and remark-stringify
- * (with remark-gfm for tables, strikethrough and task lists) writes it, so escaping is the
- * library's. Hints, files, titled code blocks and reusable content are written as GitBook's block
- * tags, which `markdownToDocument` reads back. Expressions are written as GitBook writes them,
- * `{{ space.vars.x }}`, which is read back as text: the value is only known when rendering.
+ * GitBook's JSON document -> GitBook Markdown, in the syntax GitBook's own export writes: the document
+ * is mapped onto an mdast tree and remark-stringify writes it (with remark-gfm for tables,
+ * strikethrough and task lists, remark-math for `$$`), so escaping is the library's, as it is in
+ * GitBook's exporter (`*` bullets, `_italic_`, `**bold**`, `&#x20;` for a space that would be lost).
+ * Blocks Markdown has no syntax for are GitBook's tags (`{% tabs %}`, `{% embed %}`, ...) or its HTML
+ * (`<figure>`, `<details>`, `<mark>`); `markdownToDocument` reads every one of them back, so a document
+ * written and read again is the same document, and Markdown read and written is a fixed point.
  */
-import type {
-  AlignType,
-  BlockContent,
-  Image,
-  List,
-  ListItem,
-  PhrasingContent,
-  Root,
-  RootContent,
-  Table,
-  TableCell,
-  TableRow,
-} from 'mdast';
+import type { AlignType, BlockContent, Image, List, ListItem, PhrasingContent, Root, RootContent, Table, TableCell, TableRow } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
+import remarkMath from 'remark-math';
 import remarkStringify, { type Options as StringifyOptions } from 'remark-stringify';
 import { unified } from 'unified';
 import { stringify as stringifyYaml } from 'yaml';
 import type {
+  AnyBlock,
   ContentRef,
   DocumentBlock,
   DocumentBlockCode,
   DocumentBlockListItem,
   DocumentBlockTable,
   DocumentInlineContent,
+  DocumentMark,
   DocumentTextLeaf,
-  GeneratedOpenAPIBlock,
   JSONDocument,
-  TableCellBlock,
+  MarkdownStyle,
 } from './document';
+import { BLOCK_TAG_NAMES } from './from-markdown';
+import { encodeTagAttribute, parseTag } from './syntax/tags';
+
+export { encodeTagAttribute } from './syntax/tags';
 
 export interface DocumentToMarkdownOptions {
   /** Href written for a link or image target. Defaults to `defaultHrefFor`. */
@@ -66,6 +62,8 @@ export function defaultHrefFor(ref: ContentRef): string {
       return `/reusable-contents/${ref.reusableContent}`;
     case 'openapi':
       return `/openapi/${ref.spec}`;
+    default:
+      return '';
   }
 }
 
@@ -73,166 +71,309 @@ function pageHref(page: string, space: string | undefined): string {
   return space ? `/spaces/${space}/pages/${page}` : `/pages/${page}`;
 }
 
+// ---------------------------------------------------------------------------------------------
+// GitBook's tags in the mdast tree
+
 /**
- * A GitBook block tag in the mdast tree. mdast has no such node; it is passed through the tree as a
- * block and written by its own handler.
+ * A tag around flow content: `open`, the content, `close`. GitBook writes the content right after the
+ * opening line and the closing line right after the content; items of a tabs, stepper, columns or
+ * updates block are separated by one blank line. `spaced` puts blank lines inside (`<details>`).
  */
-interface BlockTagNode {
+interface TagNode {
   type: 'gitbookTag';
-  name: 'hint' | 'file' | 'code' | GeneratedOpenAPIBlock['type'];
-  attributes: Record<string, string>;
+  open: string;
+  close: string | null;
+  spaced?: boolean;
   children: RootContent[];
 }
 
-function blockTag(name: BlockTagNode['name'], attributes: Record<string, string>, children: RootContent[]): BlockContent {
-  const node: BlockTagNode = { type: 'gitbookTag', name, attributes, children };
+function tagNode(open: string, close: string | null, children: RootContent[] = [], spaced = false): BlockContent {
+  const node: TagNode = { type: 'gitbookTag', open, close, children, spaced };
   return node as unknown as BlockContent;
 }
 
-/** `{% include "<id>" %}`: a tag with no content and no end tag, so a node of its own. */
-interface IncludeTagNode {
-  type: 'gitbookInclude';
-  target: string;
-}
-
-function includeTag(target: string): BlockContent {
-  const node: IncludeTagNode = { type: 'gitbookInclude', target };
-  return node as unknown as BlockContent;
+function openTag(name: string, attributes: Record<string, string | undefined> = {}): string {
+  const written = Object.entries(attributes)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([attribute, value]) => ` ${attribute}="${encodeTagAttribute(value)}"`)
+    .join('');
+  return `{% ${name}${written} %}`;
 }
 
 type Handle = NonNullable<NonNullable<StringifyOptions['handlers']>['paragraph']>;
 
-const writeIncludeTag: Handle = (node: IncludeTagNode) => `{% include "${node.target.replace(/"/g, '&quot;')}" %}`;
-
-/**
- * An attribute value as it is written in a tag: one line, with no `"` and no `%}` in it, so the tag
- * ends where it should and nothing in the value starts a line (a tag) of its own. `markdownToDocument`
- * reads these references back (`readAttributes`).
- */
-export function encodeTagAttribute(value: string): string {
-  return value.replace(/"/g, '&quot;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/%\}/g, '%&#125;');
-}
-
-/** `{% hint style="info" %}`, the content (indented by the container, as any flow), `{% endhint %}`. */
-const writeBlockTag: Handle = (node: BlockTagNode, _parent, state, info) => {
-  const attributes = Object.entries(node.attributes)
-    .map(([name, value]) => ` ${name}="${encodeTagAttribute(value)}"`)
-    .join('');
-  const inner = state.containerFlow(node as unknown as Root, info);
-  const open = `{% ${node.name}${attributes} %}`;
-  const close = `{% end${node.name} %}`;
-  return inner ? `${open}\n${inner}\n${close}` : `${open}\n${close}`;
+const writeTag: Handle = (node: TagNode, _parent, state, info) => {
+  if (node.close === null) return node.open;
+  const inner = node.children.length ? state.containerFlow(node as unknown as Root, info) : '';
+  const gap = node.spaced ? '\n\n' : '\n';
+  return inner ? `${node.open}${gap}${inner}${gap}${node.close}` : `${node.open}\n${node.close}`;
 };
 
-const stringifier = unified()
-  .use(remarkGfm)
-  .use(remarkFrontmatter, ['yaml'])
-  .use(remarkStringify, {
-    bullet: '-',
-    emphasis: '*',
-    strong: '*',
-    fence: '`',
-    fences: true,
-    rule: '-',
-    listItemIndent: 'one',
-    incrementListMarker: true,
-    // The handlers map is keyed by mdast's node types, which do not include ours.
-    handlers: { gitbookTag: writeBlockTag, gitbookInclude: writeIncludeTag } as StringifyOptions['handlers'],
-    // Text that would read back as a block tag is escaped (`\{% hint %}`).
-    unsafe: [{ character: '{', after: String.raw`%[ \t]*(?:(?:end)?(?:hint|file|code)|include)\b`, atBreak: true }],
-  });
+const KNOWN_TAG_NAMES = new Set<string>(BLOCK_TAG_NAMES);
+const KNOWN_TAGS = BLOCK_TAG_NAMES.map((name) => name.replace(/[-]/g, '\\-')).join('|');
+
+/** One processor per Markdown style a document records (a handful at most), built when first used. */
+const stringifiers = new Map<string, ReturnType<typeof createStringifier>>();
+
+function createStringifier(style: MarkdownStyle) {
+  const unsafe: NonNullable<StringifyOptions['unsafe']> = [
+    // Text that would read back as one of GitBook's tags is escaped (`\{% hint %}`); unknown tags
+    // stay as written, they are text either way.
+    { character: '{', after: String.raw`%-?[ \t]*(?:end)?(?:${KNOWN_TAGS}|@)`, atBreak: true },
+  ];
+  if (style.escapedParentheses) {
+    // As the source wrote them: every parenthesis of text escaped (not those of link destinations).
+    const notInConstruct: NonNullable<StringifyOptions['unsafe']>[number]['notInConstruct'] = ['destinationLiteral', 'destinationRaw', 'titleQuote', 'titleApostrophe', 'reference'];
+    unsafe.push({ character: '(', inConstruct: 'phrasing', notInConstruct }, { character: ')', inConstruct: 'phrasing', notInConstruct });
+  }
+  return unified()
+    .use(remarkGfm)
+    .use(remarkFrontmatter, ['yaml'])
+    .use(remarkMath, { singleDollarTextMath: false })
+    .use(remarkStringify, {
+      bullet: style.bullet ?? '*',
+      emphasis: style.emphasis ?? '_',
+      strong: style.strong ?? '*',
+      fence: '`',
+      fences: true,
+      rule: '-',
+      listItemIndent: 'one',
+      incrementListMarker: true,
+      // The handlers map is keyed by mdast's node types, which do not include ours.
+      handlers: { gitbookTag: writeTag } as StringifyOptions['handlers'],
+      unsafe,
+    });
+}
+
+/** The style a document records, its values checked (a client may post anything in `data`). */
+function markdownStyleOf(document: JSONDocument): MarkdownStyle {
+  const raw = document.data?.markdownStyle as Record<string, unknown> | undefined;
+  if (!raw || typeof raw !== 'object') return {};
+  const style: MarkdownStyle = {};
+  if (raw.bullet === '-' || raw.bullet === '+') style.bullet = raw.bullet;
+  if (raw.emphasis === '*') style.emphasis = '*';
+  if (raw.strong === '_') style.strong = '_';
+  if (raw.escapedParentheses === true) style.escapedParentheses = true;
+  if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
+  return style;
+}
+
+function stringifierFor(style: MarkdownStyle) {
+  const key = JSON.stringify(style);
+  let stringifier = stringifiers.get(key);
+  if (!stringifier) {
+    stringifier = createStringifier(style);
+    stringifiers.set(key, stringifier);
+  }
+  return stringifier;
+}
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
-  const writer = new Writer(options.hrefFor ?? defaultHrefFor);
-  const children = writer.flow(document.nodes);
+  const style = markdownStyleOf(document);
+  const writer = new Writer(options.hrefFor ?? defaultHrefFor, style);
+  const children = writer.flow(document.nodes as unknown as AnyBlock[]);
   if (options.title !== undefined) children.unshift({ type: 'heading', depth: 1, children: [{ type: 'text', value: options.title }] });
   if (options.frontmatter && Object.keys(options.frontmatter).length > 0) {
     children.unshift({ type: 'yaml', value: stringifyYaml(options.frontmatter).trimEnd() });
   }
-  return stringifier.stringify({ type: 'root', children });
+  return stringifierFor(style).stringify({ type: 'root', children });
 }
 
-type WrapMark = 'bold' | 'italic' | 'strikethrough';
-/** Outermost first: `**bold *and italic***`. */
-const WRAP_ORDER: readonly WrapMark[] = ['bold', 'italic', 'strikethrough'];
+// ---------------------------------------------------------------------------------------------
+// Marks
+
+/** Marks written as HTML around their text, outermost first. */
+const HTML_MARKS = ['color', 'keyboard', 'superscript', 'subscript'] as const;
+/** Marks with Markdown syntax, outermost first: GitBook writes `~~_**x**_~~`. */
+const SYNTAX_MARKS = ['strikethrough', 'italic', 'bold'] as const;
+const WRAP_ORDER = [...HTML_MARKS, ...SYNTAX_MARKS] as const;
+type WrapMark = (typeof WRAP_ORDER)[number];
 
 /** A piece of inline content with the marks that may be shared with its neighbours. */
-type Item = { marks: ReadonlySet<WrapMark> } & ({ leaf: DocumentTextLeaf } | { node: PhrasingContent });
+type Item = { marks: ReadonlyMap<WrapMark, DocumentMark> } & ({ leaf: DocumentTextLeaf } | { node: PhrasingContent } | { link: PendingLink });
+interface PendingLink {
+  url: string;
+  inner: Item[];
+}
+
+function markKey(mark: DocumentMark): string {
+  return JSON.stringify(mark.type === 'color' ? [mark.type, mark.data] : [mark.type]);
+}
+
+const HTML_MARK_TAGS: Record<(typeof HTML_MARKS)[number], string> = { color: 'mark', keyboard: 'kbd', superscript: 'sup', subscript: 'sub' };
+
+function openHtmlMark(mark: DocumentMark): string {
+  if (mark.type === 'color') {
+    const style = [mark.data.text !== 'default' ? `color:${mark.data.text};` : '', mark.data.background !== 'default' ? `background-color:${mark.data.background};` : ''].join('');
+    return `<mark style="${escapeAttribute(style)}">`;
+  }
+  return `<${HTML_MARK_TAGS[mark.type as (typeof HTML_MARKS)[number]]}>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer
 
 class Writer {
-  constructor(private readonly hrefFor: (ref: ContentRef) => string) {}
+  constructor(
+    private readonly hrefFor: (ref: ContentRef) => string,
+    private readonly style: MarkdownStyle = {},
+  ) {}
 
-  flow(blocks: readonly DocumentBlock[]): RootContent[] {
+  flow(blocks: readonly AnyBlock[]): RootContent[] {
     return blocks.map((block) => this.block(block));
   }
 
-  private block(block: DocumentBlock): RootContent {
+  private block(block: AnyBlock): RootContent {
+    const data = (block.data ?? {}) as Record<string, any>;
+    const nodes = (block.nodes ?? []) as AnyBlock[];
     switch (block.type) {
       case 'paragraph':
-        return { type: 'paragraph', children: this.phrasing(block.nodes) };
+        return unknownTagLine(block) ?? { type: 'paragraph', children: this.phrasing(nodes as unknown as DocumentInlineContent[]) };
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
-        return { type: 'heading', depth: Number(block.type.slice(-1)) as 1 | 2 | 3, children: this.phrasing(block.nodes) };
+        return this.heading(block);
       case 'divider':
         return { type: 'thematicBreak' };
       case 'blockquote':
-        return { type: 'blockquote', children: this.flow(block.nodes) as BlockContent[] };
+        return { type: 'blockquote', children: this.flow(nodes) as BlockContent[] };
       case 'list-ordered':
-        return this.list(block.nodes, true, block.data.start ?? 1, false);
+        return this.list(nodes as unknown as DocumentBlockListItem[], true, data.start ?? 1, false);
       case 'list-unordered':
-        return this.list(block.nodes, false, null, false);
+        return this.list(nodes as unknown as DocumentBlockListItem[], false, null, false);
       case 'list-tasks':
-        return this.list(block.nodes, false, null, true);
+        return this.list(nodes as unknown as DocumentBlockListItem[], false, null, true);
       case 'list-item':
-        return this.listItem(block, false);
+        return this.listItem(block as unknown as DocumentBlockListItem, false);
       case 'code':
-        return this.code(block);
+        return this.code(block as unknown as DocumentBlockCode);
       case 'code-line':
-        return { type: 'code', value: leavesText(block.nodes.flatMap((text) => text.leaves)) };
+        return { type: 'code', value: leavesText((nodes as any[]).flatMap((text) => text.leaves)) };
       case 'hint':
-        return blockTag('hint', { style: block.data.style }, this.flow(block.nodes));
+        return tagNode(openTag('hint', { style: data.style, icon: data.icon }), '{% endhint %}', this.flow(nodes));
       case 'images':
-        return { type: 'paragraph', children: this.images(block.nodes) };
+        return this.imagesBlock(nodes);
       case 'image':
-        return { type: 'paragraph', children: this.images([block]) };
-      case 'file': {
-        const caption = block.fragments?.find((fragment) => fragment.fragment === 'caption');
-        return blockTag('file', { src: this.hrefFor(block.data.ref) }, this.flow(caption?.nodes ?? []));
+        return this.imagesBlock([block]);
+      case 'drawing':
+        return { type: 'html', value: `<img src="${escapeAttribute(data.ref ? this.hrefFor(data.ref) : String(data.src ?? ''))}" alt="${escapeAttribute(String(data.alt ?? ''))}" class="gitbook-drawing">` };
+      case 'file':
+        return tagNode(openTag('file', { src: this.hrefFor(data.ref) }), '{% endfile %}', this.flow(captionOf(block)));
+      case 'embed': {
+        const caption = captionOf(block);
+        return tagNode(openTag('embed', { url: String(data.url ?? '') }), caption.length ? '{% endembed %}' : null, this.flow(caption));
       }
+      case 'math':
+        return this.math(String(data.formula ?? ''));
       case 'table':
-        return this.table(block);
+        return this.table(block as unknown as DocumentBlockTable);
       case 'reusable-content':
-        return includeTag(block.data.ref.reusableContent);
+        return tagNode(`{% include "${String(data.ref?.reusableContent ?? '').replace(/"/g, '&quot;')}" %}`, null);
+      case 'content-ref': {
+        const href = data.ref ? this.hrefFor(data.ref) : '';
+        return tagNode(openTag('content-ref', { url: href }), '{% endcontent-ref %}', [targetLink(href)]);
+      }
+      case 'if':
+        return tagNode(`{% if ${String(data.expression ?? '').replace(/%\}/g, '% }')} %}`, '{% endif %}', this.flow(nodes));
+      case 'tabs':
+        return this.itemsBlock('tabs', 'tab', nodes, {}, (item) => ({ title: String(item.data?.title ?? '') }));
+      case 'stepper':
+        return this.itemsBlock('stepper', 'step', nodes, {}, () => ({}));
+      case 'columns':
+        return this.itemsBlock('columns', 'column', nodes, { fullWidth: flag(data.fullWidth) }, (item) => ({
+          width: lengthText(item.data?.width),
+          valign: typeof item.data?.verticalAlignment === 'string' ? item.data.verticalAlignment : undefined,
+        }));
+      case 'updates':
+        return this.itemsBlock('updates', 'update', nodes, { format: data.format ?? 'full' }, (item) => ({
+          date: String(item.data?.date ?? '').replace(/^(\d{4}-\d{2}-\d{2})T00:00:00(?:\.000)?Z$/, '$1'),
+          tags: Array.isArray(item.data?.tags) && item.data.tags.length ? item.data.tags.map((tag: { tag?: unknown }) => String(tag.tag ?? '')).join(',') : undefined,
+        }));
+      case 'expandable':
+        return this.expandable(block);
+      case 'prompt':
+        return tagNode(openTag('prompt', { description: String(data.description ?? ''), defaultExpanded: data.defaultExpanded }), '{% endprompt %}', this.flow(nodes));
+      case 'swagger': {
+        const href = data.ref ? this.hrefFor(data.ref) : '';
+        return tagNode(openTag('openapi', { src: href, path: String(data.path ?? ''), method: String(data.method ?? '') }), '{% endopenapi %}', href ? [targetLink(href)] : []);
+      }
+      case 'openapi-operation':
+      case 'openapi-schemas':
+      case 'openapi-webhook':
+        return this.openAPIBlock(block);
+      case 'integration':
+        return tagNode(openTag(`@${String(data.integration ?? '')}/${String(data.block ?? '')}`, propsAttributes(data.props)), null);
       default:
-        if (isOpenAPIBlock(block)) return this.openAPIBlock(block);
         // Only reachable with a document that skipped `parseDocument`: keep its text rather than fail.
-        return { type: 'paragraph', children: [{ type: 'text', value: blockText(block as DocumentBlock) }] };
+        return { type: 'paragraph', children: [{ type: 'text', value: blockText(block as unknown as DocumentBlock) }] };
     }
   }
 
+  /** `##`, `###`, `####` (the page title is `#`); an explicit id as GitBook writes it, an empty anchor. */
+  private heading(block: AnyBlock): RootContent {
+    const depth = (Number(block.type.slice(-1)) + 1) as 2 | 3 | 4;
+    const children = this.phrasing(block.nodes as DocumentInlineContent[], true);
+    const id = block.data?.id;
+    if (typeof id === 'string' && /^[-a-z0-9.+_]+$/.test(id)) {
+      const anchor = this.style.headingAnchors === 'id' ? `<a id="${id}">` : `<a href="#${id}" id="${id}">`;
+      children.push({ type: 'text', value: ' ' }, { type: 'html', value: anchor }, { type: 'html', value: '</a>' });
+    }
+    return { type: 'heading', depth, children };
+  }
+
+  /** `$$formula$$` on its line, as GitBook writes it; a formula of several lines as a `$$` block. */
+  private math(formula: string): RootContent {
+    if (formula.includes('\n') || formula.trim() === '') return { type: 'math', value: formula } as unknown as RootContent;
+    return { type: 'paragraph', children: [{ type: 'inlineMath', value: formula } as unknown as PhrasingContent] };
+  }
+
+  /** Tabs, steppers, columns, updates: each item a tag, items a blank line apart. */
+  private itemsBlock(
+    name: string,
+    itemName: string,
+    items: readonly AnyBlock[],
+    attributes: Record<string, string | undefined>,
+    itemAttributes: (item: AnyBlock) => Record<string, string | undefined>,
+  ): RootContent {
+    const children = items.map((item) => tagNode(openTag(itemName, itemAttributes(item)), `{% end${itemName} %}`, this.flow((item.nodes ?? []) as AnyBlock[])));
+    return tagNode(openTag(name, attributes), `{% end${name} %}`, children);
+  }
+
+  /** `<details>` with its `<summary>` and the body, blank lines between, as GitBook writes it. */
+  private expandable(block: AnyBlock): RootContent {
+    const fragments = (block.fragments ?? []) as Array<{ fragment: string; nodes: AnyBlock[] }>;
+    const title = fragments.find((fragment) => fragment.fragment === 'expandable-title');
+    const body = fragments.find((fragment) => fragment.fragment === 'expandable-body');
+    const titleText = (title?.nodes ?? []).map((paragraph) => inlineText((paragraph.nodes ?? []) as DocumentInlineContent[])).join(' ');
+    const open = block.data?.defaultExpanded === true ? '<details open>' : '<details>';
+    return tagNode(`${open}\n\n<summary>${escapeHtml(titleText)}</summary>`, '</details>', this.flow(body?.nodes ?? []), true);
+  }
+
   /**
-   * GitBook's Markdown of the blocks computed API reference pages generate:
-   * `{% openapi-operation spec="<slug>" path="/pets" method="get" %}`, a link to the spec, the end tag
-   * (and `{% openapi-schemas spec="<slug>" schemas="A,B" grouped="true" %}` likewise).
+   * GitBook's Markdown of OpenAPI blocks: `{% openapi-operation spec="<slug>" path="/pets" method="get" %}`,
+   * a link to the spec, the end tag (`openapi-schemas` with `schemas="A,B" grouped="true"`, and
+   * `openapi-webhook` with `name` and `method`, likewise).
    */
-  private openAPIBlock(block: GeneratedOpenAPIBlock): RootContent {
-    const data = (block.data ?? {}) as Partial<GeneratedOpenAPIBlock['data']> & Record<string, unknown>;
+  private openAPIBlock(block: AnyBlock): RootContent {
+    const data = (block.data ?? {}) as Record<string, any>;
     const spec = typeof data.ref?.spec === 'string' ? data.ref.spec : '';
     const attributes: Record<string, string> = { spec };
     if (block.type === 'openapi-operation') {
       attributes.path = String(data.path ?? '');
       attributes.method = String(data.method ?? '');
+    } else if (block.type === 'openapi-webhook') {
+      attributes.name = String(data.name ?? '');
+      attributes.method = String(data.method ?? '');
     } else {
       // Joined by `,`: a name with one would read back as two (expansion leaves such names out).
-      attributes.schemas = Array.isArray(data.schemas) ? data.schemas.map(String).filter((name) => name !== '' && !name.includes(',')).join(',') : '';
+      attributes.schemas = Array.isArray(data.schemas) ? data.schemas.map(String).filter((name: string) => name !== '' && !name.includes(',')).join(',') : '';
       attributes.grouped = String(data.grouped ?? true);
     }
     const link: RootContent = {
       type: 'paragraph',
       children: [{ type: 'link', url: this.hrefFor({ kind: 'openapi', spec }), title: null, children: [{ type: 'text', value: `OpenAPI ${spec}` }] }],
     };
-    return blockTag(block.type, attributes, spec ? [link] : []);
+    return tagNode(openTag(block.type, attributes), `{% end${block.type} %}`, spec ? [link] : []);
   }
 
   private list(items: readonly DocumentBlockListItem[], ordered: boolean, start: number | null, tasks: boolean): List {
@@ -241,29 +382,45 @@ class Writer {
 
   private listItem(item: DocumentBlockListItem, task: boolean): ListItem {
     const checked = typeof item.data?.checked === 'boolean' ? item.data.checked : task ? false : null;
-    return { type: 'listItem', spread: false, checked, children: this.flow(item.nodes) as BlockContent[] };
+    return { type: 'listItem', spread: false, checked, children: this.flow(item.nodes as unknown as AnyBlock[]) as BlockContent[] };
   }
 
   private code(block: DocumentBlockCode): RootContent {
     const value = block.nodes.map((line) => leavesText(line.nodes.flatMap((text) => text.leaves))).join('\n');
     const code: RootContent = { type: 'code', lang: block.data.syntax || null, meta: null, value };
     // Options with no Markdown form go in GitBook's `{% code %}` tag around the fence.
-    const attributes: Record<string, string> = {};
-    if (block.data.title) attributes.title = block.data.title;
-    if (block.data.overflow) attributes.overflow = block.data.overflow;
-    if (typeof block.data.lineNumbers === 'boolean') attributes.lineNumbers = String(block.data.lineNumbers);
-    if (typeof block.data.fullWidth === 'boolean') attributes.fullWidth = String(block.data.fullWidth);
-    return Object.keys(attributes).length ? blockTag('code', attributes, [code]) : code;
+    const attributes: Record<string, string | undefined> = {
+      title: block.data.title || undefined,
+      overflow: block.data.overflow,
+      lineNumbers: flag(block.data.lineNumbers),
+      fullWidth: flag(block.data.fullWidth),
+      expandable: flag(block.data.expandable),
+    };
+    return Object.values(attributes).some((value) => value !== undefined) ? tagNode(openTag('code', attributes), '{% endcode %}', [code]) : code;
   }
 
-  /** Images are one paragraph, one image per line; a caption is the image's title. */
-  private images(images: ReadonlyArray<Extract<DocumentBlock, { type: 'image' }>>): PhrasingContent[] {
-    return images.flatMap((image, index) => {
-      const caption = image.fragments.find((fragment) => fragment.fragment === 'caption');
-      const title = caption ? caption.nodes.map((paragraph) => inlineText(paragraph.nodes)).join(' ') : '';
-      const node: Image = { type: 'image', url: this.hrefFor(image.data.ref), alt: image.data.alt ?? '', title: title || null };
-      return index === 0 ? [node] : [{ type: 'text', value: '\n' } as const, node];
-    });
+  /**
+   * An image without caption or size is Markdown, `![alt](src)`; with them GitBook writes HTML,
+   * `<figure><img src alt width><figcaption><p>caption</p></figcaption></figure>`.
+   */
+  private imagesBlock(images: readonly AnyBlock[]): RootContent {
+    const plain = images.every((image) => captionText(image) === '' && image.data?.width === undefined);
+    if (plain) {
+      const children = images.flatMap((image, index): PhrasingContent[] => {
+        const node: Image = { type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null };
+        return index === 0 ? [node] : [{ type: 'text', value: '\n' }, node];
+      });
+      return { type: 'paragraph', children };
+    }
+    const html = images
+      .map((image) => {
+        const width = lengthText(image.data?.width);
+        const caption = captionText(image);
+        const img = `<img src="${escapeAttribute(this.hrefFor(image.data?.ref as ContentRef))}" alt="${escapeAttribute(String(image.data?.alt ?? ''))}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
+        return `<figure>${img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
+      })
+      .join('');
+    return { type: 'html', value: html };
   }
 
   private table(block: DocumentBlockTable): Table {
@@ -293,7 +450,7 @@ class Writer {
     if (value === null || value === undefined) return [];
     if (type === 'text' && typeof value === 'string') {
       const fragment = block.fragments.find((candidate) => candidate.fragment === value);
-      return fragment ? this.cellContent(fragment.nodes) : [];
+      return fragment ? this.cellContent(fragment.nodes as unknown as AnyBlock[]) : [];
     }
     if (typeof value === 'boolean') return [{ type: 'text', value: value ? '[x]' : '[ ]' }];
     if (Array.isArray(value)) return [{ type: 'text', value: value.map(String).join(', ') }];
@@ -304,22 +461,23 @@ class Writer {
     return [{ type: 'text', value: typeof value === 'object' ? JSON.stringify(value) : String(value) }];
   }
 
-  /** A Markdown cell holds one line of inline content: blocks are joined by spaces. */
-  private cellContent(blocks: readonly TableCellBlock[]): PhrasingContent[] {
+  /** A Markdown cell holds one line: several paragraphs are `<p>a</p><p>b</p>`, as GitBook writes them. */
+  private cellContent(blocks: readonly AnyBlock[]): PhrasingContent[] {
     const parts = blocks.map((block): PhrasingContent[] => {
-      if (block.type === 'paragraph' || block.type.startsWith('heading-')) {
-        return this.phrasing((block as { nodes: DocumentInlineContent[] }).nodes, true);
+      if (block.type === 'paragraph' || block.type.startsWith('heading-')) return this.phrasing(block.nodes as DocumentInlineContent[], true);
+      if (block.type === 'images') {
+        return (block.nodes as AnyBlock[]).map((image) => ({ type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null }));
       }
-      if (block.type === 'images') return this.images(block.nodes).filter((node) => node.type === 'image');
-      return [{ type: 'text', value: blockText(block) }];
+      return [{ type: 'text', value: blockText(block as unknown as DocumentBlock) }];
     });
-    return parts.flatMap((part, index) => (index === 0 ? part : [{ type: 'text', value: ' ' } as const, ...part]));
+    if (parts.length <= 1) return parts[0] ?? [];
+    return parts.flatMap((part): PhrasingContent[] => [{ type: 'html', value: '<p>' }, ...part, { type: 'html', value: '</p>' }]);
   }
 
   // -- inline content
 
   private phrasing(nodes: readonly DocumentInlineContent[], singleLine = false): PhrasingContent[] {
-    return nest(this.items(nodes), 0, singleLine);
+    return nest(this.items(nodes ?? []), 0, singleLine);
   }
 
   private items(nodes: readonly DocumentInlineContent[]): Item[] {
@@ -327,25 +485,88 @@ class Writer {
     for (const node of nodes) {
       if (node.object === 'text') {
         for (const leaf of node.leaves) if (leaf.text !== '') items.push({ marks: wrapMarks(leaf), leaf });
-      } else if (node.type === 'expression') {
-        // Text, so that remark escapes whatever in the expression would otherwise be Markdown.
-        items.push({ marks: new Set(), leaf: { object: 'leaf', text: expressionText(node.data.expression), marks: [] } });
-      } else if (node.type === 'inline-image') {
-        const { ref, alt, caption } = node.data;
-        items.push({ marks: new Set(), node: { type: 'image', url: this.hrefFor(ref), alt: alt ?? '', title: caption || null } });
-      } else {
-        // Marks shared by all of a link's text go outside it: `**[a](x)**`, not `[**a**](x)`.
-        const inner = this.items(node.nodes);
-        const shared = inner.length ? WRAP_ORDER.filter((mark) => inner.every((item) => item.marks.has(mark))) : [];
-        const stripped = inner.map((item) => ({ ...item, marks: new Set([...item.marks].filter((mark) => !shared.includes(mark))) }));
-        items.push({
-          marks: new Set(shared),
-          node: { type: 'link', url: this.hrefFor(node.data.ref), title: null, children: nest(stripped, 0, false) },
-        });
+        continue;
+      }
+      const inline = node as { type: string; data?: Record<string, any>; nodes?: DocumentInlineContent[] };
+      const data = inline.data ?? {};
+      switch (inline.type) {
+        case 'link':
+          items.push({ marks: new Map(), link: { url: this.hrefFor(data.ref), inner: this.items(inline.nodes ?? []) } });
+          break;
+        case 'expression':
+          // GitBook's form; the expression between the tags is text, escaped so that it reads back as written.
+          items.push(
+            { marks: new Map(), node: { type: 'html', value: '<code class="expression">' } },
+            { marks: new Map(), leaf: { object: 'leaf', text: String(data.expression ?? '').trim(), marks: [] } },
+            { marks: new Map(), node: { type: 'html', value: '</code>' } },
+          );
+          break;
+        case 'inline-image':
+          items.push({ marks: new Map(), node: this.inlineImage(data) });
+          break;
+        case 'inline-math':
+          items.push({ marks: new Map(), node: { type: 'inlineMath', value: String(data.formula ?? '') } as unknown as PhrasingContent });
+          break;
+        case 'emoji':
+          items.push({ marks: new Map(), leaf: { object: 'leaf', text: emojiText(String(data.code ?? '')), marks: [] } });
+          break;
+        case 'icon':
+          items.push({ marks: new Map(), node: { type: 'html', value: `<i class="fa-${escapeAttribute(String(data.icon ?? ''))}">:${escapeHtml(String(data.icon ?? ''))}:</i>` } });
+          break;
+        case 'button': {
+          const href = data.ref ? this.hrefFor(data.ref) : '';
+          const kind = data.kind === 'secondary' ? 'secondary' : 'primary';
+          items.push({ marks: new Map(), node: { type: 'html', value: `<a href="${escapeAttribute(href)}" class="button ${kind}">${escapeHtml(String(data.label ?? ''))}</a>` } });
+          break;
+        }
+        case 'mention': {
+          const href = data.ref ? this.hrefFor(data.ref) : '';
+          items.push({ marks: new Map(), link: { url: href, inner: [{ marks: new Map(), leaf: { object: 'leaf', text: href, marks: [] } }] } });
+          break;
+        }
+        case 'annotation':
+          // GitBook's Markdown has no annotation: the annotated text is kept, the note is not written.
+          items.push(...this.items(inline.nodes ?? []));
+          break;
+        default:
+          break;
       }
     }
-    return items;
+    return resolveLinks(items);
   }
+
+  /** `<img src alt data-size>` when the image has a size (GitBook's inline form), else `![alt](src)`. */
+  private inlineImage(data: Record<string, any>): PhrasingContent {
+    const src = this.hrefFor(data.ref);
+    if (data.size === 'line' || data.size === 'original') {
+      return { type: 'html', value: `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(String(data.alt ?? ''))}" data-size="${data.size}">` };
+    }
+    return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
+  }
+}
+
+/**
+ * Marks a link shares with a neighbour go outside it (`**a [b](x) c**`); others stay inside, as GitBook
+ * writes a link that is all bold: `[**b**](x)`.
+ */
+function resolveLinks(items: Item[]): Item[] {
+  return items.map((item, index) => {
+    if (!('link' in item)) return item;
+    const { inner, url } = item.link;
+    const shared = inner.length ? WRAP_ORDER.filter((mark) => inner.every((child) => sameMark(child.marks.get(mark), inner[0].marks.get(mark)))) : [];
+    const neighbours = [items[index - 1], items[index + 1]].filter((neighbour): neighbour is Item => neighbour !== undefined && !('link' in neighbour));
+    const hoisted = new Map<WrapMark, DocumentMark>();
+    for (const mark of shared) {
+      const value = inner[0].marks.get(mark);
+      if (value && neighbours.some((neighbour) => sameMark(neighbour.marks.get(mark), value))) hoisted.set(mark, value);
+    }
+    const stripped = inner.map((child) => ({ ...child, marks: new Map([...child.marks].filter(([mark]) => !hoisted.has(mark))) }));
+    return { marks: hoisted, node: { type: 'link', url, title: null, children: nest(stripped, 0, false) } };
+  });
+}
+
+function sameMark(a: DocumentMark | undefined, b: DocumentMark | undefined): boolean {
+  return a !== undefined && b !== undefined && markKey(a) === markKey(b);
 }
 
 /**
@@ -353,36 +574,61 @@ class Writer {
  * are wrapped together, then the next mark is applied inside each run.
  */
 function nest(items: readonly Item[], depth: number, singleLine: boolean): PhrasingContent[] {
-  if (depth === WRAP_ORDER.length) return items.flatMap((item) => ('node' in item ? [item.node] : leafNodes(item.leaf, singleLine)));
+  if (depth === WRAP_ORDER.length) {
+    return items.flatMap((item) => ('node' in item ? [item.node] : 'leaf' in item ? leafNodes(item.leaf, singleLine) : []));
+  }
   const mark = WRAP_ORDER[depth];
   const out: PhrasingContent[] = [];
   let index = 0;
   while (index < items.length) {
-    const has = items[index].marks.has(mark);
-    let end = index;
-    while (end < items.length && items[end].marks.has(mark) === has) end++;
+    const value = items[index].marks.get(mark);
+    let end = index + 1;
+    while (end < items.length && (value ? sameMark(items[end].marks.get(mark), value) : !items[end].marks.has(mark))) end++;
     const children = nest(items.slice(index, end), depth + 1, singleLine);
-    if (!has) out.push(...children);
+    if (!value) out.push(...children);
     else if (mark === 'bold') out.push({ type: 'strong', children });
     else if (mark === 'italic') out.push({ type: 'emphasis', children });
-    else out.push({ type: 'delete', children });
+    else if (mark === 'strikethrough') out.push({ type: 'delete', children });
+    else out.push({ type: 'html', value: openHtmlMark(value) }, ...children, { type: 'html', value: `</${HTML_MARK_TAGS[mark]}>` });
     index = end;
   }
   return out;
 }
 
-function wrapMarks(leaf: DocumentTextLeaf): Set<WrapMark> {
-  return new Set(leaf.marks.map((mark) => mark.type).filter((type): type is WrapMark => (WRAP_ORDER as string[]).includes(type)));
+function wrapMarks(leaf: DocumentTextLeaf): Map<WrapMark, DocumentMark> {
+  const marks = new Map<WrapMark, DocumentMark>();
+  for (const mark of leaf.marks) if ((WRAP_ORDER as readonly string[]).includes(mark.type)) marks.set(mark.type as WrapMark, mark);
+  return marks;
 }
 
-/** Code marks become code spans; line breaks in text become hard breaks (spaces where none fit). */
+/** Code marks become code spans; a line break in text is a line break (a space where none fits). */
 function leafNodes(leaf: DocumentTextLeaf, singleLine: boolean): PhrasingContent[] {
   if (leaf.marks.some((mark) => mark.type === 'code')) return [{ type: 'inlineCode', value: leaf.text.replace(/\n/g, ' ') }];
-  if (singleLine) return [{ type: 'text', value: leaf.text.replace(/\n/g, ' ') }];
-  return leaf.text.split('\n').flatMap((line, index): PhrasingContent[] => {
-    const text: PhrasingContent[] = line ? [{ type: 'text', value: line }] : [];
-    return index === 0 ? text : [{ type: 'break' }, ...text];
-  });
+  return [{ type: 'text', value: singleLine ? leaf.text.replace(/\n/g, ' ') : leaf.text }];
+}
+
+/**
+ * A tag GitBook's Markdown has but no block of the model holds (`{% swagger-description %}` of the
+ * legacy API blocks) is read as a paragraph of its text; it is written back as it was, not escaped, so
+ * that it reads back the same.
+ */
+function unknownTagLine(block: AnyBlock): RootContent | null {
+  const nodes = (block.nodes ?? []) as DocumentInlineContent[];
+  const only = nodes.length === 1 && nodes[0].object === 'text' && nodes[0].leaves.length === 1 ? nodes[0].leaves[0] : null;
+  if (!only || only.marks.length > 0 || only.text.includes('\n')) return null;
+  const tag = parseTag(only.text);
+  if (!tag || KNOWN_TAG_NAMES.has(tag.name) || tag.name.startsWith('@')) return null;
+  return { type: 'html', value: only.text };
+}
+
+/**
+ * `[target](target)`: the link GitBook writes inside a content reference or an OpenAPI tag, a resource
+ * link even where its text is its URL (which Markdown would shorten to `<target>`).
+ */
+function targetLink(href: string): RootContent {
+  const label = href.replace(/[\\[\]]/g, (character) => `\\${character}`);
+  const destination = /[\s<>()]/.test(href) ? `<${href.replace(/[<>]/g, encodeURIComponent)}>` : href;
+  return { type: 'paragraph', children: [{ type: 'html', value: `[${label}](${destination})` }] };
 }
 
 function cell(children: PhrasingContent[]): TableCell {
@@ -393,38 +639,78 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function leavesText(leaves: readonly DocumentTextLeaf[]): string {
-  return leaves.map((leaf) => leaf.text).join('');
+function flag(value: unknown): string | undefined {
+  return typeof value === 'boolean' ? String(value) : undefined;
 }
 
-/** GitBook's Markdown form of an expression. */
-function expressionText(expression: string): string {
-  return `{{ ${expression.trim()} }}`;
+/** A GitBook length: a number (pixels) or `{ unit, value }`. */
+function lengthText(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  if (value && typeof value === 'object' && typeof (value as { value?: unknown }).value === 'number') {
+    const { unit, value: number } = value as { unit?: unknown; value: number };
+    return `${number}${unit === '%' ? '%' : ''}`;
+  }
+  return undefined;
+}
+
+function propsAttributes(props: unknown): Record<string, string> {
+  if (!props || typeof props !== 'object') return {};
+  return Object.fromEntries(Object.entries(props as Record<string, unknown>).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+}
+
+/** `1f600` (or `1f468-200d-1f4bb`) -> the emoji itself. */
+function emojiText(code: string): string {
+  const points = code.split('-').map((part) => Number.parseInt(part, 16));
+  return points.every((point) => Number.isInteger(point) && point > 0 && point <= 0x10ffff) ? String.fromCodePoint(...points) : '';
+}
+
+function captionOf(block: AnyBlock): AnyBlock[] {
+  const caption = ((block.fragments ?? []) as Array<{ fragment: string; nodes: AnyBlock[] }>).find((fragment) => fragment.fragment === 'caption');
+  return caption?.nodes ?? [];
+}
+
+function captionText(block: AnyBlock): string {
+  return captionOf(block)
+    .map((paragraph) => inlineText((paragraph.nodes ?? []) as DocumentInlineContent[]))
+    .join(' ');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function escapeAttribute(text: string): string {
+  return escapeHtml(text).replace(/"/g, '&quot;');
+}
+
+function leavesText(leaves: readonly DocumentTextLeaf[]): string {
+  return leaves.map((leaf) => leaf.text).join('');
 }
 
 function inlineText(nodes: readonly DocumentInlineContent[]): string {
   return nodes
     .map((node) => {
       if (node.object === 'text') return leavesText(node.leaves);
-      if (node.type === 'expression') return expressionText(node.data.expression);
-      return node.type === 'link' ? inlineText(node.nodes) : (node.data.alt ?? '');
+      const inline = node as { type: string; data?: Record<string, any>; nodes?: DocumentInlineContent[] };
+      if (inline.type === 'expression') return String(inline.data?.expression ?? '');
+      if (inline.type === 'link' || inline.type === 'annotation') return inlineText(inline.nodes ?? []);
+      if (inline.type === 'inline-math') return String(inline.data?.formula ?? '');
+      return String(inline.data?.alt ?? inline.data?.label ?? '');
     })
     .join('');
 }
 
 /** The text of any block, for places (table cells) where only text fits. */
 function blockText(block: DocumentBlock): string {
-  if (typeof block?.type !== 'string') return '';
-  if (block.type === 'paragraph' || block.type.startsWith('heading-')) return inlineText((block as { nodes: DocumentInlineContent[] }).nodes);
-  if (block.type === 'code' || block.type === 'code-line') {
-    const lines = block.type === 'code' ? block.nodes : [block];
-    return lines.map((line) => leavesText(line.nodes.flatMap((text) => text.leaves))).join(' ');
+  const loose = block as unknown as AnyBlock;
+  if (typeof loose?.type !== 'string') return '';
+  if (loose.type === 'paragraph' || loose.type.startsWith('heading-')) return inlineText((loose.nodes ?? []) as DocumentInlineContent[]);
+  if (loose.type === 'code' || loose.type === 'code-line') {
+    const lines = loose.type === 'code' ? (loose.nodes as any[]) : [loose];
+    return lines.map((line) => leavesText((line.nodes ?? []).flatMap((text: { leaves: DocumentTextLeaf[] }) => text.leaves))).join(' ');
   }
-  if ('nodes' in block && Array.isArray(block.nodes)) return (block.nodes as DocumentBlock[]).map(blockText).join(' ');
-  return '';
-}
-
-function isOpenAPIBlock(block: unknown): block is GeneratedOpenAPIBlock {
-  const type = (block as { type?: unknown } | null)?.type;
-  return type === 'openapi-operation' || type === 'openapi-schemas';
+  if (loose.type === 'math') return String(loose.data?.formula ?? '');
+  if (loose.type === 'embed') return String(loose.data?.url ?? '');
+  const children = [...((loose.nodes ?? []) as DocumentBlock[]), ...((loose.fragments ?? []) as Array<{ nodes: DocumentBlock[] }>).flatMap((fragment) => fragment.nodes)];
+  return children.map(blockText).join(' ');
 }

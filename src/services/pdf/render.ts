@@ -434,6 +434,15 @@ class Renderer {
         out.push({ text: this.clean(`[${alt}]`), style: { ...base, font: this.font({ italic: true }), color: COLORS.muted }, link });
       } else if (node.object === 'inline' && node.type === 'expression') {
         out.push({ text: this.clean(`{{ ${String(node.data?.expression ?? '')} }}`), style: base, link });
+      } else if (node.object === 'inline' && node.type === 'inline-math') {
+        out.push({ text: this.clean(String(node.data?.formula ?? '')), style: { ...base, font: this.font({ italic: true }) }, link });
+      } else if (node.object === 'inline' && node.type === 'button') {
+        const target = this.linkTarget(node.data?.ref);
+        out.push({ text: this.clean(String(node.data?.label ?? '')), style: target ? { ...base, color: COLORS.link, underline: true } : base, link: target ?? link });
+      } else if (node.object === 'inline' && node.type === 'mention') {
+        const target = this.linkTarget(node.data?.ref);
+        const label = node.data?.ref && typeof node.data.ref === 'object' ? String(Object.values(node.data.ref as Record<string, unknown>).at(-1) ?? '') : '';
+        out.push({ text: this.clean(label), style: target ? { ...base, color: COLORS.link, underline: true } : base, link: target ?? link });
       } else if (node.object === 'block' || node.object === 'inline') {
         this.runs(nodesOf(node), base, link, out);
       }
@@ -578,7 +587,7 @@ class Renderer {
     for (const node of nodes) this.block(node);
   }
 
-  private block(node: AnyNode) {
+  private block(node: AnyNode): void {
     const type = node.type ?? '';
     const spacing = this.listDepth > 0 ? 3 : 6;
     switch (type) {
@@ -614,6 +623,49 @@ class Renderer {
         return this.table(node);
       case 'reusable-content':
         return this.paragraphRuns([{ text: '[Reusable content that is not part of this revision]', style: this.style({ italic: true, color: COLORS.muted }) }]);
+      case 'tabs':
+      case 'stepper':
+        // Every tab (step) in turn, under its title: on paper nothing is hidden.
+        nodesOf(node).forEach((item, index) => {
+          const title = type === 'tabs' ? String(item.data?.title ?? '') || `Tab ${index + 1}` : `Step ${index + 1}`;
+          this.paragraphRuns([{ text: this.clean(title), style: this.style({ bold: true }) }], 'start', 3);
+          this.blocks(nodesOf(item));
+        });
+        return;
+      case 'updates':
+        for (const update of nodesOf(node)) {
+          const date = typeof update.data?.date === 'string' ? update.data.date.slice(0, 10) : '';
+          if (date) this.paragraphRuns([{ text: this.clean(date), style: this.style({ bold: true, color: COLORS.muted }) }], 'start', 3);
+          this.blocks(nodesOf(update));
+        }
+        return;
+      case 'expandable': {
+        const fragments = Array.isArray(node.fragments) ? node.fragments : [];
+        const title = fragments.find((f) => f?.fragment === 'expandable-title');
+        const body = fragments.find((f) => f?.fragment === 'expandable-body');
+        for (const paragraph of nodesOf(title ?? {})) this.paragraphRuns(this.runs(nodesOf(paragraph), this.style({ bold: true })), 'start', 3);
+        return this.blocks(nodesOf(body ?? {}));
+      }
+      case 'embed':
+        return this.block(linkParagraph({ kind: 'url', url: String(node.data?.url ?? '') }, String(node.data?.url ?? '')));
+      case 'content-ref':
+        return this.block(linkParagraph(node.data?.ref, contentRefLabel(node.data?.ref)));
+      case 'math':
+        return this.paragraphRuns([{ text: this.clean(String(node.data?.formula ?? '')), style: this.style({ italic: true }) }], 'center');
+      case 'drawing':
+        return this.image(node, 'center');
+      case 'prompt':
+        return this.framed('quote', COLORS.rule, undefined, nodesOf(node));
+      case 'swagger':
+      case 'openapi-webhook': {
+        const name = String(node.data?.[type === 'swagger' ? 'path' : 'name'] ?? '');
+        return this.paragraphRuns([{ text: this.clean(`${String(node.data?.method ?? '').toUpperCase()} ${name}`.trim()), style: this.style({ mono: true }) }]);
+      }
+      case 'integration':
+        return this.paragraphRuns([{ text: this.clean(`[Integration block: ${String(node.data?.integration ?? '')}/${String(node.data?.block ?? '')}]`), style: this.style({ italic: true, color: COLORS.muted }) }]);
+      case 'if':
+        // A condition on the visitor, which an export cannot evaluate: gated content is left out (as on the site).
+        return;
       default:
         // A block type this renderer does not know: its child blocks, if any, are still shown.
         if (node.object === 'block') this.blocks(nodesOf(node).filter((n) => n.object === 'block'));
@@ -959,4 +1011,16 @@ function formatSize(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 1024) return `${Math.max(0, Math.round(bytes || 0))} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A paragraph holding one link, for blocks that print as their target (embeds, content references). */
+function linkParagraph(ref: unknown, label: string): AnyNode {
+  const text = { object: 'text', leaves: [{ object: 'leaf', text: label, marks: [] }] };
+  return { object: 'block', type: 'paragraph', nodes: [{ object: 'inline', type: 'link', data: { ref }, nodes: [text] }] } as unknown as AnyNode;
+}
+
+function contentRefLabel(ref: unknown): string {
+  const r = (ref ?? {}) as Record<string, unknown>;
+  const value = r.url ?? r.page ?? r.anchor ?? r.file ?? r.space ?? '';
+  return typeof value === 'string' ? value : '';
 }

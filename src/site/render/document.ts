@@ -138,6 +138,7 @@ type Child = ElementContent;
 
 class Renderer {
   readonly outline: OutlineEntry[] = [];
+  private tabGroups = 0;
   private readonly taken = new Set<string>();
   private readonly explicit = new Set<string>();
 
@@ -214,10 +215,141 @@ class Renderer {
         return this.openapiOperation(data, topLevel);
       case 'openapi-schemas':
         return this.openapiSchemas(data, topLevel);
+      case 'swagger':
+      case 'openapi-webhook':
+        return this.openapiReference(node.type, data);
+      case 'tabs':
+        return this.tabs(node, depth);
+      case 'expandable':
+        return this.expandable(node, data, depth);
+      case 'stepper':
+        return h('ol', { className: ['doc-stepper'] }, this.items(node, 'stepper-step', depth, () => ['doc-step']));
+      case 'columns':
+        return h('div', { className: ['doc-columns', ...(data.fullWidth === true ? ['doc-full-width'] : [])] }, this.columns(node, depth));
+      case 'updates':
+        return h('section', { className: ['doc-updates'] }, this.updates(node, depth));
+      case 'embed':
+        return this.embed(node, data);
+      case 'content-ref':
+        return this.contentRef(data);
+      case 'math':
+        return typeof data.formula === 'string' ? h('div', { className: ['doc-math', 'doc-math-block'], role: 'math' }, [h('code', data.formula)]) : null;
+      case 'drawing':
+        return this.drawing(data);
+      case 'prompt':
+        return h('div', { className: ['doc-prompt'], role: 'region', ariaLabel: 'Prompt' }, this.blocks(asNodes(node.nodes), depth + 1));
+      case 'integration': {
+        const name = [data.integration, data.block].filter((part) => typeof part === 'string' && part).join('/');
+        return name ? h('div', { className: ['doc-integration'] }, [h('p', { className: ['doc-openapi-note'] }, `Integration block: ${name}`)]) : null;
+      }
+      case 'if': // a condition on the visitor, which a published page cannot evaluate: gated content is never shown
       case 'reusable-content': // not dereferenced by the caller: nothing to show
       default:
         return null;
     }
+  }
+
+  // --- GitBook's interactive blocks, without script: tabs and expandables are <details>
+
+  /**
+   * Tabs as exclusive <details> sharing a `name` (only one open at a time, the first by default): they
+   * switch in the browser with no script, and every tab's content stays in the page for search and print.
+   */
+  private tabs(node: AnyNode, depth: number): Child | null {
+    const group = `doc-tabs-${this.tabGroups++}`;
+    const items = asNodes(node.nodes).filter((item) => item && item.object === 'block' && item.type === 'tabs-item');
+    if (!items.length) return null;
+    return h(
+      'div',
+      { className: ['doc-tabs'] },
+      items.map((item, index) => {
+        const title = typeof item.data?.title === 'string' && item.data.title.trim() ? item.data.title.trim() : `Tab ${index + 1}`;
+        return h('details', { className: ['doc-tab'], name: group, open: index === 0 }, [
+          h('summary', { className: ['doc-tab-title'] }, title),
+          h('div', { className: ['doc-tab-body'] }, this.blocks(asNodes(item.nodes), depth + 2)),
+        ]);
+      }),
+    );
+  }
+
+  private expandable(node: AnyNode, data: Record<string, unknown>, depth: number): Child {
+    const title = fragmentParagraphs(node, 'expandable-title');
+    const body = asNodes(asNodes(node.fragments).find((f) => f && f.object === 'fragment' && f.fragment === 'expandable-body')?.nodes);
+    return h('details', { className: ['doc-expandable'], open: data.defaultExpanded === true }, [
+      h('summary', title.length ? this.paragraphsInline(title) : ['Details']),
+      h('div', { className: ['doc-expandable-body'] }, this.blocks(body, depth + 2)),
+    ]);
+  }
+
+  /** The items of a stepper (steps) as list items, each holding its blocks. */
+  private items(node: AnyNode, type: string, depth: number, className: (item: AnyNode) => string[]): Child[] {
+    return asNodes(node.nodes)
+      .filter((item) => item && item.object === 'block' && item.type === type)
+      .map((item) => h('li', { className: className(item) }, this.blocks(asNodes(item.nodes), depth + 2)));
+  }
+
+  private columns(node: AnyNode, depth: number): Child[] {
+    return asNodes(node.nodes)
+      .filter((column) => column && column.object === 'block' && column.type === 'column')
+      .map((column) => {
+        // A width is a class in steps of 10%, never a style attribute (the CSP allows no inline style).
+        const width = column.data?.width as { unit?: unknown; value?: unknown } | undefined;
+        const percent = width && width.unit === '%' && typeof width.value === 'number' ? Math.round(width.value / 10) * 10 : null;
+        const className = ['doc-column', ...(percent && percent > 0 && percent <= 100 ? [`doc-column-${percent}`] : [])];
+        return h('div', { className }, this.blocks(asNodes(column.nodes), depth + 2));
+      });
+  }
+
+  private updates(node: AnyNode, depth: number): Child[] {
+    return asNodes(node.nodes)
+      .filter((update) => update && update.object === 'block' && update.type === 'update')
+      .map((update) => {
+        const date = typeof update.data?.date === 'string' ? update.data.date : '';
+        const day = /^\d{4}-\d{2}-\d{2}/.exec(date)?.[0];
+        const tags = Array.isArray(update.data?.tags) ? (update.data.tags as Array<{ tag?: unknown }>).map((tag) => tag?.tag).filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [];
+        return h('article', { className: ['doc-update'] }, [
+          day ? h('p', { className: ['doc-update-date'] }, [h('time', { dateTime: day }, day), ...tags.map((tag) => h('span', { className: ['doc-update-tag'] }, tag))]) : null,
+          ...this.blocks(asNodes(update.nodes), depth + 2),
+        ]);
+      });
+  }
+
+  /** An embed is a card linking to its URL (http(s) only): the site's CSP allows no frame. */
+  private embed(node: AnyNode, data: Record<string, unknown>): Child | null {
+    const url = typeof data.url === 'string' ? httpUrl(data.url) : null;
+    if (!url) return null;
+    const caption = fragmentParagraphs(node, 'caption');
+    return h('div', { className: ['doc-embed'] }, [
+      h('a', { href: url, rel: ['noopener', 'noreferrer'], className: ['doc-embed-link'] }, [h('span', { className: ['doc-embed-host'] }, new URL(url).host), ' ', h('span', { className: ['doc-embed-url'] }, url)]),
+      ...(caption.length ? [h('p', { className: ['doc-embed-caption'] }, this.paragraphsInline(caption))] : []),
+    ]);
+  }
+
+  /** A content reference is a card: the page (or anchor, file, URL) it points at. */
+  private contentRef(data: Record<string, unknown>): Child | null {
+    const ref = (data.ref ?? {}) as Ref;
+    const target = this.refUrl(ref);
+    if (!target) return null;
+    const label = typeof ref.page === 'string' && target.url.startsWith('/') ? decodeURIComponent(target.url.split('#')[0].split('/').filter(Boolean).pop() ?? target.url) : target.url;
+    const properties = target.external ? { href: target.url, rel: ['noopener', 'noreferrer'], className: ['doc-content-ref'] } : { href: target.url, className: ['doc-content-ref'] };
+    return h('a', properties, [h('span', { className: ['doc-content-ref-title'] }, label)]);
+  }
+
+  private drawing(data: Record<string, unknown>): Child | null {
+    const alt = typeof data.alt === 'string' ? data.alt : 'Drawing';
+    const picture = this.picture(data.ref, undefined, alt, ['doc-image']);
+    return picture ? h('figure', { className: ['doc-figure', 'doc-drawing'] }, [picture]) : null;
+  }
+
+  /** A legacy OpenAPI block or a webhook: named, its details being in the API's specification. */
+  private openapiReference(type: unknown, data: Record<string, unknown>): Child | null {
+    const method = typeof data.method === 'string' ? data.method.toUpperCase() : '';
+    const name = type === 'openapi-webhook' ? (typeof data.name === 'string' ? data.name : '') : typeof data.path === 'string' ? data.path : '';
+    if (!name) return null;
+    return h('section', { className: ['doc-openapi'] }, [
+      h('p', [method ? h('span', { className: ['doc-http-method'] }, method) : null, ' ', h('code', name)]),
+      h('p', { className: ['doc-openapi-note'] }, type === 'openapi-webhook' ? 'A webhook described in the API’s OpenAPI specification.' : 'An operation described in the API’s OpenAPI specification.'),
+    ]);
   }
 
   // --- headings
@@ -225,7 +357,9 @@ class Renderer {
   private heading(node: AnyNode, data: Record<string, unknown>, type: keyof typeof HEADING_TAGS, topLevel: boolean): Child {
     const inlines = asNodes(node.nodes);
     const title = plainText(inlines).replace(/\s+/g, ' ').trim();
-    const id = this.headingId(typeof data.id === 'string' ? data.id : undefined, title);
+    // The id markdownToDocument stored (meta.id, GitBook's field) is the one links were written against.
+    const stored = (node as { meta?: { id?: unknown } }).meta?.id;
+    const id = this.headingId(typeof data.id === 'string' ? data.id : typeof stored === 'string' ? stored : undefined, title);
     if (topLevel) this.outline.push({ id, title, level: HEADING_LEVELS[type] });
     return h(HEADING_TAGS[type], { id, className: ['doc-heading', ...alignClass(data.align)] }, [
       ...this.inlines(inlines),
@@ -547,6 +681,24 @@ class Renderer {
         const value = (data as { value?: unknown }).value;
         return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? [{ type: 'text', value: String(value) }] : [];
       }
+      case 'inline-math':
+        return typeof data.formula === 'string' ? [h('code', { className: ['doc-math'] }, data.formula)] : [];
+      case 'emoji':
+        return [{ type: 'text', value: emojiText(data.code) }];
+      case 'annotation':
+        // The annotated text; the note itself has no place in static text.
+        return this.inlines(asNodes(node.nodes));
+      case 'mention': {
+        const target = this.refUrl((data.ref ?? {}) as Ref);
+        return target ? [h('a', target.external ? { href: target.url, rel: ['noopener', 'noreferrer'] } : { href: target.url }, target.url)] : [];
+      }
+      case 'button': {
+        const label = typeof data.label === 'string' ? data.label : '';
+        const target = data.ref ? this.refUrl(data.ref as Ref) : null;
+        if (!label) return [];
+        if (!target) return [{ type: 'text', value: label }];
+        return [h('a', { href: target.url, className: ['doc-button'], ...(target.external ? { rel: ['noopener', 'noreferrer'] } : {}) }, label)];
+      }
       default:
         return [];
     }
@@ -675,6 +827,13 @@ function leavesText(texts: AnyNode[]): string {
   return out;
 }
 
+/** `1f600` (or `1f468-200d-1f4bb`) -> the emoji; anything else -> nothing. */
+function emojiText(code: unknown): string {
+  if (typeof code !== 'string' || !/^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6}){0,7}$/i.test(code)) return '';
+  const points = code.split('-').map((part) => Number.parseInt(part, 16));
+  return points.every((point) => point <= 0x10ffff) ? String.fromCodePoint(...points) : '';
+}
+
 function anchorLink(id: string, title: string): Child[] {
   return [{ type: 'text', value: ' ' }, h('a', { href: `#${id}`, className: ['doc-anchor'], ariaLabel: title ? `Link to section: ${title}` : 'Link to this section' }, '#')];
 }
@@ -800,15 +959,19 @@ export const RENDER_SCHEMA: Schema = {
   // layout's: no `user-content-` prefix, so `#anchor` links written in GitBook keep working.
   clobber: ['name'],
   clobberPrefix: 'user-content-',
-  tagNames: [...(defaultSchema.tagNames ?? []), 'aside', 'figure', 'figcaption', 'label', 'section'],
+  tagNames: [...(defaultSchema.tagNames ?? []), 'aside', 'figure', 'figcaption', 'label', 'section', 'article', 'time'],
   attributes: {
     ...defaults,
     // `id` only on headings; classes only the renderer's own.
     '*': (defaults['*'] ?? []).filter((name) => name !== 'id' && name !== 'media'),
-    a: ['href', ['className', 'doc-anchor', 'doc-file-link'], ['rel', 'noopener', 'noreferrer'], 'ariaLabel'],
+    a: ['href', ['className', 'doc-anchor', 'doc-file-link', 'doc-embed-link', 'doc-content-ref', 'doc-button'], ['rel', 'noopener', 'noreferrer'], 'ariaLabel'],
+    article: [['className', DOC_CLASS]],
+    details: [['className', DOC_CLASS], ['name', /^doc-tabs-\d+$/], 'open'],
+    summary: [['className', DOC_CLASS]],
+    time: [['dateTime', /^\d{4}-\d{2}-\d{2}$/]],
     aside: [['className', DOC_CLASS], ['role', 'note'], 'ariaLabel'],
-    code: [['className', 'hljs', /^language-[a-z0-9_+-]+$/]],
-    div: [['className', DOC_CLASS], ['role', 'region'], 'ariaLabel'],
+    code: [['className', 'hljs', 'doc-math', /^language-[a-z0-9_+-]+$/]],
+    div: [['className', DOC_CLASS], ['role', 'region', 'math'], 'ariaLabel'],
     figure: [['className', DOC_CLASS]],
     figcaption: [['className', DOC_CLASS]],
     h2: HEADING_ATTRIBUTES,
@@ -817,13 +980,13 @@ export const RENDER_SCHEMA: Schema = {
     img: ['src', 'alt', ['loading', 'lazy'], ['decoding', 'async'], ['className', DOC_CLASS]],
     input: [['disabled', true], ['type', 'checkbox'], 'checked', 'ariaLabel'],
     li: [['className', DOC_CLASS]],
-    ol: ['start'],
     p: [['className', DOC_CLASS]],
     picture: [['className', DOC_CLASS]],
     pre: [['className', DOC_CLASS]],
     section: [['className', DOC_CLASS]],
     source: ['srcSet', ['media', '(prefers-color-scheme: dark)']],
     span: [['className', DOC_CLASS, /^hljs-[a-z0-9_-]+$/, /^[a-z][a-z0-9]*_+$/, ...HIGHLIGHT_LANGUAGES]],
+    ol: ['start', ['className', DOC_CLASS]],
     td: [['className', DOC_CLASS]],
     th: [['className', DOC_CLASS], ['scope', 'col']],
     ul: [['className', DOC_CLASS]],

@@ -29,6 +29,16 @@
  *   span.doc-color-{green|blue|red|orange|yellow|purple|primary|info|success|warning|danger}
  *   span.doc-bg-{same names}                  text and background colors of a color mark
  *   strong, em, s, code, kbd, sup, sub        text marks
+ *   div.doc-tabs > details.doc-tab[name=user-content-doc-tabs-N][open?] > summary.doc-tab-title + div.doc-tab-body
+ *   details.doc-expandable[open?] > summary + div.doc-expandable-body
+ *   ol.doc-stepper > li.doc-step               steps, numbered
+ *   div.doc-columns[.doc-full-width] > div.doc-column[.doc-column-{10…100}]
+ *   section.doc-updates > article.doc-update > p.doc-update-date > time + span.doc-update-tag
+ *   div.doc-embed > a.doc-embed-link > span.doc-embed-host + span.doc-embed-url ; p.doc-embed-caption
+ *   a.doc-content-ref > span.doc-content-ref-title
+ *   div.doc-math.doc-math-block[role=math] > code ; code.doc-math (inline)
+ *   figure.doc-figure.doc-drawing > img.doc-image ; div.doc-prompt ; div.doc-integration
+ *   a.doc-button                              inline button
  */
 /**
  * The fixed colors of documents (color marks, hints, highlight.js tokens) for the light and the dark
@@ -154,6 +164,30 @@ export const RENDER_CSS = `
 .doc-bg-orange, .doc-bg-warning { background: color-mix(in srgb, #f0883e 22%, transparent); }
 .doc-bg-yellow { background: color-mix(in srgb, #d4a72c 25%, transparent); }
 .doc-bg-purple { background: color-mix(in srgb, #a371f7 20%, transparent); }
+.doc-tabs { border: 1px solid var(--color-border); border-radius: 6px; margin-bottom: 1rem; }
+.doc-tab + .doc-tab { border-top: 1px solid var(--color-border); }
+.doc-tab-title { cursor: pointer; padding: 0.5rem 1rem; font-weight: 600; }
+.doc-tab[open] > .doc-tab-title { color: var(--color-primary); border-bottom: 1px solid var(--color-border); }
+.doc-tab-body, .doc-expandable-body { padding: 0.75rem 1rem 0.25rem; }
+.doc-expandable { border: 1px solid var(--color-border); border-radius: 6px; margin-bottom: 1rem; }
+.doc-expandable > summary { cursor: pointer; padding: 0.5rem 1rem; font-weight: 600; }
+.doc-stepper { list-style: none; counter-reset: doc-step; padding-left: 0; }
+.doc-step { counter-increment: doc-step; position: relative; padding-left: 2.5rem; margin-bottom: 1rem; border-left: 2px solid var(--color-border); }
+.doc-step::before { content: counter(doc-step); position: absolute; left: -0.85rem; top: 0; width: 1.6rem; height: 1.6rem; border-radius: 50%; background: var(--color-primary); color: var(--color-bg); text-align: center; line-height: 1.6rem; font-size: 0.85rem; }
+.doc-columns { display: flex; flex-wrap: wrap; gap: 1.5rem; margin-bottom: 1rem; }
+.doc-column { flex: 1 1 14rem; min-width: 0; }
+.doc-column-10 { flex-basis: 10%; } .doc-column-20 { flex-basis: 20%; } .doc-column-30 { flex-basis: 30%; } .doc-column-40 { flex-basis: 40%; }
+.doc-column-50 { flex-basis: 45%; } .doc-column-60 { flex-basis: 60%; } .doc-column-70 { flex-basis: 70%; } .doc-column-80 { flex-basis: 80%; } .doc-column-90 { flex-basis: 90%; }
+.doc-update { border-left: 3px solid var(--color-border); padding-left: 1rem; margin-bottom: 1.5rem; }
+.doc-update-date { color: var(--color-muted); font-size: 0.9rem; }
+.doc-update-tag { margin-left: 0.5rem; padding: 0 0.4em; border: 1px solid var(--color-border); border-radius: 999px; font-size: 0.8rem; }
+.doc-embed, .doc-content-ref { display: block; border: 1px solid var(--color-border); border-radius: 6px; padding: 0.6rem 1rem; margin-bottom: 1rem; text-decoration: none; }
+.doc-embed-host, .doc-content-ref-title { font-weight: 600; }
+.doc-embed-url { color: var(--color-muted); font-size: 0.875rem; overflow-wrap: anywhere; }
+.doc-embed-caption { margin: 0.4rem 0 0; color: var(--color-muted); font-size: 0.875rem; }
+.doc-math-block { overflow-x: auto; margin-bottom: 1rem; text-align: center; }
+.doc-prompt { border: 1px dashed var(--color-border); border-radius: 6px; padding: 0.5rem 1rem 0; margin-bottom: 1rem; }
+.doc-button { display: inline-block; padding: 0.3em 0.9em; border-radius: 6px; background: var(--color-primary); color: var(--color-bg) !important; text-decoration: none; }
 .doc .hljs-comment, .doc .hljs-quote { color: var(--hljs-comment); font-style: italic; }
 .doc .hljs-keyword, .doc .hljs-selector-tag, .doc .hljs-built_in, .doc .hljs-type, .doc .hljs-doctag { color: var(--hljs-keyword); }
 .doc .hljs-string, .doc .hljs-regexp, .doc .hljs-addition, .doc .hljs-attribute, .doc .hljs-meta .hljs-string { color: var(--hljs-string); }

@@ -1,0 +1,176 @@
+/**
+ * GitBook's blocks through the API: a content batch that sends a GitBook JSON document holding every block
+ * type is validated, stored and read back unchanged; one that sends GitBook Markdown reads back as the same
+ * Markdown; and hostile Markdown is a 400 naming the problem, never a 500.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { markdownToDocument } from '../../src/services/markdown';
+import { applyChanges, createSpace, openChangeRequest, postChanges } from '../helpers/content';
+import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
+import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+
+/** A page using every block of GitBook's model, in GitBook's own Markdown. */
+const EVERY_BLOCK_PAGE = `Intro with **bold**, _italic_, \`code\`, ~~struck~~, <mark style="color:red;">red</mark>, <kbd>K</kbd>, x<sup>2</sup>, $$e=mc^2$$ and <code class="expression">space.vars.v</code>.
+
+## Heading one
+
+### Heading two <a href="#two" id="two"></a>
+
+#### Heading three
+
+* bullet
+  1. ordered
+
+Tasks:
+
+* [ ] task
+
+---
+
+> quote
+
+{% hint style="warning" %}
+A hint.
+{% endhint %}
+
+![alt](https://cdn.example/a.png)
+
+<img src="/files/drawing" alt="" class="gitbook-drawing">
+
+{% embed url="https://www.youtube.com/watch?v=x" %}
+
+{% code title="a.js" lineNumbers="true" %}
+\`\`\`js
+a()
+\`\`\`
+{% endcode %}
+
+$$(a = b) / 2$$
+
+<details>
+
+<summary>More</summary>
+
+Hidden.
+
+</details>
+
+{% tabs %}
+{% tab title="One" %}
+First.
+{% endtab %}
+
+{% tab title="Two" %}
+Second.
+{% endtab %}
+{% endtabs %}
+
+| A | B |
+| - | - |
+| 1 | 2 |
+
+{% openapi src="https://api.example/openapi.yaml" path="/pets" method="get" %}
+[https://api.example/openapi.yaml](https://api.example/openapi.yaml)
+{% endopenapi %}
+
+{% openapi-operation spec="petstore" path="/pets" method="post" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-operation %}
+
+{% openapi-schemas spec="petstore" schemas="Pet" grouped="true" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-schemas %}
+
+{% openapi-webhook spec="petstore" name="newPet" method="post" %}
+[OpenAPI petstore](/openapi/petstore)
+{% endopenapi-webhook %}
+
+{% content-ref url="https://example.com/guide" %}
+[https://example.com/guide](https://example.com/guide)
+{% endcontent-ref %}
+
+{% include "rc-1" %}
+
+{% stepper %}
+{% step %}
+Step one.
+{% endstep %}
+{% endstepper %}
+
+{% if visitor.claims.pro %}
+Gated.
+{% endif %}
+
+{% columns %}
+{% column %}
+Left.
+{% endcolumn %}
+
+{% column %}
+Right.
+{% endcolumn %}
+{% endcolumns %}
+
+{% updates format="full" %}
+{% update date="2025-01-02" %}
+Shipped.
+{% endupdate %}
+{% endupdates %}
+
+{% prompt description="Ask" %}
+\`\`\`
+Summarize
+\`\`\`
+{% endprompt %}
+`;
+
+const BLOCK_TYPES = [
+  'paragraph', 'heading-1', 'heading-2', 'heading-3', 'list-unordered', 'paragraph', 'list-tasks', 'divider', 'blockquote', 'hint', 'images', 'drawing',
+  'embed', 'code', 'math', 'expandable', 'tabs', 'table', 'swagger', 'openapi-operation', 'openapi-schemas', 'openapi-webhook', 'content-ref',
+  'reusable-content', 'stepper', 'if', 'columns', 'updates', 'prompt',
+];
+
+let org: TestOrg;
+let owner: string;
+
+beforeAll(async () => {
+  org = await seedOrg();
+  owner = org.owner.token;
+});
+
+const get = async (path: string) => expectStatus(await api('GET', path, { token: owner }), 200).body;
+
+describe("GitBook's blocks through the content API", () => {
+  it('a JSON document with every top-level block type is valid for GitBook, stored, and read back unchanged', async () => {
+    const { document } = markdownToDocument(EVERY_BLOCK_PAGE);
+    expect(document.nodes.map((node) => node.type)).toEqual(BLOCK_TYPES);
+    const validation = gitbookValidator('JSONDocument', GITBOOK_0202.components).validate(document);
+    expect(validation.valid ? 'valid' : validation.errors.slice(-3)).toBe('valid');
+    const space = await createSpace(org.id, owner, 'Blocks');
+    const cr = await openChangeRequest(space.id, owner, 'Every block');
+    const result = await applyChanges(space.id, cr.number, owner, [{ operation: 'insert_page', title: 'Blocks', document: { document } }]);
+    const pageId = result.changes[0].page.id as string;
+    const read = await get(`/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pageId}`);
+    expect(read.document).toEqual(document);
+    // Its Markdown is the page it was read from.
+    const asMarkdown = await get(`/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pageId}?format=markdown`);
+    expect(asMarkdown.markdown).toBe(`# Blocks\n\n${EVERY_BLOCK_PAGE}`);
+  });
+
+  it('GitBook Markdown posted as Markdown reads back as the same Markdown', async () => {
+    const space = await createSpace(org.id, owner, 'Markdown');
+    const cr = await openChangeRequest(space.id, owner, 'Markdown');
+    const result = await applyChanges(space.id, cr.number, owner, [{ operation: 'insert_page', title: 'Blocks', document: { markdown: EVERY_BLOCK_PAGE } }]);
+    const pageId = result.changes[0].page.id as string;
+    const read = await get(`/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pageId}?format=markdown`);
+    expect(read.markdown).toBe(`# Blocks\n\n${EVERY_BLOCK_PAGE}`);
+  });
+
+  it('Markdown nested too deeply is a 400 naming the problem', async () => {
+    const space = await createSpace(org.id, owner, 'Hostile');
+    const cr = await openChangeRequest(space.id, owner, 'Hostile');
+    const res = await postChanges(space.id, cr.number, owner, [{ operation: 'insert_page', title: 'Deep', document: { markdown: `${'>'.repeat(200)} deep` } }]);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('nested too deeply');
+  });
+});
