@@ -4,6 +4,7 @@ import { INTEGRATION_EVENT_JOB } from '../services/integrations/events';
 import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
 import { TRANSLATION_RUN_JOB } from '../services/translations/jobs';
 import { handleConversationAnalyzeJob } from './conversation-analyze';
+import { GIT_SYNC_JOB, handleGitSyncJob } from './git-sync';
 import { handleIntegrationEventJob } from './integration-event';
 import { handleOpenAPIProcessJob } from './openapi-process';
 import { handleTranslationRunJob } from './translation-run';
@@ -23,6 +24,7 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   [OPENAPI_PROCESS_JOB]: handleOpenAPIProcessJob,
   [CONVERSATION_ANALYZE_JOB]: handleConversationAnalyzeJob,
   [TRANSLATION_RUN_JOB]: handleTranslationRunJob,
+  [GIT_SYNC_JOB]: handleGitSyncJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

@@ -10,3 +10,4 @@ export * from './openapi';
 export * from './conversations';
 export * from './translations';
 export * from './sso';
+export * from './git-sync';
