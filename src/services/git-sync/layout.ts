@@ -225,7 +225,7 @@ export function contentTypeOf(path: string): string {
 }
 
 /** Link targets of a page's Markdown: `](x)`, `src="x"`, `url="x"`, `href="x"`, and reference definitions. */
-const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|href|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
