@@ -481,6 +481,8 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   createTranslation: (ids) => ({ language: 'fr', source: { space: ids.spaceId, language: 'en' } }),
   importContentInChangeRequest: () => ({ source: 'website', url: 'https://example.test/' }),
   applyTemplateToSpace: () => ({ id: 'product-docs' }),
+  importGitRepository: () => ({ url: 'https://x-access-token:attack@example.test/acme/docs.git', ref: 'refs/heads/main' }),
+  exportToGitRepository: () => ({ url: 'https://x-access-token:attack@example.test/acme/docs.git', ref: 'refs/heads/main', commitMessage: 'Attack' }),
   createSite: () => ({ title: 'Attack' }),
   overrideSiteSpaceCustomizationById: () => ({ title: 'Attack' }),
   moveSpace: () => ({ parent: null }),
