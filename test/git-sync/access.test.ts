@@ -3,7 +3,7 @@ import { createSpace } from '../helpers/content';
 import { api, expectError, expectStatus, seedOrg, tokenOf } from '../helpers/harness';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { repositoryUrl } from '../helpers/git-sync';
-import { checkRepositoryUrl } from '../../src/services/git-sync/transport';
+import { checkRepositoryUrl } from '../../src/services/git-sync/urls';
 
 /**
  * Who may call the Git Sync operations, with which token, on whose spaces; and the bodies refused before

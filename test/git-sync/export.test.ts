@@ -60,8 +60,11 @@ describe('exportToGitRepository (a real git http-backend)', () => {
     const git = await env.DB.prepare('select r.oid, r.created_by_gitbook, r.message from revision_git r join spaces s on s.revision_id = r.revision_id where s.id = ?').bind(space.id).first<any>();
     expect(git).toEqual({ oid: commit, created_by_gitbook: 1, message: 'GITBOOK-1: Edit emoji' });
 
-    // The integration's import of its own push (on the push event) changes nothing.
+    // GitBook's Revision.git, which the integrations read to skip exporting what came from Git.
     const head = (await api('GET', `/v1/spaces/${space.id}`, { token })).body.revision;
+    const revision = await api('GET', `/v1/spaces/${space.id}/revisions/${head}`, { token });
+    expect(revision.body.git).toEqual({ oid: commit, message: 'GITBOOK-1: Edit emoji', createdByGitBook: true, ref: 'refs/heads/main' });
+    // The integration's import of its own push (on the push event) changes nothing.
     await run(space.id, token, 'import', { url, ref: 'refs/heads/main' });
     expect((await api('GET', `/v1/spaces/${space.id}`, { token })).body.revision).toBe(head);
   });

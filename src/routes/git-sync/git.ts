@@ -11,8 +11,8 @@ import { requireUser } from '../../middleware/auth';
 import { IdSchema } from '../../schemas/common';
 import { GitSyncStateSchema, toGitSyncState } from '../../schemas/git-sync';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
-import { GIT_OPERATION_TIMEOUT_MS, queueGitOperation, type GitDirection } from '../../services/git-sync/operations';
-import { checkRepositoryUrl } from '../../services/git-sync/transport';
+import { GIT_OPERATION_TIMEOUT_MS, queueGitOperation, type GitDirection } from '../../services/git-sync/queue';
+import { checkRepositoryUrl } from '../../services/git-sync/urls';
 
 /**
  * Git Sync (GitBook's `space-git` operations): import a repository into the space, export the space to it, and

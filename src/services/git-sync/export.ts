@@ -6,7 +6,7 @@ import { loadDocuments } from '../content/revisions';
 import { documentToMarkdown, type ContentRef } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
-import type { GitOperationRequest } from './operations';
+import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
 /**

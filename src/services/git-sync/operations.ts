@@ -4,21 +4,19 @@ import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
-import { sendJobs } from '../../jobs/messages';
 import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
-import { decryptSecret, encryptSecret } from '../integrations/crypto';
+import { decryptSecret } from '../integrations/crypto';
 import { capOf } from '../limits/caps';
 import { loadSyncedSpace, readRevisionTree } from './content';
 import { runExport } from './export';
 import { planImport } from './import';
-import { GitSession, redact, splitCredentials, type GitCredentials } from './transport';
+import { GitSession } from './transport';
+import { redact, type GitCredentials } from './urls';
 
 /**
- * Git Sync operations (GitBook's importGitRepository and exportToGitRepository): the route records the
- * operation (its request without credentials; the credentials encrypted with INTEGRATIONS_KEY) and queues a
- * GIT_SYNC_JOB; the queue consumer runs it (jobs/git-sync.ts -> `runGitSyncOperation`).
+ * Git Sync operations (GitBook's importGitRepository and exportToGitRepository), as the queue consumer runs
+ * them (jobs/git-sync.ts -> `runGitSyncOperation`; services/git-sync/queue records and queues them).
  *
  * - One at a time per space: an operation is claimed only while no other of its space is running (a running
  *   one older than the operation timeout is marked `timeout` first); a message that finds one running is
@@ -31,84 +29,8 @@ import { GitSession, redact, splitCredentials, type GitCredentials } from './tra
  *   success, failure (with the error) or timeout.
  */
 
-import { GIT_SYNC_JOB } from '../../jobs/git-sync';
-export { GIT_SYNC_JOB };
+import { GIT_OPERATION_TIMEOUT_MS, type GitOperationRequest } from './queue';
 /** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
-export const GIT_OPERATION_TIMEOUT_MS = 10 * 60 * 1000;
-
-export type GitDirection = 'import' | 'export';
-
-export interface GitOperationRequest {
-  url: string;
-  ref: string;
-  commitMessage?: string;
-  repoTreeURL?: string;
-  repoCommitURL?: string;
-  repoProjectDirectory?: string;
-  timestamp?: string;
-  force?: boolean;
-  standalone?: boolean;
-  provider?: string;
-}
-
-function providerOf(url: string, given?: string): string {
-  if (given === 'github' || given === 'gitlab') return given;
-  const host = new URL(url).hostname;
-  return host.includes('gitlab') ? 'gitlab' : 'github';
-}
-
-function repoNameOf(url: string): string {
-  const path = new URL(url).pathname.replace(/\.git$/, '').replace(/\/+$/, '');
-  return path.split('/').filter(Boolean).slice(-2).join('/') || new URL(url).hostname;
-}
-
-/** Records an operation and queues it: what the two routes do after authorizing the caller. */
-export async function queueGitOperation(
-  env: Env,
-  db: Db,
-  input: { spaceId: string; userId: string; installationId: string | null; direction: GitDirection; body: GitOperationRequest & { url: string } },
-): Promise<string> {
-  const { url, credentials } = splitCredentials(input.body.url);
-  const request: GitOperationRequest = { ...input.body, url };
-  const secret = credentials ? await encryptSecret(env, JSON.stringify(credentials)) : null;
-  const id = newId();
-  const now = nowIso();
-  const state = {
-    provider: providerOf(url, input.body.provider),
-    installationId: input.installationId ?? `git-sync:${input.spaceId}`,
-    repoUrl: url,
-    treeUrl: input.body.repoTreeURL ?? null,
-    ref: input.body.ref,
-    projectDirectory: input.body.repoProjectDirectory ?? null,
-    opId: id,
-    opDirection: input.direction,
-    opState: 'running',
-    opStartedAt: now,
-    opEndedAt: null,
-    opError: null,
-    updatedAt: now,
-  };
-  await runBatch(db, [
-    db.insert(gitSyncOperations).values({
-      id,
-      spaceId: input.spaceId,
-      direction: input.direction,
-      userId: input.userId,
-      request: JSON.stringify(request),
-      secret,
-      timestamp: input.body.timestamp ?? null,
-      state: 'pending',
-      createdAt: now,
-    }),
-    db
-      .insert(gitSyncStates)
-      .values({ spaceId: input.spaceId, ...state })
-      .onConflictDoUpdate({ target: gitSyncStates.spaceId, set: state }),
-  ]);
-  await sendJobs(env, [{ id, type: GIT_SYNC_JOB, payload: { operationId: id } }], 'git sync');
-  return id;
-}
-
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 
 /** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
