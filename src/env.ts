@@ -23,6 +23,8 @@ export interface Env {
   DNS_RESOLVER_URL?: string;
   /** Comma-separated host names (`*.suffix` for a domain) the outbound guard admits even when it would refuse them (src/lib/outbound.ts). */
   OUTBOUND_ALLOWED_HOSTS?: string;
+  /** Like OUTBOUND_ALLOWED_HOSTS, for Git Sync's repositories only (a self-hosted GitLab on a private address). */
+  GIT_SYNC_ALLOWED_HOSTS?: string;
   /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */
   AI?: unknown;
   /** The Workers AI text generation model that extracts conversations' issues (JSON mode); a current Llama when unset. */

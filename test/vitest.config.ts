@@ -73,7 +73,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         silent: 'passed-only',
         // Route groups load on their first request (app.ts): a file's first hook pays for the groups it seeds through.
         hookTimeout: 30_000,
-        deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight', 'remark-math', 'hast-util-from-html'] } } },
+        deps: { optimizer: { ssr: { enabled: true, include: ['hono', '@hono/zod-openapi', 'zod', 'drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/d1', 'hono/factory', 'hono/http-exception', 'hono/body-limit', 'hono/utils/http-status', '@scalar/openapi-validator', '@scalar/hono-api-reference', 'unified', 'remark-parse', 'remark-stringify', 'remark-gfm', 'remark-frontmatter', 'rehype-parse', 'rehype-remark', 'mdast-util-to-string', '@scalar/openapi-parser', 'yaml', 'jose', 'pdf-lib', 'jsep', 'ipaddr.js', 'image-size', '@cfworker/json-schema', 'hastscript', 'hast-util-to-html', 'hast-util-sanitize', 'lowlight', 'remark-math', 'hast-util-from-html', 'isomorphic-git'] } } },
         // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
         // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
         maxWorkers: Math.max(2, availableParallelism()),
@@ -101,6 +101,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
 // out of reach, and test/limits (its own project, test/limits/vitest.config.ts) tests the limits themselves.
 const UNREACHABLE = '1000000/60' as const;
 
+const unreachableLimits = rateLimitBindings(Object.fromEntries(Object.values(RATE_LIMIT_POLICIES).map(({ binding }) => [binding.replace(/^RL_/, ''), UNREACHABLE])));
+
 export default workersProject({
   include: ['test/**/*.test.ts'],
   exclude: ['test/limits/**'],
@@ -109,6 +111,10 @@ export default workersProject({
     path.join(root, 'test/fixtures/integrations/build-gitbook-integration.mjs'),
     // Runs the real `gitbook publish` (@gitbook/cli) and records its request, replayed by test/integrations/gitbook-cli-publish.test.ts.
     path.join(root, 'test/fixtures/integrations/capture-gitbook-publish.mjs'),
+    // A real Git server (git http-backend behind basic auth) for test/git-sync, on 127.0.0.1: see GIT_SYNC_ALLOWED_HOSTS below.
+    path.join(root, 'test/fixtures/git-sync/git-server.mjs'),
   ],
-  ...rateLimitBindings(Object.fromEntries(Object.values(RATE_LIMIT_POLICIES).map(({ binding }) => [binding.replace(/^RL_/, ''), UNREACHABLE]))),
+  // Git Sync may reach the tests' Git server on 127.0.0.1 (the operator's allowance, for Git only).
+  ratelimits: unreachableLimits.ratelimits,
+  vars: { ...unreachableLimits.vars, GIT_SYNC_ALLOWED_HOSTS: '127.0.0.1' },
 });

@@ -8,6 +8,8 @@ import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput } from '..
 import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
+import type { GitImportOutput, GitImportTarget } from '../services/git-sync/apply';
+import type { gitSyncEntries } from '../db/schema/index';
 
 const work = () => import('./space-writer-work');
 
@@ -95,6 +97,25 @@ export class SpaceWriter extends DurableObject<Env> {
       if (assembled.revision) await this.catchUpIndexes(env, target.resultSpaceId);
       return assembled;
     });
+  }
+
+  /** Git Sync's import (services/git-sync/apply): one revision made from a repository; main moves unless it is standalone. */
+  applyGitImport(target: GitImportTarget): Promise<WriterResult<GitImportOutput>> {
+    return this.serialize(async (env) => {
+      const applied = await (await work()).applyGitImport(env, target);
+      if (!target.standalone) await this.catchUpIndexes(env, target.spaceId);
+      return applied;
+    });
+  }
+
+  /** Git Sync's export, once pushed: the revision's commit and the paths the sync leaves, in turn with the space's other writes. */
+  recordGitExport(target: {
+    spaceId: string;
+    revisionId: string;
+    rows: Array<typeof gitSyncEntries.$inferInsert>;
+    git: GitImportTarget['git'];
+  }): Promise<WriterResult<void>> {
+    return this.serialize(async (env) => (await work()).recordGitExport(env, target));
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */

@@ -5,6 +5,7 @@ import { OPENAPI_PROCESS_JOB } from '../services/openapi/jobs';
 import { TRANSLATION_RUN_JOB } from '../services/translations/jobs';
 import { IMPORT_RUN_JOB } from '../services/import/runs';
 import { handleConversationAnalyzeJob } from './conversation-analyze';
+import { GIT_SYNC_JOB, handleGitSyncJob } from './git-sync';
 import { handleIntegrationEventJob } from './integration-event';
 import { handleOpenAPIProcessJob } from './openapi-process';
 import { handleTranslationRunJob } from './translation-run';
@@ -26,6 +27,7 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   [CONVERSATION_ANALYZE_JOB]: handleConversationAnalyzeJob,
   [TRANSLATION_RUN_JOB]: handleTranslationRunJob,
   [IMPORT_RUN_JOB]: handleImportRunJob,
+  [GIT_SYNC_JOB]: handleGitSyncJob,
 };
 
 const RETRY_BASE_SECONDS = 10;

@@ -47,6 +47,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'change-request-content', base: '/v1', load: () => import('./change-request-content/import').then((m) => m.importRouter) },
   { group: 'imports', base: '/v1', load: () => import('./imports/import-runs').then((m) => m.importRunsRouter) },
   { group: 'space-content', base: '/v1', load: () => import('./space-content/template').then((m) => m.spaceTemplateRouter) },
+  { group: 'git-sync', base: '/v1', load: () => import('./git-sync/git').then((m) => m.gitSyncRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/agent-instructions').then((m) => m.agentInstructionsRouter) },
   { group: 'change-requests', base: '/v1', load: () => import('./change-requests/pdf').then((m) => m.pdfRouter) },
   { group: 'sites', base: '/v1', load: () => import('./sites/sites').then((m) => m.sitesRouter) },

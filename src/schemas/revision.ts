@@ -199,5 +199,15 @@ export const RevisionSchema = z
     urls: z.object({ app: z.string(), published: z.string().optional(), public: z.string().optional() }),
     type: z.enum(['edits', 'merge', 'update']),
     mergedFrom: z.record(z.string(), z.unknown()).optional().openapi({ description: 'For a merge revision: the change request it merged' }),
+    git: z
+      .object({
+        oid: z.string().openapi({ description: 'SHA of the commit' }),
+        message: z.string(),
+        createdByGitBook: z.boolean().openapi({ description: 'True when the commit was made by an export from this deployment' }),
+        url: z.string().optional(),
+        ref: z.string().optional(),
+      })
+      .optional()
+      .openapi('GitSyncCommit', { description: 'The Git commit the revision was imported from or exported as (Git Sync)' }),
   })
   .openapi('Revision');

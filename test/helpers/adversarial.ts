@@ -491,6 +491,8 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   importContentInChangeRequest: () => ({ source: 'website', url: 'https://example.test/' }),
   startImportRun: (ids) => ({ source: { type: 'website', url: 'https://example.test/' }, target: { space: ids.spaceId } }),
   applyTemplateToSpace: () => ({ id: 'product-docs' }),
+  importGitRepository: () => ({ url: 'https://x-access-token:attack@example.test/acme/docs.git', ref: 'refs/heads/main' }),
+  exportToGitRepository: () => ({ url: 'https://x-access-token:attack@example.test/acme/docs.git', ref: 'refs/heads/main', commitMessage: 'Attack' }),
   createSite: () => ({ title: 'Attack' }),
   overrideSiteSpaceCustomizationById: () => ({ title: 'Attack' }),
   moveSpace: () => ({ parent: null }),

@@ -612,6 +612,34 @@ const CASES: Case[] = [
     request: async () => send('POST', `/v1/spaces/${spaceId}/content/template`, { id: 'changelog', changeRequestId: (await openChangeRequest(spaceId, owner, 'Changelog')).id }),
   },
 
+  // Git Sync: the bodies GitBook's GitHub integration sends (queued: test/git-sync runs them against a Git server)
+  {
+    operationId: 'importGitRepository',
+    request: () =>
+      send('POST', `/v1/spaces/${spaceId}/git/import`, {
+        url: 'https://x-access-token:ghs_token@github.com/acme/docs.git',
+        ref: 'refs/heads/main',
+        repoTreeURL: 'https://github.com/acme/docs/blob/main',
+        repoCommitURL: 'https://github.com/acme/docs/commit',
+        repoProjectDirectory: '',
+        timestamp: '2024-01-01T00:00:00.000Z',
+        force: true,
+      }),
+  },
+  {
+    operationId: 'exportToGitRepository',
+    request: () =>
+      send('POST', `/v1/spaces/${spaceId}/git/export`, {
+        url: 'https://x-access-token:ghs_token@github.com/acme/docs.git',
+        ref: 'refs/heads/main',
+        commitMessage: 'GITBOOK-1: Edits',
+        repoTreeURL: 'https://github.com/acme/docs/blob/main',
+        repoCommitURL: 'https://github.com/acme/docs/commit',
+        timestamp: '2024-01-01T00:00:01.000Z',
+      }),
+  },
+  { operationId: 'getSpaceGitInfo', request: () => get(`/v1/spaces/${spaceId}/git/info`) },
+
   // Agent instructions
   { operationId: 'getOrganizationAgentInstructions', variant: 'never written, as a reader', request: () => get(`/v1/orgs/${org.id}/agent-instructions`, org.members.read.token) },
   {

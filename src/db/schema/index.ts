@@ -11,3 +11,4 @@ export * from './conversations';
 export * from './translations';
 export * from './sso';
 export * from './imports';
+export * from './git-sync';

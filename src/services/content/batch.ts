@@ -85,6 +85,11 @@ export interface BatchContext {
   /** The deployment's cap on one file's bytes (MAX_FILE_BYTES): a file over it answers 413. */
   maxFileBytes: number;
   now: string;
+  /**
+   * Skips the per-batch limits (Markdown characters, files): for Git Sync's imports, which run from the queue
+   * and bring a whole repository at once; each page and file still meets its own limits.
+   */
+  unbounded?: boolean;
 }
 
 /** The revisions a batch's `revert_page` changes name, to load before applying it. */
@@ -95,7 +100,7 @@ export function revertRevisions(changes: ContentChange[]): string[] {
 /** Applies the changes to `tree` (staged in its tries: `tree.write()` makes the new revision's nodes). */
 export async function applyContentBatch(tree: ContentTree, changes: ContentChange[], context: BatchContext): Promise<BatchResult> {
   const batch = new Batch(tree, context);
-  batch.checkLimits(changes);
+  if (!context.unbounded) batch.checkLimits(changes);
   await batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
     try {

@@ -105,7 +105,7 @@ interface NewRevision {
 }
 
 /** The revision row and its new nodes (with the space's references to them, which the purge reads). */
-function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
+export function newRevision(db: Db, spaceId: string, type: string, parents: string[], content: NewRevision, nodes: StoredNode[], now: string, mergedFrom?: string) {
   const id = newId();
   return {
     id,
@@ -151,7 +151,7 @@ type ContentCounts = Pick<RevisionContent, 'pageCount' | 'fileCount'>;
  * more than the content it replaces: edits and deletions always pass, and a cap lowered below what a space
  * holds only stops it growing. Head moves run one at a time per space, so the check is exact.
  */
-function assertContentCaps(env: Env, replaced: ContentCounts, next: ContentCounts): void {
+export function assertContentCaps(env: Env, replaced: ContentCounts, next: ContentCounts): void {
   assertWithinCap(env, 'pagesPerSpace', replaced.pageCount, next.pageCount - replaced.pageCount);
   assertWithinCap(env, 'filesPerSpace', replaced.fileCount, next.fileCount - replaced.fileCount);
 }

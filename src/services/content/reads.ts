@@ -61,6 +61,8 @@ export interface ContentWanted {
   /** Every file. */
   allFiles?: boolean;
   withMergedFrom?: boolean;
+  /** The revision's git metadata (GitBook's `Revision.git`: the commit Git Sync imported it from or exported it as). */
+  withGit?: boolean;
   /**
    * Expand computed pages (GitBook's `computed=true`): the page and tree statements also return the
    * specs their computed pages name, and a generated page can be read by id. Off by default: the
@@ -106,6 +108,8 @@ export interface ContentRead {
   /** Files of the revision a site token's visitor may not read (`filesHiddenFrom`), left out of `files`. */
   hiddenFileCount: number;
   mergedFrom?: ChangeRequestWithContext;
+  /** With `withGit`: the revision's commit, if Git Sync made or pushed it. */
+  git?: { oid: string; message: string; createdByGitBook: boolean; url: string | null; ref: string | null };
   /** With `markdown`: the Markdown body of a page of the tree or of the page's subtree. */
   markdownOf?: PageMarkdown;
   /** With `reusable` or `reusableContent`. */
@@ -383,6 +387,9 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   if (wanted.withMergedFrom) {
     add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId})`));
   }
+  if (wanted.withGit) {
+    add('git', rawAll(db, sql`select oid, message, created_by_gitbook as createdByGitBook, url, ref from revision_git where revision_id = ${revisionId}`));
+  }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
   if (source.published) checkPublished(results[0] as SpaceWithRank[], results[extra.published]);
@@ -416,6 +423,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
+    git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
     markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
@@ -646,13 +654,20 @@ export interface ContentRequest {
 const readFor = (r: ContentRequest, wanted: ContentWanted = {}, urls?: UrlContext) =>
   readContent(r.db, r.source, r.userId, { computed: r.computed ?? true, markdown: true, ...wanted, urls: urls ?? urlContext(r.url, r.env.APP_URL) });
 
+function gitOf(row: { oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null } | undefined): ContentRead['git'] {
+  return row ? { oid: row.oid, message: row.message, createdByGitBook: row.createdByGitBook === 1, url: row.url, ref: row.ref } : undefined;
+}
+
 export async function revisionResponse(r: ContentRequest) {
   const urls = urlContext(r.url, r.env.APP_URL);
-  const read = await readFor(r, { tree: true, allFiles: true, withMergedFrom: true }, urls);
+  const read = await readFor(r, { tree: true, allFiles: true, withMergedFrom: true, withGit: true }, urls);
   const files = await toApiFiles(r.env, new URL(r.url).origin, read.files!);
   const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
   const manifest = { pages: read.pages!, files: read.files!, ...read.revision.meta };
-  return toRevision(read.revision, manifest, read.urls, files, mergedFrom, read.markdownOf);
+  const revision = toRevision(read.revision, manifest, read.urls, files, mergedFrom, read.markdownOf);
+  if (!read.git) return revision;
+  const { url, ref, ...git } = read.git;
+  return { ...revision, git: { ...git, ...(url ? { url } : {}), ...(ref ? { ref } : {}) } };
 }
 
 export async function pagesResponse(r: ContentRequest) {

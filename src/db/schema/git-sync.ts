@@ -1,0 +1,71 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { spaces } from './content';
+
+/** Git Sync (migrations/0040_git_sync.sql): the state of a space's sync, its operations, what the last sync left, revisions' git. */
+export const gitSyncStates = sqliteTable('git_sync_states', {
+  spaceId: text('space_id')
+    .primaryKey()
+    .references(() => spaces.id, { onDelete: 'cascade' }),
+  provider: text('provider').notNull(),
+  installationId: text('installation_id').notNull(),
+  repoUrl: text('repo_url').notNull(),
+  treeUrl: text('tree_url'),
+  ref: text('ref').notNull(),
+  projectDirectory: text('project_directory'),
+  lastTimestamp: text('last_timestamp'),
+  opId: text('op_id'),
+  opDirection: text('op_direction'),
+  opState: text('op_state'),
+  opStartedAt: text('op_started_at'),
+  opEndedAt: text('op_ended_at'),
+  opError: text('op_error'),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const gitSyncOperations = sqliteTable(
+  'git_sync_operations',
+  {
+    id: text('id').primaryKey(),
+    spaceId: text('space_id')
+      .notNull()
+      .references(() => spaces.id, { onDelete: 'cascade' }),
+    direction: text('direction').notNull(),
+    userId: text('user_id').notNull(),
+    request: text('request').notNull(),
+    secret: text('secret'),
+    timestamp: text('timestamp'),
+    state: text('state').notNull(),
+    error: text('error'),
+    revisionId: text('revision_id'),
+    createdAt: text('created_at').notNull(),
+    endedAt: text('ended_at'),
+  },
+  (t) => [index('git_sync_operations_space').on(t.spaceId, t.createdAt)],
+);
+
+export const gitSyncEntries = sqliteTable(
+  'git_sync_entries',
+  {
+    spaceId: text('space_id')
+      .notNull()
+      .references(() => spaces.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    kind: text('kind').notNull(),
+    targetId: text('target_id').notNull(),
+    oid: text('oid').notNull(),
+    hash: text('hash'),
+  },
+  (t) => [primaryKey({ columns: [t.spaceId, t.path] })],
+);
+
+export const revisionGit = sqliteTable('revision_git', {
+  revisionId: text('revision_id').primaryKey(),
+  spaceId: text('space_id')
+    .notNull()
+    .references(() => spaces.id, { onDelete: 'cascade' }),
+  oid: text('oid').notNull(),
+  message: text('message').notNull(),
+  createdByGitBook: integer('created_by_gitbook', { mode: 'boolean' }).notNull(),
+  url: text('url'),
+  ref: text('ref'),
+});

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import type { Env } from '../env';
+import type { JobContext } from './consumer';
+import type { JobEnvelope } from './messages';
+
+/** The message type of a Git Sync operation (services/git-sync/operations: queueGitOperation). */
+export const GIT_SYNC_JOB = 'git-sync';
+
+/** The payload of a `git-sync` message: the operation recorded by importGitRepository or exportToGitRepository. */
+export const GitSyncJobSchema = z.object({ operationId: z.string().min(1) });
+
+/**
+ * Runs a Git Sync operation (services/git-sync/operations, loaded on the first such message: isomorphic-git
+ * and the import and export code cost nothing to other jobs). Idempotent: an operation runs only from its
+ * `pending` state, so a redelivered message changes nothing. It throws only while another operation of the
+ * same space runs, so the queue retries it later (one at a time per space); every other outcome, failures
+ * included, is recorded on the operation and in the space's Git Sync state.
+ */
+export async function handleGitSyncJob(job: JobEnvelope, env: Env, _context: JobContext): Promise<void> {
+  const parsed = GitSyncJobSchema.safeParse(job.payload);
+  if (!parsed.success) throw new Error(`git-sync ${job.id}: the payload has no operationId`);
+  const { runGitSyncOperation } = await import('../services/git-sync/operations');
+  await runGitSyncOperation(env, parsed.data.operationId);
+}

@@ -1,0 +1,204 @@
+import type { Db } from '../../db/client';
+import type { gitSyncEntries } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { fileKey } from '../content/files';
+import { loadDocuments } from '../content/revisions';
+import { documentToMarkdown, type ContentRef } from '../markdown/index';
+import { readRevisionTree, type SyncedSpace } from './content';
+import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
+import type { GitOperationRequest } from './queue';
+import type { GitSession, TreeFile } from './transport';
+
+/**
+ * Export: the space's head revision becomes one commit on the branch, whose parent is the remote's head.
+ * - Only the paths GitBook owns are written: each page's Markdown file, SUMMARY.md (only when the tree it
+ *   describes changed), and the space's files under `.gitbook/assets/`; every other file of the repository
+ *   keeps its blob.
+ * - A page or file unchanged since the last sync (its document hash is the one its blob was read from or
+ *   written from: git_sync_entries) keeps its blob and path, so a round trip is byte-identical whatever the
+ *   converter writes. A page new to Git gets `<its parent's folder>/<slug>.md` (`.../README.md` when it has
+ *   child pages).
+ * - Pages deleted since the last sync lose their files.
+ * - The push is never forced: a remote that moved on since it was read refuses it, and the operation fails
+ *   with nothing changed on either side. Nothing to change: no commit.
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function relative(from: string, to: string): string {
+  const a = dirname(from).split('/').filter(Boolean);
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  const up = a.length - i;
+  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
+}
+
+export async function runExport(
+  env: Env,
+  db: Db,
+  session: GitSession,
+  input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace },
+): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert> }> {
+  const { request, remoteHead, space } = input;
+  const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '') : [];
+  const projectDir = cleanPath(request.repoProjectDirectory ?? '');
+  const projectPrefix = projectDir ? `${projectDir}/` : '';
+  const byPath = new Map(remoteFiles.map((f) => [f.path, f]));
+  const configFile = byPath.get(`${projectPrefix}.gitbook.yaml`);
+  const config = parseGitBookConfig(configFile ? decoder.decode(await session.readBlob(configFile.oid)) : null);
+  const contentPrefix = `${projectPrefix}${config.root ? `${config.root}/` : ''}`;
+  const full = (path: string) => `${contentPrefix}${path}`;
+
+  const tree = await readRevisionTree(db, space.head);
+  const entries = space.entries;
+  const pageEntry = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.targetId, e]));
+  const fileEntry = new Map(entries.filter((e) => e.kind === 'file').map((e) => [e.targetId, e]));
+
+  // Paths: kept from the last sync, or made from the tree.
+  const pathOf = new Map<string, string | null>();
+  const taken = new Set(entries.map((e) => e.path));
+  const hasChildren = new Set(tree.order.flatMap((o) => (o.parent ? [o.parent] : [])));
+  for (const { id, parent, index } of tree.order) {
+    const entry = pageEntry.get(id);
+    if (entry) {
+      pathOf.set(id, entry.path.startsWith('group:') ? null : entry.path);
+      continue;
+    }
+    const page = tree.pages.get(id)!;
+    const parentPath = parent ? pathOf.get(parent) : null;
+    const folder = parent ? (parentPath ? (basename(parentPath).toLowerCase() === 'readme.md' ? dirname(parentPath) : parentPath.replace(/\.md$/i, '')) : slugFolder(tree, parent)) : '';
+    const prefix = folder ? `${folder}/` : '';
+    let path: string;
+    if (!parent && index === 0 && !taken.has(config.readme)) path = config.readme;
+    else path = hasChildren.has(id) ? `${prefix}${page.slug}/README.md` : `${prefix}${page.slug}.md`;
+    for (let n = 2; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
+    taken.add(path);
+    pathOf.set(id, path);
+  }
+
+  // Files: kept, or new under .gitbook/assets/.
+  const filePath = new Map<string, string>();
+  for (const [id, file] of tree.files) {
+    const entry = fileEntry.get(id);
+    if (entry) {
+      filePath.set(id, entry.path);
+      continue;
+    }
+    let path = `.gitbook/assets/${file.name.replace(/[/\\]/g, '-')}`;
+    for (let n = 2; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/assets/${n}-${file.name.replace(/[/\\]/g, '-')}`;
+    taken.add(path);
+    filePath.set(id, path);
+  }
+
+  const out = new Map(byPath);
+  const rows: Array<typeof gitSyncEntries.$inferInsert> = [];
+  // Paths the last sync left that the space no longer has.
+  for (const e of entries) {
+    const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : !tree.files.has(e.targetId);
+    if (gone && !e.path.startsWith('group:')) out.delete(full(e.path));
+  }
+
+  // Pages whose document changed (or that are new) are written; the others keep their blob.
+  const changed = tree.order.filter(({ id }) => {
+    const entry = pageEntry.get(id);
+    return pathOf.get(id) !== null && !(entry && entry.hash === (tree.pages.get(id)!.document ?? null) && byPath.has(full(entry.path)));
+  });
+  const documents = await loadDocuments(db, changed.flatMap(({ id }) => (tree.pages.get(id)!.document ? [tree.pages.get(id)!.document!] : [])));
+  for (const { id } of tree.order) {
+    const page = tree.pages.get(id)!;
+    const path = pathOf.get(id);
+    const entry = pageEntry.get(id);
+    if (path === null || path === undefined) {
+      rows.push({ spaceId: input.spaceId, path: entry?.path ?? `group:${page.title}`, kind: 'page', targetId: id, oid: '', hash: page.document ?? null });
+      continue;
+    }
+    const keep = entry && entry.hash === (page.document ?? null) && byPath.has(full(entry.path));
+    let oid: string;
+    if (keep) {
+      oid = byPath.get(full(entry.path))!.oid;
+    } else {
+      const document = page.document ? documents.get(page.document) : undefined;
+      const hrefFor = (ref: ContentRef): string => {
+        if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page)) {
+          const target = pathOf.get(ref.kind === 'page' ? ref.page : ref.page!);
+          if (target && !('space' in ref && ref.space)) return `${relative(path, target)}${ref.kind === 'anchor' ? `#${ref.anchor}` : ''}`;
+        }
+        if (ref.kind === 'file' && filePath.has(ref.file)) return relative(path, filePath.get(ref.file)!);
+        if (ref.kind === 'anchor' && !ref.page) return `#${ref.anchor}`;
+        if (ref.kind === 'url') return ref.url;
+        return ref.kind === 'page' ? `/pages/${ref.page}` : ref.kind === 'file' ? `/files/${ref.file}` : '#';
+      };
+      const frontmatter: Record<string, unknown> = {};
+      if (page.description) frontmatter.description = page.description;
+      if (page.icon) frontmatter.icon = page.icon;
+      const markdown = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor });
+      oid = await session.writeBlob(encoder.encode(markdown));
+    }
+    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null });
+  }
+
+  for (const [id, file] of tree.files) {
+    const path = filePath.get(id)!;
+    const entry = fileEntry.get(id);
+    let oid: string;
+    if (entry && byPath.has(full(entry.path))) {
+      oid = byPath.get(full(entry.path))!.oid;
+    } else {
+      const object = await env.FILES.get(fileKey(file.hash));
+      if (!object) continue;
+      oid = await session.writeBlob(new Uint8Array(await object.arrayBuffer()));
+    }
+    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    rows.push({ spaceId: input.spaceId, path, kind: 'file', targetId: id, oid, hash: null });
+  }
+
+  // SUMMARY.md: written again only when the tree it describes is not the space's.
+  const summaryPath = full(config.summary);
+  const summaryFile = byPath.get(summaryPath);
+  const wantedTree = tree.order.map(({ id, parent, index }) => `${pathOf.get(id) ?? `group:${tree.pages.get(id)!.title}`}<${parent ? (pathOf.get(parent) ?? `group:${tree.pages.get(parent)!.title}`) : ''}#${index}`);
+  let summaryMatches = false;
+  if (summaryFile) {
+    const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
+    const layout = parseSummary(decoder.decode(await session.readBlob(summaryFile.oid)), summaryDir, (p) => out.has(full(p)));
+    const listed = new Set(flatten(layout).map((e) => e.page.path));
+    if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
+    const have = flatten(layout).map(({ page, parent, index }) => `${page.key}<${parent ?? ''}#${index}`);
+    summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+  }
+  if (!summaryMatches) {
+    const lines = ['# Table of contents', ''];
+    const depthOf = new Map<string, number>();
+    for (const { id, parent } of tree.order) {
+      const page = tree.pages.get(id)!;
+      const path = pathOf.get(id);
+      const depth = parent ? (depthOf.get(parent) ?? 0) + 1 : 0;
+      if (path === null) {
+        depthOf.set(id, -1);
+        lines.push('', `## ${page.title}`, '');
+        continue;
+      }
+      depthOf.set(id, depth);
+      lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${relative(config.summary, path!)})`);
+    }
+    out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
+  }
+
+  const files = [...out.values()];
+  const same = files.length === remoteFiles.length && files.every((f) => byPath.get(f.path)?.oid === f.oid);
+  if (same && remoteHead) return { commit: null, rows };
+  const commit = await session.commitAndPush({
+    files,
+    parent: remoteHead,
+    message: request.commitMessage ?? 'GitBook: export',
+    author: { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' },
+    ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
+  });
+  return { commit, rows };
+}
+
+function slugFolder(tree: Awaited<ReturnType<typeof readRevisionTree>>, id: string): string {
+  return tree.order.find((o) => o.id === id)?.path ?? '';
+}

@@ -1,0 +1,241 @@
+import type { ContentChange } from '../content/batch';
+import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
+import type { RevisionTree, SyncedSpace } from './content';
+import { cleanPath, contentTypeOf, flatten, parseGitBookConfig, parseSummary, rewriteLinks, slugOfPath, treeOfFolders, type GitBookConfig, type LayoutPage } from './layout';
+import type { GitSession, TreeFile } from './transport';
+
+/**
+ * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
+ * writes it in the space's writer). The plan is made here, in the queue consumer:
+ * - the layout (layout.ts) gives the page tree; a page whose path the last sync left (git_sync_entries) and
+ *   that still exists keeps its id, and its Markdown is read and converted again only when its blob changed;
+ * - files under `.gitbook/assets/` and the other files pages link to become files of the space; a file whose
+ *   blob the space already has (same path and blob, or the same blob elsewhere) keeps its id and is not read;
+ * - links between pages and to files are rewritten to the batch's refs (new pages and files) or ids (kept ones),
+ *   so the content engine's Markdown converter resolves them;
+ * - pages of the space that the repository no longer has are deleted (a page kept but whose parent goes is
+ *   moved out first).
+ */
+
+export const GIT_IMPORT_LIMITS = {
+  /** Files of the project directory considered at most; a larger repository is refused (the operation fails, saying so). */
+  maxFiles: 20_000,
+  /** Markdown pages at most. */
+  maxPages: 5_000,
+  /** Files (assets) read into the space at most per import. */
+  maxAssets: 2_000,
+  /** Bytes of Markdown and assets read from blobs in one import. */
+  maxReadBytes: 96 * 1024 * 1024,
+};
+
+export interface ImportPagePlan {
+  /** The page's key: its file path from the content root, or `group:...` for a group. */
+  key: string;
+  oid: string;
+  /** The page it is (kept), or the batch ref that creates it. */
+  page?: string;
+  ref?: string;
+}
+
+export interface ImportFilePlan {
+  path: string;
+  oid: string;
+  file?: string;
+  /** Index in the batch's insert_files change. */
+  insertIndex?: number;
+}
+
+export interface ImportPlan {
+  commit: { oid: string; message: string };
+  config: GitBookConfig;
+  changes: ContentChange[];
+  pages: ImportPagePlan[];
+  files: ImportFilePlan[];
+  /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
+  warnings: string[];
+  stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number };
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+const decoder = new TextDecoder();
+
+export async function planImport(
+  session: GitSession,
+  commitOid: string,
+  options: { projectDirectory?: string; maxFileBytes: number },
+  space: SyncedSpace,
+  head: RevisionTree,
+): Promise<ImportPlan> {
+  const commit = await session.readCommit(commitOid);
+  const projectDir = cleanPath(options.projectDirectory ?? '');
+  const all = await session.listFiles(commitOid, projectDir);
+  if (all.length > GIT_IMPORT_LIMITS.maxFiles) throw new Error(`the repository has ${all.length} files under "${projectDir || '/'}"; the limit is ${GIT_IMPORT_LIMITS.maxFiles}`);
+  let readBytes = 0;
+  const read = async (file: TreeFile) => {
+    const bytes = await session.readBlob(file.oid);
+    readBytes += bytes.byteLength;
+    if (readBytes > GIT_IMPORT_LIMITS.maxReadBytes) throw new Error(`the import reads more than ${GIT_IMPORT_LIMITS.maxReadBytes} bytes of Markdown and files; that is the limit`);
+    return bytes;
+  };
+  const configFile = all.find((f) => f.path === '.gitbook.yaml');
+  const config = parseGitBookConfig(configFile ? decoder.decode(await read(configFile)) : null);
+  const rootPrefix = config.root ? `${config.root}/` : '';
+  const files = new Map<string, TreeFile>();
+  for (const file of all) if (file.path.startsWith(rootPrefix)) files.set(file.path.slice(rootPrefix.length), file);
+
+  const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
+  if (markdownPaths.length > GIT_IMPORT_LIMITS.maxPages) throw new Error(`the repository has ${markdownPaths.length} Markdown files; the limit is ${GIT_IMPORT_LIMITS.maxPages}`);
+  const summaryFile = files.get(config.summary);
+  let layout: LayoutPage[];
+  if (summaryFile) {
+    const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
+    layout = parseSummary(decoder.decode(await read(summaryFile)), summaryDir, (p) => files.has(p));
+    const listed = new Set(flatten(layout).map((e) => e.page.path));
+    if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
+  } else {
+    layout = treeOfFolders(markdownPaths, config.readme);
+  }
+  const flat = flatten(layout);
+
+  // Pages: kept (same path, still in the space) or new.
+  const entries = new Map(space.entries.map((e) => [e.path, e]));
+  const pagePlans = new Map<string, ImportPagePlan & { changed: boolean }>();
+  let refCount = 0;
+  for (const { page } of flat) {
+    const blob = page.path ? files.get(page.path)! : null;
+    const entry = entries.get(page.key);
+    const kept = entry && entry.kind === 'page' && head.pages.has(entry.targetId) ? entry.targetId : undefined;
+    const oid = blob?.oid ?? '';
+    pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed: entry!.oid !== oid } : { key: page.key, oid, ref: `_gp${++refCount}`, changed: true });
+  }
+
+  // Markdown of the pages to convert, and the files they link to.
+  const markdownOf = new Map<string, string>();
+  const linked = new Set<string>();
+  for (const { page } of flat) {
+    const plan = pagePlans.get(page.key)!;
+    if (!page.path || !plan.changed) continue;
+    const text = decoder.decode(await read(files.get(page.path)!));
+    markdownOf.set(page.key, text);
+    rewriteLinks(text, page.path, (path) => {
+      if (files.has(path) && !/\.md$/i.test(path)) linked.add(path);
+      return null;
+    });
+  }
+
+  // Files: the assets folder, the files linked from converted pages, and those the last sync left that are still there.
+  const filePlans = new Map<string, ImportFilePlan>();
+  const warnings: string[] = [];
+  const byOid = new Map<string, string>();
+  for (const e of space.entries) if (e.kind === 'file' && head.files.has(e.targetId)) byOid.set(e.oid, e.targetId);
+  const wanted = new Set<string>([...files.keys()].filter((p) => p.startsWith('.gitbook/assets/')));
+  for (const p of linked) wanted.add(p);
+  for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
+  const inserts: Array<{ ref: string; name: string; contentType: string; base64: string }> = [];
+  let readFiles = 0;
+  for (const path of [...wanted].sort()) {
+    const blob = files.get(path)!;
+    const entry = entries.get(path);
+    const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : byOid.get(blob.oid);
+    if (keptId) {
+      filePlans.set(path, { path, oid: blob.oid, file: keptId });
+      continue;
+    }
+    if (inserts.length >= GIT_IMPORT_LIMITS.maxAssets) {
+      warnings.push(`${path}: not imported (more than ${GIT_IMPORT_LIMITS.maxAssets} files in one import)`);
+      continue;
+    }
+    const bytes = await read(blob);
+    readFiles++;
+    if (bytes.byteLength > options.maxFileBytes) {
+      warnings.push(`${path}: not imported (${bytes.byteLength} bytes; the limit of a file is ${options.maxFileBytes})`);
+      continue;
+    }
+    const ref = `_gf${inserts.length + 1}`;
+    filePlans.set(path, { path, oid: blob.oid, insertIndex: inserts.length });
+    inserts.push({ ref, name: path.slice(path.lastIndexOf('/') + 1), contentType: contentTypeOf(path), base64: toBase64(bytes) });
+    byOid.set(blob.oid, `ref:${ref}`);
+  }
+  const fileTarget = (path: string): string | null => {
+    const plan = filePlans.get(path);
+    if (!plan) return null;
+    if (plan.file) return plan.file.startsWith('ref:') ? plan.file.slice(4) : `/files/${plan.file}`;
+    return inserts[plan.insertIndex!].ref;
+  };
+  // A file reused by blob within this import points at the ref of its first copy.
+  for (const plan of filePlans.values()) if (plan.file?.startsWith('ref:')) plan.insertIndex = inserts.findIndex((i) => i.ref === plan.file!.slice(4));
+  for (const plan of filePlans.values()) if (plan.file?.startsWith('ref:')) delete plan.file;
+  const pageTarget = (path: string): string | null => {
+    const plan = pagePlans.get(path);
+    if (!plan) return null;
+    return plan.page ? `/pages/${plan.page}` : plan.ref!;
+  };
+
+  const changes: ContentChange[] = [];
+  if (inserts.length > 0) changes.push({ operation: 'insert_files', files: inserts });
+
+  // Pages of the space that are not kept: deleted (the topmost only), after moving out kept pages under them.
+  const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const dropped = new Set([...head.pages.keys()].filter((id) => !keptIds.has(id)));
+  const underDropped = (id: string) => {
+    for (let parent = head.pages.get(id)?.parent ?? null; parent; parent = head.pages.get(parent)?.parent ?? null) if (dropped.has(parent)) return true;
+    return false;
+  };
+  for (const id of keptIds) if (underDropped(id)) changes.push({ operation: 'update_page', page: id, into: null });
+  for (const id of dropped) if (!underDropped(id)) changes.push({ operation: 'delete_page', page: id });
+
+  // The tree, parents first: new pages inserted, kept ones moved into place (and their document replaced when their blob changed).
+  const slugsByParent = new Map<string, Set<string>>();
+  for (const { page, parent } of flat) {
+    const kept = pagePlans.get(page.key)!.page;
+    const slug = kept ? head.pages.get(kept)?.slug : undefined;
+    if (!slug) continue;
+    const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
+    taken.add(slug);
+    slugsByParent.set(parent ?? '', taken);
+  }
+  let convertedPages = 0;
+  for (const { page, parent, index } of flat) {
+    const plan = pagePlans.get(page.key)!;
+    const parentPlan = parent ? pagePlans.get(parent)! : null;
+    const into = parentPlan ? (parentPlan.page ?? parentPlan.ref!) : undefined;
+    let document: { markdown: string } | Record<string, never> | undefined;
+    const markdown = markdownOf.get(page.key);
+    if (markdown !== undefined) {
+      if (markdown.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(markdown)) {
+        warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
+        document = {};
+      } else {
+        document = { markdown: rewriteLinks(markdown, page.path!, (p) => pageTarget(p) ?? fileTarget(p)) };
+        convertedPages++;
+      }
+    } else if (!plan.page) {
+      document = {};
+    }
+    if (plan.page) {
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}) });
+    } else {
+      const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
+      slugsByParent.set(parent ?? '', taken);
+      const slug = slugOfPath(page.path, page.title);
+      const useSlug = slug && !taken.has(slug) ? slug : undefined;
+      if (useSlug) taken.add(useSlug);
+      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), document: document ?? {} });
+    }
+  }
+
+  return {
+    commit: { oid: commitOid, message: commit.message },
+    config,
+    changes,
+    pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
+    files: [...filePlans.values()],
+    warnings,
+    stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes },
+  };
+}

@@ -1,0 +1,249 @@
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * GitBook's layout of a space in a Git repository (what its Git Sync reads and writes), as pure functions:
+ * - `.gitbook.yaml` at the project directory: `root` (the folder the content lives in), `structure.readme`
+ *   (the first page, `README.md`), `structure.summary` (the table of contents, `SUMMARY.md`) and `redirects`
+ *   (`old/path: new-file.md`);
+ * - `SUMMARY.md`: the page tree. List items (`* [Title](path.md)`) nest by indentation; a `## Heading` starts a
+ *   group, whose items are its child pages; the `# Table of contents` title is not a page. Without a summary the
+ *   tree is the folders: `README.md` first, then the other Markdown files and the folders (a folder's
+ *   `README.md` is its own page), by name;
+ * - `.gitbook/assets/`: files; `.gitbook/includes/`: reusable content (not read by this deployment yet).
+ */
+
+export interface GitBookConfig {
+  /** The content's folder inside the project directory ('' for the project directory itself). */
+  root: string;
+  readme: string;
+  summary: string;
+  redirects: Record<string, string>;
+}
+
+/** Reads `.gitbook.yaml` (absent or unreadable: the defaults). Paths are normalized without leading `./` or `/`. */
+export function parseGitBookConfig(text: string | null): GitBookConfig {
+  const config: GitBookConfig = { root: '', readme: 'README.md', summary: 'SUMMARY.md', redirects: {} };
+  if (!text) return config;
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { maxAliasCount: 10 });
+  } catch {
+    return config;
+  }
+  if (!raw || typeof raw !== 'object') return config;
+  const doc = raw as Record<string, unknown>;
+  if (typeof doc.root === 'string') config.root = cleanPath(doc.root);
+  const structure = doc.structure && typeof doc.structure === 'object' ? (doc.structure as Record<string, unknown>) : {};
+  if (typeof structure.readme === 'string' && cleanPath(structure.readme)) config.readme = cleanPath(structure.readme);
+  if (typeof structure.summary === 'string' && cleanPath(structure.summary)) config.summary = cleanPath(structure.summary);
+  if (doc.redirects && typeof doc.redirects === 'object') {
+    for (const [from, to] of Object.entries(doc.redirects as Record<string, unknown>)) {
+      if (typeof to === 'string' && from.length <= 512 && to.length <= 512) config.redirects[cleanPath(from)] = cleanPath(to);
+    }
+  }
+  return config;
+}
+
+/** `./a/b/` -> `a/b`; `..` segments are dropped at the top (a path never leaves the root). */
+export function cleanPath(path: string): string {
+  const out: string[] = [];
+  for (const part of path.replace(/\\/g, '/').split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return out.join('/');
+}
+
+export function dirname(path: string): string {
+  const at = path.lastIndexOf('/');
+  return at < 0 ? '' : path.slice(0, at);
+}
+
+export function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** A page of the tree: a Markdown file, or a group (a summary heading, or a folder without README.md). */
+export interface LayoutPage {
+  /** The Markdown file (from the content root), or null for a group. */
+  path: string | null;
+  /** A stable key: the path, or `group:<parent key>/<title>`. */
+  key: string;
+  title: string;
+  children: LayoutPage[];
+}
+
+const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
+const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+
+function decodeTarget(target: string): string | null {
+  const bare = target.replace(/[?#].*$/, '').trim();
+  if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
+  try {
+    return cleanPath(decodeURIComponent(bare));
+  } catch {
+    return cleanPath(bare);
+  }
+}
+
+/**
+ * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
+ * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
+ * is not in `exists` are left out.
+ */
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean): LayoutPage[] {
+  const top: LayoutPage[] = [];
+  const seen = new Set<string>();
+  let group: LayoutPage | null = null;
+  // Stack of [indent, page] for list nesting within the current section.
+  let stack: Array<[number, LayoutPage]> = [];
+  let inFence = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    const heading = HEADING.exec(line);
+    if (heading) {
+      if (heading[1].length >= 2) {
+        const title = heading[2].trim();
+        group = { path: null, key: `group:${title}`, title, children: [] };
+        top.push(group);
+      }
+      stack = [];
+      continue;
+    }
+    const item = ITEM.exec(line);
+    if (!item) continue;
+    const indent = item[1].replace(/\t/g, '    ').length;
+    const title = item[2].replace(/\\(.)/g, '$1').trim();
+    const target = decodeTarget(item[3]);
+    const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+    while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
+    const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
+    const siblings = parent ? parent.children : group ? group.children : top;
+    if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
+      // A link to nothing (or a second place of a page): its items nest under what it nests under.
+      continue;
+    }
+    seen.add(path);
+    const page: LayoutPage = { path, key: path, title, children: [] };
+    siblings.push(page);
+    stack.push([indent, page]);
+  }
+  return top;
+}
+
+/** The page tree of the folders, when there is no summary: README.md first, then files and folders by name. */
+export function treeOfFolders(markdownPaths: string[], readme: string): LayoutPage[] {
+  type Folder = { files: string[]; folders: Map<string, Folder> };
+  const root: Folder = { files: [], folders: new Map() };
+  for (const path of markdownPaths) {
+    const parts = path.split('/');
+    let folder = root;
+    for (const part of parts.slice(0, -1)) {
+      let next = folder.folders.get(part);
+      if (!next) folder.folders.set(part, (next = { files: [], folders: new Map() }));
+      folder = next;
+    }
+    folder.files.push(path);
+  }
+  const titleOf = (name: string) => name.replace(/\.md$/i, '').replace(/[-_]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  const build = (folder: Folder, prefix: string, isRoot: boolean): LayoutPage[] => {
+    const readmePath = isRoot ? readme : `${prefix}README.md`;
+    const items: Array<[string, LayoutPage]> = [];
+    for (const file of folder.files) {
+      if (file.toLowerCase() === readmePath.toLowerCase() || (!isRoot && basename(file).toLowerCase() === 'readme.md')) continue;
+      items.push([basename(file), { path: file, key: file, title: titleOf(basename(file)), children: [] }]);
+    }
+    for (const [name, sub] of folder.folders) {
+      const subReadme = sub.files.find((f) => basename(f).toLowerCase() === 'readme.md');
+      const children = build(sub, `${prefix}${name}/`, false);
+      items.push([name, subReadme ? { path: subReadme, key: subReadme, title: titleOf(name), children } : { path: null, key: `group:${prefix}${name}`, title: titleOf(name), children }]);
+    }
+    items.sort(([a], [b]) => a.localeCompare(b));
+    const pages = items.map(([, page]) => page);
+    if (isRoot) {
+      const first = folder.files.find((f) => f.toLowerCase() === readme.toLowerCase()) ?? markdownPaths.find((p) => p.toLowerCase() === readme.toLowerCase());
+      if (first) pages.unshift({ path: first, key: first, title: 'Introduction', children: [] });
+    }
+    return pages;
+  };
+  return build(root, '', true);
+}
+
+/** Every page of a tree, parents before children, with its parent's key (null at the top) and its index. */
+export function flatten(pages: LayoutPage[]): Array<{ page: LayoutPage; parent: string | null; index: number }> {
+  const out: Array<{ page: LayoutPage; parent: string | null; index: number }> = [];
+  const walk = (list: LayoutPage[], parent: string | null) =>
+    list.forEach((page, index) => {
+      out.push({ page, parent, index });
+      walk(page.children, page.key);
+    });
+  walk(pages, null);
+  return out;
+}
+
+/** A slug for a page from its file (`guides/install.md` -> `install`, `guides/README.md` -> `guides`), or null. */
+export function slugOfPath(path: string | null, title: string): string | null {
+  let name = path ? basename(path).replace(/\.md$/i, '') : title;
+  if (path && name.toLowerCase() === 'readme') name = basename(dirname(path)) || '';
+  const slug = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .replace(/-+$/, '')
+    .slice(0, 100);
+  return /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? slug : null;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  avif: 'image/avif',
+  ico: 'image/x-icon',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  json: 'application/json',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+};
+
+export function contentTypeOf(path: string): string {
+  const ext = basename(path).split('.').pop()?.toLowerCase() ?? '';
+  return CONTENT_TYPES[ext] ?? 'application/octet-stream';
+}
+
+/** Link targets of a page's Markdown: `](x)`, `src="x"`, `url="x"`, `href="x"`, and reference definitions. */
+const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|href|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+
+/**
+ * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
+ * answers for their path (from the content root), keeping their `#anchor`; other links are left alone.
+ */
+export function rewriteLinks(markdown: string, pagePath: string, replace: (path: string) => string | null): string {
+  const dir = dirname(pagePath);
+  let out = markdown;
+  for (const pattern of LINKS) {
+    out = out.replace(pattern, (whole, before: string, target: string) => {
+      const hashAt = target.indexOf('#');
+      const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
+      const bare = decodeTarget(target);
+      if (bare === null) return whole;
+      const path = target.startsWith('/') ? bare : cleanPath(dir ? `${dir}/${bare}` : bare);
+      const to = replace(path);
+      return to === null ? whole : `${before}${to}${anchor}`;
+    });
+  }
+  return out;
+}

@@ -1,0 +1,142 @@
+/**
+ * A minimal in-memory file system with the promise API isomorphic-git calls (`fs.promises`): a Worker has no
+ * disk, and a Git Sync operation's repository lives only as long as the operation. Directories are implied by
+ * the paths of their files and by `mkdir`; symlinks are stored as their target text.
+ */
+type Node = { kind: 'file'; data: Uint8Array; mtimeMs: number } | { kind: 'dir'; mtimeMs: number } | { kind: 'symlink'; target: string; mtimeMs: number };
+
+function fsError(code: string, path: string): Error {
+  return Object.assign(new Error(`${code}: ${path}`), { code });
+}
+
+function normalize(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return `/${out.join('/')}`;
+}
+
+function parentOf(path: string): string {
+  const at = path.lastIndexOf('/');
+  return at <= 0 ? '/' : path.slice(0, at);
+}
+
+class Stats {
+  constructor(
+    private readonly node: Node,
+    readonly size: number,
+  ) {}
+  readonly dev = 1;
+  readonly ino = 1;
+  readonly uid = 1;
+  readonly gid = 1;
+  get mode() {
+    return this.node.kind === 'dir' ? 0o40755 : this.node.kind === 'symlink' ? 0o120000 : 0o100644;
+  }
+  get mtimeMs() {
+    return this.node.mtimeMs;
+  }
+  get ctimeMs() {
+    return this.node.mtimeMs;
+  }
+  isFile() {
+    return this.node.kind === 'file';
+  }
+  isDirectory() {
+    return this.node.kind === 'dir';
+  }
+  isSymbolicLink() {
+    return this.node.kind === 'symlink';
+  }
+}
+
+export class MemFS {
+  private readonly nodes = new Map<string, Node>([['/', { kind: 'dir', mtimeMs: 0 }]]);
+
+  /** Bytes held in files, for the operation's memory accounting. */
+  bytes(): number {
+    let total = 0;
+    for (const node of this.nodes.values()) if (node.kind === 'file') total += node.data.byteLength;
+    return total;
+  }
+
+  private get(path: string): Node {
+    const node = this.nodes.get(normalize(path));
+    if (!node) throw fsError('ENOENT', path);
+    return node;
+  }
+
+  private ensureParent(path: string) {
+    const parent = this.nodes.get(parentOf(path));
+    if (!parent) throw fsError('ENOENT', path);
+    if (parent.kind !== 'dir') throw fsError('ENOTDIR', path);
+  }
+
+  readonly promises = {
+    readFile: async (path: string, options?: { encoding?: string } | string) => {
+      const node = this.get(path);
+      if (node.kind !== 'file') throw fsError(node.kind === 'dir' ? 'EISDIR' : 'ENOENT', path);
+      const encoding = typeof options === 'string' ? options : options?.encoding;
+      return encoding ? new TextDecoder().decode(node.data) : node.data;
+    },
+    writeFile: async (path: string, data: Uint8Array | string) => {
+      const at = normalize(path);
+      this.ensureParent(at);
+      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+      this.nodes.set(at, { kind: 'file', data: bytes, mtimeMs: Date.now() });
+    },
+    unlink: async (path: string) => {
+      const at = normalize(path);
+      const node = this.get(at);
+      if (node.kind === 'dir') throw fsError('EISDIR', path);
+      this.nodes.delete(at);
+    },
+    readdir: async (path: string) => {
+      const at = normalize(path);
+      const node = this.get(at);
+      if (node.kind !== 'dir') throw fsError('ENOTDIR', path);
+      const prefix = at === '/' ? '/' : `${at}/`;
+      const names: string[] = [];
+      for (const key of this.nodes.keys()) {
+        if (key !== at && key.startsWith(prefix) && !key.slice(prefix.length).includes('/')) names.push(key.slice(prefix.length));
+      }
+      return names;
+    },
+    mkdir: async (path: string) => {
+      const at = normalize(path);
+      if (this.nodes.has(at)) throw fsError('EEXIST', path);
+      this.ensureParent(at);
+      this.nodes.set(at, { kind: 'dir', mtimeMs: Date.now() });
+    },
+    rmdir: async (path: string) => {
+      const at = normalize(path);
+      const node = this.get(at);
+      if (node.kind !== 'dir') throw fsError('ENOTDIR', path);
+      if ((await this.promises.readdir(at)).length > 0) throw fsError('ENOTEMPTY', path);
+      this.nodes.delete(at);
+    },
+    stat: async (path: string) => {
+      let node = this.get(path);
+      if (node.kind === 'symlink') node = this.get(node.target);
+      return new Stats(node, node.kind === 'file' ? node.data.byteLength : 0);
+    },
+    lstat: async (path: string) => {
+      const node = this.get(path);
+      return new Stats(node, node.kind === 'file' ? node.data.byteLength : node.kind === 'symlink' ? node.target.length : 0);
+    },
+    readlink: async (path: string) => {
+      const node = this.get(path);
+      if (node.kind !== 'symlink') throw fsError('EINVAL', path);
+      return node.target;
+    },
+    symlink: async (target: string, path: string) => {
+      const at = normalize(path);
+      this.ensureParent(at);
+      this.nodes.set(at, { kind: 'symlink', target, mtimeMs: Date.now() });
+    },
+    chmod: async () => undefined,
+  };
+}

@@ -1,0 +1,184 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { createDb, rawRun, runBatch, type Db } from '../../db/client';
+import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
+import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import type { Env } from '../../env';
+import { ApiError } from '../../lib/errors';
+import { nowIso } from '../../lib/time';
+import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
+import { decryptSecret } from '../integrations/crypto';
+import { capOf } from '../limits/caps';
+import { loadSyncedSpace, readRevisionTree } from './content';
+import { runExport } from './export';
+import { planImport } from './import';
+import { GitSession } from './transport';
+import { redact, type GitCredentials } from './urls';
+
+/**
+ * Git Sync operations (GitBook's importGitRepository and exportToGitRepository), as the queue consumer runs
+ * them (jobs/git-sync.ts -> `runGitSyncOperation`; services/git-sync/queue records and queues them).
+ *
+ * - One at a time per space: an operation is claimed only while no other of its space is running (a running
+ *   one older than the operation timeout is marked `timeout` first); a message that finds one running is
+ *   retried later by the queue.
+ * - In timestamp order: an operation whose `timestamp` is older than the newest one the space has accepted is
+ *   skipped (it ends as a success with nothing done), unless `force`.
+ * - No loops: an import of the commit the space's head already came from (its `git.oid`) changes nothing.
+ * - The credentials are deleted when the operation ends, whatever the outcome; errors are redacted of them.
+ * - The state GitBook's getSpaceGitInfo answers (git_sync_states) tells the latest operation: running,
+ *   success, failure (with the error) or timeout.
+ */
+
+import { GIT_OPERATION_TIMEOUT_MS, type GitOperationRequest } from './queue';
+/** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
+type OperationRow = typeof gitSyncOperations.$inferSelect;
+
+/** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
+async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean }> {
+  const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
+  if (!row || row.state !== 'pending') return { row: null, busy: false };
+  const now = nowIso();
+  const staleBefore = new Date(Date.now() - GIT_OPERATION_TIMEOUT_MS).toISOString();
+  const results = await runBatch(db, [
+    db
+      .update(gitSyncOperations)
+      .set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' })
+      .where(and(eq(gitSyncOperations.spaceId, row.spaceId), eq(gitSyncOperations.state, 'running'), sql`${gitSyncOperations.createdAt} < ${staleBefore}`)),
+    rawRun(
+      db,
+      sql`update git_sync_operations set state = 'running' where id = ${operationId} and state = 'pending'
+        and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
+    ),
+  ]);
+  const changed = (results[1] as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  return changed > 0 ? { row, busy: false } : { row: null, busy: true };
+}
+
+async function finish(
+  env: Env,
+  db: Db,
+  row: OperationRow,
+  outcome: { state: 'success' | 'failure' | 'timeout' | 'skipped'; error?: string; revisionId?: string; commitId?: string; timestamp?: boolean },
+) {
+  const now = nowIso();
+  const visible = outcome.state === 'skipped' ? 'success' : outcome.state;
+  const statements = [
+    db.update(gitSyncOperations).set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null }).where(eq(gitSyncOperations.id, row.id)),
+    db
+      .update(gitSyncStates)
+      .set({
+        opState: visible,
+        opEndedAt: now,
+        opError: outcome.error ?? null,
+        updatedAt: now,
+        ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
+      })
+      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
+    ...(outcome.state === 'skipped'
+      ? []
+      : [
+          insertSpaceEvents(
+            db,
+            row.spaceId,
+            'space_gitsync_completed',
+            { state: visible === 'success' ? 'success' : 'failure', revisionId: outcome.revisionId ?? '', commitId: outcome.commitId ?? '' },
+            now,
+          ),
+        ]),
+  ];
+  const results = await runBatch(db, statements);
+  if (statements.length === 3) await enqueueEvents(env, eventIdsOf(results[2]));
+}
+
+async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
+  const results = await runBatch(db, [insertSpaceEvents(db, row.spaceId, 'space_gitsync_started', { revisionId, commitId }, nowIso())]);
+  await enqueueEvents(env, eventIdsOf(results[0]));
+}
+
+/** Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space is running). */
+export async function runGitSyncOperation(env: Env, operationId: string): Promise<void> {
+  const db = createDb(env.DB);
+  const { row, busy } = await claim(db, operationId);
+  if (busy) throw new Error(`git sync ${operationId}: another operation of the space is running; retried later`);
+  if (!row) return;
+  const request = JSON.parse(row.request) as GitOperationRequest;
+  let credentials: GitCredentials | null = null;
+  try {
+    if (row.secret) credentials = JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials;
+  } catch {
+    await finish(env, db, row, { state: 'failure', error: 'the credentials of the operation could not be read' });
+    return;
+  }
+  // In timestamp order: an operation older than the newest one accepted is skipped, unless forced.
+  if (!request.force && row.timestamp) {
+    const state = await db.select({ last: gitSyncStates.lastTimestamp }).from(gitSyncStates).where(eq(gitSyncStates.spaceId, row.spaceId)).get();
+    if (state?.last && Date.parse(row.timestamp) < Date.parse(state.last)) {
+      await finish(env, db, row, { state: 'skipped', error: undefined });
+      return;
+    }
+  }
+  let commitId = '';
+  let revisionId = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GIT_OPERATION_TIMEOUT_MS)));
+  const work = async () => {
+    const session = new GitSession(env, request.url, credentials);
+    const oid = await session.fetchRef(request.ref);
+    if (row.direction === 'import') {
+      if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
+      commitId = oid;
+      for (let attempt = 0; ; attempt++) {
+        const space = await loadSyncedSpace(db, row.spaceId);
+        revisionId = space.head.id;
+        if (attempt === 0) await started(env, db, row, revisionId, oid);
+        if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
+        const head = await readRevisionTree(db, space.head);
+        const plan = await planImport(session, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: capOf(env, 'bytesPerFile') }, space, head);
+        const result = await spaceWriter(env, row.spaceId).applyGitImport({
+          spaceId: row.spaceId,
+          userId: row.userId,
+          operationId: row.id,
+          expectedHead: space.head.id,
+          standalone: request.standalone === true,
+          changes: plan.changes,
+          pages: plan.pages,
+          files: plan.files,
+          git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
+        });
+        if (!result.ok && result.status === 409 && attempt < 2) continue;
+        if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
+        revisionId = result.value.revision;
+        return plan.warnings.length > 0 ? `imported; ${plan.warnings.length} item(s) left out: ${plan.warnings.slice(0, 5).join('; ')}` : 'imported';
+      }
+    }
+    const space = await loadSyncedSpace(db, row.spaceId);
+    revisionId = space.head.id;
+    await started(env, db, row, revisionId, oid ?? '');
+    const exported = await runExport(env, db, session, { spaceId: row.spaceId, request, remoteHead: oid, space });
+    commitId = exported.commit ?? '';
+    if (exported.commit) {
+      await throughWriter(
+        spaceWriter(env, row.spaceId).recordGitExport({
+          spaceId: row.spaceId,
+          revisionId: space.head.id,
+          rows: exported.rows,
+          git: { oid: exported.commit, message: request.commitMessage ?? '', url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${exported.commit}` : null, ref: request.ref, createdByGitBook: true },
+        }),
+      );
+    }
+    return exported.commit ? 'exported' : 'unchanged';
+  };
+  try {
+    const outcome = await Promise.race([work(), deadline]);
+    if (outcome === 'timeout') {
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId });
+      return;
+    }
+    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId });
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,50 @@
+import { env } from 'cloudflare:workers';
+import { expect, inject } from 'vitest';
+import { runGitSyncOperation } from '../../src/services/git-sync/operations';
+import { api } from './harness';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** The tests' Git server (test/fixtures/git-sync/git-server.mjs). */
+    gitServer: { url: string; username: string; password: string };
+  }
+}
+
+/** Helpers of the Git Sync tests: the Git server's control endpoints, and running queued operations. */
+export const gitServer = () => inject('gitServer');
+
+export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'race', body: Record<string, unknown>): Promise<T> {
+  const res = await fetch(`${gitServer().url}/__control/${route}`, { method: 'POST', body: JSON.stringify(body) });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return JSON.parse(text) as T;
+}
+
+/** A repository on the Git server; `corpus` names a folder of ../shared/corpus/gitbook-format. */
+export async function createRepository(name: string, options: { corpus?: string; files?: Record<string, string> } = {}): Promise<{ head: string }> {
+  return control('create', { name, ...options });
+}
+
+export async function gitOutput(name: string, ...args: string[]): Promise<string> {
+  const result = await control<{ ok: boolean; output: string }>('git', { name, args });
+  expect(result.ok, result.output).toBe(true);
+  return result.output;
+}
+
+/** The URL the GitHub integration sends: its installation token as the password of `x-access-token`. */
+export function repositoryUrl(name: string, credentials: { username?: string; password?: string } = {}): string {
+  const server = new URL(gitServer().url);
+  server.username = credentials.username ?? gitServer().username;
+  server.password = credentials.password ?? gitServer().password;
+  return `${server.origin.replace('//', `//${server.username}:${server.password}@`)}/repos/${name}.git`;
+}
+
+/** Runs the space's pending operations in the order they were queued (what the queue consumer does). */
+export async function runPending(spaceId: string): Promise<void> {
+  const rows = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at, rowid`).bind(spaceId).all<{ id: string }>();
+  for (const row of rows.results) await runGitSyncOperation(env, row.id);
+}
+
+export async function gitInfo(spaceId: string, token: string) {
+  return api('GET', `/v1/spaces/${spaceId}/git/info`, { token });
+}
