@@ -68,7 +68,8 @@ describe('importGitRepository (a real git http-backend)', () => {
     expect(secrets?.n).toBe(0);
   });
 
-  it('imports a real product guide (AxonIQ): nested folders with README pages, .gitbook.yaml, images, links between pages', async () => {
+  // 183 pages of Markdown converted in one import: about 20 s alone, twice that on a loaded 2-core machine.
+  it('imports a real product guide (AxonIQ): nested folders with README pages, .gitbook.yaml, images, links between pages', { timeout: 120_000 }, async () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
