@@ -988,20 +988,23 @@ describe('reads by an id that only looks generated', () => {
   /** D1 with the rows its batches read counted. */
   function rowsReadingD1() {
     let rows = 0;
-    const db = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === 'batch') {
-          return async (statements: D1PreparedStatement[]) => {
-            const results = await target.batch(statements);
-            for (const result of results) rows += result.meta?.rows_read ?? 0;
-            return results;
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    return { db, rows: () => rows };
+    // The binding and the session each request runs on (middleware/context) count alike.
+    const counting = <T extends D1Database | D1DatabaseSession>(client: T): T =>
+      new Proxy(client, {
+        get(target, prop) {
+          if (prop === 'batch') {
+            return async (statements: D1PreparedStatement[]) => {
+              const results = await target.batch(statements);
+              for (const result of results) rows += result.meta?.rows_read ?? 0;
+              return results;
+            };
+          }
+          if (prop === 'withSession') return (start?: string) => counting((target as D1Database).withSession(start));
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    return { db: counting(env.DB), rows: () => rows };
   }
 
   it('does not read the whole tree for `~-x` (the part before "-" is the top level, not a computed page)', async () => {

@@ -357,13 +357,17 @@ describe('authorization', () => {
 
   it("reads no version's outline (up to 512 KiB each): only the columns the answers need", async () => {
     const statements: string[] = [];
-    const db = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === 'prepare') return (query: string) => (statements.push(query), target.prepare(query));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    // The binding and the session each request runs on (middleware/context) record alike.
+    const recording = <T extends D1Database | D1DatabaseSession>(client: T): T =>
+      new Proxy(client, {
+        get(target, prop) {
+          if (prop === 'prepare') return (query: string) => (statements.push(query), target.prepare(query));
+          if (prop === 'withSession') return (start?: string) => recording((target as D1Database).withSession(start));
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const db = recording(env.DB);
     for (const [op, path] of Object.entries(paths())) {
       statements.length = 0;
       const r = await requestWithBindings('GET', path, org.owner.token, undefined, { DB: db });

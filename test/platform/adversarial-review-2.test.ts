@@ -42,7 +42,9 @@ const patchOrg = (org: TestOrg, body: unknown) => api('PATCH', `/v1/orgs/${org.i
 /** A request as a browser sends it, to any host, without an API token. */
 async function hostRequest(url: string) {
   const res = await fetchWorker(new Request(url, { redirect: 'manual' }));
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  // Downloads are bytes: only a text answer is read as text.
+  const textual = /^(text\/|application\/(json|javascript))/.test(res.headers.get('Content-Type') ?? '');
+  return { status: res.status, headers: res.headers, text: textual ? await res.text() : (await res.arrayBuffer(), '') };
 }
 
 /** An organization whose default content is a published public site, served at `<label>.sites.test`. */
