@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { bookmarkOf, createDb, openSession } from '../db/client';
+import { bookmarkOf, createDb, laterBookmark, openSession } from '../db/client';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { ContentChange } from '../services/content/batch';
@@ -140,10 +140,8 @@ interface BookmarkSink {
  */
 export async function throughWriter<T>(call: Promise<WriterResult<T>>, request?: BookmarkSink): Promise<T> {
   const result = await call;
-  if (request && result.bookmark) {
-    const previous = request.get('writerBookmark');
-    if (!previous || result.bookmark > previous) request.set('writerBookmark', result.bookmark);
-  }
+  const newest = request && laterBookmark(request.get('writerBookmark'), result.bookmark);
+  if (newest) request.set('writerBookmark', newest);
   if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
   return result.value;
 }
