@@ -34,6 +34,9 @@ export function workersProject(options: { include: string[]; exclude?: string[];
     holdRuntimeReports();
     return {
       root,
+      // Vite's dependency cache beside the checkout, not in node_modules: checkouts (git worktrees) that
+      // share one node_modules would otherwise rebuild each other's cache mid-run.
+      cacheDir: path.join(root, '.vite'),
       plugins: [
         cloudflareTest({
           main: path.join(root, 'src/index.ts'),

@@ -166,6 +166,38 @@ describe("GitBook's blocks through the content API", () => {
     expect(read.markdown).toBe(`# Blocks\n\n${EVERY_BLOCK_PAGE}`);
   });
 
+  it("a hand-written page comes back as the author wrote it, and a JSON edit of one block changes that block only", async () => {
+    const body = [
+      '- a dash bullet, [http://localhost:8024](http://localhost:8024)',
+      '- a second one',
+      '',
+      '| Name | Value |',
+      '|:-----|:------|',
+      '| a    | b     |',
+      '',
+      'Escaped \\(parentheses\\) and *stars*.',
+      '',
+      '',
+      'Last paragraph.',
+      '',
+    ].join('\n');
+    const space = await createSpace(org.id, owner, 'Hand written');
+    const cr = await openChangeRequest(space.id, owner, 'Hand written');
+    const result = await applyChanges(space.id, cr.number, owner, [{ operation: 'insert_page', title: 'Notes', document: { markdown: body } }]);
+    const pageId = result.changes[0].page.id as string;
+    const path = `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pageId}`;
+    expect((await get(`${path}?format=markdown`)).markdown).toBe(`# Notes\n\n${body}`);
+
+    // A client edits the document as JSON: the patch it read is not taken from it, and the lines of
+    // the blocks it did not touch are no longer the author's (the JSON it sent is all that is kept).
+    const { document } = await get(path);
+    expect(document.data.markdownSource.hunks.length).toBeGreaterThan(0);
+    await applyChanges(space.id, cr.number, owner, [{ operation: 'update_page', page: pageId, document: { document } }]);
+    const again = await get(path);
+    expect(again.document.data).not.toHaveProperty('markdownSource');
+    expect(again.document.nodes).toEqual(document.nodes);
+  });
+
   it('Markdown nested too deeply is a 400 naming the problem', async () => {
     const space = await createSpace(org.id, owner, 'Hostile');
     const cr = await openChangeRequest(space.id, owner, 'Hostile');

@@ -13,6 +13,7 @@ import {
   markdownToDocument,
   MarkdownConversionError,
   parseDocument,
+  withoutSourcePatch,
   type ContentRef,
   type DocumentBlockParagraph,
   type DocumentInlineContent,
@@ -996,7 +997,8 @@ describe('round trips', () => {
     const once = documentToMarkdown(first.document, { title: first.title });
     const second = convert(once);
     expect(second.title).toBe(first.title);
-    expect(second.document).toEqual(first.document);
+    // The same content; the source patch each carries is of the Markdown it was read from.
+    expect(withoutSourcePatch(second.document)).toEqual(withoutSourcePatch(first.document));
     expect(documentToMarkdown(second.document, { title: second.title })).toBe(once);
   });
 
@@ -1010,9 +1012,9 @@ describe('round trips', () => {
     for (const markdown of Object.values(CORPUS)) {
       // The title goes along: without it, a document opening with a heading 1 would lose it to the title.
       const { document, title } = convert(markdown);
-      expect(convert(documentToMarkdown(document, { title })).document).toEqual(document);
+      expect(withoutSourcePatch(convert(documentToMarkdown(document, { title })).document)).toEqual(withoutSourcePatch(document));
     }
-  });
+  }, 60_000);
 
   it('a large document (2,000 paragraphs and more) converts both ways', () => {
     const parts: string[] = [];
@@ -1148,13 +1150,10 @@ describe('hostile Markdown', () => {
       `{% ${'a'.repeat(100_000)}\n`,
       `{% hint ${'a'.repeat(100_000)} %}\n`,
     ];
-    for (const markdown of cases) {
-      const { ms, error } = timed(markdown);
-      expect(error).toBeNull();
-      // Quadratic work on these sizes takes minutes; linear work well under the bound.
-      expect(ms).toBeLessThan(5000);
-    }
-  });
+    // Quadratic work on these sizes takes minutes: the test's time limit is the bound (no timing assertion,
+    // which a loaded machine would fail; `npm run bench` measures the conversion's CPU).
+    for (const markdown of cases) expect(timed(markdown).error).toBeNull();
+  }, 60_000);
 });
 
 describe("the source's Markdown style", () => {
@@ -1220,5 +1219,81 @@ describe('front matter', () => {
 
   it('leaves out fields of the wrong type', () => {
     expect(convert('---\nhidden: "yes"\nlayout: wide\ncoverY: top\n---\n\nx').page).toEqual({});
+  });
+});
+
+describe("the author's own Markdown, kept where ours differs (source patch)", () => {
+  const HAND_WRITTEN = [
+    '---',
+    'description: "Quoted, as some editors write it"',
+    'cover: .gitbook/assets/cover.png',
+    '---',
+    '# Hand written',
+    '',
+    '',
+    '- a dash bullet with [http://localhost:8024](http://localhost:8024)',
+    '- and a [page](/pages/p1), see [http://x.example](http://x.example)',
+    '',
+    '| Name | Value |',
+    '|:-----|:------|',
+    '| a    | b     |',
+    '',
+    'Text with \\(escaped\\) parentheses and *stars*.',
+    '',
+    'Last paragraph.',
+    '',
+  ].join('\n');
+
+  it('writes a hand-written page back byte for byte, head and body', () => {
+    const { document, title, frontmatter } = markdownToDocument(HAND_WRITTEN);
+    expect(documentToMarkdown(withoutSourcePatch(document), { title, frontmatter })).not.toBe(HAND_WRITTEN);
+    expect(documentToMarkdown(document, { title, frontmatter })).toBe(HAND_WRITTEN);
+    // The page fields a read writes back are the ones front matter set: the source's head comes back.
+    expect(documentToMarkdown(document, { title, frontmatter: { description: 'Quoted, as some editors write it' } })).toBe(HAND_WRITTEN);
+  });
+
+  it('an edited block is written our way, the rest as the author wrote it', () => {
+    const { document, title, frontmatter } = markdownToDocument(HAND_WRITTEN);
+    const last = document.nodes.at(-1) as DocumentBlockParagraph;
+    (last.nodes[0] as DocumentText).leaves = [{ object: 'leaf', text: 'Changed *paragraph*.', marks: [] }];
+    const written = documentToMarkdown(document, { title, frontmatter });
+    expect(written).toBe(HAND_WRITTEN.replace('Last paragraph.', 'Changed \\*paragraph\\*.'));
+  });
+
+  it('a changed title or page field writes the head our way, and keeps the body', () => {
+    const { document, frontmatter } = markdownToDocument(HAND_WRITTEN);
+    const written = documentToMarkdown(document, { title: 'Renamed', frontmatter: { ...frontmatter, description: 'New' } });
+    expect(written.split('\n').slice(0, 6)).toEqual(['---', 'description: New', 'cover: .gitbook/assets/cover.png', '---', '', '# Renamed']);
+    expect(written.slice(written.indexOf('- a dash'))).toBe(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('- a dash')));
+  });
+
+  it('with other link targets, the lines whose links go elsewhere are written with them', () => {
+    const { document, title } = markdownToDocument(HAND_WRITTEN.replace(/^---[\s\S]*?---\n/, ''));
+    const written = documentToMarkdown(document, { title, hrefFor: (ref) => (ref.kind === 'page' ? `https://docs.example/${ref.page}` : defaultHrefFor(ref)) });
+    // The source's line had a page link: it is written with the new target, in our syntax.
+    expect(written).toContain('- and a [page](https://docs.example/p1), see <http://x.example>');
+    // Lines without links to the space's content stay the author's.
+    expect(written).toContain('|:-----|:------|');
+    expect(written).toContain('Text with \\(escaped\\) parentheses and *stars*.');
+  });
+
+  it("a client's document cannot carry a patch: the Markdown of a document never says something else", () => {
+    const forged = {
+      object: 'document',
+      data: { markdownSource: { hunks: [{ at: 0, remove: ['Hello'], add: ['Something else entirely'], before: null, after: '' }] } },
+      nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Hello', marks: [] }] }] }],
+    };
+    const parsed = parseDocument(forged);
+    expect(parsed.success).toBe(true);
+    if (!parsed.success) return;
+    expect(parsed.document.data).not.toHaveProperty('markdownSource');
+    expect(documentToMarkdown(parsed.document)).toBe('Hello\n');
+  });
+
+  it('a malformed patch in stored data is ignored, never thrown on', () => {
+    const { document } = markdownToDocument('Plain.\n');
+    for (const markdownSource of [null, 'x', { hunks: 'x' }, { hunks: [{ at: -1, remove: [1], add: null }] }, { hunks: [], head: { text: 3 } }]) {
+      expect(documentToMarkdown({ ...document, data: { markdownSource } })).toBe('Plain.\n');
+    }
   });
 });

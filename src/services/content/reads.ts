@@ -14,7 +14,7 @@ import { expandPage, expandPages, findGenerated, generatedDocument, readSpecStat
 import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
-import { documentToMarkdown, type JSONDocument } from '../markdown/index';
+import { documentToMarkdown, PAGE_FIELD_FRONTMATTER_KEYS, type JSONDocument } from '../markdown/index';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
@@ -622,10 +622,16 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   }
   if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
   if (options.format === 'document') return { ...page, document };
-  // Written the way content batches read Markdown back: the title as the leading heading, the
-  // description as frontmatter, so a page read and posted back as Markdown stays the same page.
-  const frontmatter = located.page.description ? { description: located.page.description } : undefined;
-  return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter }) };
+  // Written the way content batches read Markdown back: the title as the leading heading, the page's
+  // fields as front matter, so a page read and posted back as Markdown stays the same page.
+  return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter: frontmatterOf(located.page) }) };
+}
+
+/** The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; undefined when none. */
+export function frontmatterOf(page: PageEntry): Record<string, unknown> | undefined {
+  const frontmatter: Record<string, unknown> = {};
+  for (const key of PAGE_FIELD_FRONTMATTER_KEYS) if (page[key] !== undefined && page[key] !== '') frontmatter[key] = page[key];
+  return Object.keys(frontmatter).length ? frontmatter : undefined;
 }
 
 async function dereference(db: Db, reusableContents: ReusableContentEntry[], document: JSONDocument): Promise<JSONDocument> {

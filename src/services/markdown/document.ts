@@ -8,6 +8,7 @@
  * `nodes` of each `DocumentBlock*` schema of 0.202.0): the single source of those rules for the
  * schemas and for the converter.
  */
+import { withoutSourcePatch } from './source-patch';
 import { z } from 'zod';
 
 // ---------------------------------------------------------------------------------------------
@@ -953,7 +954,8 @@ export type DocumentValidation = { success: true; document: JSONDocument } | { s
 /** Validates a document posted by a client; each issue names the path of the offending node. */
 export function parseDocument(input: unknown): DocumentValidation {
   const result = documentSchema.safeParse(input);
-  if (result.success) return { success: true, document: result.data };
+  // A client's document never carries the source patch: only our converter writes one (source-patch.ts).
+  if (result.success) return { success: true, document: withoutSourcePatch(result.data) };
   const issues = result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
   return { success: false, error: `Invalid document: ${issues.join('; ')}`, issues };
 }

@@ -38,6 +38,7 @@ import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import remarkParse from 'remark-parse';
+import './syntax/edit-map-fix';
 import { unified, type Processor } from 'unified';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -303,7 +304,16 @@ const parser = unified()
 // ---------------------------------------------------------------------------------------------
 // Conversion
 
-export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
+/** A conversion with where its body starts in the (normalized) source, for `markdownToDocument` (round-trip.ts). */
+export interface MarkdownRead {
+  conversion: MarkdownConversion;
+  source: string;
+  bodyStart: number;
+  /** The text of the leading heading 1 read as the title; null when the title, if any, came from front matter. */
+  headingTitle: string | null;
+}
+
+export function readMarkdown(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownRead {
   if (markdown.length > MAX_MARKDOWN_LENGTH) {
     throw new MarkdownConversionError(`Markdown is too long (${markdown.length} characters, at most ${MAX_MARKDOWN_LENGTH})`);
   }
@@ -315,7 +325,8 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
   let title = scalarText(frontmatter.title);
   const first = body[0];
   const headingTitle = first?.type === 'heading' && first.depth === 1 ? toString(first).trim() : '';
-  if (title === undefined && headingTitle) {
+  const titleFromHeading = title === undefined && headingTitle !== '';
+  if (titleFromHeading) {
     title = headingTitle;
     body = body.slice(1);
   }
@@ -325,13 +336,15 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
   const nodes = converter.flow(body, 0) as TopLevelBlock[];
   const style = readMarkdownStyle(tree, source);
   const document: JSONDocument = { object: 'document', data: style ? { markdownStyle: style } : {}, nodes };
-  return {
+  const conversion: MarkdownConversion = {
     document: assignKeys(document),
     ...(title !== undefined ? { title } : {}),
     ...(description !== undefined ? { description } : {}),
     frontmatter,
     page: pageFrontmatter(frontmatter),
   };
+  const bodyStart = body[0]?.position?.start.offset ?? source.length;
+  return { conversion, source, bodyStart, headingTitle: titleFromHeading ? headingTitle : null };
 }
 
 /**

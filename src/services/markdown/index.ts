@@ -8,7 +8,7 @@ export {
   createPathLinkResolver,
   defaultResolveLink,
   linkedPagePath,
-  markdownToDocument,
+  readMarkdown,
   pageFrontmatter,
   type PageFrontmatter,
   type LinkResolver,
@@ -17,3 +17,5 @@ export {
   type PathLinkResolverOptions,
 } from './from-markdown';
 export { defaultHrefFor, documentToMarkdown, type DocumentToMarkdownOptions } from './to-markdown';
+export { markdownToDocument } from './round-trip';
+export { PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch';

@@ -28,6 +28,7 @@ import type {
   MarkdownStyle,
 } from './document';
 import { BLOCK_TAG_NAMES } from './from-markdown';
+import { applySourceHunks, frontmatterKey, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 
 export { encodeTagAttribute } from './syntax/tags';
@@ -169,14 +170,42 @@ function stringifierFor(style: MarkdownStyle) {
 }
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
+  const patch = sourcePatchOf(document.data);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? []);
+  if (patch?.head && headMatches(patch.head, options)) return patch.head.text + body;
+  const head = writeHead(options.title, options.frontmatter);
+  return head && body ? `${head}\n${body}` : head + body;
+}
+
+/** The front matter and title heading as we write them; empty when there are neither. */
+export function writeHead(title: string | undefined, frontmatter: Record<string, unknown> | undefined): string {
+  const children: RootContent[] = [];
+  if (frontmatter && Object.keys(frontmatter).length > 0) children.push({ type: 'yaml', value: stringifyYaml(frontmatter).trimEnd() });
+  if (title !== undefined) children.push({ type: 'heading', depth: 1, children: [{ type: 'text', value: title }] });
+  return children.length ? stringifierFor({}).stringify({ type: 'root', children }) : '';
+}
+
+/**
+ * The document's blocks as Markdown, with the source's own lines put back where `hunks` still fit.
+ * The hunks were taken over the default hrefs: with other hrefs, they are matched against a default
+ * writing and the lines they leave are taken from the writing asked for.
+ */
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = []): string {
+  const ours = writeBlocks(document, hrefFor ?? defaultHrefFor);
+  if (hunks.length === 0) return ours;
+  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks);
+  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours);
+}
+
+function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string): string {
   const style = markdownStyleOf(document);
-  const writer = new Writer(options.hrefFor ?? defaultHrefFor, style);
-  const children = writer.flow(document.nodes as unknown as AnyBlock[]);
-  if (options.title !== undefined) children.unshift({ type: 'heading', depth: 1, children: [{ type: 'text', value: options.title }] });
-  if (options.frontmatter && Object.keys(options.frontmatter).length > 0) {
-    children.unshift({ type: 'yaml', value: stringifyYaml(options.frontmatter).trimEnd() });
-  }
-  return stringifierFor(style).stringify({ type: 'root', children });
+  const children = new Writer(hrefFor, style).flow(document.nodes as unknown as AnyBlock[]);
+  return children.length ? stringifierFor(style).stringify({ type: 'root', children }) : '';
+}
+
+/** The source's head is written back when the page still has the title and front matter it was read with. */
+function headMatches(head: NonNullable<SourcePatch['head']>, options: DocumentToMarkdownOptions): boolean {
+  return (options.title ?? null) === head.title && frontmatterKey(options.frontmatter ?? {}) === head.frontmatter;
 }
 
 // ---------------------------------------------------------------------------------------------
