@@ -198,6 +198,46 @@ describe("GitBook's blocks through the content API", () => {
     expect(again.document.nodes).toEqual(document.nodes);
   });
 
+  it("front matter sets the page's fields, layout included, and a page read back as Markdown has its head as written", async () => {
+    const source = [
+      '---',
+      "description: 'Quoted: as an editor wrote it'",
+      'icon: rocket',
+      'cover: .gitbook/assets/cover.png',
+      'layout:',
+      '  width: wide',
+      '  description:',
+      '    visible: false',
+      '  outline:',
+      '    visible: false',
+      '---',
+      '',
+      '# Configured',
+      '',
+      'Body.',
+      '',
+    ].join('\n');
+    const space = await createSpace(org.id, owner, 'Front matter');
+    const cr = await openChangeRequest(space.id, owner, 'Front matter');
+    const result = await applyChanges(space.id, cr.number, owner, [{ operation: 'insert_page', document: { markdown: source } }]);
+    const pageId = result.changes[0].page.id as string;
+    const path = `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pageId}`;
+    const page = await get(path);
+    expect(page).toMatchObject({ title: 'Configured', description: 'Quoted: as an editor wrote it', icon: 'rocket' });
+    expect(page.layout).toMatchObject({ width: 'wide', description: false, outline: false, title: true, tableOfContents: true });
+    expect((await get(`${path}?format=markdown`)).markdown).toBe(source);
+
+    // A page field changed through the API: the head is written from the page's fields, in GitBook's syntax.
+    await applyChanges(space.id, cr.number, owner, [{ operation: 'update_page', page: pageId, description: 'Changed' }]);
+    const changed = (await get(`${path}?format=markdown`)).markdown as string;
+    expect(changed.split('\n# Configured\n')[0]).toBe(
+      ['---', 'description: Changed', 'icon: rocket', 'layout:', '  width: wide', '  cover:', '    visible: true', '    size: hero', '  title:', '    visible: true',
+        '  description:', '    visible: false', '  tableOfContents:', '    visible: true', '  outline:', '    visible: false', '  pagination:', '    visible: true',
+        '  metadata:', '    visible: true', '---', ''].join('\n'),
+    );
+    expect(changed.endsWith('# Configured\n\nBody.\n')).toBe(true);
+  });
+
   it('Markdown nested too deeply is a 400 naming the problem', async () => {
     const space = await createSpace(org.id, owner, 'Hostile');
     const cr = await openChangeRequest(space.id, owner, 'Hostile');

@@ -11,6 +11,7 @@ import {
   createPathLinkResolver,
   linkedPagePath,
   markdownToDocument,
+  pageFrontmatter,
   parseDocument,
   type ContentRef,
   type JSONDocument,
@@ -43,7 +44,7 @@ export const MAX_FILES_PER_BATCH = 40;
 export type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
 
 /** The page fields a change may set (GitBook's RevisionPageUpdate); `slug` is checked apart from the rest. */
-const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition'] as const;
+const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition', 'layout'] as const;
 export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
@@ -620,6 +621,8 @@ function frontmatterMetadata(frontmatter: Record<string, unknown>, description: 
   if (description !== undefined) out.description = description;
   for (const key of ['icon', 'emoji'] as const) if (typeof frontmatter[key] === 'string') out[key] = frontmatter[key] as string;
   for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[key] === 'boolean') out[key] = frontmatter[key] as boolean;
+  const { layout } = pageFrontmatter(frontmatter);
+  if (layout) out.layout = layout;
   return out;
 }
 

@@ -14,7 +14,7 @@ import { expandPage, expandPages, findGenerated, generatedDocument, readSpecStat
 import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
-import { documentToMarkdown, PAGE_FIELD_FRONTMATTER_KEYS, type JSONDocument } from '../markdown/index';
+import { documentToMarkdown, layoutFrontmatter, PAGE_FIELD_FRONTMATTER_KEYS, type JSONDocument } from '../markdown/index';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
@@ -630,7 +630,10 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
 /** The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; undefined when none. */
 export function frontmatterOf(page: PageEntry): Record<string, unknown> | undefined {
   const frontmatter: Record<string, unknown> = {};
-  for (const key of PAGE_FIELD_FRONTMATTER_KEYS) if (page[key] !== undefined && page[key] !== '') frontmatter[key] = page[key];
+  for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
+    const value = key === 'layout' ? layoutFrontmatter(page.layout) : page[key];
+    if (value !== undefined && value !== '') frontmatter[key] = value;
+  }
   return Object.keys(frontmatter).length ? frontmatter : undefined;
 }
 

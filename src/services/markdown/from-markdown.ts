@@ -99,8 +99,8 @@ export interface PageFrontmatter {
   cover?: string;
   coverY?: number;
   hidden?: boolean;
-  /** GitBook's page layout (`width`, and `visible` flags of title, description, tableOfContents, outline, pagination, metadata). */
-  layout?: Record<string, unknown>;
+  /** GitBook's page layout (`width`, `cover`, and the `visible` flag of each part), read onto the defaults. */
+  layout?: PageLayoutFrontmatter;
   /** A condition on the visitor for the whole page. */
   if?: string;
   /** Page variables (`vars:`). */
@@ -122,12 +122,67 @@ export function pageFrontmatter(frontmatter: Record<string, unknown>): PageFront
   text('if');
   if (typeof frontmatter.coverY === 'number' && Number.isFinite(frontmatter.coverY)) page.coverY = frontmatter.coverY;
   for (const flag of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[flag] === 'boolean') page[flag] = frontmatter[flag] as boolean;
-  for (const map of ['layout', 'vars'] as const) {
-    const value = frontmatter[map];
-    if (value && typeof value === 'object' && !Array.isArray(value)) page[map] = value as Record<string, unknown>;
-  }
+  if (isMapping(frontmatter.vars)) page.vars = frontmatter.vars;
+  if (isMapping(frontmatter.layout)) page.layout = readLayout(frontmatter.layout);
   return page;
 }
+
+/** A page's layout as GitBook's front matter holds it, flattened: the fields a page stores. */
+export interface PageLayoutFrontmatter {
+  width: 'default' | 'wide';
+  cover: boolean;
+  coverSize: 'hero' | 'full';
+  title: boolean;
+  description: boolean;
+  tableOfContents: boolean;
+  outline: boolean;
+  pagination: boolean;
+  metadata: boolean;
+}
+
+const LAYOUT_PARTS = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata'] as const;
+export const DEFAULT_PAGE_LAYOUT: PageLayoutFrontmatter = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+};
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** GitBook's `layout:` (`width: wide`, `cover: {visible, size}`, `title: {visible: false}`, ...); what it does not say is the default. */
+function readLayout(raw: Record<string, unknown>): PageLayoutFrontmatter {
+  const layout = { ...DEFAULT_PAGE_LAYOUT };
+  if (raw.width === 'wide' || raw.width === 'default') layout.width = raw.width;
+  for (const part of LAYOUT_PARTS) {
+    const value = raw[part];
+    if (isMapping(value) && typeof value.visible === 'boolean') layout[part] = value.visible;
+  }
+  const cover = raw.cover;
+  if (isMapping(cover)) {
+    if (typeof cover.visible === 'boolean') layout.cover = cover.visible;
+    if (cover.size === 'hero' || cover.size === 'full') layout.coverSize = cover.size;
+  }
+  return layout;
+}
+
+/** A layout in GitBook's front matter form; undefined for the default layout, which front matter leaves out. */
+export function layoutFrontmatter(layout: PageLayoutFrontmatter | undefined): Record<string, unknown> | undefined {
+  if (!layout || LAYOUT_KEYS.every((key) => layout[key] === DEFAULT_PAGE_LAYOUT[key])) return undefined;
+  return {
+    width: layout.width,
+    cover: { visible: layout.cover, size: layout.coverSize },
+    ...Object.fromEntries(LAYOUT_PARTS.map((part) => [part, { visible: layout[part] }])),
+  };
+}
+const LAYOUT_KEYS = Object.keys(DEFAULT_PAGE_LAYOUT) as Array<keyof PageLayoutFrontmatter>;
 
 /**
  * Markdown that cannot be converted: only its frontmatter can be wrong. Any body converts, what

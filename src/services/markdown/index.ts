@@ -10,6 +10,8 @@ export {
   linkedPagePath,
   readMarkdown,
   pageFrontmatter,
+  layoutFrontmatter,
+  type PageLayoutFrontmatter,
   type PageFrontmatter,
   type LinkResolver,
   type MarkdownConversion,

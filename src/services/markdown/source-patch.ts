@@ -13,7 +13,7 @@
  * so a document's Markdown can never say something other than the document.
  */
 import { diffArrays } from 'diff';
-import { pageFrontmatter } from './from-markdown';
+import { layoutFrontmatter, pageFrontmatter } from './from-markdown';
 
 export const SOURCE_PATCH_KEY = 'markdownSource';
 
@@ -154,10 +154,12 @@ export function withoutSourcePatch<T extends { data?: Record<string, unknown> }>
  * them back); the others (`cover`, `layout`, `if`...) come back with the source's head while these are
  * unchanged.
  */
-export const PAGE_FIELD_FRONTMATTER_KEYS = ['description', 'icon', 'hidden', 'noIndex', 'noRobotsIndex'] as const;
+export const PAGE_FIELD_FRONTMATTER_KEYS = ['description', 'icon', 'hidden', 'noIndex', 'noRobotsIndex', 'layout'] as const;
 
 /** The page fields a front matter mapping sets, as one comparable string. */
 export function frontmatterKey(frontmatter: Record<string, unknown>): string {
-  const page = pageFrontmatter(frontmatter) as Record<string, unknown>;
-  return JSON.stringify(PAGE_FIELD_FRONTMATTER_KEYS.map((key) => page[key] ?? null));
+  const page = pageFrontmatter(frontmatter);
+  // The default layout written out is the same page as no layout at all.
+  const fields: Record<string, unknown> = { ...page, layout: layoutFrontmatter(page.layout) };
+  return JSON.stringify(PAGE_FIELD_FRONTMATTER_KEYS.map((key) => fields[key] ?? null));
 }
