@@ -9,6 +9,7 @@ import {
   assignKeys,
   createPathLinkResolver,
   defaultHrefFor,
+  defaultResolveLink,
   documentToMarkdown,
   markdownToDocument,
   MarkdownConversionError,
@@ -1209,11 +1210,12 @@ describe('front matter', () => {
       coverY: 12,
       hidden: true,
       if: 'visitor.claims.pro',
-      layout: { width: 'wide', tableOfContents: { visible: false } },
+      // Read onto GitBook's defaults: the fields a page's layout has.
+      layout: { width: 'wide', cover: true, coverSize: 'hero', title: true, description: true, tableOfContents: false, outline: true, pagination: true, metadata: true },
       vars: { version: 2 },
     });
     expect(result.frontmatter.custom).toBe('kept');
-    // Written back with its front matter, the page is the same Markdown.
+    // Written back with its front matter, the page is the same Markdown (the source's missing final newline aside).
     expect(documentToMarkdown(result.document, { title: result.title, frontmatter: result.frontmatter })).toBe(`${markdown}\n`);
   });
 
@@ -1232,7 +1234,7 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
     '',
     '',
     '- a dash bullet with [http://localhost:8024](http://localhost:8024)',
-    '- and a [page](/pages/p1), see [http://x.example](http://x.example)',
+    '- and a second one',
     '',
     '| Name | Value |',
     '|:-----|:------|',
@@ -1267,14 +1269,24 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
     expect(written.slice(written.indexOf('- a dash'))).toBe(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('- a dash')));
   });
 
-  it('with other link targets, the lines whose links go elsewhere are written with them', () => {
-    const { document, title } = markdownToDocument(HAND_WRITTEN.replace(/^---[\s\S]*?---\n/, ''));
-    const written = documentToMarkdown(document, { title, hrefFor: (ref) => (ref.kind === 'page' ? `https://docs.example/${ref.page}` : defaultHrefFor(ref)) });
-    // The source's line had a page link: it is written with the new target, in our syntax.
-    expect(written).toContain('- and a [page](https://docs.example/p1), see <http://x.example>');
-    // Lines without links to the space's content stay the author's.
-    expect(written).toContain('|:-----|:------|');
-    expect(written).toContain('Text with \\(escaped\\) parentheses and *stars*.');
+  it("a line linking to the space's content is always written with the link's current target", () => {
+    const source = '- a [page](../guide/page.md), see [http://x.example](http://x.example)\n- another\n\nText with \\(escaped\\) parentheses.\n';
+    // The relative link read as a link to a page: its source path would go stale when the page moves.
+    const resolveLink = (href: string): ContentRef | null => (href.endsWith('.md') ? { kind: 'page', page: 'p1' } : null);
+    const { document } = markdownToDocument(source, { resolveLink });
+    expect(documentToMarkdown(document)).toBe('- a [page](/pages/p1), see <http://x.example>\n- another\n\nText with \\(escaped\\) parentheses.\n');
+    const hrefFor = (ref: ContentRef) => (ref.kind === 'page' ? `https://docs.example/${ref.page}` : defaultHrefFor(ref));
+    expect(documentToMarkdown(document, { hrefFor })).toBe('- a [page](https://docs.example/p1), see <http://x.example>\n- another\n\nText with \\(escaped\\) parentheses.\n');
+  });
+
+  it('a link definition is kept only with the reference that uses it', () => {
+    const source = 'See [the guide][g] and [http://x.example](http://x.example).\n\n[g]: ../guide.md\n';
+    const resolveLink = (href: string): ContentRef | null => (href.endsWith('.md') ? { kind: 'page', page: 'p1' } : defaultResolveLink(href));
+    const { document } = markdownToDocument(source, { resolveLink });
+    const written = documentToMarkdown(document);
+    // Read again, it is the same document: no definition left behind as text.
+    expect(withoutSourcePatch(markdownToDocument(written, { resolveLink }).document)).toEqual(withoutSourcePatch(document));
+    expect(written).toBe('See [the guide](/pages/p1) and <http://x.example>.\n');
   });
 
   it("a client's document cannot carry a patch: the Markdown of a document never says something else", () => {

@@ -4,21 +4,45 @@
  * once and compared with the source, line by line.
  */
 import { readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
-import { frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, type SourcePatch } from './source-patch';
-import { writeBody, writeHead } from './to-markdown';
+import type { JSONDocument } from './document';
+import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, type SourceHunk, type SourcePatch } from './source-patch';
+import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
   const read = readMarkdown(markdown, options);
   const { conversion, source, bodyStart, headingTitle } = read;
-  const patch = sourcePatch(conversion, source, bodyStart, headingTitle);
+  const patch = sourcePatch(conversion, source, bodyStart, headingTitle, options);
   if (patch) conversion.document.data[SOURCE_PATCH_KEY] = patch;
   return conversion;
 }
 
-function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: number, headingTitle: string | null): SourcePatch | null {
+/**
+ * The hunks whose lines hold no link to the space's content (a page, an anchor, a file...): such a
+ * line is always written with the link's current target, for the source's relative path would go
+ * stale when a page moves. Found by writing the document again with those targets marked.
+ */
+function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string): SourceHunk[] {
+  if (hunks.length === 0) return hunks;
+  const marked = writeBody(document, (ref) => (ref.kind === 'url' ? ref.url : `${defaultHrefFor(ref)}\u0001`)).split('\n');
+  const lines = ours.split('\n');
+  if (marked.length !== lines.length) return [];
+  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line));
+}
+
+function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
+  const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, options).conversion.document;
+  return JSON.stringify(again.nodes) === JSON.stringify(document.nodes);
+}
+
+function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: number, headingTitle: string | null, options: MarkdownToDocumentOptions): SourcePatch | null {
   // A missing final newline is not kept: every file we write ends with one.
   const body = source.endsWith('\n') || bodyStart === source.length ? source.slice(bodyStart) : `${source.slice(bodyStart)}\n`;
-  const hunks = sourceHunks(writeBody(conversion.document, undefined), body) ?? [];
+  const ours = writeBody(conversion.document, undefined);
+  const all = sourceHunks(ours, body) ?? [];
+  let hunks = withoutContentLinks(all, conversion.document, ours);
+  // All hunks give the source back, which reads as this document; some of them may not (a link
+  // definition whose link is written inline): read what they give, and keep none if it differs.
+  if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? conversion.frontmatter : undefined);
