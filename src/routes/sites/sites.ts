@@ -131,6 +131,17 @@ const deleteSiteRoute = defineRoute({
   responses: { 204: noContent('Deleted, or did not exist') },
 });
 
+/**
+ * Why an empty site cannot be published, and the one call that fixes it: GitBook's createSite takes `spaces`
+ * optionally, so a site made without them is legal, and its owner needs to know how to give it content.
+ */
+function nothingToPublish(organizationId: string, siteId: string): string {
+  return (
+    `This site has no content to publish yet: add a space to it with POST /v1/orgs/${organizationId}/sites/${siteId}/site-spaces ` +
+    `and the body {"spaceId":"<space id>"}, then publish again (or create the site with "spaces": ["<space id>"])`
+  );
+}
+
 const publishSiteRoute = defineRoute({
   method: 'post',
   path: '/orgs/{organizationId}/sites/{siteId}/publish',
@@ -333,7 +344,7 @@ export const sitesRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const { model, rank } = await changeSite(c.get('db'), organizationId, siteId, userId, (after) => {
-      if (after.siteSpaces.length === 0) throw badRequest('A site needs at least one site space before it can be published');
+      if (after.siteSpaces.length === 0) throw badRequest(nothingToPublish(organizationId, siteId));
       setPublished(after, true);
     });
     return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
