@@ -350,8 +350,9 @@ export function handbookPages(dir = HANDBOOK_DIR) {
 /**
  * Makes the space hold `wanted` (pages matched by title under the same parent). Nothing is written when
  * every page is there and `rewrite` is not asked; otherwise one change request inserts the missing pages (at their place) and
- * writes the documents of the others again, then is merged. With `rewrite`, pages `wanted` no longer has (a guide
- * renamed or moved to another group) are deleted in it too. Returns the page ids by key.
+ * writes the documents of the others again (with `rewrite` a Set of keys, only those: unless a page is inserted or
+ * deleted, which may change the ids links point to), then is merged. With `rewrite`, pages `wanted` no longer has (a
+ * guide renamed or moved to another group) are deleted in it too. Returns the page ids by key.
  */
 async function syncPages(api, spaceId, wanted, subject, { rewrite = false } = {}) {
   const { pages } = await api.get(`/v1/spaces/${spaceId}/content/pages`);
@@ -372,23 +373,26 @@ async function syncPages(api, spaceId, wanted, subject, { rewrite = false } = {}
   const unwanted = [];
   const prune = (list) => list.forEach((page) => (kept.has(page.id) ? prune(childPages(page)) : unwanted.push(page.id)));
   if (rewrite) prune(pages ?? []);
+  const rewritten = (key) => rewrite === true || inserted.size > 0 || unwanted.length > 0 || (rewrite instanceof Set && rewrite.has(key));
 
   const files = [];
   const markdownOf = (page) =>
     page.markdown.replace(linkPattern, (_, kind, key) => `](${kind === 'file' || inserted.has(key) ? `./${key}` : `/pages/${ids.get(key)}`})`);
   const changes = [];
   for (const { page, found, parent, index } of plan) {
+    if (found && !rewritten(page.key)) continue;
     if (page.computed) {
       if (!found) changes.push({ operation: 'insert_page', ref: page.key, title: page.title, ...(parent && { into: parent }), at: index, computed: page.computed });
       continue;
     }
     for (const file of page.files ?? []) files.push({ ...file, base64: demoDiagramPng({ color: PRIMARY_COLOR.light }).toString('base64') });
     const document = { markdown: markdownOf(page) };
-    if (found) changes.push({ operation: 'update_page', page: found.id, title: page.title, document });
+    if (found && rewritten(page.key)) changes.push({ operation: 'update_page', page: found.id, title: page.title, document });
     else changes.push({ operation: 'insert_page', ref: page.key, title: page.title, ...(parent && { into: parent }), at: index, document });
   }
   if (files.length) changes.unshift({ operation: 'insert_files', files });
   changes.push(...unwanted.map((page) => ({ operation: 'delete_page', page })));
+  if (changes.length === 0) return ids;
   const cr = await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject });
   const result = await api.post(`/v1/spaces/${spaceId}/change-requests/${cr.number}/content?compat=false`, { changes });
   for (const change of result.changes ?? []) if (change.object === 'created_page' && change.ref) ids.set(change.ref, change.page.id);
@@ -505,17 +509,37 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
  */
 async function publishHandbook(api, organizationId, { baseUrl = DEV_URL, handbookVersionFile = null } = {}) {
   const guides = handbookPages();
-  const published = handbookVersionFile ? readText(handbookVersionFile) : null;
-  const changed = published !== null && published !== guides.version;
+  const hashes = pageHashes(guides.pages);
+  // What was published last: `{version, pages: {key: hash}}` (an older plain version, or none, rewrites every page).
+  const published = handbookVersionFile ? parseJson(readText(handbookVersionFile)) : null;
+  const changed = handbookVersionFile !== null && published?.version !== guides.version;
+  const rewrite = !changed ? false : published?.pages ? new Set(Object.keys(hashes).filter((key) => published.pages[key] !== hashes[key])) : true;
   const handbook = await ensureSite(api, organizationId, {
     title: HANDBOOK_TITLE,
     visibility: 'public',
     spaceTitle: HANDBOOK_TITLE,
     pages: guides.pages,
-    rewrite: changed,
+    rewrite,
   });
-  if (handbookVersionFile) writeFileSync(handbookVersionFile, `${guides.version}\n`);
+  if (handbookVersionFile) writeFileSync(handbookVersionFile, `${JSON.stringify({ version: guides.version, pages: hashes })}\n`);
   return { id: handbook.site.id, spaceId: handbook.spaceId, url: `${baseUrl}/s/${handbook.site.id}/`, changed };
+}
+
+/** A hash of each page's title and text, by key (children included). */
+function pageHashes(pages, out = {}) {
+  for (const page of pages) {
+    out[page.key] = createHash('sha256').update(JSON.stringify([page.title, page.markdown])).digest('hex').slice(0, 16);
+    pageHashes(page.children ?? [], out);
+  }
+  return out;
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 const HANDBOOK_VERSION_FILE = join(ROOT, '.wrangler', 'handbook-version');

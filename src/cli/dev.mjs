@@ -19,7 +19,7 @@ import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, devSecretValue } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
-import { ensureDevVars, startWranglerDev } from './wrangler-dev.mjs';
+import { ensureDevVars, startWranglerDev, unwatchedSources } from './wrangler-dev.mjs';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
 
@@ -31,6 +31,8 @@ async function main() {
   if (created.length > 0) console.log(`dev: wrote a random ${created.join(', ')} to .dev.vars`);
   if (kept.length > 0) console.log(`dev: using the ${kept.join(', ')} in .dev.vars`);
 
+  const unwatched = unwatchedSources(ROOT);
+  if (unwatched.length > 0) console.log(`dev: wrangler.toml's [build] watch_dir misses ${unwatched.join(', ')}: the Worker will not reload when they change (add them there)`);
   // The API reference's script, a static asset of the Worker (wrangler dev refuses a missing assets directory).
   prepareDocsAssets();
   console.log(`dev: starting wrangler dev on ${DEV_URL} and preparing the local database (Ctrl+C to stop)`);
