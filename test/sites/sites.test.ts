@@ -51,6 +51,12 @@ describe('createSite', () => {
     two = await createSpace(org.id, token, 'API reference');
   });
 
+  it('answers the new site’s API URL in Location, as GitBook does', async () => {
+    const res = expectStatus(await api('POST', sitesOf(org.id), { token, body: { title: 'Located' } }), 201);
+    expect(res.headers.get('Location')).toBe(res.body.urls.location);
+    expect(res.body.urls.location).toMatch(new RegExp(`/v1/orgs/${org.id}/sites/${res.body.id}$`));
+  });
+
   it('defaults to a basic, public, unpublished site whose basename comes from the title', async () => {
     const site = expectSite(await createSite(org.id, token, { title: 'Product Docs' }));
     expect(site).toMatchObject({

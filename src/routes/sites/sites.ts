@@ -279,7 +279,10 @@ export const sitesRouter = createRouter()
     await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]).catch((error) => {
       throw isUniqueViolation(error, 'basename') ? basenameTaken(model.site.basename) : error;
     });
-    return c.json(modelSite(model, RANK.admin, siteUrlContext(c)), 201);
+    const created = modelSite(model, RANK.admin, siteUrlContext(c));
+    // GitBook's createSite answers the new site's API URL in Location too.
+    c.header('Location', created.urls.location);
+    return c.json(created, 201);
   })
   .openapi(getSiteRoute, async (c) => {
     const userId = requireUser(c);
