@@ -42,7 +42,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },
           miniflare: {
-            // The secrets are distinct, as a deployment must have them (README, Deploying). SITES_DOMAIN:
+            // The secrets are distinct, as a deployment must have them (the Handbook, Deploying to Cloudflare). SITES_DOMAIN:
             // organizations' labels serve their sites at `<label>.sites.test` (test/organizations/hostnames.test.ts).
             bindings: {
               TEST_MIGRATIONS: migrations,

@@ -13,9 +13,10 @@
 // missing from an older demo space is added (one change request), and the customization is set again.
 // `npm run test:browser` runs the same function against its own Worker (other base URL, quiet).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { parseSummary, summaryGaps } from './handbook-summary.mjs';
 import { DEV_URL, ROOT } from './seed.mjs';
 
 export const DEMO_SITE_TITLE = 'Demo docs';
@@ -300,20 +301,33 @@ function readText(file) {
 }
 
 /**
- * The handbook's pages: a home page listing the guides, then each guide of src/templates/handbook (`NN-name.md`,
- * in file order; its `# ` heading is the title). Links between guides (`NN-name.md#anchor`) become links to
- * their pages, and links to the README to the home page. `version` changes whenever a guide does.
+ * The handbook's pages: a home page listing the groups and their guides, then a page per group of SUMMARY.md (its
+ * intro and the list of its guides) with a child page per guide of src/templates/handbook (`NN-name.md`; its `# `
+ * heading is the title), in SUMMARY.md's order: the site's menu groups. Links between guides (`NN-name.md#anchor`)
+ * become links to their pages, and links to the README to the home page. `version` changes whenever a guide or the
+ * summary does. A guide missing from SUMMARY.md, or a name there that is no guide, is an error (said, with the file).
  */
 export function handbookPages(dir = HANDBOOK_DIR) {
   const files = readdirSync(dir).filter((file) => /^\d+-[a-z0-9-]+\.md$/.test(file)).sort();
+  const groups = parseSummary(readFileSync(join(dir, 'SUMMARY.md'), 'utf8'));
+  const { unlisted, unknown } = summaryGaps(groups, files);
+  if (unlisted.length) throw new Error(`${join(dir, 'SUMMARY.md')} does not list ${unlisted.join(', ')}: add each under a group`);
+  if (unknown.length) throw new Error(`${join(dir, 'SUMMARY.md')} lists ${unknown.join(', ')}, which ${unknown.length > 1 ? 'are not guides' : 'is not a guide'} of ${dir}`);
   const keyOf = (file) => file.replace(/^\d+-/, '').replace(/\.md$/, '');
-  const guides = files.map((file) => {
+  const guideOf = (file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const title = /^# (.+)$/m.exec(text)?.[1] ?? keyOf(file);
     const markdown = text
       .replace(/\]\(\d+-([a-z0-9-]+)\.md(?:#[a-z0-9-]*)?\)/g, '](page:$1)')
       .replace(/\]\((?:\.\.\/)*README\.md(?:#[a-z0-9-]*)?\)/g, '](page:home)');
     return { key: keyOf(file), title, markdown };
+  };
+  const listOf = (guides) => guides.map((guide) => `- [${guide.title}](page:${guide.key})`);
+  const sections = groups.map((group, index) => {
+    const children = group.files.map(guideOf);
+    const key = `group-${index + 1}`;
+    const markdown = [`# ${group.title}`, '', ...(group.intro ? [group.intro, ''] : []), ...listOf(children), ''].join('\n');
+    return { key, title: group.title, intro: group.intro, markdown, children };
   });
   const home = {
     key: 'home',
@@ -321,21 +335,24 @@ export function handbookPages(dir = HANDBOOK_DIR) {
     markdown: [
       '# Docs Platform API',
       '',
-      'The handbook of this API, published by the API itself from the guides in `src/templates/handbook/`: what each',
-      'capability does, how to call it, and its limits. The README has the two commands and a five-minute tour.',
+      'The handbook of this API, published by the API itself from the guides in `src/templates/handbook/`: how to run it,',
+      'publish with it and deploy it, what each capability does, how to call it, and its limits. Start with the',
+      '[Quick start](page:quick-start).',
       '',
-      ...guides.map((guide) => `- [${guide.title}](page:${guide.key})`),
-      '',
+      ...sections.flatMap((section) => [`## ${section.title}`, '', ...(section.intro ? [section.intro, ''] : []), ...listOf(section.children), '']),
     ].join('\n'),
   };
+  const guides = [home, ...sections];
   const version = createHash('sha256').update(JSON.stringify(guides)).digest('hex').slice(0, 16);
-  return { pages: [home, ...guides], version };
+  return { pages: guides, version };
 }
 
 /**
  * Makes the space hold `wanted` (pages matched by title under the same parent). Nothing is written when
  * every page is there and `rewrite` is not asked; otherwise one change request inserts the missing pages (at their place) and
- * writes the documents of the others again, then is merged. Returns the page ids by key.
+ * writes the documents of the others again (with `rewrite` a Set of keys, only those: unless a page is inserted or
+ * deleted, which may change the ids links point to), then is merged. With `rewrite`, pages `wanted` no longer has (a
+ * guide renamed or moved to another group) are deleted in it too. Returns the page ids by key.
  */
 async function syncPages(api, spaceId, wanted, subject, { rewrite = false } = {}) {
   const { pages } = await api.get(`/v1/spaces/${spaceId}/content/pages`);
@@ -352,22 +369,30 @@ async function syncPages(api, spaceId, wanted, subject, { rewrite = false } = {}
     });
   match(wanted, pages ?? [], undefined);
   if (inserted.size === 0 && !rewrite) return ids;
+  const kept = new Set(plan.filter((p) => p.found).map((p) => p.found.id));
+  const unwanted = [];
+  const prune = (list) => list.forEach((page) => (kept.has(page.id) ? prune(childPages(page)) : unwanted.push(page.id)));
+  if (rewrite) prune(pages ?? []);
+  const rewritten = (key) => rewrite === true || inserted.size > 0 || unwanted.length > 0 || (rewrite instanceof Set && rewrite.has(key));
 
   const files = [];
   const markdownOf = (page) =>
     page.markdown.replace(linkPattern, (_, kind, key) => `](${kind === 'file' || inserted.has(key) ? `./${key}` : `/pages/${ids.get(key)}`})`);
   const changes = [];
   for (const { page, found, parent, index } of plan) {
+    if (found && !rewritten(page.key)) continue;
     if (page.computed) {
       if (!found) changes.push({ operation: 'insert_page', ref: page.key, title: page.title, ...(parent && { into: parent }), at: index, computed: page.computed });
       continue;
     }
     for (const file of page.files ?? []) files.push({ ...file, base64: demoDiagramPng({ color: PRIMARY_COLOR.light }).toString('base64') });
     const document = { markdown: markdownOf(page) };
-    if (found) changes.push({ operation: 'update_page', page: found.id, title: page.title, document });
+    if (found && rewritten(page.key)) changes.push({ operation: 'update_page', page: found.id, title: page.title, document });
     else changes.push({ operation: 'insert_page', ref: page.key, title: page.title, ...(parent && { into: parent }), at: index, document });
   }
   if (files.length) changes.unshift({ operation: 'insert_files', files });
+  changes.push(...unwanted.map((page) => ({ operation: 'delete_page', page })));
+  if (changes.length === 0) return ids;
   const cr = await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject });
   const result = await api.post(`/v1/spaces/${spaceId}/change-requests/${cr.number}/content?compat=false`, { changes });
   for (const change of result.changes ?? []) if (change.object === 'created_page' && change.ref) ids.set(change.ref, change.page.id);
@@ -461,21 +486,11 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
   });
   const key = await ensureShareLink(api, organizationId, shared.site.id);
 
-  // The handbook is written again when its guides changed since `handbookVersionFile` last recorded them.
-  const guides = handbookPages();
-  const published = handbookVersionFile ? readText(handbookVersionFile) : null;
-  const handbook = await ensureSite(api, organizationId, {
-    title: HANDBOOK_TITLE,
-    visibility: 'public',
-    spaceTitle: HANDBOOK_TITLE,
-    pages: guides.pages,
-    rewrite: published !== null && published !== guides.version,
-  });
-  if (handbookVersionFile) writeFileSync(handbookVersionFile, `${guides.version}\n`);
+  const handbook = await publishHandbook(api, organizationId, { baseUrl, handbookVersionFile });
   const html = (id) => `${baseUrl}/s/${id}/`;
   return {
     organizationId,
-    handbook: { id: handbook.site.id, spaceId: handbook.spaceId, url: html(handbook.site.id) },
+    handbook,
     site: { id: demo.site.id, spaceId: demo.spaceId, url: html(demo.site.id), json: `${baseUrl}/v1/orgs/${organizationId}/sites/${demo.site.id}/published`, pages: demo.ids },
     shareSite: {
       id: shared.site.id,
@@ -488,10 +503,88 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
   };
 }
 
+/**
+ * The Handbook site, published (or reused): its space holds the guides, written again (and pages no longer in the
+ * guides removed) when they changed since `handbookVersionFile` last recorded them. Answers { id, spaceId, url, changed }.
+ */
+async function publishHandbook(api, organizationId, { baseUrl = DEV_URL, handbookVersionFile = null } = {}) {
+  const guides = handbookPages();
+  const hashes = pageHashes(guides.pages);
+  // What was published last: `{version, pages: {key: hash}}` (an older plain version, or none, rewrites every page).
+  const published = handbookVersionFile ? parseJson(readText(handbookVersionFile)) : null;
+  const changed = handbookVersionFile !== null && published?.version !== guides.version;
+  const rewrite = !changed ? false : published?.pages ? new Set(Object.keys(hashes).filter((key) => published.pages[key] !== hashes[key])) : true;
+  const handbook = await ensureSite(api, organizationId, {
+    title: HANDBOOK_TITLE,
+    visibility: 'public',
+    spaceTitle: HANDBOOK_TITLE,
+    pages: guides.pages,
+    rewrite,
+  });
+  if (handbookVersionFile) writeFileSync(handbookVersionFile, `${JSON.stringify({ version: guides.version, pages: hashes })}\n`);
+  return { id: handbook.site.id, spaceId: handbook.spaceId, url: `${baseUrl}/s/${handbook.site.id}/`, changed };
+}
+
+/** A hash of each page's title and text, by key (children included). */
+function pageHashes(pages, out = {}) {
+  for (const page of pages) {
+    out[page.key] = createHash('sha256').update(JSON.stringify([page.title, page.markdown])).digest('hex').slice(0, 16);
+    pageHashes(page.children ?? [], out);
+  }
+  return out;
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const HANDBOOK_VERSION_FILE = join(ROOT, '.wrangler', 'handbook-version');
+const WATCH_SETTLE_MS = 300;
+
+/**
+ * `npm run dev`, once the sites are published: watches src/templates/handbook and publishes the Handbook again
+ * after a guide is saved (one change request for all the guides changed at once), saying so in the log, so that an
+ * edited guide shows on a reload of its page without restarting the server.
+ */
+export function watchHandbook(seeded, { baseUrl = DEV_URL, dir = HANDBOOK_DIR, log = console.log } = {}) {
+  let timer = null;
+  let running = false;
+  let again = false;
+  const republish = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      const handbook = await publishHandbook(client(baseUrl, seeded.token), seeded.organizationId, { baseUrl, handbookVersionFile: HANDBOOK_VERSION_FILE });
+      if (handbook.changed) log(`dev: a guide changed: the Handbook is published again (${handbook.url})`);
+    } catch (error) {
+      log(`dev: a guide changed, but the Handbook could not be published again: ${error instanceof Error ? error.message : error}`);
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        void republish();
+      }
+    }
+  };
+  const watcher = watch(dir, () => {
+    clearTimeout(timer);
+    timer = setTimeout(republish, WATCH_SETTLE_MS);
+  });
+  watcher.on('error', (error) => log(`dev: stopped watching ${dir} (${error.message}): restart npm run dev to see edited guides`));
+  return watcher;
+}
+
 /** `npm run dev`: publishes the demo sites, spec and conversations, prints where to read them, and answers what publishDemoSites did (null on a failure, said). */
 export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
   try {
-    const { organizationId, site, shareSite, handbook } = await publishDemoSites(seeded, { baseUrl, handbookVersionFile: join(ROOT, '.wrangler', 'handbook-version') });
+    const { organizationId, site, shareSite, handbook } = await publishDemoSites(seeded, { baseUrl, handbookVersionFile: HANDBOOK_VERSION_FILE });
     console.log(`\nThe handbook (this API's guides, published by it; public): open it in a browser`);
     console.log(`  ${handbook.url}`);
     await client(baseUrl, seeded.token).post(`/v1/orgs/${organizationId}/conversations`, DEMO_CONVERSATIONS);

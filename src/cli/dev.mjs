@@ -7,18 +7,19 @@
 //      API token are seeded (seed.mjs, local-d1.mjs): they share `.wrangler/state` as two wrangler commands do;
 //   3. once the Worker answers, the token, ids and curl lines are printed;
 //   4. the demo docs sites are published through the API (demo-site.mjs) and their URLs printed: the public
-//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
+//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key;
+//   5. src/templates/handbook is watched: a saved guide is published to the Handbook site again, and the log says so.
 // The log is kept to what a newcomer needs: wrangler runs at log level `warn` (its warnings, errors and the
 // Worker's own console output still show; the runtime's reports of expected outbound failures are one dim line,
 // wrangler-dev.mjs); `WRANGLER_LOG=info npm run dev` shows each request as well.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDemoSite, serverUp } from './demo-site.mjs';
+import { ensureDemoSite, serverUp, watchHandbook } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, devSecretValue } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
 import { DEV_URL, ROOT, assertToolchain, describeSeed, migrateAndSeed } from './seed.mjs';
-import { ensureDevVars, startWranglerDev } from './wrangler-dev.mjs';
+import { ensureDevVars, startWranglerDev, unwatchedSources } from './wrangler-dev.mjs';
 
 const DEV_VARS = join(ROOT, '.dev.vars');
 
@@ -30,6 +31,8 @@ async function main() {
   if (created.length > 0) console.log(`dev: wrote a random ${created.join(', ')} to .dev.vars`);
   if (kept.length > 0) console.log(`dev: using the ${kept.join(', ')} in .dev.vars`);
 
+  const unwatched = unwatchedSources(ROOT);
+  if (unwatched.length > 0) console.log(`dev: wrangler.toml's [build] watch_dir misses ${unwatched.join(', ')}: the Worker will not reload when they change (add them there)`);
   // The API reference's script, a static asset of the Worker (wrangler dev refuses a missing assets directory).
   prepareDocsAssets();
   console.log(`dev: starting wrangler dev on ${DEV_URL} and preparing the local database (Ctrl+C to stop)`);
@@ -44,6 +47,8 @@ async function main() {
   console.log('\ndev: publishing the demo sites');
   const published = await ensureDemoSite(seeded);
   if (!published) return;
+  watchHandbook(seeded);
+  console.log('dev: watching src/templates/handbook: a saved guide is published to the Handbook again (reload its page)');
   try {
     const vars = await writeDevEnv({ baseUrl: DEV_URL, adminToken: devVar('ADMIN_TOKEN'), seeded, published });
     console.log(`Shell variables of the examples of the README and the guides (${Object.keys(vars).join(', ')}, and \`json\`):`);

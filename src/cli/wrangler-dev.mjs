@@ -1,7 +1,7 @@
 // What `npm run dev` and `npm start` share: the secrets of .dev.vars, and `wrangler dev` started quietly and
 // offline, its output passed through with the runtime's reports of expected outbound failures shortened.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,6 +16,23 @@ export function ensureDevVars(root) {
   const { text, created } = withDevSecrets(current);
   if (created.length > 0) writeFileSync(path, text, { mode: 0o600 });
   return created;
+}
+
+/** What wrangler.toml's `[build] watch_dir` leaves out on purpose: tooling and the guides, which the Worker never imports. */
+const UNWATCHED = ['src/cli', 'src/templates/handbook'];
+
+/**
+ * Entries of src/ (and of src/templates/) that `[build] watch_dir` in wrangler.toml does not cover: `wrangler dev` would
+ * not reload the Worker when they change. wrangler.toml lists the paths so that a saved guide does not reload it.
+ */
+export function unwatchedSources(root) {
+  const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
+  const list = /^watch_dir\s*=\s*\[([\s\S]*?)\]/m.exec(toml)?.[1];
+  if (!list) return [];
+  const watched = [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1].replace(/\/$/, ''));
+  const covered = (path) => [...watched, ...UNWATCHED].some((w) => path === w || path.startsWith(`${w}/`) || w.startsWith(`${path}/`));
+  const entries = (dir) => readdirSync(join(root, dir)).map((name) => `${dir}/${name}`);
+  return [...entries('src').filter((p) => p !== 'src/templates'), ...entries('src/templates')].filter((path) => !covered(path));
 }
 
 /**

@@ -19,7 +19,7 @@ import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from '
  * The published site as HTML, served from the Worker itself (no client-side framework):
  *
  * - `/s/<siteId>/...`: every published site (see src/site/structure for the URL scheme), with
- *   `/s/<siteId>/llms.txt`, `sitemap.xml`, `robots.txt`, `~search?q=`, and each page as Markdown at
+ *   `/s/<siteId>/llms.txt`, `llms-full.txt`, `sitemap.xml`, `robots.txt`, `~search?q=`, and each page as Markdown at
  *   its URL with `.md`. `/s/<siteId>/~page/<spaceId>/<pageId>` redirects to a page of another site
  *   space (links between spaces).
  * - On an organization's own host (`<hostname>.<SITES_DOMAIN>`, or its custom hostname once verified by DNS:
@@ -111,6 +111,7 @@ function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
   if (segments.length === 1) {
     const [only] = segments;
     if (only === 'llms.txt') return { kind: 'llms', segments: [] };
+    if (only === 'llms-full.txt') return { kind: 'llms-full', segments: [] };
     if (only === 'sitemap.xml') return { kind: 'sitemap', segments: [] };
     if (only === 'robots.txt') return { kind: 'robots', segments: [] };
     if (only === '~search') return { kind: 'search', segments: [] };

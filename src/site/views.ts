@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Db } from '../db/client';
+import { runBatch, type BatchItem, type Db } from '../db/client';
 import type { AppBindings, Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { publishedSpecPath } from '../lib/openapi-specs';
@@ -12,7 +12,7 @@ import type { FileEntry } from '../services/content/revisions';
 import type { SiteModel, SiteSpaceRow } from '../services/sites/model';
 import { mergePageCsp, serializeCsp, type CspDirectives, type SiteIntegrationScript } from '../services/integrations/site-scripts';
 import { siteAssets, cspHash } from './assets';
-import { navigationTree, readPageBody, readTrees, visiblePages, type SpaceTree } from './content';
+import { navigationTree, pageBodyOf, pageStatement, readPageBody, readTrees, visiblePages, type SitePage, type SpaceTree } from './content';
 import { renderPage, renderSearch, type Chrome, type SearchResult } from './layout';
 import { RESERVED_IDS, renderDocument, type RenderedFile } from './render/document';
 import type { SiteMount } from './routes';
@@ -22,7 +22,7 @@ import { themeCss } from './theme';
 
 /**
  * The views of a site the visitor may open (src/site/routes decided that): pages as HTML and as
- * Markdown, llms.txt, sitemap.xml, robots.txt, search, and links to pages of other site spaces.
+ * Markdown, llms.txt and llms-full.txt, sitemap.xml, robots.txt, search, and links to pages of other site spaces.
  *
  * Cost and caching: the site's model (the first round trip, in routes) holds every site space's head
  * revision, so a version of everything a response depends on (site row, structure, heads, claims,
@@ -32,7 +32,7 @@ import { themeCss } from './theme';
  * served). Otherwise a page costs two more: its space's tree, then its document with what it includes.
  */
 
-export type ViewKind = 'page' | 'markdown' | 'llms' | 'sitemap' | 'robots' | 'search' | 'page-link' | 'none';
+export type ViewKind = 'page' | 'markdown' | 'llms' | 'llms-full' | 'sitemap' | 'robots' | 'search' | 'page-link' | 'none';
 
 export interface SiteRequest {
   c: Context<AppBindings>;
@@ -232,6 +232,8 @@ async function produce(request: SiteRequest, kind: ViewKind, segments: string[])
       return robots(request, urls);
     case 'llms':
       return llms(request, view, urls);
+    case 'llms-full':
+      return llmsFull(request, view, urls);
     case 'sitemap':
       return sitemap(request, view, urls);
     case 'search':
@@ -352,6 +354,22 @@ function configuredOrigin(url: string | undefined): string | null {
   }
 }
 
+type LinkPage = (spaceId: string | undefined, pageId: string, anchor?: string) => string | null;
+
+/** Where the links of a page's Markdown go: absolute URLs of the site (pages, files, specs), as a reader outside it needs. */
+function markdownHrefs(request: SiteRequest, urls: SiteUrls, tree: SpaceTree, linkPage: LinkPage, files: Map<string, RenderedFile>, pageUrl: string) {
+  return (ref: ContentRef): string => {
+    if (ref.kind === 'page' || ref.kind === 'anchor') {
+      const anchor = ref.kind === 'anchor' ? ref.anchor : undefined;
+      const href = ref.page ? linkPage(ref.space, ref.page, anchor) : anchor ? `#${anchor}` : null;
+      return href ? (href.startsWith('/') ? urls.absolute(href) : href) : defaultHrefFor(ref);
+    }
+    if (ref.kind === 'file') return files.get(ref.file)?.url ?? defaultHrefFor(ref);
+    if (ref.kind === 'openapi') return specHref(request, tree, ref.spec) ?? urls.absolute(pageUrl);
+    return defaultHrefFor(ref);
+  };
+}
+
 async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrls, segments: string[], markdown: boolean): Promise<Output | Response> {
   const resolved = resolvePath(view, segments);
   // The default section (or site space) is not for this visitor, or has no pages: the first one they may see.
@@ -383,16 +401,7 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
   };
 
   if (markdown) {
-    const hrefFor = (ref: ContentRef): string => {
-      if (ref.kind === 'page' || ref.kind === 'anchor') {
-        const anchor = ref.kind === 'anchor' ? ref.anchor : undefined;
-        const href = ref.page ? linkPage(ref.space, ref.page, anchor) : anchor ? `#${anchor}` : null;
-        return href ? (href.startsWith('/') ? urls.absolute(href) : href) : defaultHrefFor(ref);
-      }
-      if (ref.kind === 'file') return files.get(ref.file)?.url ?? defaultHrefFor(ref);
-      if (ref.kind === 'openapi') return specHref(request, tree, ref.spec) ?? urls.absolute(urls.page(node, current.path));
-      return defaultHrefFor(ref);
-    };
+    const hrefFor = markdownHrefs(request, urls, tree, linkPage, files, urls.page(node, current.path));
     const frontmatter = current.page.description ? { description: current.page.description } : undefined;
     return { body: documentToMarkdown(body.document, { title: current.page.title, frontmatter, hrefFor }), type: 'text/markdown; charset=utf-8' };
   }
@@ -472,9 +481,13 @@ const linkText = (text: string) => oneLine(text).replace(/[\\[\]]/g, '\\$&');
 
 async function llms(request: SiteRequest, view: SiteStructureView, urls: SiteUrls): Promise<Output> {
   const settings = request.settingsFor(null);
-  const lines = [`# ${oneLine(settings.title || request.model.site.title)}`, ''];
+  const title = oneLine(settings.title || request.model.site.title);
+  const lines = [`# ${title}`, ''];
   for (const { node, tree } of await listedTrees(request, view)) {
-    lines.push(`## ${oneLine(siteSpaceHeading(view, node))}`, '');
+    // llms.txt lists links under `##` sections; a section named like the site (its only space, most often) would
+    // read as the title twice: it is the site's pages.
+    const heading = oneLine(siteSpaceHeading(view, node));
+    lines.push(`## ${heading === title ? 'Pages' : heading}`, '');
     for (const p of visiblePages(tree.pages, request.reader.claims).filter((p) => !p.hidden)) {
       const title = linkText(p.page.title);
       const description = p.page.description ? `: ${oneLine(p.page.description)}` : '';
@@ -483,6 +496,60 @@ async function llms(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
     lines.push('');
   }
   return { body: `${lines.join('\n').trimEnd()}\n`, type: 'text/plain; charset=utf-8' };
+}
+
+/** At most this many pages, and about this many characters, in llms-full.txt; llms.txt lists them all. */
+const LLMS_FULL_MAX_PAGES = 1000;
+const LLMS_FULL_MAX_CHARS = 5_000_000;
+/** Page documents read per round trip for llms-full.txt. */
+const LLMS_FULL_BATCH = 50;
+
+/**
+ * llms-full.txt: the Markdown of every page llms.txt lists, in its order, each as its `.md` URL serves it (the same
+ * converter, the same absolute links), without the front matter (one document, not many). One round trip for the
+ * trees, then one per LLMS_FULL_BATCH pages; past LLMS_FULL_MAX_PAGES pages or LLMS_FULL_MAX_CHARS characters it
+ * ends with a line saying so, and where the rest is.
+ */
+async function llmsFull(request: SiteRequest, view: SiteStructureView, urls: SiteUrls): Promise<Output> {
+  const entries: Array<{ node: SiteSpaceNode; tree: SpaceTree; page: SitePage; byId: Map<string, SitePage> }> = [];
+  for (const { node, tree } of await listedTrees(request, view)) {
+    const pages = visiblePages(tree.pages, request.reader.claims);
+    const byId = new Map(pages.map((p) => [p.page.id, p]));
+    for (const page of pages) if (!page.hidden) entries.push({ node, tree, page, byId });
+  }
+  const chunks: string[] = [];
+  let size = 0;
+  let cut = false;
+  const kept = entries.slice(0, LLMS_FULL_MAX_PAGES);
+  for (let start = 0; start < kept.length && !cut; start += LLMS_FULL_BATCH) {
+    const batch = kept.slice(start, start + LLMS_FULL_BATCH);
+    const stored = batch.filter((e) => !e.page.page.generated && e.page.page.document);
+    const results = stored.length ? ((await runBatch(request.db, stored.map((e) => pageStatement(request.db, e.tree.revisionId, e.page.page.document!) as unknown as BatchItem))) as unknown[]) : [];
+    const resultOf = new Map(stored.map((e, i) => [e, results[i]]));
+    for (const entry of batch) {
+      const { node, tree, page, byId } = entry;
+      const body = pageBodyOf(page.page, tree.meta, resultOf.get(entry) ?? null);
+      const files = await signFiles(request.env, request.url.origin, body.files);
+      const linkPage: LinkPage = (spaceId, pageId, anchor) => {
+        const hash = anchor ? `#${encodeURIComponent(anchor)}` : '';
+        if (spaceId && spaceId !== node.space.id) return siteSpaceOfSpace(view, spaceId) ? `${urls.pageLink(spaceId, pageId)}${hash}` : null;
+        const target = byId.get(pageId);
+        return target ? `${urls.page(node, target.path)}${hash}` : null;
+      };
+      const hrefFor = markdownHrefs(request, urls, tree, linkPage, files, urls.page(node, page.path));
+      const markdown = documentToMarkdown(body.document, { title: page.page.title, hrefFor }).trimEnd();
+      if (size + markdown.length > LLMS_FULL_MAX_CHARS && chunks.length > 0) {
+        cut = true;
+        break;
+      }
+      chunks.push(markdown);
+      size += markdown.length;
+    }
+  }
+  if (cut || entries.length > kept.length) {
+    chunks.push(`The rest of this site's pages are left out of this file; llms.txt lists them all: ${urls.absolute(`${urls.base}/llms.txt`)}`);
+  }
+  return { body: chunks.length ? `${chunks.join('\n\n')}\n` : '', type: 'text/plain; charset=utf-8' };
 }
 
 const xmlEscape = (text: string) => text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!);

@@ -234,6 +234,15 @@ async function main() {
     targets.push({ label: 'GET .../search?query=<rare word>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=${encodeURIComponent(`page ${Math.floor(size / 2)}`)}` });
     targets.push({ label: 'GET .../search?query=<word of every page>', size, url: `${apiUrl}/v1/spaces/${space.id}/search?query=body&limit=20` });
   }
+  // A public site per space, read as a visitor: a page's HTML, llms.txt and llms-full.txt (every page's Markdown, at
+  // most 1,000). Served from the Cache API after the first request, as in production: the figure is a hit's cost.
+  for (const [size, space] of spaces) {
+    const site = (await call('POST', `/v1/orgs/${org.id}/sites`, token, { title: `Bench ${size}`, spaces: [space.id] })).body as { id: string };
+    await call('POST', `/v1/orgs/${org.id}/sites/${site.id}/publish`, token);
+    targets.push({ label: 'GET /s/{site}/ (HTML page, visitor)', size, url: `${apiUrl}/s/${site.id}/`, visitor: true });
+    targets.push({ label: 'GET /s/{site}/llms.txt', size, url: `${apiUrl}/s/${site.id}/llms.txt`, visitor: true });
+    targets.push({ label: 'GET /s/{site}/llms-full.txt', size, url: `${apiUrl}/s/${site.id}/llms-full.txt`, visitor: true });
+  }
   const sitePath = await seedSite(call, token, org.id, [...spaces.values()].map((s) => s.id));
   targets.push({ label: 'GET .../sites/{id}/published (member, 100 ss)', url: `${apiUrl}${sitePath}/published` });
   targets.push({ label: 'GET .../sites/{id}/published (visitor)', url: `${apiUrl}${sitePath}/published`, visitor: true });

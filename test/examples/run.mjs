@@ -8,7 +8,8 @@
 //      ```sh block that uses `$API` is an example (other blocks, such as `npm install`, are not run);
 //   3. checks that the handbook site `npm run dev` publishes has every guide, as HTML and as Markdown;
 //   4. checks each `curl` of an example against the `# -> <status>` comment that follows it in the text, and
-//      that the block ran without error. A block marked `# needs network` is skipped, saying so, when the
+//      that the block ran without error; the README's examples run a second time at the end, and must answer the
+//      same (a reader may run them again on the same state). A block marked `# needs network` is skipped, saying so, when the
 //      machine has no network (this project's machines have none).
 // Exits non-zero on any failure; the Worker is always stopped.
 import { spawnSync } from 'node:child_process';
@@ -98,11 +99,37 @@ function parseStatuses(text, count) {
   return blocks;
 }
 
-/** The handbook site: each page (found by its title in the space) answers with its title, as HTML and as Markdown. */
+/** A page tree as a flat list, each page with its path of slugs (`group/guide`). */
+function flatten(pages, parent = '') {
+  return pages.flatMap((page) => {
+    const path = page.slug ? (parent ? `${parent}/${page.slug}` : page.slug) : parent;
+    return [{ ...page, path }, ...flatten(page.children ?? page.pages ?? [], path)];
+  });
+}
+
+/**
+ * The handbook site: each page (found by its title in the space, groups and their guides) answers with its title, as
+ * HTML and as Markdown; `deploy` finds the deployment guide in the site's search, and llms.txt opens with one heading.
+ */
 async function checkHandbook(api, handbook) {
   let failed = 0;
-  const { pages } = handbookPages();
-  const published = new Map((await api.get(`/v1/spaces/${handbook.spaceId}/content/pages`)).pages.map((p) => [p.title, p.slug]));
+  const pages = flatten(handbookPages().pages);
+  const published = new Map(flatten((await api.get(`/v1/spaces/${handbook.spaceId}/content/pages`)).pages).map((p) => [p.title, p.path]));
+  const search = await (await fetch(`${handbook.url}~search?q=deploy`)).text();
+  if (!search.includes('Deploying to Cloudflare</a>')) {
+    failed++;
+    log('FAILED handbook search: "deploy" does not find the page "Deploying to Cloudflare"');
+  }
+  const llms = await (await fetch(`${handbook.url}llms.txt`)).text();
+  if (llms.split('\n').filter((line) => /^#{1,2} /.test(line))[1] === `## ${llms.split('\n')[0].slice(2)}`) {
+    failed++;
+    log('FAILED handbook llms.txt: its first section repeats its title');
+  }
+  const full = await fetch(`${handbook.url}llms-full.txt`);
+  if (full.status !== 200 || !(await full.text()).includes('# Quick start')) {
+    failed++;
+    log(`FAILED handbook llms-full.txt: ${full.status}, or without the Quick start`);
+  }
   for (const page of pages) {
     const slug = published.get(page.title);
     const [html, md] = slug ? await Promise.all([fetch(`${handbook.url}${slug}`), fetch(`${handbook.url}${slug}.md`)]) : [];
@@ -142,7 +169,10 @@ async function main() {
       failures++;
       log(`FAILED ${where}: a shell block calls curl without $API: write it with the variables of .wrangler/dev.env`);
     }
-    for (const file of documents()) {
+    // The README once more at the end, on the state all the examples left: a reader runs its examples again and
+    // gets the same answers (nothing made twice under a fixed name, no 409).
+    const runs = [...documents().map((file) => ({ file, again: false })), { file: join(ROOT, 'README.md'), again: true }];
+    for (const { file, again } of runs) {
       const all = examplesOf(readFileSync(file, 'utf8'));
       const examples = all.filter((e) => networked || !e.needsNetwork);
       for (const skipped of all.filter((e) => !examples.includes(e))) log(`skipped ${relative(ROOT, file)}:${skipped.line}: it needs the network, and this machine has none`);
@@ -154,7 +184,7 @@ async function main() {
       examples.forEach((example, i) => {
         ran++;
         const { statuses, errors } = blocks[i];
-        const where = `${relative(ROOT, file)}:${example.line}`;
+        const where = `${relative(ROOT, file)}:${example.line}${again ? ' (run again)' : ''}`;
         const problems = [];
         if (errors.length) problems.push(`failed: ${errors.join('; ')}`);
         if (statuses.length !== example.expected.length || statuses.some((s, k) => s !== example.expected[k])) {

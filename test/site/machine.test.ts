@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, BASE, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
-import { grab, publishedSite, shareKeyOf, spaceWithPages, visit } from './helpers';
+import { grab, publishedSite, shareKeyOf, spaceWithPages, visit, visitCounting } from './helpers';
 
 let org: TestOrg;
 let site: { id: string; path: string };
@@ -35,6 +35,44 @@ describe('llms.txt', () => {
     expect(res.text).toContain(`- [Deep \\[dive\\]](${BASE}/s/${site.id}/getting-started/deep-dive.md)`);
     expect(res.text).not.toContain('Hidden page');
     expect(res.text).not.toContain('Only pros');
+  });
+});
+
+describe('llms.txt headings', () => {
+  it('a site named like its only space: the section is "Pages", not the title twice', async () => {
+    const only = await spaceWithPages(org, 'Same Name', [{ operation: 'insert_page', title: 'Intro', document: { markdown: 'Hello.\n' } }]);
+    const same = await publishedSite(org, [only.id], 'public', 'Same Name');
+    const text = (await visit(`/s/${same.id}/llms.txt`)).text;
+    expect(text.split('\n').slice(0, 5)).toEqual(['# Same Name', '', '## Pages', '', `- [Intro](${BASE}/s/${same.id}/intro.md)`]);
+  });
+});
+
+describe('llms-full.txt', () => {
+  /** A page's `.md` as served, without its front matter. */
+  const markdownOf = async (path: string) => (await visit(`/s/${site.id}/${path}.md`)).text.replace(/^---\n[\s\S]*?\n---\n\n?/, '').trimEnd();
+
+  it('every page llms.txt lists, in its order, as its .md serves it (the same converter), without front matter', async () => {
+    const res = await visitCounting(`/s/${site.id}/llms-full.txt`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
+    const expected = [await markdownOf('getting-started'), await markdownOf('getting-started/deep-dive'), await markdownOf('not-indexed')];
+    expect(expected[0]).toContain('Install the **quasar** tool.');
+    expect(res.text).toBe(`${expected.join('\n\n')}\n`);
+    expect(res.text).not.toContain('description: The first steps');
+    // The site's model, the trees, then the pages' documents in one batch.
+    expect(res.roundTrips).toBeLessThanOrEqual(3);
+  });
+
+  it('leaves out hidden pages and pages the visitor’s claims do not open; a share-link site needs its key', async () => {
+    const res = await visit(`/s/${site.id}/llms-full.txt`);
+    expect(res.text).not.toContain('Quasar secrets.');
+    expect(res.text).not.toContain('Quasar for pros.');
+    const shared = await publishedSite(org, [handbook.id], 'share-link', 'Shared full docs');
+    const link = expectStatus(await api('POST', `${shared.path}/share-links`, { token: org.owner.token, body: { name: 'Bots' } }), 201).body;
+    expect((await visit(`/s/${shared.id}/llms-full.txt`)).status).toBe(404);
+    const keyed = await visit(`/s/${shared.id}/llms-full.txt`, { Cookie: `site_share_${shared.id}=${shareKeyOf(link)}` });
+    expect(keyed.status).toBe(200);
+    expect(keyed.text).toContain('Install the **quasar** tool.');
   });
 });
 

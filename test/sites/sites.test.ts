@@ -51,6 +51,12 @@ describe('createSite', () => {
     two = await createSpace(org.id, token, 'API reference');
   });
 
+  it('answers the new site’s API URL in Location, as GitBook does', async () => {
+    const res = expectStatus(await api('POST', sitesOf(org.id), { token, body: { title: 'Located' } }), 201);
+    expect(res.headers.get('Location')).toBe(res.body.urls.location);
+    expect(res.body.urls.location).toMatch(new RegExp(`/v1/orgs/${org.id}/sites/${res.body.id}$`));
+  });
+
   it('defaults to a basic, public, unpublished site whose basename comes from the title', async () => {
     const site = expectSite(await createSite(org.id, token, { title: 'Product Docs' }));
     expect(site).toMatchObject({
@@ -486,8 +492,14 @@ describe('publishSite and unpublishSite', () => {
   it('refuses to publish a site without site spaces', async () => {
     const empty = await createSite(org.id, token, { title: 'Empty' });
     const at = `${sitesOf(org.id)}/${empty.id}`;
-    expectError(await api('POST', `${at}/publish`, { token }), 400, 'site space');
+    const message = expectError(await api('POST', `${at}/publish`, { token }), 400, 'no content to publish');
     expect(expectStatus(await api('GET', at, { token }), 200).body.published).toBe(false);
+    // The message names the call that gives the site content; made as it says, publishing then works.
+    const call = /POST (\/v1\/orgs\/\S+\/site-spaces)/.exec(message);
+    expect(call?.[1]).toBe(`${at}/site-spaces`);
+    expect(message).toContain('{"spaceId":"<space id>"}');
+    expectStatus(await api('POST', call![1], { token, body: { spaceId: space.id } }), 201);
+    expect(expectStatus(await api('POST', `${at}/publish`, { token }), 200).body.published).toBe(true);
   });
 
   it('is for admins of the organization only', async () => {

@@ -131,6 +131,17 @@ const deleteSiteRoute = defineRoute({
   responses: { 204: noContent('Deleted, or did not exist') },
 });
 
+/**
+ * Why an empty site cannot be published, and the one call that fixes it: GitBook's createSite takes `spaces`
+ * optionally, so a site made without them is legal, and its owner needs to know how to give it content.
+ */
+function nothingToPublish(organizationId: string, siteId: string): string {
+  return (
+    `This site has no content to publish yet: add a space to it with POST /v1/orgs/${organizationId}/sites/${siteId}/site-spaces ` +
+    `and the body {"spaceId":"<space id>"}, then publish again (or create the site with "spaces": ["<space id>"])`
+  );
+}
+
 const publishSiteRoute = defineRoute({
   method: 'post',
   path: '/orgs/{organizationId}/sites/{siteId}/publish',
@@ -268,7 +279,10 @@ export const sitesRouter = createRouter()
     await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]).catch((error) => {
       throw isUniqueViolation(error, 'basename') ? basenameTaken(model.site.basename) : error;
     });
-    return c.json(modelSite(model, RANK.admin, siteUrlContext(c)), 201);
+    const created = modelSite(model, RANK.admin, siteUrlContext(c));
+    // GitBook's createSite answers the new site's API URL in Location too.
+    c.header('Location', created.urls.location);
+    return c.json(created, 201);
   })
   .openapi(getSiteRoute, async (c) => {
     const userId = requireUser(c);
@@ -333,7 +347,7 @@ export const sitesRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const { model, rank } = await changeSite(c.get('db'), organizationId, siteId, userId, (after) => {
-      if (after.siteSpaces.length === 0) throw badRequest('A site needs at least one site space before it can be published');
+      if (after.siteSpaces.length === 0) throw badRequest(nothingToPublish(organizationId, siteId));
       setPublished(after, true);
     });
     return c.json(modelSite(model, rank, siteUrlContext(c)), 200);
