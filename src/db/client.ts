@@ -9,9 +9,13 @@ export type D1Client = D1Database | D1DatabaseSession;
 /**
  * The one place every query reaches D1 through (a later shard router would pick the database here). Drizzle reads
  * only `prepare` and `batch` of its client, which a session has as the binding does.
+ *
+ * Made once per request (each runs on a session of its own), so it must be cheap: without drizzle's relational
+ * schema (`db.query.*`, which nothing uses), whose configuration drizzle would otherwise rebuild over every table
+ * of the schema for each request (a tenth of a page read's CPU, measured with test/bench/profile.ts).
  */
 export function createDb(d1: D1Client) {
-  return drizzle(d1 as D1Database, { schema });
+  return drizzle(d1 as D1Database);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -69,9 +73,16 @@ export function runBatch(db: Db, statements: BatchItem[]) {
  */
 export function rawAll<T>(db: Db, query: SQL) {
   const raw = db.all<T>(query);
-  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
-  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
-  return raw;
+  return withBuiltQuery(db, raw);
+}
+
+/**
+ * Builds a raw query's SQL text once. Drizzle's raw query builds it again each time it is asked (`getQuery`),
+ * and a batch asks up to twice more: the long statements of content reads spent most of their CPU there.
+ */
+function withBuiltQuery<R extends object>(db: Db, raw: R): R {
+  const built = (raw as unknown as { getQuery(): { sql: string; params: unknown[] } }).getQuery();
+  return Object.assign(raw, { stmt: db.$client.prepare(built.sql), getQuery: () => built });
 }
 
 /**
@@ -87,10 +98,7 @@ export function rowWhere<T extends SQLiteTable>(table: T, row: T['$inferInsert']
 
 /** A raw write (insert, update, delete) that can also stand in a batch, like `rawAll`. */
 export function rawRun(db: Db, query: SQL) {
-  const raw = db.run(query);
-  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
-  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
-  return raw;
+  return withBuiltQuery(db, db.run(query));
 }
 
 /** Raw `db.all` statements in a batch answer D1's result object; drizzle's queries answer rows. */
