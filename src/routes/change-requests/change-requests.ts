@@ -5,7 +5,7 @@ import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, listCount, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -182,14 +182,17 @@ async function listPage<G>(db: Db, guard: BatchItem, check: (rows: G[]) => void,
   const { where, sortColumn } = listConditions(filters);
   const matching = and(...scope, ...where);
   const after = beforeCursor(textCursor(cursor), sortColumn, changeRequests.id);
-  const [guardRows, rows, [total]] = (await db.batch([
+  const [guardRows, rows] = (await db.batch([
     guard,
     changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(limit + 1),
-    db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching),
-  ])) as [G[], ChangeRequestWithContext[], Array<{ n: number }>];
+  ])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
+  // Counted over every matching change request only when they are more than a page (after the caller's check).
+  const total = await listCount(rows, limit, cursor, undefined, async () =>
+    (await db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching))[0].n,
+  );
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
-  return toPage(rows, limit, total.n, key, (row) => toChangeRequest(row, urls));
+  return toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
 }
 
 export const changeRequestsRouter = createRouter()
