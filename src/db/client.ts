@@ -18,6 +18,15 @@ export function createDb(d1: D1Client) {
   return drizzle(d1 as D1Database);
 }
 
+/**
+ * The database a request's queries go to. One today (`DB`); when the deployment grows past one database, this is
+ * where an organization's shard is chosen (from the shard its ids carry, or the directory's `org_shards`): see the
+ * Handbook's project layout guide, "Growing past one database".
+ */
+export function databaseFor(env: { DB: D1Database }): D1Database {
+  return env.DB;
+}
+
 // ---------------------------------------------------------------------------------------------
 // D1 sessions: read replicas, and reading one's own writes
 

@@ -271,6 +271,9 @@ async function main() {
   targets.push({ label: 'GET .../sites/{id}/published (member, 100 ss)', url: `${apiUrl}${sitePath}/published` });
   targets.push({ label: 'GET .../sites/{id}/published (visitor)', url: `${apiUrl}${sitePath}/published`, visitor: true });
   targets.push({ label: 'GET .../sites/{id}/site-spaces (100)', url: `${apiUrl}${sitePath}/site-spaces` });
+  // A published page as HTML, as a visitor without credentials gets it: from the edge cache (src/site/edge-cache.ts)
+  // after the first view, with no D1 round trip.
+  targets.push({ label: 'GET /s/{site}/ (published page, edge cache)', url: `${apiUrl}/s/${sitePath.split('/').pop()}/`, visitor: true });
   // `--targets=<regex>`: only the routes whose label matches (the reference always runs).
   const only = args.get('targets') ? new RegExp(args.get('targets')!) : undefined;
   if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.test(t.label)));

@@ -25,6 +25,9 @@ function recordingD1(real: D1Database) {
   return { db: wrap(real), statements };
 }
 
+type ListPage = { items: { id: string; role?: string }[]; count: number; next?: { page: string } };
+const listOf = (response: { body: unknown }) => response.body as ListPage;
+
 const countsSpaces = (statement: string) => /count\(\*\)/i.test(statement) && /from "spaces"/i.test(statement);
 
 describe('counts of organization-wide lists', () => {
@@ -45,40 +48,40 @@ describe('counts of organization-wide lists', () => {
     const { org } = await fixture();
     const whole = await measureRoundTrips('GET', orgSpacesPath(org.id), org.owner.token);
     expect(whole.status).toBe(200);
-    expect(whole.body.count).toBe(5);
-    expect(whole.body.next).toBeUndefined();
+    expect(listOf(whole).count).toBe(5);
+    expect(listOf(whole).next).toBeUndefined();
 
     const first = await measureRoundTrips('GET', `${orgSpacesPath(org.id)}?limit=2`, org.owner.token);
     expect(first.status).toBe(200);
-    expect(first.body.items).toHaveLength(2);
-    expect(first.body.count).toBe(5);
+    expect(listOf(first).items).toHaveLength(2);
+    expect(listOf(first).count).toBe(5);
     expect(first.roundTrips).toBe(whole.roundTrips);
     const recorder = recordingD1(env.DB);
     const recorded = await requestWithBindings('GET', `${orgSpacesPath(org.id)}?limit=2`, org.owner.token, undefined, { DB: recorder.db });
-    expect(recorded.body.count).toBe(5);
+    expect(listOf(recorded).count).toBe(5);
     expect(recorder.statements.length).toBeGreaterThan(0);
     expect(recorder.statements.filter(countsSpaces)).toEqual([]);
 
-    const second = await measureRoundTrips('GET', `${orgSpacesPath(org.id)}?limit=2&page=${encodeURIComponent(first.body.next.page)}`, org.owner.token);
-    expect(second.body.count).toBe(5);
+    const second = await measureRoundTrips('GET', `${orgSpacesPath(org.id)}?limit=2&page=${encodeURIComponent(listOf(first).next!.page)}`, org.owner.token);
+    expect(listOf(second).count).toBe(5);
     expect(second.roundTrips).toBe(whole.roundTrips);
   });
 
   it("a reader's count is theirs (hidden and deleted spaces left out), counted when the list is longer than a page", async () => {
     const { org, visible } = await fixture();
     const whole = await measureRoundTrips('GET', orgSpacesPath(org.id), org.members.read.token);
-    expect(whole.body.items.map((s: { id: string }) => s.id)).toEqual(visible);
-    expect(whole.body.count).toBe(4);
+    expect(listOf(whole).items.map((s) => s.id)).toEqual(visible);
+    expect(listOf(whole).count).toBe(4);
 
     const first = await measureRoundTrips('GET', `${orgSpacesPath(org.id)}?limit=3`, org.members.read.token);
-    expect(first.body.items).toHaveLength(3);
-    expect(first.body.count).toBe(4);
+    expect(listOf(first).items).toHaveLength(3);
+    expect(listOf(first).count).toBe(4);
     expect(first.roundTrips).toBe(whole.roundTrips + 1);
     const recorder = recordingD1(env.DB);
     await requestWithBindings('GET', `${orgSpacesPath(org.id)}?limit=3`, org.members.read.token, undefined, { DB: recorder.db });
     expect(recorder.statements.filter(countsSpaces)).toHaveLength(1);
     // A last page that is not the first is counted too: its length alone is not the list's.
-    const last = await api('GET', `${orgSpacesPath(org.id)}?limit=3&page=${encodeURIComponent(first.body.next.page)}`, { token: org.members.read.token });
+    const last = await api('GET', `${orgSpacesPath(org.id)}?limit=3&page=${encodeURIComponent(listOf(first).next!.page)}`, { token: org.members.read.token });
     expect(last.body.items).toHaveLength(1);
     expect(last.body.count).toBe(4);
   });
@@ -88,8 +91,8 @@ describe('counts of organization-wide lists', () => {
     const all = (await api('GET', `/v1/orgs/${org.id}/members`, { token: org.owner.token })).body;
     expect(all.next).toBeUndefined();
     const first = await measureRoundTrips('GET', `/v1/orgs/${org.id}/members?limit=1`, org.owner.token);
-    expect(first.body.items).toHaveLength(1);
-    expect(first.body.count).toBe(all.items.length);
+    expect(listOf(first).items).toHaveLength(1);
+    expect(listOf(first).count).toBe(all.items.length);
     const readers = all.items.filter((m: { role: string }) => m.role === 'read').length;
     const filtered = (await api('GET', `/v1/orgs/${org.id}/members?role=read&limit=1`, { token: org.owner.token })).body;
     expect(filtered.count).toBe(readers);
@@ -111,5 +114,18 @@ describe('counts of organization-wide lists', () => {
     const sites = (await api('GET', `/v1/orgs/${org.id}/sites?limit=2`, { token: org.owner.token })).body;
     expect(sites.items).toHaveLength(2);
     expect(sites.count).toBe(3);
+  });
+
+  it("a space's change requests move with it to another organization's list (kept by migration 0070's triggers)", async () => {
+    const { org, visible } = await fixture();
+    const cr = expectStatus(await api('POST', `/v1/spaces/${visible[0]}/change-requests`, { token: org.owner.token, body: { subject: 'Moves' } }), 201).body;
+    const target = expectStatus(await api('POST', '/v1/orgs', { token: org.owner.token, body: { title: 'Target' } }), 201).body.id as string;
+    const listed = async (orgId: string) =>
+      (listOf(await api('GET', `/v1/orgs/${orgId}/change-requests`, { token: org.owner.token })).items as { id: string }[]).map((c) => c.id);
+    expect(await listed(org.id)).toContain(cr.id);
+    expect(await listed(target)).toEqual([]);
+    expectStatus(await api('POST', `${spacePath(visible[0])}/transfer`, { token: org.owner.token, body: { organization: target } }), 200);
+    expect(await listed(org.id)).not.toContain(cr.id);
+    expect(await listed(target)).toEqual([cr.id]);
   });
 });

@@ -210,7 +210,8 @@ export const changeRequestsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const db = c.get('db');
     const check = (rows: Parameters<typeof checkOrganizationRole>[0]) => checkOrganizationRole(rows, RANK.guest);
-    const scope = [eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
+    // Along the (org_id, status, sort, id) index: a page costs what it returns, whatever the organization's size.
+    const scope = [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
     const page = await listPage(db, organizationQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
     return c.json(page, 200);
   })
