@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/d1';
-import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import * as drizzleOrm from 'drizzle-orm';
+import { fillPlaceholders, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';
 
@@ -65,6 +66,58 @@ export function laterBookmark(a: string | null | undefined, b: string | null | u
 }
 
 export type Db = ReturnType<typeof createDb>;
+
+// ---------------------------------------------------------------------------------------------
+// Statements built once per isolate
+
+/** What `selectOfShape` reads of drizzle's select builder (its internals, stable across drizzle 0.4x). */
+interface SelectInternals {
+  _prepare(isOneTimeQuery?: boolean): unknown;
+  getSQL(): SQL;
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+  session: Record<'prepareQuery' | 'prepareOneTimeQuery', (...args: unknown[]) => { joinsNotNullableMap?: unknown }>;
+  config: { fields: Record<string, unknown> };
+  usedTables: Set<string>;
+  cacheConfig?: unknown;
+  joinsNotNullableMap: unknown;
+}
+
+const shapes = new Map<string, { sql: string; params: unknown[]; fields: unknown }>();
+
+/** drizzle's own ordering of a select's fields (exported by drizzle-orm, missing from its type declarations). */
+const { orderSelectedFields } = drizzleOrm as unknown as { orderSelectedFields(fields: Record<string, unknown>): unknown };
+
+/**
+ * A select whose SQL text is built once per isolate for `shape`, the name of what `builder` is: the builder has
+ * `sql.placeholder(name)` where its values go, and `values` gives them for this statement. Building the SQL of a
+ * statement with drizzle (walking its tree of fragments, `buildSelectQuery` and `sqlToQuery`) was a quarter of the
+ * CPU of a space read (test/bench/profile.ts); a statement built from a shape costs only binding its values. The
+ * builder works as any other (in a batch, `.get()`, `.all()`, awaited), and must not be changed after this call
+ * (no `.limit()` chained on it): its shape's SQL would not have it. One shape, one SQL text: a builder whose SQL
+ * depends on anything but placeholders is not a shape.
+ */
+export function selectOfShape<B extends object>(shape: string, builder: B, values: Record<string, unknown>): B {
+  const select = builder as unknown as SelectInternals;
+  select._prepare = (isOneTimeQuery = true) => {
+    let built = shapes.get(shape);
+    if (!built) {
+      built = { ...select.dialect.sqlToQuery(select.getSQL()), fields: orderSelectedFields(select.config.fields) };
+      shapes.set(shape, built);
+    }
+    const query = select.session[isOneTimeQuery ? 'prepareOneTimeQuery' : 'prepareQuery'](
+      { sql: built.sql, params: fillPlaceholders(built.params, values) },
+      built.fields,
+      'all',
+      true,
+      undefined,
+      { type: 'select', tables: [...select.usedTables] },
+      select.cacheConfig,
+    );
+    query.joinsNotNullableMap = select.joinsNotNullableMap;
+    return query;
+  };
+  return builder;
+}
 export { schema };
 
 /** One statement of a `db.batch`. */
