@@ -4,10 +4,13 @@
  * `--route` (default: a page read; `{space}`, `{page}`, `{cr}`, `{org}` are replaced) loaded for `--seconds` (5)
  * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
  * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
- * in Chrome DevTools). What a warm read costs is read here before anything is changed.
+ * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
+ * of a fresh isolate instead (what `npm run bench -- cold` times).
  */
-import { writeFileSync } from 'node:fs';
-import { client, seedSpace, seedUser, start } from './routes';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkers, client, seedSpace, seedUser, start } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const SECONDS = Number(args.get('seconds') ?? 5);
@@ -61,6 +64,14 @@ async function load(url: string, token: string) {
   return done;
 }
 
+/** `--cold`: the first request of a fresh isolate, alone. */
+async function first(url: string, token: string) {
+  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return 1;
+}
+
 function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -85,24 +96,36 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
   console.log(`\n${total} samples. Self time:\n${top(self, 30)}\n\nInclusive time:\n${top(inclusive, 60)}`);
 }
 
-const { mf, apiUrl } = await start({ inspectorPort: INSPECTOR_PORT });
+const COLD = args.has('cold');
+const persist = mkdtempSync(path.join(tmpdir(), 'dpa-profile-'));
+const scripts = await bundleWorkers();
+let { mf, apiUrl } = await start({ inspectorPort: INSPECTOR_PORT, persist, scripts });
 try {
   const call = client(apiUrl);
   const { token, org } = await seedUser(call);
   const space = await seedSpace(call, token, org.id, 10);
   const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Profile' })).body;
-  const path = ROUTE.replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
-  await load(`${apiUrl}${path}`, token); // warm-up: every lazy group and cache loaded
+  const route = ROUTE.replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
+  let url = `${apiUrl}${route}`;
+  if (COLD) {
+    // A fresh isolate on the same storage, profiled from its first request on.
+    await mf.dispose();
+    mf = (await start({ persist, scripts, inspectorPort: INSPECTOR_PORT })).mf;
+    url = `${(await mf.unsafeGetDirectURL('api')).origin}${route}`;
+  } else {
+    await load(url, token); // warm-up: every lazy group and cache loaded
+  }
   const inspector = await inspect('api');
   await inspector.send('Profiler.enable');
   await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
   await inspector.send('Profiler.start');
-  const requests = await load(`${apiUrl}${path}`, token);
+  const requests = COLD ? await first(url, token) : await load(url, token);
   const { profile } = await inspector.send('Profiler.stop');
   inspector.close();
   writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profile));
-  console.log(`${path}: ${requests} requests in ${SECONDS} s`);
+  console.log(`${route}: ${requests} requests in ${SECONDS} s`);
   summarize(profile);
 } finally {
   await mf.dispose();
+  rmSync(persist, { recursive: true, force: true });
 }
