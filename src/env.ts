@@ -17,6 +17,8 @@ export interface Env {
   API_URL?: string;
   /** Public base URL of published sites (`<base>/<organization>/<basename>`); `<API origin>/sites` when unset. */
   SITES_URL?: string;
+  /** Seconds a published page is served from the edge cache with no D1 read (src/site/edge-cache.ts): the freshness bound after a publish; 30 when unset, 0 turns it off. */
+  SITE_EDGE_FRESH_SECONDS?: string;
   /** Domain under which each organization's `hostname` label serves its site (`<label>.<SITES_DOMAIN>`); none when unset. */
   SITES_DOMAIN?: string;
   /** DNS-over-HTTPS JSON endpoint that checks custom hostnames' TXT challenges; Cloudflare's when unset. */

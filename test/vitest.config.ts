@@ -51,6 +51,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
               INTEGRATIONS_KEY: 'test-integrations-key',
               SITE_TOKENS_KEY: 'test-site-tokens-key',
               SITES_DOMAIN: 'sites.test',
+              // Off by default in tests, which see a publish at once; test/site/edge-cache.test.ts turns it on.
+              SITE_EDGE_FRESH_SECONDS: '0',
               ...options.vars,
             },
             ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),

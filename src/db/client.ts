@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/d1';
-import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import * as drizzleOrm from 'drizzle-orm';
+import { fillPlaceholders, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';
 
@@ -9,9 +10,22 @@ export type D1Client = D1Database | D1DatabaseSession;
 /**
  * The one place every query reaches D1 through (a later shard router would pick the database here). Drizzle reads
  * only `prepare` and `batch` of its client, which a session has as the binding does.
+ *
+ * Made once per request (each runs on a session of its own), so it must be cheap: without drizzle's relational
+ * schema (`db.query.*`, which nothing uses), whose configuration drizzle would otherwise rebuild over every table
+ * of the schema for each request (a tenth of a page read's CPU, measured with test/bench/profile.ts).
  */
 export function createDb(d1: D1Client) {
-  return drizzle(d1 as D1Database, { schema });
+  return drizzle(d1 as D1Database);
+}
+
+/**
+ * The database a request's queries go to. One today (`DB`); when the deployment grows past one database, this is
+ * where an organization's shard is chosen (from the shard its ids carry, or the directory's `org_shards`): see the
+ * Handbook's project layout guide, "Growing past one database".
+ */
+export function databaseFor(env: { DB: D1Database }): D1Database {
+  return env.DB;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -52,6 +66,58 @@ export function laterBookmark(a: string | null | undefined, b: string | null | u
 }
 
 export type Db = ReturnType<typeof createDb>;
+
+// ---------------------------------------------------------------------------------------------
+// Statements built once per isolate
+
+/** What `selectOfShape` reads of drizzle's select builder (its internals, stable across drizzle 0.4x). */
+interface SelectInternals {
+  _prepare(isOneTimeQuery?: boolean): unknown;
+  getSQL(): SQL;
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+  session: Record<'prepareQuery' | 'prepareOneTimeQuery', (...args: unknown[]) => { joinsNotNullableMap?: unknown }>;
+  config: { fields: Record<string, unknown> };
+  usedTables: Set<string>;
+  cacheConfig?: unknown;
+  joinsNotNullableMap: unknown;
+}
+
+const shapes = new Map<string, { sql: string; params: unknown[]; fields: unknown }>();
+
+/** drizzle's own ordering of a select's fields (exported by drizzle-orm, missing from its type declarations). */
+const { orderSelectedFields } = drizzleOrm as unknown as { orderSelectedFields(fields: Record<string, unknown>): unknown };
+
+/**
+ * A select whose SQL text is built once per isolate for `shape`, the name of what `builder` is: the builder has
+ * `sql.placeholder(name)` where its values go, and `values` gives them for this statement. Building the SQL of a
+ * statement with drizzle (walking its tree of fragments, `buildSelectQuery` and `sqlToQuery`) was a quarter of the
+ * CPU of a space read (test/bench/profile.ts); a statement built from a shape costs only binding its values. The
+ * builder works as any other (in a batch, `.get()`, `.all()`, awaited), and must not be changed after this call
+ * (no `.limit()` chained on it): its shape's SQL would not have it. One shape, one SQL text: a builder whose SQL
+ * depends on anything but placeholders is not a shape.
+ */
+export function selectOfShape<B extends object>(shape: string, builder: B, values: Record<string, unknown>): B {
+  const select = builder as unknown as SelectInternals;
+  select._prepare = (isOneTimeQuery = true) => {
+    let built = shapes.get(shape);
+    if (!built) {
+      built = { ...select.dialect.sqlToQuery(select.getSQL()), fields: orderSelectedFields(select.config.fields) };
+      shapes.set(shape, built);
+    }
+    const query = select.session[isOneTimeQuery ? 'prepareOneTimeQuery' : 'prepareQuery'](
+      { sql: built.sql, params: fillPlaceholders(built.params, values) },
+      built.fields,
+      'all',
+      true,
+      undefined,
+      { type: 'select', tables: [...select.usedTables] },
+      select.cacheConfig,
+    );
+    query.joinsNotNullableMap = select.joinsNotNullableMap;
+    return query;
+  };
+  return builder;
+}
 export { schema };
 
 /** One statement of a `db.batch`. */
@@ -69,9 +135,16 @@ export function runBatch(db: Db, statements: BatchItem[]) {
  */
 export function rawAll<T>(db: Db, query: SQL) {
   const raw = db.all<T>(query);
-  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
-  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
-  return raw;
+  return withBuiltQuery(db, raw);
+}
+
+/**
+ * Builds a raw query's SQL text once. Drizzle's raw query builds it again each time it is asked (`getQuery`),
+ * and a batch asks up to twice more: the long statements of content reads spent most of their CPU there.
+ */
+function withBuiltQuery<R extends object>(db: Db, raw: R): R {
+  const built = (raw as unknown as { getQuery(): { sql: string; params: unknown[] } }).getQuery();
+  return Object.assign(raw, { stmt: db.$client.prepare(built.sql), getQuery: () => built });
 }
 
 /**
@@ -87,10 +160,7 @@ export function rowWhere<T extends SQLiteTable>(table: T, row: T['$inferInsert']
 
 /** A raw write (insert, update, delete) that can also stand in a batch, like `rawAll`. */
 export function rawRun(db: Db, query: SQL) {
-  const raw = db.run(query);
-  const built = (raw as unknown as { getQuery(): { sql: string } }).getQuery();
-  Object.assign(raw, { stmt: db.$client.prepare(built.sql) });
-  return raw;
+  return withBuiltQuery(db, db.run(query));
 }
 
 /** Raw `db.all` statements in a batch answer D1's result object; drizzle's queries answer rows. */

@@ -82,6 +82,19 @@ export function toPage<R, T>(rows: R[], limit: number, count: number, key: (row:
   return page;
 }
 
+/**
+ * A list's `count` without counting the whole list when it need not be counted, so that a first page costs the
+ * same in a small organization and a large one: a first page that holds every row counts itself; otherwise
+ * `known` (a counter kept by the database that equals the count for this caller, e.g. an organization's
+ * space count for its admin) when there is one; otherwise `countAll()`, a query over the whole list (one round
+ * trip more, only for a caller no counter stands for, on a list longer than a page).
+ */
+export async function listCount(rows: unknown[], limit: number, cursor: Cursor | null, known: number | undefined, countAll: () => Promise<number>): Promise<number> {
+  if (!cursor && rows.length <= limit) return rows.length;
+  if (known !== undefined) return known;
+  return countAll();
+}
+
 export function pageParams(query: { page?: string; limit?: number }) {
   return { cursor: decodeCursor(query.page), limit: query.limit ?? DEFAULT_PAGE_SIZE };
 }

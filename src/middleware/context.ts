@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory';
-import { BOOKMARK_HEADER, bookmarkOf, createDb, isBookmark, laterBookmark, openSession } from '../db/client';
+import { BOOKMARK_HEADER, bookmarkOf, createDb, databaseFor, isBookmark, laterBookmark, openSession } from '../db/client';
 import type { AppBindings } from '../env';
 import { errorResponse } from '../lib/errors';
 import { randomBase62 } from '../lib/ids';
@@ -20,7 +20,7 @@ export const requestContext = createMiddleware<AppBindings>(async (c, next) => {
     c.header('X-Request-Id', requestId);
     return errorResponse(c, 400, `${BOOKMARK_HEADER}: "${sent.slice(0, 80)}" is not a bookmark this API answered; send one back as it came, or none`);
   }
-  const session = openSession(c.env.DB, { bookmark: sent, write: !READS.has(c.req.method) });
+  const session = openSession(databaseFor(c.env), { bookmark: sent, write: !READS.has(c.req.method) });
   c.set('d1', session);
   c.set('db', createDb(session));
   await next();

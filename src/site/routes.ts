@@ -14,6 +14,7 @@ import { shareLinkQuery, visitorAccess } from '../services/sites/access';
 import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
 import { isSiteIdSegment, parseSegments } from './structure';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
+import { edgeLookup, edgeStore } from './edge-cache';
 
 /**
  * The published site as HTML, served from the Worker itself (no client-side framework):
@@ -174,6 +175,13 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const cookieShare = getCookie(c, mount.cookies.share) || undefined;
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
   const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
+  // A visitor without credentials of the site may be answered from the edge cache, before any D1 read.
+  const credentialFree = !queryShare && !queryToken && !cookieShare && !cookieToken;
+  const edge = await edgeLookup(c, url, credentialFree);
+  if (edge) {
+    noteView(c, edge.response, edge.siteId, edge.receivers);
+    return edge.response;
+  }
 
   // Read in the same first batch: the integrations that receive its page views, integrations' scripts where the
   // origin is the site's alone (`scriptsOn`), and whether the first segment is a share key of the site (GitBook's
@@ -242,8 +250,10 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     // Relative URLs: the script is served under `/_site/` of the page's own host.
     scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
-  const response = await serveView(request, view.kind, view.segments);
-  noteView(c, response, model.site.id, receiverIdsOf(extra[0]));
+  const receivers = receiverIdsOf(extra[0]);
+  // Kept for visitors without credentials only: what one with credentials was answered is never theirs to read.
+  const response = edgeStore(c, url, await serveView(request, view.kind, view.segments), credentialFree, model.site.id, receivers);
+  noteView(c, response, model.site.id, receivers);
   return response;
 }
 

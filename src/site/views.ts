@@ -19,6 +19,7 @@ import type { SiteMount } from './routes';
 import { siteSearch } from './search';
 import { firstListed, resolvePath, siteStructure, type SiteSpaceNode, type SiteStructureView } from './structure';
 import { themeCss } from './theme';
+import { EDGE_VERSION_HEADER } from './edge-cache';
 
 /**
  * The views of a site the visitor may open (src/site/routes decided that): pages as HTML and as
@@ -30,6 +31,8 @@ import { themeCss } from './theme';
  * that one round trip) and, for sites anyone may read, part of the key of the response in the Cache API
  * (a hit costs that one round trip too; a changed site or head is another key, so nothing stale is
  * served). Otherwise a page costs two more: its space's tree, then its document with what it includes.
+ * Before all that, a visitor without credentials may be answered by the edge cache (edge-cache.ts), keyed by the
+ * URL alone, with no D1 round trip, for a bounded time after the answer was made.
  */
 
 export type ViewKind = 'page' | 'markdown' | 'llms' | 'llms-full' | 'sitemap' | 'robots' | 'search' | 'page-link' | 'none';
@@ -202,6 +205,8 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
       const headers = new Headers(hit.headers);
       headers.set('Cache-Control', 'public, max-age=60');
       headers.set('X-Site-Cache', 'hit');
+      // Anyone may be served it: the edge cache (edge-cache.ts) may keep it, keyed by its URL alone.
+      if (hit.status === 200) headers.set(EDGE_VERSION_HEADER, version);
       return new Response(hit.body, { status: hit.status, headers });
     }
   }
@@ -220,6 +225,7 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
       await put;
     }
     headers.set('X-Site-Cache', 'miss');
+    headers.set(EDGE_VERSION_HEADER, version);
   }
   return new Response(out.body, { status, headers });
 }

@@ -9,13 +9,14 @@ import { prepareDocsAssets } from '../../src/cli/docs-assets.mjs';
 
 const here = import.meta.dirname;
 // `npm run bench -- startup` or `-- cold` runs that part alone (startup.ts: startup CPU against the reference
-// Worker; cold.ts: the first request of a fresh isolate); `npm run bench` runs every part.
-const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'] };
+// Worker; cold.ts: the first request of a fresh isolate; lists.ts: organization-wide lists at 150 and 5,000 spaces);
+// `npm run bench` runs every part.
+const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'], lists: ['lists.ts'] };
 const chosen = process.argv.slice(2).find((arg) => arg in PARTS);
 const rest = process.argv.slice(2).filter((arg) => arg !== chosen);
 // wrangler.toml's `[assets]` directory must exist for `wrangler check startup` to read the config.
 prepareDocsAssets();
-for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'markdown.ts', 'conversations.ts']) {
+for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'lists.ts', 'markdown.ts', 'conversations.ts']) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, script), ...rest], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -10,6 +10,7 @@
  *   npm run bench -- --sizes=10,1000  other sizes
  *   npm run bench -- --ceiling        also seeds 50,000 pages and checks reads, a batch and a merge
  *   npm run bench -- --no-rate-limits without the rate limit bindings (what their checks cost, by difference)
+ *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
  */
 import { spawnSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
@@ -61,7 +62,7 @@ export const bundleWorkers = async () => {
  * Miniflare serving the Worker ('api') and the reference ('ref'). `persist`: a directory keeping D1, R2 and
  * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once.
  */
-export async function start({ persist, scripts }: { persist?: string; scripts?: { api: string; reference: string } } = {}) {
+export async function start({ persist, scripts, inspectorPort }: { persist?: string; scripts?: { api: string; reference: string }; inspectorPort?: number } = {}) {
   const { api, reference } = scripts ?? (await bundleWorkers());
   const common = { modules: true, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
@@ -70,6 +71,8 @@ export async function start({ persist, scripts }: { persist?: string; scripts?: 
     log: new Log(LogLevel.WARN),
     cf: false,
     ...(persist ? { resourcePersistencePath: persist } : {}),
+    // profile.ts takes CPU profiles of the Worker through workerd's inspector.
+    ...(inspectorPort ? { inspectorPort } : {}),
     workers: [
       {
         ...common,
@@ -155,7 +158,7 @@ export async function seedSpace(call: Call, token: string, orgId: string, pages:
     leaves.push(...batch.changes.map((c: Json) => c.page.id));
   }
   await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`, token);
-  return { id: space.id as string, leaves, file };
+  return { id: space.id as string, leaves, file, changeRequest: cr.id as string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,6 +167,29 @@ export async function seedSpace(call: Call, token: string, orgId: string, pages:
 interface Sample {
   rps: number;
   latencies: number[];
+  /** CPU time of the workerd process (both Workers and local D1) per request, in ms. */
+  cpuMs: number;
+}
+
+/**
+ * The CPU time (user + system, ms) the workerd process of this Miniflare has used so far: read from /proc (Linux),
+ * null elsewhere. Load runs one target at a time, so the difference over a run is that target's: the Worker's
+ * CPU and its D1 queries' (local D1 runs in the same process), as for the reference.
+ */
+function workerdCpuMs(): number | null {
+  try {
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    let total = 0;
+    for (const pid of children) {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+    return total;
+  } catch {
+    return null;
+  }
 }
 
 /** A published public site of 20 sections with 5 site spaces each (100), over the seeded spaces. */
@@ -180,6 +206,7 @@ export async function seedSite(call: Call, token: string, orgId: string, spaceId
 
 async function load(url: string, token: string): Promise<Sample> {
   const latencies: number[] = [];
+  const cpuBefore = workerdCpuMs();
   const end = performance.now() + SECONDS * 1000;
   let done = 0;
   await Promise.all(
@@ -195,7 +222,8 @@ async function load(url: string, token: string): Promise<Sample> {
       }
     }),
   );
-  return { rps: done / SECONDS, latencies };
+  const cpuAfter = workerdCpuMs();
+  return { rps: done / SECONDS, latencies, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -222,10 +250,15 @@ async function main() {
   }
 
   // Reads: interleaved rounds, every target once per round.
-  const targets: Array<{ label: string; size?: number; url: string; visitor?: boolean }> = [{ label: 'ref d (zod-openapi + 1 D1 read)', url: `${refUrl}/ref/${user.id}` }];
+  const targets: Array<{ label: string; size?: number; url: string; visitor?: boolean }> = [
+    { label: 'ref d (zod-openapi + 1 D1 read)', url: `${refUrl}/ref/${user.id}` },
+    { label: 'GET /v1/user', url: `${apiUrl}/v1/user` },
+  ];
   for (const [size, space] of spaces) {
     const leaf = space.leaves[Math.floor(space.leaves.length / 2)];
     targets.push({ label: 'GET /v1/spaces/{id}', size, url: `${apiUrl}/v1/spaces/${space.id}` });
+    targets.push({ label: 'GET .../change-requests (list)', size, url: `${apiUrl}/v1/spaces/${space.id}/change-requests` });
+    targets.push({ label: 'GET .../change-requests/{id}', size, url: `${apiUrl}/v1/spaces/${space.id}/change-requests/${space.changeRequest}` });
     targets.push({ label: 'GET .../content/page/{pageId}', size, url: `${apiUrl}/v1/spaces/${space.id}/content/page/${leaf}` });
     targets.push({ label: 'GET .../content/page/{pageId}?format=markdown', size, url: `${apiUrl}/v1/spaces/${space.id}/content/page/${leaf}?format=markdown` });
     targets.push({ label: 'GET .../content/files/{fileId}', size, url: `${apiUrl}/v1/spaces/${space.id}/content/files/${space.file}` });
@@ -247,6 +280,12 @@ async function main() {
   targets.push({ label: 'GET .../sites/{id}/published (member, 100 ss)', url: `${apiUrl}${sitePath}/published` });
   targets.push({ label: 'GET .../sites/{id}/published (visitor)', url: `${apiUrl}${sitePath}/published`, visitor: true });
   targets.push({ label: 'GET .../sites/{id}/site-spaces (100)', url: `${apiUrl}${sitePath}/site-spaces` });
+  // A published page as HTML, as a visitor without credentials gets it: from the edge cache (src/site/edge-cache.ts)
+  // after the first view, with no D1 round trip.
+  targets.push({ label: 'GET /s/{site}/ (published page, edge cache)', url: `${apiUrl}/s/${sitePath.split('/').pop()}/`, visitor: true });
+  // `--targets=<regex>`: only the routes whose label matches (the reference always runs).
+  const only = args.get('targets') ? new RegExp(args.get('targets')!) : undefined;
+  if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.test(t.label)));
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
@@ -257,22 +296,28 @@ async function main() {
   const rpsOf = (key: string) => median(samples.get(key)!.map((s) => s.rps));
   const refKey = `${targets[0].label}|`;
   const ref = rpsOf(refKey);
-  console.log(`\nReads: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ref d = ${fmt(ref, 0)} req/s`);
-  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips'.padStart(8)}`);
+  const cpuOf = (key: string) => median(samples.get(key)!.map((s) => s.cpuMs));
+  const refCpu = cpuOf(refKey);
+  console.log(`\nReads: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ref d = ${fmt(ref, 0)} req/s, ${fmt(refCpu)} ms CPU/req`);
+  console.log('CPU: of the workerd process (Worker and local D1) per request, as a multiple of the reference\'s in the same run');
+  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips'.padStart(8)}`);
   for (const target of targets) {
     const key = `${target.label}|${target.size ?? ''}`;
     const all = samples.get(key)!.flatMap((s) => s.latencies);
     const auth: Record<string, string> = target.visitor ? {} : { Authorization: `Bearer ${token}` };
     const trips = target === targets[0] ? '1' : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
     console.log(
-      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
+      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
     );
   }
   for (const label of ['GET .../content/page/{pageId}', 'GET .../content/files/{fileId}', 'GET /v1/spaces/{id}']) {
+    if (!samples.has(`${label}|${SIZES[0]}`)) continue;
     const small = rpsOf(`${label}|${SIZES[0]}`);
     const large = rpsOf(`${label}|${SIZES[SIZES.length - 1]}`);
     console.log(`  ${label}: ${SIZES[SIZES.length - 1]} pages at ${fmt(large / small)} × the throughput of ${SIZES[0]} pages`);
   }
+
+  if (args.has('reads-only')) return void (await mf.dispose());
 
   // Writes: a one-page content batch and a one-page three-way merge, median of 5, and what each stores.
   console.log('\nWrites (median of 5): one-page content batch, one-page three-way merge (main moved first)');

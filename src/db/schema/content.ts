@@ -141,12 +141,19 @@ export const changeRequests = sqliteTable(
     commentsCount: integer('comments_count').notNull().default(0),
     /** The conversations issues cluster the change request addresses (its tasks: services/conversations), if any. */
     conversationsIssuesCluster: text('conversations_issues_cluster'),
+    /**
+     * Its space's organization, kept by triggers (migration 0070: set on insert, moved with a transferred space):
+     * what the organization-wide list reads a page along. Never written by the Worker.
+     */
+    orgId: text('org_id'),
   },
   (t) => [
     uniqueIndex('change_requests_number').on(t.spaceId, t.number),
     index('change_requests_cluster').on(t.conversationsIssuesCluster),
     index('change_requests_space_status').on(t.spaceId, t.status, t.updatedAt, t.id),
     index('change_requests_creator').on(t.createdBy),
+    index('change_requests_org_updated').on(t.orgId, t.status, t.updatedAt, t.id),
+    index('change_requests_org_created').on(t.orgId, t.status, t.createdAt, t.id),
   ],
 );
 

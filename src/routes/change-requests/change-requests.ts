@@ -5,7 +5,7 @@ import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, beforeCursor, pageParams, textCursor, toPage } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, listCount, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -177,19 +177,33 @@ function listConditions(filters: Filters): { where: SQL[]; sortColumn: typeof ch
  * One page of change requests and their count, read in the same batch as `guard` (the caller's
  * access to the space or organization), which `check` verifies before anything is returned.
  */
-async function listPage<G>(db: Db, guard: BatchItem, check: (rows: G[]) => void, scope: SQL[], filters: Filters, urls: ReturnType<typeof urlContext>) {
+async function listPage<G>(
+  db: Db,
+  guard: BatchItem,
+  check: (rows: G[]) => void,
+  scope: SQL[],
+  filters: Filters,
+  urls: ReturnType<typeof urlContext>,
+  countScopeFor?: (rows: G[]) => SQL[] | undefined,
+) {
   const { cursor, limit } = pageParams(filters);
   const { where, sortColumn } = listConditions(filters);
   const matching = and(...scope, ...where);
   const after = beforeCursor(textCursor(cursor), sortColumn, changeRequests.id);
-  const [guardRows, rows, [total]] = (await db.batch([
+  const [guardRows, rows] = (await db.batch([
     guard,
     changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(limit + 1),
-    db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching),
-  ])) as [G[], ChangeRequestWithContext[], Array<{ n: number }>];
+  ])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
+  // Counted over every matching change request only when they are more than a page (after the caller's check).
+  // `countScopeFor` may give a cheaper scope that matches the same rows for this caller (an admin's: no role check).
+  const countScope = countScopeFor?.(guardRows);
+  const counted = countScope ? and(...countScope, ...where) : matching;
+  const total = await listCount(rows, limit, cursor, undefined, async () =>
+    (await db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(counted))[0].n,
+  );
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
-  return toPage(rows, limit, total.n, key, (row) => toChangeRequest(row, urls));
+  return toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
 }
 
 export const changeRequestsRouter = createRouter()
@@ -207,8 +221,12 @@ export const changeRequestsRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const db = c.get('db');
     const check = (rows: Parameters<typeof checkOrganizationRole>[0]) => checkOrganizationRole(rows, RANK.guest);
-    const scope = [eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
-    const page = await listPage(db, organizationQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    // Along the (org_id, status, sort, id) index: a page costs what it returns, whatever the organization's size.
+    const scope = [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
+    // An admin reads every live space of the organization: their count needs no role, only the index and each space's deletion.
+    const adminScope = (rows: Parameters<typeof checkOrganizationRole>[0]) =>
+      rows[0]?.rank === RANK.admin ? [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt)] : undefined;
+    const page = await listPage(db, organizationQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL), adminScope);
     return c.json(page, 200);
   })
   .openapi(createRoute, async (c) => {

@@ -3,7 +3,7 @@ import { and, count, eq, isNotNull, or, type SQL } from 'drizzle-orm';
 import { orgMembers, users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
-import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPage } from '../../lib/pagination';
 import { RANK, roleToRank } from '../../lib/roles';
 import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
@@ -80,15 +80,19 @@ export const membersRouter = createRouter()
     }
     const where = and(...filters);
     // Membership and the page in one round trip; nothing of the page is used before the check.
-    const [orgRows, rows, [{ total }]] = await db.batch([
+    const [orgRows, rows] = await db.batch([
       organizationQuery(db, organizationId, userId),
       memberSelection(db)
         .where(and(where, afterCursor(cursor, sortColumn, orgMembers.userId)))
         .orderBy(...keysetOrder(sortColumn, orgMembers.userId))
         .limit(limit + 1),
-      db.select({ total: count() }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId)).where(where),
     ]);
-    checkOrganizationRole(orgRows, RANK.read);
+    const { org } = checkOrganizationRole(orgRows, RANK.read);
+    // Unfiltered, the members are the organization's: its member counter (kept by triggers) is their count.
+    const unfiltered = !query.role && !query.search && query.sort !== 'lastSeenAt';
+    const total = await listCount(rows, limit, cursor, unfiltered ? org.memberCount : undefined, async () =>
+      (await db.select({ total: count() }).from(orgMembers).innerJoin(users, eq(users.id, orgMembers.userId)).where(where))[0].total,
+    );
     const urls = urlContext(c.req.url, c.env.APP_URL);
     const key = (r: (typeof rows)[number]) => [(query.sort === 'lastSeenAt' ? r.lastSeenAt : r.joinedAt) ?? '', r.user.id] as [string, string];
     return c.json(toPage(rows, limit, total, key, (r) => toMember(r, urls)), 200);

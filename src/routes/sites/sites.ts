@@ -5,7 +5,7 @@ import { organizations, sites, siteSpaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { containsText, startsWithText, textFilterQuery } from '../../lib/text-filter';
 import { nowIso } from '../../lib/time';
@@ -214,7 +214,7 @@ export const sitesRouter = createRouter()
     // Qualified by hand: in a single-table select, drizzle writes a column inside a selected `sql` unqualified,
     // and a bare "id" in this subquery would be the site space's own id.
     const siteSpaceCount = sql<number>`(select count(*) from site_spaces ss where ss.site_id = ${sql.identifier('sites')}.${sql.identifier('id')})`;
-    const [role, rows, [{ total }]] = await db.batch([
+    const [role, rows] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
         .select({ site: sites, siteSpaces: siteSpaceCount })
@@ -222,9 +222,10 @@ export const sitesRouter = createRouter()
         .where(and(where, afterCursor(cursor, sites.createdAt, sites.id)))
         .orderBy(...keysetOrder(sites.createdAt, sites.id))
         .limit(limit + 1),
-      db.select({ total: count() }).from(sites).where(where),
     ]);
     const rank = requireSiteReader(role);
+    // Counted over the organization only when the list is longer than a page (after the caller's check).
+    const total = await listCount(rows, limit, cursor, undefined, async () => (await db.select({ total: count() }).from(sites).where(where))[0].total);
     const urls = siteUrlContext(c);
     return c.json(toPage(rows, limit, total, (r) => [r.site.createdAt, r.site.id], (r) => toSite(r.site, r.siteSpaces, rank, urls)), 200);
   })

@@ -6,7 +6,7 @@ import { collections, organizations, spaces } from '../../db/schema';
 import { reindexInBackground } from '../../durable-objects/space-writer';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
-import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPage } from '../../lib/pagination';
 import { RANK, levelToColumn } from '../../lib/roles';
 import { DAY_MS, nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -197,18 +197,22 @@ export const spacesRouter = createRouter()
     const db = c.get('db');
     const role = spaceRoleSql(userId);
     const where = and(eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
-    // The membership check travels in the same batch as the page: a non-member's page is empty anyway.
-    const [membership, rows, [{ total }]] = await db.batch([
-      orgRankQuery(db, organizationId, userId),
+    // The membership check travels in the same batch as the page: a non-member's page is empty anyway. The
+    // page is read along the (org_id, created_at, id) index, evaluating the caller's role on its rows only.
+    const [membership, rows] = await db.batch([
+      orgRankQuery(db, organizationId, userId, { spaceCount: organizations.spaceCount }),
       db
         .select({ space: spaces, rank: role })
         .from(spaces)
         .where(and(where, afterCursor(cursor, spaces.createdAt, spaces.id)))
         .orderBy(...keysetOrder(spaces.createdAt, spaces.id))
         .limit(limit + 1),
-      db.select({ total: count() }).from(spaces).where(where),
     ]);
     if (!membership[0] || membership[0].rank === null) throw new ApiError(404, 'Organization not found');
+    // An admin reads every live space of the organization: the counter kept by triggers is their count. Anyone
+    // else's role is evaluated space by space, over the whole organization, only when the list is longer than a page.
+    const known = membership[0].rank === RANK.admin ? membership[0].spaceCount : undefined;
+    const total = await listCount(rows, limit, cursor, known, async () => (await db.select({ total: count() }).from(spaces).where(where))[0].total);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.space.createdAt, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
   })

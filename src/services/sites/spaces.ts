@@ -1,5 +1,5 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import { rawRun, type Db } from '../../db/client';
+import { rawRun, selectOfShape, type Db } from '../../db/client';
 import { siteSections, sites, siteSpaces } from '../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
@@ -44,12 +44,19 @@ export function removeSpacesFromSites(db: Db, orgId: string, spaceIds: SQL) {
  * read), only that site, which the token opens whatever its visibility.
  */
 export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shareKey?: string } | { site: string } | null) {
+  // Built once per isolate for each kind of visitor (db/client `selectOfShape`): a space read has it.
+  const kind = !visitor ? 'member' : 'site' in visitor ? 'site' : 'visitor';
   const visitorCanOpen = !visitor
     ? sql`1`
     : 'site' in visitor
-      ? sql`${sites.id} = ${visitor.site}`
+      ? sql`${sites.id} = ${sql.placeholder('site')}`
       : sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
-        select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${visitor.shareKey ?? ''} and l.active = 1)))`;
+        select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${sql.placeholder('shareKey')} and l.active = 1)))`;
+  const values = { spaceId, site: visitor && 'site' in visitor ? visitor.site : null, shareKey: visitor && 'shareKey' in visitor ? (visitor.shareKey ?? '') : '' };
+  return selectOfShape(`publishedPlacementQuery:${kind}`, placementSelect(db, visitorCanOpen), values);
+}
+
+function placementSelect(db: Db, visitorCanOpen: SQL) {
   // Aliased: D1 answers batch rows as objects, and these names would collide with the site's columns.
   return db
     .select({
@@ -62,7 +69,7 @@ export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shar
     .from(siteSpaces)
     .innerJoin(sites, eq(sites.id, siteSpaces.siteId))
     .leftJoin(siteSections, eq(siteSections.id, siteSpaces.sectionId))
-    .where(and(eq(siteSpaces.spaceId, spaceId), eq(sites.published, true), visitorCanOpen))
+    .where(and(eq(siteSpaces.spaceId, sql.placeholder('spaceId')), eq(sites.published, true), visitorCanOpen))
     .orderBy(asc(sites.createdAt), asc(sites.id), asc(siteSpaces.position))
     .limit(1);
 }

@@ -1,0 +1,131 @@
+/**
+ * CPU profile of the Worker under load (`node --import tsx test/bench/profile.ts [--route=<path>] [--seconds=N]`):
+ * the bundled Worker on Miniflare (as routes.ts serves it), a space of 10 pages seeded through the API, then
+ * `--route` (default: a page read; `{space}`, `{page}`, `{cr}`, `{org}` are replaced) loaded for `--seconds` (5)
+ * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
+ * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
+ * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
+ * of a fresh isolate instead (what `npm run bench -- cold` times).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkers, client, seedSpace, seedUser, start } from './routes';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
+const SECONDS = Number(args.get('seconds') ?? 5);
+const ROUTE = args.get('route') ?? '/v1/spaces/{space}/content/page/{page}';
+const INSPECTOR_PORT = 9330 + Math.floor(Math.random() * 500);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+/** One CDP session over workerd's inspector, on the worker named `name`. */
+async function inspect(name: string) {
+  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/core:user:${name}`);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  let next = 1;
+  const waiting = new Map<number, (result: any) => void>();
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data));
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
+  });
+  return {
+    send: (method: string, params: object = {}) =>
+      new Promise<any>((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        socket.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
+async function load(url: string, token: string) {
+  const end = performance.now() + SECONDS * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (performance.now() < end) {
+        const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        done++;
+      }
+    }),
+  );
+  return done;
+}
+
+/** `--cold`: the first request of a fresh isolate, alone. */
+async function first(url: string, token: string) {
+  const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return 1;
+}
+
+function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const total = profile.samples.length;
+  const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1}`;
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  for (const sample of profile.samples) {
+    let node = byId.get(sample);
+    if (!node) continue;
+    self.set(label(node), (self.get(label(node)) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
+      const l = label(byId.get(id)!);
+      if (!seen.has(l)) inclusive.set(l, (inclusive.get(l) ?? 0) + 1);
+      seen.add(l);
+    }
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([l, v]) => `  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${l}`).join('\n');
+  console.log(`\n${total} samples. Self time:\n${top(self, 30)}\n\nInclusive time:\n${top(inclusive, 60)}`);
+}
+
+const COLD = args.has('cold');
+const persist = mkdtempSync(path.join(tmpdir(), 'dpa-profile-'));
+const scripts = await bundleWorkers();
+let { mf, apiUrl } = await start({ inspectorPort: INSPECTOR_PORT, persist, scripts });
+try {
+  const call = client(apiUrl);
+  const { token, org } = await seedUser(call);
+  const space = await seedSpace(call, token, org.id, 10);
+  const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Profile' })).body;
+  const route = ROUTE.replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
+  let url = `${apiUrl}${route}`;
+  if (COLD) {
+    // A fresh isolate on the same storage, profiled from its first request on.
+    await mf.dispose();
+    mf = (await start({ persist, scripts, inspectorPort: INSPECTOR_PORT })).mf;
+    url = `${(await mf.unsafeGetDirectURL('api')).origin}${route}`;
+  } else {
+    await load(url, token); // warm-up: every lazy group and cache loaded
+  }
+  const inspector = await inspect('api');
+  await inspector.send('Profiler.enable');
+  await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+  await inspector.send('Profiler.start');
+  const requests = COLD ? await first(url, token) : await load(url, token);
+  const { profile } = await inspector.send('Profiler.stop');
+  inspector.close();
+  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profile));
+  console.log(`${route}: ${requests} requests in ${SECONDS} s`);
+  summarize(profile);
+} finally {
+  await mf.dispose();
+  rmSync(persist, { recursive: true, force: true });
+}
