@@ -107,7 +107,12 @@ function cookie(name: string, value: string, path: string, maxAge?: number): str
 // ---------------------------------------------------------------------------------------------
 // The path below the site's base
 
-function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
+/** What a site serves besides its views: its MCP server and its readers' insights events (POST, JSON). */
+type MachineKind = 'mcp' | 'insights';
+const MACHINE_PATHS: Record<string, MachineKind> = { mcp: 'mcp', insights: 'insights' };
+
+function viewOf(segments: string[]): { kind: ViewKind | MachineKind; segments: string[] } {
+  if (segments.length === 2 && segments[0] === '~gitbook' && MACHINE_PATHS[segments[1]]) return { kind: MACHINE_PATHS[segments[1]], segments: [] };
   if (segments.length === 1) {
     const [only] = segments;
     if (only === 'llms.txt') return { kind: 'llms', segments: [] };
@@ -172,7 +177,9 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const queryToken = url.searchParams.get(TOKEN_PARAM) || undefined;
   const cookieShare = getCookie(c, mount.cookies.share) || undefined;
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
-  const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
+  // An MCP client carries a visitor-auth site's token as a bearer (it keeps no cookie).
+  const bearerToken = isMachinePath(rawPath) ? /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1] : undefined;
+  const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? bearerToken ?? cookieToken };
 
   // Read in the same first batch: the integrations that receive its page views, integrations' scripts where the
   // origin is the site's alone (`scriptsOn`), and whether the first segment is a share key of the site (GitBook's
@@ -192,8 +199,13 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   if (keyed) mount = { ...mount, base: `${mount.base}/${encodeURIComponent(segmentKey!)}` };
   const view = viewOf(keyed ? parsed.segments.slice(1) : parsed.segments);
   if (view.kind === 'none') return notFound();
+  const machine = view.kind === 'mcp' || view.kind === 'insights';
+  // Only the machine paths take a body; every other path of a site is read with GET or HEAD.
+  if (!machine && c.req.method !== 'GET' && c.req.method !== 'HEAD') return methodNotAllowed();
   const { model } = site;
 
+  // A machine refused reads as an unknown site too, in JSON: no fallback redirect, no HTML.
+  if (!site.access && machine) return machineNotFound();
   if (!site.access) {
     // A visitor-auth site sends visitors without a valid token to its fallback URL (once published);
     // a stale cookie is dropped either way.
@@ -210,8 +222,8 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     return response;
   }
 
-  // Credentials given in the URL move to cookies scoped to the site, and the URL loses them.
-  if (queryShare !== undefined || queryToken !== undefined) {
+  // Credentials given in the URL move to cookies scoped to the site, and the URL loses them (a machine keeps them).
+  if (!machine && (queryShare !== undefined || queryToken !== undefined)) {
     const set: string[] = [];
     if (queryShare !== undefined && model.site.visibility === 'share-link' && site.access.shareKey) {
       set.push(cookie(mount.cookies.share, site.access.shareKey, mount.cookies.path));
@@ -241,6 +253,11 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     // Relative URLs: the script is served under `/_site/` of the page's own host.
     scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
+  if (view.kind === 'mcp') {
+    const [{ serveMcp }, { recordMcpRequest }] = await Promise.all([import('./mcp'), import('./insights')]);
+    return serveMcp(request, () => recordMcpRequest(request));
+  }
+  if (view.kind === 'insights') return (await import('./insights')).serveReaderEvents(request);
   const response = await serveView(request, view.kind, view.segments);
   noteView(c, response, model.site.id, receiverIdsOf(extra[0]));
   return response;
@@ -295,6 +312,16 @@ async function redirectPublished(c: Context<AppBindings>) {
   return redirect(`/s/${encodeURIComponent(siteId)}${rest || '/'}${url.search}`, 301);
 }
 
+/** The paths of a site that take a POST (MACHINE_PATHS), from the raw path below the site's mount. */
+const isMachinePath = (rawPath: string) => /\/~gitbook\/(mcp|insights)\/?$/.test(rawPath);
+
+function machineNotFound() {
+  return new Response(JSON.stringify({ error: { code: 404, message: 'Site not found' } }), {
+    status: 404,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  });
+}
+
 function methodNotAllowed() {
   return new Response('Method not allowed', { status: 405, headers: { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' } });
 }
@@ -317,6 +344,7 @@ export const siteRouter = new Hono<AppBindings>()
   .get('/s/', () => notFound())
   .get('/s/:siteId', serveSitePath)
   .get('/s/:siteId/*', serveSitePath)
+  .post('/s/:siteId/*', (c) => (isMachinePath(c.req.path) ? serveSitePath(c) : methodNotAllowed()))
   .all('/s/:siteId', methodNotAllowed)
   .all('/s/:siteId/*', methodNotAllowed);
 
@@ -350,6 +378,7 @@ export const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) 
     if (!(await orgHostActive(c.get('db'), target))) return next();
   }
   await limitVisitor(c);
-  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return notFound();
+  const machinePost = c.req.method === 'POST' && isMachinePath(c.req.path);
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !machinePost) return notFound();
   return (await serveSite(c, hostMount(target), new URL(c.req.url).pathname)) ?? notFound();
 };
