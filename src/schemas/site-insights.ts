@@ -95,7 +95,12 @@ export const SiteInsightsEventSchema = z
     event('page_view', {}),
     event('page_markdown_request', { markdownSource: z.enum(['page-action']).optional() }),
     event('search_open', {}),
-    event('search_type_query', { query: Query }),
+    event('search_type_query', {
+      query: Query,
+      resultsCount: z.number().int().min(0).max(10_000).optional().openapi({
+        description: 'Not in GitBook: how many results the search showed (our HTML reader sends it), for the searches with no result (column `eventSearchResultsCount`)',
+      }),
+    }),
     event('search_open_result', {
       query: Query,
       result: z.union([z.object({ spaceId: Id, pageId: Id }), z.object({ recordId: Id })]),
@@ -157,6 +162,7 @@ export const DIMENSION_COLUMNS = [
   'eventMarkdownSource',
   'eventSearchQuery',
   'eventSearchResultRecordId',
+  'eventSearchResultsCount',
   'eventPageFeedbackRating',
   'eventPageFeedbackComment',
   'eventAskResponseRating',

@@ -193,7 +193,7 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     ...(segmentKey ? [shareLinkQuery(db, siteIdOf(mount.target) as string, segmentKey)] : []),
   ]);
   if (!hostKnown) return null;
-  if (!loaded) return notFound();
+  if (!loaded) return isMachinePath(rawPath) ? machineNotFound() : notFound();
   const keyed = segmentKey !== undefined && loaded.model.site.visibility === 'share-link' && (extra.at(-1) as unknown[]).length > 0;
   const site = keyed ? { ...loaded, access: await visitorAccess(loaded.model, true, { ...credentials, shareKey: segmentKey }) } : loaded;
   if (keyed) mount = { ...mount, base: `${mount.base}/${encodeURIComponent(segmentKey!)}` };

@@ -109,6 +109,8 @@ function dimensionExpression(column: QueryColumn): SQL {
       return j('query');
     case 'eventSearchResultRecordId':
       return j('result.recordId');
+    case 'eventSearchResultsCount':
+      return j('resultsCount');
     case 'eventPageFeedbackRating':
       return j('feedback.rating');
     case 'eventPageFeedbackComment':
