@@ -20,6 +20,7 @@ function countryOf(request: SiteRequest): string | null {
 }
 
 export async function serveReaderEvents(request: SiteRequest): Promise<Response> {
+  if (request.c.req.method !== 'POST') return jsonError(405, 'Send events with POST', { Allow: 'POST' });
   const body = await boundedJson(request.c.req.raw, MAX_READER_EVENTS_BYTES);
   if (body instanceof Response) return body;
   const parsed = TrackEventsBodySchema.safeParse(body);
