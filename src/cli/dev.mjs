@@ -7,13 +7,15 @@
 //      API token are seeded (seed.mjs, local-d1.mjs): they share `.wrangler/state` as two wrangler commands do;
 //   3. once the Worker answers, the token, ids and curl lines are printed;
 //   4. the demo docs sites are published through the API (demo-site.mjs) and their URLs printed: the public
-//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key.
+//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key; the demo site gets a week of
+//      insights events (demo-insights.mjs).
 // The log is kept to what a newcomer needs: wrangler runs at log level `warn` (its warnings, errors and the
 // Worker's own console output still show; the runtime's reports of expected outbound failures are one dim line,
 // wrangler-dev.mjs); `WRANGLER_LOG=info npm run dev` shows each request as well.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDemoSite, serverUp } from './demo-site.mjs';
+import { seedDemoInsights } from './demo-insights.mjs';
+import { client, ensureDemoSite, serverUp } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, devSecretValue } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
@@ -44,6 +46,7 @@ async function main() {
   console.log('\ndev: publishing the demo sites');
   const published = await ensureDemoSite(seeded);
   if (!published) return;
+  await seedDemoInsights(client(DEV_URL, seeded.token), published, seeded.token);
   try {
     const vars = await writeDevEnv({ baseUrl: DEV_URL, adminToken: devVar('ADMIN_TOKEN'), seeded, published });
     console.log(`Shell variables of the examples of the README and the guides (${Object.keys(vars).join(', ')}, and \`json\`):`);
