@@ -3,11 +3,9 @@ import { createDb } from '../db/client';
 import type { Env } from '../env';
 import type { InsightsRow } from '../services/insights/events';
 import { storeRows } from '../services/insights/store';
+export { SITE_INSIGHTS_JOB } from '../services/insights/store';
 import type { JobContext } from './consumer';
 import type { JobEnvelope } from './messages';
-
-/** The message type of site insights events. */
-export const SITE_INSIGHTS_JOB = 'site-insights-events';
 
 /** The payload of a `site-insights-events` message (services/insights/events `enqueueRows`). */
 const RowSchema = z.object({

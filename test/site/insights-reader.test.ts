@@ -106,6 +106,24 @@ describe('<site>/~gitbook/insights', () => {
     expect((await callCapturing(`/s/${site.id}/setup`, { method: 'POST', body: '{}' }, captureQueue())).status).toBe(405);
   });
 
+  it('a tool call of the site’s MCP server is an mcp_request event (display context mcp), queued after the answer', async () => {
+    const captured = captureQueue();
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'searchDocumentation', arguments: { query: 'nimbus' } } };
+    const res = await callCapturing(`/s/${site.id}/~gitbook/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(call),
+    }, captured);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.result.content[0].text).toContain('## Welcome');
+    expect(captured.messages).toHaveLength(1);
+    expect(captured.messages[0]).toMatchObject({ payload: { events: [{ type: 'mcp_request', displayContext: 'mcp', siteId: site.id, page: null }] } });
+    // tools/list is no tool call: nothing recorded.
+    const list = captureQueue();
+    await callCapturing(`/s/${site.id}/~gitbook/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) }, list);
+    expect(list.messages).toEqual([]);
+  });
+
   it('on an organization’s host', async () => {
     const hosted = await seedOrg();
     const hostedSpace = await spaceWithPages(hosted, 'Docs', [{ operation: 'insert_page', title: 'Home', document: { markdown: 'Hosted.\n' } }]);

@@ -3,9 +3,13 @@
  * consumer stores them in batches, idempotently, and aggregateSiteEvents / listSiteVisitorSegments answer GitBook's
  * queries over them. Counts are exact after a burst of 10,000 events with duplicates and redeliveries.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/client';
+import { purgeOldEvents, RETENTION_MS } from '../../src/services/insights/store';
 import { signVisitorToken } from '../../src/services/sites/visitor-token';
 import { api, BASE, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { measureRoundTrips } from '../helpers/round-trips';
 import { callCapturing, captureQueue, deliver, pageView, type CapturedQueue } from '../helpers/insights';
 import { publishedSite, shareKeyOf, spaceWithPages } from '../site/helpers';
 
@@ -238,6 +242,17 @@ describe('aggregateSiteEvents', () => {
   });
 });
 
+describe('round trips (DESIGN.md budget)', () => {
+  it('tracking costs one D1 round trip (a read), an aggregation two with the token', async () => {
+    const track = await measureRoundTrips('POST', `/v1/orgs/${org.id}/sites/${site.id}/insights/events`, null, { events: [pageView(space.id, space.pages.Intro)] });
+    expect(track.status).toBe(204);
+    expect(track.roundTrips).toBe(1);
+    const query = await measureRoundTrips('POST', `/v1/orgs/${org.id}/sites/${site.id}/insights/events/aggregate`, org.owner.token, { range: 'last7Days' });
+    expect(query.status).toBe(200);
+    expect(query.roundTrips).toBeLessThanOrEqual(2);
+  });
+});
+
 describe('bad input to trackEventsInSiteById', () => {
   it('unknown types, huge batches, stale timestamps, other sites’ ids: 4xx, nothing queued', async () => {
     const captured = captureQueue();
@@ -260,5 +275,20 @@ describe('bad input to trackEventsInSiteById', () => {
     const res = await callCapturing(`/v1/orgs/${other.id}/sites/${site.id}/insights/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ events: [pageView(space.id, null)] }) }, captured);
     expect(res.status).toBe(404);
     expect(captured.messages).toEqual([]);
+  });
+});
+
+describe('retention', () => {
+  it('the hourly cron removes events past 400 days, and only those', async () => {
+    const now = Date.now();
+    const insert = env.DB.prepare(
+      `insert into site_insights_events (id, site_id, type, at, url, url_path, display_context, visitor_id, session_id, data) values (?, ?, 'page_view', ?, 'https://x.test/', '/', 'site', 'v', 's', '{}')`,
+    );
+    const old = `old-${now}`;
+    const recent = `recent-${now}`;
+    await env.DB.batch([insert.bind(old, site.id, now - RETENTION_MS - 1000), insert.bind(recent, site.id, now - RETENTION_MS + 60_000)]);
+    expect(await purgeOldEvents(createDb(env.DB), now)).toBeGreaterThanOrEqual(1);
+    const left = await env.DB.prepare('select id from site_insights_events where id in (?, ?)').bind(old, recent).all();
+    expect(left.results.map((r) => r.id)).toEqual([recent]);
   });
 });

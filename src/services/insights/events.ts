@@ -5,7 +5,7 @@ import type { SiteInsightsEvent } from '../../schemas/site-insights';
 import type { SiteModel } from '../sites/model';
 import { siteSettings } from '../sites/settings';
 import { visitorTraits } from './visitor';
-import { SITE_INSIGHTS_JOB } from '../../jobs/site-insights';
+import { SITE_INSIGHTS_JOB } from './store';
 
 /**
  * Site insights events, from GitBook's shapes to the rows the queue consumer stores (src/jobs/site-insights.ts).

@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import { rawRun, runBatch, type Db } from '../../db/client';
 import type { InsightsRow } from './events';
 
+/** The message type of site insights events (services/insights/events sends them, src/jobs/site-insights.ts stores them). */
+export const SITE_INSIGHTS_JOB = 'site-insights-events';
+
 /**
  * Stores queued insights rows: one `insert ... select from json_each(?)` per message (one bound parameter, whatever
  * the number of events), all the messages of a queue batch in one D1 batch (one round trip, one transaction).
@@ -26,4 +29,18 @@ export function insertRowsStatement(db: Db, rows: InsightsRow[]) {
 export async function storeRows(db: Db, messages: InsightsRow[][]): Promise<void> {
   const statements = messages.filter((rows) => rows.length > 0).map((rows) => insertRowsStatement(db, rows));
   if (statements.length > 0) await runBatch(db, statements);
+}
+
+/** How long events are kept: the longest range an aggregation covers (366 days), and a little more. */
+export const RETENTION_MS = 400 * 86_400_000;
+/** Rows deleted per hourly run at most: a bounded write, caught up over the next runs. */
+const PURGE_BATCH = 5000;
+
+/** Deletes events older than the retention (the hourly cron). Answers how many. */
+export async function purgeOldEvents(db: Db, now: number): Promise<number> {
+  const result = await rawRun(
+    db,
+    sql`delete from site_insights_events where id in (select id from site_insights_events where at < ${now - RETENTION_MS} limit ${PURGE_BATCH})`,
+  );
+  return (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
 }
