@@ -124,6 +124,16 @@ describe('trackEventsInSiteById', () => {
     expect(segments).toEqual({ items: [{ title: 'plan: pro', claims: { plan: 'pro' }, events: 1, visitors: 1, sessions: 1 }], count: 1 });
   });
 
+  it('GitBook’s renderer tracks with the site token it was given, on its own site only', async () => {
+    const apiToken = expectStatus(await api('POST', '/v1/urls/published', { body: { url: `${BASE}/s/${site.id}/` } }), 200).body.apiToken as string;
+    const captured = captureQueue();
+    const own = await track(site.id, [pageView(space.id, space.pages.Usage)], captured, { Authorization: `Bearer ${apiToken}` });
+    expect(own.status, own.text).toBe(204);
+    const other = await publishedSite(org, [space.id], 'public', 'Another site');
+    expect((await track(other.id, [pageView(space.id, space.pages.Usage)], captured, { Authorization: `Bearer ${apiToken}` })).status).toBe(404);
+    expect(captured.messages).toHaveLength(1);
+  });
+
   it('without the site’s tracking cookie, a visitor is their session', async () => {
     const untracked = await publishedSite(org, [space.id], 'public', 'Untracked');
     expectStatus(await api('PUT', `${untracked.path}/customization`, { token: org.owner.token, body: { insights: { trackingCookie: false } } }), 200);
