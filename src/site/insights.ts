@@ -38,20 +38,32 @@ export async function serveReaderEvents(request: SiteRequest): Promise<Response>
 }
 
 /**
- * An `mcp_request` event for a tool call of the site's MCP server, queued after the answer. MCP clients carry no
- * visitor or session of ours: each request is its own (nothing identifies the agent).
+ * An event the server itself notices, for a request no script of ours runs on: a tool call of the site's MCP server
+ * (`mcp_request`, display context `mcp`), llms.txt (`llms_request`) and a page's Markdown (`page_markdown_request`),
+ * display context `server`. Such clients carry no visitor or session of ours: each request is its own (nothing
+ * identifies the agent but the bot name its user agent gives, as `visitorBot`).
  */
-export function mcpRequestEvent(request: SiteRequest): SiteInsightsEvent {
+export function serverEvent(request: SiteRequest, event: { type: 'mcp_request' | 'llms_request' | 'page_markdown_request'; llmsVariant?: 'standard' | 'full' }): SiteInsightsEvent {
   const id = crypto.randomUUID();
   return {
-    type: 'mcp_request',
+    ...event,
     session: { visitorId: id, sessionId: id, cookies: {}, userAgent: request.c.req.header('User-Agent')?.slice(0, 1024) ?? '', language: null, referrer: null },
-    location: { url: request.url.href, displayContext: 'mcp', siteSection: null, siteSpace: null, siteShareKey: null, space: null, revision: null, page: null },
-  };
+    location: {
+      url: request.url.href.slice(0, 2048),
+      displayContext: event.type === 'mcp_request' ? 'mcp' : 'server',
+      siteSection: null,
+      siteSpace: null,
+      siteShareKey: null,
+      space: null,
+      revision: null,
+      page: null,
+    },
+  } as SiteInsightsEvent;
 }
 
-export function recordMcpRequest(request: SiteRequest): void {
-  const work = enqueueQuietly(request.env, request.model, [mcpRequestEvent(request)], { claims: request.reader.claims });
+/** Queues a server-noticed event after the answer (`waitUntil`): never on the visitor's time, never failing it. */
+export function recordServerEvent(request: SiteRequest, event: Parameters<typeof serverEvent>[1]): void {
+  const work = enqueueQuietly(request.env, request.model, [serverEvent(request, event)], { claims: request.reader.claims });
   try {
     request.c.executionCtx.waitUntil(work);
   } catch {

@@ -254,11 +254,16 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
   if (view.kind === 'mcp') {
-    const [{ serveMcp }, { recordMcpRequest }] = await Promise.all([import('./mcp'), import('./insights')]);
-    return serveMcp(request, () => recordMcpRequest(request));
+    const [{ serveMcp }, { recordServerEvent }] = await Promise.all([import('./mcp'), import('./insights')]);
+    return serveMcp(request, () => recordServerEvent(request, { type: 'mcp_request' }));
   }
   if (view.kind === 'insights') return (await import('./insights')).serveReaderEvents(request);
   const response = await serveView(request, view.kind, view.segments);
+  if ((view.kind === 'llms' || view.kind === 'markdown') && response.status === 200 && c.req.method === 'GET') {
+    // What agents read of the site: insights events, queued after the answer.
+    const { recordServerEvent } = await import('./insights');
+    recordServerEvent(request, view.kind === 'llms' ? { type: 'llms_request', llmsVariant: 'standard' } : { type: 'page_markdown_request' });
+  }
   noteView(c, response, model.site.id, receiverIdsOf(extra[0]));
   return response;
 }

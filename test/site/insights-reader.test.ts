@@ -124,6 +124,19 @@ describe('<site>/~gitbook/insights', () => {
     expect(list.messages).toEqual([]);
   });
 
+  it('what agents read: llms.txt and pages as Markdown are server events, with the bot their user agent names', async () => {
+    const captured = captureQueue();
+    const agent = { 'User-Agent': 'Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)' };
+    expect((await callCapturing(`/s/${site.id}/llms.txt`, { headers: agent }, captured)).status).toBe(200);
+    expect((await callCapturing(`/s/${site.id}/setup.md`, { headers: agent }, captured)).status).toBe(200);
+    expect((await callCapturing(`/s/${site.id}/no-such-page.md`, { headers: agent }, captured)).status).toBe(404);
+    const events = captured.messages.flatMap((m: any) => m.payload.events);
+    expect(events.map((e: any) => [e.type, e.displayContext, e.data.bot, e.urlPath])).toEqual([
+      ['llms_request', 'server', 'claudebot', `/s/${site.id}/llms.txt`],
+      ['page_markdown_request', 'server', 'claudebot', `/s/${site.id}/setup.md`],
+    ]);
+  });
+
   it('on an organization’s host', async () => {
     const hosted = await seedOrg();
     const hostedSpace = await spaceWithPages(hosted, 'Docs', [{ operation: 'insert_page', title: 'Home', document: { markdown: 'Hosted.\n' } }]);
