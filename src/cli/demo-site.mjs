@@ -449,6 +449,8 @@ function demoCustomization(spaceId, ids) {
     },
     themes: { default: 'system', toggeable: true },
     pagination: { enabled: true },
+    // Readers rate each page and may say why (site insights: handbook guide 22).
+    feedback: { enabled: true },
   };
 }
 

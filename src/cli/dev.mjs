@@ -7,14 +7,16 @@
 //      API token are seeded (seed.mjs, local-d1.mjs): they share `.wrangler/state` as two wrangler commands do;
 //   3. once the Worker answers, the token, ids and curl lines are printed;
 //   4. the demo docs sites are published through the API (demo-site.mjs) and their URLs printed: the public
-//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key;
+//      demo site's HTML (`/s/<siteId>/`), and the share-link site's with its key; the demo site gets a week of
+//      insights events (demo-insights.mjs);
 //   5. src/templates/handbook is watched: a saved guide is published to the Handbook site again, and the log says so.
 // The log is kept to what a newcomer needs: wrangler runs at log level `warn` (its warnings, errors and the
 // Worker's own console output still show; the runtime's reports of expected outbound failures are one dim line,
 // wrangler-dev.mjs); `WRANGLER_LOG=info npm run dev` shows each request as well.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDemoSite, serverUp, watchHandbook } from './demo-site.mjs';
+import { seedDemoInsights } from './demo-insights.mjs';
+import { client, ensureDemoSite, serverUp, watchHandbook } from './demo-site.mjs';
 import { DEV_ENV_FILE, writeDevEnv } from './dev-env.mjs';
 import { DEV_SECRETS, devSecretValue } from './dev-vars.mjs';
 import { prepareDocsAssets } from './docs-assets.mjs';
@@ -47,6 +49,7 @@ async function main() {
   console.log('\ndev: publishing the demo sites');
   const published = await ensureDemoSite(seeded);
   if (!published) return;
+  await seedDemoInsights(client(DEV_URL, seeded.token), published, seeded.token);
   watchHandbook(seeded);
   console.log('dev: watching src/templates/handbook: a saved guide is published to the Handbook again (reload its page)');
   try {

@@ -11,6 +11,7 @@ import { handleOpenAPIProcessJob } from './openapi-process';
 import { handleTranslationRunJob } from './translation-run';
 import { handleImportRunJob } from './import-run';
 import { JobEnvelopeSchema, type JobEnvelope } from './messages';
+import { handleSiteInsightsJob, SITE_INSIGHTS_JOB, storeSiteInsightsMessages } from './site-insights';
 
 /** What a handler knows of the message besides its body. */
 export interface JobContext {
@@ -28,6 +29,7 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   [TRANSLATION_RUN_JOB]: handleTranslationRunJob,
   [IMPORT_RUN_JOB]: handleImportRunJob,
   [GIT_SYNC_JOB]: handleGitSyncJob,
+  [SITE_INSIGHTS_JOB]: handleSiteInsightsJob,
 };
 
 const RETRY_BASE_SECONDS = 10;
@@ -43,7 +45,16 @@ export function retryDelaySeconds(attempts: number): number {
  * and after the consumer's max_retries it lands in the dead-letter queue.
  */
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  // Site insights events are many and small: a batch's are stored together, in one D1 round trip.
+  const insights: Array<{ job: JobEnvelope; message: Message<unknown> }> = [];
+  const others: Message<unknown>[] = [];
   for (const message of batch.messages) {
+    const parsed = JobEnvelopeSchema.safeParse(message.body);
+    if (parsed.success && parsed.data.type === SITE_INSIGHTS_JOB) insights.push({ job: parsed.data, message });
+    else others.push(message);
+  }
+  if (insights.length > 0) await storeSiteInsightsMessages(insights, env, (message) => retryDelaySeconds(message.attempts));
+  for (const message of others) {
     const delaySeconds = retryDelaySeconds(message.attempts);
     const parsed = JobEnvelopeSchema.safeParse(message.body);
     if (!parsed.success) {

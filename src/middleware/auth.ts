@@ -25,9 +25,11 @@ const VISITOR_READS = [
 
 /** Resolving a published URL (resolvePublishedContentByUrl): a POST that changes nothing, made by a site's renderer for its visitors. */
 const RESOLVE_URL = /^\/v1\/urls\/published\/?$/;
+/** Tracking a published site's insights events (trackEventsInSiteById): its readers send them, with the site's credentials. */
+const TRACK_EVENTS = /^\/v1\/orgs\/[^/]+\/sites\/[^/]+\/insights\/events\/?$/;
 
 function isVisitorRead(method: string, path: string): boolean {
-  if (method === 'POST' && RESOLVE_URL.test(path)) return true;
+  if (method === 'POST' && (RESOLVE_URL.test(path) || TRACK_EVENTS.test(path))) return true;
   return (method === 'GET' || method === 'HEAD') && VISITOR_READS.some((pattern) => pattern.test(path));
 }
 

@@ -60,6 +60,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'sites', base: '/v1', load: () => import('./sites/published').then((m) => m.publishedSiteRouter) },
   { group: 'sites', base: '/v1', load: () => import('./sites/integration-scripts').then((m) => m.siteIntegrationScriptsRouter) },
   { group: 'sites', base: '/v1', load: () => import('./sites/redirects').then((m) => m.siteRedirectsRouter) },
+  { group: 'sites', base: '/v1', load: () => import('./sites/insights').then((m) => m.siteInsightsRouter) },
   { group: 'openapi', base: '/v1', load: () => import('./openapi/specs').then((m) => m.openapiSpecsRouter) },
   { group: 'openapi', base: '/v1', load: () => import('./openapi/versions').then((m) => m.openapiVersionsRouter) },
   { group: 'integrations', base: '/v1', load: () => import('./integrations/integrations').then((m) => m.integrationsRouter) },

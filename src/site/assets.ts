@@ -80,6 +80,13 @@ main h1{font-size:2rem;line-height:1.25;margin:0 0 .5rem}
 .cookie-consent{position:fixed;left:1rem;right:1rem;bottom:1rem;z-index:20;max-width:32rem;padding:.8rem 1rem;background:var(--color-bg);border:1px solid var(--color-border);border-radius:var(--radius);box-shadow:0 4px 16px rgba(0,0,0,.12)}
 .cookie-consent[hidden]{display:none}
 .cookie-consent p{margin:0 0 .5rem}
+.page-feedback{margin-top:2.5rem;padding:1rem;border:1px solid var(--color-border);border-radius:var(--radius)}
+.page-feedback[hidden],.page-feedback form[hidden]{display:none}
+.page-feedback h2{font-size:1rem;margin:0 0 .5rem}
+.page-feedback button[aria-pressed=true]{background:var(--color-primary);color:var(--color-on-primary)}
+.page-feedback form{display:grid;gap:.4rem;margin-top:.75rem}
+.page-feedback textarea{font:inherit;padding:.4rem;border:1px solid var(--color-border);border-radius:var(--radius);background:var(--color-bg);color:var(--color-text)}
+.feedback-status{margin:.5rem 0 0;color:var(--color-muted)}
 @media (max-width:1100px){.layout{grid-template-columns:14rem minmax(0,1fr)}.outline{display:none}}
 @media (max-width:760px){.layout{grid-template-columns:minmax(0,1fr)}.sidebar{border-bottom:1px solid var(--color-border);padding-bottom:1rem}.search{margin-left:0;width:100%}.search input{flex:1;min-width:0}}
 @media (prefers-reduced-motion:reduce){*{scroll-behavior:auto!important}}
@@ -94,6 +101,13 @@ main h1{font-size:2rem;line-height:1.25;margin:0 0 .5rem}
  * the cookie `__gitbook_cookie_granted` (`yes`/`no`), which GitBook's own integrations' scripts read (Google
  * Analytics, Segment's `site_view` handler) before they track.
  */
+/*
+ * Insights (src/site/insights.ts, services/insights): the page view of a page, the search of the search page (with
+ * its number of results) and the page feedback (`feedback.enabled`) are sent to the site's `~gitbook/insights` in
+ * GitBook's event shapes. The session is a random id kept for the tab (sessionStorage); the visitor is that session,
+ * unless the site sets its tracking cookie (`insights.trackingCookie`, shown by the `data-tracking` of the page) and
+ * the visitor accepted cookies in the banner: then a random `site_visitor` cookie scoped to the site.
+ */
 const SCRIPT = `(function(){var d=document.documentElement,k="site-theme";try{var s=localStorage.getItem(k);if(s==="light"||s==="dark")d.setAttribute("data-theme",s)}catch(e){}
 var m=window.matchMedia?matchMedia("(prefers-color-scheme: dark)"):null;
 function dark(){var t=d.getAttribute("data-theme");return t?t==="dark":!!(m&&m.matches)}
@@ -105,7 +119,21 @@ document.addEventListener("DOMContentLoaded",function(){var c=document.getElemen
 function load(){(c.getAttribute("data-scripts")||"").split(" ").forEach(function(u){if(!u)return;var s=document.createElement("script");s.async=true;s.src=u;document.head.appendChild(s)})}
 function tell(a){document.cookie="__gitbook_cookie_granted="+a+"; path=/; max-age=31536000; SameSite=Lax"}
 if(v==="yes"){tell(v);load();return}if(v==="no"){tell(v);return}c.hidden=false;
-c.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-consent]");if(!b)return;var a=b.getAttribute("data-consent");try{localStorage.setItem(q,a)}catch(x){}tell(a);c.hidden=true;if(a==="yes")load()})})})();
+c.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-consent]");if(!b)return;var a=b.getAttribute("data-consent");try{localStorage.setItem(q,a)}catch(x){}tell(a);c.hidden=true;if(a==="yes")load()})});
+document.addEventListener("DOMContentLoaded",function(){var m=document.getElementById("site-insights");if(!m||!window.fetch)return;
+function a(n){return m.getAttribute("data-"+n)}
+function rid(){return window.crypto&&crypto.randomUUID?crypto.randomUUID():(Math.random().toString(36).slice(2)+Date.now().toString(36))}
+var ep=a("endpoint"),sk="site-session:"+ep,s;try{s=sessionStorage.getItem(sk);if(!s){s=rid();sessionStorage.setItem(sk,s)}}catch(e){s=rid()}
+function granted(){try{return localStorage.getItem("site-cookies")==="yes"}catch(e){return false}}
+function visitor(){if(a("tracking")!=="1"||!granted())return s;var f=document.cookie.match(/(?:^|; )site_visitor=([A-Za-z0-9-]{8,64})/);if(f)return f[1];var v=rid();document.cookie="site_visitor="+v+"; path="+a("cookie-path")+"; max-age=31536000; SameSite=Lax"+(location.protocol==="https:"?"; Secure":"");return v}
+function ev(t,x){var r=document.referrer;var o={type:t,session:{visitorId:visitor(),sessionId:s,cookies:{},userAgent:navigator.userAgent.slice(0,1024),language:navigator.language||null,referrer:r&&r.length<=2048?r:null},location:{url:location.href.slice(0,2048),displayContext:"site",siteSection:a("site-section"),siteSpace:a("site-space"),siteShareKey:null,space:a("space"),revision:a("revision"),page:a("page")},timestamp:new Date().toISOString()};for(var k in x)o[k]=x[k];return o}
+function send(l){return fetch(ep,{method:"POST",credentials:"same-origin",keepalive:true,headers:{"Content-Type":"application/json"},body:JSON.stringify({events:l})})}
+if(a("page"))send([ev("page_view",{})]).catch(function(){});
+var sq=a("search-query");if(sq)send([ev("search_type_query",{query:sq,resultsCount:Number(a("search-results"))})]).catch(function(){});
+var fb=document.getElementById("page-feedback");if(!fb)return;fb.hidden=false;var rating=null,form=fb.querySelector("form"),st=fb.querySelector(".feedback-status");
+function done(p){p.then(function(r){st.textContent=r.ok?"Thank you for your feedback.":"Your feedback could not be sent."},function(){st.textContent="Your feedback could not be sent."})}
+fb.addEventListener("click",function(e){var b=e.target.closest&&e.target.closest("[data-rating]");if(!b)return;rating=b.getAttribute("data-rating");var all=fb.querySelectorAll("[data-rating]");for(var i=0;i<all.length;i++)all[i].setAttribute("aria-pressed",String(all[i]===b));form.hidden=false;done(send([ev("page_post_feedback",{feedback:{rating:rating}})]))});
+form.addEventListener("submit",function(e){e.preventDefault();var c=form.querySelector("textarea").value.trim().slice(0,512);if(!rating||!c)return;form.hidden=true;done(send([ev("page_post_feedback_comment",{feedback:{rating:rating,comment:c}})]))})})})();
 `;
 
 /** The built-in favicon (sites without an icon or emoji of their own, the 404 page): no page makes a browser ask for /favicon.ico. */

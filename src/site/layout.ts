@@ -116,7 +116,8 @@ function integrationScripts(chrome: Chrome): Html | string {
 
 function cookieConsent(chrome: Chrome): Html | string {
   const later = chrome.scripts.filter((s) => s.cookies);
-  if (later.length === 0) return '';
+  // The site's own tracking cookie (insights.trackingCookie, src/site/assets.ts) is asked for like integrations' cookies.
+  if (later.length === 0 && !chrome.settings.insights.trackingCookie) return '';
   return html`<div id="cookie-consent" class="cookie-consent" role="region" aria-label="Cookies" hidden data-scripts="${later.map((s) => s.script).join(' ')}"><p>This site uses cookies to analyze traffic.</p><button type="button" data-consent="yes">Accept cookies</button> <button type="button" data-consent="no">Decline</button></div>`;
 }
 
@@ -254,7 +255,16 @@ ${f?.copyright ? html`<p class="copyright">${f.copyright}</p>` : ''}
 </footer>`;
 }
 
-function document(chrome: Chrome, title: string, description: string | undefined, headExtra: Html | string, main: Html, sidebar: Html | string, aside: Html | string): string {
+function document(
+  chrome: Chrome,
+  title: string,
+  description: string | undefined,
+  headExtra: Html | string,
+  main: Html,
+  sidebar: Html | string,
+  aside: Html | string,
+  tracked: InsightsContext = {},
+): string {
   const defaultTheme = chrome.settings.themes.default;
   const theme = defaultTheme === 'light' || defaultTheme === 'dark' ? html` data-theme="${defaultTheme}"` : '';
   return `<!doctype html>\n${html`<html lang="${chrome.lang}"${theme}>
@@ -269,9 +279,44 @@ ${header(chrome)}
 ${aside}
 </div>
 ${footer(chrome)}
+${insightsMarker(chrome, tracked)}
 ${cookieConsent(chrome)}
 </body>
 </html>`}\n`;
+}
+
+/** What the reader's events say of the page they happen on (src/site/assets.ts sends them). */
+interface InsightsContext {
+  page?: string;
+  space?: string;
+  revision?: string;
+  siteSpace?: string;
+  siteSection?: string;
+  searchQuery?: string;
+  searchResults?: number;
+}
+
+/**
+ * Where and what the site's script sends as insights events (page views, searches, feedback), read by it from this
+ * element: the site's endpoint (`<site>/~gitbook/insights`, src/site/insights.ts), whether the site may keep a visitor
+ * cookie (`insights.trackingCookie`, then only once the visitor accepts cookies), and the page's ids.
+ */
+function insightsMarker(chrome: Chrome, tracked: InsightsContext): Html {
+  const attribute = (name: string, value: string | number | undefined) => (value === undefined ? '' : html` data-${raw(name)}="${String(value)}"`);
+  return html`<div id="site-insights" hidden data-endpoint="${`${chrome.home}~gitbook/insights`}" data-cookie-path="${chrome.home}" data-tracking="${chrome.settings.insights.trackingCookie ? '1' : '0'}"${attribute('page', tracked.page)}${attribute('space', tracked.space)}${attribute('revision', tracked.revision)}${attribute('site-space', tracked.siteSpace)}${attribute('site-section', tracked.siteSection)}${attribute('search-query', tracked.searchQuery)}${attribute('search-results', tracked.searchResults)}></div>`;
+}
+
+/**
+ * GitBook's page feedback (`feedback.enabled`): a rating (bad, ok, good), then an optional comment, sent by the site's
+ * script as insights events; shown only with script (it is nothing without it).
+ */
+function pageFeedback(): Html {
+  return html`<section id="page-feedback" class="page-feedback" hidden aria-labelledby="page-feedback-title">
+<h2 id="page-feedback-title">Was this page helpful?</h2>
+<div class="feedback-ratings" role="group" aria-label="Rating"><button type="button" data-rating="good">Yes</button> <button type="button" data-rating="ok">Somewhat</button> <button type="button" data-rating="bad">No</button></div>
+<form class="feedback-comment" hidden><label for="page-feedback-comment">Tell us more (optional)</label><textarea id="page-feedback-comment" name="comment" maxlength="512" rows="3"></textarea><button type="submit">Send</button></form>
+<p class="feedback-status" role="status"></p>
+</section>`;
 }
 
 /** A whole page of the site. */
@@ -284,9 +329,18 @@ ${breadcrumbs(view)}
 ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 ${raw(view.body)}
 </article>
+${chrome.settings.feedback.enabled ? pageFeedback() : ''}
 ${pagination(view, chrome.settings.pagination.enabled)}`;
   const sidebar = html`${variants(chrome)}${sidebarList(view, view.nav, '')}`;
-  return document(chrome, title, view.description, extra, main, sidebar, outline(view.outline));
+  const node = chrome.current?.siteSpace;
+  const tracked: InsightsContext = {
+    page: view.page.page.id,
+    space: node?.space.id,
+    revision: node?.space.revisionId,
+    siteSpace: node?.row.id,
+    siteSection: chrome.current?.section?.row.id,
+  };
+  return document(chrome, title, view.description, extra, main, sidebar, outline(view.outline), tracked);
 }
 
 export interface SearchResult {
@@ -308,7 +362,8 @@ export function renderSearch(chrome: Chrome, query: string, results: SearchResul
   const main = html`<h1>${query ? `Results for “${query}”` : 'Search'}</h1>
 <form role="search" action="${chrome.searchUrl}" method="get"><label for="q">Search the site</label> <input id="q" type="search" name="q" value="${query}" maxlength="512"> <button type="submit">Search</button></form>
 ${list}`;
-  return document(chrome, query ? `Search: ${query} | ${chrome.siteTitle}` : `Search | ${chrome.siteTitle}`, undefined, raw('<meta name="robots" content="noindex">'), main, variants(chrome), '');
+  const tracked: InsightsContext = query && results ? { searchQuery: query.slice(0, 512), searchResults: results.length } : {};
+  return document(chrome, query ? `Search: ${query} | ${chrome.siteTitle}` : `Search | ${chrome.siteTitle}`, undefined, raw('<meta name="robots" content="noindex">'), main, variants(chrome), '', tracked);
 }
 
 /**

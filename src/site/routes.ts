@@ -108,7 +108,12 @@ function cookie(name: string, value: string, path: string, maxAge?: number): str
 // ---------------------------------------------------------------------------------------------
 // The path below the site's base
 
-function viewOf(segments: string[]): { kind: ViewKind; segments: string[] } {
+/** What a site serves besides its views: its MCP server and its readers' insights events (POST, JSON). */
+type MachineKind = 'mcp' | 'insights';
+const MACHINE_PATHS: Record<string, MachineKind> = { mcp: 'mcp', insights: 'insights' };
+
+function viewOf(segments: string[]): { kind: ViewKind | MachineKind; segments: string[] } {
+  if (segments.length === 2 && segments[0] === '~gitbook' && MACHINE_PATHS[segments[1]]) return { kind: MACHINE_PATHS[segments[1]], segments: [] };
   if (segments.length === 1) {
     const [only] = segments;
     if (only === 'llms.txt') return { kind: 'llms', segments: [] };
@@ -174,9 +179,11 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const queryToken = url.searchParams.get(TOKEN_PARAM) || undefined;
   const cookieShare = getCookie(c, mount.cookies.share) || undefined;
   const cookieToken = getCookie(c, mount.cookies.token) || undefined;
-  const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? cookieToken };
+  // An MCP client carries a visitor-auth site's token as a bearer (it keeps no cookie).
+  const bearerToken = isMachinePath(rawPath) ? /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1] : undefined;
+  const credentials = { shareKey: (queryShare ?? cookieShare)?.slice(0, 256), token: queryToken ?? bearerToken ?? cookieToken };
   // A visitor without credentials of the site may be answered from the edge cache, before any D1 read.
-  const credentialFree = !queryShare && !queryToken && !cookieShare && !cookieToken;
+  const credentialFree = !queryShare && !queryToken && !cookieShare && !cookieToken && !bearerToken;
   const edge = await edgeLookup(c, url, credentialFree);
   if (edge) {
     noteView(c, edge.response, edge.siteId, edge.receivers);
@@ -195,14 +202,19 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     ...(segmentKey ? [shareLinkQuery(db, siteIdOf(mount.target) as string, segmentKey)] : []),
   ]);
   if (!hostKnown) return null;
-  if (!loaded) return notFound();
+  if (!loaded) return isMachinePath(rawPath) ? machineNotFound() : notFound();
   const keyed = segmentKey !== undefined && loaded.model.site.visibility === 'share-link' && (extra.at(-1) as unknown[]).length > 0;
   const site = keyed ? { ...loaded, access: await visitorAccess(loaded.model, true, { ...credentials, shareKey: segmentKey }) } : loaded;
   if (keyed) mount = { ...mount, base: `${mount.base}/${encodeURIComponent(segmentKey!)}` };
   const view = viewOf(keyed ? parsed.segments.slice(1) : parsed.segments);
   if (view.kind === 'none') return notFound();
+  const machine = view.kind === 'mcp' || view.kind === 'insights';
+  // Only the machine paths take a body; every other path of a site is read with GET or HEAD.
+  if (!machine && c.req.method !== 'GET' && c.req.method !== 'HEAD') return methodNotAllowed();
   const { model } = site;
 
+  // A machine refused reads as an unknown site too, in JSON: no fallback redirect, no HTML.
+  if (!site.access && machine) return machineNotFound();
   if (!site.access) {
     // A visitor-auth site sends visitors without a valid token to its fallback URL (once published);
     // a stale cookie is dropped either way.
@@ -219,8 +231,8 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     return response;
   }
 
-  // Credentials given in the URL move to cookies scoped to the site, and the URL loses them.
-  if (queryShare !== undefined || queryToken !== undefined) {
+  // Credentials given in the URL move to cookies scoped to the site, and the URL loses them (a machine keeps them).
+  if (!machine && (queryShare !== undefined || queryToken !== undefined)) {
     const set: string[] = [];
     if (queryShare !== undefined && model.site.visibility === 'share-link' && site.access.shareKey) {
       set.push(cookie(mount.cookies.share, site.access.shareKey, mount.cookies.path));
@@ -250,9 +262,19 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     // Relative URLs: the script is served under `/_site/` of the page's own host.
     scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
   };
+  if (view.kind === 'mcp') {
+    const [{ serveMcp }, { recordServerEvent }] = await Promise.all([import('./mcp'), import('./insights')]);
+    return serveMcp(request, () => recordServerEvent(request, { type: 'mcp_request' }));
+  }
+  if (view.kind === 'insights') return (await import('./insights')).serveReaderEvents(request);
   const receivers = receiverIdsOf(extra[0]);
   // Kept for visitors without credentials only: what one with credentials was answered is never theirs to read.
   const response = edgeStore(c, url, await serveView(request, view.kind, view.segments), credentialFree, model.site.id, receivers);
+  if ((view.kind === 'llms' || view.kind === 'markdown') && response.status === 200 && c.req.method === 'GET') {
+    // What agents read of the site: insights events, queued after the answer (an answer from the edge cache records none).
+    const { recordServerEvent } = await import('./insights');
+    recordServerEvent(request, view.kind === 'llms' ? { type: 'llms_request', llmsVariant: 'standard' } : { type: 'page_markdown_request' });
+  }
   noteView(c, response, model.site.id, receivers);
   return response;
 }
@@ -306,6 +328,16 @@ async function redirectPublished(c: Context<AppBindings>) {
   return redirect(`/s/${encodeURIComponent(siteId)}${rest || '/'}${url.search}`, 301);
 }
 
+/** The paths of a site that take a POST (MACHINE_PATHS), from the raw path below the site's mount. */
+const isMachinePath = (rawPath: string) => /\/~gitbook\/(mcp|insights)\/?$/.test(rawPath);
+
+function machineNotFound() {
+  return new Response(JSON.stringify({ error: { code: 404, message: 'Site not found' } }), {
+    status: 404,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  });
+}
+
 function methodNotAllowed() {
   return new Response('Method not allowed', { status: 405, headers: { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' } });
 }
@@ -328,6 +360,7 @@ export const siteRouter = new Hono<AppBindings>()
   .get('/s/', () => notFound())
   .get('/s/:siteId', serveSitePath)
   .get('/s/:siteId/*', serveSitePath)
+  .post('/s/:siteId/*', (c) => (isMachinePath(c.req.path) ? serveSitePath(c) : methodNotAllowed()))
   .all('/s/:siteId', methodNotAllowed)
   .all('/s/:siteId/*', methodNotAllowed);
 
@@ -361,6 +394,7 @@ export const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) 
     if (!(await orgHostActive(c.get('db'), target))) return next();
   }
   await limitVisitor(c);
-  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return notFound();
+  const machinePost = c.req.method === 'POST' && isMachinePath(c.req.path);
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !machinePost) return notFound();
   return (await serveSite(c, hostMount(target), new URL(c.req.url).pathname)) ?? notFound();
 };

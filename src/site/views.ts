@@ -168,6 +168,7 @@ function headersFor(request: SiteRequest, out: Output, etag: string): Headers {
       ['base-uri', ["'none'"]],
       ['form-action', ["'self'"]],
       ['frame-ancestors', ["'none'"]],
+      ['connect-src', ["'self'"]], // the reader's own insights events and page feedback (src/site/insights.ts)
     ]);
     headers.set('Content-Security-Policy', serializeCsp(mergePageCsp(page, request.scripts)));
   }

@@ -105,6 +105,7 @@ const PUBLIC: Record<string, { reason: string; mayShow: string[] }> = {
   listSiteSections: { reason: "a published public site's sections are what visitors read", mayShow: PUBLISHED },
   listSiteSpaces: { reason: "a published public site's site spaces are what visitors read", mayShow: PUBLISHED },
   resolvePublishedContentByUrl: { reason: "resolving a published URL is what a site's renderer does for anyone", mayShow: PUBLISHED },
+  trackEventsInSiteById: { reason: "a published public site's readers record what they do there (queued, 204: nothing is read back)", mayShow: [] },
 };
 
 /**
@@ -500,6 +501,16 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
   createSiteRedirect: () => ({ source: '/attack', destination: { kind: 'external', url: 'https://example.test/' } }),
   updateSiteRedirectById: () => ({ permanent: true }),
+  trackEventsInSiteById: () => ({
+    events: [
+      {
+        type: 'page_view',
+        session: { visitorId: 'attacker', sessionId: 'attacker', cookies: {}, userAgent: 'attack', language: null, referrer: null },
+        location: { url: 'https://example.test/', siteSection: null, siteSpace: null, siteShareKey: null, space: null, revision: null, page: null },
+      },
+    ],
+  }),
+  aggregateSiteEvents: () => ({ select: [{ column: 'eventSearchQuery' }, { column: 'eventsCount' }], range: 'last30Days' }),
 };
 
 /** Query values the schema alone does not make valid (a format the handler decodes), as BODY_OVERRIDES. */

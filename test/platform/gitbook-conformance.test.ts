@@ -657,6 +657,32 @@ const CASES: Case[] = [
   { operationId: 'searchOrganizationContent', request: () => get(`/v1/orgs/${org.id}/search?query=parent`) },
   { operationId: 'searchSiteContent', request: async () => send('POST', await sitePath('/search'), { query: 'bold', scope: { mode: 'all' } }) },
 
+  // Site insights
+  {
+    operationId: 'trackEventsInSiteById',
+    request: async () =>
+      send('POST', await sitePath('/insights/events'), {
+        events: [
+          {
+            type: 'page_view',
+            session: { visitorId: 'v', sessionId: 's', cookies: {}, userAgent: 'Mozilla/5.0 Firefox/130.0', language: 'en', referrer: '' },
+            location: { url: 'https://docs.example.com/guide', siteSection: null, siteSpace: null, siteShareKey: null, space: spaceId, revision: null, page: null },
+            timestamp: new Date().toISOString(),
+          },
+        ],
+      }),
+  },
+  {
+    operationId: 'aggregateSiteEvents',
+    request: async () =>
+      send('POST', await sitePath('/insights/events/aggregate'), {
+        select: [{ column: 'page' }, { column: 'eventsCount' }, { column: 'visitorsCount' }, { column: 'pageFeedbackRating' }],
+        groupBy: [{ column: 'datetime', interval: 'day' }],
+        range: 'last7Days',
+      }),
+  },
+  { operationId: 'listSiteVisitorSegments', request: async () => get(await sitePath('/insights/visitor-segments')) },
+
   // Docs sites
   { operationId: 'createSite', request: () => send('POST', `/v1/orgs/${org.id}/sites`, { title: 'Created', visibility: 'unlisted', spaces: [spaceId] }) },
   { operationId: 'listSites', request: async () => (await site(), get(`/v1/orgs/${org.id}/sites?published=true`)) },

@@ -126,6 +126,9 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['patch', '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}', 'updateSiteRedirectById'],
   ['delete', '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}', 'deleteSiteRedirectById'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/redirect', 'getSiteRedirectBySource'],
+  ['post', '/orgs/{organizationId}/sites/{siteId}/insights/events', 'trackEventsInSiteById'],
+  ['post', '/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate', 'aggregateSiteEvents'],
+  ['get', '/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments', 'listSiteVisitorSegments'],
   ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/commenters', 'listCommentersInChangeRequest'],
   ['get', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments', 'listCommentsInChangeRequest'],
   ['post', '/spaces/{spaceId}/change-requests/{changeRequestId}/comments', 'postCommentInChangeRequest'],
@@ -333,7 +336,7 @@ describe('GET /openapi.json', () => {
         if ((res.status === 401) === isOptional) refused.push(`${operation.operationId}: ${res.status} without a token, optional: ${isOptional}`);
       }
     }
-    expect(optional.sort()).toEqual(['getPublishedContentSite', 'getSpaceById', 'listSSOProviderLoginsInOrganization', 'listSiteSections', 'listSiteSpaces', 'resolvePublishedContentByUrl']);
+    expect(optional.sort()).toEqual(['getPublishedContentSite', 'getSpaceById', 'listSSOProviderLoginsInOrganization', 'listSiteSections', 'listSiteSpaces', 'resolvePublishedContentByUrl', 'trackEventsInSiteById']);
     expect(refused).toEqual([]);
   });
 

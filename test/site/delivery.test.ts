@@ -31,7 +31,7 @@ describe('headers', () => {
     const csp = res.headers.get('Content-Security-Policy')!;
     const style = grab(res.text, /<style>([\s\S]*?)<\/style>/)!;
     expect(csp).toBe(
-      `default-src 'none'; style-src 'self' ${await cspHash(style)}; script-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+      `default-src 'none'; style-src 'self' ${await cspHash(style)}; script-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; connect-src 'self'`,
     );
     // No inline script, no inline event handler, no style attribute.
     expect(res.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
