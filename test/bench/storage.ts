@@ -141,13 +141,17 @@ async function main() {
     await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/content?compat=false`, token, {
       changes: [{ operation: 'update_page', page: ids[index], document: { markdown: edited } }],
     });
+    const writerTrips = async () => ((await (await fetch(`${apiUrl}/__bench/writer-round-trips/${spaceId}`)).json()) as { roundTrips: number }).roundTrips;
+    const tripsBefore = await writerTrips();
     await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/merge`, token);
+    const mergeTrips = (await writerTrips()) - tripsBefore;
     const edit = difference(await tableSizes(db), before);
     const editMarkdown = Buffer.byteLength(edited);
     console.log(`\nOne-page edit merged (a page of ${kb(editMarkdown)} KB of Markdown): what D1 grew by`);
     printSizes(edit, 1, editMarkdown);
     const editBytes = total(edit);
     console.log(`  ${'D1 bytes per one-page edit'.padEnd(52)} ${kb(editBytes).padStart(9)} ${(editBytes / editMarkdown).toFixed(2).padStart(7)}× its Markdown (goal ≤ 1×)`);
+    console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
   } finally {
     await mf.dispose();
   }
