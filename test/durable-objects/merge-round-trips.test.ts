@@ -14,7 +14,8 @@ import { countingD1 } from '../helpers/counting-d1';
 
 async function changeRequestWith(org: TestOrg, spaceId: string, changes: unknown[]) {
   const cr = await openChangeRequest(spaceId, org.owner.token, 'Edits');
-  await applyChanges(spaceId, cr.number, org.owner.token, changes);
+  // Content batches take 50 changes at most.
+  for (let i = 0; i < changes.length; i += 50) await applyChanges(spaceId, cr.number, org.owner.token, changes.slice(i, i + 50));
   return cr;
 }
 
@@ -96,6 +97,25 @@ function linkingDocument(pageId: string) {
     ],
   };
 }
+
+describe('a merge of more pages than one batch reindexes', () => {
+  it('moves main without them, and the writer catches the indexes up before it answers', async () => {
+    const org = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token);
+    const pages = Array.from({ length: 60 }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Word${i} of the ocarina.\n` } }));
+    const direct = await changeRequestWith(org, space.id, pages.slice(0, 55));
+    // The merge alone: main moves, the indexes do not (they would not fit its batch).
+    const { merged } = await countedMerge(org, space.id, direct.id);
+    expect(merged.indexed).toBe(false);
+    expect(await indexedRevision(space.id)).not.toBe(merged.revision);
+    // Through the writer (the route), the catch-up follows the merge before the answer.
+    const viaWriter = await changeRequestWith(org, space.id, pages.slice(55));
+    const answer = expectStatus(await merge(space.id, viaWriter.number, org.owner.token), 200).body;
+    expect(await indexedRevision(space.id)).toBe(answer.revision);
+    expect(await searchTitles(org, space.id, 'word3 ocarina')).toEqual(['Page 3']);
+    expect(await searchTitles(org, space.id, 'word59 ocarina')).toEqual(['Page 59']);
+  });
+});
 
 describe('where a SpaceWriter is created', () => {
   /** A namespace that records the options each `get` is given, answering the real writer. */

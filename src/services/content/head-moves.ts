@@ -303,8 +303,18 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
     sources = withNodes(d1Sources(db), nodes);
   }
   const indexed = indexedRows[0] ?? null;
-  const catchUp = indexed?.id === result.id ? undefined : await planCatchUp(db, target.spaceId, indexed, result, sources ?? (await prefetchedSources(db, indexed, result)));
-  const indexWrites = catchUp && catchUp.pagesReindexed <= PAGES_REINDEXED_IN_MERGE ? catchUp.batches.flat() : [];
+  const catchUp =
+    indexed?.id === result.id
+      ? undefined
+      : await planCatchUp(
+          db,
+          target.spaceId,
+          indexed,
+          result,
+          sources ?? (await prefetchedSources(db, indexed, result, PAGES_REINDEXED_IN_MERGE)),
+          PAGES_REINDEXED_IN_MERGE,
+        );
+  const indexWrites = catchUp ? catchUp.batches.flat() : [];
   const moveSpace = db
     .update(spaces)
     .set({ revisionId: result.id, updatedAt: now })

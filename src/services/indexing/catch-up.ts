@@ -77,10 +77,11 @@ export const d1Sources = (db: Db): CatchUpSources => ({ store: d1NodeStore(db), 
 /**
  * What a catch-up from `indexed` to `head` reads, in one statement: the nodes on the paths where the two versions
  * of the page and file maps differ (the root, then middle nodes and leaves whose hashes differ), and the documents
- * of the page records that changed. A merge reads them before its batch, so the catch-up joins that batch without
+ * of the page records that changed (at most `maxDocuments`: a merge of more pages catches up after it, reading
+ * them then, so it never holds a whole space's documents at once). A merge reads them before its batch, so the catch-up joins that batch without
  * a read of its own; what is not here (never, unless a caller passes other roots) is read from D1.
  */
-export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, head: IndexedRoots): Promise<CatchUpSources> {
+export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, head: IndexedRoots, maxDocuments: number): Promise<CatchUpSources> {
   const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
   const member = (node: SQL, key: SQL) => sql`json_extract(${node}, '$."' || ${key} || '"')`;
   // D1 allows 5 terms in a compound select: longer unions nest.
@@ -100,7 +101,7 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
     db,
     sql`with ${paths('p', indexed?.pages ?? null, head.pages)}, ${paths('f', indexed?.files ?? null, head.files)},
       changed(hash) as (select json_extract(e.value, '$.document') from p_ld l, json_each(${body(sql`l.b`)}) e
-        where e.value is not ${member(body(sql`l.a`), sql`e.key`)})
+        where e.value is not ${member(body(sql`l.a`), sql`e.key`)} limit ${maxDocuments})
       select hash, body from documents where hash in (select hash from p_h union select hash from f_h union select hash from changed)`,
   );
   const read = new Map(rows.map((r) => [r.hash, r.body]));
@@ -127,7 +128,10 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
 }
 
 export interface CatchUpPlan {
-  /** Statements per transaction: every one guarded on the head and the indexed revision being still those planned. */
+  /**
+   * Statements per transaction: every one guarded on the head and the indexed revision being still those planned.
+   * None when more than `maxPages` pages are to be reindexed.
+   */
   batches: BatchItem[][];
   pagesReindexed: number;
 }
@@ -138,7 +142,14 @@ export interface CatchUpPlan {
  * that they can travel in the batch that moves the head (a merge), where a head move refused by its
  * compare-and-set leaves the indexes as they were.
  */
-export async function planCatchUp(db: Db, spaceId: string, indexed: IndexedRoots | null, head: IndexedRoots, sources: CatchUpSources): Promise<CatchUpPlan> {
+export async function planCatchUp(
+  db: Db,
+  spaceId: string,
+  indexed: IndexedRoots | null,
+  head: IndexedRoots,
+  sources: CatchUpSources,
+  maxPages = Infinity,
+): Promise<CatchUpPlan> {
   const { store } = sources;
   const [pageChanges, fileChanges] = await Promise.all([
     diffTries<TreeRecord>(store, indexed?.pages ?? null, head.pages),
@@ -165,6 +176,8 @@ export async function planCatchUp(db: Db, spaceId: string, indexed: IndexedRoots
     else if (!before) appeared.push(id);
   }
 
+  // More pages than the caller can take in one batch: no statements (it catches up batch by batch instead).
+  if (reindex.length > maxPages) return { batches: [], pagesReindexed: reindex.length };
   const guard = sql`exists (select 1 from spaces s where s.id = ${spaceId} and s.revision_id = ${head.id})
     and coalesce((select x.revision_id from space_index_state x where x.space_id = ${spaceId}), '') = ${indexed?.id ?? ''}`;
   const batches: BatchItem[][] = [];
