@@ -27,6 +27,8 @@ export interface Env {
   OUTBOUND_ALLOWED_HOSTS?: string;
   /** Like OUTBOUND_ALLOWED_HOSTS, for Git Sync's repositories only (a self-hosted GitLab on a private address). */
   GIT_SYNC_ALLOWED_HOSTS?: string;
+  /** The Durable Object location hint of SpaceWriters (`weur`, `enam`...: near the D1 primary); none when unset (durable-objects/space-writer). */
+  SPACE_WRITER_LOCATION_HINT?: string;
   /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */
   AI?: unknown;
   /** The Workers AI text generation model that extracts conversations' issues (JSON mode); a current Llama when unset. */

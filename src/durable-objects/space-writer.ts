@@ -4,7 +4,7 @@ import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import type { ContentChange } from '../services/content/batch';
 import type { CatchUpResult } from '../services/indexing/catch-up';
-import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput } from '../services/content/head-moves';
+import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput, MergeOutput } from '../services/content/head-moves';
 import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
@@ -52,10 +52,11 @@ export class SpaceWriter extends DurableObject<Env> {
     return this.serialize(async (env) => (await work()).applyChangeRequestContent(env, target, changes));
   }
 
-  merge(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
+  /** A merge moves the indexes in its own batch; one that changed too many pages for that catches them up after. */
+  merge(target: ChangeRequestTarget): Promise<WriterResult<MergeOutput>> {
     return this.serialize(async (env) => {
       const merged = await (await work()).mergeChangeRequest(env, target);
-      await this.catchUpIndexes(env, target.spaceId);
+      if (!merged.indexed) await this.catchUpIndexes(env, target.spaceId);
       return merged;
     });
   }
@@ -124,8 +125,22 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 }
 
+/** Durable Objects' location hints (Cloudflare's list). */
+const LOCATION_HINTS = new Set(['wnam', 'enam', 'sam', 'weur', 'eeur', 'apac', 'oc', 'afr', 'me']);
+
+/**
+ * Where a space's writer is created: the configured hint (SPACE_WRITER_LOCATION_HINT, near the D1 primary: every
+ * head move is a few round trips from the writer to D1), or none. A value that is no hint is left out, not sent:
+ * the runtime would refuse every write over a typo in the configuration.
+ */
+export function writerLocationHint(env: Pick<Env, 'SPACE_WRITER_LOCATION_HINT'>): DurableObjectLocationHint | undefined {
+  const hint = env.SPACE_WRITER_LOCATION_HINT?.trim().toLowerCase();
+  return hint && LOCATION_HINTS.has(hint) ? (hint as DurableObjectLocationHint) : undefined;
+}
+
 export function spaceWriter(env: Env, spaceId: string) {
-  return env.SPACE_WRITER.get(env.SPACE_WRITER.idFromName(spaceId));
+  const locationHint = writerLocationHint(env);
+  return env.SPACE_WRITER.get(env.SPACE_WRITER.idFromName(spaceId), locationHint ? { locationHint } : undefined);
 }
 
 /** Where a request keeps the writer's bookmark for its answer (a Hono context: middleware/context sends it). */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the startup and cold-start figures, the route benchmark, the Markdown and merge benchmark,
+ * `npm run bench`: the startup and cold-start figures, the route benchmark, the storage benchmark, the Markdown and merge benchmark,
  * then the conversation analysis benchmark, each in its own process, all given the command's arguments
  * (`npm run bench -- --ceiling` reaches the route benchmark).
  */
@@ -10,13 +10,14 @@ import { prepareDocsAssets } from '../../src/cli/docs-assets.mjs';
 const here = import.meta.dirname;
 // `npm run bench -- startup` or `-- cold` runs that part alone (startup.ts: startup CPU against the reference
 // Worker; cold.ts: the first request of a fresh isolate; lists.ts: organization-wide lists at 150 and 5,000 spaces);
-// `npm run bench` runs every part.
-const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'], lists: ['lists.ts'] };
+// `npm run bench` runs every part. `-- storage`: D1 bytes per page and per one-page edit on a real corpus written
+// through the API (storage.ts).
+const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'], lists: ['lists.ts'], storage: ['storage.ts'] };
 const chosen = process.argv.slice(2).find((arg) => arg in PARTS);
 const rest = process.argv.slice(2).filter((arg) => arg !== chosen);
 // wrangler.toml's `[assets]` directory must exist for `wrangler check startup` to read the config.
 prepareDocsAssets();
-for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'lists.ts', 'markdown.ts', 'conversations.ts']) {
+for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'lists.ts', 'storage.ts', 'markdown.ts', 'conversations.ts']) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, script), ...rest], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

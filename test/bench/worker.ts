@@ -1,16 +1,38 @@
 /**
  * The Worker as the benchmark serves it: the real one, which also answers how many D1 round trips a
  * request took (`x-d1-round-trips`) when asked with `x-count-d1: 1`. Unasked, requests go straight through.
+ * Its SpaceWriter is the real one on a counting D1: `GET /__bench/writer-round-trips/<spaceId>` answers how many
+ * round trips that space's writer has made so far (storage.ts reads it before and after a merge).
  */
-import worker, { SpaceWriter } from '../../src/index';
+import worker, { SpaceWriter as RealSpaceWriter } from '../../src/index';
+import { spaceWriter } from '../../src/durable-objects/space-writer';
 import type { Env } from '../../src/env';
 import { countingD1 } from '../helpers/counting-d1';
 
-export { SpaceWriter };
+export class SpaceWriter extends RealSpaceWriter {
+  private readonly counter: ReturnType<typeof countingD1>;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const counter = countingD1(env.DB);
+    super(ctx, { ...env, DB: counter.db });
+    this.counter = counter;
+  }
+
+  roundTrips(): number {
+    return this.counter.count;
+  }
+}
+
+const WRITER_TRIPS = '/__bench/writer-round-trips/';
 
 export default {
   ...worker,
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path.startsWith(WRITER_TRIPS)) {
+      const writer = spaceWriter(env, path.slice(WRITER_TRIPS.length)) as unknown as { roundTrips(): Promise<number> };
+      return Response.json({ roundTrips: await writer.roundTrips() });
+    }
     if (request.headers.get('x-count-d1') !== '1') return worker.fetch!(request as never, env, ctx);
     const counter = countingD1(env.DB);
     const response = await worker.fetch!(request as never, { ...env, DB: counter.db }, ctx);

@@ -170,7 +170,7 @@ async function reusableContentRevision() {
   const id = await newSpace('Reusable');
   const head = expectStatus(await get(`/v1/spaces/${id}/content`), 200).body.id as string;
   const stored = await toStoredDocument({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Shared', marks: [] }] }] }] } as never);
-  await env.DB.prepare('insert or ignore into documents (hash, body, markdown, created_at) values (?, ?, ?, ?)').bind(stored.hash, stored.body, stored.markdown, new Date().toISOString()).run();
+  await env.DB.prepare('insert or ignore into documents (hash, body, created_at) values (?, ?, ?)').bind(stored.hash, stored.body, new Date().toISOString()).run();
   await env.DB.prepare('update revisions set meta = ? where id = ?').bind(JSON.stringify({ variables: {}, reusableContents: [{ id: 'rcConformance', title: 'Shared', document: stored.hash }] }), head).run();
   return `/v1/spaces/${id}/revisions/${head}`;
 }

@@ -63,7 +63,7 @@ beforeAll(async () => {
   head = await currentRevision(space.id);
   // A reusable content in the published revision (no operation writes one yet), as test/space-content/revisions does.
   const shared = await toStoredDocument({ object: 'document', data: {}, nodes: [paragraph('Shared kumquat.')] } as never);
-  await env.DB.prepare('insert or ignore into documents (hash, body, markdown, created_at) values (?, ?, ?, ?)').bind(shared.hash, shared.body, shared.markdown, new Date().toISOString()).run();
+  await env.DB.prepare('insert or ignore into documents (hash, body, created_at) values (?, ?, ?)').bind(shared.hash, shared.body, new Date().toISOString()).run();
   await env.DB.prepare('update revisions set meta = ? where id = ?').bind(JSON.stringify({ reusableContents: [{ id: 'rcShared', title: 'Shared', document: shared.hash }] }), head).run();
   site = await publishedSite(org, [space.id], 'public', 'Reads');
 

@@ -83,7 +83,7 @@ async function fixture(): Promise<Fixture> {
   const head = (await get(`/v1/spaces/${space.id}/content`)).id as string;
 
   const shared = await toStoredDocument({ object: 'document', data: {}, nodes: [paragraph('Shared text.', 's'), expression('vars.version')] } as never);
-  await env.DB.prepare('insert or ignore into documents (hash, body, markdown, created_at) values (?, ?, ?, ?)').bind(shared.hash, shared.body, shared.markdown, new Date().toISOString()).run();
+  await env.DB.prepare('insert or ignore into documents (hash, body, created_at) values (?, ?, ?)').bind(shared.hash, shared.body, new Date().toISOString()).run();
   const meta = { variables: { version: '1.0' }, reusableContents: [{ id: 'rcShared', title: 'Shared', document: shared.hash }, { id: 'rcEmpty', title: 'Empty' }] };
   await env.DB.prepare('update revisions set meta = ? where id = ?').bind(JSON.stringify(meta), first).run();
   return { spaceId: space.id, first, head, ids: { guides, install, faq, reuse } };

@@ -105,13 +105,13 @@ describe('tree reads carry each page body as Markdown', () => {
     expect(asMarkdown.pages[0].markdown).toBe('');
   });
 
-  it('stores the Markdown with the document, once, when the document is stored', async () => {
+  it('stores the document in one form: no Markdown copy beside it; tree reads derive the Markdown from it', async () => {
     const pages = flatten((await get(mainOf(f.spaceId))).pages).filter((p) => p.documentId);
     expect(pages).toHaveLength(3);
     for (const page of pages) {
       const row = await env.DB.prepare('select body, markdown from documents where hash = ?').bind(page.documentId).first<{ body: string; markdown: string | null }>();
-      expect(row!.markdown, page.title).toBe(documentToMarkdown(JSON.parse(row!.body)));
-      expect(row!.markdown).toBe(page.markdown);
+      expect(row!.markdown, page.title).toBeNull();
+      expect(page.markdown).toBe(documentToMarkdown(JSON.parse(row!.body)));
     }
   });
 
@@ -126,14 +126,11 @@ describe('tree reads carry each page body as Markdown', () => {
   });
 });
 
-describe('documents stored before migration 0015 (no Markdown)', () => {
-  it('tree reads convert their body, and storing the same document again fills its Markdown in', async () => {
+describe('documents stored without Markdown (before migration 0015, and every one since 0051)', () => {
+  it('tree reads convert their body, and storing the same document again stores no copy', async () => {
     const f = await fixture();
     const pages = flatten((await get(mainOf(f.spaceId))).pages).filter((p) => p.documentId);
     const hashes = pages.map((p) => p.documentId as string);
-    await env.DB.prepare(`update documents set markdown = null where hash in (${hashes.map(() => '?').join(', ')})`)
-      .bind(...hashes)
-      .run();
     const stored = await env.DB.prepare(`select count(*) as n from documents where markdown is null and hash in (${hashes.map(() => '?').join(', ')})`)
       .bind(...hashes)
       .first<number>('n');
@@ -148,7 +145,7 @@ describe('documents stored before migration 0015 (no Markdown)', () => {
     expect(copy.documentId).toBe(sibling.documentId);
     expect(copy.markdown).toBe(KNOWN.Sibling);
     const row = await env.DB.prepare('select markdown from documents where hash = ?').bind(sibling.documentId).first<string | null>('markdown');
-    expect(row).toBe(KNOWN.Sibling);
+    expect(row).toBeNull();
   });
 
   it('a document row inserted without Markdown (as before the migration) reads as its converted body', async () => {

@@ -93,9 +93,8 @@ export const revisions = sqliteTable(
 /**
  * Content-addressed objects: page documents and the nodes of revisions' page and file maps. `hash`
  * is the SHA-256 of `body` (canonical JSON), except for the nodes migration 0003 wrote (`legacy:...`).
- * Shared by revisions and spaces. `markdown` is derived from `body` (a page document's or reusable
- * content's Markdown, computed once when it is stored, what tree reads give each page); null for
- * nodes and chunks, and for documents stored before migration 0015 (reads convert those).
+ * Shared by revisions and spaces. `markdown` is no longer written (migration 0051 emptied it: a page is stored in
+ * one form, its JSON document, and reads derive its Markdown); it is always null.
  */
 export const documents = sqliteTable('documents', {
   hash: text('hash').primaryKey(),

@@ -88,7 +88,13 @@ type MergeRules = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rule
 
 /** The rules that apply to a space (its own, or its organization's when it inherits) and the change request's current reviews, in one round trip. */
 export async function mergeRulesContext(db: Db, spaceId: string, changeRequestId: string): Promise<{ rules: MergeRule[]; reviews: ReviewState }> {
-  const [rows, reviewRows] = await db.batch([
+  const [rows, reviewRows] = await db.batch(mergeRulesQueries(db, spaceId, changeRequestId));
+  return toMergeRulesContext(rows, reviewRows);
+}
+
+/** The queries of `mergeRulesContext`, for a caller that reads them in a batch of its own. */
+export function mergeRulesQueries(db: Db, spaceId: string, changeRequestId: string) {
+  return [
     db
       // Aliased: a batch answers rows as objects, where the two `merge_rules` columns would collide.
       .select({ space: sql<string>`${spaces.mergeRules}`.as('space_rules'), org: sql<string>`${organizations.mergeRules}`.as('org_rules') })
@@ -96,7 +102,13 @@ export async function mergeRulesContext(db: Db, spaceId: string, changeRequestId
       .innerJoin(organizations, eq(organizations.id, spaces.orgId))
       .where(eq(spaces.id, spaceId)),
     reviewStateQuery(db, changeRequestId),
-  ]);
+  ] as const;
+}
+
+export function toMergeRulesContext(
+  rows: Array<{ space: string; org: string }>,
+  reviewRows: Parameters<typeof toReviewState>[0],
+): { rules: MergeRule[]; reviews: ReviewState } {
   const reviews = toReviewState(reviewRows);
   const row = rows[0];
   if (!row) return { rules: [], reviews };

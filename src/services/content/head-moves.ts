@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
-import { changeRequestContributors, changeRequests, revisions, spaces } from '../../db/schema/index';
+import { changeRequestContributors, changeRequests, revisions, spaceIndexState, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -9,12 +9,13 @@ import { newId } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import { nowIso } from '../../lib/time';
 import { applyContentBatch, revertRevisions, type ContentChange, type PageOutcome } from './batch';
-import { assertMergeRules, mergeRulesContext, isOutdated, mergeBase, refreshChangeRequestCounters, type ChangeRequestRow } from './change-requests';
+import { assertMergeRules, isOutdated, mergeBase, mergeRulesQueries, refreshChangeRequestCounters, toMergeRulesContext, type ChangeRequestRow } from './change-requests';
+import { d1Sources, planCatchUp, prefetchedSources, type CatchUpSources, type IndexedRoots } from '../indexing/catch-up';
 import { storeFiles } from './files';
 import { assertWithinCap, capOf } from '../limits/caps';
 import { parseMeta, type RevisionMeta } from './convert';
 import { ContentTree } from './pages';
-import { d1NodeStore, type StoredNode } from './tree';
+import { d1NodeStore, type NodeBody, type StoredNode } from './tree';
 import { mergeTrees, type MergeSide } from './merge';
 import { insertDocuments, loadDocuments, type FileEntry } from './revisions';
 
@@ -54,28 +55,47 @@ export function toContent(row: { id: string; pagesRoot: string | null; filesRoot
   return { id: row.id, pages: row.pagesRoot, files: row.filesRoot, meta: parseMeta(row.meta), pageCount: row.pageCount, fileCount: row.fileCount };
 }
 
+/**
+ * The content columns of a revision under names of their own: a batch answers rows as objects keyed by column
+ * name, where the three revisions' `pages_root` (and the change request's `id`) would collide.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an alias of the revisions table
+function aliasedContentColumns(r: any, prefix: string) {
+  const column = <T>(name: string, key: string) => sql<T>`${r[key]}`.as(`${prefix}_${name}`);
+  return {
+    id: column<string>('id', 'id'),
+    pagesRoot: column<string | null>('pages_root', 'pagesRoot'),
+    filesRoot: column<string | null>('files_root', 'filesRoot'),
+    meta: column<string | null>('meta', 'meta'),
+    pageCount: column<number>('page_count', 'pageCount'),
+    fileCount: column<number>('file_count', 'fileCount'),
+  };
+}
+
 /** The change request, the space's head, and the roots of the revisions the move builds on, in one query. */
-async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeRequestState> {
+function stateQuery(db: Db, target: ChangeRequestTarget) {
   const head = alias(revisions, 'head');
   const base = alias(revisions, 'base');
   const main = alias(revisions, 'main');
-  const row = await db
+  return db
     .select({
       cr: changeRequests,
       spaceRevision: sql<string>`${spaces.revisionId}`.as('space_revision'),
       spaceDeleted: sql<string | null>`${spaces.deletedAt}`.as('space_deleted'),
       editMode: sql<string>`${spaces.editMode}`.as('space_edit_mode'),
-      head: contentColumns(head),
-      base: contentColumns(base),
-      main: contentColumns(main),
+      head: aliasedContentColumns(head, 'head'),
+      base: aliasedContentColumns(base, 'base'),
+      main: aliasedContentColumns(main, 'main'),
     })
     .from(changeRequests)
     .innerJoin(spaces, eq(spaces.id, changeRequests.spaceId))
     .innerJoin(head, eq(head.id, changeRequests.revisionId))
     .innerJoin(base, eq(base.id, sql`coalesce(${changeRequests.revisionMergedAncestor}, ${changeRequests.revisionInitial})`))
     .innerJoin(main, eq(main.id, spaces.revisionId))
-    .where(and(eq(changeRequests.id, target.changeRequestId), eq(changeRequests.spaceId, target.spaceId)))
-    .get();
+    .where(and(eq(changeRequests.id, target.changeRequestId), eq(changeRequests.spaceId, target.spaceId)));
+}
+
+function toState(row: Awaited<ReturnType<typeof stateQuery>>[number] | undefined): ChangeRequestState {
   if (!row) throw new ApiError(404, 'Change request not found');
   return {
     cr: row.cr,
@@ -86,6 +106,19 @@ async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeReq
     base: toContent(row.base),
     main: toContent(row.main),
   };
+}
+
+async function loadState(db: Db, target: ChangeRequestTarget): Promise<ChangeRequestState> {
+  return toState(await stateQuery(db, target).get());
+}
+
+/** The revision the space's search and link indexes reflect (none when never indexed). */
+function indexedQuery(db: Db, spaceId: string) {
+  return db
+    .select({ id: revisions.id, pages: revisions.pagesRoot, files: revisions.filesRoot })
+    .from(spaceIndexState)
+    .innerJoin(revisions, eq(revisions.id, spaceIndexState.revisionId))
+    .where(eq(spaceIndexState.spaceId, spaceId));
 }
 
 function assertWritable(state: ChangeRequestState, action: string) {
@@ -224,45 +257,77 @@ export interface HeadMoveOutput {
   revision: string;
 }
 
+export interface MergeOutput extends HeadMoveOutput {
+  /** Whether the search and link indexes moved with main in the merge's batch (else the writer catches them up after). */
+  indexed: boolean;
+}
+
+/** Most pages a merge reindexes in its own batch; a larger change is caught up after it, batch by batch. */
+const PAGES_REINDEXED_IN_MERGE = 50;
+
 /**
  * Merges the change request into the space: a fast-forward when main has not moved since the
  * change request's base, else a three-way merge into a new `merge` revision. 409 on conflicts.
+ * A fast-forward costs three round trips: the state (change request, heads, merge rules, reviews and the indexed
+ * revision, one batch), what the index catch-up reads (nodes and documents that changed, one statement), and one
+ * batch that moves main and the indexes together, so search and links are never behind a merge.
  */
-export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget): Promise<HeadMoveOutput> {
+export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget): Promise<MergeOutput> {
   const db = createDb(env.DB);
-  const state = await loadState(db, target);
+  const [stateRows, ruleRows, reviewRows, indexedRows] = await db.batch([
+    stateQuery(db, target),
+    ...mergeRulesQueries(db, target.spaceId, target.changeRequestId),
+    indexedQuery(db, target.spaceId),
+  ]);
+  const state = toState(stateRows[0]);
   assertWritable(state, 'merging');
   const { cr, spaceRevision } = state;
-  const { rules, reviews } = await mergeRulesContext(db, target.spaceId, cr.id);
+  const { rules, reviews } = toMergeRulesContext(ruleRows, reviewRows);
   assertMergeRules(rules, cr, isOutdated(cr, spaceRevision), target.userId, reviews);
   const base = mergeBase(cr);
   const now = nowIso();
   const writes: BatchItem[] = [];
-  let result: string;
+  let result: IndexedRoots;
+  let sources: CatchUpSources | undefined;
   if (spaceRevision === base) {
     // A fast-forward: main becomes the change request's content.
     assertContentCaps(env, state.main, state.head);
-    result = cr.revisionId;
-  } else if (cr.revisionId === base) result = spaceRevision;
+    result = { id: cr.revisionId, pages: state.head.pages, files: state.head.files };
+  } else if (cr.revisionId === base) result = { id: spaceRevision, pages: state.main.pages, files: state.main.files };
   else {
     const { content, nodes } = await mergedRevision(env, db, state, 'main');
     const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], content, nodes, now, cr.id);
     writes.push(...merged.statements);
-    result = merged.id;
+    result = { id: merged.id, pages: content.pages, files: content.files };
+    // The merged nodes are not in D1 before the batch: the catch-up reads them from memory.
+    sources = withNodes(d1Sources(db), nodes);
   }
+  const indexed = indexedRows[0] ?? null;
+  const catchUp =
+    indexed?.id === result.id
+      ? undefined
+      : await planCatchUp(
+          db,
+          target.spaceId,
+          indexed,
+          result,
+          sources ?? (await prefetchedSources(db, indexed, result, PAGES_REINDEXED_IN_MERGE)),
+          PAGES_REINDEXED_IN_MERGE,
+        );
+  const indexWrites = catchUp ? catchUp.batches.flat() : [];
   const moveSpace = db
     .update(spaces)
-    .set({ revisionId: result, updatedAt: now })
+    .set({ revisionId: result.id, updatedAt: now })
     .where(and(eq(spaces.id, target.spaceId), eq(spaces.revisionId, spaceRevision)));
   // Guarded on the space's move too: a change request is merged exactly when its content reached main.
   const markMerged = db
     .update(changeRequests)
-    .set({ status: 'merged', revisionMerged: result, updatedAt: now })
+    .set({ status: 'merged', revisionMerged: result.id, updatedAt: now })
     .where(
       and(
         eq(changeRequests.id, cr.id),
         eq(changeRequests.revisionId, cr.revisionId),
-        sql`exists (select 1 from spaces s where s.id = ${target.spaceId} and s.revision_id = ${result})`,
+        sql`exists (select 1 from spaces s where s.id = ${target.spaceId} and s.revision_id = ${result.id})`,
       ),
     );
   const results = await runBatch(db, [
@@ -270,11 +335,30 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
     moveSpace,
     markMerged,
     refreshChangeRequestCounters(db, target.spaceId),
-    contentUpdatedEvents(db, target.spaceId, result, target.userId, now),
+    contentUpdatedEvents(db, target.spaceId, result.id, target.userId, now),
+    // After the move: each is guarded on main being the merged revision (catch-up).
+    ...indexWrites,
   ]);
   assertMoved(results[writes.length], 'space');
-  await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: result };
+  await enqueueEvents(env, eventIdsOf(results[writes.length + 3]));
+  return { revision: result.id, indexed: !catchUp || indexWrites.length > 0 };
+}
+
+/** Sources that read `nodes` (written by the batch to come) from memory, the rest as `sources` do. */
+function withNodes(sources: CatchUpSources, nodes: StoredNode[]): CatchUpSources {
+  const own = new Map(nodes.map((n) => [n.hash, n.body]));
+  return {
+    ...sources,
+    store: {
+      async load(hashes) {
+        const out = new Map(hashes.filter((h) => own.has(h)).map((h) => [h, JSON.parse(own.get(h)!) as NodeBody]));
+        const missing = hashes.filter((h) => !own.has(h));
+        if (missing.length) for (const [h, v] of await sources.store.load(missing)) out.set(h, v);
+        return out;
+      },
+      loadPaths: (root, keys) => sources.store.loadPaths(root, keys),
+    },
+  };
 }
 
 /** Pulls main into the change request the same way (`update` revision); sets `revisionMergedAncestor`. */

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
-import { documentToMarkdown, type JSONDocument } from '../markdown/index';
+import type { JSONDocument } from '../markdown/index';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
 
 /**
@@ -139,36 +139,27 @@ export function canonicalJson(value: unknown): string {
 export interface StoredDocument {
   hash: string;
   body: string;
-  /** A page document's or reusable content's Markdown, derived from `body` once; absent for map nodes and chunks. */
-  markdown?: string;
 }
 
 /**
- * A page document or reusable content as stored: its canonical JSON, its hash, and its Markdown (the
- * body only, as stored), computed here once so that tree reads never convert documents.
+ * A page document or reusable content as stored: its canonical JSON and its hash. It is the one stored form of a
+ * page (issue 42): its Markdown is derived from it where a read asks for Markdown, not stored beside it (a copy cost
+ * as many bytes again as the Markdown itself; migration 0051 dropped the copies databases held).
  */
 export async function toStoredDocument(document: JSONDocument): Promise<StoredDocument> {
   const body = canonicalJson(document);
-  return { hash: await sha256Hex(body), body, markdown: documentToMarkdown(document) };
+  return { hash: await sha256Hex(body), body };
 }
 
 /**
  * Insert statements for new documents of a space, skipping those already stored (content addressing
  * makes that safe), and the space's references to them (what the purge checks before deleting one).
- * A document stored again fills in its Markdown if it was stored without (before migration 0015).
  */
 export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[], now: string) {
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
   if (unique.length === 0) return [];
   return [
-    ...unique.map((d) =>
-      d.markdown === undefined
-        ? db.insert(documents).values({ hash: d.hash, body: d.body, createdAt: now }).onConflictDoNothing()
-        : db
-            .insert(documents)
-            .values({ hash: d.hash, body: d.body, markdown: d.markdown, createdAt: now })
-            .onConflictDoUpdate({ target: documents.hash, set: { markdown: sql`excluded.markdown` }, setWhere: sql`${documents.markdown} is null` }),
-    ),
+    ...unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.body, createdAt: now }).onConflictDoNothing()),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)

@@ -1,11 +1,12 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
+import { rawAll, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
 import { revisions, spaceIndexState, spaces } from '../../db/schema';
 import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
-import { d1NodeStore, diffTries, TrieView } from '../content/tree';
+import { d1NodeStore, diffTries, lookupSql, type NodeBody, type NodeStore } from '../content/tree';
 import { loadDocuments, type FileEntry } from '../content/revisions';
+import type { JSONDocument } from '../markdown/index';
 import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
 
 /**
@@ -58,13 +59,98 @@ export interface CatchUpResult {
   pagesReindexed: number;
 }
 
-export async function catchUpIndexes(db: Db, spaceId: string): Promise<CatchUpResult | null> {
-  const state = await loadIndexState(db, spaceId);
-  if (!state) return null;
-  const { head, indexed } = state;
-  if (indexed?.id === head.id) return { revision: head.id, pagesReindexed: 0 };
+/** The roots of a revision the indexes go from or to. */
+export interface IndexedRoots {
+  id: string;
+  pages: string | null;
+  files: string | null;
+}
 
-  const store = d1NodeStore(db);
+/** Where a catch-up reads nodes and documents: D1 by default; a merge gives what it prefetched in its own read. */
+export interface CatchUpSources {
+  store: NodeStore;
+  documents(hashes: string[]): Promise<Map<string, JSONDocument>>;
+}
+
+export const d1Sources = (db: Db): CatchUpSources => ({ store: d1NodeStore(db), documents: (hashes) => loadDocuments(db, hashes) });
+
+/**
+ * What a catch-up from `indexed` to `head` reads, in one statement: the nodes on the paths where the two versions
+ * of the page and file maps differ (the root, then middle nodes and leaves whose hashes differ), and the documents
+ * of the page records that changed (at most `maxDocuments`: a merge of more pages catches up after it, reading
+ * them then, so it never holds a whole space's documents at once). A merge reads them before its batch, so the catch-up joins that batch without
+ * a read of its own; what is not here (never, unless a caller passes other roots) is read from D1.
+ */
+export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, head: IndexedRoots, maxDocuments: number): Promise<CatchUpSources> {
+  const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
+  const member = (node: SQL, key: SQL) => sql`json_extract(${node}, '$."' || ${key} || '"')`;
+  // D1 allows 5 terms in a compound select: longer unions nest.
+  const paths = (tag: string, a: string | null, b: string | null) => {
+    const t = (name: string) => sql.raw(`${tag}_${name}`);
+    return sql`${t('r')}(ab, bb) as (select ${body(sql`${a}`)}, ${body(sql`${b}`)}),
+      ${t('k1')}(k) as (select j.key from ${t('r')} r, json_each(coalesce(r.ab, '{}')) j union select j.key from ${t('r')} r, json_each(coalesce(r.bb, '{}')) j),
+      ${t('md')}(a, b) as (select a, b from (select ${member(sql`r.ab`, sql`k.k`)} as a, ${member(sql`r.bb`, sql`k.k`)} as b from ${t('r')} r, ${t('k1')} k) where a is not b),
+      ${t('mb')}(ab, bb) as (select ${body(sql`m.a`)}, ${body(sql`m.b`)} from ${t('md')} m),
+      ${t('k2')}(ab, bb, k) as (select m.ab, m.bb, j.key from ${t('mb')} m, json_each(coalesce(m.ab, '{}')) j
+        union select m.ab, m.bb, j.key from ${t('mb')} m, json_each(coalesce(m.bb, '{}')) j),
+      ${t('ld')}(a, b) as (select distinct a, b from (select ${member(sql`k.ab`, sql`k.k`)} as a, ${member(sql`k.bb`, sql`k.k`)} as b from ${t('k2')} k) where a is not b),
+      ${t('h')}(hash) as (select ${a} union select ${b} union select x from (
+        select a as x from ${t('md')} union all select b from ${t('md')} union all select a from ${t('ld')} union all select b from ${t('ld')}))`;
+  };
+  const rows = await rawAll<{ hash: string; body: string }>(
+    db,
+    sql`with ${paths('p', indexed?.pages ?? null, head.pages)}, ${paths('f', indexed?.files ?? null, head.files)},
+      changed(hash) as (select json_extract(e.value, '$.document') from p_ld l, json_each(${body(sql`l.b`)}) e
+        where e.value is not ${member(body(sql`l.a`), sql`e.key`)} limit ${maxDocuments})
+      select hash, body from documents where hash in (select hash from p_h union select hash from f_h union select hash from changed)`,
+  );
+  const read = new Map(rows.map((r) => [r.hash, r.body]));
+  const d1 = d1Sources(db);
+  const fromRead = (hashes: string[]) => hashes.filter((h) => read.has(h));
+  const parse = (hashes: string[]) => new Map(hashes.map((h) => [h, JSON.parse(read.get(h)!)]));
+  return {
+    store: {
+      async load(hashes) {
+        const out = parse(fromRead(hashes)) as Map<string, NodeBody>;
+        const missing = hashes.filter((h) => !out.has(h));
+        if (missing.length) for (const [h, v] of await d1.store.load(missing)) out.set(h, v);
+        return out;
+      },
+      loadPaths: (root, keys) => d1.store.loadPaths(root, keys),
+    },
+    async documents(hashes) {
+      const out = parse(fromRead(hashes)) as Map<string, JSONDocument>;
+      const missing = hashes.filter((h) => !out.has(h));
+      if (missing.length) for (const [h, v] of await d1.documents(missing)) out.set(h, v);
+      return out;
+    },
+  };
+}
+
+export interface CatchUpPlan {
+  /**
+   * Statements per transaction: every one guarded on the head and the indexed revision being still those planned.
+   * None when more than `maxPages` pages are to be reindexed.
+   */
+  batches: BatchItem[][];
+  pagesReindexed: number;
+}
+
+/**
+ * The statements that bring a space's indexes from `indexed` (null: never indexed) to `head`. Each statement only
+ * acts while the space's head is `head.id` and the indexes still reflect `indexed` (the last one moves them), so
+ * that they can travel in the batch that moves the head (a merge), where a head move refused by its
+ * compare-and-set leaves the indexes as they were.
+ */
+export async function planCatchUp(
+  db: Db,
+  spaceId: string,
+  indexed: IndexedRoots | null,
+  head: IndexedRoots,
+  sources: CatchUpSources,
+  maxPages = Infinity,
+): Promise<CatchUpPlan> {
+  const { store } = sources;
   const [pageChanges, fileChanges] = await Promise.all([
     diffTries<TreeRecord>(store, indexed?.pages ?? null, head.pages),
     diffTries<FileEntry>(store, indexed?.files ?? null, head.files),
@@ -90,72 +176,86 @@ export async function catchUpIndexes(db: Db, spaceId: string): Promise<CatchUpRe
     else if (!before) appeared.push(id);
   }
 
-  const pagesView = new TrieView<TreeRecord>(store, head.pages);
-  const filesView = new TrieView<FileEntry>(store, head.files);
-  const statements: BatchItem[][] = [];
+  // More pages than the caller can take in one batch: no statements (it catches up batch by batch instead).
+  if (reindex.length > maxPages) return { batches: [], pagesReindexed: reindex.length };
+  const guard = sql`exists (select 1 from spaces s where s.id = ${spaceId} and s.revision_id = ${head.id})
+    and coalesce((select x.revision_id from space_index_state x where x.space_id = ${spaceId}), '') = ${indexed?.id ?? ''}`;
+  const batches: BatchItem[][] = [];
   for (let i = 0; i < reindex.length; i += PAGES_PER_BATCH) {
-    statements.push(await pageStatements(db, spaceId, reindex.slice(i, i + PAGES_PER_BATCH), pageChanges, pagesView, filesView));
+    batches.push(await pageStatements(db, spaceId, reindex.slice(i, i + PAGES_PER_BATCH), pageChanges, head, sources, guard));
   }
   const last: BatchItem[] = [];
   const now = nowIso();
-  if (disappeared.length) last.push(setLinkStatus(db, spaceId, disappeared, 'broken'));
-  if (appeared.length) last.push(setLinkStatus(db, spaceId, appeared, 'ok'));
+  if (disappeared.length) last.push(setLinkStatus(db, spaceId, disappeared, 'broken', guard));
+  if (appeared.length) last.push(setLinkStatus(db, spaceId, appeared, 'ok', guard));
   last.push(
-    db
-      .insert(spaceIndexState)
-      .values({ spaceId, revisionId: head.id, updatedAt: now })
-      .onConflictDoUpdate({ target: spaceIndexState.spaceId, set: { revisionId: head.id, updatedAt: now } }),
+    rawRun(db, sql`insert into space_index_state (space_id, revision_id, updated_at) select ${spaceId}, ${head.id}, ${now} where ${guard}
+      on conflict (space_id) do update set revision_id = excluded.revision_id, updated_at = excluded.updated_at`),
   );
-  for (const batch of [...statements, last]) await runBatch(db, batch);
-  return { revision: head.id, pagesReindexed: reindex.length };
+  batches.push(last);
+  return { batches, pagesReindexed: reindex.length };
 }
 
-function setLinkStatus(db: Db, spaceId: string, ids: string[], status: 'ok' | 'broken'): BatchItem {
+export async function catchUpIndexes(db: Db, spaceId: string): Promise<CatchUpResult | null> {
+  const state = await loadIndexState(db, spaceId);
+  if (!state) return null;
+  const { head, indexed } = state;
+  if (indexed?.id === head.id) return { revision: head.id, pagesReindexed: 0 };
+  const plan = await planCatchUp(db, spaceId, indexed, head, d1Sources(db));
+  for (const batch of plan.batches) await runBatch(db, batch);
+  return { revision: head.id, pagesReindexed: plan.pagesReindexed };
+}
+
+function setLinkStatus(db: Db, spaceId: string, ids: string[], status: 'ok' | 'broken', guard: SQL): BatchItem {
   return rawRun(db, sql`update space_links set status = ${status}
-    where space_id = ${spaceId} and target_id in (select value from json_each(${JSON.stringify(ids)}))`);
+    where space_id = ${spaceId} and target_id in (select value from json_each(${JSON.stringify(ids)})) and ${guard}`);
 }
 
-/** Deletes and rewrites the search sections and links of `ids` (pages of the head, or gone from it). */
+/**
+ * Deletes and rewrites the search sections and links of `ids` (pages of the head, or gone from it). Whether the
+ * page or file a link needs is in the head is looked up by the insert itself, in the head's maps (which the
+ * batch has written when it stores them), so it costs no read here.
+ */
 async function pageStatements(
   db: Db,
   spaceId: string,
   ids: string[],
   changes: Map<string, { before?: TreeRecord; after?: TreeRecord }>,
-  pagesView: TrieView<TreeRecord>,
-  filesView: TrieView<FileEntry>,
+  head: IndexedRoots,
+  sources: CatchUpSources,
+  guard: SQL,
 ): Promise<BatchItem[]> {
   const pages = ids.map((id) => changes.get(id)?.after).filter(isPage);
-  const documents = await loadDocuments(db, pages.map((p) => p.document).filter((h): h is string => !!h));
+  const documents = await sources.documents(pages.map((p) => p.document).filter((h): h is string => !!h));
   const sectionRows: unknown[] = [];
-  const linkRows: Array<{ pageId: string; key: string; target: LinkTarget; dependsOn: { page?: string; file?: string } }> = [];
+  const links: unknown[] = [];
   for (const page of pages) {
     const document = page.document ? documents.get(page.document) : undefined;
     sectionsOf(document).forEach((section, position) => sectionRows.push([page.id, position, section.anchor, page.title, section.title, section.body]));
-    for (const target of linksOf(document)) linkRows.push({ pageId: page.id, key: targetKey(target), target, dependsOn: dependency(target, page.id) });
+    for (const target of linksOf(document)) {
+      const needs = dependency(target, page.id);
+      const [kind, targetId] = needs.page ? ['page', needs.page] : needs.file ? ['file', needs.file] : [null, null];
+      links.push([page.id, targetKey(target), JSON.stringify(target), targetId, kind]);
+    }
   }
-  // Whether each page and file the links need is in the head: one lookup of their trie paths.
-  const [foundPages, foundFiles] = await Promise.all([
-    pagesView.getMany(linkRows.flatMap((l) => (l.dependsOn.page ? [l.dependsOn.page] : []))),
-    filesView.getMany(linkRows.flatMap((l) => (l.dependsOn.file ? [l.dependsOn.file] : []))),
-  ]);
-  const links = linkRows.map((l) => {
-    const targetId = l.dependsOn.page ?? l.dependsOn.file ?? null;
-    const present = l.dependsOn.page ? isPage(foundPages.get(l.dependsOn.page)) : l.dependsOn.file ? foundFiles.has(l.dependsOn.file) : true;
-    return [l.pageId, l.key, JSON.stringify(l.target), targetId, present ? 'ok' : 'broken'];
-  });
   const idList = JSON.stringify(ids);
+  const target = sql`(value ->> 3)`;
+  const status = sql`case value ->> 4
+    when 'page' then case when ${target} <> ${ROOT} and ${lookupSql(sql`${head.pages}`, target)} is not null then 'ok' else 'broken' end
+    when 'file' then case when ${lookupSql(sql`${head.files}`, target)} is not null then 'ok' else 'broken' end
+    else 'ok' end`;
   return [
-    rawRun(db, sql`delete from search_section_rows where space_id = ${spaceId} and page_id in (select value from json_each(${idList}))`),
-    rawRun(db, sql`delete from space_links where space_id = ${spaceId} and page_id in (select value from json_each(${idList}))`),
+    rawRun(db, sql`delete from search_section_rows where space_id = ${spaceId} and page_id in (select value from json_each(${idList})) and ${guard}`),
+    rawRun(db, sql`delete from space_links where space_id = ${spaceId} and page_id in (select value from json_each(${idList})) and ${guard}`),
     // Rows travel as JSON parameters (any number of rows under D1's bound-parameter limit), cut in pieces
     // under its size limit.
     ...jsonChunks(sectionRows).map(
       (chunk) => rawRun(db, sql`insert into search_section_rows (space_id, space_key, page_id, position, anchor, page_title, section_title, body)
-        select ${spaceId}, ${`s${spaceId}`}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk})`),
+        select ${spaceId}, ${`s${spaceId}`}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk}) where ${guard}`),
     ),
     ...jsonChunks(links).map(
       (chunk) => rawRun(db, sql`insert into space_links (space_id, page_id, target_key, target, target_id, status)
-        select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${chunk})`),
+        select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ${status} from json_each(${chunk}) where ${guard}`),
     ),
   ];
 }

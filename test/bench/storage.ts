@@ -1,0 +1,160 @@
+/**
+ * Storage benchmark (`npm run bench -- storage`, also part of `npm run bench`): what a page and a one-page edit cost
+ * in D1, measured on real documentation written through the API. The AxonIQ reference guide (the shared corpus,
+ * read in place) is imported as pages of one space through content batches and merged; then one page of about the
+ * corpus's mean size is edited (a sentence added) in a change request that is merged. D1's own table sizes are not
+ * readable there (`dbstat` is unavailable in D1), so every table's bytes are the sum of its rows' values' lengths,
+ * and every index's the sum of the values it repeats (its columns and the row id). A FTS5 index is its shadow tables.
+ *
+ *   npm run bench -- storage                 the AxonIQ corpus
+ *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { client, seedUser, start, type Call } from './routes';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
+const CORPUS = args.get('corpus') ?? path.resolve(import.meta.dirname, '../../../shared/corpus/gitbook-format/axoniq-reference-guide');
+/** Under the content batch's limit on Markdown (MAX_BATCH_MARKDOWN_CHARS). */
+const BATCH_CHARS = 400_000;
+
+interface CorpusPage {
+  title: string;
+  markdown: string;
+}
+
+function readCorpus(dir: string): CorpusPage[] {
+  const pages: CorpusPage[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const full = path.join(at, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (name.endsWith('.md') && name !== 'SUMMARY.md') {
+        const markdown = readFileSync(full, 'utf8');
+        const heading = /^#\s+(.+)$/m.exec(markdown)?.[1]?.trim();
+        pages.push({ title: (heading ?? name.replace(/\.md$/, '')).slice(0, 200), markdown });
+      }
+    }
+  };
+  walk(dir);
+  return pages;
+}
+
+interface TableSize {
+  name: string;
+  bytes: number;
+  rows: number;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Every table's and index's bytes (the sum of the lengths of what it stores), D1's and Cloudflare's own left out. */
+async function tableSizes(db: D1Database): Promise<TableSize[]> {
+  const objects = await db
+    .prepare("select type, name, tbl_name as tbl, sql from sqlite_master where type in ('table', 'index') and name not like 'sqlite_%' and name not like '_cf_%' and name not like 'd1_%'")
+    .all<{ type: string; name: string; tbl: string; sql: string | null }>();
+  const sizes: TableSize[] = [];
+  for (const object of objects.results) {
+    // A virtual table stores nothing of its own (FTS5 keeps its index in shadow tables, counted as tables).
+    if (object.type === 'table' && /create virtual table/i.test(object.sql ?? '')) continue;
+    const columns =
+      object.type === 'table'
+        ? (await db.prepare(`select name from pragma_table_info(${`'${object.name.replaceAll("'", "''")}'`})`).all<{ name: string }>()).results.map((c) => c.name)
+        : (await db.prepare(`select name from pragma_index_info(${`'${object.name.replaceAll("'", "''")}'`})`).all<{ name: string | null }>()).results.map((c) => c.name).filter((n): n is string => !!n);
+    const table = object.type === 'table' ? object.name : object.tbl;
+    // An index repeats its columns and the row's key (8 bytes counted for a row id).
+    const lengths = columns.map((c) => `coalesce(length(cast(${quote(c)} as blob)), 0)`).join(' + ') || '0';
+    const row = await db
+      .prepare(`select count(*) as rows, coalesce(sum(${lengths}${object.type === 'index' ? ' + 8' : ''}), 0) as bytes from ${quote(table)}`)
+      .first<{ rows: number; bytes: number }>();
+    sizes.push({ name: object.type === 'index' ? `  index ${object.name}` : object.name, bytes: row!.bytes, rows: row!.rows });
+  }
+  return sizes;
+}
+
+const total = (sizes: TableSize[]) => sizes.reduce((n, s) => n + s.bytes, 0);
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+
+function difference(after: TableSize[], before: TableSize[]): TableSize[] {
+  const was = new Map(before.map((s) => [s.name, s]));
+  return after
+    .map((s) => ({ name: s.name, bytes: s.bytes - (was.get(s.name)?.bytes ?? 0), rows: s.rows - (was.get(s.name)?.rows ?? 0) }))
+    .filter((s) => s.bytes !== 0 || s.rows !== 0)
+    .sort((a, b) => b.bytes - a.bytes);
+}
+
+function printSizes(sizes: TableSize[], per: number, markdownPer: number) {
+  for (const s of sizes) {
+    console.log(`  ${s.name.padEnd(44)} ${String(s.rows).padStart(7)} ${kb(s.bytes / per).padStart(9)} ${(s.bytes / per / markdownPer).toFixed(2).padStart(7)}×`);
+  }
+}
+
+async function importCorpus(call: Call, token: string, orgId: string, pages: CorpusPage[]) {
+  const space = (await call('POST', `/v1/orgs/${orgId}/spaces`, token, { title: 'Corpus' })).body;
+  const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Import' })).body;
+  const ids: string[] = [];
+  let batch: CorpusPage[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const changes = batch.map((p) => ({ operation: 'insert_page', title: p.title, document: { markdown: p.markdown } }));
+    const answer = (await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/content?compat=false`, token, { changes })).body;
+    ids.push(...answer.changes.map((c: { page: { id: string } }) => c.page.id));
+    batch = [];
+    size = 0;
+  };
+  for (const page of pages) {
+    if (size + page.markdown.length > BATCH_CHARS || batch.length >= 50) await flush();
+    batch.push(page);
+    size += page.markdown.length;
+  }
+  await flush();
+  await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/merge`, token);
+  return { spaceId: space.id as string, ids };
+}
+
+async function main() {
+  const pages = readCorpus(CORPUS);
+  const markdownBytes = pages.reduce((n, p) => n + Buffer.byteLength(p.markdown), 0);
+  const mean = markdownBytes / pages.length;
+  const { mf, db, apiUrl } = await start();
+  try {
+    const call = client(apiUrl);
+    const { token, org } = await seedUser(call);
+    const empty = await tableSizes(db);
+    const { spaceId, ids } = await importCorpus(call, token, org.id, pages);
+    const imported = await tableSizes(db);
+    const perPage = difference(imported, empty);
+    console.log(`\nStorage: ${pages.length} pages of ${path.basename(CORPUS)} written through the API (mean Markdown ${kb(mean)} KB)`);
+    console.log(`  ${'table / index'.padEnd(44)} ${'rows'.padStart(7)} ${'KB/page'.padStart(9)} ${'×md'.padStart(8)}`);
+    printSizes(perPage, pages.length, mean);
+    const pageBytes = total(perPage) / pages.length;
+    console.log(`  ${'D1 bytes per page'.padEnd(52)} ${kb(pageBytes).padStart(9)} ${(pageBytes / mean).toFixed(2).padStart(7)}× its Markdown (goal ≤ 2.5×)`);
+    console.log(`  one 10 GB database holds about ${Math.floor((10 * 1024 ** 3) / pageBytes).toLocaleString('en')} such pages`);
+
+    // A one-page edit: the page nearest the mean size gets one sentence more, in a change request that is merged.
+    const index = pages.reduce((best, p, i) => (Math.abs(p.markdown.length - mean) < Math.abs(pages[best].markdown.length - mean) ? i : best), 0);
+    const edited = `${pages[index].markdown.trimEnd()}\n\nOne sentence added by the storage benchmark.\n`;
+    const before = await tableSizes(db);
+    const cr = (await call('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: 'One edit' })).body;
+    await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/content?compat=false`, token, {
+      changes: [{ operation: 'update_page', page: ids[index], document: { markdown: edited } }],
+    });
+    const writerTrips = async () => ((await (await fetch(`${apiUrl}/__bench/writer-round-trips/${spaceId}`)).json()) as { roundTrips: number }).roundTrips;
+    const tripsBefore = await writerTrips();
+    await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/merge`, token);
+    const mergeTrips = (await writerTrips()) - tripsBefore;
+    const edit = difference(await tableSizes(db), before);
+    const editMarkdown = Buffer.byteLength(edited);
+    console.log(`\nOne-page edit merged (a page of ${kb(editMarkdown)} KB of Markdown): what D1 grew by`);
+    printSizes(edit, 1, editMarkdown);
+    const editBytes = total(edit);
+    console.log(`  ${'D1 bytes per one-page edit'.padEnd(52)} ${kb(editBytes).padStart(9)} ${(editBytes / editMarkdown).toFixed(2).padStart(7)}× its Markdown (goal ≤ 1×)`);
+    console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
+  } finally {
+    await mf.dispose();
+  }
+}
+
+await main();
