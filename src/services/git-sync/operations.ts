@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
+import { gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -29,7 +29,7 @@ import { redact, type GitCredentials } from './urls';
  *   success, failure (with the error) or timeout.
  */
 
-import { GIT_OPERATION_TIMEOUT_MS, type GitOperationRequest } from './queue';
+import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
 /** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 
@@ -74,6 +74,8 @@ async function finish(
         ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
       })
       .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
+    // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
+    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now) }).where(eq(spaces.id, row.spaceId))] : []),
     ...(outcome.state === 'skipped'
       ? []
       : [
@@ -87,7 +89,7 @@ async function finish(
         ]),
   ];
   const results = await runBatch(db, statements);
-  if (statements.length === 3) await enqueueEvents(env, eventIdsOf(results[2]));
+  if (outcome.state !== 'skipped') await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
 }
 
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
@@ -143,12 +145,17 @@ export async function runGitSyncOperation(env: Env, operationId: string): Promis
           changes: plan.changes,
           pages: plan.pages,
           files: plan.files,
+          includes: plan.includes,
+          droppedIncludes: plan.droppedIncludes,
+          pathPrefix: plan.pathPrefix,
+          redirects: plan.config.redirects,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         });
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
-        return plan.warnings.length > 0 ? `imported; ${plan.warnings.length} item(s) left out: ${plan.warnings.slice(0, 5).join('; ')}` : 'imported';
+        const warnings = [...plan.warnings, ...result.value.warnings];
+        return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
     }
     const space = await loadSyncedSpace(db, row.spaceId);
