@@ -80,10 +80,11 @@ const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 function decodeTarget(target: string): string | null {
   const bare = target.replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
+  // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
   try {
-    return cleanPath(decodeURIComponent(bare));
+    return decodeURIComponent(bare);
   } catch {
-    return cleanPath(bare);
+    return bare;
   }
 }
 
@@ -240,7 +241,7 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
       const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
       const bare = decodeTarget(target);
       if (bare === null) return whole;
-      const path = target.startsWith('/') ? bare : cleanPath(dir ? `${dir}/${bare}` : bare);
+      const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
       const to = replace(path);
       return to === null ? whole : `${before}${to}${anchor}`;
     });
@@ -259,7 +260,7 @@ export function rewriteIncludes(markdown: string, pagePath: string, replace: (ta
   const dir = dirname(pagePath);
   return markdown.replace(INCLUDE, (whole, before: string, target: string, after: string) => {
     const bare = decodeTarget(target.replace(/&quot;/g, '"'));
-    const path = bare === null ? target : target.startsWith('/') ? bare : cleanPath(dir ? `${dir}/${bare}` : bare);
+    const path = bare === null ? target : target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
     const to = replace(path);
     return to === null ? whole : `${before}${to}${after}`;
   });
