@@ -30,12 +30,18 @@ import { redact, type GitCredentials } from './urls';
  */
 
 import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
+import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 /** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 
 /** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
 async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean }> {
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
+  if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - GIT_OPERATION_TIMEOUT_MS) {
+    // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
+    await db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: nowIso(), error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running')));
+    return { row: null, busy: false };
+  }
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - GIT_OPERATION_TIMEOUT_MS).toISOString();
@@ -97,10 +103,17 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
   await enqueueEvents(env, eventIdsOf(results[0]));
 }
 
-/** Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space is running). */
-export async function runGitSyncOperation(env: Env, operationId: string): Promise<void> {
+/**
+ * Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space
+ * is running), except on the message's last delivery (`attempts`), where the operation ends as a failure instead.
+ */
+export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1): Promise<void> {
   const db = createDb(env.DB);
   const { row, busy } = await claim(db, operationId);
+  if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
+    await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
+    return;
+  }
   if (busy) throw new Error(`git sync ${operationId}: another operation of the space is running; retried later`);
   if (!row) return;
   const request = JSON.parse(row.request) as GitOperationRequest;
