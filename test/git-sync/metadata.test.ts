@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
 import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
-import { publishedSite } from '../site/helpers';
+import { publishedSite, visit } from '../site/helpers';
 
 /**
  * What Git Sync leaves on the content besides pages: GitBook's `git: {oid, path}` on pages, files and reusable
@@ -143,5 +143,32 @@ describe('Git Sync metadata (a real git http-backend)', () => {
     expectStatus(await api('GET', `${site.path}/redirect?source=${encodeURIComponent('/old/setup')}`, { token }), 404);
     const left = await env.DB.prepare('select count(*) as n from site_redirects where site_id = ?').bind(site.id).first<{ n: number }>();
     expect(left?.n).toBe(0);
+  });
+
+  it("the published site's git.showEditLink: each page read from the repository links to its file (repoTreeURL + path), in the HTML reader and in what GitBook's renderer reads", async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    const site = await publishedSite(org, [space.id], 'public', 'Editable');
+    await createRepository('meta-edit', { files: PROJECT });
+    await run(space.id, token, 'import', { url: repositoryUrl('meta-edit'), ref: 'refs/heads/main', force: true, repoProjectDirectory: 'docs', repoTreeURL: 'https://github.com/acme/meta/blob/main' });
+    const link = 'https://github.com/acme/meta/blob/main/docs/content/guide/install.md';
+
+    // Off by default: no link.
+    const before = await visit(`/s/${site.id}/guide/install`);
+    expect(before.status).toBe(200);
+    expect(before.text).not.toContain('Edit on GitHub');
+
+    expectStatus(await api('PUT', `${site.path}/customization`, { token, body: { git: { showEditLink: true } } }), 200);
+    const page = await visit(`/s/${site.id}/guide/install`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<a href="${link}" rel="noopener">Edit on GitHub</a>`);
+
+    // What GitBook's renderer reads: the customization's flag, the space's gitSync.url and the page's git.path.
+    expect(expectStatus(await api('GET', `${site.path}/customization`, { token }), 200).body.git).toEqual({ showEditLink: true });
+    const siteSpace = expectStatus(await api('GET', `${site.path}/site-spaces`, { token }), 200).body.items[0];
+    expect(siteSpace.space.gitSync.url).toBe('https://github.com/acme/meta/blob/main');
+    const byPathRead = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/path/guide/install`, { token }), 200).body;
+    expect(`${siteSpace.space.gitSync.url}/${byPathRead.git.path}`).toBe(link);
   });
 });
