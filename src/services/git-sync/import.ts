@@ -123,7 +123,7 @@ export async function planImport(
   for (const file of all) if (file.path.startsWith(rootPrefix)) files.set(file.path.slice(rootPrefix.length), file);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
-  const includes = await planIncludes(files, space, read);
+  const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids));
   if (markdownPaths.length > GIT_IMPORT_LIMITS.maxPages) throw new Error(`the repository has ${markdownPaths.length} Markdown files; the limit is ${GIT_IMPORT_LIMITS.maxPages}`);
   const summaryFile = files.get(config.summary);
   let layout: LayoutPage[];
@@ -149,7 +149,9 @@ export async function planImport(
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed: entry!.oid !== oid } : { key: page.key, oid, ref: `_gp${++refCount}`, changed: true });
   }
 
-  // Markdown of the pages to convert, and the files they link to.
+  // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
+  // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
+  await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
   const markdownOf = new Map<string, string>();
   const linked = new Set<string>();
   for (const { page } of flat) {
@@ -173,6 +175,12 @@ export async function planImport(
   for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
   const inserts: Array<{ ref: string; name: string; contentType: string; base64: string }> = [];
   let readFiles = 0;
+  const toRead = [...wanted].sort().filter((path) => {
+    const blob = files.get(path)!;
+    const entry = entries.get(path);
+    return !(entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId)) && !byOid.has(blob.oid);
+  });
+  await session.prefetchBlobs(toRead.slice(0, GIT_IMPORT_LIMITS.maxAssets).map((path) => files.get(path)!.oid));
   for (const path of [...wanted].sort()) {
     const blob = files.get(path)!;
     const entry = entries.get(path);
@@ -287,10 +295,13 @@ async function planIncludes(
   files: Map<string, TreeFile>,
   space: SyncedSpace,
   read: (file: TreeFile) => Promise<Uint8Array>,
+  prefetch: (oids: string[]) => Promise<void>,
 ): Promise<{ plans: ImportIncludePlan[]; idOf: Map<string, string>; dropped: string[] }> {
   const existing = new Set(space.head.meta.reusableContents.map((c) => c.id));
   const synced = new Map(space.entries.filter((e) => e.kind === 'reusable' && existing.has(e.targetId)).map((e) => [e.path, e]));
   const plans: ImportIncludePlan[] = [];
+  const includeFiles = [...files].filter(([p]) => isIncludePath(p));
+  await prefetch(includeFiles.filter(([p, blob]) => synced.get(p)?.oid !== blob.oid).map(([, blob]) => blob.oid));
   for (const [path, blob] of [...files].filter(([p]) => isIncludePath(p)).sort(([a], [b]) => a.localeCompare(b))) {
     const entry = synced.get(path);
     const id = entry?.targetId ?? newId();

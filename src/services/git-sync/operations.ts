@@ -64,12 +64,15 @@ async function finish(
   env: Env,
   db: Db,
   row: OperationRow,
-  outcome: { state: 'success' | 'failure' | 'timeout' | 'skipped'; error?: string; revisionId?: string; commitId?: string; timestamp?: boolean },
+  outcome: { state: 'success' | 'failure' | 'timeout' | 'skipped'; error?: string; revisionId?: string; commitId?: string; timestamp?: boolean; stats?: Record<string, unknown> },
 ) {
   const now = nowIso();
   const visible = outcome.state === 'skipped' ? 'success' : outcome.state;
   const statements = [
-    db.update(gitSyncOperations).set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null }).where(eq(gitSyncOperations.id, row.id)),
+    db
+      .update(gitSyncOperations)
+      .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
+      .where(eq(gitSyncOperations.id, row.id)),
     db
       .update(gitSyncStates)
       .set({
@@ -136,8 +139,9 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   let revisionId = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GIT_OPERATION_TIMEOUT_MS)));
+  let session: GitSession | undefined;
   const work = async () => {
-    const session = new GitSession(env, request.url, credentials);
+    session = new GitSession(env, request.url, credentials);
     const oid = await session.fetchRef(request.ref);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
@@ -191,13 +195,13 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   try {
     const outcome = await Promise.race([work(), deadline]);
     if (outcome === 'timeout') {
-      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId });
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId, stats: session?.stats });
       return;
     }
-    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined });
+    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session?.stats });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId });
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session?.stats });
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
