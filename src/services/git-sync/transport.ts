@@ -284,6 +284,9 @@ export class GitSession {
       const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
       if (!oid) return null;
       await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
+      // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
+      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${oid}\n`);
       this.partial = true;
       this.stats.protocol = 'v2';
       return oid;
