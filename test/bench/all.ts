@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the startup and cold-start figures, the route benchmark, the Markdown and merge benchmark,
- * then the conversation analysis benchmark, each in its own process, all given the command's arguments
+ * then the conversation analysis benchmark, then Git Sync's (fetch, import and export of a 182-page repository), each in its own process, all given the command's arguments
  * (`npm run bench -- --ceiling` reaches the route benchmark).
  */
 import { spawnSync } from 'node:child_process';
@@ -8,14 +8,15 @@ import path from 'node:path';
 import { prepareDocsAssets } from '../../src/cli/docs-assets.mjs';
 
 const here = import.meta.dirname;
-// `npm run bench -- startup` or `-- cold` runs that part alone (startup.ts: startup CPU against the reference
-// Worker; cold.ts: the first request of a fresh isolate); `npm run bench` runs every part.
-const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'] };
+// `npm run bench -- startup`, `-- cold` or `-- git-sync` runs that part alone (startup.ts: startup CPU against the
+// reference Worker; cold.ts: the first request of a fresh isolate; git-sync.ts: Git Sync against a real Git server);
+// `npm run bench` runs every part.
+const PARTS: Record<string, string[]> = { startup: ['startup.ts'], cold: ['cold.ts'], 'git-sync': ['git-sync.ts'] };
 const chosen = process.argv.slice(2).find((arg) => arg in PARTS);
 const rest = process.argv.slice(2).filter((arg) => arg !== chosen);
 // wrangler.toml's `[assets]` directory must exist for `wrangler check startup` to read the config.
 prepareDocsAssets();
-for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'markdown.ts', 'conversations.ts']) {
+for (const script of chosen ? PARTS[chosen] : ['startup.ts', 'cold.ts', 'routes.ts', 'markdown.ts', 'conversations.ts', 'git-sync.ts']) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, script), ...rest], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
