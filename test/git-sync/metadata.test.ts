@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitInfo, gitOutput, gitServer, repositoryUrl, runPending } from '../helpers/git-sync';
 import { publishedSite, visit } from '../site/helpers';
 
 /**
@@ -60,6 +60,7 @@ describe('Git Sync metadata (a real git http-backend)', () => {
     const read = expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token }), 200).body;
     expect(read.gitSync).toMatchObject({ repoName: 'repos/meta', installationProvider: 'github', url: 'https://github.com/acme/meta/blob/main' });
     expect(Date.parse(read.gitSync.updatedAt)).toBeGreaterThanOrEqual(started - 1000);
+    expect(JSON.stringify(read)).not.toContain(gitServer().password);
 
     const content = expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token }), 200).body;
     const pages = byPath(content.pages);
@@ -133,6 +134,9 @@ describe('Git Sync metadata (a real git http-backend)', () => {
     // A redirect to no page is said, not hidden.
     expect(info.operation.error).toContain('legacy');
     const pages = byPath(expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token }), 200).body.pages);
+    // An admin's redirect of a source the file also names stays the admin's.
+    const admins = expectStatus(await api('POST', `${site.path}/redirects`, { token, body: { source: '/legacy', destination: { kind: 'external', url: 'https://example.com/legacy' } } }), 201).body;
+    await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true, repoProjectDirectory: 'docs' });
     const found = expectStatus(await api('GET', `${site.path}/redirect?source=${encodeURIComponent('/old/setup')}`, { token }), 200).body;
     expect(found.redirect).toMatchObject({ source: '/old/setup', permanent: true, destination: { kind: 'site-page', pageId: pages.get('guide/install').id } });
     expect(found.target).toMatch(/\/guide\/install$/);
@@ -141,8 +145,8 @@ describe('Git Sync metadata (a real git http-backend)', () => {
     await control('commit', { name: 'meta-redirects', files: { 'docs/.gitbook.yaml': 'root: ./content/\n' } });
     await run(space.id, token, 'import', { url, ref: 'refs/heads/main', repoProjectDirectory: 'docs' });
     expectStatus(await api('GET', `${site.path}/redirect?source=${encodeURIComponent('/old/setup')}`, { token }), 404);
-    const left = await env.DB.prepare('select count(*) as n from site_redirects where site_id = ?').bind(site.id).first<{ n: number }>();
-    expect(left?.n).toBe(0);
+    const left = await env.DB.prepare('select id from site_redirects where site_id = ?').bind(site.id).all<{ id: string }>();
+    expect(left.results.map((r) => r.id)).toEqual([admins.id]);
   });
 
   it("the published site's git.showEditLink: each page read from the repository links to its file (repoTreeURL + path), in the HTML reader and in what GitBook's renderer reads", async () => {

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem, Db } from '../../db/client';
 import { siteRedirects, siteSections, siteSpaces } from '../../db/schema/index';
 import { newId } from '../../lib/ids';
@@ -9,13 +9,17 @@ import type { GitBookConfig } from './layout';
  * (GitBook's SiteRedirect): in each site space of the space, `/<section>/<site space>/old/path` leads to the page read
  * from `new/page.md` (a `site-page` destination). Written by the import that reads them, in its batch; those an
  * earlier import wrote (git_sync_entries of kind `redirect`) that the file no longer has are deleted. A redirect the
- * site already has for the same source is replaced: the repository is where a synced space's redirects are kept.
+ * site's admins made for the same source is left as it is (only one into this site space is replaced or deleted).
  */
 
 /** Redirects of one import at most (a site holds 1000: routes/sites/redirects MAX_SITE_REDIRECTS). */
 export const MAX_GIT_REDIRECTS = 500;
 
 type Place = { path: string; isDefault: boolean };
+
+/** A redirect leading to a page of the site space (the kind Git Sync writes). */
+const intoSiteSpace = (siteSpaceId: string) =>
+  sql`json_extract(${siteRedirects.destination}, '$.kind') = 'site-page' and json_extract(${siteRedirects.destination}, '$.siteSpaceId') = ${siteSpaceId}`;
 
 /** The path segments of a site space in its site (services/sites/present siteSpaceSegments, without its imports). */
 function segmentsOf(section: Place | null, siteSpace: Place): string[] {
@@ -75,11 +79,17 @@ export function redirectStatements(
       const source = sourceOf(place.segments, from);
       if (!source) continue;
       const destination = { kind: 'site-page', siteSpaceId: place.siteSpaceId, pageId };
+      // A redirect of the same source that the site's admins made stays theirs: only one leading into this site
+      // space (one Git Sync wrote) is updated. Whoever may import into the space cannot take over the site's others.
       statements.push(
         db
           .insert(siteRedirects)
           .values({ id: newId(), siteId: place.siteId, source, draft: false, captureWildcard: false, permanent: true, destination, createdAt: input.now, sortedAt: input.now })
-          .onConflictDoUpdate({ target: [siteRedirects.siteId, siteRedirects.draft, siteRedirects.source], set: { destination, permanent: true, updatedAt: input.now, sortedAt: input.now } }),
+          .onConflictDoUpdate({
+            target: [siteRedirects.siteId, siteRedirects.draft, siteRedirects.source],
+            set: { destination, permanent: true, updatedAt: input.now, sortedAt: input.now },
+            setWhere: intoSiteSpace(place.siteSpaceId),
+          }),
       );
     }
   }
@@ -87,7 +97,7 @@ export function redirectStatements(
   for (const from of input.previous.filter((f) => !kept.has(f))) {
     for (const place of input.places) {
       const source = sourceOf(place.segments, from);
-      if (source) statements.push(db.delete(siteRedirects).where(and(eq(siteRedirects.siteId, place.siteId), eq(siteRedirects.draft, false), inArray(siteRedirects.source, [source]))));
+      if (source) statements.push(db.delete(siteRedirects).where(and(eq(siteRedirects.siteId, place.siteId), eq(siteRedirects.draft, false), inArray(siteRedirects.source, [source]), intoSiteSpace(place.siteSpaceId))));
     }
   }
   return { statements, written, warnings };

@@ -153,6 +153,8 @@ export class GitSession {
   private initialized = false;
   /** The commit was fetched without its blobs (protocol v2, `filter blob:none`): blobs are fetched when read. */
   private partial = false;
+  /** The ref a partial fetch read, for the full fetch a server that refuses blobs by id gets instead. */
+  private fetchedRef: string | null = null;
   /** Blobs this session has: fetched by id, or written. */
   private readonly blobs = new Set<string>();
   private packs = 0;
@@ -247,7 +249,16 @@ export class GitSession {
     const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid));
     for (let i = 0; i < missing.length; i += BLOB_BATCH) {
       const batch = missing.slice(i, i + BLOB_BATCH);
-      await this.fetchPack(batch, {});
+      try {
+        await this.fetchPack(batch, {});
+      } catch (error) {
+        // A server that advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant` off):
+        // the whole tree, the way isomorphic-git fetches it, and no partial reads from then on.
+        if (!this.fetchedRef) throw error;
+        await this.fullFetch(this.fetchedRef);
+        this.partial = false;
+        return;
+      }
       for (const oid of batch) this.blobs.add(oid);
       this.stats.blobsFetched += batch.length;
     }
@@ -283,6 +294,7 @@ export class GitSession {
       const refs = await this.lsRefs(ref);
       const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
       if (!oid) return null;
+      this.fetchedRef = refs.has(ref) ? ref : `refs/heads/${ref}`;
       await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
@@ -294,9 +306,14 @@ export class GitSession {
     const refs = await this.remoteRefs();
     const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
     if (!oid) return null;
-    const remoteRef = refs.has(ref) ? ref : `refs/heads/${ref}`;
-    await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    await this.fullFetch(refs.has(ref) ? ref : `refs/heads/${ref}`);
     return oid;
+  }
+
+  /** The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1). */
+  private async fullFetch(remoteRef: string): Promise<void> {
+    await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    this.stats.requests += 2;
   }
 
   async readCommit(oid: string) {
