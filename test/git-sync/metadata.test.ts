@@ -27,7 +27,7 @@ function byPath(pages: any[]): Map<string, any> {
 }
 
 const PROJECT = {
-  'docs/.gitbook.yaml': 'root: ./content/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  old/setup: guide/install.md\n  legacy: nowhere.md\n',
+  'docs/.gitbook.yaml': 'root: ./content/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  old/setup: guide/install.md\n  moved: guide/README.md\n  legacy: nowhere.md\n',
   'docs/content/README.md': '# Welcome\n\nHello.\n',
   'docs/content/SUMMARY.md': '# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Install](guide/install.md)\n',
   'docs/content/guide/README.md': '# Guide\n\nRead on.\n\n{% include "../.gitbook/includes/support.md" %}\n',
@@ -130,13 +130,13 @@ describe('Git Sync metadata (a real git http-backend)', () => {
     const site = await publishedSite(org, [space.id], 'public', 'Synced');
     await createRepository('meta-redirects', { files: PROJECT });
     const url = repositoryUrl('meta-redirects');
+    // An admin's redirect of a source the file also names stays the admin's.
+    const admins = expectStatus(await api('POST', `${site.path}/redirects`, { token, body: { source: '/moved', destination: { kind: 'external', url: 'https://example.com/moved' } } }), 201).body;
     const info = await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true, repoProjectDirectory: 'docs' });
     // A redirect to no page is said, not hidden.
     expect(info.operation.error).toContain('legacy');
     const pages = byPath(expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token }), 200).body.pages);
-    // An admin's redirect of a source the file also names stays the admin's.
-    const admins = expectStatus(await api('POST', `${site.path}/redirects`, { token, body: { source: '/legacy', destination: { kind: 'external', url: 'https://example.com/legacy' } } }), 201).body;
-    await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true, repoProjectDirectory: 'docs' });
+    expect(expectStatus(await api('GET', `${site.path}/redirect?source=${encodeURIComponent('/moved')}`, { token }), 200).body.redirect.destination).toEqual({ kind: 'external', url: 'https://example.com/moved' });
     const found = expectStatus(await api('GET', `${site.path}/redirect?source=${encodeURIComponent('/old/setup')}`, { token }), 200).body;
     expect(found.redirect).toMatchObject({ source: '/old/setup', permanent: true, destination: { kind: 'site-page', pageId: pages.get('guide/install').id } });
     expect(found.target).toMatch(/\/guide\/install$/);
