@@ -284,6 +284,11 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   await step('re-sending conversation analysis', () => requeueConversationJobs(env, db, scheduledTime), (n) => `sent ${n} stale conversation analysis job(s) again`);
   await step('re-sending translation runs', () => requeueTranslationRuns(env, db, scheduledTime), (n) => `sent ${n} stale translation run(s) again`);
   await step('purging expired SAML login requests', () => purgeExpiredSamlRequests(db, new Date(scheduledTime)), (n) => `removed ${n} expired SAML login request(s)`);
+  await step(
+    'ending Git Sync operations whose messages are gone',
+    async () => (await import('../services/git-sync/cleanup')).sweepGitOperations(env, scheduledTime),
+    (n) => `ended ${n} Git Sync operation(s) and deleted their credentials`,
+  );
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
   await step('purging old site insights events', async () => (await import('../services/insights/store')).purgeOldEvents(db, scheduledTime), (n) => `removed ${n} site insights event(s) past their retention`);
 }

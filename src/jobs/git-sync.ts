@@ -16,9 +16,16 @@ export const GitSyncJobSchema = z.object({ operationId: z.string().min(1) });
  * same space runs, so the queue retries it later (one at a time per space); every other outcome, failures
  * included, is recorded on the operation and in the space's Git Sync state.
  */
-export async function handleGitSyncJob(job: JobEnvelope, env: Env, _context: JobContext): Promise<void> {
+export async function handleGitSyncJob(job: JobEnvelope, env: Env, context: JobContext): Promise<void> {
   const parsed = GitSyncJobSchema.safeParse(job.payload);
   if (!parsed.success) throw new Error(`git-sync ${job.id}: the payload has no operationId`);
   const { runGitSyncOperation } = await import('../services/git-sync/operations');
-  await runGitSyncOperation(env, parsed.data.operationId);
+  const { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } = await import('../services/git-sync/cleanup');
+  try {
+    await runGitSyncOperation(env, parsed.data.operationId, context.attempts);
+  } catch (error) {
+    // The last delivery: the message goes to the dead-letter queue, the operation ends and its credentials go.
+    if (context.attempts >= GIT_SYNC_MAX_DELIVERIES) await abandonGitOperation(env, parsed.data.operationId, 'the operation failed on every delivery of its message');
+    throw error;
+  }
 }

@@ -27,20 +27,25 @@ export const GitSyncStateSchema = z
 
 export type GitSyncState = z.infer<typeof GitSyncStateSchema>;
 
-export function toGitSyncState(row: typeof gitSyncStates.$inferSelect, timeoutMs: number): GitSyncState {
-  const url = row.treeUrl ?? row.repoUrl;
-  let repoName: string | undefined;
+/** `owner/name` of a repository URL (its last two path segments, without `.git`). */
+export function repoNameOf(repoUrl: string): string | undefined {
   try {
-    repoName =
-      new URL(row.repoUrl).pathname
+    return (
+      new URL(repoUrl).pathname
         .replace(/\.git$/, '')
         .split('/')
         .filter(Boolean)
         .slice(-2)
-        .join('/') || undefined;
+        .join('/') || undefined
+    );
   } catch {
-    repoName = undefined;
+    return undefined;
   }
+}
+
+export function toGitSyncState(row: typeof gitSyncStates.$inferSelect, timeoutMs: number): GitSyncState {
+  const url = row.treeUrl ?? row.repoUrl;
+  const repoName = repoNameOf(row.repoUrl);
   return {
     ...(repoName ? { repoName } : {}),
     installationStatus: 'active',

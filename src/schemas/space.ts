@@ -33,6 +33,16 @@ export const SpaceSchema = z
     organization: z.string(),
     parent: z.string().optional(),
     language: LanguageSchema.optional(),
+    gitSync: z
+      .object({
+        repoName: z.string().optional(),
+        installationProvider: z.enum(['github', 'gitlab', 'github-legacy']).optional(),
+        integration: z.string().optional(),
+        url: z.string().optional().openapi({ description: 'The URL of the repository tree (repoTreeURL), which a published page links to with its file path' }),
+        updatedAt: TimestampSchema.optional(),
+      })
+      .optional()
+      .openapi({ description: 'The Git repository the space syncs with, once an operation of Git Sync succeeded' }),
     revision: z.string(),
     defaultLevel: DefaultLevelSchema,
     comments: z.number(),
@@ -78,6 +88,7 @@ export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
     organization: row.orgId,
     ...(row.parentId ? { parent: row.parentId } : {}),
     ...(row.language ? { language: row.language as Space['language'] } : {}),
+    ...(row.gitSync ? { gitSync: row.gitSync } : {}),
     revision: row.revisionId,
     defaultLevel: columnToLevel(row.defaultLevel),
     comments: row.commentsCount,

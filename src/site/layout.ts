@@ -51,6 +51,8 @@ export interface PageView {
   next?: SitePage;
   markdownUrl: string;
   canonical?: string;
+  /** The page's file in the synced Git repository (customization `git.showEditLink`), and the host's name. */
+  edit?: { url: string; provider: string };
 }
 
 function link(href: string | null, content: Html | string, attrs: Html | string = ''): Html {
@@ -319,6 +321,13 @@ function pageFeedback(): Html {
 </section>`;
 }
 
+/** GitBook's "Edit on GitHub" link: the page's file in the repository the space syncs with. */
+function editLink(view: PageView): Html | string {
+  if (!view.edit) return '';
+  const host = view.edit.provider === 'gitlab' ? 'GitLab' : 'GitHub';
+  return html`<p class="edit-link">${link(view.edit.url, `Edit on ${host}`, raw(' rel="noopener"'))}</p>`;
+}
+
 /** A whole page of the site. */
 export function renderPage(chrome: Chrome, view: PageView): string {
   const title = view.title === chrome.siteTitle ? view.title : `${view.title} | ${chrome.siteTitle}`;
@@ -328,6 +337,7 @@ ${breadcrumbs(view)}
 <h1>${view.title}</h1>
 ${view.description ? html`<p class="description">${view.description}</p>` : ''}
 ${raw(view.body)}
+${editLink(view)}
 </article>
 ${chrome.settings.feedback.enabled ? pageFeedback() : ''}
 ${pagination(view, chrome.settings.pagination.enabled)}`;

@@ -55,7 +55,7 @@ export interface SiteRequest {
 }
 
 /** Bumped when the markup changes in a way the version would not otherwise show. */
-const RENDER_VERSION = 1;
+const RENDER_VERSION = 2;
 /** File URLs in pages are signed for a period of this length, at least as long again before they expire. */
 const FILE_PERIOD_MS = 30 * 60 * 1000;
 /** How long the Cache API keeps a response (its key changes with the version anyway). */
@@ -435,8 +435,24 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
     markdownUrl: urls.markdown(node, current.path),
     // The first page is also the site space's root: its own URL is the canonical one.
     canonical: urls.absolute(urls.page(node, current.path)),
+    edit: editLinkOf(chrome.settings, node.space.gitSync, current.page.git),
   });
   return { body: html, type: HTML, styleHashes, viewed: `${node.row.id} ${node.space.id} ${current.page.id}` };
+}
+
+/**
+ * Where a page's "Edit on GitHub" link leads, as GitBook's renderer builds it: the space's `gitSync.url` (the
+ * repository tree URL Git Sync was given) and the path of the page's file from the repository's root. None
+ * unless the customization asks for it (`git.showEditLink`) and the page was read from a repository.
+ */
+export function editLinkOf(
+  settings: SiteCustomizationSettings,
+  gitSync: { url?: string; installationProvider?: string } | null | undefined,
+  git: { path: string } | undefined,
+): { url: string; provider: string } | undefined {
+  if (!settings.git?.showEditLink || !gitSync?.url || !git?.path) return undefined;
+  const path = git.path.split('/').map(encodeURIComponent).join('/');
+  return { url: `${gitSync.url.replace(/\/+$/, '')}/${path}`, provider: gitSync.installationProvider ?? 'github' };
 }
 
 /** `/~page/<spaceId>/<pageId>`: the URL of a page of another site space, found in its tree. */

@@ -115,7 +115,7 @@ describe('exportToGitRepository (a real git http-backend)', () => {
     expect((await api('GET', `/v1/spaces/${space.id}`, { token })).body.revision).toBe(head);
     // The next export builds on the new remote head and succeeds.
     const again = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-3: Edit' });
-    expect(again.operation.state).toBe('success');
+    expect(again.operation, JSON.stringify(again)).toMatchObject({ state: 'success' });
     const files = await gitOutput('export-race', 'ls-tree', '--name-only', 'refs/heads/main');
     expect(files).toContain('RACE.md');
     expect(await gitOutput('export-race', 'show', 'refs/heads/main:README.md')).toContain('Edited.');

@@ -28,6 +28,15 @@ export const collections = sqliteTable(
   (t) => [index('collections_org').on(t.orgId, t.createdAt, t.id), index('collections_parent').on(t.parentId, t.position)],
 );
 
+/** GitBook's `GitSyncState` as a space carries it (`Space.gitSync`). */
+export interface SpaceGitSync {
+  repoName?: string;
+  installationProvider?: 'github' | 'gitlab' | 'github-legacy';
+  integration?: string;
+  url?: string;
+  updatedAt?: string;
+}
+
 export const spaces = sqliteTable(
   'spaces',
   {
@@ -56,6 +65,8 @@ export const spaces = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
     deletedAt: text('deleted_at'),
+    /** GitBook's `Space.gitSync`, once an operation of Git Sync succeeded (migration 0041, services/git-sync). */
+    gitSync: text('git_sync', { mode: 'json' }).$type<SpaceGitSync>(),
   },
   (t) => [
     index('spaces_org').on(t.orgId, t.createdAt, t.id),

@@ -39,6 +39,8 @@ export const gitSyncOperations = sqliteTable(
     revisionId: text('revision_id'),
     createdAt: text('created_at').notNull(),
     endedAt: text('ended_at'),
+    /** What the operation fetched (migration 0042): protocol, requests, pack bytes, blobs fetched by id. */
+    stats: text('stats', { mode: 'json' }).$type<Record<string, unknown>>(),
   },
   (t) => [index('git_sync_operations_space').on(t.spaceId, t.createdAt)],
 );

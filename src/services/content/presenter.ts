@@ -90,6 +90,7 @@ export function toDocumentPage(page: ReadPage, urls: ContentUrls, path: string, 
     ...(markdown !== undefined ? { markdown } : {}),
     tags: [],
     ...(page.generated ? { computed: page.generated.computed, computedSeed: page.computedSeed ?? page.id } : {}),
+    ...(page.git ? { git: { oid: page.git.oid, path: page.git.path } } : {}),
     pages: page.pages.map((child) => toRevisionPage(child, urls, path, markdownOf)),
   };
 }
@@ -102,6 +103,7 @@ export function toRevisionFile(file: FileEntry, downloadURL: string): z.infer<ty
     downloadURL,
     size: file.size,
     ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+    ...(file.git ? { git: { oid: file.git.oid, path: file.git.path } } : {}),
   };
 }
 
@@ -125,7 +127,7 @@ export function toRevision(
     pages: manifest.pages.map((page) => toRevisionPage(page, urls, '', markdownOf)),
     files,
     tags: [],
-    reusableContents: manifest.reusableContents.map(({ id, title }) => ({ id, title })),
+    reusableContents: manifest.reusableContents.map(({ id, title, git }) => ({ id, title, ...(git ? { git: { oid: git.oid, path: git.path } } : {}) })),
     variables: manifest.variables,
     createdAt: row.createdAt,
     urls: { app: urls.app },

@@ -63,9 +63,17 @@ export interface PageEntry {
   computed?: ComputedRevisionSource;
   /** The seed of the ids of the pages it generates: its id when it became computed, kept across updates. */
   computedSeed?: string;
+  /** Git Sync: the blob the page was last imported from and its path from the repository's root (GitBook's GitSyncBlob). */
+  git?: GitSyncBlob;
   createdAt: string;
   updatedAt: string;
   pages: PageEntry[];
+}
+
+/** GitBook's `GitSyncBlob`: a blob of the synced repository and its path from the repository's root. */
+export interface GitSyncBlob {
+  oid: string;
+  path: string;
 }
 
 /**
@@ -85,12 +93,16 @@ export interface FileEntry {
   /** SHA-256 of the bytes: the R2 key is `files/<hash>`. */
   hash: string;
   dimensions?: { width: number; height: number };
+  /** Git Sync: the blob the file was imported from (GitBook's GitSyncBlob). */
+  git?: GitSyncBlob;
 }
 
 export interface ReusableContentEntry {
   id: string;
   title: string;
   document?: string;
+  /** Git Sync: the blob under `.gitbook/includes/` the content was imported from (GitBook's GitSyncBlob). */
+  git?: GitSyncBlob;
 }
 
 export interface Manifest {

@@ -12,14 +12,20 @@ import { loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
+import { toStoredDocument, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
+import type { RevisionMeta } from '../content/convert';
+import { defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { loadSyncedSpace } from './content';
-import type { ImportFilePlan, ImportPagePlan } from './import';
+import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
+import { rewriteLinks } from './layout';
+import { redirectStatements, siteSpacesOf } from './redirects';
 
 /**
  * What the space's writer (SpaceWriter) runs for Git Sync: an import's content batch as one new revision on
  * the head the plan was made on, and the revision's git metadata, in one D1 batch; the head moves only if it
  * is still where the plan read it (compare-and-set), and not at all for a standalone import. The paths the
- * sync leaves (git_sync_entries) are replaced in the same batch.
+ * sync leaves (git_sync_entries) are replaced in the same batch. Each page, file and reusable content read from
+ * the repository records its blob and path (GitBook's `git: {oid, path}`), which the published site's edit links use.
  */
 
 export interface GitImportTarget {
@@ -31,11 +37,19 @@ export interface GitImportTarget {
   changes: ContentChange[];
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
+  includes: ImportIncludePlan[];
+  droppedIncludes: string[];
+  /** What the plan's paths (from the content root) are under in the repository: the project directory and `root`. */
+  pathPrefix: string;
+  /** `.gitbook.yaml`'s redirects: old path -> file (from the content root). */
+  redirects: Record<string, string>;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
 }
 
 export interface GitImportOutput {
   revision: string;
+  /** What the import could not do (a redirect to no page). */
+  warnings: string[];
 }
 
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
@@ -65,21 +79,44 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   assertContentCaps(env, space.head, counts);
   // Page ids of the refs, file ids in insert order; the documents' hashes, for the next export's comparison.
   const created = new Map(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page] as const] : [])));
+  const gitOf = (path: string, oid: string): GitSyncBlob => ({ oid, path: `${target.pathPrefix}${path}` });
   const pageRows: Array<typeof gitSyncEntries.$inferInsert> = [];
   const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
   const records = await tree.pagesById(ids.filter(Boolean));
+  const pageIdOf = new Map<string, string>();
   target.pages.forEach((plan, i) => {
     const id = ids[i];
     if (!id) return;
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: records.get(id)?.document ?? null });
+    pageIdOf.set(plan.key, id);
+    const record = records.get(id);
+    // A group (no file) has no blob; a page records where it was read from.
+    if (record && !plan.key.startsWith('group:')) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
+    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null });
   });
+  const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
     const id = plan.file ?? (plan.insertIndex !== undefined ? result.files[plan.insertIndex]?.entry.id : undefined);
+    if (id) fileIdOf.set(plan.path, id);
     return id ? [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: id, oid: plan.oid, hash: null }] : [];
   });
+  const files = await tree.files.getMany([...fileIdOf.values()]);
+  for (const [path, id] of fileIdOf) {
+    const entry = files.get(id);
+    const plan = target.files.find((f) => f.path === path)!;
+    if (entry) tree.files.set(id, { ...entry, git: gitOf(path, plan.oid) });
+  }
+  const reusable = await reusableContentsOf(space.head.meta, target, pageIdOf, fileIdOf, gitOf);
+  const reusableRows: Array<typeof gitSyncEntries.$inferInsert> = target.includes.map((plan) => ({
+    spaceId: target.spaceId,
+    path: plan.path,
+    kind: 'reusable',
+    targetId: plan.id,
+    oid: plan.oid,
+    hash: reusable.meta.reusableContents.find((c) => c.id === plan.id)?.document ?? null,
+  }));
   await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...written, meta: space.head.meta, ...counts }, [...written.nodes, ...result.documents], now);
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...written, meta: reusable.meta, ...counts }, [...written.nodes, ...result.documents, ...reusable.documents], now);
   const statements: BatchItem[] = [
     ...revision.statements,
     db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
@@ -87,11 +124,20 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id };
+    return { revision: revision.id, warnings: [] };
   }
+  const redirects = redirectStatements(db, {
+    config: { root: '', readme: '', summary: '', redirects: target.redirects },
+    pageIdOf,
+    places: await siteSpacesOf(db, target.spaceId),
+    previous: space.entries.filter((e) => e.kind === 'redirect').map((e) => e.path.slice('redirect:'.length)),
+    now,
+  });
+  const redirectRows = redirects.written.map((from) => ({ spaceId: target.spaceId, path: `redirect:${from}`, kind: 'redirect', targetId: '', oid: '', hash: null }));
   const results = await runBatch(db, [
     ...statements,
-    ...entryStatements(db, target.spaceId, [...pageRows, ...fileRows]),
+    ...redirects.statements,
+    ...entryStatements(db, target.spaceId, [...pageRows, ...fileRows, ...reusableRows, ...redirectRows]),
     db
       .update(spaces)
       .set({ revisionId: revision.id, updatedAt: now })
@@ -100,7 +146,43 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id };
+  return { revision: revision.id, warnings: redirects.warnings };
+}
+
+/**
+ * The revision's reusable contents after an import: those of `.gitbook/includes/` converted (their links to pages
+ * and files of the repository resolved to the ids this import gave them) or kept as they were, those an earlier
+ * sync made whose files are gone removed, and the others (made in this deployment, never exported) kept.
+ */
+async function reusableContentsOf(
+  meta: RevisionMeta,
+  target: GitImportTarget,
+  pageIdOf: Map<string, string>,
+  fileIdOf: Map<string, string>,
+  gitOf: (path: string, oid: string) => GitSyncBlob,
+): Promise<{ meta: RevisionMeta; documents: StoredDocument[] }> {
+  const dropped = new Set(target.droppedIncludes);
+  const byId = new Map(meta.reusableContents.filter((c) => !dropped.has(c.id)).map((c) => [c.id, c]));
+  const documents: StoredDocument[] = [];
+  for (const plan of target.includes) {
+    const before = byId.get(plan.id);
+    if (plan.markdown === undefined && before) {
+      byId.set(plan.id, { ...before, git: gitOf(plan.path, plan.oid) });
+      continue;
+    }
+    const linked = rewriteLinks(plan.markdown ?? '', plan.path, (path) => {
+      const page = pageIdOf.get(path);
+      if (page) return `/pages/${page}`;
+      const file = fileIdOf.get(path);
+      return file ? `/files/${file}` : null;
+    });
+    const converted = markdownToDocument(linked, { resolveLink: defaultResolveLink });
+    const stored = converted.document.nodes.length > 0 ? await toStoredDocument(converted.document) : undefined;
+    if (stored) documents.push(stored);
+    const entry: ReusableContentEntry = { id: plan.id, title: (converted.title ?? includeTitleOf(plan.path)).slice(0, 256), ...(stored ? { document: stored.hash } : {}), git: gitOf(plan.path, plan.oid) };
+    byId.set(plan.id, entry);
+  }
+  return { meta: { ...meta, reusableContents: [...byId.values()] }, documents };
 }
 
 /** After an export: the revision pushed records the commit, and the paths the sync leaves are what was pushed. */

@@ -2,7 +2,7 @@ import type { Db } from '../../db/client';
 import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
-import { loadDocuments } from '../content/revisions';
+import { loadDocuments, slugify } from '../content/revisions';
 import { documentToMarkdown, type ContentRef } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
@@ -18,7 +18,9 @@ import type { GitSession, TreeFile } from './transport';
  *   written from: git_sync_entries) keeps its blob and path, so a round trip is byte-identical whatever the
  *   converter writes. A page new to Git gets `<its parent's folder>/<slug>.md` (`.../README.md` when it has
  *   child pages).
- * - Pages deleted since the last sync lose their files.
+ * - Reusable contents are `.gitbook/includes/<slug>.md` (title in the front matter), and a page's include tags
+ *   point at them by relative path, as GitBook writes them.
+ * - Pages and reusable contents deleted since the last sync lose their files.
  * - The push is never forced: a remote that moved on since it was read refuses it, and the operation fails
  *   with nothing changed on either side. Nothing to change: no commit.
  */
@@ -92,11 +94,46 @@ export async function runExport(
     filePath.set(id, path);
   }
 
+  // Reusable contents: kept paths, or new under .gitbook/includes/.
+  const reusableEntry = new Map(entries.filter((e) => e.kind === 'reusable').map((e) => [e.targetId, e]));
+  const includePath = new Map<string, string>();
+  for (const content of space.head.meta.reusableContents) {
+    const entry = reusableEntry.get(content.id);
+    if (entry) {
+      includePath.set(content.id, entry.path);
+      continue;
+    }
+    const slug = slugify(content.title) || 'reusable-content';
+    let path = `.gitbook/includes/${slug}.md`;
+    for (let n = 2; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/includes/${slug}-${n}.md`;
+    taken.add(path);
+    includePath.set(content.id, path);
+  }
+  const hrefFrom = (from: string) => (ref: ContentRef): string => {
+    if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page)) {
+      const target = pathOf.get(ref.kind === 'page' ? ref.page : ref.page!);
+      if (target && !('space' in ref && ref.space)) return `${relative(from, target)}${ref.kind === 'anchor' ? `#${ref.anchor}` : ''}`;
+    }
+    if (ref.kind === 'file' && filePath.has(ref.file)) return relative(from, filePath.get(ref.file)!);
+    if (ref.kind === 'anchor' && !ref.page) return `#${ref.anchor}`;
+    if (ref.kind === 'url') return ref.url;
+    return ref.kind === 'page' ? `/pages/${ref.page}` : ref.kind === 'file' ? `/files/${ref.file}` : '#';
+  };
+  // GitBook's include tags name the reusable content's file, relative to the page.
+  const withIncludePaths = (markdown: string, from: string) =>
+    markdown.replace(/(\{%\s*include\s+")([^"]+)("\s*%\})/g, (whole, before: string, id: string, after: string) => {
+      const path = includePath.get(id.replace(/&quot;/g, '"'));
+      return path ? `${before}${relative(from, path)}${after}` : whole;
+    });
+
   const out = new Map(byPath);
-  const rows: Array<typeof gitSyncEntries.$inferInsert> = [];
+  // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
+  const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect');
   // Paths the last sync left that the space no longer has.
+  const reusableById = new Map(space.head.meta.reusableContents.map((c) => [c.id, c]));
   for (const e of entries) {
-    const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : !tree.files.has(e.targetId);
+    if (e.kind === 'redirect') continue;
+    const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : e.kind === 'reusable' ? !reusableById.has(e.targetId) : !tree.files.has(e.targetId);
     if (gone && !e.path.startsWith('group:')) out.delete(full(e.path));
   }
 
@@ -120,20 +157,10 @@ export async function runExport(
       oid = byPath.get(full(entry.path))!.oid;
     } else {
       const document = page.document ? documents.get(page.document) : undefined;
-      const hrefFor = (ref: ContentRef): string => {
-        if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page)) {
-          const target = pathOf.get(ref.kind === 'page' ? ref.page : ref.page!);
-          if (target && !('space' in ref && ref.space)) return `${relative(path, target)}${ref.kind === 'anchor' ? `#${ref.anchor}` : ''}`;
-        }
-        if (ref.kind === 'file' && filePath.has(ref.file)) return relative(path, filePath.get(ref.file)!);
-        if (ref.kind === 'anchor' && !ref.page) return `#${ref.anchor}`;
-        if (ref.kind === 'url') return ref.url;
-        return ref.kind === 'page' ? `/pages/${ref.page}` : ref.kind === 'file' ? `/files/${ref.file}` : '#';
-      };
       const frontmatter: Record<string, unknown> = {};
       if (page.description) frontmatter.description = page.description;
       if (page.icon) frontmatter.icon = page.icon;
-      const markdown = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor });
+      const markdown = withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor: hrefFrom(path) }), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
@@ -153,6 +180,28 @@ export async function runExport(
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
     rows.push({ spaceId: input.spaceId, path, kind: 'file', targetId: id, oid, hash: null });
+  }
+
+  // Reusable contents whose document changed (or that are new) are written; the others keep their blob.
+  const includeDocuments = await loadDocuments(
+    db,
+    space.head.meta.reusableContents.flatMap((c) => {
+      const entry = reusableEntry.get(c.id);
+      return c.document && !(entry && entry.hash === c.document && byPath.has(full(entry.path))) ? [c.document] : [];
+    }),
+  );
+  for (const content of space.head.meta.reusableContents) {
+    const path = includePath.get(content.id)!;
+    const entry = reusableEntry.get(content.id);
+    let oid: string;
+    if (entry && entry.hash === (content.document ?? null) && byPath.has(full(entry.path))) {
+      oid = byPath.get(full(entry.path))!.oid;
+    } else {
+      const document = (content.document ? includeDocuments.get(content.document) : undefined) ?? { object: 'document' as const, data: {}, nodes: [] };
+      oid = await session.writeBlob(encoder.encode(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title }, hrefFor: hrefFrom(path) }), path)));
+    }
+    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    rows.push({ spaceId: input.spaceId, path, kind: 'reusable', targetId: content.id, oid, hash: content.document ?? null });
   }
 
   // SUMMARY.md: written again only when the tree it describes is not the space's.

@@ -1,7 +1,22 @@
 import type { ContentChange } from '../content/batch';
 import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
+import { newId } from '../../lib/ids';
 import type { RevisionTree, SyncedSpace } from './content';
-import { cleanPath, contentTypeOf, flatten, parseGitBookConfig, parseSummary, rewriteLinks, slugOfPath, treeOfFolders, type GitBookConfig, type LayoutPage } from './layout';
+import {
+  basename,
+  cleanPath,
+  contentTypeOf,
+  flatten,
+  isIncludePath,
+  parseGitBookConfig,
+  parseSummary,
+  rewriteIncludes,
+  rewriteLinks,
+  slugOfPath,
+  treeOfFolders,
+  type GitBookConfig,
+  type LayoutPage,
+} from './layout';
 import type { GitSession, TreeFile } from './transport';
 
 /**
@@ -14,7 +29,11 @@ import type { GitSession, TreeFile } from './transport';
  * - links between pages and to files are rewritten to the batch's refs (new pages and files) or ids (kept ones),
  *   so the content engine's Markdown converter resolves them;
  * - pages of the space that the repository no longer has are deleted (a page kept but whose parent goes is
- *   moved out first).
+ *   moved out first);
+ * - Markdown files under `.gitbook/includes/` are the space's reusable contents (GitBook's `{% include %}`): one
+ *   whose path the last sync left keeps its id, and is read again only when its blob changed; the pages' include
+ *   tags are rewritten to their ids. They are converted in the writer (apply.ts), where the ids of new pages are
+ *   known, so their links resolve.
  */
 
 export const GIT_IMPORT_LIMITS = {
@@ -45,12 +64,27 @@ export interface ImportFilePlan {
   insertIndex?: number;
 }
 
+/** A reusable content read from `.gitbook/includes/`: kept (same id), and its Markdown when its blob changed. */
+export interface ImportIncludePlan {
+  /** Its path from the content root. */
+  path: string;
+  oid: string;
+  id: string;
+  /** The Markdown to convert (absent: the blob did not change, the content stays as it is). */
+  markdown?: string;
+}
+
 export interface ImportPlan {
   commit: { oid: string; message: string };
   config: GitBookConfig;
+  /** What the plan's paths are under, from the repository's root (project directory and `root`, each with a `/`). */
+  pathPrefix: string;
   changes: ContentChange[];
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
+  includes: ImportIncludePlan[];
+  /** Ids of reusable contents an earlier sync made whose files are gone. */
+  droppedIncludes: string[];
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
   stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number };
@@ -89,6 +123,7 @@ export async function planImport(
   for (const file of all) if (file.path.startsWith(rootPrefix)) files.set(file.path.slice(rootPrefix.length), file);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
+  const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids));
   if (markdownPaths.length > GIT_IMPORT_LIMITS.maxPages) throw new Error(`the repository has ${markdownPaths.length} Markdown files; the limit is ${GIT_IMPORT_LIMITS.maxPages}`);
   const summaryFile = files.get(config.summary);
   let layout: LayoutPage[];
@@ -114,7 +149,9 @@ export async function planImport(
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed: entry!.oid !== oid } : { key: page.key, oid, ref: `_gp${++refCount}`, changed: true });
   }
 
-  // Markdown of the pages to convert, and the files they link to.
+  // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
+  // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
+  await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
   const markdownOf = new Map<string, string>();
   const linked = new Set<string>();
   for (const { page } of flat) {
@@ -138,6 +175,12 @@ export async function planImport(
   for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
   const inserts: Array<{ ref: string; name: string; contentType: string; base64: string }> = [];
   let readFiles = 0;
+  const toRead = [...wanted].sort().filter((path) => {
+    const blob = files.get(path)!;
+    const entry = entries.get(path);
+    return !(entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId)) && !byOid.has(blob.oid);
+  });
+  await session.prefetchBlobs(toRead.slice(0, GIT_IMPORT_LIMITS.maxAssets).map((path) => files.get(path)!.oid));
   for (const path of [...wanted].sort()) {
     const blob = files.get(path)!;
     const entry = entries.get(path);
@@ -211,7 +254,8 @@ export async function planImport(
         warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
         document = {};
       } else {
-        document = { markdown: rewriteLinks(markdown, page.path!, (p) => pageTarget(p) ?? fileTarget(p)) };
+        const included = rewriteIncludes(markdown, page.path!, (p) => includes.idOf.get(p) ?? null);
+        document = { markdown: rewriteLinks(included, page.path!, (p) => pageTarget(p) ?? fileTarget(p)) };
         convertedPages++;
       }
     } else if (!plan.page) {
@@ -232,10 +276,43 @@ export async function planImport(
   return {
     commit: { oid: commitOid, message: commit.message },
     config,
+    pathPrefix: `${projectDir ? `${projectDir}/` : ''}${rootPrefix}`,
     changes,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
     files: [...filePlans.values()],
+    includes: includes.plans,
+    droppedIncludes: includes.dropped,
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes },
   };
+}
+
+/**
+ * The reusable contents of `.gitbook/includes/`: those the last sync left (git_sync_entries of kind `reusable`, still
+ * in the head's meta) keep their ids and are read only when their blob changed; new ones get an id.
+ */
+async function planIncludes(
+  files: Map<string, TreeFile>,
+  space: SyncedSpace,
+  read: (file: TreeFile) => Promise<Uint8Array>,
+  prefetch: (oids: string[]) => Promise<void>,
+): Promise<{ plans: ImportIncludePlan[]; idOf: Map<string, string>; dropped: string[] }> {
+  const existing = new Set(space.head.meta.reusableContents.map((c) => c.id));
+  const synced = new Map(space.entries.filter((e) => e.kind === 'reusable' && existing.has(e.targetId)).map((e) => [e.path, e]));
+  const plans: ImportIncludePlan[] = [];
+  const includeFiles = [...files].filter(([p]) => isIncludePath(p));
+  await prefetch(includeFiles.filter(([p, blob]) => synced.get(p)?.oid !== blob.oid).map(([, blob]) => blob.oid));
+  for (const [path, blob] of [...files].filter(([p]) => isIncludePath(p)).sort(([a], [b]) => a.localeCompare(b))) {
+    const entry = synced.get(path);
+    const id = entry?.targetId ?? newId();
+    plans.push(entry && entry.oid === blob.oid ? { path, oid: blob.oid, id } : { path, oid: blob.oid, id, markdown: decoder.decode(await read(blob)) });
+  }
+  const kept = new Set(plans.map((p) => p.id));
+  const dropped = [...synced.values()].filter((e) => !kept.has(e.targetId)).map((e) => e.targetId);
+  return { plans, idOf: new Map(plans.map((p) => [p.path, p.id])), dropped };
+}
+
+/** The title of a reusable content without one in its front matter: its file name. */
+export function includeTitleOf(path: string): string {
+  return basename(path).replace(/\.md$/i, '').replace(/[-_]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }

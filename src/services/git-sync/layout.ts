@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
  *   group, whose items are its child pages; the `# Table of contents` title is not a page. Without a summary the
  *   tree is the folders: `README.md` first, then the other Markdown files and the folders (a folder's
  *   `README.md` is its own page), by name;
- * - `.gitbook/assets/`: files; `.gitbook/includes/`: reusable content (not read by this deployment yet).
+ * - `.gitbook/assets/`: files; `.gitbook/includes/`: reusable content (`{% include "../.gitbook/includes/x.md" %}` in a page).
  */
 
 export interface GitBookConfig {
@@ -80,10 +80,11 @@ const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 function decodeTarget(target: string): string | null {
   const bare = target.replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
+  // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
   try {
-    return cleanPath(decodeURIComponent(bare));
+    return decodeURIComponent(bare);
   } catch {
-    return cleanPath(bare);
+    return bare;
   }
 }
 
@@ -240,10 +241,30 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
       const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
       const bare = decodeTarget(target);
       if (bare === null) return whole;
-      const path = target.startsWith('/') ? bare : cleanPath(dir ? `${dir}/${bare}` : bare);
+      const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
       const to = replace(path);
       return to === null ? whole : `${before}${to}${anchor}`;
     });
   }
   return out;
 }
+
+const INCLUDE = /(\{%\s*include\s+")([^"]+)("\s*%\})/g;
+
+/**
+ * Rewrites the `{% include "<path>" %}` tags of a page (at `pagePath`) whose path (relative to the page, or from
+ * the content root with a leading `/`) is a file `replace` knows: to what it answers (the reusable content's id).
+ * Other tags are left alone.
+ */
+export function rewriteIncludes(markdown: string, pagePath: string, replace: (target: string) => string | null): string {
+  const dir = dirname(pagePath);
+  return markdown.replace(INCLUDE, (whole, before: string, target: string, after: string) => {
+    const bare = decodeTarget(target.replace(/&quot;/g, '"'));
+    const path = bare === null ? target : target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
+    const to = replace(path);
+    return to === null ? whole : `${before}${to}${after}`;
+  });
+}
+
+/** Is a path (from the content root) a reusable content's file? */
+export const isIncludePath = (path: string) => path.startsWith('.gitbook/includes/') && /\.md$/i.test(path);

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
+import { gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -29,13 +29,19 @@ import { redact, type GitCredentials } from './urls';
  *   success, failure (with the error) or timeout.
  */
 
-import { GIT_OPERATION_TIMEOUT_MS, type GitOperationRequest } from './queue';
+import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
+import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 /** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 
 /** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
 async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean }> {
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
+  if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - GIT_OPERATION_TIMEOUT_MS) {
+    // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
+    await db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: nowIso(), error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running')));
+    return { row: null, busy: false };
+  }
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - GIT_OPERATION_TIMEOUT_MS).toISOString();
@@ -58,12 +64,15 @@ async function finish(
   env: Env,
   db: Db,
   row: OperationRow,
-  outcome: { state: 'success' | 'failure' | 'timeout' | 'skipped'; error?: string; revisionId?: string; commitId?: string; timestamp?: boolean },
+  outcome: { state: 'success' | 'failure' | 'timeout' | 'skipped'; error?: string; revisionId?: string; commitId?: string; timestamp?: boolean; stats?: Record<string, unknown> },
 ) {
   const now = nowIso();
   const visible = outcome.state === 'skipped' ? 'success' : outcome.state;
   const statements = [
-    db.update(gitSyncOperations).set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null }).where(eq(gitSyncOperations.id, row.id)),
+    db
+      .update(gitSyncOperations)
+      .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
+      .where(eq(gitSyncOperations.id, row.id)),
     db
       .update(gitSyncStates)
       .set({
@@ -74,6 +83,8 @@ async function finish(
         ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
       })
       .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
+    // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
+    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now) }).where(eq(spaces.id, row.spaceId))] : []),
     ...(outcome.state === 'skipped'
       ? []
       : [
@@ -87,7 +98,7 @@ async function finish(
         ]),
   ];
   const results = await runBatch(db, statements);
-  if (statements.length === 3) await enqueueEvents(env, eventIdsOf(results[2]));
+  if (outcome.state !== 'skipped') await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
 }
 
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
@@ -95,10 +106,17 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
   await enqueueEvents(env, eventIdsOf(results[0]));
 }
 
-/** Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space is running). */
-export async function runGitSyncOperation(env: Env, operationId: string): Promise<void> {
+/**
+ * Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space
+ * is running), except on the message's last delivery (`attempts`), where the operation ends as a failure instead.
+ */
+export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1): Promise<void> {
   const db = createDb(env.DB);
   const { row, busy } = await claim(db, operationId);
+  if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
+    await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
+    return;
+  }
   if (busy) throw new Error(`git sync ${operationId}: another operation of the space is running; retried later`);
   if (!row) return;
   const request = JSON.parse(row.request) as GitOperationRequest;
@@ -121,8 +139,9 @@ export async function runGitSyncOperation(env: Env, operationId: string): Promis
   let revisionId = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GIT_OPERATION_TIMEOUT_MS)));
+  let session: GitSession | undefined;
   const work = async () => {
-    const session = new GitSession(env, request.url, credentials);
+    session = new GitSession(env, request.url, credentials);
     const oid = await session.fetchRef(request.ref);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
@@ -143,12 +162,17 @@ export async function runGitSyncOperation(env: Env, operationId: string): Promis
           changes: plan.changes,
           pages: plan.pages,
           files: plan.files,
+          includes: plan.includes,
+          droppedIncludes: plan.droppedIncludes,
+          pathPrefix: plan.pathPrefix,
+          redirects: plan.config.redirects,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         });
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
-        return plan.warnings.length > 0 ? `imported; ${plan.warnings.length} item(s) left out: ${plan.warnings.slice(0, 5).join('; ')}` : 'imported';
+        const warnings = [...plan.warnings, ...result.value.warnings];
+        return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
     }
     const space = await loadSyncedSpace(db, row.spaceId);
@@ -171,13 +195,13 @@ export async function runGitSyncOperation(env: Env, operationId: string): Promis
   try {
     const outcome = await Promise.race([work(), deadline]);
     if (outcome === 'timeout') {
-      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId });
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId, stats: session?.stats });
       return;
     }
-    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined });
+    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session?.stats });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId });
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session?.stats });
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -1,4 +1,6 @@
 import { runBatch, type Db } from '../../db/client';
+import type { SpaceGitSync } from '../../db/schema/content';
+import { repoNameOf } from '../../schemas/git-sync';
 import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { newId } from '../../lib/ids';
@@ -30,6 +32,13 @@ export interface GitOperationRequest {
   force?: boolean;
   standalone?: boolean;
   provider?: string;
+}
+
+/** GitBook's `Space.gitSync` after an operation with this request succeeded. */
+export function spaceGitSyncOf(request: GitOperationRequest, now: string): SpaceGitSync {
+  const provider = providerOf(request.url, request.provider) as 'github' | 'gitlab';
+  const repoName = repoNameOf(request.url);
+  return { ...(repoName ? { repoName } : {}), installationProvider: provider, integration: provider, url: (request.repoTreeURL ?? request.url).replace(/\/+$/, ''), updatedAt: now };
 }
 
 function providerOf(url: string, given?: string): string {

@@ -64,6 +64,80 @@ function guardedHttp(env: OutboundEnv) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Protocol v2 (gitprotocol-v2): `ls-refs`, then `fetch` of the commit with `filter blob:none` (commits and trees
+// only), then the blobs an operation reads, by id, in bounded batches. isomorphic-git speaks protocol v1 only and
+// fetches every blob of the tree; it keeps the objects (packs indexed in memory) and pushes.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** One pkt-line: four hex digits of length (itself included), then the payload. */
+export function pktLine(payload: string): Uint8Array {
+  const bytes = encoder.encode(payload);
+  return concat([encoder.encode((bytes.byteLength + 4).toString(16).padStart(4, '0')), bytes]);
+}
+const FLUSH = encoder.encode('0000');
+const DELIM = encoder.encode('0001');
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/** A v2 command request: `command=`, capabilities, a delimiter, arguments, a flush. */
+export function commandRequest(command: string, args: string[], capabilities: string[] = []): Uint8Array {
+  return concat([pktLine(`command=${command}\n`), ...capabilities.map((c) => pktLine(`${c}\n`)), DELIM, ...args.map((a) => pktLine(`${a}\n`)), FLUSH]);
+}
+
+/** The pkt-lines of an answer: payloads, and `null` for a flush (0000), delimiter (0001) or response end (0002). */
+export function* readPktLines(bytes: Uint8Array): Generator<Uint8Array | null> {
+  let at = 0;
+  while (at + 4 <= bytes.byteLength) {
+    const length = parseInt(decoder.decode(bytes.subarray(at, at + 4)), 16);
+    if (Number.isNaN(length)) throw new Error('the remote answered something that is not Git protocol');
+    if (length < 4) {
+      at += 4;
+      yield null;
+      continue;
+    }
+    if (at + length > bytes.byteLength) throw new Error('the remote answer was cut short');
+    yield bytes.subarray(at + 4, at + length);
+    at += length;
+  }
+}
+
+/** The pack of a v2 `fetch` answer: the `packfile` section's band 1, with band 3 (an error) thrown. */
+export function packOfFetchResponse(bytes: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let inPack = false;
+  for (const line of readPktLines(bytes)) {
+    if (line === null) {
+      if (inPack) break;
+      continue;
+    }
+    if (!inPack) {
+      const text = decoder.decode(line).trimEnd();
+      if (text.startsWith('ERR ')) throw new Error(`the remote refused the fetch: ${text.slice(4)}`);
+      if (text === 'packfile') inPack = true;
+      continue;
+    }
+    const band = line[0];
+    if (band === 1) parts.push(line.subarray(1));
+    else if (band === 3) throw new Error(`the remote failed the fetch: ${decoder.decode(line.subarray(1)).trim()}`);
+  }
+  if (!inPack) throw new Error('the remote answered the fetch without a pack');
+  return concat(parts);
+}
+
+/** Blobs fetched by id per request: a bounded answer whatever the repository's size. */
+export const BLOB_BATCH = 200;
+
 export interface TreeFile {
   path: string;
   oid: string;
@@ -75,14 +149,119 @@ export class GitSession {
   readonly fs = new MemFS();
   readonly gitdir = '/repo.git';
   private readonly http: ReturnType<typeof guardedHttp>;
+  private readonly outbound: OutboundEnv;
   private initialized = false;
+  /** The commit was fetched without its blobs (protocol v2, `filter blob:none`): blobs are fetched when read. */
+  private partial = false;
+  /** The ref a partial fetch read, for the full fetch a server that refuses blobs by id gets instead. */
+  private fetchedRef: string | null = null;
+  /** Blobs this session has: fetched by id, or written. */
+  private readonly blobs = new Set<string>();
+  private packs = 0;
+  /** What the session fetched, for the operation's report and the benchmark. */
+  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0 };
 
   constructor(
     env: Pick<Env, 'OUTBOUND_ALLOWED_HOSTS' | 'GIT_SYNC_ALLOWED_HOSTS'>,
     readonly url: string,
     private readonly credentials: GitCredentials | null,
   ) {
-    this.http = guardedHttp(gitOutboundEnv(env));
+    this.outbound = gitOutboundEnv(env);
+    this.http = guardedHttp(this.outbound);
+  }
+
+  private authorization(): Record<string, string> {
+    if (!this.credentials) return {};
+    const pair = encoder.encode(`${this.credentials.username}:${this.credentials.password}`);
+    let binary = '';
+    for (const byte of pair) binary += String.fromCharCode(byte);
+    return { Authorization: `Basic ${btoa(binary)}` };
+  }
+
+  /** One v2 request to git-upload-pack; a refusal (401, 403, 404...) says the status, never the credentials. */
+  private async uploadPack(body: Uint8Array): Promise<Uint8Array> {
+    const response = await outboundFetch(
+      this.outbound,
+      `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
+        body,
+      },
+      { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+    );
+    this.stats.requests++;
+    if (!response.ok) throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
+    return response.bytes;
+  }
+
+  /**
+   * The capabilities of the remote's git-upload-pack in protocol v2, or null when it does not speak v2 with
+   * `fetch=filter` (then the session fetches the way isomorphic-git does). A refusal of the credentials throws.
+   */
+  private async v2Capabilities(): Promise<Set<string> | null> {
+    const response = await outboundFetch(
+      this.outbound,
+      `${this.url.replace(/\/+$/, '')}/info/refs?service=git-upload-pack`,
+      { headers: { 'Git-Protocol': 'version=2', ...this.authorization() } },
+      { field: 'url', maxBytes: 1024 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+    );
+    this.stats.requests++;
+    if (response.status === 401 || response.status === 403) throw new Error(`the repository answered HTTP ${response.status}: the credentials were refused`);
+    if (!response.ok) throw new Error(`the repository answered HTTP ${response.status}`);
+    const lines: string[] = [];
+    for (const line of readPktLines(response.bytes)) if (line) lines.push(decoder.decode(line).trimEnd());
+    // Smart HTTP may start with "# service=git-upload-pack" and a flush before the v2 advertisement.
+    if (!lines.includes('version 2')) return null;
+    const capabilities = new Set(lines.filter((l) => l !== 'version 2' && !l.startsWith('# service=')));
+    const fetch = [...capabilities].find((c) => c.startsWith('fetch'));
+    const lsRefs = [...capabilities].some((c) => c === 'ls-refs' || c.startsWith('ls-refs='));
+    return fetch && fetch.split(/[=\s]/).includes('filter') && lsRefs ? capabilities : null;
+  }
+
+  /** `ls-refs` of the refs that could be `ref`: the ref itself, or the branch of that name. */
+  private async lsRefs(ref: string): Promise<Map<string, string>> {
+    const prefixes = ref.startsWith('refs/') ? [ref] : [ref, `refs/heads/${ref}`];
+    const bytes = await this.uploadPack(commandRequest('ls-refs', prefixes.map((p) => `ref-prefix ${p}`), ['agent=docs-platform']));
+    const refs = new Map<string, string>();
+    for (const line of readPktLines(bytes)) {
+      if (!line) continue;
+      const [oid, name] = decoder.decode(line).trimEnd().split(' ');
+      if (/^[0-9a-f]{40}$/.test(oid) && name) refs.set(name, oid);
+    }
+    return refs;
+  }
+
+  /** Fetches `wants` in one v2 `fetch` and indexes the pack in the session's repository. */
+  private async fetchPack(wants: string[], options: { filter?: string; deepen?: number }): Promise<void> {
+    const args = [...wants.map((w) => `want ${w}`), ...(options.filter ? [`filter ${options.filter}`] : []), ...(options.deepen ? [`deepen ${options.deepen}`] : []), 'no-progress', 'ofs-delta', 'done'];
+    const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform'])));
+    this.stats.packBytes += pack.byteLength;
+    if (pack.byteLength < 32 || decoder.decode(pack.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');
+    const name = `objects/pack/pack-${++this.packs}-${Date.now()}.pack`;
+    await this.fs.promises.writeFile(`${this.gitdir}/${name}`, pack);
+    await git.indexPack({ fs: this.fs, dir: this.gitdir, gitdir: this.gitdir, filepath: name });
+  }
+
+  /** Fetches, in batches of BLOB_BATCH, the blobs among `oids` the session does not have yet (none on a full fetch). */
+  async prefetchBlobs(oids: Iterable<string>): Promise<void> {
+    if (!this.partial) return;
+    const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid));
+    for (let i = 0; i < missing.length; i += BLOB_BATCH) {
+      const batch = missing.slice(i, i + BLOB_BATCH);
+      try {
+        await this.fetchPack(batch, {});
+      } catch (error) {
+        // A server that advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant` off):
+        // the whole tree, the way isomorphic-git fetches it, and no partial reads from then on.
+        if (!this.fetchedRef) throw error;
+        await this.fullFetch(this.fetchedRef);
+        this.partial = false;
+        return;
+      }
+      for (const oid of batch) this.blobs.add(oid);
+      this.stats.blobsFetched += batch.length;
+    }
   }
 
   private get base() {
@@ -104,15 +283,37 @@ export class GitSession {
     return new Map(refs.map((r) => [r.ref, r.oid]));
   }
 
-  /** Fetches the commit at `ref` with its tree and blobs (depth 1): the oid, or null when the ref does not exist. */
+  /**
+   * Fetches the commit at `ref` (depth 1): the oid, or null when the ref does not exist. With protocol v2 and
+   * `filter`, only its commit and trees (blobs come when read, by id); otherwise the way isomorphic-git does,
+   * every blob of the tree at once.
+   */
   async fetchRef(ref: string): Promise<string | null> {
     await this.init();
+    if (await this.v2Capabilities()) {
+      const refs = await this.lsRefs(ref);
+      const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
+      if (!oid) return null;
+      this.fetchedRef = refs.has(ref) ? ref : `refs/heads/${ref}`;
+      await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
+      // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
+      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${oid}\n`);
+      this.partial = true;
+      this.stats.protocol = 'v2';
+      return oid;
+    }
     const refs = await this.remoteRefs();
     const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
     if (!oid) return null;
-    const remoteRef = refs.has(ref) ? ref : `refs/heads/${ref}`;
-    await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    await this.fullFetch(refs.has(ref) ? ref : `refs/heads/${ref}`);
     return oid;
+  }
+
+  /** The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1). */
+  private async fullFetch(remoteRef: string): Promise<void> {
+    await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    this.stats.requests += 2;
   }
 
   async readCommit(oid: string) {
@@ -142,12 +343,16 @@ export class GitSession {
     return out;
   }
 
+  /** A blob's bytes (fetched first if the session does not have it: prefetchBlobs fetches many at once). */
   async readBlob(oid: string): Promise<Uint8Array> {
+    await this.prefetchBlobs([oid]);
     return (await git.readBlob({ ...this.base, oid })).blob;
   }
 
   async writeBlob(bytes: Uint8Array): Promise<string> {
-    return git.writeBlob({ ...this.base, blob: bytes });
+    const oid = await git.writeBlob({ ...this.base, blob: bytes });
+    this.blobs.add(oid);
+    return oid;
   }
 
   /**

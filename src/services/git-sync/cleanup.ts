@@ -1,0 +1,72 @@
+import { and, eq, inArray, isNotNull, lt, notInArray, or } from 'drizzle-orm';
+import { createDb, rowsOf, runBatch } from '../../db/client';
+import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
+import type { Env } from '../../env';
+import { nowIso } from '../../lib/time';
+import { GIT_OPERATION_TIMEOUT_MS } from './queue';
+
+/**
+ * Operations that end without running to their end (a message's last delivery, a message lost, a Worker stopped
+ * mid-way) end here, and their credentials are deleted: nothing of them stays once an operation is over, whatever
+ * its state. Without the Git client, so the cron loads nothing heavy.
+ */
+
+/**
+ * How many times the queue delivers a message (wrangler.toml: max_retries = 5, plus the first delivery). On the last
+ * delivery an operation that still cannot run ends as a failure, and its credentials are deleted: nothing of them
+ * stays behind a message that goes to the dead-letter queue.
+ */
+export const GIT_SYNC_MAX_DELIVERIES = 6;
+
+/**
+ * Ends an operation that will not run (or not run again) as a failure, deleting its credentials, if it has not
+ * ended yet; the space's Git Sync state says so when the operation is its latest. What the last delivery of a
+ * message and the hourly sweep call.
+ */
+export async function abandonGitOperation(env: Env, operationId: string, error: string): Promise<boolean> {
+  const db = createDb(env.DB);
+  const now = nowIso();
+  const [ended] = await runBatch(db, [
+    db
+      .update(gitSyncOperations)
+      .set({ state: 'failure', secret: null, endedAt: now, error })
+      .where(and(eq(gitSyncOperations.id, operationId), inArray(gitSyncOperations.state, ['pending', 'running'])))
+      .returning({ spaceId: gitSyncOperations.spaceId }),
+    db
+      .update(gitSyncStates)
+      .set({ opState: 'failure', opEndedAt: now, opError: error, updatedAt: now })
+      .where(and(eq(gitSyncStates.opId, operationId), eq(gitSyncStates.opState, 'running'))),
+    // Whatever its state, an operation that is over keeps no credentials.
+    db.update(gitSyncOperations).set({ secret: null }).where(and(eq(gitSyncOperations.id, operationId), notInArray(gitSyncOperations.state, ['pending', 'running']))),
+  ]);
+  return rowsOf(ended).length > 0;
+}
+
+/**
+ * The hourly sweep (jobs/cron): operations that hold credentials but whose messages are gone (pending longer than
+ * all deliveries take, or running past the timeout: the Worker was stopped mid-way) end, and their credentials are
+ * deleted. Returns how many.
+ */
+export async function sweepGitOperations(env: Env, now: number): Promise<number> {
+  const db = createDb(env.DB);
+  const pendingBefore = new Date(now - GIT_PENDING_LIMIT_MS).toISOString();
+  const runningBefore = new Date(now - GIT_OPERATION_TIMEOUT_MS).toISOString();
+  const stale = await db
+    .select({ id: gitSyncOperations.id, state: gitSyncOperations.state })
+    .from(gitSyncOperations)
+    .where(
+      and(
+        isNotNull(gitSyncOperations.secret),
+        or(and(eq(gitSyncOperations.state, 'pending'), lt(gitSyncOperations.createdAt, pendingBefore)), and(eq(gitSyncOperations.state, 'running'), lt(gitSyncOperations.createdAt, runningBefore)), notInArray(gitSyncOperations.state, ['pending', 'running'])),
+      ),
+    )
+    .limit(100);
+  for (const op of stale) {
+    await abandonGitOperation(env, op.id, op.state === 'running' ? 'the operation did not finish in time' : 'the operation could not be run (its message was lost or gave up)');
+  }
+  return stale.length;
+}
+
+/** Longer than every delivery of a message takes (backoff 10 s doubling, five retries), with room for a slow queue. */
+const GIT_PENDING_LIMIT_MS = 2 * 60 * 60 * 1000;
+

@@ -1,0 +1,119 @@
+/**
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync`): the tests' real Git server
+ * (git http-backend, test/fixtures/git-sync/git-server.mjs) serves the AxonIQ reference guide (182 pages, in
+ * ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that is not GitBook's; in Node, with the code
+ * the queue consumer runs:
+ * - fetch: protocol v2 partial fetch (trees, then the blobs the import reads, by id in batches) against a full
+ *   fetch by isomorphic-git (a server without v2), wall time and peak memory (RSS and heap above the start);
+ * - import: the plan (layout, blobs, links) and the Markdown -> document conversion of every page;
+ * - export: every page written back as Markdown, its blob written, one commit pushed (the worst case: every page
+ *   changed; an unchanged page keeps its blob and costs nothing).
+ * The D1 writes of the SpaceWriter are not in it (the route benchmark measures D1). A benchmark, not a test.
+ */
+import { memoryUsage } from 'node:process';
+import { cpuUsage } from 'node:process';
+import setup from '../fixtures/git-sync/git-server.mjs';
+import { planImport } from '../../src/services/git-sync/import';
+import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
+import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
+import { documentToMarkdown, markdownToDocument, defaultResolveLink } from '../../src/services/markdown/index';
+import type { SyncedSpace, RevisionTree } from '../../src/services/git-sync/content';
+
+type Server = { url: string; username: string; password: string };
+let server!: Server;
+const teardown = await setup({ provide: (_key, value) => (server = value) });
+
+async function control(route: string, body: unknown) {
+  const res = await fetch(`${server.url}/__control/${route}`, { method: 'POST', body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Bytes that do not compress (a seeded sequence). */
+function noise(size: number): string {
+  const out = new Uint8Array(size);
+  let x = 2463534242;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = 33 + ((x >>> 0) % 90);
+  }
+  return Buffer.from(out).toString('latin1');
+}
+
+const BIG = 24 * 1024 * 1024;
+const extra = { 'vendor/dataset.bin': noise(BIG) };
+await control('create', { name: 'bench-v2', corpus: 'axoniq-reference-guide', files: extra });
+await control('create', { name: 'bench-v1', corpus: 'axoniq-reference-guide', files: extra, v1Only: true });
+
+const env = { OUTBOUND_ALLOWED_HOSTS: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host };
+const credentials = { username: server.username, password: server.password };
+const EMPTY_SPACE = { head: { id: 'bench', pages: null, files: null, meta: { variables: {}, reusableContents: [] }, pageCount: 0, fileCount: 0 }, headGitOid: null, deleted: false, editMode: 'live', entries: [] } as unknown as SyncedSpace;
+const EMPTY_TREE: RevisionTree = { pages: new Map(), order: [], files: new Map() };
+
+/** Runs `work` while sampling memory every 5 ms: wall ms, CPU ms, and the peaks of RSS and heap above the start. */
+async function measure<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number; rssMB: number; heapMB: number }> {
+  globalThis.gc?.();
+  const start = memoryUsage();
+  let rss = start.rss;
+  let heap = start.heapUsed;
+  const timer = setInterval(() => {
+    const now = memoryUsage();
+    rss = Math.max(rss, now.rss);
+    heap = Math.max(heap, now.heapUsed);
+  }, 5);
+  const cpu = cpuUsage();
+  const began = performance.now();
+  const value = await work();
+  const ms = performance.now() - began;
+  const used = cpuUsage(cpu);
+  clearInterval(timer);
+  const end = memoryUsage();
+  rss = Math.max(rss, end.rss);
+  heap = Math.max(heap, end.heapUsed);
+  return { value, ms, cpuMs: (used.user + used.system) / 1000, rssMB: (rss - start.rss) / 2 ** 20, heapMB: (heap - start.heapUsed) / 2 ** 20 };
+}
+
+const line = (label: string, r: { ms: number; cpuMs: number; rssMB?: number; heapMB?: number }, extra = '') =>
+  console.log(
+    `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(6)} ms ${r.cpuMs.toFixed(0).padStart(6)} ms CPU` +
+      (r.rssMB !== undefined ? ` ${r.heapMB!.toFixed(1).padStart(6)} MB heap ${r.rssMB.toFixed(1).padStart(6)} MB RSS` : '') +
+      (extra ? `  ${extra}` : ''),
+  );
+
+console.log(`Git Sync: AxonIQ reference guide (182 pages) + a ${BIG / 2 ** 20} MB file that is not GitBook's, served by git http-backend`);
+for (const name of ['bench-v2', 'bench-v1']) {
+  const url = `${server.url}/repos/${name}.git`;
+  const fetched = await measure(async () => {
+    const session = new GitSession(env, url, credentials);
+    const oid = (await session.fetchRef('refs/heads/main'))!;
+    const plan = await planImport(session, oid, { maxFileBytes: 100 * 1024 * 1024 }, EMPTY_SPACE, EMPTY_TREE);
+    return { session, oid, plan };
+  });
+  const { session, oid, plan } = fetched.value;
+  line(`fetch + import plan, ${session.stats.protocol === 'v2' ? 'protocol v2 partial fetch' : 'full fetch (isomorphic-git, v1)'}`, fetched, `${session.stats.requests} requests, ${(session.stats.packBytes / 2 ** 20).toFixed(2)} MB of packs, ${session.stats.blobsFetched} blobs by id, ${plan.stats.pages} pages, ${plan.stats.readFiles} files read`);
+  if (name !== 'bench-v2') continue;
+
+  const pages = plan.changes.flatMap((c) => (c.operation === 'insert_page' && c.document && 'markdown' in c.document ? [c.document.markdown] : []));
+  const converted = await measure(async () => pages.map((markdown) => markdownToDocument(markdown, { resolveLink: defaultResolveLink })));
+  line(`import: ${pages.length} pages converted Markdown -> document`, converted);
+
+  const files = await session.listFiles(oid, '');
+  const exported = await measure(async () => {
+    const written = new Map(files.map((f) => [f.path, f]));
+    let i = 0;
+    for (const conversion of converted.value) {
+      const path = `bench/page-${i++}.md`;
+      const blob = await session.writeBlob(new TextEncoder().encode(documentToMarkdown(conversion.document, { title: conversion.title })));
+      written.set(path, { path, oid: blob, mode: '100644' });
+    }
+    return session.commitAndPush({ files: [...written.values()], parent: oid, message: 'GITBOOK-1: bench', author: { name: 'GitBook', email: 'bench@example.invalid' }, ref: 'refs/heads/main' });
+  });
+  line(`export: ${converted.value.length} pages written back, one commit pushed`, exported);
+}
+console.log(
+  `Limits: ${GIT_IMPORT_LIMITS.maxFiles} files under the project directory, ${GIT_IMPORT_LIMITS.maxPages} Markdown pages, ${GIT_IMPORT_LIMITS.maxAssets} files read per import, ` +
+    `${GIT_IMPORT_LIMITS.maxReadBytes / 2 ** 20} MB of blobs read per import, ${GIT_TRANSFER_LIMITS.maxPackBytes / 2 ** 20} MB per answer of the remote; over them the operation fails and getSpaceGitInfo says which limit.`,
+);
+await teardown();

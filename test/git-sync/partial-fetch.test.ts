@@ -1,0 +1,97 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { BLOB_BATCH } from '../../src/services/git-sync/transport';
+import { createSpace } from '../helpers/content';
+import { api, expectStatus, seedOrg } from '../helpers/harness';
+import { control, createRepository, gitInfo, repositoryUrl, runPending } from '../helpers/git-sync';
+
+/**
+ * Bounded memory: protocol v2 against the real git http-backend (`uploadpack.allowFilter`): `ls-refs`, the commit's
+ * trees with `filter blob:none`, then only the blobs the import reads, by id, in batches; a re-import fetches only
+ * the blobs that changed; a server without v2 is still read (the whole tree, as isomorphic-git fetches it).
+ */
+
+async function importRepo(spaceId: string, token: string, body: Record<string, unknown>) {
+  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/import`, { token, body }), 204);
+  await runPending(spaceId);
+  const info = (await gitInfo(spaceId, token)).body;
+  expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
+  const row = await env.DB.prepare(`select stats from git_sync_operations where space_id = ? order by created_at desc, rowid desc limit 1`).bind(spaceId).first<{ stats: string }>();
+  return JSON.parse(row!.stats) as { protocol: string; requests: number; packBytes: number; blobsFetched: number };
+}
+
+async function pageIds(spaceId: string, token: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = (pages: any[]) => pages.forEach((p) => (out.set(p.path, p.id), walk(p.pages)));
+  walk(expectStatus(await api('GET', `/v1/spaces/${spaceId}/content/pages`, { token }), 200).body.pages);
+  return out;
+}
+
+/** Bytes that do not compress: a pack that carried them would be about their size. */
+function noise(size: number): string {
+  let out = '';
+  let x = 12345;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out += String.fromCharCode(33 + (x % 90));
+  }
+  return out;
+}
+
+const FILES = {
+  'README.md': '# Home\n\nWelcome.\n',
+  'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [One](one.md)\n* [Two](two.md)\n',
+  'one.md': '# One\n\nFirst.\n',
+  'two.md': '# Two\n\nSecond.\n',
+  '.gitbook/assets/tiny.txt': 'tiny\n',
+  // Not GitBook's: never fetched.
+  'vendor/big.bin': noise(1_500_000),
+};
+
+describe('protocol v2 partial fetch (a real git http-backend)', () => {
+  it('fetches the trees without blobs, then only the blobs it reads; a re-import fetches only the changed blob and keeps page ids', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    await createRepository('partial', { files: FILES });
+    const url = repositoryUrl('partial');
+    const first = await importRepo(space.id, token, { url, ref: 'refs/heads/main', force: true });
+    expect(first.protocol).toBe('v2');
+    // .gitbook.yaml is absent; SUMMARY.md, three pages and one asset: 5 blobs, never the 1.5 MB one.
+    expect(first.blobsFetched).toBe(5);
+    expect(first.packBytes).toBeLessThan(50_000);
+    const before = await pageIds(space.id, token);
+
+    await control('commit', { name: 'partial', files: { 'two.md': '# Two\n\nSecond, edited with git.\n', 'vendor/big.bin': noise(1_400_000) } });
+    const second = await importRepo(space.id, token, { url, ref: 'refs/heads/main' });
+    expect(second).toMatchObject({ protocol: 'v2', blobsFetched: 2 });
+    expect(second.packBytes).toBeLessThan(50_000);
+    const after = await pageIds(space.id, token);
+    expect([...after]).toEqual([...before]);
+    const two = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${after.get('two')}?format=markdown`, { token }), 200).body;
+    expect(two.markdown).toContain('edited with git');
+  });
+
+  it(`fetches blobs by id in batches of ${BLOB_BATCH}`, async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    const files: Record<string, string> = { 'README.md': '# Home\n' };
+    for (let i = 0; i < BLOB_BATCH + 20; i++) files[`pages/p${String(i).padStart(3, '0')}.md`] = `# Page ${i}\n\nText ${i}.\n`;
+    await createRepository('batches', { files });
+    const stats = await importRepo(space.id, token, { url: repositoryUrl('batches'), ref: 'refs/heads/main', force: true });
+    expect(stats.blobsFetched).toBe(BLOB_BATCH + 21);
+    // info/refs, ls-refs, the trees, then two batches of blobs.
+    expect(stats.requests).toBe(5);
+  });
+
+  it('a server without protocol v2 is read the way isomorphic-git fetches (the whole tree)', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    await createRepository('v1-only', { files: FILES, v1Only: true });
+    const stats = await importRepo(space.id, token, { url: repositoryUrl('v1-only'), ref: 'refs/heads/main', force: true });
+    expect(stats.protocol).toBe('v1');
+    expect((await pageIds(space.id, token)).size).toBe(3);
+  });
+});
