@@ -627,14 +627,17 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter: frontmatterOf(located.page) }) };
 }
 
-/** The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; undefined when none. */
-export function frontmatterOf(page: PageEntry): Record<string, unknown> | undefined {
+/**
+ * The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; `{}` when
+ * none (no front matter is written then, unless the page was read from a file whose front matter holds others).
+ */
+export function frontmatterOf(page: PageEntry): Record<string, unknown> {
   const frontmatter: Record<string, unknown> = {};
   for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
     const value = key === 'layout' ? layoutFrontmatter(page.layout) : page[key];
     if (value !== undefined && value !== '') frontmatter[key] = value;
   }
-  return Object.keys(frontmatter).length ? frontmatter : undefined;
+  return frontmatter;
 }
 
 async function dereference(db: Db, reusableContents: ReusableContentEntry[], document: JSONDocument): Promise<JSONDocument> {

@@ -48,6 +48,6 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? conversion.frontmatter : undefined);
   const sameHead = sourceHead === (ourHead && bodyStart < source.length ? `${ourHead}\n` : ourHead);
   if (hunks.length === 0 && sameHead) return null;
-  const head = sameHead ? undefined : { text: sourceHead, title: headingTitle, frontmatter: frontmatterKey(conversion.frontmatter) };
+  const head = sameHead ? undefined : { text: sourceHead, title: headingTitle, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
   return { hunks, ...(head ? { head } : {}) };
 }

@@ -30,8 +30,8 @@ export interface SourceHunk {
 
 /** The source's head (front matter, title, blank lines) and the lines where its body differs from ours. */
 export interface SourcePatch {
-  /** The source up to its first block, with the title and front matter it was read as. */
-  head?: { text: string; title: string | null; frontmatter: string };
+  /** The source up to its first block, with its title and the page fields of its front matter (null: it had none). */
+  head?: { text: string; title: string | null; frontmatter: string | null };
   hunks: SourceHunk[];
 }
 
@@ -138,7 +138,8 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
     (h): h is SourceHunk => !!h && Number.isInteger(h.at) && h.at >= 0 && strings(h.remove) && strings(h.add) && line(h.before) && line(h.after),
   );
   const head = raw.head;
-  const headOk = head && typeof head.text === 'string' && (head.title === null || typeof head.title === 'string') && typeof head.frontmatter === 'string';
+  const nullOrString = (value: unknown) => value === null || typeof value === 'string';
+  const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
   return { hunks, ...(headOk ? { head } : {}) };
 }
 

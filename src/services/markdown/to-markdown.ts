@@ -203,9 +203,15 @@ function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => strin
   return children.length ? stringifierFor(style).stringify({ type: 'root', children }) : '';
 }
 
-/** The source's head is written back when the page still has the title and front matter it was read with. */
+/**
+ * The source's head is written back when the page still has the title and front matter it was read with. A
+ * writer that passes no front matter asks for none; one that passes the page's fields (even none of them: `{}`)
+ * asks for the source's front matter while those fields are unchanged.
+ */
 function headMatches(head: NonNullable<SourcePatch['head']>, options: DocumentToMarkdownOptions): boolean {
-  return (options.title ?? null) === head.title && frontmatterKey(options.frontmatter ?? {}) === head.frontmatter;
+  if ((options.title ?? null) !== head.title) return false;
+  if (options.frontmatter === undefined || head.frontmatter === null) return options.frontmatter === undefined && head.frontmatter === null;
+  return frontmatterKey(options.frontmatter) === head.frontmatter;
 }
 
 // ---------------------------------------------------------------------------------------------
