@@ -4,6 +4,7 @@ import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/index';
+import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
 
 /**
@@ -16,29 +17,9 @@ import type { ComputedRevisionSource, GeneratedContent } from '../openapi/comput
 
 export type VariableValue = string | number | boolean;
 
-export interface PageLayout {
-  width: 'default' | 'wide';
-  cover: boolean;
-  coverSize: 'hero' | 'full';
-  title: boolean;
-  description: boolean;
-  tableOfContents: boolean;
-  outline: boolean;
-  pagination: boolean;
-  metadata: boolean;
-}
-
-export const DEFAULT_LAYOUT: PageLayout = {
-  width: 'default',
-  cover: true,
-  coverSize: 'hero',
-  title: true,
-  description: true,
-  tableOfContents: true,
-  outline: true,
-  pagination: true,
-  metadata: true,
-};
+/** A page's layout: the fields GitBook's front matter `layout:` sets (read by the Markdown converter). */
+export type PageLayout = PageLayoutFrontmatter;
+export const DEFAULT_LAYOUT: PageLayout = DEFAULT_PAGE_LAYOUT;
 
 export interface PageEntry {
   id: string;

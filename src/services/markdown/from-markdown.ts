@@ -67,6 +67,7 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
 import { matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
@@ -126,32 +127,6 @@ export function pageFrontmatter(frontmatter: Record<string, unknown>): PageFront
   if (isMapping(frontmatter.layout)) page.layout = readLayout(frontmatter.layout);
   return page;
 }
-
-/** A page's layout as GitBook's front matter holds it, flattened: the fields a page stores. */
-export interface PageLayoutFrontmatter {
-  width: 'default' | 'wide';
-  cover: boolean;
-  coverSize: 'hero' | 'full';
-  title: boolean;
-  description: boolean;
-  tableOfContents: boolean;
-  outline: boolean;
-  pagination: boolean;
-  metadata: boolean;
-}
-
-const LAYOUT_PARTS = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata'] as const;
-export const DEFAULT_PAGE_LAYOUT: PageLayoutFrontmatter = {
-  width: 'default',
-  cover: true,
-  coverSize: 'hero',
-  title: true,
-  description: true,
-  tableOfContents: true,
-  outline: true,
-  pagination: true,
-  metadata: true,
-};
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);

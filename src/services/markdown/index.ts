@@ -11,7 +11,6 @@ export {
   readMarkdown,
   pageFrontmatter,
   layoutFrontmatter,
-  type PageLayoutFrontmatter,
   type PageFrontmatter,
   type LinkResolver,
   type MarkdownConversion,
@@ -21,3 +20,4 @@ export {
 export { defaultHrefFor, documentToMarkdown, type DocumentToMarkdownOptions } from './to-markdown';
 export { markdownToDocument } from './round-trip';
 export { PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch';
+export { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from './page-layout';
