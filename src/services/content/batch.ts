@@ -1,3 +1,4 @@
+import { normalizeCondition } from '../sites/conditions';
 import { ApiError, badRequest } from '../../lib/errors';
 import { jsonDepth } from '../../lib/json-depth';
 import { newId } from '../../lib/ids';
@@ -621,8 +622,10 @@ function frontmatterMetadata(frontmatter: Record<string, unknown>, description: 
   if (description !== undefined) out.description = description;
   for (const key of ['icon', 'emoji'] as const) if (typeof frontmatter[key] === 'string') out[key] = frontmatter[key] as string;
   for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[key] === 'boolean') out[key] = frontmatter[key] as boolean;
-  const { layout } = pageFrontmatter(frontmatter);
+  const { layout, if: condition } = pageFrontmatter(frontmatter);
   if (layout) out.layout = layout;
+  // GitBook's `if:` shows the page only where it holds: the page's condition, checked as conditions are.
+  if (condition !== undefined) out.condition = normalizeCondition(condition, 'if') ?? '';
   return out;
 }
 

@@ -634,7 +634,7 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
 export function frontmatterOf(page: PageEntry): Record<string, unknown> {
   const frontmatter: Record<string, unknown> = {};
   for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
-    const value = key === 'layout' ? layoutFrontmatter(page.layout) : page[key];
+    const value = key === 'layout' ? layoutFrontmatter(page.layout) : key === 'if' ? page.condition : page[key];
     if (value !== undefined && value !== '') frontmatter[key] = value;
   }
   return frontmatter;

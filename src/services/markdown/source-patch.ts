@@ -155,7 +155,7 @@ export function withoutSourcePatch<T extends { data?: Record<string, unknown> }>
  * them back); the others (`cover`, `layout`, `if`...) come back with the source's head while these are
  * unchanged.
  */
-export const PAGE_FIELD_FRONTMATTER_KEYS = ['description', 'icon', 'hidden', 'noIndex', 'noRobotsIndex', 'layout'] as const;
+export const PAGE_FIELD_FRONTMATTER_KEYS = ['description', 'icon', 'hidden', 'noIndex', 'noRobotsIndex', 'layout', 'if'] as const;
 
 /** The page fields a front matter mapping sets, as one comparable string. */
 export function frontmatterKey(frontmatter: Record<string, unknown>): string {
