@@ -42,3 +42,16 @@ describe('summaryGaps', () => {
     expect(summaryGaps(groups, ['00-quick-start.md', '17-benchmark.md', '22-deploying.md'])).toEqual({ unlisted: [], unknown: [] });
   });
 });
+
+describe("the Handbook's own SUMMARY.md", () => {
+  // Read by Vite when the test is bundled: workerd has no file system.
+  const FILES = import.meta.glob<string>('../../src/templates/handbook/*.md', { query: '?raw', import: 'default', eager: true });
+
+  it('lists every guide of the folder once, and nothing else', () => {
+    const names = Object.keys(FILES).map((path) => path.split('/').pop()!);
+    const guides = names.filter((name) => name !== 'SUMMARY.md');
+    const summary = FILES[Object.keys(FILES).find((path) => path.endsWith('/SUMMARY.md'))!];
+    expect(guides.length).toBeGreaterThan(20);
+    expect(summaryGaps(parseSummary(summary), guides)).toEqual({ unlisted: [], unknown: [] });
+  });
+});
