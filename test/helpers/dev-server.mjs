@@ -33,7 +33,9 @@ export async function startDevServer(persistTo) {
   const child = spawn(
     process.execPath,
     [WRANGLER_BIN, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo, '--show-interactive-dev-session=false',
-      ...Object.entries(secrets).flatMap(([name, value]) => ['--var', `${name}:${value}`])],
+      ...Object.entries(secrets).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+      // As `npm run dev` runs it (src/cli/wrangler-dev.mjs): no edge cache locally, a merge shows on the site at once.
+      '--var', 'SITE_EDGE_FRESH_SECONDS:0'],
     { cwd: ROOT, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let output = '';
