@@ -1,4 +1,5 @@
 /** The JSON answers and bodies of a site's machine paths (src/site/mcp.ts, src/site/insights.ts). */
+import { readCapped } from '../lib/read-capped';
 
 export const jsonError = (status: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error: { code: status, message } }), {
@@ -10,26 +11,9 @@ export const jsonError = (status: number, message: string, headers: Record<strin
 export async function boundedJson(req: Request, max: number): Promise<unknown | Response> {
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > max) return jsonError(413, `Request body is larger than ${max} bytes`);
-  const reader = req.body?.getReader();
-  if (!reader) return jsonError(400, 'The request has no body');
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return jsonError(413, `Request body is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  if (!req.body) return jsonError(400, 'The request has no body');
+  const bytes = await readCapped(req.body, max);
+  if (!bytes) return jsonError(413, `Request body is larger than ${max} bytes`);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {

@@ -12,7 +12,7 @@ import {
   createPathLinkResolver,
   linkedPagePath,
   markdownToDocument,
-  pageFrontmatter,
+  type PageFrontmatter,
   parseDocument,
   type ContentRef,
   type JSONDocument,
@@ -476,7 +476,7 @@ class Batch {
         const converted = await this.convertMarkdown(input.markdown, parentPath);
         document = converted.document;
         title = converted.title;
-        metadata = frontmatterMetadata(converted.frontmatter, converted.description);
+        metadata = frontmatterMetadata(converted.frontmatter, converted.page);
       } catch (error) {
         if (error instanceof MarkdownConversionError) throw badRequest(error.message);
         if (error instanceof RangeError) throw badRequest('document: the Markdown is nested too deeply');
@@ -617,12 +617,12 @@ function checkSlug(slug: string, siblings: ChildRef[], self?: string): string {
 }
 
 /** Frontmatter keys GitBook's Git Sync reads as page metadata. */
-function frontmatterMetadata(frontmatter: Record<string, unknown>, description: string | undefined): PageMetadataInput {
+function frontmatterMetadata(frontmatter: Record<string, unknown>, page: PageFrontmatter): PageMetadataInput {
   const out: PageMetadataInput = {};
+  const { description, layout, if: condition } = page;
   if (description !== undefined) out.description = description;
   for (const key of ['icon', 'emoji'] as const) if (typeof frontmatter[key] === 'string') out[key] = frontmatter[key] as string;
   for (const key of ['hidden', 'noIndex', 'noRobotsIndex'] as const) if (typeof frontmatter[key] === 'boolean') out[key] = frontmatter[key] as boolean;
-  const { layout, if: condition } = pageFrontmatter(frontmatter);
   if (layout) out.layout = layout;
   // GitBook's `if:` shows the page only where it holds: the page's condition, checked as conditions are.
   if (condition !== undefined) out.condition = normalizeCondition(condition, 'if') ?? '';
