@@ -468,7 +468,7 @@ async function ensureShareLink(api, organizationId, siteId) {
 /**
  * Publishes (or reuses) the demo spec and both demo sites through the API at `baseUrl`, throwing on any
  * failure. Returns what a visitor opens:
- * { organizationId, site: { id, spaceId, url, json, pages }, shareSite: { id, spaceId, key, url, keyedUrl, pages } },
+ * { organizationId, site: { id, spaceId, url, json, pages }, shareSite: { id, spaceId, key, url, linkUrl, keyedUrl, pages } },
  * `pages` mapping the keys of DEMO_PAGES / SHARE_PAGES to page ids.
  */
 export async function publishDemoSites({ token, organizationId }, { baseUrl = DEV_URL, handbookVersionFile = null } = {}) {
@@ -499,6 +499,9 @@ export async function publishDemoSites({ token, organizationId }, { baseUrl = DE
       spaceId: shared.spaceId,
       key,
       url: html(shared.site.id),
+      // The share link's own form, the key as a path segment: it opens here and in GitBook's renderer, which drops
+      // query strings. `keyedUrl` (`?share=`) opens here only: the key moves into a cookie.
+      linkUrl: `${html(shared.site.id)}${encodeURIComponent(key)}/`,
       keyedUrl: `${html(shared.site.id)}?share=${encodeURIComponent(key)}`,
       pages: shared.ids,
     },
@@ -595,7 +598,7 @@ export async function ensureDemoSite(seeded, { baseUrl = DEV_URL } = {}) {
     console.log(`Its published view as JSON:`);
     console.log(`  curl ${site.json}`);
     console.log(`Share-link site "${SHARE_SITE_TITLE}": opens only with its share link's key (${shareSite.url} alone is a 404)`);
-    console.log(`  ${shareSite.keyedUrl}`);
+    console.log(`  ${shareSite.linkUrl}`);
     console.log(`Demo OpenAPI spec "${SPEC_SLUG}" (public; its raw document without a token, once processed):`);
     console.log(`  curl ${baseUrl}/public/openapi/${organizationId}/${SPEC_SLUG}`);
     console.log(`Demo support conversations (${DEMO_CONVERSATIONS.length}, analysed in the background): their issue clusters with the token above:`);

@@ -1,18 +1,28 @@
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const LETTERS = ALPHABET.slice(10);
 
-/** Opaque random base62 string; rejection sampling keeps the distribution uniform. */
-export function randomBase62(length: number): string {
+/** Random characters of `alphabet`; rejection sampling keeps the distribution uniform. */
+function randomFrom(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
     const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
     for (const byte of bytes) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+      if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
     }
   }
   return out;
 }
 
-export const newId = () => randomBase62(20);
+/** Opaque random base62 string. */
+export const randomBase62 = (length: number): string => randomFrom(ALPHABET, length);
+
+/**
+ * A resource id: 20 base62 characters whose first is a letter, as GitBook's ids are. GitBook's site renderer
+ * selects elements by id (`#<section id>`), and a CSS id selector cannot start with a digit: a site section
+ * whose id did crashed the renderer's page in the browser.
+ */
+export const newId = () => randomFrom(LETTERS, 1) + randomBase62(19);
 
 export function toHex(bytes: ArrayBuffer): string {
   return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');

@@ -118,3 +118,16 @@ export function withFilesystemList(components: GitbookDocument['components'] = G
   };
   return copy;
 }
+
+/**
+ * GitBook's components with `RevisionPageDocument`'s `{documentId?}` branch made to exclude `computed`: the last
+ * member of that schema is a `oneOf` of `{computed, computedSeed}` (required) and `{documentId?}` (nothing
+ * required), so a generated page matches both and fails `oneOf`, GitBook's own included (test/openapi/computed-pages).
+ */
+export function withComputedPageMember(components: GitbookDocument['components'] = GITBOOK_0202.components) {
+  const copy = structuredClone(components);
+  const last = copy.schemas.RevisionPageDocument.allOf.find((part: any) => Array.isArray(part.oneOf) && part.oneOf.some((b: any) => b.properties?.computedSeed));
+  if (!last) throw new Error('RevisionPageDocument no longer has its computed/documentId oneOf');
+  last.oneOf = last.oneOf.map((branch: any) => (branch.properties?.documentId ? { ...branch, not: { required: ['computed'] } } : branch));
+  return copy;
+}

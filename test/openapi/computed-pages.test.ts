@@ -30,7 +30,7 @@ import {
 import type { SpecOutline } from '../../src/services/openapi/types';
 import type { PageEntry } from '../../src/services/content/revisions';
 import { applyChanges, createSpace, merge, openChangeRequest, pageTree, postChanges } from '../helpers/content';
-import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withoutPageBodyMember } from '../helpers/gitbook-schema';
+import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator, withComputedPageMember, withoutPageBodyMember } from '../helpers/gitbook-schema';
 import { api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedSpec, seedSpecVersion, specSlug } from '../helpers/openapi';
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
@@ -121,15 +121,6 @@ async function failSpec(specId: string, code: string, message: string) {
 
 // ---------------------------------------------------------------------------------------------
 // GitBook's schema, with the one deviation documented above
-
-/** GitBook's components with `RevisionPageDocument`'s `{documentId?}` branch made to exclude `computed` (see the header). */
-function withComputedPageMember(components = GITBOOK_0202.components) {
-  const copy = structuredClone(components);
-  const last = copy.schemas.RevisionPageDocument.allOf.find((part: any) => Array.isArray(part.oneOf) && part.oneOf.some((b: any) => b.properties?.computedSeed));
-  if (!last) throw new Error('RevisionPageDocument no longer has its computed/documentId oneOf');
-  last.oneOf = last.oneOf.map((branch: any) => (branch.properties?.documentId ? { ...branch, not: { required: ['computed'] } } : branch));
-  return copy;
-}
 
 const OPERATIONS = gitbookOperations();
 const PUBLISHED = GITBOOK_0202.components;
