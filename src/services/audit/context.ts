@@ -90,10 +90,11 @@ export function draftEvent(c: Context<AppBindings>, rule: AuditedOperation, rout
  */
 export function describeAuditEvent(
   c: Context<AppBindings>,
-  details: { organizationId?: string; target?: { type?: string; id: string; label?: string }; payload?: Record<string, unknown> },
+  details: { organizationId?: string; organization?: AuditOrganization; target?: { type?: string; id: string; label?: string }; payload?: Record<string, unknown> },
 ): void {
   const draft = c.get('audit')?.draft;
   if (!draft) return;
+  if (details.organization) draft.organization = details.organization;
   if (details.organizationId) draft.organization = { id: details.organizationId };
   if (details.target) draft.target = { ...draft.target, ...details.target };
   if (details.payload) draft.payload = { ...draft.payload, ...details.payload };

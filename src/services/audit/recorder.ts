@@ -22,7 +22,7 @@ export type AuditSource = 'api' | 'integration';
 /** Whose log an event goes to: an organization given, or the one a row names (found in the event's own statement). */
 export type AuditOrganization =
   | { id: string }
-  | { of: 'space' | 'collection' | 'installation' | 'integration' | 'hostname'; key: string }
+  | { of: 'space' | 'collection' | 'installation' | 'integration' | 'hostname' | 'idOrHostname'; key: string }
   /** Every organization a user is a member of (the user's API tokens). */
   | { membershipsOf: string };
 
@@ -52,6 +52,9 @@ const ORGANIZATION_OF: Record<Exclude<AuditOrganization, { id: string } | { memb
   integration: 'select owner_org_id as org_id from integrations where name = ?',
   // Several organizations may hold one name pending: only the one that proved it owns it.
   hostname: 'select id as org_id from organizations where custom_hostname = ? and custom_hostname_verified_at is not null',
+  // An organization named as GitBook's bodies name one: its id or its hostname label (publishIntegration).
+  idOrHostname:
+    'select o.id as org_id from (select ? as ref) r join organizations o on o.id = r.ref or o.hostname = lower(r.ref) order by o.id = r.ref desc limit 1',
 };
 
 /** The select answering the organizations of an event (one row each), and its parameter. */
