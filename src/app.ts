@@ -5,6 +5,7 @@ import type { AppBindings } from './env';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './lib/body-limits';
 import { errorResponse, onError } from './lib/errors';
 import { MAX_CONTENT_BATCH_BYTES } from './services/content/files';
+import { auditRecording } from './middleware/audit';
 import { authenticate } from './middleware/auth';
 import { requestContext } from './middleware/context';
 import { limitByCaller, limitByClientIp, limitRefusedTokens, rateLimitHeaders } from './middleware/rate-limit';
@@ -115,7 +116,12 @@ export function createApp() {
   app.use('/v1/*', limitRefusedTokens);
   app.use('/v1/*', authenticate);
   app.use('/v1/*', limitByCaller);
-  for (const [method, path, group] of ROUTE_MANIFEST) app.on(method, path, serveWithGroup(group));
+  for (const [method, path, group] of ROUTE_MANIFEST) {
+    // A state-changing route records its audit event in the batch of its change (middleware/audit).
+    const audit = auditRecording(method, path);
+    if (audit) app.on(method, path, audit, serveWithGroup(group));
+    else app.on(method, path, serveWithGroup(group));
+  }
 
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.

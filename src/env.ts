@@ -2,6 +2,7 @@ import type { RateLimitOutcome } from './services/limits/rate-limits';
 import type { D1Client, Db } from './db/client';
 import type { SpaceWriter } from './durable-objects/space-writer';
 import type { SiteTokenPayload } from './services/sites/site-token';
+import type { AuditRecording } from './services/audit/recorder';
 
 export interface Env {
   DB: D1Database;
@@ -111,6 +112,8 @@ export type AppBindings = {
     /** The bookmark of a write the space's writer (a Durable Object, on a session of its own) made for this request. */
     writerBookmark?: string;
     actor: Actor;
+    /** A state-changing request's audit event, carried by its first write (middleware/audit, services/audit). */
+    audit?: AuditRecording;
     /** What each rate limit policy said of this request, for its RateLimit headers (middleware/rate-limit). */
     rateLimits: RateLimitOutcome[];
   };

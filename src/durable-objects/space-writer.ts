@@ -10,6 +10,7 @@ import type { ChangeRequestWithContext } from '../services/content/change-reques
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
 import type { GitImportOutput, GitImportTarget } from '../services/git-sync/apply';
 import type { gitSyncEntries } from '../db/schema/index';
+import { recordingClient, type AuditEventDraft } from '../services/audit/recorder';
 
 const work = () => import('./space-writer-work');
 
@@ -31,12 +32,14 @@ export class SpaceWriter extends DurableObject<Env> {
 
   /**
    * Runs `work` after every head move queued before it, on a D1 session of its own that starts on the primary (a
-   * head move reads the heads it builds on, which a replica may not have yet).
+   * head move reads the heads it builds on, which a replica may not have yet). With `audit`, the request's audit event
+   * is recorded in the first batch of the work that changes a row (services/audit/recorder), as the request would have.
    */
-  private serialize<T>(work: (env: Env) => Promise<T>): Promise<WriterResult<T>> {
+  private serialize<T>(work: (env: Env) => Promise<T>, audit?: AuditEventDraft): Promise<WriterResult<T>> {
     const run = this.tail.then(async (): Promise<WriterResult<T>> => {
       const session = openSession(this.env.DB, { write: true });
-      const env: Env = { ...this.env, DB: session as D1Database };
+      const client = audit ? recordingClient(session, { draft: audit, inFlight: false }) : session;
+      const env: Env = { ...this.env, DB: client as D1Database };
       try {
         return { ok: true, value: await work(env), bookmark: bookmarkOf(session) };
       } catch (error) {
@@ -48,17 +51,17 @@ export class SpaceWriter extends DurableObject<Env> {
     return run;
   }
 
-  applyContent(target: ChangeRequestTarget, changes: ContentChange[]): Promise<WriterResult<ContentBatchOutput>> {
-    return this.serialize(async (env) => (await work()).applyChangeRequestContent(env, target, changes));
+  applyContent(target: ChangeRequestTarget, changes: ContentChange[], audit?: AuditEventDraft): Promise<WriterResult<ContentBatchOutput>> {
+    return this.serialize(async (env) => (await work()).applyChangeRequestContent(env, target, changes), audit);
   }
 
   /** A merge moves the indexes in its own batch; one that changed too many pages for that catches them up after. */
-  merge(target: ChangeRequestTarget): Promise<WriterResult<MergeOutput>> {
+  merge(target: ChangeRequestTarget, audit?: AuditEventDraft): Promise<WriterResult<MergeOutput>> {
     return this.serialize(async (env) => {
       const merged = await (await work()).mergeChangeRequest(env, target);
       if (!merged.indexed) await this.catchUpIndexes(env, target.spaceId);
       return merged;
-    });
+    }, audit);
   }
 
   /** Brings the space's search and link indexes up to its main content (a duplicate, the cron's safety net). */
@@ -78,17 +81,17 @@ export class SpaceWriter extends DurableObject<Env> {
     }
   }
 
-  update(target: ChangeRequestTarget): Promise<WriterResult<HeadMoveOutput>> {
-    return this.serialize(async (env) => (await work()).updateChangeRequest(env, target));
+  update(target: ChangeRequestTarget, audit?: AuditEventDraft): Promise<WriterResult<HeadMoveOutput>> {
+    return this.serialize(async (env) => (await work()).updateChangeRequest(env, target), audit);
   }
 
   /** A content batch on the space's main content (a template applied without a change request): main moves. */
-  applyToMain(target: MainTarget, changes: ContentChange[]): Promise<WriterResult<MainEditOutput>> {
+  applyToMain(target: MainTarget, changes: ContentChange[], audit?: AuditEventDraft): Promise<WriterResult<MainEditOutput>> {
     return this.serialize(async (env) => {
       const applied = await (await work()).applyMainContent(env, target, changes);
       await this.catchUpIndexes(env, target.spaceId);
       return applied;
-    });
+    }, audit);
   }
 
   /** Writes a translation run's result revision onto this (its result) space's main content, and completes the run (services/translations/run). */
@@ -120,8 +123,12 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */
-  createChangeRequest(target: MainTarget & { subject: string }, changes: ContentChange[]): Promise<WriterResult<ChangeRequestWithContext>> {
-    return this.serialize(async (env) => (await work()).createChangeRequestOnMain(env, target, changes));
+  createChangeRequest(
+    target: MainTarget & { subject: string },
+    changes: ContentChange[],
+    audit?: AuditEventDraft,
+  ): Promise<WriterResult<ChangeRequestWithContext>> {
+    return this.serialize(async (env) => (await work()).createChangeRequestOnMain(env, target, changes), audit);
   }
 }
 

@@ -290,5 +290,6 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
     (n) => `ended ${n} Git Sync operation(s) and deleted their credentials`,
   );
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
+  await step('purging audit events past their retention', async () => (await import('../services/audit/retention')).purgeOldAuditEvents(db, scheduledTime), (n) => `removed ${n} audit event(s) past their retention`);
   await step('purging old site insights events', async () => (await import('../services/insights/store')).purgeOldEvents(db, scheduledTime), (n) => `removed ${n} site insights event(s) past their retention`);
 }

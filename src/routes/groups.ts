@@ -75,6 +75,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'translations', base: '/v1', load: () => import('./translations/translations').then((m) => m.translationsRouter) },
   { group: 'sso', base: '/v1', load: () => import('./sso/saml-providers').then((m) => m.samlProvidersRouter) },
   { group: 'urls', base: '/v1', load: () => import('./urls/published').then((m) => m.urlsRouter) },
+  { group: 'organizations', base: '/v1', load: () => import('./organizations/audit-events').then((m) => m.auditEventsRouter) },
   { group: 'files', base: '/', load: () => import('./files/downloads').then((m) => m.downloadsRouter) },
   { group: 'integrations', base: '/', load: () => import('./integrations/assets').then((m) => m.integrationAssetsRouter) },
   { group: 'integrations', base: '/', load: () => import('./integrations/public-endpoint').then((m) => m.integrationPublicRouter) },

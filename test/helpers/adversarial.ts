@@ -331,6 +331,8 @@ export async function seedVictim(): Promise<Victim> {
     201,
   ).body;
 
+  // An event of the victim's audit log (the seeding above recorded many).
+  const auditEventId = expectStatus(await api('GET', `/v1/orgs/${org.id}/audit-events?limit=1`, { token: O }), 200).body.items[0].id;
   const ids: Record<string, string> = {
     organizationId: org.id,
     // A member other than the attacking guest and reader (who may act on themselves: leave the organization).
@@ -369,6 +371,7 @@ export async function seedVictim(): Promise<Victim> {
     samlProviderId: saml.id,
     translationId: translation.id,
     importRunId: importRun.id,
+    auditEventId,
     emailDomain: domain,
     hostname,
   };
@@ -690,6 +693,12 @@ export async function attackShard(shard: number) {
       await read(`/v1/orgs/${ids.organizationId}/translations/${ids.translationId}`);
       expect((await read(`/v1/org/${ids.organizationId}/imports/${ids.importRunId}`)).status).toBe('pending');
       await read(`/v1/spaces/${ids.spaceId}/comments/${ids.commentId}`);
+      // The audit log holds no change by a stranger: every event is the victim's own members' (the guest and the
+      // reader may act on themselves), none an attacker's refused write.
+      const insiders = [ids.ownerId, ids.userId, ids.readerId, ids.guestId];
+      const events = await read(`/v1/orgs/${ids.organizationId}/audit-events?limit=100`);
+      const strangers = events.items.filter((e: { actor: { type: string; id: string } }) => !insiders.includes(e.actor.id));
+      expect(strangers.map((e: { action: string; actor: unknown }) => [e.action, e.actor])).toEqual([]);
       const shareLinks = await read(`/v1/orgs/${ids.organizationId}/sites/${ids.siteId}/share-links`);
       expect(shareLinks.items.map((l: { name: string }) => l.name)).toEqual([markers.sharelink]);
     });

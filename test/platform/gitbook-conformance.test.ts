@@ -319,6 +319,13 @@ const CASES: Case[] = [
   { operationId: 'dnsRevalidateCustomHostname', request: () => send('PATCH', `/v1/custom-hostnames/${customHostname}`) },
   { operationId: 'getCustomHostname', variant: 'once proved', request: () => get(`/v1/custom-hostnames/${customHostname}`) },
   { operationId: 'removeCustomHostname', request: () => send('DELETE', `/v1/custom-hostnames/none.${domain}`) },
+  // The audit log (the fixture's changes are in it)
+  { operationId: 'listOrganizationAuditEvents', request: () => get(`/v1/orgs/${org.id}/audit-events`) },
+  {
+    operationId: 'getOrganizationAuditEvent',
+    request: async () => get(`/v1/orgs/${org.id}/audit-events/${expectStatus(await get(`/v1/orgs/${org.id}/audit-events?limit=1`), 200).body.items[0].id}`),
+  },
+  { operationId: 'listOrganizationAuditEventActions', request: () => get(`/v1/orgs/${org.id}/audit-event-actions`) },
 
   // Members and invites
   { operationId: 'listMembersInOrganizationById', request: () => get(`/v1/orgs/${org.id}/members`) },

@@ -12,3 +12,4 @@ export * from './translations';
 export * from './sso';
 export * from './imports';
 export * from './git-sync';
+export * from './audit';

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { auditForWriter } from '../../services/audit/context';
 import { createRouter, defineRoute, ErrorSchema, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ListQuerySchema } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
@@ -242,7 +243,7 @@ export const changeRequestContentRouter = createRouter()
     const loaded = await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit, sets ? [orgRankOfSpaceQuery(db, spaceId, userId)] : []);
     authorizeComputedSources(c.get('actor'), loaded.more[0], changes);
     const { cr } = loaded.row;
-    const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes), c);
+    const output = await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, changes, auditForWriter(c)), c);
     const updated = toChangeRequest((await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext, urls);
     if (c.req.valid('query').compat) return c.json(updated, 200);
     const pageUrl = (page: string) => ({ object: 'page' as const, id: page, urls: { location: `${updated.urls.location}/content/page/${page}` } });

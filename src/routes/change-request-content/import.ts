@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { auditForWriter } from '../../services/audit/context';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
@@ -71,7 +72,7 @@ export const importRouter = createRouter().openapi(importContentRoute, async (c)
   const { cr } = (await loadChangeRequest(db, spaceId, changeRequestId, userId, RANK.edit)).row;
   // Images over the deployment's cap on a file are left out (their URL kept), not refused: the import keeps what fits.
   const imported = await importWebsite(c.env, url, { limits: { maxImageBytes: capOf(c.env, 'bytesPerFile') } });
-  await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, imported.changes), c);
+  await throughWriter(spaceWriter(c.env, spaceId).applyContent({ spaceId, changeRequestId: cr.id, userId }, imported.changes, auditForWriter(c)), c);
   const updated = (await changeRequestQuery(db, changeRequestMatch(spaceId, cr.id)).get()) as ChangeRequestWithContext;
   c.header('Location', `${new URL(c.req.url).origin}/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);
   return c.json({ revision: updated.cr.revisionId, importedResources: imported.importedResources, totalResources: imported.totalResources }, 201);

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { changeRequestContributors, changeRequestReviewRequests, changeRequests, spaces } from '../../db/schema';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { auditForWriter } from '../../services/audit/context';
 import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -256,7 +257,7 @@ export const changeRequestsRouter = createRouter()
     if (changes) {
       // Opened with the template's pages at once, in the space's writer (the content is built on main's head);
       // the cluster is named once it exists.
-      row = await throughWriter(spaceWriter(c.env, spaceId).createChangeRequest({ spaceId, userId, subject }, changes), c);
+      row = await throughWriter(spaceWriter(c.env, spaceId).createChangeRequest({ spaceId, userId, subject }, changes, auditForWriter(c)), c);
       if (cluster !== undefined) {
         await db.update(changeRequests).set({ conversationsIssuesCluster: cluster }).where(eq(changeRequests.id, row.cr.id));
         row = { ...row, cr: { ...row.cr, conversationsIssuesCluster: cluster } };
@@ -303,14 +304,14 @@ export const changeRequestsRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId, changeRequestId } = c.req.valid('param');
     const { row } = await loadChangeRequest(c.get('db'), spaceId, changeRequestId, userId, RANK.review);
-    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).merge({ spaceId, changeRequestId: row.cr.id, userId }), c);
+    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).merge({ spaceId, changeRequestId: row.cr.id, userId }, auditForWriter(c)), c);
     return c.json({ revision, result: 'merge' as const }, 200);
   })
   .openapi(updateRoute, async (c) => {
     const userId = requireUser(c);
     const { spaceId, changeRequestId } = c.req.valid('param');
     const { row } = await loadChangeRequest(c.get('db'), spaceId, changeRequestId, userId, RANK.edit);
-    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).update({ spaceId, changeRequestId: row.cr.id, userId }), c);
+    const { revision } = await throughWriter(spaceWriter(c.env, spaceId).update({ spaceId, changeRequestId: row.cr.id, userId }, auditForWriter(c)), c);
     return c.json({ revision, result: 'update' as const }, 200);
   });
 

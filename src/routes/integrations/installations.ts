@@ -11,6 +11,7 @@ import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '.
 import { RANK } from '../../lib/roles';
 import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { nowIso } from '../../lib/time';
+import { describeAuditEvent } from '../../services/audit/context';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { IntegrationSchema } from '../../schemas/integration';
@@ -191,6 +192,8 @@ export const integrationInstallationsRouter = createRouter()
     const adminHere = orgRows[0]?.rank === RANK.admin;
     const { integration } = current && adminHere && integrationRows[0] ? integrationRows[0] : requireIntegration(actor, integrationRows[0]);
     const { org } = checkOrganizationRole(orgRows, RANK.admin);
+    // The installing organization's log (the path names the integration, which another organization publishes).
+    describeAuditEvent(c, { organizationId: orgId, target: { type: 'integration', id: integrationName, label: integration.title } });
     if (current) {
       const approved = await approvePending(c, integration, current.installation, current.spaces);
       c.header('Location', approved.urls.location);

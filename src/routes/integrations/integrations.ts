@@ -8,6 +8,7 @@ import { ApiError } from '../../lib/errors';
 import { checkOutboundUrl } from '../../lib/outbound';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { textFilterQuery } from '../../lib/text-filter';
+import { describeAuditEvent } from '../../services/audit/context';
 import { requireUser } from '../../middleware/auth';
 import { listOf, urlContext } from '../../schemas/common';
 import {
@@ -181,7 +182,10 @@ export const integrationsRouter = createRouter()
   .openapi(publishIntegrationRoute, async (c) => {
     const actor = userActor(c);
     const { integrationName } = c.req.valid('param');
-    const result = await publishIntegration(c.env, c.get('db'), actor, integrationName, c.req.valid('json'));
+    const body = c.req.valid('json');
+    // The log of the organization it is published under (a first publish has no owner to find yet).
+    describeAuditEvent(c, { organization: { of: 'idOrHostname', key: body.organization } });
+    const result = await publishIntegration(c.env, c.get('db'), actor, integrationName, body);
     afterResponse(c, deleteIntegrationAssets(c.env.FILES, result.staleAssets));
     const [integration] = await present(c, [result]);
     return c.json(integration, 200);

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK, roleToRank } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
+import { describeAuditEvent } from '../../services/audit/context';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, StandaloneMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
 import {
@@ -284,6 +285,7 @@ export const organizationsRouter = createRouter()
       inviteLinks: true,
       mergeRules: { type: 'none' },
     };
+    describeAuditEvent(c, { organizationId: row.id, target: { id: row.id, label: row.title } });
     await withHostname({ hostname: row.hostname }, () =>
       db.batch([
         db.insert(organizations).values(row),
@@ -412,6 +414,7 @@ export const organizationsRouter = createRouter()
     if (!(await challengeAnswered(c.env, host, challenge))) {
       throw new ApiError(409, `customHostname: the DNS TXT record ${challengeName(host)} does not hold "${challenge}" yet; "${host}" stays pending`);
     }
+    describeAuditEvent(c, { organizationId: org.id, target: { id: host } });
     if (!(await takeCustomHostname(db, org.id, host, challenge))) throw hostnameTaken(host);
     return c.body(null, 204);
   })
@@ -422,6 +425,7 @@ export const organizationsRouter = createRouter()
     // Another organization's hostname reads as one that does not exist.
     if (!row || row.rank === null) return c.body(null, 204);
     authorizeOrg(row.rank, RANK.admin);
+    describeAuditEvent(c, { organizationId: row.org.id, target: { id: hostname } });
     await db
       .update(organizations)
       .set({ customHostname: null, customHostnameChallenge: null, customHostnameVerifiedAt: null, customHostnameClaimedAt: null })

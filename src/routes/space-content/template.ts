@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { auditForWriter } from '../../services/audit/context';
 import { createRouter, defineRoute, jsonBody, noContent } from '../../lib/create-router';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
@@ -54,12 +55,12 @@ export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, as
   if (body.changeRequestId !== undefined) {
     const loaded = await loadChangeRequest(db, spaceId, body.changeRequestId, userId, RANK.edit, orgRank);
     authorizeComputedSources(c.get('actor'), loaded.more[0], changes, what);
-    await throughWriter(writer.applyContent({ spaceId, changeRequestId: loaded.row.cr.id, userId }, changes), c);
+    await throughWriter(writer.applyContent({ spaceId, changeRequestId: loaded.row.cr.id, userId }, changes, auditForWriter(c)), c);
   } else {
     const [spaceRows, rankRows] = (await runBatch(db, [selectSpaceWithRank(db, spaceId, userId), ...orgRank])) as unknown[][];
     checkSpace(spaceRows as SpaceWithRank[], RANK.edit);
     authorizeComputedSources(c.get('actor'), rankRows, changes, what);
-    await throughWriter(writer.applyToMain({ spaceId, userId }, changes), c);
+    await throughWriter(writer.applyToMain({ spaceId, userId }, changes, auditForWriter(c)), c);
   }
   return c.body(null, 201);
 });
