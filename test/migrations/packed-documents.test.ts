@@ -73,6 +73,8 @@ async function fixture(title: string) {
   const comments = `/v1/spaces/${space.id}/change-requests/${edit.number}/comments`;
   const onBlock = expectStatus(await api('POST', comments, { token, body: { page: reuse, node: 'b1', body: { markdown: 'here' } } }), 200).body;
   const onGone = expectStatus(await api('POST', comments, { token, body: { page: reuse, node: 'b2', body: { markdown: 'soon gone' } } }), 200).body;
+  // The converter's keys (k1, k2...), stored as a run.
+  const onRun = expectStatus(await api('POST', comments, { token, body: { page: guide, node: 'k2', body: { markdown: 'numbered' } } }), 200).body;
   await applyChanges(space.id, edit.number, token, [
     { operation: 'update_page', page: reuse, document: { document: { object: 'document', data: {}, nodes: [paragraph('Before the margay.', 'b1'), reusableBlock('rcShared')] } } },
   ]);
@@ -81,7 +83,7 @@ async function fixture(title: string) {
   hashes.push(...pages.map((p: any) => p.documentId as string));
 
   const site = await publishedSite(org, [space.id], 'public', title);
-  return { spaceId: space.id as string, cr: edit.number as number, guide, reuse, hashes: [...new Set(hashes)], comments: { onBlock: onBlock.id as string, onGone: onGone.id as string }, site };
+  return { spaceId: space.id as string, cr: edit.number as number, guide, reuse, hashes: [...new Set(hashes)], comments: { onBlock: onBlock.id as string, onGone: onGone.id as string, onRun: onRun.id as string }, site };
 }
 
 /** Everything the checks read of a fixture, through the API and the published site. */
@@ -113,7 +115,10 @@ describe('migration 0052: page documents stored packed', () => {
     // The hash is still the canonical JSON's: the same document stored again is the same row.
     expect(canonicalJson(JSON.parse(documentText(row.body)))).toBe(documentText(row.body));
     expect(JSON.parse(documentText(row.body))).toEqual(guide.document);
-    expect(JSON.parse(row.refs!)).toEqual({ keys: ' b1 b1t rc-rcShared ', reusable: ['rcShared'] });
+    expect(JSON.parse(row.refs!)).toEqual({ keys: ' b1t rc-rcShared b1 ', reusable: ['rcShared'] });
+    // Numbered keys (the converter's) are stored as runs.
+    const converted = await toStoredDocument({ object: 'document', data: {}, nodes: ['k1', 'k2', 'k3', 'k5', 'x'].map((key) => paragraph(key, key)) } as never);
+    expect(JSON.parse(converted.refs!)).toEqual({ keys: ' k1t k2t k3t k5t x xt k5 ', runs: [['k', 1, 3]] });
     const image = await rowOf((await api('GET', `/v1/spaces/${f.spaceId}/content/page/${f.guide}`, { token })).body.documentId);
     expect(JSON.parse(image.refs!).files).toHaveLength(1);
     // Nodes of the page and file maps stay JSON text (statements walk them).
@@ -140,7 +145,7 @@ describe('migration 0052: page documents stored packed', () => {
 
     const expected = {
       dereferenced: ['paragraph', 'paragraph'],
-      outdated: { [packed.comments.onBlock]: false, [packed.comments.onGone]: true },
+      outdated: { [packed.comments.onBlock]: false, [packed.comments.onGone]: true, [packed.comments.onRun]: false },
       search: [['Guide'], ['Reuse']],
       siteGuide: { status: 200, image: true },
       siteReuse: { status: 200, shared: true },
@@ -149,7 +154,7 @@ describe('migration 0052: page documents stored packed', () => {
     expect(fromPacked).toMatchObject(expected);
     expect(fromPacked.reuseMarkdown).toContain('Shared serval text.');
     const fromBefore = await readAll(before);
-    expect(fromBefore).toMatchObject({ ...expected, outdated: { [before.comments.onBlock]: false, [before.comments.onGone]: true } });
+    expect(fromBefore).toMatchObject({ ...expected, outdated: { [before.comments.onBlock]: false, [before.comments.onGone]: true, [before.comments.onRun]: false } });
     // The same document but for its file's id (each space uploaded its own file).
     const masked = (document: unknown) => JSON.stringify(document).replace(/"file":"\w+"/g, '"file":"*"');
     expect(masked(fromBefore.guideDocument)).toBe(masked(fromPacked.guideDocument));

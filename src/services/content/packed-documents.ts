@@ -62,10 +62,40 @@ export function parseStoredBody<T>(value: StoredBody): T {
   return JSON.parse(documentText(value)) as T;
 }
 
+/** Keys `<prefix><from>` to `<prefix><to>`, every one of them (numbers written without leading zeros). */
+type KeyRun = [prefix: string, from: number, to: number];
+
+/**
+ * Node keys as runs where they are numbered (the converter names nodes `k1`, `k2`...: the keys of a page of
+ * Markdown are one run) and one by one otherwise: a run of three or more costs less than its keys.
+ */
+function keyRuns(keys: string[]): { single: string[]; runs: KeyRun[] } {
+  const numbered = new Map<string, number[]>();
+  const single: string[] = [];
+  for (const key of new Set(keys)) {
+    const match = /^(.*?)([1-9]\d{0,8})$/.exec(key);
+    if (!match || /\s/.test(key)) single.push(key);
+    else numbered.set(match[1], [...(numbered.get(match[1]) ?? []), Number(match[2])]);
+  }
+  const runs: KeyRun[] = [];
+  for (const [prefix, numbers] of numbered) {
+    numbers.sort((a, b) => a - b);
+    for (let start = 0; start < numbers.length; ) {
+      let end = start;
+      while (end + 1 < numbers.length && numbers[end + 1] === numbers[end] + 1) end++;
+      if (end - start >= 2) runs.push([prefix, numbers[start], numbers[end]]);
+      else for (let i = start; i <= end; i++) single.push(`${prefix}${numbers[i]}`);
+      start = end + 1;
+    }
+  }
+  return { single, runs };
+}
+
 /**
  * What statements need to see inside a document without unpacking it, as JSON text:
- * - `keys`: the key of every node (nodes and fragments, at any depth), space-separated, with a space at each end:
- *   whether a commented block is still there (`instr(keys, ' ' || key || ' ')`);
+ * - `keys` and `runs`: the key of every node (nodes and fragments, at any depth): whether a commented block is still
+ *   there. `keys` space-separated with a space at each end (`instr(keys, ' ' || key || ' ')`), numbered ones as
+ *   runs (`[prefix, from, to]`);
  * - `reusable`: the ids of the reusable contents it includes (any value named `reusableContent`);
  * - `files`: the ids of the files it refers to (any string named `file`).
  * The last two are what `json_tree` found in the JSON body before, so a read fetches the same rows with them.
@@ -89,7 +119,9 @@ export function documentRefs(document: unknown): string {
     }
   };
   visit(document, false);
-  const refs: { keys: string; reusable?: string[]; files?: string[] } = { keys: keys.length ? ` ${keys.join(' ')} ` : ' ' };
+  const { single, runs } = keyRuns(keys);
+  const refs: { keys: string; runs?: KeyRun[]; reusable?: string[]; files?: string[] } = { keys: single.length ? ` ${single.join(' ')} ` : ' ' };
+  if (runs.length) refs.runs = runs;
   if (reusable.size) refs.reusable = [...reusable];
   if (files.size) refs.files = [...files];
   return JSON.stringify(refs);
@@ -115,6 +147,11 @@ export function documentRefsSql(hashes: SQL, kind: 'reusable' | 'files'): SQL {
  * refs' keys, or (stored before refs were) anywhere in its JSON body as `"key":<key>`. Null when no such document.
  */
 export function documentHasKeySql(hash: SQL, key: SQL): SQL {
-  return sql`(select case when d.refs is not null then instr(json_extract(d.refs, '$.keys'), ' ' || ${key} || ' ')
+  const prefix = sql`json_extract(r.value, '$[0]')`;
+  const number = sql`substr(${key}, length(${prefix}) + 1)`;
+  const inRun = sql`exists (select 1 from json_each(d.refs, '$.runs') r
+    where substr(${key}, 1, length(${prefix})) = ${prefix} and ${number} glob '[1-9]*' and ${number} not glob '*[^0-9]*' and length(${number}) <= 9
+      and cast(${number} as integer) between json_extract(r.value, '$[1]') and json_extract(r.value, '$[2]'))`;
+  return sql`(select case when d.refs is not null then instr(json_extract(d.refs, '$.keys'), ' ' || ${key} || ' ') > 0 or ${inRun}
     else instr(d.body, '"key":' || json_quote(${key})) end from documents d where d.hash = ${hash})`;
 }
