@@ -171,3 +171,22 @@ describe('migration 0052: page documents stored packed', () => {
     expect(await pageMarkdown(before.spaceId, before.guide, token)).toContain('sleeps at noon');
   });
 });
+
+describe('migration 0053: the link index without its status index', () => {
+  it('is gone, and a space lists its links, broken ones by status, as before', async () => {
+    const index = await env.DB.prepare("select count(*) as n from sqlite_master where type = 'index' and name = 'space_links_status'").first<number>('n');
+    expect(index).toBe(0);
+    const space = await createSpace(org.id, token, 'Links');
+    const cr = await openChangeRequest(space.id, token, 'Content');
+    await applyChanges(space.id, cr.number, token, [
+      { operation: 'insert_page', ref: 'a', title: 'A', document: { markdown: 'See [B](./b.md) and [gone](./gone.md).\n' } },
+      { operation: 'insert_page', ref: 'b', title: 'B', document: { markdown: 'Back to [A](./a.md).\n' } },
+    ]);
+    expectStatus(await merge(space.id, cr.number, token), 200);
+    const all = expectStatus(await api('GET', `/v1/spaces/${space.id}/links`, { token }), 200).body;
+    const broken = expectStatus(await api('GET', `/v1/spaces/${space.id}/links?status=broken`, { token }), 200).body;
+    expect(all.items.length).toBeGreaterThan(broken.items.length);
+    expect(broken.items.length).toBeGreaterThan(0);
+    expect(broken.items.every((link: { status: string }) => link.status === 'broken')).toBe(true);
+  });
+});
