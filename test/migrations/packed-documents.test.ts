@@ -178,11 +178,16 @@ describe('migration 0053: the link index without its status index', () => {
     expect(index).toBe(0);
     const space = await createSpace(org.id, token, 'Links');
     const cr = await openChangeRequest(space.id, token, 'Content');
-    await applyChanges(space.id, cr.number, token, [
-      { operation: 'insert_page', ref: 'a', title: 'A', document: { markdown: 'See [B](./b.md) and [gone](./gone.md).\n' } },
+    const applied = await applyChanges(space.id, cr.number, token, [
+      { operation: 'insert_page', ref: 'a', title: 'A', document: { markdown: 'See [B](./b.md) and [C](./c.md).\n' } },
       { operation: 'insert_page', ref: 'b', title: 'B', document: { markdown: 'Back to [A](./a.md).\n' } },
+      { operation: 'insert_page', ref: 'c', title: 'C', document: { markdown: 'Soon gone.\n' } },
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
+    // C deleted: A's link to it is broken.
+    const drop = await openChangeRequest(space.id, token, 'Drop C');
+    await applyChanges(space.id, drop.number, token, [{ operation: 'delete_page', page: applied.changes[2].page.id }]);
+    expectStatus(await merge(space.id, drop.number, token), 200);
     const all = expectStatus(await api('GET', `/v1/spaces/${space.id}/links`, { token }), 200).body;
     const broken = expectStatus(await api('GET', `/v1/spaces/${space.id}/links?status=broken`, { token }), 200).body;
     expect(all.items.length).toBeGreaterThan(broken.items.length);
