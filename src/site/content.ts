@@ -8,6 +8,7 @@ import type { JSONDocument } from '../services/markdown';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
 import type { FileEntry, ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
+import { documentRefsSql, parseStoredBody } from '../services/content/packed-documents';
 
 /**
  * What the published site reads of a space's content, authorized by the site (the visitor has no role
@@ -71,12 +72,11 @@ export function pageStatement(db: Db, revisionId: string, documentHash: string) 
     included(id, hash) as (
       select json_extract(r.value, '$.id'), json_extract(r.value, '$.document')
       from json_each(coalesce((select meta from revisions where id = ${revisionId}), '{}'), '$.reusableContents') r
-      where json_extract(r.value, '$.id') in (select t.value from page cross join json_tree(page.body) t where t.key = 'reusableContent')
+      where json_extract(r.value, '$.id') in (${documentRefsSql(sql`select ${documentHash}`, 'reusable')})
     ),
     contents(id, body) as (select included.id, (select body from documents where hash = included.hash) from included),
     refs(id) as (
-      select distinct t.value from (select body from page union all select body from contents where body is not null) d
-      cross join json_tree(d.body) t where t.key = 'file' and t.type = 'text'
+      select distinct value from (${documentRefsSql(sql`select ${documentHash} union all select hash from included where hash is not null`, 'files')})
     )
     select 'document' as kind, null as key, body as value from page
     union all
@@ -101,10 +101,10 @@ export function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unknown |
   } else if (result) {
     const rows = rowsOf<Row>(result);
     const body = rows.find((r) => r.kind === 'document')?.value;
-    if (body) document = JSON.parse(body) as JSONDocument;
+    if (body) document = parseStoredBody<JSONDocument>(body);
     const reusable = new Map<string, JSONDocument>();
     for (const row of rows) {
-      if (row.kind === 'reusable' && row.key && row.value) reusable.set(row.key, JSON.parse(row.value) as JSONDocument);
+      if (row.kind === 'reusable' && row.key && row.value) reusable.set(row.key, parseStoredBody<JSONDocument>(row.value));
       if (row.kind === 'file' && row.key && row.value) files.set(row.key, JSON.parse(row.value) as FileEntry);
     }
     if (reusable.size > 0) document = dereferenceDocument(document, reusable);

@@ -131,6 +131,13 @@ async function main() {
     printSizes(perPage, pages.length, mean);
     const pageBytes = total(perPage) / pages.length;
     console.log(`  ${'D1 bytes per page'.padEnd(52)} ${kb(pageBytes).padStart(9)} ${(pageBytes / mean).toFixed(2).padStart(7)}× its Markdown (goal ≤ 2.5×)`);
+    const split = await db
+      .prepare("select typeof(body) = 'blob' as packed, count(*) as n, sum(length(body)) + sum(coalesce(length(refs), 0)) as bytes from documents group by 1 order by 1 desc")
+      .all<{ packed: number; n: number; bytes: number }>();
+    for (const part of split.results) {
+      const what = part.packed ? 'page documents (packed, with refs)' : 'nodes of page and file maps (JSON)';
+      console.log(`  ${`  of documents: ${what}`.padEnd(44)} ${String(part.n).padStart(7)} ${kb(part.bytes / pages.length).padStart(9)} ${(part.bytes / pages.length / mean).toFixed(2).padStart(7)}×`);
+    }
     console.log(`  one 10 GB database holds about ${Math.floor((10 * 1024 ** 3) / pageBytes).toLocaleString('en')} such pages`);
 
     // A one-page edit: the page nearest the mean size gets one sentence more, in a change request that is merged.

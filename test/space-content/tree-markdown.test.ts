@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ComputedRevisionSource } from '../../src/services/openapi/computed-pages';
 import type { SpecOutline } from '../../src/services/openapi/types';
 import { documentToMarkdown, type JSONDocument } from '../../src/services/markdown';
+import { documentText } from '../../src/services/content/packed-documents';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
@@ -109,9 +110,9 @@ describe('tree reads carry each page body as Markdown', () => {
     const pages = flatten((await get(mainOf(f.spaceId))).pages).filter((p) => p.documentId);
     expect(pages).toHaveLength(3);
     for (const page of pages) {
-      const row = await env.DB.prepare('select body, markdown from documents where hash = ?').bind(page.documentId).first<{ body: string; markdown: string | null }>();
+      const row = await env.DB.prepare('select body, markdown from documents where hash = ?').bind(page.documentId).first<{ body: number[]; markdown: string | null }>();
       expect(row!.markdown, page.title).toBeNull();
-      expect(page.markdown).toBe(documentToMarkdown(JSON.parse(row!.body)));
+      expect(page.markdown).toBe(documentToMarkdown(JSON.parse(documentText(row!.body))));
     }
   });
 
@@ -154,15 +155,16 @@ describe('documents stored without Markdown (before migration 0015, and every on
     const created = await applyChanges(f.spaceId, f.cr, owner, [{ operation: 'insert_page', title: 'Legacy', document: { document } }]);
     const id = created.changes[0].page.id;
     const hash = flatten((await get(crOf(f.spaceId, f.cr))).pages).find((p) => p.id === id).documentId as string;
-    // Rewritten as an old row: no markdown column value.
-    const row = await env.DB.prepare('select body, created_at from documents where hash = ?').bind(hash).first<{ body: string; created_at: string }>();
+    // Rewritten as an old row: no markdown column value, its JSON as text (before migration 0052), no refs.
+    const row = await env.DB.prepare('select body, created_at from documents where hash = ?').bind(hash).first<{ body: number[]; created_at: string }>();
+    const json = documentText(row!.body);
     await env.DB.batch([
       env.DB.prepare('delete from documents where hash = ?').bind(hash),
-      env.DB.prepare('insert into documents (hash, body, created_at) values (?, ?, ?)').bind(hash, row!.body, row!.created_at),
+      env.DB.prepare('insert into documents (hash, body, created_at) values (?, ?, ?)').bind(hash, json, row!.created_at),
     ]);
     const legacy = flatten((await get(crOf(f.spaceId, f.cr))).pages).find((p) => p.id === id);
     expect(legacy.markdown).toBe('**Legacy body**\n');
-    expect(legacy.markdown).toBe(documentToMarkdown(JSON.parse(row!.body)));
+    expect(legacy.markdown).toBe(documentToMarkdown(JSON.parse(json)));
   });
 });
 

@@ -49,7 +49,7 @@ export const spaceLinks = sqliteTable(
     primaryKey({ columns: [t.spaceId, t.pageId, t.targetKey] }),
     index('space_links_target').on(t.spaceId, t.targetKey),
     index('space_links_target_id').on(t.spaceId, t.targetId),
-    index('space_links_status').on(t.spaceId, t.status, t.targetKey),
+    // space_links_status (space_id, status, target_key) was dropped by migration 0053: no statement seeks by it.
   ],
 );
 

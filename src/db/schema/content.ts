@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { StoredBody } from '../../services/content/packed-documents';
 import { users } from './identity';
 import { organizations } from './organizations';
 import { teams } from './teams';
@@ -101,17 +102,23 @@ export const revisions = sqliteTable(
   (t) => [index('revisions_space').on(t.spaceId)],
 );
 
+/** A document's body: JSON text, or (a page document or reusable content since migration 0052) a packed BLOB. */
+const storedBody = customType<{ data: StoredBody; driverData: StoredBody; notNull: true }>({ dataType: () => 'text' });
+
 /**
  * Content-addressed objects: page documents and the nodes of revisions' page and file maps. `hash`
- * is the SHA-256 of `body` (canonical JSON), except for the nodes migration 0003 wrote (`legacy:...`).
+ * is the SHA-256 of the canonical JSON, except for the nodes migration 0003 wrote (`legacy:...`).
  * Shared by revisions and spaces. `markdown` is no longer written (migration 0051 emptied it: a page is stored in
- * one form, its JSON document, and reads derive its Markdown); it is always null.
+ * one form, its JSON document, and reads derive its Markdown); it is always null. Since migration 0052 a page
+ * document's `body` is its JSON packed (services/content/packed-documents) and `refs` what statements look up
+ * inside it; nodes and older documents keep a JSON body and no refs.
  */
 export const documents = sqliteTable('documents', {
   hash: text('hash').primaryKey(),
-  body: text('body').notNull(),
+  body: storedBody('body').notNull(),
   markdown: text('markdown'),
   createdAt: text('created_at').notNull(),
+  refs: text('refs'),
 });
 
 /**

@@ -9,6 +9,7 @@ import type { UrlContext } from '../../schemas/common';
 import { toUser, type UserRow } from '../../schemas/user';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../content/change-requests';
 import { lookupSql, SAFE_KEY } from '../content/tree';
+import { documentHasKeySql, parseStoredBody, type StoredBody } from '../content/packed-documents';
 import { documentToMarkdown, type JSONDocument } from '../markdown';
 import { assertWithinCap, capOf, capReached, failedOnCapGuard } from '../limits/caps';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
@@ -94,8 +95,7 @@ const targetRecordSql = sql`${lookupSql(
 )}`;
 
 /** Whether the commented block (by key) is still in the target page's document. */
-const nodePresentSql = sql`instr(coalesce((select d.body from documents d where d.hash = json_extract(${targetRecordSql}, '$.document')), ''),
-  '"key":' || json_quote(c.node_key)) > 0`;
+const nodePresentSql = sql`coalesce(${documentHasKeySql(sql`json_extract(${targetRecordSql}, '$.document')`, sql`c.node_key`)}, 0) > 0`;
 
 const COMMENT_COLUMNS = sql`c.id, c.space_id as spaceId, c.change_request_id as changeRequestId, c.review_id as reviewId, c.page_id as pageId,
   c.node_key as nodeKey, c.table_cell as tableCell, c.revision_id as revisionId, c.body, c.posted_at as postedAt, c.edited_at as editedAt,
@@ -288,7 +288,7 @@ export interface TargetInput {
 export function targetPageQuery(db: Db, scope: CommentScope, pageId: string) {
   const key = SAFE_KEY.test(pageId) && pageId !== ROOT ? pageId : '-';
   const record = lookupSql(sql`(select r.pages_root from revisions r where r.id = ${scopeRevisionSql(scope)})`, sql`${key}`);
-  return rawAll<{ record: string | null; body: string | null }>(
+  return rawAll<{ record: string | null; body: StoredBody | null }>(
     db,
     sql`select ${record} as record, (select d.body from documents d where d.hash = json_extract(${record}, '$.document')) as body`,
   );
@@ -310,7 +310,7 @@ function findBlock(nodes: Block[] | undefined, key: string): Block | undefined {
  * Checks a comment's target against the page read by `targetPageQuery`: the page must exist, the node be a
  * block of its document, and a table cell name a record and a column of that (table) block. 400 naming what is missing.
  */
-export function checkTarget(target: TargetInput, page: { record: string | null; body: string | null } | undefined) {
+export function checkTarget(target: TargetInput, page: { record: string | null; body: StoredBody | null } | undefined) {
   if (target.page === undefined) {
     if (target.node !== undefined) throw badRequest('node: a node is a block of a page: give its page too');
     if (target.tableCell !== undefined) throw badRequest('tableCell: a table cell is in a page: give its page and node too');
@@ -321,7 +321,7 @@ export function checkTarget(target: TargetInput, page: { record: string | null; 
     if (target.tableCell !== undefined) throw badRequest('tableCell: give the node of the table too');
     return;
   }
-  const document = page.body ? (JSON.parse(page.body) as { nodes?: Block[] }) : { nodes: [] };
+  const document = page.body ? parseStoredBody<{ nodes?: Block[] }>(page.body) : { nodes: [] };
   const block = findBlock(document.nodes, target.node);
   if (!block) throw badRequest(`node: no block ${target.node} in page ${target.page}`);
   if (target.tableCell === undefined) return;

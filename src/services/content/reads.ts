@@ -20,6 +20,7 @@ import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
+import { bodyText, documentRefsSql, parseStoredBody } from './packed-documents';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 
@@ -175,7 +176,7 @@ function pageTreeQuery(db: Db, revisionId: SQL, target: PageTarget, computed?: {
     ...(computed ? [specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
     ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
     ...(withReusable
-      ? [includedReusableSql(revisionId, sql`select (select body from documents where hash = json_extract(up.rec, '$.document')) as body from up where up.level = 0`)]
+      ? [includedReusableSql(revisionId, sql`select json_extract(up.rec, '$.document') from up where up.level = 0`)]
       : []),
   ];
   const start = 'path' in target ? pathStartSql(find, chunkBody, target.path) : sql`start(id) as (select ${computed ? generatedStartSql(find, target.id) : sql`${target.id}`})`;
@@ -238,16 +239,15 @@ function pathStartSql(find: (key: SQL) => SQL, chunkBody: SQL, path: string[]) {
 }
 
 /**
- * One row of kind `reusable` per reusable content of the revision that the documents `bodies` (a
- * subquery with a `body` column) include as top-level blocks: its id and its document's body (null
- * for an empty one). What dereferencing those documents needs, read in the statement that reads them.
+ * One row of kind `reusable` per reusable content of the revision that the documents `hashes` (a
+ * subquery of document hashes) include: its id and its document's body (null for an empty one). What
+ * dereferencing those documents needs, read in the statement that reads them (a content included deeper
+ * than the top level is read too, and unused).
  */
-function includedReusableSql(revisionId: SQL, bodies: SQL) {
+function includedReusableSql(revisionId: SQL, hashes: SQL) {
   return sql`select 'reusable', json_extract(rc.value, '$.id'), (select body from documents where hash = json_extract(rc.value, '$.document'))
     from revisions r cross join json_each(r.meta, '$.reusableContents') rc
-    where r.id = ${revisionId} and json_extract(rc.value, '$.id') in (
-      select json_extract(n.value, '$.data.ref.reusableContent') from (${bodies}) b cross join json_each(b.body, '$.nodes') n
-      where json_extract(n.value, '$.type') = 'reusable-content')`;
+    where r.id = ${revisionId} and json_extract(rc.value, '$.id') in (${documentRefsSql(hashes, 'reusable')})`;
 }
 
 /**
@@ -262,7 +262,7 @@ function reusableContentQuery(db: Db, revisionId: SQL, id: string) {
     doc(body) as (select (select body from documents where hash = json_extract(entry.value, '$.document')) from entry)
     select 'entry' as kind, 0 as n, value from entry
     union all select 'document', 0, body from doc where body is not null
-    union all ${includedReusableSql(revisionId, sql`select body from doc`)}`);
+    union all ${includedReusableSql(revisionId, sql`select json_extract(entry.value, '$.document') from entry`)}`);
 }
 
 /**
@@ -418,7 +418,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
     located: claims && located ? locatedFor(located, claims) : located,
-    documentBody: pageRows?.find((r) => r.kind === 'document')?.value ?? null,
+    documentBody: bodyText(pageRows?.find((r) => r.kind === 'document')?.value),
     pages: claims && pages ? pagesFor(pages, claims) : pages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
@@ -491,13 +491,13 @@ function pathTargetId(rows: PageTreeRow[]): string {
 /** The reusable content a read asked for (its entry and document) and the documents of those included. */
 function reusableOf(rows: Array<{ kind: string; n?: number | string; value: string | null }>): ReusableRead {
   const included = new Map<string, JSONDocument>();
-  for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), JSON.parse(row.value) as JSONDocument);
+  for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), parseStoredBody<JSONDocument>(row.value));
   const entry = rows.find((r) => r.kind === 'entry');
   const document = rows.find((r) => r.kind === 'document');
   return {
     included,
     entry: entry?.value ? (JSON.parse(entry.value) as ReusableContentEntry) : undefined,
-    document: document?.value ? (JSON.parse(document.value) as JSONDocument) : undefined,
+    document: document?.value ? parseStoredBody<JSONDocument>(document.value) : undefined,
   };
 }
 
@@ -512,7 +512,7 @@ function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: 
     if (row.value === null) continue;
     const hash = String(row.key ?? row.n);
     if (row.kind === 'markdown') byHash.set(hash, row.value);
-    else if (row.kind === 'body') byHash.set(hash, documentToMarkdown(JSON.parse(row.value) as JSONDocument));
+    else if (row.kind === 'body') byHash.set(hash, documentToMarkdown(parseStoredBody<JSONDocument>(row.value)));
   }
   return (page) => {
     if (page.generated) return documentToMarkdown(generatedDocument(page.generated, page.computedSeed ?? page.id));

@@ -6,6 +6,7 @@ import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/index';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
+import { documentRefs, packDocument, parseStoredBody } from './packed-documents';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -131,17 +132,22 @@ export function canonicalJson(value: unknown): string {
 
 export interface StoredDocument {
   hash: string;
+  /** The canonical JSON (what the hash is of). */
   body: string;
+  /** A page document's or reusable content's stored form: `body` packed (nodes of the maps have none). */
+  packed?: Uint8Array;
+  /** With `packed`: what statements look up inside the document (packed-documents' documentRefs). */
+  refs?: string;
 }
 
 /**
- * A page document or reusable content as stored: its canonical JSON and its hash. It is the one stored form of a
- * page (issue 42): its Markdown is derived from it where a read asks for Markdown, not stored beside it (a copy cost
- * as many bytes again as the Markdown itself; migration 0051 dropped the copies databases held).
+ * A page document or reusable content as stored: its canonical JSON's hash, the JSON packed and its refs. It is the
+ * one stored form of a page (issue 42): its Markdown is derived from it where a read asks for Markdown, not stored
+ * beside it (migration 0051 dropped the copies), and its JSON is stored compressed (migration 0052).
  */
 export async function toStoredDocument(document: JSONDocument): Promise<StoredDocument> {
   const body = canonicalJson(document);
-  return { hash: await sha256Hex(body), body };
+  return { hash: await sha256Hex(body), body, packed: packDocument(body), refs: documentRefs(document) };
 }
 
 /**
@@ -152,7 +158,7 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
   if (unique.length === 0) return [];
   return [
-    ...unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.body, createdAt: now }).onConflictDoNothing()),
+    ...unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.packed ?? d.body, refs: d.refs ?? null, createdAt: now }).onConflictDoNothing()),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)
@@ -185,5 +191,5 @@ export function copyDocumentReferences(db: Db, spaceId: string, revisionId: stri
 export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<string, JSONDocument>> {
   if (hashes.length === 0) return new Map();
   const rows = await db.select().from(documents).where(inArray(documents.hash, valuesOf(hashes))).all();
-  return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as JSONDocument]));
+  return new Map(rows.map((row) => [row.hash, parseStoredBody<JSONDocument>(row.body)]));
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { sha256Hex } from '../../lib/ids';
+import { sha256Base64Url } from '../../lib/ids';
 import { canonicalJson } from './revisions';
 
 /**
@@ -146,9 +146,13 @@ export function memoryNodeStore(nodes = new Map<string, string>()): NodeStore & 
   };
 }
 
+/**
+ * A node as stored: its canonical JSON, named by its SHA-256 in base64url (nodes written before issue 42's compact
+ * hashes are named in hex; both name their content, and a map may mix them).
+ */
 export async function storeNode(body: NodeBody): Promise<StoredNode> {
   const text = canonicalJson(body);
-  return { hash: await sha256Hex(text), body: text };
+  return { hash: await sha256Base64Url(text), body: text };
 }
 
 // ---------------------------------------------------------------------------------------------

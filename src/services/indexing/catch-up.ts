@@ -6,6 +6,7 @@ import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
 import { d1NodeStore, diffTries, lookupSql, type NodeBody, type NodeStore } from '../content/tree';
 import { loadDocuments, type FileEntry } from '../content/revisions';
+import { parseStoredBody, type StoredBody } from '../content/packed-documents';
 import type { JSONDocument } from '../markdown/index';
 import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
 
@@ -97,7 +98,7 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
       ${t('h')}(hash) as (select ${a} union select ${b} union select x from (
         select a as x from ${t('md')} union all select b from ${t('md')} union all select a from ${t('ld')} union all select b from ${t('ld')}))`;
   };
-  const rows = await rawAll<{ hash: string; body: string }>(
+  const rows = await rawAll<{ hash: string; body: StoredBody }>(
     db,
     sql`with ${paths('p', indexed?.pages ?? null, head.pages)}, ${paths('f', indexed?.files ?? null, head.files)},
       changed(hash) as (select json_extract(e.value, '$.document') from p_ld l, json_each(${body(sql`l.b`)}) e
@@ -107,7 +108,7 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
   const read = new Map(rows.map((r) => [r.hash, r.body]));
   const d1 = d1Sources(db);
   const fromRead = (hashes: string[]) => hashes.filter((h) => read.has(h));
-  const parse = (hashes: string[]) => new Map(hashes.map((h) => [h, JSON.parse(read.get(h)!)]));
+  const parse = (hashes: string[]) => new Map(hashes.map((h) => [h, parseStoredBody<unknown>(read.get(h)!)]));
   return {
     store: {
       async load(hashes) {

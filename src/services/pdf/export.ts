@@ -7,6 +7,7 @@ import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import { urlContext } from '../../schemas/common';
 import { leavesSql } from '../content/tree';
+import { parseStoredBody, type StoredBody } from '../content/packed-documents';
 import { readContent, type ContentRead } from '../content/reads';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../content/evaluate';
 import { downloadUrl, fileKey, imageDimensions } from '../content/files';
@@ -137,8 +138,8 @@ async function render(db: Db, bucket: R2Bucket, read: ContentRead, selected: { p
   const [documentRows, fileRows] = (await runBatch(db, [
     db.select().from(documents).where(inArray(documents.hash, valuesOf(hashes.length > 0 ? hashes : ['-']))),
     rawAll<{ value: string }>(db, sql`select body as value from (${leavesSql(filesRoot)})`),
-  ])) as unknown as [Array<{ hash: string; body: string }>, Array<{ value: string }> | { results?: Array<{ value: string }> }];
-  const bodies = new Map(documentRows.map((row) => [row.hash, JSON.parse(row.body) as JSONDocument]));
+  ])) as unknown as [Array<{ hash: string; body: StoredBody }>, Array<{ value: string }> | { results?: Array<{ value: string }> }];
+  const bodies = new Map(documentRows.map((row) => [row.hash, parseStoredBody<JSONDocument>(row.body)]));
   const files = new Map<string, FileEntry>();
   for (const row of Array.isArray(fileRows) ? fileRows : (fileRows.results ?? [])) {
     for (const entry of Object.values(JSON.parse(row.value) as Record<string, FileEntry>)) files.set(entry.id, entry);
