@@ -16,7 +16,7 @@ import { verifyVisitorToken } from './visitor-token';
 export const siteNotFound = () => new ApiError(404, 'Site not found');
 
 /** Members below read (guests) and outsiders cannot see a site: 404. Members without `needed`: 403. */
-function authorizeSite(rank: number | null | undefined, needed: number) {
+export function authorizeSite(rank: number | null | undefined, needed: number) {
   if (!rank || rank < RANK.read) throw siteNotFound();
   if (rank < needed) throw new ApiError(403, 'You do not have permission to do this on this site');
 }
