@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, createUser, expectError, expectStatus, seedOrg } from '../helpers/harness';
 import { PERMISSIONS_BY_ROLE, createCollection, createSpace, createTeam, getSpace } from '../spaces/support';
+import { measureRoundTrips } from '../helpers/round-trips';
 
 const perms = (id: string) => `/v1/collections/${id}/permissions`;
 const share = async (token: string, collectionId: string, body: Record<string, unknown>) => api('POST', perms(collectionId), { token, body });
@@ -79,5 +80,34 @@ describe('inviteToCollection', () => {
     // A collection admin by grant (not by organization role) shares it further.
     expectStatus(await share(org.owner.token, collection.id, { role: 'admin', users: [org.members.edit.id] }), 204);
     expectStatus(await share(org.members.edit.token, collection.id, { role: 'read', users: [org.members.guest.id] }), 204);
+  });
+});
+
+describe('sharing: D1 round trips per request (DESIGN.md budget, the token lookup counted)', () => {
+  it('lists answer in at most 2 and writes in at most 3, for collections and sites', async () => {
+    const org = await seedOrg();
+    const collection = await createCollection(org);
+    const team = await createTeam(org, [org.members.read.id]);
+    const site = expectStatus(await api('POST', `/v1/orgs/${org.id}/sites`, { token: org.owner.token, body: { title: 'Counted' } }), 201).body;
+    await api('GET', '/v1/user', { token: org.owner.token });
+    for (const base of [perms(collection.id), `/v1/orgs/${org.id}/sites/${site.id}/permissions`]) {
+      const writes: [string, string, unknown][] = [
+        ['POST', base, { role: 'edit', users: [org.members.guest.id, org.members.read.id], teams: [team.id] }],
+        ['PATCH', `${base}/users/${org.members.guest.id}`, { role: 'read' }],
+        ['PATCH', `${base}/teams/${team.id}`, { role: 'comment' }],
+        ['DELETE', `${base}/users/${org.members.read.id}`, undefined],
+        ['DELETE', `${base}/teams/${team.id}`, undefined],
+      ];
+      for (const [method, path, body] of writes) {
+        const r = await measureRoundTrips(method, path, org.owner.token, body);
+        expect(r.status, `${method} ${path}`).toBeLessThan(300);
+        expect(r.roundTrips, `${method} ${path}`).toBeLessThanOrEqual(3);
+      }
+      for (const path of [`${base}/users`, `${base}/teams`, `${base}/aggregate`, `${base}/aggregate?role=read&limit=1`]) {
+        const r = await measureRoundTrips('GET', path, org.owner.token);
+        expect(r.status, path).toBe(200);
+        expect(r.roundTrips, path).toBeLessThanOrEqual(2);
+      }
+    }
   });
 });
