@@ -421,6 +421,15 @@ const CASES: Case[] = [
   { operationId: 'updateCollectionById', request: () => send('PATCH', `/v1/collections/${collectionId}`, { description: 'How-to guides', defaultLevel: 'inherit' }) },
   { operationId: 'moveSpace', request: async () => send('POST', `/v1/spaces/${await newSpace('Moved')}/move`, { parent: collectionId }) },
   { operationId: 'listSpacesInCollectionById', request: () => get(`/v1/collections/${collectionId}/spaces`) },
+  // Sharing a collection (issue 44)
+  { operationId: 'inviteToCollection', request: () => send('POST', `/v1/collections/${collectionId}/permissions`, { role: 'comment', users: [org.members.guest.id], teams: [teamId] }) },
+  { operationId: 'listUserPermissionsInCollection', request: () => get(`/v1/collections/${collectionId}/permissions/users`) },
+  { operationId: 'updateUserPermissionInCollection', request: () => send('PATCH', `/v1/collections/${collectionId}/permissions/users/${org.members.guest.id}`, { role: 'edit' }) },
+  { operationId: 'listTeamPermissionsInCollection', request: () => get(`/v1/collections/${collectionId}/permissions/teams`) },
+  { operationId: 'updateTeamPermissionInCollection', request: () => send('PATCH', `/v1/collections/${collectionId}/permissions/teams/${teamId}`, { role: 'read' }) },
+  { operationId: 'listPermissionsAggregateInCollection', request: () => get(`/v1/collections/${collectionId}/permissions/aggregate`) },
+  { operationId: 'removeUserFromCollection', request: () => send('DELETE', `/v1/collections/${collectionId}/permissions/users/${org.members.guest.id}`) },
+  { operationId: 'removeTeamFromCollection', request: () => send('DELETE', `/v1/collections/${collectionId}/permissions/teams/${teamId}`) },
   {
     operationId: 'moveCollection',
     request: async () => {
@@ -694,6 +703,15 @@ const CASES: Case[] = [
   { operationId: 'createSite', request: () => send('POST', `/v1/orgs/${org.id}/sites`, { title: 'Created', visibility: 'unlisted', spaces: [spaceId] }) },
   { operationId: 'listSites', request: async () => (await site(), get(`/v1/orgs/${org.id}/sites?published=true`)) },
   { operationId: 'getSiteById', request: async () => get(await sitePath()) },
+  // Sharing a site (issue 44)
+  { operationId: 'inviteToSite', request: async () => send('POST', await sitePath('/permissions'), { role: 'read', users: [org.members.guest.id], teams: [teamId] }) },
+  { operationId: 'listUserPermissionsInSite', request: async () => get(await sitePath('/permissions/users')) },
+  { operationId: 'updateUserPermissionInSite', request: async () => send('PATCH', await sitePath(`/permissions/users/${org.members.guest.id}`), { role: 'comment' }) },
+  { operationId: 'listTeamPermissionsInSite', request: async () => get(await sitePath('/permissions/teams')) },
+  { operationId: 'updateTeamPermissionInSite', request: async () => send('PATCH', await sitePath(`/permissions/teams/${teamId}`), { role: 'edit' }) },
+  { operationId: 'listPermissionsAggregateInSite', request: async () => get(await sitePath('/permissions/aggregate?role=guest')) },
+  { operationId: 'removeUserFromSite', request: async () => send('DELETE', await sitePath(`/permissions/users/${org.members.guest.id}`)) },
+  { operationId: 'removeTeamFromSite', request: async () => send('DELETE', await sitePath(`/permissions/teams/${teamId}`)) },
   { operationId: 'updateSiteById', request: async () => send('PATCH', await sitePath(), { title: 'Conformance docs', proxy: 'example.com/docs', agentsContext: 'excluded' }) },
   { operationId: 'getSiteStructure', request: async () => get(await sitePath('/structure')) },
   { operationId: 'getPublishedContentSite', request: async () => get(await sitePath('/published')) },

@@ -201,6 +201,46 @@ export const spaceUserGrants = sqliteTable(
   (t) => [primaryKey({ columns: [t.spaceId, t.userId] }), index('space_user_grants_user').on(t.userId)],
 );
 
+/** A user's role on a collection and on everything nested in it (migration 0080). */
+export const collectionUserGrants = sqliteTable(
+  'collection_user_grants',
+  {
+    collectionId: text('collection_id')
+      .notNull()
+      .references(() => collections.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: integer('role').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.collectionId, t.userId] }),
+    index('collection_user_grants_user').on(t.userId),
+    index('collection_user_grants_listed').on(t.collectionId, t.createdAt, t.userId),
+  ],
+);
+
+/** A team's role on a collection and on everything nested in it (migration 0080). */
+export const collectionTeamGrants = sqliteTable(
+  'collection_team_grants',
+  {
+    collectionId: text('collection_id')
+      .notNull()
+      .references(() => collections.id, { onDelete: 'cascade' }),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    role: integer('role').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.collectionId, t.teamId] }),
+    index('collection_team_grants_team').on(t.teamId),
+    index('collection_team_grants_listed').on(t.collectionId, t.createdAt, t.teamId),
+  ],
+);
+
 export const spaceTeamGrants = sqliteTable(
   'space_team_grants',
   {

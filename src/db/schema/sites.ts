@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { spaces } from './content';
+import { users } from './identity';
+import { teams } from './teams';
 import { organizations } from './organizations';
 
 /**
@@ -149,4 +151,36 @@ export const siteRedirects = sqliteTable(
     sortedAt: text('sorted_at').notNull(),
   },
   (t) => [uniqueIndex('site_redirects_source').on(t.siteId, t.draft, t.source), index('site_redirects_created').on(t.siteId, t.createdAt, t.id)],
+);
+
+/** A user's role on a site (the site, unpublished too, and the spaces it links; migration 0080). */
+export const siteUserGrants = sqliteTable(
+  'site_user_grants',
+  {
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: integer('role').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.userId] }), index('site_user_grants_user').on(t.userId), index('site_user_grants_listed').on(t.siteId, t.createdAt, t.userId)],
+);
+
+/** A team's role on a site (the site, unpublished too, and the spaces it links; migration 0080). */
+export const siteTeamGrants = sqliteTable(
+  'site_team_grants',
+  {
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    role: integer('role').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.teamId] }), index('site_team_grants_team').on(t.teamId), index('site_team_grants_listed').on(t.siteId, t.createdAt, t.teamId)],
 );

@@ -13,15 +13,18 @@ import { WORKING_STATUSES_SQL } from '../integrations/scopes';
 const col = (table: string, column: string) => sql.raw(`"${table}"."${column}"`);
 const SPACE = { id: col('spaces', 'id'), orgId: col('spaces', 'org_id'), cap: col('spaces', 'access_cap'), level: col('spaces', 'default_level'), parent: col('spaces', 'parent_id') };
 const COLLECTION = { id: col('collections', 'id'), orgId: col('collections', 'org_id'), cap: col('collections', 'access_cap') };
+const SITE = { id: col('sites', 'id'), orgId: col('sites', 'org_id') };
 
 /**
  * Effective role rank (0..6) of a user on a space, as one SQL expression evaluated per `spaces` row.
  * `userId` is a bound value, or a qualified column when listing everyone's access to one space.
  *
- * The rule (DESIGN.md): the highest of
+ * The rule (DESIGN.md; the Handbook's access guide writes it out): the highest of
  *   - the organization role, capped by the space's resolved defaultLevel chain (org admins are never capped),
  *   - the user's teams' grants on the space,
- *   - the user's own grant on the space.
+ *   - the user's own grant on the space,
+ *   - the user's and their teams' grants on the collections the space is in (its parent and every ancestor),
+ *   - the user's and their teams' grants on the sites that link the space.
  * Disabled or absent members have no access.
  */
 export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
@@ -35,8 +38,34 @@ export function spaceRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
     coalesce((select g.role from space_user_grants g join org_members m2
         on m2.org_id = ${SPACE.orgId} and m2.user_id = g.user_id and m2.disabled = 0
       where g.space_id = ${SPACE.id} and g.user_id = ${userId}), 0),
-    ${installationSpaceRoleSql(userId)}
+    ${installationSpaceRoleSql(userId)},
+    ${sharedGrantsRoleSql(userId, SPACE.orgId, SPACE.parent, SPACE.id)}
   )`;
+}
+
+/**
+ * The highest grant a member holds through sharing above a space or collection: on `collectionId` and every
+ * collection it is nested in (walked up through `parent_id`; `union` stops at a cycle), directly or through a
+ * team, and, for a space (`spaceId`), on every site that links it. 0 for whoever is not an active member of
+ * `orgId`: a grant outlives a membership, but opens nothing without it. Grants look up by user (and the user's
+ * teams) first, so a member with no grant anywhere pays a few index probes.
+ */
+function sharedGrantsRoleSql(userId: string | SQL, orgId: SQL, collectionId: SQL, spaceId: SQL | null): SQL<number> {
+  const siteGrants = spaceId
+    ? sql`union all select g.role from site_user_grants g join site_spaces ss on ss.site_id = g.site_id
+          where g.user_id = ${userId} and ss.space_id = ${spaceId}
+        union all select g.role from site_team_grants g join team_members tm on tm.team_id = g.team_id
+          join site_spaces ss on ss.site_id = g.site_id where tm.user_id = ${userId} and ss.space_id = ${spaceId}`
+    : sql``;
+  return sql<number>`coalesce((with recursive chain(id) as (
+        select ${collectionId}
+        union select c.parent_id from collections c join chain on c.id = chain.id where c.parent_id is not null
+      ) select max(x.role) from (
+        select g.role from collection_user_grants g where g.user_id = ${userId} and g.collection_id in (select id from chain)
+        union all select g.role from collection_team_grants g join team_members tm on tm.team_id = g.team_id
+          where tm.user_id = ${userId} and g.collection_id in (select id from chain)
+        ${siteGrants}
+      ) x where exists (select 1 from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0)), 0)`;
 }
 
 /**
@@ -54,10 +83,33 @@ function installationSpaceRoleSql(userId: string | SQL): SQL<number> {
         where si.installation_id = ii.id and si.space_id = ${SPACE.id} and si.status = 'active'))), 0)`;
 }
 
-/** Effective role rank of a user on a `collections` row: the organization role capped by the collection chain. */
-export function collectionRoleSql(userId: string): SQL<number> {
-  return sql<number>`coalesce((select case when m.role = 6 then 6 else min(m.role, ${COLLECTION.cap}) end
-    from org_members m where m.org_id = ${COLLECTION.orgId} and m.user_id = ${userId} and m.disabled = 0), 0)`;
+/**
+ * Effective role rank of a user on a `collections` row: the highest of the organization role capped by the
+ * collection chain, and the user's and their teams' grants on the collection or any collection it is nested in.
+ * `user` as for spaceRoleSql.
+ */
+export function collectionRoleSql(user: string | SQLiteColumn | SQL): SQL<number> {
+  const userId = typeof user === 'string' ? user : qualify(user);
+  return sql<number>`max(
+    coalesce((select case when m.role = 6 then 6 else min(m.role, ${COLLECTION.cap}) end
+      from org_members m where m.org_id = ${COLLECTION.orgId} and m.user_id = ${userId} and m.disabled = 0), 0),
+    ${sharedGrantsRoleSql(userId, COLLECTION.orgId, COLLECTION.id, null)}
+  )`;
+}
+
+/**
+ * Role rank of a user on a `sites` row: the highest of their organization role (a site has no level that caps
+ * it) and their own and their teams' grants on the site. Null for whoever is not a member of the site's
+ * organization (an installation's bot user reads as a reader, as orgRoleSql says); a guest's rank is its grants'.
+ */
+export function siteRoleSql(user: string | SQLiteColumn | SQL): SQL<number | null> {
+  const userId = typeof user === 'string' ? user : qualify(user);
+  const orgRole = orgRoleSql(SITE.orgId, userId);
+  return sql<number | null>`case when ${orgRole} is null then null else max(${orgRole}, coalesce((select max(x.role) from (
+        select g.role from site_user_grants g where g.site_id = ${SITE.id} and g.user_id = ${userId}
+        union all select g.role from site_team_grants g join team_members tm on tm.team_id = g.team_id
+          where g.site_id = ${SITE.id} and tm.user_id = ${userId}
+      ) x), 0)) end`;
 }
 
 /** A column as `"table"."column"`, safe to use inside a correlated subquery. */
@@ -69,7 +121,7 @@ export function qualify(column: SQLiteColumn | SQL): SQL {
  * The caller's organization role rank, or null when not a member. An installation's bot user reads as a
  * reader of its installation's organization (which routes it may call is its scopes').
  */
-export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string): SQL<number | null> {
+export function orgRoleSql(orgIdColumn: SQLiteColumn | SQL, userId: string | SQL): SQL<number | null> {
   const orgId = qualify(orgIdColumn);
   return sql<number | null>`coalesce((select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0),
     (select ${RANK.read} from integration_installations ii join integrations i on i.id = ii.integration_id and i.deleted_at is null

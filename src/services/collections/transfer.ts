@@ -1,6 +1,6 @@
 import { and, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../../db/schema/index';
+import { collectionTeamGrants, collectionUserGrants, collections, orgMembers, spaceTeamGrants, spaceUserGrants, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
@@ -33,7 +33,7 @@ export function assertTransferFits(env: Env, targetRows: { org: OrganizationRow 
 }
 
 /**
- * Statements moving collections and spaces to another organization, as one transaction: team grants
+ * Statements moving collections and spaces to another organization, as one transaction: team grants (of spaces and collections)
  * do not cross organizations (teams belong to the source), user grants survive only for active members
  * of the target, and both organizations' access caps are recomputed. What moves is given as subqueries
  * selecting ids, so a tree of any size costs no read beforehand and no bound parameter per item.
@@ -58,6 +58,12 @@ export function transferStatements(
     ...(collectionIds ? [db.update(collections).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(collections.id, collectionIds))] : []),
     db.update(spaces).set({ orgId: targetOrgId, updatedAt: now }).where(inArray(spaces.id, spaceIds)),
     db.delete(spaceTeamGrants).where(inArray(spaceTeamGrants.spaceId, spaceIds)),
+    ...(collectionIds
+      ? [
+          db.delete(collectionTeamGrants).where(inArray(collectionTeamGrants.collectionId, collectionIds)),
+          db.delete(collectionUserGrants).where(and(inArray(collectionUserGrants.collectionId, collectionIds), notInArray(collectionUserGrants.userId, targetMembers))),
+        ]
+      : []),
     db.delete(spaceUserGrants).where(and(inArray(spaceUserGrants.spaceId, spaceIds), notInArray(spaceUserGrants.userId, targetMembers))),
     ...refreshOrgAccessCaps(db, sourceOrgId),
     ...refreshOrgAccessCaps(db, targetOrgId),

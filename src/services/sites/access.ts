@@ -7,7 +7,7 @@ import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { actorUserId } from '../integrations/access';
-import { orgRankQuery } from '../organizations/organizations';
+import { siteRoleSql } from '../access/access';
 import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
 import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';
@@ -16,9 +16,21 @@ import { verifyVisitorToken } from './visitor-token';
 export const siteNotFound = () => new ApiError(404, 'Site not found');
 
 /** Members below read (guests) and outsiders cannot see a site: 404. Members without `needed`: 403. */
-function authorizeSite(rank: number | null | undefined, needed: number) {
+export function authorizeSite(rank: number | null | undefined, needed: number) {
   if (!rank || rank < RANK.read) throw siteNotFound();
   if (rank < needed) throw new ApiError(403, 'You do not have permission to do this on this site');
+}
+
+/**
+ * The caller's role rank on a site of the organization (services/access siteRoleSql: their organization role
+ * or what the site is shared with them or their teams at); no row for a site not in the organization.
+ */
+export function siteRankQuery(db: Db, orgId: string, siteId: string, userId: string) {
+  return db
+    .select({ rank: siteRoleSql(userId) })
+    .from(sites)
+    .where(and(eq(sites.id, siteId), eq(sites.orgId, orgId)))
+    .limit(1);
 }
 
 export interface MemberSite<E extends unknown[]> {
@@ -39,7 +51,7 @@ export async function loadSiteAsMember<E extends unknown[] = []>(
   needed: number,
   extra: BatchItem[] = [],
 ): Promise<MemberSite<E>> {
-  const results = (await runBatch(db, [orgRankQuery(db, orgId, userId), ...siteModelQueries(db, orgId, siteId, userId), ...extra])) as unknown[];
+  const results = (await runBatch(db, [siteRankQuery(db, orgId, siteId, userId), ...siteModelQueries(db, orgId, siteId, userId), ...extra])) as unknown[];
   const [rankRows] = results as [{ rank: number | null }[]];
   authorizeSite(rankRows[0]?.rank, needed);
   const model = modelFrom(results.slice(1, 1 + MODEL_QUERY_COUNT) as Parameters<typeof modelFrom>[0]);
@@ -110,7 +122,7 @@ export async function loadSiteAsReader<E extends unknown[] = []>(
   const userId = actorUserId(actor);
   // One batch for both readers: a signed-in user who is not a member reads like any visitor.
   const results = (await runBatch(db, [
-    ...(userId ? [orgRankQuery(db, orgId, userId)] : []),
+    ...(userId ? [siteRankQuery(db, orgId, siteId, userId)] : []),
     ...siteModelQueries(db, orgId, siteId, userId),
     shareLinkQuery(db, siteId, credentials.shareKey),
     ...extra,
