@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { createDb, runBatch, type BatchItem } from '../../db/client';
+import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -15,7 +15,7 @@ import { capOf } from '../limits/caps';
 import { toStoredDocument, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
 import { defaultResolveLink, markdownToDocument } from '../markdown/index';
-import { loadSyncedSpace } from './content';
+import { loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
@@ -185,14 +185,73 @@ async function reusableContentsOf(
   return { meta: { ...meta, reusableContents: [...byId.values()] }, documents };
 }
 
-/** After an export: the revision pushed records the commit, and the paths the sync leaves are what was pushed. */
+/**
+ * After an export: the revision pushed records the commit, and the paths the sync leaves are what was pushed.
+ * Pages, files and reusable contents whose blob or path the push gave them get their `git: {oid, path}` (GitBook
+ * sets them at export, not at the next import): the records of a revision never change, so the head moves to a
+ * revision of the same content with that metadata, recording the same commit (the integrations' loop guard sees
+ * `git.oid` on it). Only when the head is still the exported revision; no `space_content_updated` event (nothing a
+ * reader sees changed). Nothing to record: no new revision.
+ */
 export async function recordGitExport(
   env: Env,
-  target: { spaceId: string; revisionId: string; rows: Array<typeof gitSyncEntries.$inferInsert>; git: GitImportTarget['git'] },
-): Promise<void> {
+  target: { spaceId: string; revisionId: string; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix?: string; git: GitImportTarget['git'] },
+): Promise<{ revision: string | null }> {
   const db = createDb(env.DB);
-  await runBatch(db, [
-    db.insert(revisionGit).values({ revisionId: target.revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git }),
+  const recordCommit = (revisionId: string) =>
+    db.insert(revisionGit).values({ revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git });
+  const space = await loadSyncedSpace(db, target.spaceId);
+  const tagged = space.head.id === target.revisionId && !space.deleted ? await withExportedGit(db, space, target.rows, target.pathPrefix ?? '') : null;
+  if (!tagged) {
+    await runBatch(db, [recordCommit(target.revisionId), ...entryStatements(db, target.spaceId, target.rows)]);
+    return { revision: null };
+  }
+  const now = nowIso();
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...tagged.written, meta: tagged.meta, pageCount: space.head.pageCount, fileCount: space.head.fileCount }, tagged.written.nodes, now);
+  const results = await runBatch(db, [
+    recordCommit(target.revisionId),
+    ...revision.statements,
+    recordCommit(revision.id),
     ...entryStatements(db, target.spaceId, target.rows),
+    db
+      .update(spaces)
+      .set({ revisionId: revision.id, updatedAt: now })
+      .where(and(eq(spaces.id, target.spaceId), eq(spaces.revisionId, space.head.id))),
   ]);
+  assertMoved(results[results.length - 1], 'space');
+  return { revision: revision.id };
+}
+
+/** The head's content with `git` set from the rows of an export, or null when every record already says it. */
+async function withExportedGit(db: Db, space: SyncedSpace, rows: Array<typeof gitSyncEntries.$inferInsert>, pathPrefix: string) {
+  const tree = new ContentTree(d1NodeStore(db), space.head);
+  const gitOf = (row: (typeof rows)[number]): GitSyncBlob => ({ oid: row.oid ?? '', path: `${pathPrefix}${row.path}` });
+  const same = (a: GitSyncBlob | undefined, b: GitSyncBlob) => a?.oid === b.oid && a?.path === b.path;
+  const written = (row: (typeof rows)[number]) => Boolean(row.oid) && !row.path.startsWith('group:');
+  let changed = false;
+  const pageRows = rows.filter((r) => r.kind === 'page' && written(r));
+  const pages = await tree.pagesById(pageRows.map((r) => r.targetId));
+  for (const row of pageRows) {
+    const record = pages.get(row.targetId);
+    if (!record || same(record.git, gitOf(row))) continue;
+    tree.pages.set(row.targetId, { ...record, git: gitOf(row) });
+    changed = true;
+  }
+  const fileRows = rows.filter((r) => r.kind === 'file' && written(r));
+  const files = await tree.files.getMany(fileRows.map((r) => r.targetId));
+  for (const row of fileRows) {
+    const entry = files.get(row.targetId);
+    if (!entry || same(entry.git, gitOf(row))) continue;
+    tree.files.set(row.targetId, { ...entry, git: gitOf(row) });
+    changed = true;
+  }
+  const reusableGit = new Map(rows.filter((r) => r.kind === 'reusable' && written(r)).map((r) => [r.targetId, gitOf(r)]));
+  const reusableContents = space.head.meta.reusableContents.map((c) => {
+    const git = reusableGit.get(c.id);
+    if (!git || same(c.git, git)) return c;
+    changed = true;
+    return { ...c, git };
+  });
+  if (!changed) return null;
+  return { written: await tree.write(), meta: { ...space.head.meta, reusableContents } };
 }

@@ -186,6 +186,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           spaceId: row.spaceId,
           revisionId: space.head.id,
           rows: exported.rows,
+          pathPrefix: exported.pathPrefix,
           git: { oid: exported.commit, message: request.commitMessage ?? '', url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${exported.commit}` : null, ref: request.ref, createdByGitBook: true },
         }),
       );
