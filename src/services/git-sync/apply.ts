@@ -12,7 +12,7 @@ import { loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
-import { toStoredDocument, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
+import { toStoredDocument, type FileEntry, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
 import { defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { loadSyncedSpace, type SyncedSpace } from './content';
@@ -37,6 +37,8 @@ export interface GitImportTarget {
   changes: ContentChange[];
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
+  /** Files the import stored in R2 (their bytes never travel here): added to the revision with the ids the plan gave them. */
+  newFiles: FileEntry[];
   includes: ImportIncludePlan[];
   droppedIncludes: string[];
   /** What the plan's paths (from the content root) are under in the repository: the project directory and `root`. */
@@ -67,6 +69,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const now = nowIso();
   const store = d1NodeStore(db);
   const tree = new ContentTree(store, space.head);
+  // The files first: the pages' links name them by id.
+  for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
     baseTree: () => new ContentTree(store, space.head),
     revisionTrees: new Map(),
@@ -75,7 +79,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     now,
     unbounded: true,
   });
-  const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta };
+  const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
   // Page ids of the refs, file ids in insert order; the documents' hashes, for the next export's comparison.
   const created = new Map(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page] as const] : [])));
@@ -95,9 +99,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
-    const id = plan.file ?? (plan.insertIndex !== undefined ? result.files[plan.insertIndex]?.entry.id : undefined);
-    if (id) fileIdOf.set(plan.path, id);
-    return id ? [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: id, oid: plan.oid, hash: null }] : [];
+    fileIdOf.set(plan.path, plan.file);
+    return [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null }];
   });
   const files = await tree.files.getMany([...fileIdOf.values()]);
   for (const [path, id] of fileIdOf) {
