@@ -119,7 +119,8 @@ export async function planImport(
   const config = parseGitBookConfig(configFile ? decoder.decode(await read(configFile)) : null);
   const rootPrefix = config.root ? `${config.root}/` : '';
   const files = new Map<string, TreeFile>();
-  for (const file of all) if (file.path.startsWith(rootPrefix)) files.set(file.path.slice(rootPrefix.length), file);
+  // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
+  for (const file of all) if (file.path.startsWith(rootPrefix) && file.mode !== '120000') files.set(file.path.slice(rootPrefix.length), file);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
   const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids));
