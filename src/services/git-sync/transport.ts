@@ -348,19 +348,35 @@ export class GitSession {
       return;
     }
     const sizes = await this.blobSizes(unique.filter((oid) => !this.blobs.has(oid)));
-    const stream = async (oid: string) => {
-      if ((sizes.get(oid) ?? 0) > maxBytes) return use(oid, null);
-      const blob = await this.streamBlob(oid, maxBytes);
-      if (blob.size > maxBytes) {
-        await blob.stream.cancel();
-        return use(oid, null);
-      }
+    const handed = new Set<string>();
+    const hand = async (oid: string, blob: FetchedBlob | null) => {
+      handed.add(oid);
       await use(oid, blob);
     };
-    const held = unique.filter((oid) => this.blobs.has(oid));
-    for (const oid of held) await use(oid, { bytes: await this.readBlob(oid) });
+    // The remote refused blobs by id: the session fetched the whole tree instead; the rest is read from it.
+    const fromFullFetch = async () => {
+      for (const oid of unique) if (!handed.has(oid)) await hand(oid, { bytes: await this.readBlob(oid) });
+    };
+    const stream = async (oid: string) => {
+      if ((sizes.get(oid) ?? 0) > maxBytes) return hand(oid, null);
+      let blob: { size: number; stream: ReadableStream<Uint8Array> };
+      try {
+        blob = await this.streamBlob(oid, maxBytes);
+      } catch (error) {
+        if (isTooLarge(error) || !this.fetchedRef || !this.partial) throw error;
+        await this.fullFetch(this.fetchedRef);
+        this.partial = false;
+        return;
+      }
+      if (blob.size > maxBytes) {
+        await blob.stream.cancel();
+        return hand(oid, null);
+      }
+      await hand(oid, blob);
+    };
+    for (const oid of unique.filter((oid) => this.blobs.has(oid))) await hand(oid, { bytes: await this.readBlob(oid) });
     const large = unique.filter((oid) => !this.blobs.has(oid) && (sizes.get(oid) ?? 0) > GIT_TRANSFER_LIMITS.streamAbove);
-    for (const oid of large) await stream(oid);
+    for (const oid of large) if (this.partial) await stream(oid);
     const small = unique.filter((oid) => !this.blobs.has(oid) && (sizes.get(oid) ?? 0) <= GIT_TRANSFER_LIMITS.streamAbove);
     // Batches bounded by count, and by the bytes the remote said when it did.
     const batches: string[][] = [];
@@ -377,20 +393,17 @@ export class GitSession {
       bytes += size;
     }
     if (batch.length > 0) batches.push(batch);
-    for (const [index, wants] of batches.entries()) {
-      if (!this.partial) {
-        // The remote refused blobs by id: the session fetched the whole tree instead.
-        for (const oid of batches.slice(index).flat()) await use(oid, { bytes: await this.readBlob(oid) });
-        return;
-      }
+    for (const wants of batches) {
+      if (!this.partial) break;
       await this.fetchBatch(wants, async (got, pack) => {
         try {
-          for (const oid of got) await use(oid, { bytes: (await git.readBlob({ ...this.base, oid })).blob });
+          for (const oid of got) await hand(oid, { bytes: (await git.readBlob({ ...this.base, oid })).blob });
         } finally {
           await this.dropPack(pack);
         }
       }, stream);
     }
+    if (!this.partial) await fromFullFetch();
   }
 
   /**
