@@ -50,8 +50,10 @@ const BIG = 24 * 1024 * 1024;
 const extra = { 'vendor/dataset.bin': noise(BIG) };
 await control('create', { name: 'bench-v2', corpus: 'axoniq-reference-guide', files: extra });
 await control('create', { name: 'bench-v1', corpus: 'axoniq-reference-guide', files: extra, v1Only: true });
+// GIT_SYNC_BENCH_SCALE=0.2 makes the 300 MB repository's files not GitBook's 5 times smaller (a quicker run on a busy machine).
+const SCALE = Number(process.env.GIT_SYNC_BENCH_SCALE ?? 1) || 1;
 const large: Record<string, string> = {};
-for (let i = 0; i < 4; i++) large[`vendor/data-${i}.bin`] = noise(50 * 1024 * 1024).slice(i) + 'x'.repeat(i);
+for (let i = 0; i < 4; i++) large[`vendor/data-${i}.bin`] = noise(Math.round(50 * 1024 * 1024 * SCALE)).slice(i) + 'x'.repeat(i);
 for (let i = 0; i < 40; i++) large[`.gitbook/assets/large-${i}.bin`] = noise(2 * 1024 * 1024).slice(i + 1) + 'y'.repeat(i + 1);
 for (let i = 0; i < 200; i++) large[`.gitbook/assets/small-${i}.bin`] = noise(50 * 1024).slice(i + 1) + 'z'.repeat(i + 1);
 await control('create', { name: 'bench-300', corpus: 'axoniq-reference-guide', files: large });
