@@ -28,6 +28,8 @@ export interface Env {
   OUTBOUND_ALLOWED_HOSTS?: string;
   /** Like OUTBOUND_ALLOWED_HOSTS, for Git Sync's repositories only (a self-hosted GitLab on a private address). */
   GIT_SYNC_ALLOWED_HOSTS?: string;
+  /** Git Sync: the largest pack of a full fetch (a server that refuses partial fetches); 32 MiB when unset. */
+  GIT_SYNC_MAX_FULL_FETCH_BYTES?: string;
   /** The Durable Object location hint of SpaceWriters (`weur`, `enam`...: near the D1 primary); none when unset (durable-objects/space-writer). */
   SPACE_WRITER_LOCATION_HINT?: string;
   /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */

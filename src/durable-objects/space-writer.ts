@@ -117,9 +117,14 @@ export class SpaceWriter extends DurableObject<Env> {
     spaceId: string;
     revisionId: string;
     rows: Array<typeof gitSyncEntries.$inferInsert>;
+    pathPrefix?: string;
     git: GitImportTarget['git'];
-  }): Promise<WriterResult<void>> {
-    return this.serialize(async (env) => (await work()).recordGitExport(env, target));
+  }): Promise<WriterResult<{ revision: string | null }>> {
+    return this.serialize(async (env) => {
+      const recorded = await (await work()).recordGitExport(env, target);
+      if (recorded.revision) await this.catchUpIndexes(env, target.spaceId);
+      return recorded;
+    });
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */

@@ -249,79 +249,152 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
  * naming the URL); a non-2xx answer is not a failure: look at `status`.
  */
 export async function outboundFetch(env: OutboundEnv, url: string | URL, init: RequestInit = {}, options: OutboundOptions = {}): Promise<OutboundResponse> {
+  const call = startCall(url, init, options);
+  try {
+    const { response, current, hop } = await followHops(env, url, init, options, call);
+    const bytes = await readCapped(response, call.maxBytes, call.signal, () => new OutboundError('too_large', `${call.field}: ${current.href} answered more than ${call.maxBytes} bytes`)).catch(
+      (error) => {
+        throw call.readFailure(error, current);
+      },
+    );
+    const final = current.href;
+    return {
+      url: final,
+      status: response.status,
+      ok: response.ok,
+      headers: response.headers,
+      bytes,
+      redirects: hop,
+      text: () => new TextDecoder().decode(bytes),
+    };
+  } finally {
+    call.end();
+  }
+}
+
+/** An answer whose body is read as it comes (`outboundStream`). */
+export interface OutboundStreamResponse {
+  url: string;
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  /** The body: fails with an `OutboundError` past `maxBytes` or the time limit (which covers reading it). */
+  body: ReadableStream<Uint8Array>;
+}
+
+/**
+ * `outboundFetch` for bodies too large to hold: the same checks of every hop, but the body is handed over as a
+ * stream, counted against `maxBytes` and the time limit as it is read (the limit ends when the body is read or cancelled).
+ */
+export async function outboundStream(env: OutboundEnv, url: string | URL, init: RequestInit = {}, options: OutboundOptions = {}): Promise<OutboundStreamResponse> {
+  const call = startCall(url, init, options);
+  let handedOver = false;
+  try {
+    const { response, current } = await followHops(env, url, init, options, call);
+    const source = response.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+    const reader = source.getReader();
+    let read = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await abortable(reader.read(), call.signal);
+          if (done) {
+            call.end();
+            controller.close();
+            return;
+          }
+          read += value.byteLength;
+          if (read > call.maxBytes) throw new OutboundError('too_large', `${call.field}: ${current.href} answered more than ${call.maxBytes} bytes`);
+          controller.enqueue(value);
+        } catch (error) {
+          call.end();
+          await reader.cancel().catch(() => undefined);
+          controller.error(call.readFailure(error, current));
+        }
+      },
+      async cancel(reason) {
+        call.end();
+        await reader.cancel(reason).catch(() => undefined);
+      },
+    });
+    handedOver = true;
+    return { url: current.href, status: response.status, ok: response.ok, headers: response.headers, body };
+  } finally {
+    if (!handedOver) call.end();
+  }
+}
+
+/** One call's limits, its time limit's signal, and the words of its failures. */
+function startCall(url: string | URL, init: RequestInit, options: OutboundOptions) {
   const field = options.field ?? 'url';
-  const maxBytes = options.maxBytes ?? OUTBOUND_DEFAULTS.maxBytes;
   const timeoutMs = options.timeoutMs ?? OUTBOUND_DEFAULTS.timeoutMs;
+  const original = String(url);
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  const signal = init.signal ? AbortSignal.any([timeout.signal, init.signal]) : timeout.signal;
+  const timedOut = () => new OutboundError('timeout', `${field}: ${original} did not answer within ${timeoutMs / 1000} s`);
+  return {
+    field,
+    original,
+    maxBytes: options.maxBytes ?? OUTBOUND_DEFAULTS.maxBytes,
+    timeout,
+    signal,
+    timedOut,
+    end: () => clearTimeout(timer),
+    readFailure(error: unknown, current: URL): Error {
+      if (timeout.signal.aborted) return timedOut();
+      if (error instanceof ApiError) return error;
+      return new OutboundError('network', `${field}: ${current.href} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  };
+}
+
+/** Requests `url`, following redirects by hand (each hop checked), up to the answer that is not a redirect. */
+async function followHops(env: OutboundEnv, url: string | URL, init: RequestInit, options: OutboundOptions, call: ReturnType<typeof startCall>): Promise<{ response: Response; current: URL; hop: number }> {
+  const { field, original, signal } = call;
   const maxRedirects = options.maxRedirects ?? OUTBOUND_DEFAULTS.maxRedirects;
   const doFetch = options.fetch ?? defaultFetch;
-  const original = String(url);
-
   const checkHop = (hop: URL, hopField: string) => {
     const why = options.allowHop?.(hop) ?? null;
     if (why !== null) throw new OutboundError('refused', `${hopField}: ${hop.href} is refused: ${why}`);
     return hop;
   };
   let current = checkHop(checkOutboundUrl(env, original, field), field);
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
-  const signal = init.signal ? AbortSignal.any([timeout.signal, init.signal]) : timeout.signal;
-  const timedOut = () => new OutboundError('timeout', `${field}: ${original} did not answer within ${timeoutMs / 1000} s`);
-
   let method = (init.method ?? 'GET').toUpperCase();
   let body = init.body ?? undefined;
   const headers = new Headers(init.headers);
-  try {
-    for (let hop = 0; ; hop++) {
-      let response: Response;
-      try {
-        response = await abortable(doFetch(new Request(current, { ...init, method, headers, body, redirect: 'manual', signal })), signal);
-      } catch (error) {
-        if (timeout.signal.aborted) throw timedOut();
-        if (error instanceof ApiError) throw error;
-        throw new OutboundError('network', `${field}: ${current.href} could not be fetched: ${networkCause(error, current)}`);
-      }
-      const location = response.headers.get('location');
-      if (REDIRECTS.has(response.status) && location !== null) {
-        await response.body?.cancel().catch(() => undefined);
-        if (hop >= maxRedirects) throw new OutboundError('redirects', `${field}: ${original} redirects more than ${maxRedirects} times`);
-        let next: URL;
-        try {
-          next = new URL(location, current);
-        } catch {
-          throw new OutboundError('refused', `${field}: ${current.href} redirects to an invalid URL: ${location}`);
-        }
-        const hopField = `${field} (redirected from ${current.href})`;
-        next = checkHop(checkOutboundUrl(env, next.href, hopField), hopField);
-        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
-          if (method !== 'HEAD') method = 'GET';
-          body = undefined;
-          headers.delete('content-type');
-          headers.delete('content-length');
-        }
-        if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
-        current = next;
-        continue;
-      }
-      const bytes = await readCapped(response, maxBytes, signal, () => new OutboundError('too_large', `${field}: ${current.href} answered more than ${maxBytes} bytes`)).catch(
-        (error) => {
-          if (timeout.signal.aborted) throw timedOut();
-          if (error instanceof ApiError) throw error;
-          throw new OutboundError('network', `${field}: ${current.href} could not be read: ${error instanceof Error ? error.message : String(error)}`);
-        },
-      );
-      const final = current.href;
-      return {
-        url: final,
-        status: response.status,
-        ok: response.ok,
-        headers: response.headers,
-        bytes,
-        redirects: hop,
-        text: () => new TextDecoder().decode(bytes),
-      };
+  for (let hop = 0; ; hop++) {
+    let response: Response;
+    try {
+      response = await abortable(doFetch(new Request(current, { ...init, method, headers, body, redirect: 'manual', signal })), signal);
+    } catch (error) {
+      if (call.timeout.signal.aborted) throw call.timedOut();
+      if (error instanceof ApiError) throw error;
+      throw new OutboundError('network', `${field}: ${current.href} could not be fetched: ${networkCause(error, current)}`);
     }
-  } finally {
-    clearTimeout(timer);
+    const location = response.headers.get('location');
+    if (REDIRECTS.has(response.status) && location !== null) {
+      await response.body?.cancel().catch(() => undefined);
+      if (hop >= maxRedirects) throw new OutboundError('redirects', `${field}: ${original} redirects more than ${maxRedirects} times`);
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        throw new OutboundError('refused', `${field}: ${current.href} redirects to an invalid URL: ${location}`);
+      }
+      const hopField = `${field} (redirected from ${current.href})`;
+      next = checkHop(checkOutboundUrl(env, next.href, hopField), hopField);
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        if (method !== 'HEAD') method = 'GET';
+        body = undefined;
+        headers.delete('content-type');
+        headers.delete('content-length');
+      }
+      if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+      current = next;
+      continue;
+    }
+    return { response, current, hop };
   }
 }
 

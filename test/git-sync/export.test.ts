@@ -120,4 +120,38 @@ describe('exportToGitRepository (a real git http-backend)', () => {
     expect(files).toContain('RACE.md');
     expect(await gitOutput('export-race', 'show', 'refs/heads/main:README.md')).toContain('Edited.');
   });
+  it('a page and a file made here get git {oid, path} at their export, equal to git ls-tree in the remote', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    await createRepository('export-meta', { files: { 'docs/README.md': '# Home\n\nHi.\n' } });
+    const url = repositoryUrl('export-meta');
+    await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true, repoProjectDirectory: 'docs' });
+    const cr = await openChangeRequest(space.id, token, 'New page');
+    await applyChanges(space.id, cr.number, token, [
+      { operation: 'insert_files', files: [{ ref: 'logo', name: 'logo.txt', contentType: 'text/plain', base64: btoa('a logo\n') }] },
+      { operation: 'insert_page', title: 'Made here', document: { markdown: '# Made here\n\nWritten in GitBook.\n' } },
+    ]);
+    expectStatus(await merge(space.id, cr.number, token), 200);
+    const made = await pageIdAt(space.id, token, 'made-here');
+    expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${made}`, { token }), 200).body.git).toBeUndefined();
+
+    const info = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-4: New page', repoProjectDirectory: 'docs' });
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
+    const listed = new Map(
+      (await gitOutput('export-meta', 'ls-tree', '-r', 'refs/heads/main'))
+        .trim()
+        .split('\n')
+        .map((line) => [line.split('\t')[1], line.split('\t')[0].split(' ')[2]]),
+    );
+    const page = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${made}`, { token }), 200).body;
+    expect(page.git).toEqual({ path: 'docs/made-here.md', oid: listed.get('docs/made-here.md') });
+    const content = expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token }), 200).body;
+    expect(content.files[0].git).toEqual({ path: 'docs/.gitbook/assets/logo.txt', oid: listed.get('docs/.gitbook/assets/logo.txt') });
+    // The head that carries them records the pushed commit (the integrations' loop guard), and a second export has nothing to push.
+    const commit = (await gitOutput('export-meta', 'rev-parse', 'refs/heads/main')).trim();
+    expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/revisions/${content.id}`, { token }), 200).body.git).toMatchObject({ oid: commit, createdByGitBook: true });
+    await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-5: again', repoProjectDirectory: 'docs' });
+    expect((await gitOutput('export-meta', 'rev-parse', 'refs/heads/main')).trim()).toBe(commit);
+  });
 });

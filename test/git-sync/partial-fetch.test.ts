@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BLOB_BATCH } from '../../src/services/git-sync/transport';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { control, createRepository, gitInfo, repositoryUrl, runPending } from '../helpers/git-sync';
+import { control, createRepository, gitInfo, gitServer, repositoryUrl, runPending } from '../helpers/git-sync';
+import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 
 /**
  * Bounded memory: protocol v2 against the real git http-backend (`uploadpack.allowFilter`): `ls-refs`, the commit's
@@ -93,5 +94,30 @@ describe('protocol v2 partial fetch (a real git http-backend)', () => {
     const stats = await importRepo(space.id, token, { url: repositoryUrl('v1-only'), ref: 'refs/heads/main', force: true });
     expect(stats.protocol).toBe('v1');
     expect((await pageIds(space.id, token)).size).toBe(3);
+  });
+  it('a server that refuses filters (uploadpack.allowFilter off) gets a full fetch; one too large for it fails, saying why, in getSpaceGitInfo', async () => {
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    await createRepository('no-filter', { files: FILES, allowFilter: false });
+    const stats = await importRepo(space.id, token, { url: repositoryUrl('no-filter'), ref: 'refs/heads/main', force: true });
+    expect(stats.protocol).toBe('v1');
+    // The whole tree came, the file that is not GitBook's too (its bytes repeat: its pack is about 20 KB).
+    expect(stats.packBytes).toBeGreaterThan(15_000);
+    expect(stats.blobsFetched).toBe(0);
+    expect((await pageIds(space.id, token)).size).toBe(3);
+
+    // Under a cap smaller than that pack, the import fails with the reason and what to do, and the space is untouched.
+    const other = await createSpace(org.id, token);
+    const head = expectStatus(await api('GET', `/v1/spaces/${other.id}`, { token }), 200).body.revision;
+    expectStatus(await api('POST', `/v1/spaces/${other.id}/git/import`, { token, body: { url: repositoryUrl('no-filter'), ref: 'refs/heads/main', force: true } }), 204);
+    const pending = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(other.id).first<{ id: string }>();
+    await runGitSyncOperation({ ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '10000' } as typeof env, pending!.id);
+    const info = (await gitInfo(other.id, token)).body;
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'failure', direction: 'import' });
+    expect(info.operation.error).toContain('too large for a full fetch (over 10000 bytes)');
+    expect(info.operation.error).toContain('uploadpack.allowFilter');
+    expect(info.operation.error).not.toContain(gitServer().password);
+    expect(expectStatus(await api('GET', `/v1/spaces/${other.id}`, { token }), 200).body.revision).toBe(head);
   });
 });

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { createDb, runBatch, type BatchItem } from '../../db/client';
+import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
@@ -12,10 +12,10 @@ import { loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
-import { toStoredDocument, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
+import { toStoredDocument, type FileEntry, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
 import { defaultResolveLink, markdownToDocument } from '../markdown/index';
-import { loadSyncedSpace } from './content';
+import { loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
@@ -37,6 +37,8 @@ export interface GitImportTarget {
   changes: ContentChange[];
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
+  /** Files the import stored in R2 (their bytes never travel here): added to the revision with the ids the plan gave them. */
+  newFiles: FileEntry[];
   includes: ImportIncludePlan[];
   droppedIncludes: string[];
   /** What the plan's paths (from the content root) are under in the repository: the project directory and `root`. */
@@ -67,6 +69,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const now = nowIso();
   const store = d1NodeStore(db);
   const tree = new ContentTree(store, space.head);
+  // The files first: the pages' links name them by id.
+  for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
     baseTree: () => new ContentTree(store, space.head),
     revisionTrees: new Map(),
@@ -75,7 +79,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     now,
     unbounded: true,
   });
-  const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta };
+  const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
   // Page ids of the refs, file ids in insert order; the documents' hashes, for the next export's comparison.
   const created = new Map(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page] as const] : [])));
@@ -95,9 +99,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
-    const id = plan.file ?? (plan.insertIndex !== undefined ? result.files[plan.insertIndex]?.entry.id : undefined);
-    if (id) fileIdOf.set(plan.path, id);
-    return id ? [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: id, oid: plan.oid, hash: null }] : [];
+    fileIdOf.set(plan.path, plan.file);
+    return [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null }];
   });
   const files = await tree.files.getMany([...fileIdOf.values()]);
   for (const [path, id] of fileIdOf) {
@@ -185,14 +188,73 @@ async function reusableContentsOf(
   return { meta: { ...meta, reusableContents: [...byId.values()] }, documents };
 }
 
-/** After an export: the revision pushed records the commit, and the paths the sync leaves are what was pushed. */
+/**
+ * After an export: the revision pushed records the commit, and the paths the sync leaves are what was pushed.
+ * Pages, files and reusable contents whose blob or path the push gave them get their `git: {oid, path}` (GitBook
+ * sets them at export, not at the next import): the records of a revision never change, so the head moves to a
+ * revision of the same content with that metadata, recording the same commit (the integrations' loop guard sees
+ * `git.oid` on it). Only when the head is still the exported revision; no `space_content_updated` event (nothing a
+ * reader sees changed). Nothing to record: no new revision.
+ */
 export async function recordGitExport(
   env: Env,
-  target: { spaceId: string; revisionId: string; rows: Array<typeof gitSyncEntries.$inferInsert>; git: GitImportTarget['git'] },
-): Promise<void> {
+  target: { spaceId: string; revisionId: string; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix?: string; git: GitImportTarget['git'] },
+): Promise<{ revision: string | null }> {
   const db = createDb(env.DB);
-  await runBatch(db, [
-    db.insert(revisionGit).values({ revisionId: target.revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git }),
+  const recordCommit = (revisionId: string) =>
+    db.insert(revisionGit).values({ revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git });
+  const space = await loadSyncedSpace(db, target.spaceId);
+  const tagged = space.head.id === target.revisionId && !space.deleted ? await withExportedGit(db, space, target.rows, target.pathPrefix ?? '') : null;
+  if (!tagged) {
+    await runBatch(db, [recordCommit(target.revisionId), ...entryStatements(db, target.spaceId, target.rows)]);
+    return { revision: null };
+  }
+  const now = nowIso();
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...tagged.written, meta: tagged.meta, pageCount: space.head.pageCount, fileCount: space.head.fileCount }, tagged.written.nodes, now);
+  const results = await runBatch(db, [
+    recordCommit(target.revisionId),
+    ...revision.statements,
+    recordCommit(revision.id),
     ...entryStatements(db, target.spaceId, target.rows),
+    db
+      .update(spaces)
+      .set({ revisionId: revision.id, updatedAt: now })
+      .where(and(eq(spaces.id, target.spaceId), eq(spaces.revisionId, space.head.id))),
   ]);
+  assertMoved(results[results.length - 1], 'space');
+  return { revision: revision.id };
+}
+
+/** The head's content with `git` set from the rows of an export, or null when every record already says it. */
+async function withExportedGit(db: Db, space: SyncedSpace, rows: Array<typeof gitSyncEntries.$inferInsert>, pathPrefix: string) {
+  const tree = new ContentTree(d1NodeStore(db), space.head);
+  const gitOf = (row: (typeof rows)[number]): GitSyncBlob => ({ oid: row.oid ?? '', path: `${pathPrefix}${row.path}` });
+  const same = (a: GitSyncBlob | undefined, b: GitSyncBlob) => a?.oid === b.oid && a?.path === b.path;
+  const written = (row: (typeof rows)[number]) => Boolean(row.oid) && !row.path.startsWith('group:');
+  let changed = false;
+  const pageRows = rows.filter((r) => r.kind === 'page' && written(r));
+  const pages = await tree.pagesById(pageRows.map((r) => r.targetId));
+  for (const row of pageRows) {
+    const record = pages.get(row.targetId);
+    if (!record || same(record.git, gitOf(row))) continue;
+    tree.pages.set(row.targetId, { ...record, git: gitOf(row) });
+    changed = true;
+  }
+  const fileRows = rows.filter((r) => r.kind === 'file' && written(r));
+  const files = await tree.files.getMany(fileRows.map((r) => r.targetId));
+  for (const row of fileRows) {
+    const entry = files.get(row.targetId);
+    if (!entry || same(entry.git, gitOf(row))) continue;
+    tree.files.set(row.targetId, { ...entry, git: gitOf(row) });
+    changed = true;
+  }
+  const reusableGit = new Map(rows.filter((r) => r.kind === 'reusable' && written(r)).map((r) => [r.targetId, gitOf(r)]));
+  const reusableContents = space.head.meta.reusableContents.map((c) => {
+    const git = reusableGit.get(c.id);
+    if (!git || same(c.git, git)) return c;
+    changed = true;
+    return { ...c, git };
+  });
+  if (!changed) return null;
+  return { written: await tree.write(), meta: { ...space.head.meta, reusableContents } };
 }

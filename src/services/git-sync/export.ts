@@ -42,7 +42,7 @@ export async function runExport(
   db: Db,
   session: GitSession,
   input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace },
-): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert> }> {
+): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
   const { request, remoteHead, space } = input;
   const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '') : [];
   const projectDir = cleanPath(request.repoProjectDirectory ?? '');
@@ -237,7 +237,7 @@ export async function runExport(
 
   const files = [...out.values()];
   const same = files.length === remoteFiles.length && files.every((f) => byPath.get(f.path)?.oid === f.oid);
-  if (same && remoteHead) return { commit: null, rows };
+  if (same && remoteHead) return { commit: null, rows, pathPrefix: contentPrefix };
   const commit = await session.commitAndPush({
     files,
     parent: remoteHead,
@@ -245,7 +245,7 @@ export async function runExport(
     author: { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' },
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
   });
-  return { commit, rows };
+  return { commit, rows, pathPrefix: contentPrefix };
 }
 
 function slugFolder(tree: Awaited<ReturnType<typeof readRevisionTree>>, id: string): string {

@@ -17,7 +17,9 @@ import {
   type GitBookConfig,
   type LayoutPage,
 } from './layout';
-import type { GitSession, TreeFile } from './transport';
+import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
+import type { AssetStore } from './assets';
+import type { FileEntry } from '../content/revisions';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -43,8 +45,10 @@ export const GIT_IMPORT_LIMITS = {
   maxPages: 5_000,
   /** Files (assets) read into the space at most per import. */
   maxAssets: 2_000,
-  /** Bytes of Markdown and assets read from blobs in one import. */
+  /** Bytes of Markdown (and configuration) read from blobs in one import: held while the import is planned. */
   maxReadBytes: 96 * 1024 * 1024,
+  /** Bytes of files (assets) stored in one import: each is held one batch at a time, or streamed, never all at once. */
+  maxAssetBytes: 1024 * 1024 * 1024,
 };
 
 export interface ImportPagePlan {
@@ -59,9 +63,8 @@ export interface ImportPagePlan {
 export interface ImportFilePlan {
   path: string;
   oid: string;
-  file?: string;
-  /** Index in the batch's insert_files change. */
-  insertIndex?: number;
+  /** The file: one the space has, or one of the plan's `newFiles`. */
+  file: string;
 }
 
 /** A reusable content read from `.gitbook/includes/`: kept (same id), and its Markdown when its blob changed. */
@@ -82,18 +85,14 @@ export interface ImportPlan {
   changes: ContentChange[];
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
+  /** Files this import stored in R2 (assets: never carried in the batch), with the ids the plan gave them. */
+  newFiles: FileEntry[];
   includes: ImportIncludePlan[];
   /** Ids of reusable contents an earlier sync made whose files are gone. */
   droppedIncludes: string[];
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
-  stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number };
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number; assetBytes: number };
 }
 
 const decoder = new TextDecoder();
@@ -101,7 +100,7 @@ const decoder = new TextDecoder();
 export async function planImport(
   session: GitSession,
   commitOid: string,
-  options: { projectDirectory?: string; maxFileBytes: number },
+  options: { projectDirectory?: string; maxFileBytes: number; assets: AssetStore },
   space: SyncedSpace,
   head: RevisionTree,
 ): Promise<ImportPlan> {
@@ -120,7 +119,8 @@ export async function planImport(
   const config = parseGitBookConfig(configFile ? decoder.decode(await read(configFile)) : null);
   const rootPrefix = config.root ? `${config.root}/` : '';
   const files = new Map<string, TreeFile>();
-  for (const file of all) if (file.path.startsWith(rootPrefix)) files.set(file.path.slice(rootPrefix.length), file);
+  // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
+  for (const file of all) if (file.path.startsWith(rootPrefix) && file.mode !== '120000') files.set(file.path.slice(rootPrefix.length), file);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
   const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids));
@@ -154,9 +154,15 @@ export async function planImport(
   await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
   const markdownOf = new Map<string, string>();
   const linked = new Set<string>();
+  const warnings: string[] = [];
+  const tooLarge = new Set<string>();
   for (const { page } of flat) {
     const plan = pagePlans.get(page.key)!;
     if (!page.path || !plan.changed) continue;
+    if (session.unreadable.has(files.get(page.path)!.oid)) {
+      tooLarge.add(page.key);
+      continue;
+    }
     const text = decoder.decode(await read(files.get(page.path)!));
     markdownOf.set(page.key, text);
     rewriteLinks(text, page.path, (path) => {
@@ -167,52 +173,49 @@ export async function planImport(
 
   // Files: the assets folder, the files linked from converted pages, and those the last sync left that are still there.
   const filePlans = new Map<string, ImportFilePlan>();
-  const warnings: string[] = [];
   const byOid = new Map<string, string>();
   for (const e of space.entries) if (e.kind === 'file' && head.files.has(e.targetId)) byOid.set(e.oid, e.targetId);
   const wanted = new Set<string>([...files.keys()].filter((p) => p.startsWith('.gitbook/assets/')));
   for (const p of linked) wanted.add(p);
   for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
-  const inserts: Array<{ ref: string; name: string; contentType: string; base64: string }> = [];
-  let readFiles = 0;
-  const toRead = [...wanted].sort().filter((path) => {
-    const blob = files.get(path)!;
-    const entry = entries.get(path);
-    return !(entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId)) && !byOid.has(blob.oid);
-  });
-  await session.prefetchBlobs(toRead.slice(0, GIT_IMPORT_LIMITS.maxAssets).map((path) => files.get(path)!.oid));
-  for (const path of [...wanted].sort()) {
+  // Files new to the space: each blob stored in R2 once (by blob id, within this import too), read in batches or,
+  // when large, streamed on its own: the batch carries only their entries.
+  const toImport = [...wanted].sort().filter((path) => {
     const blob = files.get(path)!;
     const entry = entries.get(path);
     const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : byOid.get(blob.oid);
-    if (keptId) {
-      filePlans.set(path, { path, oid: blob.oid, file: keptId });
-      continue;
+    if (keptId) filePlans.set(path, { path, oid: blob.oid, file: keptId });
+    return !keptId;
+  });
+  const pathsOf = new Map<string, string[]>();
+  for (const path of toImport) pathsOf.set(files.get(path)!.oid, [...(pathsOf.get(files.get(path)!.oid) ?? []), path]);
+  const oids = [...pathsOf.keys()];
+  for (const oid of oids.slice(GIT_IMPORT_LIMITS.maxAssets)) for (const path of pathsOf.get(oid)!) warnings.push(`${path}: not imported (more than ${GIT_IMPORT_LIMITS.maxAssets} files in one import)`);
+  const newFiles: FileEntry[] = [];
+  let readFiles = 0;
+  let assetBytes = 0;
+  await session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
+    const paths = pathsOf.get(oid)!;
+    const [first] = paths;
+    const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
+    if (size === null || size > options.maxFileBytes) {
+      if (blob && 'stream' in blob) await blob.stream.cancel();
+      for (const path of paths) warnings.push(`${path}: not imported (${size === null ? 'over' : `${size} bytes;`} the limit of a file is ${options.maxFileBytes} bytes)`);
+      return;
     }
-    if (inserts.length >= GIT_IMPORT_LIMITS.maxAssets) {
-      warnings.push(`${path}: not imported (more than ${GIT_IMPORT_LIMITS.maxAssets} files in one import)`);
-      continue;
-    }
-    const bytes = await read(blob);
+    assetBytes += size;
+    if (assetBytes > GIT_IMPORT_LIMITS.maxAssetBytes) throw new Error(`the import stores more than ${GIT_IMPORT_LIMITS.maxAssetBytes} bytes of files; that is the limit`);
     readFiles++;
-    if (bytes.byteLength > options.maxFileBytes) {
-      warnings.push(`${path}: not imported (${bytes.byteLength} bytes; the limit of a file is ${options.maxFileBytes})`);
-      continue;
-    }
-    const ref = `_gf${inserts.length + 1}`;
-    filePlans.set(path, { path, oid: blob.oid, insertIndex: inserts.length });
-    inserts.push({ ref, name: path.slice(path.lastIndexOf('/') + 1), contentType: contentTypeOf(path), base64: toBase64(bytes) });
-    byOid.set(blob.oid, `ref:${ref}`);
-  }
+    const contentType = contentTypeOf(first);
+    const stored = 'bytes' in blob! ? await options.assets.storeBytes(blob.bytes, contentType) : await options.assets.storeStream(oid, blob!.size, blob!.stream, contentType);
+    const id = newId();
+    newFiles.push({ id, name: first.slice(first.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
+    for (const path of paths) filePlans.set(path, { path, oid, file: id });
+  });
   const fileTarget = (path: string): string | null => {
     const plan = filePlans.get(path);
-    if (!plan) return null;
-    if (plan.file) return plan.file.startsWith('ref:') ? plan.file.slice(4) : `/files/${plan.file}`;
-    return inserts[plan.insertIndex!].ref;
+    return plan ? `/files/${plan.file}` : null;
   };
-  // A file reused by blob within this import points at the ref of its first copy.
-  for (const plan of filePlans.values()) if (plan.file?.startsWith('ref:')) plan.insertIndex = inserts.findIndex((i) => i.ref === plan.file!.slice(4));
-  for (const plan of filePlans.values()) if (plan.file?.startsWith('ref:')) delete plan.file;
   const pageTarget = (path: string): string | null => {
     const plan = pagePlans.get(path);
     if (!plan) return null;
@@ -220,7 +223,6 @@ export async function planImport(
   };
 
   const changes: ContentChange[] = [];
-  if (inserts.length > 0) changes.push({ operation: 'insert_files', files: inserts });
 
   // Pages of the space that are not kept: deleted (the topmost only), after moving out kept pages under them.
   const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])));
@@ -249,7 +251,10 @@ export async function planImport(
     const into = parentPlan ? (parentPlan.page ?? parentPlan.ref!) : undefined;
     let document: { markdown: string } | Record<string, never> | undefined;
     const markdown = markdownOf.get(page.key);
-    if (markdown !== undefined) {
+    if (tooLarge.has(page.key)) {
+      warnings.push(`${page.path}: imported as an empty page (its file alone is over ${GIT_TRANSFER_LIMITS.maxBatchBytes} bytes)`);
+      document = {};
+    } else if (markdown !== undefined) {
       if (markdown.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(markdown)) {
         warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
         document = {};
@@ -280,10 +285,11 @@ export async function planImport(
     changes,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
     files: [...filePlans.values()],
+    newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
     warnings,
-    stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes },
+    stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
   };
 }
 

@@ -11,6 +11,7 @@ import { capOf } from '../limits/caps';
 import { loadSyncedSpace, readRevisionTree } from './content';
 import { runExport } from './export';
 import { planImport } from './import';
+import { r2AssetStore } from './assets';
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
 
@@ -152,7 +153,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (attempt === 0) await started(env, db, row, revisionId, oid);
         if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
         const head = await readRevisionTree(db, space.head);
-        const plan = await planImport(session, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: capOf(env, 'bytesPerFile') }, space, head);
+        const plan = await planImport(session, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: capOf(env, 'bytesPerFile'), assets: r2AssetStore(env.FILES) }, space, head);
         const result = await spaceWriter(env, row.spaceId).applyGitImport({
           spaceId: row.spaceId,
           userId: row.userId,
@@ -162,6 +163,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           changes: plan.changes,
           pages: plan.pages,
           files: plan.files,
+          newFiles: plan.newFiles,
           includes: plan.includes,
           droppedIncludes: plan.droppedIncludes,
           pathPrefix: plan.pathPrefix,
@@ -186,6 +188,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           spaceId: row.spaceId,
           revisionId: space.head.id,
           rows: exported.rows,
+          pathPrefix: exported.pathPrefix,
           git: { oid: exported.commit, message: request.commitMessage ?? '', url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${exported.commit}` : null, ref: request.ref, createdByGitBook: true },
         }),
       );

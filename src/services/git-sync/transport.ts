@@ -1,6 +1,7 @@
 import git from 'isomorphic-git';
 import type { Env } from '../../env';
-import { outboundFetch, type OutboundEnv } from '../../lib/outbound';
+import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
+import { singleBlobOf } from './blob-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MemFS } from './memfs';
 
@@ -14,8 +15,21 @@ import { MemFS } from './memfs';
 
 /** Limits of one operation's transfer: a pack larger than this is refused (the operation fails, saying so). */
 export const GIT_TRANSFER_LIMITS = {
-  /** Largest answer of the remote (the pack of the fetched commit's tree). */
+  /** Largest answer of the remote (the pack of the fetched commit's trees). */
   maxPackBytes: 64 * 1024 * 1024,
+  /**
+   * Largest answer to a batch of blobs wanted by id: a batch whose pack is larger is split in two and asked
+   * again, down to one blob, which is then streamed (assets) or left out (a page). It bounds what is held at once.
+   */
+  maxBatchBytes: 8 * 1024 * 1024,
+  /** A blob larger than this (when the remote tells sizes: `object-info`) is fetched alone and streamed, never held. */
+  streamAbove: 1024 * 1024,
+  /**
+   * Largest pack of a full fetch (a server that refuses partial fetches: `uploadpack.allowFilter` off, or no
+   * protocol v2): the whole tree with every blob is held, about twice over while it is indexed. A larger
+   * repository fails, saying so. `GIT_SYNC_MAX_FULL_FETCH_BYTES` sets it.
+   */
+  maxFullFetchBytes: 32 * 1024 * 1024,
   /** Time limit of one request to the remote. */
   timeoutMs: 60_000,
 };
@@ -38,7 +52,7 @@ async function collect(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
 }
 
 /** isomorphic-git's HTTP client, every request through the outbound guard. */
-function guardedHttp(env: OutboundEnv) {
+function guardedHttp(env: OutboundEnv, maxBytes: number) {
   return {
     async request(request: { url: string; method?: string; headers?: Record<string, string>; body?: AsyncIterableIterator<Uint8Array> }) {
       const body = await collect(request.body);
@@ -46,7 +60,7 @@ function guardedHttp(env: OutboundEnv) {
         env,
         request.url,
         { method: request.method ?? 'GET', headers: request.headers, body },
-        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+        { field: 'url', maxBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       );
       const headers: Record<string, string> = {};
       response.headers.forEach((value, key) => (headers[key] = value));
@@ -135,8 +149,19 @@ export function packOfFetchResponse(bytes: Uint8Array): Uint8Array {
   return concat(parts);
 }
 
-/** Blobs fetched by id per request: a bounded answer whatever the repository's size. */
+/** Blobs fetched by id per request: a bounded answer whatever the repository's size (and `maxBatchBytes`). */
 export const BLOB_BATCH = 200;
+
+/** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
+export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
+
+const isTooLarge = (error: unknown) => error instanceof OutboundError && error.reason === 'too_large';
+
+/** The cap of a full fetch: `GIT_SYNC_MAX_FULL_FETCH_BYTES` when it is a positive integer. */
+export function maxFullFetchBytes(env: { GIT_SYNC_MAX_FULL_FETCH_BYTES?: string }): number {
+  const raw = Number(env.GIT_SYNC_MAX_FULL_FETCH_BYTES?.trim());
+  return Number.isSafeInteger(raw) && raw > 0 ? raw : GIT_TRANSFER_LIMITS.maxFullFetchBytes;
+}
 
 export interface TreeFile {
   path: string;
@@ -150,6 +175,11 @@ export class GitSession {
   readonly gitdir = '/repo.git';
   private readonly http: ReturnType<typeof guardedHttp>;
   private readonly outbound: OutboundEnv;
+  private readonly fullFetchCap: number;
+  /** The remote answers `object-info` (blob sizes before fetching them). */
+  private objectInfo = false;
+  /** Blobs whose answer alone was over `maxBatchBytes` (never held: a page of them is left out). */
+  readonly unreadable = new Set<string>();
   private initialized = false;
   /** The commit was fetched without its blobs (protocol v2, `filter blob:none`): blobs are fetched when read. */
   private partial = false;
@@ -159,15 +189,16 @@ export class GitSession {
   private readonly blobs = new Set<string>();
   private packs = 0;
   /** What the session fetched, for the operation's report and the benchmark. */
-  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0 };
+  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0, blobsStreamed: 0, splitBatches: 0 };
 
   constructor(
-    env: Pick<Env, 'OUTBOUND_ALLOWED_HOSTS' | 'GIT_SYNC_ALLOWED_HOSTS'>,
+    env: Pick<Env, 'OUTBOUND_ALLOWED_HOSTS' | 'GIT_SYNC_ALLOWED_HOSTS' | 'GIT_SYNC_MAX_FULL_FETCH_BYTES'>,
     readonly url: string,
     private readonly credentials: GitCredentials | null,
   ) {
     this.outbound = gitOutboundEnv(env);
-    this.http = guardedHttp(this.outbound);
+    this.fullFetchCap = maxFullFetchBytes(env);
+    this.http = guardedHttp(this.outbound, this.fullFetchCap);
   }
 
   private authorization(): Record<string, string> {
@@ -179,7 +210,7 @@ export class GitSession {
   }
 
   /** One v2 request to git-upload-pack; a refusal (401, 403, 404...) says the status, never the credentials. */
-  private async uploadPack(body: Uint8Array): Promise<Uint8Array> {
+  private async uploadPack(body: Uint8Array, maxBytes = GIT_TRANSFER_LIMITS.maxPackBytes): Promise<Uint8Array> {
     const response = await outboundFetch(
       this.outbound,
       `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
@@ -188,11 +219,48 @@ export class GitSession {
         headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
         body,
       },
-      { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+      { field: 'url', maxBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
     );
     this.stats.requests++;
     if (!response.ok) throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
     return response.bytes;
+  }
+
+  /** One blob, wanted alone, as a stream of its bytes (the answer is read as the stream is). */
+  private async streamBlob(oid: string, maxBytes: number): Promise<{ size: number; stream: ReadableStream<Uint8Array> }> {
+    const response = await outboundStream(
+      this.outbound,
+      `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
+        body: commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform']),
+      },
+      // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
+      { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
+    );
+    this.stats.requests++;
+    if (!response.ok) {
+      await response.body.cancel();
+      throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
+    }
+    this.stats.blobsStreamed++;
+    return singleBlobOf(response.body);
+  }
+
+  /** The sizes of blobs, when the remote answers `object-info` (an empty map otherwise). */
+  async blobSizes(oids: string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (!this.partial || !this.objectInfo) return sizes;
+    for (let i = 0; i < oids.length; i += 1000) {
+      const bytes = await this.uploadPack(commandRequest('object-info', ['size', ...oids.slice(i, i + 1000).map((o) => `oid ${o}`)], ['agent=docs-platform']), 1024 * 1024);
+      for (const line of readPktLines(bytes)) {
+        if (!line) continue;
+        const [oid, size] = decoder.decode(line).trimEnd().split(' ');
+        if (/^[0-9a-f]{40}$/.test(oid) && /^\d+$/.test(size ?? '')) sizes.set(oid, Number(size));
+      }
+    }
+    return sizes;
   }
 
   /**
@@ -216,6 +284,7 @@ export class GitSession {
     const capabilities = new Set(lines.filter((l) => l !== 'version 2' && !l.startsWith('# service=')));
     const fetch = [...capabilities].find((c) => c.startsWith('fetch'));
     const lsRefs = [...capabilities].some((c) => c === 'ls-refs' || c.startsWith('ls-refs='));
+    this.objectInfo = [...capabilities].some((c) => c === 'object-info' || c.startsWith('object-info='));
     return fetch && fetch.split(/[=\s]/).includes('filter') && lsRefs ? capabilities : null;
   }
 
@@ -233,35 +302,136 @@ export class GitSession {
   }
 
   /** Fetches `wants` in one v2 `fetch` and indexes the pack in the session's repository. */
-  private async fetchPack(wants: string[], options: { filter?: string; deepen?: number }): Promise<void> {
+  private async fetchPack(wants: string[], options: { filter?: string; deepen?: number; maxBytes?: number }): Promise<string> {
     const args = [...wants.map((w) => `want ${w}`), ...(options.filter ? [`filter ${options.filter}`] : []), ...(options.deepen ? [`deepen ${options.deepen}`] : []), 'no-progress', 'ofs-delta', 'done'];
-    const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform'])));
+    const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), options.maxBytes));
     this.stats.packBytes += pack.byteLength;
     if (pack.byteLength < 32 || decoder.decode(pack.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');
     const name = `objects/pack/pack-${++this.packs}-${Date.now()}.pack`;
     await this.fs.promises.writeFile(`${this.gitdir}/${name}`, pack);
     await git.indexPack({ fs: this.fs, dir: this.gitdir, gitdir: this.gitdir, filepath: name });
+    return name;
   }
 
-  /** Fetches, in batches of BLOB_BATCH, the blobs among `oids` the session does not have yet (none on a full fetch). */
+  /** Drops a pack fetched for blobs read once (assets): what it held is no longer held. */
+  private async dropPack(name: string): Promise<void> {
+    await this.fs.promises.unlink(`${this.gitdir}/${name}`).catch(() => undefined);
+    await this.fs.promises.unlink(`${this.gitdir}/${name.replace(/\.pack$/, '.idx')}`).catch(() => undefined);
+  }
+
+  /**
+   * Fetches the blobs among `oids` the session does not have yet (none on a full fetch) and keeps them, in batches
+   * of BLOB_BATCH whose answer is at most `maxBatchBytes`: a batch over it is split in two and asked again; a blob
+   * over it alone is not kept (`unreadable`).
+   */
   async prefetchBlobs(oids: Iterable<string>): Promise<void> {
     if (!this.partial) return;
-    const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid));
-    for (let i = 0; i < missing.length; i += BLOB_BATCH) {
-      const batch = missing.slice(i, i + BLOB_BATCH);
+    const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid) && !this.unreadable.has(oid));
+    for (let i = 0; i < missing.length && this.partial; i += BLOB_BATCH) {
+      await this.fetchBatch(missing.slice(i, i + BLOB_BATCH), async (batch) => {
+        for (const oid of batch) this.blobs.add(oid);
+      }, async (oid) => {
+        this.unreadable.add(oid);
+      });
+    }
+  }
+
+  /**
+   * Hands each blob of `oids` to `use` once, holding at most one batch at a time: blobs read once (assets) are not
+   * kept. A blob known to be large (`object-info`), or whose answer alone is over `maxBatchBytes`, comes as a
+   * stream, fetched alone; `maxBytes` bounds what a streamed blob may be (a larger one is `use`d as `null`).
+   */
+  async forEachBlob(oids: string[], maxBytes: number, use: (oid: string, blob: FetchedBlob | null) => Promise<void>): Promise<void> {
+    const unique = [...new Set(oids)];
+    if (!this.partial) {
+      for (const oid of unique) await use(oid, { bytes: await this.readBlob(oid) });
+      return;
+    }
+    const sizes = await this.blobSizes(unique.filter((oid) => !this.blobs.has(oid)));
+    const handed = new Set<string>();
+    const hand = async (oid: string, blob: FetchedBlob | null) => {
+      handed.add(oid);
+      await use(oid, blob);
+    };
+    // The remote refused blobs by id: the session fetched the whole tree instead; the rest is read from it.
+    const fromFullFetch = async () => {
+      for (const oid of unique) if (!handed.has(oid)) await hand(oid, { bytes: await this.readBlob(oid) });
+    };
+    const stream = async (oid: string) => {
+      if ((sizes.get(oid) ?? 0) > maxBytes) return hand(oid, null);
+      let blob: { size: number; stream: ReadableStream<Uint8Array> };
       try {
-        await this.fetchPack(batch, {});
+        blob = await this.streamBlob(oid, maxBytes);
       } catch (error) {
-        // A server that advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant` off):
-        // the whole tree, the way isomorphic-git fetches it, and no partial reads from then on.
-        if (!this.fetchedRef) throw error;
+        if (isTooLarge(error) || !this.fetchedRef || !this.partial) throw error;
         await this.fullFetch(this.fetchedRef);
         this.partial = false;
         return;
       }
-      for (const oid of batch) this.blobs.add(oid);
-      this.stats.blobsFetched += batch.length;
+      if (blob.size > maxBytes) {
+        await blob.stream.cancel();
+        return hand(oid, null);
+      }
+      await hand(oid, blob);
+    };
+    for (const oid of unique.filter((oid) => this.blobs.has(oid))) await hand(oid, { bytes: await this.readBlob(oid) });
+    const large = unique.filter((oid) => !this.blobs.has(oid) && (sizes.get(oid) ?? 0) > GIT_TRANSFER_LIMITS.streamAbove);
+    for (const oid of large) if (this.partial) await stream(oid);
+    const small = unique.filter((oid) => !this.blobs.has(oid) && (sizes.get(oid) ?? 0) <= GIT_TRANSFER_LIMITS.streamAbove);
+    // Batches bounded by count, and by the bytes the remote said when it did.
+    const batches: string[][] = [];
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const oid of small) {
+      const size = sizes.get(oid) ?? 0;
+      if (batch.length >= BLOB_BATCH || (batch.length > 0 && bytes + size > GIT_TRANSFER_LIMITS.maxBatchBytes / 2)) {
+        batches.push(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(oid);
+      bytes += size;
     }
+    if (batch.length > 0) batches.push(batch);
+    for (const wants of batches) {
+      if (!this.partial) break;
+      await this.fetchBatch(wants, async (got, pack) => {
+        try {
+          for (const oid of got) await hand(oid, { bytes: (await git.readBlob({ ...this.base, oid })).blob });
+        } finally {
+          await this.dropPack(pack);
+        }
+      }, stream);
+    }
+    if (!this.partial) await fromFullFetch();
+  }
+
+  /**
+   * One batch of blobs by id into the session's repository, then `got` (with the pack's name); an answer over
+   * `maxBatchBytes` is split in two and asked again, and a single blob over it goes to `alone`. A server that
+   * advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant` off): the whole tree, the
+   * way isomorphic-git fetches it, and no partial reads from then on.
+   */
+  private async fetchBatch(wants: string[], got: (oids: string[], pack: string) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
+    let pack: string;
+    try {
+      pack = await this.fetchPack(wants, { maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes });
+    } catch (error) {
+      if (isTooLarge(error)) {
+        this.stats.splitBatches++;
+        if (wants.length === 1) return alone(wants[0]);
+        const half = Math.ceil(wants.length / 2);
+        await this.fetchBatch(wants.slice(0, half), got, alone);
+        if (this.partial) await this.fetchBatch(wants.slice(half), got, alone);
+        return;
+      }
+      if (!this.fetchedRef) throw error;
+      await this.fullFetch(this.fetchedRef);
+      this.partial = false;
+      return;
+    }
+    this.stats.blobsFetched += wants.length;
+    await got(wants, pack);
   }
 
   private get base() {
@@ -312,8 +482,19 @@ export class GitSession {
 
   /** The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1). */
   private async fullFetch(remoteRef: string): Promise<void> {
-    await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    this.stats.protocol = 'v1';
+    try {
+      await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+    } catch (error) {
+      if (!isTooLarge(error)) throw error;
+      throw new Error(
+        `the repository is too large for a full fetch (over ${this.fullFetchCap} bytes): its server refuses partial fetches (protocol v2 with \`uploadpack.allowFilter\`), ` +
+          'so every blob of the tree would be held at once; allow filters on the server (GitHub and GitLab do), or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
+      );
+    }
     this.stats.requests += 2;
+    const packs = (await this.fs.promises.readdir(`${this.gitdir}/objects/pack`).catch(() => [] as string[])).filter((n) => n.endsWith('.pack'));
+    for (const name of packs) this.stats.packBytes += (await this.fs.promises.stat(`${this.gitdir}/objects/pack/${name}`)).size;
   }
 
   async readCommit(oid: string) {
