@@ -4,7 +4,7 @@ import { wholeTree, wholeTreeQuery } from '../services/content/reads';
 import { parseMeta, type RevisionMeta } from '../services/content/convert';
 import { lookupSql } from '../services/content/tree';
 import { dereferenceDocument, evaluateDocument } from '../services/content/evaluate';
-import type { JSONDocument } from '../services/markdown';
+import type { JSONDocument } from '../services/markdown/document';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
 import type { FileEntry, ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
@@ -93,11 +93,11 @@ export interface PageBody {
 const EMPTY: JSONDocument = { object: 'document', data: {}, nodes: [] };
 
 /** The document a page shows: reusable contents included, expressions evaluated. */
-export function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unknown | null): PageBody {
+export async function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unknown | null): Promise<PageBody> {
   const files = new Map<string, FileEntry>();
   let document: JSONDocument = EMPTY;
   if (page.generated) {
-    document = generatedDocument(page.generated, page.computedSeed ?? page.id);
+    document = await generatedDocument(page.generated, page.computedSeed ?? page.id);
   } else if (result) {
     const rows = rowsOf<Row>(result);
     const body = rows.find((r) => r.kind === 'document')?.value;

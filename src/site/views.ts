@@ -6,7 +6,8 @@ import { publishedSpecPath } from '../lib/openapi-specs';
 import { sha256Hex } from '../lib/ids';
 import type { CustomizationContentRef, SiteCustomizationSettings } from '../schemas/site-customization';
 import { createSigner, downloadUrl } from '../services/content/files';
-import { defaultHrefFor, documentToMarkdown, type ContentRef } from '../services/markdown';
+import type { ContentRef } from '../services/markdown/document';
+import { defaultHrefFor } from '../services/markdown/hrefs';
 import type { SiteReader } from '../services/sites/access';
 import type { FileEntry } from '../services/content/revisions';
 import type { SiteModel, SiteSpaceRow } from '../services/sites/model';
@@ -361,6 +362,9 @@ function configuredOrigin(url: string | undefined): string | null {
   }
 }
 
+/** The Markdown writer, loaded by the first `.md` page or llms-full.txt: an HTML page never evaluates it. */
+const markdownWriter = () => import('../services/markdown/to-markdown');
+
 type LinkPage = (spaceId: string | undefined, pageId: string, anchor?: string) => string | null;
 
 /** Where the links of a page's Markdown go: absolute URLs of the site (pages, files, specs), as a reader outside it needs. */
@@ -410,10 +414,11 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
   if (markdown) {
     const hrefFor = markdownHrefs(request, urls, tree, linkPage, files, urls.page(node, current.path));
     const frontmatter = current.page.description ? { description: current.page.description } : undefined;
+    const { documentToMarkdown } = await markdownWriter();
     return { body: documentToMarkdown(body.document, { title: current.page.title, frontmatter, hrefFor }), type: 'text/markdown; charset=utf-8' };
   }
 
-  const rendered = renderDocument(body.document, {
+  const rendered = await renderDocument(body.document, {
     pageUrl: (ref) => (ref.page ? linkPage(ref.space, ref.page, ref.anchor) : ref.anchor ? `#${encodeURIComponent(ref.anchor)}` : null),
     file: (id) => files.get(id) ?? null,
     reservedIds: [...RESERVED_IDS, 'theme-toggle', 'outline-title'],
@@ -534,6 +539,7 @@ const LLMS_FULL_BATCH = 50;
  * ends with a line saying so, and where the rest is.
  */
 async function llmsFull(request: SiteRequest, view: SiteStructureView, urls: SiteUrls): Promise<Output> {
+  const { documentToMarkdown } = await markdownWriter();
   const entries: Array<{ node: SiteSpaceNode; tree: SpaceTree; page: SitePage; byId: Map<string, SitePage> }> = [];
   for (const { node, tree } of await listedTrees(request, view)) {
     const pages = visiblePages(tree.pages, request.reader.claims);
@@ -551,7 +557,7 @@ async function llmsFull(request: SiteRequest, view: SiteStructureView, urls: Sit
     const resultOf = new Map(stored.map((e, i) => [e, results[i]]));
     for (const entry of batch) {
       const { node, tree, page, byId } = entry;
-      const body = pageBodyOf(page.page, tree.meta, resultOf.get(entry) ?? null);
+      const body = await pageBodyOf(page.page, tree.meta, resultOf.get(entry) ?? null);
       const files = await signFiles(request.env, request.url.origin, body.files);
       const linkPage: LinkPage = (spaceId, pageId, anchor) => {
         const hash = anchor ? `#${encodeURIComponent(anchor)}` : '';

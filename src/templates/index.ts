@@ -3,12 +3,14 @@ import { badRequest } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { ContentChange } from '../services/content/batch';
 import { OPENAPI_SPEC_SLUG_PATTERN } from '../lib/openapi-specs';
-import { contentRefSchema, markdownToDocument, type ContentRef, type ContentRefOpenAPI } from '../services/markdown';
+import { contentRefSchema, type ContentRef, type ContentRefOpenAPI } from '../services/markdown/document';
 import { apiReference } from './api-reference';
 import { changelog } from './changelog';
 import { knowledgeBase } from './knowledge-base';
 import { productDocs } from './product-docs';
 import type { SpaceTemplateDefinition, TemplatePage } from './types';
+
+type MarkdownReader = typeof import('../services/markdown/round-trip').markdownToDocument;
 
 export type { SpaceTemplateDefinition, TemplatePage } from './types';
 
@@ -59,13 +61,15 @@ export type ApplySpaceTemplate = z.infer<typeof ApplySpaceTemplateSchema>;
  * params first (nothing is read or written for an unknown id or a missing reference). `field` is
  * where the template sits in the request body (`template` in createChangeRequest), for messages.
  */
-export function templateChanges(input: ApplySpaceTemplate, field = ''): ContentChange[] {
+export async function templateChanges(input: ApplySpaceTemplate, field = ''): Promise<ContentChange[]> {
   const at = (name: string) => (field ? `${field}.${name}` : name);
   const template = findTemplate(input.id);
   if (!template) {
     throw badRequest(`${at('id')}: unknown template "${input.id.slice(0, 100)}" (available: ${TEMPLATES.map((t) => t.id).join(', ')})`);
   }
   const spec = template.requires?.includes('openapi') ? openApiRef(input.params?.contentRefs, template.id, at('params.contentRefs')) : undefined;
+  // The Markdown reader reads the titles of computed pages: loaded only by a template that has them.
+  const markdownToDocument = spec ? (await import('../services/markdown/round-trip')).markdownToDocument : undefined;
   // Pages link to each other through batch refs; a fresh prefix keeps the refs clear of the paths of
   // pages the space already has (a ref may not name an existing page's path).
   const prefix = `template-${newId()}`;
@@ -77,7 +81,7 @@ export function templateChanges(input: ApplySpaceTemplate, field = ''): ContentC
       ref: ref(page.key),
       ...(parent !== undefined ? { into: ref(parent) } : {}),
       ...(page.emoji ? { emoji: page.emoji } : {}),
-      ...pageDocument(page, ref, spec),
+      ...pageDocument(page, ref, spec && markdownToDocument && { spec, markdownToDocument }),
     });
     for (const child of page.pages ?? []) add(child, page.key);
   };
@@ -112,13 +116,13 @@ const PAGE_LINK = /\]\(page:([a-z0-9-]+)(#[^)\s]*)?\)/g;
 function pageDocument(
   page: TemplatePage,
   ref: (key: string) => string,
-  spec: ContentRefOpenAPI | undefined,
+  computed: { spec: ContentRefOpenAPI; markdownToDocument: MarkdownReader } | undefined,
 ): Pick<Extract<ContentChange, { operation: 'insert_page' }>, 'document' | 'computed' | 'title' | 'description'> {
   const markdown = page.markdown.replace(PAGE_LINK, (_match, key: string, anchor: string | undefined) => `](./${ref(key)}${anchor ?? ''})`);
-  if (!page.openapi || !spec) return { document: { markdown } };
-  const converted = markdownToDocument(markdown);
+  if (!page.openapi || !computed) return { document: { markdown } };
+  const converted = computed.markdownToDocument(markdown);
   return {
-    computed: { type: 'builtin:openapi', dependencies: { spec: { ref: spec } }, props: { ...page.openapi } },
+    computed: { type: 'builtin:openapi', dependencies: { spec: { ref: computed.spec } }, props: { ...page.openapi } },
     ...(converted.title !== undefined ? { title: converted.title } : {}),
     ...(converted.description !== undefined ? { description: converted.description } : {}),
   };

@@ -12,13 +12,13 @@
  *   npm run bench -- --no-rate-limits without the rate limit bindings (what their checks cost, by difference)
  *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
  */
-import { spawnSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { unstable_splitSqlQuery } from 'wrangler';
+import { buildWorker } from '../../src/cli/build-worker.mjs';
 import { RATE_LIMIT_POLICIES } from '../../src/services/limits/rate-limits';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -30,24 +30,23 @@ const SECONDS = Number(args.get('seconds') ?? 2);
 const ROUNDS = 3;
 const ADMIN = 'bench-admin-token';
 
+/** A Worker as the modules workerd is given: the entry first, then every chunk it may import. */
+export interface WorkerModules {
+  modules: { type: 'ESModule'; path: string; contents: string }[];
+}
+
 /**
- * `entry` bundled as wrangler bundles the Worker for deployment (`wrangler deploy --dry-run`): the same esbuild
- * settings and nodejs_compat handling (a CommonJS `require("util")` of xml-crypto becomes an import), so what is
- * measured is what runs on Cloudflare.
+ * `entry` built as the Worker is deployed (src/cli/build-worker.mjs, which wrangler.toml's `[build] command` runs and
+ * whose output wrangler uploads as it is): the entry module and the chunks it imports on demand, so that what is
+ * measured (a cold isolate's first request above all) is what runs on Cloudflare.
  */
-export async function bundle(entry: string): Promise<string> {
+export async function bundle(entry: string): Promise<WorkerModules> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-bench-bundle-'));
   try {
-    const config = path.join(scratch, 'wrangler.json');
-    writeFileSync(config, JSON.stringify({ name: 'bench', main: path.join(root, entry), compatibility_date: '2026-11-01', compatibility_flags: ['nodejs_compat'] }));
-    const run = spawnSync(process.execPath, [path.join(root, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', path.join(scratch, 'out'), '--config', config], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG: 'error' },
-    });
-    const file = run.status === 0 ? readdirSync(path.join(scratch, 'out')).find((name) => name.endsWith('.js')) : undefined;
-    if (!file) throw new Error(`bundling ${entry} failed:\n${run.stdout}\n${run.stderr}`.slice(-3000));
-    return readFileSync(path.join(scratch, 'out', file), 'utf8');
+    const built = await buildWorker({ root, entry, outdir: scratch });
+    // Paths relative to a root of their own: the chunks import each other as `./chunks/<name>.js`.
+    const modules = built.map(({ name }) => ({ type: 'ESModule' as const, path: path.join('/worker', name), contents: readFileSync(path.join(scratch, name), 'utf8') }));
+    return { modules };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -62,9 +61,9 @@ export const bundleWorkers = async () => {
  * Miniflare serving the Worker ('api') and the reference ('ref'). `persist`: a directory keeping D1, R2 and
  * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once.
  */
-export async function start({ persist, scripts, inspectorPort }: { persist?: string; scripts?: { api: string; reference: string }; inspectorPort?: number } = {}) {
+export async function start({ persist, scripts, inspectorPort }: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number } = {}) {
   const { api, reference } = scripts ?? (await bundleWorkers());
-  const common = { modules: true, compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
+  const common = { modulesRoot: '/worker', compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
   const mf = new Miniflare(convertV4MiniflareOptions({
     // The Worker's errors (a 500's cause) show; its request lines do not.
@@ -77,7 +76,7 @@ export async function start({ persist, scripts, inspectorPort }: { persist?: str
       {
         ...common,
         name: 'api',
-        script: api,
+        modules: api.modules,
         r2Buckets: { FILES: 'bench-files' },
         queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
         durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
@@ -90,7 +89,7 @@ export async function start({ persist, scripts, inspectorPort }: { persist?: str
         ),
         unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
       },
-      { ...common, name: 'ref', script: reference, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] },
+      { ...common, name: 'ref', modules: reference.modules, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] },
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]));
   await mf.ready;

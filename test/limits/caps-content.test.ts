@@ -155,7 +155,7 @@ describe('pages per space (MAX_PAGES_PER_SPACE)', () => {
 
   it('on main content: a template that reaches the cap is applied, one past it is refused, and so is a change request opened with it', async () => {
     const { token, spaceId } = await fresh();
-    const templatePages = templateChanges({ id: 'changelog' }).length;
+    const templatePages = (await templateChanges({ id: 'changelog' })).length;
     expect(templatePages).toBeLessThan(PAGES);
     await seedContent(spaceId, largeManifest(0, PAGES - templatePages));
 

@@ -654,7 +654,7 @@ describe('expansion (pure)', () => {
   });
   const state = (outline: unknown) => ({ slug: 's', state: 'complete', errorCode: null, errors: [], outline: readOutline(outline), versionCreatedAt: null });
 
-  it('derives ids from the seed (not the id), skips empty and repeated tags and unknown methods, and makes slugs unique', () => {
+  it('derives ids from the seed (not the id), skips empty and repeated tags and unknown methods, and makes slugs unique', async () => {
     const outline = {
       title: 'T',
       tags: [
@@ -674,7 +674,7 @@ describe('expansion (pure)', () => {
       ['Models', 'models-2'],
     ]);
     expect(root.pages[0].id).toBe(generatedPageId('Root0000000000000000', 'Seed0000000000000000/tag/Same'));
-    const doc = generatedDocument(root.pages[0].generated!, root.pages[0].computedSeed!);
+    const doc = await generatedDocument(root.pages[0].generated!, root.pages[0].computedSeed!);
     expect(doc.nodes.map((n: any) => n.data.path)).toEqual(['/a']);
     expect(findGenerated(root, root.pages[3].id, 'docs')).toEqual({ page: root.pages[3], parentPath: 'docs/ref' });
     expect(findGenerated(root, 'Root0000000000000000-nope', '')).toBeUndefined();

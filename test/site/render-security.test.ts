@@ -10,7 +10,8 @@ import { h } from 'hastscript';
 import { describe, expect, it } from 'vitest';
 import { markdownToDocument, type JSONDocument } from '../../src/services/markdown';
 import { renderDocument, RENDER_SCHEMA, type RenderContext } from '../../src/site/render/document';
-import { highlightCode, MAX_HIGHLIGHT_CHARS, resolveLanguage } from '../../src/site/render/highlight';
+import { HIGHLIGHT_LANGUAGES, highlightCode, MAX_HIGHLIGHT_CHARS, resolveLanguage } from '../../src/site/render/highlight';
+import { HIGHLIGHT_LANGUAGES as SCHEMA_LANGUAGES } from '../../src/site/render/highlight-languages';
 
 const doc = (...nodes: unknown[]): JSONDocument => ({ object: 'document', data: {}, nodes: nodes as JSONDocument['nodes'] });
 const text = (value: string, marks: unknown[] = []) => ({ object: 'text', leaves: [{ object: 'leaf', text: value, marks }] });
@@ -64,7 +65,11 @@ const HOSTILE = [
 ];
 
 describe('hostile content', () => {
-  it('escapes markup in text, marks, headings, hints, code, captions, table cells and titles', () => {
+  it("allows as classes exactly the languages lowlight's grammars name their spans after (the list the schema holds without loading them)", () => {
+    expect([...SCHEMA_LANGUAGES]).toEqual([...HIGHLIGHT_LANGUAGES]);
+  });
+
+  it('escapes markup in text, marks, headings, hints, code, captions, table cells and titles', async () => {
     for (const payload of HOSTILE) {
       const document = doc(
         { object: 'block', type: 'heading-1', data: {}, nodes: [text(payload)] },
@@ -89,7 +94,7 @@ describe('hostile content', () => {
         { object: 'block', type: 'openapi-operation', isVoid: true, data: { method: 'post', path: payload } },
         { object: 'block', type: 'openapi-operation', isVoid: true, data: { method: payload, path: '/skipped' } },
       );
-      const { html, outline } = renderDocument(document, quiet);
+      const { html, outline } = await renderDocument(document, quiet);
       const tree = assertInert(html);
       // The payload is shown as text, intact, in every place that shows text.
       const texts = elements(tree)
@@ -109,7 +114,7 @@ describe('hostile content', () => {
     }
   });
 
-  it('links only to http(s), mailto, site paths and anchors', () => {
+  it('links only to http(s), mailto, site paths and anchors', async () => {
     const bad = [
       'javascript:alert(1)',
       ' JaVaScRiPt:alert(1)',
@@ -122,7 +127,7 @@ describe('hostile content', () => {
       'relative/path',
     ];
     const document = doc(para(...bad.map((url) => link({ kind: 'url', url }, `bad ${url}`)), link({ kind: 'url', url: 'https://ok.test/"onmouseover="x' }, 'ok')));
-    const { html } = renderDocument(document, quiet);
+    const { html } = await renderDocument(document, quiet);
     const tree = assertInert(html);
     const anchors = elements(tree).filter((el) => el.tagName === 'a');
     expect(anchors.map((a) => a.properties.href)).toEqual(['https://ok.test/%22onmouseover=%22x']);
@@ -132,7 +137,7 @@ describe('hostile content', () => {
     for (const url of bad) expect(shown).toContain(`bad ${url}`);
   });
 
-  it('does not trust URLs the context returns', () => {
+  it('does not trust URLs the context returns', async () => {
     const ctx: RenderContext = {
       pageUrl: () => 'javascript:alert(1)',
       file: (id) => ({ url: id === 'proto' ? '//evil.test/f' : 'data:image/png;base64,AAAA', name: '<b>x</b>', contentType: 'image/png', size: 1 }),
@@ -142,28 +147,28 @@ describe('hostile content', () => {
       { object: 'block', type: 'images', isVoid: false, data: {}, nodes: [{ object: 'block', type: 'image', isVoid: true, data: { ref: { kind: 'file', file: 'proto' }, alt: 'alt' }, fragments: [] }] },
       { object: 'block', type: 'file', isVoid: true, data: { ref: { kind: 'file', file: 'f' } } },
     );
-    const { html } = renderDocument(document, ctx);
+    const { html } = await renderDocument(document, ctx);
     assertInert(html);
     expect(html).not.toMatch(/<a |<img /);
     expect(html).toContain('page');
     expect(html).toContain('alt');
   });
 
-  it('never emits a raw expression source', () => {
+  it('never emits a raw expression source', async () => {
     const document = doc(para('v', { object: 'inline', type: 'expression', isVoid: true, data: { expression: '<script>alert(1)</script>' } }));
-    expect(renderDocument(document, quiet).html).toBe('<div class="doc"><p>v</p></div>');
+    expect((await renderDocument(document, quiet)).html).toBe('<div class="doc"><p>v</p></div>');
   });
 
-  it('keeps Markdown content inert (HTML in Markdown is text, not markup)', () => {
+  it('keeps Markdown content inert (HTML in Markdown is text, not markup)', async () => {
     const { document } = markdownToDocument(
       '<div onclick="alert(1)">hi</div>\n\n[x](javascript:alert(1)) ![y](javascript:alert(2)) <img src=x onerror=alert(1)>\n\n<script>alert(3)</script>\n',
     );
-    const { html } = renderDocument(document, quiet);
+    const { html } = await renderDocument(document, quiet);
     assertInert(html);
     expect(html).not.toMatch(/<div onclick|<script|<img src="?x/);
   });
 
-  it('the sanitizer schema drops what the renderer never emits', () => {
+  it('the sanitizer schema drops what the renderer never emits', async () => {
     const hostile: Root = {
       type: 'root',
       children: [
@@ -187,24 +192,24 @@ describe('hostile content', () => {
 });
 
 describe('limits', () => {
-  it('renders 100-deep nesting and survives far deeper documents without overflowing the stack', () => {
+  it('renders 100-deep nesting and survives far deeper documents without overflowing the stack', async () => {
     const nest = (depth: number) => {
       let node: unknown = para('deepest');
       for (let i = 0; i < depth; i++) node = { object: 'block', type: 'blockquote', nodes: [node] };
       return doc(node);
     };
-    const hundred = renderDocument(nest(100), quiet).html;
+    const hundred = (await renderDocument(nest(100), quiet)).html;
     expect(hundred.match(/<blockquote>/g)).toHaveLength(100);
     expect(hundred).toContain('deepest');
-    const deep = renderDocument(nest(50_000), quiet).html;
+    const deep = (await renderDocument(nest(50_000), quiet)).html;
     expect(deep.length).toBeLessThan(20_000);
     expect(deep).not.toContain('deepest');
   });
 
-  it('renders a large document (5,000 blocks) quickly', () => {
+  it('renders a large document (5,000 blocks) quickly', async () => {
     const nodes = Array.from({ length: 5000 }, (_, i) => (i % 10 === 0 ? { object: 'block', type: 'heading-2', data: {}, nodes: [text('Repeated heading')] } : para(`Paragraph ${i} with some words.`)));
     const started = Date.now();
-    const { html, outline } = renderDocument(doc(...nodes), quiet);
+    const { html, outline } = await renderDocument(doc(...nodes), quiet);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(outline).toHaveLength(500);
     expect(new Set(outline.map((o) => o.id)).size).toBe(500);
@@ -212,7 +217,7 @@ describe('limits', () => {
     expect(html.length).toBeGreaterThan(100_000);
   });
 
-  it('renders a typical page (about 2,000 words, code, a table, images) under 100 KB', () => {
+  it('renders a typical page (about 2,000 words, code, a table, images) under 100 KB', async () => {
     const words = (n: number, seed: number) =>
       Array.from({ length: n }, (_, i) => ['configure', 'the', 'service', 'deploy', 'token', 'request', 'with', 'a', 'page', 'space'][(i * 7 + seed) % 10]).join(' ');
     const sections: string[] = [];
@@ -238,7 +243,7 @@ describe('limits', () => {
       pageUrl: () => null,
       file: (id) => ({ url: `https://docs.example.test/files/${id}/download?sig=${'a'.repeat(64)}&expires=1790000000`, name: `${id}.png`, contentType: 'image/png', size: 48_000, dimensions: { width: 1280, height: 720 } }),
     };
-    const { html, outline } = renderDocument(document, ctx);
+    const { html, outline } = await renderDocument(document, ctx);
     const bytes = new TextEncoder().encode(html).length;
     expect(bytes).toBeLessThan(100_000);
     expect(bytes).toBeGreaterThan(15_000);
@@ -250,7 +255,7 @@ describe('limits', () => {
 });
 
 describe('highlight', () => {
-  it('resolves syntaxes and aliases to lowlight grammars, unknown to null', () => {
+  it('resolves syntaxes and aliases to lowlight grammars, unknown to null', async () => {
     expect(['js', 'javascript', 'ts', 'typescript', 'tsx', 'html', 'markup', 'sh', 'bash', 'yml', 'python', 'go', 'golang', 'json', 'c#', 'rust'].map(resolveLanguage)).toEqual([
       'js',
       'javascript',
@@ -272,7 +277,7 @@ describe('highlight', () => {
     expect([undefined, '', 'text', 'cobol-2099', '__proto__', 'constructor'].map(resolveLanguage)).toEqual([null, null, null, null, null, null]);
   });
 
-  it('keeps the text of every line, also for code too large to highlight', () => {
+  it('keeps the text of every line, also for code too large to highlight', async () => {
     const code = 'let a = `x\ny`;\n\n/* c */';
     const { language, lines } = highlightCode(code, 'js');
     expect(language).toBe('js');

@@ -96,13 +96,13 @@ function textOf(node: Root | Element | RootContent): string {
 // ---------------------------------------------------------------------------------------------
 
 describe('renderDocument: text and marks', () => {
-  it('renders paragraphs inside the .doc root, with alignment classes', () => {
-    const { html } = render(doc(para('Hello'), { ...para('Centered'), data: { align: 'center' } }, { ...para('End'), data: { align: 'end' } }));
+  it('renders paragraphs inside the .doc root, with alignment classes', async () => {
+    const { html } = await render(doc(para('Hello'), { ...para('Centered'), data: { align: 'center' } }, { ...para('End'), data: { align: 'end' } }));
     expect(html).toBe('<div class="doc"><p>Hello</p><p class="doc-align-center">Centered</p><p class="doc-align-end">End</p></div>');
   });
 
-  it('renders every mark as its element, nested on one leaf', () => {
-    const { html } = render(
+  it('renders every mark as its element, nested on one leaf', async () => {
+    const { html } = await render(
       doc(
         para(
           text('B', [mark('bold')]),
@@ -126,8 +126,8 @@ describe('renderDocument: text and marks', () => {
     expect(html).toContain('<strong><em><code>all</code></em></strong>');
   });
 
-  it('maps color marks to classes of named colors only, never a style', () => {
-    const { html } = render(
+  it('maps color marks to classes of named colors only, never a style', async () => {
+    const { html } = await render(
       doc(
         para(
           text('green', [mark('color', { text: 'green', background: 'default' })]),
@@ -144,14 +144,14 @@ describe('renderDocument: text and marks', () => {
     expect(html).not.toContain('#ff0000');
   });
 
-  it('turns a newline in text into a line break', () => {
-    expect(render(doc(para('one\ntwo'))).html).toContain('<p>one<br>two</p>');
+  it('turns a newline in text into a line break', async () => {
+    expect((await render(doc(para('one\ntwo')))).html).toContain('<p>one<br>two</p>');
   });
 });
 
 describe('renderDocument: headings and outline', () => {
-  it('renders heading-1/2/3 as h2/h3/h4 with ids, anchors and an outline', () => {
-    const { html, outline } = render(doc(heading(1, 'Getting started'), heading(2, 'Install the CLI'), heading(3, 'On macOS')));
+  it('renders heading-1/2/3 as h2/h3/h4 with ids, anchors and an outline', async () => {
+    const { html, outline } = await render(doc(heading(1, 'Getting started'), heading(2, 'Install the CLI'), heading(3, 'On macOS')));
     const tree = parse(html);
     expect(byTag(tree, 'h2').map((h) => h.properties.id)).toEqual(['getting-started']);
     expect(byTag(tree, 'h3').map((h) => h.properties.id)).toEqual(['install-the-cli']);
@@ -168,8 +168,8 @@ describe('renderDocument: headings and outline', () => {
     ]);
   });
 
-  it('gives duplicate headings unique ids, keeps explicit ids, avoids the layout ids', () => {
-    const { html, outline } = render(
+  it('gives duplicate headings unique ids, keeps explicit ids, avoids the layout ids', async () => {
+    const { html, outline } = await render(
       doc(
         heading(1, 'Setup'),
         heading(2, 'Setup'),
@@ -191,13 +191,13 @@ describe('renderDocument: headings and outline', () => {
     expect(html).not.toContain('user-content-');
   });
 
-  it('honours context.reservedIds', () => {
-    const { outline } = render(doc(heading(1, 'Main'), heading(1, 'Search')), context({ reservedIds: ['search'] }));
+  it('honours context.reservedIds', async () => {
+    const { outline } = await render(doc(heading(1, 'Main'), heading(1, 'Search')), context({ reservedIds: ['search'] }));
     expect(outline.map((e) => e.id)).toEqual(['main', 'search-2']);
   });
 
-  it('takes outline titles as plain text (marks and links) and leaves nested headings out of it', () => {
-    const { html, outline } = render(
+  it('takes outline titles as plain text (marks and links) and leaves nested headings out of it', async () => {
+    const { html, outline } = await render(
       doc(
         { object: 'block', type: 'heading-2', data: {}, nodes: [text('Use '), text('npm', [mark('code')]), link({ kind: 'url', url: 'https://npmjs.com' }, ' now')] },
         { object: 'block', type: 'hint', data: { style: 'info' }, nodes: [heading(2, 'Inside hint')] },
@@ -209,9 +209,9 @@ describe('renderDocument: headings and outline', () => {
 });
 
 describe('renderDocument: lists, quotes, dividers, hints', () => {
-  it('renders ordered (with start), unordered and nested lists', () => {
+  it('renders ordered (with start), unordered and nested lists', async () => {
     const { document } = markdownToDocument('3. three\n4. four\n\n- a\n  - nested\n- b\n');
-    const tree = parse(render(document).html);
+    const tree = parse((await render(document)).html);
     const ol = byTag(tree, 'ol')[0];
     expect(ol.properties.start).toBe(3);
     expect(byTag(ol, 'li').map(textOf)).toEqual(['three', 'four']);
@@ -220,9 +220,9 @@ describe('renderDocument: lists, quotes, dividers, hints', () => {
     expect(textOf(byTag(uls[1], 'li')[0])).toBe('nested');
   });
 
-  it('renders task lists with disabled, labelled checkboxes', () => {
+  it('renders task lists with disabled, labelled checkboxes', async () => {
     const { document } = markdownToDocument('- [x] done\n- [ ] todo\n');
-    const tree = parse(render(document).html);
+    const tree = parse((await render(document)).html);
     const list = byClass(tree, 'doc-tasks')[0];
     expect(list.tagName).toBe('ul');
     const inputs = byTag(list, 'input');
@@ -235,20 +235,20 @@ describe('renderDocument: lists, quotes, dividers, hints', () => {
     expect(byTag(labels[0], 'input')).toHaveLength(1);
   });
 
-  it('labels a task checkbox by aria-label when the item has no paragraph first', () => {
+  it('labels a task checkbox by aria-label when the item has no paragraph first', async () => {
     const items = { object: 'block', type: 'list-tasks', nodes: [{ object: 'block', type: 'list-item', data: { checked: true }, nodes: [codeBlock(['x'])] }] };
-    const tree = parse(render(doc(items)).html);
+    const tree = parse((await render(doc(items))).html);
     expect(byTag(tree, 'input')[0].properties.ariaLabel).toBe('Done');
   });
 
-  it('renders blockquotes and dividers', () => {
-    const { html } = render(doc({ object: 'block', type: 'blockquote', nodes: [para('quoted')] }, { object: 'block', type: 'divider', isVoid: true, data: {} }));
+  it('renders blockquotes and dividers', async () => {
+    const { html } = await render(doc({ object: 'block', type: 'blockquote', nodes: [para('quoted')] }, { object: 'block', type: 'divider', isVoid: true, data: {} }));
     expect(html).toContain('<blockquote><p>quoted</p></blockquote><hr>');
   });
 
-  it('renders hints as labelled notes of each style', () => {
+  it('renders hints as labelled notes of each style', async () => {
     const hint = (style: string) => ({ object: 'block', type: 'hint', data: { style }, nodes: [para(`a ${style}`)] });
-    const tree = parse(render(doc(hint('info'), hint('warning'), hint('danger'), hint('success'), hint('bogus'))).html);
+    const tree = parse((await render(doc(hint('info'), hint('warning'), hint('danger'), hint('success'), hint('bogus')))).html);
     const asides = byTag(tree, 'aside');
     expect(asides.map((a) => [classes(a).join(' '), a.properties.role, a.properties.ariaLabel])).toEqual([
       ['doc-hint doc-hint-info', 'note', 'Info'],
@@ -262,9 +262,9 @@ describe('renderDocument: lists, quotes, dividers, hints', () => {
 });
 
 describe('renderDocument: code blocks', () => {
-  it('highlights on the server with hljs classes and keeps the text intact', () => {
+  it('highlights on the server with hljs classes and keeps the text intact', async () => {
     const source = ['const greeting = "<b>hi</b> & bye";', '/* a comment', 'over two lines */', 'function f() { return 1 }'];
-    const { html } = render(doc(codeBlock(source, { syntax: 'javascript' })));
+    const { html } = await render(doc(codeBlock(source, { syntax: 'javascript' })));
     const tree = parse(html);
     const code = byTag(tree, 'code')[0];
     expect(classes(code)).toEqual(['hljs', 'language-javascript']);
@@ -280,8 +280,8 @@ describe('renderDocument: code blocks', () => {
     expect(html).not.toContain('<b>');
   });
 
-  it('renders titles as captions, line numbers, highlighted lines and wrapping', () => {
-    const { html } = render(doc(codeBlock(['a = 1', ['b = 2', true], 'c = 3'], { syntax: 'python', title: 'main.py', lineNumbers: true, overflow: 'wrap' })));
+  it('renders titles as captions, line numbers, highlighted lines and wrapping', async () => {
+    const { html } = await render(doc(codeBlock(['a = 1', ['b = 2', true], 'c = 3'], { syntax: 'python', title: 'main.py', lineNumbers: true, overflow: 'wrap' })));
     const tree = parse(html);
     const figure = byClass(tree, 'doc-code')[0];
     expect(figure.tagName).toBe('figure');
@@ -295,8 +295,8 @@ describe('renderDocument: code blocks', () => {
     expect(RENDER_CSS).toContain('.doc-code-numbered .doc-code-line::before');
   });
 
-  it('leaves unknown and absent syntaxes plain and escaped', () => {
-    const { html } = render(doc(codeBlock(['<script>alert(1)</script>'], { syntax: 'no-such-language' }), codeBlock(['plain <i>text</i>'])));
+  it('leaves unknown and absent syntaxes plain and escaped', async () => {
+    const { html } = await render(doc(codeBlock(['<script>alert(1)</script>'], { syntax: 'no-such-language' }), codeBlock(['plain <i>text</i>'])));
     const tree = parse(html);
     const codes = byTag(tree, 'code');
     expect(classes(codes[0])).toEqual(['language-no-such-language']);
@@ -307,18 +307,18 @@ describe('renderDocument: code blocks', () => {
     expect(byTag(tree, 'i')).toHaveLength(0);
   });
 
-  it('highlights Markdown-converted code in common languages (aliases too)', () => {
+  it('highlights Markdown-converted code in common languages (aliases too)', async () => {
     const { document } = markdownToDocument('```sh\necho "$HOME"\n```\n\n```json\n{"a": [1, true]}\n```\n\n```tsx\nconst x: number = 1\n```\n');
-    const tree = parse(render(document).html);
+    const tree = parse((await render(document)).html);
     expect(byTag(tree, 'code').map((c) => classes(c).join(' '))).toEqual(['hljs language-sh', 'hljs language-json', 'hljs language-tsx']);
     expect(byClass(tree, 'hljs-literal').map(textOf)).toContain('true');
   });
 });
 
 describe('renderDocument: images and files', () => {
-  it('renders file images with signed URLs, dimensions, alt and caption', () => {
+  it('renders file images with signed URLs, dimensions, alt and caption', async () => {
     const ctx = context();
-    const { html } = render(doc(images(image({ kind: 'file', file: 'img1' }, { alt: 'A diagram' }, 'The architecture'))), ctx);
+    const { html } = await render(doc(images(image({ kind: 'file', file: 'img1' }, { alt: 'A diagram' }, 'The architecture'))), ctx);
     const tree = parse(html);
     const img = byTag(tree, 'img')[0];
     expect(img.properties).toMatchObject({ src: FILES.img1.url, alt: 'A diagram', width: 640, height: 480, loading: 'lazy', decoding: 'async' });
@@ -327,8 +327,8 @@ describe('renderDocument: images and files', () => {
     expect(ctx.fileCalls).toEqual(['img1']);
   });
 
-  it('takes alt from the caption when there is none, and renders refDark as a dark-scheme source', () => {
-    const { html } = render(doc(images(image({ kind: 'file', file: 'img1' }, { refDark: { kind: 'file', file: 'dark1' } }, 'Caption text'))));
+  it('takes alt from the caption when there is none, and renders refDark as a dark-scheme source', async () => {
+    const { html } = await render(doc(images(image({ kind: 'file', file: 'img1' }, { refDark: { kind: 'file', file: 'dark1' } }, 'Caption text'))));
     const tree = parse(html);
     const picture = byTag(tree, 'picture')[0];
     const source = byTag(picture, 'source')[0];
@@ -336,8 +336,8 @@ describe('renderDocument: images and files', () => {
     expect(byTag(picture, 'img')[0].properties.alt).toBe('Caption text');
   });
 
-  it('renders external http(s) images, and only those', () => {
-    const { html } = render(
+  it('renders external http(s) images, and only those', async () => {
+    const { html } = await render(
       doc(
         images(
           image({ kind: 'url', url: 'https://cdn.example.test/a b.png' }, { alt: 'ok' }),
@@ -353,16 +353,16 @@ describe('renderDocument: images and files', () => {
     expect(html).not.toMatch(/javascript:|data:|evil\.test/);
   });
 
-  it('degrades a missing file image to its alt text, or nothing', () => {
-    const { html } = render(doc(images(image({ kind: 'file', file: 'gone' }, { alt: 'Lost image' }), image({ kind: 'file', file: 'gone2' }))));
+  it('degrades a missing file image to its alt text, or nothing', async () => {
+    const { html } = await render(doc(images(image({ kind: 'file', file: 'gone' }, { alt: 'Lost image' }), image({ kind: 'file', file: 'gone2' }))));
     expect(html).toBe('<div class="doc"><div class="doc-images doc-images-center"><figure class="doc-figure doc-image-missing"><figcaption>Lost image</figcaption></figure></div></div>');
   });
 
-  it('renders inline images, in text and in links', () => {
+  it('renders inline images, in text and in links', async () => {
     const inlineImage = { object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'img1' }, alt: 'icon', size: 'line' } };
     const linked = { object: 'inline', type: 'link', data: { ref: { kind: 'url', url: 'https://example.test' } }, nodes: [inlineImage] };
     const missing = { object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'nope' }, alt: 'missing icon' } };
-    const tree = parse(render(doc(para('See ', inlineImage, ' and ', linked, ' ', missing))).html);
+    const tree = parse((await render(doc(para('See ', inlineImage, ' and ', linked, ' ', missing)))).html);
     const imgs = byTag(tree, 'img');
     expect(imgs).toHaveLength(2);
     expect(classes(imgs[0])).toEqual(['doc-inline-image', 'doc-inline-image-line']);
@@ -370,9 +370,9 @@ describe('renderDocument: images and files', () => {
     expect(textOf(tree)).toContain('missing icon');
   });
 
-  it('renders file blocks as download links with name and size', () => {
+  it('renders file blocks as download links with name and size', async () => {
     const caption = [{ object: 'fragment', fragment: 'caption', nodes: [para('The user manual')] }];
-    const { html } = render(
+    const { html } = await render(
       doc(
         { object: 'block', type: 'file', isVoid: true, data: { ref: { kind: 'file', file: 'pdf1' } }, fragments: caption },
         { object: 'block', type: 'file', isVoid: true, data: { ref: { kind: 'file', file: 'missing' } }, fragments: caption },
@@ -411,8 +411,8 @@ describe('renderDocument: tables', () => {
     fragments: [cell('fA1', 'alpha'), cell('fA2', '1'), cell('fB1', 'beta'), cell('fB2', '2'), cell('fC1', 'gamma')],
   });
 
-  it('renders grid tables with a header, columns in view order and rows in orderIndex order', () => {
-    const tree = parse(render(doc(table())).html);
+  it('renders grid tables with a header, columns in view order and rows in orderIndex order', async () => {
+    const tree = parse((await render(doc(table()))).html);
     const wrapper = byClass(tree, 'doc-table')[0];
     expect(wrapper.properties).toMatchObject({ role: 'region', tabIndex: 0 });
     const th = byTag(tree, 'th');
@@ -427,16 +427,16 @@ describe('renderDocument: tables', () => {
     ]);
   });
 
-  it('hides the header when asked and renders the cards view as a table too', () => {
-    const tree = parse(render(doc(table({ hideHeader: true, type: 'cards' }))).html);
+  it('hides the header when asked and renders the cards view as a table too', async () => {
+    const tree = parse((await render(doc(table({ hideHeader: true, type: 'cards' })))).html);
     expect(byTag(tree, 'thead')).toHaveLength(0);
     expect(classes(byClass(tree, 'doc-table')[0])).toContain('doc-table-cards');
     expect(byTag(tree, 'tr')).toHaveLength(3);
   });
 
-  it('renders Markdown tables', () => {
+  it('renders Markdown tables', async () => {
     const { document } = markdownToDocument('| Key | Value |\n| --- | :---: |\n| `a` | **1** |\n| b | 2 |\n');
-    const tree = parse(render(document).html);
+    const tree = parse((await render(document)).html);
     expect(byTag(tree, 'th').map(textOf)).toEqual(['Key', 'Value']);
     expect(byTag(tree, 'td').map(textOf)).toEqual(['a', '1', 'b', '2']);
     expect(byTag(tree, 'strong').map(textOf)).toEqual(['1']);
@@ -444,17 +444,17 @@ describe('renderDocument: tables', () => {
 });
 
 describe('renderDocument: links', () => {
-  it('renders http(s) and mailto links with rel, no target', () => {
-    const tree = parse(render(doc(para(link({ kind: 'url', url: 'https://example.test/a?b=1' }, 'web'), link({ kind: 'url', url: 'mailto:team@example.test' }, 'mail')))).html);
+  it('renders http(s) and mailto links with rel, no target', async () => {
+    const tree = parse((await render(doc(para(link({ kind: 'url', url: 'https://example.test/a?b=1' }, 'web'), link({ kind: 'url', url: 'mailto:team@example.test' }, 'mail'))))).html);
     const [web, mail] = byTag(tree, 'a');
     expect(web.properties).toEqual({ href: 'https://example.test/a?b=1', rel: ['noopener', 'noreferrer'] });
     expect(mail.properties).toEqual({ href: 'mailto:team@example.test' });
   });
 
-  it('resolves page and anchor links through the context', () => {
+  it('resolves page and anchor links through the context', async () => {
     const ctx = context();
     const tree = parse(
-      render(
+      (await render(
         doc(
           para(
             link({ kind: 'page', page: 'p1' }, 'install'),
@@ -470,7 +470,7 @@ describe('renderDocument: links', () => {
           ),
         ),
         ctx,
-      ).html,
+      )).html,
     );
     expect(byTag(tree, 'a').map((a) => [textOf(a), a.properties.href])).toEqual([
       ['install', '/s/site1/guides/install'],
@@ -485,23 +485,23 @@ describe('renderDocument: links', () => {
     expect(ctx.pageCalls).toEqual([{ page: 'p1' }, { page: 'p2', anchor: 'errors' }, { page: 'q1', space: 'space2' }, { page: 'unpublished' }]);
   });
 
-  it('resolves links written in Markdown (page ids)', () => {
+  it('resolves links written in Markdown (page ids)', async () => {
     const { document } = markdownToDocument('See [install](/pages/p1#step-2) and [site](https://example.test).');
-    const tree = parse(render(document).html);
+    const tree = parse((await render(document)).html);
     expect(byTag(tree, 'a').map((a) => a.properties.href)).toEqual(['/s/site1/guides/install#step-2', 'https://example.test/']);
   });
 });
 
 describe('renderDocument: expressions, reusable content, unknown and API blocks', () => {
-  it('shows evaluated expressions as their values and unevaluated ones as nothing', () => {
+  it('shows evaluated expressions as their values and unevaluated ones as nothing', async () => {
     const expression = (source: string) => ({ object: 'inline', type: 'expression', isVoid: true, data: { expression: source } });
     const document = doc(para('Version ', expression('space.vars.version'), '.'));
-    expect(render(evaluateDocument(document, { version: '2.4 <beta>' })).html).toBe('<div class="doc"><p>Version 2.4 &#x3C;beta>.</p></div>');
-    expect(render(document).html).toBe('<div class="doc"><p>Version .</p></div>');
+    expect((await render(evaluateDocument(document, { version: '2.4 <beta>' }))).html).toBe('<div class="doc"><p>Version 2.4 &#x3C;beta>.</p></div>');
+    expect((await render(document)).html).toBe('<div class="doc"><p>Version .</p></div>');
   });
 
-  it('renders nothing for a remaining reusable-content block and skips unknown or malformed blocks', () => {
-    const { html } = render(
+  it('renders nothing for a remaining reusable-content block and skips unknown or malformed blocks', async () => {
+    const { html } = await render(
       doc(
         para('before'),
         { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: 'rc1' } } },
@@ -519,9 +519,9 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
     expect(html).toMatch(/^<div class="doc"><p>before<\/p>.*<p>after<\/p><\/div>$/);
   });
 
-  it("renders GitBook's other blocks without script: tabs and expandables as <details>, steppers, columns, updates", () => {
+  it("renders GitBook's other blocks without script: tabs and expandables as <details>, steppers, columns, updates", async () => {
     const block = (type: string, data: Record<string, unknown>, nodes: unknown[]) => ({ object: 'block', type, isVoid: false, data, nodes });
-    const { html } = render(
+    const { html } = await render(
       doc(
         block('tabs', {}, [block('tabs-item', { title: 'Ruby' }, [para('first')]), block('tabs-item', { title: 'Go' }, [para('second')])]),
         {
@@ -551,8 +551,8 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
     expect(html).not.toContain('gated');
   });
 
-  it('renders embeds and content references as links (http(s) only), math as its formula, emoji and buttons', () => {
-    const { html } = render(
+  it('renders embeds and content references as links (http(s) only), math as its formula, emoji and buttons', async () => {
+    const { html } = await render(
       doc(
         { object: 'block', type: 'embed', isVoid: true, data: { url: 'https://www.youtube.com/watch?v=x' } },
         { object: 'block', type: 'embed', isVoid: true, data: { url: 'javascript:alert(1)' } },
@@ -574,8 +574,8 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
     expect(html).toContain('<code class="doc-math">x^2</code>😀Go');
   });
 
-  it('renders computed API reference blocks as an honest heading and note', () => {
-    const { html, outline } = render(
+  it('renders computed API reference blocks as an honest heading and note', async () => {
+    const { html, outline } = await render(
       doc(
         { object: 'block', type: 'openapi-operation', isVoid: true, data: { ref: { kind: 'openapi', spec: 'petstore' }, method: 'get', path: '/pets/{petId}' } },
         { object: 'block', type: 'openapi-schemas', isVoid: true, data: { ref: { kind: 'openapi', spec: 'petstore' }, schemas: ['Pet', 'Error'], grouped: true } },
@@ -595,7 +595,7 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
 });
 
 describe('referencedFiles', () => {
-  it('lists every file id a document references, once', () => {
+  it('lists every file id a document references, once', async () => {
     const document = doc(
       images(image({ kind: 'file', file: 'img1' }, { refDark: { kind: 'file', file: 'dark1' } }), image({ kind: 'url', url: 'https://x.test/a.png' })),
       { object: 'block', type: 'file', isVoid: true, data: { ref: { kind: 'file', file: 'pdf1' } } },

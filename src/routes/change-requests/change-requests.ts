@@ -235,7 +235,7 @@ export const changeRequestsRouter = createRouter()
     const { spaceId } = c.req.valid('param');
     const body = c.req.valid('json');
     // Checked before anything is read: an unknown template or a missing reference creates nothing.
-    const changes = body.template !== undefined ? templateChanges(body.template, 'template') : undefined;
+    const changes = body.template !== undefined ? await templateChanges(body.template, 'template') : undefined;
     // With a template it is a content write (in the space's writer), and counts as one.
     if (changes) await enforceCostly(c, 'content-writes');
     if (body.agentTaskId !== undefined) throw badRequest('agentTaskId: there are no agent tasks in this deployment');

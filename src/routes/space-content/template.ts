@@ -46,7 +46,7 @@ export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, as
   const { spaceId } = c.req.valid('param');
   const body = c.req.valid('json');
   // The template and its params are checked before anything is read.
-  const changes = templateChanges(body);
+  const changes = await templateChanges(body);
   const db = c.get('db');
   const writer = spaceWriter(c.env, spaceId);
   // A template with a computed page (api-reference) also reads the caller's organization role, in the same round trip.

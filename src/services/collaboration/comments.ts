@@ -11,6 +11,9 @@ import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type Chan
 import { lookupSql, SAFE_KEY } from '../content/tree';
 import { documentHasKeySql, parseStoredBody, type StoredBody } from '../content/packed-documents';
 import { documentToMarkdown, type JSONDocument } from '../markdown';
+import { userJson } from './user-json';
+
+export { userJson } from './user-json';
 import { assertWithinCap, capOf, capReached, failedOnCapGuard } from '../limits/caps';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 import { ROOT } from '../content/pages';
@@ -79,8 +82,6 @@ export function refreshCommentCounts(db: Db, scope: CommentScope): BatchItem {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** A users row (by its alias) as the JSON of a UserRow. */
-export const userJson = (alias: string) => sql.raw(`json_object('id', ${alias}.id, 'displayName', ${alias}.display_name, 'email', ${alias}.email, 'photoURL', ${alias}.photo_url)`);
 
 /** Reactions of the comment or reply `target` (a column), as a JSON array of ReactionRow, in the order they were made. */
 const reactionsSql = (target: SQL) => sql`(select json_group_array(json_object('emoji', x.emoji, 'reactedAt', x.reacted_at, 'user', ${userJson('xu')}))

@@ -3,7 +3,7 @@ import { rawAll, type Db } from '../../db/client';
 import { ApiError } from '../../lib/errors';
 import type { RequestRow, ReviewRow } from '../../schemas/review';
 import type { ChangeRequestRow } from '../content/change-requests';
-import { userJson } from './comments';
+import { userJson } from './user-json';
 
 /**
  * Reviews of change requests and the requests for them. A review is current while the change request's

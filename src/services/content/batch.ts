@@ -18,6 +18,7 @@ import {
   type JSONDocument,
   type LinkResolver,
 } from '../markdown/index';
+import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 
 /**
@@ -26,14 +27,7 @@ import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocum
  * (nothing has been written yet), with a message that names it.
  */
 
-/** Per page: Markdown is parsed inside the space's writer, so its size and nesting bound that work. */
-export const MAX_PAGE_MARKDOWN_CHARS = 256 * 1024;
-/** A stored document stays well under D1's 2 MB row limit. */
-export const MAX_DOCUMENT_BYTES = 1024 * 1024;
-/** JSON nesting of a posted document (a block level is about two JSON levels). */
-export const MAX_DOCUMENT_DEPTH = 100;
-/** Leading run of indentation, quote and list markers on one Markdown line: about 100 nesting levels. */
-export const DEEP_MARKDOWN_LINE = /^[ \t>*+\-0-9.)]{256}/m;
+export { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 /**
  * Markdown one batch may carry in all. Parsing costs 14-25 ms of CPU per KiB on a 2-core machine
  * (`npm run bench`), inside the space's single writer: this keeps a batch to seconds.

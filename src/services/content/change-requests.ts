@@ -4,8 +4,8 @@ import { changeRequests, organizations, spaces, users } from '../../db/schema/in
 import { ApiError, badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { jsonDepth } from '../../lib/json-depth';
-import { MAX_DOCUMENT_DEPTH } from './batch';
-import { parseDocument } from '../markdown/index';
+import { MAX_DOCUMENT_DEPTH } from './document-limits';
+import { parseDocument } from '../markdown/document';
 import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from '../collaboration/reviews';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 

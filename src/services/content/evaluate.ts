@@ -12,7 +12,7 @@ import type {
   DocumentText,
   JSONDocument,
   TopLevelBlock,
-} from '../markdown/index';
+} from '../markdown/document';
 
 /** A revision's or a page's variables, by name. */
 export type Variables = Record<string, string | number | boolean>;

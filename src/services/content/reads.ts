@@ -10,11 +10,13 @@ import { urlContext, type UrlContext } from '../../schemas/common';
 import type { PageOptions } from '../../schemas/page-query';
 import { spaceAppUrl } from '../../schemas/space';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
-import { expandPage, expandPages, findGenerated, generatedDocument, readSpecState, type SpecState } from '../openapi/computed-pages';
+import { expandPage, expandPages, findGenerated, generatedDocument, generatedDocuments, readSpecState, type SpecState } from '../openapi/computed-pages';
 import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
-import { documentToMarkdown, layoutFrontmatter, PAGE_FIELD_FRONTMATTER_KEYS, type JSONDocument } from '../markdown/index';
+import type { JSONDocument } from '../markdown/document';
+import { PAGE_FIELD_FRONTMATTER_KEYS } from '../markdown/page-fields';
+import { layoutFrontmatter } from '../markdown/page-layout';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
@@ -424,7 +426,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
-    markdownOf: wanted.markdown ? markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
+    markdownOf: wanted.markdown ? await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
 }
@@ -506,7 +508,8 @@ function reusableOf(rows: Array<{ kind: string; n?: number | string; value: stri
  * with, its document converted when it was stored without (before migration 0015), a generated page's
  * generated document converted (it has none stored), and an empty string for an empty page.
  */
-function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string | null }>): PageMarkdown {
+async function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string | null }>): Promise<PageMarkdown> {
+  const [{ documentToMarkdown }, generated] = await Promise.all([markdownWriter(), generatedDocuments()]);
   const byHash = new Map<string, string>();
   for (const row of rows) {
     if (row.value === null) continue;
@@ -515,7 +518,7 @@ function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: 
     else if (row.kind === 'body') byHash.set(hash, documentToMarkdown(parseStoredBody<JSONDocument>(row.value)));
   }
   return (page) => {
-    if (page.generated) return documentToMarkdown(generatedDocument(page.generated, page.computedSeed ?? page.id));
+    if (page.generated) return documentToMarkdown(generated(page.generated, page.computedSeed ?? page.id));
     return page.document ? (byHash.get(page.document) ?? '') : '';
   };
 }
@@ -612,7 +615,7 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   if (page.type === 'computed') return page;
   const generated = located.page.generated;
   let document: JSONDocument = generated
-    ? generatedDocument(generated, located.page.computedSeed ?? located.page.id)
+    ? await generatedDocument(generated, located.page.computedSeed ?? located.page.id)
     : read.documentBody
       ? (JSON.parse(read.documentBody) as JSONDocument)
       : emptyDocument();
@@ -624,8 +627,15 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   if (options.format === 'document') return { ...page, document };
   // Written the way content batches read Markdown back: the title as the leading heading, the page's
   // fields as front matter, so a page read and posted back as Markdown stays the same page.
+  const { documentToMarkdown } = await markdownWriter();
   return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter: frontmatterOf(located.page) }) };
 }
+
+/**
+ * The Markdown writer (remark and its extensions), loaded by the first read that answers Markdown: a read that
+ * answers documents never evaluates it (a cold isolate's first page read paid a quarter of its time for it).
+ */
+const markdownWriter = () => import('../markdown/to-markdown');
 
 /**
  * The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; `{}` when

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
-import type { JSONDocument } from '../markdown/index';
+import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
 import { documentRefs, packDocument, parseStoredBody } from './packed-documents';

@@ -8,7 +8,7 @@
  * `nodes` of each `DocumentBlock*` schema of 0.202.0): the single source of those rules for the
  * schemas and for the converter.
  */
-import { withoutSourcePatch } from './source-patch';
+import { withoutSourcePatch } from './source-patch-key';
 import { z } from 'zod';
 
 // ---------------------------------------------------------------------------------------------

@@ -148,16 +148,7 @@ function readLayout(raw: Record<string, unknown>): PageLayoutFrontmatter {
   return layout;
 }
 
-/** A layout in GitBook's front matter form; undefined for the default layout, which front matter leaves out. */
-export function layoutFrontmatter(layout: PageLayoutFrontmatter | undefined): Record<string, unknown> | undefined {
-  if (!layout || LAYOUT_KEYS.every((key) => layout[key] === DEFAULT_PAGE_LAYOUT[key])) return undefined;
-  return {
-    width: layout.width,
-    cover: { visible: layout.cover, size: layout.coverSize },
-    ...Object.fromEntries(LAYOUT_PARTS.map((part) => [part, { visible: layout[part] }])),
-  };
-}
-const LAYOUT_KEYS = Object.keys(DEFAULT_PAGE_LAYOUT) as Array<keyof PageLayoutFrontmatter>;
+export { layoutFrontmatter } from './page-layout';
 
 /**
  * Markdown that cannot be converted: only its frontmatter can be wrong. Any body converts, what
@@ -269,30 +260,7 @@ export const MAX_NESTING = 48;
 // ---------------------------------------------------------------------------------------------
 // GitBook block tags
 
-/** Tags that are blocks of their own, paired with their end tag or alone. */
-export const BLOCK_TAG_NAMES = [
-  'hint',
-  'tabs',
-  'tab',
-  'stepper',
-  'step',
-  'columns',
-  'column',
-  'updates',
-  'update',
-  'embed',
-  'content-ref',
-  'page-ref',
-  'code',
-  'file',
-  'include',
-  'if',
-  'openapi',
-  'openapi-operation',
-  'openapi-schemas',
-  'openapi-webhook',
-  'prompt',
-] as const;
+export { BLOCK_TAG_NAMES } from './block-tags';
 /** Tags that have no end tag: a `{% endinclude %}` after an include is text, not its end. */
 const NEVER_PAIRED = new Set<string>(['include', 'page-ref']);
 /** Tags that are whole without an end tag; the others wrap content and need theirs. */

@@ -27,3 +27,13 @@ export const DEFAULT_PAGE_LAYOUT: PageLayoutFrontmatter = {
   metadata: true,
 };
 
+/** A layout in GitBook's front matter form; undefined for the default layout, which front matter leaves out. */
+export function layoutFrontmatter(layout: PageLayoutFrontmatter | undefined): Record<string, unknown> | undefined {
+  if (!layout || LAYOUT_KEYS.every((key) => layout[key] === DEFAULT_PAGE_LAYOUT[key])) return undefined;
+  return {
+    width: layout.width,
+    cover: { visible: layout.cover, size: layout.coverSize },
+    ...Object.fromEntries(LAYOUT_PARTS.map((part) => [part, { visible: layout[part] }])),
+  };
+}
+const LAYOUT_KEYS = Object.keys(DEFAULT_PAGE_LAYOUT) as Array<keyof PageLayoutFrontmatter>;

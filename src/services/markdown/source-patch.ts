@@ -13,9 +13,13 @@
  * so a document's Markdown can never say something other than the document.
  */
 import { diffArrays } from 'diff';
-import { layoutFrontmatter, pageFrontmatter } from './from-markdown';
+import { pageFrontmatter } from './from-markdown';
+import { layoutFrontmatter } from './page-layout';
+import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
-export const SOURCE_PATCH_KEY = 'markdownSource';
+import { SOURCE_PATCH_KEY } from './source-patch-key';
+
+export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
 /** Our lines `remove` (at `at` in our writing, between `before` and `after`) were `add` in the source. */
 export interface SourceHunk {
@@ -143,19 +147,8 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   return { hunks, ...(headOk ? { head } : {}) };
 }
 
-/** A client's document without the patch: only what our converter read from Markdown may carry one. */
-export function withoutSourcePatch<T extends { data?: Record<string, unknown> }>(document: T): T {
-  if (!document.data || !(SOURCE_PATCH_KEY in document.data)) return document;
-  const { [SOURCE_PATCH_KEY]: _dropped, ...data } = document.data;
-  return { ...document, data };
-}
 
-/**
- * The front matter keys a page keeps as fields of its own (content batches read them, page reads write
- * them back); the others (`cover`, `layout`, `if`...) come back with the source's head while these are
- * unchanged.
- */
-export const PAGE_FIELD_FRONTMATTER_KEYS = ['description', 'icon', 'hidden', 'noIndex', 'noRobotsIndex', 'layout', 'if'] as const;
+export { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 /** The page fields a front matter mapping sets, as one comparable string. */
 export function frontmatterKey(frontmatter: Record<string, unknown>): string {

@@ -27,7 +27,8 @@ import type {
   JSONDocument,
   MarkdownStyle,
 } from './document';
-import { BLOCK_TAG_NAMES } from './from-markdown';
+import { BLOCK_TAG_NAMES } from './block-tags';
+import { defaultHrefFor } from './hrefs';
 import { applySourceHunks, frontmatterKey, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 
@@ -42,35 +43,7 @@ export interface DocumentToMarkdownOptions {
   frontmatter?: Record<string, unknown>;
 }
 
-/** `/pages/<id>`, `/files/<id>` or the URL: the hrefs that `defaultResolveLink` reads back. */
-export function defaultHrefFor(ref: ContentRef): string {
-  switch (ref.kind) {
-    case 'url':
-      return ref.url;
-    case 'file':
-      return `/files/${ref.file}`;
-    case 'page':
-      return pageHref(ref.page, ref.space);
-    case 'anchor':
-      return ref.page ? `${pageHref(ref.page, ref.space)}#${ref.anchor}` : `#${ref.anchor}`;
-    case 'space':
-      return `/spaces/${ref.space}`;
-    case 'collection':
-      return `/collections/${ref.collection}`;
-    case 'user':
-      return `/users/${ref.user}`;
-    case 'reusable-content':
-      return `/reusable-contents/${ref.reusableContent}`;
-    case 'openapi':
-      return `/openapi/${ref.spec}`;
-    default:
-      return '';
-  }
-}
-
-function pageHref(page: string, space: string | undefined): string {
-  return space ? `/spaces/${space}/pages/${page}` : `/pages/${page}`;
-}
+export { defaultHrefFor } from './hrefs';
 
 // ---------------------------------------------------------------------------------------------
 // GitBook's tags in the mdast tree

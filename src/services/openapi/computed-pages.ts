@@ -1,13 +1,13 @@
-import {
-  markdownToDocument,
-  type ContentRefOpenAPI,
-  type DocumentBlockHint,
-  type DocumentBlockParagraph,
-  type GeneratedOpenAPIBlock,
-  type HintStyle,
-  type JSONDocument,
-  type TopLevelBlock,
-} from '../markdown';
+import type { MarkdownConversion, MarkdownToDocumentOptions } from '../markdown/from-markdown';
+import type {
+  ContentRefOpenAPI,
+  DocumentBlockHint,
+  DocumentBlockParagraph,
+  GeneratedOpenAPIBlock,
+  HintStyle,
+  JSONDocument,
+  TopLevelBlock,
+} from '../markdown/document';
 import { slugify, type PageEntry, type ReadPage } from '../content/revisions';
 import { OPENAPI_METHODS, type OpenAPIMethod } from '../../lib/openapi-specs';
 import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingError } from './types';
@@ -389,9 +389,17 @@ function paragraph(text: string, key: string): DocumentBlockParagraph {
   return { object: 'block', type: 'paragraph', key, nodes: [{ object: 'text', key: `${key}-t`, leaves: [{ object: 'leaf', text, marks: [] }] }] } as DocumentBlockParagraph;
 }
 
+type MarkdownReader = (markdown: string, options?: MarkdownToDocumentOptions) => MarkdownConversion;
+
+/**
+ * The Markdown reader, loaded by the first generated page that has a description to convert: a page read (of a
+ * generated page without one, or of any other page) never evaluates the parser.
+ */
+const markdownReader = (): Promise<MarkdownReader> => import('../markdown/round-trip').then((m) => m.markdownToDocument);
+
 /** A description (Markdown) as blocks; its own leading heading stays a heading, and it never fails. */
-function descriptionBlocks(markdown: string | undefined, key: string): TopLevelBlock[] {
-  if (!markdown) return [];
+function descriptionBlocks(markdownToDocument: MarkdownReader | undefined, markdown: string | undefined, key: string): TopLevelBlock[] {
+  if (!markdown || !markdownToDocument) return [];
   const text = markdown.length > MAX_DESCRIPTION_CHARS ? markdown.slice(0, MAX_DESCRIPTION_CHARS) : markdown;
   try {
     // A title in frontmatter keeps a leading `# heading` in the body (the converter takes it as the title otherwise).
@@ -417,14 +425,25 @@ function operationBlock(ref: ContentRefOpenAPI, operation: SpecOutlineOperation,
 }
 
 /** The document of a generated page (its blocks' keys derived from its seed, so every read gives the same). */
-export function generatedDocument(content: GeneratedContent, seed: string): JSONDocument {
+export async function generatedDocument(content: GeneratedContent, seed: string): Promise<JSONDocument> {
+  const described = (content.body.kind === 'info' || content.body.kind === 'tag') && !!content.body.markdown;
+  return generatedDocumentWith(described ? await markdownReader() : undefined, content, seed);
+}
+
+/** `generatedDocument` for any number of pages, without waiting: the Markdown reader is loaded first, once. */
+export async function generatedDocuments(): Promise<(content: GeneratedContent, seed: string) => JSONDocument> {
+  const read = await markdownReader();
+  return (content, seed) => generatedDocumentWith(read, content, seed);
+}
+
+function generatedDocumentWith(markdownToDocument: MarkdownReader | undefined, content: GeneratedContent, seed: string): JSONDocument {
   const ref = content.computed.dependencies.spec.ref;
   const body = content.body;
   const key = `g-${stableToken(seed, 12)}`;
   let nodes: TopLevelBlock[];
   switch (body.kind) {
     case 'info':
-      nodes = descriptionBlocks(body.markdown, key);
+      nodes = descriptionBlocks(markdownToDocument, body.markdown, key);
       break;
     case 'hint': {
       const hint: DocumentBlockHint = { object: 'block', type: 'hint', key: `${key}-hint`, isVoid: false, data: { style: body.style }, nodes: [paragraph(body.text, `${key}-p`)] } as DocumentBlockHint;
@@ -432,7 +451,7 @@ export function generatedDocument(content: GeneratedContent, seed: string): JSON
       break;
     }
     case 'tag':
-      nodes = [...descriptionBlocks(body.markdown, key), ...body.operations.map((operation) => operationBlock(ref, operation, seed))];
+      nodes = [...descriptionBlocks(markdownToDocument, body.markdown, key), ...body.operations.map((operation) => operationBlock(ref, operation, seed))];
       break;
     case 'operation':
       nodes = [operationBlock(ref, body.operation, seed)];

@@ -26,9 +26,10 @@ import type { Element, ElementContent, Root } from 'hast';
 import { defaultSchema, sanitize, type Schema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
 import { h } from 'hastscript';
-import type { JSONDocument } from '../../services/markdown';
+import type { JSONDocument } from '../../services/markdown/document';
 import { EXPLICIT_HEADING_ID, headingSlug } from '../../services/markdown/heading-ids';
-import { HIGHLIGHT_LANGUAGES, highlightCode } from './highlight';
+import type { HighlightedCode } from './highlight';
+import { HIGHLIGHT_LANGUAGES } from './highlight-languages';
 
 export { RENDER_CSS } from './styles';
 
@@ -91,8 +92,14 @@ const NAMED_COLORS = new Set(['green', 'blue', 'red', 'orange', 'yellow', 'purpl
 // ---------------------------------------------------------------------------------------------
 // Public API
 
-export function renderDocument(document: JSONDocument, context: RenderContext): RenderedDocument {
-  const renderer = new Renderer(document, context);
+/**
+ * The document as HTML. Its code blocks are highlighted by highlight.js's grammars, loaded by the first document that
+ * has one: they are a third of the site's code, which a page without code never evaluates.
+ */
+export async function renderDocument(document: JSONDocument, context: RenderContext): Promise<RenderedDocument> {
+  let highlight: Highlight = plainCode;
+  if (hasCodeBlock(document)) highlight = (await import('./highlight')).highlightCode;
+  const renderer = new Renderer(document, context, highlight);
   const children = renderer.blocks(asNodes(document?.nodes), 0, true);
   const root: Root = { type: 'root', children: [h('div', { className: ['doc'] }, children)] };
   const clean = sanitize(root, RENDER_SCHEMA) as Root;
@@ -145,6 +152,7 @@ class Renderer {
   constructor(
     document: JSONDocument,
     private readonly context: RenderContext,
+    private readonly highlightCode: Highlight,
   ) {
     for (const id of context.reservedIds ?? RESERVED_IDS) this.taken.add(id);
     // Explicit ids are claimed before any generated one, so a slug never steals an id links point at.
@@ -422,7 +430,7 @@ class Renderer {
       }
     }
     const syntax = typeof data.syntax === 'string' ? data.syntax : undefined;
-    const { language, lines } = highlightCode(texts.join('\n'), syntax);
+    const { language, lines } = this.highlightCode(texts.join('\n'), syntax);
     const codeChildren: Child[] = [];
     lines.forEach((line, index) => {
       if (index > 0) codeChildren.push({ type: 'text', value: '\n' });
@@ -855,6 +863,19 @@ function fragmentParagraphs(node: AnyNode, name: string): AnyNode[] {
 }
 
 /** Visits every node (blocks, inlines, texts, fragments) without recursion, so depth cannot overflow the stack. */
+type Highlight = (code: string, syntax: string | undefined) => HighlightedCode;
+
+/** What a document without code blocks would get from the highlighter: plain lines (never called for code). */
+const plainCode: Highlight = (code) => ({ language: null, lines: code.split('\n').map((line) => (line ? [{ type: 'text', value: line }] : [])) });
+
+function hasCodeBlock(document: JSONDocument): boolean {
+  let found = false;
+  walk(document, (node) => {
+    if (node.type === 'code') found = true;
+  });
+  return found;
+}
+
 function walk(document: { nodes?: unknown } | null | undefined, visit: (node: AnyNode) => void) {
   const stack: AnyNode[] = [...asNodes(document?.nodes)].reverse();
   while (stack.length) {

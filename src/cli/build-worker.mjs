@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// Builds the Worker as a graph of ES modules (`.build/worker/`), which wrangler uploads as they are (`no_bundle` and
+// `find_additional_modules` in wrangler.toml): the entry holds the middleware every request runs, and each dynamic
+// `import()` of the source (a route group, the site, the jobs, the Markdown converters...) becomes a module of its
+// own that workerd compiles and evaluates only when a request first imports it. Bundled as one script (what wrangler
+// does by itself, its esbuild has no code splitting), a cold isolate parsed all 7.8 MB before its first answer.
+//
+// The esbuild settings are wrangler's own for a module Worker (target, conditions, loaders, keep names, Node.js
+// built-ins left to workerd's nodejs_compat, a CommonJS `require()` of a built-in turned into an import), plus
+// `splitting`. wrangler.toml's `[build] command` runs it before every `wrangler dev` and `wrangler deploy`; the
+// benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
+import { builtinModules } from 'node:module';
+import { rmSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { prepareDocsAssets } from './docs-assets.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Where wrangler.toml's `main` points, and the directory its `find_additional_modules` reads. */
+export const WORKER_OUT_DIR = '.build/worker';
+
+const BUILT_INS = new Set(builtinModules.filter((name) => !name.startsWith('_')));
+const isBuiltIn = (specifier) => specifier.startsWith('node:') || BUILT_INS.has(specifier.split('/')[0]);
+
+/**
+ * Node.js built-ins and `cloudflare:` modules are workerd's (nodejs_compat): left as imports. A CommonJS
+ * `require('util')` (xml-crypto's) would become esbuild's throwing `__require` in an ES module: it is given the
+ * module's default export through an import instead, as wrangler does.
+ */
+const runtimeModules = {
+  name: 'runtime-modules',
+  setup(build) {
+    build.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltIn(args.path)) return undefined;
+      if (args.kind === 'require-call') return { path: args.path, namespace: 'required-built-in' };
+      return { path: args.path, external: true };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'required-built-in' }, (args) => ({
+      contents: `import builtIn from ${JSON.stringify(args.path)};\nmodule.exports = builtIn;`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Builds `entry` (relative to the checkout) into `outdir` (emptied first): `index.js` and its chunks. Answers the
+ * modules written, with their sizes, entry first.
+ */
+export async function buildWorker({ root = ROOT, entry = 'src/index.ts', outdir = WORKER_OUT_DIR, minify = false } = {}) {
+  const out = resolve(root, outdir);
+  rmSync(out, { recursive: true, force: true });
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { index: resolve(root, entry) },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    chunkNames: 'chunks/[name]-[hash]',
+    target: 'es2024',
+    supported: { 'import-source': true, using: true },
+    conditions: ['workerd', 'worker', 'browser'],
+    loader: { '.js': 'jsx', '.mjs': 'jsx', '.cjs': 'jsx' },
+    keepNames: true,
+    minify,
+    sourcemap: true,
+    define: { 'process.env.NODE_ENV': JSON.stringify(process.env.NODE_ENV || 'production') },
+    plugins: [runtimeModules],
+    logLevel: 'warning',
+  });
+  return listModules(out);
+}
+
+function listModules(dir, base = dir) {
+  const found = [];
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (statSync(file).isDirectory()) found.push(...listModules(file, base));
+    else if (name.endsWith('.js')) found.push({ name: relative(base, file), bytes: statSync(file).size });
+  }
+  return found.sort((a, b) => (a.name === 'index.js' ? -1 : b.name === 'index.js' ? 1 : a.name.localeCompare(b.name)));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // The API reference's browser bundle, which `[assets]` serves (the build command's other half).
+  prepareDocsAssets();
+  const modules = await buildWorker();
+  const total = modules.reduce((sum, m) => sum + m.bytes, 0);
+  console.log(`build-worker: ${modules.length} modules, ${(total / 1e6).toFixed(1)} MB in ${WORKER_OUT_DIR} (entry ${(modules[0].bytes / 1e3).toFixed(0)} KB)`);
+}
