@@ -5,7 +5,8 @@
  * reusable contents, contributors, computed documents and revisions, and the space's PDF.
  */
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setOutboundFetch } from '../../src/lib/outbound';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { GITBOOK_0202, gitbookErrors, gitbookOperations, schemaValidator } from '../helpers/gitbook-schema';
 import { addMember, api, createUser, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
@@ -235,5 +236,48 @@ describe('computed content and the PDF', () => {
       expect(status, path).toBe(200);
       expect(roundTrips, path).toBeLessThanOrEqual(2);
     }
+  });
+});
+
+describe('URLs', () => {
+  afterEach(() => setOutboundFetch());
+
+  it('getEmbedByUrl fetches through the guarded outbound fetch (a stand-in here) and refuses private addresses without a request', async () => {
+    const requested: string[] = [];
+    setOutboundFetch(async (request) => {
+      requested.push(request.url);
+      return new Response('<html><head><title>Kumquats</title></head></html>', { headers: { 'content-type': 'text/html' } });
+    });
+    const embed = expectStatus(await api('GET', `/v1/urls/embed?url=${encodeURIComponent('https://fruit.example.com/k')}`, { token: owner }), 200).body;
+    expectGitbook('getEmbedByUrl', embed);
+    expect(embed).toMatchObject({ type: 'link', title: 'Kumquats', site: 'fruit.example.com' });
+    expectError(await api('GET', `/v1/urls/embed?url=${encodeURIComponent('http://127.0.0.1/admin')}`, { token: owner }), 400);
+    expect(requested).toEqual(['https://fruit.example.com/k']);
+    expectError(await api('GET', `/v1/urls/embed?url=${encodeURIComponent('https://fruit.example.com/k')}`), 401);
+  });
+
+  it("getContentByUrl resolves the app URLs of a space, a change request's page and a collection, for those who may read them", async () => {
+    const s = await get(space(''));
+    const bySpace = await get(`/v1/urls/content?url=${encodeURIComponent(s.urls.app)}`);
+    expectGitbook('getContentByUrl', bySpace);
+    expect(bySpace.space.id).toBe(f.spaceId);
+    const crUrl = `${s.urls.app}/~/changes/${f.crNumber}/new-page`;
+    const byPage = await get(`/v1/urls/content?url=${encodeURIComponent(crUrl)}`);
+    expectGitbook('getContentByUrl', byPage);
+    expect(byPage).toMatchObject({ space: { id: f.spaceId }, changeRequest: { number: f.crNumber }, page: { title: 'New page', path: 'new-page' } });
+    const collection = expectStatus(await api('POST', `/v1/orgs/${org.id}/collections`, { token: owner, body: { title: 'Shelf' } }), 201).body;
+    const byCollection = await get(`/v1/urls/content?url=${encodeURIComponent(collection.urls.app)}`);
+    expectGitbook('getContentByUrl', byCollection);
+    expect(byCollection.collection.id).toBe(collection.id);
+    // Another organization's admin, an unknown page, another host: 404s.
+    const other = await seedOrg();
+    expectError(await api('GET', `/v1/urls/content?url=${encodeURIComponent(s.urls.app)}`, { token: other.owner.token }), 404);
+    expectError(await api('GET', `/v1/urls/content?url=${encodeURIComponent(`${s.urls.app}/no-such-page`)}`, { token: owner }), 404);
+    expectError(await api('GET', `/v1/urls/content?url=${encodeURIComponent(`https://elsewhere.example.com/o/${org.id}/s/${f.spaceId}`)}`, { token: owner }), 404);
+  });
+
+  it('getPublishedContentByUrl answers as resolvePublishedContentByUrl: an unknown URL is a 404', async () => {
+    expectError(await api('GET', `/v1/urls/published?url=${encodeURIComponent('https://nowhere.example.com/docs')}`), 404);
+    expectError(await api('GET', '/v1/urls/published?url=not-a-url'), 400);
   });
 });
