@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, urlContext } from '../../schemas/common';
-import { JSONDocumentSchema, ComputedDocumentSourceSchema, ComputedRevisionSourceSchema, RevisionPageSchema } from '../../schemas/revision';
+import { JSONDocumentSchema, ComputedDocumentSourceSchema, ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageSchema, RevisionReusableContentSchema } from '../../schemas/revision';
 import { documentResponse } from '../../services/content/documents';
 import { computedDocument, computedRevision } from '../../services/openapi/computed-content';
 import type { ComputedDocumentSource } from '../../services/openapi/computed-pages';
@@ -60,7 +60,7 @@ const getComputedRevisionRoute = defineRoute({
   request: { params: SpaceParams, ...jsonBody(z.object({ source: ComputedRevisionSourceSchema, seed: Seed })) },
   responses: {
     200: jsonResponse(
-      z.object({ pages: z.array(RevisionPageSchema), files: z.array(z.never()), reusableContents: z.array(z.never()) }),
+      z.object({ pages: z.array(RevisionPageSchema), files: z.array(RevisionFileSchema), reusableContents: z.array(RevisionReusableContentSchema) }),
       'The generated pages',
     ),
   },
