@@ -88,6 +88,7 @@ const SELF: Record<string, string> = {
   listOrganizationsForAuthenticatedUser: "the caller's own organizations",
   createOrganization: 'creates an organization of the caller',
   getOrganizationsForEmailDomain: "only the domain of the caller's own verified email (403 for the victim's domain)",
+  getEmbedByUrl: 'what the URL the caller names shows (fetched through the outbound guard): nothing of any organization',
 };
 
 /**
@@ -128,6 +129,8 @@ const GUEST_MAY: Record<string, { reason: string; mayShow: string[] }> = {
 
 /** What a reader legitimately does: reads (the suite attacks the reader only where more than read is needed). */
 const READER_MAY: Record<string, string> = {
+  getComputedDocument: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
+  getComputedRevision: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
   getOrganizationById: 'a member reads the organization',
   getUserById: 'a member reads colleagues',
   joinOrganization: 'already a member: 204',
