@@ -30,6 +30,8 @@ const TRACK_EVENTS = /^\/v1\/orgs\/[^/]+\/sites\/[^/]+\/insights\/events\/?$/;
 
 function isVisitorRead(method: string, path: string): boolean {
   if (method === 'POST' && (RESOLVE_URL.test(path) || TRACK_EVENTS.test(path))) return true;
+  // getPublishedContentByUrl: the same resolution as a GET with query parameters (GitBook's older form).
+  if (method === 'GET' && RESOLVE_URL.test(path)) return true;
   return (method === 'GET' || method === 'HEAD') && VISITOR_READS.some((pattern) => pattern.test(path));
 }
 

@@ -218,3 +218,30 @@ export const RevisionSchema = z
       .openapi('GitSyncCommit', { description: 'The Git commit the revision was imported from or exported as (Git Sync)' }),
   })
   .openapi('Revision');
+
+/** GitBook's RevisionReusableContent: a reusable content of a revision, `document` the id getDocumentById reads (none: empty). */
+export const RevisionReusableContentSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    git: GitSyncBlobSchema.optional(),
+    document: z.string().optional().openapi({ description: 'ID of the document with the content body (getDocumentById). If undefined, the reusable content is empty.' }),
+  })
+  .openapi('RevisionReusableContent');
+
+/** GitBook's JSONDocument: a page's or a reusable content's body. */
+export const JSONDocumentSchema = z
+  .object({
+    object: z.literal('document'),
+    data: z.record(z.string(), z.unknown()),
+    nodes: z.array(z.record(z.string(), z.unknown())),
+  })
+  .openapi('JSONDocument');
+
+export const RevisionPageMetaLinksSchema = z
+  .object({
+    canonical: z.record(z.string(), z.unknown()).optional(),
+    alternates: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .openapi('RevisionPageMetaLinks', { description: 'Canonical and alternate links of a page (no page of this deployment sets any yet)' });
+

@@ -88,6 +88,7 @@ const SELF: Record<string, string> = {
   listOrganizationsForAuthenticatedUser: "the caller's own organizations",
   createOrganization: 'creates an organization of the caller',
   getOrganizationsForEmailDomain: "only the domain of the caller's own verified email (403 for the victim's domain)",
+  getEmbedByUrl: 'what the URL the caller names shows (fetched through the outbound guard): nothing of any organization',
 };
 
 /**
@@ -128,6 +129,8 @@ const GUEST_MAY: Record<string, { reason: string; mayShow: string[] }> = {
 
 /** What a reader legitimately does: reads (the suite attacks the reader only where more than read is needed). */
 const READER_MAY: Record<string, string> = {
+  getComputedDocument: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
+  getComputedRevision: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
   getOrganizationById: 'a member reads the organization',
   getUserById: 'a member reads colleagues',
   joinOrganization: 'already a member: 204',
@@ -285,7 +288,8 @@ export async function seedVictim(): Promise<Victim> {
     { operation: 'insert_page', into: 'p', title: m('childpagetitle'), document: { markdown: `${m('childtext')}\n` } },
   ]);
   expectStatus(await merge(space.id, first.number, O), 200);
-  const pageId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: O }), 200).body.pages[0].id;
+  const firstPage = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: O }), 200).body.pages[0];
+  const pageId: string = firstPage.id;
   // The space's head revision, read by id by the revision operations.
   const revisionId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token: O }), 200).body.id;
   // The guest's space: the guest's only grant, so the main space stays out of their sight.
@@ -345,6 +349,8 @@ export async function seedVictim(): Promise<Victim> {
     changeRequestId: String(open.number),
     changeRequestObjectId: open.id,
     pageId,
+    // The page's body by id (getDocumentById).
+    documentId: firstPage.documentId,
     revisionId,
     fileId: applied.insertedFiles[0].id,
     commentId: spaceComment.id,
@@ -624,17 +630,50 @@ async function attack(op: Operation, attacker: Attacker, token: string, victim: 
 // ---------------------------------------------------------------------------------------------
 // The suite.
 
+/**
+ * Operations attacked in a file of their own (`test/platform/adversarial-<name>.test.ts`, attackOwnFile) rather than
+ * in the shards: those of a piece of work, so that its file says at a glance that each of them was attacked.
+ */
+export const OWN_FILES: Record<string, string[]> = {
+  'parity-reads': [
+    'getDocumentById', 'getComputedDocument', 'getComputedRevision', 'listPagesInRevisionById', 'listFilesInRevisionById',
+    'getFileInRevisionById', 'getReusableContentById', 'getReusableContentInRevisionById', 'getReusableContentInChangeRequestById',
+    'listSpacePageMetaLinks', 'listChangeRequestPageMetaLinks', 'getPageInChangeRequestByPath', 'getRevisionSemanticChanges',
+    'getChangeRequestChanges', 'getContributorsByChangeRequestId', 'getSpacePDF', 'getContentByUrl', 'getEmbedByUrl', 'getPublishedContentByUrl',
+  ],
+};
+const OWN_FILE_OPERATIONS = new Set(Object.values(OWN_FILES).flat());
+
+/** Declares the cases of the operations of OWN_FILES[name]. */
+export async function attackOwnFile(name: string) {
+  const all = await documentedOperations();
+  const wanted = new Set(OWN_FILES[name]);
+  const operations = all.filter((op) => wanted.has(op.operationId));
+  declareAttacks(`adversarial: the operations of ${name} refuse strangers and members without the role`, all, operations, () => {
+    expect(operations.map((op) => op.operationId).sort()).toEqual([...wanted].sort());
+  });
+}
+
 /** Declares shard `shard` (1-based) of the suite. */
 export async function attackShard(shard: number) {
   const all = await documentedOperations();
-  const operations = all.filter((_, index) => index % ADVERSARIAL_SHARDS === shard - 1);
+  const shared = all.filter((op) => !OWN_FILE_OPERATIONS.has(op.operationId));
+  const operations = shared.filter((_, index) => index % ADVERSARIAL_SHARDS === shard - 1);
+  declareAttacks(`adversarial: every operation refuses strangers and members without the role (shard ${shard} of ${ADVERSARIAL_SHARDS})`, all, operations, () => {
+    const mine = shared.filter((_, index) => index % ADVERSARIAL_SHARDS === shard - 1).length;
+    expect(mine).toBe(operations.length);
+    expect(operations.length).toBeGreaterThanOrEqual(Math.floor(shared.length / ADVERSARIAL_SHARDS));
+  });
+}
+
+function declareAttacks(title: string, all: Operation[], operations: Operation[], coverage: () => void) {
   // Deletes last: one that wrongly succeeded would turn the following cases into 404s for the wrong reason.
   const ordered = [...operations.filter((op) => op.method !== 'delete'), ...operations.filter((op) => op.method === 'delete')];
   const cases = ordered.flatMap((op) =>
     ATTACKERS.map((attacker) => ({ op, attacker, expected: expectationFor(op, attacker) })).filter((c): c is typeof c & { expected: Expectation } => c.expected !== undefined),
   );
 
-  describe(`adversarial: every operation refuses strangers and members without the role (shard ${shard} of ${ADVERSARIAL_SHARDS})`, () => {
+  describe(title, () => {
     let victim: Victim;
     let tokens: Record<Attacker, string>;
     beforeAll(async () => {
@@ -650,9 +689,7 @@ export async function attackShard(shard: number) {
         const attacked = ATTACKERS.filter((attacker) => expectationFor(op, attacker));
         expect(attacked, op.operationId).toEqual(expect.arrayContaining(['outsider', 'otherAdmin', 'guest', 'installation', 'integration', 'siteToken']));
       }
-      const mine = all.filter((_, index) => index % ADVERSARIAL_SHARDS === shard - 1).length;
-      expect(mine).toBe(operations.length);
-      expect(operations.length).toBeGreaterThanOrEqual(Math.floor(all.length / ADVERSARIAL_SHARDS));
+      coverage();
     });
 
     for (const { op, attacker, expected } of cases) {

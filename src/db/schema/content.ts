@@ -182,6 +182,10 @@ export const changeRequestContributors = sqliteTable(
       .notNull()
       .references(() => changeRequests.id, { onDelete: 'cascade' }),
     userId: text('user_id').notNull(),
+    /** How many content batches of theirs the change request has (migration 0100). */
+    edits: integer('edits').notNull().default(0),
+    /** When they last edited it (their first contribution: creating it). */
+    updatedAt: text('updated_at'),
   },
   (t) => [primaryKey({ columns: [t.changeRequestId, t.userId] }), index('change_request_contributors_user').on(t.userId)],
 );

@@ -6,8 +6,19 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { PageByPathQuerySchema, PagePathSchema, PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionFileSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionSchema } from '../../schemas/revision';
-import { fileResponse, filesResponse, pageByPathResponse, pageResponse, pagesResponse, revisionResponse, type ContentRequest } from '../../services/content/reads';
+import { RevisionFileSchema, RevisionPageMetaLinksSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionReusableContentSchema, RevisionSchema } from '../../schemas/revision';
+import {
+  fileResponse,
+  filesResponse,
+  pageByPathResponse,
+  pageMetaLinksResponse,
+  pageResponse,
+  pagesResponse,
+  reusableContentResponse,
+  revisionResponse,
+  type ContentRequest,
+} from '../../services/content/reads';
+import { siteTokenOf } from '../../services/sites/site-token';
 
 /** The space's current content: its head revision, pages, files. Reading needs the `read` role. */
 const tags = ['Space content'];
@@ -86,17 +97,57 @@ const getPageByPathRoute = defineRoute({
 /** The same operation when the path comes as several segments (`/content/path/guides/install`): not documented twice. */
 const getPageByPathSegmentsRoute = { ...getPageByPathRoute, path: '/spaces/{spaceId}/content/path/{pagePath{.+}}' as const, hide: true };
 
-const request = (c: Context<AppBindings>, spaceId: string): ContentRequest => ({
+const getReusableContentRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/content/reusable-contents/{reusableContentId}',
+  operationId: 'getReusableContentById',
+  tokens: { scope: 'space:content:read' },
+  siteToken: true,
+  tags,
+  summary: "A reusable content of the space's current content: its title and the id of its document (getDocumentById)",
+  request: { params: SpaceParams.extend({ reusableContentId: IdSchema('reusableContentId') }), query: ContentQuerySchema },
+  responses: { 200: jsonResponse(RevisionReusableContentSchema, 'The reusable content') },
+});
+
+const listPageMetaLinksRoute = defineRoute({
+  method: 'get',
+  path: '/spaces/{spaceId}/content/page/{pageId}/meta-links',
+  operationId: 'listSpacePageMetaLinks',
+  tokens: { scope: 'space:content:read' },
+  siteToken: true,
+  tags,
+  summary: "A page's canonical and alternate links in the space's current content",
+  request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }) },
+  responses: {
+    200: jsonResponse(RevisionPageMetaLinksSchema, 'The meta links'),
+  },
+});
+
+/** A read of the current content that site tokens may make too: as the token's visitor, of the published content. */
+const publishedOrMember = (c: Context<AppBindings>, spaceId: string): ContentRequest => {
+  const siteToken = siteTokenOf(c);
+  return siteToken ? { ...request(c, spaceId, ''), source: { spaceId, published: siteToken } } : request(c, spaceId);
+};
+
+const request = (c: Context<AppBindings>, spaceId: string, userId = requireUser(c)): ContentRequest => ({
   db: c.get('db'),
   env: c.env,
   url: c.req.url,
-  userId: requireUser(c),
+  userId,
   source: { spaceId },
   // GitBook's `computed` (validated by each route's query schema): false reads computed pages as stored.
   computed: c.req.query('computed') !== 'false',
 });
 
 export const spaceContentRouter = createRouter()
+  .openapi(getReusableContentRoute, async (c) => {
+    const { spaceId, reusableContentId } = c.req.valid('param');
+    return c.json(await reusableContentResponse(publishedOrMember(c, spaceId), reusableContentId), 200);
+  })
+  .openapi(listPageMetaLinksRoute, async (c) => {
+    const { spaceId, pageId } = c.req.valid('param');
+    return c.json(await pageMetaLinksResponse(publishedOrMember(c, spaceId), pageId), 200);
+  })
   .openapi(getCurrentRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param').spaceId)), 200))
   .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param').spaceId)), 200))
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param').spaceId), c.req.valid('query')), 200))

@@ -4,10 +4,17 @@ import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { requireUser } from '../../middleware/auth';
 import { siteTokenOf } from '../../services/sites/site-token';
-import { ContentQuerySchema, IdSchema } from '../../schemas/common';
+import { ListQuerySchema } from '../../lib/pagination';
+import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { MarkdownRefsQuery, PageByPathQuerySchema, PagePathSchema, PageQuerySchema, pageOptions } from '../../schemas/page-query';
-import { RevisionPageReadSchema, RevisionSchema } from '../../schemas/revision';
+import { JSONDocumentSchema, RevisionFileSchema, RevisionPageMetaLinksSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionReusableContentSchema, RevisionSchema } from '../../schemas/revision';
+import { ChangesQuerySchema, RevisionSemanticChangesSchema } from '../../schemas/semantic-changes';
+import { revisionChanges } from '../../services/content/semantic-changes';
 import {
+  fileResponse,
+  filesResponse,
+  pagesResponse,
+  reusableContentResponse,
   pageByPathResponse,
   pageDocumentResponse,
   pageMetaLinksResponse,
@@ -36,22 +43,6 @@ const PageParams = Params.extend({ pageId: IdSchema('pageId') });
 const READ = { tokens: { scope: 'space:content:read' as const }, siteToken: true as const };
 
 const DocumentQuerySchema = PageQuerySchema.pick({ evaluated: true, dereferenced: true });
-
-/** GitBook's JSONDocument: a page's or a reusable content's body. */
-const JSONDocumentSchema = z
-  .object({
-    object: z.literal('document'),
-    data: z.record(z.string(), z.unknown()),
-    nodes: z.array(z.record(z.string(), z.unknown())),
-  })
-  .openapi('JSONDocument');
-
-const RevisionPageMetaLinksSchema = z
-  .object({
-    canonical: z.record(z.string(), z.unknown()).optional(),
-    alternates: z.array(z.record(z.string(), z.unknown())).optional(),
-  })
-  .openapi('RevisionPageMetaLinks', { description: 'Canonical and alternate links of a page (no page of this deployment sets any yet)' });
 
 const getRevisionRoute = defineRoute({
   method: 'get',
@@ -124,6 +115,62 @@ const getReusableContentDocumentRoute = defineRoute({
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The document (empty for an empty reusable content)') },
 });
 
+const listPagesRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/pages`,
+  operationId: 'listPagesInRevisionById',
+  ...READ,
+  tags,
+  summary: "A revision's page tree",
+  request: { params: Params, query: ContentQuerySchema },
+  responses: { 200: jsonResponse(z.object({ pages: z.array(RevisionPageSchema) }), 'The pages') },
+});
+
+const listFilesRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/files`,
+  operationId: 'listFilesInRevisionById',
+  ...READ,
+  tags,
+  summary: "A revision's files, with signed download URLs",
+  request: { params: Params, query: ListQuerySchema.extend(ContentQuerySchema.shape) },
+  responses: { 200: jsonResponse(listOf(RevisionFileSchema, 'RevisionFiles'), 'The files') },
+});
+
+const getFileRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/files/{fileId}`,
+  operationId: 'getFileInRevisionById',
+  ...READ,
+  tags,
+  summary: 'A file of a revision',
+  request: { params: Params.extend({ fileId: IdSchema('fileId') }), query: ContentQuerySchema },
+  responses: { 200: jsonResponse(RevisionFileSchema, 'The file') },
+});
+
+const getReusableContentRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/reusable-contents/{reusableContentId}`,
+  operationId: 'getReusableContentInRevisionById',
+  ...READ,
+  tags,
+  summary: 'A reusable content of a revision: its title and the id of its document (getDocumentById)',
+  request: { params: Params.extend({ reusableContentId: IdSchema('reusableContentId') }), query: ContentQuerySchema },
+  responses: { 200: jsonResponse(RevisionReusableContentSchema, 'The reusable content') },
+});
+
+const getSemanticChangesRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/changes`,
+  operationId: 'getRevisionSemanticChanges',
+  tokens: { scope: 'space:content:read' },
+  tags,
+  summary: 'What a revision changed from its first parent: pages, files, variables and reusable contents',
+  description: 'At most `limit` changes (100 unless told); `more` says how many were left out. A merge revision names the change request it merged.',
+  request: { params: Params, query: ChangesQuerySchema.extend(ContentQuerySchema.shape) },
+  responses: { 200: jsonResponse(RevisionSemanticChangesSchema, 'The changes') },
+});
+
 const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => {
   const siteToken = siteTokenOf(c);
   return {
@@ -144,6 +191,21 @@ const documentOptions = (query: z.infer<typeof DocumentQuerySchema>) => {
 };
 
 export const revisionsRouter = createRouter()
+  .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
+  .openapi(getFileRoute, async (c) => {
+    const params = c.req.valid('param');
+    return c.json(await fileResponse(request(c, params), params.fileId), 200);
+  })
+  .openapi(getReusableContentRoute, async (c) => {
+    const params = c.req.valid('param');
+    return c.json(await reusableContentResponse(request(c, params), params.reusableContentId), 200);
+  })
+  .openapi(getSemanticChangesRoute, async (c) => {
+    const { spaceId, revisionId } = c.req.valid('param');
+    const base = { db: c.get('db'), env: c.env, url: c.req.url, userId: requireUser(c), spaceId, limit: c.req.valid('query').limit };
+    return c.json(await revisionChanges({ ...base, revisionId }), 200);
+  })
   .openapi(getRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param'))), 200))
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');

@@ -1,6 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { requireUser } from '../../middleware/auth';
+import { urlContext } from '../../schemas/common';
+import { unfurl } from '../../services/embeds/unfurl';
 import { resolvePublishedUrl } from '../../services/sites/resolve-url';
+import { contentByUrl } from '../../services/spaces/content-by-url';
 
 const tags = ['URLs'];
 
@@ -56,9 +60,86 @@ const resolveRoute = defineRoute({
   responses: { 200: jsonResponse(z.union([PublishedSiteContentSchema, PublishedContentRedirectSchema]).openapi('PublishedSiteContentLookup'), 'The content, or where to go instead') },
 });
 
-export const urlsRouter = createRouter().openapi(resolveRoute, async (c) => {
-  const answer = await resolvePublishedUrl(c, c.req.valid('json'));
-  // The answer holds a token for this visitor: nobody keeps it.
-  c.header('Cache-Control', 'private, no-store');
-  return c.json(answer, 200);
+const getPublishedRoute = defineRoute({
+  method: 'get',
+  path: '/urls/published',
+  operationId: 'getPublishedContentByUrl',
+  visitors: true,
+  tags,
+  summary: 'Resolve a URL of a published site (GitBook\'s older form of resolvePublishedContentByUrl, with query parameters)',
+  description: 'The same answer as `POST /urls/published`, the visitor-auth token given as `visitorAuthToken`. No token is needed.',
+  request: {
+    query: z.object({
+      url: z.string().max(2048).url().openapi({ description: 'The published URL to resolve' }),
+      visitorAuthToken: z.string().max(8192).optional().openapi({ description: "A visitor-auth token signed with the site's key" }),
+      redirectOnError: z.enum(['true', 'false']).optional().openapi({ type: 'boolean', description: "With an invalid visitor token: answer the redirect to the site's fallback URL instead of a 401" }),
+    }),
+  },
+  responses: { 200: jsonResponse(z.union([PublishedSiteContentSchema, PublishedContentRedirectSchema]).openapi('PublishedSiteContentLookup'), 'The content, or where to go instead') },
 });
+
+const UrlQuery = z.object({ url: z.string().min(1).max(2048).openapi({ description: 'URL to resolve' }) });
+
+const getEmbedRoute = defineRoute({
+  method: 'get',
+  path: '/urls/embed',
+  operationId: 'getEmbedByUrl',
+  tokens: { scope: 'installation', integration: true },
+  tags,
+  summary: 'What an embed of a URL shows: a link with its title and site, or rich HTML from its oEmbed endpoint',
+  description:
+    "The URL is fetched through the deployment's guarded outbound fetch: private, loopback and link-local addresses, other schemes and credentials are refused (400) without a request. A page that cannot be read is a link to itself. Any API token may ask.",
+  request: { query: UrlQuery },
+  responses: {
+    200: jsonResponse(
+      z.union([
+        z.object({ type: z.literal('link'), title: z.string(), site: z.string(), icon: z.string().optional() }),
+        z.object({ type: z.literal('rich'), title: z.string(), site: z.string(), icon: z.string().optional(), html: z.string() }),
+      ]),
+      'The embed',
+    ),
+  },
+});
+
+const getContentRoute = defineRoute({
+  method: 'get',
+  path: '/urls/content',
+  operationId: 'getContentByUrl',
+  tokens: { scope: 'space:content:read' },
+  tags,
+  summary: 'Resolve an app URL of this deployment to its collection, or its space with the change request and page it names',
+  description:
+    "The `urls.app` of collections, spaces, change requests and pages (`/o/<org>/c/<collection>`, `/o/<org>/s/<space>[/~/changes/<cr>][/<page path>]`): resolved by their path, nothing is fetched. What the caller cannot read, and URLs of other hosts, are 404s.",
+  request: { query: UrlQuery },
+  responses: {
+    200: jsonResponse(
+      z.union([
+        z.object({ collection: z.record(z.string(), z.unknown()) }),
+        z.object({ space: z.record(z.string(), z.unknown()), changeRequest: z.record(z.string(), z.unknown()).optional(), page: z.record(z.string(), z.unknown()).optional() }),
+      ]),
+      'What the URL shows',
+    ),
+  },
+});
+
+export const urlsRouter = createRouter()
+  .openapi(resolveRoute, async (c) => {
+    const answer = await resolvePublishedUrl(c, c.req.valid('json'));
+    // The answer holds a token for this visitor: nobody keeps it.
+    c.header('Cache-Control', 'private, no-store');
+    return c.json(answer, 200);
+  })
+  .openapi(getPublishedRoute, async (c) => {
+    const { url, visitorAuthToken, redirectOnError } = c.req.valid('query');
+    const answer = await resolvePublishedUrl(c, { url, redirectOnError: redirectOnError === 'true', ...(visitorAuthToken ? { visitor: { jwtToken: visitorAuthToken } } : {}) });
+    c.header('Cache-Control', 'private, no-store');
+    return c.json(answer, 200);
+  })
+  .openapi(getEmbedRoute, async (c) => {
+    requireUser(c);
+    return c.json(await unfurl(c.env, c.req.valid('query').url), 200);
+  })
+  .openapi(getContentRoute, async (c) => {
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    return c.json(await contentByUrl(c.get('db'), urls, requireUser(c), c.req.valid('query').url), 200);
+  });

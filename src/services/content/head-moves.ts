@@ -233,7 +233,10 @@ export async function applyChangeRequestContent(env: Env, target: ChangeRequestT
   const { revision, result } = await buildEdits(env, db, target.spaceId, state.head, state.base, changes, now);
   const results = await runBatch(db, [
     ...revision.statements,
-    db.insert(changeRequestContributors).values({ changeRequestId: state.cr.id, userId: target.userId }).onConflictDoNothing(),
+    db
+      .insert(changeRequestContributors)
+      .values({ changeRequestId: state.cr.id, userId: target.userId, edits: 1, updatedAt: now })
+      .onConflictDoUpdate({ target: [changeRequestContributors.changeRequestId, changeRequestContributors.userId], set: { edits: sql`${changeRequestContributors.edits} + 1`, updatedAt: now } }),
     moveChangeRequestHead(db, state.cr.id, state.cr.revisionId, { revisionId: revision.id, updatedAt: now }),
   ]);
   const moved = results[results.length - 1];

@@ -102,7 +102,7 @@ export function newChangeRequestStatements(db: Db, cr: NewChangeRequest) {
       revisionId: cr.revisionId,
       revisionInitial: cr.revisionInitial,
     }),
-    db.insert(changeRequestContributors).values({ changeRequestId: cr.id, userId: cr.userId }),
+    db.insert(changeRequestContributors).values({ changeRequestId: cr.id, userId: cr.userId, updatedAt: cr.now }),
     refreshChangeRequestCounters(db, cr.spaceId),
   ] as const;
 }

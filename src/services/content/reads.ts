@@ -148,7 +148,7 @@ const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
  * computed pages are generated from (services/openapi/computed-pages `readSpecState`). Only that
  * organization's specs: another's with the same slug is not there.
  */
-function specStatesSql(spaceId: string, slugs: SQL) {
+export function specStatesSql(spaceId: string, slugs: SQL) {
   const json = (column: SQL) => sql`case when json_valid(${column}) then json(${column}) end`;
   return sql`select 'spec', s.slug, json_object('slug', s.slug, 'state', s.processing_state, 'errorCode', s.last_process_error_code,
       'errors', ${json(sql`s.last_processed_errors`)}, 'outline', ${json(sql`v.outline`)}, 'versionCreatedAt', v.created_at,
@@ -756,3 +756,19 @@ export async function reusableContentDocumentResponse(r: ContentRequest, reusabl
 }
 
 const emptyDocument = (): JSONDocument => ({ object: 'document', data: {}, nodes: [] });
+
+/**
+ * A reusable content of the revision (GitBook's RevisionReusableContent): its id, title, Git Sync blob and
+ * `document`, the id getDocumentById reads its body by (none: it is empty).
+ */
+export async function reusableContentResponse(r: ContentRequest, reusableContentId: string) {
+  const read = await readFor(r, { reusableContent: reusableContentId, markdown: false });
+  const entry = read.reusable!.entry;
+  if (!entry) throw new ApiError(404, 'Reusable content not found');
+  return {
+    id: entry.id,
+    title: entry.title,
+    ...(entry.git ? { git: { oid: entry.git.oid, path: entry.git.path } } : {}),
+    ...(entry.document ? { document: entry.document } : {}),
+  };
+}

@@ -470,3 +470,35 @@ function generatedDocumentWith(markdownToDocument: MarkdownReader | undefined, c
   }
   return { object: 'document', data: {}, nodes };
 }
+
+/**
+ * What a computed document source (GitBook's getComputedDocument) generates from its spec: the same bodies the pages
+ * of a computed page have (expandComputed), found by the source's props: the spec's description (`info`), a tag's
+ * operations by its title (`tag`), the operations of a path (`operations`), one operation (`operation`) or the
+ * schemas (`models`). A spec without a version to show gives what is wrong; a props naming nothing gives undefined.
+ */
+export function generatedFor(source: ComputedDocumentSource, spec: SpecState | undefined): GeneratedContent | undefined {
+  const outline = spec?.outline;
+  const slug = source.dependencies.spec.ref.spec;
+  if (!outline) return { computed: source, body: problemOf(slug, spec) };
+  const props = source.props;
+  const operations = () => outline.tags.flatMap((tag) => uniqueOperations(tag.operations));
+  switch (props.doc) {
+    case 'info':
+      return { computed: source, body: { kind: 'info', ...(outline.description ? { markdown: outline.description } : {}) } };
+    case 'models':
+      return { computed: source, body: { kind: 'models', schemas: outline.schemas.filter(isListableSchemaName) } };
+    case 'tag': {
+      const tag = outline.tags.find((t) => (t.name === '' ? UNTAGGED_TITLE : t.name) === props.page);
+      return tag && { computed: source, body: { kind: 'tag', ...(tag.description ? { markdown: tag.description } : {}), operations: uniqueOperations(tag.operations) } };
+    }
+    case 'operations': {
+      const matching = operations().filter((op) => op.path === props.page);
+      return matching.length > 0 ? { computed: source, body: { kind: 'tag', operations: matching } } : undefined;
+    }
+    case 'operation': {
+      const operation = operations().find((op) => op.path === props.page && op.method === props.method);
+      return operation && { computed: source, body: { kind: 'operation', operation } };
+    }
+  }
+}

@@ -51,7 +51,8 @@ export interface PdfRequest {
   url: string;
   userId: string;
   spaceId: string;
-  changeRequest: string;
+  /** A change request's content (id or number); without it, the space's current content (getSpacePDF). */
+  changeRequest?: string;
   only: boolean;
   page?: string;
 }
@@ -65,11 +66,12 @@ interface CacheRecord {
 
 export const pdfCacheKey = (revisionId: string, page?: string) => `pdf/${RENDER_VERSION}/${revisionId}/${page === undefined ? 'all' : `page:${page}`}`;
 
-export async function changeRequestPdf(r: PdfRequest): Promise<{ url: string }> {
+/** The PDF of a change request's content, or of the space's current content. */
+export async function contentPdf(r: PdfRequest): Promise<{ url: string }> {
   if (r.only && r.page === undefined) throw badRequest('Invalid query: page is required when only=true');
   const read = await readContent(
     r.db,
-    { spaceId: r.spaceId, changeRequest: r.changeRequest },
+    r.changeRequest === undefined ? { spaceId: r.spaceId } : { spaceId: r.spaceId, changeRequest: r.changeRequest },
     r.userId,
     { urls: urlContext(r.url, r.env.APP_URL), ...(r.only ? { page: r.page } : { tree: true }) },
   );
@@ -81,8 +83,9 @@ export async function changeRequestPdf(r: PdfRequest): Promise<{ url: string }> 
     record = await render(r.db, r.env.FILES, read, selected);
     await r.env.FILES.put(key, JSON.stringify(record), { httpMetadata: { contentType: 'application/json' } });
   }
-  const cr = read.changeRequest!.cr;
-  const name = `${fileNameOf(cr.subject || `Change request ${cr.number}`)}.pdf`;
+  const cr = read.changeRequest?.cr;
+  const title = cr ? cr.subject || `Change request ${cr.number}` : read.space.space.title || 'Space';
+  const name = `${fileNameOf(title)}.pdf`;
   const file: FileEntry = { id: record.hash, name, contentType: 'application/pdf', size: record.size, hash: record.hash };
   return { url: await downloadUrl(r.env, new URL(r.url).origin, file) };
 }
@@ -95,7 +98,7 @@ interface SelectedPage {
 /** The pages to render, in reading order, and how many there are in all. */
 function selectPages(read: ContentRead, only: boolean, pageId: string | undefined): { pages: SelectedPage[]; total: number } {
   if (only) {
-    if (!read.located) throw badRequest(`Invalid query: page "${pageId}" is not a page of this change request`);
+    if (!read.located) throw badRequest(`Invalid query: page "${pageId}" is not a page of ${read.changeRequest ? 'this change request' : 'this space'}`);
     return { pages: [{ entry: read.located.page }], total: 1 };
   }
   const pages: SelectedPage[] = [];
@@ -111,7 +114,7 @@ function selectPages(read: ContentRead, only: boolean, pageId: string | undefine
     const children = next.entry.pages ?? [];
     for (let i = children.length - 1; i >= 0; i--) stack.push({ entry: children[i], parent: next.entry.id });
   }
-  if (!found) throw badRequest(`Invalid query: page "${pageId}" is not a page of this change request`);
+  if (!found) throw badRequest(`Invalid query: page "${pageId}" is not a page of ${read.changeRequest ? 'this change request' : 'this space'}`);
   return { pages, total };
 }
 
@@ -253,3 +256,6 @@ function fileNameOf(subject: string): string {
   while (chars.length > 0 && encodeURIComponent(chars.join('')).length > 600) chars.pop();
   return chars.join('').trim() || 'change-request';
 }
+
+/** The name the change request route knows it by. */
+export const changeRequestPdf = (r: PdfRequest & { changeRequest: string }) => contentPdf(r);
