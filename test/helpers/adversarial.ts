@@ -524,6 +524,8 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
 
 /** Query values the schema alone does not make valid (a format the handler decodes), as BODY_OVERRIDES. */
 const QUERY_OVERRIDES: Record<string, Record<string, (ids: Record<string, string>) => string>> = {
+  // A URL that is valid (an invalid one is the 400 of bad input, before anything else): what it shows is no organization's.
+  getEmbedByUrl: { url: () => 'https://example.com/' },
   // GitBook's GET render takes its request LZ-string compressed: the victim's installation, rendered.
   renderIntegrationUIWithGet: {
     request: (ids) =>

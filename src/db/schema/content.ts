@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { StoredBody } from '../../services/content/packed-documents';
 import { users } from './identity';
 import { organizations } from './organizations';
 import { teams } from './teams';
@@ -103,6 +102,9 @@ export const revisions = sqliteTable(
 );
 
 /** A document's body: JSON text, or (a page document or reusable content since migration 0052) a packed BLOB. */
+/** A document's body as D1 hands it back: JSON text, or packed bytes (services/content/packed-documents.ts). */
+export type StoredBody = string | ArrayBuffer | ArrayBufferView | number[];
+
 const storedBody = customType<{ data: StoredBody; driverData: StoredBody; notNull: true }>({ dataType: () => 'text' });
 
 /**

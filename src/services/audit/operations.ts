@@ -104,6 +104,16 @@ export const AUDIT_RULES: Record<string, AuditRule> = {
   'DELETE /v1/spaces/:spaceId/permissions/users/:userId': audited('space.permissions.user_removed', 'spaceId'),
   'PATCH /v1/spaces/:spaceId/permissions/teams/:teamId': audited('space.permissions.team_updated', 'spaceId'),
   'DELETE /v1/spaces/:spaceId/permissions/teams/:teamId': audited('space.permissions.team_removed', 'spaceId'),
+  'POST /v1/collections/:collectionId/permissions': audited('collection.permissions.invited', 'collectionId'),
+  'PATCH /v1/collections/:collectionId/permissions/users/:userId': audited('collection.permissions.user_updated', 'collectionId'),
+  'DELETE /v1/collections/:collectionId/permissions/users/:userId': audited('collection.permissions.user_removed', 'collectionId'),
+  'PATCH /v1/collections/:collectionId/permissions/teams/:teamId': audited('collection.permissions.team_updated', 'collectionId'),
+  'DELETE /v1/collections/:collectionId/permissions/teams/:teamId': audited('collection.permissions.team_removed', 'collectionId'),
+  'POST /v1/orgs/:organizationId/sites/:siteId/permissions': audited('site.permissions.invited', 'siteId'),
+  'PATCH /v1/orgs/:organizationId/sites/:siteId/permissions/users/:userId': audited('site.permissions.user_updated', 'siteId'),
+  'DELETE /v1/orgs/:organizationId/sites/:siteId/permissions/users/:userId': audited('site.permissions.user_removed', 'siteId'),
+  'PATCH /v1/orgs/:organizationId/sites/:siteId/permissions/teams/:teamId': audited('site.permissions.team_updated', 'siteId'),
+  'DELETE /v1/orgs/:organizationId/sites/:siteId/permissions/teams/:teamId': audited('site.permissions.team_removed', 'siteId'),
   'POST /v1/spaces/:spaceId/change-requests': audited('change_request.created', 'spaceId'),
   'PATCH /v1/spaces/:spaceId/change-requests/:changeRequestId': audited('change_request.updated', 'changeRequestId'),
   'POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge': audited('change_request.merged', 'changeRequestId'),
@@ -205,6 +215,8 @@ export const AUDIT_RULES: Record<string, AuditRule> = {
   'POST /s/:siteId/*': VISITOR,
   'ALL /s/:siteId': VISITOR,
   'ALL /s/:siteId/*': VISITOR,
+  'POST /v1/spaces/:spaceId/content/computed/document': READ,
+  'POST /v1/spaces/:spaceId/content/computed/revision': READ,
 };
 
 const LABEL_WORDS: Record<string, string> = { api: 'API', sso: 'SSO', saml: 'SAML', openapi: 'OpenAPI', dev: 'development' };

@@ -5,6 +5,7 @@ import { RANK } from '../../lib/roles';
 import type { JSONDocument } from '../markdown/index';
 import { siteTokenSpaceQuery } from '../sites/site-token';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
+import { parseStoredBody, type StoredBody } from './packed-documents';
 import { pageDocumentResponse, type ContentRequest } from './reads';
 import { leavesSql } from './tree';
 
@@ -21,16 +22,18 @@ export async function documentResponse(r: ContentRequest, documentId: string): P
   if (r.source.published) return publishedDocument(r, documentId);
   const [spaceRows, bodyRows] = await r.db.batch([
     selectSpaceWithRank(r.db, r.source.spaceId, r.userId),
-    rawAll<{ body: string }>(
+    rawAll<{ body: StoredBody }>(
       r.db,
+      // A packed body (a BLOB) is always a document; a text body is one when it says so (else a tree node).
       sql`select d.body as body from space_documents sd join documents d on d.hash = sd.hash
-        where sd.space_id = ${r.source.spaceId} and sd.hash = ${documentId} and json_extract(d.body, '$.object') = 'document'`,
+        where sd.space_id = ${r.source.spaceId} and sd.hash = ${documentId}
+          and case when typeof(d.body) = 'blob' then 1 else json_extract(d.body, '$.object') = 'document' end`,
     ),
   ] as const);
   checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
-  const row = (bodyRows as Array<{ body: string }>)[0];
+  const row = (bodyRows as Array<{ body: StoredBody }>)[0];
   if (!row) throw new ApiError(404, 'Document not found');
-  return JSON.parse(row.body) as JSONDocument;
+  return parseStoredBody<JSONDocument>(row.body);
 }
 
 async function publishedDocument(r: ContentRequest, documentId: string): Promise<JSONDocument> {
@@ -38,7 +41,7 @@ async function publishedDocument(r: ContentRequest, documentId: string): Promise
   const current = sql`(select revision_id from spaces where id = ${r.source.spaceId} and deleted_at is null)`;
   const [published, owners] = await r.db.batch([
     siteTokenSpaceQuery(r.db, token, r.source.spaceId),
-    rawAll<{ kind: string; id: string; body: string | null }>(
+    rawAll<{ kind: string; id: string; body: StoredBody | null }>(
       r.db,
       sql`select 'reusable' as kind, json_extract(rc.value, '$.id') as id, (select body from documents where hash = ${documentId}) as body
           from revisions rv cross join json_each(rv.meta, '$.reusableContents') rc
@@ -50,9 +53,9 @@ async function publishedDocument(r: ContentRequest, documentId: string): Promise
     ),
   ] as const);
   if (published.length === 0) throw new ApiError(404, 'Space not found');
-  const rows = owners as Array<{ kind: string; id: string; body: string | null }>;
+  const rows = owners as Array<{ kind: string; id: string; body: StoredBody | null }>;
   const reusable = rows.find((row) => row.kind === 'reusable' && row.body);
-  if (reusable) return JSON.parse(reusable.body!) as JSONDocument;
+  if (reusable) return parseStoredBody<JSONDocument>(reusable.body!);
   const page = rows.find((row) => row.kind === 'page');
   if (!page) throw new ApiError(404, 'Document not found');
   // Read as that page of the published content: not found when the site's conditions hide it from this visitor.

@@ -1,5 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import type { StoredBody } from '../../db/schema/content';
+
+export type { StoredBody };
 
 /**
  * How a page document (or a reusable content) is stored in D1 (issue 42, storage): its canonical JSON compressed
@@ -36,7 +39,6 @@ export function packDocument(json: string): Uint8Array {
 }
 
 /** A stored body as D1 returns it: JSON text, or a packed BLOB (an array of bytes through the D1 binding). */
-export type StoredBody = string | ArrayBuffer | ArrayBufferView | number[];
 
 function bytesOf(value: Exclude<StoredBody, string>): Uint8Array {
   if (Array.isArray(value)) return Uint8Array.from(value);
