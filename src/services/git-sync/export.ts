@@ -28,6 +28,9 @@ import type { GitSession, TreeFile } from './transport';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space). */
+const INTERNAL_HREF = /(?<=["'(<=\s]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>]|$)/gm;
+
 function relative(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
   const b = to.split('/');
@@ -126,6 +129,14 @@ export async function runExport(
       return path ? `${before}${relative(from, path)}${after}` : whole;
     });
 
+  // What the import wrote where the converter keeps text as it is (the source's own lines, HTML the converter does
+  // not read): the space's `/pages/<id>` and `/files/<id>` hrefs, given back as the repository's relative paths.
+  const withRepositoryPaths = (markdown: string, from: string) =>
+    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined) => {
+      if (file !== undefined) return filePath.has(file) ? relative(from, filePath.get(file)!) : whole;
+      const target = pathOf.get(page!);
+      return target ? `${relative(from, target)}${anchor ?? ''}` : whole;
+    });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
   const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect');
@@ -160,7 +171,7 @@ export async function runExport(
       const frontmatter: Record<string, unknown> = {};
       if (page.description) frontmatter.description = page.description;
       if (page.icon) frontmatter.icon = page.icon;
-      const markdown = withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor: hrefFrom(path) }), path);
+      const markdown = withRepositoryPaths(withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor: hrefFrom(path) }), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
@@ -198,7 +209,7 @@ export async function runExport(
       oid = byPath.get(full(entry.path))!.oid;
     } else {
       const document = (content.document ? includeDocuments.get(content.document) : undefined) ?? { object: 'document' as const, data: {}, nodes: [] };
-      oid = await session.writeBlob(encoder.encode(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title }, hrefFor: hrefFrom(path) }), path)));
+      oid = await session.writeBlob(encoder.encode(withRepositoryPaths(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title }, hrefFor: hrefFrom(path) }), path), path)));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
     rows.push({ spaceId: input.spaceId, path, kind: 'reusable', targetId: content.id, oid, hash: content.document ?? null });
