@@ -3,7 +3,7 @@ import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { loadDocuments, slugify } from '../content/revisions';
-import { documentToMarkdown, type ContentRef } from '../markdown/index';
+import { documentToMarkdown } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
 import type { GitOperationRequest } from './queue';
@@ -27,6 +27,9 @@ import type { GitSession, TreeFile } from './transport';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space). */
+const INTERNAL_HREF = /(?<=["'(<=\s]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>]|$)/gm;
 
 function relative(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
@@ -109,16 +112,6 @@ export async function runExport(
     taken.add(path);
     includePath.set(content.id, path);
   }
-  const hrefFrom = (from: string) => (ref: ContentRef): string => {
-    if (ref.kind === 'page' || (ref.kind === 'anchor' && ref.page)) {
-      const target = pathOf.get(ref.kind === 'page' ? ref.page : ref.page!);
-      if (target && !('space' in ref && ref.space)) return `${relative(from, target)}${ref.kind === 'anchor' ? `#${ref.anchor}` : ''}`;
-    }
-    if (ref.kind === 'file' && filePath.has(ref.file)) return relative(from, filePath.get(ref.file)!);
-    if (ref.kind === 'anchor' && !ref.page) return `#${ref.anchor}`;
-    if (ref.kind === 'url') return ref.url;
-    return ref.kind === 'page' ? `/pages/${ref.page}` : ref.kind === 'file' ? `/files/${ref.file}` : '#';
-  };
   // GitBook's include tags name the reusable content's file, relative to the page.
   const withIncludePaths = (markdown: string, from: string) =>
     markdown.replace(/(\{%\s*include\s+")([^"]+)("\s*%\})/g, (whole, before: string, id: string, after: string) => {
@@ -126,6 +119,15 @@ export async function runExport(
       return path ? `${before}${relative(from, path)}${after}` : whole;
     });
 
+  // Pages are written with the space's own hrefs (`/pages/<id>`, `/files/<id>`), the ones the import wrote and the
+  // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
+  // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
+  const withRepositoryPaths = (markdown: string, from: string) =>
+    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined) => {
+      if (file !== undefined) return filePath.has(file) ? relative(from, filePath.get(file)!) : whole;
+      const target = pathOf.get(page!);
+      return target ? `${relative(from, target)}${anchor ?? ''}` : whole;
+    });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
   const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect');
@@ -160,7 +162,7 @@ export async function runExport(
       const frontmatter: Record<string, unknown> = {};
       if (page.description) frontmatter.description = page.description;
       if (page.icon) frontmatter.icon = page.icon;
-      const markdown = withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter, hrefFor: hrefFrom(path) }), path);
+      const markdown = withRepositoryPaths(withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter }), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
@@ -198,7 +200,7 @@ export async function runExport(
       oid = byPath.get(full(entry.path))!.oid;
     } else {
       const document = (content.document ? includeDocuments.get(content.document) : undefined) ?? { object: 'document' as const, data: {}, nodes: [] };
-      oid = await session.writeBlob(encoder.encode(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title }, hrefFor: hrefFrom(path) }), path)));
+      oid = await session.writeBlob(encoder.encode(withRepositoryPaths(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title } }), path), path)));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
     rows.push({ spaceId: input.spaceId, path, kind: 'reusable', targetId: content.id, oid, hash: content.document ?? null });

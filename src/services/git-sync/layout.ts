@@ -225,8 +225,12 @@ export function contentTypeOf(path: string): string {
   return CONTENT_TYPES[ext] ?? 'application/octet-stream';
 }
 
-/** Link targets of a page's Markdown: `](x)`, `src="x"`, `url="x"`, `href="x"`, and reference definitions. */
-const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|href|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+/**
+ * Link targets of a page's Markdown: `](x)`, `src="x"`, `url="x"`, `page="x"`, and reference definitions. Not
+ * `href="x"`: the converter reads no HTML `href` (GitBook's HTML tables, cards among them, stay as written), so a
+ * rewritten one would stay in the page as an internal ref and be written back to the repository as such.
+ */
+const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`

@@ -26,7 +26,20 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   const marked = writeBody(document, (ref) => (ref.kind === 'url' ? ref.url : `${defaultHrefFor(ref)}\u0001`)).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line));
+  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsFileLinks(hunk, marked));
+}
+
+/**
+ * A hunk whose only content links are files the source names by id (`/files/<id>`, as Git Sync's import writes
+ * them): an id does not go stale as a relative path does, so the author's lines are kept (GitBook's
+ * `<figure><img src=...>` for a block image, written back as it was rather than as `![](...)`).
+ */
+function keepsItsFileLinks(hunk: SourceHunk, marked: string[]): boolean {
+  const added = hunk.add.join('\n');
+  return hunk.remove.every((_, i) => {
+    const links = marked[hunk.at + i]?.match(/[^\s("'<>]*\u0001/g) ?? [];
+    return links.every((link) => /^\/files\/[^/?#\s]+\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+  });
 }
 
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
