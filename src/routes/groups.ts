@@ -75,6 +75,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'integrations', base: '/v1', load: () => import('./integrations/site-installations').then((m) => m.integrationSiteInstallationsRouter) },
   { group: 'integrations', base: '/v1', load: () => import('./integrations/events').then((m) => m.integrationEventsRouter) },
   { group: 'integrations', base: '/v1', load: () => import('./integrations/render').then((m) => m.integrationRenderRouter) },
+  { group: 'integrations', base: '/v1', load: () => import('./integrations/enabled-integrations').then((m) => m.enabledIntegrationsRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/conversations').then((m) => m.conversationsRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/clusters').then((m) => m.conversationClustersRouter) },
   { group: 'conversations', base: '/v1', load: () => import('./conversations/issues').then((m) => m.conversationIssuesRouter) },

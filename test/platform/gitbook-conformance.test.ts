@@ -840,6 +840,9 @@ const CASES: Case[] = [
 
   // Integrations: `org` publishes, the owner's other organization installs
   { operationId: 'listIntegrations', request: async () => (await integration(), get('/v1/integrations?limit=5')) },
+  { operationId: 'listOrganizationIntegrations', request: async () => (await integration(), get(`/v1/orgs/${org.id}/integrations?limit=5`)) },
+  { operationId: 'listSpaceIntegrations', request: () => get(`/v1/spaces/${spaceId}/integrations`) },
+  { operationId: 'listSiteIntegrations', request: async () => get(await sitePath('/integrations')) },
   { operationId: 'getIntegrationByName', request: async () => get(`/v1/integrations/${(await integration()).name}`) },
   { operationId: 'publishIntegration', request: async () => send('POST', `/v1/integrations/${(await integration()).name}`, publishBody('Republished')) },
   {

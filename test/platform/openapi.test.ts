@@ -235,6 +235,9 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content', 'getOpenAPISpecVersionContentById'],
   // Integrations
   ['get', '/integrations', 'listIntegrations'],
+  ['get', '/orgs/{organizationId}/integrations', 'listOrganizationIntegrations'],
+  ['get', '/spaces/{spaceId}/integrations', 'listSpaceIntegrations'],
+  ['get', '/orgs/{organizationId}/sites/{siteId}/integrations', 'listSiteIntegrations'],
   ['get', '/integrations/{integrationName}', 'getIntegrationByName'],
   ['post', '/integrations/{integrationName}', 'publishIntegration'],
   ['delete', '/integrations/{integrationName}', 'unpublishIntegration'],

@@ -44,6 +44,25 @@ const optionalBoolean = (description: string) =>
     .transform((v) => (v === undefined ? undefined : v === 'true'))
     .openapi({ type: 'boolean', description });
 
+/** The filters of GitBook's integration lists (listIntegrations, listOrganizationIntegrations). */
+export const ListIntegrationsQuery = ListQuerySchema.extend({
+  search: textFilterQuery('Only integrations whose title or name contains this (any case)'),
+  category: IntegrationCategorySchema.optional().openapi({ description: 'Only integrations listed in this category' }),
+  blockDomain: z
+      .string()
+      .max(100)
+      .regex(INTEGRATION_NAME_PATTERN, 'must contain only letters, digits, "-", "_" and "."')
+      .optional()
+      .openapi({ description: "Only integrations with a block whose urlUnfurl patterns contain this domain (any case)" }),
+  blocks: optionalBoolean('true: only integrations with blocks; false: only those without'),
+  contentSources: optionalBoolean('true: only integrations with content sources; false: only those without'),
+  owner: z.string().min(1).max(128).optional().openapi({ description: 'Only integrations published by this organization (id)' }),
+  scope: IntegrationScopeSchema.optional().openapi({ description: 'Only integrations asking for this scope' }),
+  target: IntegrationTargetSchema.optional().openapi({
+      description: 'Only integrations installable on this target: of this target, or of target `all` (which installs everywhere)',
+    }),
+  });
+
 const listIntegrationsRoute = defineRoute({
   method: 'get',
   path: '/integrations',
@@ -51,23 +70,7 @@ const listIntegrationsRoute = defineRoute({
   tags,
   summary: 'List integrations: the public ones, and every one of the organizations the caller is a member of',
   request: {
-    query: ListQuerySchema.extend({
-      search: textFilterQuery('Only integrations whose title or name contains this (any case)'),
-      category: IntegrationCategorySchema.optional().openapi({ description: 'Only integrations listed in this category' }),
-      blockDomain: z
-        .string()
-        .max(100)
-        .regex(INTEGRATION_NAME_PATTERN, 'must contain only letters, digits, "-", "_" and "."')
-        .optional()
-        .openapi({ description: "Only integrations with a block whose urlUnfurl patterns contain this domain (any case)" }),
-      blocks: optionalBoolean('true: only integrations with blocks; false: only those without'),
-      contentSources: optionalBoolean('true: only integrations with content sources; false: only those without'),
-      owner: z.string().min(1).max(128).optional().openapi({ description: 'Only integrations published by this organization (id)' }),
-      scope: IntegrationScopeSchema.optional().openapi({ description: 'Only integrations asking for this scope' }),
-      target: IntegrationTargetSchema.optional().openapi({
-        description: 'Only integrations installable on this target: of this target, or of target `all` (which installs everywhere)',
-      }),
-    }),
+    query: ListIntegrationsQuery,
   },
   responses: { 200: jsonResponse(listOf(IntegrationSchema, 'Integrations'), 'Paginated list of integrations') },
 });

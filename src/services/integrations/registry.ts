@@ -91,6 +91,29 @@ function listedFor(actor: Actor): SQL {
   )!;
 }
 
+/** Listed inside an organization (listOrganizationIntegrations): public ones, and every one it publishes (its membership is checked by the route). */
+export function publicOrOwnedBy(orgId: string): SQL {
+  return or(eq(integrations.visibility, 'public'), eq(integrations.ownerOrgId, orgId))!;
+}
+
+/**
+ * Enabled on one space or site (listSpaceIntegrations, listSiteIntegrations): an installation of the content's
+ * organization covers it (selects all of them, or has its own row for it) and is not paused there. Whatever
+ * the integration's visibility: the organization installed it.
+ */
+export function enabledOn(kind: 'space' | 'site', contentId: string): SQL {
+  const contents = sql.raw(kind === 'space' ? 'spaces' : 'sites');
+  const own = sql.raw(kind === 'space' ? 'integration_space_installations' : 'integration_site_installations');
+  const ownId = sql.raw(kind === 'space' ? 'space_id' : 'site_id');
+  const selection = sql.raw(kind === 'space' ? 'space_selection' : 'site_selection');
+  return sql`exists (select 1 from integration_installations ii
+    join ${contents} c on c.id = ${contentId} and c.org_id = ii.org_id
+    left join ${own} o on o.installation_id = ii.id and o.${ownId} = ${contentId}
+    where ii.integration_id = ${qualify(integrations.id)}
+      and (o.installation_id is not null or ii.${selection} = 'all')
+      and coalesce(o.status, ii.status) <> 'paused')`;
+}
+
 function filterConditions(f: IntegrationFilters): (SQL | undefined)[] {
   const hasItems = (column: typeof integrations.blocks | typeof integrations.contentSources, yes: boolean | undefined) =>
     yes === undefined ? undefined : yes ? sql`json_array_length(${column}) > 0` : sql`json_array_length(${column}) = 0`;
@@ -116,8 +139,15 @@ function filterConditions(f: IntegrationFilters): (SQL | undefined)[] {
  * for one batch (a joined select cannot stand in a D1 batch: drizzle maps batched rows by column name, and
  * both tables have `id`, `title`...). Join them with `joinOwners`.
  */
-export function listIntegrationsQueries(db: Db, actor: Actor, filters: IntegrationFilters, cursor: Cursor | null, limit: number) {
-  const where = and(isNull(integrations.deletedAt), listedFor(actor), ...filterConditions(filters));
+export function listIntegrationsQueries(
+  db: Db,
+  actor: Actor,
+  filters: IntegrationFilters,
+  cursor: Cursor | null,
+  limit: number,
+  listed: SQL = listedFor(actor),
+) {
+  const where = and(isNull(integrations.deletedAt), listed, ...filterConditions(filters));
   const pageWhere = and(where, afterCursor(cursor, integrations.name, integrations.id));
   const order = keysetOrder(integrations.name, integrations.id);
   return [
