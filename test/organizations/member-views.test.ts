@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { gitbookErrors, gitbookOperations, schemaValidator, GITBOOK_0202 } from '../helpers/gitbook-schema';
 import { CALLERS, api, byCaller, callerUser, expectError, seedOrg, type Caller } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
-import { createTeam, expectStatus } from './support';
+import { createSpace } from '../helpers/content';
+import { createTeam, expectStatus, seedSpaceGrant } from './support';
 
 const OPERATIONS = gitbookOperations();
 /** GitBook 0.202.0's schema of an operation's 200 response. */
@@ -11,6 +12,7 @@ function gitbookResponse(operationId: string) {
   return schemaValidator(schema!, GITBOOK_0202.components);
 }
 
+const spacesPath = (orgId: string, userId: string) => `/v1/orgs/${orgId}/members/${userId}/spaces`;
 const teamsPath = (orgId: string, userId: string) => `/v1/orgs/${orgId}/members/${userId}/teams`;
 
 describe('listTeamsForOrganizationMember: GET /v1/orgs/{organizationId}/members/{userId}/teams', () => {
@@ -85,6 +87,63 @@ describe('listTeamsForOrganizationMember: GET /v1/orgs/{organizationId}/members/
   it('costs one D1 round trip', async () => {
     const org = await seedOrg();
     const { roundTrips } = await measureRoundTrips('GET', teamsPath(org.id, org.members.read.id), org.owner.token);
+    expect(roundTrips).toBe(1);
+  });
+});
+
+describe('listSpacesForOrganizationMember: GET /v1/orgs/{organizationId}/members/{userId}/spaces', () => {
+  it("lists the spaces the member can read with the member's role, in GitBook's shape", async () => {
+    const org = await seedOrg();
+    const first = await createSpace(org.id, org.owner.token, 'First');
+    const second = await createSpace(org.id, org.owner.token, 'Second');
+    const granted = await seedSpaceGrant(org.id, org.members.guest.id, 3);
+
+    // A reader reads every space of the organization, as a reader (newest first by default).
+    const reader = expectStatus(await api('GET', spacesPath(org.id, org.members.read.id), { token: org.owner.token }), 200);
+    expect(gitbookErrors(gitbookResponse('listSpacesForOrganizationMember'), reader.body)).toBe('valid');
+    expect(reader.body.items.map((i: any) => i.space.id)).toEqual([granted, second.id, first.id]);
+    expect(reader.body.items.map((i: any) => i.permission)).toEqual(['read', 'read', 'read']);
+    expect(reader.body.count).toBe(3);
+    // The space's own `permissions` are the caller's (the admin's), not the member's.
+    expect(reader.body.items[0].space.permissions.admin).toBe(true);
+
+    const oldestFirst = expectStatus(await api('GET', `${spacesPath(org.id, org.members.read.id)}?order=asc&limit=2`, { token: org.owner.token }), 200);
+    expect(oldestFirst.body.items.map((i: any) => i.space.id)).toEqual([first.id, second.id]);
+    const rest = expectStatus(
+      await api('GET', `${spacesPath(org.id, org.members.read.id)}?order=asc&limit=2&page=${encodeURIComponent(oldestFirst.body.next.page)}`, { token: org.owner.token }),
+      200,
+    );
+    expect(rest.body.items.map((i: any) => i.space.id)).toEqual([granted]);
+
+    // A guest reads only what was shared with them, with the role they were given.
+    const guest = expectStatus(await api('GET', spacesPath(org.id, org.members.guest.id), { token: org.members.guest.token }), 200);
+    expect(gitbookErrors(gitbookResponse('listSpacesForOrganizationMember'), guest.body)).toBe('valid');
+    expect(guest.body.items.map((i: any) => [i.space.id, i.permission])).toEqual([[granted, 'edit']]);
+    expect(guest.body.count).toBe(1);
+  });
+
+  it('is for admins and the member themself: other members 403, outsiders 404', async () => {
+    const org = await seedOrg();
+    await createSpace(org.id, org.owner.token);
+    const target = org.members.edit;
+    const expected = byCaller(200, 403, 403, 200, 403, 403, 403, 404);
+    for (const caller of CALLERS) {
+      const res = await api('GET', spacesPath(org.id, target.id), { token: callerUser(org, caller).token });
+      expect(res.status, caller).toBe(expected[caller as Caller]);
+    }
+    expectError(await api('GET', spacesPath(org.id, org.outsider.id), { token: org.outsider.token }), 404);
+    // Nobody's spaces of another organization leak through: the outsider's own space is not listed for them here.
+    const res = expectStatus(await api('GET', spacesPath(org.id, org.outsider.id), { token: org.owner.token }), 200);
+    expect(res.body).toMatchObject({ items: [], count: 0 });
+  });
+
+  it('answers hostile input with 4xx, never 500, in one round trip', async () => {
+    const org = await seedOrg();
+    expectError(await api('GET', spacesPath(org.id, 'x'.repeat(500)), { token: org.owner.token }), 400);
+    expectError(await api('GET', `${spacesPath(org.id, org.owner.id)}?order=sideways`, { token: org.owner.token }), 400, 'order');
+    expectError(await api('GET', `${spacesPath(org.id, org.owner.id)}?page=${'%ff'.repeat(300)}`, { token: org.owner.token }), 400);
+    const { roundTrips, status } = await measureRoundTrips('GET', spacesPath(org.id, org.members.read.id), org.owner.token);
+    expect(status).toBe(200);
     expect(roundTrips).toBe(1);
   });
 });
