@@ -24,6 +24,7 @@ export const ROUTE_MANIFEST: readonly (readonly [method: string, path: string, g
   ['DELETE', '/v1/orgs/:organizationId/members/:userId', 'organizations', 1],
   ['GET', '/v1/orgs/:organizationId/members/:userId/teams', 'organizations', 1],
   ['GET', '/v1/orgs/:organizationId/members/:userId/spaces', 'organizations', 1],
+  ['POST', '/v1/orgs/:organizationId/ping', 'organizations', 1],
   ['POST', '/v1/orgs/:organizationId/invites', 'organizations', 1],
   ['POST', '/v1/orgs/:organizationId/link-invites', 'organizations', 1],
   ['GET', '/v1/orgs/:organizationId/link-invites', 'organizations', 1],

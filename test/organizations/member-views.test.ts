@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gitbookErrors, gitbookOperations, schemaValidator, GITBOOK_0202 } from '../helpers/gitbook-schema';
 import { CALLERS, api, byCaller, callerUser, expectError, seedOrg, type Caller } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
+import { env } from 'cloudflare:workers';
 import { createSpace } from '../helpers/content';
 import { createTeam, expectStatus, seedSpaceGrant } from './support';
 
@@ -143,6 +144,43 @@ describe('listSpacesForOrganizationMember: GET /v1/orgs/{organizationId}/members
     expectError(await api('GET', `${spacesPath(org.id, org.owner.id)}?order=sideways`, { token: org.owner.token }), 400, 'order');
     expectError(await api('GET', `${spacesPath(org.id, org.owner.id)}?page=${'%ff'.repeat(300)}`, { token: org.owner.token }), 400);
     const { roundTrips, status } = await measureRoundTrips('GET', spacesPath(org.id, org.members.read.id), org.owner.token);
+    expect(status).toBe(200);
+    expect(roundTrips).toBe(1);
+  });
+});
+
+describe('updateOrganizationMemberLastSeenAt: POST /v1/orgs/{organizationId}/ping', () => {
+  const lastSeen = async (orgId: string, userId: string) =>
+    (await env.DB.prepare('select last_seen_at from org_members where org_id = ? and user_id = ?').bind(orgId, userId).first<{ last_seen_at: string | null }>())?.last_seen_at;
+
+  it("sets the caller's lastSeenAt in that organization only, for every member, guests included", async () => {
+    const org = await seedOrg();
+    for (const role of ['guest', 'read', 'admin'] as const) {
+      const user = org.members[role];
+      await env.DB.prepare('update org_members set last_seen_at = null where user_id = ?').bind(user.id).run();
+      const before = new Date().toISOString();
+      const res = expectStatus(await api('POST', `/v1/orgs/${org.id}/ping`, { token: user.token }), 200);
+      expect(gitbookErrors(gitbookResponse('updateOrganizationMemberLastSeenAt'), res.body)).toBe('valid');
+      expect(res.body).toEqual({});
+      expect((await lastSeen(org.id, user.id))! >= before, role).toBe(true);
+      const member = expectStatus(await api('GET', `/v1/orgs/${org.id}/members/${user.id}`, { token: org.owner.token }), 200);
+      expect(member.body.lastSeenAt >= before).toBe(true);
+    }
+    // Another member is untouched.
+    await env.DB.prepare('update org_members set last_seen_at = null where org_id = ? and user_id = ?').bind(org.id, org.members.edit.id).run();
+    expectStatus(await api('POST', `/v1/orgs/${org.id}/ping`, { token: org.members.read.token }), 200);
+    expect(await lastSeen(org.id, org.members.edit.id)).toBeNull();
+  });
+
+  it('is 404 for a non-member and an unknown organization, 401 without a token, in one round trip', async () => {
+    const org = await seedOrg();
+    expectError(await api('POST', `/v1/orgs/${org.id}/ping`, { token: org.outsider.token }), 404);
+    expectError(await api('POST', `/v1/orgs/${'x'.repeat(129)}/ping`, { token: org.owner.token }), 400);
+    expectError(await api('POST', '/v1/orgs/no-such-org/ping', { token: org.owner.token }), 404);
+    expectError(await api('POST', `/v1/orgs/${org.id}/ping`, {}), 401);
+    // Once the token is known (its first use is looked up and its use recorded), a ping is one statement.
+    expectStatus(await api('POST', `/v1/orgs/${org.id}/ping`, { token: org.members.read.token }), 200);
+    const { roundTrips, status } = await measureRoundTrips('POST', `/v1/orgs/${org.id}/ping`, org.members.read.token);
     expect(status).toBe(200);
     expect(roundTrips).toBe(1);
   });

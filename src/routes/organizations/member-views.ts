@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import { spaces, teamMembers, teams } from '../../db/schema';
+import { orgMembers, spaces, teamMembers, teams } from '../../db/schema';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, beforeCursor, keysetOrder, pageParams, textCursor, toPage } from '../../lib/pagination';
 import { RANK, rankToRole } from '../../lib/roles';
 import { containsText, textFilterQuery } from '../../lib/text-filter';
+import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
@@ -51,6 +52,21 @@ const listSpacesForMemberRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(MemberSpaceSchema, 'MemberContentPermissions'), 'The spaces the member can access') },
+});
+
+const pingRoute = defineRoute({
+  method: 'post',
+  path: '/orgs/{organizationId}/ping',
+  operationId: 'updateOrganizationMemberLastSeenAt',
+  tags,
+  summary: "Mark the caller as active in the organization now (their member's lastSeenAt)",
+  request: { params: z.object({ organizationId: IdSchema('organizationId') }) },
+  responses: {
+    200: jsonResponse(
+      z.object({ gitbookVisitorClaims: z.string().optional() }).openapi('OrganizationMemberPing'),
+      'Updated. No visitor claims are issued by this deployment, so the object is empty.',
+    ),
+  },
 });
 
 /**
@@ -134,4 +150,19 @@ export const memberViewsRouter = createRouter()
       ),
       200,
     );
+  })
+  .openapi(pingRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId } = c.req.valid('param');
+    // One statement: only the caller's own membership is touched, and no row means not a member (404, as for
+    // the organization). Unlike the hourly tracking of the auth middleware, an explicit ping is exact.
+    const updated = await c
+      .get('db')
+      .update(orgMembers)
+      .set({ lastSeenAt: nowIso() })
+      .where(and(eq(orgMembers.orgId, organizationId), eq(orgMembers.userId, callerId)))
+      .returning({ userId: orgMembers.userId })
+      .get();
+    if (!updated) throw new ApiError(404, 'Organization not found');
+    return c.json({}, 200);
   });
