@@ -28,6 +28,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'identity', base: '/v1', load: () => import('./identity/tokens').then((m) => m.tokensRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/organizations').then((m) => m.organizationsRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/members').then((m) => m.membersRouter) },
+  { group: 'organizations', base: '/v1', load: () => import('./organizations/member-views').then((m) => m.memberViewsRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/invites').then((m) => m.invitesRouter) },
   { group: 'teams', base: '/v1', load: () => import('./teams/teams').then((m) => m.teamsRouter) },
   { group: 'teams', base: '/v1', load: () => import('./teams/team-members').then((m) => m.teamMembersRouter) },

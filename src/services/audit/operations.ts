@@ -77,6 +77,7 @@ export const AUDIT_RULES: Record<string, AuditRule> = {
   'DELETE /v1/custom-hostnames/:hostname': audited('organization.custom_hostname.removed', 'hostname'),
   'PATCH /v1/orgs/:organizationId/members/:userId': audited('organization.member.role_updated', 'userId'),
   'DELETE /v1/orgs/:organizationId/members/:userId': audited('organization.member.removed', 'userId'),
+  'POST /v1/orgs/:organizationId/ping': { notRecorded: "a member's activity heartbeat (their lastSeenAt), not a change of the organization" },
   'POST /v1/orgs/:organizationId/invites': audited('organization.invite.created', 'organizationId'),
   'POST /v1/orgs/:organizationId/link-invites': audited('organization.link_invite.created', 'organizationId'),
   'DELETE /v1/orgs/:organizationId/link-invites/:inviteId': audited('organization.link_invite.deleted', 'inviteId'),
