@@ -300,6 +300,35 @@ function redirectId() {
   return redirect;
 }
 
+/**
+ * Operations whose answers are validated against GitBook 0.202.0's response schemas in their own test file (they
+ * need content this file does not build), by operationId: the file that does it.
+ */
+const VALIDATED_ELSEWHERE: Record<string, string> = {
+  getChangeRequestChanges: 'test/space-content/parity-reads.test.ts',
+  getComputedDocument: 'test/space-content/parity-reads.test.ts',
+  getComputedRevision: 'test/space-content/parity-reads.test.ts',
+  getContentByUrl: 'test/space-content/parity-reads.test.ts',
+  getContributorsByChangeRequestId: 'test/space-content/parity-reads.test.ts',
+  getDocumentById: 'test/space-content/parity-reads.test.ts',
+  getEmbedByUrl: 'test/space-content/parity-reads.test.ts',
+  getFileInRevisionById: 'test/space-content/parity-reads.test.ts',
+  getPageInChangeRequestByPath: 'test/space-content/parity-reads.test.ts',
+  getPublishedContentByUrl: 'test/space-content/parity-reads.test.ts',
+  getReusableContentById: 'test/space-content/parity-reads.test.ts',
+  getReusableContentInChangeRequestById: 'test/space-content/parity-reads.test.ts',
+  getReusableContentInRevisionById: 'test/space-content/parity-reads.test.ts',
+  getRevisionSemanticChanges: 'test/space-content/parity-reads.test.ts',
+  getSpacePDF: 'test/space-content/parity-reads.test.ts',
+  listChangeRequestPageMetaLinks: 'test/space-content/parity-reads.test.ts',
+  listFilesInRevisionById: 'test/space-content/parity-reads.test.ts',
+  listPagesInRevisionById: 'test/space-content/parity-reads.test.ts',
+  listSpacePageMetaLinks: 'test/space-content/parity-reads.test.ts',
+  listSpacesForOrganizationMember: 'test/organizations/member-views.test.ts',
+  listTeamsForOrganizationMember: 'test/organizations/member-views.test.ts',
+  updateOrganizationMemberLastSeenAt: 'test/organizations/member-views.test.ts',
+};
+
 const CASES: Case[] = [
   { operationId: 'getApiInformation', request: () => get('/v1/') },
   // Users
@@ -954,7 +983,9 @@ describe("every operation GitBook's document also has answers with GitBook's 0.2
       .flatMap((item) => Object.values<any>(item).map((op) => op.operationId as string))
       .filter((id) => GITBOOK.has(id));
     expect(shared.length).toBeGreaterThan(60);
-    expect([...new Set(CASES.map((c) => c.operationId))].sort()).toEqual(shared.sort());
+    const cased = new Set(CASES.map((c) => c.operationId));
+    for (const id of Object.keys(VALIDATED_ELSEWHERE)) expect(cased.has(id), `${id}: a case here and in ${VALIDATED_ELSEWHERE[id]}`).toBe(false);
+    expect([...cased, ...Object.keys(VALIDATED_ELSEWHERE)].sort()).toEqual(shared.sort());
   });
 
   it.each(CASES.map((c) => [`${c.operationId}${c.variant ? ` (${c.variant})` : ''}`, c] as const))('%s', async (_name, c) => {
