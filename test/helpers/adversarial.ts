@@ -120,6 +120,8 @@ const GUEST_MAY: Record<string, { reason: string; mayShow: string[] }> = {
   getOrganizationById: { reason: 'a member (guests included) sees the organization', mayShow: ['organizationId', 'orgtitle', 'emaildomain', 'hostname'] },
   getCustomHostname: { reason: "a member sees the organization's custom hostname and its state, as the organization shows it", mayShow: ['organizationId', 'hostname'] },
   listIntegrations: { reason: "private integrations are listed to members of the organization that publishes them (a guest is a member)", mayShow: ['integrationname', 'integrationName'] },
+  listOrganizationIntegrations: { reason: "the organization's integrations (public ones and those it publishes) are listed to its members, as listIntegrations lists them", mayShow: ['integrationname', 'integrationName'] },
+  updateOrganizationMemberLastSeenAt: { reason: "the caller's own membership's last-seen time: nothing of anyone else changes or shows", mayShow: [] },
   getIntegrationByName: { reason: "private integrations are visible to members of the organization that publishes them (a guest is a member)", mayShow: ['integrationname', 'integrationName'] },
   getUserById: { reason: 'a member sees the members of an organization they share', mayShow: ['userId', 'editorname', 'emaildomain'] },
   joinOrganization: { reason: 'already a member: 204 and nothing changes', mayShow: [] },
@@ -129,6 +131,8 @@ const GUEST_MAY: Record<string, { reason: string; mayShow: string[] }> = {
 
 /** What a reader legitimately does: reads (the suite attacks the reader only where more than read is needed). */
 const READER_MAY: Record<string, string> = {
+  listOrganizationIntegrations: "a member lists the organization's integrations, as listIntegrations lists them",
+  updateOrganizationMemberLastSeenAt: "a member records its own last-seen time",
   getComputedDocument: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
   getComputedRevision: "a member reads what a computed source generates from the organization's specs, as it reads the specs (a POST that changes nothing)",
   getOrganizationById: 'a member reads the organization',
@@ -637,6 +641,14 @@ async function attack(op: Operation, attacker: Attacker, token: string, victim: 
  * in the shards: those of a piece of work, so that its file says at a glance that each of them was attacked.
  */
 export const OWN_FILES: Record<string, string[]> = {
+  // Attacked by test/platform/adversarial-sharing.test.ts (its own table of 8 callers, valid grant bodies, and the
+  // victim's grants checked unchanged at the end), not by attackOwnFile.
+  sharing: [
+    'inviteToCollection', 'listUserPermissionsInCollection', 'updateUserPermissionInCollection', 'removeUserFromCollection',
+    'listTeamPermissionsInCollection', 'updateTeamPermissionInCollection', 'removeTeamFromCollection', 'listPermissionsAggregateInCollection',
+    'inviteToSite', 'listUserPermissionsInSite', 'updateUserPermissionInSite', 'removeUserFromSite',
+    'listTeamPermissionsInSite', 'updateTeamPermissionInSite', 'removeTeamFromSite', 'listPermissionsAggregateInSite',
+  ],
   'parity-reads': [
     'getDocumentById', 'getComputedDocument', 'getComputedRevision', 'listPagesInRevisionById', 'listFilesInRevisionById',
     'getFileInRevisionById', 'getReusableContentById', 'getReusableContentInRevisionById', 'getReusableContentInChangeRequestById',
