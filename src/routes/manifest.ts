@@ -30,6 +30,7 @@ export const ROUTE_MANIFEST: readonly (readonly [method: string, path: string, g
   ['GET', '/v1/orgs/:organizationId/link-invites', 'organizations', 1],
   ['GET', '/v1/orgs/:organizationId/link-invites/:inviteId', 'organizations', 1],
   ['DELETE', '/v1/orgs/:organizationId/link-invites/:inviteId', 'organizations', 1],
+  ['PATCH', '/v1/orgs/:organizationId/link-invites/:inviteId', 'organizations', 1],
   ['POST', '/v1/orgs/:organizationId/invites/:inviteId', 'organizations', 1],
   ['GET', '/v1/orgs/:organizationId/teams', 'teams', 1],
   ['PUT', '/v1/orgs/:organizationId/teams', 'teams', 1],

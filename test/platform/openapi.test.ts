@@ -301,6 +301,7 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/orgs/{organizationId}/members/{userId}/spaces', 'listSpacesForOrganizationMember'],
   ['get', '/orgs/{organizationId}/members/{userId}/teams', 'listTeamsForOrganizationMember'],
   ['post', '/orgs/{organizationId}/ping', 'updateOrganizationMemberLastSeenAt'],
+  ['patch', '/orgs/{organizationId}/link-invites/{inviteId}', 'updateOrganizationInviteById'],
   ['post', '/orgs/{organizationId}/sites/{siteId}/permissions', 'inviteToSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/permissions/aggregate', 'listPermissionsAggregateInSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/permissions/teams', 'listTeamPermissionsInSite'],

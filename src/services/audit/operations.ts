@@ -81,6 +81,7 @@ export const AUDIT_RULES: Record<string, AuditRule> = {
   'POST /v1/orgs/:organizationId/invites': audited('organization.invite.created', 'organizationId'),
   'POST /v1/orgs/:organizationId/link-invites': audited('organization.link_invite.created', 'organizationId'),
   'DELETE /v1/orgs/:organizationId/link-invites/:inviteId': audited('organization.link_invite.deleted', 'inviteId'),
+  'PATCH /v1/orgs/:organizationId/link-invites/:inviteId': audited('organization.link_invite.updated', 'inviteId'),
   'POST /v1/orgs/:organizationId/invites/:inviteId': audited('organization.member.joined_by_invite', 'inviteId'),
   'PUT /v1/orgs/:organizationId/teams': audited('team.created', 'organizationId'),
   'PATCH /v1/orgs/:organizationId/teams/:teamId': audited('team.updated', 'teamId'),
