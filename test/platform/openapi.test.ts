@@ -302,6 +302,8 @@ const OPERATIONS: Array<[string, string, string]> = [
   ['get', '/orgs/{organizationId}/members/{userId}/teams', 'listTeamsForOrganizationMember'],
   ['post', '/orgs/{organizationId}/ping', 'updateOrganizationMemberLastSeenAt'],
   ['patch', '/orgs/{organizationId}/link-invites/{inviteId}', 'updateOrganizationInviteById'],
+  ['patch', '/users/{userId}', 'updateUserById'],
+  ['post', '/orgs/{organizationId}/members/{userId}/sso', 'setUserAsSSOMemberForOrganization'],
   ['post', '/orgs/{organizationId}/sites/{siteId}/permissions', 'inviteToSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/permissions/aggregate', 'listPermissionsAggregateInSite'],
   ['get', '/orgs/{organizationId}/sites/{siteId}/permissions/teams', 'listTeamPermissionsInSite'],

@@ -249,7 +249,7 @@ export const invitesRouter = createRouter()
           and(
             eq(orgLinkInvites.orgId, organizationId),
             eq(orgLinkInvites.id, inviteId),
-            sql`${orgRoleSql(orgLinkInvites.orgId, callerId)} >= ${RANK.admin}`,
+            sql`${orgRoleSql(sql`${organizationId}`, callerId)} >= ${RANK.admin}`,
           ),
         )
         .returning(),

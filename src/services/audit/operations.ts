@@ -69,6 +69,7 @@ const INTEGRATION_ENDPOINT = { notRecorded: "an integration's own public endpoin
 export const AUDIT_RULES: Record<string, AuditRule> = {
   'POST /v1/users': { notRecorded: 'the operator creates a user, who belongs to no organization yet' },
   'POST /v1/users/:userId/tokens': audited('user.api_token.created', 'userId', 'memberships'),
+  'PATCH /v1/users/:userId': audited('user.updated', 'userId', 'memberships'),
   'DELETE /v1/user/tokens/:tokenId': audited('user.api_token.revoked', 'tokenId', 'memberships'),
   'POST /v1/orgs': audited('organization.created', 'organizationId'),
   'PATCH /v1/orgs/:organizationId': audited('organization.updated', 'organizationId'),
@@ -77,6 +78,7 @@ export const AUDIT_RULES: Record<string, AuditRule> = {
   'DELETE /v1/custom-hostnames/:hostname': audited('organization.custom_hostname.removed', 'hostname'),
   'PATCH /v1/orgs/:organizationId/members/:userId': audited('organization.member.role_updated', 'userId'),
   'DELETE /v1/orgs/:organizationId/members/:userId': audited('organization.member.removed', 'userId'),
+  'POST /v1/orgs/:organizationId/members/:userId/sso': audited('organization.member.sso_enabled', 'userId'),
   'POST /v1/orgs/:organizationId/ping': { notRecorded: "a member's activity heartbeat (their lastSeenAt), not a change of the organization" },
   'POST /v1/orgs/:organizationId/invites': audited('organization.invite.created', 'organizationId'),
   'POST /v1/orgs/:organizationId/link-invites': audited('organization.link_invite.created', 'organizationId'),
