@@ -29,6 +29,7 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'organizations', base: '/v1', load: () => import('./organizations/organizations').then((m) => m.organizationsRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/members').then((m) => m.membersRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/member-views').then((m) => m.memberViewsRouter) },
+  { group: 'organizations', base: '/v1', load: () => import('./organizations/member-sso').then((m) => m.memberSsoRouter) },
   { group: 'organizations', base: '/v1', load: () => import('./organizations/invites').then((m) => m.invitesRouter) },
   { group: 'teams', base: '/v1', load: () => import('./teams/teams').then((m) => m.teamsRouter) },
   { group: 'teams', base: '/v1', load: () => import('./teams/team-members').then((m) => m.teamMembersRouter) },

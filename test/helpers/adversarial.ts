@@ -152,6 +152,9 @@ const READER_MAY: Record<string, string> = {
   listUserPermissionsInSpace: 'a reader sees who can see the space',
   listTeamPermissionsInSpace: 'a reader sees who can see the space',
   listPermissionsAggregateInSpace: 'a reader sees who can see the space',
+  listUserPermissionsInCollection: 'a reader sees who can see the collection, as for a space',
+  listTeamPermissionsInCollection: 'a reader sees who can see the collection, as for a space',
+  listPermissionsAggregateInCollection: 'a reader sees who can see the collection, as for a space',
   listChangeRequestsForOrganization: 'a reader reads change requests',
   listCommentersInSpace: 'a reader reads comments',
   listCommentersInChangeRequest: 'a reader reads comments',
@@ -499,6 +502,13 @@ function expectationByClass(op: Operation, attacker: Attacker): Expectation {
 const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> = {
   updateMembersInOrganizationTeam: (ids) => ({ add: [ids.userId] }),
   inviteToSpace: (ids) => ({ role: 'read', users: [ids.userId] }),
+  // Sharing a collection or a site: a grant that names someone, and a role the resource takes (a site's is never null).
+  inviteToCollection: (ids) => ({ role: 'read', users: [ids.userId], teams: [ids.teamId] }),
+  updateUserPermissionInCollection: () => ({ role: 'read' }),
+  updateTeamPermissionInCollection: () => ({ role: 'read' }),
+  inviteToSite: (ids) => ({ role: 'read', users: [ids.userId], teams: [ids.teamId] }),
+  updateUserPermissionInSite: () => ({ role: 'read' }),
+  updateTeamPermissionInSite: () => ({ role: 'read' }),
   updateSiteAdaptiveSchema: () => ({ jsonSchema: { type: 'object', properties: {}, additionalProperties: false } }),
   setIntegrationDevelopmentMode: () => ({ tunnelUrl: 'https://example.test/' }),
   createTranslation: (ids) => ({ language: 'fr', source: { space: ids.spaceId, language: 'en' } }),
@@ -641,14 +651,6 @@ async function attack(op: Operation, attacker: Attacker, token: string, victim: 
  * in the shards: those of a piece of work, so that its file says at a glance that each of them was attacked.
  */
 export const OWN_FILES: Record<string, string[]> = {
-  // Attacked by test/platform/adversarial-sharing.test.ts (its own table of 8 callers, valid grant bodies, and the
-  // victim's grants checked unchanged at the end), not by attackOwnFile.
-  sharing: [
-    'inviteToCollection', 'listUserPermissionsInCollection', 'updateUserPermissionInCollection', 'removeUserFromCollection',
-    'listTeamPermissionsInCollection', 'updateTeamPermissionInCollection', 'removeTeamFromCollection', 'listPermissionsAggregateInCollection',
-    'inviteToSite', 'listUserPermissionsInSite', 'updateUserPermissionInSite', 'removeUserFromSite',
-    'listTeamPermissionsInSite', 'updateTeamPermissionInSite', 'removeTeamFromSite', 'listPermissionsAggregateInSite',
-  ],
   'parity-reads': [
     'getDocumentById', 'getComputedDocument', 'getComputedRevision', 'listPagesInRevisionById', 'listFilesInRevisionById',
     'getFileInRevisionById', 'getReusableContentById', 'getReusableContentInRevisionById', 'getReusableContentInChangeRequestById',

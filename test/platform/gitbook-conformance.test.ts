@@ -327,6 +327,9 @@ const VALIDATED_ELSEWHERE: Record<string, string> = {
   listSpacesForOrganizationMember: 'test/organizations/member-views.test.ts',
   listTeamsForOrganizationMember: 'test/organizations/member-views.test.ts',
   updateOrganizationMemberLastSeenAt: 'test/organizations/member-views.test.ts',
+  updateOrganizationInviteById: 'test/organizations/member-updates.test.ts',
+  updateUserById: 'test/organizations/member-updates.test.ts',
+  setUserAsSSOMemberForOrganization: 'test/organizations/member-updates.test.ts',
 };
 
 const CASES: Case[] = [

@@ -48,6 +48,24 @@ const getUserRoute = defineRoute({
   responses: { 200: jsonResponse(UserSchema, 'The user') },
 });
 
+const UpdateUserBody = z
+  .object({
+    displayName: z.string().trim().min(1).max(64).optional().openapi({ description: 'Full name for the user' }),
+    photoURL: z.httpUrl().max(2048).optional().openapi({ description: "URL of the user's profile picture" }),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Give at least one of displayName and photoURL' });
+
+const updateUserRoute = defineRoute({
+  method: 'patch',
+  path: '/users/{userId}',
+  operationId: 'updateUserById',
+  tags: ['Users'],
+  summary: "Update a user's name or picture (the user themself, or the operator)",
+  description: 'Someone who shares an organization with the user gets 403; anyone else 404, as for reading the user.',
+  request: { params: z.object({ userId: IdSchema('userId') }), ...jsonBody(UpdateUserBody) },
+  responses: { 200: jsonResponse(UserSchema, 'The updated user') },
+});
+
 const CreateTokenBody = z.object({ label: z.string().trim().min(1).max(100).optional() });
 
 const createUserTokenRoute = defineRoute({
@@ -59,6 +77,11 @@ const createUserTokenRoute = defineRoute({
   request: { params: z.object({ userId: IdSchema('userId') }), body: { required: false, content: { 'application/json': { schema: CreateTokenBody } } } },
   responses: { 201: jsonResponse(CreatedApiTokenSchema, 'The token; `token` is shown only once') },
 });
+
+/** The users `callerId` shares an organization with: those whose accounts they may see. */
+const sharesAnOrganizationWith = (callerId: string) =>
+  sql`exists (select 1 from org_members mine join org_members theirs on theirs.org_id = mine.org_id
+    where mine.user_id = ${callerId} and theirs.user_id = ${users.id})`;
 
 export const usersRouter = createRouter()
   .openapi(getAuthenticatedUserRoute, async (c) => {
@@ -85,17 +108,32 @@ export const usersRouter = createRouter()
     const { userId } = c.req.valid('param');
     // The operator sees every account; a user sees themselves and those they share an organization
     // with, so nobody else learns that an account (or its email) exists.
-    const visible =
-      actor.kind === 'operator'
-        ? undefined
-        : or(
-            eq(users.id, actor.userId),
-            sql`exists (select 1 from org_members mine join org_members theirs on theirs.org_id = mine.org_id
-              where mine.user_id = ${actor.userId} and theirs.user_id = ${users.id})`,
-          );
+    const visible = actor.kind === 'operator' ? undefined : or(eq(users.id, actor.userId), sharesAnOrganizationWith(actor.userId));
     const row = await c.get('db').select().from(users).where(and(eq(users.id, userId), visible)).get();
     if (!row) throw new ApiError(404, 'User not found');
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 200);
+  })
+  .openapi(updateUserRoute, async (c) => {
+    const actor = c.get('actor');
+    if (actor.kind === 'visitor') throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>"');
+    if (actor.kind === 'site') throw new ApiError(403, SITE_TOKEN_REFUSED);
+    const { userId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const db = c.get('db');
+    const callerId = actor.kind === 'operator' ? null : requireUser(c);
+    // The write applies only to the caller's own account (any account for the operator); read in the same round
+    // trip, whether the caller may see the user tells a refusal (403) from a user they cannot know of (404).
+    const [updated, visible] = await db.batch([
+      db
+        .update(users)
+        .set(body)
+        .where(and(eq(users.id, userId), callerId === null ? undefined : eq(users.id, callerId)))
+        .returning(),
+      db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), callerId === null ? undefined : sharesAnOrganizationWith(callerId))),
+    ]);
+    if (updated[0]) return c.json(toUser(updated[0], urlContext(c.req.url, c.env.APP_URL)), 200);
+    if (visible[0]) throw new ApiError(403, 'You can only update your own account');
+    throw new ApiError(404, 'User not found');
   })
   .openapi(createUserTokenRoute, async (c) => {
     requireOperator(c);

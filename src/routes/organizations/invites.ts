@@ -15,6 +15,7 @@ import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
 import { joinWithinMembersCap, membersCapGuard, runWithinMembersCap } from '../../services/organizations/members';
 import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';
 import { normalizeEmail } from '../../services/identity/users';
+import { orgRoleSql } from '../../services/access/access';
 
 const tags = ['Organization invites'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
@@ -89,6 +90,24 @@ const deleteLinkInviteRoute = defineRoute({
   summary: 'Delete an invite link (admins)',
   request: { params: InviteParams },
   responses: { 204: noContent('Deleted, or did not exist') },
+});
+
+const UpdateInviteBody = z.union([
+  z.object({ role: RoleOrGuestSchema }).openapi({ description: 'Update the role of an invite to the organization' }),
+  z
+    .object({ level: RoleOrGuestSchema })
+    .openapi({ description: 'Update the level of an invite to a space or collection (refused: this deployment issues invites to the organization only)' }),
+]);
+
+const updateLinkInviteRoute = defineRoute({
+  method: 'patch',
+  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+  operationId: 'updateOrganizationInviteById',
+  tags,
+  summary: 'Change the role an invite link gives (admins)',
+  description: 'Members who already joined with the link keep their role; whoever joins afterwards gets the new one.',
+  request: { params: InviteParams, ...jsonBody(UpdateInviteBody) },
+  responses: { 200: jsonResponse(InviteLinkSchema, 'The updated invite link') },
 });
 
 const joinWithInviteRoute = defineRoute({
@@ -210,6 +229,34 @@ export const invitesRouter = createRouter()
       .where(and(eq(orgLinkInvites.orgId, organizationId), eq(orgLinkInvites.id, inviteId)))
       .run();
     return c.body(null, 204);
+  })
+  .openapi(updateLinkInviteRoute, async (c) => {
+    const callerId = requireUser(c);
+    const { organizationId, inviteId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    // Every invite link here is an invite to the organization, which has a role; a content invite's level names
+    // an invite that cannot exist, and that is the body's fault whoever sends it (nothing of the ids is read).
+    if (!('role' in body)) throw badRequest('This invite is an invite to the organization: set its `role` (`level` is for invites to a space or collection)');
+    const db = c.get('db');
+    // The caller's standing and the guarded write in one round trip: the update applies only for an active admin
+    // of the invite's organization, so a refusal found after the batch has changed nothing.
+    const [orgRows, updated] = await db.batch([
+      organizationQuery(db, organizationId, callerId),
+      db
+        .update(orgLinkInvites)
+        .set({ role: roleToRank(body.role) })
+        .where(
+          and(
+            eq(orgLinkInvites.orgId, organizationId),
+            eq(orgLinkInvites.id, inviteId),
+            sql`${orgRoleSql(sql`${organizationId}`, callerId)} >= ${RANK.admin}`,
+          ),
+        )
+        .returning(),
+    ]);
+    const { rank } = checkOrganizationRole(orgRows, RANK.admin);
+    if (!updated[0]) throw new ApiError(404, 'Invite not found');
+    return c.json(toInviteLink(updated[0], rank, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(joinWithInviteRoute, async (c) => {
     const callerId = requireUser(c);
