@@ -524,6 +524,9 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => unknown> =
   searchSiteContent: () => ({ query: 'attack', scope: { mode: 'all' } }),
   createSiteRedirect: () => ({ source: '/attack', destination: { kind: 'external', url: 'https://example.test/' } }),
   updateSiteRedirectById: () => ({ permanent: true }),
+  bulkUpsertSiteRedirects: () => ({ redirects: [{ source: '/attack', destination: { kind: 'external', url: 'https://example.test/' } }] }),
+  sortSiteStructure: (ids) => ({ item: { type: 'site-section', id: ids.siteSectionId }, position: {} }),
+  duplicateSiteSpace: () => ({}),
   trackEventsInSiteById: () => ({
     events: [
       {
@@ -651,6 +654,8 @@ async function attack(op: Operation, attacker: Attacker, token: string, victim: 
  * in the shards: those of a piece of work, so that its file says at a glance that each of them was attacked.
  */
 export const OWN_FILES: Record<string, string[]> = {
+  // The last site-management operations of issue 44, and listSites, which now answers guests the sites shared with them.
+  'site-management': ['bulkUpsertSiteRedirects', 'sortSiteStructure', 'duplicateSiteSpace', 'listSites'],
   'parity-reads': [
     'getDocumentById', 'getComputedDocument', 'getComputedRevision', 'listPagesInRevisionById', 'listFilesInRevisionById',
     'getFileInRevisionById', 'getReusableContentById', 'getReusableContentInRevisionById', 'getReusableContentInChangeRequestById',

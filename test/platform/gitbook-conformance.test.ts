@@ -834,6 +834,20 @@ const CASES: Case[] = [
   { operationId: 'getSiteRedirectBySource', request: async () => (await redirectId(), get(await sitePath('/redirect?source=/old-docs/install'))) },
   { operationId: 'updateSiteRedirectById', request: async () => send('PATCH', await sitePath(`/redirects/${await redirectId()}`), { permanent: true }) },
   { operationId: 'deleteSiteRedirectById', request: async () => send('DELETE', await sitePath(`/redirects/${await redirectId()}`)) },
+  {
+    operationId: 'bulkUpsertSiteRedirects',
+    request: async () =>
+      send('PUT', await sitePath('/redirects'), {
+        redirects: [
+          { source: '/bulk', destination: { kind: 'external', url: 'https://example.com/bulk' } },
+          { source: '/bulk-draft', intent: 'draft', destination: { kind: 'site-space', siteSpaceId: (await site()).siteSpace } },
+          { source: '/bulk-draft', intent: 'publish' },
+          { source: '/bulk-missing', destination: null },
+        ],
+      }),
+  },
+  { operationId: 'sortSiteStructure', request: async () => send('PATCH', await sitePath('/structure/sort'), { item: { type: 'site-space', id: (await site()).siteSpace }, position: {} }) },
+  { operationId: 'duplicateSiteSpace', request: async () => send('POST', await sitePath(`/site-spaces/${(await site()).siteSpace}/duplicate`), {}) },
   { operationId: 'getSitePublishingAuthById', request: async () => get(await sitePath('/publishing/auth')) },
   { operationId: 'updateSitePublishingAuthById', request: async () => send('PATCH', await sitePath('/publishing/auth'), { backend: 'custom', fallbackURL: 'https://example.com/login' }) },
   { operationId: 'regenerateSitePublishingAuthById', request: async () => send('POST', await sitePath('/publishing/auth/regenerate')) },

@@ -34,9 +34,9 @@ const tags = ['Docs sites'];
 /** Redirects per site (live and draft together). */
 export const MAX_SITE_REDIRECTS = 1000;
 const MAX_SOURCE_LENGTH = 512;
-type RedirectRow = typeof siteRedirects.$inferSelect;
+export type RedirectRow = typeof siteRedirects.$inferSelect;
 
-const SourcePathSchema = z
+export const SourcePathSchema = z
   .string()
   .max(MAX_SOURCE_LENGTH)
   .regex(/^\/(?!\*)(?!.*\*.+)(?:[A-Za-z0-9\-._~+]|%[0-9A-Fa-f]{2})+(?:\/(?:[A-Za-z0-9\-._~+]|%[0-9A-Fa-f]{2})+)*(?:\/\*|\*)?$/, {
@@ -52,13 +52,13 @@ const ExternalDestination = z.object({ kind: z.literal('external'), url: HttpUrl
 const DestinationSchema = z
   .discriminatedUnion('kind', [SiteSectionDestination, SiteSpaceDestination, PageDestination, ExternalDestination])
   .openapi('SiteRedirectDestination');
-const PathDestination = z
+export const PathDestination = z
   .object({ kind: z.literal('path'), spaceId: idField, path: z.string().min(1).max(2048) })
   .openapi('SiteRedirectInputDestinationPath', { description: 'A page by its path in a space of the site: stored as the site-page it is' });
-const InputDestinationSchema = z
+export const InputDestinationSchema = z
   .discriminatedUnion('kind', [SiteSectionDestination, SiteSpaceDestination, PageDestination, ExternalDestination, PathDestination])
   .openapi('SiteRedirectInputDestination');
-type Destination = z.infer<typeof DestinationSchema>;
+export type Destination = z.infer<typeof DestinationSchema>;
 
 const SiteRedirectSchema = z
   .object({
@@ -192,7 +192,7 @@ const conflict = (source: string | undefined) =>
   new ApiError(409, `source: the site already has a ${source ? `redirect from "${source}"` : 'redirect from this source'} (live and draft each once per source)`);
 
 /** A destination of this site: its section or site space must be the site's (400 naming the field otherwise). */
-function checkDestination(model: SiteModel, destination: Destination): void {
+export function checkDestination(model: SiteModel, destination: Destination): void {
   if (destination.kind === 'site-section' && !model.sections.some((s) => s.id === destination.siteSectionId)) {
     throw badRequest(`destination.siteSectionId: "${destination.siteSectionId}" is not a section of this site`);
   }
@@ -202,7 +202,7 @@ function checkDestination(model: SiteModel, destination: Destination): void {
 }
 
 /** A `path` destination as the site-page it names: the first site space of the space, the page at that path (one read). */
-async function resolvePath(c: Context<AppBindings>, model: SiteModel, userId: string, input: z.infer<typeof PathDestination>): Promise<Destination> {
+export async function resolvePath(c: Context<AppBindings>, model: SiteModel, userId: string, input: z.infer<typeof PathDestination>): Promise<Destination> {
   const siteSpace = model.siteSpaces.find((s) => s.spaceId === input.spaceId);
   if (!siteSpace) throw badRequest(`destination.spaceId: "${input.spaceId}" is not published in this site`);
   const segments = input.path.split('/').filter((segment) => segment !== '');

@@ -22,6 +22,7 @@ import {
   SiteVisibilitySchema,
 } from '../../schemas/site';
 import { isUniqueViolation, organizationQuery } from '../../services/organizations/organizations';
+import { siteRoleSql } from '../../services/access/access';
 import { changeSite, loadSiteAsMember } from '../../services/sites/access';
 import { orgRankQuery } from '../../services/organizations/organizations';
 import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteModel, type SiteRow } from '../../services/sites/model';
@@ -205,7 +206,10 @@ export const sitesRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    const filters: (SQL | undefined)[] = [eq(sites.orgId, organizationId)];
+    // Members read every site of the organization; guests (users a site was shared with) only the sites shared
+    // with them or their teams: siteRoleSql is their organization role or their grants, null outside it.
+    const siteRank = siteRoleSql(userId);
+    const filters: (SQL | undefined)[] = [eq(sites.orgId, organizationId), sql`${siteRank} >= ${RANK.read}`];
     if (query.title) filters.push(containsText(sites.title, query.title));
     if (query.published !== undefined) filters.push(eq(sites.published, query.published));
     if (query.type) filters.push(inArray(sites.type, query.type));
@@ -217,17 +221,19 @@ export const sitesRouter = createRouter()
     const [role, rows] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
-        .select({ site: sites, siteSpaces: siteSpaceCount })
+        .select({ site: sites, siteSpaces: siteSpaceCount, rank: sql<number>`${siteRank}`.as('rank') })
         .from(sites)
         .where(and(where, afterCursor(cursor, sites.createdAt, sites.id)))
         .orderBy(...keysetOrder(sites.createdAt, sites.id))
         .limit(limit + 1),
     ]);
-    const rank = requireSiteReader(role);
+    // Outsiders: 404. Guests pass here, their list holding only what is shared with them.
+    if (role[0]?.rank === null || role[0]?.rank === undefined) throw new ApiError(404, 'Organization not found');
     // Counted over the organization only when the list is longer than a page (after the caller's check).
     const total = await listCount(rows, limit, cursor, undefined, async () => (await db.select({ total: count() }).from(sites).where(where))[0].total);
     const urls = siteUrlContext(c);
-    return c.json(toPage(rows, limit, total, (r) => [r.site.createdAt, r.site.id], (r) => toSite(r.site, r.siteSpaces, rank, urls)), 200);
+    // Each site with the caller's role on it: a grant may lift it above their organization role.
+    return c.json(toPage(rows, limit, total, (r) => [r.site.createdAt, r.site.id], (r) => toSite(r.site, r.siteSpaces, r.rank, urls)), 200);
   })
   .openapi(createSiteRoute, async (c) => {
     const userId = requireUser(c);

@@ -208,15 +208,17 @@ function diffRows<R extends { id: string }>(db: Db, table: Table, before: R[], a
 
 /**
  * Writes what changed between two models in one batch (one round trip, one transaction), with
- * `extra` statements appended. The batch starts by moving the site's structure version from the one
+ * `leading` statements before and `extra` statements appended (their results answered). The batch starts by moving the site's structure version from the one
  * read to a new random one; the guard insert fails (and the whole batch rolls back) unless that
  * move applied, so a concurrent change to the same site answers 409 instead of breaking invariants.
  */
-export async function saveModel(db: Db, before: SiteModel, after: SiteModel, extra: BatchItem[] = []): Promise<unknown[]> {
+export async function saveModel(db: Db, before: SiteModel, after: SiteModel, extra: BatchItem[] = [], leading: BatchItem[] = []): Promise<unknown[]> {
   const version = Math.floor(Math.random() * 2 ** 52) + 1;
   after.site.structureVersion = version;
   const siteChanges = changedFields(before.site as Record<string, unknown>, after.site as Record<string, unknown>) ?? {};
   const statements: BatchItem[] = [
+    // Rows the new structure refers to (a space it publishes) come first: site spaces reference them.
+    ...leading,
     db
       .update(sites)
       .set(siteChanges)

@@ -281,3 +281,69 @@ export function deleteGroup(model: SiteModel, groupId: string): void {
   renumber(ordered);
   finish(model);
 }
+
+export type StructurePointer = { type: 'site-space' | 'site-section' | 'site-section-group' | 'site-external-link'; id: string };
+export type SortedItem = { kind: 'site-space'; row: SiteSpaceRow } | { kind: 'site-section'; row: SectionRow } | { kind: 'site-section-group'; row: GroupRow };
+
+/** The item a sort names: unknown (or a kind this site has none of, external links) is a 404. */
+function sortedItem(model: SiteModel, pointer: StructurePointer): SortedItem {
+  if (pointer.type === 'site-space') return { kind: 'site-space', row: findSiteSpace(model, pointer.id) };
+  if (pointer.type === 'site-section') return { kind: 'site-section', row: findSection(model, pointer.id) };
+  if (pointer.type === 'site-section-group') return { kind: 'site-section-group', row: findGroup(model, pointer.id) };
+  throw notFoundIn('Site external link');
+}
+
+/** The anchor of a sort must be a sibling of the item, named with its own kind: anything else is an invalid position (400). */
+function checkAnchor(model: SiteModel, item: SortedItem, anchor: StructurePointer): void {
+  const siblings =
+    item.kind === 'site-space'
+      ? siteSpacesIn(model, item.row.sectionId).map((row) => ({ kind: 'site-space', id: row.id }))
+      : childrenOf(model, item.kind === 'site-section' ? item.row.groupId : item.row.parentId).map((c) => ({
+          kind: c.kind === 'section' ? 'site-section' : 'site-section-group',
+          id: c.row.id,
+        }));
+  if (anchor.type === item.kind && anchor.id === item.row.id) throw invalidPosition('an item cannot be placed relative to itself');
+  if (!siblings.some((s) => s.kind === anchor.type && s.id === anchor.id)) {
+    throw invalidPosition(`${anchor.type} "${anchor.id}" is not a sibling of the item at its level of the site's structure`);
+  }
+}
+
+/**
+ * GitBook's sortSiteStructure: moves a site space among the site spaces of its section (or the root), a section
+ * or section group among the sections and groups of its parent, before or after a sibling, or to the end.
+ */
+export function sortStructureItem(model: SiteModel, pointer: StructurePointer, position: { before?: StructurePointer; after?: StructurePointer }): SortedItem {
+  const item = sortedItem(model, pointer);
+  const anchor = position.before ?? position.after;
+  if (anchor) checkAnchor(model, item, anchor);
+  const before = position.before !== undefined;
+  if (item.kind === 'site-space') moveSiteSpace(model, item.row, anchor && (before ? { before: { siteSpace: anchor.id } } : { after: { siteSpace: anchor.id } }));
+  else if (item.kind === 'site-section') moveSection(model, item.row, anchor && (before ? { before: { siteSection: anchor.id } } : { after: { siteSection: anchor.id } }));
+  else moveGroup(model, item.row, anchor && (before ? { before: { id: anchor.id } } : { after: { id: anchor.id } }));
+  return item;
+}
+
+/**
+ * GitBook's duplicateSiteSpace placement: the copy (`copySpaceId`, already in `model.spaces`) becomes a variant
+ * right after the original in its section (or at the site's root); when the original is the only variant of its
+ * section, it goes into a new section right after that one, in the same group, titled like it.
+ */
+export function placeDuplicate(model: SiteModel, original: SiteSpaceRow, copySpaceId: string): { siteSpace: SiteSpaceRow; section: SectionRow | null } {
+  const variants = siteSpacesIn(model, original.sectionId);
+  const home = original.sectionId === null ? null : findSection(model, original.sectionId);
+  let section: SectionRow | null = null;
+  if (home && variants.length === 1) {
+    section = newSection(model, home.title, home.groupId, home.icon);
+    section.isDefault = false;
+    model.sections.push(section);
+    placeAmong<{ id: string; position: number }>(section, childrenOf(model, home.groupId).map((c) => c.row), home.id, false);
+  }
+  const row = newSiteSpace(model, copySpaceId, section?.id ?? original.sectionId, original.title);
+  row.isDefault = false;
+  row.condition = original.condition;
+  row.hidden = original.hidden;
+  model.siteSpaces.push(row);
+  if (!section) placeAmong(row, siteSpacesIn(model, original.sectionId), original.id, false);
+  finish(model);
+  return { siteSpace: row, section };
+}
