@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { collections, orgMembers } from '../../db/schema';
-import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK, rankToRole, roleToRank } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
-import { InviteBodySchema, TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
+import { IdSchema, RoleOrGuestSchema, RoleSchema, urlContext } from '../../schemas/common';
+import { TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
 import { toTeam } from '../../schemas/team';
 import { toUser } from '../../schemas/user';
 import { collectionRoleSql } from '../../services/access/access';
@@ -23,6 +23,7 @@ import {
   userGrantsPage,
 } from '../../services/access/grants';
 import { authorize } from '../../services/access/permissions';
+import { sharingRoutes } from '../shared/sharing-routes';
 import { collectionQuery, requireCollection, type CollectionRow } from '../../services/collections/collections';
 
 /**
@@ -36,85 +37,28 @@ const CollectionUserParams = CollectionParams.extend({ userId: IdSchema('userId'
 const CollectionTeamParams = CollectionParams.extend({ teamId: IdSchema('teamId') });
 const RoleBody = z.object({ role: RoleOrGuestSchema.openapi({ description: 'The new role; null removes it' }) });
 
-const inviteRoute = defineRoute({
-  method: 'post',
-  path: '/collections/{collectionId}/permissions',
-  operationId: 'inviteToCollection',
+const routes = sharingRoutes({
+  name: 'Collection',
+  base: '/collections/{collectionId}/permissions',
+  params: CollectionParams,
+  userParams: CollectionUserParams,
+  teamParams: CollectionTeamParams,
   tags,
-  summary: 'Grant users and teams a role on a collection and everything in it (collection admins)',
-  description: 'Users who are not members of the organization join it as guests, with access to this collection only.',
-  request: { params: CollectionParams, ...jsonBody(InviteBodySchema) },
-  responses: { 204: noContent('The users and teams have been granted the role') },
-});
-
-const listUsersRoute = defineRoute({
-  method: 'get',
-  path: '/collections/{collectionId}/permissions/users',
-  operationId: 'listUserPermissionsInCollection',
-  tags,
-  summary: 'List the users added to a collection with their role',
-  request: { params: CollectionParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'UserContentPermissions'), 'The users added to the collection') },
-});
-
-const updateUserRoute = defineRoute({
-  method: 'patch',
-  path: '/collections/{collectionId}/permissions/users/{userId}',
-  operationId: 'updateUserPermissionInCollection',
-  tags,
-  summary: "Change a user's role on a collection (null removes it)",
-  request: { params: CollectionUserParams, ...jsonBody(RoleBody) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeUserRoute = defineRoute({
-  method: 'delete',
-  path: '/collections/{collectionId}/permissions/users/{userId}',
-  operationId: 'removeUserFromCollection',
-  tags,
-  summary: 'Remove a user from a collection',
-  request: { params: CollectionUserParams },
-  responses: { 204: noContent('The user was not in the collection'), 205: noContent('The user has been removed from the collection') },
-});
-
-const listTeamsRoute = defineRoute({
-  method: 'get',
-  path: '/collections/{collectionId}/permissions/teams',
-  operationId: 'listTeamPermissionsInCollection',
-  tags,
-  summary: 'List the teams added to a collection with their role',
-  request: { params: CollectionParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(TeamPermissionSchema, 'TeamContentPermissions'), 'The teams added to the collection') },
-});
-
-const updateTeamRoute = defineRoute({
-  method: 'patch',
-  path: '/collections/{collectionId}/permissions/teams/{teamId}',
-  operationId: 'updateTeamPermissionInCollection',
-  tags,
-  summary: "Change a team's role on a collection (null removes it)",
-  request: { params: CollectionTeamParams, ...jsonBody(RoleBody) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeTeamRoute = defineRoute({
-  method: 'delete',
-  path: '/collections/{collectionId}/permissions/teams/{teamId}',
-  operationId: 'removeTeamFromCollection',
-  tags,
-  summary: 'Remove a team from a collection',
-  request: { params: CollectionTeamParams },
-  responses: { 204: noContent('The team was not in the collection'), 205: noContent('The team has been removed from the collection') },
-});
-
-const aggregateRoute = defineRoute({
-  method: 'get',
-  path: '/collections/{collectionId}/permissions/aggregate',
-  operationId: 'listPermissionsAggregateInCollection',
-  tags,
-  summary: 'List everyone who can access a collection, with their effective role',
-  request: { params: CollectionParams, query: ListQuerySchema.extend({ role: RoleSchema.optional().openapi({ description: 'Only people with exactly this effective role' }) }) },
-  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'CollectionAccess'), 'Everyone who can access the collection') },
+  invite: {
+    summary: 'Grant users and teams a role on a collection and everything in it (collection admins)',
+    description: 'Users who are not members of the organization join it as guests, with access to this collection only.',
+  },
+  roleBody: RoleBody,
+  nullRemoves: true,
+  removal: 'resetWhenRemoved',
+  users: { schema: UserPermissionSchema, listName: 'UserContentPermissions' },
+  teams: { schema: TeamPermissionSchema, listName: 'TeamContentPermissions' },
+  aggregate: {
+    schema: UserPermissionSchema,
+    listName: 'CollectionAccess',
+    query: ListQuerySchema.extend({ role: RoleSchema.optional().openapi({ description: 'Only people with exactly this effective role' }) }),
+    summary: 'List everyone who can access a collection, with their effective role',
+  },
 });
 
 const GRANTS = SHAREABLE.collection;
@@ -126,7 +70,7 @@ function checkCollection(rows: { collection: CollectionRow; rank: number }[], ne
 }
 
 export const collectionPermissionsRouter = createRouter()
-  .openapi(inviteRoute, async (c) => {
+  .openapi(routes.invite, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');
     const invite = inviteOf(c.req.valid('json'), roleToRank);
@@ -138,7 +82,7 @@ export const collectionPermissionsRouter = createRouter()
     await applyInvite(db, c.env, GRANTS, collection.orgId, collectionId, invite);
     return c.body(null, 204);
   })
-  .openapi(listUsersRoute, async (c) => {
+  .openapi(routes.listUsers, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -151,7 +95,7 @@ export const collectionPermissionsRouter = createRouter()
       200,
     );
   })
-  .openapi(updateUserRoute, async (c) => {
+  .openapi(routes.updateUser, async (c) => {
     const callerId = requireUser(c);
     const { collectionId, userId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -161,7 +105,7 @@ export const collectionPermissionsRouter = createRouter()
     await updateGrant(db, GRANTS, 'users', collectionId, userId, grant, role === null ? null : roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeUserRoute, async (c) => {
+  .openapi(routes.removeUser, async (c) => {
     const callerId = requireUser(c);
     const { collectionId, userId } = c.req.valid('param');
     const db = c.get('db');
@@ -169,7 +113,7 @@ export const collectionPermissionsRouter = createRouter()
     const removed = await removeGrant(db, GRANTS.users, collectionId, userId);
     return c.body(null, removed ? 205 : 204);
   })
-  .openapi(listTeamsRoute, async (c) => {
+  .openapi(routes.listTeams, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -185,7 +129,7 @@ export const collectionPermissionsRouter = createRouter()
       200,
     );
   })
-  .openapi(updateTeamRoute, async (c) => {
+  .openapi(routes.updateTeam, async (c) => {
     const callerId = requireUser(c);
     const { collectionId, teamId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -195,7 +139,7 @@ export const collectionPermissionsRouter = createRouter()
     await updateGrant(db, GRANTS, 'teams', collectionId, teamId, grant, role === null ? null : roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeTeamRoute, async (c) => {
+  .openapi(routes.removeTeam, async (c) => {
     const callerId = requireUser(c);
     const { collectionId, teamId } = c.req.valid('param');
     const db = c.get('db');
@@ -203,7 +147,7 @@ export const collectionPermissionsRouter = createRouter()
     const removed = await removeGrant(db, GRANTS.teams, collectionId, teamId);
     return c.body(null, removed ? 205 : 204);
   })
-  .openapi(aggregateRoute, async (c) => {
+  .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');
     const query = c.req.valid('query');

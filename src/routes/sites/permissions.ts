@@ -1,12 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK, rankToRole, roleToRank } from '../../lib/roles';
 import { textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, RoleSchema, urlContext } from '../../schemas/common';
 import {
-  InviteBodySchema,
   TeamSitePermissionOverrideSchema,
   UserSitePermissionOverrideSchema,
   UserSitePermissionSchema,
@@ -28,6 +27,7 @@ import {
 import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { originOf, siteAccessPage } from '../../services/sites/permissions';
 import { SiteParams } from './sites';
+import { sharingRoutes } from '../shared/sharing-routes';
 
 /**
  * Sharing a site (GitBook's site-permissions): a user or team given a role on a site reads it unpublished,
@@ -40,77 +40,6 @@ const SiteTeamParams = SiteParams.extend({ teamId: IdSchema('teamId') });
 // GitBook's site updates take a role, not null (removing is the DELETE).
 const RoleBody = z.object({ role: RoleSchema });
 
-const inviteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions',
-  operationId: 'inviteToSite',
-  tags,
-  summary: 'Grant users and teams a role on a site (site admins)',
-  description: 'Users who are not members of the organization join it as guests, with access to this site (and the spaces it links) only.',
-  request: { params: SiteParams, ...jsonBody(InviteBodySchema) },
-  responses: { 204: noContent('The users and teams have been granted the role') },
-});
-
-const listUsersRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/users',
-  operationId: 'listUserPermissionsInSite',
-  tags,
-  summary: 'List the users added to a site with their role',
-  request: { params: SiteParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(UserSitePermissionOverrideSchema, 'UserSitePermissionOverrides'), 'The users added to the site') },
-});
-
-const updateUserRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}',
-  operationId: 'updateUserPermissionInSite',
-  tags,
-  summary: "Change a user's role on a site",
-  request: { params: SiteUserParams, ...jsonBody(RoleBody) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeUserRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/users/{userId}',
-  operationId: 'removeUserFromSite',
-  tags,
-  summary: 'Remove a user from a site',
-  request: { params: SiteUserParams },
-  responses: { 204: noContent('The user was not in the site'), 205: noContent('The user has been removed from the site') },
-});
-
-const listTeamsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/teams',
-  operationId: 'listTeamPermissionsInSite',
-  tags,
-  summary: 'List the teams added to a site with their role',
-  request: { params: SiteParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(TeamSitePermissionOverrideSchema, 'TeamSitePermissionOverrides'), 'The teams added to the site') },
-});
-
-const updateTeamRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}',
-  operationId: 'updateTeamPermissionInSite',
-  tags,
-  summary: "Change a team's role on a site",
-  request: { params: SiteTeamParams, ...jsonBody(RoleBody) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeTeamRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/teams/{teamId}',
-  operationId: 'removeTeamFromSite',
-  tags,
-  summary: 'Remove a team from a site',
-  request: { params: SiteTeamParams },
-  responses: { 204: noContent('The team was not in the site'), 205: noContent('The team has been removed from the site') },
-});
-
 const AggregateQuery = ListQuerySchema.extend({
   role: z.union([RoleSchema, z.literal('guest')]).optional().openapi({ description: 'Only members with this effective role; guest: guests of the organization the site is shared with' }),
   search: textFilterQuery('Only members whose display name or email contains this (case-insensitive)'),
@@ -119,20 +48,34 @@ const AggregateQuery = ListQuerySchema.extend({
   team: z.string().max(128).optional().openapi({ description: 'Only members of this team of the organization' }),
 });
 
-const aggregateRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/permissions/aggregate',
-  operationId: 'listPermissionsAggregateInSite',
+const routes = sharingRoutes({
+  name: 'Site',
+  base: '/orgs/{organizationId}/sites/{siteId}/permissions',
+  params: SiteParams,
+  userParams: SiteUserParams,
+  teamParams: SiteTeamParams,
   tags,
-  summary: 'List everyone who can access a site, with their effective role and where it comes from',
-  request: { params: SiteParams, query: AggregateQuery },
-  responses: { 200: jsonResponse(listOf(UserSitePermissionSchema, 'SiteAccess'), 'Everyone who can access the site') },
+  invite: {
+    summary: 'Grant users and teams a role on a site (site admins)',
+    description: 'Users who are not members of the organization join it as guests, with access to this site (and the spaces it links) only.',
+  },
+  roleBody: RoleBody,
+  nullRemoves: false,
+  removal: 'resetWhenRemoved',
+  users: { schema: UserSitePermissionOverrideSchema, listName: 'UserSitePermissionOverrides' },
+  teams: { schema: TeamSitePermissionOverrideSchema, listName: 'TeamSitePermissionOverrides' },
+  aggregate: {
+    schema: UserSitePermissionSchema,
+    listName: 'SiteAccess',
+    query: AggregateQuery,
+    summary: 'List everyone who can access a site, with their effective role and where it comes from',
+  },
 });
 
 const GRANTS = SHAREABLE.site;
 
 export const sitePermissionsRouter = createRouter()
-  .openapi(inviteRoute, async (c) => {
+  .openapi(routes.invite, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const invite = inviteOf(c.req.valid('json'), roleToRank);
@@ -143,7 +86,7 @@ export const sitePermissionsRouter = createRouter()
     await applyInvite(db, c.env, GRANTS, organizationId, siteId, invite);
     return c.body(null, 204);
   })
-  .openapi(listUsersRoute, async (c) => {
+  .openapi(routes.listUsers, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -156,7 +99,7 @@ export const sitePermissionsRouter = createRouter()
       200,
     );
   })
-  .openapi(updateUserRoute, async (c) => {
+  .openapi(routes.updateUser, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId, userId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -166,7 +109,7 @@ export const sitePermissionsRouter = createRouter()
     await updateGrant(db, GRANTS, 'users', siteId, userId, grant, roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeUserRoute, async (c) => {
+  .openapi(routes.removeUser, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId, userId } = c.req.valid('param');
     const db = c.get('db');
@@ -175,7 +118,7 @@ export const sitePermissionsRouter = createRouter()
     const removed = await removeGrant(db, GRANTS.users, siteId, userId);
     return c.body(null, removed ? 205 : 204);
   })
-  .openapi(listTeamsRoute, async (c) => {
+  .openapi(routes.listTeams, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -191,7 +134,7 @@ export const sitePermissionsRouter = createRouter()
       200,
     );
   })
-  .openapi(updateTeamRoute, async (c) => {
+  .openapi(routes.updateTeam, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId, teamId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -201,7 +144,7 @@ export const sitePermissionsRouter = createRouter()
     await updateGrant(db, GRANTS, 'teams', siteId, teamId, grant, roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeTeamRoute, async (c) => {
+  .openapi(routes.removeTeam, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId, teamId } = c.req.valid('param');
     const db = c.get('db');
@@ -210,7 +153,7 @@ export const sitePermissionsRouter = createRouter()
     const removed = await removeGrant(db, GRANTS.teams, siteId, teamId);
     return c.body(null, removed ? 205 : 204);
   })
-  .openapi(aggregateRoute, async (c) => {
+  .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');
     const query = c.req.valid('query');

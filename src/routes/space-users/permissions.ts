@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { orgMembers, spaces } from '../../db/schema';
-import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
+import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { RANK, rankToRole, roleToRank } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
-import { InviteBodySchema, TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
+import { IdSchema, RoleOrGuestSchema, RoleSchema, urlContext } from '../../schemas/common';
+import { TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
 import { toTeam } from '../../schemas/team';
 import { toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access/access';
@@ -23,6 +23,7 @@ import {
   userGrantsPage,
 } from '../../services/access/grants';
 import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces/spaces';
+import { sharingRoutes } from '../shared/sharing-routes';
 
 const tags = ['Space users'];
 const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
@@ -31,91 +32,34 @@ const SpaceTeamParams = SpaceParams.extend({ teamId: IdSchema('teamId') });
 
 export { TeamPermissionSchema, UserPermissionSchema };
 
-const inviteToSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/permissions',
-  operationId: 'inviteToSpace',
+const routes = sharingRoutes({
+  name: 'Space',
+  base: '/spaces/{spaceId}/permissions',
+  params: SpaceParams,
+  userParams: SpaceUserParams,
+  teamParams: SpaceTeamParams,
   tags,
-  summary: 'Grant users and teams a role on a space (space admins)',
-  description: 'Users who are not members of the organization join it as guests, with access to this space only.',
-  request: { params: SpaceParams, ...jsonBody(InviteBodySchema) },
-  responses: { 204: noContent('The users and teams have been granted the role') },
-});
-
-const listUserPermissionsRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/permissions/users',
-  operationId: 'listUserPermissionsInSpace',
-  tags,
-  summary: 'List the users added to a space with their role',
-  request: { params: SpaceParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'UserContentPermissions'), 'The users added to the space') },
-});
-
-const updateUserPermissionRoute = defineRoute({
-  method: 'patch',
-  path: '/spaces/{spaceId}/permissions/users/{userId}',
-  operationId: 'updateUserPermissionInSpace',
-  tags,
-  summary: "Change a user's role on a space (null removes it)",
-  request: { params: SpaceUserParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeUserPermissionRoute = defineRoute({
-  method: 'delete',
-  path: '/spaces/{spaceId}/permissions/users/{userId}',
-  operationId: 'removeUserFromSpace',
-  tags,
-  summary: 'Remove a user from a space',
-  request: { params: SpaceUserParams },
-  responses: { 204: noContent('Removed, or was not in the space') },
-});
-
-const listTeamPermissionsRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/permissions/teams',
-  operationId: 'listTeamPermissionsInSpace',
-  tags,
-  summary: 'List the teams added to a space with their role',
-  request: { params: SpaceParams, query: ListQuerySchema },
-  responses: { 200: jsonResponse(listOf(TeamPermissionSchema, 'TeamContentPermissions'), 'The teams added to the space') },
-});
-
-const updateTeamPermissionRoute = defineRoute({
-  method: 'patch',
-  path: '/spaces/{spaceId}/permissions/teams/{teamId}',
-  operationId: 'updateTeamPermissionInSpace',
-  tags,
-  summary: "Change a team's role on a space (null removes it)",
-  request: { params: SpaceTeamParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
-  responses: { 204: noContent('Updated') },
-});
-
-const removeTeamPermissionRoute = defineRoute({
-  method: 'delete',
-  path: '/spaces/{spaceId}/permissions/teams/{teamId}',
-  operationId: 'removeTeamFromSpace',
-  tags,
-  summary: 'Remove a team from a space',
-  request: { params: SpaceTeamParams },
-  responses: { 204: noContent('Removed, or was not in the space') },
-});
-
-const aggregateRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/permissions/aggregate',
-  operationId: 'listPermissionsAggregateInSpace',
-  tags,
-  summary: 'List everyone who can access a space, with their effective role',
-  request: { params: SpaceParams, query: ListQuerySchema.extend({ role: RoleSchema.optional().openapi({ description: 'Only people with exactly this effective role' }) }) },
-  responses: { 200: jsonResponse(listOf(UserPermissionSchema, 'SpaceAccess'), 'Everyone who can access the space') },
+  invite: {
+    summary: 'Grant users and teams a role on a space (space admins)',
+    description: 'Users who are not members of the organization join it as guests, with access to this space only.',
+  },
+  roleBody: z.object({ role: RoleOrGuestSchema }),
+  nullRemoves: true,
+  removal: 'always204',
+  users: { schema: UserPermissionSchema, listName: 'UserContentPermissions' },
+  teams: { schema: TeamPermissionSchema, listName: 'TeamContentPermissions' },
+  aggregate: {
+    schema: UserPermissionSchema,
+    listName: 'SpaceAccess',
+    query: ListQuerySchema.extend({ role: RoleSchema.optional().openapi({ description: 'Only people with exactly this effective role' }) }),
+    summary: 'List everyone who can access a space, with their effective role',
+  },
 });
 
 const GRANTS = SHAREABLE.space;
 
 export const spaceUsersRouter = createRouter()
-  .openapi(inviteToSpaceRoute, async (c) => {
+  .openapi(routes.invite, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const invite = inviteOf(c.req.valid('json'), roleToRank);
@@ -127,7 +71,7 @@ export const spaceUsersRouter = createRouter()
     await applyInvite(db, c.env, GRANTS, space.orgId, spaceId, invite);
     return c.body(null, 204);
   })
-  .openapi(listUserPermissionsRoute, async (c) => {
+  .openapi(routes.listUsers, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -140,7 +84,7 @@ export const spaceUsersRouter = createRouter()
       200,
     );
   })
-  .openapi(updateUserPermissionRoute, async (c) => {
+  .openapi(routes.updateUser, async (c) => {
     const callerId = requireUser(c);
     const { spaceId, userId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -150,7 +94,7 @@ export const spaceUsersRouter = createRouter()
     await updateGrant(db, GRANTS, 'users', spaceId, userId, grant, role === null ? null : roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeUserPermissionRoute, async (c) => {
+  .openapi(routes.removeUser, async (c) => {
     const callerId = requireUser(c);
     const { spaceId, userId } = c.req.valid('param');
     const db = c.get('db');
@@ -158,7 +102,7 @@ export const spaceUsersRouter = createRouter()
     await removeGrant(db, GRANTS.users, spaceId, userId);
     return c.body(null, 204);
   })
-  .openapi(listTeamPermissionsRoute, async (c) => {
+  .openapi(routes.listTeams, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
@@ -174,7 +118,7 @@ export const spaceUsersRouter = createRouter()
       200,
     );
   })
-  .openapi(updateTeamPermissionRoute, async (c) => {
+  .openapi(routes.updateTeam, async (c) => {
     const callerId = requireUser(c);
     const { spaceId, teamId } = c.req.valid('param');
     const { role } = c.req.valid('json');
@@ -184,7 +128,7 @@ export const spaceUsersRouter = createRouter()
     await updateGrant(db, GRANTS, 'teams', spaceId, teamId, grant, role === null ? null : roleToRank(role));
     return c.body(null, 204);
   })
-  .openapi(removeTeamPermissionRoute, async (c) => {
+  .openapi(routes.removeTeam, async (c) => {
     const callerId = requireUser(c);
     const { spaceId, teamId } = c.req.valid('param');
     const db = c.get('db');
@@ -192,7 +136,7 @@ export const spaceUsersRouter = createRouter()
     await removeGrant(db, GRANTS.teams, spaceId, teamId);
     return c.body(null, 204);
   })
-  .openapi(aggregateRoute, async (c) => {
+  .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const query = c.req.valid('query');
