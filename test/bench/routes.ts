@@ -279,6 +279,8 @@ async function main() {
   targets.push({ label: 'GET .../sites/{id}/published (member, 100 ss)', url: `${apiUrl}${sitePath}/published` });
   targets.push({ label: 'GET .../sites/{id}/published (visitor)', url: `${apiUrl}${sitePath}/published`, visitor: true });
   targets.push({ label: 'GET .../sites/{id}/site-spaces (100)', url: `${apiUrl}${sitePath}/site-spaces` });
+  // The organization's sites, each with the caller's role on it (organization role or site grants), as listSites answers.
+  targets.push({ label: 'GET /v1/orgs/{id}/sites (list)', url: `${apiUrl}/v1/orgs/${org.id}/sites` });
   // A published page as HTML, as a visitor without credentials gets it: from the edge cache (src/site/edge-cache.ts)
   // after the first view, with no D1 round trip.
   targets.push({ label: 'GET /s/{site}/ (published page, edge cache)', url: `${apiUrl}/s/${sitePath.split('/').pop()}/`, visitor: true });

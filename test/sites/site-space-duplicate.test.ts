@@ -74,6 +74,9 @@ describe('duplicateSiteSpace', () => {
     expect(copy.default).toBe(false);
     expect((await siteSpaces(site)).map((s) => s.id)).toEqual([first.id, copy.id, second.id]);
     expect(new Set((await siteSpaces(site)).map((s) => s.path)).size).toBe(3);
+    // The body is optional, as in GitBook's operation.
+    const again = expectStatus(await api('POST', `${site}/site-spaces/${second.id}/duplicate`, { token }), 201).body;
+    expect((await siteSpaces(site)).map((s) => s.id)).toEqual([first.id, copy.id, second.id, again.id]);
   });
 
   it('costs at most three round trips at the organization root', async () => {
