@@ -44,7 +44,7 @@ export async function bundle(entry: string): Promise<WorkerModules> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-bench-bundle-'));
   try {
     const built = await buildWorker({ root, entry, outdir: scratch });
-    // Paths relative to a root of their own: the chunks import each other as `./chunks/<name>.js`.
+    // Paths relative to a root of their own: the chunks import each other as `./on-demand/<name>.js`.
     const modules = built.map(({ name }) => ({ type: 'ESModule' as const, path: path.join('/worker', name), contents: readFileSync(path.join(scratch, name), 'utf8') }));
     return { modules };
   } finally {
