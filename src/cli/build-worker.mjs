@@ -21,6 +21,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Where wrangler.toml's `main` points, and the directory its `find_additional_modules` reads. */
 export const WORKER_OUT_DIR = '.build/worker';
 
+/**
+ * Where the modules the entry imports on demand go, below WORKER_OUT_DIR: wrangler.toml's `rules` upload what matches
+ * `on-demand/*.js` there. The name is one no package uses: the vitest pool applies wrangler's rules to every module
+ * path it loads, unanchored (a `**\/*.js` rule would hand vite's own modules to workerd untransformed).
+ */
+export const ON_DEMAND_DIR = 'on-demand';
+
 const BUILT_INS = new Set(builtinModules.filter((name) => !name.startsWith('_')));
 const isBuiltIn = (specifier) => specifier.startsWith('node:') || BUILT_INS.has(specifier.split('/')[0]);
 
@@ -59,7 +66,7 @@ export async function buildWorker({ root = ROOT, entry = 'src/index.ts', outdir 
     bundle: true,
     splitting: true,
     format: 'esm',
-    chunkNames: 'chunks/[name]-[hash]',
+    chunkNames: `${ON_DEMAND_DIR}/[name]-[hash]`,
     target: 'es2024',
     supported: { 'import-source': true, using: true },
     conditions: ['workerd', 'worker', 'browser'],

@@ -41,10 +41,11 @@ export function unwatchedSources(root) {
  * request as well.
  */
 export function startWranglerDev(root, { extraArgs = [] } = {}) {
-  // --test-scheduled: the Cron Trigger runs on `curl http://127.0.0.1:8787/__scheduled`.
+  // The Cron Trigger runs on `curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled` (workerd's own route: wrangler's
+  // --test-scheduled middleware needs wrangler's bundling, which wrangler.toml's no_bundle turns off).
   // SITE_EDGE_FRESH_SECONDS:0: locally a merge or an edited guide shows on the site at once; a deployment serves
   // published pages from the edge cache for wrangler.toml's 30 s (src/site/edge-cache.ts).
-  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--test-scheduled', '--var', 'SITE_EDGE_FRESH_SECONDS:0', ...extraArgs];
+  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--var', 'SITE_EDGE_FRESH_SECONDS:0', ...extraArgs];
   const child = spawn(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
     cwd: root,
     env: { ...process.env, ...OFFLINE_ENV, WRANGLER_LOG: process.env.WRANGLER_LOG ?? 'warn', FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stderr.isTTY ? '1' : '0') },

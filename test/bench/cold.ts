@@ -6,6 +6,10 @@
  * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
  * group (app.ts, routes/groups.ts). The isolate's own startup (evaluating the bundle) happens before Miniflare is
  * ready and is measured by startup.ts. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ *
+ * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
+ * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
+ * Both are built with this checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +18,7 @@ import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './r
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const ROUNDS = Number(args.get('rounds') ?? 5);
+const BASELINE = args.get('baseline');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function timedFetch(url: string, headers: Record<string, string> = {}): Promise<number> {
@@ -27,6 +32,7 @@ async function timedFetch(url: string, headers: Record<string, string> = {}): Pr
 const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
 try {
   const scripts = await bundleWorkers();
+  const baseline = BASELINE ? await bundleWorkers(path.resolve(BASELINE)) : undefined;
   // Seeding: a space of 10 pages and a public site publishing it, through the API of a first instance.
   const seeding = await start({ persist, scripts });
   const call = client(seeding.apiUrl);
@@ -42,23 +48,35 @@ try {
       timedFetch(`${api}/v1/spaces/${space.id}/content/page/${space.leaves[0]}`, { Authorization: `Bearer ${token}` }),
     'published HTML page (GET /s/{site}/)': (api: string) => timedFetch(`${api}/s/${siteId}/`),
   };
-  const ratios = new Map<string, number[]>(Object.keys(kinds).map((k) => [k, []]));
-  const absolute = new Map<string, number[]>(Object.keys(kinds).map((k) => [k, []]));
+  const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
+  const ratios = new Map<string, number[]>();
+  const absolute = new Map<string, number[]>();
+  const record = (key: string, ratio: number, ms: number) => {
+    ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
+    absolute.set(key, [...(absolute.get(key) ?? []), ms]);
+  };
   for (let round = 0; round < ROUNDS; round++) {
     for (const [label, first] of Object.entries(kinds)) {
-      const fresh = await start({ persist, scripts });
-      try {
-        const ours = await first(fresh.apiUrl);
-        const reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
-        ratios.get(label)!.push(ours / reference);
-        absolute.get(label)!.push(ours);
-      } finally {
-        await fresh.mf.dispose();
+      for (const [build, modules] of Object.entries(builds)) {
+        const fresh = await start({ persist, scripts: modules });
+        try {
+          const ours = await first(fresh.apiUrl);
+          const reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
+          record(`${label}|${build}`, ours / reference, ours);
+        } finally {
+          await fresh.mf.dispose();
+        }
       }
     }
   }
   console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}):`);
-  for (const [label, values] of ratios) console.log(`  ${label.padEnd(44)} ${median(values).toFixed(2)} x   (${median(absolute.get(label)!).toFixed(0)} ms here)`);
+  for (const label of Object.keys(kinds)) {
+    for (const build of Object.keys(builds)) {
+      const key = `${label}|${build}`;
+      const name = baseline ? `${label} [${build === 'ours' ? 'this checkout' : `baseline ${BASELINE}`}]` : label;
+      console.log(`  ${name.padEnd(baseline ? 70 : 44)} ${median(ratios.get(key)!).toFixed(2)} x   (${median(absolute.get(key)!).toFixed(0)} ms here)`);
+    }
+  }
 } finally {
   rmSync(persist, { recursive: true, force: true });
 }

@@ -1,7 +1,7 @@
 /**
  * CPU profile of the Worker under load (`node --import tsx test/bench/profile.ts [--route=<path>] [--seconds=N]`):
  * the bundled Worker on Miniflare (as routes.ts serves it), a space of 10 pages seeded through the API, then
- * `--route` (default: a page read; `{space}`, `{page}`, `{cr}`, `{org}` are replaced) loaded for `--seconds` (5)
+ * `--route` (default: a page read; `{space}`, `{page}`, `{cr}`, `{org}`, `{site}` are replaced) loaded for `--seconds` (5)
  * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
  * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
  * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundleWorkers, client, seedSpace, seedUser, start } from './routes';
+import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const SECONDS = Number(args.get('seconds') ?? 5);
@@ -105,7 +105,9 @@ try {
   const { token, org } = await seedUser(call);
   const space = await seedSpace(call, token, org.id, 10);
   const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Profile' })).body;
-  const route = ROUTE.replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
+  // `{site}`: a public site publishing the space, as cold.ts seeds it (its published page is `/s/{site}/`).
+  const site = ROUTE.includes('{site}') ? (await seedSite(call, token, org.id, [space.id])).split('/').pop()! : '';
+  const route = ROUTE.replace('{site}', site).replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
   let url = `${apiUrl}${route}`;
   if (COLD) {
     // A fresh isolate on the same storage, profiled from its first request on.

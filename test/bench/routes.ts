@@ -40,11 +40,11 @@ export interface WorkerModules {
  * whose output wrangler uploads as it is): the entry module and the chunks it imports on demand, so that what is
  * measured (a cold isolate's first request above all) is what runs on Cloudflare.
  */
-export async function bundle(entry: string): Promise<WorkerModules> {
+export async function bundle(entry: string, checkout = root): Promise<WorkerModules> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-bench-bundle-'));
   try {
-    const built = await buildWorker({ root, entry, outdir: scratch });
-    // Paths relative to a root of their own: the chunks import each other as `./chunks/<name>.js`.
+    const built = await buildWorker({ root: checkout, entry, outdir: scratch });
+    // Paths relative to a root of their own: the chunks import each other as `./on-demand/<name>.js`.
     const modules = built.map(({ name }) => ({ type: 'ESModule' as const, path: path.join('/worker', name), contents: readFileSync(path.join(scratch, name), 'utf8') }));
     return { modules };
   } finally {
@@ -52,8 +52,9 @@ export async function bundle(entry: string): Promise<WorkerModules> {
   }
 }
 
-export const bundleWorkers = async () => {
-  const [api, reference] = await Promise.all([bundle('test/bench/worker.ts'), bundle('test/bench/reference-worker.ts')]);
+/** The Worker and the reference; `checkout`: the Worker of another checkout of this repository (cold.ts's --baseline). */
+export const bundleWorkers = async (checkout = root) => {
+  const [api, reference] = await Promise.all([bundle('test/bench/worker.ts', checkout), bundle('test/bench/reference-worker.ts')]);
   return { api, reference };
 };
 

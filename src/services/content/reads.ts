@@ -509,13 +509,16 @@ function reusableOf(rows: Array<{ kind: string; n?: number | string; value: stri
  * generated document converted (it has none stored), and an empty string for an empty page.
  */
 async function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string | null }>): Promise<PageMarkdown> {
-  const [{ documentToMarkdown }, generated] = await Promise.all([markdownWriter(), generatedDocuments()]);
   const byHash = new Map<string, string>();
+  for (const row of rows) if (row.kind === 'markdown' && row.value !== null) byHash.set(String(row.key ?? row.n), row.value);
+  // Stored Markdown is all most reads need: the Markdown writer and reader (remark, the HTML parser behind them) load
+  // only when a body has none stored or a computed page may generate pages (its record says "computed"), so
+  // that a cold isolate's page read does not evaluate them.
+  const converts = rows.some((row) => row.value !== null && (row.kind === 'body' || row.value.includes('"computed"')));
+  if (!converts) return (page) => (page.document ? (byHash.get(page.document) ?? '') : '');
+  const [{ documentToMarkdown }, generated] = await Promise.all([markdownWriter(), generatedDocuments()]);
   for (const row of rows) {
-    if (row.value === null) continue;
-    const hash = String(row.key ?? row.n);
-    if (row.kind === 'markdown') byHash.set(hash, row.value);
-    else if (row.kind === 'body') byHash.set(hash, documentToMarkdown(parseStoredBody<JSONDocument>(row.value)));
+    if (row.kind === 'body' && row.value !== null) byHash.set(String(row.key ?? row.n), documentToMarkdown(parseStoredBody<JSONDocument>(row.value)));
   }
   return (page) => {
     if (page.generated) return documentToMarkdown(generated(page.generated, page.computedSeed ?? page.id));

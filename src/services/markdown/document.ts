@@ -495,421 +495,431 @@ export const contentRefSchema: z.ZodType<ContentRef> = z.discriminatedUnion(
     ]),
   },
 );
-const imageRefSchema: z.ZodType<ImageRef> = z.discriminatedUnion('kind', [refUrl, refFile], {
-  error: unknownTypeError('image reference', 'kind', ['url', 'file']),
-});
+/**
+ * The schema of a whole document (every block, inline and mark type), built by the first document validated: a
+ * cold isolate that only reads content (a page read, a published page) does not construct its few hundred zod
+ * schemas. Reads never validate a document; content batches and imports do.
+ */
+let documentSchemaOnce: z.ZodType<JSONDocument> | undefined;
+const documentSchema = (): z.ZodType<JSONDocument> => (documentSchemaOnce ??= buildDocumentSchema());
 
-const markSchema: z.ZodType<DocumentMark> = z.discriminatedUnion(
-  'type',
-  [
-    z.looseObject({
-      object: z.literal('mark'),
-      type: z.enum(['bold', 'italic', 'strikethrough', 'code', 'keyboard', 'superscript', 'subscript']),
+function buildDocumentSchema(): z.ZodType<JSONDocument> {
+  const imageRefSchema: z.ZodType<ImageRef> = z.discriminatedUnion('kind', [refUrl, refFile], {
+    error: unknownTypeError('image reference', 'kind', ['url', 'file']),
+  });
+
+  const markSchema: z.ZodType<DocumentMark> = z.discriminatedUnion(
+    'type',
+    [
+      z.looseObject({
+        object: z.literal('mark'),
+        type: z.enum(['bold', 'italic', 'strikethrough', 'code', 'keyboard', 'superscript', 'subscript']),
+      }),
+      z.looseObject({
+        object: z.literal('mark'),
+        type: z.literal('color'),
+        data: z.looseObject({ text: z.string(), background: z.string() }),
+      }),
+    ],
+    {
+      error: unknownTypeError('mark', 'type', [
+        'bold',
+        'italic',
+        'strikethrough',
+        'code',
+        'keyboard',
+        'superscript',
+        'subscript',
+        'color',
+      ]),
+    },
+  );
+
+  const leafSchema = z.looseObject({ object: z.literal('leaf'), text: z.string(), marks: z.array(markSchema) });
+  const textSchema = z.looseObject({ object: z.literal('text'), key, leaves: z.array(leafSchema) });
+
+  const inlineImageSchema = z.looseObject({
+    object: z.literal('inline'),
+    type: z.literal('inline-image'),
+    key,
+    isVoid: z.literal(true),
+    data: z.looseObject({
+      ref: imageRefSchema,
+      refDark: imageRefSchema.optional(),
+      alt: z.string().optional(),
+      caption: z.string().optional(),
+      size: z.enum(['original', 'line']).optional(),
     }),
-    z.looseObject({
-      object: z.literal('mark'),
-      type: z.literal('color'),
-      data: z.looseObject({ text: z.string(), background: z.string() }),
+  });
+  const linkChildSchema: z.ZodType<DocumentText | DocumentInlineImage> = z.discriminatedUnion('object', [textSchema, inlineImageSchema], {
+    error: unknownTypeError('node', 'object', ['text', 'inline (inline-image)']),
+  });
+  const linkSchema = z.looseObject({
+    object: z.literal('inline'),
+    type: z.literal('link'),
+    key,
+    isVoid: z.literal(false).optional(),
+    data: z.looseObject({ ref: contentRefSchema }),
+    nodes: z.array(linkChildSchema),
+  });
+  const expressionSchema = z.looseObject({
+    object: z.literal('inline'),
+    type: z.literal('expression'),
+    key,
+    isVoid: z.literal(true),
+    data: z.looseObject({ expression: z.string() }),
+  });
+  const voidInline = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+    z.looseObject({ object: z.literal('inline'), type: z.literal(type), key, isVoid: z.literal(true), data });
+  const emojiSchema = voidInline('emoji', z.looseObject({ code: z.string() }));
+  const iconSchema = voidInline('icon', z.looseObject({ icon: z.string() }));
+  const inlineMathSchema = voidInline('inline-math', z.looseObject({ formula: z.string() }));
+  const mentionSchema = voidInline('mention', z.looseObject({ ref: contentRefSchema }));
+  const buttonSchema = voidInline('button', z.looseObject({ label: z.string(), kind: z.enum(['primary', 'secondary']) }));
+  const annotationSchema = z.looseObject({
+    object: z.literal('inline'),
+    type: z.literal('annotation'),
+    key,
+    isVoid: z.literal(false),
+    data: z.looseObject({}).optional(),
+    nodes: z.array(textSchema),
+    get fragments() {
+      return z.array(
+        z.looseObject({
+          object: z.literal('fragment'),
+          key,
+          fragment: nonEmpty,
+          type: z.literal('annotation-body'),
+          nodes: z.array(blocksAllowed([...ESSENTIAL_BLOCK_TYPES, 'code'])),
+        }),
+      );
+    },
+  });
+  const INLINE_TYPES = ['link', 'inline-image', 'expression', 'emoji', 'icon', 'inline-math', 'mention', 'button', 'annotation'];
+  const inlineSchema = z.discriminatedUnion(
+    'type',
+    [linkSchema, inlineImageSchema, expressionSchema, emojiSchema, iconSchema, inlineMathSchema, mentionSchema, buttonSchema, annotationSchema],
+    { error: unknownTypeError('inline', 'type', INLINE_TYPES) },
+  );
+  const inlineContentSchema: z.ZodType<DocumentInlineContent> = z.discriminatedUnion('object', [textSchema, inlineSchema], {
+    error: unknownTypeError('node', 'object', ['text', 'inline']),
+  });
+
+  /** What every block has: a container holds nodes (`isVoid` false or absent), a void block holds none. */
+  const containerFrame = { object: z.literal('block'), key, isVoid: z.literal(false).optional() };
+  const voidFrame = { object: z.literal('block'), key, isVoid: z.literal(true) };
+
+  const alignSchema = z.enum(['start', 'center', 'end']);
+  const emptyData = z.looseObject({});
+
+  const paragraphSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('paragraph'),
+    data: z.looseObject({ align: alignSchema.optional() }).optional(),
+    nodes: z.array(inlineContentSchema),
+  });
+  const headingSchema = z.looseObject({
+    ...containerFrame,
+    type: z.enum(['heading-1', 'heading-2', 'heading-3']),
+    data: z.looseObject({ id: z.string().regex(/^[-a-z0-9.+_]+$/).optional(), align: alignSchema.optional() }),
+    nodes: z.array(inlineContentSchema),
+  });
+  const listItemSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('list-item'),
+    data: z.looseObject({ checked: z.boolean().optional() }).optional(),
+    get nodes(): z.ZodArray<z.ZodType<ListItemChildBlock>> {
+      return z.array(listItemChildSchema);
+    },
+  });
+  const listItemOnly: z.ZodType<DocumentBlockListItem> = z.discriminatedUnion('type', [listItemSchema], {
+    error: unknownTypeError('block', 'type', ['list-item']),
+  });
+  const listOrderedSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('list-ordered'),
+    data: z.looseObject({ start: z.number().int().optional() }),
+    nodes: z.array(listItemOnly),
+  });
+  const listUnorderedSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('list-unordered'),
+    data: emptyData.optional(),
+    nodes: z.array(listItemOnly),
+  });
+  const listTasksSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('list-tasks'),
+    data: emptyData.optional(),
+    nodes: z.array(listItemOnly),
+  });
+  const dividerSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('divider'),
+    data: emptyData,
+  });
+  const quoteSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('blockquote'),
+    data: emptyData.optional(),
+    get nodes(): z.ZodArray<z.ZodType<QuoteChildBlock>> {
+      return z.array(quoteChildSchema);
+    },
+  });
+  const hintSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('hint'),
+    data: z.looseObject({ style: z.enum(['info', 'warning', 'danger', 'success']) }),
+    get nodes(): z.ZodArray<z.ZodType<EssentialBlock>> {
+      return z.array(childrenOf('hint') as z.ZodType<EssentialBlock>);
+    },
+  });
+  const codeLineSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('code-line'),
+    data: z.looseObject({ highlighted: z.boolean().optional() }),
+    nodes: z.array(textSchema),
+  });
+  const codeSchema = z.looseObject({
+    ...containerFrame,
+    type: z.literal('code'),
+    data: z.looseObject({
+      syntax: z.string().optional(),
+      title: z.string().optional(),
+      overflow: z.enum(['scroll', 'wrap']).optional(),
+      lineNumbers: z.boolean().optional(),
+      fullWidth: z.boolean().optional(),
+      expandable: z.boolean().optional(),
+      collapsedLineCount: z.number().int().min(1).optional(),
     }),
-  ],
-  {
-    error: unknownTypeError('mark', 'type', [
-      'bold',
-      'italic',
-      'strikethrough',
-      'code',
-      'keyboard',
-      'superscript',
-      'subscript',
-      'color',
-    ]),
-  },
-);
+    nodes: z.array(
+      z.discriminatedUnion('type', [codeLineSchema], { error: unknownTypeError('block', 'type', ['code-line']) }),
+    ),
+  });
+  const captionFragmentSchema = z.looseObject({
+    object: z.literal('fragment'),
+    key,
+    fragment: nonEmpty,
+    type: z.string().optional(),
+    nodes: z.array(
+      z.discriminatedUnion('type', [paragraphSchema], { error: unknownTypeError('block', 'type', ['paragraph']) }),
+    ),
+  });
+  const imageSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('image'),
+    data: z.looseObject({
+      ref: imageRefSchema,
+      refDark: imageRefSchema.optional(),
+      alt: z.string().optional(),
+      width: z.unknown().optional(),
+      height: z.unknown().optional(),
+    }),
+    fragments: z.array(captionFragmentSchema),
+  });
+  const imagesSchema = z.looseObject({
+    object: z.literal('block'),
+    type: z.literal('images'),
+    key,
+    isVoid: z.literal(false),
+    data: z.looseObject({
+      align: z.enum(['center', 'left', 'right']).optional(),
+      fullWidth: z.boolean().optional(),
+      withFrame: z.boolean().optional(),
+    }),
+    nodes: z.array(z.discriminatedUnion('type', [imageSchema], { error: unknownTypeError('block', 'type', ['image']) })),
+  });
+  const fileSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('file'),
+    data: z.looseObject({ ref: refFile }),
+    fragments: z.array(captionFragmentSchema).optional(),
+  });
+  const tableSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('table'),
+    data: z.looseObject({
+      view: z.looseObject({
+        type: z.enum(['grid', 'cards']),
+        columns: z.array(z.string()),
+        hideHeader: z.boolean().optional(),
+      }),
+      records: z.record(z.string(), z.looseObject({ orderIndex: z.string(), values: z.record(z.string(), z.unknown()) })),
+      definition: z.record(
+        z.string(),
+        z.looseObject({
+          id: z.string(),
+          title: z.string(),
+          type: z.string(),
+          textAlignment: z.enum(['left', 'center', 'right']).optional(),
+        }),
+      ),
+      fullWidth: z.boolean().optional(),
+    }),
+    get fragments(): z.ZodArray<z.ZodType<DocumentFragment<TableCellBlock>>> {
+      return z.array(tableFragmentSchema);
+    },
+  });
 
-const leafSchema = z.looseObject({ object: z.literal('leaf'), text: z.string(), marks: z.array(markSchema) });
-const textSchema = z.looseObject({ object: z.literal('text'), key, leaves: z.array(leafSchema) });
+  const reusableContentSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('reusable-content'),
+    data: z.looseObject({ ref: refReusable }),
+  });
 
-const inlineImageSchema = z.looseObject({
-  object: z.literal('inline'),
-  type: z.literal('inline-image'),
-  key,
-  isVoid: z.literal(true),
-  data: z.looseObject({
-    ref: imageRefSchema,
-    refDark: imageRefSchema.optional(),
-    alt: z.string().optional(),
-    caption: z.string().optional(),
-    size: z.enum(['original', 'line']).optional(),
-  }),
-});
-const linkChildSchema: z.ZodType<DocumentText | DocumentInlineImage> = z.discriminatedUnion('object', [textSchema, inlineImageSchema], {
-  error: unknownTypeError('node', 'object', ['text', 'inline (inline-image)']),
-});
-const linkSchema = z.looseObject({
-  object: z.literal('inline'),
-  type: z.literal('link'),
-  key,
-  isVoid: z.literal(false).optional(),
-  data: z.looseObject({ ref: contentRefSchema }),
-  nodes: z.array(linkChildSchema),
-});
-const expressionSchema = z.looseObject({
-  object: z.literal('inline'),
-  type: z.literal('expression'),
-  key,
-  isVoid: z.literal(true),
-  data: z.looseObject({ expression: z.string() }),
-});
-const voidInline = <T extends string, D extends z.ZodType>(type: T, data: D) =>
-  z.looseObject({ object: z.literal('inline'), type: z.literal(type), key, isVoid: z.literal(true), data });
-const emojiSchema = voidInline('emoji', z.looseObject({ code: z.string() }));
-const iconSchema = voidInline('icon', z.looseObject({ icon: z.string() }));
-const inlineMathSchema = voidInline('inline-math', z.looseObject({ formula: z.string() }));
-const mentionSchema = voidInline('mention', z.looseObject({ ref: contentRefSchema }));
-const buttonSchema = voidInline('button', z.looseObject({ label: z.string(), kind: z.enum(['primary', 'secondary']) }));
-const annotationSchema = z.looseObject({
-  object: z.literal('inline'),
-  type: z.literal('annotation'),
-  key,
-  isVoid: z.literal(false),
-  data: z.looseObject({}).optional(),
-  nodes: z.array(textSchema),
-  get fragments() {
-    return z.array(
+  // -- the blocks GitBook added to its model beyond the essentials (0.202.0)
+
+  /** The union of the blocks `container` may hold, built once (containers nest recursively). */
+  const childUnions = new Map<string, z.ZodType>();
+  function childrenOf(container: string): z.ZodType {
+    let union = childUnions.get(container);
+    if (!union) {
+      union = blocksAllowed(BLOCK_CHILD_TYPES[container]);
+      childUnions.set(container, union);
+    }
+    return union;
+  }
+  /** A container block: `nodes` are what GitBook allows in it. */
+  function containerSchema<T extends string, D extends z.ZodType>(type: T, data: D, childPlace: string = type) {
+    return z.looseObject({
+      ...containerFrame,
+      type: z.literal(type),
+      data,
+      get nodes() {
+        return z.array(childrenOf(childPlace));
+      },
+    });
+  }
+  /** A container whose nodes are only its items (tabs of tab items, a stepper of steps). */
+  function itemsSchema<T extends string, D extends z.ZodType>(type: T, data: D, item: z.ZodType) {
+    return z.looseObject({ ...containerFrame, type: z.literal(type), data, nodes: z.array(item) });
+  }
+  function voidSchema<T extends string, D extends z.ZodType>(type: T, data: D) {
+    return z.looseObject({ ...voidFrame, type: z.literal(type), data });
+  }
+  const lengthSchema = z.union([z.number(), z.looseObject({ unit: z.string(), value: z.number() })]);
+  const blockFragments = (place: string) =>
+    z.array(
       z.looseObject({
         object: z.literal('fragment'),
         key,
         fragment: nonEmpty,
-        type: z.literal('annotation-body'),
-        nodes: z.array(blocksAllowed([...ESSENTIAL_BLOCK_TYPES, 'code'])),
+        type: z.string().optional(),
+        get nodes() {
+          return z.array(childrenOf(place));
+        },
       }),
     );
-  },
-});
-const INLINE_TYPES = ['link', 'inline-image', 'expression', 'emoji', 'icon', 'inline-math', 'mention', 'button', 'annotation'];
-const inlineSchema = z.discriminatedUnion(
-  'type',
-  [linkSchema, inlineImageSchema, expressionSchema, emojiSchema, iconSchema, inlineMathSchema, mentionSchema, buttonSchema, annotationSchema],
-  { error: unknownTypeError('inline', 'type', INLINE_TYPES) },
-);
-const inlineContentSchema: z.ZodType<DocumentInlineContent> = z.discriminatedUnion('object', [textSchema, inlineSchema], {
-  error: unknownTypeError('node', 'object', ['text', 'inline']),
-});
 
-/** What every block has: a container holds nodes (`isVoid` false or absent), a void block holds none. */
-const containerFrame = { object: z.literal('block'), key, isVoid: z.literal(false).optional() };
-const voidFrame = { object: z.literal('block'), key, isVoid: z.literal(true) };
-
-const alignSchema = z.enum(['start', 'center', 'end']);
-const emptyData = z.looseObject({});
-
-const paragraphSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('paragraph'),
-  data: z.looseObject({ align: alignSchema.optional() }).optional(),
-  nodes: z.array(inlineContentSchema),
-});
-const headingSchema = z.looseObject({
-  ...containerFrame,
-  type: z.enum(['heading-1', 'heading-2', 'heading-3']),
-  data: z.looseObject({ id: z.string().regex(/^[-a-z0-9.+_]+$/).optional(), align: alignSchema.optional() }),
-  nodes: z.array(inlineContentSchema),
-});
-const listItemSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('list-item'),
-  data: z.looseObject({ checked: z.boolean().optional() }).optional(),
-  get nodes(): z.ZodArray<z.ZodType<ListItemChildBlock>> {
-    return z.array(listItemChildSchema);
-  },
-});
-const listItemOnly: z.ZodType<DocumentBlockListItem> = z.discriminatedUnion('type', [listItemSchema], {
-  error: unknownTypeError('block', 'type', ['list-item']),
-});
-const listOrderedSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('list-ordered'),
-  data: z.looseObject({ start: z.number().int().optional() }),
-  nodes: z.array(listItemOnly),
-});
-const listUnorderedSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('list-unordered'),
-  data: emptyData.optional(),
-  nodes: z.array(listItemOnly),
-});
-const listTasksSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('list-tasks'),
-  data: emptyData.optional(),
-  nodes: z.array(listItemOnly),
-});
-const dividerSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('divider'),
-  data: emptyData,
-});
-const quoteSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('blockquote'),
-  data: emptyData.optional(),
-  get nodes(): z.ZodArray<z.ZodType<QuoteChildBlock>> {
-    return z.array(quoteChildSchema);
-  },
-});
-const hintSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('hint'),
-  data: z.looseObject({ style: z.enum(['info', 'warning', 'danger', 'success']) }),
-  get nodes(): z.ZodArray<z.ZodType<EssentialBlock>> {
-    return z.array(childrenOf('hint') as z.ZodType<EssentialBlock>);
-  },
-});
-const codeLineSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('code-line'),
-  data: z.looseObject({ highlighted: z.boolean().optional() }),
-  nodes: z.array(textSchema),
-});
-const codeSchema = z.looseObject({
-  ...containerFrame,
-  type: z.literal('code'),
-  data: z.looseObject({
-    syntax: z.string().optional(),
-    title: z.string().optional(),
-    overflow: z.enum(['scroll', 'wrap']).optional(),
-    lineNumbers: z.boolean().optional(),
-    fullWidth: z.boolean().optional(),
-    expandable: z.boolean().optional(),
-    collapsedLineCount: z.number().int().min(1).optional(),
-  }),
-  nodes: z.array(
-    z.discriminatedUnion('type', [codeLineSchema], { error: unknownTypeError('block', 'type', ['code-line']) }),
-  ),
-});
-const captionFragmentSchema = z.looseObject({
-  object: z.literal('fragment'),
-  key,
-  fragment: nonEmpty,
-  type: z.string().optional(),
-  nodes: z.array(
-    z.discriminatedUnion('type', [paragraphSchema], { error: unknownTypeError('block', 'type', ['paragraph']) }),
-  ),
-});
-const imageSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('image'),
-  data: z.looseObject({
-    ref: imageRefSchema,
-    refDark: imageRefSchema.optional(),
-    alt: z.string().optional(),
-    width: z.unknown().optional(),
-    height: z.unknown().optional(),
-  }),
-  fragments: z.array(captionFragmentSchema),
-});
-const imagesSchema = z.looseObject({
-  object: z.literal('block'),
-  type: z.literal('images'),
-  key,
-  isVoid: z.literal(false),
-  data: z.looseObject({
-    align: z.enum(['center', 'left', 'right']).optional(),
-    fullWidth: z.boolean().optional(),
-    withFrame: z.boolean().optional(),
-  }),
-  nodes: z.array(z.discriminatedUnion('type', [imageSchema], { error: unknownTypeError('block', 'type', ['image']) })),
-});
-const fileSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('file'),
-  data: z.looseObject({ ref: refFile }),
-  fragments: z.array(captionFragmentSchema).optional(),
-});
-const tableSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('table'),
-  data: z.looseObject({
-    view: z.looseObject({
-      type: z.enum(['grid', 'cards']),
-      columns: z.array(z.string()),
-      hideHeader: z.boolean().optional(),
-    }),
-    records: z.record(z.string(), z.looseObject({ orderIndex: z.string(), values: z.record(z.string(), z.unknown()) })),
-    definition: z.record(
-      z.string(),
-      z.looseObject({
-        id: z.string(),
-        title: z.string(),
-        type: z.string(),
-        textAlignment: z.enum(['left', 'center', 'right']).optional(),
-      }),
-    ),
-    fullWidth: z.boolean().optional(),
-  }),
-  get fragments(): z.ZodArray<z.ZodType<DocumentFragment<TableCellBlock>>> {
-    return z.array(tableFragmentSchema);
-  },
-});
-
-const reusableContentSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('reusable-content'),
-  data: z.looseObject({ ref: refReusable }),
-});
-
-// -- the blocks GitBook added to its model beyond the essentials (0.202.0)
-
-/** The union of the blocks `container` may hold, built once (containers nest recursively). */
-const childUnions = new Map<string, z.ZodType>();
-function childrenOf(container: string): z.ZodType {
-  let union = childUnions.get(container);
-  if (!union) {
-    union = blocksAllowed(BLOCK_CHILD_TYPES[container]);
-    childUnions.set(container, union);
-  }
-  return union;
-}
-/** A container block: `nodes` are what GitBook allows in it. */
-function containerSchema<T extends string, D extends z.ZodType>(type: T, data: D, childPlace: string = type) {
-  return z.looseObject({
-    ...containerFrame,
-    type: z.literal(type),
-    data,
-    get nodes() {
-      return z.array(childrenOf(childPlace));
-    },
+  const promptSchema = containerSchema('prompt', z.looseObject({ description: z.string() }));
+  const ifSchema = containerSchema('if', z.looseObject({ expression: z.string() }));
+  const drawingSchema = voidSchema('drawing', z.looseObject({ ref: refFile.optional() }));
+  const embedSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('embed'),
+    data: z.looseObject({ url: z.string(), fullWidth: z.boolean().optional() }),
+    fragments: z.array(captionFragmentSchema).optional(),
   });
-}
-/** A container whose nodes are only its items (tabs of tab items, a stepper of steps). */
-function itemsSchema<T extends string, D extends z.ZodType>(type: T, data: D, item: z.ZodType) {
-  return z.looseObject({ ...containerFrame, type: z.literal(type), data, nodes: z.array(item) });
-}
-function voidSchema<T extends string, D extends z.ZodType>(type: T, data: D) {
-  return z.looseObject({ ...voidFrame, type: z.literal(type), data });
-}
-const lengthSchema = z.union([z.number(), z.looseObject({ unit: z.string(), value: z.number() })]);
-const blockFragments = (place: string) =>
-  z.array(
-    z.looseObject({
-      object: z.literal('fragment'),
-      key,
-      fragment: nonEmpty,
-      type: z.string().optional(),
-      get nodes() {
-        return z.array(childrenOf(place));
-      },
-    }),
+  const mathSchema = voidSchema('math', z.looseObject({ formula: z.string() }));
+  const expandableSchema = z.looseObject({
+    ...voidFrame,
+    type: z.literal('expandable'),
+    data: z.looseObject({ defaultExpanded: z.boolean().optional() }),
+    fragments: blockFragments('expandable'),
+  });
+  const tabsItemSchema = containerSchema('tabs-item', z.looseObject({ title: z.string().optional() }));
+  const tabsSchema = itemsSchema('tabs', z.looseObject({ fullWidth: z.boolean().optional() }).optional(), tabsItemSchema);
+  const swaggerSchema = voidSchema(
+    'swagger',
+    z.looseObject({ ref: z.discriminatedUnion('kind', [refUrl, refFile]), path: z.string(), method: z.string() }),
   );
+  const openAPIOperationSchema = voidSchema('openapi-operation', z.looseObject({ ref: refOpenApi, path: z.string(), method: z.string() }));
+  const openAPISchemasSchema = voidSchema('openapi-schemas', z.looseObject({ ref: refOpenApi, schemas: z.array(z.string()) }));
+  const openAPIWebhookSchema = voidSchema('openapi-webhook', z.looseObject({ ref: refOpenApi, name: z.string(), method: z.string() }));
+  const contentRefBlockSchema = voidSchema('content-ref', z.looseObject({ ref: contentRefSchema }));
+  const integrationSchema = voidSchema(
+    'integration',
+    z.looseObject({ integration: z.string(), block: z.string(), props: z.record(z.string(), z.unknown()) }),
+  );
+  const stepSchema = containerSchema('stepper-step', z.looseObject({ icon: z.string().optional() }));
+  const stepperSchema = itemsSchema('stepper', z.looseObject({}).optional(), stepSchema);
+  const columnSchema = containerSchema('column', z.looseObject({ width: lengthSchema.optional(), verticalAlignment: z.enum(['top', 'middle', 'bottom']).optional() }));
+  const columnsSchema = itemsSchema('columns', z.looseObject({ fullWidth: z.boolean().optional() }), columnSchema);
+  const updateSchema = containerSchema(
+    'update',
+    z.looseObject({ date: z.string(), tags: z.array(z.looseObject({ kind: z.literal('tag'), tag: z.string() })).optional() }),
+  );
+  const updatesSchema = itemsSchema('updates', z.looseObject({ format: z.enum(['numeric', 'full', 'short']) }), updateSchema);
 
-const promptSchema = containerSchema('prompt', z.looseObject({ description: z.string() }));
-const ifSchema = containerSchema('if', z.looseObject({ expression: z.string() }));
-const drawingSchema = voidSchema('drawing', z.looseObject({ ref: refFile.optional() }));
-const embedSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('embed'),
-  data: z.looseObject({ url: z.string(), fullWidth: z.boolean().optional() }),
-  fragments: z.array(captionFragmentSchema).optional(),
-});
-const mathSchema = voidSchema('math', z.looseObject({ formula: z.string() }));
-const expandableSchema = z.looseObject({
-  ...voidFrame,
-  type: z.literal('expandable'),
-  data: z.looseObject({ defaultExpanded: z.boolean().optional() }),
-  fragments: blockFragments('expandable'),
-});
-const tabsItemSchema = containerSchema('tabs-item', z.looseObject({ title: z.string().optional() }));
-const tabsSchema = itemsSchema('tabs', z.looseObject({ fullWidth: z.boolean().optional() }).optional(), tabsItemSchema);
-const swaggerSchema = voidSchema(
-  'swagger',
-  z.looseObject({ ref: z.discriminatedUnion('kind', [refUrl, refFile]), path: z.string(), method: z.string() }),
-);
-const openAPIOperationSchema = voidSchema('openapi-operation', z.looseObject({ ref: refOpenApi, path: z.string(), method: z.string() }));
-const openAPISchemasSchema = voidSchema('openapi-schemas', z.looseObject({ ref: refOpenApi, schemas: z.array(z.string()) }));
-const openAPIWebhookSchema = voidSchema('openapi-webhook', z.looseObject({ ref: refOpenApi, name: z.string(), method: z.string() }));
-const contentRefBlockSchema = voidSchema('content-ref', z.looseObject({ ref: contentRefSchema }));
-const integrationSchema = voidSchema(
-  'integration',
-  z.looseObject({ integration: z.string(), block: z.string(), props: z.record(z.string(), z.unknown()) }),
-);
-const stepSchema = containerSchema('stepper-step', z.looseObject({ icon: z.string().optional() }));
-const stepperSchema = itemsSchema('stepper', z.looseObject({}).optional(), stepSchema);
-const columnSchema = containerSchema('column', z.looseObject({ width: lengthSchema.optional(), verticalAlignment: z.enum(['top', 'middle', 'bottom']).optional() }));
-const columnsSchema = itemsSchema('columns', z.looseObject({ fullWidth: z.boolean().optional() }), columnSchema);
-const updateSchema = containerSchema(
-  'update',
-  z.looseObject({ date: z.string(), tags: z.array(z.looseObject({ kind: z.literal('tag'), tag: z.string() })).optional() }),
-);
-const updatesSchema = itemsSchema('updates', z.looseObject({ format: z.enum(['numeric', 'full', 'short']) }), updateSchema);
+  const BLOCK_SCHEMAS = {
+    paragraph: paragraphSchema,
+    heading: headingSchema,
+    'list-ordered': listOrderedSchema,
+    'list-unordered': listUnorderedSchema,
+    'list-tasks': listTasksSchema,
+    divider: dividerSchema,
+    blockquote: quoteSchema,
+    hint: hintSchema,
+    images: imagesSchema,
+    file: fileSchema,
+    code: codeSchema,
+    table: tableSchema,
+    'reusable-content': reusableContentSchema,
+    prompt: promptSchema,
+    if: ifSchema,
+    drawing: drawingSchema,
+    embed: embedSchema,
+    math: mathSchema,
+    expandable: expandableSchema,
+    tabs: tabsSchema,
+    swagger: swaggerSchema,
+    'openapi-operation': openAPIOperationSchema,
+    'openapi-schemas': openAPISchemasSchema,
+    'openapi-webhook': openAPIWebhookSchema,
+    'content-ref': contentRefBlockSchema,
+    integration: integrationSchema,
+    stepper: stepperSchema,
+    columns: columnsSchema,
+    updates: updatesSchema,
+  } as const;
 
-const BLOCK_SCHEMAS = {
-  paragraph: paragraphSchema,
-  heading: headingSchema,
-  'list-ordered': listOrderedSchema,
-  'list-unordered': listUnorderedSchema,
-  'list-tasks': listTasksSchema,
-  divider: dividerSchema,
-  blockquote: quoteSchema,
-  hint: hintSchema,
-  images: imagesSchema,
-  file: fileSchema,
-  code: codeSchema,
-  table: tableSchema,
-  'reusable-content': reusableContentSchema,
-  prompt: promptSchema,
-  if: ifSchema,
-  drawing: drawingSchema,
-  embed: embedSchema,
-  math: mathSchema,
-  expandable: expandableSchema,
-  tabs: tabsSchema,
-  swagger: swaggerSchema,
-  'openapi-operation': openAPIOperationSchema,
-  'openapi-schemas': openAPISchemasSchema,
-  'openapi-webhook': openAPIWebhookSchema,
-  'content-ref': contentRefBlockSchema,
-  integration: integrationSchema,
-  stepper: stepperSchema,
-  columns: columnsSchema,
-  updates: updatesSchema,
-} as const;
-
-/** One union per place in the tree, so that "a code block inside a hint" is reported as such. */
-function blocksAllowed(types: readonly string[]) {
-  const names = [...new Set(types.map((t) => (t.startsWith('heading-') ? 'heading' : t)))] as Array<keyof typeof BLOCK_SCHEMAS>;
-  const options = names.map((name) => BLOCK_SCHEMAS[name]);
-  return z.discriminatedUnion('type', options as unknown as [typeof paragraphSchema], {
-    error: unknownTypeError('block', 'type', types),
-  });
-}
-
-const quoteChildSchema = blocksAllowed(QUOTE_CHILD_TYPES) as unknown as z.ZodType<QuoteChildBlock>;
-const listItemChildSchema = childrenOf('list-item') as unknown as z.ZodType<ListItemChildBlock>;
-const tableCellChildSchema = childrenOf('table-cell') as unknown as z.ZodType<TableCellBlock>;
-const topLevelSchema = childrenOf('document') as unknown as z.ZodType<TopLevelBlock>;
-const tableFragmentSchema = z.looseObject({
-  object: z.literal('fragment'),
-  key,
-  fragment: nonEmpty,
-  type: z.string().optional(),
-  nodes: z.array(tableCellChildSchema),
-}) as unknown as z.ZodType<DocumentFragment<TableCellBlock>>;
-
-export const documentSchema = z
-  .looseObject({
-    object: z.literal('document'),
-    data: z.looseObject({ schemaVersion: z.number().int().optional() }),
-    nodes: z.array(topLevelSchema),
-  })
-  .superRefine((doc, ctx) => {
-    // Editors address nodes by key: two nodes sharing one would be indistinguishable.
-    const seen = new Map<string, string>();
-    forEachKeyed(doc.nodes, ['nodes'], (nodeKey, path) => {
-      const first = seen.get(nodeKey);
-      if (first === undefined) seen.set(nodeKey, formatPath(path));
-      else ctx.addIssue({ code: 'custom', path: [...path, 'key'], message: `duplicate key "${nodeKey}" (already used at ${first})` });
+  /** One union per place in the tree, so that "a code block inside a hint" is reported as such. */
+  function blocksAllowed(types: readonly string[]) {
+    const names = [...new Set(types.map((t) => (t.startsWith('heading-') ? 'heading' : t)))] as Array<keyof typeof BLOCK_SCHEMAS>;
+    const options = names.map((name) => BLOCK_SCHEMAS[name]);
+    return z.discriminatedUnion('type', options as unknown as [typeof paragraphSchema], {
+      error: unknownTypeError('block', 'type', types),
     });
-  }) as unknown as z.ZodType<JSONDocument>;
+  }
+
+  const quoteChildSchema = blocksAllowed(QUOTE_CHILD_TYPES) as unknown as z.ZodType<QuoteChildBlock>;
+  const listItemChildSchema = childrenOf('list-item') as unknown as z.ZodType<ListItemChildBlock>;
+  const tableCellChildSchema = childrenOf('table-cell') as unknown as z.ZodType<TableCellBlock>;
+  const topLevelSchema = childrenOf('document') as unknown as z.ZodType<TopLevelBlock>;
+  const tableFragmentSchema = z.looseObject({
+    object: z.literal('fragment'),
+    key,
+    fragment: nonEmpty,
+    type: z.string().optional(),
+    nodes: z.array(tableCellChildSchema),
+  }) as unknown as z.ZodType<DocumentFragment<TableCellBlock>>;
+
+  return z
+    .looseObject({
+      object: z.literal('document'),
+      data: z.looseObject({ schemaVersion: z.number().int().optional() }),
+      nodes: z.array(topLevelSchema),
+    })
+    .superRefine((doc, ctx) => {
+      // Editors address nodes by key: two nodes sharing one would be indistinguishable.
+      const seen = new Map<string, string>();
+      forEachKeyed(doc.nodes, ['nodes'], (nodeKey, path) => {
+        const first = seen.get(nodeKey);
+        if (first === undefined) seen.set(nodeKey, formatPath(path));
+        else ctx.addIssue({ code: 'custom', path: [...path, 'key'], message: `duplicate key "${nodeKey}" (already used at ${first})` });
+      });
+    }) as unknown as z.ZodType<JSONDocument>;
+}
 
 /** Visits every node that can carry a key (blocks, inlines, texts, fragments), depth first. */
 function forEachKeyed(nodes: unknown, path: Array<string | number>, visit: (key: string, path: Array<string | number>) => void) {
@@ -953,7 +963,7 @@ export type DocumentValidation = { success: true; document: JSONDocument } | { s
 
 /** Validates a document posted by a client; each issue names the path of the offending node. */
 export function parseDocument(input: unknown): DocumentValidation {
-  const result = documentSchema.safeParse(input);
+  const result = documentSchema().safeParse(input);
   // A client's document never carries the source patch: only our converter writes one (source-patch.ts).
   if (result.success) return { success: true, document: withoutSourcePatch(result.data) };
   const issues = result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);

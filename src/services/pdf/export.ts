@@ -13,7 +13,7 @@ import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../co
 import { downloadUrl, fileKey, imageDimensions } from '../content/files';
 import type { JSONDocument } from '../markdown';
 import { loadDocuments, type FileEntry, type PageEntry } from '../content/revisions';
-import { renderPdf, type PdfPageInput } from './render';
+import type { PdfPageInput } from './render';
 
 /**
  * A change request's content as a PDF (GitBook's getChangeRequestPDF): rendered once per revision
@@ -32,6 +32,12 @@ import { renderPdf, type PdfPageInput } from './render';
  *   spaces outright; single pages stay exportable); at most MAX_PDF_PAGES PDF pages (same note); at
  *   most MAX_PDF_IMAGE_BYTES of images and MAX_PDF_PNG_PIXELS of PNG pixels (the others get a caption).
  */
+
+/**
+ * The PDF renderer (pdf-lib, its fonts and PNG decoder: the largest module of the space content group), loaded by the
+ * first render: the group's other routes (a page read first of all) never evaluate it in a cold isolate.
+ */
+const pdfRenderer = () => import('./render');
 
 export const MAX_PDF_CONTENT_PAGES = 500;
 export const MAX_PDF_PAGES = 2000;
@@ -177,6 +183,7 @@ async function render(db: Db, bucket: R2Bucket, read: ContentRead, selected: { p
       : undefined;
 
   pdfRenders.count++;
+  const { renderPdf } = await pdfRenderer();
   const result = await renderPdf({
     title: pages[0]?.title ?? 'Content',
     pages,
