@@ -147,6 +147,34 @@ function withBuiltQuery<R extends object>(db: Db, raw: R): R {
   return Object.assign(raw, { stmt: db.$client.prepare(built.sql), getQuery: () => built });
 }
 
+const rawShapes = new Map<string, { sql: string; params: unknown[] }>();
+
+/**
+ * `rawAll` for a statement whose SQL text is built once per isolate for `shape` (the name of what `build` returns,
+ * with every flag that changes its text): `build` puts `sql.placeholder(name)` where values go, and is called only
+ * on the shape's first statement; `values` gives them for this one. The long content reads (a page with its
+ * ancestors and subtree) spent a quarter of a page read's CPU assembling their fragments and turning them into
+ * text (test/bench/profile.ts); a statement of a known shape costs only binding its values. One shape, one SQL
+ * text: a `build` whose text depends on anything but placeholders (a flag, a list's length) names it in `shape`.
+ */
+export function rawAllOfShape<T>(db: Db, shape: string, build: () => SQL, values: Record<string, unknown>) {
+  let built = rawShapes.get(shape);
+  if (!built) {
+    const { dialect } = db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } } };
+    built = dialect.sqlToQuery(build());
+    rawShapes.set(shape, built);
+  }
+  const query = { sql: built.sql, params: fillPlaceholders(built.params, values) };
+  const stmt = db.$client.prepare(built.sql);
+  // Alone (awaited) it runs its own statement; in a batch, drizzle binds `stmt` with `getQuery().params`.
+  const raw = db.all<T>(sql.raw(built.sql));
+  return Object.assign(raw, {
+    stmt,
+    getQuery: () => query,
+    execute: async () => (await stmt.bind(...query.params).all<T>()).results,
+  });
+}
+
 /**
  * `select <the row's values, in its table's column order> where <when>`: the source of an `insert ... select`
  * that adds the row only where `when` holds (columns left out take their defaults, as in `values`).

@@ -12,9 +12,12 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/s
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
 
+/** A change request named by its number in the space rather than by its id. */
+export const CHANGE_REQUEST_NUMBER = /^[1-9][0-9]{0,8}$/;
+
 /** `changeRequestId` in paths is the change request's id or its number in the space. */
 export function changeRequestMatch(spaceId: string, idOrNumber: string): SQL {
-  const byNumber = /^[1-9][0-9]{0,8}$/.test(idOrNumber);
+  const byNumber = CHANGE_REQUEST_NUMBER.test(idOrNumber);
   return and(eq(changeRequests.spaceId, spaceId), byNumber ? eq(changeRequests.number, Number(idOrNumber)) : eq(changeRequests.id, idOrNumber))!;
 }
 
