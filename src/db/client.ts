@@ -97,12 +97,25 @@ const { orderSelectedFields } = drizzleOrm as unknown as { orderSelectedFields(f
  * depends on anything but placeholders is not a shape.
  */
 export function selectOfShape<B extends object>(shape: string, builder: B, values: Record<string, unknown>): B {
+  return withPlaceholderValues(builder, values, shape);
+}
+
+/**
+ * A select with `sql.placeholder(name)` where its values go, given `values` for them, whose SQL text is built for
+ * this statement alone: what a statement shares its placeholders with a `selectOfShape` of needs when its own text
+ * varies (a list filtered by what a caller chose, say, when the choices are too many to name as shapes).
+ */
+export function selectWithValues<B extends object>(builder: B, values: Record<string, unknown>): B {
+  return withPlaceholderValues(builder, values);
+}
+
+function withPlaceholderValues<B extends object>(builder: B, values: Record<string, unknown>, shape?: string): B {
   const select = builder as unknown as SelectInternals;
   select._prepare = (isOneTimeQuery = true) => {
-    let built = shapes.get(shape);
+    let built = shape === undefined ? undefined : shapes.get(shape);
     if (!built) {
       built = { ...select.dialect.sqlToQuery(select.getSQL()), fields: orderSelectedFields(select.config.fields) };
-      shapes.set(shape, built);
+      if (shape !== undefined) shapes.set(shape, built);
     }
     const query = select.session[isOneTimeQuery ? 'prepareOneTimeQuery' : 'prepareQuery'](
       { sql: built.sql, params: fillPlaceholders(built.params, values) },

@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
 import { ApiError, badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
@@ -43,6 +43,18 @@ export function changeRequestQuery(db: Db, where: SQL) {
     .where(where);
 }
 
+/**
+ * `changeRequestQuery` of the change request `idOrNumber` of the space, built once per isolate for each of the two
+ * forms (db/client `selectOfShape`): every change request read has it.
+ */
+export function changeRequestOfSpaceQuery(db: Db, spaceId: string, idOrNumber: string) {
+  const byNumber = CHANGE_REQUEST_NUMBER.test(idOrNumber);
+  const changeRequest = sql.placeholder('changeRequest');
+  const match = and(eq(changeRequests.spaceId, sql.placeholder('spaceId')), byNumber ? eq(changeRequests.number, changeRequest) : eq(changeRequests.id, changeRequest))!;
+  const values = { spaceId, changeRequest: byNumber ? Number(idOrNumber) : idOrNumber };
+  return selectOfShape(`changeRequestOfSpace:${byNumber ? 'number' : 'id'}`, changeRequestQuery(db, match), values);
+}
+
 export function requireChangeRequest<T>(row: T | undefined): T {
   if (!row) throw new ApiError(404, 'Change request not found');
   return row;
@@ -55,7 +67,7 @@ export function requireChangeRequest<T>(row: T | undefined): T {
 export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number, more: BatchItem[] = []) {
   const [spaceRows, crRows, ...moreRows] = (await runBatch(db, [
     selectSpaceWithRank(db, spaceId, userId),
-    changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
+    changeRequestOfSpaceQuery(db, spaceId, idOrNumber),
     ...more,
   ])) as unknown[][];
   const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);

@@ -17,7 +17,7 @@ import { dereferenceDocument, evaluateDocument, reusableContentIds } from './eva
 import type { JSONDocument } from '../markdown/document';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from '../markdown/page-fields';
 import { layoutFrontmatter } from '../markdown/page-layout';
-import { CHANGE_REQUEST_NUMBER, changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
+import { CHANGE_REQUEST_NUMBER, changeRequestMatch, changeRequestOfSpaceQuery, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
@@ -418,7 +418,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     extra[name] = statements.length;
     statements.push(statement as BatchItem);
   };
-  if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
+  if (source.changeRequest !== undefined) add('cr', changeRequestOfSpaceQuery(db, source.spaceId, source.changeRequest));
   if (source.published) add('published', siteTokenSpaceQuery(db, source.published, source.spaceId));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
   const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
