@@ -97,12 +97,25 @@ const { orderSelectedFields } = drizzleOrm as unknown as { orderSelectedFields(f
  * depends on anything but placeholders is not a shape.
  */
 export function selectOfShape<B extends object>(shape: string, builder: B, values: Record<string, unknown>): B {
+  return withPlaceholderValues(builder, values, shape);
+}
+
+/**
+ * A select with `sql.placeholder(name)` where its values go, given `values` for them, whose SQL text is built for
+ * this statement alone: what a statement shares its placeholders with a `selectOfShape` of needs when its own text
+ * varies (a list filtered by what a caller chose, say, when the choices are too many to name as shapes).
+ */
+export function selectWithValues<B extends object>(builder: B, values: Record<string, unknown>): B {
+  return withPlaceholderValues(builder, values);
+}
+
+function withPlaceholderValues<B extends object>(builder: B, values: Record<string, unknown>, shape?: string): B {
   const select = builder as unknown as SelectInternals;
   select._prepare = (isOneTimeQuery = true) => {
-    let built = shapes.get(shape);
+    let built = shape === undefined ? undefined : shapes.get(shape);
     if (!built) {
       built = { ...select.dialect.sqlToQuery(select.getSQL()), fields: orderSelectedFields(select.config.fields) };
-      shapes.set(shape, built);
+      if (shape !== undefined) shapes.set(shape, built);
     }
     const query = select.session[isOneTimeQuery ? 'prepareOneTimeQuery' : 'prepareQuery'](
       { sql: built.sql, params: fillPlaceholders(built.params, values) },
@@ -145,6 +158,34 @@ export function rawAll<T>(db: Db, query: SQL) {
 function withBuiltQuery<R extends object>(db: Db, raw: R): R {
   const built = (raw as unknown as { getQuery(): { sql: string; params: unknown[] } }).getQuery();
   return Object.assign(raw, { stmt: db.$client.prepare(built.sql), getQuery: () => built });
+}
+
+const rawShapes = new Map<string, { sql: string; params: unknown[] }>();
+
+/**
+ * `rawAll` for a statement whose SQL text is built once per isolate for `shape` (the name of what `build` returns,
+ * with every flag that changes its text): `build` puts `sql.placeholder(name)` where values go, and is called only
+ * on the shape's first statement; `values` gives them for this one. The long content reads (a page with its
+ * ancestors and subtree) spent a quarter of a page read's CPU assembling their fragments and turning them into
+ * text (test/bench/profile.ts); a statement of a known shape costs only binding its values. One shape, one SQL
+ * text: a `build` whose text depends on anything but placeholders (a flag, a list's length) names it in `shape`.
+ */
+export function rawAllOfShape<T>(db: Db, shape: string, build: () => SQL, values: Record<string, unknown>) {
+  let built = rawShapes.get(shape);
+  if (!built) {
+    const { dialect } = db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } } };
+    built = dialect.sqlToQuery(build());
+    rawShapes.set(shape, built);
+  }
+  const query = { sql: built.sql, params: fillPlaceholders(built.params, values) };
+  const stmt = db.$client.prepare(built.sql);
+  // Alone (awaited) it runs its own statement; in a batch, drizzle binds `stmt` with `getQuery().params`.
+  const raw = db.all<T>(sql.raw(built.sql));
+  return Object.assign(raw, {
+    stmt,
+    getQuery: () => query,
+    execute: async () => (await stmt.bind(...query.params).all<T>()).results,
+  });
 }
 
 /**

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { changeRequestContributors, changeRequestReviewRequests, changeRequests, spaces } from '../../db/schema';
 import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
 import { auditForWriter } from '../../services/audit/context';
 import { ErrorSchema, createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, beforeCursor, listCount, pageParams, textCursor, toPage } from '../../lib/pagination';
+import { ListQuerySchema, beforeCursor, listCount, pageParams, textCursor, toPage, type Cursor } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
@@ -24,7 +24,7 @@ import {
 import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
-import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { runBatch, selectOfShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 import { enforceCostly } from '../../middleware/rate-limit';
@@ -159,20 +159,32 @@ const updateRoute = defineRoute({
 
 type Filters = z.infer<typeof ListFilters>;
 
-/** Filters in SQL; sorted most recent first on (orderBy, id), the keyset cursor being the last row's pair. */
-function listConditions(filters: Filters): { where: SQL[]; sortColumn: typeof changeRequests.updatedAt | typeof changeRequests.createdAt } {
+/**
+ * Filters in SQL, with placeholders where their values go (given in `values`); `shape` names which filters there
+ * are, and the sort: sorted most recent first on (orderBy, id), the keyset cursor being the last row's pair.
+ */
+function listConditions(filters: Filters) {
   const sortColumn = filters.orderBy === 'createdAt' ? changeRequests.createdAt : changeRequests.updatedAt;
-  const where: SQL[] = [eq(changeRequests.status, filters.status ?? 'open')];
-  if (filters.creator) where.push(eq(changeRequests.createdBy, filters.creator));
-  if (filters.contributor) {
-    where.push(sql`exists (select 1 from ${changeRequestContributors} c where c.change_request_id = ${changeRequests.id} and c.user_id = ${filters.contributor})`);
-  }
-  if (filters.requestedReviewer) {
-    where.push(sql`exists (select 1 from ${changeRequestReviewRequests} q where q.change_request_id = ${changeRequests.id} and q.user_id = ${filters.requestedReviewer})`);
-  }
-  if (filters.conversationsIssuesCluster) where.push(eq(changeRequests.conversationsIssuesCluster, filters.conversationsIssuesCluster));
-  return { where, sortColumn };
+  const where: SQL[] = [eq(changeRequests.status, sql.placeholder('status'))];
+  const values: Record<string, unknown> = { status: filters.status ?? 'open' };
+  const shape: string[] = [filters.orderBy === 'createdAt' ? 'createdAt' : 'updatedAt'];
+  const filter = (name: keyof Filters & string, value: string | undefined, condition: (placeholder: Placeholder) => SQL) => {
+    if (!value) return;
+    where.push(condition(sql.placeholder(name)));
+    values[name] = value;
+    shape.push(name);
+  };
+  filter('creator', filters.creator, (creator) => eq(changeRequests.createdBy, creator));
+  filter('contributor', filters.contributor, (contributor) =>
+    sql`exists (select 1 from ${changeRequestContributors} c where c.change_request_id = ${changeRequests.id} and c.user_id = ${contributor})`);
+  filter('requestedReviewer', filters.requestedReviewer, (reviewer) =>
+    sql`exists (select 1 from ${changeRequestReviewRequests} q where q.change_request_id = ${changeRequests.id} and q.user_id = ${reviewer})`);
+  filter('conversationsIssuesCluster', filters.conversationsIssuesCluster, (cluster) => eq(changeRequests.conversationsIssuesCluster, cluster));
+  return { where, values, shape: shape.join(':'), sortColumn };
 }
+
+/** What a list is scoped to: SQL with its values in place, or with placeholders (`values`) and a `shape` naming its text. */
+type ListScope = SQL[] | { shape: string; where: SQL[]; values: Record<string, unknown> };
 
 /**
  * One page of change requests and their count, read in the same batch as `guard` (the caller's
@@ -182,18 +194,25 @@ async function listPage<G>(
   db: Db,
   guard: BatchItem,
   check: (rows: G[]) => void,
-  scope: SQL[],
+  listScope: ListScope,
   filters: Filters,
   urls: ReturnType<typeof urlContext>,
   countScopeFor?: (rows: G[]) => SQL[] | undefined,
 ) {
   const { cursor, limit } = pageParams(filters);
-  const { where, sortColumn } = listConditions(filters);
+  const conditions = listConditions(filters);
+  const { where, sortColumn } = conditions;
+  const scope = Array.isArray(listScope) ? listScope : listScope.where;
   const matching = and(...scope, ...where);
-  const after = beforeCursor(textCursor(cursor), sortColumn, changeRequests.id);
+  const text = textCursor(cursor);
+  const after = text ? beforeCursor([sql.placeholder('afterSort'), sql.placeholder('afterId')] as unknown as Cursor, sortColumn, changeRequests.id) : undefined;
+  const values = { ...conditions.values, ...(Array.isArray(listScope) ? {} : listScope.values), limit: limit + 1, afterSort: text?.[0], afterId: text?.[1] };
+  // A space's list is built once per isolate for each combination of filters (db/client `selectOfShape`).
+  const select = changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(sql.placeholder('limit'));
+  const shape = Array.isArray(listScope) ? undefined : `changeRequests:${listScope.shape}:${conditions.shape}:${text ? 'after' : 'first'}`;
   const [guardRows, rows] = (await db.batch([
     guard,
-    changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(limit + 1),
+    shape ? selectOfShape(shape, select, values) : selectWithValues(select, values),
   ])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
   // Counted over every matching change request only when they are more than a page (after the caller's check).
@@ -201,7 +220,7 @@ async function listPage<G>(
   const countScope = countScopeFor?.(guardRows);
   const counted = countScope ? and(...countScope, ...where) : matching;
   const total = await listCount(rows, limit, cursor, undefined, async () =>
-    (await db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(counted))[0].n,
+    (await selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(counted), values))[0].n,
   );
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
   return toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
@@ -214,7 +233,8 @@ export const changeRequestsRouter = createRouter()
     const db = c.get('db');
     const guard = selectSpaceWithRank(db, spaceId, userId);
     const check = (rows: SpaceWithRank[]) => checkSpace(rows, RANK.read, true);
-    const page = await listPage(db, guard, check, [eq(changeRequests.spaceId, spaceId)], c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    const scope = { shape: 'space', where: [eq(changeRequests.spaceId, sql.placeholder('spaceId'))], values: { spaceId } };
+    const page = await listPage(db, guard, check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
     return c.json(page, 200);
   })
   .openapi(listForOrgRoute, async (c) => {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { selectOfShape } from '../../db/client';
 import { users } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
@@ -86,7 +87,8 @@ const sharesAnOrganizationWith = (callerId: string) =>
 export const usersRouter = createRouter()
   .openapi(getAuthenticatedUserRoute, async (c) => {
     const userId = requireUser(c);
-    const row = await c.get('db').select().from(users).where(eq(users.id, userId)).get();
+    // Built once per isolate (db/client `selectOfShape`): a client's first call, and a frequent one.
+    const row = await selectOfShape('authenticatedUser', c.get('db').select().from(users).where(eq(users.id, sql.placeholder('userId'))), { userId }).get();
     if (!row) throw new ApiError(401, 'Invalid or revoked API token');
     return c.json(toUser(row, urlContext(c.req.url, c.env.APP_URL)), 200);
   })

@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { runBatch, type BatchItem, type Db } from '../../db/client';
+import { runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
 import { ApiError, badRequest } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
@@ -12,9 +12,12 @@ import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/s
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
 
+/** A change request named by its number in the space rather than by its id. */
+export const CHANGE_REQUEST_NUMBER = /^[1-9][0-9]{0,8}$/;
+
 /** `changeRequestId` in paths is the change request's id or its number in the space. */
 export function changeRequestMatch(spaceId: string, idOrNumber: string): SQL {
-  const byNumber = /^[1-9][0-9]{0,8}$/.test(idOrNumber);
+  const byNumber = CHANGE_REQUEST_NUMBER.test(idOrNumber);
   return and(eq(changeRequests.spaceId, spaceId), byNumber ? eq(changeRequests.number, Number(idOrNumber)) : eq(changeRequests.id, idOrNumber))!;
 }
 
@@ -40,6 +43,18 @@ export function changeRequestQuery(db: Db, where: SQL) {
     .where(where);
 }
 
+/**
+ * `changeRequestQuery` of the change request `idOrNumber` of the space, built once per isolate for each of the two
+ * forms (db/client `selectOfShape`): every change request read has it.
+ */
+export function changeRequestOfSpaceQuery(db: Db, spaceId: string, idOrNumber: string) {
+  const byNumber = CHANGE_REQUEST_NUMBER.test(idOrNumber);
+  const changeRequest = sql.placeholder('changeRequest');
+  const match = and(eq(changeRequests.spaceId, sql.placeholder('spaceId')), byNumber ? eq(changeRequests.number, changeRequest) : eq(changeRequests.id, changeRequest))!;
+  const values = { spaceId, changeRequest: byNumber ? Number(idOrNumber) : idOrNumber };
+  return selectOfShape(`changeRequestOfSpace:${byNumber ? 'number' : 'id'}`, changeRequestQuery(db, match), values);
+}
+
 export function requireChangeRequest<T>(row: T | undefined): T {
   if (!row) throw new ApiError(404, 'Change request not found');
   return row;
@@ -52,7 +67,7 @@ export function requireChangeRequest<T>(row: T | undefined): T {
 export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number, more: BatchItem[] = []) {
   const [spaceRows, crRows, ...moreRows] = (await runBatch(db, [
     selectSpaceWithRank(db, spaceId, userId),
-    changeRequestQuery(db, changeRequestMatch(spaceId, idOrNumber)),
+    changeRequestOfSpaceQuery(db, spaceId, idOrNumber),
     ...more,
   ])) as unknown[][];
   const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);

@@ -1,5 +1,5 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
+import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, revisions, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -17,7 +17,7 @@ import { dereferenceDocument, evaluateDocument, reusableContentIds } from './eva
 import type { JSONDocument } from '../markdown/document';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from '../markdown/page-fields';
 import { layoutFrontmatter } from '../markdown/page-layout';
-import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
+import { CHANGE_REQUEST_NUMBER, changeRequestMatch, changeRequestOfSpaceQuery, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from './change-requests';
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
@@ -141,6 +141,39 @@ function revisionIdOf(source: ContentSource): SQL {
   return sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${changeRequestMatch(source.spaceId, source.changeRequest)})`;
 }
 
+/**
+ * `revisionIdOf` with placeholders (`spaceId`, `revision`, `changeRequest`) where its values go, for statements built
+ * once per isolate (db/client `rawAllOfShape`, `selectOfShape`): `shape` names its SQL text, `values` fills it.
+ */
+interface RevisionShape {
+  shape: string;
+  sql: SQL;
+  values: Record<string, unknown>;
+}
+
+function revisionShape(source: ContentSource): RevisionShape {
+  const spaceId = sql.placeholder('spaceId');
+  const values: Record<string, unknown> = { spaceId: source.spaceId, revision: source.revision, changeRequest: source.changeRequest };
+  if (source.revision !== undefined && source.published) {
+    return { shape: 'published-revision', values, sql: sql`(select s.revision_id from spaces s where s.id = ${spaceId} and s.revision_id = ${sql.placeholder('revision')})` };
+  }
+  if (source.revision !== undefined) {
+    return { shape: 'revision', values, sql: sql`(select r.id from revisions r where r.id = ${sql.placeholder('revision')} and r.space_id = ${spaceId})` };
+  }
+  if (source.changeRequest === undefined) return { shape: 'main', values, sql: sql`(select s.revision_id from spaces s where s.id = ${spaceId})` };
+  // changeRequestMatch's two forms: by number or by id.
+  const byNumber = CHANGE_REQUEST_NUMBER.test(source.changeRequest);
+  const match = and(
+    eq(changeRequests.spaceId, spaceId),
+    byNumber ? eq(changeRequests.number, sql.placeholder('changeRequest')) : eq(changeRequests.id, sql.placeholder('changeRequest')),
+  );
+  return {
+    shape: byNumber ? 'change-request-number' : 'change-request-id',
+    values: { ...values, changeRequest: byNumber ? Number(source.changeRequest) : source.changeRequest },
+    sql: sql`(select ${changeRequests.revisionId} from ${changeRequests} where ${match})`,
+  };
+}
+
 const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
 
 /**
@@ -148,7 +181,7 @@ const childId = (list: SQL) => sql`json_extract(${list}.value, '$[0]')`;
  * computed pages are generated from (services/openapi/computed-pages `readSpecState`). Only that
  * organization's specs: another's with the same slug is not there.
  */
-export function specStatesSql(spaceId: string, slugs: SQL) {
+export function specStatesSql(spaceId: string | Placeholder<string>, slugs: SQL) {
   const json = (column: SQL) => sql`case when json_valid(${column}) then json(${column}) end`;
   return sql`select 'spec', s.slug, json_object('slug', s.slug, 'state', s.processing_state, 'errorCode', s.last_process_error_code,
       'errors', ${json(sql`s.last_processed_errors`)}, 'outline', ${json(sql`v.outline`)}, 'versionCreatedAt', v.created_at,
@@ -166,7 +199,18 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
  * that generates it.
  */
-function pageTreeQuery(db: Db, revisionId: SQL, target: PageTarget, computed?: { spaceId: string }, withMarkdown = false, withReusable = false) {
+function pageTreeQuery(db: Db, rev: RevisionShape, target: PageTarget, computed = false, withMarkdown = false, withReusable = false) {
+  const byPath = 'path' in target;
+  const shape = `pageTree:${rev.shape}:${byPath ? 'path' : 'id'}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}:${withReusable ? 'reusable' : ''}`;
+  const values = { ...rev.values, ...(byPath ? { segments: JSON.stringify(target.path), pathLength: target.path.length } : { pageId: target.id }) };
+  return rawAllOfShape<PageTreeRow>(db, shape, () => pageTreeSql(rev.sql, byPath, computed, withMarkdown, withReusable), values);
+}
+
+/**
+ * pageTreeQuery's statement, with placeholders: `spaceId` (and what `revisionId` has), and `pageId`, or with `byPath`
+ * `segments` (the path's slugs as a JSON array) and `pathLength`.
+ */
+function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMarkdown: boolean, withReusable: boolean) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
@@ -175,14 +219,15 @@ function pageTreeQuery(db: Db, revisionId: SQL, target: PageTarget, computed?: {
   const chunkBody = sql`(select body from documents where hash = json_extract(k.value, '$[0]'))`;
   // D1 allows 5 terms in a compound select: the optional rows are one term, a compound of their own.
   const extras = [
-    ...(computed ? [specStatesSql(computed.spaceId, sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
+    ...(computed ? [specStatesSql(sql.placeholder('spaceId'), sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
     ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
     ...(withReusable
       ? [includedReusableSql(revisionId, sql`select json_extract(up.rec, '$.document') from up where up.level = 0`)]
       : []),
   ];
-  const start = 'path' in target ? pathStartSql(find, chunkBody, target.path) : sql`start(id) as (select ${computed ? generatedStartSql(find, target.id) : sql`${target.id}`})`;
-  return rawAll<PageTreeRow>(db, sql`
+  const pageId = sql.placeholder('pageId');
+  const start = byPath ? pathStartSql(find, chunkBody) : sql`start(id) as (select ${computed ? generatedStartSql(find, pageId) : sql`${pageId}`})`;
+  return sql`
     with recursive
     rev(root) as (select pages_root from revisions where id = ${revisionId}),
     ${start},
@@ -212,7 +257,7 @@ function pageTreeQuery(db: Db, revisionId: SQL, target: PageTarget, computed?: {
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
     from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
-    ${extras.length ? sql`union all select * from (${sql.join(extras, sql` union all `)})` : sql``}`);
+    ${extras.length ? sql`union all select * from (${sql.join(extras, sql` union all `)})` : sql``}`;
 }
 
 /** What a page read starts from: a page id, or a path of slugs from the top level. */
@@ -224,20 +269,21 @@ type PageTarget = { id: string } | { path: string[] };
  * is the page at the last segment, none when a segment matches no child. Only stored pages are walked:
  * the pages a computed page generates are not found by path.
  */
-function pathStartSql(find: (key: SQL) => SQL, chunkBody: SQL, path: string[]) {
-  const segments = JSON.stringify(path);
+function pathStartSql(find: (key: SQL) => SQL, chunkBody: SQL) {
+  const segments = sql.placeholder('segments');
+  const pathLength = sql.placeholder('pathLength');
   const segment = sql`json_extract(${segments}, '$[' || walk.level || ']')`;
   const c = sql.raw('c');
   return sql`walk(level, id) as (
       select 0, ${ROOT}
       union all
       select walk.level + 1, ${childId(c)} from walk cross join json_each(${find(sql`walk.id`)}, '$.children') c
-        where walk.level < ${path.length} and json_extract(c.value, '$[1]') = ${segment}
+        where walk.level < ${pathLength} and json_extract(c.value, '$[1]') = ${segment}
       union all
       select walk.level + 1, ${childId(c)} from walk cross join json_each(${find(sql`walk.id`)}, '$.chunks') k cross join json_each(${chunkBody}) c
-        where walk.level < ${path.length} and json_extract(c.value, '$[1]') = ${segment}
+        where walk.level < ${pathLength} and json_extract(c.value, '$[1]') = ${segment}
     ),
-    start(id) as (select id from walk where level = ${path.length} and level > 0 limit 1)`;
+    start(id) as (select id from walk where level = ${pathLength} and level > 0 limit 1)`;
 }
 
 /**
@@ -281,7 +327,7 @@ function markdownRowsSql(hashes: SQL) {
  * The page a read by id starts from with `computed`: the id itself, unless the map has no such page and
  * the part of the id before `-` is a computed page (never the top-level record `~`), which generates it.
  */
-function generatedStartSql(find: (key: SQL) => SQL, pageId: string) {
+function generatedStartSql(find: (key: SQL) => SQL, pageId: Placeholder<string>) {
   const stem = sql`substr(${pageId}, 1, instr(${pageId}, '-') - 1)`;
   return sql`case when instr(${pageId}, '-') > 1 and ${stem} <> ${ROOT} and ${find(sql`${pageId}`)} is null
       and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
@@ -348,10 +394,13 @@ function checkPublished(spaceRows: SpaceWithRank[], placement: unknown[]): void 
 export async function readContent(db: Db, source: ContentSource, userId: string, wanted: ContentWanted & { urls: UrlContext }): Promise<ContentRead> {
   // Site tokens read the published content only: never a change request's.
   if (source.published && source.changeRequest !== undefined) throw new ApiError(404, 'Change request not found');
-  const revisionId = revisionIdOf(source);
+  const rev = revisionShape(source);
+  // The statements that are not built once per isolate take the revision's id with its values in place.
+  let revisionIdSql: SQL | undefined;
+  const revisionId = () => (revisionIdSql ??= revisionIdOf(source));
   const statements: BatchItem[] = [
     spaceStatement(db, source, userId),
-    db
+    selectOfShape(`contentRevision:${rev.shape}`, db
       .select({
         id: revisions.id,
         parents: revisions.parents,
@@ -362,35 +411,35 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
         fileCount: revisions.fileCount,
       })
       .from(revisions)
-      .where(eq(revisions.id, revisionId)),
+      .where(eq(revisions.id, rev.sql)), rev.values),
   ];
   const extra: Record<string, number> = {};
   const add = (name: string, statement: unknown) => {
     extra[name] = statements.length;
     statements.push(statement as BatchItem);
   };
-  if (source.changeRequest !== undefined) add('cr', changeRequestQuery(db, changeRequestMatch(source.spaceId, source.changeRequest)));
+  if (source.changeRequest !== undefined) add('cr', changeRequestOfSpaceQuery(db, source.spaceId, source.changeRequest));
   if (source.published) add('published', siteTokenSpaceQuery(db, source.published, source.spaceId));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
   const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
-  if (target) add('page', pageTreeQuery(db, revisionId, target, computed, wanted.markdown, wanted.reusable));
-  if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId, wanted.reusableContent));
-  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId, computed, false, wanted.markdown));
-  if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId));
-  if (wanted.files) add('files', filesPageQuery(db, revisionId, wanted.files.after, wanted.files.limit));
-  if (wanted.file !== undefined) add('file', fileQuery(db, revisionId, safeKey(wanted.file)));
+  if (target) add('page', pageTreeQuery(db, rev, target, computed !== undefined, wanted.markdown, wanted.reusable));
+  if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId(), wanted.reusableContent));
+  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId(), computed, false, wanted.markdown));
+  if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId()));
+  if (wanted.files) add('files', filesPageQuery(db, revisionId(), wanted.files.after, wanted.files.limit));
+  if (wanted.file !== undefined) add('file', fileQuery(db, revisionId(), safeKey(wanted.file)));
   // A site token's visitor reads no file that only pages hidden from them use (`filesHiddenFrom`): the tree tells
   // which pages those are, the link index which files each page uses.
   const gateFiles = source.published !== undefined && (wanted.allFiles || wanted.files !== undefined || wanted.file !== undefined);
   if (gateFiles) {
-    if (!wanted.tree) add('gateTree', wholeTreeQuery(db, revisionId));
+    if (!wanted.tree) add('gateTree', wholeTreeQuery(db, revisionId()));
     add('fileRefs', fileReferencesQuery(db, source.spaceId));
   }
   if (wanted.withMergedFrom) {
-    add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId})`));
+    add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId()})`));
   }
   if (wanted.withGit) {
-    add('git', rawAll(db, sql`select oid, message, created_by_gitbook as createdByGitBook, url, ref from revision_git where revision_id = ${revisionId}`));
+    add('git', rawAll(db, sql`select oid, message, created_by_gitbook as createdByGitBook, url, ref from revision_git where revision_id = ${revisionId()}`));
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));

@@ -1,0 +1,58 @@
+/**
+ * Statements built once per isolate (db/client `rawAllOfShape`, `selectOfShape`, `selectWithValues`; issue 42, point 6):
+ * a shape's SQL text is made by its first statement, and every later one binds its own values. A statement that kept
+ * the values of the one its text was built from would answer another caller's rows: each test reads two different
+ * rows through one shape, alone and in a batch.
+ */
+import { env } from 'cloudflare:workers';
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { createDb, rawAllOfShape, rowsOf, runBatch, selectOfShape, selectWithValues } from '../../src/db/client';
+import { users } from '../../src/db/schema';
+import { api, createUsers } from '../helpers/harness';
+
+const db = () => createDb(env.DB);
+
+async function twoUsers() {
+  const [a, b] = await createUsers(2);
+  return [a.id, b.id] as const;
+}
+
+describe('statements of a shape', () => {
+  it('rawAllOfShape builds its text once and binds each statement its own values, alone and in a batch', async () => {
+    const [a, b] = await twoUsers();
+    let built = 0;
+    const build = () => (built++, sql`select id, email from users where id = ${sql.placeholder('id')}`);
+    const shape = `test-user-by-id-${crypto.randomUUID()}`;
+    const first = await rawAllOfShape<{ id: string }>(db(), shape, build, { id: a });
+    const second = await rawAllOfShape<{ id: string }>(db(), shape, build, { id: b });
+    expect(first.map((r) => r.id)).toEqual([a]);
+    expect(second.map((r) => r.id)).toEqual([b]);
+    const d = db();
+    const batched = await runBatch(d, [rawAllOfShape(d, shape, build, { id: b }), rawAllOfShape(d, shape, build, { id: a })]);
+    expect(batched.map((result) => rowsOf<{ id: string }>(result).map((r) => r.id))).toEqual([[b], [a]]);
+    expect(built).toBe(1);
+  });
+
+  it('selectOfShape and selectWithValues bind each statement its own values', async () => {
+    const [a, b] = await twoUsers();
+    const byId = (id: string, shape?: string) => {
+      const select = db().select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id')));
+      return shape ? selectOfShape(shape, select, { id }) : selectWithValues(select, { id });
+    };
+    const shape = `test-select-by-id-${crypto.randomUUID()}`;
+    expect(await byId(a, shape)).toEqual([{ id: a }]);
+    expect(await byId(b, shape).get()).toEqual({ id: b });
+    expect(await byId(b)).toEqual([{ id: b }]);
+    const d = db();
+    const select = (id: string) => selectOfShape(shape, d.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))), { id });
+    expect(await runBatch(d, [select(b), select(a)])).toEqual([[{ id: b }], [{ id: a }]]);
+  });
+
+  it("two callers' reads of one shape answer each their own user, one after the other in one isolate", async () => {
+    const [a, b] = await createUsers(2);
+    const meA = await api<{ id: string }>('GET', '/v1/user', { token: a.token });
+    const meB = await api<{ id: string }>('GET', '/v1/user', { token: b.token });
+    expect([meA.body.id, meB.body.id]).toEqual([a.id, b.id]);
+  });
+});
