@@ -88,6 +88,10 @@ async function fixtures() {
     grant('collection_user_grants', outer.id, disabledGuest.id, RANK.read),
     grant('space_user_grants', inHidden[1].id, collectionGuest.id, RANK.comment),
   ]);
+  // An open change request on every space of the organization, the deleted one included (opened before its deletion).
+  for (const space of [root, inInner, inOuter, ...inHidden, cappedRoot, ...teamSpaces, deleted]) {
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/change-requests`, { token: org.owner.token, body: { subject: space.id } }), 201);
+  }
   expectStatus(await api('DELETE', `/v1/spaces/${deleted.id}`, { token: org.owner.token }), 204);
   return { org, callers: { siteGuest, teamGuest, collectionGuest, disabledGuest, cappedReader }, expectedSpaces: { inInner, inOuter } };
 }
@@ -117,6 +121,18 @@ describe('listSpacesInOrganizationById: the page from grants and the count from 
     expect(seen).toMatchObject({ guest: 0, siteGuest: 2, teamGuest: 3, collectionGuest: 3, admin: 8, read: 5, cappedReader: 8 });
     const collectionGuestIds = (await listAll(org.id, callers.collectionGuest.token)).ids;
     expect(collectionGuestIds).toEqual(expect.arrayContaining([expectedSpaces.inInner.id, expectedSpaces.inOuter.id]));
+  });
+
+  it("counts an organization's change requests as the definition does, for every caller, on pages shorter than the list", async () => {
+    const { org, callers } = await fixtures();
+    const everyone: [string, TestUser][] = [...Object.entries(org.members), ...Object.entries(callers)].filter(([name]) => name !== 'disabledGuest');
+    for (const [name, user] of everyone) {
+      // The definition: open change requests of live spaces the caller reads, each space holding one.
+      const expected = (await expectedIds(org.id, user.id)).length;
+      const res = expectStatus(await api('GET', `/v1/orgs/${org.id}/change-requests?limit=1`, { token: user.token }), 200);
+      expect(res.body.count, name).toBe(expected);
+      expect(res.body.items.length, name).toBe(Math.min(1, expected));
+    }
   });
 
   it('answers a page in one round trip after the token, and one more for the count of a list longer than the page', async () => {
