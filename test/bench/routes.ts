@@ -176,7 +176,7 @@ interface Sample {
  * null elsewhere. Load runs one target at a time, so the difference over a run is that target's: the Worker's
  * CPU and its D1 queries' (local D1 runs in the same process), as for the reference.
  */
-function workerdCpuMs(): number | null {
+export function workerdCpuMs(): number | null {
   try {
     const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     let total = 0;

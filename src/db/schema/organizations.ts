@@ -34,6 +34,9 @@ export const organizations = sqliteTable(
     // installations in it); ingestion keeps the last two (conversations ingested on `conversations_day`, UTC).
     spaceCount: integer('space_count').notNull().default(0),
     memberCount: integer('member_count').notNull().default(0),
+    /** Kept by triggers (migration 0116), as the space and member counters. */
+    siteCount: integer('site_count').notNull().default(0),
+    teamCount: integer('team_count').notNull().default(0),
     integrationCount: integer('integration_count').notNull().default(0),
     installationCount: integer('installation_count').notNull().default(0),
     conversationsDay: text('conversations_day'),

@@ -22,7 +22,8 @@ import {
   type ChangeRequestWithContext,
 } from '../../services/content/change-requests';
 import { newChangeRequestStatements } from '../../services/content/main-edits';
-import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
+import { checkOrganizationRole } from '../../services/organizations/organizations';
+import { countOrganizationChangeRequests, organizationWithMemberRoleQuery } from '../../services/content/organization-change-requests';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import { runBatch, selectOfShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
@@ -197,7 +198,7 @@ async function listPage<G>(
   listScope: ListScope,
   filters: Filters,
   urls: ReturnType<typeof urlContext>,
-  countScopeFor?: (rows: G[]) => SQL[] | undefined,
+  countFor?: (rows: G[], where: SQL[], values: Record<string, unknown>) => Promise<number>,
 ) {
   const { cursor, limit } = pageParams(filters);
   const conditions = listConditions(filters);
@@ -215,12 +216,12 @@ async function listPage<G>(
     shape ? selectOfShape(shape, select, values) : selectWithValues(select, values),
   ])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
-  // Counted over every matching change request only when they are more than a page (after the caller's check).
-  // `countScopeFor` may give a cheaper scope that matches the same rows for this caller (an admin's: no role check).
-  const countScope = countScopeFor?.(guardRows);
-  const counted = countScope ? and(...countScope, ...where) : matching;
+  // Counted only when they are more than a page (after the caller's check): by `countFor` when given (the
+  // organization's list reads indexes of what it subtracts), else over every matching change request.
   const total = await listCount(rows, limit, cursor, undefined, async () =>
-    (await selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(counted), values))[0].n,
+    countFor
+      ? countFor(guardRows, where, values)
+      : (await selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching), values))[0].n,
   );
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
   return toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
@@ -241,13 +242,14 @@ export const changeRequestsRouter = createRouter()
     const userId = requireUser(c);
     const { organizationId } = c.req.valid('param');
     const db = c.get('db');
-    const check = (rows: Parameters<typeof checkOrganizationRole>[0]) => checkOrganizationRole(rows, RANK.guest);
+    type Caller = Parameters<typeof checkOrganizationRole>[0][number] & { memberRole: number | null };
+    const check = (rows: Caller[]) => checkOrganizationRole(rows, RANK.guest);
     // Along the (org_id, status, sort, id) index: a page costs what it returns, whatever the organization's size.
-    const scope = [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt), sql`${spaceRoleSql(userId)} >= ${RANK.read}`];
-    // An admin reads every live space of the organization: their count needs no role, only the index and each space's deletion.
-    const adminScope = (rows: Parameters<typeof checkOrganizationRole>[0]) =>
-      rows[0]?.rank === RANK.admin ? [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt)] : undefined;
-    const page = await listPage(db, organizationQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL), adminScope);
+    const visible = sql`${spaceRoleSql(userId)} >= ${RANK.read}`;
+    const scope = [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt), visible];
+    const countFor = (rows: Caller[], where: SQL[], values: Record<string, unknown>) =>
+      countOrganizationChangeRequests(db, organizationId, userId, rows[0], where, values, visible);
+    const page = await listPage(db, organizationWithMemberRoleQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL), countFor);
     return c.json(page, 200);
   })
   .openapi(createRoute, async (c) => {

@@ -17,6 +17,7 @@ import { checkCreateIn, collectionQuery, requireCreateIn } from '../../services/
 import { organizationQuery, orgRankQuery } from '../../services/organizations/organizations';
 import { assertMergeRuleUsers } from '../../services/content/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/content/positions';
+import { countOrganizationSpaces, organizationSpacesPageQueries } from '../../services/spaces/organization-spaces';
 import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
 import { siteUrlContext } from '../../services/sites/present';
 import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
@@ -195,24 +196,13 @@ export const spacesRouter = createRouter()
     const { organizationId } = c.req.valid('param');
     const { cursor, limit } = pageParams(c.req.valid('query'));
     const db = c.get('db');
-    const role = spaceRoleSql(userId);
-    const where = and(eq(spaces.orgId, organizationId), isNull(spaces.deletedAt), sql`${role} >= ${RANK.read}`);
-    // The membership check travels in the same batch as the page: a non-member's page is empty anyway. The
-    // page is read along the (org_id, created_at, id) index, evaluating the caller's role on its rows only.
-    const [membership, rows] = await db.batch([
-      orgRankQuery(db, organizationId, userId, { spaceCount: organizations.spaceCount }),
-      db
-        .select({ space: spaces, rank: role })
-        .from(spaces)
-        .where(and(where, afterCursor(cursor, spaces.createdAt, spaces.id)))
-        .orderBy(...keysetOrder(spaces.createdAt, spaces.id))
-        .limit(limit + 1),
-    ]);
-    if (!membership[0] || membership[0].rank === null) throw new ApiError(404, 'Organization not found');
-    // An admin reads every live space of the organization: the counter kept by triggers is their count. Anyone
-    // else's role is evaluated space by space, over the whole organization, only when the list is longer than a page.
-    const known = membership[0].rank === RANK.admin ? membership[0].spaceCount : undefined;
-    const total = await listCount(rows, limit, cursor, known, async () => (await db.select({ total: count() }).from(spaces).where(where))[0].total);
+    // The membership and the page in one batch: along the organization's index for members with a role, from
+    // the grants for a guest (the other read stops before its first row); a non-member's page is never answered.
+    const [membership, orgRows, grantRows] = await db.batch(organizationSpacesPageQueries(db, organizationId, userId, cursor, limit));
+    const caller = membership[0];
+    if (!caller || caller.rank === null) throw new ApiError(404, 'Organization not found');
+    const rows = caller.memberRole === RANK.guest ? grantRows : orgRows;
+    const total = await listCount(rows, limit, cursor, caller.rank === RANK.admin ? caller.spaceCount : undefined, () => countOrganizationSpaces(db, organizationId, userId, caller));
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.space.createdAt, r.space.id], (r) => toSpace(r.space, r.rank, urls)), 200);
   })

@@ -4,7 +4,7 @@ import { teamMembers, teams } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
+import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { nowIso } from '../../lib/time';
@@ -101,16 +101,18 @@ export const teamsRouter = createRouter()
           or exists (select 1 from team_members tm where tm.team_id = ${teams.id} and tm.user_id = m.user_id and tm.is_owner = 1)))`);
     }
     const where = and(...filters);
-    // The caller's role, the page and the total in one round trip; the role is checked before answering.
-    const [role, rows, [{ total }]] = await db.batch([
+    // The caller's role and the page in one round trip; the role is checked before answering.
+    const [role, rows] = await db.batch([
       organizationQuery(db, organizationId, callerId),
       teamSelection(db, callerId)
         .where(and(where, afterCursor(cursor, teams.createdAt, teams.id)))
         .orderBy(...keysetOrder(teams.createdAt, teams.id))
         .limit(limit + 1),
-      db.select({ total: count() }).from(teams).where(where),
     ]);
-    checkOrganizationRole(role, RANK.read);
+    const { org } = checkOrganizationRole(role, RANK.read);
+    // Unfiltered, the teams are the organization's: its team counter (kept by triggers) is their count.
+    const unfiltered = !query.title && !query.owner;
+    const total = await listCount(rows, limit, cursor, unfiltered ? org.teamCount : undefined, async () => (await db.select({ total: count() }).from(teams).where(where))[0].total);
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.team.createdAt, r.team.id], (r) => toTeam(r, urls)), 200);
   })

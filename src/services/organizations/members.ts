@@ -19,9 +19,10 @@ const memberFields = {
   teams: sql<number>`(select count(*) from team_members tm join teams t on t.id = tm.team_id
     where tm.user_id = ${orgMembers.userId} and t.org_id = ${orgMembers.orgId})`,
   // Sites have no grants of their own: an active member with read or more opens every site of the
-  // organization (services/sites/access), a guest or a disabled member none. Counted in the same statement.
+  // organization (services/sites/access), a guest or a disabled member none: the organization's site counter
+  // (kept by triggers), not a count of its sites for every member row.
   sites: sql<number>`(case when ${orgMembers.disabled} = 0 and ${orgMembers.role} >= ${RANK.read}
-    then (select count(*) from sites st where st.org_id = ${orgMembers.orgId}) else 0 end)`,
+    then (select o.site_count from organizations o where o.id = ${orgMembers.orgId}) else 0 end)`,
 };
 
 /** Member rows with their user and the counts the API shows; `extra` adds columns of joined tables. */
