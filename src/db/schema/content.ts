@@ -261,3 +261,15 @@ export const spaceTeamGrants = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.teamId] }), index('space_team_grants_team').on(t.teamId)],
 );
+
+/**
+ * History collection (services/content/history.ts, migration 0110): when the collection last looked at a space, and
+ * whether the documents its collected revisions alone referred to are still to be swept.
+ */
+export const historyCollections = sqliteTable('history_collections', {
+  spaceId: text('space_id')
+    .primaryKey()
+    .references(() => spaces.id, { onDelete: 'cascade' }),
+  collectedAt: text('collected_at').notNull(),
+  documentsPending: integer('documents_pending', { mode: 'boolean' }).notNull().default(false),
+});
