@@ -314,5 +314,6 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
   await step('purging audit events past their retention', async () => (await import('../services/audit/retention')).purgeOldAuditEvents(db, scheduledTime), (n) => `removed ${n} audit event(s) past their retention`);
   await step('collecting history', () => collectHistory(env, db, scheduledTime), (n) => `collected ${n} revision(s) and document(s) no longer kept`);
+  await step('packing documents stored before 0052', async () => (await import('../services/content/pack-stored')).packStoredDocuments(db), (n) => `packed ${n} document(s) stored as JSON text`);
   await step('purging old site insights events', async () => (await import('../services/insights/store')).purgeOldEvents(db, scheduledTime), (n) => `removed ${n} site insights event(s) past their retention`);
 }

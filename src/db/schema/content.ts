@@ -273,3 +273,10 @@ export const historyCollections = sqliteTable('history_collections', {
   collectedAt: text('collected_at').notNull(),
   documentsPending: integer('documents_pending', { mode: 'boolean' }).notNull().default(false),
 });
+
+/** Storage jobs that walk a table once in bounded steps (migration 0111: `pack-documents`), and where they are. */
+export const storageJobs = sqliteTable('storage_jobs', {
+  name: text('name').primaryKey(),
+  cursor: text('cursor').notNull().default(''),
+  doneAt: text('done_at'),
+});
