@@ -7,3 +7,4 @@ export { applyChangeRequestContent, mergeChangeRequest, updateChangeRequest } fr
 export { applyMainContent, createChangeRequestOnMain } from '../services/content/main-edits';
 export { assembleTranslation } from '../services/translations/run';
 export { applyGitImport, recordGitExport } from '../services/git-sync/apply';
+export { collectSpaceHistory } from '../services/content/history';

@@ -9,6 +9,7 @@ import type { MainEditOutput, MainTarget } from '../services/content/main-edits'
 import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
 import type { GitImportOutput, GitImportTarget } from '../services/git-sync/apply';
+import type { CollectionLimits, HistoryCollection } from '../services/content/history';
 import type { gitSyncEntries } from '../db/schema/index';
 import { recordingClient, type AuditEventDraft } from '../services/audit/recorder';
 
@@ -125,6 +126,14 @@ export class SpaceWriter extends DurableObject<Env> {
       if (recorded.revision) await this.catchUpIndexes(env, target.spaceId);
       return recorded;
     });
+  }
+
+  /**
+   * Collects the space's history as of `now` (services/content/history), between its head moves: no write of the
+   * space is in flight while it decides which documents its revisions still reach.
+   */
+  collectHistory(spaceId: string, now: number, limits?: CollectionLimits): Promise<WriterResult<HistoryCollection>> {
+    return this.serialize(async (env) => (await work()).collectSpaceHistory(createDb(env.DB), spaceId, now, limits));
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */

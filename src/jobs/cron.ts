@@ -47,6 +47,28 @@ export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
   return expired.length;
 }
 
+/** Spaces whose history a cron run collects at most (the rest wait for the next run). */
+const HISTORY_SPACES_PER_RUN = 20;
+
+/**
+ * History collection (services/content/history): the spaces with revisions past the retention window, each collected
+ * in its writer, between its head moves. Answers the revisions and documents deleted.
+ */
+export async function collectHistory(env: Env, db: Db, now: number): Promise<number> {
+  const { spacesToCollect } = await import('../services/content/history');
+  let collected = 0;
+  for (const id of await spacesToCollect(db, now, HISTORY_SPACES_PER_RUN)) {
+    try {
+      const result = await spaceWriter(env, id).collectHistory(id, now);
+      if (result.ok) collected += result.value.revisions + result.value.documents;
+      else console.error(`cron: space ${id}: history not collected: ${result.message}`);
+    } catch (error) {
+      console.error(`cron: space ${id}: history not collected`, error);
+    }
+  }
+  return collected;
+}
+
 /** Spaces whose indexes a cron run catches up at most (the rest wait for the next run). */
 const INDEX_CATCH_UP_PER_RUN = 50;
 
@@ -291,5 +313,7 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
   );
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
   await step('purging audit events past their retention', async () => (await import('../services/audit/retention')).purgeOldAuditEvents(db, scheduledTime), (n) => `removed ${n} audit event(s) past their retention`);
+  await step('collecting history', () => collectHistory(env, db, scheduledTime), (n) => `collected ${n} revision(s) and document(s) no longer kept`);
+  await step('packing documents stored before 0052', async () => (await import('../services/content/pack-stored')).packStoredDocuments(db), (n) => `packed ${n} document(s) stored as JSON text`);
   await step('purging old site insights events', async () => (await import('../services/insights/store')).purgeOldEvents(db, scheduledTime), (n) => `removed ${n} site insights event(s) past their retention`);
 }

@@ -261,3 +261,22 @@ export const spaceTeamGrants = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.teamId] }), index('space_team_grants_team').on(t.teamId)],
 );
+
+/**
+ * History collection (services/content/history.ts, migration 0110): when the collection last looked at a space, and
+ * whether the documents its collected revisions alone referred to are still to be swept.
+ */
+export const historyCollections = sqliteTable('history_collections', {
+  spaceId: text('space_id')
+    .primaryKey()
+    .references(() => spaces.id, { onDelete: 'cascade' }),
+  collectedAt: text('collected_at').notNull(),
+  documentsPending: integer('documents_pending', { mode: 'boolean' }).notNull().default(false),
+});
+
+/** Storage jobs that walk a table once in bounded steps (migration 0111: `pack-documents`), and where they are. */
+export const storageJobs = sqliteTable('storage_jobs', {
+  name: text('name').primaryKey(),
+  cursor: text('cursor').notNull().default(''),
+  doneAt: text('done_at'),
+});
