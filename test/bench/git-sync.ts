@@ -166,7 +166,7 @@ for (const name of argv.has('--workerd-only') ? [] : ['bench-v2', 'bench-v1', 'b
 }
 console.log(
   `Limits: ${GIT_IMPORT_LIMITS.maxFiles} files under the project directory, ${GIT_IMPORT_LIMITS.maxPages} Markdown pages, ${GIT_IMPORT_LIMITS.maxAssets} files stored per import ` +
-    `(${GIT_IMPORT_LIMITS.maxAssetBytes / 2 ** 20} MB, each at most MAX_FILE_BYTES), ${GIT_IMPORT_LIMITS.maxReadBytes / 2 ** 20} MB of Markdown read per import, ` +
+    `(${GIT_IMPORT_LIMITS.maxAssetBytes / 2 ** 20} MB, each at most GIT_SYNC_MAX_FILE_BYTES), ${GIT_IMPORT_LIMITS.maxReadBytes / 2 ** 20} MB of Markdown read per import, ` +
     `${GIT_TRANSFER_LIMITS.maxPackBytes / 2 ** 20} MB for the trees, ${GIT_TRANSFER_LIMITS.maxBatchBytes / 2 ** 20} MB per batch of blobs, ` +
     `${GIT_TRANSFER_LIMITS.maxFullFetchBytes / 2 ** 20} MB for a full fetch (a server without partial fetches); over them the operation fails and getSpaceGitInfo says which limit. ` +
     `A file over GIT_SYNC_MAX_FILE_BYTES (${GIT_SYNC_DEFAULT_MAX_FILE_BYTES / 2 ** 20} MiB) is left out, said in the operation's state.`,
