@@ -1,5 +1,5 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only] [--rebuild]`): the
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--rebuild]`): the
  * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
  * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
  *   is not GitBook's;
@@ -171,7 +171,7 @@ console.log(
     `${GIT_TRANSFER_LIMITS.maxFullFetchBytes / 2 ** 20} MB for a full fetch (a server without partial fetches); over them the operation fails and getSpaceGitInfo says which limit. ` +
     `A file over GIT_SYNC_MAX_FILE_BYTES (${GIT_SYNC_DEFAULT_MAX_FILE_BYTES / 2 ** 20} MiB) is left out, said in the operation's state.`,
 );
-await inWorkerd();
+if (!argv.has('--node-only')) await inWorkerd();
 await teardown();
 
 /** The workerd processes Miniflare started (children of this process, or theirs). */
