@@ -30,6 +30,8 @@ export interface Env {
   GIT_SYNC_ALLOWED_HOSTS?: string;
   /** Git Sync: the largest pack of a full fetch (a server that refuses partial fetches); 32 MiB when unset. */
   GIT_SYNC_MAX_FULL_FETCH_BYTES?: string;
+  /** Git Sync: the largest file an import stores (streamed into R2, never held); 100 MiB when unset (services/git-sync/assets). */
+  GIT_SYNC_MAX_FILE_BYTES?: string;
   /** The Durable Object location hint of SpaceWriters (`weur`, `enam`...: near the D1 primary); none when unset (durable-objects/space-writer). */
   SPACE_WRITER_LOCATION_HINT?: string;
   /** Workers AI (wrangler.toml `[ai]`): conversation analysis with models when bound (services/conversations/analyzers). */

@@ -1,16 +1,22 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync`): the tests' real Git server
- * (git http-backend, test/fixtures/git-sync/git-server.mjs) serves the AxonIQ reference guide (182 pages, in
- * ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that is not GitBook's, and a 300 MB repository
- * (the guide, 200 MB of files that are not GitBook's, 40 assets of 2 MB and 200 of 50 KB under .gitbook/assets/),
- * served with and without `object-info`; in Node, with the code the queue consumer runs (assets go to a store that
- * hashes them as R2's would be written and keeps nothing):
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--rebuild]`): the
+ * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
+ * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
+ *   is not GitBook's;
+ * - two synthetic repositories built once with git fast-import and cached (git-sync-repository.ts): 200 pages with
+ *   10 MiB of screenshots, and the same with 300 MiB of assets (20 MiB videos, 2 MiB archives), GIT_SYNC_BENCH_SCALE
+ *   scaling the large assets.
+ * In Node, with the code the queue consumer runs (assets go to a store that hashes them and keeps nothing):
  * - fetch: protocol v2 partial fetch (trees, then the blobs the import reads, by id in batches) against a full
  *   fetch by isomorphic-git (a server without v2), wall time and peak memory (RSS and heap above the start);
  * - import: the plan (layout, blobs, links) and the Markdown -> document conversion of every page;
- * - export: every page written back as Markdown, its blob written, one commit pushed (the worst case: every page
- *   changed; an unchanged page keeps its blob and costs nothing).
- * The D1 writes of the SpaceWriter are not in it (the route benchmark measures D1). A benchmark, not a test.
+ * - export: every page written back as Markdown, its blob written, one commit pushed.
+ * In workerd (Miniflare, git-sync-worker.ts: the real Worker, its D1, R2 on disk, its SpaceWriter), end to end as
+ * the deployment runs it: `POST /git/import` then the queued operation run (what the queue consumer does), and an
+ * export after every page was edited through a change request. Measured: wall time of the operation, and the
+ * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
+ * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
+ * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
 import { memoryUsage } from 'node:process';
@@ -20,12 +26,21 @@ import setup from '../fixtures/git-sync/git-server.mjs';
 import { planImport } from '../../src/services/git-sync/import';
 import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
+import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
+import { benchRepository, BENCH_PAGES } from './git-sync-repository';
+import { bundle, client, seedUser } from './routes';
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { unstable_splitSqlQuery } from 'wrangler';
 import { documentToMarkdown, markdownToDocument, defaultResolveLink } from '../../src/services/markdown/index';
 import type { SyncedSpace, RevisionTree } from '../../src/services/git-sync/content';
 
 type Server = { url: string; username: string; password: string };
 let server!: Server;
 const teardown = await setup({ provide: (_key, value) => (server = value) });
+const argv = new Set(process.argv.slice(2));
 
 async function control(route: string, body: unknown) {
   const res = await fetch(`${server.url}/__control/${route}`, { method: 'POST', body: JSON.stringify(body) });
@@ -47,17 +62,20 @@ function noise(size: number): string {
 }
 
 const BIG = 24 * 1024 * 1024;
-const extra = { 'vendor/dataset.bin': noise(BIG) };
-await control('create', { name: 'bench-v2', corpus: 'axoniq-reference-guide', files: extra });
-await control('create', { name: 'bench-v1', corpus: 'axoniq-reference-guide', files: extra, v1Only: true });
-// GIT_SYNC_BENCH_SCALE=0.2 makes the 300 MB repository's files not GitBook's 5 times smaller (a quicker run on a busy machine).
+const extra = argv.has('--workerd-only') ? {} : { 'vendor/dataset.bin': noise(BIG) };
+// GIT_SYNC_BENCH_SCALE=0.2 makes the large repository's videos and archives 5 times smaller (a quicker run on a busy machine).
 const SCALE = Number(process.env.GIT_SYNC_BENCH_SCALE ?? 1) || 1;
-const large: Record<string, string> = {};
-for (let i = 0; i < 4; i++) large[`vendor/data-${i}.bin`] = noise(Math.round(50 * 1024 * 1024 * SCALE)).slice(i) + 'x'.repeat(i);
-for (let i = 0; i < 40; i++) large[`.gitbook/assets/large-${i}.bin`] = noise(2 * 1024 * 1024).slice(i + 1) + 'y'.repeat(i + 1);
-for (let i = 0; i < 200; i++) large[`.gitbook/assets/small-${i}.bin`] = noise(50 * 1024).slice(i + 1) + 'z'.repeat(i + 1);
-await control('create', { name: 'bench-300', corpus: 'axoniq-reference-guide', files: large });
-await control('create', { name: 'bench-300-sizes-unknown', corpus: 'axoniq-reference-guide', files: large, objectInfo: false });
+const pagesRepo = await benchRepository(false, 1, argv.has('--rebuild'));
+const largeRepo = await benchRepository(true, SCALE, argv.has('--rebuild'));
+for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo]] as const) {
+  console.log(`Synthetic repository (${what}): ${(repo.bytes / 2 ** 20).toFixed(0)} MiB of files, ${repo.built ? `built with git fast-import in ${(repo.ms / 1000).toFixed(1)} s` : 'from the cache'} (${repo.path})`);
+}
+if (!argv.has('--workerd-only')) {
+  await control('create', { name: 'bench-v2', corpus: 'axoniq-reference-guide', files: extra });
+  await control('create', { name: 'bench-v1', corpus: 'axoniq-reference-guide', files: extra, v1Only: true });
+  await control('serve', { name: 'bench-300', source: largeRepo.path });
+  await control('serve', { name: 'bench-300-sizes-unknown', source: largeRepo.path, objectInfo: false });
+}
 
 /** R2 as the import writes it, kept nowhere: bytes and streams hashed (SHA-256) and dropped. */
 // node:crypto's hash, typed loosely: the project's types are the Workers' (whose node:crypto types differ).
@@ -110,8 +128,8 @@ const line = (label: string, r: { ms: number; cpuMs: number; rssMB?: number; hea
       (extra ? `  ${extra}` : ''),
   );
 
-console.log(`Git Sync: AxonIQ reference guide (182 pages) + a ${BIG / 2 ** 20} MB file that is not GitBook's, served by git http-backend`);
-for (const name of ['bench-v2', 'bench-v1', 'bench-300', 'bench-300-sizes-unknown']) {
+if (!argv.has('--workerd-only')) console.log(`Git Sync in Node: AxonIQ reference guide (182 pages) + a ${BIG / 2 ** 20} MB file that is not GitBook's, served by git http-backend`);
+for (const name of argv.has('--workerd-only') ? [] : ['bench-v2', 'bench-v1', 'bench-300', 'bench-300-sizes-unknown']) {
   const url = `${server.url}/repos/${name}.git`;
   const fetched = await measure(async () => {
     const session = new GitSession(env, url, credentials);
@@ -120,7 +138,7 @@ for (const name of ['bench-v2', 'bench-v1', 'bench-300', 'bench-300-sizes-unknow
     return { session, oid, plan };
   });
   const { session, oid, plan } = fetched.value;
-  const what = name.startsWith('bench-300') ? `300 MB repository${name.endsWith('unknown') ? ', no object-info' : ''}` : 'guide + 24 MB';
+  const what = name.startsWith('bench-300') ? `${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB repository${name.endsWith('unknown') ? ', no object-info' : ''}` : 'guide + 24 MB';
   line(
     `${what}: ${session.stats.protocol === 'v2' ? 'v2 partial fetch' : 'full fetch (v1)'} + import plan`,
     fetched,
@@ -148,8 +166,154 @@ for (const name of ['bench-v2', 'bench-v1', 'bench-300', 'bench-300-sizes-unknow
 }
 console.log(
   `Limits: ${GIT_IMPORT_LIMITS.maxFiles} files under the project directory, ${GIT_IMPORT_LIMITS.maxPages} Markdown pages, ${GIT_IMPORT_LIMITS.maxAssets} files stored per import ` +
-    `(${GIT_IMPORT_LIMITS.maxAssetBytes / 2 ** 20} MB, each at most MAX_FILE_BYTES), ${GIT_IMPORT_LIMITS.maxReadBytes / 2 ** 20} MB of Markdown read per import, ` +
+    `(${GIT_IMPORT_LIMITS.maxAssetBytes / 2 ** 20} MB, each at most GIT_SYNC_MAX_FILE_BYTES), ${GIT_IMPORT_LIMITS.maxReadBytes / 2 ** 20} MB of Markdown read per import, ` +
     `${GIT_TRANSFER_LIMITS.maxPackBytes / 2 ** 20} MB for the trees, ${GIT_TRANSFER_LIMITS.maxBatchBytes / 2 ** 20} MB per batch of blobs, ` +
-    `${GIT_TRANSFER_LIMITS.maxFullFetchBytes / 2 ** 20} MB for a full fetch (a server without partial fetches); over them the operation fails and getSpaceGitInfo says which limit.`,
+    `${GIT_TRANSFER_LIMITS.maxFullFetchBytes / 2 ** 20} MB for a full fetch (a server without partial fetches); over them the operation fails and getSpaceGitInfo says which limit. ` +
+    `A file over GIT_SYNC_MAX_FILE_BYTES (${GIT_SYNC_DEFAULT_MAX_FILE_BYTES / 2 ** 20} MiB) is left out, said in the operation's state.`,
 );
+if (!argv.has('--node-only')) await inWorkerd();
 await teardown();
+
+/** The workerd processes Miniflare started (children of this process, or theirs). */
+function workerdPids(): number[] {
+  const parent = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+      parent.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  const descends = (pid: number) => {
+    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...names].filter(([pid, name]) => name.startsWith('workerd') && descends(pid)).map(([pid]) => pid);
+}
+
+function statusOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+}
+
+/** Runs `work` measuring workerd: its RSS before, and its peak RSS (VmHWM, reset first; sampled too, for a kernel that refuses the reset). */
+async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; beforeMB: number; peakMB: number }> {
+  const pids = workerdPids();
+  if (pids.length === 0) throw new Error('no workerd process found');
+  let resettable = true;
+  for (const pid of pids) {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    } catch {
+      resettable = false;
+    }
+  }
+  const rss = () => pids.reduce((n, pid) => n + statusOf(pid, 'VmRSS'), 0);
+  const before = rss();
+  let sampled = before;
+  const timer = setInterval(() => (sampled = Math.max(sampled, rss())), 10);
+  const began = performance.now();
+  const value = await work();
+  const ms = performance.now() - began;
+  clearInterval(timer);
+  const peak = resettable ? Math.max(sampled, pids.reduce((n, pid) => n + statusOf(pid, 'VmHWM'), 0)) : sampled;
+  return { value, ms, beforeMB: before / 2 ** 20, peakMB: peak / 2 ** 20 };
+}
+
+/** The import and the export as the deployment runs them, in workerd: wall time and the process's peak memory. */
+async function inWorkerd() {
+  const ADMIN = 'bench-admin-token';
+  const persist = mkdtempSync(path.join(tmpdir(), 'dpa-git-sync-bench-'));
+  const { modules } = await bundle('test/bench/git-sync-worker.ts');
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      log: new Log(LogLevel.WARN),
+      cf: false,
+      // D1, R2 and the writer's storage on disk, as a deployment's are outside the Worker.
+      resourcePersistencePath: persist,
+      workers: [
+        {
+          name: 'api',
+          modules,
+          modulesRoot: '/worker',
+          compatibilityDate: '2026-11-01',
+          compatibilityFlags: ['nodejs_compat'],
+          d1Databases: { DB: 'bench-db' },
+          r2Buckets: { FILES: 'bench-files' },
+          queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
+          durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
+          bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host },
+          unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+        },
+      ],
+    } as Parameters<typeof convertV4MiniflareOptions>[0]),
+  );
+  try {
+    await mf.ready;
+    const db = await mf.getD1Database('DB', 'api');
+    const root = path.resolve(import.meta.dirname, '../..');
+    for (const file of readdirSync(path.join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort()) {
+      for (const statement of unstable_splitSqlQuery(readFileSync(path.join(root, 'migrations', file), 'utf8'))) if (statement.trim()) await db.prepare(statement).run();
+    }
+    const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
+    const call = client(apiUrl);
+    const { token, org } = await seedUser(call);
+    const repoUrl = (name: string) => `${server.url.replace('//', `//${server.username}:${server.password}@`)}/repos/${name}.git`;
+    /** Queues an operation through the API, then runs it in the Worker as the queue consumer would. */
+    const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>) => {
+      await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
+      const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
+      const measured = await measureWorkerd(async () => {
+        const res = await fetch(`${apiUrl}/__bench/git-sync/run/${op!.id}`, { method: 'POST' });
+        if (!res.ok) throw new Error(`run: ${res.status} ${await res.text()}`);
+      });
+      const row = await db.prepare(`select state, error, stats from git_sync_operations where id = ?`).bind(op!.id).first<{ state: string; error: string | null; stats: string | null }>();
+      if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
+      return { ...measured, stats: JSON.parse(row.stats ?? '{}') as Record<string, number | string> };
+    };
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number }, extra: string) =>
+      console.log(`${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB)  ${extra}`);
+
+    console.log('Git Sync in workerd (the real Worker in Miniflare; the operation run as the queue consumer runs it):');
+    await control('serve', { name: 'workerd-pages', source: pagesRepo.path });
+    await control('serve', { name: 'workerd-large', source: largeRepo.path });
+    const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
+    const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true });
+    report(`import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+
+    // Every page edited through a change request, merged: the export writes all of them back (its worst case).
+    const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
+    const ids: string[] = [];
+    const walk = (list: Array<{ id: string; type: string; pages?: unknown[] }>) => {
+      for (const p of list) {
+        if (p.type === 'document') ids.push(p.id);
+        walk((p.pages ?? []) as typeof list);
+      }
+    };
+    walk(pages);
+    const cr = (await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests`, token, { subject: 'Edit every page' })).body as { number: number };
+    for (let i = 0; i < ids.length; i += 50) {
+      await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/content?compat=false`, token, {
+        changes: ids.slice(i, i + 50).map((page, j) => ({ operation: 'update_page', page, document: { markdown: `Edited page ${i + j}.\n\nA new paragraph written in the platform.\n` } })),
+      });
+    }
+    await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/merge`, token);
+    const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' });
+    report(`export: ${ids.length} pages edited, one commit pushed`, exported, `${exported.stats.requests} requests`);
+
+    const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true });
+    report(
+      `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`,
+      large,
+      `${large.stats.requests} requests, ${(Number(large.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs held, ${large.stats.blobsFetched} blobs in batches, ${large.stats.blobsStreamed} streamed`,
+    );
+  } finally {
+    await mf.dispose();
+    rmSync(persist, { recursive: true, force: true });
+  }
+}

@@ -14,10 +14,7 @@ import { control, createRepository, gitInfo, gitOutput, repositoryUrl } from '..
  * batch; the file entry points at that object, carries its git {oid, path}, and a blob is stored once (by blob id).
  */
 
-/** A deployment whose MAX_FILE_BYTES admits the test's files (the default is 1 MiB). */
-const bigFilesEnv = { ...env, MAX_FILE_BYTES: String(32 * 1024 * 1024) } as typeof env;
-
-async function importRepo(spaceId: string, token: string, body: Record<string, unknown>, runEnv = bigFilesEnv) {
+async function importRepo(spaceId: string, token: string, body: Record<string, unknown>, runEnv = env) {
   expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/import`, { token, body }), 204);
   const rows = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at, rowid`).bind(spaceId).all<{ id: string }>();
   for (const row of rows.results) await runGitSyncOperation(runEnv, row.id);
@@ -103,7 +100,7 @@ describe('large assets streamed into R2 (a real git http-backend)', () => {
     expect((await filesOf(space.id, token)).map((f) => f.id).sort()).toEqual(files.map((f) => f.id).sort());
   }, 120_000);
 
-  it('a server that does not tell sizes: a batch over maxBatchBytes is split down to the large blob, which is streamed; one over MAX_FILE_BYTES is left out, said in the state', async () => {
+  it('a server that does not tell sizes: a batch over maxBatchBytes is split down to the large blob, which is streamed; one over GIT_SYNC_MAX_FILE_BYTES is left out, said in the state', async () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
@@ -126,9 +123,9 @@ describe('large assets streamed into R2 (a real git http-backend)', () => {
     expect(files.find((f: any) => f.name === 'large.png')).toMatchObject({ size: large.byteLength, dimensions: { width: 32, height: 16 } });
     expect((await env.FILES.head(fileKey(await sha256(large))))?.size).toBe(large.byteLength);
 
-    // The deployment's cap on a file still holds: under the default 1 MiB the large file is left out, and the state says so.
+    // Git Sync's cap on a file holds (GIT_SYNC_MAX_FILE_BYTES; MAX_FILE_BYTES, the cap of an upload, is not it): under it the large file is left out, and the state says so.
     const other = await createSpace(org.id, token);
-    const capped = await importRepo(other.id, token, { url: repositoryUrl('assets-split'), ref: 'refs/heads/main', force: true }, env);
+    const capped = await importRepo(other.id, token, { url: repositoryUrl('assets-split'), ref: 'refs/heads/main', force: true }, { ...env, GIT_SYNC_MAX_FILE_BYTES: String(1024 * 1024) } as typeof env);
     expect(capped.info.operation, JSON.stringify(capped.info)).toMatchObject({ state: 'success' });
     expect(capped.info.operation.error).toContain('.gitbook/assets/large.png: not imported');
     expect((await filesOf(other.id, token)).map((f: any) => f.name).sort()).toEqual(['a.txt', 'z.txt']);

@@ -1,5 +1,6 @@
 import { sha256Hex, toHex } from '../../lib/ids';
 import { fileKey, imageDimensions } from '../content/files';
+import { STAGING_PREFIX } from './cleanup';
 
 /**
  * Where an import puts the files it reads (assets): R2, from the queue consumer, before the SpaceWriter runs, so
@@ -8,8 +9,11 @@ import { fileKey, imageDimensions } from '../content/files';
  * - A small blob is stored from its bytes (held already: it came in a batch of blobs);
  * - a large one comes as a stream and goes to R2 as it is read: it is written under a staging key while its
  *   SHA-256 and its Git blob id (SHA-1 of `blob <size>\0` and the bytes) are computed on the way, then copied
- *   (R2 to R2, streamed) to `files/<sha256>` unless that exists already, and the staging object deleted. A blob
- *   whose bytes are not its id (a corrupt answer) is refused.
+ *   (R2 to R2, streamed) to `files/<sha256>` unless that exists already, and the staging object deleted; above
+ *   MULTIPART_ABOVE both writes are multipart uploads (the copy's parts are ranged reads of the staged object).
+ *   A blob whose bytes are not its id (a corrupt answer) is refused;
+ * - the objects a store created are marked with the operation's id, so an import that fails deletes them
+ *   (`discard`) unless an upload of the same bytes rewrote them since.
  */
 export interface StoredAsset {
   hash: string;
@@ -25,15 +29,59 @@ export interface AssetStore {
 /** Bytes of a streamed image kept to read its dimensions from its header. */
 const IMAGE_HEAD_BYTES = 256 * 1024;
 
-export function r2AssetStore(bucket: R2Bucket): AssetStore {
+/**
+ * Git Sync's cap on one file an import stores (`GIT_SYNC_MAX_FILE_BYTES`; 100 MiB when unset: GitHub refuses
+ * files over 100 MiB, so every file of a GitHub repository fits). Not MAX_FILE_BYTES, the cap of an upload: an
+ * upload's bytes come through the Worker's request body and a content batch, a repository's are streamed into
+ * R2 and never held. Bounded by what one import can stream in the queue consumer's time rather than by memory.
+ */
+export const GIT_SYNC_DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
+/** Above this a setting is refused for the default: R2's largest single object is 5 TiB, a queue run lasts 15 minutes. */
+const GIT_SYNC_MAX_FILE_BYTES_CEILING = 5 * 1024 * 1024 * 1024;
+
+export function gitSyncMaxFileBytes(env: { GIT_SYNC_MAX_FILE_BYTES?: string }): number {
+  const raw = Number(env.GIT_SYNC_MAX_FILE_BYTES?.trim());
+  return Number.isSafeInteger(raw) && raw > 0 && raw <= GIT_SYNC_MAX_FILE_BYTES_CEILING ? raw : GIT_SYNC_DEFAULT_MAX_FILE_BYTES;
+}
+
+/**
+ * A streamed blob larger than this goes to R2 as a multipart upload, in parts of `MULTIPART_PART_BYTES` (R2: at
+ * least 5 MiB each but the last, all the same size, at most 10,000): no single request carries more than a part,
+ * and an object past the 5 GiB of a single upload is possible. Smaller ones are one streamed `put`.
+ */
+export const MULTIPART_ABOVE = 10 * 1024 * 1024;
+export const MULTIPART_PART_BYTES = 8 * 1024 * 1024;
+
+/** What an import that stored files and then failed deletes: the objects it created (see `discard`). */
+export interface DiscardableAssetStore extends AssetStore {
+  /**
+   * Deletes the `files/<sha256>` objects this store created (absent before it wrote them) that nobody wrote
+   * since (their `git-sync-operation` metadata is still this one's: an upload of the same bytes rewrites it), and
+   * refuses every later store. Returns how many were deleted.
+   */
+  discard(): Promise<number>;
+}
+
+export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown'): DiscardableAssetStore {
+  const created = new Set<string>();
+  let discarded = false;
+  const marker = { customMetadata: { 'git-sync-operation': operationId } };
+  const usable = () => {
+    if (discarded) throw new Error('the import was abandoned: no more files are stored for it');
+  };
   return {
     async storeBytes(bytes, contentType) {
+      usable();
       const hash = await sha256Hex(bytes);
-      if (!(await bucket.head(fileKey(hash)))) await bucket.put(fileKey(hash), bytes, { sha256: hash });
+      if (!(await bucket.head(fileKey(hash)))) {
+        await bucket.put(fileKey(hash), bytes, { sha256: hash, ...marker });
+        created.add(hash);
+      }
       const dimensions = contentType.startsWith('image/') ? imageDimensions(bytes) : undefined;
       return { hash, size: bytes.byteLength, ...(dimensions ? { dimensions } : {}) };
     },
     async storeStream(oid, size, stream, contentType) {
+      usable();
       const sha256 = new crypto.DigestStream('SHA-256');
       const sha1 = new crypto.DigestStream('SHA-1');
       const sha256Writer = sha256.getWriter();
@@ -54,21 +102,119 @@ export function r2AssetStore(bucket: R2Bucket): AssetStore {
           await Promise.all([sha256Writer.close(), sha1Writer.close()]);
         },
       });
-      const staging = `git-sync/staging/${crypto.randomUUID()}`;
+      const staging = `${STAGING_PREFIX}${crypto.randomUUID()}`;
       try {
-        await bucket.put(staging, stream.pipeThrough(hashing).pipeThrough(new FixedLengthStream(size)));
+        await putStream(bucket, staging, size, stream.pipeThrough(hashing), {});
         const [hash, blobId] = await Promise.all([sha256.digest, sha1.digest]).then((d) => d.map(toHex));
         if (blobId !== oid) throw new Error(`the blob ${oid} the remote sent has other bytes (${blobId})`);
         if (!(await bucket.head(fileKey(hash)))) {
-          const staged = await bucket.get(staging);
-          if (!staged) throw new Error('the staged file went missing');
-          await bucket.put(fileKey(hash), staged.body.pipeThrough(new FixedLengthStream(size)), { sha256: hash });
+          await copyObject(bucket, staging, fileKey(hash), size, { sha256: hash, ...marker });
+          created.add(hash);
         }
         const dimensions = headBytes > 0 ? imageDimensions(concat(head)) : undefined;
         return { hash, size, ...(dimensions ? { dimensions } : {}) };
       } finally {
         await bucket.delete(staging).catch(() => undefined);
       }
+    },
+    async discard() {
+      discarded = true;
+      const mine: string[] = [];
+      for (const hash of created) {
+        const object = await bucket.head(fileKey(hash));
+        if (object?.customMetadata?.['git-sync-operation'] === operationId) mine.push(fileKey(hash));
+      }
+      created.clear();
+      // R2 deletes at most 1,000 keys per call.
+      for (let i = 0; i < mine.length; i += 1000) await bucket.delete(mine.slice(i, i + 1000));
+      return mine.length;
+    },
+  };
+}
+
+/** `size` bytes of a stream into `key`: one streamed put, or a multipart upload above MULTIPART_ABOVE. */
+async function putStream(bucket: R2Bucket, key: string, size: number, stream: ReadableStream<Uint8Array>, options: R2PutOptions): Promise<void> {
+  if (size <= MULTIPART_ABOVE) {
+    await bucket.put(key, stream.pipeThrough(new FixedLengthStream(size)), options);
+    return;
+  }
+  const reader = stream.getReader();
+  const parts = partsOf(reader);
+  try {
+    await multipart(bucket, key, size, options, (_offset, length) => parts.next(length));
+    // Read to its end, so the hashes on the way are final (and a stream longer than its size is refused).
+    if (!(await parts.ended())) throw new Error('the blob is longer than its size');
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** `from` copied to `to` (R2 to R2, streamed): one put, or a multipart upload whose parts are ranged reads. */
+async function copyObject(bucket: R2Bucket, from: string, to: string, size: number, options: R2PutOptions): Promise<void> {
+  const read = async (offset: number, length: number) => {
+    const object = await bucket.get(from, size === 0 ? undefined : { range: { offset, length } });
+    if (!object) throw new Error('the staged file went missing');
+    return object.body;
+  };
+  if (size <= MULTIPART_ABOVE) {
+    await bucket.put(to, (await read(0, size)).pipeThrough(new FixedLengthStream(size)), options);
+    return;
+  }
+  await multipart(bucket, to, size, options, read);
+}
+
+/** A multipart upload of `size` bytes, part by part (each one's stream asked for when it is sent); aborted on failure. */
+async function multipart(bucket: R2Bucket, key: string, size: number, options: R2PutOptions, part: (offset: number, length: number) => Promise<ReadableStream<Uint8Array>>): Promise<void> {
+  const upload = await bucket.createMultipartUpload(key, { httpMetadata: options.httpMetadata, customMetadata: options.customMetadata });
+  try {
+    const uploaded: R2UploadedPart[] = [];
+    for (let offset = 0, number = 1; offset < size; offset += MULTIPART_PART_BYTES, number++) {
+      const length = Math.min(MULTIPART_PART_BYTES, size - offset);
+      uploaded.push(await upload.uploadPart(number, (await part(offset, length)).pipeThrough(new FixedLengthStream(length))));
+    }
+    await upload.complete(uploaded);
+  } catch (error) {
+    await upload.abort().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Cuts a stream into consecutive streams of given lengths, each pulled from the source as it is read. */
+function partsOf(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  let carry: Uint8Array | null = null;
+  return {
+    async ended(): Promise<boolean> {
+      if (carry && carry.byteLength > 0) return false;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return true;
+        if (value.byteLength > 0) return false;
+      }
+    },
+    async next(length: number): Promise<ReadableStream<Uint8Array>> {
+      let left = length;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (left === 0) {
+            controller.close();
+            return;
+          }
+          let chunk = carry;
+          carry = null;
+          if (!chunk) {
+            const { done, value } = await reader.read();
+            if (done) throw new Error('the blob ended before its size');
+            chunk = value;
+          }
+          if (chunk.byteLength > left) {
+            carry = chunk.subarray(left);
+            chunk = chunk.subarray(0, left);
+          }
+          left -= chunk.byteLength;
+          controller.enqueue(chunk);
+          if (left === 0) controller.close();
+        },
+      });
     },
   };
 }

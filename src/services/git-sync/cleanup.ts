@@ -5,6 +5,9 @@ import type { Env } from '../../env';
 import { nowIso } from '../../lib/time';
 import { GIT_OPERATION_TIMEOUT_MS } from './queue';
 
+/** Where assets.ts writes a streamed blob while its hashes are computed (the hourly sweep deletes what a stopped Worker left). */
+export const STAGING_PREFIX = 'git-sync/staging/';
+
 /**
  * Operations that end without running to their end (a message's last delivery, a message lost, a Worker stopped
  * mid-way) end here, and their credentials are deleted: nothing of them stays once an operation is over, whatever
@@ -70,3 +73,19 @@ export async function sweepGitOperations(env: Env, now: number): Promise<number>
 /** Longer than every delivery of a message takes (backoff 10 s doubling, five retries), with room for a slow queue. */
 const GIT_PENDING_LIMIT_MS = 2 * 60 * 60 * 1000;
 
+
+/**
+ * The hourly sweep of staged blobs (assets.ts writes each streamed blob under `git-sync/staging/` and deletes it
+ * once copied; a Worker stopped mid-way leaves it): those older than every operation's time limit are deleted,
+ * at most `batch` per run (one list and one delete call). Returns how many.
+ */
+export async function sweepGitStaging(env: Pick<Env, 'FILES'>, now: number, batch = 1000): Promise<number> {
+  const before = now - GIT_OPERATION_TIMEOUT_MS - GIT_STAGING_GRACE_MS;
+  const listed = await env.FILES.list({ prefix: STAGING_PREFIX, limit: batch });
+  const stale = listed.objects.filter((object) => object.uploaded.getTime() < before).map((object) => object.key);
+  if (stale.length > 0) await env.FILES.delete(stale);
+  return stale.length;
+}
+
+/** Past an operation's time limit, room for a copy still finishing. */
+const GIT_STAGING_GRACE_MS = 15 * 60 * 1000;

@@ -200,7 +200,7 @@ export async function planImport(
     const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
     if (size === null || size > options.maxFileBytes) {
       if (blob && 'stream' in blob) await blob.stream.cancel();
-      for (const path of paths) warnings.push(`${path}: not imported (${size === null ? 'over' : `${size} bytes;`} the limit of a file is ${options.maxFileBytes} bytes)`);
+      for (const path of paths) warnings.push(`${path}: not imported (${size === null ? 'over' : `${size} bytes;`} the limit of a file is ${options.maxFileBytes} bytes, GIT_SYNC_MAX_FILE_BYTES)`);
       return;
     }
     assetBytes += size;

@@ -7,11 +7,10 @@ import { ApiError } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
 import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
 import { decryptSecret } from '../integrations/crypto';
-import { capOf } from '../limits/caps';
 import { loadSyncedSpace, readRevisionTree } from './content';
 import { runExport } from './export';
 import { planImport } from './import';
-import { r2AssetStore } from './assets';
+import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
 
@@ -141,19 +140,22 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GIT_OPERATION_TIMEOUT_MS)));
   let session: GitSession | undefined;
+  // One store for every attempt of the plan: what it stored is deleted if the import fails.
+  let assets: DiscardableAssetStore | undefined;
   const work = async () => {
     session = new GitSession(env, request.url, credentials);
     const oid = await session.fetchRef(request.ref);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
       commitId = oid;
+      assets = r2AssetStore(env.FILES, row.id);
       for (let attempt = 0; ; attempt++) {
         const space = await loadSyncedSpace(db, row.spaceId);
         revisionId = space.head.id;
         if (attempt === 0) await started(env, db, row, revisionId, oid);
         if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
         const head = await readRevisionTree(db, space.head);
-        const plan = await planImport(session, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: capOf(env, 'bytesPerFile'), assets: r2AssetStore(env.FILES) }, space, head);
+        const plan = await planImport(session, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets }, space, head);
         const result = await spaceWriter(env, row.spaceId).applyGitImport({
           spaceId: row.spaceId,
           userId: row.userId,
@@ -198,14 +200,30 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   try {
     const outcome = await Promise.race([work(), deadline]);
     if (outcome === 'timeout') {
+      // The files stay: the work may still be on its way to the writer, which would then refer to them.
       await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId, stats: session?.stats });
       return;
     }
     await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session?.stats });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    await discardAssets(assets);
     await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session?.stats });
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+/**
+ * The files an import stored in R2 before it failed (or timed out) are referenced by no revision: deleted, so a
+ * failing import leaves no orphan objects (those an upload of the same bytes rewrote meanwhile stay). A failure
+ * to delete is logged, never the operation's outcome.
+ */
+async function discardAssets(assets: DiscardableAssetStore | undefined): Promise<void> {
+  if (!assets) return;
+  try {
+    await assets.discard();
+  } catch (error) {
+    console.error('git sync: the files of a failed import were not all deleted', error);
   }
 }
