@@ -94,6 +94,9 @@ describe('updateUserById: PATCH /v1/users/{userId}', () => {
     expect(expectStatus(await api('GET', `/v1/users/${me.id}`, { token: org.members.read.token }), 200).body).toMatchObject({ displayName: 'Ada Lovelace', photoURL: photo });
     expect(expectStatus(await api('GET', `/v1/orgs/${org.id}/members/${me.id}`, { token: org.owner.token }), 200).body.user.displayName).toBe('Ada Lovelace');
     expect(expectStatus(await api('GET', '/v1/user', { token: me.token }), 200).body.displayName).toBe('Ada Lovelace');
+    // Only the name and the picture: an email (or an id) sent along is not taken.
+    const sneaky = expectStatus(await api('PATCH', `/v1/users/${me.id}`, { token: me.token, body: { displayName: 'Ada', email: 'owner@evil.example', id: 'other' } }), 200);
+    expect(sneaky.body).toMatchObject({ id: me.id, displayName: 'Ada', email: me.email });
   });
 
   it("refuses everyone else: 403 to someone who shares an organization (admins included), 404 to a stranger, the user unchanged", async () => {
@@ -138,6 +141,7 @@ describe('updateUserById: PATCH /v1/users/{userId}', () => {
       { photoURL: 'not a url' },
       { photoURL: `https://example.com/${'a'.repeat(2100)}` },
       { photoURL: ['https://example.com/'] },
+      { email: 'owner@evil.example' },
       'Ada',
       [],
     ]) {
