@@ -14,7 +14,9 @@ import { clearExpiredClaims } from '../services/organizations/hostnames';
 import { requeueTranslationRuns } from '../services/translations/requeue';
 import { sendJobs } from './messages';
 
-export const SPACE_RETENTION_DAYS = 7;
+import { SPACE_RETENTION_DAYS } from './retention';
+
+export { SPACE_RETENTION_DAYS };
 const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
 
 /**

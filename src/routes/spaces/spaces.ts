@@ -23,7 +23,7 @@ import { siteUrlContext } from '../../services/sites/present';
 import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
 import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
 import { assertWithinCap } from '../../services/limits/caps';
-import { SPACE_RETENTION_DAYS } from '../../jobs/cron';
+import { SPACE_RETENTION_DAYS } from '../../jobs/retention';
 
 const tags = ['Spaces'];
 const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
