@@ -114,6 +114,56 @@ async function importCorpus(call: Call, token: string, orgId: string, pages: Cor
   return { spaceId: space.id as string, ids };
 }
 
+/** The FTS5 index's part of a list of sizes: its shadow tables (`search_sections_data`, `_idx`, `_docsize`...). */
+const ftsPart = (sizes: TableSize[]) => total(sizes.filter((s) => /^search_sections_(data|idx|docsize|config|content)$/.test(s.name.trim())));
+
+/**
+ * What edits cost once many were made (an FTS5 segment measured right after one edit is merged away by automerge
+ * later), and what history collection frees: EDITS one-page edits, each merged in a change request of its own; then a
+ * change request saved EDITS times (an editor's autosaves: each batch replaces the one before) and merged; then the
+ * space's history collected as the cron would once the retention window is past (services/content/history).
+ */
+const EDITS = 10;
+
+async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token: string, edit: { spaceId: string; page: string; markdown: string; pageCount: number; mean: number }) {
+  const { spaceId, page } = edit;
+  const editMarkdown = Buffer.byteLength(edit.markdown);
+  const update = (cr: number, n: number) =>
+    call('POST', `/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, token, {
+      changes: [{ operation: 'update_page', page, document: { markdown: `${edit.markdown.trimEnd()}\n\nEdit ${n} of the storage benchmark.\n` } }],
+    });
+  const before = await tableSizes(db);
+  for (let n = 1; n <= EDITS; n++) {
+    const cr = (await call('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: `Edit ${n}` })).body;
+    await update(cr.number, n);
+    await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/merge`, token);
+  }
+  const edits = difference(await tableSizes(db), before);
+  console.log(`\n${EDITS} one-page edits, each merged: per edit`);
+  printSizes(edits, EDITS, editMarkdown);
+  console.log(`  ${`D1 bytes per one-page edit, over ${EDITS}`.padEnd(52)} ${kb(total(edits) / EDITS).padStart(9)} ${(total(edits) / EDITS / editMarkdown).toFixed(2).padStart(7)}× its Markdown (of it FTS5 ${(ftsPart(edits) / EDITS / editMarkdown).toFixed(2)}×)`);
+
+  const beforeSaves = await tableSizes(db);
+  const cr = (await call('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: 'Autosaves' })).body;
+  for (let n = 1; n <= EDITS; n++) await update(cr.number, 100 + n);
+  await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/merge`, token);
+  const saves = total(difference(await tableSizes(db), beforeSaves));
+  console.log(`  a change request saved ${EDITS} times, merged: ${kb(saves)} KB (${(saves / editMarkdown).toFixed(2)}× the page's Markdown)`);
+
+  // Past the retention window (30 days, and a day for the superseded heads' own window).
+  const beforeCollection = await tableSizes(db);
+  const later = Date.now() + 32 * 24 * 60 * 60 * 1000;
+  const collected = (await (await fetch(`${apiUrl}/__bench/collect-history/${spaceId}?now=${later}`, { method: 'POST' })).json()) as {
+    revisions: number;
+    documents: number;
+    runs: number;
+  };
+  const after = await tableSizes(db);
+  const freed = total(beforeCollection) - total(after);
+  console.log(`\nHistory collected (${collected.runs} run(s)): ${collected.revisions} revision(s) and ${collected.documents} document(s)/node(s) deleted, ${kb(freed)} KB freed`);
+  console.log(`  D1 bytes before ${kb(total(beforeCollection))} KB, after ${kb(total(after))} KB: ${kb(total(after) / edit.pageCount)} KB per page, ${(total(after) / edit.pageCount / edit.mean).toFixed(2)}× its Markdown`);
+}
+
 async function main() {
   const pages = readCorpus(CORPUS);
   const markdownBytes = pages.reduce((n, p) => n + Buffer.byteLength(p.markdown), 0);
@@ -159,6 +209,7 @@ async function main() {
     const editBytes = total(edit);
     console.log(`  ${'D1 bytes per one-page edit'.padEnd(52)} ${kb(editBytes).padStart(9)} ${(editBytes / editMarkdown).toFixed(2).padStart(7)}× its Markdown (goal ≤ 1×)`);
     console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
+    await editsAndHistory(call, db, apiUrl, token, { spaceId, page: ids[index], markdown: edited, pageCount: pages.length, mean });
   } finally {
     await mf.dispose();
   }

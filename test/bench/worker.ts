@@ -3,6 +3,8 @@
  * request took (`x-d1-round-trips`) when asked with `x-count-d1: 1`. Unasked, requests go straight through.
  * Its SpaceWriter is the real one on a counting D1: `GET /__bench/writer-round-trips/<spaceId>` answers how many
  * round trips that space's writer has made so far (storage.ts reads it before and after a merge).
+ * `POST /__bench/collect-history/<spaceId>?now=<ms>` collects that space's history in its writer as the cron would at
+ * that time, until nothing is left pending, and answers what it deleted (storage.ts: bytes before and after).
  */
 import worker, { SpaceWriter as RealSpaceWriter } from '../../src/index';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
@@ -24,6 +26,20 @@ export class SpaceWriter extends RealSpaceWriter {
 }
 
 const WRITER_TRIPS = '/__bench/writer-round-trips/';
+const COLLECT_HISTORY = '/__bench/collect-history/';
+
+async function collectHistory(env: Env, spaceId: string, now: number) {
+  const total = { revisions: 0, references: 0, documents: 0, runs: 0 };
+  for (let pending = true; pending; total.runs++) {
+    const result = await spaceWriter(env, spaceId).collectHistory(spaceId, now);
+    if (!result.ok) throw new Error(result.message);
+    total.revisions += result.value.revisions;
+    total.references += result.value.references;
+    total.documents += result.value.documents;
+    pending = result.value.pending;
+  }
+  return total;
+}
 
 export default {
   ...worker,
@@ -32,6 +48,10 @@ export default {
     if (path.startsWith(WRITER_TRIPS)) {
       const writer = spaceWriter(env, path.slice(WRITER_TRIPS.length)) as unknown as { roundTrips(): Promise<number> };
       return Response.json({ roundTrips: await writer.roundTrips() });
+    }
+    if (path.startsWith(COLLECT_HISTORY)) {
+      const now = Number(new URL(request.url).searchParams.get('now'));
+      return Response.json(await collectHistory(env, path.slice(COLLECT_HISTORY.length), now));
     }
     if (request.headers.get('x-count-d1') !== '1') return worker.fetch!(request as never, env, ctx);
     const counter = countingD1(env.DB);

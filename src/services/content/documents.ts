@@ -5,7 +5,7 @@ import { RANK } from '../../lib/roles';
 import type { JSONDocument } from '../markdown/index';
 import { siteTokenSpaceQuery } from '../sites/site-token';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
-import { parseStoredBody, type StoredBody } from './packed-documents';
+import { isDocumentSql, parseStoredBody, type StoredBody } from './packed-documents';
 import { pageDocumentResponse, type ContentRequest } from './reads';
 import { leavesSql } from './tree';
 
@@ -24,10 +24,9 @@ export async function documentResponse(r: ContentRequest, documentId: string): P
     selectSpaceWithRank(r.db, r.source.spaceId, r.userId),
     rawAll<{ body: StoredBody }>(
       r.db,
-      // A packed body (a BLOB) is always a document; a text body is one when it says so (else a tree node).
+      // Tree nodes share the table: only a document answers.
       sql`select d.body as body from space_documents sd join documents d on d.hash = sd.hash
-        where sd.space_id = ${r.source.spaceId} and sd.hash = ${documentId}
-          and case when typeof(d.body) = 'blob' then 1 else json_extract(d.body, '$.object') = 'document' end`,
+        where sd.space_id = ${r.source.spaceId} and sd.hash = ${documentId} and ${isDocumentSql(sql`d.body`)}`,
     ),
   ] as const);
   checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);

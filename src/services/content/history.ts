@@ -42,8 +42,9 @@ export const retentionCutoff = (now: number) => new Date(now - HISTORY_RETENTION
  * merged into it, the revision its merge made: open, merged or archived, a change request stays readable with its
  * diff); the parents of revisions made since `cutoff` (a head superseded within the window: whatever read it as the
  * head a moment before may still name it); what comments, reviews and review requests were made on; what Git Sync
- * (commits, operations), imports and translations (their source and result revisions) name. Each source is read along
- * an index on the space.
+ * (commits, operations), imports and translations (their source and result revisions) name; and the first parent of
+ * each revision something names but the window (what its changes are computed against). Each source is read along an
+ * index on the space.
  */
 function keptRevisionsSql(spaceId: string, cutoff: string): SQL {
   // D1 allows five terms in a compound select: three lists, each read where the statement asks.
@@ -60,7 +61,9 @@ function keptRevisionsSql(spaceId: string, cutoff: string): SQL {
       union all select revision_id from import_runs where space_id = ${spaceId}
       union all select result_revision_id from translations where result_space_id = ${spaceId}),
     kept_sources(id) as (select tr.source_revision_id from translation_runs tr join translations t on t.id = tr.translation_id
-      where t.source_space_id = ${spaceId})`;
+        where t.source_space_id = ${spaceId}
+      union all select json_extract(r.parents, '$[0]') from revisions r
+        where r.space_id = ${spaceId} and (r.id in (select id from kept_heads) or r.id in (select id from kept_reviews)))`;
 }
 
 /** Up to `limit` ids of the space's revisions nobody keeps (made before `cutoff`, kept by nothing). */

@@ -157,3 +157,12 @@ export function documentHasKeySql(hash: SQL, key: SQL): SQL {
   return sql`(select case when d.refs is not null then instr(json_extract(d.refs, '$.keys'), ' ' || ${key} || ' ') > 0 or ${inRun}
     else instr(d.body, '"key":' || json_quote(${key})) end from documents d where d.hash = ${hash})`;
 }
+
+/**
+ * Whether a stored body (an SQL expression of `documents.body`) is a page document or reusable content rather than a
+ * node of a page or file map (both live in `documents`): a packed body (a BLOB) always is; a JSON text body is one when
+ * it says so (`"object":"document"`, stored before 0052). Never gives a BLOB to a JSON function.
+ */
+export function isDocumentSql(body: SQL): SQL {
+  return sql`(case when typeof(${body}) = 'blob' then 1 else json_extract(${body}, '$.object') = 'document' end)`;
+}

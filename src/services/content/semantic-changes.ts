@@ -60,7 +60,13 @@ export async function revisionChanges(r: ChangesRequest & { revisionId: string }
   checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
   const after = (revisionRows as RevisionRoots[])[0];
   if (!after) throw new ApiError(404, 'Revision not found');
-  const result = await compareRevisions(r, (parentRows as RevisionRoots[])[0], after);
+  const parent = (parentRows as RevisionRoots[])[0];
+  // History collection keeps the parent of every revision something names; one kept only as such a parent may have lost
+  // its own: its changes are not known any more (comparing it with nothing would call every page created).
+  if (!parent && (JSON.parse(after.parents) as string[]).length > 0) {
+    throw new ApiError(410, 'The revision this one was made on is no longer kept (history collection): its changes cannot be computed');
+  }
+  const result = await compareRevisions(r, parent, after);
   const merged = mergedRows[0];
   return merged ? { mergedFrom: toChangeRequest(merged, urlContext(r.url, r.env.APP_URL)), ...result } : result;
 }
