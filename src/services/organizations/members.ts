@@ -7,6 +7,8 @@ import { RANK } from '../../lib/roles';
 import { valuesOf } from '../../lib/sql-lists';
 import { capOf, capReached } from '../limits/caps';
 
+// In the counts below, `+s.org_id` and `+t.org_id` keep SQLite from reading every space or team of the
+// organization for each member row (through their organization index): the member's own grants and teams lead.
 const memberFields = {
   user: { id: users.id, displayName: users.displayName, email: users.email, photoURL: users.photoURL },
   role: orgMembers.role,
@@ -15,9 +17,9 @@ const memberFields = {
   lastSeenAt: orgMembers.lastSeenAt,
   sso: orgMembers.sso,
   spaces: sql<number>`(select count(*) from space_user_grants g join spaces s on s.id = g.space_id
-    where g.user_id = ${orgMembers.userId} and s.org_id = ${orgMembers.orgId} and s.deleted_at is null)`,
+    where g.user_id = ${orgMembers.userId} and +s.org_id = ${orgMembers.orgId} and s.deleted_at is null)`,
   teams: sql<number>`(select count(*) from team_members tm join teams t on t.id = tm.team_id
-    where tm.user_id = ${orgMembers.userId} and t.org_id = ${orgMembers.orgId})`,
+    where tm.user_id = ${orgMembers.userId} and +t.org_id = ${orgMembers.orgId})`,
   // Sites have no grants of their own: an active member with read or more opens every site of the
   // organization (services/sites/access), a guest or a disabled member none: the organization's site counter
   // (kept by triggers), not a count of its sites for every member row.
