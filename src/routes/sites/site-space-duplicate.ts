@@ -15,7 +15,7 @@ import { loadSiteAsMember } from '../../services/sites/access';
 import { cloneModel, saveModel } from '../../services/sites/model';
 import { siteUrlContext, toSiteSpace } from '../../services/sites/present';
 import { findSiteSpace, placeDuplicate } from '../../services/sites/structure';
-import { newSpaceStatements, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
+import { selectSpaceWithRank, spaceCopyStatements, type SpaceWithRank } from '../../services/spaces/spaces';
 import { SiteParams } from './sites';
 
 /**
@@ -74,22 +74,7 @@ export const siteSpaceDuplicateRouter = createRouter().openapi(duplicateRoute, a
   if (space.parentId === null) checkCreateIn(organizationId, null, undefined, org.rank);
   else spaceCount = (await requireCreateIn(db, organizationId, space.parentId, userId)).spaceCount;
   assertWithinCap(c.env, 'spacesPerOrganization', spaceCount);
-  const copy = newSpaceStatements(
-    db,
-    {
-      orgId: space.orgId,
-      parentId: space.parentId,
-      title: space.title,
-      emoji: space.emoji,
-      visibility: 'private',
-      editMode: space.editMode,
-      mergeRules: space.mergeRules,
-      language: space.language,
-      defaultLevel: space.defaultLevel,
-      position: appendPositionSql(space.orgId, space.parentId),
-    },
-    space.revisionId,
-  );
+  const copy = spaceCopyStatements(db, space, appendPositionSql(space.orgId, space.parentId));
   const after = cloneModel(loaded.model);
   // Until the write answers it, the copy reads as the original (its title names the new site space's path).
   after.spaces.set(copy.id, { ...source, space: { ...space, id: copy.id } });

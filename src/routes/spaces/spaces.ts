@@ -18,7 +18,7 @@ import { organizationQuery, orgRankQuery } from '../../services/organizations/or
 import { assertMergeRuleUsers } from '../../services/content/merge-rules';
 import { appendPositionSql, resolvePosition } from '../../services/content/positions';
 import { countOrganizationSpaces, organizationSpacesPageQueries } from '../../services/spaces/organization-spaces';
-import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
+import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, spaceCopyStatements, type SpaceWithRank } from '../../services/spaces/spaces';
 import { siteUrlContext } from '../../services/sites/present';
 import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
 import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
@@ -282,18 +282,7 @@ export const spacesRouter = createRouter()
     const { spaceCount } = await requireCreateIn(db, space.orgId, space.parentId, userId);
     assertWithinCap(c.env, 'spacesPerOrganization', spaceCount);
     const position = await resolvePosition(db, space.orgId, space.parentId, null, { after: { type: 'space', space: space.id } });
-    const copy = newSpaceStatements(db, {
-      orgId: space.orgId,
-      parentId: space.parentId,
-      title: space.title,
-      emoji: space.emoji,
-      visibility: 'private',
-      editMode: space.editMode,
-      mergeRules: space.mergeRules,
-      language: space.language,
-      defaultLevel: space.defaultLevel,
-      position,
-    }, space.revisionId);
+    const copy = spaceCopyStatements(db, space, position);
     const row = await writeAndReload(db, [...copy.statements], copy.id, userId);
     reindexInBackground(c.env, c.executionCtx, copy.id);
     return c.json(toSpace(row.space, row.rank, urlContext(c.req.url, c.env.APP_URL)), 201);

@@ -48,6 +48,16 @@ export async function requireSpace(db: Db, spaceId: string, userId: string, need
 type NewSpace = Omit<typeof spaces.$inferInsert, 'id' | 'revisionId' | 'createdAt' | 'updatedAt' | 'position'> & { position: number | SQL };
 
 /**
+ * The statements that create a private copy of `space` at `position`, in the same place, with its settings and its
+ * current content (duplicateSpace, duplicateSiteSpace).
+ */
+export function spaceCopyStatements(db: Db, space: typeof spaces.$inferSelect, position: number | SQL) {
+  const { orgId, parentId, title, emoji, editMode, mergeRules, language, defaultLevel } = space;
+  const fields = { orgId, parentId, title, emoji, visibility: 'private' as const, editMode, mergeRules, language, defaultLevel, position };
+  return newSpaceStatements(db, fields, space.revisionId);
+}
+
+/**
  * The statements that create a space with its own initial revision and resolved access cap. The
  * revision is empty, or a copy of revision `copyOf`'s roots (its nodes, documents and file bytes are shared, not copied).
  */
