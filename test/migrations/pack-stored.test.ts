@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
 import { documentRefs, documentText } from '../../src/services/content/packed-documents';
-import { PACK_JOB, packStoredDocuments } from '../../src/services/content/pack-stored';
+import { PACK_JOB, PACK_LIMITS, packStoredDocuments } from '../../src/services/content/pack-stored';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 
@@ -36,8 +36,14 @@ async function storeAsBefore(hashes: string[]) {
   }
 }
 
+// Test files share one database, and those that run the cron move the cron's own job (PACK_JOB) meanwhile: this
+// test walks a job row of its own, started as migration 0111 starts the cron's.
+const JOB = `${PACK_JOB}-test-${crypto.randomUUID()}`;
+
 async function restartJob() {
-  await env.DB.prepare("update storage_jobs set cursor = '', done_at = null where name = ?").bind(PACK_JOB).run();
+  const seed = await env.DB.prepare('select count(*) as n from storage_jobs where name = ?').bind(PACK_JOB).first<number>('n');
+  expect(seed).toBe(1);
+  await env.DB.prepare("insert into storage_jobs (name, cursor) values (?, '') on conflict (name) do update set cursor = '', done_at = null").bind(JOB).run();
 }
 
 describe('migration 0111: documents stored as JSON text are packed by the cron', () => {
@@ -69,13 +75,14 @@ describe('migration 0111: documents stored as JSON text are packed by the cron',
     let packed = 0;
     let runs = 0;
     for (; runs < 1000; runs++) {
-      const n = await packStoredDocuments(db, { rows: 2, steps: 1 });
+      const n = await packStoredDocuments(db, { rows: 2, steps: 1 }, JOB);
       packed += n;
-      const job = await env.DB.prepare('select done_at from storage_jobs where name = ?').bind(PACK_JOB).first<string | null>('done_at');
+      const job = await env.DB.prepare('select done_at from storage_jobs where name = ?').bind(JOB).first<string | null>('done_at');
       if (job) break;
     }
     expect(runs).toBeGreaterThan(1);
-    expect(packed).toBeGreaterThanOrEqual(hashes.length);
+    // The cron, run by other files meanwhile, may have packed some of them first.
+    expect(packed).toBeGreaterThan(0);
     for (const [i, hash] of hashes.entries()) {
       const row = await rowOf(hash);
       expect(row.kind).toBe('blob');
@@ -88,7 +95,7 @@ describe('migration 0111: documents stored as JSON text are packed by the cron',
     expect(root).toBe('text');
     // Done: a later run reads nothing and packs nothing, even with a document put back in text form.
     await storeAsBefore([hashes[0]]);
-    expect(await packStoredDocuments(db)).toBe(0);
+    expect(await packStoredDocuments(db, PACK_LIMITS, JOB)).toBe(0);
     expect((await rowOf(hashes[0])).kind).toBe('text');
   });
 });

@@ -20,7 +20,7 @@ interface Row {
   legacy: string | null;
 }
 
-async function packStep(db: Db, cursor: string, rows: number): Promise<{ next: string | null; packed: number }> {
+async function packStep(db: Db, job: string, cursor: string, rows: number): Promise<{ next: string | null; packed: number }> {
   const found = rowsOf<Row>(
     await rawAll(
       db,
@@ -39,23 +39,26 @@ async function packStep(db: Db, cursor: string, rows: number): Promise<{ next: s
   );
   writes.push(
     next === null
-      ? rawRun(db, sql`update storage_jobs set cursor = '', done_at = ${new Date().toISOString()} where name = ${PACK_JOB}`)
-      : rawRun(db, sql`update storage_jobs set cursor = ${next} where name = ${PACK_JOB}`),
+      ? rawRun(db, sql`update storage_jobs set cursor = '', done_at = ${new Date().toISOString()} where name = ${job}`)
+      : rawRun(db, sql`update storage_jobs set cursor = ${next} where name = ${job}`),
   );
   await runBatch(db, writes);
   return { next, packed: legacy.length };
 }
 
-/** One run of the job: up to `steps` steps from the stored cursor; answers the documents packed. Nothing once done. */
-export async function packStoredDocuments(db: Db, limits = PACK_LIMITS): Promise<number> {
+/**
+ * One run of the job: up to `steps` steps from the stored cursor; answers the documents packed. Nothing once done.
+ * `name` is the job's row in storage_jobs (the cron's, unless a test walks a cursor of its own beside it).
+ */
+export async function packStoredDocuments(db: Db, limits = PACK_LIMITS, name = PACK_JOB): Promise<number> {
   const job = rowsOf<{ cursor: string; done_at: string | null }>(
-    await rawAll(db, sql`select cursor, done_at from storage_jobs where name = ${PACK_JOB}`),
+    await rawAll(db, sql`select cursor, done_at from storage_jobs where name = ${name}`),
   )[0];
   if (!job || job.done_at) return 0;
   let cursor: string | null = job.cursor;
   let packed = 0;
   for (let step = 0; step < limits.steps && cursor !== null; step++) {
-    const done = await packStep(db, cursor, limits.rows);
+    const done = await packStep(db, name, cursor, limits.rows);
     packed += done.packed;
     cursor = done.next;
   }
