@@ -50,7 +50,10 @@ describe('migration 0111: documents stored as JSON text are packed by the cron',
   it('packs every unpacked document in bounded steps, keeps hashes and reads, leaves tree nodes alone, and then stops', async () => {
     const space = await createSpace(org.id, token, 'Carried over');
     const cr = await openChangeRequest(space.id, token, 'Pages');
-    const texts = ['The **ocelot** prowls at dusk.', 'A [link](https://example.com) and `code`.', 'Third page, a list:\n\n- one\n- two'];
+    // Documents are stored by content hash in one database shared by the test files: pages of their own (a run's id
+    // in each), so that no other file's writes (packed-documents.test.ts unpacks its `ocelot` page) reach these rows.
+    const run = crypto.randomUUID();
+    const texts = [`The **caracal** prowls at dusk (${run}).`, `A [link](https://example.com) and \`code\` (${run}).`, `Third page (${run}), a list:\n\n- one\n- two`];
     const applied = await applyChanges(
       space.id,
       cr.number,
