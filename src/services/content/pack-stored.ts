@@ -24,7 +24,10 @@ async function packStep(db: Db, job: string, cursor: string, rows: number): Prom
   const found = rowsOf<Row>(
     await rawAll(
       db,
-      sql`select hash, case when typeof(body) = 'text' and refs is null and ${isDocumentSql(sql`body`)} then body end as legacy
+      // A CASE nested in a CASE: json_extract raises on malformed text, and SQLite does not promise to test `and`'s
+      // operands in order, so an unreadable row would stop the job for good instead of being passed over.
+      sql`select hash, case when typeof(body) = 'text' and refs is null and json_valid(body)
+          then case when ${isDocumentSql(sql`body`)} then body end end as legacy
         from documents where hash > ${cursor} order by hash limit ${rows}`,
     ),
   );
