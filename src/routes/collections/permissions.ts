@@ -3,28 +3,17 @@ import { sql } from 'drizzle-orm';
 import { collections, orgMembers } from '../../db/schema';
 import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
-import { RANK, rankToRole, roleToRank } from '../../lib/roles';
+import { RANK, rankToRole } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, urlContext } from '../../schemas/common';
-import { TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
-import { toTeam } from '../../schemas/team';
+import { TeamPermissionSchema, UserPermissionSchema } from '../../schemas/permission';
 import { toUser } from '../../schemas/user';
 import { collectionRoleSql } from '../../services/access/access';
-import {
-  SHAREABLE,
-  applyInvite,
-  checkInviteReads,
-  everyoneWithAccessPage,
-  grantQuery,
-  inviteReads,
-  removeGrant,
-  teamGrantsPage,
-  updateGrant,
-  userGrantsPage,
-} from '../../services/access/grants';
+import { SHAREABLE, everyoneWithAccessPage } from '../../services/access/grants';
 import { authorize } from '../../services/access/permissions';
+import { sharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
-import { collectionQuery, requireCollection, type CollectionRow } from '../../services/collections/collections';
+import { collectionQuery, type CollectionRow } from '../../services/collections/collections';
 
 /**
  * Sharing a collection (GitBook's collection-permissions): what a user or team is given here reaches every
@@ -69,84 +58,23 @@ function checkCollection(rows: { collection: CollectionRow; rank: number }[], ne
   return rows[0];
 }
 
+const handlers = sharingHandlers<{ collectionId: string }, { collection: CollectionRow; rank: number }>({
+  grants: GRANTS,
+  idOf: (params) => params.collectionId,
+  orgOf: (params) => sql`(select c.org_id from collections c where c.id = ${params.collectionId})`,
+  read: (db, params, callerId) => collectionQuery(db, params.collectionId, callerId),
+  check: (rows, needed) => checkCollection(rows, needed).collection.orgId,
+  removal: 'resetWhenRemoved',
+});
+
 export const collectionPermissionsRouter = createRouter()
-  .openapi(routes.invite, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId } = c.req.valid('param');
-    const invite = inviteOf(c.req.valid('json'), roleToRank);
-    const db = c.get('db');
-    const collectionOrg = sql`(select c.org_id from collections c where c.id = ${collectionId})`;
-    const [rows, ...found] = await db.batch([collectionQuery(db, collectionId, callerId), ...inviteReads(db, collectionOrg, invite)]);
-    const { collection } = checkCollection(rows, RANK.admin);
-    checkInviteReads(invite, found);
-    await applyInvite(db, c.env, GRANTS, collection.orgId, collectionId, invite);
-    return c.body(null, 204);
-  })
-  .openapi(routes.listUsers, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [rows, grants, [{ total }]] = await db.batch([collectionQuery(db, collectionId, callerId), ...userGrantsPage(db, GRANTS.users, collectionId, cursor, limit)]);
-    checkCollection(rows, RANK.read);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(grants, limit, total, (r) => [r.grantedAt, r.user.id], (r) => ({ permission: rankToRole(r.grantRole)!, user: toUser(r.user, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateUser, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId, userId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [rows, grant] = await db.batch([collectionQuery(db, collectionId, callerId), grantQuery(db, GRANTS.users, collectionId, userId)]);
-    checkCollection(rows, RANK.admin);
-    await updateGrant(db, GRANTS, 'users', collectionId, userId, grant, role === null ? null : roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeUser, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId, userId } = c.req.valid('param');
-    const db = c.get('db');
-    await requireCollection(db, collectionId, callerId, RANK.admin);
-    const removed = await removeGrant(db, GRANTS.users, collectionId, userId);
-    return c.body(null, removed ? 205 : 204);
-  })
-  .openapi(routes.listTeams, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [rows, grants, [{ total }]] = await db.batch([
-      collectionQuery(db, collectionId, callerId),
-      ...teamGrantsPage(db, GRANTS.teams, collectionId, callerId, cursor, limit),
-    ]);
-    checkCollection(rows, RANK.read);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(grants, limit, total, (r) => [r.grantedAt, r.team.id], (r) => ({ permission: rankToRole(r.grantRole)!, team: toTeam(r, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId, teamId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [rows, grant] = await db.batch([collectionQuery(db, collectionId, callerId), grantQuery(db, GRANTS.teams, collectionId, teamId)]);
-    checkCollection(rows, RANK.admin);
-    await updateGrant(db, GRANTS, 'teams', collectionId, teamId, grant, role === null ? null : roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { collectionId, teamId } = c.req.valid('param');
-    const db = c.get('db');
-    await requireCollection(db, collectionId, callerId, RANK.admin);
-    const removed = await removeGrant(db, GRANTS.teams, collectionId, teamId);
-    return c.body(null, removed ? 205 : 204);
-  })
+  .openapi(routes.invite, handlers.invite)
+  .openapi(routes.listUsers, handlers.listUsers)
+  .openapi(routes.updateUser, handlers.updateUser)
+  .openapi(routes.removeUser, handlers.removeUser)
+  .openapi(routes.listTeams, handlers.listTeams)
+  .openapi(routes.updateTeam, handlers.updateTeam)
+  .openapi(routes.removeTeam, handlers.removeTeam)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');

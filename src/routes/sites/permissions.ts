@@ -1,32 +1,17 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
-import { RANK, rankToRole, roleToRank } from '../../lib/roles';
+import { RANK, rankToRole } from '../../lib/roles';
 import { textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleSchema, urlContext } from '../../schemas/common';
-import {
-  TeamSitePermissionOverrideSchema,
-  UserSitePermissionOverrideSchema,
-  UserSitePermissionSchema,
-  inviteOf,
-} from '../../schemas/permission';
-import { toTeam } from '../../schemas/team';
+import { TeamSitePermissionOverrideSchema, UserSitePermissionOverrideSchema, UserSitePermissionSchema } from '../../schemas/permission';
 import { toUser } from '../../schemas/user';
-import {
-  SHAREABLE,
-  applyInvite,
-  checkInviteReads,
-  grantQuery,
-  inviteReads,
-  removeGrant,
-  teamGrantsPage,
-  updateGrant,
-  userGrantsPage,
-} from '../../services/access/grants';
+import { SHAREABLE } from '../../services/access/grants';
 import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { originOf, siteAccessPage } from '../../services/sites/permissions';
 import { SiteParams } from './sites';
+import { sharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 
 /**
@@ -74,85 +59,26 @@ const routes = sharingRoutes({
 
 const GRANTS = SHAREABLE.site;
 
+const handlers = sharingHandlers<{ organizationId: string; siteId: string }, { rank: number | null }>({
+  grants: GRANTS,
+  idOf: (params) => params.siteId,
+  orgOf: (params) => params.organizationId,
+  read: (db, params, callerId) => siteRankQuery(db, params.organizationId, params.siteId, callerId),
+  check: (rows, needed, params) => {
+    authorizeSite(rows[0]?.rank, needed);
+    return params.organizationId;
+  },
+  removal: 'resetWhenRemoved',
+});
+
 export const sitePermissionsRouter = createRouter()
-  .openapi(routes.invite, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId } = c.req.valid('param');
-    const invite = inviteOf(c.req.valid('json'), roleToRank);
-    const db = c.get('db');
-    const [[site], ...found] = await db.batch([siteRankQuery(db, organizationId, siteId, callerId), ...inviteReads(db, organizationId, invite)]);
-    authorizeSite(site?.rank, RANK.admin);
-    checkInviteReads(invite, found);
-    await applyInvite(db, c.env, GRANTS, organizationId, siteId, invite);
-    return c.body(null, 204);
-  })
-  .openapi(routes.listUsers, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [[site], grants, [{ total }]] = await db.batch([siteRankQuery(db, organizationId, siteId, callerId), ...userGrantsPage(db, GRANTS.users, siteId, cursor, limit)]);
-    authorizeSite(site?.rank, RANK.read);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(grants, limit, total, (r) => [r.grantedAt, r.user.id], (r) => ({ permission: rankToRole(r.grantRole), user: toUser(r.user, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateUser, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId, userId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [[site], grant] = await db.batch([siteRankQuery(db, organizationId, siteId, callerId), grantQuery(db, GRANTS.users, siteId, userId)]);
-    authorizeSite(site?.rank, RANK.admin);
-    await updateGrant(db, GRANTS, 'users', siteId, userId, grant, roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeUser, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId, userId } = c.req.valid('param');
-    const db = c.get('db');
-    const [site] = await siteRankQuery(db, organizationId, siteId, callerId);
-    authorizeSite(site?.rank, RANK.admin);
-    const removed = await removeGrant(db, GRANTS.users, siteId, userId);
-    return c.body(null, removed ? 205 : 204);
-  })
-  .openapi(routes.listTeams, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [[site], grants, [{ total }]] = await db.batch([
-      siteRankQuery(db, organizationId, siteId, callerId),
-      ...teamGrantsPage(db, GRANTS.teams, siteId, callerId, cursor, limit),
-    ]);
-    authorizeSite(site?.rank, RANK.read);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(grants, limit, total, (r) => [r.grantedAt, r.team.id], (r) => ({ permission: rankToRole(r.grantRole), team: toTeam(r, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId, teamId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [[site], grant] = await db.batch([siteRankQuery(db, organizationId, siteId, callerId), grantQuery(db, GRANTS.teams, siteId, teamId)]);
-    authorizeSite(site?.rank, RANK.admin);
-    await updateGrant(db, GRANTS, 'teams', siteId, teamId, grant, roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { organizationId, siteId, teamId } = c.req.valid('param');
-    const db = c.get('db');
-    const [site] = await siteRankQuery(db, organizationId, siteId, callerId);
-    authorizeSite(site?.rank, RANK.admin);
-    const removed = await removeGrant(db, GRANTS.teams, siteId, teamId);
-    return c.body(null, removed ? 205 : 204);
-  })
+  .openapi(routes.invite, handlers.invite)
+  .openapi(routes.listUsers, handlers.listUsers)
+  .openapi(routes.updateUser, handlers.updateUser)
+  .openapi(routes.removeUser, handlers.removeUser)
+  .openapi(routes.listTeams, handlers.listTeams)
+  .openapi(routes.updateTeam, handlers.updateTeam)
+  .openapi(routes.removeTeam, handlers.removeTeam)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');

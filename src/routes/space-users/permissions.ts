@@ -3,26 +3,15 @@ import { sql } from 'drizzle-orm';
 import { orgMembers, spaces } from '../../db/schema';
 import { createRouter } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
-import { RANK, rankToRole, roleToRank } from '../../lib/roles';
+import { RANK, rankToRole } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, RoleOrGuestSchema, RoleSchema, urlContext } from '../../schemas/common';
-import { TeamPermissionSchema, UserPermissionSchema, inviteOf } from '../../schemas/permission';
-import { toTeam } from '../../schemas/team';
+import { TeamPermissionSchema, UserPermissionSchema } from '../../schemas/permission';
 import { toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access/access';
-import {
-  SHAREABLE,
-  applyInvite,
-  checkInviteReads,
-  everyoneWithAccessPage,
-  grantQuery,
-  inviteReads,
-  removeGrant,
-  teamGrantsPage,
-  updateGrant,
-  userGrantsPage,
-} from '../../services/access/grants';
-import { checkSpace, requireSpace, selectSpaceWithRank } from '../../services/spaces/spaces';
+import { SHAREABLE, everyoneWithAccessPage } from '../../services/access/grants';
+import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
+import { sharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 
 const tags = ['Space users'];
@@ -58,84 +47,23 @@ const routes = sharingRoutes({
 
 const GRANTS = SHAREABLE.space;
 
+const handlers = sharingHandlers<{ spaceId: string }, SpaceWithRank>({
+  grants: GRANTS,
+  idOf: (params) => params.spaceId,
+  orgOf: (params) => sql`(select s.org_id from spaces s where s.id = ${params.spaceId})`,
+  read: (db, params, callerId) => selectSpaceWithRank(db, params.spaceId, callerId),
+  check: (rows, needed, _params, listing) => checkSpace(rows, needed, listing).space.orgId,
+  removal: 'always204',
+});
+
 export const spaceUsersRouter = createRouter()
-  .openapi(routes.invite, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId } = c.req.valid('param');
-    const invite = inviteOf(c.req.valid('json'), roleToRank);
-    const db = c.get('db');
-    const spaceOrg = sql`(select s.org_id from spaces s where s.id = ${spaceId})`;
-    const [spaceRows, ...found] = await db.batch([selectSpaceWithRank(db, spaceId, callerId), ...inviteReads(db, spaceOrg, invite)]);
-    const { space } = checkSpace(spaceRows, RANK.admin);
-    checkInviteReads(invite, found);
-    await applyInvite(db, c.env, GRANTS, space.orgId, spaceId, invite);
-    return c.body(null, 204);
-  })
-  .openapi(routes.listUsers, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [spaceRows, rows, [{ total }]] = await db.batch([selectSpaceWithRank(db, spaceId, callerId), ...userGrantsPage(db, GRANTS.users, spaceId, cursor, limit)]);
-    checkSpace(spaceRows, RANK.read, true);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(rows, limit, total, (r) => [r.grantedAt, r.user.id], (r) => ({ permission: rankToRole(r.grantRole)!, user: toUser(r.user, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateUser, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId, userId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [spaceRows, grant] = await db.batch([selectSpaceWithRank(db, spaceId, callerId), grantQuery(db, GRANTS.users, spaceId, userId)]);
-    checkSpace(spaceRows, RANK.admin);
-    await updateGrant(db, GRANTS, 'users', spaceId, userId, grant, role === null ? null : roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeUser, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId, userId } = c.req.valid('param');
-    const db = c.get('db');
-    await requireSpace(db, spaceId, callerId, RANK.admin);
-    await removeGrant(db, GRANTS.users, spaceId, userId);
-    return c.body(null, 204);
-  })
-  .openapi(routes.listTeams, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId } = c.req.valid('param');
-    const { cursor, limit } = pageParams(c.req.valid('query'));
-    const db = c.get('db');
-    const [spaceRows, rows, [{ total }]] = await db.batch([
-      selectSpaceWithRank(db, spaceId, callerId),
-      ...teamGrantsPage(db, GRANTS.teams, spaceId, callerId, cursor, limit),
-    ]);
-    checkSpace(spaceRows, RANK.read, true);
-    const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(
-      toPage(rows, limit, total, (r) => [r.grantedAt, r.team.id], (r) => ({ permission: rankToRole(r.grantRole)!, team: toTeam(r, urls) })),
-      200,
-    );
-  })
-  .openapi(routes.updateTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId, teamId } = c.req.valid('param');
-    const { role } = c.req.valid('json');
-    const db = c.get('db');
-    const [spaceRows, grant] = await db.batch([selectSpaceWithRank(db, spaceId, callerId), grantQuery(db, GRANTS.teams, spaceId, teamId)]);
-    checkSpace(spaceRows, RANK.admin);
-    await updateGrant(db, GRANTS, 'teams', spaceId, teamId, grant, role === null ? null : roleToRank(role));
-    return c.body(null, 204);
-  })
-  .openapi(routes.removeTeam, async (c) => {
-    const callerId = requireUser(c);
-    const { spaceId, teamId } = c.req.valid('param');
-    const db = c.get('db');
-    await requireSpace(db, spaceId, callerId, RANK.admin);
-    await removeGrant(db, GRANTS.teams, spaceId, teamId);
-    return c.body(null, 204);
-  })
+  .openapi(routes.invite, handlers.invite)
+  .openapi(routes.listUsers, handlers.listUsers)
+  .openapi(routes.updateUser, handlers.updateUser)
+  .openapi(routes.removeUser, handlers.removeUser)
+  .openapi(routes.listTeams, handlers.listTeams)
+  .openapi(routes.updateTeam, handlers.updateTeam)
+  .openapi(routes.removeTeam, handlers.removeTeam)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
