@@ -11,7 +11,7 @@ import { toUser } from '../../schemas/user';
 import { collectionRoleSql } from '../../services/access/access';
 import { SHAREABLE, everyoneWithAccessPage } from '../../services/access/grants';
 import { authorize } from '../../services/access/permissions';
-import { sharingHandlers } from '../shared/sharing-handlers';
+import { sharingHandlers, withSharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 import { collectionQuery, type CollectionRow } from '../../services/collections/collections';
 
@@ -67,14 +67,7 @@ const handlers = sharingHandlers<{ collectionId: string }, { collection: Collect
   removal: 'resetWhenRemoved',
 });
 
-export const collectionPermissionsRouter = createRouter()
-  .openapi(routes.invite, handlers.invite)
-  .openapi(routes.listUsers, handlers.listUsers)
-  .openapi(routes.updateUser, handlers.updateUser)
-  .openapi(routes.removeUser, handlers.removeUser)
-  .openapi(routes.listTeams, handlers.listTeams)
-  .openapi(routes.updateTeam, handlers.updateTeam)
-  .openapi(routes.removeTeam, handlers.removeTeam)
+export const collectionPermissionsRouter = withSharingHandlers(createRouter(), routes, handlers)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { collectionId } = c.req.valid('param');

@@ -1,3 +1,4 @@
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { SQL } from 'drizzle-orm';
 import type { BatchItem, Db } from '../../db/client';
@@ -114,15 +115,27 @@ export function sharingHandlers<Params, Row>(resource: SharedResource<Params, Ro
     return c.body(null, removed && resource.removal === 'resetWhenRemoved' ? 205 : 204);
   };
 
+  // In the order the routers registered them before they were shared (the served document's order).
   return {
     invite,
     listUsers: list('users'),
-    listTeams: list('teams'),
     updateUser: update('users'),
-    updateTeam: update('teams'),
     removeUser: remove('users'),
+    listTeams: list('teams'),
+    updateTeam: update('teams'),
     removeTeam: remove('teams'),
   };
+}
+
+type SharingHandlers = ReturnType<typeof sharingHandlers>;
+
+/**
+ * `router` with the sharing routes' handlers: `routes` are sharing-routes.ts' definitions (by the same names), whose
+ * validation runs before the handlers read their input.
+ */
+export function withSharingHandlers<R extends OpenAPIHono<AppBindings>>(router: R, routes: Record<keyof SharingHandlers, RouteConfig>, handlers: SharingHandlers): R {
+  for (const name of Object.keys(handlers) as (keyof SharingHandlers)[]) router.openapi(routes[name], handlers[name] as never);
+  return router;
 }
 
 /** A row of userGrantsPage or teamGrantsPage. */

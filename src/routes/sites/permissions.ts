@@ -11,7 +11,7 @@ import { SHAREABLE } from '../../services/access/grants';
 import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { originOf, siteAccessPage } from '../../services/sites/permissions';
 import { SiteParams } from './sites';
-import { sharingHandlers } from '../shared/sharing-handlers';
+import { sharingHandlers, withSharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 
 /**
@@ -71,14 +71,7 @@ const handlers = sharingHandlers<{ organizationId: string; siteId: string }, { r
   removal: 'resetWhenRemoved',
 });
 
-export const sitePermissionsRouter = createRouter()
-  .openapi(routes.invite, handlers.invite)
-  .openapi(routes.listUsers, handlers.listUsers)
-  .openapi(routes.updateUser, handlers.updateUser)
-  .openapi(routes.removeUser, handlers.removeUser)
-  .openapi(routes.listTeams, handlers.listTeams)
-  .openapi(routes.updateTeam, handlers.updateTeam)
-  .openapi(routes.removeTeam, handlers.removeTeam)
+export const sitePermissionsRouter = withSharingHandlers(createRouter(), routes, handlers)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { organizationId, siteId } = c.req.valid('param');

@@ -11,7 +11,7 @@ import { toUser } from '../../schemas/user';
 import { spaceRoleSql } from '../../services/access/access';
 import { SHAREABLE, everyoneWithAccessPage } from '../../services/access/grants';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
-import { sharingHandlers } from '../shared/sharing-handlers';
+import { sharingHandlers, withSharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 
 const tags = ['Space users'];
@@ -56,14 +56,7 @@ const handlers = sharingHandlers<{ spaceId: string }, SpaceWithRank>({
   removal: 'always204',
 });
 
-export const spaceUsersRouter = createRouter()
-  .openapi(routes.invite, handlers.invite)
-  .openapi(routes.listUsers, handlers.listUsers)
-  .openapi(routes.updateUser, handlers.updateUser)
-  .openapi(routes.removeUser, handlers.removeUser)
-  .openapi(routes.listTeams, handlers.listTeams)
-  .openapi(routes.updateTeam, handlers.updateTeam)
-  .openapi(routes.removeTeam, handlers.removeTeam)
+export const spaceUsersRouter = withSharingHandlers(createRouter(), routes, handlers)
   .openapi(routes.aggregate, async (c) => {
     const callerId = requireUser(c);
     const { spaceId } = c.req.valid('param');
