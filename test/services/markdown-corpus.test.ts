@@ -7,7 +7,7 @@
  * assertions hold the first two at 100% and the last at the level measured when this test was written.
  */
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument } from '../../src/services/markdown';
+import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument, type MarkdownConversion } from '../../src/services/markdown';
 import { sourceHunks } from '../../src/services/markdown/source-patch';
 import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
 
@@ -66,13 +66,35 @@ function keptCount(before: string[], after: string[]): number {
   return kept;
 }
 
+/**
+ * Each distinct Markdown text is read once and each reading written once for the whole file: the tests below
+ * read every page up to six times over (the passes of `measure`, the edit, the schema check), and reading is
+ * what the file's time goes to. The converter is a function of its input (markdown.test.ts, "is deterministic"),
+ * so a second conversion of the same text could only give the same result; a written page identical to its
+ * source is read back from here, which is that fixed point by definition. Callers never mutate what these
+ * return (the edit test works on a clone).
+ */
+const reads = new Map<string, MarkdownConversion>();
+const writes = new Map<string, { markdown: string; document: JSONDocument }>();
+
+function read(markdown: string): MarkdownConversion {
+  let conversion = reads.get(markdown);
+  if (!conversion) reads.set(markdown, (conversion = markdownToDocument(markdown)));
+  return conversion;
+}
+
 function write(markdown: string, patch = true): { markdown: string; document: JSONDocument } {
-  const { document: read, title, frontmatter } = markdownToDocument(markdown);
-  const document = patch ? read : withoutSourcePatch(read);
+  const key = `${patch}:${markdown}`;
+  const known = writes.get(key);
+  if (known) return known;
+  const { document: conversion, title, frontmatter } = read(markdown);
+  const document = patch ? conversion : withoutSourcePatch(conversion);
   const hasFrontmatter = Object.keys(frontmatter).length > 0;
   // A title from front matter stays there; a title read from the leading `# ` goes back there.
   const written = documentToMarkdown(document, { title: hasFrontmatter && 'title' in frontmatter ? undefined : title, frontmatter: hasFrontmatter ? frontmatter : undefined });
-  return { markdown: written, document };
+  const result = { markdown: written, document };
+  writes.set(key, result);
+  return result;
 }
 
 function measure(repository: string): Figures {
@@ -144,7 +166,8 @@ describe('GitBook-format repositories, read and written back', () => {
     let edited = 0;
     for (const [path, source] of Object.entries(FILES)) {
       if (!path.includes('/axoniq-reference-guide/') || path.endsWith('/SUMMARY.md')) continue;
-      const { document, title } = markdownToDocument(source);
+      // A clone: the reading is shared with the other tests, and this one edits it.
+      const { document, title } = structuredClone(read(source));
       const paragraph = [...document.nodes].reverse().find((block) => block.type === 'paragraph' && block.nodes.some((leaf: { object: string }) => leaf.object === 'text'));
       if (!paragraph || paragraph.type !== 'paragraph') continue;
       const text = paragraph.nodes.find((leaf: { object: string }) => leaf.object === 'text');
@@ -164,7 +187,7 @@ describe('GitBook-format repositories, read and written back', () => {
     const failures: string[] = [];
     for (const [path, source] of Object.entries(FILES)) {
       if (path.endsWith('/SUMMARY.md')) continue;
-      const { document } = markdownToDocument(source);
+      const { document } = read(source);
       const ours = parseDocument(document);
       if (!ours.success) failures.push(`${path}: ${ours.error.slice(0, 300)}`);
       // The generic JSON-schema validator takes seconds on the guide's long pages: GitBook's own fixtures only.
