@@ -28,7 +28,7 @@ import { organizationQuery } from '../../services/organizations/organizations';
 import { authorize } from '../../services/access/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/content/positions';
 import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
-import { collectionsCount, organizationCollectionsPageQueries } from '../../services/collections/organization-collections';
+import { collectionsPageOf, organizationCollectionsPageQueries } from '../../services/collections/organization-collections';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
@@ -296,13 +296,10 @@ export const collectionsRouter = createRouter()
     const db = c.get('db');
     // Membership (to authorize), the page and its count in one batch: the page along the organization's index for
     // a member with a role, from the grants for anyone else; a non-member's page is never answered.
-    const [[caller], orgRows, grantRows, hiddenCapped, granted] = await db.batch(
-      organizationCollectionsPageQueries(db, organizationId, userId, { cursor, limit, nested: query.nested }),
-    );
-    if (!caller || caller.rank === null) throw new ApiError(404, 'Organization not found');
-    const rows = caller.memberRole !== null && caller.memberRole >= RANK.read ? orgRows : grantRows;
+    const page = collectionsPageOf(await db.batch(organizationCollectionsPageQueries(db, organizationId, userId, { cursor, limit, nested: query.nested })));
+    if (!page) throw new ApiError(404, 'Organization not found');
+    const { rows, total } = page;
     const urls = urlContext(c.req.url, c.env.APP_URL);
-    const total = collectionsCount(caller, hiddenCapped, granted);
     return c.json(toPage(rows, limit, total, (r) => [r.collection.createdAt, r.collection.id], (r) => toCollection(r.collection, r.rank, urls)), 200);
   })
   .openapi(createCollectionRoute, async (c) => {

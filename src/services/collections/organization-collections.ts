@@ -93,10 +93,18 @@ export function organizationCollectionsPageQueries(db: Db, orgId: string, userId
 }
 
 type Counts = { total: number }[];
+type Caller = { rank: number | null; memberRole: number | null; collectionCount: number };
 
-/** The list's `count` from the page's batch: the counter for an admin, less the hidden capped ones for a member, the granted ones otherwise. */
-export function collectionsCount(caller: { memberRole: number | null; collectionCount: number }, hiddenCapped: Counts, granted: Counts): number {
-  if (caller.memberRole === RANK.admin) return caller.collectionCount;
-  if (caller.memberRole !== null && caller.memberRole >= RANK.read) return caller.collectionCount - hiddenCapped[0].total;
-  return granted[0].total;
+/**
+ * The page and its `count` from the answers of organizationCollectionsPageQueries' batch, null for whoever is no
+ * member of the organization (its 404): the rows read from the organization's index for a member with a role,
+ * from the grants for anyone else; the count from the counter for an admin, less the hidden capped collections
+ * for a member, the granted ones they read otherwise.
+ */
+export function collectionsPageOf<R>([[caller], orgRows, grantRows, hiddenCapped, granted]: readonly [Caller[], R[], R[], Counts, Counts]) {
+  if (!caller || caller.rank === null) return null;
+  const { memberRole, collectionCount } = caller;
+  if (memberRole === RANK.admin) return { rows: orgRows, total: collectionCount };
+  if (memberRole !== null && memberRole >= RANK.read) return { rows: orgRows, total: collectionCount - hiddenCapped[0].total };
+  return { rows: grantRows, total: granted[0].total };
 }
