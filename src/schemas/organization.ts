@@ -7,7 +7,7 @@ import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type Ur
 
 type OrganizationRow = typeof organizations.$inferSelect;
 /** Usage counters for the caps (services/limits): internal, never part of the public object. */
-type UsageColumn = 'spaceCount' | 'memberCount' | 'siteCount' | 'teamCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
+type UsageColumn = 'spaceCount' | 'memberCount' | 'siteCount' | 'teamCount' | 'collectionCount' | 'rootCollectionCount' | 'integrationCount' | 'installationCount' | 'conversationsDay' | 'conversationsToday';
 
 export const OrganizationTypeSchema = z.enum(['business', 'community']);
 export const OrganizationUseCaseSchema = z.enum([

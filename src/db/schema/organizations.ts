@@ -37,6 +37,9 @@ export const organizations = sqliteTable(
     /** Kept by triggers (migration 0116), as the space and member counters. */
     siteCount: integer('site_count').notNull().default(0),
     teamCount: integer('team_count').notNull().default(0),
+    /** Kept by triggers (migration 0130): every collection, and those at the organization's root. */
+    collectionCount: integer('collection_count').notNull().default(0),
+    rootCollectionCount: integer('root_collection_count').notNull().default(0),
     integrationCount: integer('integration_count').notNull().default(0),
     installationCount: integer('installation_count').notNull().default(0),
     conversationsDay: text('conversations_day'),

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { runBatch } from '../../db/client';
 import { enqueueEvents, eventIdsIn } from '../../services/integrations/events';
-import { collections, organizations, spaces } from '../../db/schema';
+import { collections, spaces } from '../../db/schema';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError, badRequest } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -13,7 +13,7 @@ import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
 import { booleanQuery, DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
 import { SpaceSchema, toSpace } from '../../schemas/space';
-import { collectionRoleSql, orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access/access';
+import { orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access/access';
 import {
   type CollectionRow,
   checkCreateIn,
@@ -28,6 +28,7 @@ import { organizationQuery } from '../../services/organizations/organizations';
 import { authorize } from '../../services/access/permissions';
 import { appendPositionSql, resolvePosition } from '../../services/content/positions';
 import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
+import { collectionsPageOf, organizationCollectionsPageQueries } from '../../services/collections/organization-collections';
 
 const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
@@ -293,22 +294,11 @@ export const collectionsRouter = createRouter()
     const query = c.req.valid('query');
     const { cursor, limit } = pageParams(query);
     const db = c.get('db');
-    const role = collectionRoleSql(userId);
-    const filters: (SQL | undefined)[] = [eq(collections.orgId, organizationId), sql`${role} >= ${RANK.read}`];
-    if (!query.nested) filters.push(isNull(collections.parentId));
-    const where = and(...filters);
-    // Membership (to authorize) and the page in one batch; a non-member's rows are empty anyway.
-    const [[org], rows, [{ total }]] = await db.batch([
-      db.select({ rank: orgRoleSql(organizations.id, userId) }).from(organizations).where(eq(organizations.id, organizationId)),
-      db
-        .select({ collection: collections, rank: role })
-        .from(collections)
-        .where(and(where, afterCursor(cursor, collections.createdAt, collections.id)))
-        .orderBy(...keysetOrder(collections.createdAt, collections.id))
-        .limit(limit + 1),
-      db.select({ total: count() }).from(collections).where(where),
-    ]);
-    if (!org || org.rank === null) throw new ApiError(404, 'Organization not found');
+    // Membership (to authorize), the page and its count in one batch: the page along the organization's index for
+    // a member with a role, from the grants for anyone else; a non-member's page is never answered.
+    const page = collectionsPageOf(await db.batch(organizationCollectionsPageQueries(db, organizationId, userId, { cursor, limit, nested: query.nested })));
+    if (!page) throw new ApiError(404, 'Organization not found');
+    const { rows, total } = page;
     const urls = urlContext(c.req.url, c.env.APP_URL);
     return c.json(toPage(rows, limit, total, (r) => [r.collection.createdAt, r.collection.id], (r) => toCollection(r.collection, r.rank, urls)), 200);
   })

@@ -35,6 +35,7 @@ import {
   installationFrom,
   installationNotFound,
   installationQuery,
+  unpublishedInstallationsQuery,
   integrationIdByNameSql,
   prefixedColumns,
   previousState,
@@ -365,7 +366,7 @@ export const integrationInstallationsRouter = createRouter()
     const db = c.get('db');
     const search = query.search ? sql`(${containsText(integrations.title, query.search)} or ${containsText(integrations.name, query.search)})` : undefined;
     const where = and(eq(integrationInstallations.orgId, organizationId), isNull(integrations.deletedAt), search);
-    const [orgRows, rows, [{ total }]] = await db.batch([
+    const [orgRows, rows, counted] = await db.batch([
       organizationQuery(db, organizationId, userId),
       db
         .select({
@@ -381,13 +382,14 @@ export const integrationInstallationsRouter = createRouter()
         .where(and(where, afterCursor(cursor, integrationInstallations.createdAt, integrationInstallations.id)))
         .orderBy(...keysetOrder(integrationInstallations.createdAt, integrationInstallations.id))
         .limit(limit + 1),
-      db
-        .select({ total: count() })
-        .from(integrationInstallations)
-        .innerJoin(integrations, eq(integrations.id, integrationInstallations.integrationId))
-        .where(where),
+      // Without a search, counted from the organization's counter (less any installation of an unpublished
+      // integration), not over every installation; a search is a filter the rows must be read for.
+      search
+        ? db.select({ total: count() }).from(integrationInstallations).innerJoin(integrations, eq(integrations.id, integrationInstallations.integrationId)).where(where)
+        : unpublishedInstallationsQuery(db, organizationId),
     ]);
-    checkOrganizationRole(orgRows, RANK.admin);
+    const { org } = checkOrganizationRole(orgRows, RANK.admin);
+    const total = search ? counted[0].total : org.installationCount - counted[0].total;
     const urls = urlContext(c.req.url, c.env.APP_URL);
     const pageRows = rows.slice(0, limit);
     const presented = await presentIntegrations(

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'hono';
 import type { Db } from '../../db/client';
@@ -258,3 +258,19 @@ export function approveScopes(db: Db, integration: Pick<IntegrationRow, 'id' | '
 
 /** `previous` of a setup event: the state before the change. */
 export const previousState = (status: string, configuration: Record<string, unknown>) => ({ status, configuration });
+
+/**
+ * The `count` of listOrganizationInstallations without a search, at a cost independent of the organization's size
+ * (issue 42, item 5): the organization's installation counter (migration 0011, `installationCount`) less this
+ * query's answer, its installations of unpublished integrations (a tombstone's are not listed). Unpublishing
+ * deletes an integration's installations in its own transaction, so this is 0 unless a row escaped it; it reads
+ * the partial index of unpublished integrations (migration 0130) and each one's installation in this organization
+ * (`+org_id`: through the organization's index SQLite would read every installation of the organization).
+ */
+export function unpublishedInstallationsQuery(db: Db, orgId: string) {
+  return db
+    .select({ total: count() })
+    .from(integrations)
+    .innerJoin(integrationInstallations, and(eq(integrationInstallations.integrationId, integrations.id), sql`+${integrationInstallations.orgId} = ${orgId}`))
+    .where(sql`${integrations.deletedAt} is not null`);
+}

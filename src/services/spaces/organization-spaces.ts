@@ -25,12 +25,12 @@ import { orgRoleSql, spaceRoleSql } from '../access/access';
  */
 
 /** The caller's active membership role in `orgId` (0 for a guest), null for a non-member or a bot user. */
-function memberRoleSql(orgId: string, userId: string): SQL<number | null> {
+export function memberRoleSql(orgId: string, userId: string): SQL<number | null> {
   return sql<number | null>`(select m.role from org_members m where m.org_id = ${orgId} and m.user_id = ${userId} and m.disabled = 0)`;
 }
 
 /** A LIMIT of `n` rows when `condition` holds, of 0 otherwise: evaluated once, before the first row is read. */
-function limitWhen(condition: SQL, n: number): number {
+export function limitWhen(condition: SQL, n: number): number {
   // drizzle writes an SQL object given to `.limit()` as it is (its type only admits numbers and placeholders).
   return sql`(select case when ${condition} then ${n} else 0 end)` as unknown as number;
 }
