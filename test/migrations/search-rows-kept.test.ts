@@ -17,7 +17,7 @@ const statementsOf = (prefix: string) => {
 
 const triggerSql = async () => (await env.DB.prepare("select sql from sqlite_master where type = 'trigger' and name = 'search_section_rows_au'").first<{ sql: string }>())!.sql;
 
-describe('migration 0120: search rows moved without being reindexed', () => {
+describe('migrations 0120 and 0121: search rows moved without being reindexed, deletes taken out of the index', () => {
   it('carries a database made before it over', async () => {
     const org = await seedOrg();
     const token = org.owner.token;
@@ -35,6 +35,9 @@ describe('migration 0120: search rows moved without being reindexed', () => {
 
     for (const query of statementsOf('0120_')) await env.DB.prepare(query).run();
     expect(await triggerSql()).toMatch(/AFTER UPDATE OF `page_title`, `section_title`, `body`, `space_key`/);
+    // 0121: deletes taken out of the index's segments (secure-delete), a setting the index keeps; running it again changes nothing.
+    for (const query of statementsOf('0121_')) await env.DB.prepare(query).run();
+    expect(await env.DB.prepare("select v from search_sections_config where k = 'secure-delete'").first('v')).toBe(1);
 
     const search = async (query: string) =>
       expectStatus(await api('GET', `/v1/spaces/${space.id}/search?query=${encodeURIComponent(query)}`, { token }), 200).body.items.map((p: { title: string }) => p.title);
