@@ -5,6 +5,7 @@
  * corpus's mean size is edited (a sentence added) in a change request that is merged. D1's own table sizes are not
  * readable there (`dbstat` is unavailable in D1), so every table's bytes are the sum of its rows' values' lengths,
  * and every index's the sum of the values it repeats (its columns and the row id). A FTS5 index is its shadow tables.
+ * Last, the read cost of packing: a page read's CPU per request with its document packed and unpacked, in one run.
  *
  *   npm run bench -- storage                 the AxonIQ corpus
  *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
