@@ -5,6 +5,7 @@
  * corpus's mean size is edited (a sentence added) in a change request that is merged. D1's own table sizes are not
  * readable there (`dbstat` is unavailable in D1), so every table's bytes are the sum of its rows' values' lengths,
  * and every index's the sum of the values it repeats (its columns and the row id). A FTS5 index is its shadow tables.
+ * Last, the read cost of packing: a page read's CPU per request with its document packed and unpacked, in one run.
  *
  *   npm run bench -- storage                 the AxonIQ corpus
  *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
@@ -12,7 +13,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
-import { client, seedUser, start, type Call } from './routes';
+import { brotliDecompressSync } from 'node:zlib';
+import { client, seedUser, start, workerdCpuMs, type Call } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const CORPUS = args.get('corpus') ?? path.resolve(import.meta.dirname, '../../../shared/corpus/gitbook-format/axoniq-reference-guide');
@@ -164,6 +166,81 @@ async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token
   console.log(`  D1 bytes before ${kb(total(beforeCollection))} KB, after ${kb(total(after))} KB: ${kb(total(after) / edit.pageCount)} KB per page, ${(total(after) / edit.pageCount / edit.mean).toFixed(2)}× its Markdown`);
 }
 
+/** Seconds of load per measurement, and rounds (packed and unpacked alternate, so that both meet the same load). */
+const READ_SECONDS = 2;
+const READ_ROUNDS = 3;
+
+/** Requests per second and workerd's CPU per request (the Worker and its local D1) of GETs of `url` for READ_SECONDS. */
+async function readLoad(url: string, token: string): Promise<{ rps: number; cpuMs: number }> {
+  const cpuBefore = workerdCpuMs();
+  const end = performance.now() + READ_SECONDS * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (performance.now() < end) {
+        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        done++;
+      }
+    }),
+  );
+  const cpuAfter = workerdCpuMs();
+  return { rps: done / READ_SECONDS, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * What reading a packed page costs (its Brotli decompression on every read): the page's read as JSON and as Markdown,
+ * with its document packed and then stored as the JSON text it packs (as documents were before migration 0052, which
+ * every reader still takes), alternating, in the same run. The ratio is CPU per request, packed over unpacked.
+ */
+async function readCost(db: D1Database, apiUrl: string, token: string, spaceId: string, pageId: string) {
+  const row = await db
+    .prepare(
+      `select d.hash, d.body, d.refs from revisions r, json_each((select body from documents where hash = r.pages_root)) m,
+        json_each((select body from documents where hash = m.value)) c, json_each((select body from documents where hash = c.value)) l,
+        documents d
+       where r.id = (select revision_id from spaces where id = ?) and l.key = ? and d.hash = json_extract(l.value, '$.document')`,
+    )
+    .bind(spaceId, pageId)
+    .first<{ hash: string; body: ArrayBuffer | number[]; refs: string | null }>();
+  if (!row || typeof row.body === 'string') throw new Error('storage bench: the edited page\'s document is not packed');
+  const packed = Array.isArray(row.body) ? Uint8Array.from(row.body) : new Uint8Array(row.body);
+  const json = brotliDecompressSync(packed.subarray(1)).toString('utf8');
+  const store = async (form: 'packed' | 'unpacked') => {
+    const statement = db.prepare('update documents set body = ?, refs = ? where hash = ?');
+    await (form === 'packed' ? statement.bind(packed, row.refs, row.hash) : statement.bind(json, null, row.hash)).run();
+  };
+  const reads = [
+    ['page as JSON', `${apiUrl}/v1/spaces/${spaceId}/content/page/${pageId}`],
+    ['page as Markdown', `${apiUrl}/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown`],
+  ] as const;
+  const samples = new Map<string, Array<{ rps: number; cpuMs: number }>>();
+  for (let round = 0; round < READ_ROUNDS; round++) {
+    for (const form of ['packed', 'unpacked'] as const) {
+      await store(form);
+      for (const [label, url] of reads) {
+        await readLoad(url, token); // warm: the first requests of a form are not its cost
+        samples.set(`${label}|${form}`, [...(samples.get(`${label}|${form}`) ?? []), await readLoad(url, token)]);
+      }
+    }
+  }
+  await store('packed');
+  console.log(`\nRead cost of a packed page (${kb(json.length)} KB of JSON packed to ${kb(packed.length)} KB), ${READ_ROUNDS} rounds of ${READ_SECONDS} s, medians`);
+  console.log(`  ${'read'.padEnd(22)} ${'req/s packed'.padStart(13)} ${'unpacked'.padStart(9)} ${'ms CPU packed'.padStart(14)} ${'unpacked'.padStart(9)} ${'CPU packed / unpacked'.padStart(22)}`);
+  for (const [label] of reads) {
+    const of = (form: string) => samples.get(`${label}|${form}`)!;
+    const [p, u] = [of('packed'), of('unpacked')];
+    const cpu = (xs: typeof p) => median(xs.map((x) => x.cpuMs));
+    const rps = (xs: typeof p) => median(xs.map((x) => x.rps));
+    console.log(
+      `  ${label.padEnd(22)} ${rps(p).toFixed(0).padStart(13)} ${rps(u).toFixed(0).padStart(9)} ${cpu(p).toFixed(2).padStart(14)} ${cpu(u).toFixed(2).padStart(9)} ${(cpu(p) / cpu(u)).toFixed(2).padStart(22)}`,
+    );
+  }
+}
+
 async function main() {
   const pages = readCorpus(CORPUS);
   const markdownBytes = pages.reduce((n, p) => n + Buffer.byteLength(p.markdown), 0);
@@ -210,6 +287,7 @@ async function main() {
     console.log(`  ${'D1 bytes per one-page edit'.padEnd(52)} ${kb(editBytes).padStart(9)} ${(editBytes / editMarkdown).toFixed(2).padStart(7)}× its Markdown (goal ≤ 1×)`);
     console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
     await editsAndHistory(call, db, apiUrl, token, { spaceId, page: ids[index], markdown: edited, pageCount: pages.length, mean });
+    await readCost(db, apiUrl, token, spaceId, ids[index]);
   } finally {
     await mf.dispose();
   }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { manifestToTree, treeToManifest } from '../../src/services/content/convert';
 import { chunkChildren, ContentTree, INLINE_CHILDREN, ROOT, type ChildRef, type PageRecord } from '../../src/services/content/pages';
-import { diffTries, memoryNodeStore, TrieView } from '../../src/services/content/tree';
+import { diffTries, memoryNodeStore, NODE_HASH_CHARS, TrieView } from '../../src/services/content/tree';
+import { canonicalJson } from '../../src/services/content/revisions';
+import { sha256Base64Url } from '../../src/lib/ids';
 import { largeManifest, page, pageId } from '../helpers/large-content';
 
 /** The persistent page and file maps: what a change writes, what two versions share, large child lists. */
@@ -38,6 +40,36 @@ describe('content trees', () => {
     expect((changes.get(id)!.after as PageRecord).title).toBe('Edited');
     // The old version still reads as it was.
     expect((await new ContentTree(store, tree).page(id))!.title).toBe('Page 7-42');
+  });
+
+  it('names new nodes by 22 characters of their SHA-256, and reads and changes maps whose nodes have longer names', async () => {
+    // A map as written before compact names: every node named by the whole SHA-256 in base64url (43 characters).
+    const store = memoryNodeStore();
+    const put = async (body: Record<string, unknown>) => {
+      const text = canonicalJson(body);
+      const hash = await sha256Base64Url(text);
+      store.nodes.set(hash, text);
+      return hash;
+    };
+    const oldRoot = await put({ a: await put({ b: await put({ ab1: { n: 1 } }) }), x: await put({ y: await put({ xy1: { n: 2 } }) }) });
+    expect(oldRoot).toHaveLength(43);
+    const view = new TrieView<{ n: number }>(store, oldRoot);
+    expect(Object.fromEntries(await view.getMany(['ab1', 'xy1']))).toEqual({ ab1: { n: 1 }, xy1: { n: 2 } });
+    view.set('ab1', { n: 3 });
+    const written = await view.write();
+    // The changed path is new and named compactly; the untouched subtree keeps its old name in the new root.
+    expect(written.nodes.map((n) => n.hash.length)).toEqual([NODE_HASH_CHARS, NODE_HASH_CHARS, NODE_HASH_CHARS]);
+    expect(NODE_HASH_CHARS).toBe(22);
+    for (const node of written.nodes) {
+      store.nodes.set(node.hash, node.body);
+      expect(node.hash).toBe((await sha256Base64Url(node.body)).slice(0, 22));
+    }
+    const rootBody = JSON.parse(store.nodes.get(written.root!)!) as Record<string, string>;
+    expect(rootBody.x).toBe(JSON.parse(store.nodes.get(oldRoot)!).x);
+    expect(rootBody.a).toHaveLength(22);
+    expect(Object.fromEntries(await new TrieView<{ n: number }>(store, written.root).getMany(['ab1', 'xy1']))).toEqual({ ab1: { n: 3 }, xy1: { n: 2 } });
+    const changes = await diffTries(store, oldRoot, written.root);
+    expect([...changes.entries()]).toEqual([['ab1', { before: { n: 1 }, after: { n: 3 } }]]);
   });
 
   it('writes the same nodes for the same content whatever the order of the changes', async () => {

@@ -8,7 +8,7 @@ import { d1NodeStore, diffTries, lookupSql, type NodeBody, type NodeStore } from
 import { loadDocuments, type FileEntry } from '../content/revisions';
 import { parseStoredBody, type StoredBody } from '../content/packed-documents';
 import type { JSONDocument } from '../markdown/index';
-import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget } from './extract';
+import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget, type Section } from './extract';
 
 /**
  * Brings a space's derived indexes (search sections and links of its main content) from the revision
@@ -213,7 +213,7 @@ function setLinkStatus(db: Db, spaceId: string, ids: string[], status: 'ok' | 'b
 }
 
 /**
- * Deletes and rewrites the search sections and links of `ids` (pages of the head, or gone from it). Whether the
+ * Brings the search sections and links of `ids` (pages of the head, or gone from it) to the head. Whether the
  * page or file a link needs is in the head is looked up by the insert itself, in the head's maps (which the
  * batch has written when it stores them), so it costs no read here.
  */
@@ -228,11 +228,11 @@ async function pageStatements(
 ): Promise<BatchItem[]> {
   const pages = ids.map((id) => changes.get(id)?.after).filter(isPage);
   const documents = await sources.documents(pages.map((p) => p.document).filter((h): h is string => !!h));
-  const sectionRows: unknown[] = [];
+  const sectionsByPage: unknown[][][] = [];
   const links: unknown[] = [];
   for (const page of pages) {
     const document = page.document ? documents.get(page.document) : undefined;
-    sectionsOf(document).forEach((section, position) => sectionRows.push([page.id, position, section.anchor, page.title, section.title, section.body]));
+    sectionsByPage.push(sectionRows(page.id, page.title, sectionsOf(document)));
     for (const target of linksOf(document)) {
       const needs = dependency(target, page.id);
       const [kind, targetId] = needs.page ? ['page', needs.page] : needs.file ? ['file', needs.file] : [null, null];
@@ -245,29 +245,67 @@ async function pageStatements(
     when 'page' then case when ${target} <> ${ROOT} and ${lookupSql(sql`${head.pages}`, target)} is not null then 'ok' else 'broken' end
     when 'file' then case when ${lookupSql(sql`${head.files}`, target)} is not null then 'ok' else 'broken' end
     else 'ok' end`;
+  // Pages cut into pieces under D1's size limit on a statement, never across a piece: a piece's statements compare
+  // a page's rows with all its sections.
+  const pieces = jsonChunks(sectionsByPage.filter((rows) => rows.length > 0), (rows) => rows);
+  const inPieces = new Set(sectionsByPage.flatMap((rows) => rows.map((row) => row[0] as string)));
+  const withoutSections = JSON.stringify(ids.filter((id) => !inPieces.has(id)));
   return [
-    rawRun(db, sql`delete from search_section_rows where space_id = ${spaceId} and page_id in (select value from json_each(${idList})) and ${guard}`),
+    rawRun(db, sql`delete from search_section_rows where space_id = ${spaceId} and page_id in (select value from json_each(${withoutSections})) and ${guard}`),
+    ...pieces.flatMap((piece) => sectionStatements(db, spaceId, piece, guard)),
     rawRun(db, sql`delete from space_links where space_id = ${spaceId} and page_id in (select value from json_each(${idList})) and ${guard}`),
     // Rows travel as JSON parameters (any number of rows under D1's bound-parameter limit), cut in pieces
     // under its size limit.
-    ...jsonChunks(sectionRows).map(
-      (chunk) => rawRun(db, sql`insert into search_section_rows (space_id, space_key, page_id, position, anchor, page_title, section_title, body)
-        select ${spaceId}, ${`s${spaceId}`}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${chunk}) where ${guard}`),
-    ),
-    ...jsonChunks(links).map(
+    ...jsonChunks(links, (row) => [row]).map(
       (chunk) => rawRun(db, sql`insert into space_links (space_id, page_id, target_key, target, target_id, status)
         select ${spaceId}, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ${status} from json_each(${chunk}) where ${guard}`),
     ),
   ];
 }
 
-/** Rows as JSON arrays of at most MAX_ROWS_JSON characters each (a larger single row goes alone). */
-function jsonChunks(rows: unknown[]): string[] {
+/** A page's sections as rows `[page, position, anchor, page title, section title, body]`. */
+const sectionRows = (pageId: string, pageTitle: string, sections: Section[]): unknown[][] =>
+  sections.map((section, position) => [pageId, position, section.anchor, pageTitle, section.title, section.body]);
+
+/**
+ * The statements that make the stored sections of a piece's pages equal to their sections (issue 42, storage): a
+ * section unchanged keeps its row, so the full-text index (FTS5 writes a deleted row's every word again, as a
+ * tombstone, into a new segment) changes by the sections edited only, not by the whole page. A row pairs with a
+ * section by its anchor (unique within a page, `sectionsOf`) and text, not by position, so a section inserted above
+ * others moves them without rewriting them (the index's update trigger ignores a change of position, migration
+ * 0120). In order: rows that pair with no section are deleted, rows kept take their section's position, sections
+ * that pair with no row are inserted.
+ */
+function sectionStatements(db: Db, spaceId: string, piece: string, guard: SQL): BatchItem[] {
+  const wanted = sql`wanted(page_id, position, anchor, page_title, section_title, body) as materialized (
+    select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 from json_each(${piece}))`;
+  const pageRows = sql`r.space_id = ${spaceId} and r.page_id in (select distinct page_id from wanted)`;
+  const pairs = (w: string, r: string) =>
+    sql.raw(`${w}.page_id = ${r}.page_id and ${w}.anchor = ${r}.anchor and ${w}.page_title = ${r}.page_title and ${w}.section_title = ${r}.section_title and ${w}.body = ${r}.body`);
+  return [
+    rawRun(db, sql`with ${wanted} delete from search_section_rows as r
+      where ${pageRows} and not exists (select 1 from wanted w where ${pairs('w', 'r')}) and ${guard}`),
+    rawRun(db, sql`with ${wanted} update search_section_rows as r set position = w.position from wanted w
+      where ${pageRows} and ${pairs('w', 'r')} and r.position <> w.position and ${guard}`),
+    rawRun(db, sql`with ${wanted} insert into search_section_rows (space_id, space_key, page_id, position, anchor, page_title, section_title, body)
+      select ${spaceId}, ${`s${spaceId}`}, w.page_id, w.position, w.anchor, w.page_title, w.section_title, w.body from wanted w
+      where not exists (select 1 from search_section_rows r where r.space_id = ${spaceId} and ${pairs('w', 'r')}) and ${guard}
+      order by w.page_id, w.position`),
+  ];
+}
+
+/**
+ * Groups of rows as JSON arrays of at most MAX_ROWS_JSON characters each (a larger single group goes alone): a
+ * group (`rowsOf` of an item) is never cut.
+ */
+function jsonChunks<T>(items: T[], rowsOf: (item: T) => unknown[]): string[] {
   const chunks: string[] = [];
   let current: string[] = [];
   let size = 2;
-  for (const row of rows) {
-    const json = JSON.stringify(row);
+  for (const item of items) {
+    const json = rowsOf(item)
+      .map((row) => JSON.stringify(row))
+      .join(',');
     if (current.length > 0 && size + json.length + 1 > MAX_ROWS_JSON) {
       chunks.push(`[${current.join(',')}]`);
       current = [];
