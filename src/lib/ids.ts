@@ -34,8 +34,8 @@ export async function sha256Hex(value: string | Uint8Array): Promise<string> {
 }
 
 /**
- * SHA-256 of text (as UTF-8) in base64url without padding: 43 characters where hex takes 64. What content-addressed
- * nodes are named by since issue 42 (a root node names up to 62 of them: a third less to store on every edit).
+ * SHA-256 of text (as UTF-8) in base64url without padding: 43 characters where hex takes 64. Content-addressed tree
+ * nodes are named by its first 22 characters (128 bits: services/content/tree.ts says why that is enough).
  */
 export async function sha256Base64Url(value: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)));
