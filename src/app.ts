@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppBindings } from './env';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './lib/body-limits';
@@ -37,19 +37,21 @@ function pathMatcher(path: string): RegExp {
   return new RegExp(`^${pattern}/?$`);
 }
 
-/** A handler that serves the request with `group`'s app, loading it first if needed. */
-function serveWithGroup(group: string): MiddlewareHandler<AppBindings> {
-  return async (c) => {
-    const { loadGroup, PARENT_CONTEXT } = await import('./routes/group-app');
-    const app = await loadGroup(group);
-    PARENT_CONTEXT.set(c.req.raw, c);
-    let executionCtx: Context<AppBindings>['executionCtx'] | undefined;
-    try {
-      executionCtx = c.executionCtx;
-    } catch {
-      // app.request() in tests runs without one
-    }
-    return app.fetch(c.req.raw, c.env, executionCtx);
+/**
+ * A handler that serves the manifest's route (`method`, `path`) with its group's handlers, loading the group first
+ * if needed (group-app `routeHandler`). Once loaded they are called directly: a warm request awaits no import.
+ */
+function serveWithGroup(group: string, method: string, path: string): MiddlewareHandler<AppBindings> {
+  let loaded: Promise<MiddlewareHandler<AppBindings>> | undefined;
+  let handler: MiddlewareHandler<AppBindings> | undefined;
+  return (c, next) => {
+    if (handler) return handler(c, next);
+    // A failed load (which would be a bug) is tried again by the next request rather than kept.
+    loaded ??= import('./routes/group-app').then(({ routeHandler }) => routeHandler(group, method, path)).catch((err) => {
+      loaded = undefined;
+      throw err;
+    });
+    return loaded.then((loadedHandler) => (handler = loadedHandler)(c, next));
   };
 }
 
@@ -119,8 +121,8 @@ export function createApp() {
   for (const [method, path, group] of ROUTE_MANIFEST) {
     // A state-changing route records its audit event in the batch of its change (middleware/audit).
     const audit = auditRecording(method, path);
-    if (audit) app.on(method, path, audit, serveWithGroup(group));
-    else app.on(method, path, serveWithGroup(group));
+    if (audit) app.on(method, path, audit, serveWithGroup(group, method, path));
+    else app.on(method, path, serveWithGroup(group, method, path));
   }
 
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client

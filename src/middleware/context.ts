@@ -3,6 +3,7 @@ import { BOOKMARK_HEADER, bookmarkOf, createDb, databaseFor, isBookmark, laterBo
 import type { AppBindings } from '../env';
 import { errorResponse } from '../lib/errors';
 import { randomBase62 } from '../lib/ids';
+import { setAnswerHeaders } from './answer-headers';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -24,7 +25,6 @@ export const requestContext = createMiddleware<AppBindings>(async (c, next) => {
   c.set('d1', session);
   c.set('db', createDb(session));
   await next();
-  c.header('X-Request-Id', requestId);
   const bookmark = laterBookmark(bookmarkOf(session), c.get('writerBookmark'));
-  if (bookmark) c.header(BOOKMARK_HEADER, bookmark);
+  setAnswerHeaders(c, bookmark ? { 'X-Request-Id': requestId, [BOOKMARK_HEADER]: bookmark } : { 'X-Request-Id': requestId });
 });

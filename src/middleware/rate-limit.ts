@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Actor, AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
+import { setAnswerHeaders } from './answer-headers';
 import {
   checkRateLimit,
   policyHeader,
@@ -21,20 +22,8 @@ export const rateLimitHeaders = createMiddleware<AppBindings>(async (c, next) =>
   await next();
   const outcomes = c.get('rateLimits');
   if (outcomes.length === 0) return;
-  // A response passed through from a fetch (an integration's public endpoint) has immutable headers.
-  if (!headersAreMutable(c.res)) c.res = new Response(c.res.body, c.res);
-  c.res.headers.set('RateLimit-Policy', policyHeader(outcomes));
-  c.res.headers.set('RateLimit', rateLimitHeader(outcomes));
+  setAnswerHeaders(c, { 'RateLimit-Policy': policyHeader(outcomes), RateLimit: rateLimitHeader(outcomes) });
 });
-
-function headersAreMutable(res: Response): boolean {
-  try {
-    res.headers.set('RateLimit', '');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Who a request counts against: its token's user, installation or integration, the operator, or its client IP. */
 function callerKey(c: Context<AppBindings>, actor: Actor | undefined): { policy: RateLimitPolicy; key: string } {

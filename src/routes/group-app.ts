@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { createRouter } from '../lib/create-router';
 import { errorResponse, onError } from '../lib/errors';
@@ -18,15 +18,17 @@ export const PARENT_CONTEXT = new WeakMap<Request, Context<AppBindings>>();
  * first middleware takes the main app's context variables (database, caller, rate limits, request id) and
  * gives back what the group set, so that the main app's middleware sees the request as if it had served it.
  */
+const adoptParentContext: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const parent = PARENT_CONTEXT.get(c.req.raw);
+  if (parent) for (const [key, value] of Object.entries(parent.var)) c.set(key as never, value as never);
+  await next();
+  if (parent) for (const [key, value] of Object.entries(c.var)) parent.set(key as never, value as never);
+};
+
 function groupApp(routers: readonly RouterModule[]) {
   const app = createRouter();
   app.onError(onError);
-  app.use('*', async (c, next) => {
-    const parent = PARENT_CONTEXT.get(c.req.raw);
-    if (parent) for (const [key, value] of Object.entries(parent.var)) c.set(key as never, value as never);
-    await next();
-    if (parent) for (const [key, value] of Object.entries(c.var)) parent.set(key as never, value as never);
-  });
+  app.use('*', adoptParentContext);
   for (const { base, router } of routers) app.route(base, router);
   app.notFound((c) => errorResponse(c, 404, `No route for ${c.req.method} ${c.req.path}`));
   return app;
@@ -54,6 +56,67 @@ export function loadGroup(group: string) {
     groupApps.set(group, app);
   }
   return app;
+}
+
+/**
+ * What serves the manifest's route (`method`, `path`) of `group` from now on, in the main app's own context: the
+ * route's handlers as its group registered them (token access, validators, the handler), run in order. The main
+ * app's route match found the route, so its parameters are the group route's (same path): a warm request is
+ * routed once, and makes no second context. A group that has handlers on more than its routes' own paths
+ * (`use` middleware, `ALL` routes, wildcards) could run several of them for one request: its requests still go
+ * through the group's app (routed there a second time), which alone knows which of them match.
+ */
+export async function routeHandler(group: string, method: string, path: string): Promise<MiddlewareHandler<AppBindings>> {
+  const app = await loadGroup(group);
+  const handlers = ownHandlers(app, method, path);
+  return handlers ? inOrder(handlers) : async (c) => serveThroughGroupApp(app, c);
+}
+
+/** The handlers of exactly (`method`, `path`) in `app`, or undefined when other entries of `app` might match its requests too. */
+export function ownHandlers(app: Hono<AppBindings, any, any>, method: string, path: string): MiddlewareHandler<AppBindings>[] | undefined {
+  if (path.includes('*')) return undefined;
+  const catchAll = app.routes.some((r) => r.handler !== adoptParentContext && (r.method === 'ALL' || r.path.includes('*')));
+  if (catchAll) return undefined;
+  const handlers = app.routes.filter((r) => r.method === method && r.path === path).map((r) => r.handler as MiddlewareHandler<AppBindings>);
+  return handlers.length > 0 ? handlers : undefined;
+}
+
+/**
+ * Runs `handlers` as Hono's compose does (an error becomes onError's answer where it is thrown, so the handlers
+ * before it see an answer, not an exception), without setting the context's route index: the parameters the
+ * handlers read are those of the main app's matched route.
+ */
+function inOrder(handlers: readonly MiddlewareHandler<AppBindings>[]): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    const run = async (i: number): Promise<void> => {
+      const handler = handlers[i];
+      if (!handler) return next();
+      let res: Response | void;
+      let isError = false;
+      try {
+        res = await handler(c, () => run(i + 1));
+      } catch (err) {
+        if (!(err instanceof Error)) throw err;
+        c.error = err;
+        res = await onError(err, c);
+        isError = true;
+      }
+      if (res && (!c.finalized || isError)) c.res = res;
+    };
+    await run(0);
+  };
+}
+
+/** The request served by the group's app: its own route match and context, which adopts the main app's. */
+function serveThroughGroupApp(app: Hono<AppBindings, any, any>, c: Context<AppBindings>) {
+  PARENT_CONTEXT.set(c.req.raw, c);
+  let executionCtx: Context<AppBindings>['executionCtx'] | undefined;
+  try {
+    executionCtx = c.executionCtx;
+  } catch {
+    // app.request() in tests runs without one
+  }
+  return app.fetch(c.req.raw, c.env, executionCtx);
 }
 
 /** Every router mounted on one app, in order, with the security schemes: the app the OpenAPI document describes. */

@@ -9,7 +9,8 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createDb, rawAllOfShape, rowsOf, runBatch, selectOfShape, selectWithValues } from '../../src/db/client';
 import { users } from '../../src/db/schema';
-import { api, createUsers } from '../helpers/harness';
+import { api, createUsers, seedOrg } from '../helpers/harness';
+import { PNG_1x1, applyChanges, createSpace, openChangeRequest } from '../helpers/content';
 
 const db = () => createDb(env.DB);
 
@@ -54,5 +55,32 @@ describe('statements of a shape', () => {
     const meA = await api<{ id: string }>('GET', '/v1/user', { token: a.token });
     const meB = await api<{ id: string }>('GET', '/v1/user', { token: b.token });
     expect([meA.body.id, meB.body.id]).toEqual([a.id, b.id]);
+  });
+
+  it("content reads of one shape (a file, a page of files, the whole tree) answer each space's own, in a change request and on main", async () => {
+    const [one, two] = [await seedOrg(), await seedOrg()];
+    const spaces = [];
+    for (const [org, name] of [[one, 'one.png'], [two, 'two.png']] as const) {
+      const space = await createSpace(org.id, org.owner.token);
+      const cr = await openChangeRequest(space.id, org.owner.token);
+      const batch = await applyChanges(space.id, cr.id, org.owner.token, [
+        { operation: 'insert_files', files: [{ ref: name, name, contentType: 'image/png', base64: PNG_1x1 }] },
+        { operation: 'insert_page', title: `Page of ${name}`, document: { markdown: `![a](./${name})` } },
+      ]);
+      spaces.push({ token: org.owner.token, space: space.id, cr: cr.number, file: batch.insertedFiles[0].id as string, name });
+    }
+    for (const { token, space, cr, file, name } of spaces) {
+      const base = `/v1/spaces/${space}/change-requests/${cr}/content`;
+      const read = await api('GET', `${base}/files/${file}`, { token });
+      expect(read.status).toBe(200);
+      expect(read.body.name).toBe(name);
+      const list = await api('GET', `${base}/files`, { token });
+      expect(list.body.items.map((f: { name: string }) => f.name)).toEqual([name]);
+      const tree = await api('GET', base, { token });
+      expect(tree.body.pages.map((p: { title: string }) => p.title)).toEqual([`Page of ${name}`]);
+    }
+    // Another space's file id, through a shape another space's read built, is not found.
+    const crossed = await api('GET', `/v1/spaces/${spaces[0].space}/change-requests/${spaces[0].cr}/content/files/${spaces[1].file}`, { token: spaces[0].token });
+    expect(crossed.status).toBe(404);
   });
 });

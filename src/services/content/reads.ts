@@ -345,7 +345,18 @@ const MAX_DEPTH = 1000;
  * with `withMarkdown`, the Markdown of every page document (see markdownRowsSql).
  */
 export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }, withMeta = false, withMarkdown = false) {
-  return rawAll<TreeRow>(db, sql`
+  return rawAll<TreeRow>(db, wholeTreeSql(revisionId, computed?.spaceId, withMeta, withMarkdown));
+}
+
+/** `wholeTreeQuery` of a revision shape (readContent's): its text built once per isolate for each of its forms. */
+function wholeTreeOfShape(db: Db, rev: RevisionShape, computed: boolean, withMarkdown: boolean) {
+  const shape = `wholeTree:${rev.shape}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}`;
+  return rawAllOfShape<TreeRow>(db, shape, () => wholeTreeSql(rev.sql, computed ? sql.placeholder('spaceId') : undefined, false, withMarkdown), rev.values);
+}
+
+function wholeTreeSql(revisionId: SQL, computedSpaceId: string | Placeholder<string> | undefined, withMeta: boolean, withMarkdown: boolean) {
+  const computed = computedSpaceId === undefined ? undefined : { spaceId: computedSpaceId };
+  return sql`
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
     select 'leaf' as kind, null as key, body as value from leaves
     union all
@@ -353,25 +364,36 @@ export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: st
     from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k
     ${withMeta ? sql`union all select 'meta', null, meta from revisions where id = ${revisionId}` : sql``}
     ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}
-    ${withMarkdown ? sql`union all ${markdownRowsSql(sql`select json_extract(e.value, '$.document') as hash from leaves l cross join json_each(l.body) e`)}` : sql``}`);
+    ${withMarkdown ? sql`union all ${markdownRowsSql(sql`select json_extract(e.value, '$.document') as hash from leaves l cross join json_each(l.body) e`)}` : sql``}`;
 }
 
 export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta' | 'markdown' | 'body'; key: string | null; value: string };
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
 
-function allFilesQuery(db: Db, revisionId: SQL) {
-  return rawAll<{ value: string }>(db, sql`select body as value from (${leavesSql(filesRootOf(revisionId))})`);
+/*
+ * readContent's reads of files, of a revision shape: each text built once per isolate (db/client `rawAllOfShape`).
+ */
+
+function allFilesQuery(db: Db, rev: RevisionShape) {
+  return rawAllOfShape<{ value: string }>(db, `allFiles:${rev.shape}`, () => sql`select body as value from (${leavesSql(filesRootOf(rev.sql))})`, rev.values);
 }
 
-function filesPageQuery(db: Db, revisionId: SQL, after: string | null, limit: number) {
-  return rawAll<{ value: string }>(db, sql`
-    select e.value as value from (${leavesSql(filesRootOf(revisionId))}) l cross join json_each(l.body) e
-    where e.key > ${after ?? ''} order by e.key limit ${limit + 1}`);
+function filesPageQuery(db: Db, rev: RevisionShape, after: string | null, limit: number) {
+  const build = () => sql`
+    select e.value as value from (${leavesSql(filesRootOf(rev.sql))}) l cross join json_each(l.body) e
+    where e.key > ${sql.placeholder('after')} order by e.key limit ${sql.placeholder('limit')}`;
+  return rawAllOfShape<{ value: string }>(db, `filesPage:${rev.shape}`, build, { ...rev.values, after: after ?? '', limit: limit + 1 });
 }
 
-function fileQuery(db: Db, revisionId: SQL, fileId: string) {
-  return rawAll<{ value: string | null }>(db, sql`select ${lookupSql(filesRootOf(revisionId), sql`${fileId}`)} as value`);
+function fileQuery(db: Db, rev: RevisionShape, fileId: string) {
+  const build = () => sql`select ${lookupSql(filesRootOf(rev.sql), sql`${sql.placeholder('fileId')}`)} as value`;
+  return rawAllOfShape<{ value: string | null }>(db, `file:${rev.shape}`, build, { ...rev.values, fileId });
+}
+
+function gitQuery(db: Db, rev: RevisionShape) {
+  const build = () => sql`select oid, message, created_by_gitbook as createdByGitBook, url, ref from revision_git where revision_id = ${rev.sql}`;
+  return rawAllOfShape<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>(db, `git:${rev.shape}`, build, rev.values);
 }
 
 /**
@@ -424,22 +446,22 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
   if (target) add('page', pageTreeQuery(db, rev, target, computed !== undefined, wanted.markdown, wanted.reusable));
   if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId(), wanted.reusableContent));
-  if (wanted.tree) add('tree', wholeTreeQuery(db, revisionId(), computed, false, wanted.markdown));
-  if (wanted.allFiles) add('allFiles', allFilesQuery(db, revisionId()));
-  if (wanted.files) add('files', filesPageQuery(db, revisionId(), wanted.files.after, wanted.files.limit));
-  if (wanted.file !== undefined) add('file', fileQuery(db, revisionId(), safeKey(wanted.file)));
+  if (wanted.tree) add('tree', wholeTreeOfShape(db, rev, computed !== undefined, wanted.markdown === true));
+  if (wanted.allFiles) add('allFiles', allFilesQuery(db, rev));
+  if (wanted.files) add('files', filesPageQuery(db, rev, wanted.files.after, wanted.files.limit));
+  if (wanted.file !== undefined) add('file', fileQuery(db, rev, safeKey(wanted.file)));
   // A site token's visitor reads no file that only pages hidden from them use (`filesHiddenFrom`): the tree tells
   // which pages those are, the link index which files each page uses.
   const gateFiles = source.published !== undefined && (wanted.allFiles || wanted.files !== undefined || wanted.file !== undefined);
   if (gateFiles) {
-    if (!wanted.tree) add('gateTree', wholeTreeQuery(db, revisionId()));
+    if (!wanted.tree) add('gateTree', wholeTreeOfShape(db, rev, false, false));
     add('fileRefs', fileReferencesQuery(db, source.spaceId));
   }
   if (wanted.withMergedFrom) {
     add('mergedFrom', changeRequestQuery(db, sql`${changeRequests.id} = (select r.merged_from from revisions r where r.id = ${revisionId()})`));
   }
   if (wanted.withGit) {
-    add('git', rawAll(db, sql`select oid, message, created_by_gitbook as createdByGitBook, url, ref from revision_git where revision_id = ${revisionId()}`));
+    add('git', gitQuery(db, rev));
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
