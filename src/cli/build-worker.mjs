@@ -10,7 +10,8 @@
 // `splitting`. wrangler.toml's `[build] command` runs it before every `wrangler dev` and `wrangler deploy`; the
 // benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
 import { builtinModules } from 'node:module';
-import { rmSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -143,12 +144,24 @@ export function modulesEvaluatedOnDemand(metafile, source) {
   return modules.sort((a, b) => b.bytes - a.bytes);
 }
 
+/** `modulesEvaluatedOnDemand` of each of `sources` in the build of `entry` (made in a scratch directory). */
+export async function onDemandModules({ root = ROOT, entry = 'src/index.ts', sources }) {
+  const scratch = mkdtempSync(join(tmpdir(), 'dpa-worker-graph-'));
+  try {
+    const { metafile } = await buildWithMetafile({ root, entry, outdir: relative(root, scratch) });
+    return new Map(sources.map((source) => [source, modulesEvaluatedOnDemand(metafile, source)]));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Whether a module of the build is zod or an extension of it: what a published page must not evaluate. */
+export const isZodModule = (input) => /[\\/]node_modules[\\/](zod|@hono[\\/]zod-openapi|@asteasolutions[\\/]zod-to-openapi)[\\/]/.test(input);
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--graph') {
   // `node src/cli/build-worker.mjs --graph src/site/routes.ts [src/routes/spaces/spaces.ts...]`: what each costs a cold isolate.
-  const { metafile } = await buildWithMetafile({ outdir: '.build/worker-graph' });
-  rmSync(resolve(ROOT, '.build/worker-graph'), { recursive: true, force: true });
-  for (const source of process.argv.slice(3)) {
-    const modules = modulesEvaluatedOnDemand(metafile, source);
+  const sources = process.argv.slice(3);
+  for (const [source, modules] of await onDemandModules({ sources })) {
     const total = modules.reduce((sum, m) => sum + m.bytes, 0);
     console.log(`${source}: ${modules.length} modules, ${(total / 1e3).toFixed(0)} KB evaluated on its first import`);
     for (const { input, bytes } of modules) console.log(`  ${String(bytes).padStart(8)}  ${input}`);
