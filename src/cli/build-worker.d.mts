@@ -2,3 +2,12 @@
 export const WORKER_OUT_DIR: string;
 /** Builds `entry` into `outdir` as an entry module and its chunks; answers the modules written, entry first. */
 export function buildWorker(options?: { root?: string; entry?: string; outdir?: string; minify?: boolean }): Promise<{ name: string; bytes: number }[]>;
+/** A source module of the build and the bytes it puts in the output. */
+export interface BuiltModule {
+  input: string;
+  bytes: number;
+}
+/** The source modules a cold isolate evaluates on its first import of each of `sources`, beyond the entry's, largest first. */
+export function onDemandModules(options: { root?: string; entry?: string; sources: string[] }): Promise<Map<string, BuiltModule[]>>;
+/** Whether a module of the build is zod or an extension of it. */
+export function isZodModule(input: string): boolean;

@@ -10,7 +10,8 @@
 // `splitting`. wrangler.toml's `[build] command` runs it before every `wrangler dev` and `wrangler deploy`; the
 // benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
 import { builtinModules } from 'node:module';
-import { rmSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -53,13 +54,35 @@ const runtimeModules = {
 };
 
 /**
+ * zod's error messages in English only. `z.locales` (and `z.core.locales`) re-export the messages of some fifty
+ * languages, 370 KB that every route group's module would carry and a cold isolate parse, though only English is
+ * ever used: zod installs it by itself (classic/schemas imports locales/en directly) and this code never calls
+ * `z.config(z.locales.xx())`. `z.locales.en` stays; any other language is undefined in the Worker.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: `export { default as en } from './en.js';\n`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Builds `entry` (relative to the checkout) into `outdir` (emptied first): `index.js` and its chunks. Answers the
  * modules written, with their sizes, entry first.
  */
 export async function buildWorker({ root = ROOT, entry = 'src/index.ts', outdir = WORKER_OUT_DIR, minify = false } = {}) {
+  const { out } = await buildWithMetafile({ root, entry, outdir, minify });
+  return listModules(out);
+}
+
+async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir = WORKER_OUT_DIR, minify = false } = {}) {
   const out = resolve(root, outdir);
   rmSync(out, { recursive: true, force: true });
-  await esbuild.build({
+  const { metafile } = await esbuild.build({
+    metafile: true,
     absWorkingDir: root,
     entryPoints: { index: resolve(root, entry) },
     outdir: out,
@@ -75,10 +98,10 @@ export async function buildWorker({ root = ROOT, entry = 'src/index.ts', outdir 
     minify,
     sourcemap: true,
     define: { 'process.env.NODE_ENV': JSON.stringify(process.env.NODE_ENV || 'production') },
-    plugins: [runtimeModules],
+    plugins: [runtimeModules, zodEnglishOnly],
     logLevel: 'warning',
   });
-  return listModules(out);
+  return { out, metafile };
 }
 
 function listModules(dir, base = dir) {
@@ -91,7 +114,59 @@ function listModules(dir, base = dir) {
   return found.sort((a, b) => (a.name === 'index.js' ? -1 : b.name === 'index.js' ? 1 : a.name.localeCompare(b.name)));
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/**
+ * The source modules a cold isolate evaluates when it first imports `source` (e.g. `src/site/routes.ts`): those of
+ * the chunk that holds it and of every chunk that chunk imports statically, less what the entry already evaluated at
+ * startup. Answers them largest first, with the bytes each puts in the output.
+ */
+export function modulesEvaluatedOnDemand(metafile, source) {
+  const chunks = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
+  const holder = chunks.find(([, chunk]) => chunk.inputs[source]);
+  if (!holder) throw new Error(`${source} is in no module of the build`);
+  const staticClosure = (start) => {
+    const seen = new Set();
+    const visit = (name) => {
+      if (seen.has(name) || !metafile.outputs[name]) return;
+      seen.add(name);
+      for (const imported of metafile.outputs[name]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(start);
+    return seen;
+  };
+  // The entry is the one output not below ON_DEMAND_DIR (a dynamic import's module names its source too).
+  const entry = chunks.find(([name]) => !name.includes(`/${ON_DEMAND_DIR}/`))?.[0];
+  const atStartup = entry ? staticClosure(entry) : new Set();
+  const modules = [];
+  for (const name of staticClosure(holder[0])) {
+    if (atStartup.has(name)) continue;
+    for (const [input, { bytesInOutput }] of Object.entries(metafile.outputs[name].inputs)) modules.push({ input, bytes: bytesInOutput });
+  }
+  return modules.sort((a, b) => b.bytes - a.bytes);
+}
+
+/** `modulesEvaluatedOnDemand` of each of `sources` in the build of `entry` (made in a scratch directory). */
+export async function onDemandModules({ root = ROOT, entry = 'src/index.ts', sources }) {
+  const scratch = mkdtempSync(join(tmpdir(), 'dpa-worker-graph-'));
+  try {
+    const { metafile } = await buildWithMetafile({ root, entry, outdir: relative(root, scratch) });
+    return new Map(sources.map((source) => [source, modulesEvaluatedOnDemand(metafile, source)]));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Whether a module of the build is zod or an extension of it: what a published page must not evaluate. */
+export const isZodModule = (input) => /[\\/]node_modules[\\/](zod|@hono[\\/]zod-openapi|@asteasolutions[\\/]zod-to-openapi)[\\/]/.test(input);
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--graph') {
+  // `node src/cli/build-worker.mjs --graph src/site/routes.ts [src/routes/spaces/spaces.ts...]`: what each costs a cold isolate.
+  const sources = process.argv.slice(3);
+  for (const [source, modules] of await onDemandModules({ sources })) {
+    const total = modules.reduce((sum, m) => sum + m.bytes, 0);
+    console.log(`${source}: ${modules.length} modules, ${(total / 1e3).toFixed(0)} KB evaluated on its first import`);
+    for (const { input, bytes } of modules) console.log(`  ${String(bytes).padStart(8)}  ${input}`);
+  }
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // The API reference's browser bundle, which `[assets]` serves (the build command's other half).
   prepareDocsAssets();
   const modules = await buildWorker();

@@ -2,8 +2,11 @@ import { z } from '@hono/zod-openapi';
 import { and, asc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { badRequest } from './errors';
+import { DEFAULT_PAGE_SIZE, encodeCursor, pageParams, type Cursor, type Page } from './keyset-pages';
 
-export const DEFAULT_PAGE_SIZE = 100;
+// The keyset pages' own helpers, zod-free (lib/keyset-pages), for every list that imports them from here.
+export { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, pageParams, toPage, type Cursor, type Page } from './keyset-pages';
+
 export const MAX_PAGE_SIZE = 1000;
 
 export const ListQuerySchema = z.object({
@@ -19,33 +22,6 @@ export const ListQuerySchema = z.object({
     .optional()
     .openapi({ description: `The number of results per page (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE})` }),
 });
-
-type CursorValue = string | number;
-export type Cursor = [CursorValue, string];
-
-/** A cursor is the (sort value, id) of the last row of the previous page: stable while rows are inserted. */
-export function encodeCursor(cursor: Cursor): string {
-  return btoa(JSON.stringify(cursor)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-export function decodeCursor(page: string | undefined): Cursor | null {
-  if (page === undefined) return null;
-  try {
-    const json = atob(page.replace(/-/g, '+').replace(/_/g, '/'));
-    const value = JSON.parse(json);
-    if (
-      Array.isArray(value) &&
-      value.length === 2 &&
-      (typeof value[0] === 'string' || typeof value[0] === 'number') &&
-      typeof value[1] === 'string'
-    ) {
-      return value as Cursor;
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw badRequest('Invalid page: not a cursor returned by this list');
-}
 
 /** Rows strictly after the cursor in (sortColumn, idColumn) ascending order. */
 export function afterCursor(cursor: Cursor | null, sortColumn: SQLiteColumn, idColumn: SQLiteColumn): SQL | undefined {
@@ -68,20 +44,6 @@ export function keysetOrder(sortColumn: SQLiteColumn, idColumn: SQLiteColumn) {
   return [asc(sortColumn), asc(idColumn)];
 }
 
-export interface Page<T> {
-  items: T[];
-  count: number;
-  next?: { page: string };
-}
-
-/** Rows were fetched with `limit + 1`: the extra row only tells whether a next page exists. */
-export function toPage<R, T>(rows: R[], limit: number, count: number, key: (row: R) => Cursor, map: (row: R) => T): Page<T> {
-  const pageRows = rows.slice(0, limit);
-  const page: Page<T> = { items: pageRows.map(map), count };
-  if (rows.length > limit && pageRows.length > 0) page.next = { page: encodeCursor(key(pageRows[pageRows.length - 1])) };
-  return page;
-}
-
 /**
  * A list's `count` without counting the whole list when it need not be counted, so that a first page costs the
  * same in a small organization and a large one: a first page that holds every row counts itself; otherwise
@@ -93,10 +55,6 @@ export async function listCount(rows: unknown[], limit: number, cursor: Cursor |
   if (!cursor && rows.length <= limit) return rows.length;
   if (known !== undefined) return known;
   return countAll();
-}
-
-export function pageParams(query: { page?: string; limit?: number }) {
-  return { cursor: decodeCursor(query.page), limit: query.limit ?? DEFAULT_PAGE_SIZE };
 }
 
 /**

@@ -1,7 +1,5 @@
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
-import { createRouter } from '../lib/create-router';
 import { errorResponse, onError } from '../lib/errors';
 import { ROUTERS } from './groups';
 
@@ -26,7 +24,9 @@ const adoptParentContext: MiddlewareHandler<AppBindings> = async (c, next) => {
 };
 
 function groupApp(routers: readonly RouterModule[]) {
-  const app = createRouter();
+  // A plain Hono app: each router validates with its own hooks (lib/create-router), and the published site's
+  // group builds no zod (an OpenAPIHono here would load zod and its OpenAPI extension for every page view).
+  const app = new Hono<AppBindings>();
   app.onError(onError);
   app.use('*', adoptParentContext);
   for (const { base, router } of routers) app.route(base, router);
@@ -42,11 +42,16 @@ interface RouterModule {
 /** Loads every router of `group` (all of them when it is null), in mount order. */
 async function loadRouters(group: string | null): Promise<RouterModule[]> {
   const entries = ROUTERS.filter((entry) => group === null || entry.group === group);
+  // zod's `.openapi()` is added by @hono/zod-openapi's own module when it is evaluated. The split build does not
+  // keep that order: a schema module takes `z` straight from zod's module, and could run before the extension
+  // has. Evaluating it first here (lib/create-router imports it) is what makes every router's schemas work; the
+  // published site's group, which builds no schema, skips it and loads no zod.
+  if (entries.some((entry) => entry.zod !== false)) await import('../lib/create-router');
   return Promise.all(entries.map(async ({ base, load }) => ({ base, router: await load() })));
 }
 
 /** Each group's app, made once per isolate on the first request that needs it. */
-const groupApps = new Map<string, Promise<OpenAPIHono<AppBindings>>>();
+const groupApps = new Map<string, Promise<Hono<AppBindings>>>();
 export function loadGroup(group: string) {
   let app = groupApps.get(group);
   if (!app) {
@@ -121,6 +126,7 @@ function serveThroughGroupApp(app: Hono<AppBindings, any, any>, c: Context<AppBi
 
 /** Every router mounted on one app, in order, with the security schemes: the app the OpenAPI document describes. */
 export async function createDocumentedApp() {
+  const { createRouter } = await import('../lib/create-router');
   const app = createRouter();
   for (const { base, router } of await loadRouters(null)) app.route(base, router);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { TimestampSchema, type UrlContext } from './common';
-import { spaceAppUrl } from './space';
+import { TimestampSchema } from './common';
 import { UserSchema } from './user';
 
 /** Change requests (GitBook's `ChangeRequest`). Rows are mapped in services/content/presenter (`outdated` is a rule of services/content/change-requests). */
@@ -32,7 +31,5 @@ export const ChangeRequestSchema = z
   .openapi('ChangeRequest');
 export type ChangeRequest = z.infer<typeof ChangeRequestSchema>;
 
-/** App page of a change request: content URLs of its pages start here. */
-export function changeRequestAppUrl(urls: UrlContext, orgId: string, spaceId: string, number: number): string {
-  return `${spaceAppUrl(urls, orgId, spaceId)}/~/changes/${number}`;
-}
+// In the zod-free mappers module, which the published site imports alone.
+export { changeRequestAppUrl } from './mappers';

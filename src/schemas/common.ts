@@ -31,16 +31,8 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
     .openapi(name);
 }
 
-/** What mappers need to build `urls`: the API origin and the app's public base. */
-export interface UrlContext {
-  api: string;
-  app: string;
-}
-
-export function urlContext(requestUrl: string, appUrl: string | undefined): UrlContext {
-  const origin = new URL(requestUrl).origin;
-  return { api: `${origin}/v1`, app: (appUrl || origin).replace(/\/$/, '') };
-}
+// Where a mapper's `urls` start: in the zod-free mappers module, which the published site imports alone.
+export { urlContext, type UrlContext } from './mappers';
 
 export const MergeRuleSchema = z.union([
   z.object({ rule: z.enum(['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass']), users: z.array(z.string().min(1)).max(100) }),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { TimestampSchema } from './common';
+import type { CustomizationGroupName } from './customization-groups';
 import { ExpressionSchema, SiteTitleSchema } from './site';
 import { EmojiSchema, LanguageSchema } from './space';
 
@@ -240,16 +241,10 @@ const groups = {
   privacyPolicy: UrlSettingSchema(),
   socialPreview: UrlSettingSchema(),
   insights: InsightsSchema,
-};
+} satisfies Record<CustomizationGroupName, z.ZodType>;
 
-/**
- * Which values are groups, as a tree (a group's own nested groups under it): the one list the merges
- * of services/sites/customization follow.
- */
-export type GroupTree = { readonly [key: string]: GroupTree };
-export const CUSTOMIZATION_GROUPS: GroupTree = Object.fromEntries(
-  Object.keys(groups).map((key): [string, GroupTree] => [key, key === 'styling' ? { sidebar: {}, codeTheme: {} } : {}]),
-);
+// The groups' names, which the merges follow, are in a zod-free module the published site imports alone.
+export { CUSTOMIZATION_GROUPS, type GroupTree } from './customization-groups';
 
 export const SiteCustomizationSettingsSchema = z
   .object({

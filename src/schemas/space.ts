@@ -1,8 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { columnToLevel } from '../lib/roles';
-import { spacePermissions } from '../lib/permissions';
-import type { spaces } from '../db/schema';
-import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
+import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema } from './common';
 
 /** GitBook 0.202's `TranslationLanguage`: a space's `language`, and what translations translate from and into. */
 export const LANGUAGES = [
@@ -65,36 +62,5 @@ export const SpaceSchema = z
   .openapi('Space');
 export type Space = z.infer<typeof SpaceSchema>;
 
-/** The app's page of a space: its content's page URLs and change requests' start here. */
-export function spaceAppUrl(urls: UrlContext, orgId: string, spaceId: string): string {
-  return `${urls.app}/o/${orgId}/s/${spaceId}`;
-}
-
-type SpaceRow = typeof spaces.$inferSelect;
-
-export function toSpace(row: SpaceRow, rank: number, urls: UrlContext): Space {
-  return {
-    object: 'space',
-    id: row.id,
-    title: row.title,
-    emoji: row.emoji,
-    visibility: row.visibility as Space['visibility'],
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    ...(row.deletedAt ? { deletedAt: row.deletedAt } : {}),
-    editMode: row.editMode as Space['editMode'],
-    mergeRules: row.mergeRules as Space['mergeRules'],
-    urls: { location: `${urls.api}/spaces/${row.id}`, app: spaceAppUrl(urls, row.orgId, row.id) },
-    organization: row.orgId,
-    ...(row.parentId ? { parent: row.parentId } : {}),
-    ...(row.language ? { language: row.language as Space['language'] } : {}),
-    ...(row.gitSync ? { gitSync: row.gitSync } : {}),
-    revision: row.revisionId,
-    defaultLevel: columnToLevel(row.defaultLevel),
-    comments: row.commentsCount,
-    changeRequests: row.changeRequestsCount,
-    changeRequestsOpen: row.changeRequestsOpen,
-    changeRequestsDraft: row.changeRequestsDraft,
-    permissions: spacePermissions(rank),
-  };
-}
+// The mappers are in the zod-free mappers module, which the published site imports alone.
+export { spaceAppUrl, toSpace } from './mappers';

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { users } from '../db/schema';
-import { TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema } from './common';
 
 export const UserSchema = z
   .object({
@@ -13,18 +12,8 @@ export const UserSchema = z
   })
   .openapi('User');
 
-export type UserRow = Pick<typeof users.$inferSelect, 'id' | 'displayName' | 'email' | 'photoURL'>;
-
-export function toUser(row: UserRow, urls: UrlContext): z.infer<typeof UserSchema> {
-  return {
-    object: 'user',
-    id: row.id,
-    displayName: row.displayName,
-    email: row.email,
-    ...(row.photoURL ? { photoURL: row.photoURL } : {}),
-    urls: { location: `${urls.api}/users/${row.id}` },
-  };
-}
+// The mapper is in the zod-free mappers module, which the published site imports alone.
+export { toUser, type UserRow } from './mappers';
 
 export const ApiTokenSchema = z
   .object({

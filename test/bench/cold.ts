@@ -6,6 +6,8 @@
  * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
  * group (app.ts, routes/groups.ts). The isolate's own startup (evaluating the bundle) happens before Miniflare is
  * ready and is measured by startup.ts. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
+ * published page would evaluate zod.
  *
  * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
  * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
@@ -14,6 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isZodModule, onDemandModules } from '../../src/cli/build-worker.mjs';
 import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -29,8 +32,36 @@ async function timedFetch(url: string, headers: Record<string, string> = {}): Pr
   return performance.now() - t0;
 }
 
+/** The modules each kind's first request imports on demand: the group apps' module and its group (routes/groups.ts). */
+const FIRST_IMPORT: Record<string, string[]> = {
+  'space read (GET /v1/spaces/{id})': ['src/routes/group-app.ts', 'src/routes/spaces/spaces.ts'],
+  'page read (GET .../content/page/{pageId})': ['src/routes/group-app.ts', 'src/routes/space-content/content.ts'],
+  'published HTML page (GET /s/{site}/)': ['src/routes/group-app.ts', 'src/site/routes.ts'],
+};
+const PUBLISHED_PAGE = 'published HTML page (GET /s/{site}/)';
+
+/**
+ * What each kind's first request evaluates beyond the entry, from the build's module graph (build-worker.mjs); a
+ * published page must evaluate no zod (the site reaches no schema module: schemas/mappers says why), else this
+ * run stops here and names the modules.
+ */
+async function printModuleGraph() {
+  const graphs = await onDemandModules({ entry: 'test/bench/worker.ts', sources: [...new Set(Object.values(FIRST_IMPORT).flat())] });
+  console.log('Modules evaluated on demand by the first request (beyond the entry):');
+  for (const [label, sources] of Object.entries(FIRST_IMPORT)) {
+    const modules = [...new Map(sources.flatMap((source) => graphs.get(source)!).map((m) => [m.input, m])).values()];
+    const kb = (list: { bytes: number }[]) => (list.reduce((sum, m) => sum + m.bytes, 0) / 1e3).toFixed(0);
+    const zod = modules.filter((m) => isZodModule(m.input));
+    console.log(`  ${label.padEnd(44)} ${modules.length} modules, ${kb(modules)} KB (zod ${kb(zod)} KB)`);
+    if (label === PUBLISHED_PAGE && zod.length > 0) {
+      throw new Error(`A published page evaluates zod: ${zod.map((m) => m.input).join(', ')}`);
+    }
+  }
+}
+
 const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
 try {
+  await printModuleGraph();
   const scripts = await bundleWorkers();
   const baseline = BASELINE ? await bundleWorkers(path.resolve(BASELINE)) : undefined;
   // Seeding: a space of 10 pages and a public site publishing it, through the API of a first instance.

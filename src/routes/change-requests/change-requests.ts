@@ -17,10 +17,10 @@ import { spaceRoleSql } from '../../services/access/access';
 import {
   changeRequestQuery,
   loadChangeRequest,
-  readDescription,
   refreshChangeRequestCounters,
   type ChangeRequestWithContext,
 } from '../../services/content/change-requests';
+import { readDescription } from '../../services/content/change-request-description';
 import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole } from '../../services/organizations/organizations';
 import { countOrganizationChangeRequests, organizationWithMemberRoleQuery } from '../../services/content/organization-change-requests';

@@ -17,7 +17,8 @@ import { spaceRoleSql } from '../../services/access/access';
 import { readBody } from '../../services/collaboration/bodies';
 import { commentsQuery, pageCommentGuard, refreshCommentCounts, runPageCommentWrite, toComment, type CommentRow, type Viewer } from '../../services/collaboration/comments';
 import { nextSeqSql, requestsQuery, requireReview, reviewOutdatedSql, reviewsQuery } from '../../services/collaboration/reviews';
-import { changeRequestMatch, loadChangeRequest, readDescription } from '../../services/content/change-requests';
+import { changeRequestMatch, loadChangeRequest } from '../../services/content/change-requests';
+import { readDescription } from '../../services/content/change-request-description';
 
 /**
  * Reviews of a change request and the reviewers asked for them. Reviewing needs the `review` role and

@@ -1,11 +1,8 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
-import { ApiError, badRequest } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
-import { jsonDepth } from '../../lib/json-depth';
-import { MAX_DOCUMENT_DEPTH } from './document-limits';
-import { parseDocument } from '../markdown/document';
 import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from '../collaboration/reviews';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 
@@ -139,12 +136,4 @@ export function assertMergeRules(rules: MergeRule[], cr: ChangeRequestRow, outda
     const reason = unmetReason(rule, cr, outdated, userId, reviews);
     if (reason) throw new ApiError(403, `Merge rule "${rule.rule}" is not met: ${reason}`);
   }
-}
-
-/** A change request's description as given: a rich-text document (400 naming `description` otherwise). */
-export function readDescription(input: unknown): Record<string, unknown> {
-  if (jsonDepth(input, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`description: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
-  const parsed = parseDocument(input);
-  if (!parsed.success) throw badRequest(`description: ${parsed.error}`);
-  return parsed.document as unknown as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
-import { changeRequestAppUrl, type ChangeRequest } from '../../schemas/change-request';
+import type { ChangeRequest } from '../../schemas/change-request';
+import { changeRequestAppUrl, toUser } from '../../schemas/mappers';
 import type { UrlContext } from '../../schemas/common';
 import type {
   RevisionFileSchema,
@@ -9,7 +10,6 @@ import type {
   RevisionPageLayoutSchema,
   RevisionSchema,
 } from '../../schemas/revision';
-import { toUser } from '../../schemas/user';
 import { isOutdated, type ChangeRequestWithContext } from './change-requests';
 import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from './revisions';
 

@@ -3,12 +3,12 @@ import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfShape, type BatchItem,
 import { changeRequests, revisions, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
-import { pageParams, toPage } from '../../lib/pagination';
+import { pageParams, toPage } from '../../lib/keyset-pages';
 import { RANK } from '../../lib/roles';
-import { changeRequestAppUrl } from '../../schemas/change-request';
-import { urlContext, type UrlContext } from '../../schemas/common';
+import { changeRequestAppUrl } from '../../schemas/mappers';
+import { urlContext, type UrlContext } from '../../schemas/mappers';
 import type { PageOptions } from '../../schemas/page-query';
-import { spaceAppUrl } from '../../schemas/space';
+import { spaceAppUrl } from '../../schemas/mappers';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
 import { expandPage, expandPages, findGenerated, generatedDocument, generatedDocuments, readSpecState, type SpecState } from '../openapi/computed-pages';
 import { evaluateCondition } from '../sites/conditions';

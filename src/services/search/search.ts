@@ -1,8 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rawAll, type Db } from '../../db/client';
 import { badRequest } from '../../lib/errors';
-import type { UrlContext } from '../../schemas/common';
-import { spaceAppUrl } from '../../schemas/space';
+import type { UrlContext } from '../../schemas/mappers';
+import { spaceAppUrl } from '../../schemas/mappers';
 import { locatePages, type PathRow } from '../content/page-paths';
 import { evaluateCondition } from '../sites/conditions';
 

@@ -3,14 +3,13 @@ import { rawAll, rowsOf, runBatch, type Db } from '../../db/client';
 import { collections, spaces } from '../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { valuesOf } from '../../lib/sql-lists';
-import {
-  CUSTOMIZATION_GROUPS,
-  type CustomizationContentRef,
-  type GroupTree,
-  type PageAction,
-  type SiteCustomizationInput,
-  type SiteCustomizationSettings,
-  type SiteSpaceCustomizationOverride,
+import { CUSTOMIZATION_GROUPS, type GroupTree } from '../../schemas/customization-groups';
+import type {
+  CustomizationContentRef,
+  PageAction,
+  SiteCustomizationInput,
+  SiteCustomizationSettings,
+  SiteSpaceCustomizationOverride,
 } from '../../schemas/site-customization';
 import { lookupSql } from '../content/tree';
 import { parseCondition } from './conditions';

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { columnToLevel, RANK } from '../../lib/roles';
-import { urlContext, type UrlContext } from '../../schemas/common';
+import { urlContext, type UrlContext } from '../../schemas/mappers';
 import type { Site, SiteSection, SiteSectionGroup, SiteSpace, SiteStructure } from '../../schemas/site';
-import { toSpace } from '../../schemas/space';
+import { toSpace } from '../../schemas/mappers';
 import { evaluateCondition } from './conditions';
 import { childrenOf, siteSpacesIn, type GroupRow, type SectionRow, type SiteModel, type SiteRow, type SiteSpaceRow } from './model';
 import { sitePermissions } from '../../lib/permissions';
