@@ -314,6 +314,11 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
     (n) => `ended ${n} Git Sync operation(s) and deleted their credentials`,
   );
   await step('deleting Git Sync staged files left by stopped Workers', async () => (await import('../services/git-sync/cleanup')).sweepGitStaging(env, scheduledTime), (n) => `deleted ${n} staged file(s)`);
+  await step(
+    'deleting files of Git Sync imports stopped mid-way',
+    async () => (await (await import('../services/git-sync/cleanup')).sweepGitOrphanFiles(env, scheduledTime)).deleted,
+    (n) => `deleted ${n} orphan file(s)`,
+  );
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
   await step('purging audit events past their retention', async () => (await import('../services/audit/retention')).purgeOldAuditEvents(db, scheduledTime), (n) => `removed ${n} audit event(s) past their retention`);
   await step('collecting history', () => collectHistory(env, db, scheduledTime), (n) => `collected ${n} revision(s) and document(s) no longer kept`);

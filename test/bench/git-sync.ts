@@ -1,5 +1,5 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--rebuild]`): the
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only] [--rebuild]`): the
  * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
  * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
  *   is not GitBook's;
@@ -28,6 +28,7 @@ import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/tra
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
 import { benchRepository, BENCH_PAGES } from './git-sync-repository';
+import { inspect, sampleHeap, summarizeProfile, type CpuProfile, type HeapPeak } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -197,7 +198,13 @@ function workerdPids(): number[] {
 }
 
 function statusOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // The process ended (workerd restarted, or died): the operation's own error says what happened.
+  }
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
 }
 
 /** Runs `work` measuring workerd: its RSS before, and its peak RSS (VmHWM, reset first; sampled too, for a kernel that refuses the reset). */
@@ -229,10 +236,13 @@ async function inWorkerd() {
   const ADMIN = 'bench-admin-token';
   const persist = mkdtempSync(path.join(tmpdir(), 'dpa-git-sync-bench-'));
   const { modules } = await bundle('test/bench/git-sync-worker.ts');
+  const inspectorPort = 9830 + Math.floor(Math.random() * 500);
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       log: new Log(LogLevel.WARN),
       cf: false,
+      // workerd's V8 inspector: the isolate's own heap and a CPU profile of the operation (git-sync-inspector.ts).
+      inspectorPort,
       // D1, R2 and the writer's storage on disk, as a deployment's are outside the Worker.
       resourcePersistencePath: persist,
       workers: [
@@ -261,57 +271,83 @@ async function inWorkerd() {
     }
     const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
     const call = client(apiUrl);
+    const inspector = await inspect(inspectorPort, 'api');
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: 1000 });
     const { token, org } = await seedUser(call);
     const repoUrl = (name: string) => `${server.url.replace('//', `//${server.username}:${server.password}@`)}/repos/${name}.git`;
     /** Queues an operation through the API, then runs it in the Worker as the queue consumer would. */
-    const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>) => {
+    // `profiled`: with a CPU profile; not the 300 MiB import, whose streams the profiler slows past a request's time limit.
+    const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>, profiled = true) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
+      const heap = sampleHeap(inspector, 100);
+      if (profiled) await inspector.send('Profiler.start');
+      let peak: HeapPeak | undefined;
+      let profile: CpuProfile | undefined;
       const measured = await measureWorkerd(async () => {
-        const res = await fetch(`${apiUrl}/__bench/git-sync/run/${op!.id}`, { method: 'POST' });
-        if (!res.ok) throw new Error(`run: ${res.status} ${await res.text()}`);
+        try {
+          const res = await fetch(`${apiUrl}/__bench/git-sync/run/${op!.id}`, { method: 'POST' });
+          if (!res.ok) throw new Error(`run: ${res.status} ${await res.text()}`);
+        } finally {
+          if (profiled) profile = (await inspector.send<{ profile: CpuProfile }>('Profiler.stop')).profile;
+          peak = await heap.stop();
+        }
       });
       const row = await db.prepare(`select state, error, stats from git_sync_operations where id = ?`).bind(op!.id).first<{ state: string; error: string | null; stats: string | null }>();
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
-      return { ...measured, stats: JSON.parse(row.stats ?? '{}') as Record<string, number | string> };
+      return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number }, extra: string) =>
-      console.log(`${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB)  ${extra}`);
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+      console.log(
+        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
+          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples)  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
+      );
+      const phases = (r.stats.phases ?? {}) as Record<string, number>;
+      console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ') || 'not reported'}`);
+      if (!r.profile) return;
+      const cpu = summarizeProfile(r.profile, modules);
+      console.log(`    isolate CPU ${cpu.busyMs.toFixed(0)} ms of ${cpu.wallMs.toFixed(0)} ms (the rest waiting on D1, R2, the Git server): ${cpu.byArea.map(([a, ms]) => `${a} ${ms.toFixed(0)}`).join(', ')}`);
+      if (process.env.GIT_SYNC_BENCH_FUNCTIONS) console.log(cpu.byFunction.map(([f, ms]) => `      ${ms.toFixed(0).padStart(6)} ms  ${f}`).join('\n'));
+    };
 
     console.log('Git Sync in workerd (the real Worker in Miniflare; the operation run as the queue consumer runs it):');
     await control('serve', { name: 'workerd-pages', source: pagesRepo.path });
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
-    const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
-    const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true });
-    report(`import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+    if (!argv.has('--large-only')) {
+      const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
+      const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true });
+      report(`import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
 
-    // Every page edited through a change request, merged: the export writes all of them back (its worst case).
-    const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
-    const ids: string[] = [];
-    const walk = (list: Array<{ id: string; type: string; pages?: unknown[] }>) => {
-      for (const p of list) {
-        if (p.type === 'document') ids.push(p.id);
-        walk((p.pages ?? []) as typeof list);
+      // Every page edited through a change request, merged: the export writes all of them back (its worst case).
+      const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
+      const ids: string[] = [];
+      const walk = (list: Array<{ id: string; type: string; pages?: unknown[] }>) => {
+        for (const p of list) {
+          if (p.type === 'document') ids.push(p.id);
+          walk((p.pages ?? []) as typeof list);
+        }
+      };
+      walk(pages);
+      const cr = (await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests`, token, { subject: 'Edit every page' })).body as { number: number };
+      for (let i = 0; i < ids.length; i += 50) {
+        await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/content?compat=false`, token, {
+          changes: ids.slice(i, i + 50).map((page, j) => ({ operation: 'update_page', page, document: { markdown: `Edited page ${i + j}.\n\nA new paragraph written in the platform.\n` } })),
+        });
       }
-    };
-    walk(pages);
-    const cr = (await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests`, token, { subject: 'Edit every page' })).body as { number: number };
-    for (let i = 0; i < ids.length; i += 50) {
-      await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/content?compat=false`, token, {
-        changes: ids.slice(i, i + 50).map((page, j) => ({ operation: 'update_page', page, document: { markdown: `Edited page ${i + j}.\n\nA new paragraph written in the platform.\n` } })),
-      });
-    }
-    await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/merge`, token);
-    const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' });
-    report(`export: ${ids.length} pages edited, one commit pushed`, exported, `${exported.stats.requests} requests`);
+      await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/merge`, token);
+      const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' });
+      report(`export: ${ids.length} pages edited, one commit pushed`, exported, `${exported.stats.requests} requests`);
 
+    }
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
-    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true });
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false);
     report(
       `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`,
       large,
       `${large.stats.requests} requests, ${(Number(large.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs held, ${large.stats.blobsFetched} blobs in batches, ${large.stats.blobsStreamed} streamed`,
     );
+    inspector.close();
   } finally {
     await mf.dispose();
     rmSync(persist, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { sha256Hex, toHex } from '../../lib/ids';
 import { fileKey, imageDimensions } from '../content/files';
-import { STAGING_PREFIX } from './cleanup';
+import { GIT_SYNC_OPERATION_META, STAGING_PREFIX } from './cleanup';
 
 /**
  * Where an import puts the files it reads (assets): R2, from the queue consumer, before the SpaceWriter runs, so
@@ -62,18 +62,40 @@ export interface DiscardableAssetStore extends AssetStore {
   discard(): Promise<number>;
 }
 
-export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown'): DiscardableAssetStore {
+/**
+ * Whether the Git Sync operation `operationId` made a revision (its files are referenced for good). What decides
+ * if an object another operation created is reused as it is (see `r2AssetStore`).
+ */
+export type OperationSettled = (operationId: string) => Promise<boolean>;
+
+/**
+ * `settled`: an object already at `files/<sha256>` that another operation created (its `git-sync-operation`
+ * metadata) and that made no revision yet (still running, failed, or stopped) is written again with this
+ * operation's mark: otherwise that operation's `discard`, or the hourly sweep of orphan files
+ * (cleanup.ts, `sweepGitOrphanFiles`), would delete an object this import's revision refers to.
+ */
+export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown', settled: OperationSettled = async () => false): DiscardableAssetStore {
   const created = new Set<string>();
   let discarded = false;
-  const marker = { customMetadata: { 'git-sync-operation': operationId } };
+  const marker = { customMetadata: { [GIT_SYNC_OPERATION_META]: operationId } };
   const usable = () => {
     if (discarded) throw new Error('the import was abandoned: no more files are stored for it');
+  };
+  const settledOf = new Map<string, Promise<boolean>>();
+  /** No object, or one whose creator may still delete it (or leave it to the sweep): this store writes it. */
+  const mustWrite = async (key: string) => {
+    const existing = await bucket.head(key);
+    const creator = existing?.customMetadata?.[GIT_SYNC_OPERATION_META];
+    if (!existing) return true;
+    if (!creator || creator === operationId) return false;
+    if (!settledOf.has(creator)) settledOf.set(creator, settled(creator));
+    return !(await settledOf.get(creator));
   };
   return {
     async storeBytes(bytes, contentType) {
       usable();
       const hash = await sha256Hex(bytes);
-      if (!(await bucket.head(fileKey(hash)))) {
+      if (await mustWrite(fileKey(hash))) {
         await bucket.put(fileKey(hash), bytes, { sha256: hash, ...marker });
         created.add(hash);
       }
@@ -107,7 +129,7 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown'): Discard
         await putStream(bucket, staging, size, stream.pipeThrough(hashing), {});
         const [hash, blobId] = await Promise.all([sha256.digest, sha1.digest]).then((d) => d.map(toHex));
         if (blobId !== oid) throw new Error(`the blob ${oid} the remote sent has other bytes (${blobId})`);
-        if (!(await bucket.head(fileKey(hash)))) {
+        if (await mustWrite(fileKey(hash))) {
           await copyObject(bucket, staging, fileKey(hash), size, { sha256: hash, ...marker });
           created.add(hash);
         }
@@ -122,7 +144,7 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown'): Discard
       const mine: string[] = [];
       for (const hash of created) {
         const object = await bucket.head(fileKey(hash));
-        if (object?.customMetadata?.['git-sync-operation'] === operationId) mine.push(fileKey(hash));
+        if (object?.customMetadata?.[GIT_SYNC_OPERATION_META] === operationId) mine.push(fileKey(hash));
       }
       created.clear();
       // R2 deletes at most 1,000 keys per call.

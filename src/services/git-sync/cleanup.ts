@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, lt, notInArray, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lt, notInArray, or } from 'drizzle-orm';
 import { createDb, rowsOf, runBatch } from '../../db/client';
 import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import type { Env } from '../../env';
@@ -89,3 +89,68 @@ export async function sweepGitStaging(env: Pick<Env, 'FILES'>, now: number, batc
 
 /** Past an operation's time limit, room for a copy still finishing. */
 const GIT_STAGING_GRACE_MS = 15 * 60 * 1000;
+
+/** The metadata assets.ts writes on each `files/<sha256>` object an import creates: the operation's id. */
+export const GIT_SYNC_OPERATION_META = 'git-sync-operation';
+
+/** Where the orphan sweep keeps the last key it listed, so each run goes on where the previous one stopped. */
+export const ORPHAN_SWEEP_CURSOR_KEY = 'git-sync/sweep/orphan-files-after';
+
+/**
+ * The hourly sweep of orphan files: an import stores its files in R2 before the writer makes its revision, and
+ * deletes them when it fails (assets.ts, `discard`); a Worker stopped mid-way deletes nothing. Such an object
+ * carries its operation's id (GIT_SYNC_OPERATION_META), and is deleted when that operation is over without having
+ * made a revision (no `revision_id`: the writer's batch sets it with the revision, even after a `timeout`), and the
+ * object is older than an operation's time limit plus a grace period (a writer still finishing has finished).
+ * Objects of an operation that made a revision, that is unknown (its space was deleted: kept, to be safe), or that
+ * an upload or a later import rewrote (another mark, or none) stay. A later import that reuses such an object
+ * rewrites it with its own mark first (assets.ts), and each candidate is read again just before the delete.
+ * Bounded: at most `pages` lists of `batch` keys under `files/` per run, then one D1 query per 90 operations and
+ * one delete call; the walk goes on from the last key at the next run, and starts over once it reached the end.
+ */
+export async function sweepGitOrphanFiles(env: Pick<Env, 'FILES' | 'DB'>, now: number, { pages = 5, batch = 1000 } = {}): Promise<{ listed: number; deleted: number }> {
+  const before = now - GIT_OPERATION_TIMEOUT_MS - GIT_STAGING_GRACE_MS;
+  const saved = await env.FILES.get(ORPHAN_SWEEP_CURSOR_KEY);
+  let after = saved ? await saved.text() : undefined;
+  const candidates = new Map<string, string>();
+  let listed = 0;
+  let ended = false;
+  for (let page = 0; page < pages && !ended; page++) {
+    const list = await env.FILES.list({ prefix: 'files/', limit: batch, include: ['customMetadata'], ...(after ? { startAfter: after } : {}) });
+    listed += list.objects.length;
+    for (const object of list.objects) {
+      const operation = object.customMetadata?.[GIT_SYNC_OPERATION_META];
+      if (operation && object.uploaded.getTime() < before) candidates.set(object.key, operation);
+    }
+    if (list.objects.length > 0) after = list.objects[list.objects.length - 1].key;
+    ended = !list.truncated;
+  }
+  const orphaned = await operationsWithoutRevision(env, [...new Set(candidates.values())]);
+  const doomed: string[] = [];
+  for (const [key, operation] of candidates) {
+    if (!orphaned.has(operation)) continue;
+    // Read again: an import that reused the object since it was listed wrote its own mark (and a new upload time).
+    const object = await env.FILES.head(key);
+    if (object?.customMetadata?.[GIT_SYNC_OPERATION_META] === operation && object.uploaded.getTime() < before) doomed.push(key);
+  }
+  // R2 deletes at most 1,000 keys per call.
+  for (let i = 0; i < doomed.length; i += 1000) await env.FILES.delete(doomed.slice(i, i + 1000));
+  if (ended) await env.FILES.delete(ORPHAN_SWEEP_CURSOR_KEY);
+  else if (after) await env.FILES.put(ORPHAN_SWEEP_CURSOR_KEY, after);
+  return { listed, deleted: doomed.length };
+}
+
+/** Of these operations, those that are over and made no revision. */
+async function operationsWithoutRevision(env: Pick<Env, 'DB'>, ids: string[]): Promise<Set<string>> {
+  const db = createDb(env.DB);
+  const out = new Set<string>();
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await db
+      .select({ id: gitSyncOperations.id })
+      .from(gitSyncOperations)
+      .where(and(inArray(gitSyncOperations.id, ids.slice(i, i + 90)), notInArray(gitSyncOperations.state, ['pending', 'running']), isNull(gitSyncOperations.revisionId)));
+    for (const row of rows) out.add(row.id);
+  }
+  return out;
+}

@@ -18,7 +18,7 @@ import {
   type LayoutPage,
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
-import type { AssetStore } from './assets';
+import type { AssetStore, StoredAsset } from './assets';
 import type { FileEntry } from '../content/revisions';
 
 /**
@@ -93,6 +93,8 @@ export interface ImportPlan {
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
   stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number; assetBytes: number };
+  /** Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored. */
+  phases: { pagesMs: number; assetsMs: number };
 }
 
 const decoder = new TextDecoder();
@@ -151,6 +153,7 @@ export async function planImport(
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
+  const pagesBegan = Date.now();
   await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
   const markdownOf = new Map<string, string>();
   const linked = new Set<string>();
@@ -170,6 +173,8 @@ export async function planImport(
       return null;
     });
   }
+
+  const pagesMs = Date.now() - pagesBegan;
 
   // Files: the assets folder, the files linked from converted pages, and those the last sync left that are still there.
   const filePlans = new Map<string, ImportFilePlan>();
@@ -191,10 +196,13 @@ export async function planImport(
   for (const path of toImport) pathsOf.set(files.get(path)!.oid, [...(pathsOf.get(files.get(path)!.oid) ?? []), path]);
   const oids = [...pathsOf.keys()];
   for (const oid of oids.slice(GIT_IMPORT_LIMITS.maxAssets)) for (const path of pathsOf.get(oid)!) warnings.push(`${path}: not imported (more than ${GIT_IMPORT_LIMITS.maxAssets} files in one import)`);
-  const newFiles: FileEntry[] = [];
+  // In the order the blobs come (the same on every run), whatever order their stores end in.
+  const newFileSlots: FileEntry[][] = [];
   let readFiles = 0;
   let assetBytes = 0;
-  await session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
+  const assetsBegan = Date.now();
+  const storing = storePool(ASSET_STORES_AT_ONCE);
+  const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
     const [first] = paths;
     const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
@@ -207,11 +215,24 @@ export async function planImport(
     if (assetBytes > GIT_IMPORT_LIMITS.maxAssetBytes) throw new Error(`the import stores more than ${GIT_IMPORT_LIMITS.maxAssetBytes} bytes of files; that is the limit`);
     readFiles++;
     const contentType = contentTypeOf(first);
-    const stored = 'bytes' in blob! ? await options.assets.storeBytes(blob.bytes, contentType) : await options.assets.storeStream(oid, blob!.size, blob!.stream, contentType);
     const id = newId();
-    newFiles.push({ id, name: first.slice(first.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
     for (const path of paths) filePlans.set(path, { path, oid, file: id });
+    const slot: FileEntry[] = [];
+    newFileSlots.push(slot);
+    const record = (stored: StoredAsset) => slot.push({ id, name: first.slice(first.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
+    // A stream is read to its end here (the next blob comes after it on the same connection); bytes already held
+    // are stored a few at a time while the next ones are read (each store is two R2 round trips).
+    if ('stream' in blob!) record(await options.assets.storeStream(oid, blob.size, blob.stream, contentType));
+    else await storing.add(options.assets.storeBytes(blob!.bytes, contentType).then(record));
   });
+  // On a failure too, every store ends before the error goes on (a failed import then deletes what they stored).
+  await reading.catch(async (error) => {
+    await storing.drain().catch(() => undefined);
+    throw error;
+  });
+  await storing.drain();
+  const newFiles = newFileSlots.flat();
+  const assetsMs = Date.now() - assetsBegan;
   const fileTarget = (path: string): string | null => {
     const plan = filePlans.get(path);
     return plan ? `/files/${plan.file}` : null;
@@ -290,6 +311,41 @@ export async function planImport(
     droppedIncludes: includes.dropped,
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
+    phases: { pagesMs, assetsMs },
+  };
+}
+
+/** Small files stored at once by an import: each holds its bytes (at most a batch's), so memory stays bounded. */
+const ASSET_STORES_AT_ONCE = 6;
+
+/**
+ * Up to `limit` stores running at once: `add` waits while the pool is full; the first failure is thrown by the next
+ * `add` or by `drain` (which waits for every store), and none is left unawaited.
+ */
+function storePool(limit: number) {
+  const running = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  const rethrow = () => {
+    if (failure) throw failure.error;
+  };
+  return {
+    async add(store: Promise<unknown>): Promise<void> {
+      rethrow();
+      const done: Promise<void> = store.then(
+        () => void running.delete(done),
+        (error) => {
+          running.delete(done);
+          failure ??= { error };
+        },
+      );
+      running.add(done);
+      while (running.size >= limit) await Promise.race(running);
+      rethrow();
+    },
+    async drain(): Promise<void> {
+      await Promise.all(running);
+      rethrow();
+    },
   };
 }
 
