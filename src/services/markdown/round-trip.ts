@@ -4,7 +4,7 @@
  * once and compared with the source, line by line.
  */
 import { readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
-import type { JSONDocument } from './document';
+import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
@@ -19,14 +19,34 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
 /**
  * The hunks whose lines hold no link to the space's content (a page, an anchor, a file...): such a
  * line is always written with the link's current target, for the source's relative path would go
- * stale when a page moves. Found by writing the document again with those targets marked.
+ * stale when a page moves. Found by writing the document again with those targets marked, unless no
+ * hunk can hold one (`mayHoldContentLink`): then the marked writing has the hunks' lines as ours.
  */
-function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string): SourceHunk[] {
+function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>): SourceHunk[] {
   if (hunks.length === 0) return hunks;
+  const mayHold = contentLinkTest(contentHrefs);
+  if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
   const marked = writeBody(document, (ref) => (ref.kind === 'url' ? ref.url : `${defaultHrefFor(ref)}\u0001`)).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
   return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsFileLinks(hunk, marked));
+}
+
+/**
+ * Whether a line of our writing may differ in the marked writing. Only the lines of a content link
+ * do, and those of a table holding one (its cells are padded to the widest, marked or not). A link's
+ * line holds its href's longest run of letters and digits as written: no escaping of Markdown, HTML or
+ * tag attributes changes or splits such a run. An href without one makes every line suspect.
+ */
+function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => boolean {
+  if (contentHrefs.size === 0) return () => false;
+  const runs = new Set<string>();
+  for (const href of contentHrefs) {
+    const run = (href.match(/[A-Za-z0-9]+/g) ?? []).reduce((longest, candidate) => (candidate.length > longest.length ? candidate : longest), '');
+    if (run === '') return () => true;
+    runs.add(run);
+  }
+  return (line) => line.includes('|') || [...runs].some((run) => line.includes(run));
 }
 
 /**
@@ -50,9 +70,16 @@ function readsAsSameDocument(markdown: string, document: JSONDocument, options: 
 function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: number, headingTitle: string | null, options: MarkdownToDocumentOptions): SourcePatch | null {
   // A missing final newline is not kept: every file we write ends with one.
   const body = source.endsWith('\n') || bodyStart === source.length ? source.slice(bodyStart) : `${source.slice(bodyStart)}\n`;
-  const ours = writeBody(conversion.document, undefined);
+  // Our writing, with the hrefs it gives to the space's content (those the marked writing marks).
+  const contentHrefs = new Set<string>();
+  const recordHref = (ref: ContentRef) => {
+    const href = defaultHrefFor(ref);
+    if (ref.kind !== 'url') contentHrefs.add(href);
+    return href;
+  };
+  const ours = writeBody(conversion.document, recordHref);
   const all = sourceHunks(ours, body) ?? [];
-  let hunks = withoutContentLinks(all, conversion.document, ours);
+  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs);
   // All hunks give the source back, which reads as this document; some of them may not (a link
   // definition whose link is written inline): read what they give, and keep none if it differs.
   if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];

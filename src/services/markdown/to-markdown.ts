@@ -31,6 +31,7 @@ import { BLOCK_TAG_NAMES } from './block-tags';
 import { defaultHrefFor } from './hrefs';
 import { applySourceHunks, frontmatterKey, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
+import { writeText } from './syntax/text-escape';
 
 export { encodeTagAttribute } from './syntax/tags';
 
@@ -114,7 +115,8 @@ function createStringifier(style: MarkdownStyle) {
       listItemIndent: 'one',
       incrementListMarker: true,
       // The handlers map is keyed by mdast's node types, which do not include ours.
-      handlers: { gitbookTag: writeTag } as StringifyOptions['handlers'],
+      // `text` is the library's own handler, escaping faster (syntax/text-escape.ts).
+      handlers: { gitbookTag: writeTag, text: writeText } as StringifyOptions['handlers'],
       unsafe,
     });
 }
