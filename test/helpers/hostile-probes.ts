@@ -67,9 +67,16 @@ const HOSTILE_WORD = ['', ' ', '0', 'a', 'true'].map(encodeURIComponent);
 const HOSTILE_RAW = ['%', '%ED%A0%80', '..%2F..'];
 /**
  * Path parameters are ids (at most 128 characters): fewer values tell as much. 10,000 characters left out:
- * over the limit as 129 are.
+ * over the limit as 129 are; `0` (an id of no row, as 128 x's are: ids are bound as text, never read as numbers);
+ * `"` (a quote, as `'` is: ids only ever reach SQL as bound values).
  */
-const HOSTILE_ID = [...['', ' ', '0', 'x'.repeat(128), 'x'.repeat(129), "'", '"', '😀', '\u0000', '..'].map(encodeURIComponent), ...HOSTILE_RAW];
+const HOSTILE_ID = [...['', ' ', 'x'.repeat(128), 'x'.repeat(129), "'", '😀', '\u0000', '..'].map(encodeURIComponent), ...HOSTILE_RAW];
+/**
+ * Text values of `page`, a list's cursor: one function (decodeCursor) reads it in every list, and any text that is
+ * not base64 of a two-item JSON array is refused there alike, so beside the forged cursors below it takes one value
+ * per way text can differ on the wire (empty, blank, a word, long, two-byte and four-byte characters, a quote, NUL).
+ */
+const HOSTILE_PAGE_TEXT = ['', ' ', 'a', 'x'.repeat(10_000), 'é'.repeat(300), "'", '\u0000', '😀'.repeat(40)].map(encodeURIComponent);
 
 const base64url = (text: string) => btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 /** Page cursors a client could forge: well-formed base64 of JSON that is not a cursor this API made. */
@@ -220,10 +227,14 @@ function jsonValuesFor(schema: Schema | undefined): unknown[] {
 }
 
 /** The hostile values of a query parameter, by the type its schema gives it. */
+/** A list's cursor, as the served document describes `page` there (elsewhere `page` may be a page's id). */
+const isCursor = (param: Operation['params'][number]) => /the page results to fetch/.test(param.schema?.description ?? '');
+
 function queryValuesFor(param: Operation['params'][number]): string[] {
   const type = singleType(param.schema);
   if (type === 'number') return HOSTILE_NUMBER;
   if (type === 'boolean' || isEnumeration(param.schema)) return HOSTILE_WORD;
+  if (param.name === 'page' && isCursor(param)) return [...HOSTILE_PAGE_TEXT, ...HOSTILE_RAW, ...FORGED_CURSORS];
   return [...HOSTILE_TEXT, ...HOSTILE_RAW, ...(param.name === 'page' ? FORGED_CURSORS : [])];
 }
 
