@@ -20,7 +20,7 @@
  * recursive CTE per table: the list reads rows; how they were made does not matter to it).
  */
 import process from 'node:process';
-import { client, seedUser, start, workerdCpuMs, type Call } from './routes';
+import { client, getLoad, seedUser, start, type Call } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const SIZES = (args.get('sizes') ?? '150,5000').split(',').map(Number);
@@ -36,23 +36,7 @@ interface Sample {
   cpuMs: number;
 }
 
-async function load(url: string, token: string): Promise<Sample> {
-  const cpuBefore = workerdCpuMs();
-  const end = performance.now() + SECONDS * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (performance.now() < end) {
-        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-        done++;
-      }
-    }),
-  );
-  const cpuAfter = workerdCpuMs();
-  return { rps: done / SECONDS, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
-}
+const load = (url: string, token: string): Promise<Sample> => getLoad(url, token, SECONDS);
 
 type Json = Record<string, unknown>;
 

@@ -192,6 +192,28 @@ export function workerdCpuMs(): number | null {
   }
 }
 
+/**
+ * Requests per second and workerd's CPU per request (the Worker and its local D1) of authenticated GETs of `url`,
+ * ten at a time for `seconds`: what the lists and storage benches measure a read by.
+ */
+export async function getLoad(url: string, token: string, seconds: number): Promise<{ rps: number; cpuMs: number }> {
+  const cpuBefore = workerdCpuMs();
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (performance.now() < end) {
+        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        done++;
+      }
+    }),
+  );
+  const cpuAfter = workerdCpuMs();
+  return { rps: done / seconds, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
+}
+
 /** A published public site of 20 sections with 5 site spaces each (100), over the seeded spaces. */
 export async function seedSite(call: Call, token: string, orgId: string, spaceIds: string[]) {
   const base = `/v1/orgs/${orgId}/sites`;

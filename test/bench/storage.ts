@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { brotliDecompressSync } from 'node:zlib';
-import { client, seedUser, start, workerdCpuMs, type Call } from './routes';
+import { client, getLoad, seedUser, start, type Call } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const CORPUS = args.get('corpus') ?? path.resolve(import.meta.dirname, '../../../shared/corpus/gitbook-format/axoniq-reference-guide');
@@ -170,24 +170,7 @@ async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token
 const READ_SECONDS = 2;
 const READ_ROUNDS = 3;
 
-/** Requests per second and workerd's CPU per request (the Worker and its local D1) of GETs of `url` for READ_SECONDS. */
-async function readLoad(url: string, token: string): Promise<{ rps: number; cpuMs: number }> {
-  const cpuBefore = workerdCpuMs();
-  const end = performance.now() + READ_SECONDS * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (performance.now() < end) {
-        const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-        done++;
-      }
-    }),
-  );
-  const cpuAfter = workerdCpuMs();
-  return { rps: done / READ_SECONDS, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
-}
+const readLoad = (url: string, token: string) => getLoad(url, token, READ_SECONDS);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
