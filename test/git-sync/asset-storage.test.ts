@@ -6,7 +6,7 @@ import { STAGING_PREFIX, sweepGitStaging } from '../../src/services/git-sync/cle
 import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl } from '../helpers/git-sync';
+import { createRepository, gitInfo, gitOutput, noise, repositoryUrl } from '../helpers/git-sync';
 
 /**
  * Where an import's files go in R2 (services/git-sync/assets): a file up to GIT_SYNC_MAX_FILE_BYTES (100 MiB by
@@ -14,18 +14,6 @@ import { createRepository, gitInfo, gitOutput, repositoryUrl } from '../helpers/
  * what a failed import stored deleted unless something rewrote it; staged blobs a stopped Worker left swept.
  */
 
-/** Bytes that do not compress (xorshift), `size` of them. */
-function noise(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 function base64(bytes: Uint8Array): string {
   let binary = '';

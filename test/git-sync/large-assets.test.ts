@@ -5,7 +5,7 @@ import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { control, createRepository, gitInfo, gitOutput, repositoryUrl } from '../helpers/git-sync';
+import { control, createRepository, gitInfo, gitOutput, noise, repositoryUrl } from '../helpers/git-sync';
 
 /**
  * Large assets against the real git http-backend: a blob over `streamAbove` (when the server tells sizes with
@@ -25,14 +25,7 @@ async function importRepo(spaceId: string, token: string, body: Record<string, u
 
 /** A PNG of `width` x `height` by its header, padded with bytes that do not compress to `size` bytes. */
 function png(size: number, width: number, height: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
+  const out = noise(size, seed);
   out.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
   new DataView(out.buffer).setUint32(16, width);
   new DataView(out.buffer).setUint32(20, height);

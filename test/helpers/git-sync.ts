@@ -48,3 +48,16 @@ export async function runPending(spaceId: string): Promise<void> {
 export async function gitInfo(spaceId: string, token: string) {
   return api('GET', `/v1/spaces/${spaceId}/git/info`, { token });
 }
+
+/** Bytes that do not compress (xorshift), `size` of them. */
+export function noise(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
