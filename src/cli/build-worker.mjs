@@ -5,10 +5,10 @@
 // own that workerd compiles and evaluates only when a request first imports it. Bundled as one script (what wrangler
 // does by itself, its esbuild has no code splitting), a cold isolate parsed all 7.8 MB before its first answer.
 //
-// The esbuild settings are wrangler's own for a module Worker (target, conditions, loaders, keep names, Node.js
-// built-ins left to workerd's nodejs_compat, a CommonJS `require()` of a built-in turned into an import), plus
-// `splitting`. wrangler.toml's `[build] command` runs it before every `wrangler dev` and `wrangler deploy`; the
-// benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
+// The esbuild settings are wrangler's own for a module Worker (target, conditions, loaders, Node.js built-ins left to
+// workerd's nodejs_compat, a CommonJS `require()` of a built-in turned into an import), plus `splitting`, less
+// wrangler's `keepNames`, plus `minifySyntax` (see `buildWithMetafile`). wrangler.toml's `[build] command` runs it
+// before every `wrangler dev` and `wrangler deploy`; the benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
 import { builtinModules } from 'node:module';
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +70,36 @@ const zodEnglishOnly = {
 };
 
 /**
+ * zod's `.openapi()` exists once @hono/zod-openapi's module has run (it extends zod's prototype). A schema module
+ * imports `z` from it, but `z` is zod's own binding re-exported, and esbuild's split build then imports zod's chunk
+ * only: nothing makes the extension's module run first, and a module reached without it (the queue consumer, the
+ * cron, Git Sync's operations, in an isolate whose first event they are) failed with `.openapi is not a function`.
+ * Every import of '@hono/zod-openapi' from the source gets this module instead: the package's exports, and a `z` of
+ * its own, made after it extended zod (an idempotent call), so that importing `z` runs the extension first.
+ */
+const ZOD_OPENAPI_FIRST = 'zod-openapi-first';
+const zodOpenApiFirst = {
+  name: ZOD_OPENAPI_FIRST,
+  setup(build) {
+    build.onResolve({ filter: /^@hono\/zod-openapi$/ }, (args) => {
+      // The module's own import below is the package itself.
+      if (args.namespace === ZOD_OPENAPI_FIRST) return undefined;
+      return { path: '@hono/zod-openapi', namespace: ZOD_OPENAPI_FIRST, pluginData: { resolveDir: args.resolveDir } };
+    });
+    build.onLoad({ filter: /.*/, namespace: ZOD_OPENAPI_FIRST }, (args) => ({
+      contents: [
+        `import { extendZodWithOpenApi, z as zod } from '@hono/zod-openapi';`,
+        `export * from '@hono/zod-openapi';`,
+        `extendZodWithOpenApi(zod);`,
+        `export const z = zod;`,
+      ].join('\n'),
+      resolveDir: args.pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Builds `entry` (relative to the checkout) into `outdir` (emptied first): `index.js` and its chunks. Answers the
  * modules written, with their sizes, entry first.
  */
@@ -94,14 +124,47 @@ async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir =
     supported: { 'import-source': true, using: true },
     conditions: ['workerd', 'worker', 'browser'],
     loader: { '.js': 'jsx', '.mjs': 'jsx', '.cjs': 'jsx' },
-    keepNames: true,
+    // No `keepNames`: it wraps every function and class in a `__name()` call (7,600 of them) that a cold isolate parses
+    // and runs, some on every request (closures made per call); it only keeps `.name` where bundling renamed a
+    // binding (`sql2`), which no code here reads (jose's and pdf-lib's error classes name themselves in messages only).
+    // `minifySyntax` shortens the code (a cold isolate parses 10% fewer bytes) and keeps one statement a line, so
+    // that a stack trace's line still points at readable code; whitespace and identifiers are kept for the same reason.
+    keepNames: false,
+    minifySyntax: true,
     minify,
     sourcemap: true,
     define: { 'process.env.NODE_ENV': JSON.stringify(process.env.NODE_ENV || 'production') },
-    plugins: [runtimeModules, zodEnglishOnly],
+    plugins: [runtimeModules, zodEnglishOnly, zodOpenApiFirst],
     logLevel: 'warning',
   });
+  assertZodExtendedFirst(metafile);
   return { out, metafile };
+}
+
+/**
+ * Fails the build if a module importing '@hono/zod-openapi' sits in a module of the output that does not import,
+ * directly or through others, the one that extends zod (zodOpenApiFirst's module, or the package's own): evaluated
+ * on demand without it, its schemas' `.openapi()` would throw.
+ */
+export function assertZodExtendedFirst(metafile) {
+  const extending = (input) => input === `${ZOD_OPENAPI_FIRST}:@hono/zod-openapi` || /[\\/]@hono[\\/]zod-openapi[\\/]dist[\\/]index\.mjs$/.test(input);
+  const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
+  const extenders = new Set(outputs.filter(([, chunk]) => Object.keys(chunk.inputs).some(extending)).map(([name]) => name));
+  const reachesExtender = (start) => {
+    const seen = new Set();
+    const visit = (name) => {
+      if (seen.has(name) || !metafile.outputs[name]) return false;
+      seen.add(name);
+      return extenders.has(name) || metafile.outputs[name].imports.some((i) => i.kind === 'import-statement' && visit(i.path));
+    };
+    return visit(start);
+  };
+  const importsZodOpenApi = (input) => metafile.inputs[input]?.imports.some((i) => i.original === '@hono/zod-openapi');
+  const unordered = outputs.filter(([name, chunk]) => Object.keys(chunk.inputs).some(importsZodOpenApi) && !reachesExtender(name));
+  if (unordered.length > 0) {
+    const where = unordered.map(([name, chunk]) => `${name} (${Object.keys(chunk.inputs).filter(importsZodOpenApi).join(', ')})`);
+    throw new Error(`build-worker: modules that use zod's .openapi() without importing the module that adds it: ${where.join('; ')}`);
+  }
 }
 
 function listModules(dir, base = dir) {

@@ -42,11 +42,8 @@ interface RouterModule {
 /** Loads every router of `group` (all of them when it is null), in mount order. */
 async function loadRouters(group: string | null): Promise<RouterModule[]> {
   const entries = ROUTERS.filter((entry) => group === null || entry.group === group);
-  // zod's `.openapi()` is added by @hono/zod-openapi's own module when it is evaluated. The split build does not
-  // keep that order: a schema module takes `z` straight from zod's module, and could run before the extension
-  // has. Evaluating it first here (lib/create-router imports it) is what makes every router's schemas work; the
-  // published site's group, which builds no schema, skips it and loads no zod.
-  if (entries.some((entry) => entry.zod !== false)) await import('../lib/create-router');
+  // No module needs loading before them: the build makes every import of zod's `z` run @hono/zod-openapi's
+  // extension first (build-worker.mjs, zodOpenApiFirst), wherever the module is reached from (jobs, cron).
   return Promise.all(entries.map(async ({ base, load }) => ({ base, router: await load() })));
 }
 

@@ -21,8 +21,6 @@ export interface RouterEntry {
   /** `/v1` for the API; `/` for what lives outside it (downloads, public endpoints, published sites). */
   base: '/v1' | '/';
   load: () => Promise<Hono<AppBindings>>;
-  /** false: the router builds no zod schema (the published site), so its group loads without zod (group-app.ts). */
-  zod?: false;
 }
 
 export const ROUTERS: readonly RouterEntry[] = [
@@ -98,6 +96,6 @@ export const ROUTERS: readonly RouterEntry[] = [
   { group: 'integrations/site-script', base: '/', load: () => import('./integrations/site-script').then((m) => m.siteScriptRouter) },
   { group: 'openapi/published', base: '/', load: () => import('./openapi/published').then((m) => m.openapiPublishedRouter) },
   { group: 'sso/saml-login', base: '/', load: () => import('./sso/saml-login').then((m) => m.samlLoginRouter) },
-  { group: 'site', base: '/', load: () => import('../site/routes').then((m) => m.siteRouter), zod: false },
+  { group: 'site', base: '/', load: () => import('../site/routes').then((m) => m.siteRouter) },
   { group: 'app-links/app-links', base: '/', load: () => import('./app-links/app-links').then((m) => m.appLinksRouter) },
 ];
