@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { AppBindings } from './env';
 import { MAX_PUBLISH_BODY_BYTES, PUBLISH_BODY_PATH } from './lib/body-limits';
 import { errorResponse, onError } from './lib/errors';
@@ -88,7 +89,9 @@ function openApiDocument(): Promise<OpenApiDocument> {
  */
 export function createApp() {
   // A plain Hono app: zod and the OpenAPI machinery load with the first route group, not with the isolate.
-  const app = new Hono<AppBindings>();
+  // The trie router: Hono's default (SmartRouter) compiles a RegExpRouter of every route on the first match, fails on
+  // the `{.+}` paths (a page by path) and then builds the trie anyway: a cold isolate's first request paid for both.
+  const app = new Hono<AppBindings>({ router: new TrieRouter() });
   app.onError(onError);
   app.use('*', requestContext);
   app.use('*', rateLimitHeaders);

@@ -1,4 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { AppBindings } from '../env';
 import { errorResponse, onError } from '../lib/errors';
 import { ROUTERS } from './groups';
@@ -26,7 +27,9 @@ const adoptParentContext: MiddlewareHandler<AppBindings> = async (c, next) => {
 function groupApp(routers: readonly RouterModule[]) {
   // A plain Hono app: each router validates with its own hooks (lib/create-router), and the published site's
   // group builds no zod (an OpenAPIHono here would load zod and its OpenAPI extension for every page view).
-  const app = new Hono<AppBindings>();
+  // Its router is the trie, as the main app's (app.ts): Hono's default tries to compile a RegExpRouter on the first
+  // match and falls back to the trie where a path needs it (`{.+}`: content by path), so a cold isolate built both.
+  const app = new Hono<AppBindings>({ router: new TrieRouter() });
   app.onError(onError);
   app.use('*', adoptParentContext);
   for (const { base, router } of routers) app.route(base, router);
