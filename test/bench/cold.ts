@@ -11,25 +11,49 @@
  *
  * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
  * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
- * Both are built with this checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each).
+ * Beside the wall-clock ratio, the CPU ratio: the CPU time workerd's threads spent on each first request (the Worker's
+ * and its local D1's, read in nanoseconds from /proc/<pid>/task/<tid>/schedstat, Linux only), which a loaded machine
+ * (other processes taking turns on the cores) inflates far less than the time a request waits for a core.
+ *
+ * Each is built with its own checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each), so that a
+ * change of the build's settings is measured too. `--only=<text>`: only the kinds whose label contains it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { isZodModule, onDemandModules } from '../../src/cli/build-worker.mjs';
-import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
+import { bundle, bundleWorkers, client, seedSite, seedSpace, seedUser, start, type WorkerModules } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const ROUNDS = Number(args.get('rounds') ?? 5);
 const BASELINE = args.get('baseline');
+const ONLY = args.get('only');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function timedFetch(url: string, headers: Record<string, string> = {}): Promise<number> {
+/** The CPU time (ns) every thread of this process's workerd children has used so far, or NaN where /proc has no schedstat. */
+function workerdCpuNs(): number {
+  try {
+    let total = 0;
+    for (const pid of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue;
+      for (const tid of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return total;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** One GET answered 200: its wall-clock time and workerd's CPU time for it, in ms. */
+async function timedFetch(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; cpuMs: number }> {
+  const cpu0 = workerdCpuNs();
   const t0 = performance.now();
   const response = await fetch(url, { headers });
   await response.arrayBuffer();
+  const ms = performance.now() - t0;
   if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-  return performance.now() - t0;
+  return { ms, cpuMs: (workerdCpuNs() - cpu0) / 1e6 };
 }
 
 /** The modules each kind's first request imports on demand: the group apps' module and its group (routes/groups.ts). */
@@ -59,11 +83,24 @@ async function printModuleGraph() {
   }
 }
 
+/** The bench Worker of another checkout, built by that checkout's own build-worker.mjs (its settings are part of what is compared). */
+async function bundleBaseline(checkout: string): Promise<{ api: WorkerModules; reference: WorkerModules }> {
+  const { buildWorker } = await import(pathToFileURL(path.join(checkout, 'src/cli/build-worker.mjs')).href);
+  const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-cold-baseline-'));
+  try {
+    const built: { name: string }[] = await buildWorker({ root: checkout, entry: 'test/bench/worker.ts', outdir: scratch });
+    const modules = built.map(({ name }) => ({ type: 'ESModule' as const, path: path.join('/worker', name), contents: readFileSync(path.join(scratch, name), 'utf8') }));
+    return { api: { modules }, reference: await bundle('test/bench/reference-worker.ts') };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
 try {
   await printModuleGraph();
   const scripts = await bundleWorkers();
-  const baseline = BASELINE ? await bundleWorkers(path.resolve(BASELINE)) : undefined;
+  const baseline = BASELINE ? await bundleBaseline(path.resolve(BASELINE)) : undefined;
   // Seeding: a space of 10 pages and a public site publishing it, through the API of a first instance.
   const seeding = await start({ persist, scripts });
   const call = client(seeding.apiUrl);
@@ -80,32 +117,35 @@ try {
     'published HTML page (GET /s/{site}/)': (api: string) => timedFetch(`${api}/s/${siteId}/`),
   };
   const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
-  const ratios = new Map<string, number[]>();
-  const absolute = new Map<string, number[]>();
-  const record = (key: string, ratio: number, ms: number) => {
-    ratios.set(key, [...(ratios.get(key) ?? []), ratio]);
-    absolute.set(key, [...(absolute.get(key) ?? []), ms]);
+  const samples = new Map<string, { ratio: number; ms: number; cpuRatio: number; cpuMs: number }[]>();
+  const record = (key: string, ours: { ms: number; cpuMs: number }, reference: { ms: number; cpuMs: number }) => {
+    const sample = { ratio: ours.ms / reference.ms, ms: ours.ms, cpuRatio: ours.cpuMs / reference.cpuMs, cpuMs: ours.cpuMs };
+    samples.set(key, [...(samples.get(key) ?? []), sample]);
   };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [label, first] of Object.entries(kinds)) {
+    for (const [label, first] of Object.entries(kinds).filter(([label]) => !ONLY || label.includes(ONLY))) {
       for (const [build, modules] of Object.entries(builds)) {
         const fresh = await start({ persist, scripts: modules });
         try {
           const ours = await first(fresh.apiUrl);
           const reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
-          record(`${label}|${build}`, ours / reference, ours);
+          record(`${label}|${build}`, ours, reference);
         } finally {
           await fresh.mf.dispose();
         }
       }
     }
   }
-  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}):`);
+  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}), wall clock and workerd CPU:`);
   for (const label of Object.keys(kinds)) {
     for (const build of Object.keys(builds)) {
-      const key = `${label}|${build}`;
+      const runs = samples.get(`${label}|${build}`);
+      if (!runs) continue;
       const name = baseline ? `${label} [${build === 'ours' ? 'this checkout' : `baseline ${BASELINE}`}]` : label;
-      console.log(`  ${name.padEnd(baseline ? 70 : 44)} ${median(ratios.get(key)!).toFixed(2)} x   (${median(absolute.get(key)!).toFixed(0)} ms here)`);
+      const of = (field: 'ratio' | 'ms' | 'cpuRatio' | 'cpuMs') => median(runs.map((run) => run[field]));
+      console.log(
+        `  ${name.padEnd(baseline ? 70 : 44)} ${of('ratio').toFixed(2)} x   (${of('ms').toFixed(0)} ms here)   CPU ${of('cpuRatio').toFixed(2)} x   (${of('cpuMs').toFixed(0)} ms)`,
+      );
     }
   }
 } finally {
