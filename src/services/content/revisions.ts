@@ -1,4 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
+import { isChunkMemberSql, midsOfMemberSql } from './tree';
 import type { Db } from '../../db/client';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Hex } from '../../lib/ids';
@@ -176,10 +177,11 @@ export function copyDocumentReferences(db: Db, spaceId: string, revisionId: stri
   return db.insert(spaceDocuments).select(sql`
     with rv as (select pages_root, files_root, meta from revisions where id = ${revisionId}),
     roots(hash) as (select pages_root from rv where pages_root is not null union all select files_root from rv where files_root is not null),
-    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) c),
+    chunks(hash) as (select g.value from roots r cross join json_each((select body from documents where hash = r.hash)) g where ${isChunkMemberSql('g')}),
+    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) g cross join json_each(${midsOfMemberSql('g')}) c),
     leaves(hash) as (select c.value from mids m cross join json_each((select body from documents where hash = m.hash)) c),
     entries(value) as (select e.value from leaves l cross join json_each((select body from documents where hash = l.hash)) e),
-    nodes(hash) as (select hash from roots union all select hash from mids union all select hash from leaves),
+    nodes(hash) as (select hash from roots union all select hash from chunks union all select hash from mids union all select hash from leaves),
     named(hash) as (
       select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k
       union all select json_extract(value, '$.document') from entries where json_extract(value, '$.document') is not null
