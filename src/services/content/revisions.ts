@@ -7,7 +7,7 @@ import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
-import { documentRefs, packDocument, parseStoredBody } from './packed-documents';
+import { documentRefs, packDocument, parseStoredBody, type PackingBudget } from './packed-documents';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -146,9 +146,9 @@ export interface StoredDocument {
  * one stored form of a page (issue 42): its Markdown is derived from it where a read asks for Markdown, not stored
  * beside it (migration 0051 dropped the copies), and its JSON is stored compressed (migration 0052).
  */
-export async function toStoredDocument(document: JSONDocument): Promise<StoredDocument> {
+export async function toStoredDocument(document: JSONDocument, budget?: PackingBudget): Promise<StoredDocument> {
   const body = canonicalJson(document);
-  return { hash: await sha256Hex(body), body, packed: packDocument(body), refs: documentRefs(document) };
+  return { hash: await sha256Hex(body), body, packed: packDocument(body, budget?.qualityFor(body.length)), refs: documentRefs(document) };
 }
 
 /**
