@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { auditEvents } from '../db/schema';
 import { TimestampSchema, type UrlContext } from './common';
+import { restoredPayload } from '../services/audit/payload';
 
 export const AuditEventActorSchema = z
   .object({
@@ -70,6 +71,7 @@ export function toAuditEventDetails(row: AuditEventRow, urls: UrlContext): z.inf
     ...toAuditEvent(row, urls),
     ...(row.executionId ? { executionId: row.executionId } : {}),
     schemaVersion: AUDIT_PAYLOAD_SCHEMA_VERSION,
-    payload: row.payload,
+    // Stored without what its action gives (services/audit/payload).
+    payload: restoredPayload(row.action, row.payload),
   };
 }

@@ -182,7 +182,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function readCost(db: D1Database, apiUrl: string, token: string, spaceId: string, pageId: string) {
   const row = await db
     .prepare(
-      `select d.hash, d.body, d.refs from revisions r, json_each((select body from documents where hash = r.pages_root)) m,
+      `select d.hash, d.body, d.refs from revisions r, json_each((select body from documents where hash = r.pages_root)) g,
+        json_each(case when g.key glob '~[0-7]' then (select body from documents where hash = g.value) else json_object(g.key, g.value) end) m,
         json_each((select body from documents where hash = m.value)) c, json_each((select body from documents where hash = c.value)) l,
         documents d
        where r.id = (select revision_id from spaces where id = ?) and l.key = ? and d.hash = json_extract(l.value, '$.document')`,

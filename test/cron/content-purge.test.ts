@@ -32,11 +32,13 @@ async function count(sql: string, ...binds: unknown[]): Promise<number> {
   return (await env.DB.prepare(sql).bind(...binds).first<number>('n'))!;
 }
 
-/** Hashes of the documents that the pages of the space's revisions name (through their page maps). */
+/** Hashes of the documents that the pages of the space's revisions name (through their page maps: root, chunks, middle nodes, leaves). */
 async function documentsOf(spaceId: string): Promise<string[]> {
   const { results } = await env.DB.prepare(
     `select distinct json_extract(e.value, '$.document') as hash
-     from revisions rv, documents r, json_each(r.body) c1, documents m, json_each(m.body) c2, documents l, json_each(l.body) e
+     from revisions rv, documents r, json_each(r.body) g,
+       json_each(case when g.key glob '~[0-7]' then (select body from documents where hash = g.value) else json_object(g.key, g.value) end) c1,
+       documents m, json_each(m.body) c2, documents l, json_each(l.body) e
      where rv.space_id = ? and r.hash = rv.pages_root and m.hash = c1.value and l.hash = c2.value
        and json_extract(e.value, '$.document') is not null order by 1`,
   )

@@ -4,16 +4,20 @@ import { createDb } from '../../src/db/client';
 import { runScheduled } from '../../src/jobs/cron';
 import { ROUTE_MANIFEST } from '../../src/routes/manifest';
 import { AUDIT_RULES, isAudited, ORGANIZATION_PARAMS, TARGET_TYPES } from '../../src/services/audit/operations';
+import { restoredPayload } from '../../src/services/audit/payload';
 import { recordingClient, type AuditEventDraft } from '../../src/services/audit/recorder';
 import { AUDIT_RETENTION_DAYS } from '../../src/services/audit/retention';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, createUser, expectStatus, seedOrg } from '../helpers/harness';
 import { countingD1, measureRoundTrips } from '../helpers/round-trips';
 
-/** The organization's events as stored, newest first (read straight from D1: what was written, whatever the API shows). */
+/**
+ * The organization's events as stored, newest first (read straight from D1: what was written, whatever the API shows),
+ * with their payloads as recorded (stored without what the action gives: services/audit/payload); `stored` as stored.
+ */
 async function storedEvents(orgId: string) {
   const { results } = await env.DB.prepare('select * from audit_events where org_id = ? order by occurred_at desc, id desc').bind(orgId).all<Record<string, any>>();
-  return results.map((row) => ({ ...row, payload: JSON.parse(row.payload) }) as Record<string, any>);
+  return results.map((row) => ({ ...row, stored: JSON.parse(row.payload), payload: restoredPayload(row.action, JSON.parse(row.payload)) }) as Record<string, any>);
 }
 
 const STATE_CHANGING = ROUTE_MANIFEST.filter(([method]) => !['GET', 'HEAD', 'OPTIONS'].includes(method));
@@ -62,9 +66,30 @@ describe('recording a change in its own batch', () => {
       ip: '203.0.113.0',
       userAgent: `agent/${'x'.repeat(250)}`,
     });
+    // Stored without the method and route its action gives, answered whole by the API.
+    expect(event.stored.request).toEqual({ ip: '203.0.113.0', userAgent: `agent/${'x'.repeat(250)}` });
+    const details = expectStatus(await api('GET', `/v1/orgs/${org.id}/audit-events/${event.id}`, { token: org.owner.token }), 200).body;
+    expect(details.payload).toEqual(event.payload);
+    expect(details.payload.request.route).toBe('/v1/orgs/:organizationId/members/:userId');
     // IPv6 keeps its /48.
     expectStatus(await api('PATCH', `/v1/orgs/${org.id}/members/${org.members.read.id}`, { token: org.owner.token, body: { role: 'read' }, headers: { 'CF-Connecting-IP': '2001:db8:85a3:8d3:1319:8a2e:370:7348' } }), 200);
     expect((await storedEvents(org.id))[0].payload.request.ip).toBe('2001:db8:85a3::');
+  });
+
+  it('stores a payload whole where the action does not give the route, and reads rows stored whole as they are', async () => {
+    const org = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token, 'Payloads');
+    const cr = await openChangeRequest(space.id, org.owner.token);
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/change-requests/${cr.number}/comments`, { token: org.owner.token, body: { body: { markdown: 'Hi' } } }), 200);
+    const [comment] = await storedEvents(org.id);
+    expect(comment.action).toBe('comment.created');
+    // comment.created is recorded by several routes: its method and route stay in the row.
+    expect(comment.stored.request).toMatchObject({ method: 'POST', route: '/v1/spaces/:spaceId/change-requests/:changeRequestId/comments', ip: null });
+    expect(comment.payload).toEqual(comment.stored);
+    // A row written before compact payloads (its request whole) reads as it was stored.
+    const whole = { request: { method: 'PATCH', route: '/v1/orgs/:organizationId', ip: null, userAgent: null }, params: { organizationId: org.id } };
+    expect(restoredPayload('organization.updated', whole)).toEqual(whole);
+    expect(restoredPayload('organization.updated', { request: {}, params: { organizationId: org.id } })).toEqual(whole);
   });
 
   it('records nothing when the change is refused by its own guard or changes nothing (no record without its change)', async () => {

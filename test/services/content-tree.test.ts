@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manifestToTree, treeToManifest } from '../../src/services/content/convert';
 import { chunkChildren, ContentTree, INLINE_CHILDREN, ROOT, type ChildRef, type PageRecord } from '../../src/services/content/pages';
-import { diffTries, memoryNodeStore, NODE_HASH_CHARS, TrieView } from '../../src/services/content/tree';
+import { diffTries, groupOf, memoryNodeStore, NODE_HASH_CHARS, ROOT_GROUPS, TrieView } from '../../src/services/content/tree';
 import { canonicalJson } from '../../src/services/content/revisions';
 import { sha256Base64Url } from '../../src/lib/ids';
 import { largeManifest, page, pageId } from '../helpers/large-content';
@@ -28,8 +28,8 @@ describe('content trees', () => {
     const record = (await content.page(id))!;
     content.pages.set(id, { ...record, title: 'Edited' });
     const written = await content.write();
-    // A leaf, a middle node and the root: nothing else is new.
-    expect(written.nodes).toHaveLength(3);
+    // A leaf, a middle node, a chunk and the root: nothing else is new.
+    expect(written.nodes).toHaveLength(4);
     expect(written.nodes.every((n) => !before.has(n.hash))).toBe(true);
     const bytes = written.nodes.reduce((n, node) => n + node.body.length, 0);
     const total = [...store.nodes.values()].reduce((n, body) => n + body.length, 0);
@@ -57,19 +57,55 @@ describe('content trees', () => {
     expect(Object.fromEntries(await view.getMany(['ab1', 'xy1']))).toEqual({ ab1: { n: 1 }, xy1: { n: 2 } });
     view.set('ab1', { n: 3 });
     const written = await view.write();
-    // The changed path is new and named compactly; the untouched subtree keeps its old name in the new root.
-    expect(written.nodes.map((n) => n.hash.length)).toEqual([NODE_HASH_CHARS, NODE_HASH_CHARS, NODE_HASH_CHARS]);
+    // The changed path is new and named compactly, and the root is regrouped (a chunk for 'a', one for 'x'); the
+    // untouched subtree keeps its old name in its chunk.
+    expect(written.nodes.map((n) => n.hash.length)).toEqual(Array(5).fill(NODE_HASH_CHARS));
     expect(NODE_HASH_CHARS).toBe(22);
     for (const node of written.nodes) {
       store.nodes.set(node.hash, node.body);
       expect(node.hash).toBe((await sha256Base64Url(node.body)).slice(0, 22));
     }
     const rootBody = JSON.parse(store.nodes.get(written.root!)!) as Record<string, string>;
-    expect(rootBody.x).toBe(JSON.parse(store.nodes.get(oldRoot)!).x);
-    expect(rootBody.a).toHaveLength(22);
+    expect(Object.keys(rootBody).sort()).toEqual([groupOf('x'), groupOf('a')].sort());
+    const chunk = (key: string) => JSON.parse(store.nodes.get(rootBody[groupOf(key)])!) as Record<string, string>;
+    expect(chunk('x')).toEqual({ x: JSON.parse(store.nodes.get(oldRoot)!).x });
+    expect(chunk('a').a).toHaveLength(22);
     expect(Object.fromEntries(await new TrieView<{ n: number }>(store, written.root).getMany(['ab1', 'xy1']))).toEqual({ ab1: { n: 3 }, xy1: { n: 2 } });
     const changes = await diffTries(store, oldRoot, written.root);
     expect([...changes.entries()]).toEqual([['ab1', { before: { n: 1 }, after: { n: 3 } }]]);
+  });
+
+  it('groups the root: a one-page edit rewrites a root of at most 8 names and one chunk, not a root of 62', async () => {
+    const store = memoryNodeStore();
+    const tree = await manifestToTree(store, largeManifest(30, 100));
+    const root = JSON.parse(store.nodes.get(tree.pages!)!) as Record<string, string>;
+    expect(Object.keys(root).sort()).toEqual(Array.from({ length: ROOT_GROUPS }, (_, g) => `~${g}`));
+    const content = new ContentTree(store, tree);
+    const id = pageId('p-3-9');
+    content.pages.set(id, { ...(await content.page(id))!, title: 'Edited' });
+    const written = await content.write();
+    const [newRoot, chunk] = [written.nodes.find((n) => n.hash === written.pages)!, written.nodes.find((n) => n.hash === JSON.parse(written.nodes.find((m) => m.hash === written.pages)!.body)[groupOf(id)])!];
+    // Ids' first characters are base62: 62 names spread over the 8 chunks, none in the root.
+    expect(Object.keys(JSON.parse(chunk.body))).toContain(id[0]);
+    expect(Object.keys(JSON.parse(chunk.body)).length).toBeLessThanOrEqual(10);
+    expect(newRoot.body.length + chunk.body.length).toBeLessThan(2 * ROOT_GROUPS * 32);
+    for (const node of written.nodes) store.nodes.set(node.hash, node.body);
+    expect((await new ContentTree(store, written).page(id))!.title).toBe('Edited');
+    // Deleting every key of a group drops its chunk; deleting them all leaves no root.
+    const view = new TrieView<{ n: number }>(store, null);
+    for (const key of ['a1', 'i1', 'b1']) view.set(key, { n: 1 });
+    const small = await view.write();
+    for (const node of small.nodes) store.nodes.set(node.hash, node.body);
+    const shrink = new TrieView<{ n: number }>(store, small.root);
+    shrink.delete('a1');
+    shrink.delete('i1'); // 'a' and 'i' share group ~1, 'b' is in ~2
+    const shrunk = await shrink.write();
+    for (const node of shrunk.nodes) store.nodes.set(node.hash, node.body);
+    expect(Object.keys(JSON.parse(store.nodes.get(shrunk.root!)!))).toEqual([groupOf('b')]);
+    expect(Object.fromEntries(await new TrieView<{ n: number }>(store, shrunk.root).getMany(['a1', 'b1', 'i1']))).toEqual({ b1: { n: 1 } });
+    const last = new TrieView<{ n: number }>(store, shrunk.root);
+    last.delete('b1');
+    expect((await last.write()).root).toBeNull();
   });
 
   it('writes the same nodes for the same content whatever the order of the changes', async () => {

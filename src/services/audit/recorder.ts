@@ -1,4 +1,5 @@
 import type { D1Client } from '../../db/client';
+import { storedPayload } from './payload';
 
 /**
  * Writing the audit log in the batch of the change it records.
@@ -87,7 +88,7 @@ export function insertEventStatement(client: D1Client, draft: AuditEventDraft): 
       draft.target.id,
       draft.target.label ?? null,
       draft.executionId,
-      JSON.stringify(draft.payload),
+      JSON.stringify(storedPayload(draft.action, draft.payload)),
       orgParam,
     );
 }

@@ -20,6 +20,7 @@ import {
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
+import { PackingBudget } from './packed-documents';
 
 /**
  * Applies a batch of content changes (GitBook's `updateChangeRequestContent`) to a manifest, in
@@ -125,6 +126,8 @@ class Batch {
   private readonly pageRefs = new Map<string, string>();
   private readonly fileRefs = new Map<string, string>();
   private readonly documents: StoredDocument[] = [];
+  /** An editor's batch packs its documents densely, within the budget of one request (packed-documents). */
+  private readonly packing = new PackingBudget();
   private readonly files: PreparedFile[] = [];
   private readonly outcomes = new Map<string, PageOutcome>();
   private pageDelta = 0;
@@ -434,7 +437,7 @@ class Batch {
       else if (at >= 0) current.nodes.splice(at, 1);
       else current.nodes.splice(Math.min(was, current.nodes.length), 0, previous.nodes[was]);
     }
-    const stored = await toStoredDocument(current);
+    const stored = await toStoredDocument(current, this.packing);
     this.documents.push(stored);
     this.putPage({ ...page, document: stored.hash, updatedAt: this.context.now });
     this.touch({ object: 'updated_page', page: page.id });
@@ -484,7 +487,7 @@ class Batch {
     } else {
       return { metadata };
     }
-    const stored = await toStoredDocument(document);
+    const stored = await toStoredDocument(document, this.packing);
     if (stored.body.length > MAX_DOCUMENT_BYTES) throw badRequest(`document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
     this.documents.push(stored);
     return { hash: stored.hash, title, metadata };

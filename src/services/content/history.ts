@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { isChunkMemberSql, midsOfMemberSql } from './tree';
 import { rawAll, rawRun, rowsOf, runBatch, type Db } from '../../db/client';
 import { DAY_MS } from '../../lib/time';
 
@@ -95,10 +96,11 @@ function reachableSql(spaceId: string): SQL {
   const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
   return sql`with rv as (select pages_root, files_root, meta from revisions where space_id = ${spaceId}),
     roots(hash) as (select pages_root from rv where pages_root is not null union select files_root from rv where files_root is not null),
-    mids(hash) as (select distinct c.value from roots r cross join json_each(${body(sql`r.hash`)}) c),
+    chunks(hash) as (select distinct g.value from roots r cross join json_each(${body(sql`r.hash`)}) g where ${isChunkMemberSql('g')}),
+    mids(hash) as (select distinct c.value from roots r cross join json_each(${body(sql`r.hash`)}) g cross join json_each(${midsOfMemberSql('g')}) c),
     leaves(hash) as (select distinct c.value from mids m cross join json_each(${body(sql`m.hash`)}) c),
     entries(value) as (select e.value from leaves l cross join json_each(${body(sql`l.hash`)}) e),
-    nodes(hash) as (select hash from roots union select hash from mids union select hash from leaves),
+    nodes(hash) as (select hash from roots union select hash from chunks union select hash from mids union select hash from leaves),
     named(hash) as (select json_extract(k.value, '$[0]') from entries cross join json_each(entries.value, '$.chunks') k
       union select json_extract(value, '$.document') from entries
       union select json_extract(rc.value, '$.document') from rv cross join json_each(rv.meta, '$.reusableContents') rc)`;

@@ -1,4 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
+import { isChunkMemberSql, midsOfMemberSql } from './tree';
 import type { Db } from '../../db/client';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Hex } from '../../lib/ids';
@@ -6,7 +7,7 @@ import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
-import { documentRefs, packDocument, parseStoredBody } from './packed-documents';
+import { documentRefs, packDocument, parseStoredBody, type PackingBudget } from './packed-documents';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -145,9 +146,9 @@ export interface StoredDocument {
  * one stored form of a page (issue 42): its Markdown is derived from it where a read asks for Markdown, not stored
  * beside it (migration 0051 dropped the copies), and its JSON is stored compressed (migration 0052).
  */
-export async function toStoredDocument(document: JSONDocument): Promise<StoredDocument> {
+export async function toStoredDocument(document: JSONDocument, budget?: PackingBudget): Promise<StoredDocument> {
   const body = canonicalJson(document);
-  return { hash: await sha256Hex(body), body, packed: packDocument(body), refs: documentRefs(document) };
+  return { hash: await sha256Hex(body), body, packed: packDocument(body, budget?.qualityFor(body.length)), refs: documentRefs(document) };
 }
 
 /**
@@ -176,10 +177,11 @@ export function copyDocumentReferences(db: Db, spaceId: string, revisionId: stri
   return db.insert(spaceDocuments).select(sql`
     with rv as (select pages_root, files_root, meta from revisions where id = ${revisionId}),
     roots(hash) as (select pages_root from rv where pages_root is not null union all select files_root from rv where files_root is not null),
-    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) c),
+    chunks(hash) as (select g.value from roots r cross join json_each((select body from documents where hash = r.hash)) g where ${isChunkMemberSql('g')}),
+    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) g cross join json_each(${midsOfMemberSql('g')}) c),
     leaves(hash) as (select c.value from mids m cross join json_each((select body from documents where hash = m.hash)) c),
     entries(value) as (select e.value from leaves l cross join json_each((select body from documents where hash = l.hash)) e),
-    nodes(hash) as (select hash from roots union all select hash from mids union all select hash from leaves),
+    nodes(hash) as (select hash from roots union all select hash from chunks union all select hash from mids union all select hash from leaves),
     named(hash) as (
       select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k
       union all select json_extract(value, '$.document') from entries where json_extract(value, '$.document') is not null

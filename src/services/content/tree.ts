@@ -5,13 +5,18 @@ import { canonicalJson } from './revisions';
 
 /**
  * Persistent maps shared between revisions. A revision's pages (and, apart, its files) are a map
- * from id to record, stored as a three-level trie of immutable, content-addressed nodes in the
- * `documents` table: the root maps the key's first character to a middle node, a middle node maps
- * the second character to a leaf, and a leaf maps whole keys to their values. Ids are random base62,
- * so 50,000 pages make leaves of about 13 records. Changing k keys writes k leaves, at most k middle
- * nodes and one root (a few KiB each), and every other node is shared with the parent revision.
+ * from id to record, stored as a trie of immutable, content-addressed nodes in the `documents` table:
+ * the root maps a group of first characters (`~0`...`~7`, the first character's code modulo ROOT_GROUPS) to a
+ * chunk, a chunk maps the key's first character to a middle node, a middle node maps the second character to a leaf,
+ * and a leaf maps whole keys to their values. Ids are random base62, so 50,000 pages make leaves of about 13
+ * records. Changing k keys writes k leaves, at most k middle nodes and k chunks, and one root, and every other node
+ * is shared with the parent revision.
  *
- * Reads walk the same three levels in SQL (`lookupSql`), so one page is one indexed query whatever
+ * Maps written before issue 42's grouped roots have no chunks: their root maps the first character to a middle node
+ * (62 names, 1.5 KB, written again by every edit). Every reader takes both forms (a root is grouped when its members
+ * are `~<digit>`, which no first character is), and the first write to an old map regroups its root.
+ *
+ * Reads walk the same levels in SQL (`lookupSql`), so one page is one indexed query whatever
  * the size of the space; writes load the nodes they change (`TrieView`), inside the space's writer.
  */
 
@@ -29,8 +34,42 @@ export interface NodeStore {
   loadPaths(root: string, keys: string[]): Promise<Map<string, NodeBody>>;
 }
 
-/** Character `level` (0 or 1) of a key: the branch it takes at the root and in the middle node. */
+/** Character `level` (0 or 1) of a key: the branch it takes in the chunk and in the middle node. */
 export const keyChar = (key: string, level: 0 | 1) => key.charAt(level);
+
+/**
+ * Groups of a grouped root (issue 42, storage: the root is rewritten by every edit, so it holds 8 names and a chunk
+ * about 8, where an ungrouped root held 62: about 0.5 KB per edit instead of 1.5 KB). A key's group is its first
+ * character's code modulo ROOT_GROUPS, as SQL's `unicode(substr(key, 1, 1)) % 8` computes it (keys are ASCII).
+ */
+export const ROOT_GROUPS = 8;
+export const groupOf = (key: string) => `~${key.charCodeAt(0) % ROOT_GROUPS}`;
+const GROUP_NAME = /^~[0-7]$/;
+/** ROOT_GROUPS written into statements (not bound: statements keep one shape and a bound parameter less). */
+const GROUPS_SQL = sql.raw(String(ROOT_GROUPS));
+
+/** Whether a root is grouped (its members name chunks) rather than written before grouped roots. */
+export const isGroupedRoot = (root: NodeBody) => Object.keys(root).some((name) => GROUP_NAME.test(name));
+
+/**
+ * The nodes on `key`'s path from `root` that `get` knows, walked from the root: `complete` when every node the key
+ * needs is known (its leaf, or the last node, which has no branch for it), else `missing` is the first unknown one.
+ */
+export function walkPath(root: string, key: string, get: (hash: string) => NodeBody | undefined): { hashes: string[]; complete: boolean; leaf?: string; missing?: string } {
+  const hashes: string[] = [];
+  let names: string[] | null = null;
+  let hash = root;
+  for (let depth = 0; ; depth++) {
+    const body = get(hash) as Record<string, string> | undefined;
+    if (!body) return { hashes, complete: false, missing: hash };
+    hashes.push(hash);
+    names ??= isGroupedRoot(body) ? [groupOf(key), keyChar(key, 0), keyChar(key, 1)] : [keyChar(key, 0), keyChar(key, 1)];
+    if (depth === names.length) return { hashes, complete: true, leaf: hash };
+    const next = body[names[depth]];
+    if (!next) return { hashes, complete: true };
+    hash = next;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Node cache: an isolate holds many requests of many spaces; nodes never change once written.
@@ -88,15 +127,15 @@ export function d1NodeStore(db: Db): NodeStore {
       const out = new Map<string, NodeBody>();
       const missing = keys.filter((key) => !cachedPath(root, key, out));
       if (missing.length === 0) return out;
-      // Each level read by hash (an index lookup): the root, the middle nodes, the leaves.
+      // Each level read by hash (an index lookup): the root, the chunks, the middle nodes, the leaves. A root written
+      // before grouped roots has no chunks: its own body stands for the chunk (its members are first characters).
       const node = (hash: ReturnType<typeof sql>) => sql`(select body from documents where hash = ${hash})`;
       const rows = await db.all<{ hash: string; body: string }>(sql`
         with wanted(k) as (select distinct value from json_each(${JSON.stringify(missing)})),
-        mids(hash) as (select distinct json_extract(${node(sql`${root}`)}, '$."' || substr(k, 1, 1) || '"') from wanted),
-        leaves(hash) as (
-          select distinct json_extract(${node(sql`json_extract(${node(sql`${root}`)}, '$."' || substr(k, 1, 1) || '"')`)}, '$."' || substr(k, 2, 1) || '"')
-          from wanted),
-        hashes(hash) as (select ${root} union select hash from mids union select hash from leaves)
+        chunks(k, hash) as (select w.k, json_extract(${node(sql`${root}`)}, '$."~' || (unicode(substr(w.k, 1, 1)) % ${GROUPS_SQL}) || '"') from wanted w),
+        mids(k, hash) as (select c.k, json_extract(coalesce(${node(sql`c.hash`)}, ${node(sql`${root}`)}), '$."' || substr(c.k, 1, 1) || '"') from chunks c),
+        leaves(hash) as (select distinct json_extract(${node(sql`m.hash`)}, '$."' || substr(m.k, 2, 1) || '"') from mids m),
+        hashes(hash) as (select ${root} union select hash from chunks union select hash from mids union select hash from leaves)
         select h.hash as hash, ${node(sql`h.hash`)} as body from hashes h where h.hash is not null`);
       parseRows(
         rows.filter((r) => r.body !== null),
@@ -109,14 +148,9 @@ export function d1NodeStore(db: Db): NodeStore {
 
 /** Adds the cached nodes on `key`'s path to `out`; false when one of them is not cached. */
 function cachedPath(root: string, key: string, out: Map<string, NodeBody>): boolean {
-  let hash: string | undefined = root;
-  for (let level = 0; level < 3 && hash; level++) {
-    const body = fromCache(hash);
-    if (!body) return false;
-    out.set(hash, body);
-    hash = level < 2 ? ((body as Record<string, string>)[keyChar(key, level as 0 | 1)] ?? undefined) : undefined;
-  }
-  return true;
+  const path = walkPath(root, key, fromCache);
+  for (const hash of path.hashes) out.set(hash, fromCache(hash)!);
+  return path.complete;
 }
 
 /** A store over a plain map: for tests, the benchmark's pure steps and conversions in memory. */
@@ -133,14 +167,12 @@ export function memoryNodeStore(nodes = new Map<string, string>()): NodeStore & 
     nodes,
     load,
     async loadPaths(root, keys) {
-      const out = await load([root]);
-      const rootBody = (out.get(root) ?? {}) as Record<string, string>;
-      const mids = await load(keys.map((k) => rootBody[keyChar(k, 0)]).filter(Boolean));
-      for (const [h, b] of mids) out.set(h, b);
-      const leaves = await load(
-        keys.map((k) => (mids.get(rootBody[keyChar(k, 0)]) as Record<string, string> | undefined)?.[keyChar(k, 1)]).filter((h): h is string => !!h),
-      );
-      for (const [h, b] of leaves) out.set(h, b);
+      const out = new Map<string, NodeBody>();
+      for (const key of keys) {
+        for (let path = walkPath(root, key, (h) => out.get(h)); path.missing && nodes.has(path.missing); path = walkPath(root, key, (h) => out.get(h))) {
+          for (const [h, b] of await load([path.missing])) out.set(h, b);
+        }
+      }
       return out;
     },
   };
@@ -189,17 +221,11 @@ export class TrieView<V> {
   }
 
   private leafHash(key: string): string | undefined {
-    if (!this.root) return undefined;
-    return this.branch(this.branch(this.root)[keyChar(key, 0)])[keyChar(key, 1)];
+    return this.root ? walkPath(this.root, key, (h) => this.nodes.get(h)).leaf : undefined;
   }
 
   private loaded(key: string): boolean {
-    if (!this.root || !this.nodes.has(this.root)) return !this.root;
-    const mid = this.branch(this.root)[keyChar(key, 0)];
-    if (!mid) return true;
-    if (!this.nodes.has(mid)) return false;
-    const leaf = this.branch(mid)[keyChar(key, 1)];
-    return !leaf || this.nodes.has(leaf);
+    return !this.root || walkPath(this.root, key, (h) => this.nodes.get(h)).complete;
   }
 
   /** Loads the nodes `keys` need (one query for all of them, none when cached). */
@@ -267,9 +293,16 @@ export class TrieView<V> {
       written.push(node);
       return node.hash;
     };
-    const root: Branch = { ...this.branch(this.root ?? undefined) };
+    const oldRoot = this.branch(this.root ?? undefined);
+    const grouped = isGroupedRoot(oldRoot);
+    // The chunks the changes touch, as they are; a root written before grouped roots is regrouped whole, once.
+    const chunks = new Map<string, Branch>();
+    if (grouped) for (const c0 of byLeaf.keys()) chunks.set(groupOf(c0), { ...this.branch(oldRoot[groupOf(c0)]) });
+    else for (const [c0, mid] of Object.entries(oldRoot)) chunks.set(groupOf(c0), { ...chunks.get(groupOf(c0)), [c0]: mid });
     for (const [c0, leaves] of byLeaf) {
-      const mid: Branch = { ...this.branch(root[c0]) };
+      const chunk = chunks.get(groupOf(c0)) ?? {};
+      chunks.set(groupOf(c0), chunk);
+      const mid: Branch = { ...this.branch(chunk[c0]) };
       for (const [c1, keys] of leaves) {
         const leaf: Leaf<V> = { ...((mid[c1] ? this.nodes.get(mid[c1]) : {}) as Leaf<V>) };
         for (const key of keys) {
@@ -280,8 +313,13 @@ export class TrieView<V> {
         if (Object.keys(leaf).length === 0) delete mid[c1];
         else mid[c1] = await save(leaf);
       }
-      if (Object.keys(mid).length === 0) delete root[c0];
-      else root[c0] = await save(mid);
+      if (Object.keys(mid).length === 0) delete chunk[c0];
+      else chunk[c0] = await save(mid);
+    }
+    const root: Branch = grouped ? { ...oldRoot } : {};
+    for (const [group, chunk] of chunks) {
+      if (Object.keys(chunk).length === 0) delete root[group];
+      else root[group] = await save(chunk);
     }
     return { root: Object.keys(root).length === 0 ? null : await save(root), nodes: dedupe(written) };
   }
@@ -291,12 +329,19 @@ function dedupe(nodes: StoredNode[]): StoredNode[] {
   return [...new Map(nodes.map((n) => [n.hash, n])).values()];
 }
 
+/** The names of a root's middle nodes, by first character: through its chunks when it is grouped. */
+async function midsOf(store: NodeStore, root: Branch): Promise<Branch> {
+  if (!isGroupedRoot(root)) return root;
+  const chunks = await store.load(Object.values(root));
+  return Object.assign({}, ...Object.values(root).map((hash) => chunks.get(hash) ?? {})) as Branch;
+}
+
 /** Every entry of a map (the whole-tree reads, conversions): all its nodes, level by level. */
 export async function entriesOf<V>(store: NodeStore, root: string | null): Promise<Map<string, V>> {
   const out = new Map<string, V>();
   if (!root) return out;
   const rootBody = (await store.load([root])).get(root) as Branch;
-  const mids = await store.load(Object.values(rootBody));
+  const mids = await store.load(Object.values(await midsOf(store, rootBody)));
   const leaves = await store.load([...mids.values()].flatMap((m) => Object.values(m as Branch)));
   for (const leaf of leaves.values()) for (const [key, value] of Object.entries(leaf as Leaf<V>)) out.set(key, value);
   return out;
@@ -317,7 +362,7 @@ export async function diffTries<V>(store: NodeStore, a: string | null, b: string
   const bodies = await store.load([a, b].filter((h): h is string => !!h));
   const body = (hash: string | null | undefined) => (hash ? ((bodies.get(hash) as Branch | undefined) ?? {}) : {});
   const differing = (x: Branch, y: Branch) => [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => x[k] !== y[k]).map((k) => [x[k], y[k]] as const);
-  const midPairs = differing(body(a), body(b));
+  const midPairs = differing(...(await differingMids(store, body(a), body(b))));
   for (const [h, v] of await store.load(midPairs.flatMap((p) => p.filter(Boolean) as string[]))) bodies.set(h, v);
   const leafPairs = midPairs.flatMap(([x, y]) => differing(body(x), body(y)));
   for (const [h, v] of await store.load(leafPairs.flatMap((p) => p.filter(Boolean) as string[]))) bodies.set(h, v);
@@ -332,6 +377,19 @@ export async function diffTries<V>(store: NodeStore, a: string | null, b: string
   return out;
 }
 
+/**
+ * The middle nodes of two roots by first character, as far as they may differ: the chunks both grouped roots share
+ * are left out (equal hashes, equal content); a root of the old form is compared whole.
+ */
+async function differingMids(store: NodeStore, a: Branch, b: Branch): Promise<[Branch, Branch]> {
+  if (!isGroupedRoot(a) || !isGroupedRoot(b)) return [await midsOf(store, a), await midsOf(store, b)];
+  const groups = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((g) => a[g] !== b[g]);
+  const keep = (root: Branch) => Object.fromEntries(groups.filter((g) => root[g]).map((g) => [g, root[g]]));
+  const [ka, kb] = [keep(a), keep(b)];
+  // Both empty: no group differs (roots of one content); one side empty: that side has no middle nodes there.
+  return [Object.keys(ka).length ? await midsOf(store, ka) : {}, Object.keys(kb).length ? await midsOf(store, kb) : {}];
+}
+
 /** Writes a whole map at once (conversions, tests): the entries as one batch of changes to an empty map. */
 export async function buildTrie<V>(store: NodeStore, entries: Iterable<[string, V]>) {
   const view = new TrieView<V>(store, null);
@@ -343,25 +401,60 @@ export async function buildTrie<V>(store: NodeStore, entries: Iterable<[string, 
 // SQL over the same structure, for reads in one statement
 
 /**
- * The value (JSON text) of `key` in the map rooted at `root`: three primary-key reads, each taking
- * one member of a node by name. Keys must be `SAFE_KEY`s (they are quoted into JSON paths).
+ * The value (JSON text) of `key` in the map rooted at `root`: one subquery joining the root, its chunk (none for a
+ * root written before grouped roots: the root stands for it), the middle node and the leaf, each a primary-key read,
+ * and taking the key's member of the leaf. A join rather than nested subqueries: SQLite caps an expression's depth
+ * (100), and callers nest this one in theirs. Keys must be `SAFE_KEY`s (they are quoted into JSON paths).
  */
 export function lookupSql(root: ReturnType<typeof sql>, key: ReturnType<typeof sql>) {
-  const member = (body: ReturnType<typeof sql>, name: ReturnType<typeof sql>) => sql`json_extract(${body}, '$."' || ${name} || '"')`;
-  const node = (hash: ReturnType<typeof sql>) => sql`(select body from documents where hash = ${hash})`;
-  const mid = member(node(root), sql`substr(${key}, 1, 1)`);
-  const leaf = member(node(mid), sql`substr(${key}, 2, 1)`);
+  const path = (name: ReturnType<typeof sql>) => sql`'$."' || ${name} || '"'`;
   // A key that is no SAFE_KEY is in no map; spliced into a JSON path it would be an error (a quote ends it).
   return sql`(case when ${key} is null or length(${key}) not between 1 and 128 or ${key} glob '*[^A-Za-z0-9_~-]*' then null
-    else ${member(node(leaf), key)} end)`;
+    else (select json_extract(lk_l.body, ${path(key)}) from documents lk_r
+      left join documents lk_g on lk_g.hash = json_extract(lk_r.body, '$."~' || (unicode(${key}) % ${GROUPS_SQL}) || '"')
+      join documents lk_m on lk_m.hash = json_extract(coalesce(lk_g.body, lk_r.body), ${path(sql`substr(${key}, 1, 1)`)})
+      join documents lk_l on lk_l.hash = json_extract(lk_m.body, ${path(sql`substr(${key}, 2, 1)`)})
+      where lk_r.hash = ${root}) end)`;
 }
 
 /** What a key may be to be looked up in SQL: our ids and ROOT; anything else is not in any map. */
 export const SAFE_KEY = /^[A-Za-z0-9_~-]{1,128}$/;
 
+/**
+ * Walking from a root to its middle nodes in SQL: `json_each(<root's body>) g cross join json_each(${midsOfMemberSql('g')}) c`
+ * gives every middle node's hash as `c.value`, through the chunk a grouped root's member names, or (a root written
+ * before grouped roots) the member itself, wrapped as an object of one member. A table-valued function, so that the
+ * walk may follow a column of an outer row (SQLite has no lateral subqueries).
+ */
+export function midsOfMemberSql(member: string) {
+  const g = sql.raw(member);
+  return sql`case when ${g}.key glob '~[0-7]' then (select body from documents where hash = ${g}.value) else json_object(${g}.key, ${g}.value) end`;
+}
+
+/** Whether a root's member (`json_each` alias `member`) names a chunk (the walks that list every node count them). */
+export function isChunkMemberSql(member: string) {
+  return sql`${sql.raw(member)}.key glob '~[0-7]'`;
+}
+
+/**
+ * A root's middle nodes by first character as one JSON object (SQL): a grouped root's chunks merged, or (a root
+ * written before grouped roots) the root's body itself. `rootBody` is an SQL expression, null for no map.
+ */
+export function midsObjectSql(rootBody: ReturnType<typeof sql>) {
+  return sql`(select case when exists (select 1 from json_each(${rootBody}) g where g.key glob '~[0-7]')
+    then (select json_group_object(m.key, m.value) from json_each(${rootBody}) g cross join json_each((select body from documents where hash = g.value)) m where g.key glob '~[0-7]')
+    else ${rootBody} end)`;
+}
+
+/** The hashes (column `value`) of a grouped root's chunks; none for a root written before grouped roots. */
+export function chunkHashesSql(rootBody: ReturnType<typeof sql>) {
+  return sql`select g.value from json_each(${rootBody}) g where g.key glob '~[0-7]'`;
+}
+
 /** The body of every leaf of the map rooted at `root`, as rows `(body)`: a subquery of index lookups. */
 export function leavesSql(root: ReturnType<typeof sql>) {
   return sql`select (select body from documents where hash = c2.value) as body
-    from json_each((select body from documents where hash = ${root})) c1
+    from json_each((select body from documents where hash = ${root})) g
+    cross join json_each(${midsOfMemberSql('g')}) c1
     cross join json_each((select body from documents where hash = c1.value)) c2`;
 }

@@ -4,7 +4,7 @@ import { rawAll, rawRun, runBatch, type BatchItem, type Db } from '../../db/clie
 import { revisions, spaceIndexState, spaces } from '../../db/schema';
 import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
-import { d1NodeStore, diffTries, lookupSql, type NodeBody, type NodeStore } from '../content/tree';
+import { chunkHashesSql, d1NodeStore, diffTries, lookupSql, midsObjectSql, type NodeBody, type NodeStore } from '../content/tree';
 import { loadDocuments, type FileEntry } from '../content/revisions';
 import { parseStoredBody, type StoredBody } from '../content/packed-documents';
 import type { JSONDocument } from '../markdown/index';
@@ -88,14 +88,17 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
   // D1 allows 5 terms in a compound select: longer unions nest.
   const paths = (tag: string, a: string | null, b: string | null) => {
     const t = (name: string) => sql.raw(`${tag}_${name}`);
-    return sql`${t('r')}(ab, bb) as (select ${body(sql`${a}`)}, ${body(sql`${b}`)}),
+    // The first level compared is the middle nodes by first character: through the chunks of a grouped root (all
+    // of them read: a root has 8), its own members for a root written before grouped roots.
+    return sql`${t('c')}(hash) as (${chunkHashesSql(body(sql`${a}`))} union ${chunkHashesSql(body(sql`${b}`))}),
+      ${t('r')}(ab, bb) as (select ${midsObjectSql(body(sql`${a}`))}, ${midsObjectSql(body(sql`${b}`))}),
       ${t('k1')}(k) as (select j.key from ${t('r')} r, json_each(coalesce(r.ab, '{}')) j union select j.key from ${t('r')} r, json_each(coalesce(r.bb, '{}')) j),
       ${t('md')}(a, b) as (select a, b from (select ${member(sql`r.ab`, sql`k.k`)} as a, ${member(sql`r.bb`, sql`k.k`)} as b from ${t('r')} r, ${t('k1')} k) where a is not b),
       ${t('mb')}(ab, bb) as (select ${body(sql`m.a`)}, ${body(sql`m.b`)} from ${t('md')} m),
       ${t('k2')}(ab, bb, k) as (select m.ab, m.bb, j.key from ${t('mb')} m, json_each(coalesce(m.ab, '{}')) j
         union select m.ab, m.bb, j.key from ${t('mb')} m, json_each(coalesce(m.bb, '{}')) j),
       ${t('ld')}(a, b) as (select distinct a, b from (select ${member(sql`k.ab`, sql`k.k`)} as a, ${member(sql`k.bb`, sql`k.k`)} as b from ${t('k2')} k) where a is not b),
-      ${t('h')}(hash) as (select ${a} union select ${b} union select x from (
+      ${t('h')}(hash) as (select ${a} union select ${b} union select hash from ${t('c')} union select x from (
         select a as x from ${t('md')} union all select b from ${t('md')} union all select a from ${t('ld')} union all select b from ${t('ld')}))`;
   };
   const rows = await rawAll<{ hash: string; body: StoredBody }>(

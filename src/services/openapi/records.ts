@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { midsOfMemberSql } from '../content/tree';
 import type { Context } from 'hono';
 import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { openapiSpecs, openapiSpecVersions } from '../../db/schema';
@@ -249,7 +250,8 @@ export async function deleteSpec(env: Env, db: Db, specId: string): Promise<void
 export function specComputedInSpacesSql(spaceIds: string[], slug: string): SQL {
   const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
   return sql`exists (select 1 from spaces sp cross join json_each(${JSON.stringify(spaceIds)}) t
-    cross join json_each(${body(sql`(select r.pages_root from revisions r where r.id = sp.revision_id)`)}) c1
+    cross join json_each(${body(sql`(select r.pages_root from revisions r where r.id = sp.revision_id)`)}) g
+    cross join json_each(${midsOfMemberSql('g')}) c1
     cross join json_each(${body(sql`c1.value`)}) c2
     cross join json_each(${body(sql`c2.value`)}) e
     where sp.id = t.value and sp.deleted_at is null

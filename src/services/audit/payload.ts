@@ -1,0 +1,45 @@
+import { AUDIT_RULES, isAudited } from './operations';
+
+/**
+ * The audit payload as stored (issue 42, storage: an edit records three events, and their payloads were most of
+ * their bytes). An event's `request.method` and `request.route` are those of the one rule that records its action
+ * (AUDIT_RULES) for nearly every action, and its `ip` and `userAgent` are often null: the stored payload leaves out
+ * what the action gives and the nulls, and a read puts them back (`restoredPayload`), so that the API answers the
+ * payload the request made. An action several routes record keeps its method and route. Rows stored before keep
+ * their whole payload: a stored `request` with a `method` is read as it is.
+ */
+
+type Payload = Record<string, unknown>;
+type RequestPart = { method?: string; route?: string; ip?: string | null; userAgent?: string | null } & Record<string, unknown>;
+
+/** The method and route of the one rule recording each action; actions several rules record are left out. */
+const ROUTE_OF_ACTION: Map<string, { method: string; route: string }> = (() => {
+  const routes = new Map<string, Array<{ method: string; route: string }>>();
+  for (const [key, rule] of Object.entries(AUDIT_RULES)) {
+    if (!isAudited(rule)) continue;
+    const [method, route] = key.split(' ');
+    routes.set(rule.action, [...(routes.get(rule.action) ?? []), { method, route }]);
+  }
+  return new Map([...routes].filter(([, list]) => list.length === 1).map(([action, [only]]) => [action, only]));
+})();
+
+const isRequestPart = (value: unknown): value is RequestPart => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** What is stored of `payload` for an event of `action`. */
+export function storedPayload(action: string, payload: Payload): Payload {
+  const request = payload.request;
+  const rule = ROUTE_OF_ACTION.get(action);
+  if (!rule || !isRequestPart(request) || request.method !== rule.method || request.route !== rule.route) return payload;
+  const { method: _method, route: _route, ip, userAgent, ...rest } = request;
+  const kept: RequestPart = { ...(ip !== null && ip !== undefined ? { ip } : {}), ...(userAgent !== null && userAgent !== undefined ? { userAgent } : {}), ...rest };
+  return { ...payload, request: kept };
+}
+
+/** The payload an event of `action` was recorded with, from what was stored. */
+export function restoredPayload(action: string, stored: Payload): Payload {
+  const request = stored.request;
+  const rule = ROUTE_OF_ACTION.get(action);
+  if (!rule || !isRequestPart(request) || 'method' in request) return stored;
+  const { ip = null, userAgent = null, ...rest } = request;
+  return { ...stored, request: { method: rule.method, route: rule.route, ip, userAgent, ...rest } };
+}
