@@ -13,6 +13,7 @@ import { limitByCaller, limitByClientIp, limitRefusedTokens, rateLimitHeaders } 
 import { MAX_SPEC_BODY_BYTES, SPEC_BODY_PATH } from './services/openapi/types';
 import { CONVERSATIONS_BODY_LIMIT, CONVERSATIONS_BODY_PATH } from './services/conversations/types';
 import { orgHostOf } from './services/organizations/hostnames';
+import { hostnameOf, originOf } from './lib/request-origin';
 import { ROUTE_MANIFEST } from './routes/manifest';
 import { serveApiReference } from './routes/api-reference';
 
@@ -56,9 +57,27 @@ function serveWithGroup(group: string, method: string, path: string): Middleware
   };
 }
 
+/**
+ * Whether a host name is an organization's (`orgHostOf`), decided once per host and deployment configuration: the
+ * decision reads the deployment's URLs from `env` (three URL parses), and every request asks it. Bounded: the host
+ * is the client's to choose.
+ */
+const orgHosts = new WeakMap<object, Map<string, boolean>>();
+function isOrgHost(hostname: string, env: AppBindings['Bindings']): boolean {
+  let known = orgHosts.get(env);
+  if (!known) orgHosts.set(env, (known = new Map()));
+  let decided = known.get(hostname);
+  if (decided === undefined) {
+    decided = orgHostOf(hostname, env) !== null;
+    if (known.size >= 1_000) known.clear();
+    known.set(hostname, decided);
+  }
+  return decided;
+}
+
 /** An organization's host serves its site and nothing else: the HTML reader loads only for such a host. */
 const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) => {
-  if (!orgHostOf(new URL(c.req.url).hostname, c.env)) return next();
+  if (!isOrgHost(hostnameOf(c.req.url), c.env)) return next();
   const site = await import('./site/routes');
   return site.siteHostDispatch(c, next);
 };
@@ -130,7 +149,7 @@ export function createApp() {
 
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client
   // generated from it calls `<origin>/v1/orgs`, and its operations have GitBook's paths.
-  app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [{ url: `${new URL(c.req.url).origin}${API_BASE_PATH}` }] }));
+  app.get('/openapi.json', async (c) => c.json({ ...(await openApiDocument()), servers: [{ url: `${originOf(c.req.url)}${API_BASE_PATH}` }] }));
   app.get('/docs', serveApiReference);
   // The deployment's root: where to go from here (the reference, the document, the API), as JSON or HTML.
   app.get('/', async (c) => (await import('./routes/home')).serveHome(c));

@@ -4,6 +4,7 @@ import { spacePermissions } from '../lib/permissions';
 import { columnToLevel } from '../lib/roles';
 import type { Space } from './space';
 import type { UserSchema } from './user';
+import { originOf } from '../lib/request-origin';
 
 /**
  * The row -> API mappers and the `urls` they build that code outside the API routes uses too, kept apart from
@@ -20,7 +21,7 @@ export interface UrlContext {
 }
 
 export function urlContext(requestUrl: string, appUrl: string | undefined): UrlContext {
-  const origin = new URL(requestUrl).origin;
+  const origin = originOf(requestUrl);
   return { api: `${origin}/v1`, app: (appUrl || origin).replace(/\/$/, '') };
 }
 

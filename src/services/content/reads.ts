@@ -22,7 +22,8 @@ import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
-import { bodyText, documentRefsSql, parseStoredBody } from './packed-documents';
+import { documentRefsSql, parseStoredBody } from './packed-documents';
+import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
 
@@ -106,6 +107,8 @@ export interface ContentRead {
   located?: LocatedPage;
   /** The requested page's document (canonical JSON), null when the page is empty, computed, generated or absent. */
   documentBody: string | null;
+  /** The hash `documentBody` is stored under (null with it). */
+  documentHash: string | null;
   pages?: ReadPage[];
   files?: FileEntry[];
   /** Files of the revision a site token's visitor may not read (`filesHiddenFrom`), left out of `files`. */
@@ -199,10 +202,14 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
  * that generates it.
  */
-function pageTreeQuery(db: Db, rev: RevisionShape, target: PageTarget, computed = false, withMarkdown = false, withReusable = false) {
+function pageTreeQuery(db: Db, rev: RevisionShape, target: PageTarget, hint: DocumentHint, computed = false, withMarkdown = false, withReusable = false) {
   const byPath = 'path' in target;
   const shape = `pageTree:${rev.shape}:${byPath ? 'path' : 'id'}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}:${withReusable ? 'reusable' : ''}`;
-  const values = { ...rev.values, ...(byPath ? { segments: JSON.stringify(target.path), pathLength: target.path.length } : { pageId: target.id }) };
+  const values = {
+    ...rev.values,
+    ...(byPath ? { segments: JSON.stringify(target.path), pathLength: target.path.length } : { pageId: target.id }),
+    knownDocument: hint.hash,
+  };
   return rawAllOfShape<PageTreeRow>(db, shape, () => pageTreeSql(rev.sql, byPath, computed, withMarkdown, withReusable), values);
 }
 
@@ -252,8 +259,10 @@ function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMa
     union all
     select 'down', depth, rec from down where rec is not null
     union all
-    select 'document', 0, (select body from documents where hash = json_extract(up.rec, '$.document')) from up
-    where up.level = 0 and json_extract(up.rec, '$.document') is not null
+    select 'document', json_extract(up.rec, '$.document'),
+      case when json_extract(up.rec, '$.document') = ${sql.placeholder('knownDocument')} then null
+        else (select body from documents where hash = json_extract(up.rec, '$.document')) end
+    from up where up.level = 0 and json_extract(up.rec, '$.document') is not null
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
     from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
@@ -333,6 +342,7 @@ function generatedStartSql(find: (key: SQL) => SQL, pageId: Placeholder<string>)
       and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
 }
 
+/** `n`: a level, a depth, or a hash (`document`, `chunk`, `markdown`, `body` rows: the document's). */
 type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'reusable' | 'entry'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
@@ -444,7 +454,9 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   if (source.published) add('published', siteTokenSpaceQuery(db, source.published, source.spaceId));
   const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
   const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
-  if (target) add('page', pageTreeQuery(db, rev, target, computed !== undefined, wanted.markdown, wanted.reusable));
+  // The page's document is left out of the answer when this isolate holds the one it last read there (document-cache).
+  const hint = target ? knownDocumentHint(placeOf(source, target)) : undefined;
+  if (target) add('page', pageTreeQuery(db, rev, target, hint!, computed !== undefined, wanted.markdown, wanted.reusable));
   if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId(), wanted.reusableContent));
   if (wanted.tree) add('tree', wholeTreeOfShape(db, rev, computed !== undefined, wanted.markdown === true));
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, rev));
@@ -491,14 +503,14 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
     located: claims && located ? locatedFor(located, claims) : located,
-    documentBody: bodyText(pageRows?.find((r) => r.kind === 'document')?.value),
+    ...pageDocumentOf(pageRows, hint),
     pages: claims && pages ? pagesFor(pages, claims) : pages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
     markdownOf: wanted.markdown ? await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
-    reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
+    reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []).filter((r) => r.kind !== 'document'), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
 }
 
@@ -555,13 +567,29 @@ function locatedFor(located: LocatedPage, claims: Record<string, unknown>): Loca
   return { ...located, page: { ...located.page, pages: pagesFor(located.page.pages, claims) } };
 }
 
+/** Where a page read reads a document, for document-cache's hint: the content and the page asked for. */
+function placeOf(source: ContentSource, target: PageTarget): string {
+  const page = 'id' in target ? `id:${target.id}` : `path:${target.path.join('/')}`;
+  return `${source.spaceId}|${source.changeRequest ?? ''}|${source.revision ?? ''}|${source.published ? 'published' : ''}|${page}`;
+}
+
+/** The page's document as JSON text, and its hash (pageTreeSql's `document` row: the hash, and the body unless `hint` holds it). */
+function pageDocumentOf(rows: PageTreeRow[] | undefined, hint: DocumentHint | undefined): Pick<ContentRead, 'documentBody' | 'documentHash'> {
+  const row = rows?.find((r) => r.kind === 'document');
+  const documentBody = row ? documentTextOf(String(row.n), row.value, hint) : null;
+  return { documentBody, documentHash: documentBody === null ? null : String(row!.n) };
+}
+
 /** A read by path found the page its `up` row of level 0 is (none: no page has that path). */
 function pathTargetId(rows: PageTreeRow[]): string {
   const self = rows.find((r) => r.kind === 'up' && Number(r.n) === 0);
   return self ? (JSON.parse(self.value) as PageRecord).id : '';
 }
 
-/** The reusable content a read asked for (its entry and document) and the documents of those included. */
+/**
+ * The reusable content a read asked for (its entry and document) and the documents of those included. Given a page
+ * read's rows without their `document` row: that is the page's, read through document-cache.
+ */
 function reusableOf(rows: Array<{ kind: string; n?: number | string; value: string | null }>): ReusableRead {
   const included = new Map<string, JSONDocument>();
   for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), parseStoredBody<JSONDocument>(row.value));
@@ -688,6 +716,19 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   // A computed page read with computed=false: its source, and no body (it has none of its own).
   if (page.type === 'computed') return page;
   const generated = located.page.generated;
+  // Written the way content batches read Markdown back: the title as the leading heading, the page's
+  // fields as front matter, so a page read and posted back as Markdown stays the same page.
+  const writeOptions = () => ({ title: located.page.title, frontmatter: frontmatterOf(located.page) });
+  // A stored document read as stored writes the same Markdown for the same title and front matter: written once per
+  // isolate (document-cache), neither parsed nor written again by a warm read.
+  if (options.format === 'markdown' && read.documentHash && read.documentBody && !generated && !options.evaluated && !options.dereferenced) {
+    const { title, frontmatter } = writeOptions();
+    const body = read.documentBody;
+    const markdown = await markdownOf(read.documentHash, JSON.stringify([title, frontmatter]), async () =>
+      (await markdownWriter()).documentToMarkdown(JSON.parse(body) as JSONDocument, { title, frontmatter }),
+    );
+    return { ...page, markdown };
+  }
   let document: JSONDocument = generated
     ? await generatedDocument(generated, located.page.computedSeed ?? located.page.id)
     : read.documentBody
@@ -699,10 +740,8 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   }
   if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
   if (options.format === 'document') return { ...page, document };
-  // Written the way content batches read Markdown back: the title as the leading heading, the page's
-  // fields as front matter, so a page read and posted back as Markdown stays the same page.
   const { documentToMarkdown } = await markdownWriter();
-  return { ...page, markdown: documentToMarkdown(document, { title: located.page.title, frontmatter: frontmatterOf(located.page) }) };
+  return { ...page, markdown: documentToMarkdown(document, writeOptions()) };
 }
 
 /**
