@@ -28,7 +28,7 @@ import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/tra
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
 import { benchRepository, BENCH_PAGES } from './git-sync-repository';
-import { inspect, sampleHeap, summarizeProfile, type CpuProfile, type HeapPeak } from './git-sync-inspector';
+import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -281,9 +281,9 @@ async function inWorkerd() {
     const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>, profiled = true) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
-      const heap = sampleHeap(inspector, 100);
+      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
       if (profiled) await inspector.send('Profiler.start');
-      let peak: HeapPeak | undefined;
+      let peak: (HeapPeak & { profile?: HeapProfileNode }) | undefined;
       let profile: CpuProfile | undefined;
       const measured = await measureWorkerd(async () => {
         try {
@@ -298,13 +298,17 @@ async function inWorkerd() {
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
       return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
         `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
           `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples)  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
       console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ') || 'not reported'}`);
+      if (r.heap.profile) {
+        console.log('    live heap at its peak (sampled), by allocating function:');
+        console.log(summarizeHeapProfile(r.heap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      }
       if (!r.profile) return;
       const cpu = summarizeProfile(r.profile, modules);
       console.log(`    isolate CPU ${cpu.busyMs.toFixed(0)} ms of ${cpu.wallMs.toFixed(0)} ms (the rest waiting on D1, R2, the Git server): ${cpu.byArea.map(([a, ms]) => `${a} ${ms.toFixed(0)}`).join(', ')}`);

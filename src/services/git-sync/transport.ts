@@ -155,6 +155,8 @@ export const BLOB_BATCH = 200;
 /** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
 export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 const isTooLarge = (error: unknown) => error instanceof OutboundError && error.reason === 'too_large';
 
 /** The cap of a full fetch: `GIT_SYNC_MAX_FULL_FETCH_BYTES` when it is a positive integer. */
@@ -364,8 +366,7 @@ export class GitSession {
         blob = await this.streamBlob(oid, maxBytes);
       } catch (error) {
         if (isTooLarge(error) || !this.fetchedRef || !this.partial) throw error;
-        await this.fullFetch(this.fetchedRef);
-        this.partial = false;
+        await this.fullFetchAfter(error, `fetching the blob ${oid} alone`);
         return;
       }
       if (blob.size > maxBytes) {
@@ -426,8 +427,7 @@ export class GitSession {
         return;
       }
       if (!this.fetchedRef) throw error;
-      await this.fullFetch(this.fetchedRef);
-      this.partial = false;
+      await this.fullFetchAfter(error, `fetching a batch of ${wants.length} blobs by id`);
       return;
     }
     this.stats.blobsFetched += wants.length;
@@ -480,13 +480,31 @@ export class GitSession {
     return oid;
   }
 
-  /** The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1). */
-  private async fullFetch(remoteRef: string): Promise<void> {
+  /**
+   * A partial read failed (`cause`: the server refused blobs wanted by id, or the request failed): the whole tree
+   * instead, and no partial reads from then on. When that fails too, the error says both: the first failure's
+   * cause, which is what went wrong, and the fallback's.
+   */
+  private async fullFetchAfter(cause: unknown, what: string): Promise<void> {
+    try {
+      await this.fullFetch(this.fetchedRef!, false);
+    } catch (fallback) {
+      throw new Error(`${what} failed: ${messageOf(cause)}; the full fetch of the tree tried instead failed too: ${messageOf(fallback)}`);
+    }
+    this.partial = false;
+  }
+
+  /**
+   * The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1).
+   * `noPartial`: the server offered no partial fetch (the reason given when the pack is over the cap).
+   */
+  private async fullFetch(remoteRef: string, noPartial = true): Promise<void> {
     this.stats.protocol = 'v1';
     try {
       await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
     } catch (error) {
       if (!isTooLarge(error)) throw error;
+      if (!noPartial) throw new Error(`the repository is too large for a full fetch (over ${this.fullFetchCap} bytes, GIT_SYNC_MAX_FULL_FETCH_BYTES)`);
       throw new Error(
         `the repository is too large for a full fetch (over ${this.fullFetchCap} bytes): its server refuses partial fetches (protocol v2 with \`uploadpack.allowFilter\`), ` +
           'so every blob of the tree would be held at once; allow filters on the server (GitHub and GitLab do), or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
