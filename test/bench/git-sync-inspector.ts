@@ -65,7 +65,7 @@ export interface HeapProfileNode {
 /**
  * Samples the isolate's heap every `everyMs` until `stop()`, which answers the peaks. `profileAtPeak`: V8's
  * sampling heap profiler runs meanwhile, and its profile of the live objects is taken each time the used heap
- * passes its peak by 2 MB: what fills the heap at its fullest (GIT_SYNC_BENCH_HEAP=1 in git-sync.ts).
+ * passes its peak by 4 MB: what fills the heap at its fullest (GIT_SYNC_BENCH_HEAP=1 in git-sync.ts).
  */
 export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode }> } {
   let used = 0;
@@ -76,14 +76,17 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
   let profiledAt = 0;
   let profile: HeapProfileNode | undefined;
   const loop = (async () => {
-    if (profileAtPeak) await inspector.send('HeapProfiler.startSampling', { samplingInterval: 16384 });
+    if (profileAtPeak) {
+      await inspector.send('HeapProfiler.enable');
+      await inspector.send('HeapProfiler.startSampling', { samplingInterval: 65536 });
+    }
     while (running) {
       const usage = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage');
       if (start < 0) start = usage.usedSize;
       used = Math.max(used, usage.usedSize);
       total = Math.max(total, usage.totalSize);
       samples++;
-      if (profileAtPeak && usage.usedSize > profiledAt + 2 * 2 ** 20) {
+      if (profileAtPeak && usage.usedSize > profiledAt + 4 * 2 ** 20) {
         profiledAt = usage.usedSize;
         profile = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
       }

@@ -157,11 +157,16 @@ describe('a fetch that fails midway says why (a real git http-backend)', () => {
     expect(await importInto(org, 'fail-stream')).toMatchObject({ state: 'success' });
   });
 
-  it('a batch of blobs whose answer is cut midway: the error says the batch failed and how, then the fallback', async () => {
+  it('a batch of blobs whose answer is cut midway is asked again once; cut twice, the error says the batch failed and how, then the fallback', async () => {
     const org = await seedOrg();
     await createRepository('fail-batch', { files: { 'README.md': '# Home\n', 'one.md': '# One\n', '.gitbook/assets/a.txt': 'a\n' } });
     const oid = (await gitOutput('fail-batch', 'rev-parse', 'refs/heads/main:one.md')).trim();
+    // Once: the batch is asked again (a lost connection), and the import goes on partially (no full fetch).
     await control('fail', { name: 'fail-batch', want: oid, cutAfter: 60 });
+    const again = await importInto(org, 'fail-batch', { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '100' } as typeof env);
+    expect(again, JSON.stringify(again)).toMatchObject({ state: 'success' });
+
+    await control('fail', { name: 'fail-batch', want: oid, cutAfter: 60, times: 2 });
     // A cap under this small repository's whole pack, so that the fallback fails too.
     const failed = await importInto(org, 'fail-batch', { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '100' } as typeof env);
     expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
@@ -174,7 +179,7 @@ describe('a fetch that fails midway says why (a real git http-backend)', () => {
     const org = await seedOrg();
     await createRepository('cut-stream', { files: { 'README.md': '# Home\n', '.gitbook/assets/video.bin': { base64: btoa(String.fromCharCode(...noiseBytes(40_000, 9))) } } });
     const oid = (await gitOutput('cut-stream', 'rev-parse', 'refs/heads/main:.gitbook/assets/video.bin')).trim();
-    await control('fail', { name: 'cut-stream', want: oid, cutAfter: 20_000 });
+    await control('fail', { name: 'cut-stream', want: oid, cutAfter: 20_000, times: 2 });
     const failed = await importInto(org, 'cut-stream', smallFullFetch);
     expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
     // Whether the cut is seen before the blob's first bytes (then the fallback is tried too) or while they stream.
