@@ -103,7 +103,7 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
   };
 }
 
-/** Bytes of a heap profile by the function that allocated them (with its source file), largest first. */
+/** Bytes of a heap profile by the function that allocated them (with its source file), largest first, after their total. */
 export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15): Array<[string, number]> {
   const marks = sourceMapOf(modules);
   const fileOf = (frame: HeapProfileNode['callFrame']) => {
@@ -125,7 +125,8 @@ export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModul
     for (const child of node.children) visit(child, node.callFrame.url ? here : caller);
   };
   visit(head, '(root)');
-  return [...sizes].sort((a, b) => b[1] - a[1]).slice(0, top);
+  const total = [...sizes.values()].reduce((n, bytes) => n + bytes, 0);
+  return [['(all live objects sampled)', total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
 }
 
 interface ProfileNode {
