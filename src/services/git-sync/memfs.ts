@@ -10,6 +10,8 @@ function fsError(code: string, path: string): Error {
 }
 
 function normalize(path: string): string {
+  // isomorphic-git asks for clean absolute paths thousands of times per operation: those are kept as they are.
+  if (path.startsWith('/') && !path.includes('//') && !path.includes('/.') && (path.length === 1 || !path.endsWith('/'))) return path;
   const out: string[] = [];
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
