@@ -16,6 +16,8 @@
  * export after every page was edited through a change request. Measured: wall time of the operation, and the
  * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
+ * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
+ * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it.
  * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
