@@ -321,7 +321,7 @@ async function inWorkerd() {
     const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
         `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
-          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples)  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
+          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
       console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ') || 'not reported'}`);
