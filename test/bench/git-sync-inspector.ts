@@ -53,32 +53,88 @@ export interface HeapPeak {
   /** usedSize when sampling began. */
   startMB: number;
   samples: number;
+  /** Samples the inspector did not answer in time (a starved isolate on a loaded machine). */
+  missed: number;
 }
 
-/** Samples the isolate's heap every `everyMs` until `stop()`, which answers the peaks. */
-export function sampleHeap(inspector: Inspector, everyMs = 100): { stop(): Promise<HeapPeak> } {
+/** A sampling heap profile's node (HeapProfiler.getSamplingProfile): bytes of live objects allocated there. */
+export interface HeapProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapProfileNode[];
+}
+
+/**
+ * Samples the isolate's heap every `everyMs` until `stop()`, which answers the peaks. `profileAtPeak`: V8's
+ * sampling heap profiler runs meanwhile, and its profile of the live objects is taken each time the used heap
+ * passes its peak by 4 MB: what fills the heap at its fullest (GIT_SYNC_BENCH_HEAP=1 in git-sync.ts).
+ */
+export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode }> } {
   let used = 0;
   let total = 0;
   let start = -1;
   let samples = 0;
   let running = true;
+  let profiledAt = 0;
+  let missed = 0;
+  let profile: HeapProfileNode | undefined;
   const loop = (async () => {
+    if (profileAtPeak) {
+      await inspector.send('HeapProfiler.enable');
+      await inspector.send('HeapProfiler.startSampling', { samplingInterval: 65536 });
+    }
     while (running) {
-      const usage = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage');
+      // On a loaded machine a starved isolate may leave one sample unanswered past the inspector's bound: skipped.
+      const usage = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage').catch(() => null);
+      if (!usage) {
+        missed++;
+        continue;
+      }
       if (start < 0) start = usage.usedSize;
       used = Math.max(used, usage.usedSize);
       total = Math.max(total, usage.totalSize);
       samples++;
+      if (profileAtPeak && usage.usedSize > profiledAt + 4 * 2 ** 20) {
+        profiledAt = usage.usedSize;
+        profile = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
+      }
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
+    if (profileAtPeak) await inspector.send('HeapProfiler.stopSampling');
   })();
   return {
     async stop() {
       running = false;
       await loop;
-      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples };
+      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}) };
     },
   };
+}
+
+/** Bytes of a heap profile by the function that allocated them (with its source file), largest first, after their total. */
+export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15): Array<[string, number]> {
+  const marks = sourceMapOf(modules);
+  const fileOf = (frame: HeapProfileNode['callFrame']) => {
+    const list = marks.get(frame.url.split('/').pop() ?? '');
+    if (!list || list.length === 0) return frame.url || '(native)';
+    let found = '(bundle)';
+    for (const mark of list) {
+      if (mark.line > frame.lineNumber) break;
+      found = mark.file;
+    }
+    return found;
+  };
+  const sizes = new Map<string, number>();
+  const visit = (node: HeapProfileNode, caller: string) => {
+    const here = `${node.callFrame.functionName || '(anonymous)'} ${fileOf(node.callFrame)}`;
+    // A native allocation (a typed array's, a string's) is charged with its caller, which says what it is for.
+    const name = node.callFrame.url ? here : `${here} <- ${caller}`;
+    if (node.selfSize > 0) sizes.set(name, (sizes.get(name) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child, node.callFrame.url ? here : caller);
+  };
+  visit(head, '(root)');
+  const total = [...sizes.values()].reduce((n, bytes) => n + bytes, 0);
+  return [['(all live objects sampled)', total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
 }
 
 interface ProfileNode {

@@ -16,9 +16,12 @@
  * export after every page was edited through a change request. Measured: wall time of the operation, and the
  * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
+ * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
+ * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it.
  * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { memoryUsage } from 'node:process';
 import type { AssetStore } from '../../src/services/git-sync/assets';
 import { cpuUsage } from 'node:process';
@@ -28,7 +31,7 @@ import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/tra
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
 import { benchRepository, BENCH_PAGES } from './git-sync-repository';
-import { inspect, sampleHeap, summarizeProfile, type CpuProfile, type HeapPeak } from './git-sync-inspector';
+import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,6 +178,23 @@ console.log(
 if (!argv.has('--node-only')) await inWorkerd();
 await teardown();
 
+/**
+ * A POST answered whenever it ends: fetch (undici) gives up on an answer whose headers take over 5 minutes, and the
+ * 300 MiB import on a loaded machine can take longer.
+ */
+function postWithoutTimeout(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', timeout: 0 }, (response) => {
+      const parts: Buffer[] = [];
+      response.on('data', (part: Buffer) => parts.push(part));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString() }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 /** The workerd processes Miniflare started (children of this process, or theirs). */
 function workerdPids(): number[] {
   const parent = new Map<number, number>();
@@ -281,14 +301,14 @@ async function inWorkerd() {
     const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>, profiled = true) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
-      const heap = sampleHeap(inspector, 100);
+      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
       if (profiled) await inspector.send('Profiler.start');
-      let peak: HeapPeak | undefined;
+      let peak: (HeapPeak & { profile?: HeapProfileNode }) | undefined;
       let profile: CpuProfile | undefined;
       const measured = await measureWorkerd(async () => {
         try {
-          const res = await fetch(`${apiUrl}/__bench/git-sync/run/${op!.id}`, { method: 'POST' });
-          if (!res.ok) throw new Error(`run: ${res.status} ${await res.text()}`);
+          const res = await postWithoutTimeout(`${apiUrl}/__bench/git-sync/run/${op!.id}`);
+          if (res.status !== 200) throw new Error(`run: ${res.status} ${res.text}`);
         } finally {
           if (profiled) profile = (await inspector.send<{ profile: CpuProfile }>('Profiler.stop')).profile;
           peak = await heap.stop();
@@ -298,13 +318,17 @@ async function inWorkerd() {
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
       return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
         `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
-          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples)  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
+          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
       console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ') || 'not reported'}`);
+      if (r.heap.profile) {
+        console.log('    live heap at its peak (sampled), by allocating function:');
+        console.log(summarizeHeapProfile(r.heap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      }
       if (!r.profile) return;
       const cpu = summarizeProfile(r.profile, modules);
       console.log(`    isolate CPU ${cpu.busyMs.toFixed(0)} ms of ${cpu.wallMs.toFixed(0)} ms (the rest waiting on D1, R2, the Git server): ${cpu.byArea.map(([a, ms]) => `${a} ${ms.toFixed(0)}`).join(', ')}`);

@@ -1,9 +1,10 @@
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileKey } from '../../src/services/content/files';
 import { MULTIPART_ABOVE, MULTIPART_PART_BYTES, r2AssetStore } from '../../src/services/git-sync/assets';
 import { STAGING_PREFIX, sweepGitStaging } from '../../src/services/git-sync/cleanup';
 import { runGitSyncOperation } from '../../src/services/git-sync/operations';
+import { GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
 import { createRepository, gitInfo, gitOutput, noise, repositoryUrl } from '../helpers/git-sync';
@@ -52,12 +53,19 @@ async function importRepo(spaceId: string, token: string, body: Record<string, u
 
 const stagedKeys = async () => (await env.FILES.list({ prefix: STAGING_PREFIX })).objects.map((o) => o.key);
 
+// Blobs are streamed above 64 KB in these tests (the code reads the threshold at each use): a file of a few hundred
+// kilobytes takes the path a file of megabytes takes with the default. Multipart's threshold is R2's (parts of at
+// least 5 MiB), so the multipart tests keep their size, just over it.
+const streamAbove = GIT_TRANSFER_LIMITS.streamAbove;
+beforeEach(() => void (GIT_TRANSFER_LIMITS.streamAbove = 64 * 1024));
+afterEach(() => void (GIT_TRANSFER_LIMITS.streamAbove = streamAbove));
+
 describe('an import streams a file over MAX_FILE_BYTES into R2 (multipart above MULTIPART_ABOVE)', () => {
-  it('a 12 MiB asset imports under the default MAX_FILE_BYTES (1 MiB): streamed, in parts, byte-identical, nothing staged left', async () => {
+  it('an asset over MULTIPART_ABOVE imports under the default MAX_FILE_BYTES (1 MiB): streamed, in parts, byte-identical, nothing staged left', async () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
-    const video = noise(12 * 1024 * 1024 + 12_345, 2463534242);
+    const video = noise(MULTIPART_ABOVE + 12_345, 2463534242);
     expect(video.byteLength).toBeGreaterThan(MULTIPART_ABOVE);
     await createRepository('asset-multipart', {
       files: {
@@ -83,9 +91,9 @@ describe('an import streams a file over MAX_FILE_BYTES into R2 (multipart above 
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
-    const big = noise(3 * 1024 * 1024, 88172645);
+    const big = noise(300 * 1024, 88172645);
     await createRepository('asset-over-git-cap', { files: { 'README.md': '# Home\n', '.gitbook/assets/big.bin': { base64: base64(big) }, '.gitbook/assets/small.txt': 'small\n' } });
-    const info = await importRepo(space.id, token, { url: repositoryUrl('asset-over-git-cap'), ref: 'refs/heads/main', force: true }, { ...env, GIT_SYNC_MAX_FILE_BYTES: String(2 * 1024 * 1024) } as typeof env);
+    const info = await importRepo(space.id, token, { url: repositoryUrl('asset-over-git-cap'), ref: 'refs/heads/main', force: true }, { ...env, GIT_SYNC_MAX_FILE_BYTES: String(200 * 1024) } as typeof env);
     expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
     expect(info.operation.error).toContain('.gitbook/assets/big.bin: not imported');
     expect(info.operation.error).toContain('GIT_SYNC_MAX_FILE_BYTES');
@@ -96,18 +104,21 @@ describe('an import streams a file over MAX_FILE_BYTES into R2 (multipart above 
 
   it('storeStream: parts cut from odd chunks give the same bytes; a stream whose bytes are not its blob id leaves no object, no staged one', async () => {
     const store = r2AssetStore(env.FILES, 'op-unit');
-    const bytes = noise(2 * MULTIPART_PART_BYTES + 3 * 1024 * 1024 + 7, 1234567);
+    // Just over MULTIPART_ABOVE: a full part and a shorter last one, neither aligned with the chunks.
+    const bytes = noise(MULTIPART_ABOVE + 7, 1234567);
+    expect(bytes.byteLength % MULTIPART_PART_BYTES).not.toBe(0);
     const stored = await store.storeStream(await blobId(bytes), bytes.byteLength, chunked(bytes), 'application/octet-stream');
     expect(stored).toEqual({ hash: await sha256(bytes), size: bytes.byteLength });
     const object = await env.FILES.get(fileKey(stored.hash));
     expect(await sha256(new Uint8Array(await object!.arrayBuffer()))).toBe(stored.hash);
 
-    const other = noise(MULTIPART_ABOVE + 1024, 7654321);
-    await expect(store.storeStream('0'.repeat(40), other.byteLength, chunked(other), 'application/octet-stream')).rejects.toThrow(/other bytes/);
+    const other = noise(256 * 1024, 7654321);
+    await expect(store.storeStream('0'.repeat(40), other.byteLength, chunked(other, 70_001), 'application/octet-stream')).rejects.toThrow(/other bytes/);
     expect(await env.FILES.head(fileKey(await sha256(other)))).toBeNull();
-    // A stream shorter than its size is refused too.
-    await expect(store.storeStream(await blobId(other), other.byteLength, chunked(other.subarray(0, MULTIPART_ABOVE)), 'application/octet-stream')).rejects.toThrow();
-    expect(await env.FILES.head(fileKey(await sha256(other)))).toBeNull();
+    // A stream shorter than its size is refused too, in parts (the bytes above, cut short of their last part).
+    const short = noise(MULTIPART_ABOVE + 7, 7654321);
+    await expect(store.storeStream(await blobId(short), short.byteLength, chunked(short.subarray(0, MULTIPART_ABOVE)), 'application/octet-stream')).rejects.toThrow();
+    expect(await env.FILES.head(fileKey(await sha256(short)))).toBeNull();
     expect(await stagedKeys()).toEqual([]);
   }, 120_000);
 });
@@ -119,7 +130,7 @@ describe('what a failed import stored is deleted', () => {
     const store = r2AssetStore(env.FILES, 'op-discard');
     const mine = noise(1000, 12);
     const rewritten = noise(1000, 13);
-    const streamed = noise(2 * 1024 * 1024, 14);
+    const streamed = noise(128 * 1024, 14);
     await store.storeBytes(before, 'application/octet-stream');
     await store.storeBytes(mine, 'application/octet-stream');
     await store.storeBytes(rewritten, 'application/octet-stream');
@@ -139,7 +150,8 @@ describe('what a failed import stored is deleted', () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
-    const assets = [noise(4096, 21), noise(2 * 1024 * 1024, 22)];
+    // One small, one over streamAbove (streamed): both are deleted.
+    const assets = [noise(4096, 21), noise(128 * 1024, 22)];
     await createRepository('asset-failed-import', {
       files: {
         'README.md': '# Home\n',

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
-import { BLOB_BATCH } from '../../src/services/git-sync/transport';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BLOB_BATCH, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { control, createRepository, gitInfo, gitServer, repositoryUrl, runPending } from '../helpers/git-sync';
+import { control, createRepository, gitInfo, gitOutput, gitServer, noise as noiseBytes, repositoryUrl, runPending } from '../helpers/git-sync';
 import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 
 /**
@@ -119,5 +119,73 @@ describe('protocol v2 partial fetch (a real git http-backend)', () => {
     expect(info.operation.error).toContain('uploadpack.allowFilter');
     expect(info.operation.error).not.toContain(gitServer().password);
     expect(expectStatus(await api('GET', `/v1/spaces/${other.id}`, { token }), 200).body.revision).toBe(head);
+  });
+});
+
+describe('a fetch that fails midway says why (a real git http-backend)', () => {
+  const streamAbove = GIT_TRANSFER_LIMITS.streamAbove;
+  afterEach(() => {
+    GIT_TRANSFER_LIMITS.streamAbove = streamAbove;
+  });
+
+  /** The import of `name` into a new space, run under `runEnv`: the operation's state in getSpaceGitInfo. */
+  async function importInto(org: Awaited<ReturnType<typeof seedOrg>>, name: string, runEnv: typeof env = env) {
+    const space = await createSpace(org.id, org.owner.token);
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token: org.owner.token, body: { url: repositoryUrl(name), ref: 'refs/heads/main', force: true } }), 204);
+    const pending = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(space.id).first<{ id: string }>();
+    await runGitSyncOperation(runEnv, pending!.id);
+    return (await gitInfo(space.id, org.owner.token)).body.operation;
+  }
+  const smallFullFetch = { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '2000' } as typeof env;
+
+  it('a streamed blob the server fails: the full fetch tried instead; when that fails too, the error gives both causes, the first one first', async () => {
+    // Streamed above 4 KB here (object-info tells sizes): a 40 KB file is streamed, alone.
+    GIT_TRANSFER_LIMITS.streamAbove = 4096;
+    const org = await seedOrg();
+    await createRepository('fail-stream', { files: { 'README.md': '# Home\n', '.gitbook/assets/video.bin': { base64: btoa(String.fromCharCode(...noiseBytes(40_000, 7))) } } });
+    const oid = (await gitOutput('fail-stream', 'rev-parse', 'refs/heads/main:.gitbook/assets/video.bin')).trim();
+
+    await control('fail', { name: 'fail-stream', want: oid, status: 502 });
+    const failed = await importInto(org, 'fail-stream', smallFullFetch);
+    expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
+    expect(failed.error).toMatch(new RegExp(`^fetching the blob ${oid} alone failed: the repository answered HTTP 502 to git-upload-pack; the full fetch of the tree tried instead failed too: the repository is too large for a full fetch \\(over 2000 bytes`));
+    // Not the reason of a server without partial fetches: this one has them.
+    expect(failed.error).not.toContain('refuses partial fetches');
+
+    // With room for the full fetch, the fallback reads the file: the import succeeds, the file is there.
+    await control('fail', { name: 'fail-stream', want: oid, status: 502 });
+    expect(await importInto(org, 'fail-stream')).toMatchObject({ state: 'success' });
+  });
+
+  it('a batch of blobs whose answer is cut midway is asked again once; cut twice, the error says the batch failed and how, then the fallback', async () => {
+    const org = await seedOrg();
+    await createRepository('fail-batch', { files: { 'README.md': '# Home\n', 'one.md': '# One\n', '.gitbook/assets/a.txt': 'a\n' } });
+    const oid = (await gitOutput('fail-batch', 'rev-parse', 'refs/heads/main:one.md')).trim();
+    // Once: the batch is asked again (a lost connection), and the import goes on partially (no full fetch).
+    await control('fail', { name: 'fail-batch', want: oid, cutAfter: 60 });
+    const again = await importInto(org, 'fail-batch', { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '100' } as typeof env);
+    expect(again, JSON.stringify(again)).toMatchObject({ state: 'success' });
+
+    await control('fail', { name: 'fail-batch', want: oid, cutAfter: 60, times: 2 });
+    // A cap under this small repository's whole pack, so that the fallback fails too.
+    const failed = await importInto(org, 'fail-batch', { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '100' } as typeof env);
+    expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
+    expect(failed.error).toMatch(/^fetching a batch of \d+ blobs by id failed: .+; the full fetch of the tree tried instead failed too: the repository is too large/);
+    expect(failed.error).not.toContain('refuses partial fetches');
+  });
+
+  it('a streamed blob cut midway through its bytes fails the import with the cut as its cause', async () => {
+    GIT_TRANSFER_LIMITS.streamAbove = 4096;
+    const org = await seedOrg();
+    await createRepository('cut-stream', { files: { 'README.md': '# Home\n', '.gitbook/assets/video.bin': { base64: btoa(String.fromCharCode(...noiseBytes(40_000, 9))) } } });
+    const oid = (await gitOutput('cut-stream', 'rev-parse', 'refs/heads/main:.gitbook/assets/video.bin')).trim();
+    await control('fail', { name: 'cut-stream', want: oid, cutAfter: 20_000, times: 2 });
+    const failed = await importInto(org, 'cut-stream', smallFullFetch);
+    expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
+    // Whether the cut is seen before the blob's first bytes (then the fallback is tried too) or while they stream.
+    expect(failed.error).toMatch(/^(fetching the blob [0-9a-f]{40} alone failed: )?.*(Network connection lost|cut short)/);
+    expect(failed.error).not.toContain('refuses partial fetches');
+    // Nothing of the cut file stays in R2 (neither the staging object nor a file).
+    expect((await env.FILES.list({ prefix: 'git-sync/staging/' })).objects).toHaveLength(0);
   });
 });

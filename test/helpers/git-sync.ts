@@ -13,7 +13,7 @@ declare module 'vitest' {
 /** Helpers of the Git Sync tests: the Git server's control endpoints, and running queued operations. */
 export const gitServer = () => inject('gitServer');
 
-export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'race', body: Record<string, unknown>): Promise<T> {
+export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'race' | 'fail', body: Record<string, unknown>): Promise<T> {
   const res = await fetch(`${gitServer().url}/__control/${route}`, { method: 'POST', body: JSON.stringify(body) });
   const text = await res.text();
   expect(res.status, text).toBe(200);

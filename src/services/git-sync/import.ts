@@ -201,7 +201,7 @@ export async function planImport(
   let readFiles = 0;
   let assetBytes = 0;
   const assetsBegan = Date.now();
-  const storing = storePool(ASSET_STORES_AT_ONCE);
+  const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
     const [first] = paths;
@@ -223,7 +223,7 @@ export async function planImport(
     // A stream is read to its end here (the next blob comes after it on the same connection); bytes already held
     // are stored a few at a time while the next ones are read (each store is two R2 round trips).
     if ('stream' in blob!) record(await options.assets.storeStream(oid, blob.size, blob.stream, contentType));
-    else await storing.add(options.assets.storeBytes(blob!.bytes, contentType).then(record));
+    else await storing.add(() => options.assets.storeBytes(blob!.bytes, contentType).then(record), size);
   });
   // On a failure too, every store ends before the error goes on (a failed import then deletes what they stored).
   await reading.catch(async (error) => {
@@ -315,35 +315,45 @@ export async function planImport(
   };
 }
 
-/** Small files stored at once by an import: each holds its bytes (at most a batch's), so memory stays bounded. */
+/** Small files stored at once by an import (each store is an R2 head and put: their round trips overlap). */
 const ASSET_STORES_AT_ONCE = 6;
+/**
+ * Bytes those stores hold at most together: each holds its file until R2 has it, so the count alone would let six
+ * files of up to `streamAbove` each be held beside the batch being read. One file larger than this is stored alone.
+ */
+const ASSET_STORE_BYTES_AT_ONCE = 2 * 1024 * 1024;
 
 /**
- * Up to `limit` stores running at once: `add` waits while the pool is full; the first failure is thrown by the next
- * `add` or by `drain` (which waits for every store), and none is left unawaited.
+ * Up to `limit` stores running at once, holding at most `maxBytes` together (one larger store runs alone): `add`
+ * waits until the store fits, then starts it; the first failure is thrown by the next `add` or by `drain` (which
+ * waits for every store), and none is left unawaited.
  */
-function storePool(limit: number) {
-  const running = new Set<Promise<void>>();
+function storePool(limit: number, maxBytes: number) {
+  const running = new Map<Promise<void>, number>();
+  let held = 0;
   let failure: { error: unknown } | null = null;
   const rethrow = () => {
     if (failure) throw failure.error;
   };
   return {
-    async add(store: Promise<unknown>): Promise<void> {
+    async add(store: () => Promise<unknown>, bytes: number): Promise<void> {
       rethrow();
-      const done: Promise<void> = store.then(
+      while (running.size > 0 && (running.size >= limit || held + bytes > maxBytes)) await Promise.race(running.keys());
+      rethrow();
+      held += bytes;
+      const done: Promise<void> = store().then(
         () => void running.delete(done),
         (error) => {
           running.delete(done);
           failure ??= { error };
         },
-      );
-      running.add(done);
-      while (running.size >= limit) await Promise.race(running);
-      rethrow();
+      ).finally(() => {
+        held -= bytes;
+      });
+      running.set(done, bytes);
     },
     async drain(): Promise<void> {
-      await Promise.all(running);
+      await Promise.all(running.keys());
       rethrow();
     },
   };

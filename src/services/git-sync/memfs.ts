@@ -10,6 +10,8 @@ function fsError(code: string, path: string): Error {
 }
 
 function normalize(path: string): string {
+  // isomorphic-git asks for clean absolute paths thousands of times per operation: those are kept as they are.
+  if (path.startsWith('/') && !path.includes('//') && !path.includes('/.') && (path.length === 1 || !path.endsWith('/'))) return path;
   const out: string[] = [];
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
@@ -53,6 +55,11 @@ class Stats {
   }
 }
 
+/** The bytes are the whole of an ArrayBuffer (not a view into a larger or shared one). */
+function ownsBuffer(data: Uint8Array): data is Uint8Array<ArrayBuffer> {
+  return data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+}
+
 export class MemFS {
   private readonly nodes = new Map<string, Node>([['/', { kind: 'dir', mtimeMs: 0 }]]);
 
@@ -80,12 +87,17 @@ export class MemFS {
       const node = this.get(path);
       if (node.kind !== 'file') throw fsError(node.kind === 'dir' ? 'EISDIR' : 'ENOENT', path);
       const encoding = typeof options === 'string' ? options : options?.encoding;
-      return encoding ? new TextDecoder().decode(node.data) : node.data;
+      if (encoding) return new TextDecoder().decode(node.data);
+      // isomorphic-git's FileSystem.read makes a Buffer of what it reads: a view of an ArrayBuffer, but a copy of a
+      // Uint8Array. A pack is read whole (megabytes): its own buffer is given, so it is not copied on each read.
+      return ownsBuffer(node.data) ? node.data.buffer : node.data;
     },
     writeFile: async (path: string, data: Uint8Array | string) => {
       const at = normalize(path);
       this.ensureParent(at);
-      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+      // Kept as given when the bytes are a whole buffer of their own (a pack, an object isomorphic-git wrote: never
+      // changed afterwards), so a pack is not held twice while it is written; a view into a larger buffer is copied.
+      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : ownsBuffer(data) ? data : new Uint8Array(data);
       this.nodes.set(at, { kind: 'file', data: bytes, mtimeMs: Date.now() });
     },
     unlink: async (path: string) => {

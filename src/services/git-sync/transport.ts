@@ -155,6 +155,22 @@ export const BLOB_BATCH = 200;
 /** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
 export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A request to git-upload-pack whose connection was lost before its answer was read is sent once more: a fetch
+ * changes nothing on the server, and a kept-alive connection that the server closed while the operation was
+ * storing a large blob is lost that way. A second loss is the failure.
+ */
+async function sentAgainIfLost<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (!(error instanceof OutboundError && error.reason === 'network')) throw error;
+    return request();
+  }
+}
+
 const isTooLarge = (error: unknown) => error instanceof OutboundError && error.reason === 'too_large';
 
 /** The cap of a full fetch: `GIT_SYNC_MAX_FULL_FETCH_BYTES` when it is a positive integer. */
@@ -188,6 +204,13 @@ export class GitSession {
   /** Blobs this session has: fetched by id, or written. */
   private readonly blobs = new Set<string>();
   private packs = 0;
+  /**
+   * isomorphic-git's cache of the session's packs (their parsed indexes, their bytes read once, their checksums
+   * verified once). Without it every object read parses the index again, reads (copies) the whole pack and
+   * computes the SHA-1 of all of it: for a batch of 200 blobs, 200 times its megabytes hashed and copied. A batch
+   * of blobs read once (forEachBlob) has a cache of its own, dropped with its pack, so this one never holds those.
+   */
+  private readonly cache = {};
   /** What the session fetched, for the operation's report and the benchmark. */
   readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0, blobsStreamed: 0, splitBatches: 0 };
 
@@ -211,15 +234,17 @@ export class GitSession {
 
   /** One v2 request to git-upload-pack; a refusal (401, 403, 404...) says the status, never the credentials. */
   private async uploadPack(body: Uint8Array, maxBytes = GIT_TRANSFER_LIMITS.maxPackBytes): Promise<Uint8Array> {
-    const response = await outboundFetch(
-      this.outbound,
-      `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
-        body,
-      },
-      { field: 'url', maxBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+    const response = await sentAgainIfLost(() =>
+      outboundFetch(
+        this.outbound,
+        `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
+          body,
+        },
+        { field: 'url', maxBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+      ),
     );
     this.stats.requests++;
     if (!response.ok) throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
@@ -228,16 +253,18 @@ export class GitSession {
 
   /** One blob, wanted alone, as a stream of its bytes (the answer is read as the stream is). */
   private async streamBlob(oid: string, maxBytes: number): Promise<{ size: number; stream: ReadableStream<Uint8Array> }> {
-    const response = await outboundStream(
-      this.outbound,
-      `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
-        body: commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform']),
-      },
-      // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
-      { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
+    const response = await sentAgainIfLost(() =>
+      outboundStream(
+        this.outbound,
+        `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
+          body: commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform']),
+        },
+        // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
+        { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
+      ),
     );
     this.stats.requests++;
     if (!response.ok) {
@@ -364,8 +391,7 @@ export class GitSession {
         blob = await this.streamBlob(oid, maxBytes);
       } catch (error) {
         if (isTooLarge(error) || !this.fetchedRef || !this.partial) throw error;
-        await this.fullFetch(this.fetchedRef);
-        this.partial = false;
+        await this.fullFetchAfter(error, `fetching the blob ${oid} alone`);
         return;
       }
       if (blob.size > maxBytes) {
@@ -396,8 +422,10 @@ export class GitSession {
     for (const wants of batches) {
       if (!this.partial) break;
       await this.fetchBatch(wants, async (got, pack) => {
+        // The batch's pack is indexed, read and verified once for all its blobs, and let go with it.
+        const cache = {};
         try {
-          for (const oid of got) await hand(oid, { bytes: (await git.readBlob({ ...this.base, oid })).blob });
+          for (const oid of got) await hand(oid, { bytes: (await git.readBlob({ ...this.base, oid, cache })).blob });
         } finally {
           await this.dropPack(pack);
         }
@@ -426,8 +454,7 @@ export class GitSession {
         return;
       }
       if (!this.fetchedRef) throw error;
-      await this.fullFetch(this.fetchedRef);
-      this.partial = false;
+      await this.fullFetchAfter(error, `fetching a batch of ${wants.length} blobs by id`);
       return;
     }
     this.stats.blobsFetched += wants.length;
@@ -480,13 +507,31 @@ export class GitSession {
     return oid;
   }
 
-  /** The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1). */
-  private async fullFetch(remoteRef: string): Promise<void> {
+  /**
+   * A partial read failed (`cause`: the server refused blobs wanted by id, or the request failed): the whole tree
+   * instead, and no partial reads from then on. When that fails too, the error says both: the first failure's
+   * cause, which is what went wrong, and the fallback's.
+   */
+  private async fullFetchAfter(cause: unknown, what: string): Promise<void> {
+    try {
+      await this.fullFetch(this.fetchedRef!, false);
+    } catch (fallback) {
+      throw new Error(`${what} failed: ${messageOf(cause)}; the full fetch of the tree tried instead failed too: ${messageOf(fallback)}`);
+    }
+    this.partial = false;
+  }
+
+  /**
+   * The commit at `remoteRef` with every blob of its tree (depth 1), through isomorphic-git (protocol v1).
+   * `noPartial`: the server offered no partial fetch (the reason given when the pack is over the cap).
+   */
+  private async fullFetch(remoteRef: string, noPartial = true): Promise<void> {
     this.stats.protocol = 'v1';
     try {
-      await git.fetch({ ...this.base, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+      await git.fetch({ ...this.base, cache: this.cache, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
     } catch (error) {
       if (!isTooLarge(error)) throw error;
+      if (!noPartial) throw new Error(`the repository is too large for a full fetch (over ${this.fullFetchCap} bytes, GIT_SYNC_MAX_FULL_FETCH_BYTES)`);
       throw new Error(
         `the repository is too large for a full fetch (over ${this.fullFetchCap} bytes): its server refuses partial fetches (protocol v2 with \`uploadpack.allowFilter\`), ` +
           'so every blob of the tree would be held at once; allow filters on the server (GitHub and GitLab do), or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
@@ -498,7 +543,7 @@ export class GitSession {
   }
 
   async readCommit(oid: string) {
-    return (await git.readCommit({ ...this.base, oid })).commit;
+    return (await git.readCommit({ ...this.base, oid, cache: this.cache })).commit;
   }
 
   /** Every file under `directory` of the commit's tree (paths relative to it), recursively. */
@@ -506,14 +551,14 @@ export class GitSession {
     const commit = await this.readCommit(commitOid);
     let treeOid = commit.tree;
     for (const segment of directory.split('/').filter(Boolean)) {
-      const tree = await git.readTree({ ...this.base, oid: treeOid });
+      const tree = await git.readTree({ ...this.base, oid: treeOid, cache: this.cache });
       const entry = tree.tree.find((e) => e.path === segment && e.type === 'tree');
       if (!entry) return [];
       treeOid = entry.oid;
     }
     const out: TreeFile[] = [];
     const walk = async (oid: string, prefix: string) => {
-      const tree = await git.readTree({ ...this.base, oid });
+      const tree = await git.readTree({ ...this.base, oid, cache: this.cache });
       for (const entry of tree.tree) {
         const path = prefix ? `${prefix}/${entry.path}` : entry.path;
         if (entry.type === 'tree') await walk(entry.oid, path);
@@ -527,7 +572,7 @@ export class GitSession {
   /** A blob's bytes (fetched first if the session does not have it: prefetchBlobs fetches many at once). */
   async readBlob(oid: string): Promise<Uint8Array> {
     await this.prefetchBlobs([oid]);
-    return (await git.readBlob({ ...this.base, oid })).blob;
+    return (await git.readBlob({ ...this.base, oid, cache: this.cache })).blob;
   }
 
   async writeBlob(bytes: Uint8Array): Promise<string> {
@@ -551,7 +596,7 @@ export class GitSession {
     });
     const local = 'refs/heads/gitbook-export';
     await git.writeRef({ ...this.base, ref: local, value: oid, force: true });
-    const result = await git.push({ ...this.base, http: this.http, url: this.url, onAuth: this.onAuth, ref: local, remoteRef: options.ref, force: false });
+    const result = await git.push({ ...this.base, cache: this.cache, http: this.http, url: this.url, onAuth: this.onAuth, ref: local, remoteRef: options.ref, force: false });
     if (!result.ok) {
       const why = result.error ?? Object.values(result.refs ?? {}).find((r) => !r.ok)?.error ?? 'refused';
       throw new Error(`the remote refused the push: ${why}`);
