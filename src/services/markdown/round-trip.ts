@@ -26,7 +26,7 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
   if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
-  const marked = writeBody(document, (ref) => (ref.kind === 'url' ? ref.url : `${defaultHrefFor(ref)}\u0001`)).split('\n');
+  const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
   return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsFileLinks(hunk, marked));
@@ -62,6 +62,16 @@ function keepsItsFileLinks(hunk: SourceHunk, marked: string[]): boolean {
   });
 }
 
+/**
+ * Whether a link's written target may go stale: a link to a page or file of the space. An anchor of the page
+ * itself (`#install`, no page) is written the same wherever the page moves, so the author's line holding it is
+ * kept like any other (a reference definition `[x]: #install` counted as a content link dropped its hunk, and a
+ * partial patch that no longer reads as the document is dropped whole: the page was rewritten on every edit).
+ */
+function goesStale(ref: ContentRef): boolean {
+  return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
+}
+
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, options).conversion.document;
   return JSON.stringify(again.nodes) === JSON.stringify(document.nodes);
@@ -74,7 +84,7 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const contentHrefs = new Set<string>();
   const recordHref = (ref: ContentRef) => {
     const href = defaultHrefFor(ref);
-    if (ref.kind !== 'url') contentHrefs.add(href);
+    if (goesStale(ref)) contentHrefs.add(href);
     return href;
   };
   const ours = writeBody(conversion.document, recordHref);
