@@ -11,10 +11,26 @@ import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from 
  *   link to the space's content, whose lines are always written our way; the patch left then read as another
  *   document and was dropped whole: every line written our way (`-` lists as `*`, definitions inlined...);
  * - a title line that is not ours (`# Use \`cli\` flags`: titles are plain text) was rewritten on export, which
- *   passes the page's fields as `{}` when it has none, and a source without front matter did not fit `{}`.
+ *   passes the page's fields as `{}` when it has none, and a source without front matter did not fit `{}`;
+ * - a line linking another page by id (`[Home](/pages/<id>)`) was always written our way (trailing spaces dropped,
+ *   a bare URL as `<https://...>`), although an id does not go stale as a relative path does;
+ * - the export wrote only `description` and `icon` of the page's fields: `hidden`, `layout`, `if`... were lost
+ *   from the front matter, which was then written our way.
  */
 
 const PAGE = [
+  '---',
+  'description: >-',
+  '  Flags of the command line, folded',
+  '  over two lines.',
+  'hidden: true',
+  'layout:',
+  '  title:',
+  '    visible: true',
+  '  outline:',
+  '    visible: false',
+  '---',
+  '',
   '# Use `cli` flags',
   '',
   '- [Install](#install-the-tool)',
@@ -23,6 +39,8 @@ const PAGE = [
   '## Install the tool',
   '',
   'Run it, then read [Install the tool] again.',
+  '',
+  'Back to [Home](README.md) first.',
   '',
   '## Configure',
   '',
@@ -50,11 +68,14 @@ async function run(spaceId: string, token: string, direction: 'import' | 'export
 }
 
 describe('an edited page keeps the lines of its file it was not edited on', () => {
-  it('reads back byte for byte, with the anchors of the page and a title line that is not ours', () => {
-    const read = markdownToDocument(PAGE, { resolveLink: createPathLinkResolver({ lookup: () => undefined }) });
+  it('reads back byte for byte: anchors of the page, a title line that is not ours, a line linking a page by id', () => {
+    // As Git Sync's import reads a page: its links to other pages of the repository as `/pages/<id>`.
+    // Written our way, the line with the link would lose its trailing space and write the URL as `<https://...>`.
+    const body = PAGE.slice(PAGE.indexOf('# Use')).replace('[Home](README.md) first.', '[Home](/pages/home0000000000000000) or https://example.com/docs first. ');
+    const read = markdownToDocument(body, { resolveLink: createPathLinkResolver({ lookup: () => undefined }) });
     expect(read.title).toBe('Use cli flags');
-    // As Git Sync's export writes a page with no description or icon: its fields as `{}`.
-    expect(documentToMarkdown(read.document, { title: read.title, frontmatter: {} })).toBe(PAGE);
+    // As Git Sync's export writes a page with none of the page fields: `{}`.
+    expect(documentToMarkdown(read.document, { title: read.title, frontmatter: {} })).toBe(body);
     // A page given a description no longer fits the source's head: its front matter is written.
     expect(documentToMarkdown(read.document, { title: read.title, frontmatter: { description: 'Flags' } })).toMatch(/^---\ndescription: Flags\n---\n\n# Use cli flags\n/);
   });
@@ -71,7 +92,8 @@ describe('an edited page keeps the lines of its file it was not edited on', () =
     const flags = pages.find((p: any) => p.git?.path === 'flags.md');
     // The page read as Markdown is the file, and an edit appends to it.
     const markdown = await pageMarkdown(space.id, flags.id, token);
-    expect(markdown).toBe(PAGE);
+    const home = pages.find((p: any) => p.git?.path === 'README.md');
+    expect(markdown).toBe(PAGE.replace('(README.md)', `(/pages/${home.id})`));
     const cr = await openChangeRequest(space.id, token, 'Add a note');
     await applyChanges(space.id, cr.number, token, [{ operation: 'update_page', page: flags.id, document: { markdown: `${markdown}A note added in GitBook.\n` } }]);
     expectStatus(await merge(space.id, cr.number, token), 200);
@@ -82,5 +104,8 @@ describe('an edited page keeps the lines of its file it was not edited on', () =
     const changed = diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line));
     expect(changed).toEqual(['+A note added in GitBook.']);
     expect(await gitOutput('conformance-lines', 'show', 'refs/heads/main:flags.md')).toBe(`${PAGE}A note added in GitBook.\n`);
+    // The page kept the fields its front matter gave it.
+    const page = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${flags.id}`, { token }), 200).body;
+    expect(page).toMatchObject({ description: 'Flags of the command line, folded over two lines.', hidden: true });
   });
 });

@@ -29,7 +29,7 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsFileLinks(hunk, marked));
+  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsLinksById(hunk, marked));
 }
 
 /**
@@ -50,15 +50,17 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
 }
 
 /**
- * A hunk whose only content links are files the source names by id (`/files/<id>`, as Git Sync's import writes
- * them): an id does not go stale as a relative path does, so the author's lines are kept (GitBook's
- * `<figure><img src=...>` for a block image, written back as it was rather than as `![](...)`).
+ * A hunk whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
+ * `/files/<id>`, as Git Sync's import writes them and as our Markdown reads): an id does not go stale as a relative
+ * path does, so the author's lines are kept (GitBook's `<figure><img src=...>` for a block image, written back as
+ * it was rather than as `![](...)`; a line linking to another page keeps its trailing spaces, escapes and autolinks,
+ * which an export of the page edited elsewhere otherwise rewrote).
  */
-function keepsItsFileLinks(hunk: SourceHunk, marked: string[]): boolean {
+function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
   const added = hunk.add.join('\n');
   return hunk.remove.every((_, i) => {
     const links = marked[hunk.at + i]?.match(/[^\s("'<>]*\u0001/g) ?? [];
-    return links.every((link) => /^\/files\/[^/?#\s]+\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+    return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
   });
 }
 
