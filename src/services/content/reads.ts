@@ -754,7 +754,7 @@ const markdownWriter = () => import('../markdown/to-markdown');
  * The page's fields that front matter sets (see `frontmatterMetadata` in batch.ts), in GitBook's key order; `{}` when
  * none (no front matter is written then, unless the page was read from a file whose front matter holds others).
  */
-export function frontmatterOf(page: PageEntry): Record<string, unknown> {
+export function frontmatterOf(page: Omit<PageEntry, 'pages'>): Record<string, unknown> {
   const frontmatter: Record<string, unknown> = {};
   for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
     const value = key === 'layout' ? layoutFrontmatter(page.layout) : key === 'if' ? page.condition : page[key];

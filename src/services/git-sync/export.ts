@@ -3,6 +3,7 @@ import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { loadDocuments, slugify } from '../content/revisions';
+import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
@@ -159,9 +160,8 @@ export async function runExport(
       oid = byPath.get(full(entry.path))!.oid;
     } else {
       const document = page.document ? documents.get(page.document) : undefined;
-      const frontmatter: Record<string, unknown> = {};
-      if (page.description) frontmatter.description = page.description;
-      if (page.icon) frontmatter.icon = page.icon;
+      // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
+      const frontmatter = frontmatterOf(page);
       const markdown = withRepositoryPaths(withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter }), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }

@@ -89,6 +89,14 @@ function decodeTarget(target: string): string | null {
 }
 
 /**
+ * A title of the summary as GitBook reads it: without the empty HTML anchors GitBook writes after a group's title
+ * (`## Guides <a href="#guides" id="guides"></a>`), which are no part of the title.
+ */
+function summaryTitle(text: string): string {
+  return text.replace(/\s*<a\b[^>]*>\s*<\/a>/gi, '').trim();
+}
+
+/**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
  * is not in `exists` are left out.
@@ -97,6 +105,14 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   let group: LayoutPage | null = null;
+  // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
+  // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
+  const groupKeys = new Map<string, number>();
+  const uniqueGroupKey = (key: string) => {
+    const seenTimes = (groupKeys.get(key) ?? 0) + 1;
+    groupKeys.set(key, seenTimes);
+    return seenTimes === 1 ? key : `${key}#${seenTimes}`;
+  };
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
@@ -106,8 +122,8 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const heading = HEADING.exec(line);
     if (heading) {
       if (heading[1].length >= 2) {
-        const title = heading[2].trim();
-        group = { path: null, key: `group:${title}`, title, children: [] };
+        const title = summaryTitle(heading[2]);
+        group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [] };
         top.push(group);
       }
       stack = [];
@@ -116,7 +132,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const item = ITEM.exec(line);
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
-    const title = item[2].replace(/\\(.)/g, '$1').trim();
+    const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
     const target = decodeTarget(item[3]);
     const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();

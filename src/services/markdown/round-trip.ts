@@ -26,10 +26,10 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
   if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
-  const marked = writeBody(document, (ref) => (ref.kind === 'url' ? ref.url : `${defaultHrefFor(ref)}\u0001`)).split('\n');
+  const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsFileLinks(hunk, marked));
+  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsLinksById(hunk, marked));
 }
 
 /**
@@ -50,16 +50,28 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
 }
 
 /**
- * A hunk whose only content links are files the source names by id (`/files/<id>`, as Git Sync's import writes
- * them): an id does not go stale as a relative path does, so the author's lines are kept (GitBook's
- * `<figure><img src=...>` for a block image, written back as it was rather than as `![](...)`).
+ * A hunk whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
+ * `/files/<id>`, as Git Sync's import writes them and as our Markdown reads): an id does not go stale as a relative
+ * path does, so the author's lines are kept (GitBook's `<figure><img src=...>` for a block image, written back as
+ * it was rather than as `![](...)`; a line linking to another page keeps its trailing spaces, escapes and autolinks,
+ * which an export of the page edited elsewhere otherwise rewrote).
  */
-function keepsItsFileLinks(hunk: SourceHunk, marked: string[]): boolean {
+function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
   const added = hunk.add.join('\n');
   return hunk.remove.every((_, i) => {
     const links = marked[hunk.at + i]?.match(/[^\s("'<>]*\u0001/g) ?? [];
-    return links.every((link) => /^\/files\/[^/?#\s]+\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+    return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
   });
+}
+
+/**
+ * Whether a link's written target may go stale: a link to a page or file of the space. An anchor of the page
+ * itself (`#install`, no page) is written the same wherever the page moves, so the author's line holding it is
+ * kept like any other (a reference definition `[x]: #install` counted as a content link dropped its hunk, and a
+ * partial patch that no longer reads as the document is dropped whole: the page was rewritten on every edit).
+ */
+function goesStale(ref: ContentRef): boolean {
+  return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
@@ -74,7 +86,7 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const contentHrefs = new Set<string>();
   const recordHref = (ref: ContentRef) => {
     const href = defaultHrefFor(ref);
-    if (ref.kind !== 'url') contentHrefs.add(href);
+    if (goesStale(ref)) contentHrefs.add(href);
     return href;
   };
   const ours = writeBody(conversion.document, recordHref);

@@ -185,7 +185,10 @@ function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => strin
  */
 function headMatches(head: NonNullable<SourcePatch['head']>, options: DocumentToMarkdownOptions): boolean {
   if ((options.title ?? null) !== head.title) return false;
-  if (options.frontmatter === undefined || head.frontmatter === null) return options.frontmatter === undefined && head.frontmatter === null;
+  // A source without front matter still fits a page that has none of the fields (`{}`, as Git Sync's export
+  // passes for every page): otherwise any page whose title line is not ours (`# Use \`x\``) had it rewritten.
+  if (head.frontmatter === null) return options.frontmatter === undefined || frontmatterKey(options.frontmatter) === frontmatterKey({});
+  if (options.frontmatter === undefined) return false;
   return frontmatterKey(options.frontmatter) === head.frontmatter;
 }
 
