@@ -26,7 +26,7 @@ export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>
  * One workerd test project: the Worker of wrangler.toml with migrations applied per file. `vars` and
  * `ratelimits` replace wrangler.toml's, for the limits project's small caps and budgets.
  */
-export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits; globalSetup?: string[]; isolate?: boolean }) {
+export function workersProject(options: { include: string[]; exclude?: string[]; vars?: Record<string, string>; ratelimits?: RateLimits; globalSetup?: string[]; isolate?: boolean; cacheDir?: string }) {
   return defineConfig(async () => {
     const migrations = await readD1Migrations(path.join(root, 'migrations'));
     // wrangler.toml's `[assets]` directory (the API reference's script), filled before the pool reads the config.
@@ -35,8 +35,9 @@ export function workersProject(options: { include: string[]; exclude?: string[];
     return {
       root,
       // Vite's dependency cache beside the checkout, not in node_modules: checkouts (git worktrees) that
-      // share one node_modules would otherwise rebuild each other's cache mid-run.
-      cacheDir: path.join(root, '.vite'),
+      // share one node_modules would otherwise rebuild each other's cache mid-run. The limits project has its own:
+      // `npm test` runs both projects at once (test/helpers/run-suite.mjs).
+      cacheDir: path.join(root, options.cacheDir ?? '.vite'),
       plugins: [
         cloudflareTest({
           main: path.join(root, 'src/index.ts'),
@@ -121,5 +122,7 @@ export default workersProject({
   ],
   // Git Sync may reach the tests' Git server on 127.0.0.1 (the operator's allowance, for Git only).
   ratelimits: unreachableLimits.ratelimits,
-  vars: { ...unreachableLimits.vars, GIT_SYNC_ALLOWED_HOSTS: '127.0.0.1' },
+  // TEST_RATE_LIMITER: requests through fetchWorker count against in-isolate bindings of these budgets instead of
+  // miniflare's (test/helpers/worker.ts): theirs cost a Durable Object round trip per check, a third of a cheap request.
+  vars: { ...unreachableLimits.vars, GIT_SYNC_ALLOWED_HOSTS: '127.0.0.1', TEST_RATE_LIMITER: 'isolate' },
 });

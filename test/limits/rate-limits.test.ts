@@ -5,6 +5,7 @@ import { createSpace, openChangeRequest, pageTree, postChanges } from '../helper
 import { seedInstallation, seedIntegration, seedToken } from '../helpers/integrations';
 import { ADMIN_TOKEN, api, createUser, expectError, expectStatus, seedOrg, type ApiResponse } from '../helpers/harness';
 import { RATE_LIMIT_POLICIES } from '../../src/services/limits/rate-limits';
+import { inIsolateRateLimit } from '../helpers/worker';
 
 // The budgets of this project (TEST_RATE_LIMITS in test/limits/vitest.config.ts), per 10-second window.
 const USER = 40;
@@ -226,5 +227,22 @@ describe('configuration', () => {
     expect(Object.keys(vars).length).toBe(Object.keys(RATE_LIMIT_POLICIES).length);
     expect(bindings).toEqual(vars);
     expect(env.RATE_LIMIT_USER).toBe(`${USER}/10`);
+  });
+});
+
+describe("the main project's in-isolate rate limit binding (test/helpers/worker.ts)", () => {
+  it("answers as miniflare's binding of the same budget does: per key, passing until the window's budget is spent", async () => {
+    const real = (env as unknown as Record<string, RateLimit>).RL_VISITOR;
+    const standIn = inIsolateRateLimit(VISITOR, 10);
+    await inFreshWindow();
+    const keys = [`a-${crypto.randomUUID()}`, `b-${crypto.randomUUID()}`];
+    const answers = async (binding: RateLimit) => {
+      const said: boolean[] = [];
+      for (const key of [...Array(VISITOR + 2).fill(keys[0]), keys[1]]) said.push((await binding.limit({ key })).success);
+      return said;
+    };
+    const expected = [...Array(VISITOR).fill(true), false, false, true];
+    expect(await answers(real)).toEqual(expected);
+    expect(await answers(standIn)).toEqual(expected);
   });
 });

@@ -30,4 +30,5 @@ export const TEST_CAPS = {
 
 const { ratelimits, vars } = rateLimitBindings(TEST_RATE_LIMITS);
 
-export default workersProject({ include: ['test/limits/**/*.test.ts'], vars: { ...vars, ...TEST_CAPS }, ratelimits });
+// Its own Vite cache: `npm test` runs it beside the main project (test/helpers/run-suite.mjs), which writes `.vite`.
+export default workersProject({ include: ['test/limits/**/*.test.ts'], vars: { ...vars, ...TEST_CAPS }, ratelimits, cacheDir: '.vite/limits' });

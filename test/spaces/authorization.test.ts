@@ -4,7 +4,7 @@
  * effective role is their organization role; guests and outsiders cannot see it).
  */
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { byCaller, ALL_ROLES, addMember, api, expectError, seedOrg, type ApiResponse, type RoleName, type TestOrg, CALLERS, callerUser, type Caller } from '../helpers/harness';
 import {
   aggregatePath,
@@ -203,8 +203,15 @@ async function fixture(): Promise<Fixture> {
 }
 
 describe('authorization on a root space with defaultLevel inherit', () => {
+  // One organization (with its target organization and team) for the whole table: every call acts on a space made
+  // for it alone, and no operation changes the organization's members, the target's or the team, only spaces.
+  let shared: Fixture;
+  beforeAll(async () => {
+    shared = await fixture();
+  });
+
   it.each(OPERATIONS.map((op) => [op.name, op] as const))('%s', async (_name, op) => {
-    const fx = await fixture();
+    const fx = shared;
     const seen: Record<string, number> = {};
     for (const caller of CALLERS) {
       const user = callerUser(fx.org, caller);
