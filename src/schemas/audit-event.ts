@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { auditEvents } from '../db/schema';
 import { TimestampSchema, type UrlContext } from './common';
-import { restoredPayload } from '../services/audit/payload';
 
 export const AuditEventActorSchema = z
   .object({
@@ -71,7 +70,7 @@ export function toAuditEventDetails(row: AuditEventRow, urls: UrlContext): z.inf
     ...toAuditEvent(row, urls),
     ...(row.executionId ? { executionId: row.executionId } : {}),
     schemaVersion: AUDIT_PAYLOAD_SCHEMA_VERSION,
-    // Stored without what its action gives (services/audit/payload).
-    payload: restoredPayload(row.action, row.payload),
+    // As recorded: the caller gives it restored (services/audit/payload `restoredPayload`).
+    payload: row.payload,
   };
 }

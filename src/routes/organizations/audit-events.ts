@@ -7,6 +7,7 @@ import { requireUser } from '../../middleware/auth';
 import { AuditEventActionSchema, AuditEventDetailsSchema, AuditEventSchema, toAuditEvent, toAuditEventDetails } from '../../schemas/audit-event';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { auditEventQuery, auditEventsCountQuery, auditEventsPageQuery } from '../../services/audit/events';
+import { restoredPayload } from '../../services/audit/payload';
 import { actionLabel, AUDIT_ACTIONS } from '../../services/audit/operations';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
 
@@ -95,7 +96,9 @@ export const auditEventsRouter = createRouter()
     const [orgRows, rows] = await db.batch([organizationQuery(db, organizationId, userId), auditEventQuery(db, organizationId, auditEventId)]);
     checkOrganizationRole(orgRows, RANK.admin);
     if (!rows[0]) throw new ApiError(404, 'Audit event not found');
-    return c.json(toAuditEventDetails(rows[0], urlContext(c.req.url, c.env.APP_URL)), 200);
+    // Stored without what its action gives: the payload the request made is put back.
+    const event = { ...rows[0], payload: restoredPayload(rows[0].action, rows[0].payload) };
+    return c.json(toAuditEventDetails(event, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(listAuditEventActionsRoute, async (c) => {
     const userId = requireUser(c);
