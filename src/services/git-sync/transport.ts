@@ -232,17 +232,18 @@ export class GitSession {
     return { Authorization: `Basic ${btoa(binary)}` };
   }
 
+  /** The URL and request of a protocol v2 call to git-upload-pack carrying `body`. */
+  private uploadPackRequest(body: Uint8Array): [string, RequestInit] {
+    const headers = { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() };
+    return [`${this.url.replace(/\/+$/, '')}/git-upload-pack`, { method: 'POST', headers, body }];
+  }
+
   /** One v2 request to git-upload-pack; a refusal (401, 403, 404...) says the status, never the credentials. */
   private async uploadPack(body: Uint8Array, maxBytes = GIT_TRANSFER_LIMITS.maxPackBytes): Promise<Uint8Array> {
     const response = await sentAgainIfLost(() =>
       outboundFetch(
         this.outbound,
-        `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
-        {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
-          body,
-        },
+        ...this.uploadPackRequest(body),
         { field: 'url', maxBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       ),
     );
@@ -256,12 +257,7 @@ export class GitSession {
     const response = await sentAgainIfLost(() =>
       outboundStream(
         this.outbound,
-        `${this.url.replace(/\/+$/, '')}/git-upload-pack`,
-        {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() },
-          body: commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform']),
-        },
+        ...this.uploadPackRequest(commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform'])),
         // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
         { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
       ),
