@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
-import { brotliDecompressSync } from 'node:zlib';
+import { documentText } from '../../src/services/content/packed-documents';
 import { client, getLoad, seedUser, start, type Call } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -192,7 +192,7 @@ async function readCost(db: D1Database, apiUrl: string, token: string, spaceId: 
     .first<{ hash: string; body: ArrayBuffer | number[]; refs: string | null }>();
   if (!row || typeof row.body === 'string') throw new Error('storage bench: the edited page\'s document is not packed');
   const packed = Array.isArray(row.body) ? Uint8Array.from(row.body) : new Uint8Array(row.body);
-  const json = brotliDecompressSync(packed.subarray(1)).toString('utf8');
+  const json = documentText(packed);
   const store = async (form: 'packed' | 'unpacked') => {
     const statement = db.prepare('update documents set body = ?, refs = ? where hash = ?');
     await (form === 'packed' ? statement.bind(packed, row.refs, row.hash) : statement.bind(json, null, row.hash)).run();

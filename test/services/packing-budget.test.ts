@@ -37,7 +37,7 @@ describe('packing documents within a budget', () => {
     expect(documentText(dense)).toBe(json);
     expect(documentText(fast)).toBe(json);
     // The same format byte: a reader does not know (nor need to) which quality packed it.
-    expect([fast[0], dense[0]]).toEqual([1, 1]);
+    expect(fast[0]).toBe(dense[0]);
   });
 
   it("stores an editor's page packed at the dense quality", async () => {
