@@ -71,6 +71,9 @@ describe('recording a change in its own batch', () => {
     const details = expectStatus(await api('GET', `/v1/orgs/${org.id}/audit-events/${event.id}`, { token: org.owner.token }), 200).body;
     expect(details.payload).toEqual(event.payload);
     expect(details.payload.request.route).toBe('/v1/orgs/:organizationId/members/:userId');
+    // Its params stored as the route's values in order, answered under their names.
+    expect(event.stored.params).toEqual([org.id, org.members.read.id]);
+    expect(details.payload.params).toEqual({ organizationId: org.id, userId: org.members.read.id });
     // IPv6 keeps its /48.
     expectStatus(await api('PATCH', `/v1/orgs/${org.id}/members/${org.members.read.id}`, { token: org.owner.token, body: { role: 'read' }, headers: { 'CF-Connecting-IP': '2001:db8:85a3:8d3:1319:8a2e:370:7348' } }), 200);
     expect((await storedEvents(org.id))[0].payload.request.ip).toBe('2001:db8:85a3::');
@@ -90,6 +93,7 @@ describe('recording a change in its own batch', () => {
     const whole = { request: { method: 'PATCH', route: '/v1/orgs/:organizationId', ip: null, userAgent: null }, params: { organizationId: org.id } };
     expect(restoredPayload('organization.updated', whole)).toEqual(whole);
     expect(restoredPayload('organization.updated', { request: {}, params: { organizationId: org.id } })).toEqual(whole);
+    expect(restoredPayload('organization.updated', { request: {}, params: [org.id] })).toEqual(whole);
   });
 
   it('records nothing when the change is refused by its own guard or changes nothing (no record without its change)', async () => {

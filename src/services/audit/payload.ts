@@ -6,7 +6,9 @@ import { AUDIT_RULES, isAudited } from './operations';
  * (AUDIT_RULES) for nearly every action, and its `ip` and `userAgent` are often null: the stored payload leaves out
  * what the action gives and the nulls, and a read puts them back (`restoredPayload`), so that the API answers the
  * payload the request made. An action several routes record keeps its method and route. Rows stored before keep
- * their whole payload: a stored `request` with a `method` is read as it is.
+ * their whole payload: a stored `request` with a `method` is read as it is. Its `params` are those the route names
+ * (`:spaceId`...), in the route's order, so they are stored as their values alone (`["<space>", "1"]`), put back
+ * under the route's names when read.
  */
 
 type Payload = Record<string, unknown>;
@@ -25,6 +27,18 @@ const ROUTE_OF_ACTION: Map<string, { method: string; route: string }> = (() => {
 
 const isRequestPart = (value: unknown): value is RequestPart => !!value && typeof value === 'object' && !Array.isArray(value);
 
+/** The names of a route's path parameters, in order (`/v1/spaces/:spaceId/...` names `spaceId`). */
+const paramNames = (route: string) => [...route.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+
+/** The values of `params` when they are the route's parameters, named in the route's order; else null. */
+function paramValues(route: string, params: unknown): string[] | null {
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return null;
+  const names = paramNames(route);
+  const entries = Object.entries(params);
+  if (entries.length !== names.length || entries.some(([name, value], i) => name !== names[i] || typeof value !== 'string')) return null;
+  return entries.map(([, value]) => value as string);
+}
+
 /** What is stored of `payload` for an event of `action`. */
 export function storedPayload(action: string, payload: Payload): Payload {
   const request = payload.request;
@@ -32,7 +46,8 @@ export function storedPayload(action: string, payload: Payload): Payload {
   if (!rule || !isRequestPart(request) || request.method !== rule.method || request.route !== rule.route) return payload;
   const { method: _method, route: _route, ip, userAgent, ...rest } = request;
   const kept: RequestPart = { ...(ip !== null && ip !== undefined ? { ip } : {}), ...(userAgent !== null && userAgent !== undefined ? { userAgent } : {}), ...rest };
-  return { ...payload, request: kept };
+  const values = paramValues(rule.route, payload.params);
+  return { ...payload, request: kept, ...(values ? { params: values } : {}) };
 }
 
 /** The payload an event of `action` was recorded with, from what was stored. */
@@ -41,5 +56,8 @@ export function restoredPayload(action: string, stored: Payload): Payload {
   const rule = ROUTE_OF_ACTION.get(action);
   if (!rule || !isRequestPart(request) || 'method' in request) return stored;
   const { ip = null, userAgent = null, ...rest } = request;
-  return { ...stored, request: { method: rule.method, route: rule.route, ip, userAgent, ...rest } };
+  const names = paramNames(rule.route);
+  const values: unknown = stored.params;
+  const params = Array.isArray(values) && values.length === names.length ? { params: Object.fromEntries(names.map((name, i) => [name, values[i]])) } : {};
+  return { ...stored, request: { method: rule.method, route: rule.route, ip, userAgent, ...rest }, ...params };
 }
