@@ -29,10 +29,19 @@ export function queryWords(text: string): string[] {
   return (text.normalize('NFKC').match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).slice(0, MAX_QUERY_WORDS);
 }
 
-/** The FTS5 expression of query words: each quoted (no FTS5 syntax can get through), the last a prefix. */
+/**
+ * The FTS5 expression of query words: each quoted (no FTS5 syntax can get through), the last a prefix. A word the
+ * index's tokenizer cuts in several (unicode61 ends a token at a combining mark other than a Latin diacritic: the
+ * vowel signs of Devanagari, Thai, Arabic harakat) is given as its pieces, every one required: quoted whole it would be
+ * a phrase of several tokens, which the index without positions (migration 0150, `detail=column`) refuses.
+ */
 export function ftsExpression(words: string[]): string {
-  return words.map((w, i) => `"${w}"${i === words.length - 1 ? '*' : ''}`).join(' ');
+  const pieces = words.flatMap((word) => word.split(TOKEN_BREAKING_MARKS).filter((piece) => piece !== ''));
+  return pieces.map((piece, i) => `"${piece}"${i === pieces.length - 1 ? '*' : ''}`).join(' ');
 }
+
+/** Combining marks unicode61 (with `remove_diacritics 2`) treats as separators: all but the Latin diacritics it folds. */
+const TOKEN_BREAKING_MARKS = /[^\P{M}\u0300-\u036f]+/u;
 
 /** Lower case, without diacritics: how the index compares words. */
 const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
