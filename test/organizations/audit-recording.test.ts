@@ -5,7 +5,7 @@ import { runScheduled } from '../../src/jobs/cron';
 import { ROUTE_MANIFEST } from '../../src/routes/manifest';
 import { AUDIT_RULES, isAudited, ORGANIZATION_PARAMS, TARGET_TYPES } from '../../src/services/audit/operations';
 import { restoredPayload } from '../../src/services/audit/payload';
-import { recordingClient, type AuditEventDraft } from '../../src/services/audit/recorder';
+import { dropUnchangedStatement, recordingClient, type AuditEventDraft } from '../../src/services/audit/recorder';
 import { AUDIT_RETENTION_DAYS } from '../../src/services/audit/retention';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, createUser, expectStatus, seedOrg } from '../helpers/harness';
@@ -231,6 +231,18 @@ describe('the recorder costs no round trip', () => {
 
 /** Round trips of these operations on main before the audit log existed (the same test run with the recording off). */
 const ROUND_TRIPS = { updateMember: 2, updateSpace: 2, createTeam: 2, removeMember: 2 };
+
+describe('the statement that drops an event whose change changed nothing', () => {
+  it('finds the event through an index, not by reading every event of every organization (it runs in every audited batch)', async () => {
+    let prepared: { sql: string; params: unknown[] } | undefined;
+    const capturing = { prepare: (sql: string) => ({ bind: (...params: unknown[]) => ((prepared = { sql, params }), {}) }) };
+    const draft = { id: 'evt_plan', occurredAt: '2026-11-29T00:00:00.000Z' } as AuditEventDraft;
+    dropUnchangedStatement(capturing as never, draft);
+    const plan = (await env.DB.prepare(`explain query plan ${prepared!.sql}`).bind(...prepared!.params).all<{ detail: string }>()).results.map((r) => r.detail);
+    expect(plan.join('\n')).toMatch(/SEARCH audit_events USING/);
+    expect(plan.filter((detail) => /^SCAN audit_events\b/.test(detail))).toEqual([]);
+  });
+});
 
 describe('retention', () => {
   it(`the hourly cron deletes events older than ${AUDIT_RETENTION_DAYS} days and keeps the others`, async () => {

@@ -96,8 +96,12 @@ export function insertEventStatement(client: D1Client, draft: AuditEventDraft): 
 /** The batch's last statement: removes the event when no statement between the two changed a row. */
 export function dropUnchangedStatement(client: D1Client, draft: AuditEventDraft): D1PreparedStatement {
   return client
-    .prepare('delete from audit_events where id = ? and total_changes() <= changes_base + (select count(*) from audit_events where id = ?)')
-    .bind(draft.id, draft.id);
+    // Found by its time first: the key is (org_id, id) and the event's organizations are not known here, while
+    // `audit_events_time` narrows it to the events of that instant (by id alone, both were scans of the table).
+    .prepare(
+      'delete from audit_events where occurred_at = ?1 and id = ?2 and total_changes() <= changes_base + (select count(*) from audit_events where occurred_at = ?1 and id = ?2)',
+    )
+    .bind(draft.occurredAt, draft.id);
 }
 
 // ---------------------------------------------------------------------------------------------
