@@ -50,6 +50,8 @@ export interface HeapPeak {
   /** The largest `usedSize` seen (bytes of live and not yet collected objects), and `totalSize` (the heap V8 reserved). */
   usedMB: number;
   totalMB: number;
+  /** The largest `backingStorageSize` seen: bytes of ArrayBuffers (Uint8Arrays' bytes), outside V8's heap and its cap; 0 when V8 does not say. */
+  backingMB: number;
   /** usedSize when sampling began. */
   startMB: number;
   samples: number;
@@ -72,6 +74,7 @@ export interface HeapProfileNode {
 export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode }> } {
   let used = 0;
   let total = 0;
+  let backing = 0;
   let start = -1;
   let samples = 0;
   let running = true;
@@ -85,7 +88,7 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
     }
     while (running) {
       // On a loaded machine a starved isolate may leave one sample unanswered past the inspector's bound: skipped.
-      const usage = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage').catch(() => null);
+      const usage = await inspector.send<{ usedSize: number; totalSize: number; backingStorageSize?: number }>('Runtime.getHeapUsage').catch(() => null);
       if (!usage) {
         missed++;
         continue;
@@ -93,6 +96,7 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
       if (start < 0) start = usage.usedSize;
       used = Math.max(used, usage.usedSize);
       total = Math.max(total, usage.totalSize);
+      backing = Math.max(backing, usage.backingStorageSize ?? 0);
       samples++;
       if (profileAtPeak && usage.usedSize > profiledAt + 4 * 2 ** 20) {
         profiledAt = usage.usedSize;
@@ -106,7 +110,7 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
     async stop() {
       running = false;
       await loop;
-      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}) };
+      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, backingMB: backing / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}) };
     },
   };
 }

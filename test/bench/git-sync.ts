@@ -17,7 +17,10 @@
  * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
  * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
- * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it.
+ * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it. GIT_SYNC_BENCH_HEAP_CAP_MB=96
+ * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
+ * operation prints what it made (pages, files, a digest of them, the commit's tree) to compare with an uncapped run;
+ * an operation the cap kills is reported as such.
  * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
@@ -33,6 +36,8 @@ import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/ass
 import { benchRepository, BENCH_PAGES } from './git-sync-repository';
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
+import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
+import { execFileSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +46,7 @@ import { unstable_splitSqlQuery } from 'wrangler';
 import { documentToMarkdown, markdownToDocument, defaultResolveLink } from '../../src/services/markdown/index';
 import type { SyncedSpace, RevisionTree } from '../../src/services/git-sync/content';
 
-type Server = { url: string; username: string; password: string };
+type Server = { url: string; username: string; password: string; root: string };
 let server!: Server;
 const teardown = await setup({ provide: (_key, value) => (server = value) });
 const argv = new Set(process.argv.slice(2));
@@ -254,6 +259,11 @@ async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms
 /** The import and the export as the deployment runs them, in workerd: wall time and the process's peak memory. */
 async function inWorkerd() {
   const ADMIN = 'bench-admin-token';
+  const cap = heapCapFromEnv();
+  if (cap) {
+    const flags = applyHeapCap(cap);
+    console.log(`V8 heap capped at ${cap} MB (workerd v8Flags ${flags}, as Cloudflare caps an isolate at 128 MB): ${await proveHeapCap(cap)}`);
+  } else console.log('V8 heap not capped (GIT_SYNC_BENCH_HEAP_CAP_MB unset): workerd grows its heap rather than collect; "used" counts garbage');
   const persist = mkdtempSync(path.join(tmpdir(), 'dpa-git-sync-bench-'));
   const { modules } = await bundle('test/bench/git-sync-worker.ts');
   const inspectorPort = 9830 + Math.floor(Math.random() * 500);
@@ -318,9 +328,23 @@ async function inWorkerd() {
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
       return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
+    /** An operation under the cap that the cap killed (workerd aborted, restarted by Miniflare): said, and the run ends. */
+    const killed = (label: string, error: unknown) => {
+      if (!cap) throw error;
+      console.log(`${label.padEnd(58)} FAILED under the ${cap} MB heap cap: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    };
+    const commitTree = (repo: string, commit: string) => execFileSync('git', ['-C', path.join(server.root, `${repo}.git`), 'rev-parse', `${commit}^{tree}`], { encoding: 'utf8' }).trim();
+    const commitOf = async (spaceId: string) =>
+      (await db.prepare(`select commit_id from git_sync_operations where space_id = ? order by created_at desc limit 1`).bind(spaceId).first<{ commit_id: string }>())?.commit_id ?? '';
+    const result = async (spaceId: string, repo: string) => {
+      const made = await spaceFingerprint(call, token, spaceId);
+      const commit = await commitOf(spaceId);
+      return `    result: ${made.pages} pages, ${made.files} files (digest ${made.digest}), commit ${commit.slice(0, 12)} tree ${commitTree(repo, commit).slice(0, 12)}`;
+    };
     const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
-        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
+        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${r.heap.backingMB.toFixed(1)} MB ` +
           `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
@@ -340,8 +364,11 @@ async function inWorkerd() {
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
     if (!argv.has('--large-only')) {
       const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
-      const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true });
-      report(`import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+      const importLabel = `import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
+      const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true }).catch((error) => killed(importLabel, error));
+      if (!imported) return;
+      report(importLabel, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+      console.log(await result(pagesSpace.id, 'workerd-pages'));
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
@@ -360,17 +387,23 @@ async function inWorkerd() {
         });
       }
       await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/merge`, token);
-      const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' });
-      report(`export: ${ids.length} pages edited, one commit pushed`, exported, `${exported.stats.requests} requests`);
+      const exportLabel = `export: ${ids.length} pages edited, one commit pushed`;
+      const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' }).catch((error) => killed(exportLabel, error));
+      if (!exported) return;
+      report(exportLabel, exported, `${exported.stats.requests} requests`);
+      console.log(await result(pagesSpace.id, 'workerd-pages'));
 
     }
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
-    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false);
+    const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false).catch((error) => killed(largeLabel, error));
+    if (!large) return;
     report(
-      `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`,
+      largeLabel,
       large,
       `${large.stats.requests} requests, ${(Number(large.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs held, ${large.stats.blobsFetched} blobs in batches, ${large.stats.blobsStreamed} streamed`,
     );
+    console.log(await result(largeSpace.id, 'workerd-large'));
     inspector.close();
   } finally {
     await mf.dispose();
