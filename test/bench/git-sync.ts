@@ -33,14 +33,14 @@ import { planImport } from '../../src/services/git-sync/import';
 import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
-import { benchRepository, BENCH_PAGES } from './git-sync-repository';
+import { benchRepository, BENCH_PAGES, streamedAssetSizes } from './git-sync-repository';
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
 import { execFileSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { unstable_splitSqlQuery } from 'wrangler';
 import { documentToMarkdown, markdownToDocument, defaultResolveLink } from '../../src/services/markdown/index';
@@ -187,16 +187,16 @@ await teardown();
  * A POST answered whenever it ends: fetch (undici) gives up on an answer whose headers take over 5 minutes, and the
  * 300 MiB import on a loaded machine can take longer.
  */
-function postWithoutTimeout(url: string): Promise<{ status: number; text: string }> {
+function postWithoutTimeout(url: string, body?: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'POST', timeout: 0 }, (response) => {
+    const request = httpRequest(url, { method: 'POST', timeout: 0, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } }, (response) => {
       const parts: Buffer[] = [];
       response.on('data', (part: Buffer) => parts.push(part));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString() }));
       response.on('error', reject);
     });
     request.on('error', reject);
-    request.end();
+    request.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
@@ -336,7 +336,12 @@ async function inWorkerd() {
     };
     const commitTree = (repo: string, commit: string) => execFileSync('git', ['-C', path.join(server.root, `${repo}.git`), 'rev-parse', `${commit}^{tree}`], { encoding: 'utf8' }).trim();
     const commitOf = async (spaceId: string) =>
-      (await db.prepare(`select commit_id from git_sync_operations where space_id = ? order by created_at desc limit 1`).bind(spaceId).first<{ commit_id: string }>())?.commit_id ?? '';
+      (
+        await db
+          .prepare(`select g.oid from git_sync_operations o join revision_git g on g.revision_id = o.revision_id where o.space_id = ? order by o.created_at desc limit 1`)
+          .bind(spaceId)
+          .first<{ oid: string }>()
+      )?.oid ?? '';
     const result = async (spaceId: string, repo: string) => {
       const made = await spaceFingerprint(call, token, spaceId);
       const commit = await commitOf(spaceId);
@@ -404,6 +409,18 @@ async function inWorkerd() {
       `${large.stats.requests} requests, ${(Number(large.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs held, ${large.stats.blobsFetched} blobs in batches, ${large.stats.blobsStreamed} streamed`,
     );
     console.log(await result(largeSpace.id, 'workerd-large'));
+    if (process.env.GIT_SYNC_BENCH_R2) {
+      // The same bytes written to this runtime's R2 without Git (git-sync-worker.ts): Miniflare's share of the assets phase.
+      const res = await postWithoutTimeout(`${apiUrl}/__bench/git-sync/r2`, { sizes: streamedAssetSizes(SCALE) });
+      if (res.status !== 200) throw new Error(`r2: ${res.status} ${res.text}`);
+      const r2 = JSON.parse(res.text) as { bytes: number; putMs: number; storeMs: number };
+      const assetsMs = Number((large.stats.phases as Record<string, number> | undefined)?.assetsMs ?? NaN);
+      console.log(
+        `    the same ${(r2.bytes / 2 ** 20).toFixed(0)} MiB (${streamedAssetSizes(SCALE).length} objects) made in the Worker: plain R2 writes (putStream) ${r2.putMs} ms; ` +
+          `the import's asset store (hash, stage, copy) ${r2.storeMs} ms; so of assetsMs ${assetsMs} ms: fetching and inflating from Git ~${Math.round(assetsMs - r2.storeMs)} ms, ` +
+          `storing ${r2.storeMs} ms (one plain write ${r2.putMs} ms)  load ${loadavg()[0].toFixed(1)}`,
+      );
+    }
     inspector.close();
   } finally {
     await mf.dispose();

@@ -154,8 +154,8 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown', settled:
   };
 }
 
-/** `size` bytes of a stream into `key`: one streamed put, or a multipart upload above MULTIPART_ABOVE. */
-async function putStream(bucket: R2Bucket, key: string, size: number, stream: ReadableStream<Uint8Array>, options: R2PutOptions): Promise<void> {
+/** `size` bytes of a stream into `key`: one streamed put, or a multipart upload above MULTIPART_ABOVE. Exported for the benchmark's plain R2 write. */
+export async function putStream(bucket: R2Bucket, key: string, size: number, stream: ReadableStream<Uint8Array>, options: R2PutOptions): Promise<void> {
   if (size <= MULTIPART_ABOVE) {
     await bucket.put(key, stream.pipeThrough(new FixedLengthStream(size)), options);
     return;
