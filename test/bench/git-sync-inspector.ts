@@ -70,8 +70,10 @@ export interface HeapProfileNode {
  * Samples the isolate's heap every `everyMs` until `stop()`, which answers the peaks. `profileAtPeak`: V8's
  * sampling heap profiler runs meanwhile, and its profile of the live objects is taken each time the used heap
  * passes its peak by 4 MB: what fills the heap at its fullest (GIT_SYNC_BENCH_HEAP=1 in git-sync.ts).
+ * `profileAllocations` instead: every allocation sampled, collected or not, profiled once at the end: what
+ * makes the most garbage (GIT_SYNC_BENCH_ALLOC=1).
  */
-export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode }> } {
+export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false, profileAllocations = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }> } {
   let used = 0;
   let total = 0;
   let backing = 0;
@@ -81,10 +83,17 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
   let profiledAt = 0;
   let missed = 0;
   let profile: HeapProfileNode | undefined;
+  let allocated: HeapProfileNode | undefined;
+  const sampling = profileAtPeak || profileAllocations;
   const loop = (async () => {
-    if (profileAtPeak) {
+    if (sampling) {
       await inspector.send('HeapProfiler.enable');
-      await inspector.send('HeapProfiler.startSampling', { samplingInterval: 65536 });
+      // `profileAllocations`: objects the GC collected stay in the profile, so it says what allocated the most
+      // bytes during the operation (garbage included), not what is live.
+      await inspector.send('HeapProfiler.startSampling', {
+        samplingInterval: 65536,
+        ...(profileAllocations ? { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } : {}),
+      });
     }
     while (running) {
       // On a loaded machine a starved isolate may leave one sample unanswered past the inspector's bound: skipped.
@@ -98,19 +107,20 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
       total = Math.max(total, usage.totalSize);
       backing = Math.max(backing, usage.backingStorageSize ?? 0);
       samples++;
-      if (profileAtPeak && usage.usedSize > profiledAt + 4 * 2 ** 20) {
+      if (profileAtPeak && !profileAllocations && usage.usedSize > profiledAt + 4 * 2 ** 20) {
         profiledAt = usage.usedSize;
         profile = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
       }
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
-    if (profileAtPeak) await inspector.send('HeapProfiler.stopSampling');
+    if (profileAllocations) allocated = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
+    if (sampling) await inspector.send('HeapProfiler.stopSampling');
   })();
   return {
     async stop() {
       running = false;
       await loop;
-      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, backingMB: backing / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}) };
+      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, backingMB: backing / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}), ...(allocated ? { allocated } : {}) };
     },
   };
 }

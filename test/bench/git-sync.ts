@@ -17,7 +17,10 @@
  * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
  * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
- * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it. GIT_SYNC_BENCH_HEAP_CAP_MB=96
+ * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it; GIT_SYNC_BENCH_ALLOC=1 lists what
+ * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_R2=1 writes the large import's
+ * streamed assets again from the Worker without Git (a plain R2 write, then the import's store) to say where the
+ * assets phase goes. GIT_SYNC_BENCH_HEAP_CAP_MB=96
  * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
  * operation prints what it made (pages, files, a digest of them, the commit's tree) to compare with an uncapped run;
  * an operation the cap kills is reported as such.
@@ -311,9 +314,9 @@ async function inWorkerd() {
     const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>, profiled = true) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
-      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
+      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP), Boolean(process.env.GIT_SYNC_BENCH_ALLOC));
       if (profiled) await inspector.send('Profiler.start');
-      let peak: (HeapPeak & { profile?: HeapProfileNode }) | undefined;
+      let peak: (HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }) | undefined;
       let profile: CpuProfile | undefined;
       const measured = await measureWorkerd(async () => {
         try {
@@ -334,20 +337,27 @@ async function inWorkerd() {
       console.log(`${label.padEnd(58)} FAILED under the ${cap} MB heap cap: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     };
-    const commitTree = (repo: string, commit: string) => execFileSync('git', ['-C', path.join(server.root, `${repo}.git`), 'rev-parse', `${commit}^{tree}`], { encoding: 'utf8' }).trim();
-    const commitOf = async (spaceId: string) =>
+    const gitOut = (repo: string, args: string[]) => execFileSync('git', ['-C', path.join(server.root, `${repo}.git`), ...args], { encoding: 'utf8' }).trim();
+    /** The commit of the space's head revision (its `git.oid`): the imported one, or the one the export pushed. */
+    const headCommitOf = async (spaceId: string) =>
       (
         await db
-          .prepare(`select g.oid from git_sync_operations o join revision_git g on g.revision_id = o.revision_id where o.space_id = ? order by o.created_at desc limit 1`)
+          .prepare(`select g.oid from spaces s join revision_git g on g.revision_id = s.revision_id where s.id = ?`)
           .bind(spaceId)
           .first<{ oid: string }>()
-      )?.oid ?? '';
+      )?.oid ?? '(none)';
+    /** What the operation made, to compare between runs: the space's content, its head's commit, the repository's branch. */
     const result = async (spaceId: string, repo: string) => {
       const made = await spaceFingerprint(call, token, spaceId);
-      const commit = await commitOf(spaceId);
-      return `    result: ${made.pages} pages, ${made.files} files (digest ${made.digest}), commit ${commit.slice(0, 12)} tree ${commitTree(repo, commit).slice(0, 12)}`;
+      const commit = await headCommitOf(spaceId);
+      const branch = gitOut(repo, ['rev-parse', 'refs/heads/main']);
+      const changed = gitOut(repo, ['rev-list', '--count', 'refs/heads/main']) === '1' ? 'the first commit' : `${gitOut(repo, ['diff', '--name-only', 'refs/heads/main~1', 'refs/heads/main']).split('\n').length} files changed by it`;
+      return (
+        `    result: ${made.pages} pages, ${made.files} files (digest ${made.digest}); head's commit ${commit.slice(0, 12)}; ` +
+        `the repository's main ${branch.slice(0, 12)} (tree ${gitOut(repo, ['rev-parse', 'refs/heads/main^{tree}']).slice(0, 12)}, ${changed})  load ${loadavg()[0].toFixed(1)}`
+      );
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
         `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${r.heap.backingMB.toFixed(1)} MB ` +
           `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
@@ -357,6 +367,10 @@ async function inWorkerd() {
       if (r.heap.profile) {
         console.log('    live heap at its peak (sampled), by allocating function:');
         console.log(summarizeHeapProfile(r.heap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      }
+      if (r.heap.allocated) {
+        console.log('    allocated during the operation (sampled, garbage included), by allocating function:');
+        console.log(summarizeHeapProfile(r.heap.allocated, modules, 20).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MB  ${f}`).join('\n'));
       }
       if (!r.profile) return;
       const cpu = summarizeProfile(r.profile, modules);
