@@ -1,5 +1,5 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only] [--rebuild]`): the
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only | --pages-only] [--rebuild]`): the
  * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
  * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
  *   is not GitBook's;
@@ -201,6 +201,32 @@ function postWithoutTimeout(url: string, body?: unknown): Promise<{ status: numb
     request.on('error', reject);
     request.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+/** The blob ids of the large repository's archives and videos (the blobs an import streams). */
+function largeAssetOids(repo: string): string[] {
+  return execFileSync('git', ['-C', repo, 'ls-tree', '-r', 'refs/heads/main', '.gitbook/assets/'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /\/(archive|video)-\d+\./.test(line))
+    .map((line) => line.split(/\s+/)[2]);
+}
+
+/** The Git server answering each blob alone as the import asks it (a v2 `fetch` of one want), read to the end by Node: its share of the time. */
+async function gitServesBlobs(repo: string, oids: string[]): Promise<{ ms: number; bytes: number }> {
+  const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+  const auth = `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`;
+  let bytes = 0;
+  const began = performance.now();
+  for (const oid of oids) {
+    const res = await fetch(`${server.url}/repos/${repo}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-git-upload-pack-request', 'Git-Protocol': 'version=2', Authorization: auth },
+      body: `${pkt('command=fetch\n')}${pkt('agent=bench\n')}0001${pkt(`want ${oid}\n`)}${pkt('no-progress\n')}${pkt('done\n')}0000`,
+    });
+    if (!res.ok || !res.body) throw new Error(`the Git server answered ${res.status} for ${oid}`);
+    for await (const chunk of res.body) bytes += chunk.byteLength;
+  }
+  return { ms: Math.round(performance.now() - began), bytes };
 }
 
 /** The workerd processes Miniflare started (children of this process, or theirs). */
@@ -413,6 +439,8 @@ async function inWorkerd() {
       console.log(await result(pagesSpace.id, 'workerd-pages'));
 
     }
+    // --pages-only: the 200-page import and export alone (a quick run, e.g. to find the smallest heap cap they pass).
+    if (argv.has('--pages-only')) return inspector.close();
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
     const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
     const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false).catch((error) => killed(largeLabel, error));
@@ -429,10 +457,12 @@ async function inWorkerd() {
       if (res.status !== 200) throw new Error(`r2: ${res.status} ${res.text}`);
       const r2 = JSON.parse(res.text) as { bytes: number; putMs: number; storeMs: number };
       const assetsMs = Number((large.stats.phases as Record<string, number> | undefined)?.assetsMs ?? NaN);
+      const served = await gitServesBlobs('workerd-large', largeAssetOids(largeRepo.path));
       console.log(
         `    the same ${(r2.bytes / 2 ** 20).toFixed(0)} MiB (${streamedAssetSizes(SCALE).length} objects) made in the Worker: plain R2 writes (putStream) ${r2.putMs} ms; ` +
-          `the import's asset store (hash, stage, copy) ${r2.storeMs} ms; so of assetsMs ${assetsMs} ms: fetching and inflating from Git ~${Math.round(assetsMs - r2.storeMs)} ms, ` +
-          `storing ${r2.storeMs} ms (one plain write ${r2.putMs} ms)  load ${loadavg()[0].toFixed(1)}`,
+          `the import's asset store (hash, stage, copy) ${r2.storeMs} ms; the Git server serving those blobs one by one to Node ${served.ms} ms (${(served.bytes / 2 ** 20).toFixed(0)} MiB of answers); ` +
+          `so of assetsMs ${assetsMs} ms: storing ${r2.storeMs} ms (of which Miniflare's R2 writes ~${r2.putMs} ms), the Git server ~${served.ms} ms, ` +
+          `reading the answers in the Worker (pkt-lines, inflate, checks) ~${Math.round(assetsMs - r2.storeMs - served.ms)} ms  load ${loadavg()[0].toFixed(1)}`,
       );
     }
     inspector.close();
