@@ -126,7 +126,7 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
 }
 
 /** Bytes of a heap profile by the function that allocated them (with its source file), largest first, after their total. */
-export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15): Array<[string, number]> {
+export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15, totalLabel = '(all live objects sampled)'): Array<[string, number]> {
   const marks = sourceMapOf(modules);
   const fileOf = (frame: HeapProfileNode['callFrame']) => {
     const list = marks.get(frame.url.split('/').pop() ?? '');
@@ -148,7 +148,7 @@ export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModul
   };
   visit(head, '(root)');
   const total = [...sizes.values()].reduce((n, bytes) => n + bytes, 0);
-  return [['(all live objects sampled)', total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
+  return [[totalLabel, total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
 }
 
 interface ProfileNode {

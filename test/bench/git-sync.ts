@@ -396,7 +396,7 @@ async function inWorkerd() {
       }
       if (r.heap.allocated) {
         console.log('    allocated during the operation (sampled, garbage included), by allocating function:');
-        console.log(summarizeHeapProfile(r.heap.allocated, modules, 20).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MB  ${f}`).join('\n'));
+        console.log(summarizeHeapProfile(r.heap.allocated, modules, 20, '(all allocations sampled)').map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MB  ${f}`).join('\n'));
       }
       if (!r.profile) return;
       const cpu = summarizeProfile(r.profile, modules);
