@@ -50,6 +50,8 @@ export interface HeapPeak {
   /** The largest `usedSize` seen (bytes of live and not yet collected objects), and `totalSize` (the heap V8 reserved). */
   usedMB: number;
   totalMB: number;
+  /** The largest `backingStorageSize` seen: bytes of ArrayBuffers (Uint8Arrays' bytes), outside V8's heap and its cap; 0 when V8 does not say. */
+  backingMB: number;
   /** usedSize when sampling began. */
   startMB: number;
   samples: number;
@@ -68,24 +70,34 @@ export interface HeapProfileNode {
  * Samples the isolate's heap every `everyMs` until `stop()`, which answers the peaks. `profileAtPeak`: V8's
  * sampling heap profiler runs meanwhile, and its profile of the live objects is taken each time the used heap
  * passes its peak by 4 MB: what fills the heap at its fullest (GIT_SYNC_BENCH_HEAP=1 in git-sync.ts).
+ * `profileAllocations` instead: every allocation sampled, collected or not, profiled once at the end: what
+ * makes the most garbage (GIT_SYNC_BENCH_ALLOC=1).
  */
-export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode }> } {
+export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = false, profileAllocations = false): { stop(): Promise<HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }> } {
   let used = 0;
   let total = 0;
+  let backing = 0;
   let start = -1;
   let samples = 0;
   let running = true;
   let profiledAt = 0;
   let missed = 0;
   let profile: HeapProfileNode | undefined;
+  let allocated: HeapProfileNode | undefined;
+  const sampling = profileAtPeak || profileAllocations;
   const loop = (async () => {
-    if (profileAtPeak) {
+    if (sampling) {
       await inspector.send('HeapProfiler.enable');
-      await inspector.send('HeapProfiler.startSampling', { samplingInterval: 65536 });
+      // `profileAllocations`: objects the GC collected stay in the profile, so it says what allocated the most
+      // bytes during the operation (garbage included), not what is live.
+      await inspector.send('HeapProfiler.startSampling', {
+        samplingInterval: 65536,
+        ...(profileAllocations ? { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } : {}),
+      });
     }
     while (running) {
       // On a loaded machine a starved isolate may leave one sample unanswered past the inspector's bound: skipped.
-      const usage = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage').catch(() => null);
+      const usage = await inspector.send<{ usedSize: number; totalSize: number; backingStorageSize?: number }>('Runtime.getHeapUsage').catch(() => null);
       if (!usage) {
         missed++;
         continue;
@@ -93,26 +105,28 @@ export function sampleHeap(inspector: Inspector, everyMs = 100, profileAtPeak = 
       if (start < 0) start = usage.usedSize;
       used = Math.max(used, usage.usedSize);
       total = Math.max(total, usage.totalSize);
+      backing = Math.max(backing, usage.backingStorageSize ?? 0);
       samples++;
-      if (profileAtPeak && usage.usedSize > profiledAt + 4 * 2 ** 20) {
+      if (profileAtPeak && !profileAllocations && usage.usedSize > profiledAt + 4 * 2 ** 20) {
         profiledAt = usage.usedSize;
         profile = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
       }
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
-    if (profileAtPeak) await inspector.send('HeapProfiler.stopSampling');
+    if (profileAllocations) allocated = (await inspector.send<{ profile: { head: HeapProfileNode } }>('HeapProfiler.getSamplingProfile')).profile.head;
+    if (sampling) await inspector.send('HeapProfiler.stopSampling');
   })();
   return {
     async stop() {
       running = false;
       await loop;
-      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}) };
+      return { usedMB: used / 2 ** 20, totalMB: total / 2 ** 20, backingMB: backing / 2 ** 20, startMB: Math.max(start, 0) / 2 ** 20, samples, missed, ...(profile ? { profile } : {}), ...(allocated ? { allocated } : {}) };
     },
   };
 }
 
 /** Bytes of a heap profile by the function that allocated them (with its source file), largest first, after their total. */
-export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15): Array<[string, number]> {
+export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModules['modules'], top = 15, totalLabel = '(all live objects sampled)'): Array<[string, number]> {
   const marks = sourceMapOf(modules);
   const fileOf = (frame: HeapProfileNode['callFrame']) => {
     const list = marks.get(frame.url.split('/').pop() ?? '');
@@ -134,7 +148,7 @@ export function summarizeHeapProfile(head: HeapProfileNode, modules: WorkerModul
   };
   visit(head, '(root)');
   const total = [...sizes.values()].reduce((n, bytes) => n + bytes, 0);
-  return [['(all live objects sampled)', total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
+  return [[totalLabel, total], ...[...sizes].sort((a, b) => b[1] - a[1]).slice(0, top)];
 }
 
 interface ProfileNode {

@@ -76,8 +76,20 @@ function* entries(large: boolean, scale: number): Generator<Entry> {
   }
   yield { path: 'SUMMARY.md', bytes: Buffer.from(`${summary.join('\n')}\n`) };
   if (!large) return;
-  for (let i = 0; i < 45; i++) yield { path: `.gitbook/assets/archive-${i}.zip`, bytes: noise(Math.round(2 * 1024 * 1024 * scale), `archive-${i}`) };
-  for (let i = 0; i < 10; i++) yield { path: `.gitbook/assets/video-${i}.mp4`, bytes: noise(Math.round(20 * 1024 * 1024 * scale), `video-${i}`) };
+  const [archive, video] = largeAssetSizes(scale);
+  for (let i = 0; i < 45; i++) yield { path: `.gitbook/assets/archive-${i}.zip`, bytes: noise(archive, `archive-${i}`) };
+  for (let i = 0; i < 10; i++) yield { path: `.gitbook/assets/video-${i}.mp4`, bytes: noise(video, `video-${i}`) };
+}
+
+/** The sizes of the large variant's archives and videos. */
+function largeAssetSizes(scale: number): [number, number] {
+  return [Math.round(2 * 1024 * 1024 * scale), Math.round(20 * 1024 * 1024 * scale)];
+}
+
+/** The sizes of the large variant's large assets (those an import streams), in the order the repository has them. */
+export function streamedAssetSizes(scale: number): number[] {
+  const [archive, video] = largeAssetSizes(scale);
+  return [...Array<number>(45).fill(archive), ...Array<number>(10).fill(video)];
 }
 
 /** Writes to a child's stdin, waiting when its pipe is full (never more than one blob held). */

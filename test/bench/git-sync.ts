@@ -1,5 +1,5 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only] [--rebuild]`): the
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only | --pages-only] [--rebuild]`): the
  * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
  * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
  *   is not GitBook's;
@@ -17,7 +17,13 @@
  * PEAK RSS of the workerd process (the kernel's VmHWM, reset through /proc/<pid>/clear_refs before each
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
  * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
- * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it.
+ * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it; GIT_SYNC_BENCH_ALLOC=1 lists what
+ * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_R2=1 writes the large import's
+ * streamed assets again from the Worker without Git (a plain R2 write, then the import's store) to say where the
+ * assets phase goes. GIT_SYNC_BENCH_HEAP_CAP_MB=96
+ * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
+ * operation prints what it made (pages, files, a digest of them, the commit's tree) to compare with an uncapped run;
+ * an operation the cap kills is reported as such.
  * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
@@ -30,18 +36,20 @@ import { planImport } from '../../src/services/git-sync/import';
 import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
-import { benchRepository, BENCH_PAGES } from './git-sync-repository';
+import { benchRepository, BENCH_PAGES, streamedAssetSizes } from './git-sync-repository';
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
+import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
+import { execFileSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { unstable_splitSqlQuery } from 'wrangler';
 import { documentToMarkdown, markdownToDocument, defaultResolveLink } from '../../src/services/markdown/index';
 import type { SyncedSpace, RevisionTree } from '../../src/services/git-sync/content';
 
-type Server = { url: string; username: string; password: string };
+type Server = { url: string; username: string; password: string; root: string };
 let server!: Server;
 const teardown = await setup({ provide: (_key, value) => (server = value) });
 const argv = new Set(process.argv.slice(2));
@@ -182,17 +190,43 @@ await teardown();
  * A POST answered whenever it ends: fetch (undici) gives up on an answer whose headers take over 5 minutes, and the
  * 300 MiB import on a loaded machine can take longer.
  */
-function postWithoutTimeout(url: string): Promise<{ status: number; text: string }> {
+function postWithoutTimeout(url: string, body?: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'POST', timeout: 0 }, (response) => {
+    const request = httpRequest(url, { method: 'POST', timeout: 0, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } }, (response) => {
       const parts: Buffer[] = [];
       response.on('data', (part: Buffer) => parts.push(part));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString() }));
       response.on('error', reject);
     });
     request.on('error', reject);
-    request.end();
+    request.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+/** The blob ids of the large repository's archives and videos (the blobs an import streams). */
+function largeAssetOids(repo: string): string[] {
+  return execFileSync('git', ['-C', repo, 'ls-tree', '-r', 'refs/heads/main', '.gitbook/assets/'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /\/(archive|video)-\d+\./.test(line))
+    .map((line) => line.split(/\s+/)[2]);
+}
+
+/** The Git server answering each blob alone as the import asks it (a v2 `fetch` of one want), read to the end by Node: its share of the time. */
+async function gitServesBlobs(repo: string, oids: string[]): Promise<{ ms: number; bytes: number }> {
+  const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+  const auth = `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`;
+  let bytes = 0;
+  const began = performance.now();
+  for (const oid of oids) {
+    const res = await fetch(`${server.url}/repos/${repo}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-git-upload-pack-request', 'Git-Protocol': 'version=2', Authorization: auth },
+      body: `${pkt('command=fetch\n')}${pkt('agent=bench\n')}0001${pkt(`want ${oid}\n`)}${pkt('no-progress\n')}${pkt('done\n')}0000`,
+    });
+    if (!res.ok || !res.body) throw new Error(`the Git server answered ${res.status} for ${oid}`);
+    for await (const chunk of res.body) bytes += chunk.byteLength;
+  }
+  return { ms: Math.round(performance.now() - began), bytes };
 }
 
 /** The workerd processes Miniflare started (children of this process, or theirs). */
@@ -254,6 +288,11 @@ async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms
 /** The import and the export as the deployment runs them, in workerd: wall time and the process's peak memory. */
 async function inWorkerd() {
   const ADMIN = 'bench-admin-token';
+  const cap = heapCapFromEnv();
+  if (cap) {
+    const flags = applyHeapCap(cap);
+    console.log(`V8 heap capped at ${cap} MB (workerd v8Flags ${flags}, as Cloudflare caps an isolate at 128 MB): ${await proveHeapCap(cap)}`);
+  } else console.log('V8 heap not capped (GIT_SYNC_BENCH_HEAP_CAP_MB unset): workerd grows its heap rather than collect; "used" counts garbage');
   const persist = mkdtempSync(path.join(tmpdir(), 'dpa-git-sync-bench-'));
   const { modules } = await bundle('test/bench/git-sync-worker.ts');
   const inspectorPort = 9830 + Math.floor(Math.random() * 500);
@@ -301,9 +340,9 @@ async function inWorkerd() {
     const operate = async (spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>, profiled = true) => {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
-      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
+      const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP), Boolean(process.env.GIT_SYNC_BENCH_ALLOC));
       if (profiled) await inspector.send('Profiler.start');
-      let peak: (HeapPeak & { profile?: HeapProfileNode }) | undefined;
+      let peak: (HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }) | undefined;
       let profile: CpuProfile | undefined;
       const measured = await measureWorkerd(async () => {
         try {
@@ -318,9 +357,35 @@ async function inWorkerd() {
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
       return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    /** An operation under the cap that the cap killed (workerd aborted, restarted by Miniflare): said, and the run ends. */
+    const killed = (label: string, error: unknown) => {
+      if (!cap) throw error;
+      console.log(`${label.padEnd(58)} FAILED under the ${cap} MB heap cap: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    };
+    const gitOut = (repo: string, args: string[]) => execFileSync('git', ['-C', path.join(server.root, `${repo}.git`), ...args], { encoding: 'utf8' }).trim();
+    /** The commit of the space's head revision (its `git.oid`): the imported one, or the one the export pushed. */
+    const headCommitOf = async (spaceId: string) =>
+      (
+        await db
+          .prepare(`select g.oid from spaces s join revision_git g on g.revision_id = s.revision_id where s.id = ?`)
+          .bind(spaceId)
+          .first<{ oid: string }>()
+      )?.oid ?? '(none)';
+    /** What the operation made, to compare between runs: the space's content, its head's commit, the repository's branch. */
+    const result = async (spaceId: string, repo: string) => {
+      const made = await spaceFingerprint(call, token, spaceId);
+      const commit = await headCommitOf(spaceId);
+      const branch = gitOut(repo, ['rev-parse', 'refs/heads/main']);
+      const changed = gitOut(repo, ['rev-list', '--count', 'refs/heads/main']) === '1' ? 'the first commit' : `${gitOut(repo, ['diff', '--name-only', 'refs/heads/main~1', 'refs/heads/main']).split('\n').length} files changed by it`;
+      return (
+        `    result: ${made.pages} pages, ${made.files} files (digest ${made.digest}); head's commit ${commit.slice(0, 12)}; ` +
+        `the repository's main ${branch.slice(0, 12)} (tree ${gitOut(repo, ['rev-parse', 'refs/heads/main^{tree}']).slice(0, 12)}, ${changed})  load ${loadavg()[0].toFixed(1)}`
+      );
+    };
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
-        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total ` +
+        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${r.heap.backingMB.toFixed(1)} MB ` +
           `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
@@ -328,6 +393,10 @@ async function inWorkerd() {
       if (r.heap.profile) {
         console.log('    live heap at its peak (sampled), by allocating function:');
         console.log(summarizeHeapProfile(r.heap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      }
+      if (r.heap.allocated) {
+        console.log('    allocated during the operation (sampled, garbage included), by allocating function:');
+        console.log(summarizeHeapProfile(r.heap.allocated, modules, 20, '(all allocations sampled)').map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MB  ${f}`).join('\n'));
       }
       if (!r.profile) return;
       const cpu = summarizeProfile(r.profile, modules);
@@ -340,8 +409,11 @@ async function inWorkerd() {
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
     if (!argv.has('--large-only')) {
       const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
-      const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true });
-      report(`import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+      const importLabel = `import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
+      const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true }).catch((error) => killed(importLabel, error));
+      if (!imported) return;
+      report(importLabel, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
+      console.log(await result(pagesSpace.id, 'workerd-pages'));
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
@@ -360,17 +432,39 @@ async function inWorkerd() {
         });
       }
       await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${cr.number}/merge`, token);
-      const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' });
-      report(`export: ${ids.length} pages edited, one commit pushed`, exported, `${exported.stats.requests} requests`);
+      const exportLabel = `export: ${ids.length} pages edited, one commit pushed`;
+      const exported = await operate(pagesSpace.id, 'export', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit every page' }).catch((error) => killed(exportLabel, error));
+      if (!exported) return;
+      report(exportLabel, exported, `${exported.stats.requests} requests`);
+      console.log(await result(pagesSpace.id, 'workerd-pages'));
 
     }
+    // --pages-only: the 200-page import and export alone (a quick run, e.g. to find the smallest heap cap they pass).
+    if (argv.has('--pages-only')) return inspector.close();
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
-    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false);
+    const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false).catch((error) => killed(largeLabel, error));
+    if (!large) return;
     report(
-      `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`,
+      largeLabel,
       large,
       `${large.stats.requests} requests, ${(Number(large.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs held, ${large.stats.blobsFetched} blobs in batches, ${large.stats.blobsStreamed} streamed`,
     );
+    console.log(await result(largeSpace.id, 'workerd-large'));
+    if (process.env.GIT_SYNC_BENCH_R2) {
+      // The same bytes written to this runtime's R2 without Git (git-sync-worker.ts): Miniflare's share of the assets phase.
+      const res = await postWithoutTimeout(`${apiUrl}/__bench/git-sync/r2`, { sizes: streamedAssetSizes(SCALE) });
+      if (res.status !== 200) throw new Error(`r2: ${res.status} ${res.text}`);
+      const r2 = JSON.parse(res.text) as { bytes: number; putMs: number; storeMs: number };
+      const assetsMs = Number((large.stats.phases as Record<string, number> | undefined)?.assetsMs ?? NaN);
+      const served = await gitServesBlobs('workerd-large', largeAssetOids(largeRepo.path));
+      console.log(
+        `    the same ${(r2.bytes / 2 ** 20).toFixed(0)} MiB (${streamedAssetSizes(SCALE).length} objects) made in the Worker: plain R2 writes (putStream) ${r2.putMs} ms; ` +
+          `the import's asset store (hash, stage, copy) ${r2.storeMs} ms; the Git server serving those blobs one by one to Node ${served.ms} ms (${(served.bytes / 2 ** 20).toFixed(0)} MiB of answers); ` +
+          `so of assetsMs ${assetsMs} ms: storing ${r2.storeMs} ms (of which Miniflare's R2 writes ~${r2.putMs} ms), the Git server ~${served.ms} ms, ` +
+          `reading the answers in the Worker (pkt-lines, inflate, checks) ~${Math.round(assetsMs - r2.storeMs - served.ms)} ms  load ${loadavg()[0].toFixed(1)}`,
+      );
+    }
     inspector.close();
   } finally {
     await mf.dispose();
