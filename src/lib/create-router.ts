@@ -135,7 +135,10 @@ const STANDARD_ERRORS = {
 } as const;
 
 /**
- * createRoute with bearer security and the standard error responses every operation can answer.
+ * createRoute with bearer security and the standard error responses every operation can answer, built on demand:
+ * `config` (everything but the method and path) is called when the route first serves a request or the OpenAPI
+ * document is made (createRouter), so the zod schemas written inside it cost nothing until then. Schemas declared
+ * at a module's top level (a schemas/ module, a body schema beside the route) are still built when the module loads.
  * `tokens` says what integration tokens may call it (services/integrations/scopes): the installation
  * scope it needs, documented as the `installationToken` security scheme's scope. Without it, integration
  * and installation tokens are refused (403). `costly` names the expensive operation's own rate limit
