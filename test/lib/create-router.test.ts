@@ -65,12 +65,12 @@ describe('routes built on demand (defineRoute)', () => {
       const { router } = routers(eager);
       const bad = await appOf(router).request('/v1/things/ab?n=x');
       expect(bad.status).toBe(400);
-      expect((await bad.json()).error.code).toBe(400);
+      expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(400);
       // Token access runs first: an installation token without the scope is refused before the handler.
       const installation = { kind: 'installation', grant: { scopes: [], orgId: 'o', sites: 'all', spaces: 'all' } };
       const refused = await appOf(routers(eager).router, installation).request('/v1/things/abc');
       expect(refused.status).toBe(403);
-      expect((await refused.json()).error.message).toContain('space:content:read');
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('space:content:read');
       expect((await appOf(router).request('/v1/things/a/b/c')).status).toBe(200);
     }
   });
