@@ -1,23 +1,94 @@
 import { OpenAPIHono, createRoute, z, type RouteConfig } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { limitCostly } from '../middleware/rate-limit';
 import { tokenAccess } from '../middleware/token-access';
 import { describeZodError, errorBody } from './errors';
+import { inOrder } from './handler-chain';
 import type { TokenAccess } from './integration-scopes';
 
 /** The expensive rate limit policies an operation may add (`costly`): what `limitCostly` takes. */
 type CostlyPolicy = Parameters<typeof limitCostly>[0];
 
+const defaultHook: Hook = (result, c) => {
+  if (!result.success) {
+    const where = (result as { target?: string }).target ?? 'request';
+    const label = where === 'json' ? 'body' : where === 'param' ? 'path' : where;
+    return c.json(errorBody(400, describeZodError(result.error, label)), 400);
+  }
+};
+type Hook = NonNullable<ConstructorParameters<typeof OpenAPIHono<AppBindings>>[0]>['defaultHook'];
+
+/**
+ * A router of OpenAPI routes. A route made by defineRoute is built on demand: `.openapi(route, handler)` registers
+ * its method and path at once, and builds its schemas, validators and middleware on the first request it serves
+ * (or when the OpenAPI document is made, which reads every route): a cold isolate's first request builds the zod
+ * schemas of its own route, not those of every route of its group. The routes it then runs are what OpenAPIHono's
+ * own `.openapi()` makes of the built route, so validation and the document are those of an eager route.
+ */
 export function createRouter() {
-  return new OpenAPIHono<AppBindings>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const where = (result as { target?: string }).target ?? 'request';
-        const label = where === 'json' ? 'body' : where === 'param' ? 'path' : where;
-        return c.json(errorBody(400, describeZodError(result.error, label)), 400);
-      }
-    },
+  const router = new OpenAPIHono<AppBindings>({ defaultHook });
+  const eager = router.openapi;
+  router.openapi = ((route: RouteConfig, handler: never, hook: never) => {
+    const source = (route as Partial<LazyRoute>)[LAZY_ROUTE];
+    if (!source) return eager(route, handler, hook);
+    registerOnDemand(router, source, handler, hook);
+    return router;
+  }) as typeof eager;
+  return router;
+}
+
+const LAZY_ROUTE = Symbol('route built on demand');
+interface RouteSource {
+  method: string;
+  path: string;
+  hide: boolean;
+  build: () => RouteConfig;
+}
+interface LazyRoute {
+  [LAZY_ROUTE]: RouteSource;
+}
+
+/**
+ * An object that is `build()`'s result, built on first use (a property read, a spread): what defineRoute answers
+ * for code that reads a route's config (a test, a spread), and what the OpenAPI registry holds until the document
+ * reads it.
+ */
+function builtOnFirstUse<T extends object>(build: () => T, source?: RouteSource): T {
+  let built: T | undefined;
+  const target = () => (built ??= build());
+  return new Proxy({} as T, {
+    get: (_, key) => (key === LAZY_ROUTE ? source : Reflect.get(target(), key)),
+    has: (_, key) => (key === LAZY_ROUTE ? source !== undefined : Reflect.has(target(), key)),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(target(), key),
   });
+}
+
+/**
+ * Registers a route built on demand as OpenAPIHono's `.openapi()` registers a built one: its path in the OpenAPI
+ * registry, in order, unless hidden (built when the document reads it), and one handler on its method and path
+ * that, on its first request, builds the route and what `.openapi()` makes of it (token access, validators, the
+ * handler), then runs them in order on every request.
+ */
+function registerOnDemand(router: OpenAPIHono<AppBindings>, source: RouteSource, handler: never, hook: never) {
+  let built: RouteConfig | undefined;
+  const route = () => (built ??= source.build());
+  if (!source.hide) {
+    router.openAPIRegistry.registerPath(
+      builtOnFirstUse(() => {
+        const { middleware: _middleware, hide: _hide, ...documented } = route();
+        return documented as RouteConfig;
+      }),
+    );
+  }
+  let handlers: MiddlewareHandler<AppBindings> | undefined;
+  const serve = () => {
+    const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
+    scratch.openapi(route() as never, handler, hook);
+    return inOrder(scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>));
+  };
+  router.on([source.method], [source.path.replaceAll(/\/{(.+?)}/g, '/:$1')], (c, next) => (handlers ??= serve())(c, next));
 }
 
 export const ErrorSchema = z
@@ -64,7 +135,10 @@ const STANDARD_ERRORS = {
 } as const;
 
 /**
- * createRoute with bearer security and the standard error responses every operation can answer.
+ * createRoute with bearer security and the standard error responses every operation can answer, built on demand:
+ * `config` (everything but the method and path) is called when the route first serves a request or the OpenAPI
+ * document is made (createRouter), so the zod schemas written inside it cost nothing until then. Schemas declared
+ * at a module's top level (a schemas/ module, a body schema beside the route) are still built when the module loads.
  * `tokens` says what integration tokens may call it (services/integrations/scopes): the installation
  * scope it needs, documented as the `installationToken` security scheme's scope. Without it, integration
  * and installation tokens are refused (403). `costly` names the expensive operation's own rate limit
@@ -86,12 +160,35 @@ const STANDARD_ERRORS = {
  * - it is documented as the `siteToken` security scheme (test/platform/adversarial-* attack every other
  *   operation with one).
  */
-export function defineRoute<
-  P extends string,
-  R extends Omit<RouteConfig, 'path'> & { path: P; tokens?: TokenAccess; costly?: CostlyPolicy; visitors?: true; siteToken?: true },
->(config: R) {
+export function defineRoute<M extends RouteConfig['method'], P extends string, R extends Omit<RouteConfig, 'path' | 'method'> & RouteOptions>(
+  method: M,
+  path: P,
+  config: () => R,
+): BuiltRoute<M, P, R> {
+  const source: RouteSource = { method, path, hide: false, build: () => buildRoute(method, path, config()) as RouteConfig };
+  return builtOnFirstUse(source.build, source) as unknown as BuiltRoute<M, P, R>;
+}
+
+/** `route` at another path (the same operation where its parameter may span segments), hidden from the document. */
+export function hiddenRouteAt<M extends RouteConfig['method'], P extends string, R extends RouteConfig>(route: R & { method: M }, path: P) {
+  const source = (route as Partial<LazyRoute>)[LAZY_ROUTE];
+  const build = () => ({ ...route, path, hide: true }) as Omit<R, 'path'> & { path: P; hide: true };
+  if (!source) return build();
+  return builtOnFirstUse(build, { method: source.method, path, hide: true, build: build as () => RouteConfig });
+}
+
+interface RouteOptions {
+  tokens?: TokenAccess;
+  costly?: CostlyPolicy;
+  visitors?: true;
+  siteToken?: true;
+}
+/** What createRoute answers for the route (as it did when defineRoute built it at once): its types are the handler's. */
+type BuiltRoute<M extends RouteConfig['method'], P extends string, R> = Omit<R, 'tokens' | 'costly'> & { method: M; path: P; getRoutingPath(): string };
+
+function buildRoute(method: RouteConfig['method'], path: string, config: Omit<RouteConfig, 'path' | 'method'> & RouteOptions) {
   const { tokens = {}, costly, visitors, siteToken, ...route } = config;
-  if (siteToken) assertSiteTokenRoute(route.method, route.path);
+  if (siteToken) assertSiteTokenRoute(method, path);
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
   if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
   if (tokens.integration) security.push({ integrationToken: [] });
@@ -102,10 +199,12 @@ export function defineRoute<
   const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
   return createRoute({
     security,
+    method,
+    path,
     ...route,
     middleware: [tokenAccess(tokens, siteToken === true), ...(costly ? [limitCostly(costly)] : []), ...middleware],
     responses: { ...STANDARD_ERRORS, ...(costly ? { 429: tooManyRequests(costly) } : {}), ...route.responses },
-  } as Omit<R, 'tokens' | 'costly'>);
+  });
 }
 
 /** A site token reads, and only what the path ties to its organization, site or spaces. */

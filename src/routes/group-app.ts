@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { AppBindings } from '../env';
 import { errorResponse, onError } from '../lib/errors';
+import { inOrder } from '../lib/handler-chain';
 import { ROUTERS } from './groups';
 
 /**
@@ -84,32 +85,6 @@ export function ownHandlers(app: Hono<AppBindings, any, any>, method: string, pa
   if (catchAll) return undefined;
   const handlers = app.routes.filter((r) => r.method === method && r.path === path).map((r) => r.handler as MiddlewareHandler<AppBindings>);
   return handlers.length > 0 ? handlers : undefined;
-}
-
-/**
- * Runs `handlers` as Hono's compose does (an error becomes onError's answer where it is thrown, so the handlers
- * before it see an answer, not an exception), without setting the context's route index: the parameters the
- * handlers read are those of the main app's matched route.
- */
-function inOrder(handlers: readonly MiddlewareHandler<AppBindings>[]): MiddlewareHandler<AppBindings> {
-  return async (c, next) => {
-    const run = async (i: number): Promise<void> => {
-      const handler = handlers[i];
-      if (!handler) return next();
-      let res: Response | void;
-      let isError = false;
-      try {
-        res = await handler(c, () => run(i + 1));
-      } catch (err) {
-        if (!(err instanceof Error)) throw err;
-        c.error = err;
-        res = await onError(err, c);
-        isError = true;
-      }
-      if (res && (!c.finalized || isError)) c.res = res;
-    };
-    await run(0);
-  };
 }
 
 /** The request served by the group's app: its own route match and context, which adopts the main app's. */

@@ -10,8 +10,9 @@ import type { AppBindings } from '../env';
  * build (src/cli/build-worker.mjs) turns into a module of its own that workerd evaluates on first use: a
  * router's zod schemas, OpenAPI metadata, services and libraries cost nothing until a request for one of its
  * routes arrives (app.ts). A group is one module, not a folder, because a cold isolate's first request pays for
- * every zod schema its group builds: a page read used to build the schemas of the five other routers of
- * src/routes/space-content as well. Which group serves which method and path is in manifest.ts, generated from
+ * every zod schema its group's modules build at their top level: a page read used to build the schemas of the five
+ * other routers of src/routes/space-content as well. Within a group, each route's own config (the schemas written
+ * in its defineRoute) is built on its first request only (lib/create-router). Which group serves which method and path is in manifest.ts, generated from
  * this list (test/platform/route-manifest.test.ts says when it is out of date and prints the new one).
  *
  * Adding a router: one line here, in its place, then the manifest test's output in manifest.ts.

@@ -9,6 +9,11 @@
  * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
  * published page would evaluate zod.
  *
+ * Then a fresh isolate's first event that is not a request: the hourly cron, and a queue batch (a job of no known type,
+ * which the consumer answers with a retry once its module graph, every job handler's, is evaluated). Their modules are
+ * reached from no route: a module using zod's `.openapi()` without the extension having run first failed there
+ * (`.openapi is not a function`) while every request worked. The run stops if either fails.
+ *
  * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
  * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
  * Beside the wall-clock ratio, the CPU ratio: the CPU time workerd's threads spent on each first request (the Worker's
@@ -83,6 +88,31 @@ async function printModuleGraph() {
   }
 }
 
+/**
+ * The cron and the queue consumer, each as the first event of a fresh isolate: what they import must evaluate
+ * on its own (zod's OpenAPI extension first: build-worker.mjs, zodOpenApiFirst). Throws if either fails.
+ */
+async function firstEventsOtherThanRequests(persist: string, scripts: Awaited<ReturnType<typeof bundleWorkers>>) {
+  const cron = await start({ persist, scripts });
+  try {
+    const result = await (await cron.mf.getWorker('api')).scheduled({ cron: '0 * * * *', scheduledTime: new Date() });
+    if (result.outcome !== 'ok') throw new Error(`the cron as a fresh isolate's first event: ${result.outcome}`);
+  } finally {
+    await cron.mf.dispose();
+  }
+  const queue = await start({ persist, scripts });
+  try {
+    const message = { id: 'cold-first-event', timestamp: new Date(), attempts: 1, body: { id: 'cold-first-event', type: 'cold-bench-no-such-job', payload: null } };
+    const result = await (await queue.mf.getWorker('api')).queue('docs-platform-jobs', [message]);
+    if (result.outcome !== 'ok' || !result.retryMessages.some((retried: { msgId: string }) => retried.msgId === message.id)) {
+      throw new Error(`the queue consumer as a fresh isolate's first event: ${result.outcome}, retried ${JSON.stringify(result.retryMessages)}`);
+    }
+  } finally {
+    await queue.mf.dispose();
+  }
+  console.log('The cron and the queue consumer, each as a fresh isolate\'s first event: ok');
+}
+
 /** The bench Worker of another checkout, built by that checkout's own build-worker.mjs (its settings are part of what is compared). */
 async function bundleBaseline(checkout: string): Promise<{ api: WorkerModules; reference: WorkerModules }> {
   const { buildWorker } = await import(pathToFileURL(path.join(checkout, 'src/cli/build-worker.mjs')).href);
@@ -109,6 +139,7 @@ try {
   const sitePath = await seedSite(call, token, org.id, [space.id]);
   const siteId = sitePath.split('/').pop()!;
   await seeding.mf.dispose();
+  await firstEventsOtherThanRequests(persist, scripts);
 
   const kinds = {
     'space read (GET /v1/spaces/{id})': (api: string) => timedFetch(`${api}/v1/spaces/${space.id}`, { Authorization: `Bearer ${token}` }),

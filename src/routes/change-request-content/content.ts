@@ -25,60 +25,50 @@ const Params = z.object({
 });
 const BASE = '/spaces/{spaceId}/change-requests/{changeRequestId}/content';
 
-const getRevisionRoute = defineRoute({
-  method: 'get',
-  path: BASE,
+const getRevisionRoute = defineRoute('get', BASE, () => ({
   operationId: 'getRevisionOfChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "The change request's current revision",
   request: { params: Params, query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionSchema, 'The revision') },
-});
+}));
 
-const listPagesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/pages`,
+const listPagesRoute = defineRoute('get', `${BASE}/pages`, () => ({
   operationId: 'listPagesInChangeRequest',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "The change request's page tree",
   request: { params: Params, query: ContentQuerySchema },
   responses: { 200: jsonResponse(z.object({ pages: z.array(RevisionPageSchema) }), 'The pages') },
-});
+}));
 
-const listFilesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/files`,
+const listFilesRoute = defineRoute('get', `${BASE}/files`, () => ({
   operationId: 'listFilesInChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "The change request's files, with signed download URLs",
   request: { params: Params, query: ListQuerySchema.extend(ContentQuerySchema.shape) },
   responses: { 200: jsonResponse(listOf(RevisionFileSchema, 'RevisionFiles'), 'The files') },
-});
+}));
 
-const getFileRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/files/{fileId}`,
+const getFileRoute = defineRoute('get', `${BASE}/files/{fileId}`, () => ({
   operationId: 'getFileInChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: 'A file of the change request',
   request: { params: Params.extend({ fileId: IdSchema('fileId') }), query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionFileSchema, 'The file') },
-});
+}));
 
-const getPageRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/page/{pageId}`,
+const getPageRoute = defineRoute('get', `${BASE}/page/{pageId}`, () => ({
   operationId: 'getPageInChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: 'A page of the change request with its content, as a document or Markdown',
   request: { params: Params.extend({ pageId: IdSchema('pageId') }), query: PageQuerySchema },
   responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
-});
+}));
 
 // ---------------------------------------------------------------------------------------------
 // Content batches (GitBook's updateChangeRequestContent)
@@ -188,9 +178,7 @@ const ContentUpdateSchema = z
   })
   .openapi('ChangeRequestContentUpdate');
 
-const updateContentRoute = defineRoute({
-  method: 'post',
-  path: BASE,
+const updateContentRoute = defineRoute('post', BASE, () => ({
   operationId: 'updateChangeRequestContent',
   costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
@@ -208,7 +196,7 @@ const updateContentRoute = defineRoute({
     200: jsonResponse(z.union([ChangeRequestSchema, ContentUpdateSchema]), 'The change request (compat=true) or the change request with the affected pages'),
     413: jsonResponse(ErrorSchema, 'A file is larger than MAX_FILE_BYTES, or the body larger than the content batch limit'),
   },
-});
+}));
 
 const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => ({
   db: c.get('db'),

@@ -40,9 +40,7 @@ const ImportContentResultSchema = z
   })
   .openapi('ImportContentResult');
 
-const importContentRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/content/import',
+const importContentRoute = defineRoute('post', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/import', () => ({
   operationId: 'importContentInChangeRequest',
   costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
@@ -58,7 +56,7 @@ const importContentRoute = defineRoute({
       headers: z.object({ Location: z.string().openapi({ description: 'API URL of the change request content (its new revision)' }) }),
     },
   },
-});
+}));
 
 export const importRouter = createRouter().openapi(importContentRoute, async (c) => {
   const userId = requireUser(c);

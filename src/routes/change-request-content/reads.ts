@@ -22,9 +22,7 @@ const Params = z.object({
 });
 const BASE = '/spaces/{spaceId}/change-requests/{changeRequestId}';
 
-const getPageByPathRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/content/path/{pagePath}`,
+const getPageByPathRoute = defineRoute('get', `${BASE}/content/path/{pagePath}`, () => ({
   operationId: 'getPageInChangeRequestByPath',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -32,33 +30,27 @@ const getPageByPathRoute = defineRoute({
   description: 'The path is the slugs of the page and its ancestors joined by `/`, URL-encoded as one path segment (`guides%2Finstall`).',
   request: { params: Params.extend({ pagePath: PagePathSchema }), query: PageByPathQuerySchema },
   responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
-});
+}));
 
-const listPageMetaLinksRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/content/page/{pageId}/meta-links`,
+const listPageMetaLinksRoute = defineRoute('get', `${BASE}/content/page/{pageId}/meta-links`, () => ({
   operationId: 'listChangeRequestPageMetaLinks',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "A page's canonical and alternate links in the change request",
   request: { params: Params.extend({ pageId: IdSchema('pageId') }) },
   responses: { 200: jsonResponse(RevisionPageMetaLinksSchema, 'The meta links') },
-});
+}));
 
-const getReusableContentRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/content/reusable-contents/{reusableContentId}`,
+const getReusableContentRoute = defineRoute('get', `${BASE}/content/reusable-contents/{reusableContentId}`, () => ({
   operationId: 'getReusableContentInChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: 'A reusable content of the change request: its title and the id of its document (getDocumentById)',
   request: { params: Params.extend({ reusableContentId: IdSchema('reusableContentId') }), query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionReusableContentSchema, 'The reusable content') },
-});
+}));
 
-const getChangesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/changes`,
+const getChangesRoute = defineRoute('get', `${BASE}/changes`, () => ({
   operationId: 'getChangeRequestChanges',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -66,7 +58,7 @@ const getChangesRoute = defineRoute({
   description: 'At most `limit` changes (100 unless told); `more` says how many were left out.',
   request: { params: Params, query: ChangesQuerySchema },
   responses: { 200: jsonResponse(RevisionSemanticChangesSchema, 'The changes') },
-});
+}));
 
 const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => ({
   db: c.get('db'),

@@ -53,26 +53,22 @@ const ListFilters = ListQuerySchema.extend({
 
 const ChangeRequestListSchema = listOf(ChangeRequestSchema, 'ChangeRequests');
 
-const listForSpaceRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests',
+const listForSpaceRoute = defineRoute('get', '/spaces/{spaceId}/change-requests', () => ({
   operationId: 'listChangeRequestsForSpace',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: "The space's change requests (open ones by default), most recently updated first",
   request: { params: SpaceParams, query: ListFilters },
   responses: { 200: jsonResponse(ChangeRequestListSchema, 'The change requests') },
-});
+}));
 
-const listForOrgRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/change-requests',
+const listForOrgRoute = defineRoute('get', '/orgs/{organizationId}/change-requests', () => ({
   operationId: 'listChangeRequestsForOrganization',
   tags,
   summary: 'Change requests of the spaces of the organization the caller can read',
   request: { params: z.object({ organizationId: IdSchema('organizationId') }), query: ListFilters },
   responses: { 200: jsonResponse(ChangeRequestListSchema, 'The change requests') },
-});
+}));
 
 const CreateBody = z.object({
   subject: ChangeRequestSubjectSchema.optional(),
@@ -89,9 +85,7 @@ const CreateBody = z.object({
     }),
 });
 
-const createRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests',
+const createRoute = defineRoute('post', '/spaces/{spaceId}/change-requests', () => ({
   operationId: 'createChangeRequest',
   tokens: { scope: 'space:content:write' },
   tags,
@@ -101,18 +95,16 @@ const createRoute = defineRoute({
     201: { ...jsonResponse(ChangeRequestSchema, 'The change request'), headers: { Location: { schema: { type: 'string' } } } },
     409: jsonResponse(ErrorSchema, 'The conversations issues cluster named is muted'),
   },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
+const getRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}', () => ({
   operationId: 'getChangeRequestById',
   tokens: { scope: 'space:content:read' },
   tags,
   summary: 'A change request, by id or number',
   request: { params: ChangeRequestParams },
   responses: { 200: jsonResponse(ChangeRequestSchema, 'The change request') },
-});
+}));
 
 const PatchBody = z.object({
   subject: ChangeRequestSubjectSchema.optional(),
@@ -120,23 +112,19 @@ const PatchBody = z.object({
   status: z.enum(['draft', 'open', 'archived']).optional().openapi({ description: 'merged is reached only by merging' }),
 });
 
-const patchRoute = defineRoute({
-  method: 'patch',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}',
+const patchRoute = defineRoute('patch', '/spaces/{spaceId}/change-requests/{changeRequestId}', () => ({
   operationId: 'updateChangeRequestById',
   tokens: { scope: 'space:content:write' },
   tags,
   summary: "Change a change request's subject, description or status",
   request: { params: ChangeRequestParams, ...jsonBody(PatchBody) },
   responses: { 200: jsonResponse(ChangeRequestSchema, 'The change request') },
-});
+}));
 
 const HeadMoveResult = (result: 'merge' | 'update') =>
   z.object({ revision: z.string().openapi({ description: 'The resulting revision' }), result: z.literal(result) });
 
-const mergeRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/merge',
+const mergeRoute = defineRoute('post', '/spaces/{spaceId}/change-requests/{changeRequestId}/merge', () => ({
   operationId: 'mergeChangeRequest',
   costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
@@ -144,11 +132,9 @@ const mergeRoute = defineRoute({
   summary: 'Merge a change request into the space (409 naming the pages on conflict)',
   request: { params: ChangeRequestParams },
   responses: { 200: jsonResponse(HeadMoveResult('merge'), 'Merged'), 409: jsonResponse(z.object({ error: z.object({ code: z.number(), message: z.string() }) }), 'Conflicting edits') },
-});
+}));
 
-const updateRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/update',
+const updateRoute = defineRoute('post', '/spaces/{spaceId}/change-requests/{changeRequestId}/update', () => ({
   operationId: 'updateChangeRequest',
   costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
@@ -156,7 +142,7 @@ const updateRoute = defineRoute({
   summary: "Pull the space's main content into the change request",
   request: { params: ChangeRequestParams },
   responses: { 200: jsonResponse(HeadMoveResult('update'), 'Updated'), 409: jsonResponse(z.object({ error: z.object({ code: z.number(), message: z.string() }) }), 'Conflicting edits') },
-});
+}));
 
 type Filters = z.infer<typeof ListFilters>;
 

@@ -15,9 +15,7 @@ const ContributorSchema = z
   })
   .openapi('ChangeRequestUserContributor');
 
-const listContributorsRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/contributors',
+const listContributorsRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/contributors', () => ({
   operationId: 'getContributorsByChangeRequestId',
   tokens: { scope: 'space:content:read' },
   tags: ['Change requests'],
@@ -29,7 +27,7 @@ const listContributorsRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(z.object({ items: z.array(ContributorSchema), count: z.number().int() }).openapi('ChangeRequestContributors'), 'The contributors') },
-});
+}));
 
 export const contributorsRouter = createRouter().openapi(listContributorsRoute, async (c) => {
   const { spaceId, changeRequestId } = c.req.valid('param');

@@ -32,9 +32,7 @@ const PdfUrlSchema = z
   })
   .openapi('ChangeRequestPDF');
 
-const getPdfRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/pdf',
+const getPdfRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/pdf', () => ({
   operationId: 'getChangeRequestPDF',
   costly: 'exports',
   tokens: { scope: 'space:content:read' },
@@ -45,7 +43,7 @@ const getPdfRoute = defineRoute({
     'beyond, the PDF ends with a note saying how many pages were left out.',
   request: { params: Params, query: Query },
   responses: { 200: jsonResponse(PdfUrlSchema, 'URL of the PDF') },
-});
+}));
 
 export const pdfRouter = createRouter().openapi(getPdfRoute, async (c) => {
   const { spaceId, changeRequestId } = c.req.valid('param');

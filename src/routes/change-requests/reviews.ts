@@ -31,9 +31,7 @@ const Params = z.object({
   changeRequestId: IdSchema('changeRequestId').openapi({ description: 'The change request id, or its number in the space' }),
 });
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews',
+const listRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews', () => ({
   operationId: 'getReviewsByChangeRequestId',
   tags,
   summary: 'Reviews of a change request, newest first',
@@ -49,42 +47,36 @@ const listRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(ChangeRequestReviewSchema, 'ChangeRequestReviews'), 'The reviews') },
-});
+}));
 
 const SubmitBody = z.object({
   status: ReviewStatusSchema,
   comment: BodySchema.optional().openapi({ description: 'A comment posted with the review, on the change request' }),
 });
 
-const submitRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews',
+const submitRoute = defineRoute('post', '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews', () => ({
   operationId: 'submitChangeRequestReview',
   tags,
   summary: 'Approve a change request or request changes, against its current revision',
   request: { params: Params, query: z.object({ format: DocumentFormatSchema.optional() }), ...jsonBody(SubmitBody) },
   responses: { 201: { ...jsonResponse(ChangeRequestReviewSchema, 'The review'), headers: { Location: { schema: { type: 'string' } } } } },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}',
+const getRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}', () => ({
   operationId: 'getChangeRequestReviewById',
   tags,
   summary: 'A review',
   request: { params: Params.extend({ reviewId: IdSchema('reviewId') }), query: z.object({ format: DocumentFormatSchema.optional() }) },
   responses: { 200: jsonResponse(ChangeRequestReviewSchema, 'The review') },
-});
+}));
 
-const listRequestedRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers',
+const listRequestedRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers', () => ({
   operationId: 'getRequestedReviewersByChangeRequestId',
   tags,
   summary: 'Users asked to review a change request who have not reviewed it since',
   request: { params: Params, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(RequestedReviewerSchema, 'ChangeRequestRequestedReviewers'), 'The requested reviewers') },
-});
+}));
 
 const RequestBody = z.object({
   users: z.array(z.string().min(1).max(128)).min(1).max(50).openapi({ description: 'Users to ask (members who can review the space)' }),
@@ -92,25 +84,21 @@ const RequestBody = z.object({
   description: z.record(z.string(), z.unknown()).optional().openapi({ description: "Also set the change request's description (a rich-text document)" }),
 });
 
-const requestRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers',
+const requestRoute = defineRoute('post', '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers', () => ({
   operationId: 'requestReviewersForChangeRequest',
   tags,
   summary: 'Ask users to review a change request (asking again makes their earlier review outdated)',
   request: { params: Params, ...jsonBody(RequestBody) },
   responses: { 200: jsonResponse(z.object({ users: z.array(RequestedReviewerSchema) }), 'The requests made') },
-});
+}));
 
-const removeRequestedRoute = defineRoute({
-  method: 'delete',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}',
+const removeRequestedRoute = defineRoute('delete', '/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}', () => ({
   operationId: 'removeRequestedReviewerFromChangeRequest',
   tags,
   summary: 'Withdraw a review request',
   request: { params: Params.extend({ userId: IdSchema('userId') }) },
   responses: { 204: noContent('Withdrawn, or was not requested') },
-});
+}));
 
 const crIdSql = (spaceId: string, changeRequestId: string) =>
   sql`(select ${changeRequests.id} from ${changeRequests} where ${changeRequestMatch(spaceId, changeRequestId)})`;

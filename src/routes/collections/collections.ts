@@ -34,19 +34,15 @@ const tags = ['Collections'];
 const CollectionParams = z.object({ collectionId: IdSchema('collectionId') });
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 
-const getCollectionRoute = defineRoute({
-  method: 'get',
-  path: '/collections/{collectionId}',
+const getCollectionRoute = defineRoute('get', '/collections/{collectionId}', () => ({
   operationId: 'getCollectionById',
   tags,
   summary: 'Get a collection',
   request: { params: CollectionParams },
   responses: { 200: jsonResponse(CollectionSchema, 'The collection') },
-});
+}));
 
-const updateCollectionRoute = defineRoute({
-  method: 'patch',
-  path: '/collections/{collectionId}',
+const updateCollectionRoute = defineRoute('patch', '/collections/{collectionId}', () => ({
   operationId: 'updateCollectionById',
   tags,
   summary: 'Update a collection (collection admins)',
@@ -60,31 +56,25 @@ const updateCollectionRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(CollectionSchema, 'The updated collection') },
-});
+}));
 
-const deleteCollectionRoute = defineRoute({
-  method: 'delete',
-  path: '/collections/{collectionId}',
+const deleteCollectionRoute = defineRoute('delete', '/collections/{collectionId}', () => ({
   operationId: 'deleteCollectionById',
   tags,
   summary: 'Delete a collection, its nested collections, and move their spaces to the trash',
   request: { params: CollectionParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const listCollectionSpacesRoute = defineRoute({
-  method: 'get',
-  path: '/collections/{collectionId}/spaces',
+const listCollectionSpacesRoute = defineRoute('get', '/collections/{collectionId}/spaces', () => ({
   operationId: 'listSpacesInCollectionById',
   tags,
   summary: 'List the spaces directly in a collection, in their order',
   request: { params: CollectionParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(SpaceSchema, 'CollectionSpaces'), 'The spaces') },
-});
+}));
 
-const moveCollectionRoute = defineRoute({
-  method: 'post',
-  path: '/collections/{collectionId}/move',
+const moveCollectionRoute = defineRoute('post', '/collections/{collectionId}/move', () => ({
   operationId: 'moveCollection',
   tags,
   summary: 'Move a collection to another parent and/or position',
@@ -93,21 +83,17 @@ const moveCollectionRoute = defineRoute({
     ...jsonBody(MoveBodySchema),
   },
   responses: { 200: jsonResponse(CollectionSchema, 'The moved collection') },
-});
+}));
 
-const transferCollectionRoute = defineRoute({
-  method: 'post',
-  path: '/collections/{collectionId}/transfer',
+const transferCollectionRoute = defineRoute('post', '/collections/{collectionId}/transfer', () => ({
   operationId: 'transferCollection',
   tags,
   summary: 'Transfer a collection with everything in it to another organization you administer',
   request: { params: CollectionParams, ...jsonBody(TransferBodySchema) },
   responses: { 200: jsonResponse(CollectionSchema, 'The transferred collection') },
-});
+}));
 
-const listOrgCollectionsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/collections',
+const listOrgCollectionsRoute = defineRoute('get', '/orgs/{organizationId}/collections', () => ({
   operationId: 'listCollectionsInOrganizationById',
   tags,
   summary: 'List the collections of an organization visible to the caller',
@@ -118,11 +104,9 @@ const listOrgCollectionsRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(CollectionSchema, 'Collections'), 'The collections') },
-});
+}));
 
-const createCollectionRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/collections',
+const createCollectionRoute = defineRoute('post', '/orgs/{organizationId}/collections', () => ({
   operationId: 'createCollection',
   tags,
   summary: 'Create a collection, at the root or in a parent collection',
@@ -138,7 +122,7 @@ const createCollectionRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(CollectionSchema, 'The collection') },
-});
+}));
 
 /** The answer of a write: the collection re-read in the write's own batch (its last statement). */
 function written(rows: { collection: CollectionRow; rank: number }[]) {

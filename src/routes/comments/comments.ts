@@ -169,107 +169,85 @@ function commentRoutes(kind: keyof typeof SCOPES) {
   const tags = [tag];
   const where = kind === 'space' ? 'the space' : 'the change request';
 
-  const listRoute = defineRoute({
-    method: 'get',
-    path: `${base}/comments`,
+  const listRoute = defineRoute('get', `${base}/comments`, () => ({
     operationId: `listComments${suffix}`,
     tags,
     summary: `Comments on ${where}, newest first`,
     request: { params: Params, query: ListCommentsQuery },
     responses: { 200: jsonResponse(listOf(CommentSchema, `Comments${suffix}`), 'The comments') },
-  });
-  const postRoute = defineRoute({
-    method: 'post',
-    path: `${base}/comments`,
+  }));
+  const postRoute = defineRoute('post', `${base}/comments`, () => ({
     operationId: `postComment${suffix}`,
     tags,
     summary: `Comment on ${where}, one of its pages or a block of a page`,
     description: PAGE_CAP_NOTE,
     request: { params: Params, query: FormatQuery, ...jsonBody(PostCommentBody) },
     responses: { 200: jsonResponse(CommentSchema, 'The comment was posted') },
-  });
-  const getRoute = defineRoute({
-    method: 'get',
-    path: `${base}/comments/{commentId}`,
+  }));
+  const getRoute = defineRoute('get', `${base}/comments/{commentId}`, () => ({
     operationId: `getComment${suffix}`,
     tags,
     summary: 'A comment',
     request: { params: CommentParams(Params), query: FormatQuery },
     responses: { 200: jsonResponse(CommentSchema, 'The comment') },
-  });
-  const updateRoute = defineRoute({
-    method: 'put',
-    path: `${base}/comments/{commentId}`,
+  }));
+  const updateRoute = defineRoute('put', `${base}/comments/{commentId}`, () => ({
     operationId: `updateComment${suffix}`,
     tags,
     summary: "Edit a comment's body (its author), resolve or reopen it, add or remove reactions",
     request: { params: CommentParams(Params), query: FormatQuery, ...jsonBody(UpdateCommentBody) },
     responses: { 200: jsonResponse(CommentSchema, 'The comment') },
-  });
-  const deleteRoute = defineRoute({
-    method: 'delete',
-    path: `${base}/comments/{commentId}`,
+  }));
+  const deleteRoute = defineRoute('delete', `${base}/comments/{commentId}`, () => ({
     operationId: `deleteComment${suffix}`,
     tags,
     summary: 'Delete a comment with its replies (its author, or an admin of the space)',
     request: { params: CommentParams(Params) },
     responses: { 204: noContent('Deleted, or did not exist') },
-  });
-  const listRepliesRoute = defineRoute({
-    method: 'get',
-    path: `${base}/comments/{commentId}/replies`,
+  }));
+  const listRepliesRoute = defineRoute('get', `${base}/comments/{commentId}/replies`, () => ({
     operationId: `listCommentReplies${suffix}`,
     tags,
     summary: 'Replies to a comment, oldest first',
     request: { params: CommentParams(Params), query: ListQuerySchema.extend({ format: DocumentFormatSchema.optional() }) },
     responses: { 200: jsonResponse(listOf(CommentReplySchema, `CommentReplies${suffix}`), 'The replies') },
-  });
-  const postReplyRoute = defineRoute({
-    method: 'post',
-    path: `${base}/comments/{commentId}/replies`,
+  }));
+  const postReplyRoute = defineRoute('post', `${base}/comments/{commentId}/replies`, () => ({
     operationId: `postCommentReply${suffix}`,
     tags,
     summary: 'Reply to a comment',
     description: PAGE_CAP_NOTE,
     request: { params: CommentParams(Params), query: FormatQuery, ...jsonBody(PostReplyBody) },
     responses: { 200: jsonResponse(CommentReplySchema, 'The reply was posted') },
-  });
-  const getReplyRoute = defineRoute({
-    method: 'get',
-    path: `${base}/comments/{commentId}/replies/{commentReplyId}`,
+  }));
+  const getReplyRoute = defineRoute('get', `${base}/comments/{commentId}/replies/{commentReplyId}`, () => ({
     operationId: `getCommentReply${suffix}`,
     tags,
     summary: 'A reply',
     request: { params: ReplyParams(Params), query: FormatQuery },
     responses: { 200: jsonResponse(CommentReplySchema, 'The reply') },
-  });
-  const updateReplyRoute = defineRoute({
-    method: 'put',
-    path: `${base}/comments/{commentId}/replies/{commentReplyId}`,
+  }));
+  const updateReplyRoute = defineRoute('put', `${base}/comments/{commentId}/replies/{commentReplyId}`, () => ({
     operationId: `updateCommentReply${suffix}`,
     tags,
     summary: "Edit a reply's body (its author), add or remove reactions",
     request: { params: ReplyParams(Params), query: FormatQuery, ...jsonBody(UpdateReplyBody) },
     responses: { 200: jsonResponse(CommentReplySchema, 'The reply') },
-  });
-  const deleteReplyRoute = defineRoute({
-    method: 'delete',
-    path: `${base}/comments/{commentId}/replies/{commentReplyId}`,
+  }));
+  const deleteReplyRoute = defineRoute('delete', `${base}/comments/{commentId}/replies/{commentReplyId}`, () => ({
     operationId: `deleteCommentReply${suffix}`,
     tags,
     summary: 'Delete a reply (its author, or an admin of the space)',
     request: { params: ReplyParams(Params) },
     responses: { 204: noContent('Deleted, or did not exist') },
-  });
-  const commentersRoute = defineRoute({
-    method: 'get',
-    path: `${base}/commenters`,
+  }));
+  const commentersRoute = defineRoute('get', `${base}/commenters`, () => ({
     operationId: `listCommenters${suffix}`,
     tags,
     summary: `Members who commented or replied on ${where}, most comments first`,
     request: { params: Params, query: ListQuerySchema },
     responses: { 200: jsonResponse(listOf(MemberSchema, `Commenters${suffix}`), 'The commenters') },
-  });
+  }));
 
   return createRouter()
     .openapi(listRoute, async (c) => {

@@ -22,9 +22,7 @@ import { OrgParams, tags } from './conversations';
 
 const ClusterParams = OrgParams.extend({ clusterId: IdSchema('clusterId').openapi({ description: 'The unique id of the cluster' }) });
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations-clusters',
+const listRoute = defineRoute('get', '/orgs/{organizationId}/conversations-clusters', () => ({
   operationId: 'listConversationsIssuesClusters',
   tags,
   summary: "The organization's clusters of similar issues, with their weekly pulse (members)",
@@ -43,21 +41,17 @@ const listRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(ConversationsIssuesClusterSchema, 'ConversationsIssuesClusters'), 'The clusters') },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations-clusters/{clusterId}',
+const getRoute = defineRoute('get', '/orgs/{organizationId}/conversations-clusters/{clusterId}', () => ({
   operationId: 'getConversationsIssuesCluster',
   tags,
   summary: 'A conversations issues cluster (members)',
   request: { params: ClusterParams },
   responses: { 200: jsonResponse(ConversationsIssuesClusterSchema, 'The cluster') },
-});
+}));
 
-const updateRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/conversations-clusters/{clusterId}',
+const updateRoute = defineRoute('patch', '/orgs/{organizationId}/conversations-clusters/{clusterId}', () => ({
   operationId: 'updateConversationsIssuesCluster',
   tags,
   summary: 'Mute or unmute a cluster: no new change request may name a muted cluster (admins)',
@@ -66,7 +60,7 @@ const updateRoute = defineRoute({
     ...jsonBody(z.strictObject({ muted: z.boolean().openapi({ description: 'Muted for change request creation' }) })),
   },
   responses: { 200: jsonResponse(ConversationsIssuesClusterSchema, 'The cluster') },
-});
+}));
 
 export const conversationClustersRouter = createRouter()
   .openapi(listRoute, async (c) => {

@@ -25,9 +25,7 @@ export const tags = ['Conversations'];
 export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const ConversationParams = OrgParams.extend({ conversationId: IdSchema('conversationId').openapi({ description: 'The id of the conversation in this API' }) });
 
-const ingestRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/conversations',
+const ingestRoute = defineRoute('post', '/orgs/{organizationId}/conversations', () => ({
   operationId: 'ingestConversation',
   costly: 'ingestion',
   tokens: { scope: 'conversations:ingest' },
@@ -46,11 +44,9 @@ const ingestRoute = defineRoute({
     204: noContent('Stored, and their analysis enqueued'),
     413: jsonResponse(ErrorSchema, 'The body is larger than the limit'),
   },
-});
+}));
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations',
+const listRoute = defineRoute('get', '/orgs/{organizationId}/conversations', () => ({
   operationId: 'listConversations',
   tags,
   summary: "The organization's conversations, most recently ingested first (members)",
@@ -61,17 +57,15 @@ const listRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(ConversationSchema, 'Conversations'), 'The conversations') },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations/{conversationId}',
+const getRoute = defineRoute('get', '/orgs/{organizationId}/conversations/{conversationId}', () => ({
   operationId: 'getConversationById',
   tags,
   summary: 'A conversation with its messages and metadata (members)',
   request: { params: ConversationParams },
   responses: { 200: jsonResponse(ConversationDetailSchema, 'The conversation') },
-});
+}));
 
 /** What a route's validation hook is given; on a failure `data` is the input (@hono/zod-validator passes it, its types omit it). */
 type HookResult = { target: string } & ({ success: true } | { success: false; error: ZodError; data?: unknown });

@@ -7,9 +7,7 @@ import { conversationUrls, toConversation, toIssue } from '../../services/conver
 import { issueCountQuery, issueNotFound, issuePageQuery, issueQuery, listCursor, loadWithAccess, type IssueWithConversationRow } from '../../services/conversations/records';
 import { OrgParams, tags } from './conversations';
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations-issues',
+const listRoute = defineRoute('get', '/orgs/{organizationId}/conversations-issues', () => ({
   operationId: 'listConversationsIssues',
   tags,
   summary: "The issues found in the organization's conversations, each with its conversation, most recently found first (members)",
@@ -21,17 +19,15 @@ const listRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(ConversationIssueWithConversationSchema, 'ConversationIssues'), 'The issues') },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/conversations-issues/{issueId}',
+const getRoute = defineRoute('get', '/orgs/{organizationId}/conversations-issues/{issueId}', () => ({
   operationId: 'getConversationIssueById',
   tags,
   summary: 'A conversation issue, with its conversation (members)',
   request: { params: OrgParams.extend({ issueId: IdSchema('issueId').openapi({ description: 'Identifier of the conversation issue' }) }) },
   responses: { 200: jsonResponse(ConversationIssueWithConversationSchema, 'The issue') },
-});
+}));
 
 const present = (row: IssueWithConversationRow, urls: ReturnType<typeof conversationUrls>) => ({
   issue: toIssue(row.issue, urls),

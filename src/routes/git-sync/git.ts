@@ -59,9 +59,7 @@ const ExportToGitRepositorySchema = z
   .object({ ...Common, commitMessage: z.string().min(1).max(10_000).openapi({ description: 'Message of the commit the export makes' }) })
   .openapi('ExportToGitRepository');
 
-const importRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/git/import',
+const importRoute = defineRoute('post', '/spaces/{spaceId}/git/import', () => ({
   operationId: 'importGitRepository',
   costly: 'content-writes',
   tokens: { scope: 'space:git:sync' },
@@ -71,11 +69,9 @@ const importRoute = defineRoute({
     "Queues an import of the repository at `ref` (and `repoProjectDirectory`) into the space: GitBook's layout (`.gitbook.yaml`, `SUMMARY.md`, `README.md`, `.gitbook/assets/`) becomes one new revision, the space's head unless `standalone`. Answers 204 at once; getSpaceGitInfo tells how it went.",
   request: { params: Params, ...jsonBody(ImportGitRepositorySchema) },
   responses: { 204: noContent('Operation to import the repository has been queued.') },
-});
+}));
 
-const exportRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/git/export',
+const exportRoute = defineRoute('post', '/spaces/{spaceId}/git/export', () => ({
   operationId: 'exportToGitRepository',
   costly: 'content-writes',
   tokens: { scope: 'space:git:sync' },
@@ -85,11 +81,9 @@ const exportRoute = defineRoute({
     "Queues an export of the space's current content as one commit on `ref`, whose parent is the branch's head: only the files GitBook owns are written, and those unchanged since the last sync keep their blobs. Never forced: a branch that moved on refuses it (the operation fails). Answers 204 at once; getSpaceGitInfo tells how it went.",
   request: { params: Params, ...jsonBody(ExportToGitRepositorySchema) },
   responses: { 204: noContent('Operation to export the space has been queued.') },
-});
+}));
 
-const infoRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/git/info',
+const infoRoute = defineRoute('get', '/spaces/{spaceId}/git/info', () => ({
   operationId: 'getSpaceGitInfo',
   tokens: { scope: 'space:git:sync' },
   tags,
@@ -97,7 +91,7 @@ const infoRoute = defineRoute({
   description: 'The repository the space syncs with and its latest operation (running, success, failure with its error, or timeout). 404 when the space never synced.',
   request: { params: Params },
   responses: { 200: jsonResponse(GitSyncStateSchema, 'The Git Sync info for the space') },
-});
+}));
 
 /** Who may trigger an operation: members with `edit` (GitBook's triggerGitSync), installation tokens with `space:git:sync` on a space they cover. */
 async function authorizeTrigger(c: Context<AppBindings>, spaceId: string) {

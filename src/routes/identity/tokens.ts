@@ -19,25 +19,21 @@ export function toApiToken(row: typeof apiTokens.$inferSelect): z.infer<typeof A
   };
 }
 
-const listTokensRoute = defineRoute({
-  method: 'get',
-  path: '/user/tokens',
+const listTokensRoute = defineRoute('get', '/user/tokens', () => ({
   operationId: 'listAuthenticatedUserTokens',
   tags: ['Users'],
   summary: "List the calling user's API tokens (never their values)",
   request: { query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(ApiTokenSchema, 'ApiTokens'), 'The tokens') },
-});
+}));
 
-const revokeTokenRoute = defineRoute({
-  method: 'delete',
-  path: '/user/tokens/{tokenId}',
+const revokeTokenRoute = defineRoute('delete', '/user/tokens/{tokenId}', () => ({
   operationId: 'revokeAuthenticatedUserToken',
   tags: ['Users'],
   summary: "Revoke one of the calling user's API tokens",
   request: { params: z.object({ tokenId: IdSchema('tokenId') }) },
   responses: { 204: noContent('Revoked, or there was no such token of yours') },
-});
+}));
 
 export const tokensRouter = createRouter()
   .openapi(listTokensRoute, async (c) => {

@@ -11,15 +11,13 @@ import { CreatedApiTokenSchema, UserSchema, toUser } from '../../schemas/user';
 import { createUser, issueToken, normalizeEmail } from '../../services/identity/users';
 import { toApiToken } from './tokens';
 
-const getAuthenticatedUserRoute = defineRoute({
-  method: 'get',
-  path: '/user',
+const getAuthenticatedUserRoute = defineRoute('get', '/user', () => ({
   operationId: 'getAuthenticatedUser',
   tokens: { scope: 'installation' },
   tags: ['Users'],
   summary: 'Get the user owning the API token',
   responses: { 200: jsonResponse(UserSchema, 'The calling user') },
-});
+}));
 
 const CreateUserBody = z.object({
   displayName: z.string().trim().min(1).max(64),
@@ -28,26 +26,22 @@ const CreateUserBody = z.object({
   photoURL: z.httpUrl().max(2048).optional(),
 });
 
-const createUserRoute = defineRoute({
-  method: 'post',
-  path: '/users',
+const createUserRoute = defineRoute('post', '/users', () => ({
   operationId: 'createUser',
   tags: ['Users'],
   summary: 'Create a user (operator only)',
   description: 'Needs the operator token. Invitations held for the email become memberships when the email is verified.',
   request: jsonBody(CreateUserBody),
   responses: { 201: jsonResponse(UserSchema, 'The created user'), 409: jsonResponse(z.any(), 'A user with this email exists') },
-});
+}));
 
-const getUserRoute = defineRoute({
-  method: 'get',
-  path: '/users/{userId}',
+const getUserRoute = defineRoute('get', '/users/{userId}', () => ({
   operationId: 'getUserById',
   tags: ['Users'],
   summary: 'Get a user (yourself, someone you share an organization with, or anyone for the operator)',
   request: { params: z.object({ userId: IdSchema('userId') }) },
   responses: { 200: jsonResponse(UserSchema, 'The user') },
-});
+}));
 
 const UpdateUserBody = z
   .object({
@@ -56,28 +50,24 @@ const UpdateUserBody = z
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Give at least one of displayName and photoURL' });
 
-const updateUserRoute = defineRoute({
-  method: 'patch',
-  path: '/users/{userId}',
+const updateUserRoute = defineRoute('patch', '/users/{userId}', () => ({
   operationId: 'updateUserById',
   tags: ['Users'],
   summary: "Update a user's name or picture (the user themself, or the operator)",
   description: 'Someone who shares an organization with the user gets 403; anyone else 404, as for reading the user.',
   request: { params: z.object({ userId: IdSchema('userId') }), ...jsonBody(UpdateUserBody) },
   responses: { 200: jsonResponse(UserSchema, 'The updated user') },
-});
+}));
 
 const CreateTokenBody = z.object({ label: z.string().trim().min(1).max(100).optional() });
 
-const createUserTokenRoute = defineRoute({
-  method: 'post',
-  path: '/users/{userId}/tokens',
+const createUserTokenRoute = defineRoute('post', '/users/{userId}/tokens', () => ({
   operationId: 'createUserToken',
   tags: ['Users'],
   summary: 'Issue an API token for a user (operator only)',
   request: { params: z.object({ userId: IdSchema('userId') }), body: { required: false, content: { 'application/json': { schema: CreateTokenBody } } } },
   responses: { 201: jsonResponse(CreatedApiTokenSchema, 'The token; `token` is shown only once') },
-});
+}));
 
 /** The users `callerId` shares an organization with: those whose accounts they may see. */
 const sharesAnOrganizationWith = (callerId: string) =>

@@ -40,20 +40,16 @@ const StartBody = z.object({
     .openapi({ description: 'AI enhancement of the imported content: not done by this deployment; `true` is answered 400 (GitBook defaults to true)' }),
 });
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/org/{organizationId}/imports',
+const listRoute = defineRoute('get', '/org/{organizationId}/imports', () => ({
   operationId: 'listImportRuns',
   tags,
   summary: 'List the import runs of the organization the caller may see (read role on their target space), most recent first',
   description: 'A run left behind by an import that never reported back (no news for an hour while pending or in progress) is returned as failed.',
   request: { params: OrgParams, query: ListFilters },
   responses: { 200: jsonResponse(listOf(ContentImportRunSchema, 'ContentImportRuns'), 'The import runs') },
-});
+}));
 
-const startRoute = defineRoute({
-  method: 'post',
-  path: '/org/{organizationId}/imports',
+const startRoute = defineRoute('post', '/org/{organizationId}/imports', () => ({
   operationId: 'startImportRun',
   costly: 'content-writes',
   tags,
@@ -62,29 +58,25 @@ const startRoute = defineRoute({
     "The run is created `pending` and a queue consumer imports the website as importContentInChangeRequest does (at most 20 pages and 40 images, same origin and path prefix): one new revision of the space's main content, or of the open change request `target.changeRequest`, with the pages under `target.page` when given. Read the run to follow it. A URL the outbound guard refuses (private, loopback, link-local, internal) is a 400 and starts nothing; `file` sources are a 400.",
   request: { params: OrgParams, ...jsonBody(StartBody) },
   responses: { 201: jsonResponse(ContentImportRunSchema, 'Import run created (pending)') },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/org/{organizationId}/imports/{importRunId}',
+const getRoute = defineRoute('get', '/org/{organizationId}/imports/{importRunId}', () => ({
   operationId: 'getImportRun',
   tags,
   summary: 'Get an import run (read role on its target space)',
   description: 'A run left behind by an import that never reported back (no news for an hour while pending or in progress) is returned as failed.',
   request: { params: RunParams },
   responses: { 200: jsonResponse(ContentImportRunSchema, 'The import run') },
-});
+}));
 
-const cancelRoute = defineRoute({
-  method: 'post',
-  path: '/org/{organizationId}/imports/{importRunId}/cancel',
+const cancelRoute = defineRoute('post', '/org/{organizationId}/imports/{importRunId}/cancel', () => ({
   operationId: 'cancelImportRun',
   tags,
   summary: 'Cancel an import run that is pending or still fetching the website (edit role on its target space): nothing is written',
   description: 'A run that is writing its content, or finished, is a 400: a run writes its pages in one transaction, whole or not at all.',
   request: { params: RunParams },
   responses: { 200: jsonResponse(ContentImportRunSchema, 'Import run cancelled') },
-});
+}));
 
 const apiBase = (requestUrl: string) => urlContext(requestUrl, undefined).api;
 

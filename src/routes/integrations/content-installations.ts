@@ -86,9 +86,7 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
   const listed = { 200: jsonResponse(listOf(d.schemas.installation, d.schemas.listName), `The ${kind} installations`) };
   const who = `(${d.admins.inSummaries}, the integration and the installation)`;
   return {
-    listForIntegration: defineRoute({
-      method: 'get',
-      path: `/integrations/{integrationName}/${kind}s`,
+    listForIntegration: defineRoute('get', `/integrations/{integrationName}/${kind}s`, () => ({
       operationId: d.operationIds.listForIntegration,
       tokens: d.listForIntegration.tokens,
       tags,
@@ -96,20 +94,16 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
       description: d.listForIntegration.description,
       request: { params: IntegrationParams, query: ListQuery },
       responses: listed,
-    }),
-    listForInstallation: defineRoute({
-      method: 'get',
-      path,
+    })),
+    listForInstallation: defineRoute('get', path, () => ({
       operationId: d.operationIds.listForInstallation,
       tokens,
       tags,
       summary: `List the ${kind}s an installation covers`,
       request: { params: InstallationParams, query: ListQuery },
       responses: listed,
-    }),
-    install: defineRoute({
-      method: 'post',
-      path,
+    })),
+    install: defineRoute('post', path, () => ({
       operationId: d.operationIds.install,
       tokens,
       tags,
@@ -121,20 +115,16 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
         ...jsonBody(z.object({ [d.bodyField]: z.string().min(1).max(128).openapi({ description: `The id of the ${kind} to install the integration on` }) })),
       },
       responses: { 201: jsonResponse(d.schemas.installation, `Installed on the ${kind}`) },
-    }),
-    get: defineRoute({
-      method: 'get',
-      path: `${path}/{${d.idParam}}`,
+    })),
+    get: defineRoute('get', `${path}/{${d.idParam}}`, () => ({
       operationId: d.operationIds.get,
       tokens,
       tags,
       summary: `Get the installation of an integration on a ${kind}`,
       request: { params: Params, query: ExtendedQuery },
       responses: { 200: jsonResponse(d.schemas.installation, `The ${kind} installation`) },
-    }),
-    update: defineRoute({
-      method: 'patch',
-      path: `${path}/{${d.idParam}}`,
+    })),
+    update: defineRoute('patch', `${path}/{${d.idParam}}`, () => ({
       operationId: d.operationIds.update,
       tokens,
       tags,
@@ -142,10 +132,8 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
       description: `A change of the configuration sends the integration a \`${d.installations.events.setup}\` event with the previous state.`,
       request: { params: Params, query: ExtendedQuery, ...jsonBody(d.schemas.update) },
       responses: { 200: jsonResponse(d.schemas.installation, `The ${kind} installation`) },
-    }),
-    uninstall: defineRoute({
-      method: 'delete',
-      path: `${path}/{${d.idParam}}`,
+    })),
+    uninstall: defineRoute('delete', `${path}/{${d.idParam}}`, () => ({
       operationId: d.operationIds.uninstall,
       tokens,
       tags,
@@ -153,7 +141,7 @@ function contentInstallationRoutes<C, U extends UrlContext>(d: ContentInstallati
       description: `An installation that selects all the ${kind}s of its organization covers them all: set its ${kind}_selection to selected first (400).`,
       request: { params: Params },
       responses: { 204: noContent(`Uninstalled from the ${kind}, or was not installed on it`) },
-    }),
+    })),
   };
 }
 

@@ -28,35 +28,29 @@ const tags = ['Integrations'];
 const IntegrationsList = listOf(IntegrationSchema, 'Integrations');
 const EnabledQuery = ListQuerySchema.extend({ search: textFilterQuery('Only integrations whose title or name contains this (any case)') });
 
-const listOrganizationIntegrationsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/integrations',
+const listOrganizationIntegrationsRoute = defineRoute('get', '/orgs/{organizationId}/integrations', () => ({
   operationId: 'listOrganizationIntegrations',
   tags,
   summary: 'List the integrations available to an organization: every public one, and every one it publishes (its members)',
   request: { params: OrgParams, query: ListIntegrationsQuery },
   responses: { 200: jsonResponse(IntegrationsList, 'Paginated list of integrations') },
-});
+}));
 
-const listSpaceIntegrationsRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/integrations',
+const listSpaceIntegrationsRoute = defineRoute('get', '/spaces/{spaceId}/integrations', () => ({
   operationId: 'listSpaceIntegrations',
   tags,
   summary: "List the integrations enabled on a space: installed by its organization on it, or on all its spaces, and not paused there (the space's readers)",
   request: { params: z.object({ spaceId: IdSchema('spaceId') }), query: EnabledQuery },
   responses: { 200: jsonResponse(IntegrationsList, 'Integrations enabled on the space') },
-});
+}));
 
-const listSiteIntegrationsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/integrations',
+const listSiteIntegrationsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/integrations', () => ({
   operationId: 'listSiteIntegrations',
   tags,
   summary: "List the integrations enabled on a site: installed by its organization on it, or on all its sites, and not paused there (the site's readers)",
   request: { params: SiteParams, query: EnabledQuery },
   responses: { 200: jsonResponse(IntegrationsList, 'Integrations enabled on the site') },
-});
+}));
 
 /** One batch: the access check's statement first, then the page, its owners and the total; the check runs on the answer. */
 async function listPage(

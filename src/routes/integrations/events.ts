@@ -15,9 +15,7 @@ const EventParams = IntegrationParams.extend({ eventId: IdSchema('eventId') });
 /** Who may read an integration's events: the admins of the organization that publishes it, and the integration's own token. */
 const WHO = "Admins of the organization that publishes the integration, and the integration's own token.";
 
-const listEventsRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}/events',
+const listEventsRoute = defineRoute('get', '/integrations/{integrationName}/events', () => ({
   operationId: 'listIntegrationEvents',
   tags,
   summary: 'List all integration events',
@@ -25,11 +23,9 @@ const listEventsRoute = defineRoute({
   tokens: { integration: true },
   request: { params: IntegrationParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(IntegrationEventSchema, 'IntegrationEvents'), 'Paginated list of integration events') },
-});
+}));
 
-const getEventRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}/events/{eventId}',
+const getEventRoute = defineRoute('get', '/integrations/{integrationName}/events/{eventId}', () => ({
   operationId: 'getIntegrationEvent',
   tags,
   summary: 'Get an integration event by its ID',
@@ -37,7 +33,7 @@ const getEventRoute = defineRoute({
   tokens: { integration: true },
   request: { params: EventParams },
   responses: { 200: jsonResponse(IntegrationEventWithTraceSchema, 'Integration event') },
-});
+}));
 
 /** The id of the published integration of this name, as a subquery (its events are read in the same batch as its access). */
 const integrationIdOf = (name: string) =>

@@ -61,9 +61,7 @@ export const ExternalIdQuery = z.object({
   externalId: z.string().min(1).max(200).optional().openapi({ description: 'Only those with this external id' }),
 });
 
-const installIntegrationRoute = defineRoute({
-  method: 'post',
-  path: '/integrations/{integrationName}/installations',
+const installIntegrationRoute = defineRoute('post', '/integrations/{integrationName}/installations', () => ({
   operationId: 'installIntegration',
   tags,
   summary: 'Install an integration on an organization, or approve the scopes it now asks for (its admins)',
@@ -77,33 +75,27 @@ const installIntegrationRoute = defineRoute({
   responses: {
     201: jsonResponse(CreatedIntegrationInstallationSchema, 'Installed (the signing secret is shown only in this response), or a pending installation approved'),
   },
-});
+}));
 
-const listInstallationsRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}/installations',
+const listInstallationsRoute = defineRoute('get', '/integrations/{integrationName}/installations', () => ({
   operationId: 'listIntegrationInstallations',
   tokens: { integration: true, scope: 'installation' },
   tags,
   summary: "List an integration's installations: all of them for its admins and its token, its own for an installation token, those of the organizations they administer for others",
   request: { params: IntegrationParams, query: ListQuerySchema.merge(ExternalIdQuery) },
   responses: { 200: jsonResponse(listOf(IntegrationInstallationSchema, 'IntegrationInstallations'), 'The installations') },
-});
+}));
 
-const getInstallationRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}/installations/{installationId}',
+const getInstallationRoute = defineRoute('get', '/integrations/{integrationName}/installations/{installationId}', () => ({
   operationId: 'getIntegrationInstallationById',
   tokens: { integration: true, scope: 'installation' },
   tags,
   summary: 'Get an installation (the admins of its organization or of the integration, the integration and the installation)',
   request: { params: InstallationParams },
   responses: { 200: jsonResponse(IntegrationInstallationSchema, 'The installation') },
-});
+}));
 
-const updateInstallationRoute = defineRoute({
-  method: 'patch',
-  path: '/integrations/{integrationName}/installations/{installationId}',
+const updateInstallationRoute = defineRoute('patch', '/integrations/{integrationName}/installations/{installationId}', () => ({
   operationId: 'updateIntegrationInstallation',
   tokens: { integration: true, scope: 'installation' },
   tags,
@@ -113,36 +105,30 @@ const updateInstallationRoute = defineRoute({
     "Only the admins of the installing organization select all spaces or sites: the integration's own token and installation tokens may select fewer, never more (403).",
   request: { params: InstallationParams, ...jsonBody(UpdateIntegrationInstallationSchema) },
   responses: { 200: jsonResponse(IntegrationInstallationSchema, 'The installation') },
-});
+}));
 
-const uninstallRoute = defineRoute({
-  method: 'delete',
-  path: '/integrations/{integrationName}/installations/{installationId}',
+const uninstallRoute = defineRoute('delete', '/integrations/{integrationName}/installations/{installationId}', () => ({
   operationId: 'uninstallIntegration',
   tags,
   summary: 'Uninstall an integration from an organization (its admins): its space and site installations and tokens go with it',
   request: { params: InstallationParams },
   responses: { 204: noContent('Uninstalled, or was not installed') },
-});
+}));
 
-const createTokenRoute = defineRoute({
-  method: 'post',
-  path: '/integrations/{integrationName}/installations/{installationId}/tokens',
+const createTokenRoute = defineRoute('post', '/integrations/{integrationName}/installations/{installationId}/tokens', () => ({
   operationId: 'createIntegrationInstallationToken',
   tokens: { integration: true },
   tags,
   summary: 'Issue a temporary token acting as an installation (the integration and the admins of its organization)',
   request: { params: InstallationParams },
   responses: { 200: jsonResponse(InstallationTokenSchema, 'The token, valid for an hour') },
-});
+}));
 
 const OrganizationInstallationSchema = z
   .object({ installation: IntegrationInstallationSchema, integration: IntegrationSchema })
   .openapi('OrganizationIntegrationInstallation');
 
-const listOrganizationInstallationsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/installations',
+const listOrganizationInstallationsRoute = defineRoute('get', '/orgs/{organizationId}/installations', () => ({
   operationId: 'listOrganizationInstallations',
   tags,
   summary: "List an organization's installations with their integrations (its admins)",
@@ -151,7 +137,7 @@ const listOrganizationInstallationsRoute = defineRoute({
     query: ListQuerySchema.extend({ search: textFilterQuery("Only integrations whose name or title contains this (case-insensitive)") }),
   },
   responses: { 200: jsonResponse(listOf(OrganizationInstallationSchema, 'OrganizationIntegrationInstallations'), 'The installations') },
-});
+}));
 
 /** The installation as it stands after `changes`. */
 const changed = (row: InstallationRow, changes: Partial<InstallationRow>): InstallationRow => ({ ...row, ...changes });

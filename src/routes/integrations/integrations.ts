@@ -63,9 +63,7 @@ export const ListIntegrationsQuery = ListQuerySchema.extend({
     }),
   });
 
-const listIntegrationsRoute = defineRoute({
-  method: 'get',
-  path: '/integrations',
+const listIntegrationsRoute = defineRoute('get', '/integrations', () => ({
   operationId: 'listIntegrations',
   tags,
   summary: 'List integrations: the public ones, and every one of the organizations the caller is a member of',
@@ -73,11 +71,9 @@ const listIntegrationsRoute = defineRoute({
     query: ListIntegrationsQuery,
   },
   responses: { 200: jsonResponse(listOf(IntegrationSchema, 'Integrations'), 'Paginated list of integrations') },
-});
+}));
 
-const getIntegrationRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}',
+const getIntegrationRoute = defineRoute('get', '/integrations/{integrationName}', () => ({
   operationId: 'getIntegrationByName',
   tags,
   summary: 'Get an integration by its name (private ones: members of the organization that publishes them)',
@@ -85,31 +81,25 @@ const getIntegrationRoute = defineRoute({
   tokens: { integration: true, scope: 'installation' },
   request: { params: IntegrationParams },
   responses: { 200: jsonResponse(IntegrationSchema, 'The integration') },
-});
+}));
 
-const publishIntegrationRoute = defineRoute({
-  method: 'post',
-  path: '/integrations/{integrationName}',
+const publishIntegrationRoute = defineRoute('post', '/integrations/{integrationName}', () => ({
   operationId: 'publishIntegration',
   tags,
   summary: 'Publish an integration, or its next version (admins of the publishing organization)',
   request: { params: IntegrationParams, ...jsonBody(PublishIntegrationSchema) },
   responses: { 200: jsonResponse(IntegrationSchema, 'The published integration') },
-});
+}));
 
-const unpublishIntegrationRoute = defineRoute({
-  method: 'delete',
-  path: '/integrations/{integrationName}',
+const unpublishIntegrationRoute = defineRoute('delete', '/integrations/{integrationName}', () => ({
   operationId: 'unpublishIntegration',
   tags,
   summary: 'Unpublish an integration: its installations are removed, each told so by an installation_deleted event (admins of its organization)',
   request: { params: IntegrationParams },
   responses: { 204: noContent('Unpublished, or did not exist') },
-});
+}));
 
-const setDevelopmentModeRoute = defineRoute({
-  method: 'put',
-  path: '/integrations/{integrationName}/dev',
+const setDevelopmentModeRoute = defineRoute('put', '/integrations/{integrationName}/dev', () => ({
   operationId: 'setIntegrationDevelopmentMode',
   tags,
   summary: "Enable development mode: events are also dispatched to a tunnel URL (admins of the integration's organization)",
@@ -123,17 +113,15 @@ const setDevelopmentModeRoute = defineRoute({
     ),
   },
   responses: { 204: noContent('Updated development mode successfully') },
-});
+}));
 
-const disableDevelopmentModeRoute = defineRoute({
-  method: 'delete',
-  path: '/integrations/{integrationName}/dev',
+const disableDevelopmentModeRoute = defineRoute('delete', '/integrations/{integrationName}/dev', () => ({
   operationId: 'disableIntegrationDevelopmentMode',
   tags,
   summary: "Disable development mode (admins of the integration's organization)",
   request: { params: IntegrationParams },
   responses: { 205: noContent('Disabled development mode successfully') },
-});
+}));
 
 /** The calling user (publishing and managing need a user; integration tokens are refused before the handler). */
 function userActor(c: Context<AppBindings>): Actor & { kind: 'user' } {

@@ -18,9 +18,7 @@ const rendered = {
   },
 };
 
-const renderWithGetRoute = defineRoute({
-  method: 'get',
-  path: '/integrations/{integrationName}/render',
+const renderWithGetRoute = defineRoute('get', '/integrations/{integrationName}/render', () => ({
   operationId: 'renderIntegrationUIWithGet',
   tokens: { integration: true, scope: 'installation' },
   tags,
@@ -31,11 +29,9 @@ const renderWithGetRoute = defineRoute({
     query: z.object({ request: z.string().min(1).max(MAX_RENDER_QUERY_CHARS).openapi({ description: 'LZ-string compressed JSON request' }) }),
   },
   responses: rendered,
-});
+}));
 
-const renderWithPostRoute = defineRoute({
-  method: 'post',
-  path: '/integrations/{integrationName}/render',
+const renderWithPostRoute = defineRoute('post', '/integrations/{integrationName}/render', () => ({
   operationId: 'renderIntegrationUIWithPost',
   tokens: { integration: true, scope: 'installation' },
   tags,
@@ -43,7 +39,7 @@ const renderWithPostRoute = defineRoute({
   description: who,
   request: { params: IntegrationParams, ...jsonBody(RenderIntegrationUISchema) },
   responses: rendered,
-});
+}));
 
 /** The GET's `request`: LZ-string decompressed, then RenderIntegrationUI; 400 naming what is wrong. */
 function decodeRequest(compressed: string): RenderIntegrationUI {

@@ -87,71 +87,59 @@ const StatusQuery = ListQuerySchema.extend({ status: StatusSchema.optional() });
 const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
 const CrParams = SpaceParams.extend({ changeRequestId: IdSchema('changeRequestId').openapi({ description: 'The change request id, or its number in the space' }) });
 
-const listSpaceLinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/links',
+const listSpaceLinksRoute = defineRoute('get', '/spaces/{spaceId}/links', () => ({
   operationId: 'listSpaceLinks',
   tokens: { scope: 'space:content:read' },
   tags: ['Spaces'],
   summary: "Every target the space's main content links to, with its status and the pages linking to it",
   request: { params: SpaceParams, query: StatusQuery },
   responses: { 200: jsonResponse(UsageList, 'Link targets, by target') },
-});
+}));
 
-const listPageLinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/content/page/{pageId}/links',
+const listPageLinksRoute = defineRoute('get', '/spaces/{spaceId}/content/page/{pageId}/links', () => ({
   operationId: 'listPageLinksInSpace',
   tokens: { scope: 'space:content:read' },
   tags: ['Space content'],
   summary: 'The links of a page of main content',
   request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }), query: StatusQuery },
   responses: { 200: jsonResponse(UsageList, "The page's link targets") },
-});
+}));
 
-const listCrPageLinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links',
+const listCrPageLinksRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links', () => ({
   operationId: 'listPageLinksInChangeRequest',
   tokens: { scope: 'space:content:read' },
   tags: ['Change request content'],
   summary: "The links of a page of a change request, with their status in the change request's content",
   request: { params: CrParams.extend({ pageId: IdSchema('pageId') }), query: StatusQuery },
   responses: { 200: jsonResponse(UsageList, "The page's link targets") },
-});
+}));
 
-const pageBacklinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/content/page/{pageId}/backlinks',
+const pageBacklinksRoute = defineRoute('get', '/spaces/{spaceId}/content/page/{pageId}/backlinks', () => ({
   operationId: 'listSpacePageBacklinks',
   tokens: { scope: 'space:content:read' },
   tags: ['Space content'],
   summary: 'The pages of main content that link to a page',
   request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }), query: ListQuerySchema },
   responses: { 200: jsonResponse(LocationList, 'Pages linking to the page') },
-});
+}));
 
-const fileBacklinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/content/files/{fileId}/backlinks',
+const fileBacklinksRoute = defineRoute('get', '/spaces/{spaceId}/content/files/{fileId}/backlinks', () => ({
   operationId: 'listSpaceFileBacklinks',
   tokens: { scope: 'space:content:read' },
   tags: ['Space content'],
   summary: 'The pages of main content that use a file',
   request: { params: SpaceParams.extend({ fileId: IdSchema('fileId') }), query: ListQuerySchema },
   responses: { 200: jsonResponse(LocationList, 'Pages using the file') },
-});
+}));
 
-const crFileBacklinksRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks',
+const crFileBacklinksRoute = defineRoute('get', '/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks', () => ({
   operationId: 'listChangeRequestFileBacklinks',
   tokens: { scope: 'space:content:read' },
   tags: ['Change request content'],
   summary: "The pages of a change request's content that use a file",
   request: { params: CrParams.extend({ fileId: IdSchema('fileId') }), query: ListQuerySchema },
   responses: { 200: jsonResponse(LocationList, 'Pages using the file') },
-});
+}));
 
 type Ctx = Context<AppBindings>;
 

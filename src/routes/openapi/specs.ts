@@ -22,20 +22,16 @@ export const SpecParams = OrgParams.extend({
     .openapi({ param: { name: 'specSlug', in: 'path' }, description: 'Slug of the OpenAPI specification' }),
 });
 
-const listSpecsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi',
+const listSpecsRoute = defineRoute('get', '/orgs/{organizationId}/openapi', () => ({
   operationId: 'listOpenAPISpecs',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: "List the organization's OpenAPI specs",
   request: { params: OrgParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(OpenAPISpecSchema, 'OpenAPISpecs'), 'The specs, oldest first') },
-});
+}));
 
-const createSpecRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/openapi',
+const createSpecRoute = defineRoute('post', '/orgs/{organizationId}/openapi', () => ({
   operationId: 'createOpenAPISpec',
   tokens: { scope: 'openapi:write' },
   tags,
@@ -48,22 +44,18 @@ const createSpecRoute = defineRoute({
     201: jsonResponse(OpenAPISpecSchema, 'The spec, processing pending'),
     409: jsonResponse(ErrorSchema, 'The organization already has a spec with this slug'),
   },
-});
+}));
 
-const getSpecRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}',
+const getSpecRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}', () => ({
   operationId: 'getOpenAPISpecBySlug',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: 'Get an OpenAPI spec by its slug',
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecSchema, 'The spec') },
-});
+}));
 
-const putSpecRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/openapi/{specSlug}',
+const putSpecRoute = defineRoute('put', '/orgs/{organizationId}/openapi/{specSlug}', () => ({
   operationId: 'createOrUpdateOpenAPISpecBySlug',
   tokens: { scope: 'openapi:write' },
   tags,
@@ -73,29 +65,25 @@ const putSpecRoute = defineRoute({
     200: jsonResponse(OpenAPISpecSchema, 'The spec was updated, processing pending'),
     201: jsonResponse(OpenAPISpecSchema, 'The spec was created, processing pending'),
   },
-});
+}));
 
-const updateSpecRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/openapi/{specSlug}',
+const updateSpecRoute = defineRoute('patch', '/orgs/{organizationId}/openapi/{specSlug}', () => ({
   operationId: 'updateOpenAPISpecBySlug',
   tokens: { scope: 'openapi:write' },
   tags,
   summary: "Change an OpenAPI spec's visibility (createOpenAPISpec permission)",
   request: { params: SpecParams, ...jsonBody(z.object({ visibility: OpenAPISpecVisibilitySchema })) },
   responses: { 200: jsonResponse(OpenAPISpecSchema, 'The spec') },
-});
+}));
 
-const deleteSpecRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/openapi/{specSlug}',
+const deleteSpecRoute = defineRoute('delete', '/orgs/{organizationId}/openapi/{specSlug}', () => ({
   operationId: 'deleteOpenAPISpecBySlug',
   tokens: { scope: 'openapi:write' },
   tags,
   summary: 'Delete an OpenAPI spec with its versions (createOpenAPISpec permission)',
   request: { params: SpecParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
 const present = (row: SpecRow, rank: number, c: Parameters<typeof specUrlContext>[0]) => toOpenAPISpec(row, specAccess(rank), specUrlContext(c));
 

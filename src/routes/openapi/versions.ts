@@ -20,32 +20,26 @@ import { SpecParams } from './specs';
 const tags = ['OpenAPI spec versions'];
 const VersionParams = SpecParams.extend({ versionId: IdSchema('versionId') });
 
-const listVersionsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions',
+const listVersionsRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions', () => ({
   operationId: 'listOpenAPISpecVersions',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: "List an OpenAPI spec's versions, newest first",
   request: { params: SpecParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(OpenAPISpecVersionSchema, 'OpenAPISpecVersions'), 'The versions, newest first') },
-});
+}));
 
 // The `latest` routes are registered before the `{versionId}` ones, so that `latest` is never taken for an id.
-const getLatestRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest',
+const getLatestRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions/latest', () => ({
   operationId: 'getLatestOpenAPISpecVersion',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: 'Get the latest version of an OpenAPI spec',
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecVersionSchema, 'The latest version') },
-});
+}));
 
-const getLatestContentRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content',
+const getLatestContentRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content', () => ({
   operationId: 'getLatestOpenAPISpecVersionContent',
   tokens: { scope: 'openapi:read' },
   siteToken: true,
@@ -55,40 +49,34 @@ const getLatestContentRoute = defineRoute({
     "Members read every spec of the organization. A site token (resolvePublishedContentByUrl) reads, while its site is published, the organization's public specs and every spec a page of the site is computed from (an API reference), whatever its visibility: what GitBook's renderer fetches for an API reference; any other spec is a 404 to it.",
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The latest version's content") },
-});
+}));
 
-const getLatestRawRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content/raw',
+const getLatestRawRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content/raw', () => ({
   operationId: 'getLatestOpenAPISpecVersionContentRaw',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: "Get the latest version's entry document exactly as it was submitted or fetched",
   request: { params: SpecParams },
   responses: { 200: jsonResponse(OpenAPISpecRawContentSchema, "The latest version's raw text") },
-});
+}));
 
-const getVersionRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}',
+const getVersionRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}', () => ({
   operationId: 'getOpenAPISpecVersionById',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: 'Get a version of an OpenAPI spec',
   request: { params: VersionParams },
   responses: { 200: jsonResponse(OpenAPISpecVersionSchema, 'The version') },
-});
+}));
 
-const getVersionContentRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content',
+const getVersionContentRoute = defineRoute('get', '/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content', () => ({
   operationId: 'getOpenAPISpecVersionContentById',
   tokens: { scope: 'openapi:read' },
   tags,
   summary: 'Get the content of a version of an OpenAPI spec',
   request: { params: VersionParams },
   responses: { 200: jsonResponse(OpenAPISpecContentSchema, "The version's content") },
-});
+}));
 
 type Ctx = Context<AppBindings>;
 

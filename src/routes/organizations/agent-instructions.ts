@@ -42,25 +42,21 @@ const UpdateBody = z.object({
     }),
 });
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/agent-instructions',
+const getRoute = defineRoute('get', '/orgs/{organizationId}/agent-instructions', () => ({
   operationId: 'getOrganizationAgentInstructions',
   tags,
   summary: "The organization's instructions for docs agents (members)",
   request: { params: OrgParams },
   responses: { 200: jsonResponse(AgentInstructionsSchema, 'The instructions') },
-});
+}));
 
-const updateRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/agent-instructions',
+const updateRoute = defineRoute('put', '/orgs/{organizationId}/agent-instructions', () => ({
   operationId: 'updateOrganizationAgentInstructions',
   tags,
   summary: "Replace the organization's instructions for docs agents (admins)",
   request: { params: OrgParams, ...jsonBody(UpdateBody) },
   responses: { 200: jsonResponse(AgentInstructionsSchema, 'Updated instructions') },
-});
+}));
 
 type InstructionsRow = typeof orgAgentInstructions.$inferSelect;
 

@@ -37,9 +37,7 @@ const ListAuditEventsQuery = z.object({
   target: exact('Filter by an exact stable target identifier'),
 });
 
-const listAuditEventsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/audit-events',
+const listAuditEventsRoute = defineRoute('get', '/orgs/{organizationId}/audit-events', () => ({
   operationId: 'listOrganizationAuditEvents',
   tags,
   summary: "List the organization's audit events, newest first (admins)",
@@ -47,27 +45,23 @@ const listAuditEventsRoute = defineRoute({
     "Every state-changing operation of the organization, recorded with the change itself: who (actor), what (action, target), when (occurredAt) and from where (source; the details' payload holds the coarsened address and user agent). Kept for the retention period of the Handbook's audit log guide.",
   request: { params: OrgParams, query: ListAuditEventsQuery },
   responses: { 200: jsonResponse(listOf(AuditEventSchema, 'AuditEvents'), 'Paginated audit events') },
-});
+}));
 
-const getAuditEventRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/audit-events/{auditEventId}',
+const getAuditEventRoute = defineRoute('get', '/orgs/{organizationId}/audit-events/{auditEventId}', () => ({
   operationId: 'getOrganizationAuditEvent',
   tags,
   summary: 'Get an audit event of the organization with its payload (admins)',
   request: { params: EventParams },
   responses: { 200: jsonResponse(AuditEventDetailsSchema, 'The audit event') },
-});
+}));
 
-const listAuditEventActionsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/audit-event-actions',
+const listAuditEventActionsRoute = defineRoute('get', '/orgs/{organizationId}/audit-event-actions', () => ({
   operationId: 'listOrganizationAuditEventActions',
   tags,
   summary: 'List the actions the audit log records (admins)',
   request: { params: OrgParams },
   responses: { 200: jsonResponse(z.object({ items: z.array(AuditEventActionSchema) }).openapi('AuditEventActions'), 'Supported audit event actions') },
-});
+}));
 
 const ACTIONS = AUDIT_ACTIONS.map((id) => ({ object: 'audit-event-action' as const, id, label: actionLabel(id) }));
 

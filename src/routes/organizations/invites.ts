@@ -31,9 +31,7 @@ const InviteUsersBody = z.object({
   sso: z.boolean().optional(),
 });
 
-const inviteUsersRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/invites',
+const inviteUsersRoute = defineRoute('post', '/orgs/{organizationId}/invites', () => ({
   operationId: 'inviteUsersToOrganization',
   tags,
   summary: 'Invite people by email (admins)',
@@ -50,47 +48,39 @@ const inviteUsersRoute = defineRoute({
       'The outcome',
     ),
   },
-});
+}));
 
-const createLinkInviteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/link-invites',
+const createLinkInviteRoute = defineRoute('post', '/orgs/{organizationId}/link-invites', () => ({
   operationId: 'createOrganizationInvite',
   tags,
   summary: 'Create an invite link with a role (admins)',
   request: { params: OrgParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
   responses: { 201: jsonResponse(InviteLinkSchema, 'The invite link') },
-});
+}));
 
-const listLinkInvitesRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/link-invites',
+const listLinkInvitesRoute = defineRoute('get', '/orgs/{organizationId}/link-invites', () => ({
   operationId: 'listOrganizationInviteLinks',
   tags,
   summary: 'List the invite links of an organization (admins)',
   request: { params: OrgParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(InviteLinkSchema, 'InviteLinks'), 'The invite links') },
-});
+}));
 
-const getLinkInviteRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+const getLinkInviteRoute = defineRoute('get', '/orgs/{organizationId}/link-invites/{inviteId}', () => ({
   operationId: 'getOrganizationInviteLink',
   tags,
   summary: 'Get an invite link (admins)',
   request: { params: InviteParams },
   responses: { 200: jsonResponse(InviteLinkSchema, 'The invite link') },
-});
+}));
 
-const deleteLinkInviteRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+const deleteLinkInviteRoute = defineRoute('delete', '/orgs/{organizationId}/link-invites/{inviteId}', () => ({
   operationId: 'deleteOrganizationInviteById',
   tags,
   summary: 'Delete an invite link (admins)',
   request: { params: InviteParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
 const UpdateInviteBody = z.union([
   z.object({ role: RoleOrGuestSchema }).openapi({ description: 'Update the role of an invite to the organization' }),
@@ -99,26 +89,22 @@ const UpdateInviteBody = z.union([
     .openapi({ description: 'Update the level of an invite to a space or collection (refused: this deployment issues invites to the organization only)' }),
 ]);
 
-const updateLinkInviteRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/link-invites/{inviteId}',
+const updateLinkInviteRoute = defineRoute('patch', '/orgs/{organizationId}/link-invites/{inviteId}', () => ({
   operationId: 'updateOrganizationInviteById',
   tags,
   summary: 'Change the role an invite link gives (admins)',
   description: 'Members who already joined with the link keep their role; whoever joins afterwards gets the new one.',
   request: { params: InviteParams, ...jsonBody(UpdateInviteBody) },
   responses: { 200: jsonResponse(InviteLinkSchema, 'The updated invite link') },
-});
+}));
 
-const joinWithInviteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/invites/{inviteId}',
+const joinWithInviteRoute = defineRoute('post', '/orgs/{organizationId}/invites/{inviteId}', () => ({
   operationId: 'joinOrganizationWithInvite',
   tags,
   summary: 'Join an organization with an invite link',
   request: { params: InviteParams },
   responses: { 200: jsonResponse(z.object({}), 'Joined (an existing membership keeps its higher role)') },
-});
+}));
 
 export const invitesRouter = createRouter()
   .openapi(inviteUsersRoute, async (c) => {

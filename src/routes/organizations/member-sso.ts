@@ -12,9 +12,7 @@ import { memberQuery } from '../../services/organizations/members';
 import { checkOrganizationRole, organizationQuery } from '../../services/organizations/organizations';
 import { activeProviderQuery } from '../../services/sso/providers';
 
-const setSsoMemberRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/members/{userId}/sso',
+const setSsoMemberRoute = defineRoute('post', '/orgs/{organizationId}/members/{userId}/sso', () => ({
   operationId: 'setUserAsSSOMemberForOrganization',
   tags: ['Organization members'],
   summary: 'Mark a member as an SSO member of the organization (admins)',
@@ -24,7 +22,7 @@ const setSsoMemberRoute = defineRoute({
     'Marking a member who already is one changes nothing.',
   request: { params: z.object({ organizationId: IdSchema('organizationId'), userId: IdSchema('userId') }) },
   responses: { 200: jsonResponse(MemberSchema, 'The member, with `sso: true`') },
-});
+}));
 
 export const memberSsoRouter = createRouter().openapi(setSsoMemberRoute, async (c) => {
   const callerId = requireUser(c);

@@ -22,9 +22,7 @@ const MemberTeamSchema = z
   .object({ team: TeamSchema, member: z.object({ role: TeamMemberRoleSchema }).openapi('TeamMember') })
   .openapi('OrganizationMemberTeam');
 
-const listTeamsForMemberRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/members/{userId}/teams',
+const listTeamsForMemberRoute = defineRoute('get', '/orgs/{organizationId}/members/{userId}/teams', () => ({
   operationId: 'listTeamsForOrganizationMember',
   tags,
   summary: "List a member's teams, with their role in each (admins, or the member themself)",
@@ -33,15 +31,13 @@ const listTeamsForMemberRoute = defineRoute({
     query: ListQuerySchema.extend({ title: textFilterQuery('Only teams whose name contains this (case-insensitive)') }),
   },
   responses: { 200: jsonResponse(listOf(MemberTeamSchema, 'OrganizationMemberTeams'), 'The teams of the member') },
-});
+}));
 
 const MemberSpaceSchema = z
   .object({ permission: RoleSchema, space: SpaceSchema })
   .openapi('MemberContentPermission', { description: 'Permission of a member in a content.' });
 
-const listSpacesForMemberRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/members/{userId}/spaces',
+const listSpacesForMemberRoute = defineRoute('get', '/orgs/{organizationId}/members/{userId}/spaces', () => ({
   operationId: 'listSpacesForOrganizationMember',
   tags,
   summary: 'List the spaces a member can access, with their role in each (admins, or the member themself)',
@@ -52,11 +48,9 @@ const listSpacesForMemberRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(MemberSpaceSchema, 'MemberContentPermissions'), 'The spaces the member can access') },
-});
+}));
 
-const pingRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/ping',
+const pingRoute = defineRoute('post', '/orgs/{organizationId}/ping', () => ({
   operationId: 'updateOrganizationMemberLastSeenAt',
   tags,
   summary: "Mark the caller as active in the organization now (their member's lastSeenAt)",
@@ -67,7 +61,7 @@ const pingRoute = defineRoute({
       'Updated. No visitor claims are issued by this deployment, so the object is empty.',
     ),
   },
-});
+}));
 
 /**
  * What a member is in (teams, spaces) tells what they can read: an admin may look at anyone's, a member

@@ -22,45 +22,37 @@ const ListMembersQuery = ListQuerySchema.extend({
   sort: z.enum(['joinedAt', 'lastSeenAt']).optional().openapi({ description: 'joinedAt (default) or lastSeenAt (active members only)' }),
 });
 
-const listMembersRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/members',
+const listMembersRoute = defineRoute('get', '/orgs/{organizationId}/members', () => ({
   operationId: 'listMembersInOrganizationById',
   tags,
   summary: 'List the members of an organization',
   request: { params: OrgParams, query: ListMembersQuery },
   responses: { 200: jsonResponse(listOf(MemberSchema, 'OrganizationMembers'), 'The members') },
-});
+}));
 
-const getMemberRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/members/{userId}',
+const getMemberRoute = defineRoute('get', '/orgs/{organizationId}/members/{userId}', () => ({
   operationId: 'getMemberInOrganizationById',
   tags,
   summary: 'Get a member of an organization',
   request: { params: MemberParams },
   responses: { 200: jsonResponse(MemberSchema, 'The member') },
-});
+}));
 
-const updateMemberRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/members/{userId}',
+const updateMemberRoute = defineRoute('patch', '/orgs/{organizationId}/members/{userId}', () => ({
   operationId: 'updateMemberInOrganizationById',
   tags,
   summary: "Change a member's role (admins); the last admin cannot be demoted",
   request: { params: MemberParams, ...jsonBody(z.object({ role: RoleOrGuestSchema })) },
   responses: { 200: jsonResponse(MemberSchema, 'The member has been updated') },
-});
+}));
 
-const removeMemberRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/members/{userId}',
+const removeMemberRoute = defineRoute('delete', '/orgs/{organizationId}/members/{userId}', () => ({
   operationId: 'removeMemberFromOrganizationById',
   tags,
   summary: 'Remove a member (admins), or leave (yourself); the last admin cannot be removed',
   request: { params: MemberParams },
   responses: { 204: noContent('Removed, or was not a member') },
-});
+}));
 
 export const membersRouter = createRouter()
   .openapi(listMembersRoute, async (c) => {

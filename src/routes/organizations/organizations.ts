@@ -59,15 +59,13 @@ const CustomHostnameInput = z
   .transform((h) => h.replace(/\.$/, ''))
   .openapi({ description: 'A domain of the organization (docs.example.com): served once its DNS TXT challenge is answered (getCustomHostname)' });
 
-const listOrganizationsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs',
+const listOrganizationsRoute = defineRoute('get', '/orgs', () => ({
   operationId: 'listOrganizationsForAuthenticatedUser',
   tags,
   summary: 'List the organizations the caller belongs to',
   request: { query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(OrganizationSchema, 'Organizations'), 'The organizations') },
-});
+}));
 
 const CreateOrganizationBody = z.object({
   title: z.string().trim().min(2).max(255),
@@ -78,25 +76,21 @@ const CreateOrganizationBody = z.object({
   hostname: HostnameSchema.optional(),
 });
 
-const createOrganizationRoute = defineRoute({
-  method: 'post',
-  path: '/orgs',
+const createOrganizationRoute = defineRoute('post', '/orgs', () => ({
   operationId: 'createOrganization',
   tags,
   summary: 'Create an organization; the caller becomes its admin',
   request: jsonBody(CreateOrganizationBody),
   responses: { 201: jsonResponse(OrganizationSchema, 'The organization'), 409: jsonResponse(z.any(), 'Hostname taken') },
-});
+}));
 
-const getOrganizationRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}',
+const getOrganizationRoute = defineRoute('get', '/orgs/{organizationId}', () => ({
   operationId: 'getOrganizationById',
   tags,
   summary: 'Get an organization',
   request: { params: OrgParams },
   responses: { 200: jsonResponse(OrganizationSchema, 'The organization') },
-});
+}));
 
 const UpdateOrganizationBody = z
   .object({
@@ -115,29 +109,23 @@ const UpdateOrganizationBody = z
   .partial()
   .refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' });
 
-const updateOrganizationRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}',
+const updateOrganizationRoute = defineRoute('patch', '/orgs/{organizationId}', () => ({
   operationId: 'updateOrganizationById',
   tags,
   summary: 'Update an organization (admins)',
   request: { params: OrgParams, ...jsonBody(UpdateOrganizationBody) },
   responses: { 200: jsonResponse(OrganizationSchema, 'The updated organization'), 409: jsonResponse(z.any(), 'Hostname taken') },
-});
+}));
 
-const joinOrganizationRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/join',
+const joinOrganizationRoute = defineRoute('post', '/orgs/{organizationId}/join', () => ({
   operationId: 'joinOrganization',
   tags,
   summary: "Join an organization that allows the caller's verified email domain",
   request: { params: OrgParams },
   responses: { 204: noContent('Joined (or already a member)') },
-});
+}));
 
-const getOrganizationsForEmailDomainRoute = defineRoute({
-  method: 'get',
-  path: '/email-domains/{emailDomain}/orgs',
+const getOrganizationsForEmailDomainRoute = defineRoute('get', '/email-domains/{emailDomain}/orgs', () => ({
   operationId: 'getOrganizationsForEmailDomain',
   tags,
   summary: "Organizations that members of the caller's verified email domain can join",
@@ -145,26 +133,22 @@ const getOrganizationsForEmailDomainRoute = defineRoute({
   responses: {
     200: jsonResponse(z.object({ organizations: z.array(OrganizationSchema) }), 'The organizations'),
   },
-});
+}));
 
 const customHostnameTags = ['Custom hostnames'];
 const CustomHostnameParams = z.object({
   hostname: z.string().min(1).max(254).openapi({ param: { name: 'hostname', in: 'path' }, description: 'The custom hostname, for example "docs.example.com"' }),
 });
 
-const getCustomHostnameRoute = defineRoute({
-  method: 'get',
-  path: '/custom-hostnames/{hostname}',
+const getCustomHostnameRoute = defineRoute('get', '/custom-hostnames/{hostname}', () => ({
   operationId: 'getCustomHostname',
   tags: customHostnameTags,
   summary: "Get an organization's custom hostname, with the DNS TXT record that proves it (members)",
   request: { params: CustomHostnameParams },
   responses: { 200: jsonResponse(CustomHostnameSchema, 'The custom hostname') },
-});
+}));
 
-const dnsRevalidateCustomHostnameRoute = defineRoute({
-  method: 'patch',
-  path: '/custom-hostnames/{hostname}',
+const dnsRevalidateCustomHostnameRoute = defineRoute('patch', '/custom-hostnames/{hostname}', () => ({
   operationId: 'dnsRevalidateCustomHostname',
   tags: customHostnameTags,
   summary: 'Check the custom hostname\'s DNS TXT record now; once it holds the challenge, the hostname serves the site (admins)',
@@ -174,17 +158,15 @@ const dnsRevalidateCustomHostnameRoute = defineRoute({
     409: jsonResponse(z.any(), 'The TXT record does not hold the challenge (yet): the hostname stays pending'),
     502: jsonResponse(z.any(), 'The DNS resolver could not be queried'),
   },
-});
+}));
 
-const removeCustomHostnameRoute = defineRoute({
-  method: 'delete',
-  path: '/custom-hostnames/{hostname}',
+const removeCustomHostnameRoute = defineRoute('delete', '/custom-hostnames/{hostname}', () => ({
   operationId: 'removeCustomHostname',
   tags: customHostnameTags,
   summary: "Remove an organization's custom hostname (admins)",
   request: { params: CustomHostnameParams },
   responses: { 204: noContent('No organization of the caller has this custom hostname'), 205: noContent('The custom hostname has been removed') },
-});
+}));
 
 /**
  * The caller's organization claiming `hostname` as its custom hostname, with the caller's rank there. Several

@@ -62,9 +62,7 @@ const SpaceResultSchema = z
   })
   .openapi('SearchSpaceResult');
 
-const searchSpaceRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/search',
+const searchSpaceRoute = defineRoute('get', '/spaces/{spaceId}/search', () => ({
   operationId: 'searchSpaceContent',
   costly: 'search',
   tokens: { scope: 'space:content:read' },
@@ -72,18 +70,16 @@ const searchSpaceRoute = defineRoute({
   summary: "Search the space's main content",
   request: { params: z.object({ spaceId: IdSchema('spaceId') }), query: SearchQuery },
   responses: { 200: jsonResponse(listOf(PageResultSchema, 'SearchPageResults'), 'Matching pages, best first') },
-});
+}));
 
-const searchOrgRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/search',
+const searchOrgRoute = defineRoute('get', '/orgs/{organizationId}/search', () => ({
   operationId: 'searchOrganizationContent',
   costly: 'search',
   tags: ['Organizations'],
   summary: 'Search every space of the organization the caller can read',
   request: { params: z.object({ organizationId: IdSchema('organizationId') }), query: SearchQuery },
   responses: { 200: jsonResponse(listOf(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
-});
+}));
 
 const siteSpaceIds = z.array(z.string().min(1).max(128)).min(1).max(200);
 
@@ -130,9 +126,7 @@ function scopeOf(body: z.infer<typeof SiteSearchBody>): SiteSearchScope {
   return { kind: 'all' };
 }
 
-const searchSiteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/search',
+const searchSiteRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/search', () => ({
   operationId: 'searchSiteContent',
   costly: 'search',
   tokens: { scope: 'site:metadata:read' },
@@ -147,7 +141,7 @@ const searchSiteRoute = defineRoute({
     ...jsonBody(SiteSearchBody),
   },
   responses: { 200: jsonResponse(listOf(SpaceResultSchema, 'SearchSpaceResults'), 'Matching spaces with their pages, best first') },
-});
+}));
 
 /** The offset of a page of results: cursors carry the rank of the last page result shown. */
 function offsetOf(page: string | undefined): number {

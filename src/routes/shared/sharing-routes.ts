@@ -43,78 +43,62 @@ export function sharingRoutes<Base extends string, P extends z.ZodObject, PU ext
       ? { 204: noContent(`Removed, or was not in the ${resource}`) }
       : { 204: noContent(`The ${who} was not in the ${resource}`), 205: noContent(`The ${who} has been removed from the ${resource}`) };
   return {
-    invite: defineRoute({
-      method: 'post',
-      path: base,
+    invite: defineRoute('post', base, () => ({
       operationId: `inviteTo${name}`,
       tags,
       summary: config.invite.summary,
       description: config.invite.description,
       request: { params, ...jsonBody(InviteBodySchema) },
       responses: { 204: noContent('The users and teams have been granted the role') },
-    }),
-    listUsers: defineRoute({
-      method: 'get',
-      path: `${base}/users` as const,
+    })),
+    listUsers: defineRoute('get', `${base}/users` as const, () => ({
       operationId: `listUserPermissionsIn${name}`,
       tags,
       summary: `List the users added to a ${resource} with their role`,
       request: { params, query: ListQuerySchema },
       responses: { 200: jsonResponse(listOf(config.users.schema, config.users.listName), `The users added to the ${resource}`) },
-    }),
-    updateUser: defineRoute({
-      method: 'patch',
-      path: `${base}/users/{userId}` as const,
+    })),
+    updateUser: defineRoute('patch', `${base}/users/{userId}` as const, () => ({
       operationId: `updateUserPermissionIn${name}`,
       tags,
       summary: `Change a user's role on a ${resource}${removes}`,
       request: { params: userParams, ...jsonBody(config.roleBody) },
       responses: { 204: noContent('Updated') },
-    }),
-    removeUser: defineRoute({
-      method: 'delete',
-      path: `${base}/users/{userId}` as const,
+    })),
+    removeUser: defineRoute('delete', `${base}/users/{userId}` as const, () => ({
       operationId: `removeUserFrom${name}`,
       tags,
       summary: `Remove a user from a ${resource}`,
       request: { params: userParams },
       responses: removal('user'),
-    }),
-    listTeams: defineRoute({
-      method: 'get',
-      path: `${base}/teams` as const,
+    })),
+    listTeams: defineRoute('get', `${base}/teams` as const, () => ({
       operationId: `listTeamPermissionsIn${name}`,
       tags,
       summary: `List the teams added to a ${resource} with their role`,
       request: { params, query: ListQuerySchema },
       responses: { 200: jsonResponse(listOf(config.teams.schema, config.teams.listName), `The teams added to the ${resource}`) },
-    }),
-    updateTeam: defineRoute({
-      method: 'patch',
-      path: `${base}/teams/{teamId}` as const,
+    })),
+    updateTeam: defineRoute('patch', `${base}/teams/{teamId}` as const, () => ({
       operationId: `updateTeamPermissionIn${name}`,
       tags,
       summary: `Change a team's role on a ${resource}${removes}`,
       request: { params: teamParams, ...jsonBody(config.roleBody) },
       responses: { 204: noContent('Updated') },
-    }),
-    removeTeam: defineRoute({
-      method: 'delete',
-      path: `${base}/teams/{teamId}` as const,
+    })),
+    removeTeam: defineRoute('delete', `${base}/teams/{teamId}` as const, () => ({
       operationId: `removeTeamFrom${name}`,
       tags,
       summary: `Remove a team from a ${resource}`,
       request: { params: teamParams },
       responses: removal('team'),
-    }),
-    aggregate: defineRoute({
-      method: 'get',
-      path: `${base}/aggregate` as const,
+    })),
+    aggregate: defineRoute('get', `${base}/aggregate` as const, () => ({
       operationId: `listPermissionsAggregateIn${name}`,
       tags,
       summary: config.aggregate.summary,
       request: { params, query: config.aggregate.query },
       responses: { 200: jsonResponse(listOf(config.aggregate.schema, config.aggregate.listName), `Everyone who can access the ${resource}`) },
-    }),
+    })),
   };
 }

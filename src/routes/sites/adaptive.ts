@@ -24,37 +24,31 @@ const AdaptiveSchemaSchema = z
 
 const TemplateConditionSchema = z.object({ description: z.string(), condition: z.string() }).openapi('SiteAdaptiveTemplateCondition');
 
-const getAdaptiveSchemaRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/adaptive-schema',
+const getAdaptiveSchemaRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/adaptive-schema', () => ({
   operationId: 'getSiteAdaptiveSchema',
   tokens: { scope: 'site:adaptive:read' },
   tags,
   summary: "The schema of a site's visitor claims (adaptive content)",
   request: { params: SiteParams },
   responses: { 200: jsonResponse(AdaptiveSchemaSchema, 'The adaptive schema') },
-});
+}));
 
-const updateAdaptiveSchemaRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/sites/{siteId}/adaptive-schema',
+const updateAdaptiveSchemaRoute = defineRoute('put', '/orgs/{organizationId}/sites/{siteId}/adaptive-schema', () => ({
   operationId: 'updateSiteAdaptiveSchema',
   tags,
   summary: "Set the schema of a site's visitor claims (admins)",
   request: { params: SiteParams, ...jsonBody(z.object({ jsonSchema: AdaptiveJsonSchemaSchema })) },
   responses: { 200: jsonResponse(AdaptiveSchemaSchema, 'The adaptive schema') },
-});
+}));
 
-const listTemplateConditionsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions',
+const listTemplateConditionsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions', () => ({
   operationId: 'listSiteAdaptiveTemplateConditions',
   tokens: { scope: 'site:adaptive:read' },
   tags,
   summary: "Conditions suggested by the adaptive schema's claims",
   request: { params: SiteParams },
   responses: { 200: jsonResponse(z.object({ items: z.array(TemplateConditionSchema) }), 'The suggested conditions') },
-});
+}));
 
 const toAdaptiveSchema = (jsonSchema: Record<string, unknown>, updatedAt: string) => ({
   object: 'site-adaptive-schema' as const,

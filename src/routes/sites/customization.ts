@@ -20,57 +20,47 @@ import { SiteParams } from './sites';
 const tags = ['Docs sites'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });
 
-const getSiteCustomizationRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/customization',
+const getSiteCustomizationRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/customization', () => ({
   operationId: 'getSiteCustomizationById',
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "A site's customization (the defaults until it is set)",
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
-});
+}));
 
-const updateSiteCustomizationRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/sites/{siteId}/customization',
+const updateSiteCustomizationRoute = defineRoute('put', '/orgs/{organizationId}/sites/{siteId}/customization', () => ({
   operationId: 'updateSiteCustomizationById',
   tags,
   summary: "Replace a site's customization; what the body leaves out takes its default (admins)",
   request: { params: SiteParams, ...jsonBody(SiteCustomizationInputSchema) },
   responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
-});
+}));
 
-const getSiteSpaceCustomizationRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+const getSiteSpaceCustomizationRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization', () => ({
   operationId: 'getSiteSpaceCustomizationById',
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "A site space's customization: its override merged over the site's",
   request: { params: SiteSpaceParams },
   responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The customization') },
-});
+}));
 
-const overrideSiteSpaceCustomizationRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+const overrideSiteSpaceCustomizationRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization', () => ({
   operationId: 'overrideSiteSpaceCustomizationById',
   tags,
   summary: "Override some of the site's customization for one site space (admins)",
   request: { params: SiteSpaceParams, ...jsonBody(SiteSpaceCustomizationOverrideSchema) },
   responses: { 200: jsonResponse(SiteCustomizationSettingsSchema, 'The merged customization') },
-});
+}));
 
-const deleteSiteSpaceCustomizationRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization',
+const deleteSiteSpaceCustomizationRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization', () => ({
   operationId: 'deleteSiteSpaceCustomizationById',
   tags,
   summary: "Drop a site space's override: it follows the site's customization again (admins)",
   request: { params: SiteSpaceParams },
   responses: { 204: noContent('Removed, or there was none') },
-});
+}));
 
 export const siteCustomizationRouter = createRouter()
   .openapi(getSiteCustomizationRoute, async (c) => {

@@ -31,9 +31,7 @@ export const INSIGHTS_READ_RANK = RANK.edit;
 /** The window of listSiteVisitorSegments. */
 const SEGMENTS_WINDOW_MS = 90 * 86400_000;
 
-const trackEventsRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/insights/events',
+const trackEventsRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/insights/events', () => ({
   operationId: 'trackEventsInSiteById',
   visitors: true,
   siteToken: true,
@@ -43,11 +41,9 @@ const trackEventsRoute = defineRoute({
     "GitBook's 20 `SiteInsightsEvent` types, at most 100 per call, each within 5 minutes of now. Queued, then stored by the queue's consumer in batches: the answer (204) means queued, and an aggregation sees them a moment later. An event sent twice (same fields and timestamp) counts once. Visitors call it without an API token with the site's credentials (`shareKey`, `jwt_token` or `X-Visitor-Token`), the site's renderer with its site token; only a published site records events, and only ids of the site's own sections, site spaces and spaces are accepted. The visitor and session ids are stored hashed with the site; without the site's `insights.trackingCookie` a visitor is counted once per session. No address nor user agent is stored; claims are recorded only from a verified visitor token or site token.",
   request: { params: SiteParams, query: VisitorQuery, ...jsonBody(TrackEventsBodySchema) },
   responses: { 204: noContent('Events have been queued') },
-});
+}));
 
-const aggregateRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate',
+const aggregateRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate', () => ({
   operationId: 'aggregateSiteEvents',
   tags,
   summary: "Query a site's insights events",
@@ -55,11 +51,9 @@ const aggregateRoute = defineRoute({
     'Counts (`eventsCount`, `visitorsCount`, `sessionsCount`, `pageFeedbackRating`, `askResponseRating`) grouped by columns (`datetime` with an `interval`, `page`, `eventSearchQuery`, `eventType`, `urlPath`, ...), filtered by `where` (`in`, `notIn`, comparisons; on counts too), ordered and limited, over a `range` (a preset or `{ from, to }`). Answered column by column. Members with the edit role or more.',
   request: { params: SiteParams, ...jsonBody(SiteInsightsQueryEventsAggregationSchema) },
   responses: { 200: jsonResponse(SiteInsightsQueryEventsAggregationResultSchema, 'Aggregated events of the site') },
-});
+}));
 
-const listSegmentsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments',
+const listSegmentsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments', () => ({
   operationId: 'listSiteVisitorSegments',
   tags,
   summary: "List a site's visitor segments",
@@ -67,7 +61,7 @@ const listSegmentsRoute = defineRoute({
     'Readers grouped by the claims their visitor tokens carried (visitor-auth and adaptive sites), over the last 90 days, the largest first (at most 100); readers without claims are one segment. Members with the edit role or more.',
   request: { params: SiteParams },
   responses: { 200: jsonResponse(listOf(SiteInsightsVisitorSegmentSchema, 'SiteInsightsVisitorSegments'), 'Visitor segments of the site') },
-});
+}));
 
 /** Cloudflare's country of the request, when it knows it (never the address). */
 function countryOf(c: Context<AppBindings>): string | null {

@@ -9,9 +9,7 @@ import { loadSiteAsMember } from '../../services/sites/access';
 import { siteUrlContext } from '../../services/sites/present';
 import { SiteParams } from './sites';
 
-const listSiteIntegrationScriptsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/integration-scripts',
+const listSiteIntegrationScriptsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/integration-scripts', () => ({
   operationId: 'listSiteIntegrationScripts',
   tags: ['Docs sites'],
   summary: "List custom scripts injected into a site's published pages",
@@ -19,7 +17,7 @@ const listSiteIntegrationScriptsRoute = defineRoute({
     "The scripts of the integrations installed on the site that asked for `site:script:inject` and whose installing organization approved it, while the site is published (an unpublished site has none). `cookies` is true when `site:script:cookies` is approved too. Members of the site's organization (read and above); anyone else reads the site as not found.",
   request: { params: SiteParams },
   responses: { 200: jsonResponse(z.array(SiteIntegrationScriptSchema), 'The scripts') },
-});
+}));
 
 export const siteIntegrationScriptsRouter = createRouter().openapi(listSiteIntegrationScriptsRoute, async (c) => {
   const userId = requireUser(c);

@@ -27,9 +27,7 @@ const PublishedContentSiteSchema = z
   })
   .openapi('PublishedContentSite');
 
-const getPublishedSiteRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/published',
+const getPublishedSiteRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/published', () => ({
   operationId: 'getPublishedContentSite',
   visitors: true,
   siteToken: true,
@@ -42,7 +40,7 @@ const getPublishedSiteRoute = defineRoute({
     query: VisitorQuery,
   },
   responses: { 200: jsonResponse(PublishedContentSiteSchema, 'The published site'), 304: { description: 'Unchanged since the ETag in If-None-Match' } },
-});
+}));
 
 /** The published view: what the reader may see of the structure, with each visible site space's customization. */
 function publishedView(model: SiteModel, reader: SiteReader, urls: ReturnType<typeof siteUrlContext>, scripts: SiteIntegrationScript[]) {

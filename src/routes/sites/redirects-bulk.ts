@@ -58,9 +58,7 @@ const ResultSchema = z
   ])
   .openapi('SiteRedirectBulkResult');
 
-const bulkRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirects',
+const bulkRoute = defineRoute('put', '/orgs/{organizationId}/sites/{siteId}/redirects', () => ({
   operationId: 'bulkUpsertSiteRedirects',
   tags,
   summary: `Create, update, delete or publish up to ${MAX_BULK_REDIRECTS} redirects at once (admins)`,
@@ -77,7 +75,7 @@ const bulkRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(z.object({ results: z.array(ResultSchema) }), 'The result of each item, in order') },
-});
+}));
 
 type Item = z.infer<typeof ItemSchema>;
 type PathInput = z.infer<typeof PathDestination>;

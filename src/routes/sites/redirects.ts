@@ -76,9 +76,7 @@ const SiteRedirectSchema = z
 
 const RedirectParams = SiteParams.extend({ siteRedirectId: IdSchema('siteRedirectId') });
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirects',
+const listRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/redirects', () => ({
   operationId: 'listSiteRedirects',
   tags,
   summary: "List a site's redirects (members)",
@@ -94,11 +92,9 @@ const listRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(SiteRedirectSchema, 'SiteRedirects'), 'The redirects') },
-});
+}));
 
-const createRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirects',
+const createRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/redirects', () => ({
   operationId: 'createSiteRedirect',
   tags,
   summary: `Create a redirect (admins; at most ${MAX_SITE_REDIRECTS} per site, one live and one draft per source)`,
@@ -115,11 +111,9 @@ const createRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(SiteRedirectSchema, 'The redirect') },
-});
+}));
 
-const updateRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}',
+const updateRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}', () => ({
   operationId: 'updateSiteRedirectById',
   tags,
   summary: 'Change a redirect; draft: false promotes a draft to live (admins)',
@@ -136,21 +130,17 @@ const updateRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteRedirectSchema, 'The redirect') },
-});
+}));
 
-const deleteRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}',
+const deleteRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}', () => ({
   operationId: 'deleteSiteRedirectById',
   tags,
   summary: 'Delete a redirect (admins)',
   request: { params: RedirectParams },
   responses: { 204: noContent('The redirect did not exist'), 205: noContent('The redirect was deleted') },
-});
+}));
 
-const getBySourceRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/redirect',
+const getBySourceRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/redirect', () => ({
   operationId: 'getSiteRedirectBySource',
   siteToken: true,
   tags,
@@ -171,7 +161,7 @@ const getBySourceRoute = defineRoute({
       'The redirect and its target',
     ),
   },
-});
+}));
 
 function toSiteRedirect(row: RedirectRow) {
   return {

@@ -17,20 +17,16 @@ const GroupSectionParams = GroupParams.extend({ siteSectionId: IdSchema('siteSec
 const GroupPointerSchema = z.object({ type: z.enum(['site-section', 'site-section-group']), id: z.string().min(1).max(128) });
 const IdRef = z.string().min(1).max(128);
 
-const listGroupsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups',
+const listGroupsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/section-groups', () => ({
   operationId: 'listSiteSectionGroups',
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "List a site's section groups (each with what it holds)",
   request: { params: SiteParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(SiteSectionGroupSchema, 'SiteSectionGroups'), 'The groups in reading order') },
-});
+}));
 
-const addGroupRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups',
+const addGroupRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/section-groups', () => ({
   operationId: 'addSectionGroupToSite',
   tags,
   summary: 'Add a section group (admins)',
@@ -46,21 +42,17 @@ const addGroupRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(SiteSectionGroupSchema, 'The group') },
-});
+}));
 
-const deleteGroupRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}',
+const deleteGroupRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}', () => ({
   operationId: 'deleteSiteSectionGroupById',
   tags,
   summary: 'Delete a section group; what it held moves up to its parent (admins)',
   request: { params: GroupParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const updateGroupRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}',
+const updateGroupRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}', () => ({
   operationId: 'updateSiteSectionGroupById',
   tags,
   summary: 'Change a section group (admins)',
@@ -75,31 +67,25 @@ const updateGroupRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSectionGroupSchema, 'The group') },
-});
+}));
 
-const addSectionToGroupRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections',
+const addSectionToGroupRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections', () => ({
   operationId: 'addSectionToGroup',
   tags,
   summary: 'Move a section into a group (admins)',
   request: { params: GroupParams, ...jsonBody(z.object({ sectionId: IdRef })) },
   responses: { 201: jsonResponse(SiteSectionGroupSchema, 'The group') },
-});
+}));
 
-const removeSectionFromGroupRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}',
+const removeSectionFromGroupRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}', () => ({
   operationId: 'removeSectionFromGroup',
   tags,
   summary: "Move a section out of a group, to the group's parent (admins)",
   request: { params: GroupSectionParams },
   responses: { 204: noContent('Removed, or was not part of the group') },
-});
+}));
 
-const moveGroupRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move',
+const moveGroupRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move', () => ({
   operationId: 'moveSiteSectionGroup',
   tags,
   summary: 'Move a section group among its siblings (admins)',
@@ -116,7 +102,7 @@ const moveGroupRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSectionGroupSchema, 'The group') },
-});
+}));
 
 /** Every group in reading order (depth first). */
 function groupsInOrder(model: SiteModel): GroupRow[] {

@@ -31,9 +31,7 @@ const tags = ['Site sections'];
 const SectionParams = SiteParams.extend({ siteSectionId: IdSchema('siteSectionId') });
 const SectionPointerSchema = z.object({ type: z.literal('site-section'), siteSection: z.string().min(1).max(128) });
 
-const listSectionsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/sections',
+const listSectionsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/sections', () => ({
   operationId: 'listSiteSections',
   visitors: true,
   tokens: { scope: 'site:metadata:read' },
@@ -41,11 +39,9 @@ const listSectionsRoute = defineRoute({
   summary: "List a site's sections (visitors too, with the site's credentials)",
   request: { params: SiteParams, query: ListQuerySchema.merge(VisitorQuery) },
   responses: { 200: jsonResponse(listOf(SiteSectionSchema, 'SiteSections'), 'The sections in reading order') },
-});
+}));
 
-const addSectionRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/sections',
+const addSectionRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/sections', () => ({
   operationId: 'addSectionToSite',
   tags,
   summary: 'Add a section to a site, with a space as its first site space (admins)',
@@ -61,21 +57,17 @@ const addSectionRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(SiteSectionSchema, 'The section') },
-});
+}));
 
-const deleteSectionRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}',
+const deleteSectionRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}', () => ({
   operationId: 'deleteSiteSectionById',
   tags,
   summary: 'Delete a section and its site spaces (admins)',
   request: { params: SectionParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const updateSectionRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}',
+const updateSectionRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}', () => ({
   operationId: 'updateSiteSectionById',
   tags,
   summary: 'Change a section (admins)',
@@ -94,11 +86,9 @@ const updateSectionRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSectionSchema, 'The section') },
-});
+}));
 
-const moveSectionRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move',
+const moveSectionRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move', () => ({
   operationId: 'moveSiteSection',
   tags,
   summary: 'Move a section among its siblings (admins)',
@@ -115,7 +105,7 @@ const moveSectionRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSectionSchema, 'The section') },
-});
+}));
 
 export const siteSectionsRouter = createRouter()
   .openapi(listSectionsRoute, async (c) => {

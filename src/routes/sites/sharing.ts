@@ -21,29 +21,23 @@ const tags = ['Docs sites'];
 const ShareLinkParams = SiteParams.extend({ shareLinkId: IdSchema('shareLinkId') });
 type ShareLinkRow = typeof siteShareLinks.$inferSelect;
 
-const listShareLinksRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/share-links',
+const listShareLinksRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/share-links', () => ({
   operationId: 'listSiteShareLinks',
   tags,
   summary: "List a site's share links (admins)",
   request: { params: SiteParams, query: ListQuerySchema.extend({ search: textFilterQuery('Only links whose name (any case) or key contains this') }) },
   responses: { 200: jsonResponse(listOf(ShareLinkSchema, 'ShareLinks'), 'The share links') },
-});
+}));
 
-const createShareLinkRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/share-links',
+const createShareLinkRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/share-links', () => ({
   operationId: 'createSiteShareLink',
   tags,
   summary: 'Create a share link that opens a share-link site (admins)',
   request: { params: SiteParams, ...jsonBody(z.object({ name: ShareLinkNameSchema })) },
   responses: { 201: jsonResponse(ShareLinkSchema, 'The share link') },
-});
+}));
 
-const updateShareLinkRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}',
+const updateShareLinkRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}', () => ({
   operationId: 'updateSiteShareLinkById',
   tags,
   summary: 'Rename, revoke (active: false) or restore a share link (admins)',
@@ -56,47 +50,39 @@ const updateShareLinkRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(ShareLinkSchema, 'The share link') },
-});
+}));
 
-const deleteShareLinkRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}',
+const deleteShareLinkRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}', () => ({
   operationId: 'deleteSiteShareLinkById',
   tags,
   summary: 'Delete a share link: its key stops opening the site at once (admins)',
   request: { params: ShareLinkParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const getPublishingAuthRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
+const getPublishingAuthRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/publishing/auth', () => ({
   operationId: 'getSitePublishingAuthById',
   tags,
   summary: "The key that signs a visitor-auth site's visitor JWTs (admins)",
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SitePublishingAuthSchema, 'The publishing auth') },
-});
+}));
 
-const updatePublishingAuthRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth',
+const updatePublishingAuthRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/publishing/auth', () => ({
   operationId: 'updateSitePublishingAuthById',
   tags,
   summary: 'Set the fallback and logout URLs of visitor auth (admins)',
   request: { params: SiteParams, ...jsonBody(SitePublishingAuthUpdateSchema) },
   responses: { 200: jsonResponse(SitePublishingAuthSchema, 'The publishing auth') },
-});
+}));
 
-const regeneratePublishingAuthRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate',
+const regeneratePublishingAuthRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate', () => ({
   operationId: 'regenerateSitePublishingAuthById',
   tags,
   summary: 'Replace the visitor JWT key: tokens signed with the old one stop opening the site (admins)',
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SitePublishingAuthSchema, 'The publishing auth with its new key') },
-});
+}));
 
 function toShareLink(row: ShareLinkRow, site: SiteRow, urls: SiteUrls) {
   return {

@@ -27,9 +27,7 @@ import { SiteParams } from './sites';
 const tags = ['Site spaces'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });
 
-const duplicateRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/duplicate',
+const duplicateRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/duplicate', () => ({
   operationId: 'duplicateSiteSpace',
   tags,
   summary: 'Duplicate the space of a site space into the site (site admins who may create spaces)',
@@ -52,7 +50,7 @@ const duplicateRoute = defineRoute({
       headers: { Location: { description: 'API URL of the new site space', schema: { type: 'string' } } },
     },
   },
-});
+}));
 
 export const siteSpaceDuplicateRouter = createRouter().openapi(duplicateRoute, async (c) => {
   const userId = requireUser(c);

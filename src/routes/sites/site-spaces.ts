@@ -15,9 +15,7 @@ const tags = ['Site spaces'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });
 const SiteSpacePointerSchema = z.object({ type: z.literal('site-space'), siteSpace: z.string().min(1).max(128) });
 
-const listSiteSpacesRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces',
+const listSiteSpacesRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/site-spaces', () => ({
   operationId: 'listSiteSpaces',
   visitors: true,
   tokens: { scope: 'site:metadata:read' },
@@ -34,11 +32,9 @@ const listSiteSpacesRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(SiteSpaceSchema, 'SiteSpaces'), 'The site spaces in reading order') },
-});
+}));
 
-const addSiteSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces',
+const addSiteSpaceRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/site-spaces', () => ({
   operationId: 'addSpaceToSite',
   tags,
   summary: 'Publish a space in a site (admins)',
@@ -53,21 +49,17 @@ const addSiteSpaceRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(SiteSpaceSchema, 'The site space') },
-});
+}));
 
-const deleteSiteSpaceRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}',
+const deleteSiteSpaceRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}', () => ({
   operationId: 'deleteSiteSpaceById',
   tags,
   summary: 'Remove a site space from its site (admins; the space itself stays)',
   request: { params: SiteSpaceParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const updateSiteSpaceRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}',
+const updateSiteSpaceRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}', () => ({
   operationId: 'updateSiteSpaceById',
   tags,
   summary: 'Change a site space (admins)',
@@ -84,11 +76,9 @@ const updateSiteSpaceRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSpaceSchema, 'The site space') },
-});
+}));
 
-const moveSiteSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move',
+const moveSiteSpaceRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move', () => ({
   operationId: 'moveSiteSpace',
   tags,
   summary: 'Move a site space among the site spaces of its section (admins)',
@@ -105,7 +95,7 @@ const moveSiteSpaceRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSpaceSchema, 'The site space') },
-});
+}));
 
 /** Every site space in reading order (section by section), as the filter lets the reader see them. */
 function siteSpacesInOrder(model: SiteModel, filter: StructureFilter): SiteSpaceRow[] {

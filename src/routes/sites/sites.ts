@@ -41,9 +41,7 @@ export const VisitorQuery = ShareKeyQuery.extend({
   jwt_token: z.string().max(8192).optional().openapi({ description: 'For visitor-auth sites: a visitor JWT (also accepted as the X-Visitor-Token header)' }),
 });
 
-const listSitesRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites',
+const listSitesRoute = defineRoute('get', '/orgs/{organizationId}/sites', () => ({
   operationId: 'listSites',
   tags,
   summary: 'List the docs sites of an organization',
@@ -65,11 +63,9 @@ const listSitesRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(SiteSchema, 'Sites'), 'The sites') },
-});
+}));
 
-const createSiteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites',
+const createSiteRoute = defineRoute('post', '/orgs/{organizationId}/sites', () => ({
   operationId: 'createSite',
   tags,
   summary: 'Create a docs site (admins)',
@@ -85,22 +81,18 @@ const createSiteRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(SiteSchema, 'The site') },
-});
+}));
 
-const getSiteRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}',
+const getSiteRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}', () => ({
   operationId: 'getSiteById',
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: 'Get a docs site',
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SiteSchema, 'The site') },
-});
+}));
 
-const updateSiteRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}',
+const updateSiteRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}', () => ({
   operationId: 'updateSiteById',
   tags,
   summary: 'Change a docs site (admins)',
@@ -120,17 +112,15 @@ const updateSiteRoute = defineRoute({
     ),
   },
   responses: { 200: jsonResponse(SiteSchema, 'The site') },
-});
+}));
 
-const deleteSiteRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/sites/{siteId}',
+const deleteSiteRoute = defineRoute('delete', '/orgs/{organizationId}/sites/{siteId}', () => ({
   operationId: 'deleteSiteById',
   tags,
   summary: 'Delete a docs site (admins)',
   request: { params: SiteParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
 /**
  * Why an empty site cannot be published, and the one call that fixes it: GitBook's createSite takes `spaces`
@@ -143,36 +133,30 @@ function nothingToPublish(organizationId: string, siteId: string): string {
   );
 }
 
-const publishSiteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/publish',
+const publishSiteRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/publish', () => ({
   operationId: 'publishSite',
   tags,
   summary: 'Publish a docs site to the audience of its visibility (admins)',
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SiteSchema, 'The published site') },
-});
+}));
 
-const unpublishSiteRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/sites/{siteId}/unpublish',
+const unpublishSiteRoute = defineRoute('post', '/orgs/{organizationId}/sites/{siteId}/unpublish', () => ({
   operationId: 'unpublishSite',
   tags,
   summary: 'Take a docs site offline (admins)',
   request: { params: SiteParams },
   responses: { 200: jsonResponse(SiteSchema, 'The unpublished site') },
-});
+}));
 
-const getSiteStructureRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sites/{siteId}/structure',
+const getSiteStructureRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/structure', () => ({
   operationId: 'getSiteStructure',
   tokens: { scope: 'site:metadata:read' },
   tags,
   summary: "A site's whole structure: its site spaces, or its sections and section groups",
   request: { params: SiteParams, query: ShareKeyQuery },
   responses: { 200: jsonResponse(SiteStructureSchema, 'The structure') },
-});
+}));
 
 /** Sites are the organization's: guests (and outsiders) cannot see any, like the organization for outsiders. */
 function requireSiteReader(rows: { rank: number | null }[]): number {

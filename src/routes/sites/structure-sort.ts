@@ -20,9 +20,7 @@ const PointerSchema = z
   })
   .openapi('SiteStructureItemPointer');
 
-const sortRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/sites/{siteId}/structure/sort',
+const sortRoute = defineRoute('patch', '/orgs/{organizationId}/sites/{siteId}/structure/sort', () => ({
   operationId: 'sortSiteStructure',
   tags,
   summary: 'Move a site space, section or section group among its siblings (admins)',
@@ -48,7 +46,7 @@ const sortRoute = defineRoute({
     200: jsonResponse(z.union([SiteSpaceSchema, SiteSectionSchema, SiteSectionGroupSchema]).openapi('SiteStructureItem'), 'The item, moved'),
     204: { description: 'Moved (Prefer: return=minimal)', headers: { 'Preference-Applied': { schema: { type: 'string', enum: ['return=minimal'] } } } },
   },
-});
+}));
 
 export const siteStructureSortRouter = createRouter().openapi(sortRoute, async (c) => {
   const userId = requireUser(c);

@@ -20,9 +20,7 @@ const SchemaQuery = z.object({
   schema: z.enum(['current', 'next']).optional().openapi({ description: "Version of the document schema: both read as the one this deployment stores (GitBook's current)" }),
 });
 
-const getDocumentRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/documents/{documentId}',
+const getDocumentRoute = defineRoute('get', '/spaces/{spaceId}/documents/{documentId}', () => ({
   operationId: 'getDocumentById',
   tokens: { scope: 'space:content:read' },
   siteToken: true,
@@ -32,13 +30,11 @@ const getDocumentRoute = defineRoute({
     "A document the space's content refers to (any of its revisions, change requests included); the same body in another space is not this space's. A site token reads the documents of the published content it may see.",
   request: { params: SpaceParams.extend({ documentId: IdSchema('documentId') }), query: SchemaQuery },
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The document') },
-});
+}));
 
 const Seed = z.string().min(1).max(128).openapi({ description: 'Seed of the ids of what is generated: the same seed gives the same ids' });
 
-const getComputedDocumentRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/content/computed/document',
+const getComputedDocumentRoute = defineRoute('post', '/spaces/{spaceId}/content/computed/document', () => ({
   operationId: 'getComputedDocument',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -47,11 +43,9 @@ const getComputedDocumentRoute = defineRoute({
     "Needs the `read` role on the space and, as it shows the organization's spec, membership of the organization (or an installation token with `openapi:read`). Sources other than `builtin:openapi` are a 400: this deployment computes no other.",
   request: { params: SpaceParams, query: SchemaQuery, ...jsonBody(z.object({ source: ComputedDocumentSourceSchema, seed: Seed })) },
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The generated document') },
-});
+}));
 
-const getComputedRevisionRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/content/computed/revision',
+const getComputedRevisionRoute = defineRoute('post', '/spaces/{spaceId}/content/computed/revision', () => ({
   operationId: 'getComputedRevision',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -64,7 +58,7 @@ const getComputedRevisionRoute = defineRoute({
       'The generated pages',
     ),
   },
-});
+}));
 
 export const documentsRouter = createRouter()
   .openapi(getDocumentRoute, async (c) => {

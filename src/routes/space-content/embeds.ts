@@ -17,9 +17,7 @@ const EmbedSchema = z
   ])
   .openapi('Embed');
 
-const getEmbedRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/embed',
+const getEmbedRoute = defineRoute('get', '/spaces/{spaceId}/embed', () => ({
   operationId: 'getEmbedByUrlInSpace',
   tokens: { scope: 'space:content:read' },
   siteToken: true,
@@ -32,7 +30,7 @@ const getEmbedRoute = defineRoute({
     query: z.object({ url: z.string().min(1).max(2048).openapi({ description: 'URL to resolve' }) }),
   },
   responses: { 200: jsonResponse(EmbedSchema, 'The embed') },
-});
+}));
 
 export const embedsRouter = createRouter().openapi(getEmbedRoute, async (c) => {
   const { spaceId } = c.req.valid('param');

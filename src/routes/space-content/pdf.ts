@@ -14,9 +14,7 @@ const Query = z.object({
   page: z.string().min(1).max(128).optional().openapi({ description: 'ID of a page of the space; a page that is not in it is a 400' }),
 });
 
-const getSpacePdfRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}/pdf',
+const getSpacePdfRoute = defineRoute('get', '/spaces/{spaceId}/pdf', () => ({
   operationId: 'getSpacePDF',
   costly: 'exports',
   tokens: { scope: 'space:content:read' },
@@ -25,7 +23,7 @@ const getSpacePdfRoute = defineRoute({
   description: `Every page in tree order, or one page with \`only=true&page=<id>\`. At most ${MAX_PDF_CONTENT_PAGES} pages are rendered: beyond, the PDF ends with a note saying how many pages were left out.`,
   request: { params: z.object({ spaceId: IdSchema('spaceId') }), query: Query },
   responses: { 200: jsonResponse(z.object({ url: z.string().openapi({ description: 'Temporary URL of the PDF, valid for one hour' }) }).openapi('SpacePDF'), 'URL of the PDF') },
-});
+}));
 
 export const spacePdfRouter = createRouter().openapi(getSpacePdfRoute, async (c) => {
   const { only, page } = c.req.valid('query');

@@ -44,53 +44,43 @@ const READ = { tokens: { scope: 'space:content:read' as const }, siteToken: true
 
 const DocumentQuerySchema = PageQuerySchema.pick({ evaluated: true, dereferenced: true });
 
-const getRevisionRoute = defineRoute({
-  method: 'get',
-  path: BASE,
+const getRevisionRoute = defineRoute('get', BASE, () => ({
   operationId: 'getRevisionById',
   ...READ,
   tags,
   summary: 'A revision of the space, by id: its page tree, files, variables',
   request: { params: Params, query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionSchema, 'The revision') },
-});
+}));
 
-const getPageRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/page/{pageId}`,
+const getPageRoute = defineRoute('get', `${BASE}/page/{pageId}`, () => ({
   operationId: 'getPageInRevisionById',
   ...READ,
   tags,
   summary: 'A page of a revision with its content, as a document or Markdown',
   request: { params: PageParams, query: PageQuerySchema.extend(MarkdownRefsQuery) },
   responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
-});
+}));
 
-const getPageDocumentRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/page/{pageId}/document`,
+const getPageDocumentRoute = defineRoute('get', `${BASE}/page/{pageId}/document`, () => ({
   operationId: 'getPageDocumentInRevisionById',
   ...READ,
   tags,
   summary: "A page's body in a revision, evaluated and dereferenced on demand",
   request: { params: PageParams, query: DocumentQuerySchema },
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The document (empty for an empty page)') },
-});
+}));
 
-const listPageMetaLinksRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/page/{pageId}/meta-links`,
+const listPageMetaLinksRoute = defineRoute('get', `${BASE}/page/{pageId}/meta-links`, () => ({
   operationId: 'listRevisionPageMetaLinks',
   ...READ,
   tags,
   summary: "A page's canonical and alternate links in a revision",
   request: { params: PageParams },
   responses: { 200: jsonResponse(RevisionPageMetaLinksSchema, 'The meta links') },
-});
+}));
 
-const getPageByPathRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/path/{pagePath}`,
+const getPageByPathRoute = defineRoute('get', `${BASE}/path/{pagePath}`, () => ({
   operationId: 'getPageInRevisionByPath',
   ...READ,
   tags,
@@ -102,66 +92,54 @@ const getPageByPathRoute = defineRoute({
     query: PageByPathQuerySchema,
   },
   responses: { 200: jsonResponse(RevisionPageReadSchema, 'The page') },
-});
+}));
 
-const getReusableContentDocumentRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/reusable-contents/{reusableContentId}/document`,
+const getReusableContentDocumentRoute = defineRoute('get', `${BASE}/reusable-contents/{reusableContentId}/document`, () => ({
   operationId: 'getReusableContentDocumentInRevisionById',
   ...READ,
   tags,
   summary: "A reusable content's body in a revision, evaluated and dereferenced on demand",
   request: { params: Params.extend({ reusableContentId: IdSchema('reusableContentId') }), query: DocumentQuerySchema },
   responses: { 200: jsonResponse(JSONDocumentSchema, 'The document (empty for an empty reusable content)') },
-});
+}));
 
-const listPagesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/pages`,
+const listPagesRoute = defineRoute('get', `${BASE}/pages`, () => ({
   operationId: 'listPagesInRevisionById',
   ...READ,
   tags,
   summary: "A revision's page tree",
   request: { params: Params, query: ContentQuerySchema },
   responses: { 200: jsonResponse(z.object({ pages: z.array(RevisionPageSchema) }), 'The pages') },
-});
+}));
 
-const listFilesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/files`,
+const listFilesRoute = defineRoute('get', `${BASE}/files`, () => ({
   operationId: 'listFilesInRevisionById',
   ...READ,
   tags,
   summary: "A revision's files, with signed download URLs",
   request: { params: Params, query: ListQuerySchema.extend(ContentQuerySchema.shape) },
   responses: { 200: jsonResponse(listOf(RevisionFileSchema, 'RevisionFiles'), 'The files') },
-});
+}));
 
-const getFileRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/files/{fileId}`,
+const getFileRoute = defineRoute('get', `${BASE}/files/{fileId}`, () => ({
   operationId: 'getFileInRevisionById',
   ...READ,
   tags,
   summary: 'A file of a revision',
   request: { params: Params.extend({ fileId: IdSchema('fileId') }), query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionFileSchema, 'The file') },
-});
+}));
 
-const getReusableContentRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/reusable-contents/{reusableContentId}`,
+const getReusableContentRoute = defineRoute('get', `${BASE}/reusable-contents/{reusableContentId}`, () => ({
   operationId: 'getReusableContentInRevisionById',
   ...READ,
   tags,
   summary: 'A reusable content of a revision: its title and the id of its document (getDocumentById)',
   request: { params: Params.extend({ reusableContentId: IdSchema('reusableContentId') }), query: ContentQuerySchema },
   responses: { 200: jsonResponse(RevisionReusableContentSchema, 'The reusable content') },
-});
+}));
 
-const getSemanticChangesRoute = defineRoute({
-  method: 'get',
-  path: `${BASE}/changes`,
+const getSemanticChangesRoute = defineRoute('get', `${BASE}/changes`, () => ({
   operationId: 'getRevisionSemanticChanges',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -169,7 +147,7 @@ const getSemanticChangesRoute = defineRoute({
   description: 'At most `limit` changes (100 unless told); `more` says how many were left out. A merge revision names the change request it merged.',
   request: { params: Params, query: ChangesQuerySchema.extend(ContentQuerySchema.shape) },
   responses: { 200: jsonResponse(RevisionSemanticChangesSchema, 'The changes') },
-});
+}));
 
 const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): ContentRequest => {
   const siteToken = siteTokenOf(c);

@@ -29,9 +29,7 @@ const ApplyTemplateBody = ApplySpaceTemplateSchema.extend({
     .openapi({ description: 'The change request (id or number) to apply the template to; the main content when omitted' }),
 });
 
-const applyTemplateRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/content/template',
+const applyTemplateRoute = defineRoute('post', '/spaces/{spaceId}/content/template', () => ({
   operationId: 'applyTemplateToSpace',
   costly: 'content-writes',
   tokens: { scope: 'space:content:write' },
@@ -39,7 +37,7 @@ const applyTemplateRoute = defineRoute({
   summary: 'Populate a space (or one of its change requests) with the pages of a template',
   request: { params: SpaceParams, ...jsonBody(ApplyTemplateBody) },
   responses: { 201: noContent('Template applied to space.') },
-});
+}));
 
 export const spaceTemplateRouter = createRouter().openapi(applyTemplateRoute, async (c) => {
   const userId = requireUser(c);

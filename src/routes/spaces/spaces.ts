@@ -43,30 +43,24 @@ const CreateSpaceBody = z
   .refine((b) => b.template === undefined, { message: 'creating a space from a template is not supported by this deployment', path: ['template'] })
   .refine((b) => b.computedSource === undefined, { message: 'computed content sources are not supported by this deployment', path: ['computedSource'] });
 
-const createSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/spaces',
+const createSpaceRoute = defineRoute('post', '/orgs/{organizationId}/spaces', () => ({
   operationId: 'createSpace',
   tags,
   summary: 'Create a space, at the root or in a collection',
   request: { params: OrgParams, ...jsonBody(CreateSpaceBody) },
   responses: { 201: jsonResponse(SpaceSchema, 'The space') },
-});
+}));
 
-const listOrgSpacesRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/spaces',
+const listOrgSpacesRoute = defineRoute('get', '/orgs/{organizationId}/spaces', () => ({
   operationId: 'listSpacesInOrganizationById',
   tokens: { scope: 'space:metadata:read' },
   tags,
   summary: 'List the spaces of an organization visible to the caller (not deleted)',
   request: { params: OrgParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(SpaceSchema, 'Spaces'), 'The spaces') },
-});
+}));
 
-const getSpaceRoute = defineRoute({
-  method: 'get',
-  path: '/spaces/{spaceId}',
+const getSpaceRoute = defineRoute('get', '/spaces/{spaceId}', () => ({
   operationId: 'getSpaceById',
   visitors: true,
   siteToken: true,
@@ -78,7 +72,7 @@ const getSpaceRoute = defineRoute({
     query: z.object({ shareKey: z.string().max(200).optional().openapi({ description: 'Resolves published URLs of share-link sites' }) }),
   },
   responses: { 200: jsonResponse(SpaceSchema, 'The space') },
-});
+}));
 
 const UpdateSpaceBody = z
   .object({
@@ -92,50 +86,40 @@ const UpdateSpaceBody = z
   .partial()
   .refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' });
 
-const updateSpaceRoute = defineRoute({
-  method: 'patch',
-  path: '/spaces/{spaceId}',
+const updateSpaceRoute = defineRoute('patch', '/spaces/{spaceId}', () => ({
   operationId: 'updateSpaceById',
   tokens: { scope: 'space:metadata:write' },
   tags,
   summary: 'Update a space: title, emoji and language need edit; editMode, defaultLevel and mergeRules need admin',
   request: { params: SpaceParams, ...jsonBody(UpdateSpaceBody) },
   responses: { 200: jsonResponse(SpaceSchema, 'The updated space') },
-});
+}));
 
-const deleteSpaceRoute = defineRoute({
-  method: 'delete',
-  path: '/spaces/{spaceId}',
+const deleteSpaceRoute = defineRoute('delete', '/spaces/{spaceId}', () => ({
   operationId: 'deleteSpaceById',
   tags,
   summary: `Move a space to the trash; it is permanently removed after ${SPACE_RETENTION_DAYS} days`,
   request: { params: SpaceParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const duplicateSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/duplicate',
+const duplicateSpaceRoute = defineRoute('post', '/spaces/{spaceId}/duplicate', () => ({
   operationId: 'duplicateSpace',
   tags,
   summary: 'Duplicate a space next to the original',
   request: { params: SpaceParams },
   responses: { 201: jsonResponse(SpaceSchema, 'The new space') },
-});
+}));
 
-const restoreSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/restore',
+const restoreSpaceRoute = defineRoute('post', '/spaces/{spaceId}/restore', () => ({
   operationId: 'restoreSpace',
   tags,
   summary: `Restore a space deleted in the last ${SPACE_RETENTION_DAYS} days`,
   request: { params: SpaceParams },
   responses: { 200: jsonResponse(SpaceSchema, 'The restored space') },
-});
+}));
 
-const moveSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/move',
+const moveSpaceRoute = defineRoute('post', '/spaces/{spaceId}/move', () => ({
   operationId: 'moveSpace',
   tags,
   summary: 'Move a space to another collection (or the root) and/or position',
@@ -144,17 +128,15 @@ const moveSpaceRoute = defineRoute({
     ...jsonBody(MoveBodySchema),
   },
   responses: { 200: jsonResponse(SpaceSchema, 'The moved space') },
-});
+}));
 
-const transferSpaceRoute = defineRoute({
-  method: 'post',
-  path: '/spaces/{spaceId}/transfer',
+const transferSpaceRoute = defineRoute('post', '/spaces/{spaceId}/transfer', () => ({
   operationId: 'transferSpace',
   tags,
   summary: 'Transfer a space to the root of another organization where you can create content',
   request: { params: SpaceParams, ...jsonBody(TransferBodySchema) },
   responses: { 200: jsonResponse(SpaceSchema, 'The transferred space') },
-});
+}));
 
 
 /**

@@ -30,39 +30,31 @@ const ProviderFieldsSchema = z.object({
   defaultRole: RoleOrGuestSchema.optional().openapi({ description: 'The role of members who join through the provider (default `read`; null: guest)' }),
 });
 
-const listProvidersRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/saml',
+const listProvidersRoute = defineRoute('get', '/orgs/{organizationId}/saml', () => ({
   operationId: 'listSAMLProvidersInOrganizationById',
   tags,
   summary: "List the organization's SAML providers (admins)",
   request: { params: OrgParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(SAMLProviderSchema, 'OrganizationSAMLProviders'), 'The providers, oldest first') },
-});
+}));
 
-const createProviderRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/saml',
+const createProviderRoute = defineRoute('post', '/orgs/{organizationId}/saml', () => ({
   operationId: 'createOrganizationSAMLProvider',
   tags,
   summary: 'Add a SAML identity provider (admins); it is active once entityID, certificate and ssoURL are set',
   request: { params: OrgParams, ...jsonBody(ProviderFieldsSchema) },
   responses: { 201: jsonResponse(SAMLProviderSchema, 'The provider') },
-});
+}));
 
-const getProviderRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/saml/{samlProviderId}',
+const getProviderRoute = defineRoute('get', '/orgs/{organizationId}/saml/{samlProviderId}', () => ({
   operationId: 'getOrganizationSAMLProviderById',
   tags,
   summary: 'Get a SAML provider (admins)',
   request: { params: ProviderParams },
   responses: { 200: jsonResponse(SAMLProviderSchema, 'The provider') },
-});
+}));
 
-const updateProviderRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/saml/{samlProviderId}',
+const updateProviderRoute = defineRoute('patch', '/orgs/{organizationId}/saml/{samlProviderId}', () => ({
   operationId: 'updateOrganizationSAMLProvider',
   tags,
   summary: "Change a SAML provider (admins); an organization enforcing SSO stops doing so when it is left without an active provider",
@@ -71,28 +63,24 @@ const updateProviderRoute = defineRoute({
     ...jsonBody(ProviderFieldsSchema.partial().refine((b) => Object.keys(b).length > 0, { message: 'give at least one field to update' })),
   },
   responses: { 200: jsonResponse(SAMLProviderSchema, 'The provider') },
-});
+}));
 
-const deleteProviderRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/saml/{samlProviderId}',
+const deleteProviderRoute = defineRoute('delete', '/orgs/{organizationId}/saml/{samlProviderId}', () => ({
   operationId: 'deleteOrganizationSAMLProvider',
   tags,
   summary: 'Delete a SAML provider (admins); an organization enforcing SSO stops doing so when it is left without an active provider',
   request: { params: ProviderParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const listLoginsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/sso',
+const listLoginsRoute = defineRoute('get', '/orgs/{organizationId}/sso', () => ({
   operationId: 'listSSOProviderLoginsInOrganization',
   visitors: true,
   tags,
   summary: "The organization's active SSO logins, as a login page shows them: readable without a token",
   request: { params: OrgParams },
   responses: { 200: jsonResponse(z.object({ items: z.array(SSOProviderLoginSchema) }), 'The logins (no pagination)') },
-});
+}));
 
 const present = (c: Context<AppBindings>, row: ProviderWithTeam) =>
   toSAMLProvider(row.provider, row, urlContext(c.req.url, c.env.APP_URL), samlBaseUrl(c.env, c.req.url));

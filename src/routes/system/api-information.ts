@@ -18,15 +18,13 @@ const ApiInformationSchema = z
   })
   .openapi('ApiInformation');
 
-const getApiInformationRoute = defineRoute({
-  method: 'get',
-  path: '/v1/',
+const getApiInformationRoute = defineRoute('get', '/v1/', () => ({
   operationId: 'getApiInformation',
   tokens: { scope: 'installation', integration: true },
   tags: ['System'],
   summary: 'The release version and build date of this API',
   responses: { 200: jsonResponse(ApiInformationSchema, 'The API information') },
-});
+}));
 
 /** The upload time of the running Worker version, or the epoch where the platform gives none. */
 export function buildTime(metadata: { timestamp?: string } | undefined): string {

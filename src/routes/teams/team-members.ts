@@ -19,15 +19,13 @@ const TeamParams = z.object({ organizationId: IdSchema('organizationId'), teamId
 const TeamMemberParams = TeamParams.extend({ userId: IdSchema('userId') });
 const MAX_CHANGES = 500;
 
-const listTeamMembersRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/teams/{teamId}/members',
+const listTeamMembersRoute = defineRoute('get', '/orgs/{organizationId}/teams/{teamId}/members', () => ({
   operationId: 'listTeamMembersInOrganizationById',
   tags,
   summary: 'List the members of a team',
   request: { params: TeamParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(TeamMemberSchema, 'OrganizationTeamMembers'), 'The team members') },
-});
+}));
 
 const UpdateMembersBody = z
   .object({
@@ -41,35 +39,29 @@ const UpdateMembersBody = z
   })
   .refine((b) => b.add || b.remove || b.memberships, { message: 'give add, remove or memberships' });
 
-const updateTeamMembersRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/teams/{teamId}/members',
+const updateTeamMembersRoute = defineRoute('put', '/orgs/{organizationId}/teams/{teamId}/members', () => ({
   operationId: 'updateMembersInOrganizationTeam',
   tags,
   summary: 'Add, remove and set roles of team members in one change (admins and team owners)',
   request: { params: TeamParams, ...jsonBody(UpdateMembersBody) },
   responses: { 204: noContent('Members have been updated') },
-});
+}));
 
-const addTeamMemberRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/teams/{teamId}/members/{userId}',
+const addTeamMemberRoute = defineRoute('put', '/orgs/{organizationId}/teams/{teamId}/members/{userId}', () => ({
   operationId: 'addMemberToOrganizationTeamById',
   tags,
   summary: 'Add a member to a team, or change their team role',
   request: { params: TeamMemberParams, body: { required: false, content: { 'application/json': { schema: z.object({ role: TeamMemberRoleSchema.optional() }) } } } },
   responses: { 204: noContent('The member is in the team') },
-});
+}));
 
-const removeTeamMemberRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/teams/{teamId}/members/{userId}',
+const removeTeamMemberRoute = defineRoute('delete', '/orgs/{organizationId}/teams/{teamId}/members/{userId}', () => ({
   operationId: 'deleteMemberFromOrganizationTeamById',
   tags,
   summary: 'Remove a member from a team',
   request: { params: TeamMemberParams },
   responses: { 204: noContent('Removed, or was not in the team') },
-});
+}));
 
 type DbOf = Parameters<typeof requireTeam>[0];
 

@@ -25,9 +25,7 @@ const tags = ['Teams'];
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const TeamParams = OrgParams.extend({ teamId: IdSchema('teamId') });
 
-const listTeamsRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/teams',
+const listTeamsRoute = defineRoute('get', '/orgs/{organizationId}/teams', () => ({
   operationId: 'listTeamsInOrganizationById',
   tags,
   summary: 'List the teams of an organization',
@@ -39,11 +37,9 @@ const listTeamsRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(listOf(TeamSchema, 'OrganizationTeams'), 'The teams') },
-});
+}));
 
-const createTeamRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/teams',
+const createTeamRoute = defineRoute('put', '/orgs/{organizationId}/teams', () => ({
   operationId: 'createOrganizationTeam',
   tags,
   summary: 'Create a team (admins)',
@@ -52,37 +48,31 @@ const createTeamRoute = defineRoute({
     ...jsonBody(z.object({ title: TeamTitleSchema, members: z.array(z.string().min(1)).max(500).optional().openapi({ description: 'Organization member ids' }) })),
   },
   responses: { 201: jsonResponse(TeamSchema, 'The team') },
-});
+}));
 
-const getTeamRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/teams/{teamId}',
+const getTeamRoute = defineRoute('get', '/orgs/{organizationId}/teams/{teamId}', () => ({
   operationId: 'getTeamInOrganizationById',
   tags,
   summary: 'Get a team',
   request: { params: TeamParams },
   responses: { 200: jsonResponse(TeamSchema, 'The team') },
-});
+}));
 
-const updateTeamRoute = defineRoute({
-  method: 'patch',
-  path: '/orgs/{organizationId}/teams/{teamId}',
+const updateTeamRoute = defineRoute('patch', '/orgs/{organizationId}/teams/{teamId}', () => ({
   operationId: 'updateTeamInOrganizationById',
   tags,
   summary: 'Rename a team (admins and team owners)',
   request: { params: TeamParams, ...jsonBody(z.object({ title: TeamTitleSchema })) },
   responses: { 200: jsonResponse(TeamSchema, 'The team') },
-});
+}));
 
-const deleteTeamRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/teams/{teamId}',
+const deleteTeamRoute = defineRoute('delete', '/orgs/{organizationId}/teams/{teamId}', () => ({
   operationId: 'removeTeamFromOrganizationById',
   tags,
   summary: 'Delete a team and the access it granted (admins and team owners)',
   request: { params: TeamParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
 export const teamsRouter = createRouter()
   .openapi(listTeamsRoute, async (c) => {

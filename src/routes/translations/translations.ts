@@ -31,19 +31,15 @@ const TranslationParams = OrgParams.extend({
 const ACCESS =
   "Members who may read the source space see a translation; those of them with the organization's admin or create role change, run and delete it. The result space takes the source's access (defaultLevel, user and team grants), re-synced on each run.";
 
-const listRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/translations',
+const listRoute = defineRoute('get', '/orgs/{organizationId}/translations', () => ({
   operationId: 'listTranslations',
   tags,
   summary: `List the translations the caller may see, oldest first. ${ACCESS}`,
   request: { params: OrgParams, query: ListQuerySchema },
   responses: { 200: jsonResponse(listOf(TranslationSchema, 'Translations'), 'The translations') },
-});
+}));
 
-const createRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/translations',
+const createRoute = defineRoute('post', '/orgs/{organizationId}/translations', () => ({
   operationId: 'createTranslation',
   tags,
   costly: 'content-writes',
@@ -60,42 +56,34 @@ const createRoute = defineRoute({
     ),
   },
   responses: { 201: jsonResponse(TranslationSchema, 'Translation has been created, its first run pending') },
-});
+}));
 
-const getRoute = defineRoute({
-  method: 'get',
-  path: '/orgs/{organizationId}/translations/{translationId}',
+const getRoute = defineRoute('get', '/orgs/{organizationId}/translations/{translationId}', () => ({
   operationId: 'getTranslation',
   tags,
   summary: `Get a translation by its ID. ${ACCESS}`,
   request: { params: TranslationParams },
   responses: { 200: jsonResponse(TranslationSchema, 'The translation') },
-});
+}));
 
-const updateRoute = defineRoute({
-  method: 'put',
-  path: '/orgs/{organizationId}/translations/{translationId}',
+const updateRoute = defineRoute('put', '/orgs/{organizationId}/translations/{translationId}', () => ({
   operationId: 'updateTranslation',
   tags,
   summary:
     "Replace a translation's instructions (admin or create role, and read access on the source). Later runs are given them; pages already translated are translated again only when their source changes, not because the instructions did.",
   request: { params: TranslationParams, ...jsonBody(z.object({ instructions: InstructionsSchema })) },
   responses: { 200: jsonResponse(TranslationSchema, 'Translation has been updated') },
-});
+}));
 
-const deleteRoute = defineRoute({
-  method: 'delete',
-  path: '/orgs/{organizationId}/translations/{translationId}',
+const deleteRoute = defineRoute('delete', '/orgs/{organizationId}/translations/{translationId}', () => ({
   operationId: 'deleteTranslation',
   tags,
   summary: 'Delete a translation (admin or create role, and read access on the source); its result space stays, as a normal space. 204 also when it did not exist.',
   request: { params: TranslationParams },
   responses: { 204: noContent('Deleted, or did not exist') },
-});
+}));
 
-const runRoute = defineRoute({
-  method: 'post',
-  path: '/orgs/{organizationId}/translations/{translationId}/run',
+const runRoute = defineRoute('post', '/orgs/{organizationId}/translations/{translationId}/run', () => ({
   operationId: 'runTranslation',
   tags,
   costly: 'content-writes',
@@ -103,7 +91,7 @@ const runRoute = defineRoute({
     "Run a translation again (admin or create role, and read access on the source): the result space's access is re-synced from the source's; only pages whose source changed since they were last translated are translated; the others are kept. The result space's content is replaced by the translation of the source: edits made by hand in the result space are not kept by the next run (its history keeps them). While a run is pending or running this answers 204 and changes nothing: the run in progress continues, and no second run is queued.",
   request: { params: TranslationParams },
   responses: { 204: noContent('Translation run triggered, or one is in progress') },
-});
+}));
 
 export const translationsRouter = createRouter()
   .openapi(listRoute, async (c) => {

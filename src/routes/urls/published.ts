@@ -47,9 +47,7 @@ const PublishedContentRedirectSchema = z
   ])
   .openapi('PublishedContentRedirect');
 
-const resolveRoute = defineRoute({
-  method: 'post',
-  path: '/urls/published',
+const resolveRoute = defineRoute('post', '/urls/published', () => ({
   operationId: 'resolvePublishedContentByUrl',
   visitors: true,
   tags,
@@ -58,11 +56,9 @@ const resolveRoute = defineRoute({
     "What a site renderer asks first: the site a URL shows (an organization's hostname or custom hostname, or `/s/<siteId>` on the API's host), its section, site space and page path, and `apiToken`, a site token that reads that site's published content as this visitor (getPublishedContentSite, getSpaceById and the other operations that list the `siteToken` scheme). A share-link site's key is the first path segment (or `?share=` in the URL); a visitor-auth site's token is `visitor.jwtToken`, without which the answer is the redirect to its fallback URL. Unknown, unpublished and refused URLs are 404. No token is needed.",
   request: jsonBody(ResolveBody),
   responses: { 200: jsonResponse(z.union([PublishedSiteContentSchema, PublishedContentRedirectSchema]).openapi('PublishedSiteContentLookup'), 'The content, or where to go instead') },
-});
+}));
 
-const getPublishedRoute = defineRoute({
-  method: 'get',
-  path: '/urls/published',
+const getPublishedRoute = defineRoute('get', '/urls/published', () => ({
   operationId: 'getPublishedContentByUrl',
   visitors: true,
   tags,
@@ -76,13 +72,11 @@ const getPublishedRoute = defineRoute({
     }),
   },
   responses: { 200: jsonResponse(z.union([PublishedSiteContentSchema, PublishedContentRedirectSchema]).openapi('PublishedSiteContentLookup'), 'The content, or where to go instead') },
-});
+}));
 
 const UrlQuery = z.object({ url: z.string().min(1).max(2048).openapi({ description: 'URL to resolve' }) });
 
-const getEmbedRoute = defineRoute({
-  method: 'get',
-  path: '/urls/embed',
+const getEmbedRoute = defineRoute('get', '/urls/embed', () => ({
   operationId: 'getEmbedByUrl',
   tokens: { scope: 'installation', integration: true },
   tags,
@@ -99,11 +93,9 @@ const getEmbedRoute = defineRoute({
       'The embed',
     ),
   },
-});
+}));
 
-const getContentRoute = defineRoute({
-  method: 'get',
-  path: '/urls/content',
+const getContentRoute = defineRoute('get', '/urls/content', () => ({
   operationId: 'getContentByUrl',
   tokens: { scope: 'space:content:read' },
   tags,
@@ -120,7 +112,7 @@ const getContentRoute = defineRoute({
       'What the URL shows',
     ),
   },
-});
+}));
 
 export const urlsRouter = createRouter()
   .openapi(resolveRoute, async (c) => {
