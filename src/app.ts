@@ -131,6 +131,8 @@ export function createApp() {
   // Conversations are ingested up to a hundred at a time.
   const conversationsLimit = limitTo(CONVERSATIONS_BODY_LIMIT);
   app.use('/v1/*', (c, next) => {
+    // A request without a body (every read) has nothing to limit.
+    if (!c.req.raw.body) return next();
     if (CONTENT_BATCH_PATH.test(c.req.path)) return contentBatchLimit(c, next);
     if (c.req.method === 'POST' && PUBLISH_BODY_PATH.test(c.req.path)) return publishLimit(c, next);
     if ((c.req.method === 'POST' || c.req.method === 'PUT') && SPEC_BODY_PATH.test(c.req.path)) return specLimit(c, next);

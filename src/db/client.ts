@@ -100,6 +100,63 @@ export function selectOfShape<B extends object>(shape: string, builder: B, value
   return withPlaceholderValues(builder, values, shape);
 }
 
+/** What a select of a known shape needs for each of its statements: its SQL, its fields, the tables it reads. */
+interface BuiltShape {
+  sql: string;
+  params: unknown[];
+  fields: unknown;
+  tables: string[];
+  joinsNotNullableMap: unknown;
+}
+const builtShapes = new Map<string, BuiltShape>();
+
+/**
+ * `selectOfShape` whose builder is made only for the shape's first statement: `build` (with `sql.placeholder(name)`
+ * where values go) is called once per isolate, and every later statement of `shape` is prepared from what that one
+ * left (its SQL, fields and joins), on `db`'s session, without assembling a builder. For a select with joins,
+ * aliased fields and an order (a space read's placement on published sites), the builder alone was a twentieth of a
+ * warm read's CPU (test/bench/profile.ts). What it answers works as a builder does in a batch, awaited, or with
+ * `.all()`, `.get()`, `.values()`, `.run()`; nothing may be chained on it.
+ */
+export function selectOfBuiltShape<B extends object>(db: Db, shape: string, build: () => B, values: Record<string, unknown>): B {
+  const known = builtShapes.get(shape);
+  if (!known) {
+    const builder = build();
+    const select = builder as unknown as SelectInternals;
+    builtShapes.set(shape, {
+      ...select.dialect.sqlToQuery(select.getSQL()),
+      fields: orderSelectedFields(select.config.fields),
+      tables: [...select.usedTables],
+      joinsNotNullableMap: select.joinsNotNullableMap,
+    });
+    return withPlaceholderValues(builder, values);
+  }
+  const session = (db as unknown as { session: SelectInternals['session'] }).session;
+  const prepare = (isOneTimeQuery = true) => {
+    const query = session[isOneTimeQuery ? 'prepareOneTimeQuery' : 'prepareQuery'](
+      { sql: known.sql, params: fillPlaceholders(known.params, values) },
+      known.fields,
+      'all',
+      true,
+      undefined,
+      { type: 'select', tables: known.tables },
+      undefined,
+    );
+    query.joinsNotNullableMap = known.joinsNotNullableMap;
+    return query as unknown as Record<'all' | 'get' | 'values' | 'run', () => Promise<unknown>>;
+  };
+  return {
+    _prepare: prepare,
+    prepare: () => prepare(false),
+    all: () => prepare().all(),
+    get: () => prepare().get(),
+    values: () => prepare().values(),
+    run: () => prepare().run(),
+    execute: () => prepare().all(),
+    then: (resolve?: (rows: unknown) => unknown, reject?: (error: unknown) => unknown) => prepare().all().then(resolve, reject),
+  } as unknown as B;
+}
+
 /**
  * A select with `sql.placeholder(name)` where its values go, given `values` for them, whose SQL text is built for
  * this statement alone: what a statement shares its placeholders with a `selectOfShape` of needs when its own text

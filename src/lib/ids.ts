@@ -44,12 +44,15 @@ export async function sha256Base64Url(value: string): Promise<string> {
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-/** Compares two secrets without leaking their common prefix length through timing. */
+/**
+ * Compares two secrets without leaking their common prefix length through timing. On UTF-16 code units: two strings
+ * are equal exactly when those are, and nothing is encoded (every authenticated request compares its token with
+ * the operator's: two encodings per request showed in a warm read's profile).
+ */
 export function timingSafeEqual(a: string, b: string): boolean {
-  const enc = new TextEncoder();
-  const x = enc.encode(a);
-  const y = enc.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  let diff = a.length ^ b.length;
+  const length = Math.max(a.length, b.length);
+  // charCodeAt past the end is NaN, which `| 0` makes 0, as the byte-wise version's `?? 0` did.
+  for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
   return diff === 0;
 }

@@ -35,6 +35,22 @@ function isVisitorRead(method: string, path: string): boolean {
   return (method === 'GET' || method === 'HEAD') && VISITOR_READS.some((pattern) => pattern.test(path));
 }
 
+// The hash of each token this isolate saw: a pure function of the token, so remembering it caches no decision (the
+// token's row is still looked up, through identity-cache, and the caller's roles read by every route). Bounded:
+// tokens are the client's to choose; a full map starts over.
+const tokenHashes = new Map<string, string>();
+const MAX_TOKEN_HASHES = 5_000;
+
+async function tokenHash(token: string): Promise<string> {
+  let hash = tokenHashes.get(token);
+  if (hash === undefined) {
+    hash = await sha256Hex(token);
+    if (tokenHashes.size >= MAX_TOKEN_HASHES) tokenHashes.clear();
+    tokenHashes.set(token, hash);
+  }
+  return hash;
+}
+
 /** Resolves `Authorization: Bearer <token>` to an actor: the operator (ADMIN_TOKEN) or a user; a visitor on visitor reads. */
 export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   const header = c.req.header('Authorization') ?? '';
@@ -68,7 +84,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
     c.set('actor', actor);
     return next();
   }
-  const hash = await sha256Hex(token);
+  const hash = tokenHashes.get(token) ?? (await tokenHash(token));
   let row = cachedIdentity(hash);
   if (!row) {
     row = await db
@@ -89,8 +105,8 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
 
   // Coarse activity tracking (the token's lastUsedAt, the member's lastSeenAt in each organization):
   // at most one write per token per hour, off the response path.
-  const now = nowIso();
-  if (!row.lastUsedAt || Date.parse(now) - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+  if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    const now = nowIso();
     row.lastUsedAt = now;
     const write = db.batch([
       db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)),

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Actor, AppBindings } from '../env';
-import { ApiError } from '../lib/errors';
+import { ApiError, errorBody } from '../lib/errors';
 import { setAnswerHeaders } from './answer-headers';
 import {
   checkRateLimit,
@@ -57,10 +57,42 @@ function ipv6Key(address: ipaddr.IPv6): string {
 }
 
 async function enforce(c: Context<AppBindings>, policy: RateLimitPolicy, key: string): Promise<void> {
-  const outcome = await checkRateLimit(c.env, policy, key);
+  obey(c, policy, key, await checkRateLimit(c.env, policy, key));
+}
+
+/**
+ * Records what the limiter said of the request (for the headers, at `position` among the policies counted: the
+ * caller's comes before an operation's own) and refuses it if it said no.
+ */
+function obey(c: Context<AppBindings>, policy: RateLimitPolicy, key: string, outcome: RateLimitOutcome | null, position?: number): void {
   if (!outcome) return;
-  c.get('rateLimits').push(outcome);
-  if (!outcome.allowed) throw tooManyRequests(outcome);
+  const outcomes = c.get('rateLimits');
+  outcomes.splice(position ?? outcomes.length, 0, outcome);
+  if (!outcome.allowed) {
+    rememberRefusal(policy, key, outcome.reset);
+    throw tooManyRequests(outcome);
+  }
+}
+
+// Callers this isolate has refused in their current window, until it ends: their reads wait for the limiter
+// again (limitByCaller), so a caller flooding past its budget costs no read after its first refusal here.
+const refusedUntil = new Map<string, number>();
+const MAX_REFUSED = 10_000;
+
+function rememberRefusal(policy: RateLimitPolicy, key: string, resetSeconds: number, now = Date.now()): void {
+  if (refusedUntil.size >= MAX_REFUSED) {
+    for (const [bucket, until] of refusedUntil) if (until <= now) refusedUntil.delete(bucket);
+    if (refusedUntil.size >= MAX_REFUSED) refusedUntil.clear();
+  }
+  refusedUntil.set(`${policy}:${key}`, now + resetSeconds * 1000);
+}
+
+function refusedRecently(policy: RateLimitPolicy, key: string, now = Date.now()): boolean {
+  const until = refusedUntil.get(`${policy}:${key}`);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  refusedUntil.delete(`${policy}:${key}`);
+  return false;
 }
 
 function tooManyRequests(outcome: RateLimitOutcome): ApiError {
@@ -72,12 +104,50 @@ function tooManyRequests(outcome: RateLimitOutcome): ApiError {
   );
 }
 
-/** After authentication on API routes: every request counts against its caller's policy. */
+/** Methods whose requests change nothing (GET routes only read; the D1 session of one is a read replica's). */
+const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * After authentication on API routes: every request counts against its caller's policy. A write waits for the
+ * limiter's answer before it runs. A read runs while the limiter decides (it has no side effect to undo): when
+ * the limiter says no, the read's answer is dropped and the 429 is answered instead, so a refused read is
+ * refused exactly as before, without a warm read paying the limiter's latency before its own D1 round trip.
+ * A caller this isolate refused in the current window waits for the limiter again, read or not.
+ */
 export const limitByCaller = createMiddleware<AppBindings>(async (c, next) => {
   const { policy, key } = callerKey(c, c.get('actor'));
-  await enforce(c, policy, key);
+  if (!READS.has(c.req.method) || refusedRecently(policy, key)) {
+    await enforce(c, policy, key);
+    return next();
+  }
+  const verdict = checkRateLimit(c.env, policy, key);
+  // Awaited below; until then a failure of the binding must not count as an unhandled rejection.
+  verdict.catch(() => {});
+  const position = c.get('rateLimits').length;
   await next();
+  const outcome = await verdict;
+  try {
+    obey(c, policy, key, outcome, position);
+  } catch (refusal) {
+    if (!(refusal instanceof ApiError)) throw refusal;
+    replaceAnswer(c, refusal);
+  }
 });
+
+/**
+ * Answers `refusal` in place of what the handler answered, keeping nothing of it: thrown from here, the error's
+ * answer would take the read's headers (Hono's context copies them onto the next response: an ETag, a
+ * Content-Disposition), and its body (a file's stream, say) is let go.
+ */
+function replaceAnswer(c: Context<AppBindings>, refusal: ApiError): void {
+  const dropped = c.res;
+  c.res = undefined as unknown as Response;
+  c.res = new Response(JSON.stringify(errorBody(refusal.status, refusal.message)), {
+    status: refusal.status,
+    headers: { 'Content-Type': 'application/json', ...refusal.headers },
+  });
+  dropped.body?.cancel().catch(() => {});
+}
 
 /**
  * Before authentication on API routes: a request refused for its token (401, no caller known) counts against

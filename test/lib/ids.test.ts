@@ -4,7 +4,7 @@
  * browser, in the renderer run of guide 20). Every character stays uniformly random otherwise.
  */
 import { describe, expect, it } from 'vitest';
-import { newId, randomBase62 } from '../../src/lib/ids';
+import { newId, randomBase62, timingSafeEqual } from '../../src/lib/ids';
 
 describe('newId', () => {
   it('is 20 base62 characters, the first a letter', () => {
@@ -23,5 +23,17 @@ describe('newId', () => {
     expect(rest).toMatch(/[0-9]/);
     const keys = Array.from({ length: 500 }, () => randomBase62(20));
     expect(keys.some((key) => /^[0-9]/.test(key))).toBe(true);
+  });
+});
+
+describe('timingSafeEqual', () => {
+  it('is true for the same string only: not for a prefix, an extension, one character off, or another of the same length', () => {
+    const secret = 'bench-admin-tökén-✓';
+    expect(timingSafeEqual(secret, `${secret}`)).toBe(true);
+    expect(timingSafeEqual('', '')).toBe(true);
+    for (const other of [secret.slice(0, -1), `${secret}x`, `${secret}\0`, secret.replace('ö', 'o'), secret.replace('✓', '✔'), 'x'.repeat(secret.length), '']) {
+      expect(timingSafeEqual(secret, other)).toBe(false);
+      expect(timingSafeEqual(other, secret)).toBe(false);
+    }
   });
 });

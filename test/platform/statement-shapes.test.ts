@@ -7,8 +7,8 @@
 import { env } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createDb, rawAllOfShape, rowsOf, runBatch, selectOfShape, selectWithValues } from '../../src/db/client';
-import { users } from '../../src/db/schema';
+import { createDb, rawAllOfShape, rowsOf, runBatch, selectOfBuiltShape, selectOfShape, selectWithValues } from '../../src/db/client';
+import { apiTokens, users } from '../../src/db/schema';
 import { api, createUsers, seedOrg } from '../helpers/harness';
 import { PNG_1x1, applyChanges, createSpace, openChangeRequest } from '../helpers/content';
 
@@ -48,6 +48,29 @@ describe('statements of a shape', () => {
     const d = db();
     const select = (id: string) => selectOfShape(shape, d.select({ id: users.id }).from(users).where(eq(users.id, sql.placeholder('id'))), { id });
     expect(await runBatch(d, [select(b), select(a)])).toEqual([[{ id: b }], [{ id: a }]]);
+  });
+
+  it('selectOfBuiltShape builds its builder once, maps joined rows as drizzle does, and binds each statement its own values', async () => {
+    const [a, b] = await createUsers(2);
+    let built = 0;
+    const shape = `test-built-select-${crypto.randomUUID()}`;
+    // A join with a nested table selection and an aliased field: what drizzle's row mapping has to put back together.
+    const byId = (d: ReturnType<typeof db>, id: string) =>
+      selectOfBuiltShape(d, shape, () => (built++, d
+        .select({ user: { id: users.id, email: users.email }, tokens: sql<number>`count(${apiTokens.id})`.as('token_count') })
+        .from(users)
+        .leftJoin(apiTokens, eq(apiTokens.userId, users.id))
+        .where(eq(users.id, sql.placeholder('id')))
+        .groupBy(users.id)), { id });
+    const expected = (user: { id: string; email: string }) => ({ user: { id: user.id, email: user.email }, tokens: 1 });
+    expect(await byId(db(), a.id)).toEqual([expected(a)]);
+    expect(await byId(db(), b.id)).toEqual([expected(b)]);
+    expect(await byId(db(), a.id).get()).toEqual(expected(a));
+    expect(await byId(db(), b.id).all()).toEqual([expected(b)]);
+    const d = db();
+    expect(await runBatch(d, [byId(d, b.id), byId(d, a.id)])).toEqual([[expected(b)], [expected(a)]]);
+    expect(await byId(db(), 'no-such-user').get()).toBeUndefined();
+    expect(built).toBe(1);
   });
 
   it("two callers' reads of one shape answer each their own user, one after the other in one isolate", async () => {

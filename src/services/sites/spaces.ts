@@ -1,5 +1,5 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import { rawRun, selectOfShape, type Db } from '../../db/client';
+import { rawRun, selectOfBuiltShape, type Db } from '../../db/client';
 import { siteSections, sites, siteSpaces } from '../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
@@ -44,16 +44,17 @@ export function removeSpacesFromSites(db: Db, orgId: string, spaceIds: SQL) {
  * read), only that site, which the token opens whatever its visibility.
  */
 export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shareKey?: string } | { site: string } | null) {
-  // Built once per isolate for each kind of visitor (db/client `selectOfShape`): a space read has it.
+  // Built once per isolate for each kind of visitor (db/client `selectOfBuiltShape`: its builder too): a space read has it.
   const kind = !visitor ? 'member' : 'site' in visitor ? 'site' : 'visitor';
-  const visitorCanOpen = !visitor
-    ? sql`1`
-    : 'site' in visitor
-      ? sql`${sites.id} = ${sql.placeholder('site')}`
-      : sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
+  const visitorCanOpen = () =>
+    kind === 'member'
+      ? sql`1`
+      : kind === 'site'
+        ? sql`${sites.id} = ${sql.placeholder('site')}`
+        : sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
         select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${sql.placeholder('shareKey')} and l.active = 1)))`;
   const values = { spaceId, site: visitor && 'site' in visitor ? visitor.site : null, shareKey: visitor && 'shareKey' in visitor ? (visitor.shareKey ?? '') : '' };
-  return selectOfShape(`publishedPlacementQuery:${kind}`, placementSelect(db, visitorCanOpen), values);
+  return selectOfBuiltShape(db, `publishedPlacementQuery:${kind}`, () => placementSelect(db, visitorCanOpen()), values);
 }
 
 function placementSelect(db: Db, visitorCanOpen: SQL) {

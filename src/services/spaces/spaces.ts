@@ -1,7 +1,7 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { newId } from '../../lib/ids';
 import { nowIso } from '../../lib/time';
-import { selectOfShape, type Db } from '../../db/client';
+import { selectOfBuiltShape, type Db } from '../../db/client';
 import { revisions, spaceIndexState, spaces } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
 import { refreshSpaceAccessCap, spaceRoleSql } from '../access/access';
@@ -13,14 +13,15 @@ export type SpaceRow = typeof spaces.$inferSelect;
 
 /** The query of a space with the caller's effective role rank on it (also usable as the last statement of a batch). */
 export function selectSpaceWithRank(db: Db, spaceId: string, userId: string) {
-  // Built once per isolate (db/client `selectOfShape`): every space read, page read and change request read has it.
-  spaceWithRankParts ??= { rank: spaceRoleSql(sql.placeholder('userId') as unknown as SQL), where: eq(spaces.id, sql.placeholder('spaceId')) };
-  const builder = db.select({ space: spaces, rank: spaceWithRankParts.rank }).from(spaces).where(spaceWithRankParts.where);
-  return selectOfShape('selectSpaceWithRank', builder, { spaceId, userId });
+  // Built once per isolate, builder included (db/client `selectOfBuiltShape`): every space read, page read and change
+  // request read has it.
+  const build = () =>
+    db
+      .select({ space: spaces, rank: spaceRoleSql(sql.placeholder('userId') as unknown as SQL) })
+      .from(spaces)
+      .where(eq(spaces.id, sql.placeholder('spaceId')));
+  return selectOfBuiltShape(db, 'selectSpaceWithRank', build, { spaceId, userId });
 }
-
-/** The fragments of `selectSpaceWithRank`, values all placeholders: made once per isolate. */
-let spaceWithRankParts: { rank: SQL<number>; where: SQL } | undefined;
 
 export type SpaceWithRank = { space: SpaceRow; rank: number };
 
