@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 import { holdRuntimeReports, noteSettlement, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
-import { textFilesPlugin } from './helpers/text-files.ts';
+import { jsonDataPlugin, textFilesPlugin } from './helpers/text-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -42,6 +42,8 @@ export function workersProject(options: { include: string[]; exclude?: string[];
       plugins: [
         // `virtual:text-files/<folder>?<extensions>`: a folder's texts in one module (test/platform/layers.test.ts).
         textFilesPlugin(root),
+        // Packages' JSON files (GitBook's OpenAPI documents) as one JSON.parse each, without a source map.
+        jsonDataPlugin(),
         cloudflareTest({
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },

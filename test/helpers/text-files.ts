@@ -38,3 +38,32 @@ export function textFilesPlugin(root: string): Plugin {
     },
   };
 }
+
+/** Where a JSON file of node_modules is served from: a module of its own (see jsonDataPlugin), `.js` after the file's path (an id ending in `.json` is Vite's JSON module). */
+const JSON_DATA = '\0json-data:';
+
+/**
+ * Vite plugin: a JSON file of a package (GitBook's published OpenAPI documents, 1.2 and 1.7 MB) imported as
+ * `export default JSON.parse(<its text>)`, without a source map. Vite's own module of it (named exports, then the
+ * module runner's rewrite with a source map of every word boundary: 3 to 4 MB of map per document) took about a
+ * second per document in Node, on the path of the first test file that imports it. Same value: the file's JSON, one
+ * module per file (every importer gets the same object). Only the default export, which is all the tests import.
+ */
+export function jsonDataPlugin(): Plugin {
+  return {
+    name: 'docs-platform:json-data',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!source.endsWith('.json') || source.startsWith('\0')) return undefined;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved && resolved.id.includes('/node_modules/') && resolved.id.endsWith('.json') ? `${JSON_DATA}${resolved.id}.js` : undefined;
+    },
+    load(id) {
+      if (!id.startsWith(JSON_DATA)) return undefined;
+      const text = readFileSync(id.slice(JSON_DATA.length, -'.js'.length), 'utf8');
+      // Parsed here first: a file that is not JSON fails the import with its name, as Vite's module would.
+      JSON.parse(text);
+      return { code: `export default JSON.parse(${JSON.stringify(text)});`, map: { mappings: '' } };
+    },
+  };
+}
