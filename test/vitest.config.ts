@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 import { holdRuntimeReports, noteSettlement, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
+import { jsonDataPlugin, textFilesPlugin } from './helpers/text-files.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -39,6 +40,10 @@ export function workersProject(options: { include: string[]; exclude?: string[];
       // `npm test` runs both projects at once (test/helpers/run-suite.mjs).
       cacheDir: path.join(root, options.cacheDir ?? '.vite'),
       plugins: [
+        // `virtual:text-files/<folder>?<extensions>`: a folder's texts in one module (test/platform/layers.test.ts).
+        textFilesPlugin(root),
+        // Packages' JSON files (GitBook's OpenAPI documents) as one JSON.parse each, without a source map.
+        jsonDataPlugin(),
         cloudflareTest({
           main: path.join(root, 'src/index.ts'),
           wrangler: { configPath: path.join(root, 'wrangler.toml') },

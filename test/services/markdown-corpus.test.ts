@@ -10,9 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument, type MarkdownConversion } from '../../src/services/markdown';
 import { sourceHunks } from '../../src/services/markdown/source-patch';
 import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
+import CORPUS from 'virtual:text-files/../shared/corpus/gitbook-format?md';
 
-// Read by Vite when the test is bundled, in Node: workerd has no file system.
-const FILES = import.meta.glob<string>('../../../shared/corpus/gitbook-format/*/**/*.md', { query: '?raw', import: 'default', eager: true });
+// Read by Vite when the test is bundled, in Node (workerd has no file system), in one module (test/helpers/text-files.ts):
+// the Markdown files of each repository, the corpus folder's own README.md left out.
+const FILES = Object.fromEntries(Object.entries(CORPUS).filter(([path]) => /\/gitbook-format\/[^/]+\//.test(path)));
 
 const jsonDocumentValidator = gitbookValidator('JSONDocument', GITBOOK_0202.components);
 
