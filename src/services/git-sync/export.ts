@@ -30,7 +30,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space). */
-const INTERNAL_HREF = /(?<=["'(<=\s]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>]|$)/gm;
+const INTERNAL_HREF = /(?<=["'(<=\s[]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>\]]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>\]]|$)/gm;
 
 function relative(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
@@ -124,10 +124,12 @@ export async function runExport(
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
   const withRepositoryPaths = (markdown: string, from: string) =>
-    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined) => {
-      if (file !== undefined) return filePath.has(file) ? relative(from, filePath.get(file)!) : whole;
-      const target = pathOf.get(page!);
-      return target ? `${relative(from, target)}${anchor ?? ''}` : whole;
+    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
+      const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
+      if (!target) return whole;
+      const href = `${relative(from, target)}${anchor ?? ''}`;
+      // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
+      return markdown[at - 1] === '[' ? href.slice(href.lastIndexOf('/', href.length - 2) + 1) : href;
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
