@@ -57,8 +57,8 @@ async function run(spaceId: string, token: string, direction: 'import' | 'export
   expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
 }
 
-/** The page's Markdown as read, with a paragraph added at its end (its own ending kept, as an editor sends it). */
-const withNote = (markdown: string) => `${markdown.replace(/\n+$/, '')}\n\n${NOTE}${markdown.endsWith('\n') ? '\n' : ''}`;
+/** The page's Markdown as read, with a paragraph added at its end, as an editor sends it (with a final newline). */
+const withNote = (markdown: string) => `${markdown.replace(/\n+$/, '')}\n\n${NOTE}\n`;
 
 describe('a page edited after its first import changes in its file only where it was edited', () => {
   it('keeps links to pages of the same import, page-ref tags, a front matter title beside its H1, a missing final newline', async () => {
@@ -89,7 +89,7 @@ describe('a page edited after its first import changes in its file only where it
     expect(await show('links.md')).toBe('# Links\n\n{% content-ref url="other.md" %}\n[other.md](other.md)\n{% endcontent-ref %}\n');
     expect(await show('guide.md')).toBe(`${GUIDE}\n${NOTE}\n`);
     expect(await show('titled.md')).toBe(`${TITLED}\n${NOTE}\n`);
-    // The file's own ending is kept: none.
+    // The file's own ending is kept: none (the editor's final newline is not written).
     expect(await show('plain.md')).toBe(`${PLAIN}\n\n${NOTE}`);
   });
 });
