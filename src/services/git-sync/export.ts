@@ -4,7 +4,7 @@ import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { loadDocuments, slugify } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
-import { documentToMarkdown, syncedWithoutTitle, withEndingOf } from '../markdown/index';
+import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, folderTreeLines, parseGitBookConfig, parseSummary } from './layout';
 import type { GitOperationRequest } from './queue';
@@ -127,13 +127,9 @@ export async function runExport(
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
       const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
       if (!target) return whole;
-      // GitBook links a folder's page by its folder (`../publish/embedding/`, `./`), not its README.md.
-      const path = relative(from, target);
-      const href = `${file === undefined && /(^|\/)README\.md$/i.test(path) ? path.replace(/README\.md$/i, '') || './' : path}${anchor ?? ''}`;
-      // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`, `[.](./)`).
-      if (markdown[at - 1] !== '[') return href;
-      const bare = href.endsWith('/') ? href.slice(0, -1) : href;
-      return bare.slice(bare.lastIndexOf('/') + 1);
+      const href = `${relative(from, target)}${anchor ?? ''}`;
+      // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
+      return markdown[at - 1] === '[' ? href.slice(href.lastIndexOf('/') + 1) : href;
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
@@ -170,8 +166,7 @@ export async function runExport(
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
       const frontmatter = frontmatterOf(page);
       const synced = entry?.hash ? documents.get(entry.hash) : undefined;
-      const title = syncedWithoutTitle(synced) ? undefined : page.title;
-      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
+      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter });
       const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }

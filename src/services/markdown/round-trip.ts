@@ -105,12 +105,10 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   // would become a heading 1 and the front matter lose it; the source's head is kept to write both back.
   const titleBesideHeading = headingTitle === null && conversion.title !== undefined && /^#(?:[ \t]|$)/.test(source.slice(bodyStart));
   const sameHead = !titleBesideHeading && sourceHead === (ourHead && bodyStart < source.length ? `${ourHead}\n` : ourHead);
-  // A source with content and no title: recorded, for a writer that keeps it so (Git Sync's export).
-  const untitled = conversion.title === undefined && bodyStart < source.length;
-  if (hunks.length === 0 && sameHead && !noFinalNewline && !untitled) return null;
+  if (hunks.length === 0 && sameHead && !noFinalNewline) return null;
   // The title the head gives: its heading 1's, or its front matter's beside another heading 1 (both are written back
   // while the page keeps that title).
   const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
-  return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}), ...(untitled ? { untitled: true as const } : {}) };
+  return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }

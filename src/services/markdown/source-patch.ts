@@ -39,8 +39,6 @@ export interface SourcePatch {
   hunks: SourceHunk[];
   /** The source did not end with a newline: neither is its page written with one. */
   noFinalNewline?: true;
-  /** The source gave no title (no heading 1, no front matter `title:`): see `syncedWithoutTitle` (to-markdown.ts). */
-  untitled?: true;
 }
 
 /** Beyond this many differing lines the page keeps our writing: the patch would cost more than it keeps. */
@@ -148,7 +146,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.untitled === true ? { untitled: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}) };
 }
 
 

@@ -160,15 +160,6 @@ export function withEndingOf(markdown: string, synced: JSONDocument | undefined)
   return synced ? withEnding(markdown, sourcePatchOf(synced.data)) : markdown;
 }
 
-/**
- * Whether the file a page was synced from (`synced`, the document read from it) gave no title (no heading 1, no front
- * matter `title:`; the summary titles the page): Git Sync writes the page without one, rather than adding a heading 1
- * to the file on its first edit.
- */
-export function syncedWithoutTitle(synced: JSONDocument | undefined): boolean {
-  return !!synced && sourcePatchOf(synced.data)?.untitled === true;
-}
-
 /** The source's own ending: without a final newline where it had none. */
 function withEnding(markdown: string, patch: SourcePatch | undefined): string {
   return patch?.noFinalNewline && markdown.endsWith('\n') ? markdown.slice(0, -1) : markdown;
