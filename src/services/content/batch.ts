@@ -498,7 +498,8 @@ class Batch {
    * name are found first and looked up in the tree, so a page's conversion reads only what it links
    * to; a target the scan missed is looked up after a first conversion, which is then done again.
    */
-  private async convertMarkdown(markdown: string, parentPath: string) {
+  private async convertMarkdown(source: string, parentPath: string) {
+    const markdown = this.withRefsAsIds(source);
     const known = new Map<string, string | undefined>();
     const resolve = async (targets: Iterable<string>) => {
       for (const target of targets) {
@@ -514,6 +515,30 @@ class Batch {
       if (missed.size === 0 || attempt > 0) return converted;
       await resolve(missed);
     }
+  }
+
+  /**
+   * The Markdown with its links to pages and files created by this batch (named by their ref: `<ref>`, `./<ref>`,
+   * `<ref>.md`, with an anchor) written as `/pages/<id>` and `/files/<id>`, as links to existing content are. They
+   * resolve to the same content; but the author's lines the conversion keeps (source-patch.ts) are kept only where
+   * their links name content by id, so a page of a Git Sync import linking to a page that same import created had
+   * those lines rewritten our way on its first edit, and its `{% page-ref %}` written as `{% content-ref %}`.
+   */
+  private withRefsAsIds(markdown: string): string {
+    if (this.pageRefs.size === 0 && this.fileRefs.size === 0) return markdown;
+    let out = markdown;
+    for (const pattern of REF_LINKS) {
+      out = out.replace(pattern, (whole, before: string, target: string) => {
+        const hashAt = target.indexOf('#');
+        const name = (hashAt >= 0 ? target.slice(0, hashAt) : target).replace(/^\.\//, '');
+        const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
+        const page = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
+        if (page) return `${before}/pages/${page}${anchor}`;
+        const file = anchor ? undefined : this.fileRefs.get(name);
+        return file ? `${before}/files/${file}` : whole;
+      });
+    }
+    return out;
   }
 
   /** The page at a slug path of the tree being edited (`guides/install`), if any. */
@@ -565,6 +590,9 @@ function splitTarget(target: string): ['id' | 'path', string] {
 function normalizeRefPath(ref: string): string {
   return ref.replace(/^\.\//, '').replace(/\.md$/i, '');
 }
+
+/** Link targets a batch ref may be written as: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
+const REF_LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /** Link targets written in Markdown (inline, reference definitions, HTML attributes and GitBook tags). */
 const LINK_TARGETS = [/\]\(\s*<?([^)\s>]+)/g, /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm, /\b(?:href|src)\s*=\s*"([^"]+)"/g];

@@ -4,9 +4,9 @@ import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { loadDocuments, slugify } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
-import { documentToMarkdown } from '../markdown/index';
+import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, parseGitBookConfig, parseSummary } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, parseGitBookConfig, parseSummary } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -30,7 +30,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space). */
-const INTERNAL_HREF = /(?<=["'(<=\s]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>]|$)/gm;
+const INTERNAL_HREF = /(?<=["'(<=\s[]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>\]]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>\]]|$)/gm;
 
 function relative(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
@@ -124,10 +124,12 @@ export async function runExport(
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
   const withRepositoryPaths = (markdown: string, from: string) =>
-    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined) => {
-      if (file !== undefined) return filePath.has(file) ? relative(from, filePath.get(file)!) : whole;
-      const target = pathOf.get(page!);
-      return target ? `${relative(from, target)}${anchor ?? ''}` : whole;
+    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
+      const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
+      if (!target) return whole;
+      const href = `${relative(from, target)}${anchor ?? ''}`;
+      // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
+      return markdown[at - 1] === '[' ? href.slice(href.lastIndexOf('/') + 1) : href;
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
@@ -145,7 +147,8 @@ export async function runExport(
     const entry = pageEntry.get(id);
     return pathOf.get(id) !== null && !(entry && entry.hash === (tree.pages.get(id)!.document ?? null) && byPath.has(full(entry.path)));
   });
-  const documents = await loadDocuments(db, changed.flatMap(({ id }) => (tree.pages.get(id)!.document ? [tree.pages.get(id)!.document!] : [])));
+  // With the documents their files were last synced from (same query): a file keeps its own ending when edited.
+  const documents = await loadDocuments(db, changed.flatMap(({ id }) => [tree.pages.get(id)!.document, pageEntry.get(id)?.hash].filter((hash): hash is string => !!hash)));
   for (const { id } of tree.order) {
     const page = tree.pages.get(id)!;
     const path = pathOf.get(id);
@@ -162,7 +165,9 @@ export async function runExport(
       const document = page.document ? documents.get(page.document) : undefined;
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
       const frontmatter = frontmatterOf(page);
-      const markdown = withRepositoryPaths(withIncludePaths(documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter }), path), path);
+      const synced = entry?.hash ? documents.get(entry.hash) : undefined;
+      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter });
+      const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
@@ -217,6 +222,11 @@ export async function runExport(
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
     const have = flatten(layout).map(({ page, parent, index }) => `${page.key}<${parent ?? ''}#${index}`);
+    summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+  } else {
+    // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
+    const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' ? [f.path.slice(contentPrefix.length)] : []));
+    const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {

@@ -188,6 +188,20 @@ export function treeOfFolders(markdownPaths: string[], readme: string): LayoutPa
   return build(root, '', true);
 }
 
+/**
+ * The tree a repository without a summary has (`treeOfFolders`), one `<path>` or `group:<title>` `<parent>#<index>`
+ * line per page, as an export compares it with the space's: while they are the same, no summary is written (an
+ * export with nothing changed made a commit adding SUMMARY.md to such a repository).
+ */
+export function folderTreeLines(markdownPaths: string[], readme: string): string[] {
+  const keyOf = new Map<string, string>();
+  return flatten(treeOfFolders(markdownPaths, readme)).map(({ page, parent, index }) => {
+    const key = page.path ?? `group:${page.title}`;
+    keyOf.set(page.key, key);
+    return `${key}<${parent ? keyOf.get(parent) : ''}#${index}`;
+  });
+}
+
 /** Every page of a tree, parents before children, with its parent's key (null at the top) and its index. */
 export function flatten(pages: LayoutPage[]): Array<{ page: LayoutPage; parent: string | null; index: number }> {
   const out: Array<{ page: LayoutPage; parent: string | null; index: number }> = [];

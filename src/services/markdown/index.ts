@@ -17,7 +17,7 @@ export {
   type MarkdownToDocumentOptions,
   type PathLinkResolverOptions,
 } from './from-markdown';
-export { defaultHrefFor, documentToMarkdown, type DocumentToMarkdownOptions } from './to-markdown';
+export { defaultHrefFor, documentToMarkdown, withEndingOf, type DocumentToMarkdownOptions } from './to-markdown';
 export { markdownToDocument } from './round-trip';
 export { PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch';
 export { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from './page-layout';

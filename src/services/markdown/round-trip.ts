@@ -59,7 +59,8 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
 function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
   const added = hunk.add.join('\n');
   return hunk.remove.every((_, i) => {
-    const links = marked[hunk.at + i]?.match(/[^\s("'<>]*\u0001/g) ?? [];
+    // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
+    const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
     return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
   });
 }
@@ -80,8 +81,10 @@ function readsAsSameDocument(markdown: string, document: JSONDocument, options: 
 }
 
 function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: number, headingTitle: string | null, options: MarkdownToDocumentOptions): SourcePatch | null {
-  // A missing final newline is not kept: every file we write ends with one.
-  const body = source.endsWith('\n') || bodyStart === source.length ? source.slice(bodyStart) : `${source.slice(bodyStart)}\n`;
+  // A missing final newline is compared as one, and recorded: the page is written without it (a file edited in GitBook
+  // keeps its own ending).
+  const noFinalNewline = !source.endsWith('\n') && bodyStart < source.length;
+  const body = noFinalNewline ? `${source.slice(bodyStart)}\n` : source.slice(bodyStart);
   // Our writing, with the hrefs it gives to the space's content (those the marked writing marks).
   const contentHrefs = new Set<string>();
   const recordHref = (ref: ContentRef) => {
@@ -98,8 +101,14 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? conversion.frontmatter : undefined);
-  const sameHead = sourceHead === (ourHead && bodyStart < source.length ? `${ourHead}\n` : ourHead);
-  if (hunks.length === 0 && sameHead) return null;
-  const head = sameHead ? undefined : { text: sourceHead, title: headingTitle, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
-  return { hunks, ...(head ? { head } : {}) };
+  // A front matter `title:` beside a heading 1 of other text (which stays in the body): written our way, the title
+  // would become a heading 1 and the front matter lose it; the source's head is kept to write both back.
+  const titleBesideHeading = headingTitle === null && conversion.title !== undefined && /^#(?:[ \t]|$)/.test(source.slice(bodyStart));
+  const sameHead = !titleBesideHeading && sourceHead === (ourHead && bodyStart < source.length ? `${ourHead}\n` : ourHead);
+  if (hunks.length === 0 && sameHead && !noFinalNewline) return null;
+  // The title the head gives: its heading 1's, or its front matter's beside another heading 1 (both are written back
+  // while the page keeps that title).
+  const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
+  const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
+  return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }

@@ -34,9 +34,11 @@ export interface SourceHunk {
 
 /** The source's head (front matter, title, blank lines) and the lines where its body differs from ours. */
 export interface SourcePatch {
-  /** The source up to its first block, with its title and the page fields of its front matter (null: it had none). */
+  /** The source up to its first block, with the title it gives (its heading 1, or its front matter's `title:`) and the page fields of its front matter (null: it had none). */
   head?: { text: string; title: string | null; frontmatter: string | null };
   hunks: SourceHunk[];
+  /** The source did not end with a newline: neither is its page written with one. */
+  noFinalNewline?: true;
 }
 
 /** Beyond this many differing lines the page keeps our writing: the patch would cost more than it keeps. */
@@ -144,7 +146,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}) };
 }
 
 

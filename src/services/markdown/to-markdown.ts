@@ -147,9 +147,22 @@ function stringifierFor(style: MarkdownStyle) {
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
   const body = writeBody(document, options.hrefFor, patch?.hunks ?? []);
-  if (patch?.head && headMatches(patch.head, options)) return patch.head.text + body;
+  if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const head = writeHead(options.title, options.frontmatter);
-  return head && body ? `${head}\n${body}` : head + body;
+  return withEnding(head && body ? `${head}\n${body}` : head + body, patch);
+}
+
+/**
+ * A page's Markdown with the ending of the file it was synced from (`synced`, the document read from or written to
+ * it): an editor appending a paragraph sends it with a final newline, which the file, without one, keeps out.
+ */
+export function withEndingOf(markdown: string, synced: JSONDocument | undefined): string {
+  return synced ? withEnding(markdown, sourcePatchOf(synced.data)) : markdown;
+}
+
+/** The source's own ending: without a final newline where it had none. */
+function withEnding(markdown: string, patch: SourcePatch | undefined): string {
+  return patch?.noFinalNewline && markdown.endsWith('\n') ? markdown.slice(0, -1) : markdown;
 }
 
 /** The front matter and title heading as we write them; empty when there are neither. */
