@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pktLinesOf, singleBlobOf } from '../../src/services/git-sync/blob-stream';
+import { concatBytes } from '../../src/lib/bytes';
 
 /**
  * The streamed blob's reader (services/git-sync/blob-stream) reads pkt-lines as views of the chunks the answer came
@@ -13,16 +14,6 @@ function pktLine(payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(payload.byteLength + 4);
   out.set(encoder.encode((payload.byteLength + 4).toString(16).padStart(4, '0')));
   out.set(payload, 4);
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
   return out;
 }
 
@@ -71,11 +62,11 @@ async function fetchAnswer(blob: Uint8Array, band: number): Promise<Uint8Array> 
     objectHeader.push(size & 0x7f);
     size = Math.floor(size / 128);
   }
-  const pack = concat([new Uint8Array([...header, ...objectHeader]), await deflate(blob), noise(20, 99)]);
+  const pack = concatBytes([new Uint8Array([...header, ...objectHeader]), await deflate(blob), noise(20, 99)]);
   const lines = [pktLine(encoder.encode('packfile\n'))];
-  for (let at = 0; at < pack.byteLength; at += band) lines.push(pktLine(concat([new Uint8Array([1]), pack.subarray(at, at + band)])));
+  for (let at = 0; at < pack.byteLength; at += band) lines.push(pktLine(concatBytes([new Uint8Array([1]), pack.subarray(at, at + band)])));
   lines.push(encoder.encode('0000'));
-  return concat(lines);
+  return concatBytes(lines);
 }
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
@@ -92,7 +83,7 @@ const CHUNKINGS: Array<[string, number[]]> = [
 
 describe('pkt-lines read from chunks', () => {
   const payloads = [encoder.encode('version 2\n'), noise(65516, 1), encoder.encode('a'), noise(300, 2)];
-  const answer = concat([pktLine(payloads[0]), encoder.encode('0001'), pktLine(payloads[1]), pktLine(payloads[2]), encoder.encode('0000'), pktLine(payloads[3])]);
+  const answer = concatBytes([pktLine(payloads[0]), encoder.encode('0001'), pktLine(payloads[1]), pktLine(payloads[2]), encoder.encode('0000'), pktLine(payloads[3])]);
   const expected = [payloads[0], null, payloads[1], payloads[2], null, payloads[3]];
 
   for (const [name, sizes] of CHUNKINGS) {

@@ -1,6 +1,7 @@
 import { sha256Hex, toHex } from '../../lib/ids';
 import { fileKey, imageDimensions } from '../content/files';
 import { GIT_SYNC_OPERATION_META, STAGING_PREFIX } from './cleanup';
+import { concatBytes } from '../../lib/bytes';
 
 /**
  * Where an import puts the files it reads (assets): R2, from the queue consumer, before the SpaceWriter runs, so
@@ -150,7 +151,7 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown', settled:
           await copyObject(bucket, staging, fileKey(hash), size, { sha256: hash, ...marker });
           created.add(hash);
         }
-        const dimensions = headBytes > 0 ? imageDimensions(concat(head)) : undefined;
+        const dimensions = headBytes > 0 ? imageDimensions(concatBytes(head)) : undefined;
         return { hash, size, ...(dimensions ? { dimensions } : {}) };
       } finally {
         await bucket.delete(staging).catch(() => undefined);
@@ -286,12 +287,3 @@ async function gitBlobId(bytes: Uint8Array): Promise<string> {
   return toHex(await sha1.digest);
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}

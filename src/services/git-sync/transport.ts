@@ -4,6 +4,7 @@ import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '
 import { singleBlobOf } from './blob-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MemFS } from './memfs';
+import { concatBytes } from '../../lib/bytes';
 
 /**
  * Git's smart HTTP protocol from the Worker, through the outbound guard (lib/outbound): isomorphic-git
@@ -89,24 +90,14 @@ const decoder = new TextDecoder();
 /** One pkt-line: four hex digits of length (itself included), then the payload. */
 export function pktLine(payload: string): Uint8Array {
   const bytes = encoder.encode(payload);
-  return concat([encoder.encode((bytes.byteLength + 4).toString(16).padStart(4, '0')), bytes]);
+  return concatBytes([encoder.encode((bytes.byteLength + 4).toString(16).padStart(4, '0')), bytes]);
 }
 const FLUSH = encoder.encode('0000');
 const DELIM = encoder.encode('0001');
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
-
 /** A v2 command request: `command=`, capabilities, a delimiter, arguments, a flush. */
 export function commandRequest(command: string, args: string[], capabilities: string[] = []): Uint8Array {
-  return concat([pktLine(`command=${command}\n`), ...capabilities.map((c) => pktLine(`${c}\n`)), DELIM, ...args.map((a) => pktLine(`${a}\n`)), FLUSH]);
+  return concatBytes([pktLine(`command=${command}\n`), ...capabilities.map((c) => pktLine(`${c}\n`)), DELIM, ...args.map((a) => pktLine(`${a}\n`)), FLUSH]);
 }
 
 /** The pkt-lines of an answer: payloads, and `null` for a flush (0000), delimiter (0001) or response end (0002). */
@@ -146,7 +137,7 @@ export function packOfFetchResponse(bytes: Uint8Array): Uint8Array {
     else if (band === 3) throw new Error(`the remote failed the fetch: ${decoder.decode(line.subarray(1)).trim()}`);
   }
   if (!inPack) throw new Error('the remote answered the fetch without a pack');
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** Blobs fetched by id per request: a bounded answer whatever the repository's size (and `maxBatchBytes`). */
