@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitOutput, githubBody, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Found on real repositories: a page edited in GitBook after its first import, then exported, had lines of its file
@@ -41,21 +41,6 @@ const FILES = {
 
 const NOTE = 'A note added in GitBook.';
 
-const githubBody = (name: string) => ({
-  url: repositoryUrl(name),
-  ref: 'refs/heads/main',
-  repoTreeURL: `https://github.com/acme/${name}/blob/main`,
-  repoCommitURL: `https://github.com/acme/${name}/commit`,
-  repoCacheID: `key-${name}`,
-  standalone: false,
-});
-
-async function run(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body }), 204);
-  await runPending(spaceId);
-  const info = (await gitInfo(spaceId, token)).body;
-  expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
-}
 
 /** The page's Markdown as read, with a paragraph added at its end, as an editor sends it (with a final newline). */
 const withNote = (markdown: string) => `${markdown.replace(/\n+$/, '')}\n\n${NOTE}\n`;
@@ -66,7 +51,7 @@ describe('a page edited after its first import changes in its file only where it
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
     const created = await createRepository('conformance-edited', { files: FILES });
-    await run(space.id, token, 'import', { ...githubBody('conformance-edited'), force: true });
+    await runGitOperation(space.id, token, 'import', { ...githubBody('conformance-edited'), force: true });
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
     const byPath = (path: string) => pages.find((p: any) => p.git?.path === path);
     const titled = byPath('titled.md');
@@ -81,7 +66,7 @@ describe('a page edited after its first import changes in its file only where it
     const cr = await openChangeRequest(space.id, token, 'Add notes');
     await applyChanges(space.id, cr.number, token, changes);
     expectStatus(await merge(space.id, cr.number, token), 200);
-    await run(space.id, token, 'export', { ...githubBody('conformance-edited'), commitMessage: `GITBOOK-${cr.number}: Add notes`, timestamp: new Date().toISOString() });
+    await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-edited'), commitMessage: `GITBOOK-${cr.number}: Add notes`, timestamp: new Date().toISOString() });
 
     expect((await gitOutput('conformance-edited', 'diff', '--name-status', created.head, 'refs/heads/main')).trim().split('\n')).toEqual(['M\tSUMMARY.md', 'M\tguide.md', 'A\tlinks.md', 'M\tplain.md', 'M\ttitled.md']);
     const show = (path: string) => gitOutput('conformance-edited', 'show', `refs/heads/main:${path}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitOutput, githubBody, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Found on a real repository (a documentation laid out by its folders, without SUMMARY.md):
@@ -17,21 +17,6 @@ const FILES = {
 
 const NOTE = 'A note added in GitBook.';
 
-const githubBody = (name: string) => ({
-  url: repositoryUrl(name),
-  ref: 'refs/heads/main',
-  repoTreeURL: `https://github.com/acme/${name}/blob/main`,
-  repoCommitURL: `https://github.com/acme/${name}/commit`,
-  repoCacheID: `key-${name}`,
-  standalone: false,
-});
-
-async function run(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body }), 204);
-  await runPending(spaceId);
-  const info = (await gitInfo(spaceId, token)).body;
-  expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
-}
 
 describe('a repository laid out by its folders', () => {
   it('gets no summary from an export with nothing changed, and an edit changes only the edited lines', async () => {
@@ -39,8 +24,8 @@ describe('a repository laid out by its folders', () => {
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
     const created = await createRepository('conformance-folders', { files: FILES });
-    await run(space.id, token, 'import', { ...githubBody('conformance-folders'), force: true });
-    await run(space.id, token, 'export', { ...githubBody('conformance-folders'), commitMessage: 'GitBook: No commit message' });
+    await runGitOperation(space.id, token, 'import', { ...githubBody('conformance-folders'), force: true });
+    await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-folders'), commitMessage: 'GitBook: No commit message' });
     expect((await gitOutput('conformance-folders', 'rev-parse', 'refs/heads/main')).trim()).toBe(created.head);
 
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
@@ -53,7 +38,7 @@ describe('a repository laid out by its folders', () => {
     const cr = await openChangeRequest(space.id, token, 'Add notes');
     await applyChanges(space.id, cr.number, token, changes);
     expectStatus(await merge(space.id, cr.number, token), 200);
-    await run(space.id, token, 'export', { ...githubBody('conformance-folders'), commitMessage: `GITBOOK-${cr.number}: Add notes` });
+    await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-folders'), commitMessage: `GITBOOK-${cr.number}: Add notes` });
 
     expect((await gitOutput('conformance-folders', 'diff', '--name-status', created.head, 'refs/heads/main')).trim().split('\n')).toEqual(['M\tguides/setup.md', 'M\treference/api.md']);
     const show = (path: string) => gitOutput('conformance-folders', 'show', `refs/heads/main:${path}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPathLinkResolver, documentToMarkdown, markdownToDocument } from '../../src/services/markdown/index';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitOutput, githubBody, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Found on real repositories (a Go style guide's 3,000-line README, pages titled `Avoid \`init()\``): a page edited
@@ -51,21 +51,6 @@ const PAGE = [
   '',
 ].join('\n');
 
-const GitHubBody = (name: string) => ({
-  url: repositoryUrl(name),
-  ref: 'refs/heads/main',
-  repoTreeURL: `https://github.com/acme/${name}/blob/main`,
-  repoCommitURL: `https://github.com/acme/${name}/commit`,
-  repoCacheID: `key-${name}`,
-  standalone: false,
-});
-
-async function run(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body }), 204);
-  await runPending(spaceId);
-  const info = (await gitInfo(spaceId, token)).body;
-  expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
-}
 
 describe('an edited page keeps the lines of its file it was not edited on', () => {
   it('reads back byte for byte: anchors of the page, a title line that is not ours, a line linking a page by id', () => {
@@ -87,7 +72,7 @@ describe('an edited page keeps the lines of its file it was not edited on', () =
     const created = await createRepository('conformance-lines', {
       files: { 'README.md': '# Home\n\nWelcome.\n', 'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Flags](flags.md)\n', 'flags.md': PAGE },
     });
-    await run(space.id, token, 'import', { ...GitHubBody('conformance-lines'), force: true });
+    await runGitOperation(space.id, token, 'import', { ...githubBody('conformance-lines'), force: true });
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
     const flags = pages.find((p: any) => p.git?.path === 'flags.md');
     // The page read as Markdown is the file, and an edit appends to it.
@@ -97,7 +82,7 @@ describe('an edited page keeps the lines of its file it was not edited on', () =
     const cr = await openChangeRequest(space.id, token, 'Add a note');
     await applyChanges(space.id, cr.number, token, [{ operation: 'update_page', page: flags.id, document: { markdown: `${markdown}A note added in GitBook.\n` } }]);
     expectStatus(await merge(space.id, cr.number, token), 200);
-    await run(space.id, token, 'export', { ...GitHubBody('conformance-lines'), commitMessage: `GITBOOK-${cr.number}: Add a note`, timestamp: new Date().toISOString() });
+    await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-lines'), commitMessage: `GITBOOK-${cr.number}: Add a note`, timestamp: new Date().toISOString() });
 
     expect((await gitOutput('conformance-lines', 'diff', '--name-status', created.head, 'refs/heads/main')).trim()).toBe('M\tflags.md');
     const diff = await gitOutput('conformance-lines', 'diff', '-U0', created.head, 'refs/heads/main', '--', 'flags.md');

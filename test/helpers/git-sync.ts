@@ -49,6 +49,24 @@ export async function gitInfo(spaceId: string, token: string) {
   return api('GET', `/v1/spaces/${spaceId}/git/info`, { token });
 }
 
+/** The body GitBook's GitHub integration sends to import or export `name`'s main branch (integrations/github/src/sync.ts). */
+export const githubBody = (name: string) => ({
+  url: repositoryUrl(name),
+  ref: 'refs/heads/main',
+  repoTreeURL: `https://github.com/acme/${name}/blob/main`,
+  repoCommitURL: `https://github.com/acme/${name}/commit`,
+  repoCacheID: `key-${name}`,
+  standalone: false,
+});
+
+/** Asks for an import or export, runs it as the queue consumer would, and expects it to succeed. */
+export async function runGitOperation(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
+  expect((await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body })).status).toBe(204);
+  await runPending(spaceId);
+  const info = (await gitInfo(spaceId, token)).body;
+  expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
+}
+
 /** Bytes that do not compress (xorshift), `size` of them. */
 export function noise(size: number, seed: number): Uint8Array {
   const out = new Uint8Array(size);
