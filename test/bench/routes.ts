@@ -237,8 +237,9 @@ async function load(url: string, token: string): Promise<Sample> {
         const t0 = performance.now();
         // An empty token reads as a visitor (published sites).
         const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+        const body = await res.text();
+        // The answer's body says which error it was (ours: `{ "error" }`; workerd's own: its plain text).
+        if (res.status !== 200) throw new Error(`${url} (${token ? 'member' : 'visitor'}): ${res.status} ${body.slice(0, 500)}`);
         latencies.push(performance.now() - t0);
         done++;
       }
