@@ -7,7 +7,7 @@ import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, noise, repositoryUrl } from '../helpers/git-sync';
+import { blobId, chunked, createRepository, gitInfo, gitOutput, noise, repositoryUrl, sha256 } from '../helpers/git-sync';
 
 /**
  * Where an import's files go in R2 (services/git-sync/assets): a file up to GIT_SYNC_MAX_FILE_BYTES (100 MiB by
@@ -20,28 +20,6 @@ function base64(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
-}
-
-const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest('SHA-256', bytes));
-const blobId = async (bytes: Uint8Array) => {
-  const header = new TextEncoder().encode(`blob ${bytes.byteLength}\0`);
-  const all = new Uint8Array(header.byteLength + bytes.byteLength);
-  all.set(header);
-  all.set(bytes, header.byteLength);
-  return hex(await crypto.subtle.digest('SHA-1', all));
-};
-
-/** A stream of `bytes` in chunks of odd sizes (as a network answer comes), never aligned with the parts. */
-function chunked(bytes: Uint8Array, chunk = 700_001): ReadableStream<Uint8Array> {
-  let at = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.byteLength) return controller.close();
-      controller.enqueue(bytes.slice(at, at + chunk));
-      at += chunk;
-    },
-  });
 }
 
 async function importRepo(spaceId: string, token: string, body: Record<string, unknown>, runEnv = env) {
@@ -107,7 +85,7 @@ describe('an import streams a file over MAX_FILE_BYTES into R2 (multipart above 
     // Just over MULTIPART_ABOVE: a full part and a shorter last one, neither aligned with the chunks.
     const bytes = noise(MULTIPART_ABOVE + 7, 1234567);
     expect(bytes.byteLength % MULTIPART_PART_BYTES).not.toBe(0);
-    const stored = await store.storeStream(await blobId(bytes), bytes.byteLength, chunked(bytes), 'application/octet-stream');
+    const stored = await store.storeStream(await blobId(bytes), bytes.byteLength, chunked(bytes, 700_001), 'application/octet-stream');
     expect(stored).toEqual({ hash: await sha256(bytes), size: bytes.byteLength });
     const object = await env.FILES.get(fileKey(stored.hash));
     expect(await sha256(new Uint8Array(await object!.arrayBuffer()))).toBe(stored.hash);
@@ -117,7 +95,7 @@ describe('an import streams a file over MAX_FILE_BYTES into R2 (multipart above 
     expect(await env.FILES.head(fileKey(await sha256(other)))).toBeNull();
     // A stream shorter than its size is refused too, in parts (the bytes above, cut short of their last part).
     const short = noise(MULTIPART_ABOVE + 7, 7654321);
-    await expect(store.storeStream(await blobId(short), short.byteLength, chunked(short.subarray(0, MULTIPART_ABOVE)), 'application/octet-stream')).rejects.toThrow();
+    await expect(store.storeStream(await blobId(short), short.byteLength, chunked(short.subarray(0, MULTIPART_ABOVE), 700_001), 'application/octet-stream')).rejects.toThrow();
     expect(await env.FILES.head(fileKey(await sha256(short)))).toBeNull();
     expect(await stagedKeys()).toEqual([]);
   }, 120_000);
@@ -134,7 +112,7 @@ describe('what a failed import stored is deleted', () => {
     await store.storeBytes(before, 'application/octet-stream');
     await store.storeBytes(mine, 'application/octet-stream');
     await store.storeBytes(rewritten, 'application/octet-stream');
-    await store.storeStream(await blobId(streamed), streamed.byteLength, chunked(streamed), 'application/octet-stream');
+    await store.storeStream(await blobId(streamed), streamed.byteLength, chunked(streamed, 700_001), 'application/octet-stream');
     // An upload of the same bytes meanwhile (storeFiles puts without the marker): the object is someone else's now.
     await env.FILES.put(fileKey(await sha256(rewritten)), rewritten);
 

@@ -3,44 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { fileKey } from '../../src/services/content/files';
 import { HELD_STREAM_BYTES, r2AssetStore } from '../../src/services/git-sync/assets';
 import { STAGING_PREFIX } from '../../src/services/git-sync/cleanup';
+import { blobId, chunked, noise, sha256 } from '../helpers/git-sync';
 
 /**
  * A streamed blob up to HELD_STREAM_BYTES (services/git-sync/assets) is read whole, checked against its Git id and
  * put once at `files/<sha256>`: nothing staged, copied or deleted. A larger one is still staged (never held).
  */
-
-const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest('SHA-256', bytes));
-const blobId = async (bytes: Uint8Array) => {
-  const header = new TextEncoder().encode(`blob ${bytes.byteLength}\0`);
-  const all = new Uint8Array(header.byteLength + bytes.byteLength);
-  all.set(header);
-  all.set(bytes, header.byteLength);
-  return hex(await crypto.subtle.digest('SHA-1', all));
-};
-
-function noise(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
-function chunked(bytes: Uint8Array, chunk = 70_001): ReadableStream<Uint8Array> {
-  let at = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.byteLength) return controller.close();
-      controller.enqueue(bytes.slice(at, at + chunk));
-      at += chunk;
-    },
-  });
-}
 
 /** The FILES bucket, recording the keys written to (put, multipart) and deleted. */
 function recordingBucket() {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pktLinesOf, singleBlobOf } from '../../src/services/git-sync/blob-stream';
 import { concatBytes } from '../../src/lib/bytes';
+import { chunked, noise } from '../helpers/git-sync';
 
 /**
  * The streamed blob's reader (services/git-sync/blob-stream) reads pkt-lines as views of the chunks the answer came
@@ -14,34 +15,6 @@ function pktLine(payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(payload.byteLength + 4);
   out.set(encoder.encode((payload.byteLength + 4).toString(16).padStart(4, '0')));
   out.set(payload, 4);
-  return out;
-}
-
-/** `bytes` as a stream of chunks of the given sizes, in turn (the last chunk takes the rest). */
-function chunked(bytes: Uint8Array, sizes: number[]): ReadableStream<Uint8Array> {
-  let at = 0;
-  let turn = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.byteLength) return controller.close();
-      const size = sizes[turn++ % sizes.length];
-      // A copy: each chunk its own buffer, as a body's chunks are.
-      controller.enqueue(bytes.slice(at, at + size));
-      at += size;
-    },
-  });
-}
-
-/** Seeded bytes that do not compress. */
-function noise(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
   return out;
 }
 

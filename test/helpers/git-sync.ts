@@ -79,3 +79,35 @@ export function noise(size: number, seed: number): Uint8Array {
   }
   return out;
 }
+
+const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The SHA-256 of `bytes` in hex: a stored file's key (`fileKey`). */
+export const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest('SHA-256', bytes));
+
+/** The Git blob id of `bytes`, computed here (not by the code under test). */
+export async function blobId(bytes: Uint8Array): Promise<string> {
+  const header = new TextEncoder().encode(`blob ${bytes.byteLength}\0`);
+  const all = new Uint8Array(header.byteLength + bytes.byteLength);
+  all.set(header);
+  all.set(bytes, header.byteLength);
+  return hex(await crypto.subtle.digest('SHA-1', all));
+}
+
+/**
+ * `bytes` as a stream of chunks of `sizes` bytes, in turn (the last chunk takes what is left), each chunk its own buffer as a
+ * body's chunks are: sizes that never line up with what the reader parses (70,001) cross every boundary it has.
+ */
+export function chunked(bytes: Uint8Array, sizes: number | readonly number[] = 70_001): ReadableStream<Uint8Array> {
+  const turns = typeof sizes === 'number' ? [sizes] : sizes;
+  let at = 0;
+  let turn = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.byteLength) return controller.close();
+      const size = turns[turn++ % turns.length];
+      controller.enqueue(bytes.slice(at, at + size));
+      at += size;
+    },
+  });
+}
