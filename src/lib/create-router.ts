@@ -165,7 +165,9 @@ export function defineRoute<M extends RouteConfig['method'], P extends string, R
   path: P,
   config: () => R,
 ): BuiltRoute<M, P, R> {
-  const source: RouteSource = { method, path, hide: false, build: () => buildRoute(method, path, config()) as RouteConfig };
+  // Built once, whoever asks first (its registration, the document, a hidden variant spreading it, a test reading it).
+  let built: RouteConfig | undefined;
+  const source: RouteSource = { method, path, hide: false, build: () => (built ??= buildRoute(method, path, config()) as RouteConfig) };
   return builtOnFirstUse(source.build, source) as unknown as BuiltRoute<M, P, R>;
 }
 

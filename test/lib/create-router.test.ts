@@ -58,6 +58,9 @@ describe('routes built on demand (defineRoute)', () => {
     expect(await read.json()).toEqual({ id: 'abc', n: 4 });
     await app.request('/v1/things/abd');
     expect(builds).toEqual({ get: 1, post: 1 });
+    // The hidden variant at another path (built by spreading the route) is the same build, not a second one.
+    expect((await app.request('/v1/things/a/b/c')).status).toBe(200);
+    expect(builds).toEqual({ get: 1, post: 1 });
   });
 
   it('validates and refuses as the route built at once', async () => {
