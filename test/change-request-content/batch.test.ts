@@ -262,6 +262,20 @@ describe('insert_page', () => {
     expect(back).toContain('[web](https://example.com/x)');
     expect(back).toContain('[missing](./nowhere.md)');
   });
+
+  it('leaves code as written: a link-like text naming a ref of the batch in a code block or span is not a link', async () => {
+    const { spaceId, cr } = await fresh();
+    const markdown = 'See [the guide](deploy).\n\n```md\nSee [the guide](deploy) and src="deploy".\n```\n\nInline `[x](./deploy.md)` too.\n';
+    const result = await applyChanges(spaceId, cr.id, owner, [
+      { operation: 'insert_page', ref: 'deploy', title: 'Deploy', document: { markdown: 'D.\n' } },
+      { operation: 'insert_page', title: 'Code', document: { markdown } },
+    ]);
+    const [deployId, codeId] = pageIds(result);
+    const back = await pageMarkdown(spaceId, codeId, owner, cr.id);
+    expect(back).toContain(`See [the guide](/pages/${deployId}).`);
+    expect(back).toContain('```md\nSee [the guide](deploy) and src="deploy".\n```');
+    expect(back).toContain('Inline `[x](./deploy.md)` too.');
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

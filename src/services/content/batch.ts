@@ -21,6 +21,7 @@ import {
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
+import { codeRanges } from '../markdown/code-ranges';
 
 /**
  * Applies a batch of content changes (GitBook's `updateChangeRequestContent`) to a manifest, in
@@ -528,14 +529,17 @@ class Batch {
     if (this.pageRefs.size === 0 && this.fileRefs.size === 0) return markdown;
     let out = markdown;
     for (const pattern of REF_LINKS) {
-      out = out.replace(pattern, (whole, before: string, target: string) => {
+      // Code is text: a `[x](ref)` written in a code block or span stays as written (found only when a link would change).
+      let code: ReturnType<typeof codeRanges> | undefined;
+      const inCode = (text: string, at: number) => (code ??= codeRanges(text)).some(([start, end]) => at >= start && at < end);
+      out = out.replace(pattern, (whole, before: string, target: string, at: number, text: string) => {
         const hashAt = target.indexOf('#');
         const name = (hashAt >= 0 ? target.slice(0, hashAt) : target).replace(/^\.\//, '');
         const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
         const page = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
-        if (page) return `${before}/pages/${page}${anchor}`;
-        const file = anchor ? undefined : this.fileRefs.get(name);
-        return file ? `${before}/files/${file}` : whole;
+        const file = page || anchor ? undefined : this.fileRefs.get(name);
+        if ((!page && !file) || inCode(text, at)) return whole;
+        return page ? `${before}/pages/${page}${anchor}` : `${before}/files/${file}`;
       });
     }
     return out;
