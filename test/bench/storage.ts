@@ -13,8 +13,10 @@
  *   npm run bench -- storage                 the AxonIQ corpus
  *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import process from 'node:process';
 import { documentText } from '../../src/services/content/packed-documents';
 import { client, getLoad, seedUser, start, type Call } from './routes';
@@ -85,6 +87,37 @@ async function tableSizes(db: D1Database): Promise<TableSize[]> {
   return sizes;
 }
 
+/**
+ * What the database's SQLite file holds, read beside D1 (the bench's D1 is kept in a directory; D1 itself offers no
+ * `dbstat`): the bytes of the pages its b-trees use (`dbstat`'s page sizes: what a database's size is made of, free
+ * pages aside) and of their records (`dbstat`'s payload: values with their record headers). Where the values' sum
+ * above leaves out SQLite's overhead, these include it, page granularity included.
+ */
+interface FileSize {
+  pageBytes: number;
+  payloadBytes: number;
+}
+
+function sqliteFileOf(persist: string): string {
+  const dir = path.join(persist, 'd1', 'miniflare-D1DatabaseObject');
+  const file = readdirSync(dir).find((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite');
+  if (!file) throw new Error(`storage bench: no D1 database file in ${dir}`);
+  return path.join(dir, file);
+}
+
+function fileSize(file: string): FileSize {
+  const sqlite = new DatabaseSync(file, { readOnly: true });
+  try {
+    const row = sqlite.prepare("select sum(pgsize) as pages, sum(payload) as payload from dbstat where name not like '_cf_%' and name not like 'd1_%'").get() as { pages: number; payload: number };
+    return { pageBytes: row.pages, payloadBytes: row.payload };
+  } finally {
+    sqlite.close();
+  }
+}
+
+const fileGrowth = (after: FileSize, before: FileSize, per: number, markdown: number) =>
+  `pages ${kb((after.pageBytes - before.pageBytes) / per)} KB (${((after.pageBytes - before.pageBytes) / per / markdown).toFixed(2)}×), records ${kb((after.payloadBytes - before.payloadBytes) / per)} KB (${((after.payloadBytes - before.payloadBytes) / per / markdown).toFixed(2)}×)`;
+
 const total = (sizes: TableSize[]) => sizes.reduce((n, s) => n + s.bytes, 0);
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
@@ -140,7 +173,7 @@ const ftsPart = (sizes: TableSize[]) => total(sizes.filter((s) => /^search_secti
  */
 const EDITS = 10;
 
-async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token: string, edit: { spaceId: string; page: string; markdown: string; pageCount: number; mean: number }) {
+async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token: string, file: () => FileSize, edit: { spaceId: string; page: string; markdown: string; pageCount: number; mean: number }) {
   const { spaceId, page } = edit;
   const editMarkdown = Buffer.byteLength(edit.markdown);
   const update = (cr: number, n: number) =>
@@ -148,6 +181,7 @@ async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token
       changes: [{ operation: 'update_page', page, document: { markdown: `${edit.markdown.trimEnd()}\n\nEdit ${n} of the storage benchmark.\n` } }],
     });
   const before = await tableSizes(db);
+  const beforeFile = file();
   for (let n = 1; n <= EDITS; n++) {
     const cr = (await call('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: `Edit ${n}` })).body;
     await update(cr.number, n);
@@ -156,6 +190,7 @@ async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token
   const edits = difference(await tableSizes(db), before);
   console.log(`\n${EDITS} one-page edits, each merged: per edit`);
   printSizes(edits, EDITS, editMarkdown);
+  console.log(`  in the SQLite file, per edit: ${fileGrowth(file(), beforeFile, EDITS, editMarkdown)}`);
   console.log(`  ${`D1 bytes per one-page edit, over ${EDITS}`.padEnd(52)} ${kb(total(edits) / EDITS).padStart(9)} ${(total(edits) / EDITS / editMarkdown).toFixed(2).padStart(7)}× its Markdown (of it FTS5 ${(ftsPart(edits) / EDITS / editMarkdown).toFixed(2)}×)`);
 
   const beforeSaves = await tableSizes(db);
@@ -265,13 +300,17 @@ async function main() {
   const pages = readCorpus(CORPUS);
   const markdownBytes = pages.reduce((n, p) => n + Buffer.byteLength(p.markdown), 0);
   const mean = markdownBytes / pages.length;
-  const { mf, db, apiUrl } = await start();
+  const persist = mkdtempSync(path.join(os.tmpdir(), 'dpa-storage-bench-'));
+  const { mf, db, apiUrl } = await start({ persist });
+  const file = () => fileSize(sqliteFileOf(persist));
   try {
     const call = client(apiUrl);
     const { token, org } = await seedUser(call);
     const empty = await tableSizes(db);
+    const emptyFile = file();
     const { spaceId, ids } = await importCorpus(call, token, org.id, pages);
     const imported = await tableSizes(db);
+    const importedFile = file();
     const perPage = difference(imported, empty);
     console.log(`\nStorage: ${pages.length} pages of ${path.basename(CORPUS)} written through the API (mean Markdown ${kb(mean)} KB)`);
     console.log(`  ${'table / index'.padEnd(44)} ${'rows'.padStart(7)} ${'KB/page'.padStart(9)} ${'×md'.padStart(8)}`);
@@ -285,12 +324,14 @@ async function main() {
       const what = part.packed ? 'page documents (packed, with refs)' : 'nodes of page and file maps (JSON)';
       console.log(`  ${`  of documents: ${what}`.padEnd(44)} ${String(part.n).padStart(7)} ${kb(part.bytes / pages.length).padStart(9)} ${(part.bytes / pages.length / mean).toFixed(2).padStart(7)}×`);
     }
+    console.log(`  in the SQLite file, per page: ${fileGrowth(importedFile, emptyFile, pages.length, mean)}`);
     console.log(`  one 10 GB database holds about ${Math.floor((10 * 1024 ** 3) / pageBytes).toLocaleString('en')} such pages`);
 
     // A one-page edit: the page nearest the mean size gets one sentence more, in a change request that is merged.
     const index = pages.reduce((best, p, i) => (Math.abs(p.markdown.length - mean) < Math.abs(pages[best].markdown.length - mean) ? i : best), 0);
     const edited = `${pages[index].markdown.trimEnd()}\n\nOne sentence added by the storage benchmark.\n`;
     const before = await tableSizes(db);
+    const beforeFile = file();
     const cr = (await call('POST', `/v1/spaces/${spaceId}/change-requests`, token, { subject: 'One edit' })).body;
     await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/content?compat=false`, token, {
       changes: [{ operation: 'update_page', page: ids[index], document: { markdown: edited } }],
@@ -307,11 +348,13 @@ async function main() {
     console.log(`  ${'D1 bytes per one-page edit'.padEnd(52)} ${kb(editBytes).padStart(9)} ${(editBytes / editMarkdown).toFixed(2).padStart(7)}× its Markdown (goal ≤ 1×)`);
     console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
     console.log(`  of it the FTS5 index ${(ftsPart(edit) / editMarkdown).toFixed(2)}× (its segment, pending until automerge: see the last edit below)`);
-    await editsAndHistory(call, db, apiUrl, token, { spaceId, page: ids[index], markdown: edited, pageCount: pages.length, mean });
+    console.log(`  in the SQLite file: ${fileGrowth(file(), beforeFile, 1, editMarkdown)}`);
+    await editsAndHistory(call, db, apiUrl, token, file, { spaceId, page: ids[index], markdown: edited, pageCount: pages.length, mean });
     await readCost(db, apiUrl, token, spaceId, ids[index]);
     await settledEdit(call, db, token, { spaceId, page: ids[index], markdown: edited });
   } finally {
     await mf.dispose();
+    rmSync(persist, { recursive: true, force: true });
   }
 }
 
