@@ -166,12 +166,14 @@ export async function runExport(
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
       const frontmatter = frontmatterOf(page);
       const synced = entry?.hash ? documents.get(entry.hash) : undefined;
-      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter });
+      // A file that had no heading 1 (its title in SUMMARY.md only) is written back without one.
+      const title = entry?.titleHeading === false ? undefined : page.title;
+      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
       const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
-    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null });
+    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true });
   }
 
   for (const [id, file] of tree.files) {

@@ -112,3 +112,23 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
   return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }
+
+/**
+ * Whether a page's Markdown begins (after its front matter and blank lines) with a heading 1, ATX (`# Title`) or
+ * setext (`Title` over `===`): the title line our writing puts there. A file without one has its title elsewhere
+ * (SUMMARY.md), and Git Sync's export writes it back without one (git_sync_entries.title_heading). Read from the
+ * lines, not parsed again: the import converts each page once.
+ */
+export function beginsWithTitleHeading(markdown: string): boolean {
+  const lines = markdown.replace(/^\uFEFF/, '').split(/\r\n?|\n/);
+  let at = 0;
+  if (/^---[ \t]*$/.test(lines[0] ?? '')) {
+    const end = lines.findIndex((line, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(line));
+    if (end > 0) at = end + 1;
+  }
+  while (at < lines.length && lines[at].trim() === '') at++;
+  const first = lines[at] ?? '';
+  const atx = /^ {0,3}#[ \t]+(.*)$/.exec(first);
+  if (atx) return atx[1].replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim() !== '';
+  return /^ {0,3}\S/.test(first) && !/^ {0,3}(?:[-*+>#|]|\d+[.)]|```|~~~|<|\{%)/.test(first) && /^ {0,3}=+[ \t]*$/.test(lines[at + 1] ?? '');
+}
