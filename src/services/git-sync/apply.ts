@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
@@ -57,7 +57,9 @@ export interface GitImportOutput {
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
 export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string, rows: Array<typeof gitSyncEntries.$inferInsert>): BatchItem[] {
   const out: BatchItem[] = [db.delete(gitSyncEntries).where(eq(gitSyncEntries.spaceId, spaceId))];
-  for (let i = 0; i < rows.length; i += 16) out.push(db.insert(gitSyncEntries).values(rows.slice(i, i + 16)));
+  // Every column of a row is a bound parameter (defaults too: drizzle binds them).
+  const perStatement = Math.floor(100 / Object.keys(getTableColumns(gitSyncEntries)).length);
+  for (let i = 0; i < rows.length; i += perStatement) out.push(db.insert(gitSyncEntries).values(rows.slice(i, i + perStatement)));
   return out;
 }
 

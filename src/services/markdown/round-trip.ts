@@ -3,9 +3,9 @@
  * (source-patch.ts explains why): the conversion of from-markdown.ts, then the document written back
  * once and compared with the source, line by line.
  */
-import { readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { defaultResolveLink, readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
 import type { ContentRef, JSONDocument } from './document';
-import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
@@ -131,4 +131,31 @@ export function beginsWithTitleHeading(markdown: string): boolean {
   const atx = /^ {0,3}#[ \t]+(.*)$/.exec(first);
   if (atx) return atx[1].replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim() !== '';
   return /^ {0,3}\S/.test(first) && !/^ {0,3}(?:[-*+>#|]|\d+[.)]|```|~~~|<|\{%)/.test(first) && /^ {0,3}=+[ \t]*$/.test(lines[at + 1] ?? '');
+}
+
+/**
+ * A document a client sent as JSON in place of one read from Markdown, with the source patch (and Markdown style) of
+ * the document it replaces: the author's lines are kept wherever the page's blocks still write as they did, as an
+ * edit sent as Markdown keeps them (a page of a Git Sync import edited as JSON was otherwise written whole our way
+ * on its next export). The hunks are checked to give back Markdown that reads as the sent document (written our way,
+ * they are its own writing), else none is kept; the head applies only while the title and front matter are the
+ * ones it was read with (`documentToMarkdown`). The patch is never the client's: parseDocument drops theirs.
+ */
+export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSONDocument): JSONDocument {
+  const patch = sourcePatchOf(previous?.data);
+  if (!patch || SOURCE_PATCH_KEY in (next.data ?? {})) return next;
+  const style = next.data?.markdownStyle ?? previous?.data?.markdownStyle;
+  const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
+  const styled: JSONDocument = { ...next, data };
+  const ours = writeBody(styled, undefined);
+  const patched = applySourceHunks(ours, patch.hunks);
+  const hunks = patched === ours || writesAs(patched, styled, ours) ? patch.hunks : [];
+  if (hunks.length === 0 && !patch.head && !patch.noFinalNewline) return styled;
+  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...patch, hunks } } };
+}
+
+/** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
+function writesAs(markdown: string, document: JSONDocument, ours: string): boolean {
+  const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, { resolveLink: defaultResolveLink }).conversion.document;
+  return writeBody({ ...again, data: document.data }, undefined) === ours;
 }
