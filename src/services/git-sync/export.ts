@@ -127,7 +127,9 @@ export async function runExport(
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
       const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
       if (!target) return whole;
-      const href = `${relative(from, target)}${anchor ?? ''}`;
+      const path = relative(from, target);
+      // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
+      const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
       return markdown[at - 1] === '[' ? href.slice(href.lastIndexOf('/') + 1) : href;
     });

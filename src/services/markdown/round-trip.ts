@@ -5,7 +5,7 @@
  */
 import { defaultResolveLink, readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
 import type { ContentRef, JSONDocument } from './document';
-import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
@@ -75,6 +75,11 @@ function goesStale(ref: ContentRef): boolean {
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
+function pageFieldsOf(frontmatter: Record<string, unknown>): Record<string, unknown> {
+  const fields = new Set<string>(PAGE_FIELD_FRONTMATTER_KEYS);
+  return Object.fromEntries(Object.entries(frontmatter).filter(([key]) => fields.has(key)));
+}
+
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, options).conversion.document;
   return JSON.stringify(again.nodes) === JSON.stringify(document.nodes);
@@ -100,7 +105,10 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
-  const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? conversion.frontmatter : undefined);
+  // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
+  // matter (`tags:`) is kept only with the source's head: compared with the whole front matter, such a head was
+  // taken for ours, not recorded, and the key lost when the page was written.
+  const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? pageFieldsOf(conversion.frontmatter) : undefined);
   // A front matter `title:` beside a heading 1 of other text (which stays in the body): written our way, the title
   // would become a heading 1 and the front matter lose it; the source's head is kept to write both back.
   const titleBesideHeading = headingTitle === null && conversion.title !== undefined && /^#(?:[ \t]|$)/.test(source.slice(bodyStart));
