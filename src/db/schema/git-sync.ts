@@ -56,6 +56,8 @@ export const gitSyncEntries = sqliteTable(
     targetId: text('target_id').notNull(),
     oid: text('oid').notNull(),
     hash: text('hash'),
+    /** A page's file began with a heading 1 (its title): written back without one when it had none. */
+    titleHeading: integer('title_heading', { mode: 'boolean' }).notNull().default(true),
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.path] })],
 );

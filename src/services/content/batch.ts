@@ -14,6 +14,7 @@ import {
   markdownToDocument,
   type PageFrontmatter,
   parseDocument,
+  withSourcePatchOf,
   type ContentRef,
   type JSONDocument,
   type LinkResolver,
@@ -297,7 +298,7 @@ class Batch {
     } else if (change.computed === undefined && page.computed && hasBody(change.document)) {
       throw badRequest(`page "${change.page}" is computed: its content is generated; send computed: null to give it a document of its own`);
     }
-    const content = change.document && !change.computed ? await this.readDocument(change.document, location.parentPath) : { metadata: {} };
+    const content = change.document && !change.computed ? await this.readDocument(change.document, location.parentPath, page.git ? page.document : undefined) : { metadata: {} };
     const title = content.title ?? change.title;
     if (change.slug !== undefined && change.slug !== '' && change.slug !== page.slug) {
       page.slug = checkSlug(change.slug, location.siblings, page.id);
@@ -461,8 +462,12 @@ class Batch {
     }
   }
 
-  /** A document input as a stored document (none for `{}`), with the metadata its Markdown carries. */
-  private async readDocument(input: DocumentInput, parentPath: string): Promise<{ hash?: string; title?: string; metadata: PageMetadataInput }> {
+  /**
+   * A document input as a stored document (none for `{}`), with the metadata its Markdown carries. A document sent as
+   * JSON in place of one read from Markdown (`previous`, the page's document) keeps its source lines where they fit:
+   * asked for pages a Git file backs (`git`), whose lines an export writes back, so other JSON edits read nothing more.
+   */
+  private async readDocument(input: DocumentInput, parentPath: string, previous?: string): Promise<{ hash?: string; title?: string; metadata: PageMetadataInput }> {
     let document: JSONDocument;
     let title: string | undefined;
     let metadata: PageMetadataInput = {};
@@ -484,7 +489,7 @@ class Batch {
       if (jsonDepth(input.document, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw badRequest(`document: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
       const parsed = parseDocument(input.document);
       if (!parsed.success) throw badRequest(parsed.error);
-      document = parsed.document;
+      document = previous ? withSourcePatchOf(await this.context.loadDocument(previous), parsed.document) : parsed.document;
     } else {
       return { metadata };
     }

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
@@ -14,7 +14,7 @@ import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations
 import { capOf } from '../limits/caps';
 import { toStoredDocument, type FileEntry, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
-import { defaultResolveLink, markdownToDocument } from '../markdown/index';
+import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { rewriteLinks } from './layout';
@@ -57,7 +57,9 @@ export interface GitImportOutput {
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
 export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string, rows: Array<typeof gitSyncEntries.$inferInsert>): BatchItem[] {
   const out: BatchItem[] = [db.delete(gitSyncEntries).where(eq(gitSyncEntries.spaceId, spaceId))];
-  for (let i = 0; i < rows.length; i += 16) out.push(db.insert(gitSyncEntries).values(rows.slice(i, i + 16)));
+  // Every column of a row is a bound parameter (defaults too: drizzle binds them).
+  const perStatement = Math.floor(100 / Object.keys(getTableColumns(gitSyncEntries)).length);
+  for (let i = 0; i < rows.length; i += perStatement) out.push(db.insert(gitSyncEntries).values(rows.slice(i, i + perStatement)));
   return out;
 }
 
@@ -88,6 +90,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
   const records = await tree.pagesById(ids.filter(Boolean));
   const pageIdOf = new Map<string, string>();
+  const titleHeadingOf = titleHeadings(target.changes, space.entries);
   target.pages.forEach((plan, i) => {
     const id = ids[i];
     if (!id) return;
@@ -95,7 +98,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     const record = records.get(id);
     // A group (no file) has no blob; a page records where it was read from.
     if (record && !plan.key.startsWith('group:')) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null });
+    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan) });
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
@@ -150,6 +153,24 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
   return { revision: revision.id, warnings: redirects.warnings };
+}
+
+/**
+ * Whether each page's file begins with a heading 1: read from the Markdown the import converts, or (a page whose blob
+ * did not change) what the last sync recorded for its path; a page without a file (a group) counts as having one.
+ */
+function titleHeadings(changes: ContentChange[], entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
+  const markdownOf = new Map<string, string>();
+  for (const change of changes) {
+    if (change.operation !== 'insert_page' && change.operation !== 'update_page') continue;
+    const key = change.operation === 'insert_page' ? change.ref : change.page;
+    if (key && change.document && 'markdown' in change.document) markdownOf.set(key, change.document.markdown);
+  }
+  const recorded = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.path, e.titleHeading]));
+  return (plan) => {
+    const markdown = markdownOf.get(plan.page ?? plan.ref ?? '');
+    return markdown !== undefined ? beginsWithTitleHeading(markdown) : (recorded.get(plan.key) ?? true);
+  };
 }
 
 /**

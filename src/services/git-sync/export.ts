@@ -123,13 +123,19 @@ export async function runExport(
   // Pages are written with the space's own hrefs (`/pages/<id>`, `/files/<id>`), the ones the import wrote and the
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
-  const withRepositoryPaths = (markdown: string, from: string) =>
+  const withRepositoryPaths = (markdown: string, from: string, previous = '') =>
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
       const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
       if (!target) return whole;
-      const href = `${relative(from, target)}${anchor ?? ''}`;
+      // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
+      // `../guides/README.md` (both are found in repositories; the import reads both as the page).
+      const relativePath = relative(from, target);
+      const path = file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath;
+      // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
+      const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
-      return markdown[at - 1] === '[' ? href.slice(href.lastIndexOf('/') + 1) : href;
+      // (a folder's: its name, `[guides](guides/)`).
+      return markdown[at - 1] === '[' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
@@ -166,12 +172,16 @@ export async function runExport(
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
       const frontmatter = frontmatterOf(page);
       const synced = entry?.hash ? documents.get(entry.hash) : undefined;
-      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title: page.title, frontmatter });
-      const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path);
+      // A file that had no heading 1 (its title in SUMMARY.md only) is written back without one.
+      const title = entry?.titleHeading === false ? undefined : page.title;
+      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
+      const replaced = entry && byPath.get(full(entry.path));
+      const previous = replaced ? decoder.decode(await session.readBlob(replaced.oid)) : '';
+      const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
-    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null });
+    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true });
   }
 
   for (const [id, file] of tree.files) {

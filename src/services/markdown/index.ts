@@ -18,6 +18,6 @@ export {
   type PathLinkResolverOptions,
 } from './from-markdown';
 export { defaultHrefFor, documentToMarkdown, withEndingOf, type DocumentToMarkdownOptions } from './to-markdown';
-export { markdownToDocument } from './round-trip';
+export { beginsWithTitleHeading, markdownToDocument, withSourcePatchOf } from './round-trip';
 export { PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch';
 export { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from './page-layout';

@@ -3,9 +3,9 @@
  * (source-patch.ts explains why): the conversion of from-markdown.ts, then the document written back
  * once and compared with the source, line by line.
  */
-import { readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { defaultResolveLink, readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
 import type { ContentRef, JSONDocument } from './document';
-import { applySourceHunks, frontmatterKey, SOURCE_PATCH_KEY, sourceHunks, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
@@ -75,6 +75,11 @@ function goesStale(ref: ContentRef): boolean {
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
+function pageFieldsOf(frontmatter: Record<string, unknown>): Record<string, unknown> {
+  const fields = new Set<string>(PAGE_FIELD_FRONTMATTER_KEYS);
+  return Object.fromEntries(Object.entries(frontmatter).filter(([key]) => fields.has(key)));
+}
+
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, options).conversion.document;
   return JSON.stringify(again.nodes) === JSON.stringify(document.nodes);
@@ -100,7 +105,10 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
-  const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? conversion.frontmatter : undefined);
+  // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
+  // matter (`tags:`) is kept only with the source's head: compared with the whole front matter, such a head was
+  // taken for ours, not recorded, and the key lost when the page was written.
+  const ourHead = writeHead(headingTitle ?? undefined, hasFrontmatter ? pageFieldsOf(conversion.frontmatter) : undefined);
   // A front matter `title:` beside a heading 1 of other text (which stays in the body): written our way, the title
   // would become a heading 1 and the front matter lose it; the source's head is kept to write both back.
   const titleBesideHeading = headingTitle === null && conversion.title !== undefined && /^#(?:[ \t]|$)/.test(source.slice(bodyStart));
@@ -111,4 +119,51 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
   return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
+}
+
+/**
+ * Whether a page's Markdown begins (after its front matter and blank lines) with a heading 1, ATX (`# Title`) or
+ * setext (`Title` over `===`): the title line our writing puts there. A file without one has its title elsewhere
+ * (SUMMARY.md), and Git Sync's export writes it back without one (git_sync_entries.title_heading). Read from the
+ * lines, not parsed again: the import converts each page once.
+ */
+export function beginsWithTitleHeading(markdown: string): boolean {
+  const lines = markdown.replace(/^\uFEFF/, '').split(/\r\n?|\n/);
+  let at = 0;
+  if (/^---[ \t]*$/.test(lines[0] ?? '')) {
+    const end = lines.findIndex((line, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(line));
+    if (end > 0) at = end + 1;
+  }
+  while (at < lines.length && lines[at].trim() === '') at++;
+  const first = lines[at] ?? '';
+  const atx = /^ {0,3}#[ \t]+(.*)$/.exec(first);
+  if (atx) return atx[1].replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim() !== '';
+  return /^ {0,3}\S/.test(first) && !/^ {0,3}(?:[-*+>#|]|\d+[.)]|```|~~~|<|\{%)/.test(first) && /^ {0,3}=+[ \t]*$/.test(lines[at + 1] ?? '');
+}
+
+/**
+ * A document a client sent as JSON in place of one read from Markdown, with the source patch (and Markdown style) of
+ * the document it replaces: the author's lines are kept wherever the page's blocks still write as they did, as an
+ * edit sent as Markdown keeps them (a page of a Git Sync import edited as JSON was otherwise written whole our way
+ * on its next export). The hunks are checked to give back Markdown that reads as the sent document (written our way,
+ * they are its own writing), else none is kept; the head applies only while the title and front matter are the
+ * ones it was read with (`documentToMarkdown`). The patch is never the client's: parseDocument drops theirs.
+ */
+export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSONDocument): JSONDocument {
+  const patch = sourcePatchOf(previous?.data);
+  if (!patch || SOURCE_PATCH_KEY in (next.data ?? {})) return next;
+  const style = next.data?.markdownStyle ?? previous?.data?.markdownStyle;
+  const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
+  const styled: JSONDocument = { ...next, data };
+  const ours = writeBody(styled, undefined);
+  const patched = applySourceHunks(ours, patch.hunks);
+  const hunks = patched === ours || writesAs(patched, styled, ours) ? patch.hunks : [];
+  if (hunks.length === 0 && !patch.head && !patch.noFinalNewline) return styled;
+  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...patch, hunks } } };
+}
+
+/** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
+function writesAs(markdown: string, document: JSONDocument, ours: string): boolean {
+  const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, { resolveLink: defaultResolveLink }).conversion.document;
+  return writeBody({ ...again, data: document.data }, undefined) === ours;
 }
