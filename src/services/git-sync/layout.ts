@@ -77,8 +77,11 @@ export interface LayoutPage {
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 
+/** CommonMark's backslash escapes (`\_` for `_`), which GitBook writes in the link destinations of its summaries. */
+const ESCAPED_PUNCTUATION = /\\([!-/:-@[-`{-~])/g;
+
 function decodeTarget(target: string): string | null {
-  const bare = target.replace(/[?#].*$/, '').trim();
+  const bare = target.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
   // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
   try {
