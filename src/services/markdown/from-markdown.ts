@@ -67,6 +67,7 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
@@ -318,6 +319,7 @@ export function readMarkdown(markdown: string, options: MarkdownToDocumentOption
   }
   const source = markdown.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const tree = parser.parse(source);
+  splitHtmlAtTagLines(tree, source);
   const frontmatter = readFrontmatter(tree);
   let body = tree.children.filter((node) => node.type !== 'yaml');
 
