@@ -77,8 +77,11 @@ export interface LayoutPage {
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 
+/** CommonMark's backslash escapes (`\_` for `_`), which GitBook writes in the link destinations of its summaries. */
+const ESCAPED_PUNCTUATION = /\\([!-/:-@[-`{-~])/g;
+
 function decodeTarget(target: string): string | null {
-  const bare = target.replace(/[?#].*$/, '').trim();
+  const bare = target.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
   // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
   try {
@@ -256,11 +259,11 @@ export function contentTypeOf(path: string): string {
 }
 
 /**
- * Link targets of a page's Markdown: `](x)`, `src="x"`, `url="x"`, `page="x"`, and reference definitions. Not
+ * Link targets of a page's Markdown: `](x)` and `](<x y>)`, `src="x"`, `url="x"`, `page="x"`, and reference definitions. Not
  * `href="x"`: the converter reads no HTML `href` (GitBook's HTML tables, cards among them, stay as written), so a
  * rewritten one would stay in the page as an internal ref and be written back to the repository as such.
  */
-const LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
@@ -270,18 +273,26 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
   const dir = dirname(pagePath);
   let out = markdown;
   for (const pattern of LINKS) {
-    out = out.replace(pattern, (whole, before: string, target: string) => {
+    out = out.replace(pattern, (whole, before: string, written: string) => {
+      // A destination in angle brackets may hold spaces (`](<Getting Started/install.md>)`); an id needs none.
+      const target = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
       const hashAt = target.indexOf('#');
       const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
       const bare = decodeTarget(target);
       if (bare === null) return whole;
       const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
-      const to = replace(path);
+      const to = replace(path) ?? (isFolderLink(path) ? replace(path ? `${path}/README.md` : 'README.md') : null);
       return to === null ? whole : `${before}${to}${anchor}`;
     });
   }
   return out;
 }
+
+/**
+ * A link to a folder (`./`, `../guides/`, `guides`): GitBook writes a link to a folder's `README.md` page so; it
+ * leads to that page when there is one.
+ */
+const isFolderLink = (path: string) => !/\.[A-Za-z0-9]+$/.test(basename(path));
 
 const INCLUDE = /(\{%\s*include\s+")([^"]+)("\s*%\})/g;
 

@@ -67,6 +67,8 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
+import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
@@ -317,6 +319,7 @@ export function readMarkdown(markdown: string, options: MarkdownToDocumentOption
   }
   const source = markdown.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const tree = parser.parse(source);
+  splitHtmlAtTagLines(tree, source);
   const frontmatter = readFrontmatter(tree);
   let body = tree.children.filter((node) => node.type !== 'yaml');
 
@@ -690,12 +693,17 @@ class Converter {
 
   // -- HTML blocks
 
-  /** `<figure>` images, `<img class="gitbook-drawing">`; any other HTML is kept, verbatim, as code. */
+  /**
+   * `<figure>` images, `<img class="gitbook-drawing">`, GitBook's `<pre><code>` code blocks; any other HTML is kept,
+   * verbatim, as code.
+   */
   private htmlBlock(node: Html): AnyBlock[] {
     const drawing = this.drawing(node.value);
     if (drawing) return [drawing];
     const figures = this.figures(node.value);
     if (figures) return [figures];
+    const pre = readPreCode(node.value);
+    if (pre) return [preCodeBlock(pre)];
     return [codeBlock(node.value, 'html')];
   }
 
@@ -1213,6 +1221,13 @@ function openAPIBlock(type: string, spec: string, data: Record<string, unknown>)
 
 function mathBlock(formula: string): AnyBlock {
   return { object: 'block', type: 'math', isVoid: true, data: { formula } };
+}
+
+/** GitBook's HTML code block: its lines, the highlighted ones marked, with the options of its `<pre>`. */
+function preCodeBlock(pre: PreCode): DocumentBlockCode {
+  const block = withCodeAttributes(codeBlock(pre.lines.map((line) => line.text).join('\n'), pre.syntax), pre.attributes);
+  const nodes = block.nodes.map((line, i) => (pre.lines[i].highlighted ? { ...line, data: { highlighted: true } } : line));
+  return { ...block, nodes };
 }
 
 function codeBlock(value: string, syntax: string | undefined): DocumentBlockCode {
