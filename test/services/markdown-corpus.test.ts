@@ -171,13 +171,13 @@ describe('GitBook-format repositories, read and written back', () => {
     let compared = 0;
     for (const [path, source] of Object.entries(FILES)) {
       if (!path.includes('/gitbook-format/git-sync-normalization/') || path.endsWith('/SUMMARY.md')) continue;
+      // What we wrote without the patch: the texts readWithoutPatch reads with readMarkdown (sources go through read()).
       const ours = write(source, false).markdown;
-      for (const text of [source, ours]) {
-        expect(readMarkdown(text).conversion, path).toEqual({ ...markdownToDocument(text), document: withoutSourcePatch(markdownToDocument(text).document) });
-        compared++;
-      }
+      const full = markdownToDocument(ours);
+      expect(readMarkdown(ours).conversion, path).toEqual({ ...full, document: withoutSourcePatch(full.document) });
+      compared++;
     }
-    expect(compared).toBe(36);
+    expect(compared).toBe(18);
   });
 
   it('a product guide written by hand and by GitBook: every block kept, every page a fixed point', () => {
