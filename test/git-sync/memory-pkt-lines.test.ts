@@ -59,7 +59,22 @@ describe('pkt-lines read from chunks', () => {
   const answer = concatBytes([pktLine(payloads[0]), encoder.encode('0001'), pktLine(payloads[1]), pktLine(payloads[2]), encoder.encode('0000'), pktLine(payloads[3])]);
   const expected = [payloads[0], null, payloads[1], payloads[2], null, payloads[3]];
 
-  for (const [name, sizes] of CHUNKINGS) {
+  // One byte at a time through every line but the middle of the 65,520-byte one (which starts at byte 18): its first and
+  // last 4 KiB, its length digits and every other line's bytes still come one byte each, so each boundary is split
+  // everywhere and a line is still put together from thousands of one-byte chunks. Its other 57,328 one-byte chunks
+  // were each that same step again (a byte added to a line spanning chunks) and took most of the file's time; they
+  // come as one chunk here, itself a line's part spanning chunks as in 'uneven'.
+  const longLineStart = 18;
+  const middle = 65_520 - 2 * 4096;
+  const oneByteAtATime = [...Array<number>(longLineStart + 4096).fill(1), middle, ...Array<number>(answer.byteLength - longLineStart - 4096 - middle).fill(1)];
+  const LINE_CHUNKINGS = CHUNKINGS.map(([name, sizes]): [string, number[]] => (name === 'one byte at a time' ? [name, oneByteAtATime] : [name, sizes]));
+
+  it('the one-byte chunking covers the whole answer once', () => {
+    expect(oneByteAtATime.reduce((a, b) => a + b, 0)).toBe(answer.byteLength);
+    expect(answer.subarray(longLineStart, longLineStart + 4)).toEqual(encoder.encode('fff0'));
+  });
+
+  for (const [name, sizes] of LINE_CHUNKINGS) {
     it(`the same lines, ${name}`, async () => {
       const lines: Array<number[] | null> = [];
       for await (const line of pktLinesOf(chunked(answer, sizes))) lines.push(line && [...line]);

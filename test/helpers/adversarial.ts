@@ -63,6 +63,7 @@ import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration, seedToken } from './integrations';
 import { seedSpecVersion } from './openapi';
 import { minimalValue, resolveSchema, type Schema } from './openapi-schema';
+import { servedDocument } from './served-document';
 import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 import { fetchWorker } from './worker';
 
@@ -210,7 +211,7 @@ export interface Operation {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 export async function documentedOperations(): Promise<Operation[]> {
-  const { body: doc } = await api('GET', '/openapi.json');
+  const doc = await servedDocument();
   components = doc.components.schemas;
   return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((method) => {

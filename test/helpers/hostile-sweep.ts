@@ -18,6 +18,7 @@ import { conversation, seedCluster, seedIssue } from './conversations';
 import { seedEvent, seedInstallation, seedIntegration } from './integrations';
 import { seedSpecVersion } from './openapi';
 import { operationsOf, probesOf, type Operation, type Probe } from './hostile-probes';
+import { servedDocument } from './served-document';
 import { fetchWorker } from './worker';
 
 const OPERATOR_OPERATIONS = new Set(['createUser', 'createUserToken']);
@@ -101,8 +102,7 @@ async function seedRealIds() {
 }
 
 async function documentedOperations(): Promise<Operation[]> {
-  const { body: doc } = await api('GET', '/openapi.json');
-  return operationsOf(doc);
+  return operationsOf(await servedDocument());
 }
 
 /** Sends one request; returns a description of what is wrong with the answer, or nothing. */

@@ -14,6 +14,7 @@ import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, postChang
 import { env } from 'cloudflare:workers';
 import { deliverPendingEvents, seedEvent, type SeededIntegration } from '../helpers/integrations';
 import { seedSpec, seedSpecVersion } from '../helpers/openapi';
+import { servedDocument } from '../helpers/served-document';
 import { GITBOOK_0146, GITBOOK_0202, conversationComponents, gitbookErrors, gitbookOperations, schemaValidator, withFilesystemList, type GitbookOperation } from '../helpers/gitbook-schema';
 import { conversation, seedCluster, seedIssue } from '../helpers/conversations';
 import { TEST_CERTIFICATE } from '../fixtures/saml-providers/certificate';
@@ -995,7 +996,7 @@ const CASES: Case[] = [
 
 describe("every operation GitBook's document also has answers with GitBook's 0.202.0 response schema", () => {
   it('has at least one case for each of those operations of the served document', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const shared = Object.values<any>(doc.paths)
       .flatMap((item) => Object.values<any>(item).map((op) => op.operationId as string))
       .filter((id) => GITBOOK.has(id));
@@ -1048,7 +1049,7 @@ const CONVERSATION_CASES: Case[] = [
 
 describe("the conversations operations answer with GitBook 0.146.0's response schemas (with the documented divergences)", () => {
   it('has a case for each operation of the served document that 0.146 has and 0.202 does not', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const served = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId as string));
     const conversations = served.filter((id) => GITBOOK_0146_OPERATIONS.has(id) && !GITBOOK.has(id) && /onversation/.test(id));
     expect([...new Set(CONVERSATION_CASES.map((c) => c.operationId))].sort()).toEqual(conversations.sort());

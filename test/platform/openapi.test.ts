@@ -4,6 +4,7 @@ import gitbook0202 from 'gitbook-api-0202/spec/openapi.json';
 import { INTEGRATION_SCOPES } from '../../src/lib/integration-scopes';
 import { api, BASE, createUser } from '../helpers/harness';
 import { fetchWorker } from '../helpers/worker';
+import { servedDocument } from '../helpers/served-document';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -345,7 +346,7 @@ describe('GET /openapi.json', () => {
   });
 
   it.each(OPERATIONS)('documents %s %s as %s with tag, bearer security and error responses', async (method, path, operationId) => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const operation = doc.paths[path]?.[method];
     expect(operation, `${method} ${path} missing`).toBeDefined();
     expect(operation.operationId).toBe(operationId);
@@ -368,7 +369,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('declares optional authentication exactly where a request without a token is answered', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const optional: string[] = [];
     const refused: string[] = [];
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -392,7 +393,7 @@ describe('GET /openapi.json', () => {
   });
 
   it("names an expensive operation's own rate limit in its 429", async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const costly = {
       '/spaces/{spaceId}/search': ['get', 'search'],
       '/spaces/{spaceId}/change-requests/{changeRequestId}/merge': ['post', 'content-writes'],
@@ -405,7 +406,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('uses GitBook operationIds that are unique', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const ids = Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).map((o: any) => o.operationId));
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -428,7 +429,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('has one server, `<origin>/v1`, and paths relative to it, as GitBook\'s document has', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     expect(doc.servers).toEqual([{ url: `${BASE}/v1` }]);
     expect(gitbook0202.servers[0].url).toMatch(/\/v1$/);
     for (const path of Object.keys(doc.paths)) {
@@ -440,7 +441,7 @@ describe('GET /openapi.json', () => {
 
   it('reaches a route with every path of the document joined to its server URL, parameters filled with some id', async () => {
     const user = await createUser();
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const server: string = doc.servers[0].url;
     let operations = 0;
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -460,7 +461,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every operation listed here, and nothing else', async () => {
-    const { body: doc } = await api('GET', '/openapi.json');
+    const doc = await servedDocument();
     const documented = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
       METHODS.filter((m) => item[m]).map((m) => `${m} ${path} ${item[m].operationId}`),
     );
