@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { columnToLevel } from '../lib/roles';
 import type { collections } from '../db/schema';
 import { collectionPermissions } from '../lib/permissions';
-import { DefaultLevelSchema, type UrlContext } from './common';
+import { type UrlContext } from './common';
+import { DefaultLevelSchema } from './roles';
 
 export const CollectionTitleSchema = z.string().trim().max(50);
 export const CollectionDescriptionSchema = z.string().max(100);

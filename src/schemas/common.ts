@@ -1,18 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import { ROLES } from '../lib/roles';
 
-export const RoleSchema = z.enum(ROLES).openapi('MemberRole', {
-  description: 'admin: administrate content; create: create content; review: review content; edit: edit content; comment: access content and discussions; read: access content only',
-});
-
-export const RoleOrGuestSchema = RoleSchema.nullable().openapi('MemberRoleOrGuest', {
-  description: 'A role, or null for a guest',
-});
-
-export const DefaultLevelSchema = z
-  .union([RoleSchema, z.literal('inherit')])
-  .nullable()
-  .openapi('DefaultLevel', { description: 'Default level for a piece of content: a role, null (guest: no default access) or inherit' });
+// What nearly every route module imports: kept to the schemas most routes validate with. The roles, merge rules
+// and move bodies are in schemas/roles, schemas/merge-rules and schemas/moves, so that a cold isolate's first request
+// (a page read above all) builds only the zod schemas its own route needs (issue 42 item 7).
 
 export const TimestampSchema = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 
@@ -33,59 +23,6 @@ export function listOf<T extends z.ZodType>(item: T, name: string) {
 
 // Where a mapper's `urls` start: in the zod-free mappers module, which the published site imports alone.
 export { urlContext, type UrlContext } from './mappers';
-
-export const MergeRuleSchema = z.union([
-  z.object({ rule: z.enum(['require_specific_reviewers', 'require_one_of_specific_reviewers', 'allow_bypass']), users: z.array(z.string().min(1)).max(100) }),
-  z.object({
-    rule: z.enum([
-      'require_at_least_one_review',
-      'require_at_least_one_approved_review',
-      'require_all_reviews_approved',
-      'require_author_to_merge',
-      'require_up_to_date_change_request',
-      'require_change_request_subject',
-      'require_change_request_description',
-    ]),
-  }),
-]);
-
-export const StandaloneMergeRulesSchema = z
-  .union([
-    z.object({ type: z.literal('rules'), rules: z.array(MergeRuleSchema).max(50) }),
-    z.object({ type: z.literal('none') }),
-  ])
-  .openapi('MergeRulesStandaloneConfiguration');
-
-export const SpaceMergeRulesSchema = z
-  .union([z.object({ type: z.literal('inherit') }), StandaloneMergeRulesSchema])
-  .openapi('MergeRulesSpaceConfiguration');
-
-/** Where to insert an item among its siblings. */
-export const ContentPositionSchema = z
-  .object({
-    before: z
-      .union([z.object({ type: z.literal('space'), space: z.string().min(1) }), z.object({ type: z.literal('collection'), collection: z.string().min(1) })])
-      .optional(),
-    after: z
-      .union([z.object({ type: z.literal('space'), space: z.string().min(1) }), z.object({ type: z.literal('collection'), collection: z.string().min(1) })])
-      .optional(),
-  })
-  .refine((p) => !(p.before && p.after), { message: 'give either before or after, not both' })
-  .openapi('ContentPosition');
-export type ContentPosition = z.infer<typeof ContentPositionSchema>;
-
-/** Body of the move operations of spaces and collections. */
-export const MoveBodySchema = z
-  .object({
-    parent: z.string().min(1).nullable().optional().openapi({ description: 'The parent collection, or null for the root' }),
-    position: ContentPositionSchema.optional(),
-  })
-  .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' });
-
-/** Body of the transfer operations of spaces and collections. */
-export const TransferBodySchema = z.object({
-  organization: z.string().min(1).openapi({ description: 'The unique id of the target organization' }),
-});
 
 /** A `true`/`false` query parameter with a default. */
 export function booleanQuery(defaultValue: boolean, description: string) {

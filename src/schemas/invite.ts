@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { orgLinkInvites } from '../db/schema';
 import { rankToRole } from '../lib/roles';
-import { RoleOrGuestSchema, TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema, type UrlContext } from './common';
+import { RoleOrGuestSchema } from './roles';
 
 export const InviteLinkSchema = z
   .object({

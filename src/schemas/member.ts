@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { rankToRole } from '../lib/roles';
-import { RoleOrGuestSchema, TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema, type UrlContext } from './common';
+import { RoleOrGuestSchema } from './roles';
 import { UserSchema, toUser, type UserRow } from './user';
 
 export const MemberSchema = z

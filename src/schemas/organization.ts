@@ -3,7 +3,9 @@ import type { organizations } from '../db/schema';
 import { claimStands } from '../lib/hostname-claims';
 import { organizationPermissions } from '../lib/permissions';
 import { rankToRole } from '../lib/roles';
-import { RoleOrGuestSchema, StandaloneMergeRulesSchema, TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema, type UrlContext } from './common';
+import { RoleOrGuestSchema } from './roles';
+import { StandaloneMergeRulesSchema } from './merge-rules';
 
 type OrganizationRow = typeof organizations.$inferSelect;
 /** Usage counters for the caps (services/limits): internal, never part of the public object. */

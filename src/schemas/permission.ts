@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { RoleOrGuestSchema, RoleSchema } from './common';
+import { RoleOrGuestSchema, RoleSchema } from './roles';
 import { TeamSchema } from './team';
 import { UserSchema } from './user';
 

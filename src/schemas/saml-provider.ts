@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { rankToRole } from '../lib/roles';
 import type { SamlProviderRow } from '../db/schema';
 import { teamPermissions } from '../lib/permissions';
-import { RoleOrGuestSchema, TimestampSchema, type UrlContext } from './common';
+import { TimestampSchema, type UrlContext } from './common';
+import { RoleOrGuestSchema } from './roles';
 import { TeamSchema } from './team';
 
 export const SAMLProviderLabelSchema = z.string().trim().min(1).max(30).openapi('SAMLProviderLabel');

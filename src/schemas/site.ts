@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { DefaultLevelSchema, TimestampSchema } from './common';
+import { TimestampSchema } from './common';
+import { DefaultLevelSchema } from './roles';
 import { SpaceSchema } from './space';
 
 export const SiteTypeSchema = z

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { DefaultLevelSchema, SpaceMergeRulesSchema, TimestampSchema } from './common';
+import { TimestampSchema } from './common';
+import { DefaultLevelSchema } from './roles';
+import { SpaceMergeRulesSchema } from './merge-rules';
 
 /** GitBook 0.202's `TranslationLanguage`: a space's `language`, and what translations translate from and into. */
 export const LANGUAGES = [

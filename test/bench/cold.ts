@@ -24,7 +24,7 @@
  * change of the build's settings is measured too. `--only=<text>`: only the kinds whose label contains it.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isZodModule, onDemandModules } from '../../src/cli/build-worker.mjs';
@@ -34,6 +34,8 @@ const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split
 const ROUNDS = Number(args.get('rounds') ?? 5);
 const BASELINE = args.get('baseline');
 const ONLY = args.get('only');
+/** The 1-minute load average, printed at the start and end of a run: ratios measured under a load of 20 differ from those at 2. */
+const load = () => loadavg()[0].toFixed(1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The CPU time (ns) every thread of this process's workerd children has used so far, or NaN where /proc has no schedstat. */
@@ -128,6 +130,7 @@ async function bundleBaseline(checkout: string): Promise<{ api: WorkerModules; r
 
 const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
 try {
+  console.log(`Load average at start: ${load()}`);
   await printModuleGraph();
   const scripts = await bundleWorkers();
   const baseline = BASELINE ? await bundleBaseline(path.resolve(BASELINE)) : undefined;
@@ -167,7 +170,7 @@ try {
       }
     }
   }
-  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}), wall clock and workerd CPU:`);
+  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}), wall clock and workerd CPU (load average now ${load()}):`);
   for (const label of Object.keys(kinds)) {
     for (const build of Object.keys(builds)) {
       const runs = samples.get(`${label}|${build}`);

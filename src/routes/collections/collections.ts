@@ -11,7 +11,9 @@ import { RANK, levelToColumn } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
 import { CollectionDescriptionSchema, CollectionSchema, CollectionTitleSchema, toCollection } from '../../schemas/collection';
-import { booleanQuery, DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, TransferBodySchema, urlContext } from '../../schemas/common';
+import { booleanQuery, IdSchema, listOf, urlContext } from '../../schemas/common';
+import { DefaultLevelSchema } from '../../schemas/roles';
+import { MoveBodySchema, TransferBodySchema } from '../../schemas/moves';
 import { SpaceSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshOrgAccessCaps, spaceRoleSql } from '../../services/access/access';
 import {

@@ -10,7 +10,8 @@ import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '.
 import { RANK, roleToRank } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { RoleOrGuestSchema } from '../../schemas/roles';
 import { InviteLinkSchema, toInviteLink } from '../../schemas/invite';
 import { joinWithinMembersCap, membersCapGuard, runWithinMembersCap } from '../../services/organizations/members';
 import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';

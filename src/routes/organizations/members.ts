@@ -7,7 +7,8 @@ import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPag
 import { RANK, roleToRank } from '../../lib/roles';
 import { containsText, textFilterQuery } from '../../lib/text-filter';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, RoleSchema, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { RoleOrGuestSchema, RoleSchema } from '../../schemas/roles';
 import { MemberSchema, toMember } from '../../schemas/member';
 import { keepsAnAdminSql, memberQuery, memberSelection, removeMembershipStatements } from '../../services/organizations/members';
 import { checkOrganizationRole, organizationQuery, requireOrgRole } from '../../services/organizations/organizations';

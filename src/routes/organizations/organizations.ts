@@ -11,7 +11,9 @@ import { RANK, roleToRank } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { describeAuditEvent } from '../../services/audit/context';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, StandaloneMergeRulesSchema, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { RoleOrGuestSchema } from '../../schemas/roles';
+import { StandaloneMergeRulesSchema } from '../../schemas/merge-rules';
 import {
   CustomHostnameSchema,
   DefaultContentSchema,

@@ -10,7 +10,10 @@ import { ListQuerySchema, afterCursor, keysetOrder, listCount, pageParams, toPag
 import { RANK, levelToColumn } from '../../lib/roles';
 import { DAY_MS, nowIso } from '../../lib/time';
 import { requireUser } from '../../middleware/auth';
-import { DefaultLevelSchema, IdSchema, listOf, MoveBodySchema, SpaceMergeRulesSchema, TransferBodySchema, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { DefaultLevelSchema } from '../../schemas/roles';
+import { SpaceMergeRulesSchema } from '../../schemas/merge-rules';
+import { MoveBodySchema, TransferBodySchema } from '../../schemas/moves';
 import { EditModeSchema, EmojiSchema, LanguageSchema, SpaceSchema, SpaceTitleSchema, toSpace } from '../../schemas/space';
 import { orgRoleSql, refreshSpaceAccessCap, spaceRoleSql } from '../../services/access/access';
 import { checkCreateIn, collectionQuery, requireCreateIn } from '../../services/collections/collections';

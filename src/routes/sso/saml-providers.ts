@@ -4,7 +4,8 @@ import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, RoleOrGuestSchema, listOf, urlContext } from '../../schemas/common';
+import { IdSchema, listOf, urlContext } from '../../schemas/common';
+import { RoleOrGuestSchema } from '../../schemas/roles';
 import {
   SAMLProviderCertificateSchema,
   SAMLProviderEntityIDSchema,

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { collections, spaces } from '../../db/schema/index';
 import { badRequest } from '../../lib/errors';
-import type { ContentPosition } from '../../schemas/common';
+import type { ContentPosition } from '../../schemas/moves';
 
 /**
  * Spaces and collections share one ordering among the siblings of a parent (a collection, or the

@@ -178,8 +178,12 @@ export const ADAPTIVE_SHAPE_SCHEMA = {
   },
 } as const;
 
-const draft07Validator = new Validator(DRAFT_07_META_SCHEMA as unknown as Schema, '7');
-const shapeValidator = new Validator(ADAPTIVE_SHAPE_SCHEMA as unknown as Schema, '7');
+// Built on first use, not at import: a published page imports this module (access.ts) and validates no schema;
+// dereferencing the draft-07 meta-schema at module scope was part of every cold isolate's first site view.
+let draft07Validator: Validator | undefined;
+let shapeValidator: Validator | undefined;
+const draft07MetaValidator = () => (draft07Validator ??= new Validator(DRAFT_07_META_SCHEMA as unknown as Schema, '7'));
+const adaptiveShapeValidator = () => (shapeValidator ??= new Validator(ADAPTIVE_SHAPE_SCHEMA as unknown as Schema, '7'));
 
 // ---------------------------------------------------------------------------------------------
 // Validation
@@ -201,11 +205,11 @@ export function validateAdaptiveSchema(input: unknown, field = 'jsonSchema'): Ad
   if (new TextEncoder().encode(JSON.stringify(input)).length > ADAPTIVE_SCHEMA_MAX_BYTES) {
     throw badRequest(`Invalid ${field}: must be at most ${ADAPTIVE_SCHEMA_MAX_BYTES / 1024} KB`);
   }
-  const draft07 = draft07Validator.validate(input);
+  const draft07 = draft07MetaValidator().validate(input);
   if (!draft07.valid) {
     throw badRequest(`Invalid ${field}: not a valid draft-07 JSON Schema: ${describeErrors(draft07.errors, DRAFT_07_META_SCHEMA)}`);
   }
-  const shape = shapeValidator.validate(input);
+  const shape = adaptiveShapeValidator().validate(input);
   if (!shape.valid) throw badRequest(`Invalid ${field}: ${describeErrors(shape.errors, ADAPTIVE_SHAPE_SCHEMA)}`);
   const schema = input as AdaptiveJsonSchema;
   if (claimEntries(schema).length > ADAPTIVE_SCHEMA_MAX_CLAIMS) {
