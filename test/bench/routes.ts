@@ -11,6 +11,7 @@
  *   npm run bench -- --ceiling        also seeds 50,000 pages and checks reads, a batch and a merge
  *   npm run bench -- --no-rate-limits without the rate limit bindings (what their checks cost, by difference)
  *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
+ *   npm run bench -- --plain-d1       the Worker's D1 a plain pass-through of the binding, without sessions (worker.ts)
  *
  * A known intermittent failure (root cause not found yet): with several processes loading the machine, a read of
  * `GET .../sites/{id}/published (member, 100 ss)` may end in `500 Internal Server Error` (workerd's plain text, not
@@ -23,6 +24,14 @@
  * Miniflare's alone. test/platform/io-context.test.ts checks that no request of ours touches another's I/O
  * (concurrent members and visitors on that route through SELF). The load stops at the first such answer and names
  * the target and what it answered.
+ * Tried next (2026-11-30, load average 16-27 from other processes): the repro command above twice (with sessions, and
+ * with `--plain-d1`: D1 a plain pass-through without `withSession`), then both Workers in one process, 20 s periods
+ * interleaved for 14 min, 10 connections over search, `/s/` pages, llms-full.txt and published (members and
+ * visitors): 1,002 requests with sessions, 1,287 without, no 500 either way. It did not reproduce, so nothing here
+ * says whether sessions or Miniflare's D1 are involved; what Miniflare's D1 does with each request is known: its
+ * entry worker (miniflare/dist/src/workers/d1/entry.worker.js) re-wraps the request and forwards its body stream to
+ * the database's Durable Object, which reads it (`req.json()`): a stream crossing workers on every D1 call. Next step:
+ * the same A/B for much longer (the 500 came in 3 of 10 runs of the whole repro command, with its other targets).
  */
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -72,9 +81,10 @@ export const bundleWorkers = async (checkout = root) => {
 
 /**
  * Miniflare serving the Worker ('api') and the reference ('ref'). `persist`: a directory keeping D1, R2 and
- * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once.
+ * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once; `plainD1`: the
+ * Worker's D1 without sessions (worker.ts, `--plain-d1`).
  */
-export async function start({ persist, scripts, inspectorPort }: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number } = {}) {
+export async function start({ persist, scripts, inspectorPort, plainD1 = args.has('plain-d1') }: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number; plainD1?: boolean } = {}) {
   const { api, reference } = scripts ?? (await bundleWorkers());
   const common = { modulesRoot: '/worker', compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
@@ -94,7 +104,10 @@ export async function start({ persist, scripts, inspectorPort }: { persist?: str
         queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
         durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
         // The three secrets, distinct as a deployment has them (none stands in for another): file URLs are signed.
-        bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '' },
+        bindings: {
+          ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '',
+          ...(plainD1 ? { BENCH_PLAIN_D1: '1' } : {}),
+        },
         // The rate limit bindings, as wrangler.toml declares them but out of reach: every request pays for
         // its checks (one per policy it counts against) without being refused.
         ratelimits: args.has('no-rate-limits') ? {} : Object.fromEntries(

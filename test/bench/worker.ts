@@ -5,6 +5,9 @@
  * round trips that space's writer has made so far (storage.ts reads it before and after a merge).
  * `POST /__bench/collect-history/<spaceId>?now=<ms>` collects that space's history in its writer as the cron would at
  * that time, until nothing is left pending, and answers what it deleted (storage.ts: bytes before and after).
+ * With the binding `BENCH_PLAIN_D1` set (routes.ts `--plain-d1`), every request's D1 is a plain pass-through of the
+ * binding without `withSession` (db/client `openSession` then runs the request on the binding itself): whether
+ * something seen under load (the published route's intermittent 500) needs D1's sessions.
  */
 import worker, { SpaceWriter as RealSpaceWriter } from '../../src/index';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
@@ -41,9 +44,22 @@ async function collectHistory(env: Env, spaceId: string, now: number) {
   return total;
 }
 
+/** The binding's `prepare`, `batch`, `exec` and `dump`, and nothing else: no sessions. */
+function plainD1(real: D1Database): D1Database {
+  return {
+    prepare: (query: string) => real.prepare(query),
+    batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+    exec: (query: string) => real.exec(query),
+    dump: () => real.dump(),
+  } as D1Database;
+}
+
+type BenchEnv = Env & { BENCH_PLAIN_D1?: string };
+
 export default {
   ...worker,
-  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  async fetch(request: Request, benchEnv: BenchEnv, ctx: ExecutionContext): Promise<Response> {
+    const env: Env = benchEnv.BENCH_PLAIN_D1 ? { ...benchEnv, DB: plainD1(benchEnv.DB) } : benchEnv;
     const path = new URL(request.url).pathname;
     if (path.startsWith(WRITER_TRIPS)) {
       const writer = spaceWriter(env, path.slice(WRITER_TRIPS.length)) as unknown as { roundTrips(): Promise<number> };
@@ -55,9 +71,10 @@ export default {
     }
     if (request.headers.get('x-count-d1') !== '1') return worker.fetch!(request as never, env, ctx);
     const counter = countingD1(env.DB);
-    const response = await worker.fetch!(request as never, { ...env, DB: counter.db }, ctx);
+    // The counting proxy offers `withSession` whatever it wraps: a plain binding stays plain.
+    const response = await worker.fetch!(request as never, { ...env, DB: benchEnv.BENCH_PLAIN_D1 ? plainD1(counter.db) : counter.db }, ctx);
     const counted = new Response(response.body, response);
     counted.headers.set('x-d1-round-trips', String(counter.count));
     return counted;
   },
-} satisfies ExportedHandler<Env>;
+} satisfies ExportedHandler<BenchEnv>;
