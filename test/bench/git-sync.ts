@@ -459,7 +459,10 @@ async function inWorkerd() {
     if (argv.has('--pages-only')) return inspector.close();
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
     const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
-    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false).catch((error) => killed(largeLabel, error));
+    // GIT_SYNC_BENCH_PROFILE_LARGE=1: profiled too, sampling every 10 ms (every 1 ms slows its streams past a request's time limit).
+    const profileLarge = Boolean(process.env.GIT_SYNC_BENCH_PROFILE_LARGE);
+    if (profileLarge) await inspector.send('Profiler.setSamplingInterval', { interval: 10_000 });
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, profileLarge).catch((error) => killed(largeLabel, error));
     if (!large) return;
     report(
       largeLabel,
