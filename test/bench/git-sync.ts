@@ -77,6 +77,9 @@ const BIG = 24 * 1024 * 1024;
 const extra = argv.has('--workerd-only') ? {} : { 'vendor/dataset.bin': noise(BIG) };
 // GIT_SYNC_BENCH_SCALE=0.2 makes the large repository's videos and archives 5 times smaller (a quicker run on a busy machine).
 const SCALE = Number(process.env.GIT_SYNC_BENCH_SCALE ?? 1) || 1;
+// GIT_SYNC_BENCH_REPO=<a bare repository> [GIT_SYNC_BENCH_DIR=<its project directory>] with --workerd-only: that repository's import alone.
+const REAL_REPO = process.env.GIT_SYNC_BENCH_REPO ? path.resolve(process.env.GIT_SYNC_BENCH_REPO) : '';
+const REAL_DIR = process.env.GIT_SYNC_BENCH_DIR ?? '';
 const pagesRepo = await benchRepository(false, 1, argv.has('--rebuild'));
 const largeRepo = await benchRepository(true, SCALE, argv.has('--rebuild'));
 for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo]] as const) {
@@ -405,6 +408,19 @@ async function inWorkerd() {
     };
 
     console.log('Git Sync in workerd (the real Worker in Miniflare; the operation run as the queue consumer runs it):');
+    if (REAL_REPO) {
+      // A repository of your own (GIT_SYNC_BENCH_REPO, a bare clone; GIT_SYNC_BENCH_DIR its project directory): its import alone, profiled.
+      await control('serve', { name: 'workerd-real', source: REAL_REPO });
+      const space = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, a real repository' })).body as { id: string };
+      const label = `import: ${path.basename(REAL_REPO)}${REAL_DIR ? ` (${REAL_DIR})` : ''}`;
+      const body = { url: repoUrl('workerd-real'), ref: 'refs/heads/main', force: true, ...(REAL_DIR ? { repoProjectDirectory: REAL_DIR } : {}) };
+      const real = await operate(space.id, 'import', body, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(label, error));
+      if (real) {
+        report(label, real, `${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
+        console.log(await result(space.id, 'workerd-real'));
+      }
+      return inspector.close();
+    }
     await control('serve', { name: 'workerd-pages', source: pagesRepo.path });
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
     if (!argv.has('--large-only')) {
@@ -443,7 +459,10 @@ async function inWorkerd() {
     if (argv.has('--pages-only')) return inspector.close();
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
     const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
-    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, false).catch((error) => killed(largeLabel, error));
+    // GIT_SYNC_BENCH_PROFILE_LARGE=1: profiled too, sampling every 10 ms (every 1 ms slows its streams past a request's time limit).
+    const profileLarge = Boolean(process.env.GIT_SYNC_BENCH_PROFILE_LARGE);
+    if (profileLarge) await inspector.send('Profiler.setSamplingInterval', { interval: 10_000 });
+    const large = await operate(largeSpace.id, 'import', { url: repoUrl('workerd-large'), ref: 'refs/heads/main', force: true }, profileLarge).catch((error) => killed(largeLabel, error));
     if (!large) return;
     report(
       largeLabel,

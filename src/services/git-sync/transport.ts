@@ -1,7 +1,7 @@
 import git from 'isomorphic-git';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
-import { singleBlobOf } from './blob-stream';
+import { blobsOfPack, singleBlobOf } from './blob-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MemFS } from './memfs';
 import { concatBytes } from '../../lib/bytes';
@@ -142,6 +142,16 @@ export function packOfFetchResponse(bytes: Uint8Array): Uint8Array {
 
 /** Blobs fetched by id per request: a bounded answer whatever the repository's size (and `maxBatchBytes`). */
 export const BLOB_BATCH = 200;
+
+/**
+ * Batches of blobs fetched at once ahead of the one being handed out: the Git server packs them while the Worker
+ * reads and stores the one before. Each answer is at most `maxBatchBytes`, so this bounds what is held besides.
+ */
+export const BATCHES_IN_FLIGHT = 2;
+
+/** A batch's answer, or why there is none: settled, so that one fetched ahead never rejects unawaited. */
+type Fetched = { pack: Uint8Array } | { error: unknown };
+const settled = (pack: Promise<Uint8Array>): Promise<Fetched> => pack.then((bytes) => ({ pack: bytes }), (error: unknown) => ({ error }));
 
 /** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
 export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
@@ -406,19 +416,57 @@ export class GitSession {
       bytes += size;
     }
     if (batch.length > 0) batches.push(batch);
-    for (const wants of batches) {
-      if (!this.partial) break;
-      await this.fetchBatch(wants, async (got, pack) => {
-        // The batch's pack is indexed, read and verified once for all its blobs, and let go with it.
-        const cache = {};
-        try {
-          for (const oid of got) await hand(oid, { bytes: (await git.readBlob({ ...this.base, oid, cache })).blob });
-        } finally {
-          await this.dropPack(pack);
-        }
-      }, stream);
+    // A few batches fetched ahead while the one before is handed out (the Git server packs the next ones meanwhile),
+    // handed in their order whatever order their answers end in; at most BATCHES_IN_FLIGHT answers are held besides.
+    const ahead: Array<Promise<Fetched>> = [];
+    let next = 0;
+    const fill = () => {
+      while (ahead.length < BATCHES_IN_FLIGHT && next < batches.length) ahead.push(settled(this.blobPack(batches[next++])));
+    };
+    try {
+      for (let i = 0; i < batches.length && this.partial; i++) {
+        fill();
+        const fetched = await ahead.shift()!;
+        fill();
+        await this.handBatch(batches[i], fetched, hand, stream);
+      }
+    } finally {
+      // Answers fetched ahead and never handed (a failure, a fallback) are let go once their requests end.
+      await Promise.all(ahead);
     }
     if (!this.partial) await fromFullFetch();
+  }
+
+  /** The pack answering a batch of blobs wanted by id (not indexed: read once by `handBatch`); over `maxBatchBytes` is an error. */
+  private async blobPack(wants: string[]): Promise<Uint8Array> {
+    const args = [...wants.map((w) => `want ${w}`), 'no-progress', 'ofs-delta', 'done'];
+    const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), GIT_TRANSFER_LIMITS.maxBatchBytes));
+    this.stats.packBytes += pack.byteLength;
+    return pack;
+  }
+
+  /**
+   * Hands the blobs of one batch in the order of `wants`, read from its pack once (blobsOfPack). An answer over
+   * `maxBatchBytes` is split in two, each half fetched and handed in turn, and a single blob over it goes to `alone`;
+   * any other failure is the full fetch of the tree instead (a server refusing blobs by id), or the operation's error.
+   */
+  private async handBatch(wants: string[], fetched: Fetched, hand: (oid: string, blob: FetchedBlob) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
+    if ('pack' in fetched) {
+      const blobs = await blobsOfPack(fetched.pack, wants);
+      this.stats.blobsFetched += wants.length;
+      for (const oid of wants) await hand(oid, { bytes: blobs.get(oid)! });
+      return;
+    }
+    const { error } = fetched;
+    if (isTooLarge(error)) {
+      this.stats.splitBatches++;
+      if (wants.length === 1) return alone(wants[0]);
+      const half = Math.ceil(wants.length / 2);
+      for (const part of [wants.slice(0, half), wants.slice(half)]) if (this.partial) await this.handBatch(part, await settled(this.blobPack(part)), hand, alone);
+      return;
+    }
+    if (!this.fetchedRef) throw error;
+    await this.fullFetchAfter(error, `fetching a batch of ${wants.length} blobs by id`);
   }
 
   /**
