@@ -24,7 +24,7 @@ export const randomBase62 = (length: number): string => randomFrom(ALPHABET, len
  */
 export const newId = () => randomFrom(LETTERS, 1) + randomBase62(19);
 
-export function toHex(bytes: ArrayBuffer): string {
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 

@@ -2,6 +2,7 @@ import { sha256Hex, toHex } from '../../lib/ids';
 import { fileKey, imageDimensions } from '../content/files';
 import { GIT_SYNC_OPERATION_META, STAGING_PREFIX } from './cleanup';
 import { concatBytes } from '../../lib/bytes';
+import { gitObjectId } from './blob-stream';
 
 /**
  * Where an import puts the files it reads (assets): R2, from the queue consumer, before the SpaceWriter runs, so
@@ -120,7 +121,7 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown', settled:
       usable();
       if (size <= HELD_STREAM_BYTES) {
         const bytes = await bytesOf(stream, size);
-        const blobId = await gitBlobId(bytes);
+        const blobId = await gitObjectId('blob', bytes);
         if (blobId !== oid) throw new Error(`the blob ${oid} the remote sent has other bytes (${blobId})`);
         return storeBytes(bytes, contentType);
       }
@@ -279,13 +280,4 @@ async function bytesOf(stream: ReadableStream<Uint8Array>, size: number): Promis
   return out;
 }
 
-/** Git's id of a blob: the SHA-1 of `blob <size>\0` and its bytes. */
-async function gitBlobId(bytes: Uint8Array): Promise<string> {
-  const sha1 = new crypto.DigestStream('SHA-1');
-  const writer = sha1.getWriter();
-  await writer.write(new TextEncoder().encode(`blob ${bytes.byteLength}\0`));
-  await writer.write(bytes);
-  await writer.close();
-  return toHex(await sha1.digest);
-}
 

@@ -6,6 +6,8 @@
  */
 
 import { inflateSync, type ZlibOptions } from 'node:zlib';
+import { concatBytes } from '../../lib/bytes';
+import { toHex } from '../../lib/ids';
 
 const decoder = new TextDecoder();
 
@@ -239,19 +241,10 @@ const REF_DELTA = 7;
 
 type PackObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
-const hexOf = (bytes: Uint8Array) => {
-  let out = '';
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
-  return out;
-};
-
 /** Git's id of an object: the SHA-1 of `<type> <size>\0` and its bytes. */
-async function objectId(type: PackObjectType, data: Uint8Array): Promise<string> {
+export async function gitObjectId(type: PackObjectType, data: Uint8Array): Promise<string> {
   const header = new TextEncoder().encode(`${type} ${data.byteLength}\0`);
-  const all = new Uint8Array(header.byteLength + data.byteLength);
-  all.set(header);
-  all.set(data, header.byteLength);
-  return hexOf(new Uint8Array(await crypto.subtle.digest('SHA-1', all)));
+  return toHex(await crypto.subtle.digest('SHA-1', concatBytes([header, data])));
 }
 
 /**
@@ -325,8 +318,8 @@ export async function blobsOfPack(pack: Uint8Array, wants: readonly string[]): P
   if (version !== 2 && version !== 3) throw new Error(`the remote answered a pack of version ${version}`);
   const count = view.getUint32(8);
   const end = pack.byteLength - 20;
-  const checksum = hexOf(new Uint8Array(await crypto.subtle.digest('SHA-1', pack.subarray(0, end))));
-  if (checksum !== hexOf(pack.subarray(end))) throw new Error('the pack the remote sent does not match its checksum');
+  const checksum = toHex(await crypto.subtle.digest('SHA-1', pack.subarray(0, end)));
+  if (checksum !== toHex(pack.subarray(end))) throw new Error('the pack the remote sent does not match its checksum');
 
   const wanted = new Set(wants);
   const blobs = new Map<string, Uint8Array>();
@@ -358,7 +351,7 @@ export async function blobsOfPack(pack: Uint8Array, wants: readonly string[]): P
       base = byOffset.get(start - distance);
       if (!base) throw new Error(`the pack's delta at byte ${start} has no base in the pack`);
     } else if (kind === REF_DELTA) {
-      const baseId = hexOf(pack.subarray(at, at + 20));
+      const baseId = toHex(pack.subarray(at, at + 20));
       at += 20;
       base = byId.get(baseId);
       if (!base) throw new Error(`the pack's delta at byte ${start} is on ${baseId}, which the pack does not carry before it`);
@@ -368,7 +361,7 @@ export async function blobsOfPack(pack: Uint8Array, wants: readonly string[]): P
     const inflated = inflateAt(pack, at, end, size);
     at = inflated.next;
     const object = base ? { type: base.type, data: applyDelta(base.data, inflated.data) } : { type: TYPES[kind] as PackObjectType, data: inflated.data };
-    const oid = await objectId(object.type, object.data);
+    const oid = await gitObjectId(object.type, object.data);
     byOffset.set(start, object);
     byId.set(oid, object);
     if (object.type === 'blob' && wanted.has(oid)) blobs.set(oid, object.data);
