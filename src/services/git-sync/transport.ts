@@ -150,8 +150,8 @@ export const BLOB_BATCH = 200;
 export const BATCHES_IN_FLIGHT = 2;
 
 /** A batch's answer, or why there is none: settled, so that one fetched ahead never rejects unawaited. */
-type Fetched = { pack: Uint8Array } | { error: unknown };
-const settled = (pack: Promise<Uint8Array>): Promise<Fetched> => pack.then((bytes) => ({ pack: bytes }), (error: unknown) => ({ error }));
+type Settled<T> = { value: T } | { error: unknown };
+const settled = <T>(answer: Promise<T>): Promise<Settled<T>> => answer.then((value) => ({ value }), (error: unknown) => ({ error }));
 
 /** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
 export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
@@ -418,7 +418,7 @@ export class GitSession {
     if (batch.length > 0) batches.push(batch);
     // A few batches fetched ahead while the one before is handed out (the Git server packs the next ones meanwhile),
     // handed in their order whatever order their answers end in; at most BATCHES_IN_FLIGHT answers are held besides.
-    const ahead: Array<Promise<Fetched>> = [];
+    const ahead: Array<Promise<Settled<Uint8Array>>> = [];
     let next = 0;
     const fill = () => {
       while (ahead.length < BATCHES_IN_FLIGHT && next < batches.length) ahead.push(settled(this.blobPack(batches[next++])));
@@ -428,7 +428,10 @@ export class GitSession {
         fill();
         const fetched = await ahead.shift()!;
         fill();
-        await this.handBatch(batches[i], fetched, hand, stream);
+        await this.inBatch(batches[i], fetched, (part) => this.blobPack(part), async (wants, pack) => {
+          const blobs = await blobsOfPack(pack, wants);
+          for (const oid of wants) await hand(oid, { bytes: blobs.get(oid)! });
+        }, stream);
       }
     } finally {
       // Answers fetched ahead and never handed (a failure, a fallback) are let go once their requests end.
@@ -437,7 +440,7 @@ export class GitSession {
     if (!this.partial) await fromFullFetch();
   }
 
-  /** The pack answering a batch of blobs wanted by id (not indexed: read once by `handBatch`); over `maxBatchBytes` is an error. */
+  /** The pack answering a batch of blobs wanted by id (not indexed: read once by blobsOfPack); over `maxBatchBytes` is an error. */
   private async blobPack(wants: string[]): Promise<Uint8Array> {
     const args = [...wants.map((w) => `want ${w}`), 'no-progress', 'ofs-delta', 'done'];
     const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), GIT_TRANSFER_LIMITS.maxBatchBytes));
@@ -446,54 +449,41 @@ export class GitSession {
   }
 
   /**
-   * Hands the blobs of one batch in the order of `wants`, read from its pack once (blobsOfPack). An answer over
-   * `maxBatchBytes` is split in two, each half fetched and handed in turn, and a single blob over it goes to `alone`;
-   * any other failure is the full fetch of the tree instead (a server refusing blobs by id), or the operation's error.
+   * One batch of blobs by id into the session's repository, then `got` (with the pack's name); split and fallen back
+   * from as `inBatch` says.
    */
-  private async handBatch(wants: string[], fetched: Fetched, hand: (oid: string, blob: FetchedBlob) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
-    if ('pack' in fetched) {
-      const blobs = await blobsOfPack(fetched.pack, wants);
+  private async fetchBatch(wants: string[], got: (oids: string[], pack: string) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
+    const fetch = (part: string[]) => this.fetchPack(part, { maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes });
+    await this.inBatch(wants, await settled(fetch(wants)), fetch, got, alone);
+  }
+
+  /**
+   * A batch of blobs wanted by id, given its answer (fetched ahead or just now): `got` with it. An answer over
+   * `maxBatchBytes` is split in two, each half fetched with `fetch` and taken in turn, and a single blob over it goes
+   * to `alone`. A server that advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant`
+   * off): the whole tree, the way isomorphic-git fetches it, and no partial reads from then on.
+   */
+  private async inBatch<T>(
+    wants: string[],
+    answer: Settled<T>,
+    fetch: (wants: string[]) => Promise<T>,
+    got: (wants: string[], value: T) => Promise<void>,
+    alone: (oid: string) => Promise<void>,
+  ): Promise<void> {
+    if ('value' in answer) {
       this.stats.blobsFetched += wants.length;
-      for (const oid of wants) await hand(oid, { bytes: blobs.get(oid)! });
-      return;
+      return got(wants, answer.value);
     }
-    const { error } = fetched;
+    const { error } = answer;
     if (isTooLarge(error)) {
       this.stats.splitBatches++;
       if (wants.length === 1) return alone(wants[0]);
       const half = Math.ceil(wants.length / 2);
-      for (const part of [wants.slice(0, half), wants.slice(half)]) if (this.partial) await this.handBatch(part, await settled(this.blobPack(part)), hand, alone);
+      for (const part of [wants.slice(0, half), wants.slice(half)]) if (this.partial) await this.inBatch(part, await settled(fetch(part)), fetch, got, alone);
       return;
     }
     if (!this.fetchedRef) throw error;
     await this.fullFetchAfter(error, `fetching a batch of ${wants.length} blobs by id`);
-  }
-
-  /**
-   * One batch of blobs by id into the session's repository, then `got` (with the pack's name); an answer over
-   * `maxBatchBytes` is split in two and asked again, and a single blob over it goes to `alone`. A server that
-   * advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant` off): the whole tree, the
-   * way isomorphic-git fetches it, and no partial reads from then on.
-   */
-  private async fetchBatch(wants: string[], got: (oids: string[], pack: string) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
-    let pack: string;
-    try {
-      pack = await this.fetchPack(wants, { maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes });
-    } catch (error) {
-      if (isTooLarge(error)) {
-        this.stats.splitBatches++;
-        if (wants.length === 1) return alone(wants[0]);
-        const half = Math.ceil(wants.length / 2);
-        await this.fetchBatch(wants.slice(0, half), got, alone);
-        if (this.partial) await this.fetchBatch(wants.slice(half), got, alone);
-        return;
-      }
-      if (!this.fetchedRef) throw error;
-      await this.fullFetchAfter(error, `fetching a batch of ${wants.length} blobs by id`);
-      return;
-    }
-    this.stats.blobsFetched += wants.length;
-    await got(wants, pack);
   }
 
   private get base() {
