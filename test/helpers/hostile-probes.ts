@@ -79,26 +79,31 @@ const HOSTILE_ID = [...['', ' ', 'x'.repeat(128), 'x'.repeat(129), "'", '😀', 
 const HOSTILE_PAGE_TEXT = ['', ' ', 'a', 'x'.repeat(10_000), 'é'.repeat(300), "'", '\u0000', '😀'.repeat(40)].map(encodeURIComponent);
 
 const base64url = (text: string) => btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-/** Page cursors a client could forge: well-formed base64 of JSON that is not a cursor this API made. */
-const FORGED_CURSORS = [
-  '[1e400,"x"]',
-  '[-1e400,"x"]',
-  '[9007199254740993,"x"]',
-  '["",""]',
-  `["${'x'.repeat(5000)}","${'y'.repeat(5000)}"]`,
-  '["\\u0000","\\u0000"]',
-  '[0,"x",1]',
-  '[null,"x"]',
-  '[[],"x"]',
-  '{"0":1,"1":"x"}',
-  '"x"',
-].map((json) => base64url(unescape(encodeURIComponent(json))));
+/**
+ * Page cursors a client could forge: well-formed base64 of JSON that is not a cursor this API made. Those
+ * decodeCursor (src/lib/keyset-pages.ts) takes, a string or number and a string, reach each list's own keyset query.
+ */
+const FORGED_CURSORS_TAKEN = ['[1e400,"x"]', '[-1e400,"x"]', '[9007199254740993,"x"]', '["",""]', `["${'x'.repeat(5000)}","${'y'.repeat(5000)}"]`, '["\\u0000","\\u0000"]'].map(
+  (json) => base64url(unescape(encodeURIComponent(json))),
+);
+/** Forged cursors of another shape, which decodeCursor refuses before any list reads them (a 400, the same for every list). */
+const FORGED_CURSORS_REFUSED = ['[0,"x",1]', '[null,"x"]', '[[],"x"]', '{"0":1,"1":"x"}', '"x"'].map((json) => base64url(unescape(encodeURIComponent(json))));
+const FORGED_CURSORS = [...FORGED_CURSORS_TAKEN, ...FORGED_CURSORS_REFUSED];
+/**
+ * A list's cursor on every list but one: each text decodeCursor refuses is refused there alike, whichever list
+ * calls it, so each list gets one value of each kind decodeCursor refuses (text that is no base64 JSON, a malformed
+ * escape, a forged cursor of another shape) and every forged cursor it takes (they reach that list's query). The
+ * other values of those kinds (HOSTILE_PAGE_TEXT, HOSTILE_RAW, FORGED_CURSORS_REFUSED) go to the document's first
+ * list (`representative.cursor`); HOSTILE_RAW also to every free-text query parameter (the same query decoder).
+ */
+const CURSOR_PER_LIST = ['a', '%', FORGED_CURSORS_REFUSED.at(-1)!, ...FORGED_CURSORS_TAKEN];
 
 /**
  * Hostile values of a JSON body property, by JSON type. A property whose schema has one type gets every value of
  * that type and the first value of each other type: its validator refuses a value of another type whatever it
  * is (a number where a string goes, deep or not, long or not), and only values of its own type reach the code
- * behind it. A property of several types, or none, gets them all.
+ * behind it; past the first property of its type in an operation, it gets one other type in turn (jsonValuesFor).
+ * A property of several types, or none, gets them all.
  */
 const HOSTILE_JSON: Record<'null' | 'boolean' | 'number' | 'string' | 'array' | 'object', unknown[]> = {
   null: [null],
@@ -121,6 +126,13 @@ const HOSTILE_BODIES: Array<{ contentType: string; body: string }> = [
   { contentType: 'text/plain', body: '{}' },
   { contentType: 'application/x-www-form-urlencoded', body: 'a=1' },
 ];
+/**
+ * Whole bodies that the route's JSON validator refuses before its handler runs, as it refuses another of this
+ * list on the same operation: JSON of another type than the body's (`[]`, `"x"`, 5,000 nested arrays: as `null`,
+ * zod's type check of the body) and text that is no JSON (NUL: as `{`, the validator's JSON.parse). Sent to the
+ * document's first operation whose body has each top-level type (`representative.bodies`), not to every operation.
+ */
+const REFUSED_LIKE_ANOTHER_BODY = new Set(['[]', '"x"', '\u0000', `${'['.repeat(5000)}${']'.repeat(5000)}`]);
 
 /** The served document's `components.schemas`, which the schemas of its operations refer to. */
 let components: Record<string, Schema> = {};
@@ -219,22 +231,30 @@ function isEnumeration(input: Schema | undefined): boolean {
   return variants ? variants.length > 0 && variants.every(isEnumeration) : Array.isArray(schema.enum);
 }
 
-/** The hostile values of a body property (see HOSTILE_JSON). */
-function jsonValuesFor(schema: Schema | undefined): unknown[] {
+/**
+ * The hostile values of a body property (see HOSTILE_JSON). `turn` (the property's place among the operation's
+ * properties of one type) picks which value of another type a property gets past the operation's first: the route's
+ * zod schema refuses any value of another type at a property of one type, as one check (invalid_type) before the
+ * handler runs, so the operation's first property of each type takes one value of each other type (and null, which
+ * a nullable property takes), its later properties of that type null and one other type in turn.
+ */
+function jsonValuesFor(schema: Schema | undefined, turn?: number): unknown[] {
   const type = singleType(schema);
   if (!type) return Object.values(HOSTILE_JSON).flat();
-  return Object.entries(HOSTILE_JSON).flatMap(([other, values]) => (other === type ? values : values.slice(0, 1)));
+  const others = Object.keys(HOSTILE_JSON).filter((other) => other !== type && other !== 'null') as Array<keyof typeof HOSTILE_JSON>;
+  const kept = turn === undefined || turn === 0 ? new Set(others) : new Set([others[(turn - 1) % others.length]]);
+  return Object.entries(HOSTILE_JSON).flatMap(([other, values]) => (other === type ? values : other === 'null' || kept.has(other as keyof typeof HOSTILE_JSON) ? values.slice(0, 1) : []));
 }
 
 /** The hostile values of a query parameter, by the type its schema gives it. */
 /** A list's cursor, as the served document describes `page` there (elsewhere `page` may be a page's id). */
 const isCursor = (param: Operation['params'][number]) => /the page results to fetch/.test(param.schema?.description ?? '');
 
-function queryValuesFor(param: Operation['params'][number]): string[] {
+function queryValuesFor(param: Operation['params'][number], representative = false): string[] {
   const type = singleType(param.schema);
   if (type === 'number') return HOSTILE_NUMBER;
   if (type === 'boolean' || isEnumeration(param.schema)) return HOSTILE_WORD;
-  if (param.name === 'page' && isCursor(param)) return [...HOSTILE_PAGE_TEXT, ...HOSTILE_RAW, ...FORGED_CURSORS];
+  if (param.name === 'page' && isCursor(param)) return representative ? [...HOSTILE_PAGE_TEXT, ...HOSTILE_RAW, ...FORGED_CURSORS] : CURSOR_PER_LIST;
   return [...HOSTILE_TEXT, ...HOSTILE_RAW, ...(param.name === 'page' ? FORGED_CURSORS : [])];
 }
 
@@ -254,20 +274,37 @@ export interface Operation {
   operationId: string;
   params: Array<{ name: string; in: 'path' | 'query'; schema?: Schema }>;
   body?: Schema;
+  /**
+   * What this operation is the document's representative of, and is sent every value for: `cursor`, the first
+   * list with a cursor (CURSOR_PER_LIST); `bodies`, the first operation whose body has its top-level type
+   * (REFUSED_LIKE_ANOTHER_BODY).
+   */
+  representative: { cursor: boolean; bodies: boolean };
 }
 
 /** The operations of a served document; its component schemas become those the probes resolve. */
 export function operationsOf(doc: { paths: Record<string, any>; components: { schemas: Record<string, Schema> } }): Operation[] {
   components = doc.components.schemas;
-  return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+  const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((method) => ({
       method,
       path: `/v1${path}`,
       operationId: item[method].operationId,
       params: (item[method].parameters ?? []).filter((p: any) => p.in === 'path' || p.in === 'query'),
       body: item[method].requestBody?.content?.['application/json']?.schema,
+      representative: { cursor: false, bodies: false },
     })),
   );
+  // Chosen on the whole document, before the sweep splits it into shards: each is in exactly one shard.
+  const firstList = operations.find((op) => op.params.some((p: Operation['params'][number]) => p.in === 'query' && p.name === 'page' && isCursor(p)));
+  if (firstList) firstList.representative.cursor = true;
+  const bodyKinds = new Set<string>();
+  for (const op of operations.filter((op) => op.body)) {
+    const kind = singleType(op.body) ?? 'several';
+    if (!bodyKinds.has(kind)) op.representative.bodies = true;
+    bodyKinds.add(kind);
+  }
+  return operations;
 }
 
 /** One request of the sweep: what it tries, its path parameters (the others real), its query and its body. */
@@ -290,16 +327,23 @@ export function probesOf(op: Operation): Probe[] {
   }
   // Query parameters, one at a time, and repeated.
   for (const param of op.params.filter((p) => p.in === 'query')) {
-    for (const value of queryValuesFor(param)) add(`query ${param.name}=${value.slice(0, 30)}`, {}, `${param.name}=${value}`, jsonBody);
+    for (const value of queryValuesFor(param, op.representative.cursor)) add(`query ${param.name}=${value.slice(0, 30)}`, {}, `${param.name}=${value}`, jsonBody);
     add(`query ${param.name} without a value`, {}, param.name, jsonBody);
     add(`query ${param.name} twice`, {}, `${param.name}=1&${param.name}=2`, jsonBody);
   }
   if (op.body) {
     // Whole bodies.
-    for (const body of HOSTILE_BODIES) add(`body ${body.contentType} ${body.body.slice(0, 20)}`, {}, '', body);
-    // Each top-level property of an otherwise minimal body.
+    for (const body of HOSTILE_BODIES) {
+      if (REFUSED_LIKE_ANOTHER_BODY.has(body.body) && !op.representative.bodies) continue;
+      add(`body ${body.contentType} ${body.body.slice(0, 20)}`, {}, '', body);
+    }
+    // Each top-level property of an otherwise minimal body; `turns` counts the properties of each type so far.
+    const turns = new Map<string, number>();
     for (const [property, schema] of bodyProperties(op.body)) {
-      for (const value of jsonValuesFor(schema)) {
+      const type = singleType(schema);
+      const turn = type === undefined ? undefined : (turns.get(type) ?? 0);
+      if (type !== undefined) turns.set(type, turn! + 1);
+      for (const value of jsonValuesFor(schema, turn)) {
         const body = JSON.stringify({ ...minimalBody, [property]: value });
         add(`body.${property}=${JSON.stringify(value).slice(0, 30)}`, {}, '', { contentType: 'application/json', body });
       }
