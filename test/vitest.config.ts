@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { prepareDocsAssets } from '../src/cli/docs-assets.mjs';
 import { RATE_LIMIT_POLICIES } from '../src/services/limits/rate-limits.ts';
 import { holdRuntimeReports, noteSettlement, runtimeReportsReporter } from './helpers/runtime-logs.mjs';
@@ -21,6 +22,21 @@ export function rateLimitBindings(limits: Record<string, `${number}/${10 | 60}`>
     vars[`RATE_LIMIT_${policy}`] = rate;
   });
   return { ratelimits, vars };
+}
+
+/**
+ * Vitest's order (failed, then longest, or in a fresh checkout largest, first), with the migration tests first of
+ * all. Files share their worker's database (isolate: false), and a migration test runs its migration's statements
+ * over the whole of it, as a deployment does (pack-stored.test.ts packs every document in the database in ~200
+ * steps): run last, after the other files have filled it, one of them took 31 s on a loaded 2-core machine, for
+ * what the test checks on its own rows. First, the database holds little but theirs.
+ */
+class MigrationsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const isMigration = (file: TestSpecification) => /\/test\/migrations\//.test(file.moduleId);
+    return [...sorted.filter(isMigration), ...sorted.filter((file) => !isMigration(file))];
+  }
 }
 
 /**
@@ -88,6 +104,7 @@ export function workersProject(options: { include: string[]; exclude?: string[];
         // Vitest's default leaves a core idle (one file at a time on a 2-core machine); each file waits on
         // its own workerd half of the time, so two at once finish the suite about a fifth sooner there.
         maxWorkers: Math.max(2, availableParallelism()),
+        sequence: { sequencer: MigrationsFirst },
         // One workerd (and one module graph, migrated once) per worker, reused file after file, instead of a fresh
         // one per file: booting, migrating and importing the app again was a third of the suite's time. Files share
         // the database, so a test never counts or lists rows it did not make (each seeds its own organization).
