@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { expect, inject } from 'vitest';
 import { runGitSyncOperation } from '../../src/services/git-sync/operations';
-import { api } from './harness';
+import { createSpace } from './content';
+import { api, expectStatus, seedOrg } from './harness';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -110,4 +111,18 @@ export function chunked(bytes: Uint8Array, sizes: number | readonly number[] = 7
       at += size;
     },
   });
+}
+
+/**
+ * The start of a conformance test: a space of a new organization with `files` imported from a new repository `name`,
+ * with GitHub's body and `force` (the integration's setup import); the imported top-level pages, by their file.
+ */
+export async function importedSpace(name: string, files: Record<string, string>) {
+  const org = await seedOrg();
+  const token = org.owner.token;
+  const space = await createSpace(org.id, token);
+  const created = await createRepository(name, { files });
+  await runGitOperation(space.id, token, 'import', { ...githubBody(name), force: true });
+  const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
+  return { org, token, space, head: created.head, byPath: (path: string) => pages.find((page) => page.git?.path === path) };
 }
