@@ -327,7 +327,7 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
 class PackReader {
   private readonly pending = new Chunks();
   private readonly checksum = sha1();
-  private ended = false;
+  ended = false;
   /** The answer itself failed (too large, the connection lost): that is the error, whatever was read of it. */
   sourceFailed = false;
   /** Bytes consumed from the pack's start (the offset of what is read next). */
@@ -369,8 +369,19 @@ class PackReader {
     const at = this.offset;
     const available = await this.fill(deflateBound(size));
     const input = this.pending.peek(Math.min(available, deflateBound(size)));
-    const { data, used } = inflateHead(input, size, at);
-    await this.take(used);
+    let inflated: { data: Uint8Array; used: number };
+    try {
+      inflated = inflateHead(input, size, at);
+    } catch (error) {
+      // The pack ended within this object's bytes: it was cut short, whatever zlib makes of what is there.
+      if (this.ended && available < deflateBound(size)) throw new Error(`the pack was cut short (in its object at byte ${at})`);
+      throw error;
+    }
+    const { data, used } = inflated;
+    // Hashed from the bytes zlib read (a copy when they spanned chunks), not copied again.
+    this.checksum.update(input.subarray(0, used));
+    this.pending.skip(used);
+    this.offset += used;
     return data;
   }
 
@@ -423,7 +434,8 @@ export async function blobsOfPackStream(packBytes: AsyncIterable<Uint8Array>, wa
   try {
     await readObjects(reader, count, wants, blobs);
   } catch (error) {
-    if (!reader.sourceFailed && !(await reader.checksumHolds().catch(() => true))) throw new Error('the pack the remote sent does not match its checksum');
+    // Read to its end unless it ended already (cut short) or its answer failed: damaged bytes say so.
+    if (!reader.sourceFailed && !reader.ended && !(await reader.checksumHolds().catch(() => true))) throw new Error('the pack the remote sent does not match its checksum');
     throw error;
   }
   await reader.verifyTrailer();
