@@ -5,8 +5,8 @@
  * through the runtime's DecompressionStream as they arrive: never held whole, whatever the blob's size.
  */
 
+import { createHash } from 'node:crypto';
 import { inflateSync, type ZlibOptions } from 'node:zlib';
-import { concatBytes } from '../../lib/bytes';
 import { toHex } from '../../lib/ids';
 
 const decoder = new TextDecoder();
@@ -39,21 +39,30 @@ class Chunks {
 
   /** The next `n` bytes (n <= length), consumed. */
   take(n: number): Uint8Array {
+    const bytes = this.peek(n);
+    this.advance(n);
+    return bytes;
+  }
+
+  /** The next `n` bytes (n <= length), not consumed: a view when one chunk holds them, else a copy. */
+  peek(n: number): Uint8Array {
     const first = this.list[0];
-    if (first && first.byteLength - this.offset >= n) {
-      const view = first.subarray(this.offset, this.offset + n);
-      this.advance(n);
-      return view;
-    }
+    if (first && first.byteLength - this.offset >= n) return first.subarray(this.offset, this.offset + n);
     const out = new Uint8Array(n);
-    for (let at = 0; at < n; ) {
-      const chunk = this.list[0];
-      const count = Math.min(n - at, chunk.byteLength - this.offset);
-      out.set(chunk.subarray(this.offset, this.offset + count), at);
+    let offset = this.offset;
+    for (let at = 0, i = 0; at < n; i++) {
+      const chunk = this.list[i];
+      const count = Math.min(n - at, chunk.byteLength - offset);
+      out.set(chunk.subarray(offset, offset + count), at);
       at += count;
-      this.advance(count);
+      offset = 0;
     }
     return out;
+  }
+
+  /** Drops the next `n` bytes (n <= length). */
+  skip(n: number): void {
+    this.advance(n);
   }
 
   /** Everything left, consumed: views of the chunks. */
@@ -122,7 +131,7 @@ export async function* pktLinesOf(body: ReadableStream<Uint8Array>): AsyncGenera
 }
 
 /** The pack bytes of a v2 `fetch` answer, as they come: band 1 of the `packfile` section; band 3 (an error) thrown. */
-async function* packBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* packBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   let inPack = false;
   for await (const line of pktLinesOf(body)) {
     if (line === null) {
@@ -241,19 +250,24 @@ const REF_DELTA = 7;
 
 type PackObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
-/** Git's id of an object: the SHA-1 of `<type> <size>\0` and its bytes. */
+/** node:crypto's incremental SHA-1 (the project's types for node:crypto are narrower than what it does). */
+type Sha1 = { update(bytes: Uint8Array): Sha1; digest(): Uint8Array };
+const sha1 = () => createHash('sha1') as unknown as Sha1;
+
+/** Git's id of an object: the SHA-1 of `<type> <size>\0` and its bytes (hashed in place: the bytes are not copied). */
 export async function gitObjectId(type: PackObjectType, data: Uint8Array): Promise<string> {
-  const header = new TextEncoder().encode(`${type} ${data.byteLength}\0`);
-  return toHex(await crypto.subtle.digest('SHA-1', concatBytes([header, data])));
+  return toHex(sha1().update(new TextEncoder().encode(`${type} ${data.byteLength}\0`)).update(data).digest());
 }
 
+/** The most compressed bytes a zlib stream of `size` inflated bytes takes (zlib's deflateBound, rounded up). */
+const deflateBound = (size: number) => size + (size >> 10) + 64;
+
 /**
- * The bytes of one zlib stream starting at `at` that inflates to `size` bytes, and where it ends. The input given
- * to zlib is bounded by the most a stream of `size` bytes can take (zlib's deflateBound, rounded up), so that a
- * large pack is never handed whole to each object's inflate.
+ * The bytes of one zlib stream at the start of `input` that inflates to `size` bytes, and how many bytes of
+ * `input` it took. `input` is bounded by the caller (at most `deflateBound(size)` bytes), so that a large pack is
+ * never handed whole to each object's inflate.
  */
-function inflateAt(pack: Uint8Array, at: number, end: number, size: number): { data: Uint8Array; next: number } {
-  const input = pack.subarray(at, Math.min(end, at + size + (size >> 10) + 64));
+function inflateHead(input: Uint8Array, size: number, at: number): { data: Uint8Array; used: number } {
   let result: { buffer: Uint8Array; engine: { bytesWritten: number } };
   try {
     result = inflateSync(input, { info: true, maxOutputLength: Math.max(size, 1) } as ZlibOptions & { info: true }) as unknown as typeof result;
@@ -261,9 +275,8 @@ function inflateAt(pack: Uint8Array, at: number, end: number, size: number): { d
     throw new Error(`the pack's object at byte ${at} does not inflate to its ${size} bytes: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (result.buffer.byteLength !== size) throw new Error(`the pack's object at byte ${at} inflates to ${result.buffer.byteLength} bytes, not the ${size} its header gives`);
-  return { data: result.buffer, next: at + result.engine.bytesWritten };
+  return { data: result.buffer, used: result.engine.bytesWritten };
 }
-
 /** Git's delta (a base's copy and insert instructions) applied to `base`. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
   let at = 0;
@@ -307,67 +320,181 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
 }
 
 /**
- * The blobs among `wants` that a whole pack (a v2 `fetch` answer's, without thin deltas) carries, by id: the pack's
- * checksum verified, every object inflated once and each delta resolved from its base in the pack, each object's
- * id computed from its bytes (so a blob is exactly the bytes of its id). A wanted blob the pack lacks is an error.
+ * A pack's bytes as they come, read object by object: what is buffered is at most one object's compressed bytes
+ * (and the chunk the next one starts in), never the pack. Every byte before the trailer goes through the pack's
+ * SHA-1 as it is consumed.
  */
-export async function blobsOfPack(pack: Uint8Array, wants: readonly string[]): Promise<Map<string, Uint8Array>> {
-  if (pack.byteLength < 32 || decoder.decode(pack.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');
-  const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
+class PackReader {
+  private readonly pending = new Chunks();
+  private readonly checksum = sha1();
+  ended = false;
+  /** The answer itself failed (too large, the connection lost): that is the error, whatever was read of it. */
+  sourceFailed = false;
+  /** Bytes consumed from the pack's start (the offset of what is read next). */
+  offset = 0;
+
+  constructor(private readonly source: AsyncIterator<Uint8Array>) {}
+
+  /** Buffers until `n` bytes are, or the pack ended; answers how many are buffered. */
+  async fill(n: number): Promise<number> {
+    while (this.pending.length < n && !this.ended) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await this.source.next();
+      } catch (error) {
+        this.sourceFailed = true;
+        throw error;
+      }
+      const { done, value } = next;
+      if (done) this.ended = true;
+      else this.pending.push(value);
+    }
+    return this.pending.length;
+  }
+
+  async take(n: number): Promise<Uint8Array> {
+    if ((await this.fill(n)) < n) throw new Error('the pack was cut short');
+    const bytes = this.pending.take(n);
+    this.checksum.update(bytes);
+    this.offset += n;
+    return bytes;
+  }
+
+  async byte(): Promise<number> {
+    return (await this.take(1))[0];
+  }
+
+  /** One zlib stream that inflates to `size` bytes, consumed (its compressed bytes only). */
+  async inflate(size: number): Promise<Uint8Array> {
+    const at = this.offset;
+    const available = await this.fill(deflateBound(size));
+    const input = this.pending.peek(Math.min(available, deflateBound(size)));
+    let inflated: { data: Uint8Array; used: number };
+    try {
+      inflated = inflateHead(input, size, at);
+    } catch (error) {
+      // The pack ended within this object's bytes: it was cut short, whatever zlib makes of what is there.
+      if (this.ended && available < deflateBound(size)) throw new Error(`the pack was cut short (in its object at byte ${at})`);
+      throw error;
+    }
+    const { data, used } = inflated;
+    // Hashed from the bytes zlib read (a copy when they spanned chunks), not copied again.
+    this.checksum.update(input.subarray(0, used));
+    this.pending.skip(used);
+    this.offset += used;
+    return data;
+  }
+
+  /**
+   * Whether the rest of the pack matches its checksum, read to its end holding only its last 20 bytes: an object
+   * that does not parse is first a pack whose bytes were damaged, and says so.
+   */
+  async checksumHolds(): Promise<boolean> {
+    for (;;) {
+      if (this.pending.length > 20) {
+        const bytes = this.pending.take(this.pending.length - 20);
+        this.checksum.update(bytes);
+      }
+      if (this.ended) break;
+      await this.fill(this.pending.length + 1);
+    }
+    return this.pending.length === 20 && toHex(this.checksum.digest()) === toHex(this.pending.take(20));
+  }
+
+  /** The trailer: the SHA-1 of every byte before it, and nothing after it. */
+  async verifyTrailer(): Promise<void> {
+    const left = await this.fill(21);
+    if (left < 20) throw new Error('the pack was cut short');
+    if (left > 20) throw new Error('the pack has bytes after its objects');
+    const trailer = this.pending.take(20);
+    if (toHex(this.checksum.digest()) !== toHex(trailer)) throw new Error('the pack the remote sent does not match its checksum');
+  }
+}
+
+/**
+ * The blobs among `wants` that a pack (a v2 `fetch` answer's, without thin deltas) carries, by id, read as its
+ * bytes come (`packBytes`: band 1 of the answer, see `packBytesOf`): each object inflated once as soon as its
+ * compressed bytes are here, each delta resolved from its base in the pack, each object's id computed from its
+ * bytes (so a blob is exactly the bytes of its id), the pack's checksum verified at its end. What is held is the
+ * batch's inflated objects (a later delta's base may be any of them) and one object's compressed bytes, never the
+ * pack: a batch costs its blobs' bytes once. A wanted blob the pack lacks is an error. `bytes`: the pack's size.
+ */
+export async function blobsOfPackStream(packBytes: AsyncIterable<Uint8Array>, wants: readonly string[]): Promise<{ blobs: Map<string, Uint8Array>; bytes: number }> {
+  const reader = new PackReader(packBytes[Symbol.asyncIterator]());
+  const header = await reader.take(12).catch(() => {
+    throw new Error('the remote answered the fetch with something that is not a pack');
+  });
+  if (decoder.decode(header.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   const version = view.getUint32(4);
   if (version !== 2 && version !== 3) throw new Error(`the remote answered a pack of version ${version}`);
   const count = view.getUint32(8);
-  const end = pack.byteLength - 20;
-  const checksum = toHex(await crypto.subtle.digest('SHA-1', pack.subarray(0, end)));
-  if (checksum !== toHex(pack.subarray(end))) throw new Error('the pack the remote sent does not match its checksum');
 
-  const wanted = new Set(wants);
   const blobs = new Map<string, Uint8Array>();
+  try {
+    await readObjects(reader, count, wants, blobs);
+  } catch (error) {
+    // Read to its end unless it ended already (cut short) or its answer failed: damaged bytes say so.
+    if (!reader.sourceFailed && !reader.ended && !(await reader.checksumHolds().catch(() => true))) throw new Error('the pack the remote sent does not match its checksum');
+    throw error;
+  }
+  await reader.verifyTrailer();
+  const missing = wants.find((oid) => !blobs.has(oid));
+  if (missing) throw new Error(`the remote's answer lacks the blob ${missing}`);
+  return { blobs, bytes: reader.offset + 20 };
+}
+
+/** The `count` objects of a pack, in turn: the blobs among `wants` into `blobs`. */
+async function readObjects(reader: PackReader, count: number, wants: readonly string[], blobs: Map<string, Uint8Array>): Promise<void> {
+  const wanted = new Set(wants);
   // Every object of the pack by offset and by id: a later delta's base (the batch is bounded, so is this).
   const byOffset = new Map<number, { type: PackObjectType; data: Uint8Array }>();
   const byId = new Map<string, { type: PackObjectType; data: Uint8Array }>();
-  let at = 12;
   for (let i = 0; i < count; i++) {
-    if (at >= end) throw new Error('the pack was cut short');
-    const start = at;
-    let byte = pack[at++];
+    const start = reader.offset;
+    let byte = await reader.byte();
     const kind = (byte >> 4) & 7;
     let size = byte & 15;
     let shift = 4;
     while (byte & 0x80) {
-      if (at >= end) throw new Error('the pack was cut short');
-      byte = pack[at++];
+      byte = await reader.byte();
       size += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     }
     let base: { type: PackObjectType; data: Uint8Array } | undefined;
     if (kind === OFS_DELTA) {
-      byte = pack[at++];
+      byte = await reader.byte();
       let distance = byte & 0x7f;
       while (byte & 0x80) {
-        byte = pack[at++];
+        byte = await reader.byte();
         distance = (distance + 1) * 128 + (byte & 0x7f);
       }
       base = byOffset.get(start - distance);
       if (!base) throw new Error(`the pack's delta at byte ${start} has no base in the pack`);
     } else if (kind === REF_DELTA) {
-      const baseId = toHex(pack.subarray(at, at + 20));
-      at += 20;
+      const baseId = toHex(await reader.take(20));
       base = byId.get(baseId);
       if (!base) throw new Error(`the pack's delta at byte ${start} is on ${baseId}, which the pack does not carry before it`);
     } else if (!TYPES[kind]) {
       throw new Error(`the pack has an object of unknown type ${kind}`);
     }
-    const inflated = inflateAt(pack, at, end, size);
-    at = inflated.next;
-    const object = base ? { type: base.type, data: applyDelta(base.data, inflated.data) } : { type: TYPES[kind] as PackObjectType, data: inflated.data };
+    const inflated = await reader.inflate(size);
+    const object = base ? { type: base.type, data: applyDelta(base.data, inflated) } : { type: TYPES[kind] as PackObjectType, data: inflated };
     const oid = await gitObjectId(object.type, object.data);
     byOffset.set(start, object);
     byId.set(oid, object);
     if (object.type === 'blob' && wanted.has(oid)) blobs.set(oid, object.data);
   }
-  if (at !== end) throw new Error('the pack has bytes after its objects');
-  const missing = wants.find((oid) => !blobs.has(oid));
-  if (missing) throw new Error(`the remote's answer lacks the blob ${missing}`);
-  return blobs;
+}
+
+/** The blobs among `wants` of a whole pack held already (see `blobsOfPackStream`). */
+export async function blobsOfPack(pack: Uint8Array, wants: readonly string[]): Promise<Map<string, Uint8Array>> {
+  return (
+    await blobsOfPackStream(
+      (async function* () {
+        yield pack;
+      })(),
+      wants,
+    )
+  ).blobs;
 }

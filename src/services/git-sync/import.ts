@@ -223,7 +223,16 @@ export async function planImport(
     // A stream is read to its end here (the next blob comes after it on the same connection); bytes already held
     // are stored a few at a time while the next ones are read (each store is two R2 round trips).
     if ('stream' in blob!) record(await options.assets.storeStream(oid, blob.size, blob.stream, contentType));
-    else await storing.add(() => options.assets.storeBytes(blob!.bytes, contentType).then(record), size);
+    else {
+      // The bytes stay counted in the read's budget until R2 has them: the next batch waits for room, not for this.
+      const release = blob!.own?.();
+      try {
+        await storing.add(() => options.assets.storeBytes(blob!.bytes, contentType).then(record).finally(() => release?.()), size);
+      } catch (error) {
+        release?.();
+        throw error;
+      }
+    }
   });
   // On a failure too, every store ends before the error goes on (a failed import then deletes what they stored).
   await reading.catch(async (error) => {

@@ -1,7 +1,7 @@
 import git from 'isomorphic-git';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
-import { blobsOfPack, singleBlobOf } from './blob-stream';
+import { blobsOfPackStream, packBytesOf, singleBlobOf } from './blob-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MemFS } from './memfs';
 import { concatBytes } from '../../lib/bytes';
@@ -23,6 +23,13 @@ export const GIT_TRANSFER_LIMITS = {
    * again, down to one blob, which is then streamed (assets) or left out (a page). It bounds what is held at once.
    */
   maxBatchBytes: 8 * 1024 * 1024,
+  /**
+   * Bytes of blobs one read of assets (`forEachBlob`) holds at most: the batches fetched ahead and the blobs handed
+   * out and not released yet (an import's stores to R2) share it. The next batch is asked for only when it fits (a
+   * batch is counted at the sizes the remote gave, then at its blobs' bytes once read; a batch or a blob over the
+   * budget alone still goes, alone). Outside V8's heap (a buffer's bytes) but inside the Worker's 128 MB.
+   */
+  bytesInFlight: 12 * 1024 * 1024,
   /** A blob larger than this (when the remote tells sizes: `object-info`) is fetched alone and streamed, never held. */
   streamAbove: 1024 * 1024,
   /**
@@ -145,16 +152,54 @@ export const BLOB_BATCH = 200;
 
 /**
  * Batches of blobs fetched at once ahead of the one being handed out: the Git server packs them while the Worker
- * reads and stores the one before. Each answer is at most `maxBatchBytes`, so this bounds what is held besides.
+ * reads and stores the one before. What they hold is bounded by bytes (`bytesInFlight`, a ByteBudget); this bounds
+ * the requests.
  */
 export const BATCHES_IN_FLIGHT = 2;
+
+/**
+ * Bytes held by a read of blobs and whoever it hands them to, against a limit: `fits` says whether more may be
+ * taken now (always when nothing is held, so that one item over the limit still goes, alone), `whenFits` waits for
+ * the releases that make it fit. `peak` is the most held at once (the benchmark and the tests read it).
+ */
+export class ByteBudget {
+  held = 0;
+  peak = 0;
+  private waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  fits(bytes: number): boolean {
+    return this.held === 0 || this.held + bytes <= this.limit;
+  }
+
+  take(bytes: number): void {
+    this.held += bytes;
+    this.peak = Math.max(this.peak, this.held);
+  }
+
+  give(bytes: number): void {
+    this.held -= bytes;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
+  }
+
+  async whenFits(bytes: number): Promise<void> {
+    while (!this.fits(bytes)) await new Promise<void>((wake) => this.waiting.push(wake));
+  }
+}
 
 /** A batch's answer, or why there is none: settled, so that one fetched ahead never rejects unawaited. */
 type Settled<T> = { value: T } | { error: unknown };
 const settled = <T>(answer: Promise<T>): Promise<Settled<T>> => answer.then((value) => ({ value }), (error: unknown) => ({ error }));
 
-/** A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone). */
-export type FetchedBlob = { bytes: Uint8Array } | { size: number; stream: ReadableStream<Uint8Array> };
+/**
+ * A blob handed to `forEachBlob`: its bytes (it came in a batch), or a stream of them (it is large, fetched alone).
+ * A blob's bytes count in the read's budget until `use` resolves; a `use` that keeps them longer (a store that goes
+ * on in the background) calls `own`, and the function it answers when it lets them go.
+ */
+export type FetchedBlob = { bytes: Uint8Array; own?: () => () => void } | { size: number; stream: ReadableStream<Uint8Array> };
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -171,6 +216,9 @@ async function sentAgainIfLost<T>(request: () => Promise<T>): Promise<T> {
     return request();
   }
 }
+
+/** The bytes of a batch's blobs. */
+const bytesOf = (blobs: Map<string, Uint8Array>) => [...blobs.values()].reduce((n, bytes) => n + bytes.byteLength, 0);
 
 const isTooLarge = (error: unknown) => error instanceof OutboundError && error.reason === 'too_large';
 
@@ -213,7 +261,7 @@ export class GitSession {
    */
   private readonly cache = {};
   /** What the session fetched, for the operation's report and the benchmark. */
-  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0, blobsStreamed: 0, splitBatches: 0 };
+  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0, blobsStreamed: 0, splitBatches: 0, peakBytesHeld: 0 };
 
   constructor(
     env: Pick<Env, 'OUTBOUND_ALLOWED_HOSTS' | 'GIT_SYNC_ALLOWED_HOSTS' | 'GIT_SYNC_MAX_FULL_FETCH_BYTES'>,
@@ -363,9 +411,15 @@ export class GitSession {
   /**
    * Hands each blob of `oids` to `use` once, holding at most one batch at a time: blobs read once (assets) are not
    * kept. A blob known to be large (`object-info`), or whose answer alone is over `maxBatchBytes`, comes as a
-   * stream, fetched alone; `maxBytes` bounds what a streamed blob may be (a larger one is `use`d as `null`).
+   * stream, fetched alone; `maxBytes` bounds what a streamed blob may be (a larger one is `use`d as `null`). The
+   * blobs fetched ahead and those handed and not released are bounded by `budget` (bytes; see FetchedBlob's `own`).
    */
-  async forEachBlob(oids: string[], maxBytes: number, use: (oid: string, blob: FetchedBlob | null) => Promise<void>): Promise<void> {
+  async forEachBlob(
+    oids: string[],
+    maxBytes: number,
+    use: (oid: string, blob: FetchedBlob | null) => Promise<void>,
+    budget = new ByteBudget(GIT_TRANSFER_LIMITS.bytesInFlight),
+  ): Promise<void> {
     const unique = [...new Set(oids)];
     if (!this.partial) {
       for (const oid of unique) await use(oid, { bytes: await this.readBlob(oid) });
@@ -416,36 +470,105 @@ export class GitSession {
       bytes += size;
     }
     if (batch.length > 0) batches.push(batch);
-    // A few batches fetched ahead while the one before is handed out (the Git server packs the next ones meanwhile),
-    // handed in their order whatever order their answers end in; at most BATCHES_IN_FLIGHT answers are held besides.
-    const ahead: Array<Promise<Settled<Uint8Array>>> = [];
+    // Batches fetched ahead while the one before is handed out (the Git server packs the next ones meanwhile), as
+    // long as their bytes fit in the budget beside what is held, handed in their order whatever order their answers
+    // end in. A batch is counted at the sizes the remote gave (the most an answer may be when it gave none), then at
+    // its blobs' bytes once read, and each blob until it is released.
+    const estimate = (wants: string[]) => (sizes.size > 0 ? wants.reduce((n, oid) => n + (sizes.get(oid) ?? 0), 0) : GIT_TRANSFER_LIMITS.maxBatchBytes);
+    const fetchAhead = (wants: string[]) => {
+      const reserved = estimate(wants);
+      budget.take(reserved);
+      return settled(
+        this.blobBatch(wants).then(
+          (blobs) => {
+            budget.give(reserved);
+            budget.take(bytesOf(blobs));
+            return blobs;
+          },
+          (error: unknown) => {
+            budget.give(reserved);
+            throw error;
+          },
+        ),
+      );
+    };
+    // A half of a batch split (its answer was over maxBatchBytes): counted once read.
+    const fetchPart = (wants: string[]) =>
+      this.blobBatch(wants).then((blobs) => {
+        budget.take(bytesOf(blobs));
+        return blobs;
+      });
+    const handBlobs = async (wants: string[], blobs: Map<string, Uint8Array>) => {
+      for (const oid of wants) {
+        const bytes = blobs.get(oid)!;
+        blobs.delete(oid);
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          budget.give(bytes.byteLength);
+        };
+        let owned = false;
+        try {
+          await hand(oid, {
+            bytes,
+            own: () => {
+              owned = true;
+              return release;
+            },
+          });
+        } finally {
+          if (!owned) release();
+        }
+      }
+    };
+    const ahead: Array<Promise<Settled<Map<string, Uint8Array>>>> = [];
     let next = 0;
     const fill = () => {
-      while (ahead.length < BATCHES_IN_FLIGHT && next < batches.length) ahead.push(settled(this.blobPack(batches[next++])));
+      while (ahead.length < BATCHES_IN_FLIGHT && next < batches.length && budget.fits(estimate(batches[next]))) ahead.push(fetchAhead(batches[next++]));
     };
     try {
       for (let i = 0; i < batches.length && this.partial; i++) {
         fill();
+        if (ahead.length === 0) {
+          // Nothing fetched ahead: what is held (blobs still being stored) is released first.
+          await budget.whenFits(estimate(batches[next]));
+          ahead.push(fetchAhead(batches[next++]));
+        }
         const fetched = await ahead.shift()!;
         fill();
-        await this.inBatch(batches[i], fetched, (part) => this.blobPack(part), async (wants, pack) => {
-          const blobs = await blobsOfPack(pack, wants);
-          for (const oid of wants) await hand(oid, { bytes: blobs.get(oid)! });
-        }, stream);
+        await this.inBatch(batches[i], fetched, fetchPart, handBlobs, stream);
       }
     } finally {
       // Answers fetched ahead and never handed (a failure, a fallback) are let go once their requests end.
       await Promise.all(ahead);
+      this.stats.peakBytesHeld = Math.max(this.stats.peakBytesHeld, budget.peak);
     }
     if (!this.partial) await fromFullFetch();
   }
 
-  /** The pack answering a batch of blobs wanted by id (not indexed: read once by blobsOfPack); over `maxBatchBytes` is an error. */
-  private async blobPack(wants: string[]): Promise<Uint8Array> {
+  /**
+   * The blobs answering a batch wanted by id, read from the answer's pack as it comes (blobsOfPackStream: neither
+   * the answer nor the pack is held, only the blobs); an answer over `maxBatchBytes` is an error (`too_large`).
+   */
+  private async blobBatch(wants: string[]): Promise<Map<string, Uint8Array>> {
     const args = [...wants.map((w) => `want ${w}`), 'no-progress', 'ofs-delta', 'done'];
-    const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), GIT_TRANSFER_LIMITS.maxBatchBytes));
-    this.stats.packBytes += pack.byteLength;
-    return pack;
+    // Sent again when the connection is lost before or while its answer is read (nothing of it was handed yet).
+    return sentAgainIfLost(async () => {
+      const response = await outboundStream(
+        this.outbound,
+        ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
+        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+      );
+      this.stats.requests++;
+      if (!response.ok) {
+        await response.body.cancel();
+        throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
+      }
+      const { blobs, bytes } = await blobsOfPackStream(packBytesOf(response.body), wants);
+      this.stats.packBytes += bytes;
+      return blobs;
+    });
   }
 
   /**
