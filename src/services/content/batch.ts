@@ -20,7 +20,7 @@ import {
   type LinkResolver,
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
-import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
+import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
 import { codeRanges } from '../markdown/code-ranges';
 
@@ -261,7 +261,7 @@ class Batch {
     const id = change.ref !== undefined ? this.pageRefs.get(change.ref)! : newId();
     const content = change.computed ? { metadata: {} as PageMetadataInput } : await this.readDocument(change.document ?? {}, target.path);
     const title = content.title ?? change.title ?? 'Untitled';
-    const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(slugify(title), target.list);
+    const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(await slugOfTitle(title), target.list);
     const page: PageRecord = {
       id,
       type: 'document',

@@ -110,6 +110,26 @@ export function slugify(title: string): string {
   return slug || 'page';
 }
 
+/**
+ * GitBook's slug of a new page's title, transliterated as GitBook writes it: Chinese as toneless pinyin syllables
+ * (`常见问题` -> `chang-jian-wen-ti`), Cyrillic as `удалить зависшую транзакцию` -> `udalit-zavisshuyu-tranzakciyu`,
+ * Greek, Arabic, Japanese kana too, `&` as `and`, apostrophes dropped (`Math & TeX` -> `math-and-tex`). limax
+ * gave every slug GitBook had given in the public repositories compared (Russian, Chinese, Latin titles), where
+ * `transliteration`, `any-ascii` and `@sindresorhus/slugify` each missed some. A title it cannot read (Korean,
+ * Hebrew, emoji alone) gets `slugify`'s. Loaded on first use: its tables (about 480 KB, most of them pinyin's)
+ * stay out of the Worker's start; `slugify` stays the synchronous one for anchors and existing callers.
+ */
+export async function slugOfTitle(title: string): Promise<string> {
+  return (await transliteratedSlug(title)) || slugify(title);
+}
+
+/** limax's slug of a text (see `slugOfTitle`), at most 100 characters; '' when it reads nothing of it. */
+export async function transliteratedSlug(text: string): Promise<string> {
+  const { default: limax } = await import('limax');
+  const slug = limax(text, { tone: false }).slice(0, 100).replace(/-+$/, '');
+  return /^[a-z0-9][a-z0-9-]*$/.test(slug) ? slug : '';
+}
+
 /** `base`, or `base-2`, `base-3`... : the first slug no sibling (other than `self`) uses. */
 export function uniqueSlug(base: string, siblings: ReadonlyArray<readonly [id: string, slug: string]>, self?: string): string {
   const taken = new Set(siblings.filter(([id]) => id !== self).map(([, slug]) => slug));

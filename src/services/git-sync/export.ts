@@ -2,7 +2,7 @@ import type { Db } from '../../db/client';
 import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
-import { loadDocuments, slugify } from '../content/revisions';
+import { loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
@@ -107,7 +107,7 @@ export async function runExport(
       includePath.set(content.id, entry.path);
       continue;
     }
-    const slug = slugify(content.title) || 'reusable-content';
+    const slug = (await slugOfTitle(content.title)) || 'reusable-content';
     let path = `.gitbook/includes/${slug}.md`;
     for (let n = 2; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/includes/${slug}-${n}.md`;
     taken.add(path);

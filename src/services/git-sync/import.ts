@@ -292,7 +292,7 @@ export async function planImport(
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
-      const slug = slugOfPath(page.path, page.title);
+      const slug = await slugOfPath(page.path, page.title);
       const useSlug = slug && !taken.has(slug) ? slug : undefined;
       if (useSlug) taken.add(useSlug);
       changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), document: document ?? {} });

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { transliteratedSlug } from '../content/revisions';
 
 /**
  * GitBook's layout of a space in a Git repository (what its Git Sync reads and writes), as pure functions:
@@ -217,8 +218,12 @@ export function flatten(pages: LayoutPage[]): Array<{ page: LayoutPage; parent: 
   return out;
 }
 
-/** A slug for a page from its file (`guides/install.md` -> `install`, `guides/README.md` -> `guides`), or null. */
-export function slugOfPath(path: string | null, title: string): string | null {
+/**
+ * A slug for a page from its file (`guides/install.md` -> `install`, `guides/README.md` -> `guides`), or null. A
+ * name in another script is transliterated as GitBook does (`тестовые стенды.md` -> `testovye-stendy`): it gave
+ * `page`, `page-2`... before, and the page's URL said nothing.
+ */
+export async function slugOfPath(path: string | null, title: string): Promise<string | null> {
   let name = path ? basename(path).replace(/\.md$/i, '') : title;
   if (path && name.toLowerCase() === 'readme') name = basename(dirname(path)) || '';
   const slug = name
@@ -229,7 +234,10 @@ export function slugOfPath(path: string | null, title: string): string | null {
     .replace(/^[^a-z0-9]+/, '')
     .replace(/-+$/, '')
     .slice(0, 100);
-  return /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? slug : null;
+  const usable = /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? slug : null;
+  // Latin names (accents dropped) keep the slugs they always had; others are transliterated.
+  if (!/[^\x00-\x7f]/.test(name.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''))) return usable;
+  return (await transliteratedSlug(name)) || usable;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
