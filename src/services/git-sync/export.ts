@@ -6,7 +6,7 @@ import { loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, parseGitBookConfig, parseSummary } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, parseGitBookConfig, parseSummary, summaryGroupKeys } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -255,6 +255,10 @@ export async function runExport(
       lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${relative(config.summary, path!)})`);
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
+    // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by
+    // the folders they were imported from (`group:minter`): recorded so, their pages keep their ids.
+    const groupKeys = summaryGroupKeys(tree.order.flatMap(({ id }) => (pathOf.get(id) === null ? [{ id, title: tree.pages.get(id)!.title }] : [])));
+    for (const row of rows) if (row.kind === 'page' && groupKeys.has(row.targetId)) row.path = groupKeys.get(row.targetId)!;
   }
 
   const files = [...out.values()];

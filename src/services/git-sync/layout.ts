@@ -100,6 +100,22 @@ function summaryTitle(text: string): string {
   return text.replace(/\s*<a\b[^>]*>\s*<\/a>/gi, '').trim();
 }
 
+/** `group:<title>` keys of a summary's groups, in its order: a second group of one title is `group:<title>#2`. */
+function groupKeyCounter(): (key: string) => string {
+  const groupKeys = new Map<string, number>();
+  return (key: string) => {
+    const seenTimes = (groupKeys.get(key) ?? 0) + 1;
+    groupKeys.set(key, seenTimes);
+    return seenTimes === 1 ? key : `${key}#${seenTimes}`;
+  };
+}
+
+/** The keys `parseSummary` gives the groups of a summary written with these groups, in this order, by group id. */
+export function summaryGroupKeys(groups: Array<{ id: string; title: string }>): Map<string, string> {
+  const uniqueGroupKey = groupKeyCounter();
+  return new Map(groups.map(({ id, title }) => [id, uniqueGroupKey(`group:${summaryTitle(title)}`)]));
+}
+
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
@@ -111,12 +127,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
-  const groupKeys = new Map<string, number>();
-  const uniqueGroupKey = (key: string) => {
-    const seenTimes = (groupKeys.get(key) ?? 0) + 1;
-    groupKeys.set(key, seenTimes);
-    return seenTimes === 1 ? key : `${key}#${seenTimes}`;
-  };
+  const uniqueGroupKey = groupKeyCounter();
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
