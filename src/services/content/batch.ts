@@ -20,7 +20,7 @@ import {
   type LinkResolver,
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
-import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
+import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
 import { codeRanges } from '../markdown/code-ranges';
 
@@ -46,7 +46,16 @@ const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noInd
 export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
-  | ({ operation: 'insert_page'; into?: string; at?: number; ref?: string; document?: DocumentInput; computed?: ComputedRevisionSource } & PageMetadataInput)
+  | ({
+      operation: 'insert_page';
+      into?: string;
+      at?: number;
+      ref?: string;
+      document?: DocumentInput;
+      computed?: ComputedRevisionSource;
+      /** A link page (Git Sync's import of a SUMMARY.md link to a URL); the API's batch has no such insert, as GitBook's. */
+      link?: PageLinkTarget;
+    } & PageMetadataInput)
   | ({
       operation: 'update_page';
       page: string;
@@ -277,6 +286,7 @@ class Batch {
       page.computed = change.computed;
       page.computedSeed = id;
     }
+    if (change.link) page.link = { kind: 'url', url: change.link.url };
     this.putPage(page);
     target.list.splice(at ?? target.list.length, 0, [id, slug]);
     await this.saveChildren(target.parent, target.list);

@@ -48,9 +48,20 @@ export interface PageEntry {
   computedSeed?: string;
   /** Git Sync: the blob the page was last imported from and its path from the repository's root (GitBook's GitSyncBlob). */
   git?: GitSyncBlob;
+  /**
+   * A link page (GitBook's `RevisionPageLink`): an entry of the table of contents that leads elsewhere, as a
+   * SUMMARY.md item `* [Status](https://status.example.com)` writes it. No document and no child pages.
+   */
+  link?: PageLinkTarget;
   createdAt: string;
   updatedAt: string;
   pages: PageEntry[];
+}
+
+/** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
+export interface PageLinkTarget {
+  kind: 'url';
+  url: string;
 }
 
 /** GitBook's `GitSyncBlob`: a blob of the synced repository and its path from the repository's root. */
