@@ -24,6 +24,7 @@ const SUMMARY = [
   '',
   '* [Forum](https://forum.example.com/c/docs?tab=new)',
   '* [Write to us](mailto:docs@example.com)',
+  '* [Run](javascript:alert%281%29)',
   '',
 ].join('\n');
 
@@ -63,7 +64,7 @@ describe('SUMMARY.md links to URLs as link pages', () => {
       ['group:Community', 'Community', undefined],
     ]);
     expect(pages[2].children.map((p) => p.key)).toEqual(['guides/install.md', 'link:https://github.com/acme/app/releases']);
-    expect(pages[3].children.map((p) => p.link)).toEqual(['https://forum.example.com/c/docs?tab=new', 'mailto:docs@example.com']);
+    expect(pages[3].children.map((p) => p.link)).toEqual(['https://forum.example.com/c/docs?tab=new', 'mailto:docs@example.com', 'javascript:alert%281%29']);
   });
 
   it('imports them as GitBook link pages, keeps them byte for byte on export, and writes them back in a new summary', async () => {
@@ -83,6 +84,7 @@ describe('SUMMARY.md links to URLs as link pages', () => {
       'document:Community',
       '  link:Forum',
       '  link:Write to us',
+      '  link:Run',
     ]);
     const status = pages[1];
     expect(status).toMatchObject({ kind: 'link', type: 'link', title: 'Status page', target: { kind: 'url', url: 'https://status.example.com' }, href: 'https://status.example.com', hidden: false });
@@ -99,6 +101,21 @@ describe('SUMMARY.md links to URLs as link pages', () => {
     expect(home.text).toContain('<a class="external" href="https://status.example.com" rel="noopener">Status page</a>');
     expect(home.text).toContain('href="mailto:docs@example.com"');
     expect((await visit(`/s/${site.id}/status-page`)).status).toBe(404);
+    // A script URL is listed, not linked.
+    expect(home.text).toContain('<li>Run</li>');
+    expect(home.text).not.toContain('javascript:');
+
+    // A link page has no document and no child pages: the content batch refuses both.
+    const refused = await openChangeRequest(space.id, token, 'Refused');
+    for (const change of [
+      { operation: 'update_page', page: status.id, document: { markdown: '# Status\n\nUp.\n' } },
+      { operation: 'insert_page', into: status.id, title: 'Under a link', document: {} },
+      { operation: 'update_page', page: pages[3].id, into: status.id },
+    ]) {
+      const res = await api('POST', `/v1/spaces/${space.id}/change-requests/${refused.number}/content?compat=false`, { token, body: { changes: [change] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.message).toContain('link page');
+    }
 
     // An export with nothing changed: no commit (the summary describes the tree, links included).
     const head0 = (await gitOutput(name, 'rev-parse', 'refs/heads/main')).trim();

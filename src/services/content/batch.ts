@@ -301,6 +301,8 @@ class Batch {
       location = await this.locate(location.page.id);
     }
     const page = location.page;
+    // A link page leads elsewhere (GitBook's RevisionPageLink): it has no document, and does not become computed.
+    if (page.link && (hasBody(change.document) || change.computed)) throw badRequest(`page "${change.page}" is a link page: it has no document`);
     if (change.computed) {
       if (hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
       const children = childCount(page);
@@ -642,6 +644,8 @@ function refuseComputedParent(parent: PageRecord) {
   if (parent.computed) {
     throw badRequest(`page "${parent.id}" is computed (an API reference generated from an OpenAPI spec): it cannot have child pages`);
   }
+  // GitBook's link page has no child pages: reads would not show them.
+  if (parent.link) throw badRequest(`page "${parent.id}" is a link page: it cannot have child pages`);
 }
 
 function emptyDocument(): JSONDocument {
