@@ -153,7 +153,28 @@ export const RevisionPageComputedSchema = PageFieldsSchema.pick({
   .openapi('RevisionPageComputed');
 export type RevisionPageComputed = z.infer<typeof RevisionPageComputedSchema>;
 
-export type RevisionPage = RevisionPageDocument | RevisionPageComputed;
+/**
+ * A link page (GitBook's RevisionPageLink): an entry of the table of contents leading to a URL, as a SUMMARY.md
+ * item with an external destination makes it. No slug, no path, no document, no child pages.
+ */
+export const RevisionPageLinkSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    kind: z.literal('link').openapi({ deprecated: true }),
+    type: z.literal('link'),
+    emoji: z.string().optional(),
+    icon: z.string().optional(),
+    createdAt: TimestampSchema.optional(),
+    updatedAt: TimestampSchema.optional(),
+    target: z.object({ kind: z.literal('url'), url: z.string() }).openapi({ description: 'Where the link leads (a ContentRef: a URL)' }),
+    href: z.string().openapi({ description: 'The URL the link leads to' }),
+    hidden: z.boolean(),
+  })
+  .openapi('RevisionPageLink');
+export type RevisionPageLink = z.infer<typeof RevisionPageLinkSchema>;
+
+export type RevisionPage = RevisionPageDocument | RevisionPageComputed | RevisionPageLink;
 
 const RevisionPageDocumentSchema: z.ZodType<RevisionPageDocument> = z
   .object({
@@ -164,8 +185,8 @@ const RevisionPageDocumentSchema: z.ZodType<RevisionPageDocument> = z
   })
   .openapi('RevisionPageDocument');
 
-/** A page of a tree: a document page (generated ones included), or a computed page when read with `computed=false`. */
-export const RevisionPageSchema: z.ZodType<RevisionPage> = z.union([RevisionPageDocumentSchema, RevisionPageComputedSchema]).openapi('RevisionPage');
+/** A page of a tree: a document page (generated ones included), a computed page when read with `computed=false`, or a link page. */
+export const RevisionPageSchema: z.ZodType<RevisionPage> = z.union([RevisionPageDocumentSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]).openapi('RevisionPage');
 
 /** A page read by id: the page, and its body as a document or as Markdown (`format`). */
 export const RevisionPageWithContentSchema = z
@@ -177,8 +198,8 @@ export const RevisionPageWithContentSchema = z
   })
   .openapi('RevisionPageWithContent');
 
-/** A page read by id: a document page with its body, or a computed page (computed=false) without one. */
-export const RevisionPageReadSchema = z.union([RevisionPageWithContentSchema, RevisionPageComputedSchema]);
+/** A page read by id: a document page with its body, or a computed page (computed=false) or a link page without one. */
+export const RevisionPageReadSchema = z.union([RevisionPageWithContentSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]);
 
 export const RevisionFileSchema = z
   .object({

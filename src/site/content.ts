@@ -140,7 +140,8 @@ export function visiblePages(pages: ReadPage[], claims: Record<string, unknown>)
   const out: SitePage[] = [];
   const walk = (list: ReadPage[], ancestors: ReadPage[], parentPath: string, hidden: boolean) => {
     for (const page of list) {
-      if (!evaluateCondition(page.condition, claims)) continue;
+      // A link page leads elsewhere: navigation lists it (navigationTree), no URL of the site shows it.
+      if (!evaluateCondition(page.condition, claims) || page.link) continue;
       const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
       const isHidden = hidden || !!page.hidden;
       out.push({ page, path, ancestors, hidden: isHidden });

@@ -210,6 +210,8 @@ function pageTitle(page: ReadPage): string {
 function sidebarList(view: PageView, pages: ReadPage[], parentPath: string): Html | string {
   if (pages.length === 0) return '';
   const items = pages.map((page) => {
+    // A link page: its URL, when it is one a browser may follow (never `javascript:`).
+    if (page.link) return /^(https?:|mailto:|\/\/)/i.test(page.link.url) ? html`<li><a class="external" href="${page.link.url}" rel="noopener">${pageTitle(page)}</a></li>` : html`<li>${pageTitle(page)}</li>`;
     const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
     const mark = page.id === view.page.page.id ? raw(' aria-current="page"') : '';
     return html`<li><a href="${view.pageUrl(path)}"${mark}>${pageTitle(page)}</a>${sidebarList(view, page.pages, path)}</li>`;

@@ -20,7 +20,7 @@ import {
   type LinkResolver,
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
-import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
+import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
 import { codeRanges } from '../markdown/code-ranges';
 
@@ -46,7 +46,16 @@ const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noInd
 export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
-  | ({ operation: 'insert_page'; into?: string; at?: number; ref?: string; document?: DocumentInput; computed?: ComputedRevisionSource } & PageMetadataInput)
+  | ({
+      operation: 'insert_page';
+      into?: string;
+      at?: number;
+      ref?: string;
+      document?: DocumentInput;
+      computed?: ComputedRevisionSource;
+      /** A link page (Git Sync's import of a SUMMARY.md link to a URL); the API's batch has no such insert, as GitBook's. */
+      link?: PageLinkTarget;
+    } & PageMetadataInput)
   | ({
       operation: 'update_page';
       page: string;
@@ -261,7 +270,7 @@ class Batch {
     const id = change.ref !== undefined ? this.pageRefs.get(change.ref)! : newId();
     const content = change.computed ? { metadata: {} as PageMetadataInput } : await this.readDocument(change.document ?? {}, target.path);
     const title = content.title ?? change.title ?? 'Untitled';
-    const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(slugify(title), target.list);
+    const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(await slugOfTitle(title), target.list);
     const page: PageRecord = {
       id,
       type: 'document',
@@ -277,6 +286,7 @@ class Batch {
       page.computed = change.computed;
       page.computedSeed = id;
     }
+    if (change.link) page.link = { kind: 'url', url: change.link.url };
     this.putPage(page);
     target.list.splice(at ?? target.list.length, 0, [id, slug]);
     await this.saveChildren(target.parent, target.list);
@@ -291,6 +301,8 @@ class Batch {
       location = await this.locate(location.page.id);
     }
     const page = location.page;
+    // A link page leads elsewhere (GitBook's RevisionPageLink): it has no document, and does not become computed.
+    if (page.link && (hasBody(change.document) || change.computed)) throw badRequest(`page "${change.page}" is a link page: it has no document`);
     if (change.computed) {
       if (hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
       const children = childCount(page);
@@ -632,6 +644,8 @@ function refuseComputedParent(parent: PageRecord) {
   if (parent.computed) {
     throw badRequest(`page "${parent.id}" is computed (an API reference generated from an OpenAPI spec): it cannot have child pages`);
   }
+  // GitBook's link page has no child pages: reads would not show them.
+  if (parent.link) throw badRequest(`page "${parent.id}" is a link page: it cannot have child pages`);
 }
 
 function emptyDocument(): JSONDocument {

@@ -6,6 +6,7 @@ import type {
   RevisionFileSchema,
   RevisionPage,
   RevisionPageComputed,
+  RevisionPageLink,
   RevisionPageDocument,
   RevisionPageLayoutSchema,
   RevisionSchema,
@@ -41,7 +42,25 @@ export type PageMarkdown = (page: ReadPage) => string | undefined;
 export function toRevisionPage(page: ReadPage, urls: ContentUrls, parentPath = '', markdownOf?: PageMarkdown): RevisionPage {
   const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
   if (page.computed && !page.generated) return toComputedPage(page, urls, path);
+  if (page.link) return toLinkPage(page);
   return toDocumentPage(page, urls, path, markdownOf);
+}
+
+/** A link page, as GitBook gives one: its target and `href`, no slug, path or document. */
+function toLinkPage(page: ReadPage): RevisionPageLink {
+  return {
+    id: page.id,
+    title: page.title,
+    kind: 'link',
+    type: 'link',
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    ...(page.icon ? { icon: page.icon } : {}),
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+    target: { kind: 'url', url: page.link!.url },
+    href: page.link!.url,
+    hidden: page.hidden ?? false,
+  };
 }
 
 /** The fields every page of a tree has, in GitBook's order (spread where they go: key order is what clients see). */

@@ -48,9 +48,20 @@ export interface PageEntry {
   computedSeed?: string;
   /** Git Sync: the blob the page was last imported from and its path from the repository's root (GitBook's GitSyncBlob). */
   git?: GitSyncBlob;
+  /**
+   * A link page (GitBook's `RevisionPageLink`): an entry of the table of contents that leads elsewhere, as a
+   * SUMMARY.md item `* [Status](https://status.example.com)` writes it. No document and no child pages.
+   */
+  link?: PageLinkTarget;
   createdAt: string;
   updatedAt: string;
   pages: PageEntry[];
+}
+
+/** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
+export interface PageLinkTarget {
+  kind: 'url';
+  url: string;
 }
 
 /** GitBook's `GitSyncBlob`: a blob of the synced repository and its path from the repository's root. */
@@ -108,6 +119,26 @@ export function slugify(title: string): string {
     .slice(0, 100)
     .replace(/-+$/, '');
   return slug || 'page';
+}
+
+/**
+ * GitBook's slug of a new page's title, transliterated as GitBook writes it: Chinese as toneless pinyin syllables
+ * (`常见问题` -> `chang-jian-wen-ti`), Cyrillic as `удалить зависшую транзакцию` -> `udalit-zavisshuyu-tranzakciyu`,
+ * Greek, Arabic, Japanese kana too, `&` as `and`, apostrophes dropped (`Math & TeX` -> `math-and-tex`). limax
+ * gave every slug GitBook had given in the public repositories compared (Russian, Chinese, Latin titles), where
+ * `transliteration`, `any-ascii` and `@sindresorhus/slugify` each missed some. A title it cannot read (Korean,
+ * Hebrew, emoji alone) gets `slugify`'s. Loaded on first use: its tables (about 480 KB, most of them pinyin's)
+ * stay out of the Worker's start; `slugify` stays the synchronous one for anchors and existing callers.
+ */
+export async function slugOfTitle(title: string): Promise<string> {
+  return (await transliteratedSlug(title)) || slugify(title);
+}
+
+/** limax's slug of a text (see `slugOfTitle`), at most 100 characters; '' when it reads nothing of it. */
+export async function transliteratedSlug(text: string): Promise<string> {
+  const { default: limax } = await import('limax');
+  const slug = limax(text, { tone: false }).slice(0, 100).replace(/-+$/, '');
+  return /^[a-z0-9][a-z0-9-]*$/.test(slug) ? slug : '';
 }
 
 /** `base`, or `base-2`, `base-3`... : the first slug no sibling (other than `self`) uses. */

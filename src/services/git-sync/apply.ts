@@ -17,7 +17,7 @@ import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
-import { rewriteLinks } from './layout';
+import { isPathlessKey, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
 
 /**
@@ -97,7 +97,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     pageIdOf.set(plan.key, id);
     const record = records.get(id);
     // A group (no file) has no blob; a page records where it was read from.
-    if (record && !plan.key.startsWith('group:')) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
+    if (record && !isPathlessKey(plan.key)) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
     pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan) });
   });
   const fileIdOf = new Map<string, string>();

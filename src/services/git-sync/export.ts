@@ -2,11 +2,11 @@ import type { Db } from '../../db/client';
 import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
-import { loadDocuments, slugify } from '../content/revisions';
+import { loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, parseGitBookConfig, parseSummary } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -69,10 +69,15 @@ export async function runExport(
   for (const { id, parent, index } of tree.order) {
     const entry = pageEntry.get(id);
     if (entry) {
-      pathOf.set(id, entry.path.startsWith('group:') ? null : entry.path);
+      pathOf.set(id, isPathlessKey(entry.path) ? null : entry.path);
       continue;
     }
     const page = tree.pages.get(id)!;
+    // A link page has no file: SUMMARY.md holds it.
+    if (page.link) {
+      pathOf.set(id, null);
+      continue;
+    }
     const parentPath = parent ? pathOf.get(parent) : null;
     const folder = parent ? (parentPath ? (basename(parentPath).toLowerCase() === 'readme.md' ? dirname(parentPath) : parentPath.replace(/\.md$/i, '')) : slugFolder(tree, parent)) : '';
     const prefix = folder ? `${folder}/` : '';
@@ -83,6 +88,15 @@ export async function runExport(
     taken.add(path);
     pathOf.set(id, path);
   }
+
+  // The keys a summary gives the pages without a file (groups, links), as the import reads them back.
+  const summaryKeys = summaryKeysOf(
+    tree.order.flatMap(({ id }) => {
+      const page = tree.pages.get(id)!;
+      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: page.link.url } : {}) }] : [];
+    }),
+  );
+  const summaryKeyOf = (id: string) => summaryKeys.get(id)!;
 
   // Files: kept, or new under .gitbook/assets/.
   const filePath = new Map<string, string>();
@@ -107,7 +121,7 @@ export async function runExport(
       includePath.set(content.id, entry.path);
       continue;
     }
-    const slug = slugify(content.title) || 'reusable-content';
+    const slug = (await slugOfTitle(content.title)) || 'reusable-content';
     let path = `.gitbook/includes/${slug}.md`;
     for (let n = 2; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/includes/${slug}-${n}.md`;
     taken.add(path);
@@ -145,7 +159,7 @@ export async function runExport(
   for (const e of entries) {
     if (e.kind === 'redirect') continue;
     const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : e.kind === 'reusable' ? !reusableById.has(e.targetId) : !tree.files.has(e.targetId);
-    if (gone && !e.path.startsWith('group:')) out.delete(full(e.path));
+    if (gone && !isPathlessKey(e.path)) out.delete(full(e.path));
   }
 
   // Pages whose document changed (or that are new) are written; the others keep their blob.
@@ -160,7 +174,7 @@ export async function runExport(
     const path = pathOf.get(id);
     const entry = pageEntry.get(id);
     if (path === null || path === undefined) {
-      rows.push({ spaceId: input.spaceId, path: entry?.path ?? `group:${page.title}`, kind: 'page', targetId: id, oid: '', hash: page.document ?? null });
+      rows.push({ spaceId: input.spaceId, path: entry?.path ?? summaryKeyOf(id), kind: 'page', targetId: id, oid: '', hash: page.document ?? null });
       continue;
     }
     const keep = entry && entry.hash === (page.document ?? null) && byPath.has(full(entry.path));
@@ -224,7 +238,7 @@ export async function runExport(
   // SUMMARY.md: written again only when the tree it describes is not the space's.
   const summaryPath = full(config.summary);
   const summaryFile = byPath.get(summaryPath);
-  const wantedTree = tree.order.map(({ id, parent, index }) => `${pathOf.get(id) ?? `group:${tree.pages.get(id)!.title}`}<${parent ? (pathOf.get(parent) ?? `group:${tree.pages.get(parent)!.title}`) : ''}#${index}`);
+  const wantedTree = tree.order.map(({ id, parent, index }) => `${pathOf.get(id) ?? summaryKeyOf(id)}<${parent ? (pathOf.get(parent) ?? summaryKeyOf(parent)) : ''}#${index}`);
   let summaryMatches = false;
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
@@ -246,6 +260,11 @@ export async function runExport(
       const page = tree.pages.get(id)!;
       const path = pathOf.get(id);
       const depth = parent ? (depthOf.get(parent) ?? 0) + 1 : 0;
+      if (page.link) {
+        depthOf.set(id, depth);
+        lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${page.link.url})`);
+        continue;
+      }
       if (path === null) {
         depthOf.set(id, -1);
         lines.push('', `## ${page.title}`, '');
@@ -255,6 +274,9 @@ export async function runExport(
       lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${relative(config.summary, path!)})`);
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
+    // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by
+    // the folders they were imported from (`group:minter`): recorded so, their pages keep their ids.
+    for (const row of rows) if (row.kind === 'page' && summaryKeys.has(row.targetId)) row.path = summaryKeys.get(row.targetId)!;
   }
 
   const files = [...out.values()];

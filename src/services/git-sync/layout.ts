@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { transliteratedSlug } from '../content/revisions';
 
 /**
  * GitBook's layout of a space in a Git repository (what its Git Sync reads and writes), as pure functions:
@@ -64,14 +65,16 @@ export function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/** A page of the tree: a Markdown file, or a group (a summary heading, or a folder without README.md). */
+/** A page of the tree: a Markdown file, a group (a summary heading, or a folder without README.md), or a link. */
 export interface LayoutPage {
-  /** The Markdown file (from the content root), or null for a group. */
+  /** The Markdown file (from the content root), or null for a group or a link. */
   path: string | null;
-  /** A stable key: the path, or `group:<parent key>/<title>`. */
+  /** A stable key: the path, `group:<title>` (`group:<folder>` from folders), or `link:<url>`; `#2`... for a repeated one. */
   key: string;
   title: string;
   children: LayoutPage[];
+  /** A summary item whose destination is a URL (`* [Status](https://status.example.com)`): a link page. */
+  link?: string;
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
@@ -99,6 +102,35 @@ function summaryTitle(text: string): string {
   return text.replace(/\s*<a\b[^>]*>\s*<\/a>/gi, '').trim();
 }
 
+/** A summary item's destination when it leads out of the repository (`https://...`, `mailto:...`, `//host/...`), else null. */
+function externalUrl(written: string): string | null {
+  const url = written.trim();
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('//') ? url : null;
+}
+
+/** Keys of pages that have no file in the repository: groups and links. */
+export const isPathlessKey = (key: string) => key.startsWith('group:') || key.startsWith('link:');
+
+/** `group:<title>` keys of a summary's groups, in its order: a second group of one title is `group:<title>#2`. */
+function groupKeyCounter(): (key: string) => string {
+  const groupKeys = new Map<string, number>();
+  return (key: string) => {
+    const seenTimes = (groupKeys.get(key) ?? 0) + 1;
+    groupKeys.set(key, seenTimes);
+    return seenTimes === 1 ? key : `${key}#${seenTimes}`;
+  };
+}
+
+/**
+ * The keys `parseSummary` gives the groups and links of a summary written with them, in this order, by page id
+ * (a link: `link` set).
+ */
+export function summaryKeys(pages: Array<{ id: string; title: string; link?: string }>): Map<string, string> {
+  const uniqueGroupKey = groupKeyCounter();
+  const uniqueLinkKey = groupKeyCounter();
+  return new Map(pages.map(({ id, title, link }) => [id, link !== undefined ? uniqueLinkKey(`link:${link}`) : uniqueGroupKey(`group:${summaryTitle(title)}`)]));
+}
+
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
@@ -110,12 +142,8 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
-  const groupKeys = new Map<string, number>();
-  const uniqueGroupKey = (key: string) => {
-    const seenTimes = (groupKeys.get(key) ?? 0) + 1;
-    groupKeys.set(key, seenTimes);
-    return seenTimes === 1 ? key : `${key}#${seenTimes}`;
-  };
+  const uniqueGroupKey = groupKeyCounter();
+  const uniqueLinkKey = groupKeyCounter();
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
@@ -141,6 +169,12 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
+    const url = externalUrl(item[3]);
+    if (url !== null && title) {
+      // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
+      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url });
+      continue;
+    }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
       continue;
@@ -198,8 +232,10 @@ export function treeOfFolders(markdownPaths: string[], readme: string): LayoutPa
  */
 export function folderTreeLines(markdownPaths: string[], readme: string): string[] {
   const keyOf = new Map<string, string>();
+  // Groups keyed as a summary would key them (`group:<title>`, `#2` for a second of one title), as the export keys the space's.
+  const uniqueGroupKey = groupKeyCounter();
   return flatten(treeOfFolders(markdownPaths, readme)).map(({ page, parent, index }) => {
-    const key = page.path ?? `group:${page.title}`;
+    const key = page.path ?? uniqueGroupKey(`group:${summaryTitle(page.title)}`);
     keyOf.set(page.key, key);
     return `${key}<${parent ? keyOf.get(parent) : ''}#${index}`;
   });
@@ -217,8 +253,12 @@ export function flatten(pages: LayoutPage[]): Array<{ page: LayoutPage; parent: 
   return out;
 }
 
-/** A slug for a page from its file (`guides/install.md` -> `install`, `guides/README.md` -> `guides`), or null. */
-export function slugOfPath(path: string | null, title: string): string | null {
+/**
+ * A slug for a page from its file (`guides/install.md` -> `install`, `guides/README.md` -> `guides`), or null. A
+ * name in another script is transliterated as GitBook does (`тестовые стенды.md` -> `testovye-stendy`): it gave
+ * `page`, `page-2`... before, and the page's URL said nothing.
+ */
+export async function slugOfPath(path: string | null, title: string): Promise<string | null> {
   let name = path ? basename(path).replace(/\.md$/i, '') : title;
   if (path && name.toLowerCase() === 'readme') name = basename(dirname(path)) || '';
   const slug = name
@@ -229,7 +269,10 @@ export function slugOfPath(path: string | null, title: string): string | null {
     .replace(/^[^a-z0-9]+/, '')
     .replace(/-+$/, '')
     .slice(0, 100);
-  return /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? slug : null;
+  const usable = /^[a-z0-9][a-z0-9._-]*$/.test(slug) ? slug : null;
+  // Latin names (accents dropped) keep the slugs they always had; others are transliterated.
+  if (!/[^\x00-\x7f]/.test(name.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''))) return usable;
+  return (await transliteratedSlug(name)) || usable;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
