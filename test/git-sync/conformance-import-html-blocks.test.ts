@@ -90,6 +90,15 @@ describe('GitBook HTML blocks and inlines on import', () => {
     expect(theirs.errors.slice(-3).map((e) => `${e.instanceLocation} ${e.error}`)).toEqual([]);
   });
 
+  it('reads an assistant or search button (`<button data-action>`) as a button with its action', () => {
+    const source = 'Ask: <button type="button" class="button secondary" data-action="ask" data-query="How do I start?" data-icon="sparkles">Ask the docs</button> <button class="button primary" data-action="search">Search</button>\n';
+    const inlines = (markdownToDocument(source).document.nodes[0] as any).nodes.filter((n: any) => n.object === 'inline');
+    expect(inlines.map((n: any) => n.data)).toEqual([
+      { label: 'Ask the docs', kind: 'secondary', action: { action: 'ask', query: 'How do I start?' }, icon: 'sparkles' },
+      { label: 'Search', kind: 'primary', action: { action: 'search' } },
+    ]);
+  });
+
   it('keeps any other HTML as code, and an <i> or <a> that is no icon or button as written', () => {
     const nodes = markdownToDocument('<div class="note">\n<p>Hi</p>\n</div>\n\nPlain <i>it</i> and <a href="x.md">link</a>.\n').document.nodes as any[];
     expect(nodes.map((node) => [node.type, node.data.syntax])).toEqual([['code', 'html'], ['paragraph', undefined]]);

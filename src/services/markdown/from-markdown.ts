@@ -1129,12 +1129,19 @@ class Converter {
       const color = markColors(attribute(element, 'style')).text;
       return { object: 'inline', type: 'icon', isVoid: true, data: { icon, ...(color !== 'default' && TEXT_COLORS.includes(color) ? { color } : {}) } } as DocumentInline;
     }
-    const href = attribute(element, 'href');
-    if (element.tagName !== 'a' || !classes.includes('button') || href === undefined) return null;
+    if (!classes.includes('button')) return null;
     const kind = classes.includes('secondary') ? 'secondary' : 'primary';
     const icon = attribute(element, 'dataIcon');
     const label = text.trim();
-    return { object: 'inline', type: 'button', isVoid: true, data: { label, kind, ref: this.linkRef(href), ...(icon ? { icon } : {}) } } as DocumentInline;
+    const href = attribute(element, 'href');
+    if (element.tagName === 'a' && href !== undefined) {
+      return { object: 'inline', type: 'button', isVoid: true, data: { label, kind, ref: this.linkRef(href), ...(icon ? { icon } : {}) } } as DocumentInline;
+    }
+    // `<button class="button primary" data-action="ask" data-query="...">`: a button that opens the assistant or the
+    // search (GitBook's `DocumentAction`), or selects an option by its slug.
+    const action = buttonAction(element);
+    if (element.tagName !== 'button' || !action) return null;
+    return { object: 'inline', type: 'button', isVoid: true, data: { label, kind, action, ...(icon ? { icon } : {}) } } as DocumentInline;
   }
 
   private htmlInlineImage(element: Element): DocumentInlineImage {
@@ -1384,6 +1391,15 @@ function linksOf(cell: Element): string[] {
   };
   cell.children.forEach(visit);
   return out;
+}
+
+function buttonAction(element: Element): Record<string, string> | null {
+  const action = attribute(element, 'dataAction');
+  const query = attribute(element, 'dataQuery');
+  const slug = attribute(element, 'dataSlug');
+  if (action === 'ask' || action === 'search') return { action, ...(query !== undefined ? { query } : {}) };
+  if (action === 'select' && slug) return { action, slug };
+  return null;
 }
 
 function classNames(element: Element): string[] {
