@@ -302,11 +302,11 @@ export function contentTypeOf(path: string): string {
 }
 
 /**
- * Link targets of a page's Markdown: `](x)` and `](<x y>)`, `src="x"`, `url="x"`, `page="x"`, and reference definitions. Not
- * `href="x"`: the converter reads no HTML `href` (GitBook's HTML tables, cards among them, stay as written), so a
- * rewritten one would stay in the page as an internal ref and be written back to the repository as such.
+ * Link targets of a page's Markdown: `](x)` and `](<x y>)`, `src="x"`, `url="x"`, `page="x"`, `href="x"` (GitBook's HTML
+ * tables, cards and buttons, which the converter reads; an `href` in HTML it keeps as code is written back to its path by
+ * the export like any `/pages/<id>`), and reference definitions.
  */
-const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`

@@ -14,7 +14,8 @@
  * than `MAX_NESTING` or input longer than `MAX_MARKDOWN_LENGTH` is refused with a
  * MarkdownConversionError (a 400 at the API), never a stack overflow.
  */
-import type { Element } from 'hast';
+import type { Element, ElementContent } from 'hast';
+import { fromHtml } from 'hast-util-from-html';
 import type {
   Blockquote,
   Code,
@@ -68,6 +69,7 @@ import {
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
+import { type HtmlTable, type HtmlTableColumn, readHtmlTable } from './syntax/html-table';
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
@@ -663,6 +665,132 @@ class Converter {
     return { object: 'block', type: 'table', isVoid: true, data: { view: { type: 'grid', columns, hideHeader }, records, definition }, fragments };
   }
 
+  /**
+   * An HTML table (syntax/html-table.ts) becomes GitBook's table block: a cards table's target column of links a
+   * `content-ref` column, its cover column of uploaded files a `files` column; any other column is text, its cells'
+   * HTML read into blocks. Widths are the grid's `columnWidths`.
+   */
+  private htmlTable(table: HtmlTable): DocumentBlockTable {
+    const ids = table.columns.map((_, i) => `c${i + 1}`);
+    const kinds = table.columns.map((column, i) => this.htmlColumnKind(column, table.rows.map((row) => row[i])));
+    const definition: DocumentBlockTable['data']['definition'] = {};
+    table.columns.forEach((column, i) => {
+      const kind = kinds[i];
+      definition[ids[i]] = kind === 'text' ? { id: ids[i], title: column.title, type: 'text', textAlignment: column.align } : { id: ids[i], title: column.title, type: kind };
+    });
+    const records: DocumentBlockTable['data']['records'] = {};
+    const fragments: DocumentBlockTable['fragments'] = [];
+    const digits = Math.max(4, String(table.rows.length).length);
+    table.rows.forEach((row, r) => {
+      const recordId = `r${r + 1}`;
+      const values: Record<string, unknown> = {};
+      ids.forEach((id, c) => {
+        const cell = row[c];
+        if (kinds[c] === 'content-ref') values[id] = cell && linksOf(cell)[0] !== undefined ? this.linkRef(linksOf(cell)[0]) : null;
+        else if (kinds[c] === 'files') values[id] = cell ? linksOf(cell).map((href) => (this.resolveLink(href) as { file: string }).file) : [];
+        else {
+          const name = `${recordId}-${id}`;
+          fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? []) as never });
+          values[id] = name;
+        }
+      });
+      records[recordId] = { orderIndex: String(r).padStart(digits, '0'), values };
+    });
+    const visible = ids.filter((_, i) => !table.columns[i].hidden);
+    const target = ids.find((_, i) => kinds[i] === 'content-ref' && table.columns[i].cardTarget);
+    const cover = ids.find((_, i) => kinds[i] === 'files' && table.columns[i].cardCover);
+    const widths = Object.fromEntries(ids.flatMap((id, i) => (table.columns[i].width !== undefined ? [[id, table.columns[i].width!]] : [])));
+    const view: DocumentBlockTable['data']['view'] =
+      table.view === 'cards'
+        ? { type: 'cards', columns: visible, cardSize: table.cardSize ?? 'medium', ...(target ? { targetDefinition: target } : {}), ...(cover ? { coverDefinition: cover } : {}) }
+        : { type: 'grid', columns: visible, hideHeader: table.headerHidden, ...(Object.keys(widths).length ? { columnWidths: widths } : {}) };
+    return { object: 'block', type: 'table', isVoid: true, data: { view, records, definition, ...(table.fullWidth !== undefined ? { fullWidth: table.fullWidth } : {}) }, fragments };
+  }
+
+  /** A column is `content-ref` or `files` as it says only when every cell holds what that type stores. */
+  private htmlColumnKind(column: HtmlTableColumn, cells: ReadonlyArray<Element | undefined>): 'text' | 'content-ref' | 'files' {
+    const filled = cells.filter((cell): cell is Element => cell !== undefined && elementText(cell).trim() + linksOf(cell).join('') !== '');
+    const onlyLinks = (cell: Element) => elementsOf(cell.children).every((child) => child.tagName === 'a') && linksOf(cell).length > 0;
+    if (column.type === 'content-ref' && filled.every((cell) => onlyLinks(cell) && linksOf(cell).length === 1)) return 'content-ref';
+    if (column.type === 'files' && filled.every((cell) => onlyLinks(cell) && linksOf(cell).every((href) => this.resolveLink(href)?.kind === 'file'))) return 'files';
+    return 'text';
+  }
+
+  /** A cell's HTML: `<p>`, headings and lists as blocks, the rest (text, marks, links, icons) as paragraphs. */
+  private htmlCellBlocks(children: readonly ElementContent[]): AnyBlock[] {
+    const blocks: AnyBlock[] = [];
+    let run: ElementContent[] = [];
+    const flush = () => {
+      if (run.some((node) => node.type === 'element' || (node.type === 'text' && node.value.trim() !== ''))) blocks.push(this.htmlParagraph(trimRun(run)));
+      run = [];
+    };
+    for (const child of children) {
+      if (child.type !== 'element' || !CELL_BLOCK_TAGS.has(child.tagName)) {
+        run.push(child);
+        continue;
+      }
+      flush();
+      blocks.push(this.htmlCellBlock(child));
+    }
+    flush();
+    return fitAll('table-cell', blocks.length ? blocks : [plainParagraph('')]);
+  }
+
+  private htmlCellBlock(element: Element): AnyBlock {
+    const heading = /^h([1-6])$/.exec(element.tagName);
+    if (heading) {
+      const depth = Number(heading[1]);
+      // No anchor of the page's outline: a cell's heading takes no id, so the page's headings keep theirs.
+      return { object: 'block', type: `heading-${depth <= 2 ? 1 : Math.min(depth - 1, 3)}`, isVoid: false, data: {}, nodes: this.htmlInlines(element.children) } as AnyBlock;
+    }
+    if (element.tagName === 'ul' || element.tagName === 'ol') {
+      const items = elementsOf(element.children).filter((item) => item.tagName === 'li');
+      const nodes = items.map((item) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes: this.htmlCellBlocks(item.children) }));
+      return { object: 'block', type: element.tagName === 'ol' ? 'list-ordered' : 'list-unordered', isVoid: false, data: {}, nodes } as AnyBlock;
+    }
+    return this.htmlParagraph(trimRun(element.children));
+  }
+
+  private htmlParagraph(nodes: readonly ElementContent[]): AnyBlock {
+    return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.htmlInlines(nodes) };
+  }
+
+  /** Inline HTML as GitBook's table cells hold it: `<strong>`, `<em>`, `<code>`, `<a>`, icons, buttons, `<mark>`, `<br>`, `<img>`. */
+  private htmlInlines(nodes: readonly ElementContent[]): DocumentInlineContent[] {
+    const out = new InlineBuilder();
+    this.htmlPhrasing(nodes, [], out);
+    return out.finish();
+  }
+
+  private htmlPhrasing(nodes: readonly ElementContent[], marks: Marks, out: InlineBuilder) {
+    for (const node of nodes) {
+      if (node.type === 'text') out.text(node.value.replace(/\s*\n\s*/g, ' '), marks);
+      if (node.type !== 'element') continue;
+      const special = this.htmlSpecialInline(node);
+      if (special) {
+        out.inline(special);
+        continue;
+      }
+      if (node.tagName === 'br') out.text('\n', marks);
+      else if (node.tagName === 'a' && attribute(node, 'href') !== undefined) {
+        const inner = new InlineBuilder();
+        this.htmlPhrasing(node.children, marks, inner);
+        out.inline({ object: 'inline', type: 'link', isVoid: false, data: { ref: this.linkRef(attribute(node, 'href')!) }, nodes: inner.finish() as Array<DocumentText | DocumentInlineImage> });
+      } else {
+        const mark = CELL_MARKS[node.tagName]?.(node) ?? HTML_MARKS[node.tagName]?.(node);
+        this.htmlPhrasing(node.children, mark ? withMark(marks, mark) : marks, out);
+      }
+    }
+  }
+
+  /** The void inlines an HTML element of a cell may be: an image, an icon, a button, an expression. */
+  private htmlSpecialInline(element: Element): DocumentInline | null {
+    if (element.tagName === 'img') return this.htmlInlineImage(element);
+    if (element.tagName === 'code' && hasClass(element, 'expression')) return { object: 'inline', type: 'expression', isVoid: true, data: { expression: elementText(element) } } as DocumentInline;
+    const text = element.children.every((child) => child.type === 'text');
+    return this.iconOrButton(element, text, elementText(element));
+  }
+
   /** A cell's content; GitBook writes a cell of several paragraphs as `<p>one</p><p>two</p>`. */
   private cellBlocks(children: readonly PhrasingContent[]): AnyBlock[] {
     const paragraphs = splitHtmlParagraphs(children);
@@ -698,10 +826,14 @@ class Converter {
    * verbatim, as code.
    */
   private htmlBlock(node: Html): AnyBlock[] {
+    const table = readHtmlTable(node.value);
+    if (table) return [this.htmlTable(table)];
     const drawing = this.drawing(node.value);
     if (drawing) return [drawing];
     const figures = this.figures(node.value);
     if (figures) return [figures];
+    const inline = this.inlineHtmlLine(node.value);
+    if (inline) return [inline];
     const pre = readPreCode(node.value);
     if (pre) return [preCodeBlock(pre)];
     return [codeBlock(node.value, 'html')];
@@ -717,6 +849,21 @@ class Converter {
     // A drawing names its file; a path that is no uploaded file is kept as written, in `src`.
     const data = ref?.kind === 'file' ? { ref } : { src };
     return { object: 'block', type: 'drawing', isVoid: true, data: { ...data, ...(alt ? { alt } : {}) } };
+  }
+
+  /**
+   * A line of only inline images, icons and buttons (`<img src="logo.svg" alt="" data-size="line">`, GitBook's
+   * paragraph of one inline image): CommonMark makes a tag alone on its line an HTML block, GitBook a paragraph.
+   */
+  private inlineHtmlLine(html: string): AnyBlock | null {
+    if (html.includes('\n')) return null;
+    const root = fromHtml(html, { fragment: true });
+    const children = root.children as ElementContent[];
+    const inlineOnly = children.every((child) =>
+      child.type === 'text' ? child.value.trim() === '' : child.type === 'element' && ((child.tagName === 'img' && !hasClass(child, 'gitbook-drawing')) || this.htmlSpecialInline(child) !== null),
+    );
+    if (!inlineOnly || !children.some((child) => child.type === 'element')) return null;
+    return this.htmlParagraph(trimRun(children));
   }
 
   /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`: an images block. */
@@ -954,6 +1101,11 @@ class Converter {
     }
     if (close < 0) return 0;
     const inner = nodes.slice(index + 1, close);
+    const special = this.iconOrButton(element, inner.every((node) => node.type === 'text'), toString({ type: 'paragraph', children: [...inner] }));
+    if (special) {
+      out.inline(special);
+      return close - index + 1;
+    }
     if (element.tagName === 'code' && hasClass(element, 'expression')) {
       out.inline({ object: 'inline', type: 'expression', isVoid: true, data: { expression: toString({ type: 'paragraph', children: inner }) } });
       return close - index + 1;
@@ -962,6 +1114,34 @@ class Converter {
     if (!mark) return 0;
     this.phrasing(inner, withMark(marks, mark), out, singleLine);
     return close - index + 1;
+  }
+
+  /**
+   * GitBook's icon `<i class="fa-bolt" style="color:$primary;">:bolt:</i>` and button
+   * `<a href="setup.md" class="button primary" data-icon="rocket">Set up</a>` (its writer's forms; to-markdown.ts
+   * writes them so): the inline they are, or null for any other `<i>` or `<a>`.
+   */
+  private iconOrButton(element: Element, onlyText: boolean, text: string): DocumentInline | null {
+    const classes = classNames(element);
+    if (element.tagName === 'i') {
+      const icon = classes.find((name) => name.startsWith('fa-') && name.length > 3)?.slice(3);
+      if (!icon || !onlyText) return null;
+      const color = markColors(attribute(element, 'style')).text;
+      return { object: 'inline', type: 'icon', isVoid: true, data: { icon, ...(color !== 'default' && TEXT_COLORS.includes(color) ? { color } : {}) } } as DocumentInline;
+    }
+    if (!classes.includes('button')) return null;
+    const kind = classes.includes('secondary') ? 'secondary' : 'primary';
+    const icon = attribute(element, 'dataIcon');
+    const label = text.trim();
+    const href = attribute(element, 'href');
+    if (element.tagName === 'a' && href !== undefined) {
+      return { object: 'inline', type: 'button', isVoid: true, data: { label, kind, ref: this.linkRef(href), ...(icon ? { icon } : {}) } } as DocumentInline;
+    }
+    // `<button class="button primary" data-action="ask" data-query="...">`: a button that opens the assistant or the
+    // search (GitBook's `DocumentAction`), or selects an option by its slug.
+    const action = buttonAction(element);
+    if (element.tagName !== 'button' || !action) return null;
+    return { object: 'inline', type: 'button', isVoid: true, data: { label, kind, action, ...(icon ? { icon } : {}) } } as DocumentInline;
   }
 
   private htmlInlineImage(element: Element): DocumentInlineImage {
@@ -1173,6 +1353,58 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
     index = close + 1;
   }
   return parts;
+}
+
+/** The elements of a table cell that are blocks; any other is inline. */
+const CELL_BLOCK_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol']);
+
+/** The HTML of marks Markdown writes with its own syntax, as GitBook writes them inside HTML cells. */
+const CELL_MARKS: Record<string, (element: Element) => MarkSpec | null> = {
+  strong: () => simpleMark('bold'),
+  b: () => simpleMark('bold'),
+  em: () => simpleMark('italic'),
+  i: () => simpleMark('italic'),
+  code: () => simpleMark('code'),
+  s: () => simpleMark('strikethrough'),
+  del: () => simpleMark('strikethrough'),
+};
+
+/** Whitespace around a cell's content, the line breaks a hand-written table has between tags, dropped. */
+function trimRun(nodes: readonly ElementContent[]): ElementContent[] {
+  const out = [...nodes];
+  while (out[0]?.type === 'text' && out[0].value.trim() === '') out.shift();
+  while (out.at(-1)?.type === 'text' && (out.at(-1) as { value: string }).value.trim() === '') out.pop();
+  if (out[0]?.type === 'text') out[0] = { ...out[0], value: out[0].value.trimStart() };
+  const last = out.at(-1);
+  if (last?.type === 'text') out[out.length - 1] = { ...last, value: last.value.trimEnd() };
+  return out;
+}
+
+/** The `href` of each link of a cell. */
+function linksOf(cell: Element): string[] {
+  const out: string[] = [];
+  const visit = (node: ElementContent) => {
+    if (node.type !== 'element') return;
+    const href = node.tagName === 'a' ? attribute(node, 'href') : undefined;
+    if (href !== undefined) out.push(href);
+    else node.children.forEach(visit);
+  };
+  cell.children.forEach(visit);
+  return out;
+}
+
+function buttonAction(element: Element): Record<string, string> | null {
+  const action = attribute(element, 'dataAction');
+  const query = attribute(element, 'dataQuery');
+  const slug = attribute(element, 'dataSlug');
+  if (action === 'ask' || action === 'search') return { action, ...(query !== undefined ? { query } : {}) };
+  if (action === 'select' && slug) return { action, slug };
+  return null;
+}
+
+function classNames(element: Element): string[] {
+  const value = element.properties?.className;
+  return Array.isArray(value) ? value.map(String) : [];
 }
 
 function lengthOf(value: string | undefined): unknown {
