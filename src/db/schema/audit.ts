@@ -27,6 +27,5 @@ export const auditEvents = sqliteTable(
     index('audit_events_org_time').on(t.orgId, t.occurredAt, t.id),
     index('audit_events_org_actor').on(t.orgId, t.actorId, t.occurredAt),
     index('audit_events_org_target').on(t.orgId, t.targetId, t.occurredAt),
-    index('audit_events_time').on(t.occurredAt),
   ],
 );

@@ -58,8 +58,12 @@ const ORGANIZATION_OF: Record<Exclude<AuditOrganization, { id: string } | { memb
     'select o.id as org_id from (select ? as ref) r join organizations o on o.id = r.ref or o.hostname = lower(r.ref) order by o.id = r.ref desc limit 1',
 };
 
-/** The select answering the organizations of an event (one row each), and its parameter. */
-function organizationSql(organization: AuditOrganization): [string, string] {
+/**
+ * The select answering the organizations of an event (one row each), and its parameter. An event whose organization
+ * is not known goes nowhere (`''`, which the insert leaves out), as `draftEvent` says.
+ */
+function organizationSql(organization: AuditOrganization | undefined): [string, string] {
+  if (!organization) return ['select ? as org_id', ''];
   if ('id' in organization) return ['select ? as org_id', organization.id];
   if ('membershipsOf' in organization) return ['select org_id from org_members where user_id = ?', organization.membershipsOf];
   return [ORGANIZATION_OF[organization.of], organization.key];
@@ -93,15 +97,22 @@ export function insertEventStatement(client: D1Client, draft: AuditEventDraft): 
     );
 }
 
-/** The batch's last statement: removes the event when no statement between the two changed a row. */
+/**
+ * The batch's last statement: removes the event when no statement between the two changed a row. Found by its key,
+ * the event's organizations selected again as the insert selected them: when nothing changed a row, the select
+ * answers what it answered then; when something did, the event stays whichever organizations it answers now (issue
+ * 42, storage: the drop found the event by its time through `audit_events_time`, an index of every event kept for it
+ * and the retention purge alone; the purge walks the organizations' time index instead).
+ */
 export function dropUnchangedStatement(client: D1Client, draft: AuditEventDraft): D1PreparedStatement {
+  const [orgSql, orgParam] = organizationSql(draft.organization);
+  const organizations = orgSql.replace('?', '?2');
   return client
-    // Found by its time first: the key is (org_id, id) and the event's organizations are not known here, while
-    // `audit_events_time` narrows it to the events of that instant (by id alone, both were scans of the table).
     .prepare(
-      'delete from audit_events where occurred_at = ?1 and id = ?2 and total_changes() <= changes_base + (select count(*) from audit_events where occurred_at = ?1 and id = ?2)',
+      `delete from audit_events where id = ?1 and org_id in (${organizations})
+       and total_changes() <= changes_base + (select count(*) from audit_events where id = ?1 and org_id in (${organizations}))`,
     )
-    .bind(draft.occurredAt, draft.id);
+    .bind(draft.id, orgParam);
 }
 
 // ---------------------------------------------------------------------------------------------
