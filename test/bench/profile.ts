@@ -24,9 +24,15 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** One CDP session over workerd's inspector, on the worker named `name`. */
-async function inspect(name: string) {
-  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/core:user:${name}`);
+/**
+ * `--isolates`: besides the Worker, the isolates of Miniflare's local D1 (its database Durable Object, `d1:db`) and of
+ * its rate limiter (`ratelimit:ns`), profiled at the same time: how the process's CPU per request splits between them.
+ */
+const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', 'ratelimit:ns'] : ['core:user:api'];
+
+/** One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`). */
+async function inspect(service: string) {
+  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/${service}`);
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
     socket.addEventListener('error', reject, { once: true });
@@ -70,6 +76,19 @@ async function first(url: string, token: string) {
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
   return 1;
+}
+
+/** Samples in which the isolate ran (not idle), and the time they cover in ms (the profile's own timestamps). */
+function busy(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas?: number[] }) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let samples = 0;
+  let micros = 0;
+  profile.samples.forEach((id, i) => {
+    if (byId.get(id)?.callFrame.functionName === '(idle)') return;
+    samples++;
+    micros += profile.timeDeltas?.[i + 1] ?? 0;
+  });
+  return { samples, ms: micros / 1000 };
 }
 
 function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
@@ -117,16 +136,25 @@ try {
   } else {
     await load(url, token); // warm-up: every lazy group and cache loaded
   }
-  const inspector = await inspect('api');
-  await inspector.send('Profiler.enable');
-  await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
-  await inspector.send('Profiler.start');
+  const inspectors = await Promise.all(ISOLATES.map(inspect));
+  for (const inspector of inspectors) {
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+    await inspector.send('Profiler.start');
+  }
   const requests = COLD ? await first(url, token) : await load(url, token);
-  const { profile } = await inspector.send('Profiler.stop');
-  inspector.close();
-  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profile));
+  const profiles = await Promise.all(inspectors.map(async (inspector) => (await inspector.send('Profiler.stop')).profile));
+  for (const inspector of inspectors) inspector.close();
+  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profiles[0]));
   console.log(`${route}: ${requests} requests in ${SECONDS} s`);
-  summarize(profile);
+  if (ISOLATES.length > 1) {
+    console.log('Busy samples per isolate (not idle), and their time per request:');
+    ISOLATES.forEach((name, i) => {
+      const { samples, ms } = busy(profiles[i]);
+      console.log(`  ${name.padEnd(16)} ${String(samples).padStart(7)} samples  ${(ms / requests).toFixed(2).padStart(6)} ms/request`);
+    });
+  }
+  summarize(profiles[0]);
 } finally {
   await mf.dispose();
   rmSync(persist, { recursive: true, force: true });

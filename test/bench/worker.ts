@@ -60,7 +60,9 @@ export default {
   ...worker,
   async fetch(request: Request, benchEnv: BenchEnv, ctx: ExecutionContext): Promise<Response> {
     const env: Env = benchEnv.BENCH_PLAIN_D1 ? { ...benchEnv, DB: plainD1(benchEnv.DB) } : benchEnv;
-    const path = new URL(request.url).pathname;
+    // The measured requests pass through untouched: parsing their URL here showed in the Worker's profile (`URL`, 1.4%
+    // of a page read's samples), a cost the deployed Worker does not have.
+    const path = request.url.includes('/__bench/') ? new URL(request.url).pathname : '';
     if (path.startsWith(WRITER_TRIPS)) {
       const writer = spaceWriter(env, path.slice(WRITER_TRIPS.length)) as unknown as { roundTrips(): Promise<number> };
       return Response.json({ roundTrips: await writer.roundTrips() });
