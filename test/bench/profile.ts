@@ -5,7 +5,10 @@
  * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
  * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
  * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
- * of a fresh isolate instead (what `npm run bench -- cold` times).
+ * of a fresh isolate instead (what `npm run bench -- cold` times). `--isolates`: Miniflare's local D1 (`d1:db`) and
+ * rate limiter (`ratelimit:ns`) isolates profiled too, with each one's busy samples: on a page read the D1 isolate is
+ * as busy as the Worker's (per statement: the statement, two `total_changes()` reads, the database size), the limiter's
+ * a quarter of it; `--no-rate-limits` as in routes.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +31,7 @@ interface ProfileNode {
  * `--isolates`: besides the Worker, the isolates of Miniflare's local D1 (its database Durable Object, `d1:db`) and of
  * its rate limiter (`ratelimit:ns`), profiled at the same time: how the process's CPU per request splits between them.
  */
-const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', 'ratelimit:ns'] : ['core:user:api'];
+const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', ...(args.has('no-rate-limits') ? [] : ['ratelimit:ns'])] : ['core:user:api'];
 
 /** One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`). */
 async function inspect(service: string) {
@@ -78,20 +81,13 @@ async function first(url: string, token: string) {
   return 1;
 }
 
-/** Samples in which the isolate ran (not idle), and the time they cover in ms (the profile's own timestamps). */
-function busy(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas?: number[] }) {
+/** Samples in which the isolate ran (not idle): on a loaded machine the samples' timestamps are not its CPU time. */
+function busy(profile: { nodes: ProfileNode[]; samples: number[] }) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  let samples = 0;
-  let micros = 0;
-  profile.samples.forEach((id, i) => {
-    if (byId.get(id)?.callFrame.functionName === '(idle)') return;
-    samples++;
-    micros += profile.timeDeltas?.[i + 1] ?? 0;
-  });
-  return { samples, ms: micros / 1000 };
+  return profile.samples.filter((id) => byId.get(id)?.callFrame.functionName !== '(idle)').length;
 }
 
-function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
+function summarize(profile: { nodes: ProfileNode[]; samples: number[] }, lines = 30) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -112,7 +108,7 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
   }
   const top = (m: Map<string, number>, n: number) =>
     [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([l, v]) => `  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${l}`).join('\n');
-  console.log(`\n${total} samples. Self time:\n${top(self, 30)}\n\nInclusive time:\n${top(inclusive, 60)}`);
+  console.log(`${total} samples. Self time:\n${top(self, lines)}\n\nInclusive time:\n${top(inclusive, lines * 2)}`);
 }
 
 const COLD = args.has('cold');
@@ -149,12 +145,13 @@ try {
   console.log(`${route}: ${requests} requests in ${SECONDS} s`);
   if (ISOLATES.length > 1) {
     console.log('Busy samples per isolate (not idle), and their time per request:');
-    ISOLATES.forEach((name, i) => {
-      const { samples, ms } = busy(profiles[i]);
-      console.log(`  ${name.padEnd(16)} ${String(samples).padStart(7)} samples  ${(ms / requests).toFixed(2).padStart(6)} ms/request`);
-    });
+    ISOLATES.forEach((name, i) => console.log(`  ${name.padEnd(16)} ${String(busy(profiles[i])).padStart(7)} samples`));
   }
-  summarize(profiles[0]);
+  ISOLATES.forEach((name, i) => {
+    if (i > 0) writeFileSync(`/tmp/worker-${name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`, JSON.stringify(profiles[i]));
+    console.log(`\n${name}:`);
+    summarize(profiles[i], i === 0 ? 30 : 12);
+  });
 } finally {
   await mf.dispose();
   rmSync(persist, { recursive: true, force: true });

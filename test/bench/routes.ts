@@ -381,15 +381,16 @@ async function main() {
   if (unlimitedUrl) console.log('no RL: the same Worker without the rate limit bindings (under Miniflare each limit() is a Durable Object\'s SQLite write)');
   else if (args.has('no-rate-limits')) console.log('The Worker runs without the rate limit bindings (--no-rate-limits)');
   const twinColumns = unlimitedUrl ? ` ${'no RL ×'.padStart(8)} ${'CPU ×'.padStart(6)}` : '';
-  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)}${twinColumns} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips'.padStart(8)}`);
+  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)}${twinColumns} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips (statements)'.padStart(21)}`);
   for (const target of targets) {
     const key = `${target.label}|${target.size ?? ''}`;
     const all = samples.get(key)!.flatMap((s) => s.latencies);
     const auth: Record<string, string> = target.visitor ? {} : { Authorization: `Bearer ${token}` };
-    const trips = target === targets[0] ? '1' : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
+    const counted = target === targets[0] ? undefined : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers;
+    const trips = counted ? `${counted.get('x-d1-round-trips')} (${counted.get('x-d1-statements')})` : '1 (1)';
     const unlimited = samples.has(`${key}|unlimited`) ? ` ${fmt(rpsOf(`${key}|unlimited`) / ref).padStart(8)} ${fmt(cpuOf(`${key}|unlimited`) / refCpu).padStart(6)}` : unlimitedUrl ? ' '.repeat(16) : '';
     console.log(
-      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)}${unlimited} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
+      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)}${unlimited} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${trips.padStart(21)}`,
     );
   }
   for (const label of ['GET .../content/page/{pageId}', 'GET .../content/files/{fileId}', 'GET /v1/spaces/{id}']) {

@@ -77,6 +77,7 @@ export default {
     const response = await worker.fetch!(request as never, { ...env, DB: benchEnv.BENCH_PLAIN_D1 ? plainD1(counter.db) : counter.db }, ctx);
     const counted = new Response(response.body, response);
     counted.headers.set('x-d1-round-trips', String(counter.count));
+    counted.headers.set('x-d1-statements', String(counter.statements));
     return counted;
   },
 } satisfies ExportedHandler<BenchEnv>;
