@@ -5,7 +5,10 @@
  * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
  * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
  * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
- * of a fresh isolate instead (what `npm run bench -- cold` times).
+ * of a fresh isolate instead (what `npm run bench -- cold` times). `--isolates`: Miniflare's local D1 (`d1:db`) and
+ * rate limiter (`ratelimit:ns`) isolates profiled too, with each one's busy samples: on a page read the D1 isolate is
+ * as busy as the Worker's (per statement: the statement, two `total_changes()` reads, the database size), the limiter's
+ * a quarter of it; `--no-rate-limits` as in routes.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,9 +27,15 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** One CDP session over workerd's inspector, on the worker named `name`. */
-async function inspect(name: string) {
-  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/core:user:${name}`);
+/**
+ * `--isolates`: besides the Worker, the isolates of Miniflare's local D1 (its database Durable Object, `d1:db`) and of
+ * its rate limiter (`ratelimit:ns`), profiled at the same time: how the process's CPU per request splits between them.
+ */
+const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', ...(args.has('no-rate-limits') ? [] : ['ratelimit:ns'])] : ['core:user:api'];
+
+/** One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`). */
+async function inspect(service: string) {
+  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/${service}`);
   await new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve, { once: true });
     socket.addEventListener('error', reject, { once: true });
@@ -72,7 +81,13 @@ async function first(url: string, token: string) {
   return 1;
 }
 
-function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
+/** Samples in which the isolate ran (not idle): on a loaded machine the samples' timestamps are not its CPU time. */
+function busy(profile: { nodes: ProfileNode[]; samples: number[] }) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  return profile.samples.filter((id) => byId.get(id)?.callFrame.functionName !== '(idle)').length;
+}
+
+function summarize(profile: { nodes: ProfileNode[]; samples: number[] }, lines = 30) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -93,7 +108,7 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[] }) {
   }
   const top = (m: Map<string, number>, n: number) =>
     [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([l, v]) => `  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${l}`).join('\n');
-  console.log(`\n${total} samples. Self time:\n${top(self, 30)}\n\nInclusive time:\n${top(inclusive, 60)}`);
+  console.log(`${total} samples. Self time:\n${top(self, lines)}\n\nInclusive time:\n${top(inclusive, lines * 2)}`);
 }
 
 const COLD = args.has('cold');
@@ -117,16 +132,26 @@ try {
   } else {
     await load(url, token); // warm-up: every lazy group and cache loaded
   }
-  const inspector = await inspect('api');
-  await inspector.send('Profiler.enable');
-  await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
-  await inspector.send('Profiler.start');
+  const inspectors = await Promise.all(ISOLATES.map(inspect));
+  for (const inspector of inspectors) {
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+    await inspector.send('Profiler.start');
+  }
   const requests = COLD ? await first(url, token) : await load(url, token);
-  const { profile } = await inspector.send('Profiler.stop');
-  inspector.close();
-  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profile));
+  const profiles = await Promise.all(inspectors.map(async (inspector) => (await inspector.send('Profiler.stop')).profile));
+  for (const inspector of inspectors) inspector.close();
+  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profiles[0]));
   console.log(`${route}: ${requests} requests in ${SECONDS} s`);
-  summarize(profile);
+  if (ISOLATES.length > 1) {
+    console.log('Busy samples per isolate (not idle), and their time per request:');
+    ISOLATES.forEach((name, i) => console.log(`  ${name.padEnd(16)} ${String(busy(profiles[i])).padStart(7)} samples`));
+  }
+  ISOLATES.forEach((name, i) => {
+    if (i > 0) writeFileSync(`/tmp/worker-${name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`, JSON.stringify(profiles[i]));
+    console.log(`\n${name}:`);
+    summarize(profiles[i], i === 0 ? 30 : 12);
+  });
 } finally {
   await mf.dispose();
   rmSync(persist, { recursive: true, force: true });

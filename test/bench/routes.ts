@@ -9,7 +9,14 @@
  *   npm run bench                     sizes 10, 1000, 20000
  *   npm run bench -- --sizes=10,1000  other sizes
  *   npm run bench -- --ceiling        also seeds 50,000 pages and checks reads, a batch and a merge
- *   npm run bench -- --no-rate-limits without the rate limit bindings (what their checks cost, by difference)
+ *   npm run bench -- --no-rate-limits without the rate limit bindings at all (no "no RL" columns then)
+ *
+ * What the harness charges for rate limiting: the Worker has the rate limit bindings of wrangler.toml (limits out of
+ * reach), and under Miniflare each `limit()` is a fetch to a Durable Object that reads and writes its SQLite table
+ * (miniflare/dist/src/workers/ratelimit/*.js), in the same workerd process whose CPU is measured; on Cloudflare the
+ * binding counts in memory at the location. So every read is measured twice in each round: on the Worker, and on its
+ * twin without the bindings (`api-unlimited`: same build, database, bucket and space writers). The table prints both
+ * ratios; the difference is what the limiter's one call per request costs here.
  *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
  *   npm run bench -- --plain-d1       the Worker's D1 a plain pass-through of the binding, without sessions (worker.ts)
  *
@@ -84,9 +91,41 @@ export const bundleWorkers = async (checkout = root) => {
  * Durable Objects across instances (cold.ts starts one per measurement); `scripts`: bundles made once; `plainD1`: the
  * Worker's D1 without sessions (worker.ts, `--plain-d1`).
  */
-export async function start({ persist, scripts, inspectorPort, plainD1 = args.has('plain-d1') }: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number; plainD1?: boolean } = {}) {
+export async function start({
+  persist,
+  scripts,
+  inspectorPort,
+  plainD1 = args.has('plain-d1'),
+  unlimitedTwin = false,
+}: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number; plainD1?: boolean; unlimitedTwin?: boolean } = {}) {
   const { api, reference } = scripts ?? (await bundleWorkers());
   const common = { modulesRoot: '/worker', compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
+  const limited = !args.has('no-rate-limits');
+  const apiWorker = {
+    ...common,
+    name: 'api',
+    modules: api.modules,
+    r2Buckets: { FILES: 'bench-files' },
+    queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
+    durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
+    // The three secrets, distinct as a deployment has them (none stands in for another): file URLs are signed.
+    bindings: {
+      ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '',
+      ...(plainD1 ? { BENCH_PLAIN_D1: '1' } : {}),
+    },
+    // The rate limit bindings, as wrangler.toml declares them but out of reach: every request pays for
+    // its checks (one per policy it counts against) without being refused.
+    ratelimits: limited ? Object.fromEntries(
+      Object.values(RATE_LIMIT_POLICIES).map(({ binding }, i) => [binding, { namespace_id: String(1001 + i), simple: { limit: 1_000_000_000, period: 60 } }]),
+    ) : {},
+    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+  };
+  // `unlimitedTwin`: the same Worker, database, bucket and space writers (the api Worker's class), without the rate
+  // limit bindings: each read is measured on both in the same run, so that what Miniflare's limiter costs (a Durable
+  // Object's SQLite write per `limit()`) is seen beside what the Worker itself costs.
+  const twin = unlimitedTwin && limited
+    ? { ...apiWorker, name: 'api-unlimited', ratelimits: {}, durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', scriptName: 'api', useSQLite: true } } }
+    : undefined;
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
   const mf = new Miniflare(convertV4MiniflareOptions({
     // The Worker's errors (a 500's cause) show; its request lines do not.
@@ -96,25 +135,8 @@ export async function start({ persist, scripts, inspectorPort, plainD1 = args.ha
     // profile.ts takes CPU profiles of the Worker through workerd's inspector.
     ...(inspectorPort ? { inspectorPort } : {}),
     workers: [
-      {
-        ...common,
-        name: 'api',
-        modules: api.modules,
-        r2Buckets: { FILES: 'bench-files' },
-        queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-        durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
-        // The three secrets, distinct as a deployment has them (none stands in for another): file URLs are signed.
-        bindings: {
-          ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '',
-          ...(plainD1 ? { BENCH_PLAIN_D1: '1' } : {}),
-        },
-        // The rate limit bindings, as wrangler.toml declares them but out of reach: every request pays for
-        // its checks (one per policy it counts against) without being refused.
-        ratelimits: args.has('no-rate-limits') ? {} : Object.fromEntries(
-          Object.values(RATE_LIMIT_POLICIES).map(({ binding }, i) => [binding, { namespace_id: String(1001 + i), simple: { limit: 1_000_000_000, period: 60 } }]),
-        ),
-        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
-      },
+      apiWorker,
+      ...(twin ? [twin] : []),
       { ...common, name: 'ref', modules: reference.modules, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] },
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]));
@@ -129,7 +151,8 @@ export async function start({ persist, scripts, inspectorPort, plainD1 = args.ha
   }
   const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
   const refUrl = (await mf.unsafeGetDirectURL('ref')).origin;
-  return { mf, db, apiUrl, refUrl };
+  const unlimitedUrl = twin ? (await mf.unsafeGetDirectURL('api-unlimited')).origin : undefined;
+  return { mf, db, apiUrl, refUrl, unlimitedUrl };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,7 +309,7 @@ async function bytes(db: D1Database): Promise<number> {
 }
 
 async function main() {
-  const { mf, db, apiUrl, refUrl } = await start();
+  const { mf, db, apiUrl, refUrl, unlimitedUrl } = await start({ unlimitedTwin: true });
   const call = client(apiUrl);
   const { user, token, org } = await seedUser(call);
   console.log(`Seeding spaces of ${SIZES.join(', ')} pages through the API...`);
@@ -336,11 +359,16 @@ async function main() {
   // `--targets=<regex>`: only the routes whose label matches (the reference always runs).
   const only = args.get('targets') ? new RegExp(args.get('targets')!) : undefined;
   if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.test(t.label)));
+  // Each read of the Worker also on its twin without the rate limit bindings, right after it in every round.
+  const twinOf = (url: string) => (unlimitedUrl && url.startsWith(apiUrl) ? `${unlimitedUrl}${url.slice(apiUrl.length)}` : undefined);
   const samples = new Map<string, Sample[]>();
+  const measure = async (key: string, url: string, token: string) => samples.set(key, [...(samples.get(key) ?? []), await load(url, token)]);
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
       const key = `${target.label}|${target.size ?? ''}`;
-      samples.set(key, [...(samples.get(key) ?? []), await load(target.url, target.visitor ? '' : token)]);
+      await measure(key, target.url, target.visitor ? '' : token);
+      const twin = twinOf(target.url);
+      if (twin) await measure(`${key}|unlimited`, twin, target.visitor ? '' : token);
     }
   }
   const rpsOf = (key: string) => median(samples.get(key)!.map((s) => s.rps));
@@ -349,15 +377,20 @@ async function main() {
   const cpuOf = (key: string) => median(samples.get(key)!.map((s) => s.cpuMs));
   const refCpu = cpuOf(refKey);
   console.log(`\nReads: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ref d = ${fmt(ref, 0)} req/s, ${fmt(refCpu)} ms CPU/req`);
-  console.log('CPU: of the workerd process (Worker and local D1) per request, as a multiple of the reference\'s in the same run');
-  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips'.padStart(8)}`);
+  console.log('CPU: of the workerd process (Worker, local D1, Miniflare\'s rate limiter) per request, as a multiple of the reference\'s in the same run');
+  if (unlimitedUrl) console.log('no RL: the same Worker without the rate limit bindings (under Miniflare each limit() is a Durable Object\'s SQLite write)');
+  else if (args.has('no-rate-limits')) console.log('The Worker runs without the rate limit bindings (--no-rate-limits)');
+  const twinColumns = unlimitedUrl ? ` ${'no RL ×'.padStart(8)} ${'CPU ×'.padStart(6)}` : '';
+  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)}${twinColumns} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips (statements)'.padStart(21)}`);
   for (const target of targets) {
     const key = `${target.label}|${target.size ?? ''}`;
     const all = samples.get(key)!.flatMap((s) => s.latencies);
     const auth: Record<string, string> = target.visitor ? {} : { Authorization: `Bearer ${token}` };
-    const trips = target === targets[0] ? '1' : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers.get('x-d1-round-trips');
+    const counted = target === targets[0] ? undefined : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers;
+    const trips = counted ? `${counted.get('x-d1-round-trips')} (${counted.get('x-d1-statements')})` : '1 (1)';
+    const unlimited = samples.has(`${key}|unlimited`) ? ` ${fmt(rpsOf(`${key}|unlimited`) / ref).padStart(8)} ${fmt(cpuOf(`${key}|unlimited`) / refCpu).padStart(6)}` : unlimitedUrl ? ' '.repeat(16) : '';
     console.log(
-      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${String(trips).padStart(8)}`,
+      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)}${unlimited} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${trips.padStart(21)}`,
     );
   }
   for (const label of ['GET .../content/page/{pageId}', 'GET .../content/files/{fileId}', 'GET /v1/spaces/{id}']) {

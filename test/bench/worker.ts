@@ -60,7 +60,9 @@ export default {
   ...worker,
   async fetch(request: Request, benchEnv: BenchEnv, ctx: ExecutionContext): Promise<Response> {
     const env: Env = benchEnv.BENCH_PLAIN_D1 ? { ...benchEnv, DB: plainD1(benchEnv.DB) } : benchEnv;
-    const path = new URL(request.url).pathname;
+    // The measured requests pass through untouched: parsing their URL here showed in the Worker's profile (`URL`, 1.4%
+    // of a page read's samples), a cost the deployed Worker does not have.
+    const path = request.url.includes('/__bench/') ? new URL(request.url).pathname : '';
     if (path.startsWith(WRITER_TRIPS)) {
       const writer = spaceWriter(env, path.slice(WRITER_TRIPS.length)) as unknown as { roundTrips(): Promise<number> };
       return Response.json({ roundTrips: await writer.roundTrips() });
@@ -75,6 +77,7 @@ export default {
     const response = await worker.fetch!(request as never, { ...env, DB: benchEnv.BENCH_PLAIN_D1 ? plainD1(counter.db) : counter.db }, ctx);
     const counted = new Response(response.body, response);
     counted.headers.set('x-d1-round-trips', String(counter.count));
+    counted.headers.set('x-d1-statements', String(counter.statements));
     return counted;
   },
 } satisfies ExportedHandler<BenchEnv>;

@@ -8,6 +8,8 @@ type Statement = D1PreparedStatement & { __real?: D1PreparedStatement };
  */
 export function countingD1(real: D1Database) {
   let count = 0;
+  // Statements, a batch's each: under Miniflare each one is a few SQLite calls of local D1's Durable Object.
+  let statements = 0;
   const wrap = (stmt: D1PreparedStatement): Statement =>
     new Proxy(stmt, {
       get(target, prop) {
@@ -17,6 +19,7 @@ export function countingD1(real: D1Database) {
         if (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw') {
           return (...args: unknown[]) => {
             count++;
+            statements++;
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
@@ -29,9 +32,10 @@ export function countingD1(real: D1Database) {
       get(target, prop) {
         if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
         if (prop === 'batch') {
-          return (statements: Statement[]) => {
+          return (statements_: Statement[]) => {
             count++;
-            return target.batch(statements.map((s) => s.__real ?? s));
+            statements += statements_.length;
+            return target.batch(statements_.map((s) => s.__real ?? s));
           };
         }
         if (prop === 'withSession') return (start?: string) => counted((target as D1Database).withSession(start));
@@ -44,6 +48,9 @@ export function countingD1(real: D1Database) {
     db,
     get count() {
       return count;
+    },
+    get statements() {
+      return statements;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
+import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfBuiltShape, type BatchItem, type Db } from '../../db/client';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { changeRequests, revisions, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
@@ -25,7 +26,8 @@ import { leavesSql, lookupSql, SAFE_KEY } from './tree';
 import { documentRefsSql, parseStoredBody } from './packed-documents';
 import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
+import { checkSpace, type SpaceWithRank } from '../spaces/spaces';
+import { spaceRoleSql } from '../access/access';
 
 /**
  * Reads of a space's content or of a change request's: the space (with the caller's role), the
@@ -410,12 +412,47 @@ function gitQuery(db: Db, rev: RevisionShape) {
  * The space with the reader's role: a member's, or for a site token's visitor `read` on a live space, the
  * token's site checked in the same batch (the `published` statement, see checkPublished).
  */
-function spaceStatement(db: Db, source: ContentSource, userId: string) {
-  if (!source.published) return selectSpaceWithRank(db, source.spaceId, userId);
-  return db
-    .select({ space: spaces, rank: sql<number>`${RANK.read}`.as('rank') })
-    .from(spaces)
-    .where(and(eq(spaces.id, source.spaceId), isNull(spaces.deletedAt)));
+/** The revision's header as a content read answers it (`ContentRead['revision']` before its meta is parsed). */
+type RevisionHeaderRow = Omit<RevisionHeader, 'meta'> & { meta: string | null };
+
+/**
+ * The space with the caller's rank on it (a site token's visitor reads, and only a space not in the trash) and the
+ * header of the revision `rev` reads, in one statement: the revision is left-joined, null when there is none. Two
+ * statements before; each statement of a batch is work for D1 (under Miniflare, three SQLite calls of its Durable
+ * Object), and every content read has both. Built once per isolate for each shape (db/client `selectOfBuiltShape`).
+ */
+function spaceAndRevisionStatement(db: Db, source: ContentSource, userId: string, rev: RevisionShape) {
+  const published = source.published !== undefined;
+  const build = () =>
+    db
+      .select({
+        space: spaces,
+        rank: published ? sql<number>`${RANK.read}` : spaceRoleSql(sql.placeholder('userId') as unknown as SQL),
+        revision: {
+          id: revisionColumn(revisions.id),
+          parents: revisionColumn(revisions.parents),
+          type: revisionColumn(revisions.type),
+          createdAt: revisionColumn(revisions.createdAt),
+          meta: revisionColumn(revisions.meta),
+          pageCount: revisionColumn(revisions.pageCount),
+          fileCount: revisionColumn(revisions.fileCount),
+        },
+      })
+      .from(spaces)
+      .leftJoin(revisions, eq(revisions.id, rev.sql))
+      .where(published ? and(eq(spaces.id, sql.placeholder('spaceId')), isNull(spaces.deletedAt)) : eq(spaces.id, sql.placeholder('spaceId')));
+  const values = published ? rev.values : { ...rev.values, userId };
+  return selectOfBuiltShape(db, `contentSpaceRevision:${published ? 'published' : 'member'}:${rev.shape}`, build, values);
+}
+
+type SpaceAndRevision = SpaceWithRank & { revision: RevisionHeaderRow | { [K in keyof RevisionHeaderRow]: null } | null };
+
+/**
+ * A revision column under a name of its own (`read_revision_<name>`), decoded as the column is: D1 answers a batch's rows
+ * as objects keyed by column name, where the space's `id` and `created_at` would hide the revision's (and `revision_id` is the space's).
+ */
+function revisionColumn<C extends AnySQLiteColumn>(column: C): SQL.Aliased<C['_']['data']> {
+  return sql<C['_']['data']>`${column}`.mapWith(column).as(`read_revision_${column.name}`);
 }
 
 /** A site token reads a space only while its site is published and has the space: anything else is not found. */
@@ -430,21 +467,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   // The statements that are not built once per isolate take the revision's id with its values in place.
   let revisionIdSql: SQL | undefined;
   const revisionId = () => (revisionIdSql ??= revisionIdOf(source));
-  const statements: BatchItem[] = [
-    spaceStatement(db, source, userId),
-    selectOfShape(`contentRevision:${rev.shape}`, db
-      .select({
-        id: revisions.id,
-        parents: revisions.parents,
-        type: revisions.type,
-        createdAt: revisions.createdAt,
-        meta: revisions.meta,
-        pageCount: revisions.pageCount,
-        fileCount: revisions.fileCount,
-      })
-      .from(revisions)
-      .where(eq(revisions.id, rev.sql)), rev.values),
-  ];
+  const statements: BatchItem[] = [spaceAndRevisionStatement(db, source, userId, rev)];
   const extra: Record<string, number> = {};
   const add = (name: string, statement: unknown) => {
     extra[name] = statements.length;
@@ -477,11 +500,14 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
-  if (source.published) checkPublished(results[0] as SpaceWithRank[], results[extra.published]);
-  const space = checkSpace(results[0] as SpaceWithRank[], RANK.read, true);
+  const spaceRows = results[0] as SpaceAndRevision[];
+  if (source.published) checkPublished(spaceRows, results[extra.published]);
+  const { space: spaceRow, rank } = checkSpace(spaceRows, RANK.read, true);
+  const space: SpaceWithRank = { space: spaceRow, rank };
   const cr = extra.cr !== undefined ? requireChangeRequest(results[extra.cr][0] as ChangeRequestWithContext | undefined) : undefined;
-  const row = results[1][0] as (Omit<RevisionHeader, 'meta'> & { meta: string | null }) | undefined;
-  if (!row) throw new ApiError(404, 'Revision not found');
+  // Drizzle nulls a left-joined object only when its fields are the joined table's columns: these are aliases.
+  const row = spaceRows[0].revision;
+  if (!row?.id) throw new ApiError(404, 'Revision not found');
   const app = cr
     ? changeRequestAppUrl(wanted.urls, space.space.orgId, space.space.id, cr.cr.number)
     : spaceAppUrl(wanted.urls, space.space.orgId, space.space.id);
