@@ -74,21 +74,55 @@ function builtOnFirstUse<T extends object>(build: () => T, source?: RouteSource)
 function registerOnDemand(router: OpenAPIHono<AppBindings>, source: RouteSource, handler: never, hook: never) {
   let built: RouteConfig | undefined;
   const route = () => (built ??= source.build());
-  if (!source.hide) {
-    router.openAPIRegistry.registerPath(
-      builtOnFirstUse(() => {
-        const { middleware: _middleware, hide: _hide, ...documented } = route();
-        return documented as RouteConfig;
-      }),
-    );
-  }
+  if (!source.hide) router.openAPIRegistry.registerPath(builtOnFirstUse(() => withoutKeys(route(), ['middleware', 'hide'])));
   let handlers: MiddlewareHandler<AppBindings> | undefined;
   const serve = () => {
     const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
-    scratch.openapi(route() as never, handler, hook);
+    // Without its responses: `.openapi()` never reads them to serve, and they may need a document-only module.
+    scratch.openapi(withoutKeys(route(), ['responses']) as never, handler, hook);
     return inOrder(scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>));
   };
   router.on([source.method], [source.path.replaceAll(/\/{(.+?)}/g, '/:$1')], (c, next) => (handlers ??= serve())(c, next));
+}
+
+/**
+ * `value`'s own properties but `keys`, in order, copied as they are defined: an accessor stays an accessor, unread
+ * (a route's `responses` may read a document-only module: `documentOnly`), where a spread would read it.
+ */
+function withoutKeys<T extends object>(value: T, keys: readonly string[]): T {
+  const descriptors = Object.getOwnPropertyDescriptors(value) as Record<string | symbol, PropertyDescriptor>;
+  for (const key of keys) delete descriptors[key];
+  return Object.defineProperties({}, descriptors) as T;
+}
+
+/** What documentOnly modules need loading before the OpenAPI document is made. */
+const DOCUMENT_MODULES = new Set<() => Promise<void>>();
+
+/**
+ * A module of schemas only the OpenAPI document reads: a route's response schemas (`@hono/zod-openapi` never reads
+ * `responses` to serve a request). It is imported when the document is made (`loadDocumentModules`, group-app.ts),
+ * so a cold isolate's first request does not evaluate it: for a page read, schemas/revision was an eighth of its
+ * CPU (issue 42 item 7). The route reads it in a `responses` getter, which defineRoute keeps unread until then:
+ *
+ *     const revision = documentOnly(() => import('../../schemas/revision'));
+ *     defineRoute('get', path, () => ({ ..., get responses() { return { 200: jsonResponse(revision().RevisionSchema, 'The revision') }; } }));
+ *
+ * Reading it before (a test reading a route's responses without the document) throws, saying so.
+ */
+export function documentOnly<M>(load: () => Promise<M>): () => M {
+  let loaded: M | undefined;
+  DOCUMENT_MODULES.add(async () => {
+    loaded ??= await load();
+  });
+  return () => {
+    if (loaded === undefined) throw new Error('A document-only module was read before the OpenAPI document loaded it (loadDocumentModules)');
+    return loaded;
+  };
+}
+
+/** Imports every documentOnly module of the routers loaded so far: before the OpenAPI document reads their routes. */
+export async function loadDocumentModules(): Promise<void> {
+  await Promise.all([...DOCUMENT_MODULES].map((load) => load()));
 }
 
 export const ErrorSchema = z
@@ -174,7 +208,8 @@ export function defineRoute<M extends RouteConfig['method'], P extends string, R
 /** `route` at another path (the same operation where its parameter may span segments), hidden from the document. */
 export function hiddenRouteAt<M extends RouteConfig['method'], P extends string, R extends RouteConfig>(route: R & { method: M }, path: P) {
   const source = (route as Partial<LazyRoute>)[LAZY_ROUTE];
-  const build = () => ({ ...route, path, hide: true }) as Omit<R, 'path'> & { path: P; hide: true };
+  // Its properties copied as defined (withoutKeys): `responses` stays unread, as defineRoute keeps it.
+  const build = () => Object.assign(withoutKeys(route, []), { path, hide: true }) as unknown as Omit<R, 'path'> & { path: P; hide: true };
   if (!source) return build();
   return builtOnFirstUse(build, { method: source.method, path, hide: true, build: build as () => RouteConfig });
 }
@@ -188,8 +223,16 @@ interface RouteOptions {
 /** What createRoute answers for the route (as it did when defineRoute built it at once): its types are the handler's. */
 type BuiltRoute<M extends RouteConfig['method'], P extends string, R> = Omit<R, 'tokens' | 'costly'> & { method: M; path: P; getRoutingPath(): string };
 
+/** defineRoute's own options, which createRoute's config does not take. */
+const ROUTE_OPTIONS = ['tokens', 'costly', 'visitors', 'siteToken'];
+
+/**
+ * What createRoute made of the config (the same properties in the same order, so the same document), except that
+ * `responses` stays an accessor read once, when the document reads it: a config may write it as a getter reading a
+ * documentOnly module, which serving a request never loads.
+ */
 function buildRoute(method: RouteConfig['method'], path: string, config: Omit<RouteConfig, 'path' | 'method'> & RouteOptions) {
-  const { tokens = {}, costly, visitors, siteToken, ...route } = config;
+  const { tokens = {}, costly, visitors, siteToken } = config;
   if (siteToken) assertSiteTokenRoute(method, path);
   const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
   if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
@@ -198,15 +241,19 @@ function buildRoute(method: RouteConfig['method'], path: string, config: Omit<Ro
   // The empty requirement is OpenAPI's "no authentication": a published site's visitors call it without a
   // token (middleware/auth's VISITOR_READS admits them; test/platform/openapi.test.ts holds the two together).
   if (visitors) security.push({});
-  const middleware = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
-  return createRoute({
-    security,
-    method,
-    path,
-    ...route,
-    middleware: [tokenAccess(tokens, siteToken === true), ...(costly ? [limitCostly(costly)] : []), ...middleware],
-    responses: { ...STANDARD_ERRORS, ...(costly ? { 429: tooManyRequests(costly) } : {}), ...route.responses },
+  const middleware = config.middleware === undefined ? [] : Array.isArray(config.middleware) ? config.middleware : [config.middleware];
+  const route: Record<string, unknown> = Object.defineProperties({ security, method, path }, Object.getOwnPropertyDescriptors(withoutKeys(config, ROUTE_OPTIONS)));
+  route.middleware = [tokenAccess(tokens, siteToken === true), ...(costly ? [limitCostly(costly)] : []), ...middleware];
+  let responses: RouteConfig['responses'] | undefined;
+  const read = Object.getOwnPropertyDescriptor(config, 'responses');
+  Object.defineProperty(route, 'responses', {
+    enumerable: true,
+    configurable: true,
+    get: () => (responses ??= { ...STANDARD_ERRORS, ...(costly ? { 429: tooManyRequests(costly) } : {}), ...(read?.get ? read.get.call(config) : read?.value) }),
   });
+  // createRoute's own addition, not enumerable.
+  Object.defineProperty(route, 'getRoutingPath', { value: () => path.replaceAll(/\/{(.+?)}/g, '/:$1'), enumerable: false, writable: true, configurable: true });
+  return route as unknown as ReturnType<typeof createRoute>;
 }
 
 /** A site token reads, and only what the path ties to its organization, site or spaces. */

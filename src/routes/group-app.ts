@@ -101,9 +101,12 @@ function serveThroughGroupApp(app: Hono<AppBindings, any, any>, c: Context<AppBi
 
 /** Every router mounted on one app, in order, with the security schemes: the app the OpenAPI document describes. */
 export async function createDocumentedApp() {
-  const { createRouter } = await import('../lib/create-router');
+  const { createRouter, loadDocumentModules } = await import('../lib/create-router');
   const app = createRouter();
-  for (const { base, router } of await loadRouters(null)) app.route(base, router);
+  const routers = await loadRouters(null);
+  // Mounting copies each route's documented config (its responses read): the modules only they need come first.
+  await loadDocumentModules();
+  for (const { base, router } of routers) app.route(base, router);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',

@@ -8,13 +8,19 @@ import type { AppBindings, Env } from '../env';
  * Why a second cache beside views.ts's: views.ts keys its Cache API entries by the site's version, which it knows
  * only after reading the site's model from D1 (one round trip, even on a hit). This one is keyed by the request's
  * URL alone (host, path, query) and trusts an entry for a bounded time, `SITE_EDGE_FRESH_SECONDS` (30 by default;
- * 0 turns it off): within it a view costs no D1 round trip; past it the entry has expired (its `max-age`, checked
- * again against the time it was stored) and the request takes the versioned path, which stores the answer again.
+ * 0 turns it off): within it a view costs no D1 round trip; past it the request reads the site's model again.
  *
  * Freshness: a publish, a merge into a published space, a customization, an unpublish or a change of visibility
  * reaches visitors of a page within `SITE_EDGE_FRESH_SECONDS`: the Cache API is per data center and has no global
  * purge, and a D1-free answer cannot learn of a change any sooner. No stale-while-revalidate beyond that: a stale
  * answer served while revalidating would extend how long a site made private keeps being served.
+ *
+ * One entry per URL, read once and written at most once per view (issue 42 item 7: each Cache API operation is a
+ * round trip of its own): the entry keeps the site's version it was made for, and is kept for as long as views.ts's
+ * versioned entries (`STORED_FOR_SECONDS`). Past the freshness bound it is not served as it stands: the request
+ * reads the site, and views.ts serves the entry still (a `hit`) when the site's version is the one it was made for,
+ * and stores it again (fresh for another bound); otherwise the page is made anew and replaces it. So a request the
+ * edge cache is read for does not use views.ts's versioned entries at all: one `match`, at most one `put`.
  *
  * Who gets what: only answers views.ts deems shareable enter it (a site public or unlisted, a visitor with no
  * claims, a 200 of a cacheable view: `EDGE_VERSION_HEADER`), and only requests that carry no credentials of the
@@ -28,7 +34,11 @@ export const EDGE_VERSION_HEADER = 'X-Site-Edge-Version';
 const STORED_AT = 'X-Site-Edge-Stored-At';
 const SITE = 'X-Site-Edge-Site';
 const RECEIVERS = 'X-Site-Edge-Receivers';
-const INTERNAL = [EDGE_VERSION_HEADER, STORED_AT, SITE, RECEIVERS];
+/** The site's version the stored answer was made for (views.ts `versionOf`). */
+const STORED_VERSION = 'X-Site-Edge-Stored-Version';
+const INTERNAL = [EDGE_VERSION_HEADER, STORED_AT, SITE, RECEIVERS, STORED_VERSION];
+/** How long the Cache API keeps an entry: past the freshness bound it is still served once its version is checked. */
+export const STORED_FOR_SECONDS = 600;
 
 const EDGE_ORIGIN = 'https://site-edge.invalid';
 const DEFAULT_FRESH_SECONDS = 30;
@@ -61,34 +71,60 @@ export interface EdgeHit {
   receivers: string[];
 }
 
+/** A stored answer past the freshness bound: servable once the site's version is read and found to be `version`. */
+export interface EdgeStale {
+  version: string;
+  status: number;
+  /** Its headers without the internal ones. */
+  headers: Headers;
+  /** Read whole: the request may end before views.ts (a redirect, a 404), and a stream left unread would hang on. */
+  body: ArrayBuffer;
+}
+
 /**
- * The stored answer to `url` when it is fresh, for a GET or HEAD that carries no credentials of the site
- * (`credentialFree`, decided by routes.ts); null otherwise. An `If-None-Match` that matches its ETag gets a 304.
+ * What the edge cache holds for a request it is read for (a GET or HEAD without credentials of the site, the cache
+ * on): a fresh answer to serve as it is (`hit`), or one past its bound (`stale`), or neither. Null when the edge
+ * cache is not read for the request (views.ts then uses its versioned entries).
  */
-export async function edgeLookup(c: Context<AppBindings>, url: URL, credentialFree: boolean): Promise<EdgeHit | null> {
+export type EdgeLookup = { hit: EdgeHit; stale: null } | { hit: null; stale: EdgeStale | null };
+
+/**
+ * The stored answer to `url` for a GET or HEAD that carries no credentials of the site (`credentialFree`, decided
+ * by routes.ts); null when the edge cache is not read for it. A fresh one whose ETag an `If-None-Match` matches
+ * gets a 304.
+ */
+export async function edgeLookup(c: Context<AppBindings>, url: URL, credentialFree: boolean): Promise<EdgeLookup | null> {
   const fresh = edgeFreshSeconds(c.env);
   const cache = fresh > 0 && credentialFree && (c.req.method === 'GET' || c.req.method === 'HEAD') ? cacheApi() : null;
   if (!cache) return null;
-  const hit = await cache.match(keyOf(url)).catch(() => undefined);
-  if (!hit) return null;
-  const storedAt = Number(hit.headers.get(STORED_AT));
-  // The Cache API honours the entry's max-age; the stored time is checked as well, so a cache that keeps entries
-  // longer (or a clock between them) never stretches the bound.
-  if (!Number.isFinite(storedAt) || Date.now() - storedAt > fresh * 1000) return null;
-  const siteId = hit.headers.get(SITE) ?? '';
-  const receivers = (hit.headers.get(RECEIVERS) ?? '').split(',').filter(Boolean);
-  const headers = new Headers(hit.headers);
+  const stored = await cache.match(keyOf(url)).catch(() => undefined);
+  if (!stored) return { hit: null, stale: null };
+  const storedAt = Number(stored.headers.get(STORED_AT));
+  const version = stored.headers.get(STORED_VERSION);
+  const siteId = stored.headers.get(SITE) ?? '';
+  const receivers = (stored.headers.get(RECEIVERS) ?? '').split(',').filter(Boolean);
+  const headers = new Headers(stored.headers);
   for (const name of INTERNAL) headers.delete(name);
+  // The entry outlives the bound (STORED_FOR_SECONDS): past it, it is served only once views.ts has read the site
+  // and found its version unchanged.
+  if (!Number.isFinite(storedAt) || Date.now() - storedAt > fresh * 1000) {
+    if (version === null || stored.status !== 200) {
+      await stored.body?.cancel();
+      return { hit: null, stale: null };
+    }
+    return { hit: null, stale: { version, status: stored.status, headers, body: await stored.arrayBuffer() } };
+  }
   headers.set('Cache-Control', 'public, max-age=60');
   headers.set('X-Site-Cache', 'edge');
   const etag = headers.get('ETag');
   const ifNoneMatch = c.req.header('If-None-Match');
   if (etag && ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+    await stored.body?.cancel();
     headers.delete('Content-Type');
     headers.delete('Content-Security-Policy');
-    return { response: new Response(null, { status: 304, headers }), siteId, receivers: [] };
+    return { hit: { response: new Response(null, { status: 304, headers }), siteId, receivers: [] }, stale: null };
   }
-  return { response: new Response(hit.body, { status: hit.status, headers }), siteId, receivers };
+  return { hit: { response: new Response(stored.body, { status: stored.status, headers }), siteId, receivers }, stale: null };
 }
 
 /**
@@ -106,8 +142,9 @@ export function edgeStore(c: Context<AppBindings>, url: URL, response: Response,
   if (!cache || !response.body) return response;
   const [forVisitor, forCache] = response.body.tee();
   const stored = new Headers(response.headers);
-  stored.set('Cache-Control', `public, max-age=${fresh}`);
+  stored.set('Cache-Control', `public, max-age=${STORED_FOR_SECONDS}`);
   stored.set(STORED_AT, String(Date.now()));
+  stored.set(STORED_VERSION, version);
   stored.set(SITE, siteId);
   stored.set(RECEIVERS, receivers.join(','));
   const put = cache.put(keyOf(url), new Response(forCache, { status: 200, headers: stored })).catch(() => undefined);

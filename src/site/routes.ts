@@ -185,9 +185,9 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   // A visitor without credentials of the site may be answered from the edge cache, before any D1 read.
   const credentialFree = !queryShare && !queryToken && !cookieShare && !cookieToken && !bearerToken;
   const edge = await edgeLookup(c, url, credentialFree);
-  if (edge) {
-    noteView(c, edge.response, edge.siteId, edge.receivers);
-    return edge.response;
+  if (edge?.hit) {
+    noteView(c, edge.hit.response, edge.hit.siteId, edge.hit.receivers);
+    return edge.hit.response;
   }
 
   // Read in the same first batch: the integrations that receive its page views, integrations' scripts where the
@@ -261,6 +261,7 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
     badRequest,
     // Relative URLs: the script is served under `/_site/` of the page's own host.
     scripts: withScripts ? siteScriptRows(extra[1]).map((row) => toSiteIntegrationScript('', row)) : [],
+    ...(edge ? { edge: { stale: edge.stale } } : {}),
   };
   if (view.kind === 'mcp') {
     const [{ serveMcp }, { recordServerEvent }] = await Promise.all([import('./mcp'), import('./insights')]);

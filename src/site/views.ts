@@ -20,7 +20,7 @@ import type { SiteMount } from './routes';
 import { siteSearch } from './search';
 import { firstListed, resolvePath, siteStructure, type SiteSpaceNode, type SiteStructureView } from './structure';
 import { themeCss } from './theme';
-import { EDGE_VERSION_HEADER } from './edge-cache';
+import { EDGE_VERSION_HEADER, type EdgeStale } from './edge-cache';
 
 /**
  * The views of a site the visitor may open (src/site/routes decided that): pages as HTML and as
@@ -53,6 +53,12 @@ export interface SiteRequest {
   badRequest(message: string): Promise<Response>;
   /** Integrations' scripts the pages load (with relative URLs: served on the page's own origin). */
   scripts: SiteIntegrationScript[];
+  /**
+   * Set when the edge cache was read for this request (routes.ts, edge-cache.ts): its entry for the URL stands in
+   * for the versioned one here, so that a view makes one Cache API lookup and at most one store. `stale`: that
+   * entry, past its freshness bound, served when it was made for the site's version.
+   */
+  edge?: { stale: EdgeStale | null };
 }
 
 /** Bumped when the markup changes in a way the version would not otherwise show. */
@@ -199,6 +205,7 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
     headers.delete('Content-Security-Policy');
     return new Response(null, { status: 304, headers });
   }
+  if (request.edge) return serveFresh(request, kind, segments, etag, version, cacheable, request.edge.stale);
   const cache = cacheable ? cacheApi() : null;
   const key = new Request(`${CACHE_ORIGIN}/${encodeURIComponent(request.model.site.id)}/${version}${request.url.pathname}${request.url.search}`);
   if (cache) {
@@ -226,6 +233,31 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
     } catch {
       await put;
     }
+    headers.set('X-Site-Cache', 'miss');
+    headers.set(EDGE_VERSION_HEADER, version);
+  }
+  return new Response(out.body, { status, headers });
+}
+
+/**
+ * A view of a request the edge cache was read for: its entry past the bound when it was made for `version` (a
+ * `hit`), else the view made anew (a `miss`). Either is marked for the edge cache to store (routes.ts `edgeStore`),
+ * which is then the view's only store: the versioned entries are not read or written.
+ */
+async function serveFresh(request: SiteRequest, kind: ViewKind, segments: string[], etag: string, version: string, cacheable: boolean, stale: EdgeStale | null): Promise<Response> {
+  if (stale && cacheable && stale.version === version) {
+    const headers = new Headers(stale.headers);
+    headers.set('Cache-Control', 'public, max-age=60');
+    headers.set('X-Site-Cache', 'hit');
+    headers.set(EDGE_VERSION_HEADER, version);
+    return new Response(stale.body, { status: stale.status, headers });
+  }
+  const out = await produce(request, kind, segments);
+  if (out instanceof Response) return out;
+  const headers = headersFor(request, out, etag);
+  if (out.viewed) headers.set(VIEWED_PAGE_HEADER, out.viewed);
+  const status = out.status ?? 200;
+  if (cacheable && status === 200) {
     headers.set('X-Site-Cache', 'miss');
     headers.set(EDGE_VERSION_HEADER, version);
   }

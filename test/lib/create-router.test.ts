@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AppBindings } from '../../src/env';
-import { createRouter, defineRoute, hiddenRouteAt, jsonResponse } from '../../src/lib/create-router';
+import { createRouter, defineRoute, documentOnly, hiddenRouteAt, jsonResponse, loadDocumentModules } from '../../src/lib/create-router';
 import { onError } from '../../src/lib/errors';
 
 /** Two routes whose configs count how often they are built; `eager`: the same routes, built before registration. */
@@ -87,5 +87,43 @@ describe('routes built on demand (defineRoute)', () => {
     const lazy = documentOf(false);
     expect(JSON.stringify(lazy)).toBe(JSON.stringify(documentOf(true)));
     expect(Object.keys(lazy.paths ?? {})).toEqual(['/v1/things/{thingId}', '/v1/things']);
+  });
+});
+
+describe('response schemas only the document reads (documentOnly)', () => {
+  it('serving a route and its hidden variant never loads them; the document loads them and describes them', async () => {
+    let loads = 0;
+    const schemas = documentOnly(async () => {
+      loads++;
+      return { Note: z.object({ id: z.string() }).openapi('DocumentOnlyNote') };
+    });
+    const getNote = defineRoute('get', '/notes/{noteId}', () => ({
+      operationId: 'getNote',
+      summary: 'A note',
+      request: { params: z.object({ noteId: z.string().min(3) }) },
+      get responses() {
+        return { 200: jsonResponse(schemas().Note, 'The note') };
+      },
+    }));
+    const router = createRouter()
+      .openapi(getNote, (c) => c.json({ id: c.req.valid('param').noteId }, 200))
+      .openapi(hiddenRouteAt(getNote, '/notes/{noteId{.+}}'), (c) => c.json({ id: c.req.valid('param').noteId }, 200));
+    const app = appOf(router);
+    expect(await (await app.request('/v1/notes/abc')).json()).toEqual({ id: 'abc' });
+    expect(await (await app.request('/v1/notes/a/b')).json()).toEqual({ id: 'a/b' });
+    expect((await app.request('/v1/notes/x')).status).toBe(400);
+    expect(loads).toBe(0);
+    expect(() => schemas()).toThrow(/before the OpenAPI document loaded it/);
+
+    await loadDocumentModules();
+    expect(loads).toBe(1);
+    const documented = createRouter();
+    documented.route('/v1', router);
+    const document = documented.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '1' } });
+    const operation = document.paths?.['/v1/notes/{noteId}']?.get;
+    expect(operation?.responses?.['200']).toEqual({ description: 'The note', content: { 'application/json': { schema: { $ref: '#/components/schemas/DocumentOnlyNote' } } } });
+    // The standard errors are there as on every route.
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(document.paths ?? {})).toEqual(['/v1/notes/{noteId}']);
   });
 });

@@ -78,6 +78,51 @@ describe('the edge cache of published pages', () => {
     expect(again.text).toContain('New text.');
   });
 
+  it('a view reads the Cache API once and stores at most once; past the bound, an unchanged site is served from the entry', async () => {
+    const space = await spaceWithPages(org, 'Once', [{ operation: 'insert_page', title: 'Page', document: { markdown: 'Once.\n' } }]);
+    const site = await publishedSite(org, [space.id], 'public', 'Once site');
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: start });
+    const match = vi.spyOn(caches.default, 'match');
+    const put = vi.spyOn(caches.default, 'put');
+    const operations = () => {
+      const counted = { match: match.mock.calls.length, put: put.mock.calls.length };
+      match.mockClear();
+      put.mockClear();
+      return counted;
+    };
+    try {
+      const first = await view(`/s/${site.id}/page`);
+      expect(first.headers.get('X-Site-Cache')).toBe('miss');
+      expect(operations()).toEqual({ match: 1, put: 1 });
+      // Past the bound: the site is read (one round trip), its version is the entry's, so the entry is served.
+      vi.setSystemTime(start + 31_000);
+      const past = await view(`/s/${site.id}/page`);
+      expect(past.headers.get('X-Site-Cache')).toBe('hit');
+      expect(past.roundTrips).toBe(1);
+      expect(past.text).toBe(first.text);
+      expect(past.headers.get('ETag')).toBe(first.headers.get('ETag'));
+      for (const [name] of past.headers) expect(name.toLowerCase()).not.toMatch(/^x-site-(edge|viewed)/);
+      expect(operations()).toEqual({ match: 1, put: 1 });
+      // Stored again: fresh for another bound.
+      vi.setSystemTime(start + 50_000);
+      const again = await view(`/s/${site.id}/page`);
+      expect(again.headers.get('X-Site-Cache')).toBe('edge');
+      expect(again.roundTrips).toBe(0);
+      expect(operations()).toEqual({ match: 1, put: 0 });
+      // A changed site past the bound: made anew, the entry replaced.
+      await publishPages(space.id, org.owner.token, [{ operation: 'update_page', page: space.pages.Page, document: { markdown: 'Twice.\n' } }]);
+      vi.setSystemTime(start + 90_000);
+      const changed = await view(`/s/${site.id}/page`);
+      expect(changed.headers.get('X-Site-Cache')).toBe('miss');
+      expect(changed.text).toContain('Twice.');
+      expect(operations()).toEqual({ match: 1, put: 1 });
+    } finally {
+      match.mockRestore();
+      put.mockRestore();
+    }
+  });
+
   it('off with SITE_EDGE_FRESH_SECONDS=0: every view reads the site first', async () => {
     const space = await spaceWithPages(org, 'Off', [{ operation: 'insert_page', title: 'Page', document: { markdown: 'Off.\n' } }]);
     const site = await publishedSite(org, [space.id], 'public', 'Off site');
