@@ -722,7 +722,8 @@ describe('/openapi.json', () => {
     const doc = expectStatus(await api('GET', '/openapi.json'), 200).body;
     const schemas = doc.components.schemas;
     const refs = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
-    expect(refs(schemas.RevisionPage).sort()).toEqual(['RevisionPageComputed', 'RevisionPageDocument']);
+    // Link pages (a SUMMARY.md entry leading to a URL) are the third kind.
+    expect(refs(schemas.RevisionPage).sort()).toEqual(['RevisionPageComputed', 'RevisionPageDocument', 'RevisionPageLink']);
     expect(refs(schemas.RevisionPageComputed.properties.computed)).toEqual(['ComputedContentSourceRevisionOpenAPI']);
     expect(refs(schemas.RevisionPageDocument.properties.computed)).toEqual(['ComputedContentSourceDocumentOpenAPI']);
     expect(refs(schemas.RevisionPageDocument.properties.pages)).toEqual(['RevisionPage']);
