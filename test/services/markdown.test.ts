@@ -1257,7 +1257,7 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
     expect(written).toBe(HAND_WRITTEN.replace('Last paragraph.', 'Changed \\*paragraph\\*.'));
   });
 
-  it('a changed title or page field writes the head our way, and keeps the body', () => {
+  it('a changed title or page field is written in the head as written, and keeps the body', () => {
     const { document, frontmatter } = markdownToDocument(HAND_WRITTEN);
     const written = documentToMarkdown(document, { title: 'Renamed', frontmatter: { ...frontmatter, description: 'New' } });
     expect(written.split('\n').slice(0, 6)).toEqual(['---', 'description: New', 'cover: .gitbook/assets/cover.png', '---', '', '# Renamed']);

@@ -29,7 +29,26 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsLinksById(hunk, marked));
+  const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
+  return hunksByBlankLines(hunks, lines).flatMap((group) => (kept(group) ? group : []));
+}
+
+/**
+ * Hunks in runs apart only by blank lines of ours, each run judged as one: the diff may align a blank line of ours
+ * with one of the source further on, splitting one change in two (`text\` over a `<figure>` the source has on the
+ * next line, ours after a blank line: the image's line in one hunk, the figure's in the other). Judged apart, the
+ * hunk removing the image line added no link and was dropped, and the page rewritten.
+ */
+function hunksByBlankLines(hunks: SourceHunk[], ours: string[]): SourceHunk[][] {
+  const groups: SourceHunk[][] = [];
+  for (const hunk of hunks) {
+    const group = groups.at(-1);
+    const previous = group?.at(-1);
+    const between = previous ? ours.slice(previous.at + previous.remove.length, hunk.at) : null;
+    if (group && between && between.every((line) => line.trim() === '')) group.push(hunk);
+    else groups.push([hunk]);
+  }
+  return groups;
 }
 
 /**
@@ -50,19 +69,21 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
 }
 
 /**
- * A hunk whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
+ * Hunks whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
  * `/files/<id>`, as Git Sync's import writes them and as our Markdown reads): an id does not go stale as a relative
  * path does, so the author's lines are kept (GitBook's `<figure><img src=...>` for a block image, written back as
  * it was rather than as `![](...)`; a line linking to another page keeps its trailing spaces, escapes and autolinks,
  * which an export of the page edited elsewhere otherwise rewrote).
  */
-function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
-  const added = hunk.add.join('\n');
-  return hunk.remove.every((_, i) => {
-    // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
-    const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
-    return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
-  });
+function keepsItsLinksById(group: SourceHunk[], marked: string[]): boolean {
+  const added = group.flatMap((hunk) => hunk.add).join('\n');
+  return group.every((hunk) =>
+    hunk.remove.every((_, i) => {
+      // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
+      const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
+      return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+    }),
+  );
 }
 
 /**
@@ -72,6 +93,9 @@ function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
  * partial patch that no longer reads as the document is dropped whole: the page was rewritten on every edit).
  */
 function goesStale(ref: ContentRef): boolean {
+  // An OpenAPI block names its spec in its tag (`spec="petstore"`); the link in its body (GitBook writes the spec's
+  // URL) names nothing the block reads, so the author's line is kept: counted, it was written `/openapi/<spec>`.
+  if (ref.kind === 'openapi') return false;
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
