@@ -476,7 +476,8 @@ class Batch {
       if (size > MAX_PAGE_MARKDOWN_CHARS) throw badRequest(`document: the markdown is ${size} characters; the limit is ${MAX_PAGE_MARKDOWN_CHARS} per page`);
       if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest('document: the Markdown is nested too deeply');
       try {
-        const converted = await this.convertMarkdown(input.markdown, parentPath);
+        const written = previous ? urlHrefsOf(await this.context.loadDocument(previous)) : undefined;
+        const converted = await this.convertMarkdown(input.markdown, parentPath, written);
         document = converted.document;
         title = converted.title;
         metadata = frontmatterMetadata(converted.frontmatter, converted.page);
@@ -504,7 +505,7 @@ class Batch {
    * name are found first and looked up in the tree, so a page's conversion reads only what it links
    * to; a target the scan missed is looked up after a first conversion, which is then done again.
    */
-  private async convertMarkdown(source: string, parentPath: string) {
+  private async convertMarkdown(source: string, parentPath: string, urls: ReadonlySet<string> = new Set()) {
     const markdown = this.withRefsAsIds(source);
     const known = new Map<string, string | undefined>();
     const resolve = async (targets: Iterable<string>) => {
@@ -517,7 +518,7 @@ class Batch {
     await resolve(scanLinkTargets(markdown, parentPath));
     for (let attempt = 0; ; attempt++) {
       const missed = new Set<string>();
-      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed) });
+      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed, urls) });
       if (missed.size === 0 || attempt > 0) return converted;
       await resolve(missed);
     }
@@ -564,8 +565,11 @@ class Batch {
   /**
    * Batch refs (`./<ref>`, `<ref>.md`), `/pages/<id or slug path>`, `/files/<id>`, slug paths and
    * relative `.md` links, answered from `known` (targets looked up beforehand); what it lacks goes to `missed`.
+   * An href the page's previous document held as a URL (`urls`) stays one: a Git file's link to no file of the
+   * repository (`asciidoc.md`, none there) is read back from the page's Markdown as written, and resolved by slug
+   * path it became a link to another page (`syntax/asciidoc.md`) on the page's first edit.
    */
-  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>): LinkResolver {
+  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>, urls: ReadonlySet<string>): LinkResolver {
     const ask = (target: string) => {
       if (!known.has(target)) missed.add(target);
       return known.get(target);
@@ -579,6 +583,7 @@ class Batch {
       if (pageRef) return anchor ? { kind: 'anchor', anchor, page: pageRef } : { kind: 'page', page: pageRef };
       const fileRef = this.fileRefs.get(name);
       if (fileRef) return { kind: 'file', file: fileRef };
+      if (urls.has(href)) return null;
       const pages = /^\/pages\/([^#?]+)(?:#(.*))?$/.exec(href);
       if (pages) {
         const [, rest, hash] = pages;
@@ -588,6 +593,21 @@ class Batch {
       return byPath(href);
     };
   }
+}
+
+/** The hrefs of a document's links (and other refs) to URLs, as its Markdown writes them. */
+function urlHrefsOf(document: JSONDocument | undefined): Set<string> {
+  const urls = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    const { data, nodes, fragments } = value as { data?: { ref?: ContentRef }; nodes?: unknown; fragments?: unknown };
+    if (data?.ref?.kind === 'url' && typeof data.ref.url === 'string') urls.add(data.ref.url);
+    visit(nodes);
+    visit(fragments);
+  };
+  visit(document?.nodes);
+  return urls;
 }
 
 function splitTarget(target: string): ['id' | 'path', string] {
