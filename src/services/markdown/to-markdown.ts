@@ -220,12 +220,14 @@ const FRONTMATTER_BLOCK = /^---[ \t]*\r?\n([\s\S]*?\r?\n)?(?:---|\.\.\.)[ \t]*(?
 function headWithSourceFrontmatter(head: NonNullable<SourcePatch['head']>, options: DocumentToMarkdownOptions): string | null {
   const block = FRONTMATTER_BLOCK.exec(head.text);
   if (!block || head.frontmatter === null) return null;
+  const yaml = parseDocument(block[1] ?? '');
+  if (yaml.errors.length > 0 || !isMap(yaml.contents)) return null;
+  const source = (yaml.toJS() ?? {}) as Record<string, unknown>;
+  // A `title:` is the page's title, which our head writes as its heading: the source's head is not kept.
+  if ('title' in source) return null;
   let frontmatter = block[0];
   const fields = options.frontmatter ?? {};
   if (frontmatterKey(fields) !== head.frontmatter) {
-    const yaml = parseDocument(block[1] ?? '');
-    if (yaml.errors.length > 0 || !isMap(yaml.contents)) return null;
-    const source = (yaml.toJS() ?? {}) as Record<string, unknown>;
     for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
       if (frontmatterKey({ [key]: source[key] }) === frontmatterKey({ [key]: fields[key] })) continue;
       if (fields[key] === undefined) yaml.delete(key);
