@@ -22,7 +22,6 @@ import {
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 import { slugify, toStoredDocument, uniqueSlug, type PageEntry, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
-import { codeRanges } from '../markdown/code-ranges';
 
 /**
  * Applies a batch of content changes (GitBook's `updateChangeRequestContent`) to a manifest, in
@@ -506,7 +505,7 @@ class Batch {
    * to; a target the scan missed is looked up after a first conversion, which is then done again.
    */
   private async convertMarkdown(source: string, parentPath: string, urls: ReadonlySet<string> = new Set()) {
-    const markdown = this.withRefsAsIds(source);
+    const markdown = source;
     const known = new Map<string, string | undefined>();
     const resolve = async (targets: Iterable<string>) => {
       for (const target of targets) {
@@ -522,33 +521,6 @@ class Batch {
       if (missed.size === 0 || attempt > 0) return converted;
       await resolve(missed);
     }
-  }
-
-  /**
-   * The Markdown with its links to pages and files created by this batch (named by their ref: `<ref>`, `./<ref>`,
-   * `<ref>.md`, with an anchor) written as `/pages/<id>` and `/files/<id>`, as links to existing content are. They
-   * resolve to the same content; but the author's lines the conversion keeps (source-patch.ts) are kept only where
-   * their links name content by id, so a page of a Git Sync import linking to a page that same import created had
-   * those lines rewritten our way on its first edit, and its `{% page-ref %}` written as `{% content-ref %}`.
-   */
-  private withRefsAsIds(markdown: string): string {
-    if (this.pageRefs.size === 0 && this.fileRefs.size === 0) return markdown;
-    let out = markdown;
-    for (const pattern of REF_LINKS) {
-      // Code is text: a `[x](ref)` written in a code block or span stays as written (found only when a link would change).
-      let code: ReturnType<typeof codeRanges> | undefined;
-      const inCode = (text: string, at: number) => (code ??= codeRanges(text)).some(([start, end]) => at >= start && at < end);
-      out = out.replace(pattern, (whole, before: string, target: string, at: number, text: string) => {
-        const hashAt = target.indexOf('#');
-        const name = (hashAt >= 0 ? target.slice(0, hashAt) : target).replace(/^\.\//, '');
-        const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
-        const page = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
-        const file = page || anchor ? undefined : this.fileRefs.get(name);
-        if ((!page && !file) || inCode(text, at)) return whole;
-        return page ? `${before}/pages/${page}${anchor}` : `${before}/files/${file}`;
-      });
-    }
-    return out;
   }
 
   /** The page at a slug path of the tree being edited (`guides/install`), if any. */
@@ -587,7 +559,9 @@ class Batch {
       const pages = /^\/pages\/([^#?]+)(?:#(.*))?$/.exec(href);
       if (pages) {
         const [, rest, hash] = pages;
-        if (refIds.has(rest) || ask(`id:${rest}`) !== undefined) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
+        // An id a path of this conversion resolved to (a kept line's link, written by id: round-trip.ts) is a page.
+        const resolved = refIds.has(rest) || [...known.values()].includes(rest);
+        if (resolved || ask(`id:${rest}`) !== undefined) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
         return byPath(`/${rest}${hash ? `#${hash}` : ''}`) ?? null;
       }
       return byPath(href);
@@ -619,9 +593,6 @@ function splitTarget(target: string): ['id' | 'path', string] {
 function normalizeRefPath(ref: string): string {
   return ref.replace(/^\.\//, '').replace(/\.md$/i, '');
 }
-
-/** Link targets a batch ref may be written as: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
-const REF_LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /** Link targets written in Markdown (inline, reference definitions, HTML attributes and GitBook tags). */
 const LINK_TARGETS = [/\]\(\s*<?([^)\s>]+)/g, /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm, /\b(?:href|src)\s*=\s*"([^"]+)"/g];
