@@ -6,11 +6,11 @@ import { createRepository, gitOutput, githubBody, runGitOperation } from '../hel
 /**
  * The author's lines are kept only where their links name the space's content by id (a relative path goes stale when
  * a page moves), and the content batch rewrote only its own refs into ids before converting: a page edited with
- * Markdown that links by relative path, as its file does, had those lines written our way (`*` for the author's `-`).
+ * Markdown that links by relative path, as its file does, had those lines written our way (`<https://x.example>` for the author's `[https://x.example](https://x.example)`).
  * The conversion now writes the kept lines' links by id itself, with the resolver it reads them with.
  */
 
-const GUIDE = ['# Guide', '', '- see [the setup](setup.md)', '- then [its second step](setup.md#step-2)', '', 'Closing paragraph.', ''].join('\n');
+const GUIDE = ['# Guide', '', '- see [the setup](setup.md) or [https://x.example](https://x.example)', '- then [its second step](setup.md#step-2)', '', 'Closing paragraph.', ''].join('\n');
 
 const FILES = {
   'README.md': '# Home\n',
@@ -32,7 +32,7 @@ describe('a page edited with Markdown that links by relative path', () => {
     await applyChanges(space.id, cr.number, token, [{ operation: 'update_page', page: guide.id, document: { markdown: `${GUIDE}\nA note.\n` } }]);
     const markdown = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${guide.id}?format=markdown`, { token }), 200).body.markdown;
     const setup = pages.find((p: any) => p.git?.path === 'setup.md');
-    expect(markdown).toContain(`- see [the setup](/pages/${setup.id})\n- then [its second step](/pages/${setup.id}#step-2)\n`);
+    expect(markdown).toContain(`- see [the setup](/pages/${setup.id}) or [https://x.example](https://x.example)\n- then [its second step](/pages/${setup.id}#step-2)\n`);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-export-relative-links'), commitMessage: `GITBOOK-${cr.number}: Note`, timestamp: new Date().toISOString() });
     expect((await gitOutput('conformance-export-relative-links', 'diff', '--name-status', created.head, 'refs/heads/main')).trim()).toBe('M\tguide.md');
