@@ -1257,19 +1257,20 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
     expect(written).toBe(HAND_WRITTEN.replace('Last paragraph.', 'Changed \\*paragraph\\*.'));
   });
 
-  it('a changed title or page field writes the head our way, and keeps the body', () => {
+  it('a changed title or page field is written in the head as written, and keeps the body', () => {
     const { document, frontmatter } = markdownToDocument(HAND_WRITTEN);
     const written = documentToMarkdown(document, { title: 'Renamed', frontmatter: { ...frontmatter, description: 'New' } });
     expect(written.split('\n').slice(0, 6)).toEqual(['---', 'description: New', 'cover: .gitbook/assets/cover.png', '---', '', '# Renamed']);
     expect(written.slice(written.indexOf('- a dash'))).toBe(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('- a dash')));
   });
 
-  it("a line linking to the space's content is always written with the link's current target", () => {
+  it("a line linking to the space's content is written with the link's current target, by id", () => {
     const source = '- a [page](../guide/page.md), see [http://x.example](http://x.example)\n- another\n\nText with \\(escaped\\) parentheses.\n';
     // The relative link read as a link to a page: its source path would go stale when the page moves.
     const resolveLink = (href: string): ContentRef | null => (href.endsWith('.md') ? { kind: 'page', page: 'p1' } : null);
     const { document } = markdownToDocument(source, { resolveLink });
-    expect(documentToMarkdown(document)).toBe('- a [page](/pages/p1), see <http://x.example>\n- another\n\nText with \\(escaped\\) parentheses.\n');
+    // The author's line is kept with the link written by id, which the export names by its current path.
+    expect(documentToMarkdown(document)).toBe('- a [page](/pages/p1), see [http://x.example](http://x.example)\n- another\n\nText with \\(escaped\\) parentheses.\n');
     const hrefFor = (ref: ContentRef) => (ref.kind === 'page' ? `https://docs.example/${ref.page}` : defaultHrefFor(ref));
     expect(documentToMarkdown(document, { hrefFor })).toBe('- a [page](https://docs.example/p1), see <http://x.example>\n- another\n\nText with \\(escaped\\) parentheses.\n');
   });
@@ -1281,7 +1282,7 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
     const written = documentToMarkdown(document);
     // Read again, it is the same document: no definition left behind as text.
     expect(withoutSourcePatch(markdownToDocument(written, { resolveLink }).document)).toEqual(withoutSourcePatch(document));
-    expect(written).toBe('See [the guide](/pages/p1) and <http://x.example>.\n');
+    expect(written).toBe('See [the guide][g] and [http://x.example](http://x.example).\n\n[g]: /pages/p1\n');
   });
 
   it("a client's document cannot carry a patch: the Markdown of a document never says something else", () => {

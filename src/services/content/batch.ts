@@ -22,7 +22,6 @@ import {
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
 import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
-import { codeRanges } from '../markdown/code-ranges';
 
 /**
  * Applies a batch of content changes (GitBook's `updateChangeRequestContent`) to a manifest, in
@@ -488,7 +487,8 @@ class Batch {
       if (size > MAX_PAGE_MARKDOWN_CHARS) throw badRequest(`document: the markdown is ${size} characters; the limit is ${MAX_PAGE_MARKDOWN_CHARS} per page`);
       if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest('document: the Markdown is nested too deeply');
       try {
-        const converted = await this.convertMarkdown(input.markdown, parentPath);
+        const written = previous ? urlHrefsOf(await this.context.loadDocument(previous)) : undefined;
+        const converted = await this.convertMarkdown(input.markdown, parentPath, written);
         document = converted.document;
         title = converted.title;
         metadata = frontmatterMetadata(converted.frontmatter, converted.page);
@@ -516,8 +516,8 @@ class Batch {
    * name are found first and looked up in the tree, so a page's conversion reads only what it links
    * to; a target the scan missed is looked up after a first conversion, which is then done again.
    */
-  private async convertMarkdown(source: string, parentPath: string) {
-    const markdown = this.withRefsAsIds(source);
+  private async convertMarkdown(source: string, parentPath: string, urls: ReadonlySet<string> = new Set()) {
+    const markdown = source;
     const known = new Map<string, string | undefined>();
     const resolve = async (targets: Iterable<string>) => {
       for (const target of targets) {
@@ -529,37 +529,10 @@ class Batch {
     await resolve(scanLinkTargets(markdown, parentPath));
     for (let attempt = 0; ; attempt++) {
       const missed = new Set<string>();
-      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed) });
+      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed, urls) });
       if (missed.size === 0 || attempt > 0) return converted;
       await resolve(missed);
     }
-  }
-
-  /**
-   * The Markdown with its links to pages and files created by this batch (named by their ref: `<ref>`, `./<ref>`,
-   * `<ref>.md`, with an anchor) written as `/pages/<id>` and `/files/<id>`, as links to existing content are. They
-   * resolve to the same content; but the author's lines the conversion keeps (source-patch.ts) are kept only where
-   * their links name content by id, so a page of a Git Sync import linking to a page that same import created had
-   * those lines rewritten our way on its first edit, and its `{% page-ref %}` written as `{% content-ref %}`.
-   */
-  private withRefsAsIds(markdown: string): string {
-    if (this.pageRefs.size === 0 && this.fileRefs.size === 0) return markdown;
-    let out = markdown;
-    for (const pattern of REF_LINKS) {
-      // Code is text: a `[x](ref)` written in a code block or span stays as written (found only when a link would change).
-      let code: ReturnType<typeof codeRanges> | undefined;
-      const inCode = (text: string, at: number) => (code ??= codeRanges(text)).some(([start, end]) => at >= start && at < end);
-      out = out.replace(pattern, (whole, before: string, target: string, at: number, text: string) => {
-        const hashAt = target.indexOf('#');
-        const name = (hashAt >= 0 ? target.slice(0, hashAt) : target).replace(/^\.\//, '');
-        const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
-        const page = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
-        const file = page || anchor ? undefined : this.fileRefs.get(name);
-        if ((!page && !file) || inCode(text, at)) return whole;
-        return page ? `${before}/pages/${page}${anchor}` : `${before}/files/${file}`;
-      });
-    }
-    return out;
   }
 
   /** The page at a slug path of the tree being edited (`guides/install`), if any. */
@@ -576,8 +549,11 @@ class Batch {
   /**
    * Batch refs (`./<ref>`, `<ref>.md`), `/pages/<id or slug path>`, `/files/<id>`, slug paths and
    * relative `.md` links, answered from `known` (targets looked up beforehand); what it lacks goes to `missed`.
+   * An href the page's previous document held as a URL (`urls`) stays one: a Git file's link to no file of the
+   * repository (`asciidoc.md`, none there) is read back from the page's Markdown as written, and resolved by slug
+   * path it became a link to another page (`syntax/asciidoc.md`) on the page's first edit.
    */
-  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>): LinkResolver {
+  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>, urls: ReadonlySet<string>): LinkResolver {
     const ask = (target: string) => {
       if (!known.has(target)) missed.add(target);
       return known.get(target);
@@ -591,15 +567,33 @@ class Batch {
       if (pageRef) return anchor ? { kind: 'anchor', anchor, page: pageRef } : { kind: 'page', page: pageRef };
       const fileRef = this.fileRefs.get(name);
       if (fileRef) return { kind: 'file', file: fileRef };
+      if (urls.has(href)) return null;
       const pages = /^\/pages\/([^#?]+)(?:#(.*))?$/.exec(href);
       if (pages) {
         const [, rest, hash] = pages;
-        if (refIds.has(rest) || ask(`id:${rest}`) !== undefined) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
+        // An id a path of this conversion resolved to (a kept line's link, written by id: round-trip.ts) is a page.
+        const resolved = refIds.has(rest) || [...known.values()].includes(rest);
+        if (resolved || ask(`id:${rest}`) !== undefined) return hash ? { kind: 'anchor', anchor: hash, page: rest } : { kind: 'page', page: rest };
         return byPath(`/${rest}${hash ? `#${hash}` : ''}`) ?? null;
       }
       return byPath(href);
     };
   }
+}
+
+/** The hrefs of a document's links (and other refs) to URLs, as its Markdown writes them. */
+function urlHrefsOf(document: JSONDocument | undefined): Set<string> {
+  const urls = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    const { data, nodes, fragments } = value as { data?: { ref?: ContentRef }; nodes?: unknown; fragments?: unknown };
+    if (data?.ref?.kind === 'url' && typeof data.ref.url === 'string') urls.add(data.ref.url);
+    visit(nodes);
+    visit(fragments);
+  };
+  visit(document?.nodes);
+  return urls;
 }
 
 function splitTarget(target: string): ['id' | 'path', string] {
@@ -611,9 +605,6 @@ function splitTarget(target: string): ['id' | 'path', string] {
 function normalizeRefPath(ref: string): string {
   return ref.replace(/^\.\//, '').replace(/\.md$/i, '');
 }
-
-/** Link targets a batch ref may be written as: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
-const REF_LINKS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /** Link targets written in Markdown (inline, reference definitions, HTML attributes and GitBook tags). */
 const LINK_TARGETS = [/\]\(\s*<?([^)\s>]+)/g, /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm, /\b(?:href|src)\s*=\s*"([^"]+)"/g];

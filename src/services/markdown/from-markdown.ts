@@ -1177,6 +1177,8 @@ class Converter {
       case 'break':
         return out.text(singleLine ? ' ' : '\n', marks);
       case 'link':
+        // GitBook's mention is a link titled "mention" (`[Page](page.md "mention")`): its inline `mention`, the label kept as its text.
+        if (node.title === 'mention') return out.inline({ object: 'inline', type: 'mention', isVoid: true, data: { ref: this.linkRef(node.url) }, nodes: [textNode(toString(node))] });
         return out.inline(this.link(node.url, node.children, marks));
       case 'linkReference': {
         const definition = this.definitions.get(node.identifier);

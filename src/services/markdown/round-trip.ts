@@ -3,7 +3,8 @@
  * (source-patch.ts explains why): the conversion of from-markdown.ts, then the document written back
  * once and compared with the source, line by line.
  */
-import { defaultResolveLink, readMarkdown, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { codeRanges } from './code-ranges';
+import { defaultResolveLink, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
@@ -22,14 +23,100 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
  * stale when a page moves. Found by writing the document again with those targets marked, unless no
  * hunk can hold one (`mayHoldContentLink`): then the marked writing has the hunks' lines as ours.
  */
-function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>): SourceHunk[] {
+function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>, linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
   if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
   const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  return hunks.filter((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line) || keepsItsLinksById(hunk, marked));
+  const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
+  return hunksByBlankLines(hunks, lines).flatMap((group) => {
+    if (kept(group)) return group;
+    const byId = linksById?.(group);
+    // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
+    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.join('\n') !== hunk.remove.join('\n')) : [];
+  });
+}
+
+/** Link targets as a source line writes them: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
+const LINK_TARGETS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+
+/**
+ * A group of hunks with the links of their source lines that resolve to a page or file of the space (a relative path,
+ * a batch ref) written by id, as our writing names them (`../guide.md` -> `/pages/<id>`), or null when none does: the
+ * author's lines are kept with ids, which the export writes back as the targets' current paths, where a relative path
+ * would go stale when a page moves. Resolved here, by the conversion's own resolver, the content batch no longer
+ * rewrites refs in the Markdown before converting it. A link written in code (a block or a span) is text and stays.
+ */
+function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver): (group: SourceHunk[]) => SourceHunk[] | null {
+  // Each hunk's first line in the source, and the source's line starts and code, found when first asked for.
+  const sourceLine = new Map<SourceHunk, number>();
+  let shift = 0;
+  for (const hunk of hunks) {
+    sourceLine.set(hunk, hunk.at + shift);
+    shift += hunk.add.length - hunk.remove.length;
+  }
+  let starts: number[] | undefined;
+  let code: ReturnType<typeof codeRanges> | undefined;
+  const lineStart = (line: number) => (starts ??= lineStarts(body))[line] ?? body.length;
+  const inCode = (at: number) => (code ??= codeRanges(body)).some(([start, end]) => at >= start && at < end);
+  const byId = (line: string, offset: number) => {
+    // Targets found on the line as written (its offsets are the source's), replaced from the last.
+    const edits: Array<[number, number, string]> = [];
+    for (const pattern of LINK_TARGETS) {
+      for (const match of line.matchAll(pattern)) {
+        const start = (match.index ?? 0) + match[1].length;
+        const end = start + match[2].length;
+        if (edits.some(([from, to]) => start < to && end > from)) continue;
+        const ref = resolveLink(match[2]);
+        if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref)]);
+      }
+    }
+    return edits.sort((a, b) => b[0] - a[0]).reduce((out, [from, to, href]) => out.slice(0, from) + href + out.slice(to), line);
+  };
+  return (group) => {
+    let changed = false;
+    const rewritten = group.map((hunk) => {
+      const first = sourceLine.get(hunk) ?? 0;
+      const add = hunk.add.map((line, i) => {
+        const out = line.includes('](') || line.includes('=') || line.includes(']:') ? byId(line, lineStart(first + i)) : line;
+        if (out !== line) changed = true;
+        return out;
+      });
+      return { ...hunk, add };
+    });
+    return changed ? rewritten : null;
+  };
+}
+
+/** A page, a page's anchor or a file of this space: what `/pages/<id>` and `/files/<id>` name. */
+function namedById(ref: ContentRef): boolean {
+  return ref.kind === 'file' || ((ref.kind === 'page' || ref.kind === 'anchor') && !!ref.page && !ref.space);
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/**
+ * Hunks in runs apart only by blank lines of ours, each run judged as one: the diff may align a blank line of ours
+ * with one of the source further on, splitting one change in two (`text\` over a `<figure>` the source has on the
+ * next line, ours after a blank line: the image's line in one hunk, the figure's in the other). Judged apart, the
+ * hunk removing the image line added no link and was dropped, and the page rewritten.
+ */
+function hunksByBlankLines(hunks: SourceHunk[], ours: string[]): SourceHunk[][] {
+  const groups: SourceHunk[][] = [];
+  for (const hunk of hunks) {
+    const group = groups.at(-1);
+    const previous = group?.at(-1);
+    const between = previous ? ours.slice(previous.at + previous.remove.length, hunk.at) : null;
+    if (group && between && between.every((line) => line.trim() === '')) group.push(hunk);
+    else groups.push([hunk]);
+  }
+  return groups;
 }
 
 /**
@@ -50,19 +137,21 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
 }
 
 /**
- * A hunk whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
+ * Hunks whose only content links are pages and files the source names by id (`/pages/<id>`, `/pages/<id>#anchor`,
  * `/files/<id>`, as Git Sync's import writes them and as our Markdown reads): an id does not go stale as a relative
  * path does, so the author's lines are kept (GitBook's `<figure><img src=...>` for a block image, written back as
  * it was rather than as `![](...)`; a line linking to another page keeps its trailing spaces, escapes and autolinks,
  * which an export of the page edited elsewhere otherwise rewrote).
  */
-function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
-  const added = hunk.add.join('\n');
-  return hunk.remove.every((_, i) => {
-    // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
-    const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
-    return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
-  });
+function keepsItsLinksById(group: SourceHunk[], marked: string[]): boolean {
+  const added = group.flatMap((hunk) => hunk.add).join('\n');
+  return group.every((hunk) =>
+    hunk.remove.every((_, i) => {
+      // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
+      const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
+      return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+    }),
+  );
 }
 
 /**
@@ -72,6 +161,9 @@ function keepsItsLinksById(hunk: SourceHunk, marked: string[]): boolean {
  * partial patch that no longer reads as the document is dropped whole: the page was rewritten on every edit).
  */
 function goesStale(ref: ContentRef): boolean {
+  // An OpenAPI block names its spec in its tag (`spec="petstore"`); the link in its body (GitBook writes the spec's
+  // URL) names nothing the block reads, so the author's line is kept: counted, it was written `/openapi/<spec>`.
+  if (ref.kind === 'openapi') return false;
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
@@ -99,7 +191,7 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   };
   const ours = writeBody(conversion.document, recordHref);
   const all = sourceHunks(ours, body) ?? [];
-  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs);
+  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink));
   // All hunks give the source back, which reads as this document; some of them may not (a link
   // definition whose link is written inline): read what they give, and keep none if it differs.
   if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];

@@ -13,7 +13,7 @@ import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import remarkStringify, { type Options as StringifyOptions } from 'remark-stringify';
 import { unified } from 'unified';
-import { stringify as stringifyYaml } from 'yaml';
+import { isMap, parseDocument, stringify as stringifyYaml } from 'yaml';
 import type {
   AnyBlock,
   ContentRef,
@@ -29,7 +29,7 @@ import type {
 } from './document';
 import { BLOCK_TAG_NAMES } from './block-tags';
 import { defaultHrefFor } from './hrefs';
-import { applySourceHunks, frontmatterKey, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { writeText } from './syntax/text-escape';
 
@@ -148,6 +148,8 @@ export function documentToMarkdown(document: JSONDocument, options: DocumentToMa
   const patch = sourcePatchOf(document.data);
   const body = writeBody(document, options.hrefFor, patch?.hunks ?? []);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
+  const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
+  if (kept !== null) return withEnding(kept + body, patch);
   const head = writeHead(options.title, options.frontmatter);
   return withEnding(head && body ? `${head}\n${body}` : head + body, patch);
 }
@@ -205,6 +207,40 @@ function headMatches(head: NonNullable<SourcePatch['head']>, options: DocumentTo
   return frontmatterKey(options.frontmatter) === head.frontmatter;
 }
 
+/** A head's front matter block, `---` to `---` (or `...`) and its line ending. */
+const FRONTMATTER_BLOCK = /^---[ \t]*\r?\n([\s\S]*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+/**
+ * The source's head for a page whose fields or title changed since it was read: its front matter as the author wrote
+ * it, only the page fields that changed set (in place), removed or added (at the end), its other keys (`tags:`) and
+ * their order kept; its title part as written while the title is the same, else our heading. Written whole our way,
+ * the front matter lost those keys and had its keys reordered. Null where the source had no front matter (or one
+ * that is not a mapping): the head is then ours.
+ */
+function headWithSourceFrontmatter(head: NonNullable<SourcePatch['head']>, options: DocumentToMarkdownOptions): string | null {
+  const block = FRONTMATTER_BLOCK.exec(head.text);
+  if (!block || head.frontmatter === null) return null;
+  const yaml = parseDocument(block[1] ?? '');
+  if (yaml.errors.length > 0 || !isMap(yaml.contents)) return null;
+  const source = (yaml.toJS() ?? {}) as Record<string, unknown>;
+  // A `title:` is the page's title, which our head writes as its heading: the source's head is not kept.
+  if ('title' in source) return null;
+  let frontmatter = block[0];
+  const fields = options.frontmatter ?? {};
+  if (frontmatterKey(fields) !== head.frontmatter) {
+    for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
+      if (frontmatterKey({ [key]: source[key] }) === frontmatterKey({ [key]: fields[key] })) continue;
+      if (fields[key] === undefined) yaml.delete(key);
+      // A new node: the changed value written as we write it, not in the quoting of the value it replaces.
+      else yaml.set(key, yaml.createNode(fields[key]));
+    }
+    frontmatter = `---\n${isMap(yaml.contents) && yaml.contents.items.length > 0 ? yaml.toString() : ''}---\n`;
+  }
+  const rest = head.text.slice(block[0].length);
+  if ((options.title ?? null) === head.title) return frontmatter + rest;
+  return options.title === undefined ? `${frontmatter}\n` : `${frontmatter}\n${writeHead(options.title, undefined)}\n`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Marks
 
@@ -254,7 +290,7 @@ class Writer {
     const nodes = (block.nodes ?? []) as AnyBlock[];
     switch (block.type) {
       case 'paragraph':
-        return unknownTagLine(block) ?? { type: 'paragraph', children: this.phrasing(nodes as unknown as DocumentInlineContent[]) };
+        return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[])) };
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
@@ -412,6 +448,7 @@ class Writer {
   }
 
   private code(block: DocumentBlockCode): RootContent {
+    if (block.nodes.some((line) => line.data?.highlighted === true)) return { type: 'html', value: preCodeHtml(block) };
     const value = block.nodes.map((line) => leavesText(line.nodes.flatMap((text) => text.leaves))).join('\n');
     const code: RootContent = { type: 'code', lang: block.data.syntax || null, meta: null, value };
     // Options with no Markdown form go in GitBook's `{% code %}` tag around the fence.
@@ -546,8 +583,11 @@ class Writer {
           break;
         }
         case 'mention': {
+          // GitBook's Markdown of a mention: a link titled "mention", `[Page](page.md "mention")`. Its label is the one
+          // it was read with (kept as its text), else its href (a content-ref's form, which Git Sync's export names).
           const href = data.ref ? this.hrefFor(data.ref) : '';
-          items.push({ marks: new Map(), link: { url: href, inner: [{ marks: new Map(), leaf: { object: 'leaf', text: href, marks: [] } }] } });
+          const label = leavesText((inline.nodes ?? []).flatMap((node) => (node.object === 'text' ? node.leaves : []))) || href;
+          items.push({ marks: new Map(), node: { type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: label }] } });
           break;
         }
         case 'annotation':
@@ -663,6 +703,53 @@ function cell(children: PhrasingContent[]): TableCell {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A paragraph's text ending in one backslash (GitBook's hard break `\` before a block that ends the paragraph, a
+ * `<figure>`, reads as that text) writes it as it was: a backslash ending a paragraph is text, while the writer,
+ * taking it for a hard break before a line ending, doubled it on every export.
+ */
+function withTrailingBackslash(children: PhrasingContent[]): PhrasingContent[] {
+  const last = children.at(-1);
+  if (last?.type !== 'text' || !/(?:^|[^\\])\\$/.test(last.value)) return children;
+  return [...children.slice(0, -1), ...(last.value.length > 1 ? [{ ...last, value: last.value.slice(0, -1) }] : []), { type: 'html', value: '\\' }];
+}
+
+/** The `data-*` attribute of a `<pre>` for each code block option GitBook's HTML form writes (syntax/pre-code.ts reads them). */
+const PRE_CODE_OPTIONS = [
+  ['title', 'data-title'],
+  ['overflow', 'data-overflow'],
+  ['lineNumbers', 'data-line-numbers'],
+  ['fullWidth', 'data-full-width'],
+  ['expandable', 'data-expandable'],
+] as const;
+
+/**
+ * A code block with highlighted lines in GitBook's HTML form, the only one that has them (a fence has no syntax for
+ * them): `<pre class="language-x" data-title="..."><code class="lang-x">`, each highlighted line in `<strong>` with
+ * its newline, then `</code></pre>`. Written as a fence, an edited block lost its highlights on export.
+ */
+function preCodeHtml(block: DocumentBlockCode): string {
+  const syntax = block.data.syntax;
+  const options = PRE_CODE_OPTIONS.flatMap(([option, attribute]) => {
+    const value = block.data[option];
+    if (value === undefined || value === '' || value === false) return [];
+    // GitBook writes the line numbers' flag bare.
+    if (option === 'lineNumbers' && value === true) return [` ${attribute}`];
+    return [` ${attribute}="${escapePreCode(String(value)).replace(/"/g, '&#x22;')}"`];
+  });
+  const lines = block.nodes.map((line) => {
+    const text = `${escapePreCode(leavesText(line.nodes.flatMap((node) => node.leaves)))}\n`;
+    return line.data?.highlighted === true ? `<strong>${text}</strong>` : text;
+  });
+  const pre = syntax ? `<pre class="language-${escapeAttribute(syntax)}"${options.join('')}>` : `<pre${options.join('')}>`;
+  return `${pre}<code${syntax ? ` class="lang-${escapeAttribute(syntax)}"` : ''}>${lines.join('')}</code></pre>`;
+}
+
+/** Code as GitBook escapes it in a `<pre>`: `&` and `<` as hexadecimal references. */
+function escapePreCode(text: string): string {
+  return text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;');
 }
 
 function flag(value: unknown): string | undefined {
