@@ -564,8 +564,14 @@ describe('renderDocument: expressions, reusable content, unknown and API blocks'
           { object: 'inline', type: 'emoji', isVoid: true, data: { code: '1f600' } },
           { object: 'inline', type: 'button', isVoid: true, data: { label: 'Go', kind: 'primary', ref: { kind: 'url', url: 'javascript:alert(3)' } } },
         ),
+        // A mention read from GitBook's Markdown (`[Status](url "mention")`) keeps its label as its text; one without shows its URL.
+        para(
+          { object: 'inline', type: 'mention', isVoid: true, data: { ref: { kind: 'url', url: 'https://status.example.com/' } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Status', marks: [] }] }] },
+          { object: 'inline', type: 'mention', isVoid: true, data: { ref: { kind: 'url', url: 'https://example.com/bare' } } },
+        ),
       ),
     );
+    expect(html).toContain('<a href="https://status.example.com/" rel="noopener noreferrer">Status</a><a href="https://example.com/bare" rel="noopener noreferrer">https://example.com/bare</a>');
     expect(html).toContain('<div class="doc-embed"><a href="https://www.youtube.com/watch?v=x" rel="noopener noreferrer" class="doc-embed-link"><span class="doc-embed-host">www.youtube.com</span>');
     expect(html).not.toContain('javascript:');
     expect(html).not.toContain('alert');

@@ -698,7 +698,9 @@ class Renderer {
         return this.inlines(asNodes(node.nodes));
       case 'mention': {
         const target = this.refUrl((data.ref ?? {}) as Ref);
-        return target ? [h('a', target.external ? { href: target.url, rel: ['noopener', 'noreferrer'] } : { href: target.url }, target.url)] : [];
+        // The label it was written with (GitBook's Markdown `[Label](ref "mention")` keeps it as its text), else its URL.
+        const label = target ? plainText(asNodes(node.nodes)).trim() || target.url : '';
+        return target ? [h('a', target.external ? { href: target.url, rel: ['noopener', 'noreferrer'] } : { href: target.url }, label)] : [];
       }
       case 'button': {
         const label = typeof data.label === 'string' ? data.label : '';
