@@ -730,8 +730,8 @@ describe('/openapi.json', () => {
     expect(schemas.ComputedContentSourceRevisionOpenAPI.properties.props.properties.grouping.enum).toEqual(['by-tag', 'by-operation']);
     const response = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
     expect(refs(response('/spaces/{spaceId}/content/pages'))).toEqual(['RevisionPage']);
-    expect(refs(response('/spaces/{spaceId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageWithContent']);
-    expect(refs(response('/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageWithContent']);
+    expect(refs(response('/spaces/{spaceId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageLink', 'RevisionPageWithContent']);
+    expect(refs(response('/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageLink', 'RevisionPageWithContent']);
     const change = JSON.stringify(schemas.ChangeRequestContentChange);
     expect(change.match(/ComputedContentSourceRevisionOpenAPI/g)).toHaveLength(2);
   });
