@@ -58,6 +58,8 @@ export const gitSyncEntries = sqliteTable(
     hash: text('hash'),
     /** A page's file began with a heading 1 (its title): written back without one when it had none. */
     titleHeading: integer('title_heading', { mode: 'boolean' }).notNull().default(true),
+    /** A page's head when its file was synced (`headSignature`): its title or a field alone changed rewrites the file. */
+    head: text('head'),
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.path] })],
 );

@@ -15,7 +15,7 @@ import { capOf } from '../limits/caps';
 import { toStoredDocument, type FileEntry, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
-import { loadSyncedSpace, type SyncedSpace } from './content';
+import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { isPathlessKey, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
@@ -91,6 +91,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const records = await tree.pagesById(ids.filter(Boolean));
   const pageIdOf = new Map<string, string>();
   const titleHeadingOf = titleHeadings(target.changes, space.entries);
+  const headOf = new Map(await Promise.all([...records].map(async ([id, record]) => [id, await headSignature(record)] as const)));
   target.pages.forEach((plan, i) => {
     const id = ids[i];
     if (!id) return;
@@ -98,7 +99,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     const record = records.get(id);
     // A group (no file) has no blob; a page records where it was read from.
     if (record && !isPathlessKey(plan.key)) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan) });
+    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null });
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {

@@ -2,10 +2,21 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { gitSyncEntries, revisionGit, revisions, spaces } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
+import { sha256Base64Url } from '../../lib/ids';
 import { contentColumns, toContent, type RevisionContent } from '../content/head-moves';
 import { ContentTree, ROOT, type PageRecord, type TreeRecord } from '../content/pages';
-import type { FileEntry } from '../content/revisions';
+import { frontmatterOf } from '../content/reads';
+import type { FileEntry, PageEntry } from '../content/revisions';
 import { d1NodeStore, entriesOf } from '../content/tree';
+
+/**
+ * What a page's file says besides its document, as a signature (`git_sync_entries.head`, 22 characters of SHA-256):
+ * its title (the heading 1 and SUMMARY.md's line) and the fields its front matter holds. Recorded when the file is
+ * synced, compared by the export: a page whose title or a field alone changed is written again.
+ */
+export async function headSignature(page: Omit<PageEntry, 'pages'>): Promise<string> {
+  return (await sha256Base64Url(JSON.stringify([page.title, frontmatterOf(page)]))).slice(0, 22);
+}
 
 /** What Git Sync reads of a space: its head revision (with that revision's git metadata, if any) and what the last sync left. */
 export interface SyncedSpace {

@@ -5,7 +5,7 @@ import { fileKey } from '../content/files';
 import { loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
-import { readRevisionTree, type SyncedSpace } from './content';
+import { headSignature, readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
@@ -162,11 +162,12 @@ export async function runExport(
     if (gone && !isPathlessKey(e.path)) out.delete(full(e.path));
   }
 
-  // Pages whose document changed (or that are new) are written; the others keep their blob.
-  const changed = tree.order.filter(({ id }) => {
-    const entry = pageEntry.get(id);
-    return pathOf.get(id) !== null && !(entry && entry.hash === (tree.pages.get(id)!.document ?? null) && byPath.has(full(entry.path)));
-  });
+  // Pages whose document or head changed (or that are new) are written; the others keep their blob. An entry synced
+  // before heads were recorded (head NULL) is compared by its document alone.
+  const headOf = new Map(await Promise.all(tree.order.map(async ({ id }) => [id, await headSignature(tree.pages.get(id)!)] as const)));
+  const unchanged = (id: string, entry: (typeof entries)[number] | undefined): boolean =>
+    !!entry && entry.hash === (tree.pages.get(id)!.document ?? null) && (entry.head === null || entry.head === headOf.get(id)) && byPath.has(full(entry.path));
+  const changed = tree.order.filter(({ id }) => pathOf.get(id) !== null && !unchanged(id, pageEntry.get(id)));
   // With the documents their files were last synced from (same query): a file keeps its own ending when edited.
   const documents = await loadDocuments(db, changed.flatMap(({ id }) => [tree.pages.get(id)!.document, pageEntry.get(id)?.hash].filter((hash): hash is string => !!hash)));
   for (const { id } of tree.order) {
@@ -174,13 +175,13 @@ export async function runExport(
     const path = pathOf.get(id);
     const entry = pageEntry.get(id);
     if (path === null || path === undefined) {
-      rows.push({ spaceId: input.spaceId, path: entry?.path ?? summaryKeyOf(id), kind: 'page', targetId: id, oid: '', hash: page.document ?? null });
+      rows.push({ spaceId: input.spaceId, path: entry?.path ?? summaryKeyOf(id), kind: 'page', targetId: id, oid: '', hash: page.document ?? null, head: headOf.get(id) });
       continue;
     }
-    const keep = entry && entry.hash === (page.document ?? null) && byPath.has(full(entry.path));
+    const keep = unchanged(id, entry);
     let oid: string;
     if (keep) {
-      oid = byPath.get(full(entry.path))!.oid;
+      oid = byPath.get(full(entry!.path))!.oid;
     } else {
       const document = page.document ? documents.get(page.document) : undefined;
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
@@ -195,7 +196,7 @@ export async function runExport(
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
-    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true });
+    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id) });
   }
 
   for (const [id, file] of tree.files) {
