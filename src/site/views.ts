@@ -205,59 +205,37 @@ export async function serveView(request: SiteRequest, kind: ViewKind, segments: 
     headers.delete('Content-Security-Policy');
     return new Response(null, { status: 304, headers });
   }
-  if (request.edge) return serveFresh(request, kind, segments, etag, version, cacheable, request.edge.stale);
-  const cache = cacheable ? cacheApi() : null;
-  const key = new Request(`${CACHE_ORIGIN}/${encodeURIComponent(request.model.site.id)}/${version}${request.url.pathname}${request.url.search}`);
-  if (cache) {
-    const hit = await cache.match(key).catch(() => undefined);
-    if (hit) {
-      const headers = new Headers(hit.headers);
-      headers.set('Cache-Control', 'public, max-age=60');
-      headers.set('X-Site-Cache', 'hit');
-      // Anyone may be served it: the edge cache (edge-cache.ts) may keep it, keyed by its URL alone.
-      if (hit.status === 200) headers.set(EDGE_VERSION_HEADER, version);
-      return new Response(hit.body, { status: hit.status, headers });
-    }
-  }
-  const out = await produce(request, kind, segments);
-  if (out instanceof Response) return out;
-  const headers = headersFor(request, out, etag);
-  if (out.viewed) headers.set(VIEWED_PAGE_HEADER, out.viewed);
-  const status = out.status ?? 200;
-  if (cache && status === 200) {
-    const stored = new Headers(headers);
-    stored.set('Cache-Control', `public, max-age=${EDGE_TTL_SECONDS}`);
-    const put = cache.put(key, new Response(out.body, { status, headers: stored })).catch(() => undefined);
-    try {
-      request.c.executionCtx.waitUntil(put);
-    } catch {
-      await put;
-    }
-    headers.set('X-Site-Cache', 'miss');
-    headers.set(EDGE_VERSION_HEADER, version);
-  }
-  return new Response(out.body, { status, headers });
-}
-
-/**
- * A view of a request the edge cache was read for: its entry past the bound when it was made for `version` (a
- * `hit`), else the view made anew (a `miss`). Either is marked for the edge cache to store (routes.ts `edgeStore`),
- * which is then the view's only store: the versioned entries are not read or written.
- */
-async function serveFresh(request: SiteRequest, kind: ViewKind, segments: string[], etag: string, version: string, cacheable: boolean, stale: EdgeStale | null): Promise<Response> {
-  if (stale && cacheable && stale.version === version) {
-    const headers = new Headers(stale.headers);
+  // A request the edge cache was read for (routes.ts, edge-cache.ts) has its entry for the URL stand in for the
+  // versioned one: the view then makes one Cache API lookup and at most one store (routes.ts `edgeStore`), and its
+  // entry past the freshness bound is served when it was made for this version.
+  const edge = request.edge;
+  const cache = cacheable && !edge ? cacheApi() : null;
+  const key = cache && new Request(`${CACHE_ORIGIN}/${encodeURIComponent(request.model.site.id)}/${version}${request.url.pathname}${request.url.search}`);
+  const stored = edge ? (cacheable && edge.stale?.version === version ? edge.stale : null) : cache && key ? await cache.match(key).catch(() => undefined) : null;
+  if (stored) {
+    const headers = new Headers(stored.headers);
     headers.set('Cache-Control', 'public, max-age=60');
     headers.set('X-Site-Cache', 'hit');
-    headers.set(EDGE_VERSION_HEADER, version);
-    return new Response(stale.body, { status: stale.status, headers });
+    // Anyone may be served it: the edge cache (edge-cache.ts) may keep it, keyed by its URL alone.
+    if (stored.status === 200) headers.set(EDGE_VERSION_HEADER, version);
+    return new Response(stored.body, { status: stored.status, headers });
   }
   const out = await produce(request, kind, segments);
   if (out instanceof Response) return out;
   const headers = headersFor(request, out, etag);
   if (out.viewed) headers.set(VIEWED_PAGE_HEADER, out.viewed);
   const status = out.status ?? 200;
-  if (cacheable && status === 200) {
+  if ((edge ? cacheable : cache) && status === 200) {
+    if (cache && key) {
+      const kept = new Headers(headers);
+      kept.set('Cache-Control', `public, max-age=${EDGE_TTL_SECONDS}`);
+      const put = cache.put(key, new Response(out.body, { status, headers: kept })).catch(() => undefined);
+      try {
+        request.c.executionCtx.waitUntil(put);
+      } catch {
+        await put;
+      }
+    }
     headers.set('X-Site-Cache', 'miss');
     headers.set(EDGE_VERSION_HEADER, version);
   }
