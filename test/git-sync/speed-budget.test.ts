@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { concatBytes } from '../../src/lib/bytes';
 import { fileKey } from '../../src/services/content/files';
 import { blobsOfPack, blobsOfPackStream } from '../../src/services/git-sync/blob-stream';
 import { ByteBudget, GIT_TRANSFER_LIMITS, GitSession } from '../../src/services/git-sync/transport';
@@ -98,13 +99,7 @@ async function sessionOf(name: string) {
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   for await (const part of chunksOf(stream)) parts.push(part.slice());
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 describe('blobs read under a byte budget', () => {
