@@ -42,19 +42,22 @@ function pathMatcher(path: string): RegExp {
 /**
  * A handler that serves the manifest's route (`method`, `path`) with its group's handlers, loading the group first
  * if needed (group-app `routeHandler`). Once loaded they are called directly: a warm request awaits no import.
+ *
+ * What is kept for the isolate is the loaded handler, never the promise of its load: each request that finds it
+ * missing loads it itself (the module system still evaluates each module once). A request that went on from a
+ * promise another request created answered with a Response workerd then refused to send ("Cannot perform I/O on
+ * behalf of a different request", ReadableStreamSource: a plain 500), the requests of a route's first wave but the
+ * one that started its load (test/platform/io-context.test.ts).
  */
 function serveWithGroup(group: string, method: string, path: string): MiddlewareHandler<AppBindings> {
-  let loaded: Promise<MiddlewareHandler<AppBindings>> | undefined;
   let handler: MiddlewareHandler<AppBindings> | undefined;
-  return (c, next) => {
-    if (handler) return handler(c, next);
-    // A failed load (which would be a bug) is tried again by the next request rather than kept.
-    loaded ??= import('./routes/group-app').then(({ routeHandler }) => routeHandler(group, method, path)).catch((err) => {
-      loaded = undefined;
-      throw err;
-    });
-    return loaded.then((loadedHandler) => (handler = loadedHandler)(c, next));
+  const loadAndServe: MiddlewareHandler<AppBindings> = async (c, next) => {
+    const { routeHandler } = await import('./routes/group-app');
+    const loaded = await routeHandler(group, method, path);
+    handler ??= loaded;
+    return handler(c, next);
   };
+  return (c, next) => (handler ? handler(c, next) : loadAndServe(c, next));
 }
 
 /**
@@ -82,22 +85,21 @@ const siteHostDispatch: MiddlewareHandler<AppBindings> = async (c, next) => {
   return site.siteHostDispatch(c, next);
 };
 
-/** The OpenAPI document, built on its first request (it needs every group). */
+/** The OpenAPI document, built on its first request (it needs every group); kept as a value (see `serveWithGroup`). */
 type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
-let documentOnce: Promise<OpenApiDocument> | undefined;
-function openApiDocument(): Promise<OpenApiDocument> {
-  const document = (documentOnce ??= import('./routes/group-app')
-    .then(({ createDocumentedApp }) => createDocumentedApp()).then((app) =>
-    relativeTo(
-      API_BASE_PATH,
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: { title: 'Docs Platform API', version: '1.0.0', description: 'Open, self-hostable Docs Platform API (GitBook-compatible).' },
-      }),
-    ),
-  ));
-  document.catch(() => (documentOnce = undefined));
-  return document;
+let documentBuilt: OpenApiDocument | undefined;
+async function openApiDocument(): Promise<OpenApiDocument> {
+  if (documentBuilt) return documentBuilt;
+  const { createDocumentedApp } = await import('./routes/group-app');
+  const app = await createDocumentedApp();
+  documentBuilt ??= relativeTo(
+    API_BASE_PATH,
+    app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: { title: 'Docs Platform API', version: '1.0.0', description: 'Open, self-hostable Docs Platform API (GitBook-compatible).' },
+    }),
+  );
+  return documentBuilt;
 }
 
 /**

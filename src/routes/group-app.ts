@@ -51,16 +51,19 @@ async function loadRouters(group: string | null): Promise<RouterModule[]> {
   return Promise.all(entries.map(async ({ base, load }) => ({ base, router: await load() })));
 }
 
-/** Each group's app, made once per isolate on the first request that needs it. */
-const groupApps = new Map<string, Promise<Hono<AppBindings>>>();
-export function loadGroup(group: string) {
-  let app = groupApps.get(group);
-  if (!app) {
-    app = loadRouters(group).then(groupApp);
-    // A failed load (which would be a bug) is tried again by the next request rather than kept.
-    app.catch(() => groupApps.delete(group));
-    groupApps.set(group, app);
-  }
+/**
+ * Each group's app, made once per isolate by the first request that needs it. The app is kept, never the promise of
+ * its making: a request that finds none makes its own (its routers' modules are evaluated once all the same), and the
+ * first made is kept. A request must not go on from a promise another request created (app.ts `serveWithGroup`).
+ */
+const groupApps = new Map<string, Hono<AppBindings>>();
+export async function loadGroup(group: string): Promise<Hono<AppBindings>> {
+  const known = groupApps.get(group);
+  if (known) return known;
+  const app = groupApp(await loadRouters(group));
+  const first = groupApps.get(group);
+  if (first) return first;
+  groupApps.set(group, app);
   return app;
 }
 

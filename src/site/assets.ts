@@ -152,19 +152,22 @@ export interface SiteAssets {
   icon: Asset;
 }
 
-let built: Promise<SiteAssets> | undefined;
+let built: SiteAssets | undefined;
 
-/** The assets with their content-addressed paths (hashed once per isolate). */
-export function siteAssets(): Promise<SiteAssets> {
-  built ??= (async () => {
-    const css = `${LAYOUT_CSS}\n${RENDER_CSS}`;
-    const [cssHash, jsHash, iconHash] = await Promise.all([sha256Hex(css), sha256Hex(SCRIPT), sha256Hex(ICON)]);
-    return {
-      css: { body: css, type: 'text/css; charset=utf-8', path: `/_site/${cssHash.slice(0, 16)}.css` },
-      js: { body: SCRIPT, type: 'text/javascript; charset=utf-8', path: `/_site/${jsHash.slice(0, 16)}.js` },
-      icon: { body: ICON, type: 'image/svg+xml', path: `/_site/${iconHash.slice(0, 16)}.svg` },
-    };
-  })();
+/**
+ * The assets with their content-addressed paths (hashed once per isolate). The value is kept, not the promise of it:
+ * concurrent first requests each hash for themselves, so that none goes on from a promise another request created
+ * (app.ts `serveWithGroup` says what that did).
+ */
+export async function siteAssets(): Promise<SiteAssets> {
+  if (built) return built;
+  const css = `${LAYOUT_CSS}\n${RENDER_CSS}`;
+  const [cssHash, jsHash, iconHash] = await Promise.all([sha256Hex(css), sha256Hex(SCRIPT), sha256Hex(ICON)]);
+  built ??= {
+    css: { body: css, type: 'text/css; charset=utf-8', path: `/_site/${cssHash.slice(0, 16)}.css` },
+    js: { body: SCRIPT, type: 'text/javascript; charset=utf-8', path: `/_site/${jsHash.slice(0, 16)}.js` },
+    icon: { body: ICON, type: 'image/svg+xml', path: `/_site/${iconHash.slice(0, 16)}.svg` },
+  };
   return built;
 }
 

@@ -20,25 +20,12 @@
  *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
  *   npm run bench -- --plain-d1       the Worker's D1 a plain pass-through of the binding, without sessions (worker.ts)
  *
- * A known intermittent failure (root cause not found yet): with several processes loading the machine, a read of
- * `GET .../sites/{id}/published (member, 100 ss)` may end in `500 Internal Server Error` (workerd's plain text, not
- * this API's `{ "error" }` JSON) with, in workerd's log, `Uncaught exception: ... remote.jsg.Error: Cannot perform
- * I/O on behalf of a different request ... (I/O type: ReadableStreamSource)` (up to one per concurrent request).
- * What is known: the runtime aborted the request (the app never answered it: onError answers JSON, this is not);
- * "remote." says the error was thrown in another worker; it happens with `--no-rate-limits` too (1 run of 6;
- * 3 of 10 with the rate limit bindings), so the rate limit binding is not needed for it: the only binding that
- * route calls is D1 (Miniflare's D1 entry worker and its Durable Object). Not shown either way: that it is
- * Miniflare's alone. test/platform/io-context.test.ts checks that no request of ours touches another's I/O
- * (concurrent members and visitors on that route through SELF). The load stops at the first such answer and names
- * the target and what it answered.
- * Tried next (2026-11-30, load average 16-27 from other processes): the repro command above twice (with sessions, and
- * with `--plain-d1`: D1 a plain pass-through without `withSession`), then both Workers in one process, 20 s periods
- * interleaved for 14 min, 10 connections over search, `/s/` pages, llms-full.txt and published (members and
- * visitors): 1,002 requests with sessions, 1,287 without, no 500 either way. It did not reproduce, so nothing here
- * says whether sessions or Miniflare's D1 are involved; what Miniflare's D1 does with each request is known: its
- * entry worker (miniflare/dist/src/workers/d1/entry.worker.js) re-wraps the request and forwards its body stream to
- * the database's Durable Object, which reads it (`req.json()`): a stream crossing workers on every D1 call. Next step:
- * the same A/B for much longer (the 500 came in 3 of 10 runs of the whole repro command, with its other targets).
+ * The intermittent failure this benchmark used to stop on (a 500 in workerd's plain text, `Cannot perform I/O on behalf
+ * of a different request ... (I/O type: ReadableStreamSource)`, on search, published pages, `/v1/user`...) was the
+ * first wave of a target whose route group was not loaded yet: the requests that awaited the load another request had
+ * started (a promise kept for the isolate, app.ts `serveWithGroup`) answered with Responses workerd refused to send.
+ * Loads are now kept as values, each request awaiting its own; first-wave.ts checks it (`npm run bench -- first-wave`).
+ * The load still stops at the first answer that is not a 200 and names the target and what it answered.
  */
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

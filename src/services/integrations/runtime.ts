@@ -62,7 +62,7 @@ export const MAX_LOG_CHARS = 2000;
  */
 export const WAIT_UNTIL_MS = SCRIPT_TIMEOUT_MS - 3000;
 /** Part of the loader id: raise it when RUNTIME_MODULE changes, so warm isolates are not reused with the old one. */
-const RUNTIME_REVISION = 3;
+const RUNTIME_REVISION = 4;
 /** Set on a fetch invocation's request: the wrapper answers the script's own response (see the top of this file). */
 const RESPOND_HEADER = 'x-integration-runtime-respond';
 /** The largest body a script may answer to a request to its public endpoint. */
@@ -205,8 +205,6 @@ function respondWith(run, report, body, ctx) {
   });
 }
 
-let loaded;
-
 export default {
   async fetch(request, env, ctx) {
     const respond = request.headers.has(RESPOND);
@@ -220,8 +218,9 @@ export default {
       const report = { status: 0 };
       let body = null;
       try {
-        loaded ??= import('./integration.js');
-        const module = await loaded;
+        // Each invocation imports the script itself (evaluated once all the same): a promise kept for the isolate would
+        // have concurrent invocations go on from one another's, which workerd refuses (src/app.ts serveWithGroup).
+        const module = await import('./integration.js');
         const handler = module.default;
         if (!handler || typeof handler.fetch !== 'function') throw new Error("the script's default export has no fetch handler");
         const response = await handler.fetch(request, env, contextOf(run, ctx));
