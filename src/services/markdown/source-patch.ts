@@ -96,28 +96,140 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   let copied = 0;
   let drift = 0;
   for (const hunk of hunks) {
-    const found = locate(lines, hunk, hunk.at + drift, copied);
+    const placed = place(lines, hunk, hunk.at + drift, copied);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
-    if (found < 0 || (other && !sameLines(lines, other, found, hunk.remove.length))) continue;
-    for (let i = copied; i < found; i++) out.push(source[i]);
-    out.push(...hunk.add);
-    copied = found + hunk.remove.length;
-    drift = found - hunk.at;
+    if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
+    for (let i = copied; i < placed.at; i++) out.push(source[i]);
+    out.push(...placed.add);
+    copied = placed.at + hunk.remove.length;
+    drift = placed.at - hunk.at;
   }
   for (let i = copied; i < lines.length; i++) out.push(source[i]);
   return out.join('\n');
 }
 
-/** Where `hunk` fits in `lines`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
-function locate(lines: string[], hunk: SourceHunk, expected: number, from: number): number {
-  for (let distance = 0; distance <= SEARCH_WINDOW; distance++) {
+/**
+ * Where `hunk` goes in `lines` and the lines it puts there, or null. A hunk fits where our writing still has the lines
+ * it replaced and both their neighbours. An edit next to a hunk (or inside it) changes a neighbour, and the hunk, taken
+ * whole, fitted nowhere: the author's lines around an edited one came back our way (a `__bold__` item beside the edited
+ * item written `**bold**`, a list written a blank line after its paragraph when the paragraph was edited, a `<br>`
+ * item beside an edited one written with our break). So, near where it was, a hunk still goes where its lines are all
+ * ours and one neighbour is; and a hunk replacing as many lines as it gives (line for line) puts back each of its lines
+ * our writing still has, the edited ones left ours.
+ */
+function place(lines: string[], hunk: SourceHunk, expected: number, from: number): { at: number; add: string[] } | null {
+  const found = locate(lines, hunk, expected, from, fits, SEARCH_WINDOW);
+  if (found >= 0) return { at: found, add: hunk.add };
+  // One neighbour only: near where the hunk was (an insertion too: a diff may split one change into a removal and
+  // an insertion a blank line apart, the insertion's neighbour the edited line).
+  const beside = locate(lines, hunk, expected, from, fitsOneSide, NEAR_WINDOW);
+  if (beside >= 0) return { at: beside, add: hunk.add };
+  return hunk.remove.length === hunk.add.length ? lineForLine(lines, hunk, expected, from) : null;
+}
+
+/** Where `hunk` fits in `lines` by `test`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
+function locate(lines: string[], hunk: SourceHunk, expected: number, from: number, test: typeof fits, window: number): number {
+  for (let distance = 0; distance <= window; distance++) {
     const later = expected + distance;
-    if (later >= from && fits(lines, hunk, later)) return later;
+    if (later >= from && test(lines, hunk, later)) return later;
     const earlier = expected - distance;
-    if (distance > 0 && earlier >= from && fits(lines, hunk, earlier)) return earlier;
+    if (distance > 0 && earlier >= from && test(lines, hunk, earlier)) return earlier;
     if (later > lines.length && earlier < from) break;
   }
   return -1;
+}
+
+/** How far a hunk fitting by one neighbour only is looked for: an edit moves what follows it by a few lines. */
+const NEAR_WINDOW = 8;
+
+function fitsOneSide(lines: string[], hunk: SourceHunk, at: number): boolean {
+  const end = at + hunk.remove.length;
+  if (end > lines.length) return false;
+  for (let i = 0; i < hunk.remove.length; i++) if (lines[at + i] !== hunk.remove[i]) return false;
+  const before = hunk.before === null ? at === 0 : lines[at - 1] === hunk.before;
+  const after = hunk.after === null ? end === lines.length : lines[end] === hunk.after;
+  return before || after;
+}
+
+/**
+ * A hunk of as many source lines as ours, at its place: each of our lines it replaced that is still ours gets its
+ * source line back. Taken only where a neighbour still fits, or two of its lines do (one line alike could be chance).
+ */
+function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: number): { at: number; add: string[] } | null {
+  const at = expected;
+  const end = at + hunk.remove.length;
+  if (at < from || end > lines.length) return null;
+  const same = hunk.remove.map((line, i) => lines[at + i] === line);
+  const count = same.filter(Boolean).length;
+  const before = hunk.before === null ? at === 0 : lines[at - 1] === hunk.before;
+  const after = hunk.after === null ? end === lines.length : lines[end] === hunk.after;
+  if (count === 0 && !(before && after)) return null;
+  if (count < 2 && !before && !after) return null;
+  return { at, add: hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i]))) };
+}
+
+/** Words, runs of spaces, and each other character alone (`**` is two tokens): what a line is merged by. */
+const TOKENS = /[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu;
+
+/**
+ * An edited line with the author's own writing kept around the edit: `base` is our writing of the line as it was read,
+ * `source` the author's, `ours` our writing of it now. Where the author's differences from our writing (`__` for
+ * `**`, `*` for `_`, an escape) and the edit touch different words, both are taken (`* one __b__` edited to `two`
+ * comes back `* two __b__`, not `* two **b**`); where they touch the same ones, null (the line stays ours).
+ */
+function mergeLine(base: string, source: string, ours: string): string | null {
+  const tokens = (line: string) => line.match(TOKENS) ?? [];
+  const original = tokens(base);
+  const authors = changesOf(original, tokens(source));
+  const edits = changesOf(original, tokens(ours));
+  if (!authors || !edits) return null;
+  for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
+  const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
+  const out = [...original];
+  for (const change of all) out.splice(change.start, change.end - change.start, ...change.insert);
+  return out.join('');
+}
+
+interface TokenChange {
+  start: number;
+  end: number;
+  insert: string[];
+}
+
+function changesOf(from: string[], to: string[]): TokenChange[] | null {
+  const changes = diffArrays(from, to, { maxEditLength: 200 });
+  if (!changes) return null;
+  const out: TokenChange[] = [];
+  let at = 0;
+  let open: TokenChange | null = null;
+  for (const change of changes) {
+    if (!change.added && !change.removed) {
+      if (open) out.push(open);
+      open = null;
+      at += change.value.length;
+      continue;
+    }
+    open ??= { start: at, end: at, insert: [] };
+    if (change.removed) {
+      at += change.value.length;
+      open.end = at;
+    } else open.insert.push(...change.value);
+  }
+  if (open) out.push(open);
+  return out;
+}
+
+/**
+ * Two changes of a line that touch the same tokens, or insert at one place, or one inserting inside the other (at its
+ * edge, the insertion goes before or after it: `line\` whose `\` the author left out, edited at its end).
+ */
+function overlaps(a: TokenChange, b: TokenChange): boolean {
+  const insertion = (change: TokenChange) => change.start === change.end;
+  if (insertion(a) && insertion(b)) return a.start === b.start;
+  if (insertion(a)) return b.start < a.start && a.start < b.end;
+  if (insertion(b)) return a.start < b.start && b.start < a.end;
+  return a.start < b.end && b.start < a.end;
 }
 
 function sameLines(a: string[], b: string[], from: number, count: number): boolean {
