@@ -710,7 +710,7 @@ const EVERY_BLOCK_MARKDOWN = `Before the heading (a leading heading 1 would be r
 
 ## Heading one
 
-Plain **bold** _italic_ _**both**_ \`code\` ~~struck~~ line
+Plain **bold** _italic_ _**both**_ \`code\` ~~struck~~ line\\
 break [url](https://example.com) [**page**](/pages/page-1) [file](/files/file-1) [anchor](/pages/page-1#part) ![icon](/files/icon)
 
 ### Heading two <a href="#custom-anchor" id="custom-anchor"></a>

@@ -4,7 +4,8 @@
  * once and compared with the source, line by line.
  */
 import { codeRanges } from './code-ranges';
-import { defaultResolveLink, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { layoutFrontmatter, type PageLayoutFrontmatter } from './page-layout';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
@@ -167,9 +168,21 @@ function goesStale(ref: ContentRef): boolean {
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
+/**
+ * The page fields of a front matter as a page's writers pass them (`frontmatterOf` in content/reads): read into the
+ * page, the default layout left out and any other in GitBook's full form. A source whose head differs from the one
+ * written from them keeps its own (a `layout:` holding GitBook's defaults, or some of its parts only): compared with
+ * the source's own values, such a head was taken for ours, not recorded, and the page, once edited, lost that layout
+ * or had every default written out.
+ */
 function pageFieldsOf(frontmatter: Record<string, unknown>): Record<string, unknown> {
-  const fields = new Set<string>(PAGE_FIELD_FRONTMATTER_KEYS);
-  return Object.fromEntries(Object.entries(frontmatter).filter(([key]) => fields.has(key)));
+  const page = pageFrontmatter(frontmatter) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
+    const value = key === 'layout' ? layoutFrontmatter(page.layout as PageLayoutFrontmatter | undefined) : page[key];
+    if (value !== undefined && value !== '') fields[key] = value;
+  }
+  return fields;
 }
 
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
