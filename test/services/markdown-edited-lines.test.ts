@@ -50,6 +50,17 @@ describe('a page edited as JSON', () => {
     expect(editedAsJson(wrapped, 'line two', 'line two, longer')).toBe(wrapped.replace('line two', 'line two, longer'));
   });
 
+  it('keeps only the hunks that fit whole where one placed beside the edit would change what the page reads as', () => {
+    // Without its blank line, a list starting at 2 would not interrupt the paragraph: it would read as the paragraph's text.
+    const source = '# T\n\nIntro **x** and **y**:\n* one\n* two\n\nA __b__ end.\n';
+    const conversion = markdownToDocument(source);
+    const next = structuredClone(withoutSourcePatch(conversion.document));
+    next.nodes[1] = { ...next.nodes[1], type: 'list-ordered', data: { start: 2 } } as (typeof next.nodes)[number];
+    const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title });
+    expect(written).toBe('# T\n\nIntro **x** and **y**:\n\n2. one\n3. two\n\nA __b__ end.\n');
+    expect(nodesOf(markdownToDocument(written).document)).toBe(nodesOf(next));
+  });
+
   it('keeps a front matter layout as written, setting only what changed', () => {
     const full = ['---', 'description: Old', 'layout:', '  width: default', '  cover:', '    visible: true', '    size: hero', '  title:', '    visible: true', '---', '', '# T', '', 'Body.', ''].join('\n');
     expect(editedAsJson(full, 'Body', 'Text', { description: 'New' })).toBe(full.replace('Old', 'New').replace('Body', 'Text'));

@@ -261,10 +261,18 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
   const styled: JSONDocument = { ...next, data };
   const ours = writeBody(styled, undefined);
-  const patched = applySourceHunks(ours, patch.hunks);
-  const hunks = patched === ours || writesAs(patched, styled, ours) ? patch.hunks : [];
+  // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
+  // whole (as before hunks were placed beside an edit), else none.
+  const { strict: _previous, ...kept } = patch;
+  const fits = (strict: boolean) => {
+    const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
+    return patched === ours || writesAs(patched, styled, ours);
+  };
+  const relaxed = fits(false);
+  const strict = !relaxed && fits(true);
+  const hunks = relaxed || strict ? patch.hunks : [];
   if (hunks.length === 0 && !patch.head && !patch.noFinalNewline) return styled;
-  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...patch, hunks } } };
+  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...kept, hunks, ...(strict ? { strict: true as const } : {}) } } };
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */

@@ -39,6 +39,8 @@ export interface SourcePatch {
   hunks: SourceHunk[];
   /** The source did not end with a newline: neither is its page written with one. */
   noFinalNewline?: true;
+  /** Hunks apply only where they fit whole (`place`): set where the edit a document was sent with read otherwise. */
+  strict?: true;
 }
 
 /** Beyond this many differing lines the page keeps our writing: the patch would cost more than it keeps. */
@@ -85,7 +87,7 @@ export function sourceHunks(ours: string, source: string): SourceHunk[] | null {
  * and a hunk whose lines it writes otherwise (a link of the source, which must now go elsewhere) is
  * left out.
  */
-export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string): string {
+export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false): string {
   if (hunks.length === 0) return copyFrom ?? ours;
   const lines = ours.split('\n');
   const other = copyFrom?.split('\n');
@@ -96,7 +98,7 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   let copied = 0;
   let drift = 0;
   for (const hunk of hunks) {
-    const placed = place(lines, hunk, hunk.at + drift, copied);
+    const placed = place(lines, hunk, hunk.at + drift, copied, strict);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
     for (let i = copied; i < placed.at; i++) out.push(source[i]);
@@ -117,9 +119,10 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
  * ours and one neighbour is; and a hunk replacing as many lines as it gives (line for line) puts back each of its lines
  * our writing still has, the edited ones left ours.
  */
-function place(lines: string[], hunk: SourceHunk, expected: number, from: number): { at: number; add: string[] } | null {
+function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean): { at: number; add: string[] } | null {
   const found = locate(lines, hunk, expected, from, fits, SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
+  if (strict) return null;
   // One neighbour only: near where the hunk was (an insertion too: a diff may split one change into a removal and
   // an insertion a blank line apart, the insertion's neighbour the edited line).
   const beside = locate(lines, hunk, expected, from, fitsOneSide, NEAR_WINDOW);
@@ -258,7 +261,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}) };
 }
 
 

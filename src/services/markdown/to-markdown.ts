@@ -149,7 +149,7 @@ function stringifierFor(style: MarkdownStyle) {
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
-  const body = writeBody(document, options.hrefFor, patch?.hunks ?? []);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
@@ -183,11 +183,11 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
  * The hunks were taken over the default hrefs: with other hrefs, they are matched against a default
  * writing and the lines they leave are taken from the writing asked for.
  */
-export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = []): string {
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false): string {
   const ours = writeBlocks(document, hrefFor ?? defaultHrefFor);
   if (hunks.length === 0) return ours;
-  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks);
-  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours);
+  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks, undefined, strict);
+  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours, strict);
 }
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string): string {
