@@ -97,8 +97,9 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   const out: string[] = [];
   let copied = 0;
   let drift = 0;
-  for (const hunk of hunks) {
-    const placed = place(lines, hunk, hunk.at + drift, copied, strict);
+  for (const [index, hunk] of hunks.entries()) {
+    const next = hunks[index + 1];
+    const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift });
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
     for (let i = copied; i < placed.at; i++) out.push(source[i]);
@@ -119,15 +120,19 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
  * ours and one neighbour is; and a hunk replacing as many lines as it gives (line for line) puts back each of its lines
  * our writing still has, the edited ones left ours.
  */
-function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean): { at: number; add: string[] } | null {
-  const found = locate(lines, hunk, expected, from, fits, SEARCH_WINDOW);
+function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next?: { hunk: SourceHunk; at: number }): { at: number; add: string[] } | null {
+  // Never past the place the next hunk still fits at: a page repeating a block (the same table in two sections) had the
+  // hunk of the edited one put on the other, and every hunk after it looked for too far on.
+  const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
+  const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
+  const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
   if (strict) return null;
   // One neighbour only: near where the hunk was (an insertion too: a diff may split one change into a removal and
   // an insertion a blank line apart, the insertion's neighbour the edited line).
-  const beside = locate(lines, hunk, expected, from, fitsOneSide, NEAR_WINDOW);
+  const beside = locate(lines, hunk, expected, from, before(fitsOneSide), NEAR_WINDOW);
   if (beside >= 0) return { at: beside, add: hunk.add };
-  return hunk.remove.length === hunk.add.length ? lineForLine(lines, hunk, expected, from) : null;
+  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from) : null;
 }
 
 /** Where `hunk` fits in `lines` by `test`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
