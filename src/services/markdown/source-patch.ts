@@ -151,12 +151,19 @@ function locate(lines: string[], hunk: SourceHunk, expected: number, from: numbe
 const NEAR_WINDOW = 8;
 
 function fitsOneSide(lines: string[], hunk: SourceHunk, at: number): boolean {
-  const end = at + hunk.remove.length;
-  if (end > lines.length) return false;
+  if (at + hunk.remove.length > lines.length) return false;
   for (let i = 0; i < hunk.remove.length; i++) if (lines[at + i] !== hunk.remove[i]) return false;
-  const before = hunk.before === null ? at === 0 : lines[at - 1] === hunk.before;
-  const after = hunk.after === null ? end === lines.length : lines[end] === hunk.after;
+  const { before, after } = neighboursFit(lines, hunk, at);
   return before || after;
+}
+
+/** Whether the line before and the line after the hunk's place (put at `at`) are the ones it had. */
+function neighboursFit(lines: string[], hunk: SourceHunk, at: number): { before: boolean; after: boolean } {
+  const end = at + hunk.remove.length;
+  return {
+    before: hunk.before === null ? at === 0 : lines[at - 1] === hunk.before,
+    after: hunk.after === null ? end === lines.length : lines[end] === hunk.after,
+  };
 }
 
 /**
@@ -169,8 +176,7 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   if (at < from || end > lines.length) return null;
   const same = hunk.remove.map((line, i) => lines[at + i] === line);
   const count = same.filter(Boolean).length;
-  const before = hunk.before === null ? at === 0 : lines[at - 1] === hunk.before;
-  const after = hunk.after === null ? end === lines.length : lines[end] === hunk.after;
+  const { before, after } = neighboursFit(lines, hunk, at);
   if (count === 0 && !(before && after)) return null;
   if (count < 2 && !before && !after) return null;
   return { at, add: hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i]))) };
