@@ -228,5 +228,9 @@ describe('GitBook-format repositories, read and written back', () => {
   }, 180_000);
 });
 
-/** Pages of the reference guide identical in our syntax alone when this test was last measured (see the printed figures). */
-const IDENTICAL_AXONIQ_FLOOR = 45;
+/**
+ * Pages of the reference guide identical in our syntax alone when this test was last measured (see the printed figures).
+ * 31 since a line break in text is written as GitBook writes it, `\` ending the line (the guide, written by hand, wraps
+ * its paragraphs with bare line endings, which read as the same breaks: 45 before); the patch keeps those lines.
+ */
+const IDENTICAL_AXONIQ_FLOOR = 31;

@@ -29,8 +29,11 @@ import type { GitSession, TreeFile } from './transport';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space). */
-const INTERNAL_HREF = /(?<=["'(<=\s[]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')>\]]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')>\]]|$)/gm;
+/**
+ * `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space), or where
+ * an HTML table's link cell has it as its label (`<a href="/pages/<id>">/pages/<id></a>`).
+ */
+const INTERNAL_HREF = /(?<=["'(<=\s[>]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')<>\]]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')<>\]]|$)/gm;
 
 function relative(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
@@ -148,8 +151,8 @@ export async function runExport(
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
-      // (a folder's: its name, `[guides](guides/)`).
-      return markdown[at - 1] === '[' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
+      // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
+      return markdown[at - 1] === '[' || markdown[at - 1] === '>' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.

@@ -4,7 +4,8 @@
  * once and compared with the source, line by line.
  */
 import { codeRanges } from './code-ranges';
-import { defaultResolveLink, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { layoutFrontmatter, type PageLayoutFrontmatter } from './page-layout';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
@@ -167,9 +168,21 @@ function goesStale(ref: ContentRef): boolean {
   return ref.kind !== 'url' && !(ref.kind === 'anchor' && !ref.page && !ref.space);
 }
 
+/**
+ * The page fields of a front matter as a page's writers pass them (`frontmatterOf` in content/reads): read into the
+ * page, the default layout left out and any other in GitBook's full form. A source whose head differs from the one
+ * written from them keeps its own (a `layout:` holding GitBook's defaults, or some of its parts only): compared with
+ * the source's own values, such a head was taken for ours, not recorded, and the page, once edited, lost that layout
+ * or had every default written out.
+ */
 function pageFieldsOf(frontmatter: Record<string, unknown>): Record<string, unknown> {
-  const fields = new Set<string>(PAGE_FIELD_FRONTMATTER_KEYS);
-  return Object.fromEntries(Object.entries(frontmatter).filter(([key]) => fields.has(key)));
+  const page = pageFrontmatter(frontmatter) as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
+    const value = key === 'layout' ? layoutFrontmatter(page.layout as PageLayoutFrontmatter | undefined) : page[key];
+    if (value !== undefined && value !== '') fields[key] = value;
+  }
+  return fields;
 }
 
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
@@ -248,10 +261,18 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
   const styled: JSONDocument = { ...next, data };
   const ours = writeBody(styled, undefined);
-  const patched = applySourceHunks(ours, patch.hunks);
-  const hunks = patched === ours || writesAs(patched, styled, ours) ? patch.hunks : [];
+  // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
+  // whole (as before hunks were placed beside an edit), else none.
+  const { strict: _previous, ...kept } = patch;
+  const fits = (strict: boolean) => {
+    const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
+    return patched === ours || writesAs(patched, styled, ours);
+  };
+  const relaxed = fits(false);
+  const strict = !relaxed && fits(true);
+  const hunks = relaxed || strict ? patch.hunks : [];
   if (hunks.length === 0 && !patch.head && !patch.noFinalNewline) return styled;
-  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...patch, hunks } } };
+  return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...kept, hunks, ...(strict ? { strict: true as const } : {}) } } };
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */

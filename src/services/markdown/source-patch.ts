@@ -39,6 +39,8 @@ export interface SourcePatch {
   hunks: SourceHunk[];
   /** The source did not end with a newline: neither is its page written with one. */
   noFinalNewline?: true;
+  /** Hunks apply only where they fit whole (`place`): set where the edit a document was sent with read otherwise. */
+  strict?: true;
 }
 
 /** Beyond this many differing lines the page keeps our writing: the patch would cost more than it keeps. */
@@ -85,7 +87,7 @@ export function sourceHunks(ours: string, source: string): SourceHunk[] | null {
  * and a hunk whose lines it writes otherwise (a link of the source, which must now go elsewhere) is
  * left out.
  */
-export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string): string {
+export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false): string {
   if (hunks.length === 0) return copyFrom ?? ours;
   const lines = ours.split('\n');
   const other = copyFrom?.split('\n');
@@ -95,29 +97,153 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   const out: string[] = [];
   let copied = 0;
   let drift = 0;
-  for (const hunk of hunks) {
-    const found = locate(lines, hunk, hunk.at + drift, copied);
+  for (const [index, hunk] of hunks.entries()) {
+    const next = hunks[index + 1];
+    const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift });
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
-    if (found < 0 || (other && !sameLines(lines, other, found, hunk.remove.length))) continue;
-    for (let i = copied; i < found; i++) out.push(source[i]);
-    out.push(...hunk.add);
-    copied = found + hunk.remove.length;
-    drift = found - hunk.at;
+    if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
+    for (let i = copied; i < placed.at; i++) out.push(source[i]);
+    out.push(...placed.add);
+    copied = placed.at + hunk.remove.length;
+    drift = placed.at - hunk.at;
   }
   for (let i = copied; i < lines.length; i++) out.push(source[i]);
   return out.join('\n');
 }
 
-/** Where `hunk` fits in `lines`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
-function locate(lines: string[], hunk: SourceHunk, expected: number, from: number): number {
-  for (let distance = 0; distance <= SEARCH_WINDOW; distance++) {
+/**
+ * Where `hunk` goes in `lines` and the lines it puts there, or null. A hunk fits where our writing still has the lines
+ * it replaced and both their neighbours. An edit next to a hunk (or inside it) changes a neighbour, and the hunk, taken
+ * whole, fitted nowhere: the author's lines around an edited one came back our way (a `__bold__` item beside the edited
+ * item written `**bold**`, a list written a blank line after its paragraph when the paragraph was edited, a `<br>`
+ * item beside an edited one written with our break). So, near where it was, a hunk still goes where its lines are all
+ * ours and one neighbour is; and a hunk replacing as many lines as it gives (line for line) puts back each of its lines
+ * our writing still has, the edited ones left ours.
+ */
+function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next?: { hunk: SourceHunk; at: number }): { at: number; add: string[] } | null {
+  // Never past the place the next hunk still fits at: a page repeating a block (the same table in two sections) had the
+  // hunk of the edited one put on the other, and every hunk after it looked for too far on.
+  const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
+  const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
+  const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
+  if (found >= 0) return { at: found, add: hunk.add };
+  if (strict) return null;
+  // One neighbour only: near where the hunk was (an insertion too: a diff may split one change into a removal and
+  // an insertion a blank line apart, the insertion's neighbour the edited line).
+  const beside = locate(lines, hunk, expected, from, before(fitsOneSide), NEAR_WINDOW);
+  if (beside >= 0) return { at: beside, add: hunk.add };
+  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from) : null;
+}
+
+/** Where `hunk` fits in `lines` by `test`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
+function locate(lines: string[], hunk: SourceHunk, expected: number, from: number, test: typeof fits, window: number): number {
+  for (let distance = 0; distance <= window; distance++) {
     const later = expected + distance;
-    if (later >= from && fits(lines, hunk, later)) return later;
+    if (later >= from && test(lines, hunk, later)) return later;
     const earlier = expected - distance;
-    if (distance > 0 && earlier >= from && fits(lines, hunk, earlier)) return earlier;
+    if (distance > 0 && earlier >= from && test(lines, hunk, earlier)) return earlier;
     if (later > lines.length && earlier < from) break;
   }
   return -1;
+}
+
+/** How far a hunk fitting by one neighbour only is looked for: an edit moves what follows it by a few lines. */
+const NEAR_WINDOW = 8;
+
+function fitsOneSide(lines: string[], hunk: SourceHunk, at: number): boolean {
+  if (at + hunk.remove.length > lines.length) return false;
+  for (let i = 0; i < hunk.remove.length; i++) if (lines[at + i] !== hunk.remove[i]) return false;
+  const { before, after } = neighboursFit(lines, hunk, at);
+  return before || after;
+}
+
+/** Whether the line before and the line after the hunk's place (put at `at`) are the ones it had. */
+function neighboursFit(lines: string[], hunk: SourceHunk, at: number): { before: boolean; after: boolean } {
+  const end = at + hunk.remove.length;
+  return {
+    before: hunk.before === null ? at === 0 : lines[at - 1] === hunk.before,
+    after: hunk.after === null ? end === lines.length : lines[end] === hunk.after,
+  };
+}
+
+/**
+ * A hunk of as many source lines as ours, at its place: each of our lines it replaced that is still ours gets its
+ * source line back. Taken only where a neighbour still fits, or two of its lines do (one line alike could be chance).
+ */
+function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: number): { at: number; add: string[] } | null {
+  const at = expected;
+  const end = at + hunk.remove.length;
+  if (at < from || end > lines.length) return null;
+  const same = hunk.remove.map((line, i) => lines[at + i] === line);
+  const count = same.filter(Boolean).length;
+  const { before, after } = neighboursFit(lines, hunk, at);
+  if (count === 0 && !(before && after)) return null;
+  if (count < 2 && !before && !after) return null;
+  return { at, add: hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i]))) };
+}
+
+/** Words, runs of spaces, and each other character alone (`**` is two tokens): what a line is merged by. */
+const TOKENS = /[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu;
+
+/**
+ * An edited line with the author's own writing kept around the edit: `base` is our writing of the line as it was read,
+ * `source` the author's, `ours` our writing of it now. Where the author's differences from our writing (`__` for
+ * `**`, `*` for `_`, an escape) and the edit touch different words, both are taken (`* one __b__` edited to `two`
+ * comes back `* two __b__`, not `* two **b**`); where they touch the same ones, null (the line stays ours).
+ */
+function mergeLine(base: string, source: string, ours: string): string | null {
+  const tokens = (line: string) => line.match(TOKENS) ?? [];
+  const original = tokens(base);
+  const authors = changesOf(original, tokens(source));
+  const edits = changesOf(original, tokens(ours));
+  if (!authors || !edits) return null;
+  for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
+  const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
+  const out = [...original];
+  for (const change of all) out.splice(change.start, change.end - change.start, ...change.insert);
+  return out.join('');
+}
+
+interface TokenChange {
+  start: number;
+  end: number;
+  insert: string[];
+}
+
+function changesOf(from: string[], to: string[]): TokenChange[] | null {
+  const changes = diffArrays(from, to, { maxEditLength: 200 });
+  if (!changes) return null;
+  const out: TokenChange[] = [];
+  let at = 0;
+  let open: TokenChange | null = null;
+  for (const change of changes) {
+    if (!change.added && !change.removed) {
+      if (open) out.push(open);
+      open = null;
+      at += change.value.length;
+      continue;
+    }
+    open ??= { start: at, end: at, insert: [] };
+    if (change.removed) {
+      at += change.value.length;
+      open.end = at;
+    } else open.insert.push(...change.value);
+  }
+  if (open) out.push(open);
+  return out;
+}
+
+/**
+ * Two changes of a line that touch the same tokens, or insert at one place, or one inserting inside the other (at its
+ * edge, the insertion goes before or after it: `line\` whose `\` the author left out, edited at its end).
+ */
+function overlaps(a: TokenChange, b: TokenChange): boolean {
+  const insertion = (change: TokenChange) => change.start === change.end;
+  if (insertion(a) && insertion(b)) return a.start === b.start;
+  if (insertion(a)) return b.start < a.start && a.start < b.end;
+  if (insertion(b)) return a.start < b.start && b.start < a.end;
+  return a.start < b.end && b.start < a.end;
 }
 
 function sameLines(a: string[], b: string[], from: number, count: number): boolean {
@@ -146,7 +272,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}) };
 }
 
 

@@ -13,7 +13,7 @@ import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
 import remarkStringify, { type Options as StringifyOptions } from 'remark-stringify';
 import { unified } from 'unified';
-import { isMap, parseDocument, stringify as stringifyYaml } from 'yaml';
+import { isMap, parseDocument, stringify as stringifyYaml, type Document as YamlDocument } from 'yaml';
 import type {
   AnyBlock,
   ContentRef,
@@ -28,7 +28,10 @@ import type {
   MarkdownStyle,
 } from './document';
 import { BLOCK_TAG_NAMES } from './block-tags';
+import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
+import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, needsHtmlTable, openColorMark } from './html-table-writer';
+import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { writeText } from './syntax/text-escape';
@@ -146,7 +149,7 @@ function stringifierFor(style: MarkdownStyle) {
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
-  const body = writeBody(document, options.hrefFor, patch?.hunks ?? []);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
@@ -180,11 +183,11 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
  * The hunks were taken over the default hrefs: with other hrefs, they are matched against a default
  * writing and the lines they leave are taken from the writing asked for.
  */
-export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = []): string {
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false): string {
   const ours = writeBlocks(document, hrefFor ?? defaultHrefFor);
   if (hunks.length === 0) return ours;
-  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks);
-  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours);
+  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks, undefined, strict);
+  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours, strict);
 }
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string): string {
@@ -230,7 +233,8 @@ function headWithSourceFrontmatter(head: NonNullable<SourcePatch['head']>, optio
   if (frontmatterKey(fields) !== head.frontmatter) {
     for (const key of PAGE_FIELD_FRONTMATTER_KEYS) {
       if (frontmatterKey({ [key]: source[key] }) === frontmatterKey({ [key]: fields[key] })) continue;
-      if (fields[key] === undefined) yaml.delete(key);
+      if (key === 'layout') setLayoutChanges(yaml, source.layout, fields.layout);
+      else if (fields[key] === undefined) yaml.delete(key);
       // A new node: the changed value written as we write it, not in the quoting of the value it replaces.
       else yaml.set(key, yaml.createNode(fields[key]));
     }
@@ -239,6 +243,27 @@ function headWithSourceFrontmatter(head: NonNullable<SourcePatch['head']>, optio
   const rest = head.text.slice(block[0].length);
   if ((options.title ?? null) === head.title) return frontmatter + rest;
   return options.title === undefined ? `${frontmatter}\n` : `${frontmatter}\n${writeHead(options.title, undefined)}\n`;
+}
+
+/** Where each setting of a page's layout is in GitBook's `layout:` front matter. */
+const LAYOUT_PATHS: ReadonlyArray<[keyof PageLayoutFrontmatter, string[]]> = [
+  ['width', ['width']],
+  ['cover', ['cover', 'visible']],
+  ['coverSize', ['cover', 'size']],
+  ...LAYOUT_PARTS.map((part): [keyof PageLayoutFrontmatter, string[]] => [part, [part, 'visible']]),
+];
+
+/**
+ * The settings of a page's layout that changed, set in the source's `layout:` one by one (`layout.outline.visible:
+ * false`), the others left as the author wrote them or left them out: GitBook's whole layout written in place of a
+ * `layout:` naming one part had the diff show every default.
+ */
+function setLayoutChanges(yaml: YamlDocument, sourceLayout: unknown, layout: unknown): void {
+  const before = pageFrontmatter({ layout: sourceLayout }).layout ?? DEFAULT_PAGE_LAYOUT;
+  const after = pageFrontmatter({ layout }).layout ?? DEFAULT_PAGE_LAYOUT;
+  for (const [setting, path] of LAYOUT_PATHS) {
+    if (before[setting] !== after[setting]) yaml.setIn(['layout', ...path], after[setting]);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,10 +290,7 @@ function markKey(mark: DocumentMark): string {
 const HTML_MARK_TAGS: Record<(typeof HTML_MARKS)[number], string> = { color: 'mark', keyboard: 'kbd', superscript: 'sup', subscript: 'sub' };
 
 function openHtmlMark(mark: DocumentMark): string {
-  if (mark.type === 'color') {
-    const style = [mark.data.text !== 'default' ? `color:${mark.data.text};` : '', mark.data.background !== 'default' ? `background-color:${mark.data.background};` : ''].join('');
-    return `<mark style="${escapeAttribute(style)}">`;
-  }
+  if (mark.type === 'color') return openColorMark(mark);
   return `<${HTML_MARK_TAGS[mark.type as (typeof HTML_MARKS)[number]]}>`;
 }
 
@@ -290,7 +312,7 @@ class Writer {
     const nodes = (block.nodes ?? []) as AnyBlock[];
     switch (block.type) {
       case 'paragraph':
-        return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[])) };
+        return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) };
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
@@ -486,7 +508,8 @@ class Writer {
     return { type: 'html', value: html };
   }
 
-  private table(block: DocumentBlockTable): Table {
+  private table(block: DocumentBlockTable): Table | RootContent {
+    if (needsHtmlTable(block)) return { type: 'html', value: htmlTable(block, this.hrefFor) };
     const { view, definition, records } = block.data;
     const listed = view.columns.filter((id) => definition[id]);
     const columns = listed.length ? listed : Object.keys(definition);
@@ -527,7 +550,7 @@ class Writer {
   /** A Markdown cell holds one line: several paragraphs are `<p>a</p><p>b</p>`, as GitBook writes them. */
   private cellContent(blocks: readonly AnyBlock[]): PhrasingContent[] {
     const parts = blocks.map((block): PhrasingContent[] => {
-      if (block.type === 'paragraph' || block.type.startsWith('heading-')) return this.phrasing(block.nodes as DocumentInlineContent[], true);
+      if (block.type === 'paragraph' || block.type.startsWith('heading-')) return this.phrasing(block.nodes as DocumentInlineContent[], 'cell');
       if (block.type === 'images') {
         return (block.nodes as AnyBlock[]).map((image) => ({ type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null }));
       }
@@ -539,7 +562,7 @@ class Writer {
 
   // -- inline content
 
-  private phrasing(nodes: readonly DocumentInlineContent[], singleLine = false): PhrasingContent[] {
+  private phrasing(nodes: readonly DocumentInlineContent[], singleLine: SingleLine = false): PhrasingContent[] {
     return nest(this.items(nodes ?? []), 0, singleLine);
   }
 
@@ -574,14 +597,11 @@ class Writer {
           items.push({ marks: new Map(), leaf: { object: 'leaf', text: emojiText(String(data.code ?? '')), marks: [] } });
           break;
         case 'icon':
-          items.push({ marks: new Map(), node: { type: 'html', value: `<i class="fa-${escapeAttribute(String(data.icon ?? ''))}">:${escapeHtml(String(data.icon ?? ''))}:</i>` } });
+          items.push({ marks: new Map(), node: { type: 'html', value: iconHtml(data) } });
           break;
-        case 'button': {
-          const href = data.ref ? this.hrefFor(data.ref) : '';
-          const kind = data.kind === 'secondary' ? 'secondary' : 'primary';
-          items.push({ marks: new Map(), node: { type: 'html', value: `<a href="${escapeAttribute(href)}" class="button ${kind}">${escapeHtml(String(data.label ?? ''))}</a>` } });
+        case 'button':
+          items.push({ marks: new Map(), node: { type: 'html', value: buttonHtml(data, data.ref ? this.hrefFor(data.ref) : '') } });
           break;
-        }
         case 'mention': {
           // GitBook's Markdown of a mention: a link titled "mention", `[Page](page.md "mention")`. Its label is the one
           // it was read with (kept as its text), else its href (a content-ref's form, which Git Sync's export names).
@@ -639,7 +659,7 @@ function sameMark(a: DocumentMark | undefined, b: DocumentMark | undefined): boo
  * Turns a flat run of marked items into nested mdast: consecutive items sharing the outermost mark
  * are wrapped together, then the next mark is applied inside each run.
  */
-function nest(items: readonly Item[], depth: number, singleLine: boolean): PhrasingContent[] {
+function nest(items: readonly Item[], depth: number, singleLine: SingleLine): PhrasingContent[] {
   if (depth === WRAP_ORDER.length) {
     return items.flatMap((item) => ('node' in item ? [item.node] : 'leaf' in item ? leafNodes(item.leaf, singleLine) : []));
   }
@@ -667,10 +687,33 @@ function wrapMarks(leaf: DocumentTextLeaf): Map<WrapMark, DocumentMark> {
   return marks;
 }
 
-/** Code marks become code spans; a line break in text is a line break (a space where none fits). */
-function leafNodes(leaf: DocumentTextLeaf, singleLine: boolean): PhrasingContent[] {
+/**
+ * Code marks become code spans; a line break in text is a hard break, `\` at the end of the line, as GitBook writes
+ * it (in a list item too: `* first\` then `  second`), a space where none fits. Written as a bare line ending, a
+ * break read from `<br>` or `\` came back as a soft one, and one ending an item as `&#xA;`.
+ */
+function leafNodes(leaf: DocumentTextLeaf, singleLine: SingleLine): PhrasingContent[] {
   if (leaf.marks.some((mark) => mark.type === 'code')) return [{ type: 'inlineCode', value: leaf.text.replace(/\n/g, ' ') }];
-  return [{ type: 'text', value: singleLine ? leaf.text.replace(/\n/g, ' ') : leaf.text }];
+  if (singleLine === true || !leaf.text.includes('\n')) return [{ type: 'text', value: singleLine ? leaf.text.replace(/\n/g, ' ') : leaf.text }];
+  const lineBreak: PhrasingContent = singleLine === 'cell' ? { type: 'html', value: '<br>' } : { type: 'break' };
+  return leaf.text.split('\n').flatMap((part, i): PhrasingContent[] => [...(i > 0 ? [lineBreak] : []), ...(part ? [{ type: 'text' as const, value: part }] : [])]);
+}
+
+/** Inline content on one line: a line break as a space (a heading), or as `<br>` (a pipe table's cell, as GitBook writes it). */
+type SingleLine = boolean | 'cell';
+
+/**
+ * Breaks ending a paragraph (nothing after them on its last line: `\` there would be text) written `<br>`, as
+ * GitBook writes them (`Text.<br>`): they read back as the breaks they are.
+ */
+function withTrailingBreaks(children: PhrasingContent[]): PhrasingContent[] {
+  const last = children.at(-1);
+  if (!last) return children;
+  if (last.type === 'break') return [...withTrailingBreaks(children.slice(0, -1)), { type: 'html', value: '<br>' }];
+  if ((last.type === 'strong' || last.type === 'emphasis' || last.type === 'delete' || last.type === 'link') && last.children.at(-1)?.type === 'break') {
+    return [...children.slice(0, -1), { ...last, children: withTrailingBreaks(last.children) } as PhrasingContent];
+  }
+  return children;
 }
 
 /**
@@ -771,12 +814,6 @@ function propsAttributes(props: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(props as Record<string, unknown>).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
 }
 
-/** `1f600` (or `1f468-200d-1f4bb`) -> the emoji itself. */
-function emojiText(code: string): string {
-  const points = code.split('-').map((part) => Number.parseInt(part, 16));
-  return points.every((point) => Number.isInteger(point) && point > 0 && point <= 0x10ffff) ? String.fromCodePoint(...points) : '';
-}
-
 function captionOf(block: AnyBlock): AnyBlock[] {
   const caption = ((block.fragments ?? []) as Array<{ fragment: string; nodes: AnyBlock[] }>).find((fragment) => fragment.fragment === 'caption');
   return caption?.nodes ?? [];
@@ -786,14 +823,6 @@ function captionText(block: AnyBlock): string {
   return captionOf(block)
     .map((paragraph) => inlineText((paragraph.nodes ?? []) as DocumentInlineContent[]))
     .join(' ');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function escapeAttribute(text: string): string {
-  return escapeHtml(text).replace(/"/g, '&quot;');
 }
 
 function leavesText(leaves: readonly DocumentTextLeaf[]): string {
