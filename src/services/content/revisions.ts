@@ -25,7 +25,12 @@ export const DEFAULT_LAYOUT: PageLayout = DEFAULT_PAGE_LAYOUT;
 
 export interface PageEntry {
   id: string;
-  type: 'document';
+  /**
+   * `group` (GitBook's `RevisionPageGroup`): a heading of the top level that holds pages, as a SUMMARY.md `## Title`
+   * writes it. No document, no front matter of a page (description, layout, variables); its slug is part of its
+   * pages' paths. Only at the top level, and never inside another group.
+   */
+  type: 'document' | 'group';
   title: string;
   slug: string;
   emoji?: string;
@@ -57,6 +62,9 @@ export interface PageEntry {
   updatedAt: string;
   pages: PageEntry[];
 }
+
+/** Whether a page is a group (a section heading of the top level, holding pages; no body of its own). */
+export const isGroupPage = (page: Pick<PageEntry, 'type'>) => page.type === 'group';
 
 /** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
 export interface PageLinkTarget {
