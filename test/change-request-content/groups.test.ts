@@ -74,6 +74,10 @@ describe('a group in the page tree', () => {
     expect(pages[0]).toMatchObject({ type: 'group', title: 'Handbook', slug: 'handbook' });
     expect(pages[0]).not.toHaveProperty('emoji');
     expect(pages[0].pages.map((p: any) => p.path)).toEqual(['handbook/welcome', 'handbook/install']);
+    // Deleting a group deletes its pages, as deleting any page deletes its subtree.
+    const deleted = await applyChanges(spaceId, cr.number, owner, [{ operation: 'delete_page', page: idOf.guides }]);
+    expect(deleted.changes.map((c: any) => c.object)).toEqual(['deleted_page', 'deleted_page', 'deleted_page', 'deleted_page']);
+    expect(expectStatus(await api('GET', `/v1/spaces/${spaceId}/change-requests/${cr.number}/content/pages`, { token: owner }), 200).body.pages).toEqual([]);
   });
 
   it('refuses a group where GitBook has none, with a 400 naming the change', async () => {
