@@ -7,9 +7,11 @@ import { control, createRepository, githubBody, gitOutput, runGitOperation } fro
 
 /**
  * GitBook's page groups through Git Sync. A SUMMARY.md `## Title` is a group (GitBook's RevisionPageGroup) holding the
- * items under it, whose files GitBook keeps in the group's slug's folder; a thematic break (`***`, which GitBook writes)
- * ends the group, and the items after it are pages of the top level again. Before, a group was imported as an empty
- * document page, and the items after `***` were put in the group before it.
+ * items under it, whose files GitBook keeps in the group's slug's folder; where that slug is not the title's own, GitBook
+ * writes it as the heading's anchor (`## Get Started <a href="#getting-started" id="getting-started"></a>` in its own
+ * documentation). A thematic break (`***`, which GitBook writes) ends the group, and the items after it are pages of the
+ * top level again. Before, a group was imported as an empty document page (its slug the title's), and the items after
+ * `***` were put in the group before it.
  */
 
 const SUMMARY = [
@@ -17,7 +19,7 @@ const SUMMARY = [
   '',
   '* [Home](README.md)',
   '',
-  '## Guides',
+  '## Guides and tips <a href="#guides" id="guides"></a>',
   '',
   '* [Install](guides/install.md)',
   '  * [On Linux](guides/install/linux.md)',
@@ -54,9 +56,10 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
       const pages = parseSummary(SUMMARY.replace('***', rule), '', (path) => path in FILES);
       expect(pages.map((p) => [p.key, p.group ?? false])).toEqual([
         ['README.md', false],
-        ['group:Guides', true],
+        ['group:Guides and tips', true],
         ['changelog.md', false],
       ]);
+      expect(pages[1]).toMatchObject({ title: 'Guides and tips', slug: 'guides' });
       expect(pages[1].children.map((p) => p.key)).toEqual(['guides/install.md', 'guides/configure.md']);
     }
   });
@@ -78,7 +81,7 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
       'document changelog',
     ]);
     const group = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/path/guides`, { token }), 200).body;
-    expect(group).toMatchObject({ type: 'group', kind: 'group', title: 'Guides' });
+    expect(group).toMatchObject({ type: 'group', kind: 'group', title: 'Guides and tips', slug: 'guides' });
     expect(group).not.toHaveProperty('git');
 
     // Nothing changed: no commit (the summary describes the tree, the break before the last page included).
@@ -91,20 +94,20 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
     const cr = await openChangeRequest(space.id, token, 'More');
     await applyChanges(space.id, cr.number, token, [
       { operation: 'insert_page', into: groupId, title: 'Upgrade', document: { markdown: 'Upgrade it.\n' } },
-      { operation: 'insert_page', ref: 'reference', type: 'group', title: 'Reference' },
-      { operation: 'insert_page', into: 'reference', title: 'API', document: { markdown: 'Call it.\n' } },
+      { operation: 'insert_page', ref: 'reference', type: 'group', title: 'Reference', slug: 'api' },
+      { operation: 'insert_page', into: 'reference', title: 'Endpoints', document: { markdown: 'Call them.\n' } },
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${cr.number}: More` });
     const head1 = (await gitOutput(name, 'rev-parse', 'refs/heads/main')).trim();
-    expect((await gitOutput(name, 'diff', '--name-status', head0, head1)).trim().split('\n').sort()).toEqual(['A\tguides/upgrade.md', 'A\treference/api.md', 'M\tSUMMARY.md']);
+    expect((await gitOutput(name, 'diff', '--name-status', head0, head1)).trim().split('\n').sort()).toEqual(['A\tapi/endpoints.md', 'A\tguides/upgrade.md', 'M\tSUMMARY.md']);
     expect(await gitOutput(name, 'show', `${head1}:SUMMARY.md`)).toBe(
       [
         '# Table of contents',
         '',
         '* [Home](README.md)',
         '',
-        '## Guides',
+        '## Guides and tips <a href="#guides" id="guides"></a>',
         '',
         '* [Install](guides/install.md)',
         '  * [On Linux](guides/install/linux.md)',
@@ -115,9 +118,9 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
         '',
         '* [Changelog](changelog.md)',
         '',
-        '## Reference',
+        '## Reference <a href="#api" id="api"></a>',
         '',
-        '* [API](reference/api.md)',
+        '* [Endpoints](api/endpoints.md)',
         '',
       ].join('\n'),
     );

@@ -6,7 +6,7 @@ import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryKeys as summaryKeysOf } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -273,7 +273,7 @@ export async function runExport(
       }
       if (path === null) {
         depthOf.set(id, -1);
-        lines.push('', `## ${page.title}`, '');
+        lines.push('', summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
         continue;
       }
       depthOf.set(id, depth);

@@ -79,6 +79,8 @@ export interface LayoutPage {
   link?: string;
   /** A page group (GitBook's RevisionPageGroup): a summary heading, or a folder of the top level without README.md. */
   group?: true;
+  /** A group's slug where GitBook wrote it, as the anchor of its heading (`## Get Started <a href="#getting-started" ...>`). */
+  slug?: string;
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
@@ -108,6 +110,20 @@ function decodeTarget(target: string): string | null {
  */
 function summaryTitle(text: string): string {
   return text.replace(/\s*<a\b[^>]*>\s*<\/a>/gi, '').trim();
+}
+
+/**
+ * The slug GitBook writes after a group's title when it is not the title's own (`## Get Started <a href="#getting-started"
+ * id="getting-started"></a>`, its pages in `getting-started/`, GitBook's own documentation), or null.
+ */
+function headingSlug(text: string): string | null {
+  const id = /<a\b[^>]*\bid="([a-z0-9][a-z0-9._-]{0,99})"[^>]*>\s*<\/a>/i.exec(text)?.[1];
+  return id ? id.toLowerCase() : null;
+}
+
+/** A group's heading in a summary, as GitBook writes it: its slug as an anchor where the title alone would not give it. */
+export function summaryGroupHeading(title: string, slug: string, titleSlug: string): string {
+  return slug === titleSlug ? `## ${title}` : `## ${title} <a href="#${slug}" id="${slug}"></a>`;
 }
 
 /** A summary item's destination when it leads out of the repository (`https://...`, `mailto:...`, `//host/...`), else null. */
@@ -162,7 +178,8 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (heading) {
       if (heading[1].length >= 2) {
         const title = summaryTitle(heading[2]);
-        group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true };
+        const slug = headingSlug(heading[2]);
+        group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true, ...(slug ? { slug } : {}) };
         top.push(group);
       }
       stack = [];
