@@ -9,9 +9,10 @@ import { control, createRepository, githubBody, gitOutput, runGitOperation } fro
  * GitBook's page groups through Git Sync. A SUMMARY.md `## Title` is a group (GitBook's RevisionPageGroup) holding the
  * items under it, whose files GitBook keeps in the group's slug's folder; where that slug is not the title's own, GitBook
  * writes it as the heading's anchor (`## Get Started <a href="#getting-started" id="getting-started"></a>` in its own
- * documentation). A thematic break (`***`, which GitBook writes) ends the group, and the items after it are pages of the
- * top level again. Before, a group was imported as an empty document page (its slug the title's), and the items after
- * `***` were put in the group before it.
+ * documentation). A thematic break (`***`, which GitBook writes) ends the group, and the items after it are pages of
+ * the top level again. Before, a group was imported as an empty document page (its slug the title's), and the items
+ * after `***` were put in the group before it. And a summary item with a link title (`[Configure](guides/configure.md
+ * "Set it up")`, in GitBook's own documentation) was dropped with its page: the title was read as part of the path.
  */
 
 const SUMMARY = [
@@ -23,7 +24,7 @@ const SUMMARY = [
   '',
   '* [Install](guides/install.md)',
   '  * [On Linux](guides/install/linux.md)',
-  '* [Configure](guides/configure.md)',
+  '* [Configure](guides/configure.md "Set it up")',
   '',
   '***',
   '',
@@ -61,6 +62,8 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
       ]);
       expect(pages[1]).toMatchObject({ title: 'Guides and tips', slug: 'guides' });
       expect(pages[1].children.map((p) => p.key)).toEqual(['guides/install.md', 'guides/configure.md']);
+      // A link title after the destination, as GitBook writes some (its own documentation), is no part of the path.
+      expect(pages[1].children[1]).toMatchObject({ path: 'guides/configure.md', title: 'Configure' });
     }
   });
 

@@ -195,12 +195,14 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    const target = decodeTarget(item[3]);
+    // A link title after the destination (`[Agent skills](skills.md "Agent skills")`, as GitBook writes some) is no part of it.
+    const destination = item[3].replace(/\s+(?:"[^"]*"|'[^']*')\s*$/, '');
+    const target = decodeTarget(destination);
     const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
-    const url = externalUrl(item[3]);
+    const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
       siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url });
