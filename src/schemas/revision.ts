@@ -174,7 +174,28 @@ export const RevisionPageLinkSchema = z
   .openapi('RevisionPageLink');
 export type RevisionPageLink = z.infer<typeof RevisionPageLinkSchema>;
 
-export type RevisionPage = RevisionPageDocument | RevisionPageComputed | RevisionPageLink;
+/**
+ * A page group (GitBook's RevisionPageGroup): a section heading of the top level holding pages (documents, links,
+ * computed pages), as a SUMMARY.md `## Title` writes it. Its slug is part of its pages' paths; it has no document.
+ */
+export interface RevisionPageGroup {
+  id: string;
+  title: string;
+  kind: 'group';
+  type: 'group';
+  emoji?: string;
+  icon?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  slug: string;
+  path: string;
+  hidden: boolean;
+  noIndex: boolean;
+  noRobotsIndex: boolean;
+  pages: Array<RevisionPageDocument | RevisionPageComputed | RevisionPageLink>;
+}
+
+export type RevisionPage = RevisionPageDocument | RevisionPageGroup | RevisionPageComputed | RevisionPageLink;
 
 const RevisionPageDocumentSchema: z.ZodType<RevisionPageDocument> = z
   .object({
@@ -185,8 +206,31 @@ const RevisionPageDocumentSchema: z.ZodType<RevisionPageDocument> = z
   })
   .openapi('RevisionPageDocument');
 
-/** A page of a tree: a document page (generated ones included), a computed page when read with `computed=false`, or a link page. */
-export const RevisionPageSchema: z.ZodType<RevisionPage> = z.union([RevisionPageDocumentSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]).openapi('RevisionPage');
+export const RevisionPageGroupSchema: z.ZodType<RevisionPageGroup> = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    kind: z.literal('group').openapi({ deprecated: true }),
+    type: z.literal('group'),
+    emoji: z.string().optional(),
+    icon: z.string().optional(),
+    createdAt: TimestampSchema.optional(),
+    updatedAt: TimestampSchema.optional(),
+    slug: z.string().openapi({ description: "Page's slug in its direct parent" }),
+    path: z.string().openapi({ description: 'Complete path to access the page in the revision' }),
+    hidden: z.boolean(),
+    noIndex: z.boolean(),
+    noRobotsIndex: z.boolean(),
+    get pages() {
+      return z.array(z.union([RevisionPageDocumentSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]));
+    },
+  })
+  .openapi('RevisionPageGroup');
+
+/** A page of a tree: a document page (generated ones included), a group of the top level, a computed page when read with `computed=false`, or a link page. */
+export const RevisionPageSchema: z.ZodType<RevisionPage> = z
+  .union([RevisionPageDocumentSchema, RevisionPageGroupSchema, RevisionPageComputedSchema, RevisionPageLinkSchema])
+  .openapi('RevisionPage');
 
 /** A page read by id: the page, and its body as a document or as Markdown (`format`). */
 export const RevisionPageWithContentSchema = z
@@ -198,8 +242,8 @@ export const RevisionPageWithContentSchema = z
   })
   .openapi('RevisionPageWithContent');
 
-/** A page read by id: a document page with its body, or a computed page (computed=false) or a link page without one. */
-export const RevisionPageReadSchema = z.union([RevisionPageWithContentSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]);
+/** A page read by id: a document page with its body, or a group, a computed page (computed=false) or a link page without one. */
+export const RevisionPageReadSchema = z.union([RevisionPageWithContentSchema, RevisionPageGroupSchema, RevisionPageComputedSchema, RevisionPageLinkSchema]);
 
 export const RevisionFileSchema = z
   .object({

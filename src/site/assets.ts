@@ -46,6 +46,8 @@ button,.search button{font:inherit;padding:.3rem .7rem;border:1px solid var(--co
 .sidebar a{display:block;padding:.2rem .4rem;color:var(--color-text);text-decoration:none;border-radius:var(--radius)}
 .sidebar a:hover{text-decoration:underline}
 .sidebar a[aria-current=page]{background:var(--color-code-bg);color:var(--color-link);font-weight:600}
+.sidebar .group-title{display:block;margin:1rem 0 .3rem;padding:0 .4rem;font-size:.8rem;font-weight:600;text-transform:uppercase;letter-spacing:.03em;color:var(--color-muted,inherit)}
+.sidebar ul ul.group{padding-left:0;border-left:0;margin-left:0}
 .variants{margin-bottom:1rem}
 .variants>summary{color:var(--color-text)}
 main{min-width:0}

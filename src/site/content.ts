@@ -6,7 +6,7 @@ import { lookupSql } from '../services/content/tree';
 import { dereferenceDocument, evaluateDocument } from '../services/content/evaluate';
 import type { JSONDocument } from '../services/markdown/document';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
-import type { FileEntry, ReadPage } from '../services/content/revisions';
+import { isGroupPage, type FileEntry, type ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
 import { documentRefsSql, parseStoredBody } from '../services/content/packed-documents';
 
@@ -144,7 +144,8 @@ export function visiblePages(pages: ReadPage[], claims: Record<string, unknown>)
       if (!evaluateCondition(page.condition, claims) || page.link) continue;
       const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
       const isHidden = hidden || !!page.hidden;
-      out.push({ page, path, ancestors, hidden: isHidden });
+      // A group is a heading of the navigation, no page of its own: its pages are (its slug in their paths).
+      if (!isGroupPage(page)) out.push({ page, path, ancestors, hidden: isHidden });
       if (ancestors.length < 64) walk(page.pages, [...ancestors, page], path, isHidden);
     }
   };

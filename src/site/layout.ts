@@ -1,5 +1,5 @@
 import type { CustomizationContentRef, SiteCustomizationSettings } from '../schemas/site-customization';
-import type { ReadPage } from '../services/content/revisions';
+import { isGroupPage, type ReadPage } from '../services/content/revisions';
 import type { SitePage } from './content';
 import { html, raw, safeHref, type Html } from './html';
 import type { OutlineEntry } from './render/document';
@@ -207,16 +207,19 @@ function pageTitle(page: ReadPage): string {
   return page.title;
 }
 
-function sidebarList(view: PageView, pages: ReadPage[], parentPath: string): Html | string {
+function sidebarList(view: PageView, pages: ReadPage[], parentPath: string, inGroup = false): Html | string {
   if (pages.length === 0) return '';
   const items = pages.map((page) => {
     // A link page: its URL, when it is one a browser may follow (never `javascript:`).
     if (page.link) return /^(https?:|mailto:|\/\/)/i.test(page.link.url) ? html`<li><a class="external" href="${page.link.url}" rel="noopener">${pageTitle(page)}</a></li>` : html`<li>${pageTitle(page)}</li>`;
     const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
+    // A group: a section heading over its pages, leading nowhere (it has no page of its own).
+    if (isGroupPage(page)) return html`<li><span class="group-title" role="heading" aria-level="2">${pageTitle(page)}</span>${sidebarList(view, page.pages, path, true)}</li>`;
     const mark = page.id === view.page.page.id ? raw(' aria-current="page"') : '';
     return html`<li><a href="${view.pageUrl(path)}"${mark}>${pageTitle(page)}</a>${sidebarList(view, page.pages, path)}</li>`;
   });
-  return html`<ul>${items}</ul>`;
+  // A group's pages are listed like the top level's, under its heading.
+  return inGroup ? html`<ul class="group">${items}</ul>` : html`<ul>${items}</ul>`;
 }
 
 function outline(entries: OutlineEntry[]): Html | string {
@@ -241,6 +244,8 @@ function breadcrumbs(view: PageView): Html | string {
   let path = '';
   const items = ancestors.map((a) => {
     path = path ? `${path}/${a.slug}` : a.slug;
+    // A group has no page to lead to: its title alone.
+    if (isGroupPage(a)) return html`<li>${a.title}</li>`;
     return html`<li><a href="${view.pageUrl(path)}">${a.title}</a></li>`;
   });
   return html`<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${items}</ol></nav>`;

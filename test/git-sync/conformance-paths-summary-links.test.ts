@@ -81,7 +81,7 @@ describe('SUMMARY.md links to URLs as link pages', () => {
       'document:Guides',
       '  document:Install',
       '  link:Changelog',
-      'document:Community',
+      'group:Community',
       '  link:Forum',
       '  link:Write to us',
       '  link:Run',

@@ -722,16 +722,16 @@ describe('/openapi.json', () => {
     const doc = expectStatus(await api('GET', '/openapi.json'), 200).body;
     const schemas = doc.components.schemas;
     const refs = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
-    // Link pages (a SUMMARY.md entry leading to a URL) are the third kind.
-    expect(refs(schemas.RevisionPage).sort()).toEqual(['RevisionPageComputed', 'RevisionPageDocument', 'RevisionPageLink']);
+    // Link pages (a SUMMARY.md entry leading to a URL) are the third kind, groups (a SUMMARY.md heading) the fourth.
+    expect(refs(schemas.RevisionPage).sort()).toEqual(['RevisionPageComputed', 'RevisionPageDocument', 'RevisionPageGroup', 'RevisionPageLink']);
     expect(refs(schemas.RevisionPageComputed.properties.computed)).toEqual(['ComputedContentSourceRevisionOpenAPI']);
     expect(refs(schemas.RevisionPageDocument.properties.computed)).toEqual(['ComputedContentSourceDocumentOpenAPI']);
     expect(refs(schemas.RevisionPageDocument.properties.pages)).toEqual(['RevisionPage']);
     expect(schemas.ComputedContentSourceRevisionOpenAPI.properties.props.properties.grouping.enum).toEqual(['by-tag', 'by-operation']);
     const response = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
     expect(refs(response('/spaces/{spaceId}/content/pages'))).toEqual(['RevisionPage']);
-    expect(refs(response('/spaces/{spaceId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageLink', 'RevisionPageWithContent']);
-    expect(refs(response('/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageLink', 'RevisionPageWithContent']);
+    expect(refs(response('/spaces/{spaceId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageGroup', 'RevisionPageLink', 'RevisionPageWithContent']);
+    expect(refs(response('/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}')).sort()).toEqual(['RevisionPageComputed', 'RevisionPageGroup', 'RevisionPageLink', 'RevisionPageWithContent']);
     const change = JSON.stringify(schemas.ChangeRequestContentChange);
     expect(change.match(/ComputedContentSourceRevisionOpenAPI/g)).toHaveLength(2);
   });

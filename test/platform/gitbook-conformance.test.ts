@@ -68,6 +68,7 @@ let domainOrgId: string;
 let spaceId: string;
 let parentPageId: string;
 let leafPageId: string;
+let groupPageId: string;
 let fileId: string;
 let openCr: { id: string; number: number };
 let teamId: string;
@@ -84,6 +85,9 @@ const CONTENT = [
   { operation: 'insert_page', ref: 'parent', title: 'Parent', emoji: '1f600', description: 'The parent', document: { markdown: 'Parent body.\n\n![img](./one.png)\n' } },
   { operation: 'insert_page', ref: 'child', into: 'parent', title: 'Child', document: { markdown: '# Child\n\nSome **bold** text.\n\n- one\n- two\n' } },
   { operation: 'insert_page', title: 'Empty', document: {} },
+  // A page group (GitBook's RevisionPageGroup) holding a page: every tree read below validates one.
+  { operation: 'insert_page', ref: 'group', type: 'group', title: 'Guides' },
+  { operation: 'insert_page', into: 'group', title: 'Install', document: { markdown: 'Run it.\n' } },
 ];
 
 beforeAll(async () => {
@@ -113,6 +117,7 @@ beforeAll(async () => {
   parentPageId = pages[0].id;
   leafPageId = pages[0].pages[0].id;
   expect(pages[0].pages).toHaveLength(1);
+  groupPageId = pages.find((p: { type: string }) => p.type === 'group').id;
 
   openCr = await openChangeRequest(spaceId, owner, 'Open edits');
   await applyChanges(spaceId, openCr.number, owner, [{ operation: 'insert_page', title: 'Draft', document: { markdown: 'Draft text.\n' } }]);
@@ -516,12 +521,14 @@ const CASES: Case[] = [
   { operationId: 'getPageById', variant: 'a page without children, as a document', request: () => get(content(`/page/${leafPageId}`)) },
   { operationId: 'getPageById', variant: 'a page without children, as Markdown', request: () => get(content(`/page/${leafPageId}?format=markdown`)) },
   { operationId: 'getPageById', variant: 'a page with children', tree: true, request: () => get(content(`/page/${parentPageId}`)) },
+  { operationId: 'getPageById', variant: 'a group', tree: true, request: () => get(content(`/page/${groupPageId}`)) },
   // Import runs (pending: the queue is not consumed here; the runs' own tests deliver them)
   { operationId: 'startImportRun', request: () => send('POST', `/v1/org/${org.id}/imports`, IMPORT()) },
   { operationId: 'listImportRuns', request: async () => (await importRunId(), get(`/v1/org/${org.id}/imports`)) },
   { operationId: 'getImportRun', request: async () => get(`/v1/org/${org.id}/imports/${await importRunId()}`) },
   { operationId: 'cancelImportRun', request: async () => send('POST', `/v1/org/${org.id}/imports/${await importRunId()}/cancel`) },
   { operationId: 'getPageByPath', tree: true, request: () => get(content('/path/parent')) },
+  { operationId: 'getPageByPath', variant: 'a group', tree: true, request: () => get(content('/path/guides')) },
   { operationId: 'getPageByPath', variant: 'a nested page, as Markdown', request: () => get(content('/path/parent/child?format=markdown')) },
 
   // Revisions by id (the head at the time, read by its id)
@@ -577,6 +584,7 @@ const CASES: Case[] = [
   { operationId: 'getFileInChangeRequestById', request: () => get(crContent(`/files/${fileId}`)) },
   { operationId: 'getPageInChangeRequestById', variant: 'a page without children', request: () => get(crContent(`/page/${leafPageId}`)) },
   { operationId: 'getPageInChangeRequestById', variant: 'a page with children', tree: true, request: () => get(crContent(`/page/${parentPageId}?format=markdown`)) },
+  { operationId: 'getPageInChangeRequestById', variant: 'a group', tree: true, request: () => get(crContent(`/page/${groupPageId}`)) },
   {
     operationId: 'updateChangeRequest',
     request: async () => {

@@ -6,7 +6,8 @@ import { expectStatus, seedOrg } from '../helpers/harness';
  * A page created through the API with a title in another script gets GitBook's transliterated slug (its URL and,
  * once exported, its file's name), where it got `page`, `page-2`... before. Evidence of GitBook's scheme: the paths
  * its Git Sync wrote in public repositories (`udalit-zavisshuyu-tranzakciyu.md` for `Удалить зависшую транзакцию`,
- * `chang-jian-wen-ti.md` for `常见问题`, `math-and-tex.md` for `Math & TeX`).
+ * `chang-jian-wen-ti.md` for `常见问题`, `math-and-tex.md` for `Math & TeX`; `undefined.md`, `undefined-1.md` for Korean
+ * titles, `2.md` for `2장 코틀린 기초`).
  */
 describe('slugs of new pages from non-Latin titles', () => {
   it('transliterates Cyrillic, Chinese, Greek and Arabic titles, and keeps a slug when the title changes', async () => {
@@ -14,7 +15,7 @@ describe('slugs of new pages from non-Latin titles', () => {
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
     const cr = await openChangeRequest(space.id, token, 'Scripts');
-    const titles = ['Удалить  зависшую транзакцию', '常见问题', '常见问题', 'Ελληνικά', 'مرحبا بالعالم', 'Math & TeX', '한국어'];
+    const titles = ['Удалить  зависшую транзакцию', '常见问题', '常见问题', 'Ελληνικά', 'مرحبا بالعالم', 'Math & TeX', '한국어', 'שלום עולם', 'नमस्ते दुनिया', 'สวัสดีครับ', '2장 코틀린 기초', 'Tutorial: IntelliJ를 사용한 Coroutines 디버깅'];
     const result = await applyChanges(
       space.id,
       cr.number,
@@ -28,8 +29,15 @@ describe('slugs of new pages from non-Latin titles', () => {
       'ellinika: Ελληνικά',
       'mrhba-balaalm: مرحبا بالعالم',
       'math-and-tex: Math & TeX',
-      // Nothing limax reads: the fallback every title had before.
-      'page: 한국어',
+      // Nothing limax reads (Korean, Hebrew, Hindi, Thai): GitBook's `undefined`, as its Git Sync names such pages' files
+      // (`undefined.md`, `undefined-1.md`... in Korean spaces' repositories); `page` before.
+      'undefined: 한국어',
+      'undefined-2: שלום עולם',
+      'undefined-3: नमस्ते दुनिया',
+      'undefined-4: สวัสดีครับ',
+      // Mixed scripts: the Latin part, as GitBook wrote `2.md` and `tutorial-intellij-coroutines.md` for these titles.
+      '2: 2장 코틀린 기초',
+      'tutorial-intellij-coroutines: Tutorial: IntelliJ를 사용한 Coroutines 디버깅',
     ]);
     // Existing slugs never change: a new title keeps the page's URL.
     const first = result.changes[0].page.id;

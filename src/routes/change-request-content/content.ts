@@ -116,6 +116,10 @@ export const ContentChangeSchema = z
     z.object({
       operation: z.literal('insert_page'),
       ...PageMetadata,
+      type: z.enum(['document', 'group']).optional().openapi({
+        description:
+          "`group`: a page group (GitBook's RevisionPageGroup), a section heading of the top level holding pages; it has no document, description or parent. Default `document`",
+      }),
       into: z.string().min(1).optional().openapi({ description: 'Parent page id (or a ref of this batch); root when omitted' }),
       at: z.number().int().min(0).optional(),
       ref: ref.optional(),

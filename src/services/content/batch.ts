@@ -20,7 +20,7 @@ import {
   type LinkResolver,
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
-import { slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
+import { isGroupPage, slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
 import { PackingBudget } from './packed-documents';
 
 /**
@@ -54,6 +54,8 @@ export type ContentChange =
       computed?: ComputedRevisionSource;
       /** A link page (Git Sync's import of a SUMMARY.md link to a URL); the API's batch has no such insert, as GitBook's. */
       link?: PageLinkTarget;
+      /** `group`: a page group of the top level (GitBook's RevisionPageGroup), with no document. */
+      type?: PageEntry['type'];
     } & PageMetadataInput)
   | ({
       operation: 'update_page';
@@ -63,6 +65,11 @@ export type ContentChange =
       computed?: ComputedRevisionSource | null;
       into?: string | null;
       at?: number;
+      /**
+       * Git Sync's import only (the API's batch has no such change, as GitBook's): an empty page made from a SUMMARY.md
+       * heading before groups existed becomes the group it stands for (its document, which no file held, is dropped).
+       */
+      type?: PageEntry['type'];
     } & PageMetadataInput)
   | { operation: 'delete_page'; page: string }
   | { operation: 'revert_page'; page: string; revision?: string; block?: string[] }
@@ -262,17 +269,20 @@ class Batch {
   }
 
   private async insertPage(change: Extract<ContentChange, { operation: 'insert_page' }>) {
+    const group = change.type === 'group';
+    if (group) refuseGroupContent(change, 'a group');
     if (change.computed && hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
-    if (!change.computed && change.document === undefined) throw badRequest('document is required (`{}` for an empty page), unless the page is computed');
+    if (!change.computed && !group && change.document === undefined) throw badRequest('document is required (`{}` for an empty page), unless the page is computed or a group');
+    if (group && change.into !== undefined && change.into !== null) throw badRequest(GROUP_AT_TOP_LEVEL);
     const target = await this.childrenOf(change.into);
     const at = checkIndex(change.at, target.list.length);
     const id = change.ref !== undefined ? this.pageRefs.get(change.ref)! : newId();
-    const content = change.computed ? { metadata: {} as PageMetadataInput } : await this.readDocument(change.document ?? {}, target.path);
+    const content = change.computed || group ? { metadata: {} as PageMetadataInput } : await this.readDocument(change.document ?? {}, target.path);
     const title = content.title ?? change.title ?? 'Untitled';
     const slug = change.slug ? checkSlug(change.slug, target.list) : uniqueSlug(await slugOfTitle(title), target.list);
     const page: PageRecord = {
       id,
-      type: 'document',
+      type: group ? 'group' : 'document',
       title,
       slug,
       createdAt: this.context.now,
@@ -302,6 +312,8 @@ class Batch {
     const page = location.page;
     // A link page leads elsewhere (GitBook's RevisionPageLink): it has no document, and does not become computed.
     if (page.link && (hasBody(change.document) || change.computed)) throw badRequest(`page "${change.page}" is a link page: it has no document`);
+    if (change.type === 'group' && !isGroupPage(page)) await this.becomeGroup(page, location);
+    if (isGroupPage(page)) refuseGroupContent(change, `page "${change.page}" is a group`);
     if (change.computed) {
       if (hasBody(change.document)) throw badRequest(COMPUTED_WITHOUT_DOCUMENT);
       const children = childCount(page);
@@ -334,9 +346,19 @@ class Batch {
     this.touch({ object: 'updated_page', page: page.id });
   }
 
+  /** Git Sync's turn of an empty page of the top level into a group (see ContentChange's `type`). */
+  private async becomeGroup(page: PageRecord, location: Location) {
+    if (location.parent !== ROOT) throw badRequest(GROUP_AT_TOP_LEVEL);
+    const groupsInside = [...(await this.tree.pagesById((await this.tree.listOf(page)).map(([id]) => id))).values()].filter(isGroupPage);
+    if (groupsInside.length > 0) throw badRequest(`page "${page.id}" holds a group: ${GROUP_AT_TOP_LEVEL}`);
+    page.type = 'group';
+    for (const key of ['document', 'computed', 'computedSeed', 'description', 'layout', 'variables', 'git'] as const) delete page[key];
+  }
+
   private async movePage(location: Location, into: string | null | undefined, at: number | undefined) {
     const page = location.page;
     const newParentId = into === undefined ? location.parent : into === null ? ROOT : (this.pageRefs.get(into) ?? into);
+    if (isGroupPage(page) && newParentId !== ROOT) throw badRequest(`page "${page.id}" is a group: ${GROUP_AT_TOP_LEVEL}`);
     if (newParentId !== ROOT) {
       const chain = await this.ancestry(newParentId);
       if (chain.length === 0) throw badRequest(`page "${into}" does not exist in this change request`);
@@ -625,6 +647,15 @@ export function scanLinkTargets(markdown: string, parentPath: string): string[] 
 }
 
 const COMPUTED_WITHOUT_DOCUMENT = 'a computed page has no document of its own: omit document (or send {}) with computed';
+const GROUP_AT_TOP_LEVEL = 'a group is at the top level only (into: null), and holds no group';
+
+/** A group (GitBook's RevisionPageGroup) has a title, emoji, icon, slug and flags: no body, source, target or description. */
+function refuseGroupContent(change: { document?: DocumentInput; computed?: unknown; link?: unknown; description?: string }, what: string) {
+  if (hasBody(change.document)) throw badRequest(`${what} has no document: omit document (or send {})`);
+  if (change.computed) throw badRequest(`${what} cannot be computed`);
+  if (change.link) throw badRequest(`${what} cannot be a link`);
+  if (change.description) throw badRequest(`${what} has no description`);
+}
 
 /** A document input with a body (Markdown or a document), not `{}`. */
 function hasBody(input: DocumentInput | undefined): boolean {

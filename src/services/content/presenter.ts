@@ -6,13 +6,14 @@ import type {
   RevisionFileSchema,
   RevisionPage,
   RevisionPageComputed,
+  RevisionPageGroup,
   RevisionPageLink,
   RevisionPageDocument,
   RevisionPageLayoutSchema,
   RevisionSchema,
 } from '../../schemas/revision';
 import { isOutdated, type ChangeRequestWithContext } from './change-requests';
-import { DEFAULT_LAYOUT, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from './revisions';
+import { DEFAULT_LAYOUT, isGroupPage, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from './revisions';
 
 /**
  * Content as the API shows it: the pages, files and revisions of a read (services/content/reads,
@@ -43,7 +44,27 @@ export function toRevisionPage(page: ReadPage, urls: ContentUrls, parentPath = '
   const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
   if (page.computed && !page.generated) return toComputedPage(page, urls, path);
   if (page.link) return toLinkPage(page);
+  if (isGroupPage(page)) return toGroupPage(page, urls, path, markdownOf);
   return toDocumentPage(page, urls, path, markdownOf);
+}
+
+/** A group, as GitBook gives one: its slug, path, flags and pages; no URL, document or layout of its own. */
+function toGroupPage(page: ReadPage, urls: ContentUrls, path: string, markdownOf?: PageMarkdown): RevisionPageGroup {
+  return {
+    id: page.id,
+    title: page.title,
+    kind: 'group',
+    type: 'group',
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    ...(page.icon ? { icon: page.icon } : {}),
+    createdAt: page.createdAt,
+    updatedAt: page.updatedAt,
+    slug: page.slug,
+    path,
+    ...pageFlags(page),
+    // A group holds no group (batches refuse one inside another): its pages are documents, links and computed pages.
+    pages: page.pages.map((child) => toRevisionPage(child, urls, path, markdownOf) as RevisionPageGroup['pages'][number]),
+  };
 }
 
 /** A link page, as GitBook gives one: its target and `href`, no slug, path or document. */

@@ -739,8 +739,8 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
   // Its child pages carry their Markdown; the page itself carries its body in the format asked for.
   const childMarkdown: PageMarkdown | undefined = read.markdownOf && ((p) => (p === located.page ? undefined : read.markdownOf!(p)));
   const page = toRevisionPage(located.page, read.urls, located.parentPath, childMarkdown);
-  // A computed page read with computed=false (its source), or a link page: no body (they have none of their own).
-  if (page.type === 'computed' || page.type === 'link') return page;
+  // A computed page read with computed=false (its source), a group or a link page: no body (they have none of their own).
+  if (page.type === 'computed' || page.type === 'link' || page.type === 'group') return page;
   const generated = located.page.generated;
   // Written the way content batches read Markdown back: the title as the leading heading, the page's
   // fields as front matter, so a page read and posted back as Markdown stays the same page.

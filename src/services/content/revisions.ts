@@ -25,7 +25,12 @@ export const DEFAULT_LAYOUT: PageLayout = DEFAULT_PAGE_LAYOUT;
 
 export interface PageEntry {
   id: string;
-  type: 'document';
+  /**
+   * `group` (GitBook's `RevisionPageGroup`): a heading of the top level that holds pages, as a SUMMARY.md `## Title`
+   * writes it. No document, no front matter of a page (description, layout, variables); its slug is part of its
+   * pages' paths. Only at the top level, and never inside another group.
+   */
+  type: 'document' | 'group';
   title: string;
   slug: string;
   emoji?: string;
@@ -57,6 +62,9 @@ export interface PageEntry {
   updatedAt: string;
   pages: PageEntry[];
 }
+
+/** Whether a page is a group (a section heading of the top level, holding pages; no body of its own). */
+export const isGroupPage = (page: Pick<PageEntry, 'type'>) => page.type === 'group';
 
 /** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
 export interface PageLinkTarget {
@@ -110,7 +118,12 @@ export type RevisionRow = typeof revisions.$inferSelect;
 
 /** A URL-safe slug from a title: `Getting Started!` -> `getting-started`. */
 export function slugify(title: string): string {
-  const slug = title
+  return latinSlug(title) || 'page';
+}
+
+/** The Latin letters and digits of a title as a slug (accents dropped), '' when it has none. */
+function latinSlug(title: string): string {
+  return title
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
@@ -118,8 +131,15 @@ export function slugify(title: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 100)
     .replace(/-+$/, '');
-  return slug || 'page';
 }
+
+/**
+ * GitBook's slug of a title it reads nothing of (Korean, Hebrew, Hindi, Thai, emoji alone): its Git Sync writes such
+ * pages as `undefined.md`, `undefined-1.md`... in the public repositories of Korean spaces (and links them so:
+ * `{% content-ref url="undefined-1.md" %}`), where titles mixing scripts keep their Latin part as limax reads it
+ * (`2장 코틀린 기초` -> `2.md`, `Tutorial: IntelliJ를 사용한 Coroutines 디버깅` -> `tutorial-intellij-coroutines.md`).
+ */
+export const UNREADABLE_TITLE_SLUG = 'undefined';
 
 /**
  * GitBook's slug of a new page's title, transliterated as GitBook writes it: Chinese as toneless pinyin syllables
@@ -127,11 +147,12 @@ export function slugify(title: string): string {
  * Greek, Arabic, Japanese kana too, `&` as `and`, apostrophes dropped (`Math & TeX` -> `math-and-tex`). limax
  * gave every slug GitBook had given in the public repositories compared (Russian, Chinese, Latin titles), where
  * `transliteration`, `any-ascii` and `@sindresorhus/slugify` each missed some. A title it cannot read (Korean,
- * Hebrew, emoji alone) gets `slugify`'s. Loaded on first use: its tables (about 480 KB, most of them pinyin's)
- * stay out of the Worker's start; `slugify` stays the synchronous one for anchors and existing callers.
+ * Hebrew, Hindi, Thai, emoji alone) gets GitBook's `undefined` (UNREADABLE_TITLE_SLUG). Loaded on first use: its
+ * tables (about 480 KB, most of them pinyin's) stay out of the Worker's start; `slugify` stays the synchronous one for
+ * anchors and existing callers.
  */
 export async function slugOfTitle(title: string): Promise<string> {
-  return (await transliteratedSlug(title)) || slugify(title);
+  return (await transliteratedSlug(title)) || latinSlug(title) || UNREADABLE_TITLE_SLUG;
 }
 
 /** limax's slug of a text (see `slugOfTitle`), at most 100 characters; '' when it reads nothing of it. */

@@ -2,11 +2,11 @@ import type { Db } from '../../db/client';
 import type { gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
-import { loadDocuments, slugOfTitle } from '../content/revisions';
+import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, summaryKeys as summaryKeysOf } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -76,8 +76,8 @@ export async function runExport(
       continue;
     }
     const page = tree.pages.get(id)!;
-    // A link page has no file: SUMMARY.md holds it.
-    if (page.link) {
+    // A link page and a group have no file: SUMMARY.md holds them (a group's pages go in its slug's folder).
+    if (page.link || isGroupPage(page)) {
       pathOf.set(id, null);
       continue;
     }
@@ -260,10 +260,15 @@ export async function runExport(
   if (!summaryMatches) {
     const lines = ['# Table of contents', ''];
     const depthOf = new Map<string, number>();
+    let inGroup = false;
     for (const { id, parent } of tree.order) {
       const page = tree.pages.get(id)!;
       const path = pathOf.get(id);
       const depth = parent ? (depthOf.get(parent) ?? 0) + 1 : 0;
+      // A page of the top level after a group: GitBook ends the group with a thematic break before it.
+      const startsGroup = !parent && path === null && !page.link;
+      if (!parent && inGroup && !startsGroup) lines.push('', SUMMARY_GROUP_END, '');
+      if (!parent) inGroup = startsGroup;
       if (page.link) {
         depthOf.set(id, depth);
         lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${page.link.url})`);
@@ -271,7 +276,7 @@ export async function runExport(
       }
       if (path === null) {
         depthOf.set(id, -1);
-        lines.push('', `## ${page.title}`, '');
+        lines.push('', summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
         continue;
       }
       depthOf.set(id, depth);

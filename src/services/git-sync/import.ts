@@ -297,14 +297,14 @@ export async function planImport(
       document = {};
     }
     if (plan.page) {
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}) });
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
-      const slug = await slugOfPath(page.path, page.title);
+      const slug = page.slug ?? (await slugOfPath(page.path, page.title));
       const useSlug = slug && !taken.has(slug) ? slug : undefined;
       if (useSlug) taken.add(useSlug);
-      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), document: document ?? {} });
+      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
 

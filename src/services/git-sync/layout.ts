@@ -7,7 +7,9 @@ import { transliteratedSlug } from '../content/revisions';
  *   (the first page, `README.md`), `structure.summary` (the table of contents, `SUMMARY.md`) and `redirects`
  *   (`old/path: new-file.md`);
  * - `SUMMARY.md`: the page tree. List items (`* [Title](path.md)`) nest by indentation; a `## Heading` starts a
- *   group, whose items are its child pages; the `# Table of contents` title is not a page. Without a summary the
+ *   group (GitBook's page group, of the top level), whose items are its child pages, until the next heading or a
+ *   thematic break (`***`, which GitBook writes before a page of the top level that follows a group); the
+ *   `# Table of contents` title is not a page. Without a summary the
  *   tree is the folders: `README.md` first, then the other Markdown files and the folders (a folder's
  *   `README.md` is its own page), by name;
  * - `.gitbook/assets/`: files; `.gitbook/includes/`: reusable content (`{% include "../.gitbook/includes/x.md" %}` in a page).
@@ -75,10 +77,18 @@ export interface LayoutPage {
   children: LayoutPage[];
   /** A summary item whose destination is a URL (`* [Status](https://status.example.com)`): a link page. */
   link?: string;
+  /** A page group (GitBook's RevisionPageGroup): a summary heading, or a folder of the top level without README.md. */
+  group?: true;
+  /** A group's slug where GitBook wrote it, as the anchor of its heading (`## Get Started <a href="#getting-started" ...>`). */
+  slug?: string;
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
+/** CommonMark's thematic break (`***`, `---`, `___`, spaced or not): the end of a group in a summary. */
+const THEMATIC_BREAK = /^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/;
+/** What GitBook writes between a group and a page of the top level after it. */
+export const SUMMARY_GROUP_END = '***';
 
 /** CommonMark's backslash escapes (`\_` for `_`), which GitBook writes in the link destinations of its summaries. */
 const ESCAPED_PUNCTUATION = /\\([!-/:-@[-`{-~])/g;
@@ -100,6 +110,20 @@ function decodeTarget(target: string): string | null {
  */
 function summaryTitle(text: string): string {
   return text.replace(/\s*<a\b[^>]*>\s*<\/a>/gi, '').trim();
+}
+
+/**
+ * The slug GitBook writes after a group's title when it is not the title's own (`## Get Started <a href="#getting-started"
+ * id="getting-started"></a>`, its pages in `getting-started/`, GitBook's own documentation), or null.
+ */
+function headingSlug(text: string): string | null {
+  const id = /<a\b[^>]*\bid="([a-z0-9][a-z0-9._-]{0,99})"[^>]*>\s*<\/a>/i.exec(text)?.[1];
+  return id ? id.toLowerCase() : null;
+}
+
+/** A group's heading in a summary, as GitBook writes it: its slug as an anchor where the title alone would not give it. */
+export function summaryGroupHeading(title: string, slug: string, titleSlug: string): string {
+  return slug === titleSlug ? `## ${title}` : `## ${title} <a href="#${slug}" id="${slug}"></a>`;
 }
 
 /** A summary item's destination when it leads out of the repository (`https://...`, `mailto:...`, `//host/...`), else null. */
@@ -154,9 +178,16 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (heading) {
       if (heading[1].length >= 2) {
         const title = summaryTitle(heading[2]);
-        group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [] };
+        const slug = headingSlug(heading[2]);
+        group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true, ...(slug ? { slug } : {}) };
         top.push(group);
       }
+      stack = [];
+      continue;
+    }
+    if (THEMATIC_BREAK.test(line)) {
+      // Items after it are pages of the top level again (GitBook writes `***` before one that follows a group).
+      group = null;
       stack = [];
       continue;
     }
@@ -164,12 +195,14 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    const target = decodeTarget(item[3]);
+    // A link title after the destination (`[Agent skills](skills.md "Agent skills")`, as GitBook writes some) is no part of it.
+    const destination = item[3].replace(/\s+(?:"[^"]*"|'[^']*')\s*$/, '');
+    const target = decodeTarget(destination);
     const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
-    const url = externalUrl(item[3]);
+    const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
       siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url });
@@ -212,7 +245,9 @@ export function treeOfFolders(markdownPaths: string[], readme: string): LayoutPa
     for (const [name, sub] of folder.folders) {
       const subReadme = sub.files.find((f) => basename(f).toLowerCase() === 'readme.md');
       const children = build(sub, `${prefix}${name}/`, false);
-      items.push([name, subReadme ? { path: subReadme, key: subReadme, title: titleOf(name), children } : { path: null, key: `group:${prefix}${name}`, title: titleOf(name), children }]);
+      // A folder of the top level without README.md is a group; deeper, where GitBook has no groups, an empty page.
+      const folderPage: LayoutPage = { path: null, key: `group:${prefix}${name}`, title: titleOf(name), children, ...(isRoot ? { group: true as const } : {}) };
+      items.push([name, subReadme ? { path: subReadme, key: subReadme, title: titleOf(name), children } : folderPage]);
     }
     items.sort(([a], [b]) => a.localeCompare(b));
     const pages = items.map(([, page]) => page);

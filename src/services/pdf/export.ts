@@ -12,7 +12,7 @@ import { readContent, type ContentRead } from '../content/reads';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../content/evaluate';
 import { downloadUrl, fileKey, imageDimensions } from '../content/files';
 import type { JSONDocument } from '../markdown';
-import { loadDocuments, type FileEntry, type PageEntry } from '../content/revisions';
+import { isGroupPage, loadDocuments, type FileEntry, type PageEntry } from '../content/revisions';
 import type { PdfPageInput } from './render';
 
 /**
@@ -105,6 +105,7 @@ interface SelectedPage {
 function selectPages(read: ContentRead, only: boolean, pageId: string | undefined): { pages: SelectedPage[]; total: number } {
   if (only) {
     if (!read.located) throw badRequest(`Invalid query: page "${pageId}" is not a page of ${read.changeRequest ? 'this change request' : 'this space'}`);
+    if (isGroupPage(read.located.page)) throw badRequest(`Invalid query: page "${pageId}" is a group: it has no content of its own`);
     return { pages: [{ entry: read.located.page }], total: 1 };
   }
   const pages: SelectedPage[] = [];
@@ -114,11 +115,14 @@ function selectPages(read: ContentRead, only: boolean, pageId: string | undefine
   const stack: Array<{ entry: PageEntry; parent?: string }> = [...(read.pages ?? [])].reverse().map((entry) => ({ entry }));
   while (stack.length > 0) {
     const next = stack.pop()!;
-    total++;
     if (next.entry.id === pageId) found = true;
-    if (pages.length < MAX_PDF_CONTENT_PAGES) pages.push(next);
     const children = next.entry.pages ?? [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ entry: children[i], parent: next.entry.id });
+    // A group is a heading of the table of contents, no page: its pages are rendered at the top level.
+    const group = isGroupPage(next.entry);
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ entry: children[i], ...(group ? {} : { parent: next.entry.id }) });
+    if (group) continue;
+    total++;
+    if (pages.length < MAX_PDF_CONTENT_PAGES) pages.push(next);
   }
   if (!found) throw badRequest(`Invalid query: page "${pageId}" is not a page of ${read.changeRequest ? 'this change request' : 'this space'}`);
   return { pages, total };
