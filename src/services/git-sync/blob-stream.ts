@@ -421,7 +421,9 @@ class PackReader {
  */
 export async function blobsOfPackStream(packBytes: AsyncIterable<Uint8Array>, wants: readonly string[]): Promise<{ blobs: Map<string, Uint8Array>; bytes: number }> {
   const reader = new PackReader(packBytes[Symbol.asyncIterator]());
-  const header = await reader.take(12).catch(() => {
+  const header = await reader.take(12).catch((error: unknown) => {
+    // The remote's own refusal (`not our ref <oid>`: a blob it lacks) is what went wrong, and says which blob.
+    if (error instanceof Error && error.message.startsWith('the remote refused the fetch')) throw error;
     throw new Error('the remote answered the fetch with something that is not a pack');
   });
   if (decoder.decode(header.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');

@@ -125,7 +125,8 @@ export async function planImport(
   for (const file of all) if (file.path.startsWith(rootPrefix) && file.mode !== '120000') files.set(file.path.slice(rootPrefix.length), file);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
-  const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids));
+  const warnings: string[] = [];
+  const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids), (oid) => session.missing.has(oid), warnings);
   if (markdownPaths.length > GIT_IMPORT_LIMITS.maxPages) throw new Error(`the repository has ${markdownPaths.length} Markdown files; the limit is ${GIT_IMPORT_LIMITS.maxPages}`);
   const summaryFile = files.get(config.summary);
   let layout: LayoutPage[];
@@ -157,13 +158,14 @@ export async function planImport(
   await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
   const markdownOf = new Map<string, string>();
   const linked = new Set<string>();
-  const warnings: string[] = [];
   const tooLarge = new Set<string>();
+  const lacking = new Set<string>();
   for (const { page } of flat) {
     const plan = pagePlans.get(page.key)!;
     if (!page.path || !plan.changed) continue;
-    if (session.unreadable.has(files.get(page.path)!.oid)) {
-      tooLarge.add(page.key);
+    const { oid } = files.get(page.path)!;
+    if (session.missing.has(oid) || session.unreadable.has(oid)) {
+      (session.missing.has(oid) ? lacking : tooLarge).add(page.key);
       continue;
     }
     const text = decoder.decode(await read(files.get(page.path)!));
@@ -206,6 +208,10 @@ export async function planImport(
     const paths = pathsOf.get(oid)!;
     const [first] = paths;
     const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
+    if (session.missing.has(oid)) {
+      for (const path of paths) warnings.push(`${path}: not imported (${lacksBlob(oid)})`);
+      return;
+    }
     if (size === null || size > options.maxFileBytes) {
       if (blob && 'stream' in blob) await blob.stream.cancel();
       for (const path of paths) warnings.push(`${path}: not imported (${size === null ? 'over' : `${size} bytes;`} the limit of a file is ${options.maxFileBytes} bytes, GIT_SYNC_MAX_FILE_BYTES)`);
@@ -281,7 +287,10 @@ export async function planImport(
     const into = parentPlan ? (parentPlan.page ?? parentPlan.ref!) : undefined;
     let document: { markdown: string } | Record<string, never> | undefined;
     const markdown = markdownOf.get(page.key);
-    if (tooLarge.has(page.key)) {
+    if (lacking.has(page.key)) {
+      warnings.push(`${page.path}: imported as an empty page (${lacksBlob(files.get(page.path!)!.oid)})`);
+      document = {};
+    } else if (tooLarge.has(page.key)) {
       warnings.push(`${page.path}: imported as an empty page (its file alone is over ${GIT_TRANSFER_LIMITS.maxBatchBytes} bytes)`);
       document = {};
     } else if (markdown !== undefined) {
@@ -377,6 +386,8 @@ async function planIncludes(
   space: SyncedSpace,
   read: (file: TreeFile) => Promise<Uint8Array>,
   prefetch: (oids: string[]) => Promise<void>,
+  missing: (oid: string) => boolean,
+  warnings: string[],
 ): Promise<{ plans: ImportIncludePlan[]; idOf: Map<string, string>; dropped: string[] }> {
   const existing = new Set(space.head.meta.reusableContents.map((c) => c.id));
   const synced = new Map(space.entries.filter((e) => e.kind === 'reusable' && existing.has(e.targetId)).map((e) => [e.path, e]));
@@ -386,12 +397,17 @@ async function planIncludes(
   for (const [path, blob] of [...files].filter(([p]) => isIncludePath(p)).sort(([a], [b]) => a.localeCompare(b))) {
     const entry = synced.get(path);
     const id = entry?.targetId ?? newId();
-    plans.push(entry && entry.oid === blob.oid ? { path, oid: blob.oid, id } : { path, oid: blob.oid, id, markdown: decoder.decode(await read(blob)) });
+    const lacking = missing(blob.oid) && !(entry && entry.oid === blob.oid);
+    if (lacking) warnings.push(`${path}: imported as an empty reusable content (${lacksBlob(blob.oid)})`);
+    plans.push(entry && entry.oid === blob.oid ? { path, oid: blob.oid, id } : { path, oid: blob.oid, id, markdown: lacking ? '' : decoder.decode(await read(blob)) });
   }
   const kept = new Set(plans.map((p) => p.id));
   const dropped = [...synced.values()].filter((e) => !kept.has(e.targetId)).map((e) => e.targetId);
   return { plans, idOf: new Map(plans.map((p) => [p.path, p.id])), dropped };
 }
+
+/** Why a file was left out when the repository's server does not have its blob (a partial or damaged copy). */
+const lacksBlob = (oid: string) => `the repository's server does not have its blob ${oid}`;
 
 /** The title of a reusable content without one in its front matter: its file name. */
 export function includeTitleOf(path: string): string {

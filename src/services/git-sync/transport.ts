@@ -203,6 +203,12 @@ export type FetchedBlob = { bytes: Uint8Array; own?: () => () => void } | { size
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The one of `wants` the remote refused by id (git's `not our ref <oid>`), if that is the error. */
+function refusedWant(error: unknown, wants: readonly string[]): string | null {
+  const oid = /\bnot our ref ([0-9a-f]{40})\b/.exec(messageOf(error))?.[1];
+  return oid && wants.includes(oid) ? oid : null;
+}
+
 /**
  * A request to git-upload-pack whose connection was lost before its answer was read is sent once more: a fetch
  * changes nothing on the server, and a kept-alive connection that the server closed while the operation was
@@ -245,6 +251,15 @@ export class GitSession {
   private objectInfo = false;
   /** Blobs whose answer alone was over `maxBatchBytes` (never held: a page of them is left out). */
   readonly unreadable = new Set<string>();
+  /**
+   * Blobs the remote refused by id (`not our ref`) while it served others by id: its copy of the repository lacks
+   * them (a partial clone, a damaged repository). Left out, never read; the import says which. Before, such a refusal
+   * was taken for a server refusing blobs by id, and the whole tree was fetched instead: with the blob missing the
+   * server's pack broke off ("Packfile payload corrupted"), after minutes on a large repository.
+   */
+  readonly missing = new Set<string>();
+  /** The remote answered a fetch of blobs by id: a later refusal of one names a blob it lacks. */
+  private servedById = false;
   private initialized = false;
   /** The commit was fetched without its blobs (protocol v2, `filter blob:none`): blobs are fetched when read. */
   private partial = false;
@@ -398,9 +413,9 @@ export class GitSession {
    */
   async prefetchBlobs(oids: Iterable<string>): Promise<void> {
     if (!this.partial) return;
-    const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid) && !this.unreadable.has(oid));
-    for (let i = 0; i < missing.length && this.partial; i += BLOB_BATCH) {
-      await this.fetchBatch(missing.slice(i, i + BLOB_BATCH), async (batch) => {
+    const wanted = [...new Set(oids)].filter((oid) => !this.blobs.has(oid) && !this.unreadable.has(oid) && !this.missing.has(oid));
+    for (let i = 0; i < wanted.length && this.partial; i += BLOB_BATCH) {
+      await this.fetchBatch(wanted.slice(i, i + BLOB_BATCH), async (batch) => {
         for (const oid of batch) this.blobs.add(oid);
       }, async (oid) => {
         this.unreadable.add(oid);
@@ -441,6 +456,10 @@ export class GitSession {
       try {
         blob = await this.streamBlob(oid, maxBytes);
       } catch (error) {
+        if (this.servedById && refusedWant(error, [oid])) {
+          this.missing.add(oid);
+          return hand(oid, null);
+        }
         if (isTooLarge(error) || !this.fetchedRef || !this.partial) throw error;
         await this.fullFetchAfter(error, `fetching the blob ${oid} alone`);
         return;
@@ -537,7 +556,7 @@ export class GitSession {
         }
         const fetched = await ahead.shift()!;
         fill();
-        await this.inBatch(batches[i], fetched, fetchPart, handBlobs, stream);
+        await this.inBatch(batches[i], fetched, fetchPart, handBlobs, stream, (oid) => hand(oid, null));
       }
     } finally {
       // Answers fetched ahead and never handed (a failure, a fallback) are let go once their requests end.
@@ -577,14 +596,15 @@ export class GitSession {
    */
   private async fetchBatch(wants: string[], got: (oids: string[], pack: string) => Promise<void>, alone: (oid: string) => Promise<void>): Promise<void> {
     const fetch = (part: string[]) => this.fetchPack(part, { maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes });
-    await this.inBatch(wants, await settled(fetch(wants)), fetch, got, alone);
+    await this.inBatch(wants, await settled(fetch(wants)), fetch, got, alone, async () => undefined);
   }
 
   /**
    * A batch of blobs wanted by id, given its answer (fetched ahead or just now): `got` with it. An answer over
    * `maxBatchBytes` is split in two, each half fetched with `fetch` and taken in turn, and a single blob over it goes
    * to `alone`. A server that advertises filters but refuses blobs wanted by id (`uploadpack.allowAnySHA1InWant`
-   * off): the whole tree, the way isomorphic-git fetches it, and no partial reads from then on.
+   * off): the whole tree, the way isomorphic-git fetches it, and no partial reads from then on. A blob the remote
+   * lacks (`lacks`) goes to `lacking` (it is in `missing`), and the rest of the batch is asked again without it.
    */
   private async inBatch<T>(
     wants: string[],
@@ -592,17 +612,33 @@ export class GitSession {
     fetch: (wants: string[]) => Promise<T>,
     got: (wants: string[], value: T) => Promise<void>,
     alone: (oid: string) => Promise<void>,
+    lacking: (oid: string) => Promise<void>,
   ): Promise<void> {
     if ('value' in answer) {
+      this.servedById = true;
       this.stats.blobsFetched += wants.length;
       return got(wants, answer.value);
     }
-    const { error } = answer;
+    let { error } = answer;
+    const refused = refusedWant(error, wants);
+    if (refused && (this.servedById || wants.length > 1)) {
+      // The rest asked again: answered (or refused for another reason), the remote serves blobs by id and lacks this
+      // one; refused by id too before any blob came so, it refuses blobs by id (the full fetch below).
+      const rest = wants.filter((oid) => oid !== refused);
+      const again = rest.length > 0 ? await settled(fetch(rest)) : null;
+      if (!again || this.servedById || 'value' in again || !refusedWant(again.error, rest)) {
+        this.missing.add(refused);
+        await lacking(refused);
+        if (again) await this.inBatch(rest, again, fetch, got, alone, lacking);
+        return;
+      }
+      error = again.error;
+    }
     if (isTooLarge(error)) {
       this.stats.splitBatches++;
       if (wants.length === 1) return alone(wants[0]);
       const half = Math.ceil(wants.length / 2);
-      for (const part of [wants.slice(0, half), wants.slice(half)]) if (this.partial) await this.inBatch(part, await settled(fetch(part)), fetch, got, alone);
+      for (const part of [wants.slice(0, half), wants.slice(half)]) if (this.partial) await this.inBatch(part, await settled(fetch(part)), fetch, got, alone, lacking);
       return;
     }
     if (!this.fetchedRef) throw error;

@@ -295,9 +295,43 @@ function gitbookTags(this: Processor) {
   (data.fromMarkdownExtensions ??= []).push(liquidTagFromMarkdown);
 }
 
+/** The name of remark-gfm's transform that links literal URLs and addresses (mdast-util-gfm-autolink-literal). */
+export const LITERAL_AUTOLINK_TRANSFORM = 'transformGfmAutolinkLiterals';
+
+/** What every literal autolink holds: an `@` (an address, `mailto:`, `xmpp:`), `http://`, `https://` or `www.`. */
+const LITERAL_AUTOLINK_MARK = /@|https?:\/\/|www\./i;
+
+/** Whether a text of the tree outside links (which the transform leaves alone) holds a literal autolink's mark. */
+function mayHoldLiteralAutolink(node: Root | RootContent): boolean {
+  if (node.type === 'text') return LITERAL_AUTOLINK_MARK.test(node.value);
+  if (node.type === 'link' || node.type === 'linkReference' || !('children' in node)) return false;
+  return (node.children as Array<RootContent>).some(mayHoldLiteralAutolink);
+}
+
+/**
+ * remark-gfm's literal autolinks are found after the tree is built, by a transform that walks the whole tree (with
+ * each node's ancestors) once for each of its four regular expressions: the most costly step of a parse after
+ * micromark's own (6% of an imported page's conversion). None of them can match a text without the marks of
+ * `mayHoldLiteralAutolink`, so the transform runs only on a tree that has one: the same tree, without the walks on
+ * most pages. `LITERAL_AUTOLINK_TRANSFORM` names the transform; a test checks it is still found.
+ */
+function literalAutolinksOnlyWhereMarked(this: Processor) {
+  const extensions = (this.data().fromMarkdownExtensions ?? []).flat() as Array<{ transforms?: Array<(tree: Root) => Root | undefined | void> }>;
+  for (const extension of extensions) {
+    const transforms = extension.transforms ?? [];
+    transforms.forEach((transform, i) => {
+      if (transform.name !== LITERAL_AUTOLINK_TRANSFORM) return;
+      const guarded = (tree: Root) => (mayHoldLiteralAutolink(tree) ? transform(tree) : undefined);
+      Object.defineProperty(guarded, 'name', { value: `${LITERAL_AUTOLINK_TRANSFORM}WhereMarked` });
+      transforms[i] = guarded;
+    });
+  }
+}
+
 const parser = unified()
   .use(remarkParse)
   .use(remarkGfm)
+  .use(literalAutolinksOnlyWhereMarked)
   .use(remarkFrontmatter, ['yaml'])
   // GitBook writes math between `$$`, inline and as a block; a single `$` is a dollar.
   .use(remarkMath, { singleDollarTextMath: false })

@@ -230,20 +230,40 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
  * Whether a page's Markdown begins (after its front matter and blank lines) with a heading 1, ATX (`# Title`) or
  * setext (`Title` over `===`): the title line our writing puts there. A file without one has its title elsewhere
  * (SUMMARY.md), and Git Sync's export writes it back without one (git_sync_entries.title_heading). Read from the
- * lines, not parsed again: the import converts each page once.
+ * lines, not parsed again: the import converts each page once. Only the lines it needs are cut out of the text
+ * (`linesOf`): it split every page whole into lines to read its first few.
  */
 export function beginsWithTitleHeading(markdown: string): boolean {
-  const lines = markdown.replace(/^\uFEFF/, '').split(/\r\n?|\n/);
+  const line = linesOf(markdown.replace(/^\uFEFF/, ''));
   let at = 0;
-  if (/^---[ \t]*$/.test(lines[0] ?? '')) {
-    const end = lines.findIndex((line, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(line));
+  if (/^---[ \t]*$/.test(line(0) ?? '')) {
+    let end = -1;
+    for (let i = 1; line(i) !== undefined && end < 0; i++) if (/^(?:---|\.\.\.)[ \t]*$/.test(line(i)!)) end = i;
     if (end > 0) at = end + 1;
   }
-  while (at < lines.length && lines[at].trim() === '') at++;
-  const first = lines[at] ?? '';
+  while (line(at) !== undefined && line(at)!.trim() === '') at++;
+  const first = line(at) ?? '';
   const atx = /^ {0,3}#[ \t]+(.*)$/.exec(first);
   if (atx) return atx[1].replace(/(?:^|[ \t]+)#+[ \t]*$/, '').trim() !== '';
-  return /^ {0,3}\S/.test(first) && !/^ {0,3}(?:[-*+>#|]|\d+[.)]|```|~~~|<|\{%)/.test(first) && /^ {0,3}=+[ \t]*$/.test(lines[at + 1] ?? '');
+  return /^ {0,3}\S/.test(first) && !/^ {0,3}(?:[-*+>#|]|\d+[.)]|```|~~~|<|\{%)/.test(first) && /^ {0,3}=+[ \t]*$/.test(line(at + 1) ?? '');
+}
+
+/**
+ * The lines of `text` as `text.split(/\r\n?|\n/)` gives them (undefined past the last), each cut out when first
+ * asked for, in order.
+ */
+function linesOf(text: string): (index: number) => string | undefined {
+  const lines: string[] = [];
+  const breaks = /\r\n?|\n/g;
+  let from = 0;
+  return (index) => {
+    while (lines.length <= index && from >= 0) {
+      const found = breaks.exec(text);
+      lines.push(text.slice(from, found ? found.index : text.length));
+      from = found ? breaks.lastIndex : -1;
+    }
+    return lines[index];
+  };
 }
 
 /**
