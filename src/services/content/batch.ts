@@ -97,6 +97,11 @@ export interface BatchContext {
    * and bring a whole repository at once; each page and file still meets its own limits.
    */
   unbounded?: boolean;
+  /**
+   * Where each document the batch makes goes as soon as it is made, in place of the result's `documents` (Git Sync's
+   * import stores them in bounded chunks while it converts, so a whole repository's documents are never held at once).
+   */
+  storeDocument?: (stored: StoredDocument) => Promise<void>;
 }
 
 /** The revisions a batch's `revert_page` changes name, to load before applying it. */
@@ -255,6 +260,11 @@ class Batch {
     const record = parent === ROOT ? await this.tree.rootRecord() : await this.tree.page(parent);
     if (!record) throw new Error(`parent ${parent} vanished during the batch`);
     this.tree.pages.set(parent, await this.tree.setChildren(record, list));
+  }
+
+  private async keep(stored: StoredDocument) {
+    if (this.context.storeDocument) await this.context.storeDocument(stored);
+    else this.documents.push(stored);
   }
 
   private putPage(page: PageRecord) {
@@ -451,7 +461,7 @@ class Batch {
       else current.nodes.splice(Math.min(was, current.nodes.length), 0, previous.nodes[was]);
     }
     const stored = await toStoredDocument(current, this.packing);
-    this.documents.push(stored);
+    await this.keep(stored);
     this.putPage({ ...page, document: stored.hash, updatedAt: this.context.now });
     this.touch({ object: 'updated_page', page: page.id });
   }
@@ -507,7 +517,7 @@ class Batch {
     }
     const stored = await toStoredDocument(document, this.packing);
     if (stored.body.length > MAX_DOCUMENT_BYTES) throw badRequest(`document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
-    this.documents.push(stored);
+    await this.keep(stored);
     return { hash: stored.hash, title, metadata };
   }
 
