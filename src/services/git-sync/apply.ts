@@ -8,7 +8,7 @@ import { applyContentBatch, type ContentChange } from '../content/batch';
 import { storeFiles } from '../content/files';
 import { assertContentCaps, assertMoved, newRevision } from '../content/head-moves';
 import { ContentTree } from '../content/pages';
-import { loadDocuments } from '../content/revisions';
+import { insertDocuments, loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
@@ -63,6 +63,54 @@ export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string
   return out;
 }
 
+/**
+ * What an import holds before it stores it, one D1 batch each: `documents` page documents (packed) or `statements`
+ * rows in all (tree nodes are small: a 100-page tree has ~150), or `bytes` of them. Every statement binds four
+ * parameters (D1 allows 100) and a row is under D1's 2 MB (a document is under MAX_DOCUMENT_BYTES). What an import
+ * holds of its documents is this, whatever the number of its pages.
+ */
+export const IMPORT_DOCUMENT_CHUNK = { documents: 32, statements: 200, bytes: 256 * 1024 };
+
+/**
+ * Documents and tree nodes stored as they are made, in chunks of IMPORT_DOCUMENT_CHUNK (services/content
+ * insertDocuments: content-addressed, so a chunk stored twice or shared with another space changes nothing). They are
+ * stored before the revision that names them, in the same run of the space's writer (so history collection, which
+ * runs there too, cannot take them meanwhile); until the revision's batch moves the head nobody reads them, and an
+ * import that fails leaves them to history collection, referenced by no revision.
+ */
+export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chunk = IMPORT_DOCUMENT_CHUNK) {
+  let pending: StoredDocument[] = [];
+  let bytes = 0;
+  let packed = 0;
+  let batches = 0;
+  let stored = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const documents = pending;
+    pending = [];
+    bytes = 0;
+    packed = 0;
+    await runBatch(db, insertDocuments(db, spaceId, documents, now));
+    batches++;
+    stored += documents.length;
+  };
+  return {
+    async add(document: StoredDocument): Promise<void> {
+      // What is stored is the packed form: the JSON text is let go here (a node has only its text).
+      const kept: StoredDocument = document.packed ? { hash: document.hash, body: '', packed: document.packed, refs: document.refs } : document;
+      pending.push(kept);
+      bytes += kept.packed?.byteLength ?? kept.body.length;
+      if (kept.packed) packed++;
+      if (packed >= chunk.documents || pending.length >= chunk.statements || bytes >= chunk.bytes) await flush();
+    },
+    flush,
+    /** D1 batches and documents stored so far. */
+    get stats() {
+      return { batches, documents: stored };
+    },
+  };
+}
+
 export async function applyGitImport(env: Env, target: GitImportTarget): Promise<GitImportOutput> {
   const db = createDb(env.DB);
   const space = await loadSyncedSpace(db, target.spaceId);
@@ -71,6 +119,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const now = nowIso();
   const store = d1NodeStore(db);
   const tree = new ContentTree(store, space.head);
+  const documents = chunkedDocumentWriter(db, target.spaceId, now);
   // The files first: the pages' links name them by id.
   for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
@@ -80,6 +129,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     maxFileBytes: capOf(env, 'bytesPerFile'),
     now,
     unbounded: true,
+    storeDocument: (stored) => documents.add(stored),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
@@ -123,7 +173,10 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   }));
   await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...written, meta: reusable.meta, ...counts }, [...written.nodes, ...result.documents, ...reusable.documents], now);
+  for (const node of [...written.nodes, ...result.documents, ...reusable.documents]) await documents.add(node);
+  await documents.flush();
+  // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { pages: written.pages, files: written.files, meta: reusable.meta, ...counts }, [], now);
   const statements: BatchItem[] = [
     ...revision.statements,
     db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
