@@ -52,6 +52,8 @@ export interface GitImportOutput {
   revision: string;
   /** What the import could not do (a redirect to no page). */
   warnings: string[];
+  /** The D1 batches that stored the import's documents and nodes before the revision's (the operation's stats say them). */
+  documentBatches: number;
 }
 
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
@@ -184,7 +186,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id, warnings: [] };
+    return { revision: revision.id, warnings: [], documentBatches: documents.stats.batches };
   }
   const redirects = redirectStatements(db, {
     config: { root: '', readme: '', summary: '', redirects: target.redirects },
@@ -206,7 +208,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: redirects.warnings };
+  return { revision: revision.id, warnings: redirects.warnings, documentBatches: documents.stats.batches };
 }
 
 /**

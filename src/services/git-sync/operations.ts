@@ -188,6 +188,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
+        phases.writerDocumentBatches = result.value.documentBatches;
         const warnings = [...plan.warnings, ...result.value.warnings];
         return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
