@@ -370,6 +370,10 @@ async function inWorkerd() {
           peak = await heap.stop();
           writerPeak = await writerHeap?.stop();
         }
+      }).catch((error: unknown) => {
+        // An isolate the cap killed: which one, by the last heap each was seen with.
+        const seen = (p?: HeapPeak) => (p ? `${p.usedMB.toFixed(1)} MB used / ${p.totalMB.toFixed(1)} MB, ${p.samples} samples` : 'none');
+        throw new Error(`${error instanceof Error ? error.message : String(error)} (heap peaks seen: ${WRITER_APART ? `the Worker's ${seen(peak)}; the SpaceWriter's ${seen(writerPeak)}` : seen(peak)})`);
       });
       const row = await db.prepare(`select state, error, stats from git_sync_operations where id = ?`).bind(op!.id).first<{ state: string; error: string | null; stats: string | null }>();
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
