@@ -102,6 +102,8 @@ export interface BatchContext {
    * import stores them in bounded chunks while it converts, so a whole repository's documents are never held at once).
    */
   storeDocument?: (stored: StoredDocument) => Promise<void>;
+  /** Gives each change, just before it is applied, as it is to be applied (Git Sync's import reads its Markdown then). */
+  prepare?: (change: ContentChange, index: number) => Promise<ContentChange>;
 }
 
 /** The revisions a batch's `revert_page` changes name, to load before applying it. */
@@ -116,7 +118,7 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
   await batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
     try {
-      await batch.apply(change);
+      await batch.apply(context.prepare ? await context.prepare(change, index) : change);
     } catch (error) {
       // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).
       if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
