@@ -1,7 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { spaceWriter } from '../../src/durable-objects/space-writer';
 import { applyGitImport, IMPORT_DOCUMENT_CHUNK, type GitImportTarget } from '../../src/services/git-sync/apply';
+import { MARKDOWN_PARCEL_CHARS } from '../../src/services/git-sync/markdown-parcels';
+import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { createSpace } from '../helpers/content';
+import { createRepository, gitInfo, githubBody } from '../helpers/git-sync';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 
 /**
@@ -10,7 +14,8 @@ import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
  * revision and moves the head names them by hash, carrying none. Seen through the writer's D1 (every batch recorded):
  * an import of many more pages than a chunk never sends a batch with more than a chunk's documents, and every
  * statement stays under D1's 100 bound parameters. The head move stays atomic: an import that fails after chunks were
- * stored leaves the space's head, its revisions and its pages as they were.
+ * stored leaves the space's head, its revisions and its pages as they were. And the writer's request carries none of
+ * the repository's Markdown: the writer reads it back from the queue consumer a parcel at a time (markdown-parcels).
  */
 
 const PAGES = 3 * IMPORT_DOCUMENT_CHUNK.documents + 5;
@@ -161,4 +166,59 @@ describe('an import writes its documents in bounded chunks', () => {
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: org.owner.token }), 200).body.pages as unknown[];
     expect(pages.length).toBeLessThan(PAGES);
   });
+});
+
+describe("the SpaceWriter's request carries no Markdown", () => {
+  it('an import through the queue consumer sends the writer its changes without Markdown, and the writer reads it in parcels', async () => {
+    const org = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token);
+    // 60 pages of ~10 KB: over two parcels of Markdown in all.
+    const filler = 'A line of documentation that the writer converts, long enough to make the page weigh. '.repeat(120);
+    const files: Record<string, string> = { 'README.md': '# Home\n\nThe first page.\n' };
+    for (let i = 1; i <= 60; i++) files[`guide/page-${i}.md`] = `# Guide page ${i}\n\n${filler}\n\nSee [the next page](page-${(i % 60) + 1}.md).\n`;
+    const markdownChars = Object.values(files).reduce((n, text) => n + text.length, 0);
+    expect(markdownChars).toBeGreaterThan(2 * MARKDOWN_PARCEL_CHARS);
+    await createRepository('writer-request-markdown', { files });
+
+    // The writer's binding, recording the size of each request (its data: the function the writer reads through is a stub) and each parcel read.
+    const requests: number[] = [];
+    const parcels: number[] = [];
+    const recordingWriter = {
+      idFromName: (name: string) => env.SPACE_WRITER.idFromName(name),
+      get: () => ({
+        applyGitImport: (target: GitImportTarget) => {
+          requests.push(JSON.stringify(target).length);
+          const pull = target.pullMarkdown;
+          const pullMarkdown = pull && (async (from: number) => {
+            const parcel = await pull(from);
+            parcels.push(parcel.reduce((n, [, markdown]) => n + markdown.length, 0));
+            return parcel;
+          });
+          return spaceWriter(env, space.id).applyGitImport({ ...target, ...(pullMarkdown ? { pullMarkdown } : {}) });
+        },
+      }),
+    };
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token: org.owner.token, body: { ...githubBody('writer-request-markdown'), force: true } }), 204);
+    const op = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(space.id).first<{ id: string }>();
+    await runGitSyncOperation({ ...env, SPACE_WRITER: recordingWriter } as unknown as typeof env, op!.id);
+    const info = (await gitInfo(space.id, org.owner.token)).body;
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
+
+    // The request is the plan's structure (pages, paths, ids): a small fraction of the Markdown, which came in parcels.
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toBeLessThan(markdownChars / 10);
+    expect(parcels.length).toBeGreaterThan(1);
+    for (const chars of parcels) expect(chars).toBeLessThanOrEqual(MARKDOWN_PARCEL_CHARS);
+    // All of it (its links rewritten to the ids the import gave: a few characters more or less).
+    expect(parcels.reduce((n, chars) => n + chars, 0)).toBeGreaterThan(markdownChars * 0.99);
+
+    // What was imported is the repository: every page, its Markdown converted, its links to pages of other parcels resolved.
+    const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: org.owner.token }), 200).body.pages as Array<{ id: string; title: string; pages?: Array<{ id: string; title: string }> }>;
+    const all = pages.flatMap((p) => [p, ...(p.pages ?? [])]);
+    expect(all.filter((p) => p.title.startsWith('Guide page'))).toHaveLength(60);
+    const last = all.find((p) => p.title === 'Guide page 60')!;
+    const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${last.id}?format=markdown`, { token: org.owner.token }), 200).body;
+    expect(read.markdown).toContain('A line of documentation that the writer converts');
+    expect(read.markdown).toContain('[the next page](');
+  }, 180_000);
 });

@@ -19,6 +19,7 @@ import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { isPathlessKey, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
+import { hasMarkdown, type MarkdownSource } from './markdown-parcels';
 
 /**
  * What the space's writer (SpaceWriter) runs for Git Sync: an import's content batch as one new revision on
@@ -46,6 +47,38 @@ export interface GitImportTarget {
   /** `.gitbook.yaml`'s redirects: old path -> file (from the content root). */
   redirects: Record<string, string>;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
+  /**
+   * With it, the changes' Markdown stays in the queue consumer (`withheldMarkdown`: each `{ markdown }` sent empty) and
+   * the writer reads it as the conversion reaches it, a parcel at a time: the writer's request carries none of it.
+   */
+  pullMarkdown?: MarkdownSource;
+}
+
+/**
+ * Each change with its Markdown, read from `source` a parcel at a time (none held past the change that needs it), and
+ * whether each page's Markdown begins with a heading 1 (recorded as it goes: the import's entries say it).
+ */
+function markdownReader(source: MarkdownSource | undefined) {
+  const parcel = new Map<number, string>();
+  const titleHeadingOf = new Map<string, boolean>();
+  return {
+    titleHeadingOf,
+    async prepare(change: ContentChange, index: number): Promise<ContentChange> {
+      if (!hasMarkdown(change)) return change;
+      let markdown = change.document.markdown;
+      if (source) {
+        if (!parcel.has(index)) {
+          parcel.clear();
+          for (const [at, text] of await source(index)) parcel.set(at, text);
+        }
+        markdown = parcel.get(index) ?? '';
+        parcel.delete(index);
+      }
+      const key = change.operation === 'insert_page' ? change.ref : change.page;
+      if (key) titleHeadingOf.set(key, beginsWithTitleHeading(markdown));
+      return source ? { ...change, document: { markdown } } : change;
+    },
+  };
 }
 
 export interface GitImportOutput {
@@ -122,6 +155,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const store = d1NodeStore(db);
   const tree = new ContentTree(store, space.head);
   const documents = chunkedDocumentWriter(db, target.spaceId, now);
+  const markdown = markdownReader(target.pullMarkdown);
   // The files first: the pages' links name them by id.
   for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
@@ -132,6 +166,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     now,
     unbounded: true,
     storeDocument: (stored) => documents.add(stored),
+    prepare: (change, index) => markdown.prepare(change, index),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
@@ -142,7 +177,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
   const records = await tree.pagesById(ids.filter(Boolean));
   const pageIdOf = new Map<string, string>();
-  const titleHeadingOf = titleHeadings(target.changes, space.entries);
+  const titleHeadingOf = titleHeadings(markdown.titleHeadingOf, space.entries);
   const headOf = new Map(await Promise.all([...records].map(async ([id, record]) => [id, await headSignature(record)] as const)));
   target.pages.forEach((plan, i) => {
     const id = ids[i];
@@ -212,21 +247,13 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
 }
 
 /**
- * Whether each page's file begins with a heading 1: read from the Markdown the import converts, or (a page whose blob
- * did not change) what the last sync recorded for its path; a page without a file (a group) counts as having one.
+ * Whether each page's file begins with a heading 1: read from the Markdown the import converted (`converted`, by ref or
+ * page id), or (a page whose blob did not change) what the last sync recorded for its path; a page without a file (a
+ * group) counts as having one.
  */
-function titleHeadings(changes: ContentChange[], entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
-  const markdownOf = new Map<string, string>();
-  for (const change of changes) {
-    if (change.operation !== 'insert_page' && change.operation !== 'update_page') continue;
-    const key = change.operation === 'insert_page' ? change.ref : change.page;
-    if (key && change.document && 'markdown' in change.document) markdownOf.set(key, change.document.markdown);
-  }
+function titleHeadings(converted: Map<string, boolean>, entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
   const recorded = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.path, e.titleHeading]));
-  return (plan) => {
-    const markdown = markdownOf.get(plan.page ?? plan.ref ?? '');
-    return markdown !== undefined ? beginsWithTitleHeading(markdown) : (recorded.get(plan.key) ?? true);
-  };
+  return (plan) => converted.get(plan.page ?? plan.ref ?? '') ?? recorded.get(plan.key) ?? true;
 }
 
 /**
