@@ -71,7 +71,9 @@ function markdownReader(source: MarkdownSource | undefined) {
           parcel.clear();
           for (const [at, text] of await source(index)) parcel.set(at, text);
         }
-        markdown = parcel.get(index) ?? '';
+        const text = parcel.get(index);
+        if (text === undefined) throw new Error(`the Markdown of change ${index} did not come from the queue consumer`);
+        markdown = text;
         parcel.delete(index);
       }
       const key = change.operation === 'insert_page' ? change.ref : change.page;
