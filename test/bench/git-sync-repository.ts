@@ -81,6 +81,116 @@ function* entries(large: boolean, scale: number): Generator<Entry> {
   for (let i = 0; i < 10; i++) yield { path: `.gitbook/assets/video-${i}.mp4`, bytes: noise(video, `video-${i}`) };
 }
 
+/**
+ * The docs variant, shaped like GitBook's own documentation repository (GitbookIO/public-docs: many pages of
+ * GitBook Markdown, many small assets): DOCS_SECTIONS groups in SUMMARY.md, each a folder of topics (a README.md and
+ * its pages, nested), every page ~5 KB with front matter, hints, tabs, a code block, a table, figures and links to
+ * other pages; one screenshot of 40 KiB per four pages. What grows with it is the number of pages, not the bytes of assets.
+ */
+export const DOCS_PAGES = Number(process.env.GIT_SYNC_BENCH_DOCS_PAGES ?? 800) || 800;
+const DOCS_SECTIONS = 12;
+const DOCS_TOPIC_PAGES = 8;
+
+function docsPage(n: number, depth: number, next: string, title: string): string {
+  const up = '../'.repeat(depth);
+  const paragraph = (p: number) =>
+    `Paragraph ${p} of ${title}: GitBook's **Git Sync** keeps this page in a repository, with \`inline code\`, *emphasis*, ` +
+    `<mark style="color:orange;">a highlight</mark> and [a link to the next page](${next}). Each block below is one GitBook's editor makes.`;
+  return [
+    '---',
+    'description: >-',
+    `  ${title}: a page of the synthetic documentation repository, shaped like GitBook's`,
+    '  own documentation (many pages, each with several kinds of blocks).',
+    'icon: book',
+    '---',
+    '',
+    `# ${title}`,
+    '',
+    paragraph(1),
+    '',
+    `<figure><img src="${up}.gitbook/assets/screenshot-${Math.floor(n / 4)}.png" alt="A screenshot for ${title}"><figcaption><p>Screenshot of ${title}</p></figcaption></figure>`,
+    '',
+    '## Before you start',
+    '',
+    paragraph(2),
+    '',
+    '{% hint style="info" %}',
+    `**Info** for ${title}: hints draw the reader's attention.`,
+    '{% endhint %}',
+    '',
+    '{% hint style="warning" %}',
+    `**Warning** for ${title}: a second hint, with [a link](${next}).`,
+    '{% endhint %}',
+    '',
+    '### Steps',
+    '',
+    ...Array.from({ length: 6 }, (_, i) => `${i + 1}. Step ${i + 1} of ${title}: open the **Options menu** and choose \`option-${i}\`.`),
+    '',
+    '{% tabs %}',
+    '{% tab title="JavaScript" %}',
+    '```javascript',
+    `const page = await client.pages.get('${n}');`,
+    `console.log(page.title); // ${title}`,
+    '```',
+    '{% endtab %}',
+    '',
+    '{% tab title="Python" %}',
+    '```python',
+    `page = client.pages.get("${n}")`,
+    'print(page.title)',
+    '```',
+    '{% endtab %}',
+    '{% endtabs %}',
+    '',
+    '## Reference',
+    '',
+    '| Option | Default | Description |',
+    '| ------ | ------- | ----------- |',
+    ...Array.from({ length: 6 }, (_, i) => `| \`option-${i}\` | ${i * n} | What option ${i} of ${title} changes, in one line of the table. |`),
+    '',
+    paragraph(3),
+    '',
+    '```yaml',
+    `page: ${n}`,
+    `title: ${title}`,
+    'blocks: [hint, tabs, table, figure]',
+    '```',
+    '',
+    '{% hint style="success" %}',
+    `Done: ${title} is set up.`,
+    '{% endhint %}',
+    '',
+    paragraph(4),
+    '',
+  ].join('\n');
+}
+
+/** The docs variant's files: pages in sections and topics, SUMMARY.md, and the screenshots. */
+function* docsEntries(pages: number): Generator<Entry> {
+  const summary = ['# Table of contents', '', '* [Documentation](README.md)'];
+  yield { path: 'README.md', bytes: Buffer.from(docsPage(0, 0, 'section-0/README.md', 'Documentation')) };
+  const paths: Array<{ path: string; depth: number; title: string; line: string }> = [];
+  for (let n = 1; n < pages; ) {
+    const s = (n - 1) % DOCS_SECTIONS;
+    const section = `section-${s}`;
+    if (!paths.some((p) => p.path === `${section}/README.md`)) paths.push({ path: `${section}/README.md`, depth: 1, title: `Section ${s}`, line: `* [Section ${s}](${section}/README.md)` });
+    const topic = `${section}/topic-${n}`;
+    paths.push({ path: `${topic}/README.md`, depth: 2, title: `Topic ${n}`, line: `  * [Topic ${n}](${topic}/README.md)` });
+    n++;
+    for (let i = 0; i < DOCS_TOPIC_PAGES && n < pages; i++, n++) paths.push({ path: `${topic}/page-${n}.md`, depth: 2, title: `Page ${n}`, line: `    * [Page ${n}](${topic}/page-${n}.md)` });
+  }
+  for (let s = 0; s < DOCS_SECTIONS; s++) {
+    summary.push('', `## Group ${s}`, '');
+    for (const p of paths) if (p.path.startsWith(`section-${s}/`)) summary.push(p.line);
+  }
+  for (const [i, p] of paths.entries()) {
+    const next = paths[(i + 1) % paths.length].path;
+    yield { path: p.path, bytes: Buffer.from(docsPage(i + 1, p.depth, `${'../'.repeat(p.depth)}${next}`, p.title)) };
+  }
+  yield { path: 'SUMMARY.md', bytes: Buffer.from(`${summary.join('\n')}\n`) };
+  for (let i = 0; i <= Math.floor(pages / 4); i++) yield { path: `.gitbook/assets/screenshot-${i}.png`, bytes: noise(40 * 1024, `docs-screenshot-${i}`) };
+}
+
 /** The sizes of the large variant's archives and videos. */
 function largeAssetSizes(scale: number): [number, number] {
   return [Math.round(2 * 1024 * 1024 * scale), Math.round(20 * 1024 * 1024 * scale)];
@@ -102,12 +212,20 @@ function writer(stream: NodeJS.WritableStream) {
  * on disk. `large`: with the 2 MiB and 20 MiB assets.
  */
 export async function benchRepository(large: boolean, scale: number, rebuild = false): Promise<{ path: string; bytes: number; built: boolean; ms: number }> {
+  return cachedRepository(large ? `large-v1-scale-${scale}.git` : 'pages-v1.git', () => entries(large, scale), rebuild);
+}
+
+/** The docs variant (DOCS_PAGES pages, shaped like GitBook's documentation repository), from the cache or built now. */
+export async function benchDocsRepository(rebuild = false): Promise<{ path: string; bytes: number; built: boolean; ms: number; pages: number }> {
+  return { ...(await cachedRepository(`docs-v1-${DOCS_PAGES}.git`, () => docsEntries(DOCS_PAGES), rebuild)), pages: DOCS_PAGES };
+}
+
+async function cachedRepository(name: string, entries: () => Generator<Entry>, rebuild: boolean): Promise<{ path: string; bytes: number; built: boolean; ms: number }> {
   const cache = path.join(tmpdir(), 'dpa-git-sync-bench');
-  const name = large ? `large-v1-scale-${scale}.git` : 'pages-v1.git';
   const target = path.join(cache, name);
   const began = performance.now();
   let bytes = 0;
-  for (const entry of entries(large, scale)) bytes += entry.bytes.byteLength;
+  for (const entry of entries()) bytes += entry.bytes.byteLength;
   if (existsSync(path.join(target, 'bench-complete')) && !rebuild) return { path: target, bytes, built: false, ms: performance.now() - began };
   mkdirSync(cache, { recursive: true });
   const building = `${target}.building-${process.pid}`;
@@ -117,7 +235,7 @@ export async function benchRepository(large: boolean, scale: number, rebuild = f
   const done = new Promise<void>((resolve, reject) => child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited with ${code}`)))));
   const write = writer(child.stdin);
   const paths: string[] = [];
-  for (const entry of entries(large, scale)) {
+  for (const entry of entries()) {
     paths.push(entry.path);
     await write(`blob\nmark :${paths.length}\ndata ${entry.bytes.byteLength}\n`);
     await write(entry.bytes);

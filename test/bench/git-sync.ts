@@ -1,11 +1,12 @@
 /**
- * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only | --pages-only] [--rebuild]`): the
+ * Git Sync benchmark (run by `npm run bench`, or `npm run bench -- git-sync [--workerd-only | --node-only] [--large-only | --pages-only | --docs-only] [--writer-apart] [--rebuild]`): the
  * tests' real Git server (git http-backend, test/fixtures/git-sync/git-server.mjs) serves
  * - the AxonIQ reference guide (182 pages, in ../shared/corpus/gitbook-format, read in place) plus a 24 MB file that
  *   is not GitBook's;
- * - two synthetic repositories built once with git fast-import and cached (git-sync-repository.ts): 200 pages with
- *   10 MiB of screenshots, and the same with 300 MiB of assets (20 MiB videos, 2 MiB archives), GIT_SYNC_BENCH_SCALE
- *   scaling the large assets.
+ * - three synthetic repositories built once with git fast-import and cached (git-sync-repository.ts): 200 pages with
+ *   10 MiB of screenshots, the same with 300 MiB of assets (20 MiB videos, 2 MiB archives), GIT_SYNC_BENCH_SCALE
+ *   scaling the large assets, and 800 pages shaped like GitBook's own documentation (GIT_SYNC_BENCH_DOCS_PAGES; many
+ *   pages of blocks, small assets: imported in workerd, `--docs-only` for it alone).
  * In Node, with the code the queue consumer runs (assets go to a store that hashes them and keeps nothing):
  * - fetch: protocol v2 partial fetch (trees, then the blobs the import reads, by id in batches) against a full
  *   fetch by isomorphic-git (a server without v2), wall time and peak memory (RSS and heap above the start);
@@ -23,7 +24,9 @@
  * assets phase goes. GIT_SYNC_BENCH_HEAP_CAP_MB=96
  * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
  * operation prints what it made (pages, files, a digest of them, the commit's tree) to compare with an uncapped run;
- * an operation the cap kills is reported as such.
+ * an operation the cap kills is reported as such. `--writer-apart` runs the SpaceWriter in a Worker of its own (its own
+ * isolate, as on Cloudflare, where a Durable Object does not run in the queue consumer's invocation) and reports the
+ * two isolates' heaps apart: the Worker's (fetch, plan, assets) and the SpaceWriter's (the import's revision written).
  * A benchmark, not a test.
  */
 import { createHash } from 'node:crypto';
@@ -36,7 +39,7 @@ import { planImport } from '../../src/services/git-sync/import';
 import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
-import { benchRepository, BENCH_PAGES, streamedAssetSizes } from './git-sync-repository';
+import { benchDocsRepository, benchRepository, BENCH_PAGES, streamedAssetSizes } from './git-sync-repository';
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
@@ -80,9 +83,12 @@ const SCALE = Number(process.env.GIT_SYNC_BENCH_SCALE ?? 1) || 1;
 // GIT_SYNC_BENCH_REPO=<a bare repository> [GIT_SYNC_BENCH_DIR=<its project directory>] with --workerd-only: that repository's import alone.
 const REAL_REPO = process.env.GIT_SYNC_BENCH_REPO ? path.resolve(process.env.GIT_SYNC_BENCH_REPO) : '';
 const REAL_DIR = process.env.GIT_SYNC_BENCH_DIR ?? '';
+// --writer-apart: the SpaceWriter in a Worker of its own (its own isolate, as on Cloudflare), each isolate's heap measured apart.
+const WRITER_APART = argv.has('--writer-apart');
 const pagesRepo = await benchRepository(false, 1, argv.has('--rebuild'));
 const largeRepo = await benchRepository(true, SCALE, argv.has('--rebuild'));
-for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo]] as const) {
+const docsRepo = await benchDocsRepository(argv.has('--rebuild'));
+for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo], [`${docsRepo.pages} pages shaped like GitBook's documentation`, docsRepo]] as const) {
   console.log(`Synthetic repository (${what}): ${(repo.bytes / 2 ** 20).toFixed(0)} MiB of files, ${repo.built ? `built with git fast-import in ${(repo.ms / 1000).toFixed(1)} s` : 'from the cache'} (${repo.path})`);
 }
 if (!argv.has('--workerd-only')) {
@@ -308,6 +314,16 @@ async function inWorkerd() {
   const persist = mkdtempSync(path.join(tmpdir(), 'dpa-git-sync-bench-'));
   const { modules } = await bundle('test/bench/git-sync-worker.ts');
   const inspectorPort = 9830 + Math.floor(Math.random() * 500);
+  const workerOptions = {
+    modules,
+    modulesRoot: '/worker',
+    compatibilityDate: '2026-11-01',
+    compatibilityFlags: ['nodejs_compat'],
+    d1Databases: { DB: 'bench-db' },
+    r2Buckets: { FILES: 'bench-files' },
+    queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
+    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host },
+  };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       log: new Log(LogLevel.WARN),
@@ -318,18 +334,13 @@ async function inWorkerd() {
       resourcePersistencePath: persist,
       workers: [
         {
+          ...workerOptions,
           name: 'api',
-          modules,
-          modulesRoot: '/worker',
-          compatibilityDate: '2026-11-01',
-          compatibilityFlags: ['nodejs_compat'],
-          d1Databases: { DB: 'bench-db' },
-          r2Buckets: { FILES: 'bench-files' },
-          queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-          durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } },
-          bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host },
+          // --writer-apart: the SpaceWriter is the `writer` Worker's (its own isolate), as on Cloudflare, where a Durable Object runs apart from the queue consumer's invocation.
+          durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true, ...(WRITER_APART ? { scriptName: 'writer' } : {}) } },
           unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
         },
+        ...(WRITER_APART ? [{ ...workerOptions, name: 'writer', durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', useSQLite: true } } }] : []),
       ],
     } as Parameters<typeof convertV4MiniflareOptions>[0]),
   );
@@ -343,6 +354,7 @@ async function inWorkerd() {
     const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
     const call = client(apiUrl);
     const inspector = await inspect(inspectorPort, 'api');
+    const writerInspector = WRITER_APART ? await inspect(inspectorPort, 'writer') : undefined;
     await inspector.send('Profiler.enable');
     await inspector.send('Profiler.setSamplingInterval', { interval: 1000 });
     const { token, org } = await seedUser(call);
@@ -353,6 +365,8 @@ async function inWorkerd() {
       await call('POST', `/v1/spaces/${spaceId}/git/${direction}`, token, body);
       const op = await db.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at desc limit 1`).bind(spaceId).first<{ id: string }>();
       const heap = sampleHeap(inspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP), Boolean(process.env.GIT_SYNC_BENCH_ALLOC));
+      const writerHeap = writerInspector && sampleHeap(writerInspector, 100, Boolean(process.env.GIT_SYNC_BENCH_HEAP), Boolean(process.env.GIT_SYNC_BENCH_ALLOC));
+      let writerPeak: (HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }) | undefined;
       if (profiled) await inspector.send('Profiler.start');
       let peak: (HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }) | undefined;
       let profile: CpuProfile | undefined;
@@ -363,11 +377,16 @@ async function inWorkerd() {
         } finally {
           if (profiled) profile = (await inspector.send<{ profile: CpuProfile }>('Profiler.stop')).profile;
           peak = await heap.stop();
+          writerPeak = await writerHeap?.stop();
         }
+      }).catch((error: unknown) => {
+        // An isolate the cap killed: which one, by the last heap each was seen with.
+        const seen = (p?: HeapPeak) => (p ? `${p.usedMB.toFixed(1)} MB used / ${p.totalMB.toFixed(1)} MB, ${p.samples} samples` : 'none');
+        throw new Error(`${error instanceof Error ? error.message : String(error)} (heap peaks seen: ${WRITER_APART ? `the Worker's ${seen(peak)}; the SpaceWriter's ${seen(writerPeak)}` : seen(peak)})`);
       });
       const row = await db.prepare(`select state, error, stats from git_sync_operations where id = ?`).bind(op!.id).first<{ state: string; error: string | null; stats: string | null }>();
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
-      return { ...measured, heap: peak!, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
+      return { ...measured, heap: peak!, writerHeap: writerPeak, profile, stats: JSON.parse(row.stats ?? '{}') as Record<string, unknown> };
     };
     /** An operation under the cap that the cap killed (workerd aborted, restarted by Miniflare): said, and the run ends. */
     const killed = (label: string, error: unknown) => {
@@ -395,13 +414,22 @@ async function inWorkerd() {
         `the repository's main ${branch.slice(0, 12)} (tree ${gitOut(repo, ['rev-parse', 'refs/heads/main^{tree}']).slice(0, 12)}, ${changed})  load ${loadavg()[0].toFixed(1)}`
       );
     };
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode }; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    type Peak = HeapPeak & { profile?: HeapProfileNode; allocated?: HeapProfileNode };
+    const heapLine = (heap: Peak) =>
+      `heap peak ${heap.usedMB.toFixed(1)} MB used / ${heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${heap.backingMB.toFixed(1)} MB ` +
+      `(${heap.startMB.toFixed(1)} MB before, ${heap.samples} samples${heap.missed ? `, ${heap.missed} unanswered` : ''})`;
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: Peak; writerHeap?: Peak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
-        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  isolate heap peak ${r.heap.usedMB.toFixed(1)} MB used / ${r.heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${r.heap.backingMB.toFixed(1)} MB ` +
-          `(${r.heap.startMB.toFixed(1)} MB before, ${r.heap.samples} samples${r.heap.missed ? `, ${r.heap.missed} unanswered` : ''})  workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
+        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  ${WRITER_APART ? "the Worker's isolate" : 'isolate (Worker and SpaceWriter)'} ${heapLine(r.heap)}  ` +
+          `workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
+      if (r.writerHeap) console.log(`    the SpaceWriter's isolate (its own): ${heapLine(r.writerHeap)}`);
+      if (r.writerHeap?.profile) {
+        console.log("    the SpaceWriter's live heap at its peak (sampled), by allocating function:");
+        console.log(summarizeHeapProfile(r.writerHeap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      }
       const phases = (r.stats.phases ?? {}) as Record<string, number>;
-      console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => `${k} ${Math.round(v)} ms`).join(', ') || 'not reported'}`);
+      console.log(`    phases (wall): ${Object.entries(phases).map(([k, v]) => (k.endsWith('Ms') ? `${k} ${Math.round(v)} ms` : `${k} ${v}`)).join(', ') || 'not reported'}`);
       if (r.heap.profile) {
         console.log('    live heap at its peak (sampled), by allocating function:');
         console.log(summarizeHeapProfile(r.heap.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
@@ -428,11 +456,13 @@ async function inWorkerd() {
         report(label, real, `${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
         console.log(await result(space.id, 'workerd-real'));
       }
+      writerInspector?.close();
       return inspector.close();
     }
     await control('serve', { name: 'workerd-pages', source: pagesRepo.path });
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
-    if (!argv.has('--large-only')) {
+    await control('serve', { name: 'workerd-docs', source: docsRepo.path });
+    if (!argv.has('--large-only') && !argv.has('--docs-only')) {
       const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
       const importLabel = `import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
       const imported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main', force: true }).catch((error) => killed(importLabel, error));
@@ -464,8 +494,20 @@ async function inWorkerd() {
       console.log(await result(pagesSpace.id, 'workerd-pages'));
 
     }
-    // --pages-only: the 200-page import and export alone (a quick run, e.g. to find the smallest heap cap they pass).
-    if (argv.has('--pages-only')) return inspector.close();
+    if (!argv.has('--large-only') && !argv.has('--pages-only')) {
+      // Many pages, few bytes of assets (GitBook's own documentation's shape): what grows is what the SpaceWriter writes.
+      const docsSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, docs' })).body as { id: string };
+      const docsLabel = `import: ${docsRepo.pages} pages shaped like GitBook's docs, ${(docsRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
+      const docs = await operate(docsSpace.id, 'import', { url: repoUrl('workerd-docs'), ref: 'refs/heads/main', force: true }, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(docsLabel, error));
+      if (!docs) return;
+      report(docsLabel, docs, `${docs.stats.requests} requests, ${docs.stats.blobsFetched} blobs in batches`);
+      console.log(await result(docsSpace.id, 'workerd-docs'));
+    }
+    // --pages-only: the 200-page import and export alone; --docs-only: the docs-shaped import alone (quick runs, e.g. to find the smallest heap cap they pass).
+    if (argv.has('--pages-only') || argv.has('--docs-only')) {
+      writerInspector?.close();
+      return inspector.close();
+    }
     const largeSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, large' })).body as { id: string };
     const largeLabel = `import: ${BENCH_PAGES} pages, ${(largeRepo.bytes / 2 ** 20).toFixed(0)} MiB (assets streamed to R2)`;
     // GIT_SYNC_BENCH_PROFILE_LARGE=1: profiled too, sampling every 10 ms (every 1 ms slows its streams past a request's time limit).
@@ -493,6 +535,7 @@ async function inWorkerd() {
           `reading the answers in the Worker (pkt-lines, inflate, checks) ~${Math.round(assetsMs - r2.storeMs - served.ms)} ms  load ${loadavg()[0].toFixed(1)}`,
       );
     }
+    writerInspector?.close();
     inspector.close();
   } finally {
     await mf.dispose();

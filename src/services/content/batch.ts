@@ -104,6 +104,13 @@ export interface BatchContext {
    * and bring a whole repository at once; each page and file still meets its own limits.
    */
   unbounded?: boolean;
+  /**
+   * Where each document the batch makes goes as soon as it is made, in place of the result's `documents` (Git Sync's
+   * import stores them in bounded chunks while it converts, so a whole repository's documents are never held at once).
+   */
+  storeDocument?: (stored: StoredDocument) => Promise<void>;
+  /** Gives each change, just before it is applied, as it is to be applied (Git Sync's import reads its Markdown then). */
+  prepare?: (change: ContentChange, index: number) => Promise<ContentChange>;
 }
 
 /** The revisions a batch's `revert_page` changes name, to load before applying it. */
@@ -118,7 +125,7 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
   await batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
     try {
-      await batch.apply(change);
+      await batch.apply(context.prepare ? await context.prepare(change, index) : change);
     } catch (error) {
       // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).
       if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
@@ -262,6 +269,11 @@ class Batch {
     const record = parent === ROOT ? await this.tree.rootRecord() : await this.tree.page(parent);
     if (!record) throw new Error(`parent ${parent} vanished during the batch`);
     this.tree.pages.set(parent, await this.tree.setChildren(record, list));
+  }
+
+  private async keep(stored: StoredDocument) {
+    if (this.context.storeDocument) await this.context.storeDocument(stored);
+    else this.documents.push(stored);
   }
 
   private putPage(page: PageRecord) {
@@ -473,7 +485,7 @@ class Batch {
       else current.nodes.splice(Math.min(was, current.nodes.length), 0, previous.nodes[was]);
     }
     const stored = await toStoredDocument(current, this.packing);
-    this.documents.push(stored);
+    await this.keep(stored);
     this.putPage({ ...page, document: stored.hash, updatedAt: this.context.now });
     this.touch({ object: 'updated_page', page: page.id });
   }
@@ -529,7 +541,7 @@ class Batch {
     }
     const stored = await toStoredDocument(document, this.packing);
     if (stored.body.length > MAX_DOCUMENT_BYTES) throw badRequest(`document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
-    this.documents.push(stored);
+    await this.keep(stored);
     return { hash: stored.hash, title, metadata };
   }
 

@@ -8,7 +8,7 @@ import { applyContentBatch, type ContentChange } from '../content/batch';
 import { storeFiles } from '../content/files';
 import { assertContentCaps, assertMoved, newRevision } from '../content/head-moves';
 import { ContentTree } from '../content/pages';
-import { loadDocuments } from '../content/revisions';
+import { insertDocuments, loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
@@ -19,6 +19,7 @@ import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { isPathlessKey, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
+import { hasMarkdown, type MarkdownSource } from './markdown-parcels';
 
 /**
  * What the space's writer (SpaceWriter) runs for Git Sync: an import's content batch as one new revision on
@@ -46,12 +47,48 @@ export interface GitImportTarget {
   /** `.gitbook.yaml`'s redirects: old path -> file (from the content root). */
   redirects: Record<string, string>;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
+  /**
+   * With it, the changes' Markdown stays in the queue consumer (`withheldMarkdown`: each `{ markdown }` sent empty) and
+   * the writer reads it as the conversion reaches it, a parcel at a time: the writer's request carries none of it.
+   */
+  pullMarkdown?: MarkdownSource;
+}
+
+/**
+ * Each change with its Markdown, read from `source` a parcel at a time (none held past the change that needs it), and
+ * whether each page's Markdown begins with a heading 1 (recorded as it goes: the import's entries say it).
+ */
+function markdownReader(source: MarkdownSource | undefined) {
+  const parcel = new Map<number, string>();
+  const titleHeadingOf = new Map<string, boolean>();
+  return {
+    titleHeadingOf,
+    async prepare(change: ContentChange, index: number): Promise<ContentChange> {
+      if (!hasMarkdown(change)) return change;
+      let markdown = change.document.markdown;
+      if (source) {
+        if (!parcel.has(index)) {
+          parcel.clear();
+          for (const [at, text] of await source(index)) parcel.set(at, text);
+        }
+        const text = parcel.get(index);
+        if (text === undefined) throw new Error(`the Markdown of change ${index} did not come from the queue consumer`);
+        markdown = text;
+        parcel.delete(index);
+      }
+      const key = change.operation === 'insert_page' ? change.ref : change.page;
+      if (key) titleHeadingOf.set(key, beginsWithTitleHeading(markdown));
+      return source ? { ...change, document: { markdown } } : change;
+    },
+  };
 }
 
 export interface GitImportOutput {
   revision: string;
   /** What the import could not do (a redirect to no page). */
   warnings: string[];
+  /** The D1 batches that stored the import's documents and nodes before the revision's (the operation's stats say them). */
+  documentBatches: number;
 }
 
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
@@ -63,6 +100,54 @@ export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string
   return out;
 }
 
+/**
+ * What an import holds before it stores it, one D1 batch each: `documents` page documents (packed) or `statements`
+ * rows in all (tree nodes are small: a 100-page tree has ~150), or `bytes` of them. Every statement binds four
+ * parameters (D1 allows 100) and a row is under D1's 2 MB (a document is under MAX_DOCUMENT_BYTES). What an import
+ * holds of its documents is this, whatever the number of its pages.
+ */
+export const IMPORT_DOCUMENT_CHUNK = { documents: 32, statements: 200, bytes: 256 * 1024 };
+
+/**
+ * Documents and tree nodes stored as they are made, in chunks of IMPORT_DOCUMENT_CHUNK (services/content
+ * insertDocuments: content-addressed, so a chunk stored twice or shared with another space changes nothing). They are
+ * stored before the revision that names them, in the same run of the space's writer (so history collection, which
+ * runs there too, cannot take them meanwhile); until the revision's batch moves the head nobody reads them, and an
+ * import that fails leaves them to history collection, referenced by no revision.
+ */
+export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chunk = IMPORT_DOCUMENT_CHUNK) {
+  let pending: StoredDocument[] = [];
+  let bytes = 0;
+  let packed = 0;
+  let batches = 0;
+  let stored = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const documents = pending;
+    pending = [];
+    bytes = 0;
+    packed = 0;
+    await runBatch(db, insertDocuments(db, spaceId, documents, now));
+    batches++;
+    stored += documents.length;
+  };
+  return {
+    async add(document: StoredDocument): Promise<void> {
+      // What is stored is the packed form: the JSON text is let go here (a node has only its text).
+      const kept: StoredDocument = document.packed ? { hash: document.hash, body: '', packed: document.packed, refs: document.refs } : document;
+      pending.push(kept);
+      bytes += kept.packed?.byteLength ?? kept.body.length;
+      if (kept.packed) packed++;
+      if (packed >= chunk.documents || pending.length >= chunk.statements || bytes >= chunk.bytes) await flush();
+    },
+    flush,
+    /** D1 batches and documents stored so far. */
+    get stats() {
+      return { batches, documents: stored };
+    },
+  };
+}
+
 export async function applyGitImport(env: Env, target: GitImportTarget): Promise<GitImportOutput> {
   const db = createDb(env.DB);
   const space = await loadSyncedSpace(db, target.spaceId);
@@ -71,6 +156,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const now = nowIso();
   const store = d1NodeStore(db);
   const tree = new ContentTree(store, space.head);
+  const documents = chunkedDocumentWriter(db, target.spaceId, now);
+  const markdown = markdownReader(target.pullMarkdown);
   // The files first: the pages' links name them by id.
   for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
@@ -80,6 +167,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     maxFileBytes: capOf(env, 'bytesPerFile'),
     now,
     unbounded: true,
+    storeDocument: (stored) => documents.add(stored),
+    prepare: (change, index) => markdown.prepare(change, index),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
@@ -90,7 +179,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
   const records = await tree.pagesById(ids.filter(Boolean));
   const pageIdOf = new Map<string, string>();
-  const titleHeadingOf = titleHeadings(target.changes, space.entries);
+  const titleHeadingOf = titleHeadings(markdown.titleHeadingOf, space.entries);
   const headOf = new Map(await Promise.all([...records].map(async ([id, record]) => [id, await headSignature(record)] as const)));
   target.pages.forEach((plan, i) => {
     const id = ids[i];
@@ -123,7 +212,10 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   }));
   await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { ...written, meta: reusable.meta, ...counts }, [...written.nodes, ...result.documents, ...reusable.documents], now);
+  for (const node of [...written.nodes, ...result.documents, ...reusable.documents]) await documents.add(node);
+  await documents.flush();
+  // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { pages: written.pages, files: written.files, meta: reusable.meta, ...counts }, [], now);
   const statements: BatchItem[] = [
     ...revision.statements,
     db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
@@ -131,7 +223,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id, warnings: [] };
+    return { revision: revision.id, warnings: [], documentBatches: documents.stats.batches };
   }
   const redirects = redirectStatements(db, {
     config: { root: '', readme: '', summary: '', redirects: target.redirects },
@@ -153,25 +245,17 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: redirects.warnings };
+  return { revision: revision.id, warnings: redirects.warnings, documentBatches: documents.stats.batches };
 }
 
 /**
- * Whether each page's file begins with a heading 1: read from the Markdown the import converts, or (a page whose blob
- * did not change) what the last sync recorded for its path; a page without a file (a group) counts as having one.
+ * Whether each page's file begins with a heading 1: read from the Markdown the import converted (`converted`, by ref or
+ * page id), or (a page whose blob did not change) what the last sync recorded for its path; a page without a file (a
+ * group) counts as having one.
  */
-function titleHeadings(changes: ContentChange[], entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
-  const markdownOf = new Map<string, string>();
-  for (const change of changes) {
-    if (change.operation !== 'insert_page' && change.operation !== 'update_page') continue;
-    const key = change.operation === 'insert_page' ? change.ref : change.page;
-    if (key && change.document && 'markdown' in change.document) markdownOf.set(key, change.document.markdown);
-  }
+function titleHeadings(converted: Map<string, boolean>, entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
   const recorded = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.path, e.titleHeading]));
-  return (plan) => {
-    const markdown = markdownOf.get(plan.page ?? plan.ref ?? '');
-    return markdown !== undefined ? beginsWithTitleHeading(markdown) : (recorded.get(plan.key) ?? true);
-  };
+  return (plan) => converted.get(plan.page ?? plan.ref ?? '') ?? recorded.get(plan.key) ?? true;
 }
 
 /**
