@@ -25,8 +25,9 @@
  *
  * How reads are measured (measureReads): ratios to ref d of windows taken at the same moments, pooled over the run,
  * with the rounds' spread beside them, and a control row (ref d measured against itself: 1.00 expected, its distance
- * from 1 and its spread are the run's noise). Two runs at load 20-25 agreed within ±0.1 on most rates and within
- * ±0.1-0.3 on CPU ratios: read a difference smaller than that as none.
+ * from 1 and its spread are the run's noise). Two runs of the six warm reads at load 25-30 (2026-11-30, each with a
+ * baseline) agreed within ±0.13 on rates (most within ±0.05) and within ±0.3 on CPU ratios (half within ±0.1): read a
+ * difference smaller than that, between runs or between the Worker and its baseline in one run, as none.
  *
  * A known intermittent failure (root cause not found yet): with several processes loading the machine, a read of
  * `GET .../sites/{id}/published (member, 100 ss)` may end in `500 Internal Server Error` (workerd's plain text, not
