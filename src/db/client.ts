@@ -208,8 +208,6 @@ function decoderOf(field: unknown): Decoder {
   return decoderIn((field as SQL.Aliased).sql);
 }
 
-const rowMappers = new WeakMap<object, RowMapper>();
-
 /**
  * drizzle's `mapResultRow` for a select without joins, its decoders found once: drizzle looks each field's decoder up
  * again for every value it maps (up to three `is()` walks of its class chain per column), a twentieth of a change
@@ -217,11 +215,9 @@ const rowMappers = new WeakMap<object, RowMapper>();
  * the field's decoder.
  */
 function rowMapperOf(fields: SelectedField[]): RowMapper {
-  let mapper = rowMappers.get(fields);
-  if (mapper) return mapper;
   const decoders = fields.map(({ field }) => decoderOf(field));
   const paths = fields.map(({ path }) => path);
-  mapper = (row) => {
+  return (row) => {
     const result: Record<string, unknown> = {};
     for (let i = 0; i < paths.length; i++) {
       const path = paths[i];
@@ -232,8 +228,6 @@ function rowMapperOf(fields: SelectedField[]): RowMapper {
     }
     return result;
   };
-  rowMappers.set(fields, mapper);
-  return mapper;
 }
 
 /**
@@ -246,13 +240,29 @@ function mayNullify(fields: SelectedField[], joinsNotNullableMap: unknown): bool
   return fields.some(({ path, field }) => path.length === 2 && is(field, Column) && !notNullable[getTableName(field.table)]);
 }
 
+// Each statement shape's fields (the same array for every statement of the shape: selectOfShape, selectOfBuiltShape)
+// and what was decided for them: its mapper, or null where drizzle's mapping stays. Deciding (`mayNullify`'s `is()`
+// walks) for each statement was a hundredth of a page read's Worker CPU (test/bench/profile.ts).
+const rowMappers = new WeakMap<SelectedField[], RowMapper | null>();
+
+/** `rowMapperOf(fields)`, or null when a join could make one of the row's objects null; decided once per fields array. */
+function rowMapperFor(fields: SelectedField[], joinsNotNullableMap: unknown): RowMapper | null {
+  let mapper = rowMappers.get(fields);
+  if (mapper === undefined) {
+    mapper = joinsNotNullableMap && mayNullify(fields, joinsNotNullableMap) ? null : rowMapperOf(fields);
+    rowMappers.set(fields, mapper);
+  }
+  return mapper;
+}
+
 /**
  * Gives a prepared select `rowMapperOf`'s mapping, alone (`all`) and in a batch (whose rows D1 answers as objects, made
  * arrays as drizzle's `d1ToRawMapping` makes them), unless a join could make one of its objects null.
  */
 function mapRowsOnce(query: unknown, fields: unknown, joinsNotNullableMap: unknown): void {
-  if (!Array.isArray(fields) || (joinsNotNullableMap && mayNullify(fields, joinsNotNullableMap))) return;
-  const map = rowMapperOf(fields as SelectedField[]);
+  if (!Array.isArray(fields)) return;
+  const map = rowMapperFor(fields as SelectedField[], joinsNotNullableMap);
+  if (!map) return;
   (query as { mapAllResult(rows: unknown, isFromBatch?: boolean): unknown }).mapAllResult = (rows, isFromBatch) => {
     const arrays = isFromBatch ? (rows as { results: Record<string, unknown>[] }).results.map((row) => Object.values(row)) : (rows as unknown[][]);
     return arrays.map(map);

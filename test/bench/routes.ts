@@ -19,6 +19,15 @@
  * ratios; the difference is what the limiter's one call per request costs here.
  *   npm run bench -- --reads-only     the reads table alone; --targets=<regex> only the reads whose label matches
  *   npm run bench -- --plain-d1       the Worker's D1 a plain pass-through of the binding, without sessions (worker.ts)
+ *   npm run bench -- --baseline=<dir> the Worker of another checkout (with node_modules linked) on the same reads in the
+ *                                     same rounds: before and after a change in one run ("base" rows)
+ *   --rounds=9 --cycles=4 --window=0.4  how long the reads are measured (measureReads); --raw=<file> every window as JSON
+ *
+ * How reads are measured (measureReads): ratios to ref d of windows taken at the same moments, pooled over the run,
+ * with the rounds' spread beside them, and a control row (ref d measured against itself: 1.00 expected, its distance
+ * from 1 and its spread are the run's noise). Two runs of the six warm reads at load 25-30 (2026-11-30, each with a
+ * baseline) agreed within ±0.13 on rates (most within ±0.05) and within ±0.3 on CPU ratios (half within ±0.1): read a
+ * difference smaller than that, between runs or between the Worker and its baseline in one run, as none.
  *
  * The intermittent failure this benchmark used to stop on (a 500 in workerd's plain text, `Cannot perform I/O on behalf
  * of a different request ... (I/O type: ReadableStreamSource)`, on search, published pages, `/v1/user`...) was the
@@ -28,8 +37,8 @@
  * The load still stops at the first answer that is not a 200 and names the target and what it answered.
  */
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { unstable_splitSqlQuery } from 'wrangler';
@@ -41,8 +50,11 @@ const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split
 const SIZES = (args.get('sizes') ?? '10,1000,20000').split(',').map(Number);
 const CEILING = args.has('ceiling');
 const CONNECTIONS = 10;
-const SECONDS = Number(args.get('seconds') ?? 2);
-const ROUNDS = 3;
+/** Rounds of interleaved windows (measureReads); the figures are medians over rounds. */
+const ROUNDS = Number(args.get('rounds') ?? 9);
+/** measureReads: the turns the reference, a read and its twin take in a round, and each turn's seconds. */
+const CYCLES = Number(args.get('cycles') ?? 4);
+const WINDOW = Number(args.get('window') ?? 0.4);
 const ADMIN = 'bench-admin-token';
 
 /** A Worker as the modules workerd is given: the entry first, then every chunk it may import. */
@@ -84,7 +96,15 @@ export async function start({
   inspectorPort,
   plainD1 = args.has('plain-d1'),
   unlimitedTwin = false,
-}: { persist?: string; scripts?: { api: WorkerModules; reference: WorkerModules }; inspectorPort?: number; plainD1?: boolean; unlimitedTwin?: boolean } = {}) {
+  baseline,
+}: {
+  persist?: string;
+  scripts?: { api: WorkerModules; reference: WorkerModules };
+  inspectorPort?: number;
+  plainD1?: boolean;
+  unlimitedTwin?: boolean;
+  baseline?: WorkerModules;
+} = {}) {
   const { api, reference } = scripts ?? (await bundleWorkers());
   const common = { modulesRoot: '/worker', compatibilityDate: '2026-11-01', compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: 'bench-db' } };
   const limited = !args.has('no-rate-limits');
@@ -113,6 +133,11 @@ export async function start({
   const twin = unlimitedTwin && limited
     ? { ...apiWorker, name: 'api-unlimited', ratelimits: {}, durableObjects: { SPACE_WRITER: { className: 'SpaceWriter', scriptName: 'api', useSQLite: true } } }
     : undefined;
+  // `baseline`: another checkout's Worker ('base', and its twin 'base-unlimited'), on the same database, bucket and space
+  // writers: the same reads measured before and after a change in one run (`--baseline=<checkout>`).
+  const sharedWriter = { SPACE_WRITER: { className: 'SpaceWriter', scriptName: 'api', useSQLite: true } };
+  const base = baseline ? { ...apiWorker, name: 'base', modules: baseline.modules, durableObjects: sharedWriter } : undefined;
+  const baseTwin = base && twin ? { ...base, name: 'base-unlimited', ratelimits: {} } : undefined;
   // Miniflare 5 (pinned by wrangler) takes a new shape of options; it converts the classic one.
   const mf = new Miniflare(convertV4MiniflareOptions({
     // The Worker's errors (a 500's cause) show; its request lines do not.
@@ -123,7 +148,7 @@ export async function start({
     ...(inspectorPort ? { inspectorPort } : {}),
     workers: [
       apiWorker,
-      ...(twin ? [twin] : []),
+      ...[twin, base, baseTwin].filter((worker) => worker !== undefined),
       { ...common, name: 'ref', modules: reference.modules, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] },
     ],
   } as Parameters<typeof convertV4MiniflareOptions>[0]));
@@ -138,8 +163,9 @@ export async function start({
   }
   const apiUrl = (await mf.unsafeGetDirectURL('api')).origin;
   const refUrl = (await mf.unsafeGetDirectURL('ref')).origin;
-  const unlimitedUrl = twin ? (await mf.unsafeGetDirectURL('api-unlimited')).origin : undefined;
-  return { mf, db, apiUrl, refUrl, unlimitedUrl };
+  const urlOf = async (worker: { name: string } | undefined) => (worker ? (await mf.unsafeGetDirectURL(worker.name)).origin : undefined);
+  const [unlimitedUrl, baseUrl, baseUnlimitedUrl] = await Promise.all([urlOf(twin), urlOf(base), urlOf(baseTwin)]);
+  return { mf, db, apiUrl, refUrl, unlimitedUrl, baseUrl, baseUnlimitedUrl };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,27 +230,45 @@ interface Sample {
   latencies: number[];
   /** CPU time of the workerd process (both Workers and local D1) per request, in ms. */
   cpuMs: number;
+  /** What the rate and CPU per request are of: requests answered, seconds taken, workerd's CPU in ns. */
+  done: number;
+  seconds: number;
+  cpuNs: number;
 }
 
 /**
- * The CPU time (user + system, ms) the workerd process of this Miniflare has used so far: read from /proc (Linux),
- * null elsewhere. Load runs one target at a time, so the difference over a run is that target's: the Worker's
- * CPU and its D1 queries' (local D1 runs in the same process), as for the reference.
+ * The CPU time (ns) every thread of this process's workerd children has run so far, read from
+ * /proc/<pid>/task/<tid>/schedstat (Linux), NaN elsewhere. Nanoseconds, where /proc/<pid>/stat counts clock ticks of
+ * 10 ms: a 1.5 s window of a read at 50 req/s spends ~150 ms of CPU, which ticks resolve to ±7%. Load runs one target at
+ * a time, so the difference over a window is that target's: the Worker's CPU and its D1 queries' (local D1 runs in the
+ * same process), as for the reference.
  */
-export function workerdCpuMs(): number | null {
+export function workerdCpuNs(): number {
   try {
-    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     let total = 0;
-    for (const pid of children) {
+    for (const pid of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      for (const tid of readdirSync(`/proc/${pid}/task`)) total += threadCpuNs(pid, tid);
     }
     return total;
   } catch {
-    return null;
+    return Number.NaN;
   }
+}
+
+/** A thread's run time; one that ended since its directory was listed ran for nothing more. */
+function threadCpuNs(pid: string, tid: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return 0;
+  }
+}
+
+/** workerdCpuNs in ms, null where /proc cannot say. */
+export function workerdCpuMs(): number | null {
+  const ns = workerdCpuNs();
+  return Number.isNaN(ns) ? null : ns / 1e6;
 }
 
 /**
@@ -261,10 +305,12 @@ export async function seedSite(call: Call, token: string, orgId: string, spaceId
   return `${base}/${site.id}`;
 }
 
-async function load(url: string, token: string): Promise<Sample> {
+/** `url` read by CONNECTIONS clients in a closed loop for `seconds`; the rate over the time the last answer took to come. */
+async function load(url: string, token: string, seconds: number): Promise<Sample> {
   const latencies: number[] = [];
-  const cpuBefore = workerdCpuMs();
-  const end = performance.now() + SECONDS * 1000;
+  const cpuBefore = workerdCpuNs();
+  const start = performance.now();
+  const end = start + seconds * 1000;
   let done = 0;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -280,8 +326,17 @@ async function load(url: string, token: string): Promise<Sample> {
       }
     }),
   );
-  const cpuAfter = workerdCpuMs();
-  return { rps: done / SECONDS, latencies, cpuMs: cpuBefore === null || cpuAfter === null ? NaN : (cpuAfter - cpuBefore) / done };
+  const elapsed = (performance.now() - start) / 1000;
+  const cpuNs = workerdCpuNs() - cpuBefore;
+  return { rps: done / elapsed, latencies, cpuMs: cpuNs / 1e6 / done, done, seconds: elapsed, cpuNs };
+}
+
+/** Samples taken together: their rate over their summed time, their CPU over their summed requests. */
+function pooled(samples: Sample[]): Sample {
+  const done = samples.reduce((n, s) => n + s.done, 0);
+  const seconds = samples.reduce((n, s) => n + s.seconds, 0);
+  const cpuNs = samples.reduce((n, s) => n + s.cpuNs, 0);
+  return { rps: done / seconds, latencies: samples.flatMap((s) => s.latencies), cpuMs: cpuNs / 1e6 / done, done, seconds, cpuNs };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -295,8 +350,82 @@ async function bytes(db: D1Database): Promise<number> {
   return (await db.prepare('select coalesce(sum(length(body)), 0) as n from documents').first<number>('n'))!;
 }
 
+interface Read {
+  key: string;
+  token: string;
+  /**
+   * Where the read is made, by variant: '' the Worker, 'unlimited' its twin without rate limit bindings, 'base' and
+   * 'base-unlimited' the baseline's (`--baseline`): each measured in turn with the reference.
+   */
+  urls: Record<string, string>;
+}
+
+/**
+ * Each read's rate and CPU per request as ratios to the reference's, measured so that two runs of unchanged code
+ * agree. On this 2-core machine shared with other work (run queue 25-30), workerd gets a share of the cores that
+ * changes from one moment to the next: within one run, one read's 0.4 s windows ranged 7-201 req/s and 1.0-3.7 ms of
+ * CPU per request (a starved process pays again for its caches; workerd also spends 20-40 ms/s of CPU on its own,
+ * spread over fewer requests when fewer are served). A window says as much about the machine then as about the read,
+ * so a ratio is only taken between windows of the same moments: for each read, the reference, the read and its
+ * variants (twin, baseline) take turns in short windows (CYCLES turns of WINDOW s, each turn begun by the next side,
+ * after an unmeasured window of each), in ROUNDS rounds whose order of reads rotates. Each side's windows of the whole
+ * run are pooled (requests over time, CPU over requests) and the ratio taken between the pools; the rounds' own ratios
+ * show the spread. A warm-up pass first: the first requests of a route load its group and compile its code.
+ */
+async function measureReads(reference: { url: string; token: string }, reads: Read[]) {
+  for (const read of reads) for (const url of Object.values(read.urls)) await load(url, read.token, 1);
+  await load(reference.url, reference.token, 1);
+  const results = new Map<string, { rps: number[]; cpu: number[]; latencies: number[]; windows: Sample[]; refWindows: Sample[] }>();
+  const refRates: number[] = [];
+  const refCpus: number[] = [];
+  const record = (key: string, windows: Sample[], refWindows: Sample[]) => {
+    const entry = results.get(key) ?? { rps: [], cpu: [], latencies: [], windows: [], refWindows: [] };
+    const [sample, ref] = [pooled(windows), pooled(refWindows)];
+    entry.rps.push(sample.rps / ref.rps);
+    entry.cpu.push(sample.cpuMs / ref.cpuMs);
+    entry.latencies.push(...sample.latencies);
+    entry.windows.push(...windows);
+    entry.refWindows.push(...refWindows);
+    results.set(key, entry);
+  };
+  const raw: unknown[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [...reads.slice(round % reads.length), ...reads.slice(0, round % reads.length)];
+    for (const read of order) {
+      const variants = Object.keys(read.urls);
+      const sides = [reference, ...variants.map((variant) => ({ url: read.urls[variant], token: read.token }))];
+      const windows: Sample[][] = sides.map(() => []);
+      // Unmeasured: the first window after another read's ran slower, whichever side had it (the control read's ratio
+      // was 1.15 with the reference always first); and each turn starts with the next side.
+      for (const side of sides) await load(side.url, side.token, WINDOW / 2);
+      for (let turn = 0; turn < CYCLES; turn++) {
+        for (let k = 0; k < sides.length; k++) {
+          const i = (turn + k) % sides.length;
+          windows[i].push(await load(sides[i].url, sides[i].token, WINDOW));
+        }
+      }
+      raw.push({ round, read: read.key, sides: ['ref', ...variants], windows: windows.map((side) => side.map(({ done, seconds, cpuNs }) => ({ done, seconds, cpuNs }))) });
+      const ref = pooled(windows[0]);
+      variants.forEach((variant, i) => record(`${read.key}|${variant}`, windows[i + 1], windows[0]));
+      refRates.push(ref.rps);
+      refCpus.push(ref.cpuMs);
+    }
+  }
+  if (args.get('raw')) writeFileSync(args.get('raw')!, JSON.stringify(raw));
+  const ratios = (entry: NonNullable<ReturnType<typeof results.get>>) => {
+    const [ours, ref] = [pooled(entry.windows), pooled(entry.refWindows)];
+    return { ...entry, rate: ours.rps / ref.rps, cpuRatio: ours.cpuMs / ref.cpuMs };
+  };
+  return {
+    ref: { rps: median(refRates), rpsLow: Math.min(...refRates), rpsHigh: Math.max(...refRates), cpuMs: median(refCpus) },
+    reads: new Map([...results].map(([key, entry]) => [key, ratios(entry)])),
+  };
+}
+
 async function main() {
-  const { mf, db, apiUrl, refUrl, unlimitedUrl } = await start({ unlimitedTwin: true });
+  const baselineCheckout = args.get('baseline') ? path.resolve(args.get('baseline')!) : undefined;
+  const baseline = baselineCheckout ? await bundle('test/bench/worker.ts', baselineCheckout) : undefined;
+  const { mf, db, apiUrl, refUrl, unlimitedUrl, baseUrl, baseUnlimitedUrl } = await start({ unlimitedTwin: true, baseline });
   const call = client(apiUrl);
   const { user, token, org } = await seedUser(call);
   console.log(`Seeding spaces of ${SIZES.join(', ')} pages through the API...`);
@@ -347,44 +476,48 @@ async function main() {
   const only = args.get('targets') ? new RegExp(args.get('targets')!) : undefined;
   if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.test(t.label)));
   // Each read of the Worker also on its twin without the rate limit bindings, right after it in every round.
-  const twinOf = (url: string) => (unlimitedUrl && url.startsWith(apiUrl) ? `${unlimitedUrl}${url.slice(apiUrl.length)}` : undefined);
-  const samples = new Map<string, Sample[]>();
-  const measure = async (key: string, url: string, token: string) => samples.set(key, [...(samples.get(key) ?? []), await load(url, token)]);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const target of targets) {
-      const key = `${target.label}|${target.size ?? ''}`;
-      await measure(key, target.url, target.visitor ? '' : token);
-      const twin = twinOf(target.url);
-      if (twin) await measure(`${key}|unlimited`, twin, target.visitor ? '' : token);
-    }
-  }
-  const rpsOf = (key: string) => median(samples.get(key)!.map((s) => s.rps));
-  const refKey = `${targets[0].label}|`;
-  const ref = rpsOf(refKey);
-  const cpuOf = (key: string) => median(samples.get(key)!.map((s) => s.cpuMs));
-  const refCpu = cpuOf(refKey);
-  console.log(`\nReads: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ref d = ${fmt(ref, 0)} req/s, ${fmt(refCpu)} ms CPU/req`);
-  console.log('CPU: of the workerd process (Worker, local D1, Miniflare\'s rate limiter) per request, as a multiple of the reference\'s in the same run');
+  // A read of the Worker is also made on its twin without the rate limit bindings, and on the baseline's Worker and twin.
+  const variantsOf = (url: string): Record<string, string> => {
+    if (!url.startsWith(apiUrl)) return { '': url };
+    const at = (origin: string | undefined) => (origin ? `${origin}${url.slice(apiUrl.length)}` : undefined);
+    const urls = { '': url, unlimited: at(unlimitedUrl), base: at(baseUrl), 'base-unlimited': at(baseUnlimitedUrl) };
+    return Object.fromEntries(Object.entries(urls).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  };
+  // The reference measured as a read against itself: its ratios should be 1.00, and how far they stray is the noise.
+  targets.push({ label: 'ref d again (control: 1.00 expected)', url: targets[0].url });
+  const reads = targets.slice(1).map((target) => ({ ...target, key: `${target.label}|${target.size ?? ''}`, urls: variantsOf(target.url), token: target.visitor ? '' : token }));
+  const measured = await measureReads({ url: targets[0].url, token }, reads);
+  const { ref } = measured;
+  const sides = ['the Worker', ...(unlimitedUrl ? ['its twin without rate limit bindings'] : []), ...(baseUrl ? [`the baseline's (${baselineCheckout})`] : [])];
+  console.log(`\nReads: ${CONNECTIONS} connections; a warm-up pass, then ${ROUNDS} rounds: in each, ref d and ${sides.join(', ')} take ${CYCLES} turns`);
+  console.log(`of ${WINDOW} s at each read (measureReads); ratios to ref d of each side's windows over the whole run, in brackets the middle half of the rounds' ratios`);
+  console.log(`ref d: ${fmt(ref.rps, 0)} req/s (rounds ${fmt(ref.rpsLow, 0)}-${fmt(ref.rpsHigh, 0)}), ${fmt(ref.cpuMs)} ms CPU/req; load average ${loadavg()[0].toFixed(1)} at the end`);
+  console.log('CPU: of the workerd process (Worker, local D1, Miniflare\'s rate limiter) per request, from its threads\' schedstat, as a multiple of the reference\'s');
   if (unlimitedUrl) console.log('no RL: the same Worker without the rate limit bindings (under Miniflare each limit() is a Durable Object\'s SQLite write)');
   else if (args.has('no-rate-limits')) console.log('The Worker runs without the rate limit bindings (--no-rate-limits)');
-  const twinColumns = unlimitedUrl ? ` ${'no RL ×'.padStart(8)} ${'CPU ×'.padStart(6)}` : '';
-  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(8)} ${'CPU ×'.padStart(6)}${twinColumns} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips (statements)'.padStart(21)}`);
-  for (const target of targets) {
-    const key = `${target.label}|${target.size ?? ''}`;
-    const all = samples.get(key)!.flatMap((s) => s.latencies);
-    const auth: Record<string, string> = target.visitor ? {} : { Authorization: `Bearer ${token}` };
-    const counted = target === targets[0] ? undefined : (await fetch(target.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers;
+  if (baseUrl) console.log('base: the same read on the baseline\'s Worker, in the same rounds');
+  const twinColumns = unlimitedUrl ? ` ${'no RL ×'.padStart(16)} ${'CPU ×'.padStart(16)}` : '';
+  console.log(`${'route'.padEnd(48)} ${'pages'.padStart(6)} ${'× ref d'.padStart(16)} ${'CPU ×'.padStart(16)}${twinColumns} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'D1 trips (statements)'.padStart(21)}`);
+  const spread = (ratio: number, rounds: number[]) => `${fmt(ratio)} (${fmt(percentile(rounds, 25))}-${fmt(percentile(rounds, 75))})`.padStart(16);
+  for (const read of reads) {
+    const auth: Record<string, string> = read.visitor ? {} : { Authorization: `Bearer ${token}` };
+    const counted = read.url.startsWith(apiUrl) ? (await fetch(read.url, { headers: { ...auth, 'x-count-d1': '1' } })).headers : undefined;
     const trips = counted ? `${counted.get('x-d1-round-trips')} (${counted.get('x-d1-statements')})` : '1 (1)';
-    const unlimited = samples.has(`${key}|unlimited`) ? ` ${fmt(rpsOf(`${key}|unlimited`) / ref).padStart(8)} ${fmt(cpuOf(`${key}|unlimited`) / refCpu).padStart(6)}` : unlimitedUrl ? ' '.repeat(16) : '';
-    console.log(
-      `${target.label.padEnd(48)} ${String(target.size ?? '').padStart(6)} ${fmt(rpsOf(key) / ref).padStart(8)} ${fmt(cpuOf(key) / refCpu).padStart(6)}${unlimited} ${fmt(percentile(all, 50), 1).padStart(7)} ${fmt(percentile(all, 99), 1).padStart(7)} ${trips.padStart(21)}`,
-    );
+    for (const [variant, twinVariant] of [['', 'unlimited'], ['base', 'base-unlimited']]) {
+      const ours = measured.reads.get(`${read.key}|${variant}`);
+      if (!ours) continue;
+      const twin = measured.reads.get(`${read.key}|${twinVariant}`);
+      const unlimited = twin ? ` ${spread(twin.rate, twin.rps)} ${spread(twin.cpuRatio, twin.cpu)}` : unlimitedUrl ? ' '.repeat(34) : '';
+      const label = variant ? `  ${variant}` : read.label;
+      console.log(
+        `${label.padEnd(48)} ${String(read.size ?? '').padStart(6)} ${spread(ours.rate, ours.rps)} ${spread(ours.cpuRatio, ours.cpu)}${unlimited} ${fmt(percentile(ours.latencies, 50), 1).padStart(7)} ${fmt(percentile(ours.latencies, 99), 1).padStart(7)} ${(variant ? '' : trips).padStart(21)}`,
+      );
+    }
   }
   for (const label of ['GET .../content/page/{pageId}', 'GET .../content/files/{fileId}', 'GET /v1/spaces/{id}']) {
-    if (!samples.has(`${label}|${SIZES[0]}`)) continue;
-    const small = rpsOf(`${label}|${SIZES[0]}`);
-    const large = rpsOf(`${label}|${SIZES[SIZES.length - 1]}`);
-    console.log(`  ${label}: ${SIZES[SIZES.length - 1]} pages at ${fmt(large / small)} × the throughput of ${SIZES[0]} pages`);
+    const [small, large] = [measured.reads.get(`${label}|${SIZES[0]}|`), measured.reads.get(`${label}|${SIZES[SIZES.length - 1]}|`)];
+    if (!small || !large) continue;
+    console.log(`  ${label}: ${SIZES[SIZES.length - 1]} pages at ${fmt(large.rate / small.rate)} × the throughput of ${SIZES[0]} pages`);
   }
 
   if (args.has('reads-only')) return void (await mf.dispose());

@@ -25,7 +25,7 @@ import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole } from '../../services/organizations/organizations';
 import { countOrganizationChangeRequests, organizationWithMemberRoleQuery } from '../../services/content/organization-change-requests';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
-import { runBatch, selectOfShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
+import { runBatch, selectOfBuiltShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 import { enforceCostly } from '../../middleware/rate-limit';
@@ -194,12 +194,13 @@ async function listPage<G>(
   const text = textCursor(cursor);
   const after = text ? beforeCursor([sql.placeholder('afterSort'), sql.placeholder('afterId')] as unknown as Cursor, sortColumn, changeRequests.id) : undefined;
   const values = { ...conditions.values, ...(Array.isArray(listScope) ? {} : listScope.values), limit: limit + 1, afterSort: text?.[0], afterId: text?.[1] };
-  // A space's list is built once per isolate for each combination of filters (db/client `selectOfShape`).
-  const select = changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(sql.placeholder('limit'));
+  // A space's list is built once per isolate for each combination of filters (db/client `selectOfBuiltShape`): its
+  // builder too, which was a fortieth of a warm list's Worker CPU (test/bench/profile.ts).
+  const select = () => changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(sql.placeholder('limit'));
   const shape = Array.isArray(listScope) ? undefined : `changeRequests:${listScope.shape}:${conditions.shape}:${text ? 'after' : 'first'}`;
   const [guardRows, rows] = (await db.batch([
     guard,
-    shape ? selectOfShape(shape, select, values) : selectWithValues(select, values),
+    shape ? selectOfBuiltShape(db, shape, select, values) : selectWithValues(select(), values),
   ])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
   // Counted only when they are more than a page (after the caller's check): by `countFor` when given (the
