@@ -4,8 +4,11 @@
  * the first request of the reference Worker (reference-worker.ts: one zod-openapi route, one D1 read) in the
  * same fresh Miniflare. Each measurement starts a new Miniflare on the same persisted state (seeded once through
  * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
- * group (app.ts, routes/groups.ts). The isolate's own startup (evaluating the bundle) happens before Miniflare is
- * ready and is measured by startup.ts. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ * group (app.ts, routes/groups.ts). The isolate's own startup happens before Miniflare is ready and is measured by
+ * startup.ts: workerd's default (legacy) module registry compiles every module of the Worker when it creates the
+ * isolate (workerd-api.c++ `compileModules`: V8's CompileModule on each, which parses its top level and pre-parses its
+ * functions), and instantiates and evaluates a module on its first import; the `new_module_registry` flag would compile
+ * a module on its first import too. So a group's first request pays for evaluating its modules, not for parsing them. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
  * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
  * published page would evaluate zod.
  *
