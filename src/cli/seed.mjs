@@ -18,7 +18,9 @@ import { applyLocalMigrations, withLocalD1 } from './local-d1.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const TOKEN_FILE = join(ROOT, '.wrangler', 'dev-token.json');
-export const DEV_URL = 'http://127.0.0.1:8787';
+/** Where `npm run dev` and `npm start` serve the Worker: 8787, or `DEV_PORT` (several checkouts on one machine). */
+export const DEV_PORT = Number(process.env.DEV_PORT || 8787);
+export const DEV_URL = `http://127.0.0.1:${DEV_PORT}`;
 
 const WRANGLER_BIN = join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const DEMO = {

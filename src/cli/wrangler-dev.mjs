@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { withDevSecrets } from './dev-vars.mjs';
 import { OFFLINE_ENV } from './local-d1.mjs';
+import { DEV_PORT } from './seed.mjs';
 import { outboundNoiseFilter } from './runtime-noise.mjs';
 
 /** Keeps the secrets `<root>/.dev.vars` has; writes a random value for each one it lacks. Answers the names written. */
@@ -45,7 +46,9 @@ export function startWranglerDev(root, { extraArgs = [] } = {}) {
   // --test-scheduled middleware needs wrangler's bundling, which wrangler.toml's no_bundle turns off).
   // SITE_EDGE_FRESH_SECONDS:0: locally a merge or an edited guide shows on the site at once; a deployment serves
   // published pages from the edge cache for wrangler.toml's 30 s (src/site/edge-cache.ts).
-  const args = ['dev', '--ip', '127.0.0.1', '--port', '8787', '--show-interactive-dev-session=false', '--var', 'SITE_EDGE_FRESH_SECONDS:0', ...extraArgs];
+  // `DEV_PORT` moves the inspector too (to DEV_PORT + 1000), off wrangler's 9229 that another checkout's may hold.
+  const inspector = process.env.DEV_PORT ? ['--inspector-port', String(DEV_PORT + 1000)] : [];
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(DEV_PORT), ...inspector, '--show-interactive-dev-session=false', '--var', 'SITE_EDGE_FRESH_SECONDS:0', ...extraArgs];
   const child = spawn(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
     cwd: root,
     env: { ...process.env, ...OFFLINE_ENV, WRANGLER_LOG: process.env.WRANGLER_LOG ?? 'warn', FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stderr.isTTY ? '1' : '0') },

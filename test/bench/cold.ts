@@ -4,8 +4,11 @@
  * the first request of the reference Worker (reference-worker.ts: one zod-openapi route, one D1 read) in the
  * same fresh Miniflare. Each measurement starts a new Miniflare on the same persisted state (seeded once through
  * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
- * group (app.ts, routes/groups.ts). The isolate's own startup (evaluating the bundle) happens before Miniflare is
- * ready and is measured by startup.ts. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ * group (app.ts, routes/groups.ts). The isolate's own startup happens before Miniflare is ready and is measured by
+ * startup.ts: workerd's default (legacy) module registry compiles every module of the Worker when it creates the
+ * isolate (workerd-api.c++ `compileModules`: V8's CompileModule on each, which parses its top level and pre-parses its
+ * functions), and instantiates and evaluates a module on its first import; the `new_module_registry` flag would compile
+ * a module on its first import too. So a group's first request pays for evaluating its modules, not for parsing them. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
  * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
  * published page would evaluate zod.
  *
@@ -16,9 +19,16 @@
  *
  * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
  * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
- * Beside the wall-clock ratio, the CPU ratio: the CPU time workerd's threads spent on each first request (the Worker's
- * and its local D1's, read in nanoseconds from /proc/<pid>/task/<tid>/schedstat, Linux only), which a loaded machine
- * (other processes taking turns on the cores) inflates far less than the time a request waits for a core.
+ * Beside the wall-clock ratio, the CPU ratio: the CPU time workerd's threads spent on each first request (read in
+ * nanoseconds from /proc/<pid>/task/<tid>/schedstat, Linux only), which a loaded machine (other processes taking turns
+ * on the cores) inflates far less than the time a request waits for a core. That process runs, besides the Worker's
+ * isolate, Miniflare's own: local D1 (an entry worker and the database's Durable Object, which runs SQLite), the Cache
+ * API and the rate limiter, none of which is the Worker's CPU on Cloudflare (D1 runs on D1's machines, the cache and the
+ * limiter in the runtime), and whose first use in a fresh instance falls on our request, not the reference's (it comes
+ * second). So each measurement also runs on a second fresh instance whose every isolate is CPU-profiled
+ * (isolate-cpu.ts): the Worker CPU is the process's CPU times the Worker isolate's share of the isolates' samples,
+ * ours and the reference's each on its own request. That is the figure the target is judged on; the process's is
+ * printed too.
  *
  * Each is built with its own checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each), so that a
  * change of the build's settings is measured too. `--only=<text>`: only the kinds whose label contains it.
@@ -28,6 +38,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isZodModule, onDemandModules } from '../../src/cli/build-worker.mjs';
+import { createServer } from 'node:net';
+import { isolatesOf, profiled } from './isolate-cpu';
 import { bundle, bundleWorkers, client, seedSite, seedSpace, seedUser, start, type WorkerModules } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -49,6 +61,58 @@ function workerdCpuNs(): number {
     return total;
   } catch {
     return Number.NaN;
+  }
+}
+
+/** One measurement of a kind: wall clock and workerd's CPU (ratio and ours), then the Worker isolate's own CPU. */
+interface Sample {
+  ratio: number;
+  ms: number;
+  cpuRatio: number;
+  cpuMs: number;
+  workerRatio: number;
+  workerMs: number;
+  referenceWorkerMs: number;
+  /** The Worker isolate's share of the process's CPU on our request. */
+  share: number;
+}
+
+/** A TCP port free now, for workerd's inspector. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * What share of the process's CPU on the first request of a fresh isolate its Worker's isolate had, ours and then the
+ * reference's, on an instance whose every isolate is profiled (isolate-cpu.ts): the Worker's isolate ('core:user:api',
+ * or 'core:user:ref') against the sum of it and Miniflare's (local D1, cache, rate limiter, their entry workers).
+ * Shares, not the profiles' times: profiling a cold isolate slows it (V8 records every function it compiles), and
+ * the process's CPU is measured on an instance nobody profiles.
+ */
+async function workerShares(
+  persist: string,
+  scripts: { api: WorkerModules; reference: WorkerModules },
+  ours: (api: string) => Promise<unknown>,
+  userId: string,
+): Promise<{ ours: number; reference: number }> {
+  const inspectorPort = await freePort();
+  const fresh = await start({ persist, scripts, inspectorPort });
+  try {
+    const simulators = (await isolatesOf(inspectorPort)).filter((service) => !service.startsWith('core:user:'));
+    const shareOf = async (worker: string, work: () => Promise<unknown>) => {
+      const { cpuMs } = await profiled(inspectorPort, [worker, ...simulators], work);
+      const total = [...cpuMs.values()].reduce((sum, ms) => sum + ms, 0);
+      return cpuMs.get(worker)! / total;
+    };
+    const oursShare = await shareOf('core:user:api', () => ours(fresh.apiUrl));
+    const referenceShare = await shareOf('core:user:ref', () => timedFetch(`${fresh.refUrl}/ref/${userId}`));
+    return { ours: oursShare, reference: referenceShare };
+  } finally {
+    await fresh.mf.dispose();
   }
 }
 
@@ -151,34 +215,53 @@ try {
     'published HTML page (GET /s/{site}/)': (api: string) => timedFetch(`${api}/s/${siteId}/`),
   };
   const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
-  const samples = new Map<string, { ratio: number; ms: number; cpuRatio: number; cpuMs: number }[]>();
-  const record = (key: string, ours: { ms: number; cpuMs: number }, reference: { ms: number; cpuMs: number }) => {
-    const sample = { ratio: ours.ms / reference.ms, ms: ours.ms, cpuRatio: ours.cpuMs / reference.cpuMs, cpuMs: ours.cpuMs };
-    samples.set(key, [...(samples.get(key) ?? []), sample]);
-  };
+  const samples = new Map<string, Sample[]>();
+  const record = (key: string, sample: Sample) => samples.set(key, [...(samples.get(key) ?? []), sample]);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [label, first] of Object.entries(kinds).filter(([label]) => !ONLY || label.includes(ONLY))) {
       for (const [build, modules] of Object.entries(builds)) {
+        // The process's CPU, on an instance nobody profiles (sampling slows the isolates it watches).
         const fresh = await start({ persist, scripts: modules });
+        let ours: { ms: number; cpuMs: number };
+        let reference: { ms: number; cpuMs: number };
         try {
-          const ours = await first(fresh.apiUrl);
-          const reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
-          record(`${label}|${build}`, ours, reference);
+          ours = await first(fresh.apiUrl);
+          reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
         } finally {
           await fresh.mf.dispose();
         }
+        // The Worker isolate's share of it, from a second fresh instance whose every isolate is profiled.
+        const shares = await workerShares(persist, modules, first, user.id);
+        const workerMs = ours.cpuMs * shares.ours;
+        const referenceWorkerMs = reference.cpuMs * shares.reference;
+        record(`${label}|${build}`, {
+          ratio: ours.ms / reference.ms,
+          ms: ours.ms,
+          cpuRatio: ours.cpuMs / reference.cpuMs,
+          cpuMs: ours.cpuMs,
+          workerRatio: workerMs / referenceWorkerMs,
+          workerMs,
+          referenceWorkerMs,
+          share: shares.ours,
+        });
       }
     }
   }
-  console.log(`First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}), wall clock and workerd CPU (load average now ${load()}):`);
+  console.log(
+    `First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}; load average now ${load()}):\n` +
+      `  wall clock; workerd CPU (the whole process: the Worker's isolate and Miniflare's local D1, cache and rate limiter\n` +
+      `  isolates); Worker CPU (the Worker's isolate alone: the process's CPU times its share in CPU profiles of every\n` +
+      `  isolate; what Cloudflare counts as the Worker's, and what the target is judged on), ours vs the reference's:`,
+  );
   for (const label of Object.keys(kinds)) {
     for (const build of Object.keys(builds)) {
       const runs = samples.get(`${label}|${build}`);
       if (!runs) continue;
       const name = baseline ? `${label} [${build === 'ours' ? 'this checkout' : `baseline ${BASELINE}`}]` : label;
-      const of = (field: 'ratio' | 'ms' | 'cpuRatio' | 'cpuMs') => median(runs.map((run) => run[field]));
+      const of = (field: keyof Sample) => median(runs.map((run) => run[field]));
       console.log(
-        `  ${name.padEnd(baseline ? 70 : 44)} ${of('ratio').toFixed(2)} x   (${of('ms').toFixed(0)} ms here)   CPU ${of('cpuRatio').toFixed(2)} x   (${of('cpuMs').toFixed(0)} ms)`,
+        `  ${name.padEnd(baseline ? 70 : 44)} ${of('ratio').toFixed(2)} x   (${of('ms').toFixed(0)} ms here)   CPU ${of('cpuRatio').toFixed(2)} x   (${of('cpuMs').toFixed(0)} ms)` +
+          `   Worker CPU ${of('workerRatio').toFixed(2)} x   (${of('workerMs').toFixed(0)} vs ${of('referenceWorkerMs').toFixed(0)} ms; ${(100 * of('share')).toFixed(0)}% of ours)`,
       );
     }
   }

@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inspect } from './isolate-cpu';
 import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -32,30 +33,6 @@ interface ProfileNode {
  * its rate limiter (`ratelimit:ns`), profiled at the same time: how the process's CPU per request splits between them.
  */
 const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', ...(args.has('no-rate-limits') ? [] : ['ratelimit:ns'])] : ['core:user:api'];
-
-/** One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`). */
-async function inspect(service: string) {
-  const socket = new WebSocket(`ws://127.0.0.1:${INSPECTOR_PORT}/${service}`);
-  await new Promise((resolve, reject) => {
-    socket.addEventListener('open', resolve, { once: true });
-    socket.addEventListener('error', reject, { once: true });
-  });
-  let next = 1;
-  const waiting = new Map<number, (result: any) => void>();
-  socket.addEventListener('message', (event) => {
-    const message = JSON.parse(String(event.data));
-    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
-  });
-  return {
-    send: (method: string, params: object = {}) =>
-      new Promise<any>((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
-}
 
 async function load(url: string, token: string) {
   const end = performance.now() + SECONDS * 1000;
@@ -132,7 +109,7 @@ try {
   } else {
     await load(url, token); // warm-up: every lazy group and cache loaded
   }
-  const inspectors = await Promise.all(ISOLATES.map(inspect));
+  const inspectors = await Promise.all(ISOLATES.map((service) => inspect(INSPECTOR_PORT, service)));
   for (const inspector of inspectors) {
     await inspector.send('Profiler.enable');
     await inspector.send('Profiler.setSamplingInterval', { interval: 100 });

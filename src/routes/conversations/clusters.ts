@@ -18,7 +18,7 @@ import {
   setClusterMuted,
 } from '../../services/conversations/records';
 import { rowsOf } from '../../db/client';
-import { OrgParams, tags } from './conversations';
+import { OrgParams, tags } from './params';
 
 const ClusterParams = OrgParams.extend({ clusterId: IdSchema('clusterId').openapi({ description: 'The unique id of the cluster' }) });
 

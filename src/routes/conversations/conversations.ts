@@ -20,9 +20,8 @@ import {
 } from '../../services/conversations/records';
 import { CONVERSATIONS_BODY_LIMIT } from '../../services/conversations/types';
 import { CAPS } from '../../services/limits/caps';
+import { OrgParams, tags } from './params';
 
-export const tags = ['Conversations'];
-export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
 const ConversationParams = OrgParams.extend({ conversationId: IdSchema('conversationId').openapi({ description: 'The id of the conversation in this API' }) });
 
 const ingestRoute = defineRoute('post', '/orgs/{organizationId}/conversations', () => ({

@@ -5,7 +5,7 @@ import { IdSchema, listOf } from '../../schemas/common';
 import { ConversationIssueWithConversationSchema } from '../../schemas/conversation';
 import { conversationUrls, toConversation, toIssue } from '../../services/conversations/presenter';
 import { issueCountQuery, issueNotFound, issuePageQuery, issueQuery, listCursor, loadWithAccess, type IssueWithConversationRow } from '../../services/conversations/records';
-import { OrgParams, tags } from './conversations';
+import { OrgParams, tags } from './params';
 
 const listRoute = defineRoute('get', '/orgs/{organizationId}/conversations-issues', () => ({
   operationId: 'listConversationsIssues',

@@ -16,7 +16,7 @@ import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { checkSpace } from '../../services/spaces/spaces';
 import { selectSpaceWithRank } from '../../services/spaces/spaces';
 import { ListIntegrationsQuery } from './integrations';
-import { OrgParams, SiteParams } from '../sites/sites';
+import { OrgParams, SiteParams } from '../sites/params';
 
 /**
  * The integrations an organization may install (listOrganizationIntegrations), and those enabled on one

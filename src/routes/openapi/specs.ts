@@ -6,21 +6,14 @@ import { badRequest } from '../../lib/errors';
 import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
 import { requireUser } from '../../middleware/auth';
-import { IdSchema, listOf } from '../../schemas/common';
+import { listOf } from '../../schemas/common';
 import { OpenAPISpecSchema, OpenAPISpecSlugSchema, OpenAPISpecSourceSchema, OpenAPISpecVisibilitySchema } from '../../schemas/openapi-spec';
 import { specUrlContext, toOpenAPISpec, type SpecRow } from '../../services/openapi/presenter';
 import { SlugTaken, createSpec, deleteSpec, loadSpecs, putSpec, setSpecVisibility, specAccess, specNotFound } from '../../services/openapi/records';
 import { OPENAPI_SPEC_SLUG_PATTERN } from '../../lib/openapi-specs';
+import { OrgParams, SpecParams } from './params';
 
 const tags = ['OpenAPI specs'];
-export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
-export const SpecParams = OrgParams.extend({
-  specSlug: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: 'specSlug', in: 'path' }, description: 'Slug of the OpenAPI specification' }),
-});
 
 const listSpecsRoute = defineRoute('get', '/orgs/{organizationId}/openapi', () => ({
   operationId: 'listOpenAPISpecs',

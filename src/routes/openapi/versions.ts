@@ -15,7 +15,7 @@ import { loadSpecs, specBySlugQuery, specComputedInSpacesSql, specIdOf, specNotF
 import { siteTokenOf, siteTokenSpaceQuery, type SiteTokenPayload } from '../../services/sites/site-token';
 import { filesystemFromBundle } from '../../services/openapi/filesystem';
 import { versionFilesystemKey, versionListKey, versionRawKey } from '../../services/openapi/storage';
-import { SpecParams } from './specs';
+import { SpecParams } from './params';
 
 const tags = ['OpenAPI spec versions'];
 const VersionParams = SpecParams.extend({ versionId: IdSchema('versionId') });

@@ -7,7 +7,7 @@ import { requireUser } from '../../middleware/auth';
 import { TimestampSchema } from '../../schemas/common';
 import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import { templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../../services/sites/adaptive-schema';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 const tags = ['Docs sites'];
 

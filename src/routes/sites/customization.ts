@@ -15,7 +15,7 @@ import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import { mergeOverridePatch, settingsFromInput, validateCustomization } from '../../services/sites/customization';
 import { publishedSettings, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
 import { findSiteSpace } from '../../services/sites/structure';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 const tags = ['Docs sites'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });

@@ -13,7 +13,7 @@ import {
 import { aggregationResult, aggregationStatement, segmentsOf, segmentsStatement } from '../../services/insights/aggregate';
 import { enqueueSiteEvents } from '../../services/insights/events';
 import { loadSiteAsMember, loadSiteAsReader, visitorCredentials } from '../../services/sites/access';
-import { SiteParams, VisitorQuery } from './sites';
+import { SiteParams, VisitorQuery } from './params';
 
 /**
  * Site insights (GitBook's `site-insights` operations): what readers of a published site do, recorded through the

@@ -7,7 +7,7 @@ import { SiteIntegrationScriptSchema } from '../../schemas/site-integration-scri
 import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../../services/integrations/site-scripts';
 import { loadSiteAsMember } from '../../services/sites/access';
 import { siteUrlContext } from '../../services/sites/present';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 const listSiteIntegrationScriptsRoute = defineRoute('get', '/orgs/{organizationId}/sites/{siteId}/integration-scripts', () => ({
   operationId: 'listSiteIntegrationScripts',

@@ -11,7 +11,7 @@ import { toUser } from '../../schemas/user';
 import { SHAREABLE } from '../../services/access/grants';
 import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { originOf, siteAccessPage } from '../../services/sites/permissions';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 import { sharingHandlers, withSharingHandlers } from '../shared/sharing-handlers';
 import { sharingRoutes } from '../shared/sharing-routes';
 

@@ -10,7 +10,7 @@ import { loadSiteAsReader, visitorCredentials, type SiteReader } from '../../ser
 import type { SiteModel } from '../../services/sites/model';
 import { modelSite, publishedFilter, siteUrlContext, toSiteStructure } from '../../services/sites/present';
 import { settingsForReader, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
-import { SiteParams, VisitorQuery } from './sites';
+import { SiteParams, VisitorQuery } from './params';
 
 const PublishedContentSiteSchema = z
   .object({

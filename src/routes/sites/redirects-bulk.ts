@@ -24,7 +24,7 @@ import {
   type PathDestination,
   type RedirectRow,
 } from './redirects';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 /**
  * GitBook's bulkUpsertSiteRedirects: up to 500 redirect operations (create or update by source, delete with a

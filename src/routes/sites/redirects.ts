@@ -21,7 +21,7 @@ import { loadSiteAsMember, loadSiteAsReader } from '../../services/sites/access'
 import type { SiteModel } from '../../services/sites/model';
 import { publishedUrlOf, siteSpaceSegments, siteUrlContext, type SiteUrls } from '../../services/sites/present';
 import { siteTokenOf } from '../../services/sites/site-token';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 /**
  * A site's redirects (GitBook's SiteRedirect): a path of the published site (`/old`, or a prefix: `/old/*`,

@@ -9,7 +9,7 @@ import { changeSite, loadSiteAsMember } from '../../services/sites/access';
 import { childrenOf, type GroupRow, type SiteModel } from '../../services/sites/model';
 import { siteUrlContext, toSiteSectionGroup } from '../../services/sites/present';
 import { addGroup, deleteGroup, findGroup, moveGroup, referencedSection, setGroupParent, setSectionGroup } from '../../services/sites/structure';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 const tags = ['Site section groups'];
 const GroupParams = SiteParams.extend({ siteSectionGroupId: IdSchema('siteSectionGroupId') });

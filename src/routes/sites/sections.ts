@@ -25,7 +25,7 @@ import {
   setSectionGroup,
   setSectionPath,
 } from '../../services/sites/structure';
-import { SiteParams, VisitorQuery } from './sites';
+import { SiteParams, VisitorQuery } from './params';
 
 const tags = ['Site sections'];
 const SectionParams = SiteParams.extend({ siteSectionId: IdSchema('siteSectionId') });

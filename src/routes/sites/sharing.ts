@@ -15,7 +15,7 @@ import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
 import type { SiteRow } from '../../services/sites/model';
 import { publishedUrlOf, siteUrlContext, type SiteUrls } from '../../services/sites/present';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 const tags = ['Docs sites'];
 const ShareLinkParams = SiteParams.extend({ shareLinkId: IdSchema('shareLinkId') });

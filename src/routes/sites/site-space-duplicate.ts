@@ -16,7 +16,7 @@ import { cloneModel, saveModel } from '../../services/sites/model';
 import { siteUrlContext, toSiteSpace } from '../../services/sites/present';
 import { findSiteSpace, placeDuplicate } from '../../services/sites/structure';
 import { selectSpaceWithRank, spaceCopyStatements, type SpaceWithRank } from '../../services/spaces/spaces';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 /**
  * GitBook's duplicateSiteSpace: a full copy of the space a site space publishes (its content shared, not copied:

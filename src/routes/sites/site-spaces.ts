@@ -9,7 +9,7 @@ import { normalizeCondition } from '../../services/sites/conditions';
 import { sectionsInOrder, siteSpacesIn, type SiteModel, type SiteSpaceRow } from '../../services/sites/model';
 import { publishedFilter, SHOW_ALL, siteUrlContext, toSiteSpace, type StructureFilter } from '../../services/sites/present';
 import { addSiteSpace, deleteSiteSpace, findSiteSpace, moveSiteSpace, setSiteSpacePath } from '../../services/sites/structure';
-import { SiteParams, VisitorQuery } from './sites';
+import { SiteParams, VisitorQuery } from './params';
 
 const tags = ['Site spaces'];
 const SiteSpaceParams = SiteParams.extend({ siteSpaceId: IdSchema('siteSpaceId') });

@@ -29,18 +29,9 @@ import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteMode
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
 import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace, referencedSection, referencedSiteSpace } from '../../services/sites/structure';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
+import { OrgParams, ShareKeyQuery, SiteParams, VisitorQuery } from './params';
 
 const tags = ['Docs sites'];
-export const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
-export const SiteParams = OrgParams.extend({ siteId: IdSchema('siteId') });
-export const ShareKeyQuery = z.object({
-  shareKey: z.string().max(200).optional().openapi({ description: 'For share-link sites: the key that opens them (and goes into published URLs)' }),
-});
-/** The credentials of the reads a published site's visitors make without an API token. */
-export const VisitorQuery = ShareKeyQuery.extend({
-  jwt_token: z.string().max(8192).optional().openapi({ description: 'For visitor-auth sites: a visitor JWT (also accepted as the X-Visitor-Token header)' }),
-});
-
 const listSitesRoute = defineRoute('get', '/orgs/{organizationId}/sites', () => ({
   operationId: 'listSites',
   tags,

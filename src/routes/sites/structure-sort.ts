@@ -5,7 +5,7 @@ import { SiteSectionGroupSchema, SiteSectionSchema, SiteSpaceSchema } from '../.
 import { changeSite } from '../../services/sites/access';
 import { siteUrlContext, toSiteSection, toSiteSectionGroup, toSiteSpace } from '../../services/sites/present';
 import { sortStructureItem } from '../../services/sites/structure';
-import { SiteParams } from './sites';
+import { SiteParams } from './params';
 
 /**
  * GitBook's sortSiteStructure: one item of a site's structure (site space, section or section group) moved

@@ -1,0 +1,6 @@
+export interface Metafile {
+  inputs: Record<string, { imports: { path: string; kind: string }[] }>;
+  outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] }>;
+}
+export function staticClosure(metafile: Metafile, start: string): Set<string>;
+export function routeGroupsNotApart(metafile: Metafile, groupsModule?: string): string[];

@@ -1,0 +1,42 @@
+// What a cold isolate evaluates, read from the build's esbuild metafile (src/cli/build-worker.mjs). No imports: the
+// test pool loads it in workerd (test/platform/module-graph.test.ts).
+
+/** The output modules `start` imports statically, itself included, directly or through others: what evaluating it evaluates. */
+export function staticClosure(metafile, start) {
+  const seen = new Set();
+  const visit = (name) => {
+    if (seen.has(name) || !metafile.outputs[name]) return;
+    seen.add(name);
+    for (const imported of metafile.outputs[name].imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(start);
+  return seen;
+}
+
+/** The source modules evaluated with output `start`: those of its static closure. */
+const sourcesEvaluatedWith = (metafile, start) => new Set([...staticClosure(metafile, start)].flatMap((name) => Object.keys(metafile.outputs[name].inputs)));
+
+/**
+ * Where the route groups of `groupsModule` (each one a dynamic `import()` there: src/routes/groups.ts) are not apart:
+ * a group's module evaluated with the entry (at every isolate's startup), or with another group's (by that group's
+ * first request, which would then pay for both). Answers one line per fault; none when every group loads alone.
+ */
+export function routeGroupsNotApart(metafile, groupsModule = 'src/routes/groups.ts') {
+  const groups = (metafile.inputs[groupsModule]?.imports ?? []).filter((i) => i.kind === 'dynamic-import').map((i) => i.path);
+  const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
+  const entry = outputs.find(([, output]) => output.entryPoint && !groups.includes(output.entryPoint) && output.inputs[groupsModule]);
+  const faults = [];
+  if (groups.length === 0) return [`${groupsModule} imports no route group`];
+  const atStartup = entry ? sourcesEvaluatedWith(metafile, entry[0]) : new Set();
+  for (const group of groups) {
+    if (atStartup.has(group)) faults.push(`${group} is evaluated at startup, with the entry`);
+    const holder = outputs.find(([, output]) => output.entryPoint === group);
+    if (!holder) {
+      faults.push(`${group} is the entry point of no module`);
+      continue;
+    }
+    const evaluated = sourcesEvaluatedWith(metafile, holder[0]);
+    for (const other of groups) if (other !== group && evaluated.has(other)) faults.push(`${group}'s first request evaluates ${other}`);
+  }
+  return faults;
+}

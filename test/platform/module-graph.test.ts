@@ -1,0 +1,63 @@
+/**
+ * Each route group loads alone (src/cli/module-graph.mjs `routeGroupsNotApart`, which src/cli/build-worker.mjs runs on
+ * every build of the Worker and fails it on a fault it does not know): a group's first request evaluates its own
+ * module and what that imports, never another group's module, and the entry (every isolate's startup) none. Here on
+ * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
+ */
+import { describe, expect, it } from 'vitest';
+import { routeGroupsNotApart } from '../../src/cli/module-graph.mjs';
+
+const GROUPS = 'src/routes/groups.ts';
+const A = 'src/routes/a.ts';
+const B = 'src/routes/b.ts';
+
+type Output = { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] };
+
+/** A split build of an entry importing groups A and B on demand, each its own module, sharing a zod chunk. */
+function build(change: (outputs: Record<string, Output>) => void = () => {}) {
+  const inputs = {
+    'src/index.ts': { imports: [{ path: GROUPS, kind: 'import-statement' }] },
+    [GROUPS]: { imports: [{ path: A, kind: 'dynamic-import' }, { path: B, kind: 'dynamic-import' }] },
+    [A]: { imports: [{ path: 'node_modules/zod/index.js', kind: 'import-statement' }] },
+    [B]: { imports: [{ path: 'node_modules/zod/index.js', kind: 'import-statement' }] },
+  };
+  const of = (...sources: string[]) => Object.fromEntries(sources.map((source) => [source, { bytesInOutput: 1 }]));
+  const outputs: Record<string, Output> = {
+    'out/index.js': { entryPoint: 'src/index.ts', inputs: of('src/index.ts', GROUPS), imports: [{ path: 'out/on-demand/a.js', kind: 'dynamic-import' }, { path: 'out/on-demand/b.js', kind: 'dynamic-import' }] },
+    'out/on-demand/a.js': { entryPoint: A, inputs: of(A), imports: [{ path: 'out/on-demand/zod.js', kind: 'import-statement' }] },
+    'out/on-demand/b.js': { entryPoint: B, inputs: of(B), imports: [{ path: 'out/on-demand/zod.js', kind: 'import-statement' }] },
+    'out/on-demand/zod.js': { inputs: of('node_modules/zod/index.js'), imports: [] },
+  };
+  change(outputs);
+  return { inputs, outputs };
+}
+
+describe('route groups loaded apart', () => {
+  it('groups that share only libraries are apart', () => {
+    expect(routeGroupsNotApart(build())).toEqual([]);
+  });
+
+  it("a group whose module imports another group's module evaluates it on its first request", () => {
+    // What esbuild makes of `import { Params } from './b'` in a.ts: b.ts moves to a chunk both group modules import.
+    const metafile = build((outputs) => {
+      outputs['out/on-demand/chunk-b.js'] = { inputs: { [B]: { bytesInOutput: 1 } }, imports: [] };
+      outputs['out/on-demand/b.js'] = { entryPoint: B, inputs: {}, imports: [{ path: 'out/on-demand/chunk-b.js', kind: 'import-statement' }] };
+      outputs['out/on-demand/a.js'].imports.push({ path: 'out/on-demand/chunk-b.js', kind: 'import-statement' });
+    });
+    expect(routeGroupsNotApart(metafile)).toEqual([`${A}'s first request evaluates ${B}`]);
+  });
+
+  it('a group the entry imports statically is evaluated at startup', () => {
+    const metafile = build((outputs) => {
+      outputs['out/index.js'].imports.push({ path: 'out/on-demand/b.js', kind: 'import-statement' });
+    });
+    expect(routeGroupsNotApart(metafile)).toEqual([`${B} is evaluated at startup, with the entry`]);
+  });
+
+  it('a dynamic import of another group is not evaluated with it', () => {
+    const metafile = build((outputs) => {
+      outputs['out/on-demand/a.js'].imports.push({ path: 'out/on-demand/b.js', kind: 'dynamic-import' });
+    });
+    expect(routeGroupsNotApart(metafile)).toEqual([]);
+  });
+});
