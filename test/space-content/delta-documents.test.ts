@@ -7,6 +7,8 @@ import { DAY_MS } from '../../src/lib/time';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
+import { COMPOSED_BODY } from '../helpers/stored-documents';
+import { documentText, packDocument } from '../../src/services/content/packed-documents';
 
 /**
  * Delta documents (issue 42, storage; services/content/document-deltas): an edited page's new document is stored as a
@@ -112,7 +114,7 @@ describe('delta documents', () => {
     const counted = await measureRoundTrips('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, token);
     expect(counted.status).toBe(200);
     expect(counted.roundTrips).toBeLessThanOrEqual(2);
-    expect(counted.body.documentId).toBe(latest.documentId);
+    expect((counted.body as { documentId: string }).documentId).toBe(latest.documentId);
   });
 
   it('reads deltas through change request diffs and a merge with a conflict', async () => {
@@ -187,6 +189,29 @@ describe('delta documents', () => {
     expect((await spaceWriter(env, space.id).collectHistory(space.id, later)).ok).toBe(true);
     expect(await stored(secondWhole)).toBe(true);
     expect((await readAt(space.id, revision, pageId)).markdown).toContain('Second addition.');
+  });
+
+  it('stores a document whole when the base it was diffed against is no longer stored', async () => {
+    const space = await createSpace(org.id, token, 'Base gone');
+    const first = await openChangeRequest(space.id, token, 'Page');
+    const text = pageText(unique('Cache'));
+    const pageId = (await applyChanges(space.id, first.number, token, [{ operation: 'insert_page', title: 'Cache', document: { markdown: text } }])).changes[0].page.id as string;
+    expectStatus(await merge(space.id, first.number, token), 200);
+    const original = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, { token }), 200).body.documentId as string;
+    await mergedEdit(space.id, pageId, `${text}\nA first addition.\n`);
+    const edited = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, { token }), 200).body;
+    expect((await formOf(edited.documentId)).base).toBe(original);
+    // The delta rewritten whole and its base removed (the writer may still remember that base).
+    const whole = (await env.DB.prepare(`select ${COMPOSED_BODY} as body from documents where hash = ?`).bind(edited.documentId).first<{ body: number[] }>())!.body;
+    await env.DB.batch([
+      env.DB.prepare('update documents set body = ?, base = null where hash = ?').bind(packDocument(documentText(Uint8Array.from(whole))), edited.documentId),
+      env.DB.prepare('delete from documents where hash = ?').bind(original),
+    ]);
+    await mergedEdit(space.id, pageId, `${text}\nA first addition.\n\nA second one.\n`);
+    const next = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}?format=markdown`, { token }), 200).body;
+    expect(next.markdown).toContain('A second one.');
+    const nextId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, { token }), 200).body.documentId as string;
+    expect([null, edited.documentId]).toContain((await formOf(nextId)).base);
   });
 
   it('gives a duplicate of a space the bases of the deltas it shares', async () => {

@@ -177,14 +177,16 @@ class Batch {
     }
   }
 
-  /** Stores updated pages' new documents as deltas where that is smaller (one statement for the whole batch). */
+  /**
+   * Stores updated pages' new documents as deltas where that is smaller: their previous documents' bases read in one
+   * statement, or none when the writer remembers them (`rememberedBase`: it stored them).
+   */
   async storeAsDeltas() {
-    if (!this.context.deltaBases || this.previousDocuments.size === 0) return;
-    const bases = await this.context.deltaBases([...new Set(this.previousDocuments.values())]);
+    if (!this.context.deltaBases) return;
+    const bases = this.previousDocuments.size > 0 ? await this.context.deltaBases([...new Set(this.previousDocuments.values())]) : new Map<string, DeltaBase>();
     for (const [i, stored] of this.documents.entries()) {
       const previous = this.previousDocuments.get(stored.hash);
-      const base = previous === undefined ? undefined : bases.get(previous);
-      if (base) this.documents[i] = asDelta(stored, base);
+      this.documents[i] = asDelta(stored, previous === undefined ? undefined : bases.get(previous));
     }
   }
 

@@ -18,12 +18,11 @@ import { applyDeltaOps, deltaBytes, isWholePacked, packedText, packingText, type
 /** A delta is kept when at most this share of the document packed whole. */
 const MAX_DELTA_SHARE = 0.5;
 /**
- * Tokens inserted or removed at most, and time spent diffing at most: a rewritten page is stored whole without diffing
- * it further (the bound keeps an edit's CPU to a few milliseconds; which form a document is stored in never changes
- * what it reads as).
+ * Tokens inserted or removed at most: a page rewritten further is stored whole without diffing it further (the bound
+ * keeps an edit's diff to milliseconds, Myers' algorithm costing its length times the edits; a bound in tokens, not in
+ * time, so that the form a document is stored in does not depend on the machine's load).
  */
-const MAX_EDIT_TOKENS = 1000;
-const DIFF_TIMEOUT_MS = 50;
+const MAX_EDIT_TOKENS = 400;
 
 /** The whole document a new version may be stored against: its name and its packed body. */
 export interface DeltaBase {
@@ -31,8 +30,51 @@ export interface DeltaBase {
   packed: Uint8Array;
 }
 
+/**
+ * The bases of the documents this isolate stored last (the SpaceWriter's: an editor's next save of a page finds its
+ * previous document's base here, without reading it from D1), by document, bounded by their bytes. Documents are
+ * content-addressed, so an entry is never stale; what it names may be gone from D1 (collected, or never stored by a
+ * batch that failed), so a delta is written only if its base is stored (`insertDocuments`), else the whole document.
+ */
+const MAX_REMEMBERED_BYTES = 4 * 1024 * 1024;
+const remembered = new Map<string, DeltaBase>();
+let rememberedBytes = 0;
+
+export function rememberedBase(hash: string): DeltaBase | undefined {
+  return remembered.get(hash);
+}
+
+export function rememberBase(hash: string, base: DeltaBase): void {
+  if (remembered.has(hash)) return;
+  remembered.set(hash, base);
+  rememberedBytes += base.packed.length;
+  for (const [oldest, entry] of remembered) {
+    if (rememberedBytes <= MAX_REMEMBERED_BYTES) break;
+    remembered.delete(oldest);
+    rememberedBytes -= entry.packed.length;
+  }
+}
+
 const TOKEN = /[^,{}[\]]*[,{}[\]]|[^,{}[\]]+$/g;
 const tokensOf = (text: string) => text.match(TOKEN) ?? [];
+
+/**
+ * A lower bound of the tokens an edit script from `a` to `b` inserts or removes, whatever their alignment: those one
+ * side has more of than the other. Linear: past the bound, no diff is needed to know it.
+ */
+function editsAtLeast(a: string[], b: string[]): number {
+  const counts = new Map<string, number>();
+  for (const token of a) counts.set(token, (counts.get(token) ?? 0) + 1);
+  let inserted = 0;
+  for (const token of b) {
+    const left = counts.get(token) ?? 0;
+    if (left > 0) counts.set(token, left - 1);
+    else inserted++;
+  }
+  let removed = 0;
+  for (const left of counts.values()) removed += left;
+  return inserted + removed;
+}
 
 /** The operations that make `target` from `base` (both texts a document is packed from), or null past the bound. */
 export function deltaOps(base: string, target: string): DeltaOp[] | null {
@@ -43,7 +85,10 @@ export function deltaOps(base: string, target: string): DeltaOp[] | null {
   while (head < from.length && head < to.length && from[head] === to[head]) head++;
   let tail = 0;
   while (tail < from.length - head && tail < to.length - head && from[from.length - 1 - tail] === to[to.length - 1 - tail]) tail++;
-  const middle = diffArrays(from.slice(head, from.length - tail), to.slice(head, to.length - tail), { maxEditLength: MAX_EDIT_TOKENS, timeout: DIFF_TIMEOUT_MS });
+  const a = from.slice(head, from.length - tail);
+  const b = to.slice(head, to.length - tail);
+  if (editsAtLeast(a, b) > MAX_EDIT_TOKENS) return null;
+  const middle = diffArrays(a, b, { maxEditLength: MAX_EDIT_TOKENS });
   if (!middle) return null;
   const changes: Array<{ value: string[]; added?: boolean; removed?: boolean }> = [{ value: from.slice(0, head) }, ...middle, { value: from.slice(from.length - tail) }];
   const ops: DeltaOp[] = [];

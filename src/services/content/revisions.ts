@@ -6,8 +6,8 @@ import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
-import { rawAll, rowsOf, type Db } from '../../db/client';
-import { deltaAgainst, type DeltaBase } from './document-deltas';
+import { rawAll, rawRun, rowsOf, type Db } from '../../db/client';
+import { deltaAgainst, rememberBase, rememberedBase, type DeltaBase } from './document-deltas';
 import { composedBodySql, documentRefs, packDocument, packedBytes, parseStoredBody, type PackingBudget, type StoredBody } from './packed-documents';
 
 /**
@@ -173,6 +173,8 @@ export interface StoredDocument {
   refs?: string;
   /** When `packed` is a delta (document-deltas): the whole document it is the difference from. */
   base?: string;
+  /** With `base`: the document packed whole, stored instead when the base is no longer there. */
+  whole?: Uint8Array;
 }
 
 /**
@@ -205,10 +207,18 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
   if (unique.length === 0) return [];
   const hashes = JSON.stringify(unique.map((d) => d.hash));
+  const whole = (d: StoredDocument) =>
+    db.insert(documents).values({ hash: d.hash, body: d.whole ?? d.packed ?? d.body, refs: d.refs ?? null, createdAt: now }).onConflictDoNothing();
+  // A delta only onto a base stored whole and packed (checked in the batch's transaction: what the writer remembers of
+  // it may be gone); the whole document after it is stored only if the delta was not.
+  const delta = (d: StoredDocument) =>
+    rawRun(
+      db,
+      sql`insert into documents (hash, body, refs, base, created_at) select ${d.hash}, ${d.packed!}, ${d.refs ?? null}, ${d.base!}, ${now}
+        where exists (select 1 from documents b where b.hash = ${d.base!} and b.base is null and typeof(b.body) = 'blob') on conflict do nothing`,
+    );
   return [
-    ...unique.map((d) =>
-      db.insert(documents).values({ hash: d.hash, body: d.packed ?? d.body, refs: d.refs ?? null, base: d.base ?? null, createdAt: now }).onConflictDoNothing(),
-    ),
+    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d)] : [whole(d)])),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)
@@ -258,21 +268,32 @@ export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<strin
  * (document-deltas): the document itself when stored whole and packed, else the base it is a delta of. One statement.
  */
 export async function loadDeltaBases(db: Db, hashes: string[]): Promise<Map<string, DeltaBase>> {
-  if (hashes.length === 0) return new Map();
+  const found = new Map<string, DeltaBase>();
+  for (const hash of hashes) {
+    const base = rememberedBase(hash);
+    if (base) found.set(hash, base);
+  }
+  const missing = hashes.filter((hash) => !found.has(hash));
+  if (missing.length === 0) return found;
   const rows = rowsOf<{ hash: string; base: string; body: StoredBody }>(
     await rawAll(
       db,
       sql`select d.hash, coalesce(d.base, d.hash) as base, coalesce(b.body, d.body) as body
         from documents d left join documents b on b.hash = d.base
-        where d.hash in (select value from json_each(${JSON.stringify(hashes)})) and typeof(coalesce(b.body, d.body)) = 'blob'`,
+        where d.hash in (select value from json_each(${JSON.stringify(missing)})) and typeof(coalesce(b.body, d.body)) = 'blob'`,
     ),
   );
-  return new Map(rows.map((row) => [row.hash, { hash: row.base, packed: packedBytes(row.body as Exclude<StoredBody, string>) }]));
+  for (const row of rows) found.set(row.hash, { hash: row.base, packed: packedBytes(row.body as Exclude<StoredBody, string>) });
+  return found;
 }
 
 /** A new version of a document, stored as a delta against `base` when that is small enough (document-deltas). */
-export function asDelta(stored: StoredDocument, base: DeltaBase): StoredDocument {
-  if (!stored.packed || base.hash === stored.hash) return stored;
-  const delta = deltaAgainst(stored.body, base, stored.packed);
-  return delta ? { ...stored, packed: delta, base: base.hash } : stored;
+export function asDelta(stored: StoredDocument, base: DeltaBase | undefined): StoredDocument {
+  const delta = stored.packed && base && base.hash !== stored.hash ? deltaAgainst(stored.body, base, stored.packed) : null;
+  if (delta) {
+    rememberBase(stored.hash, base!);
+    return { ...stored, packed: delta, base: base!.hash, whole: stored.packed };
+  }
+  if (stored.packed) rememberBase(stored.hash, { hash: stored.hash, packed: stored.packed });
+  return stored;
 }
