@@ -8,7 +8,8 @@
  * key's other columns for a WITHOUT ROWID table), the indexes SQLite makes for a primary key or a unique constraint
  * included. A FTS5 index is its shadow tables. No SQLite page is counted: these are the bytes stored, not the pages
  * holding them (record headers, cell pointers and free space in pages are left out, in every figure alike).
- * Last, the read cost of packing: a page read's CPU per request with its document packed and unpacked, in one run.
+ * Last, the read cost of each stored form: a page read's CPU per request with its document as a delta (of its first
+ * version: services/content/document-deltas), packed whole and unpacked, in one run.
  *
  *   npm run bench -- storage                 the AxonIQ corpus
  *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
