@@ -8,7 +8,7 @@ import type { JSONDocument } from '../services/markdown/document';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
 import { isGroupPage, type FileEntry, type ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
-import { documentRefsSql, parseStoredBody } from '../services/content/packed-documents';
+import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from '../services/content/packed-documents';
 
 /**
  * What the published site reads of a space's content, authorized by the site (the visitor has no role
@@ -68,13 +68,13 @@ export async function readTrees(db: Db, spaces: Array<{ spaceId: string; revisio
 export function pageStatement(db: Db, revisionId: string, documentHash: string) {
   const filesRoot = sql`(select files_root from revisions where id = ${revisionId})`;
   return rawAll<Row>(db, sql`
-    with page(body) as (select body from documents where hash = ${documentHash}),
+    with page(body) as (select ${composedBodySql('pd')} from documents pd where pd.hash = ${documentHash}),
     included(id, hash) as (
       select json_extract(r.value, '$.id'), json_extract(r.value, '$.document')
       from json_each(coalesce((select meta from revisions where id = ${revisionId}), '{}'), '$.reusableContents') r
       where json_extract(r.value, '$.id') in (${documentRefsSql(sql`select ${documentHash}`, 'reusable')})
     ),
-    contents(id, body) as (select included.id, (select body from documents where hash = included.hash) from included),
+    contents(id, body) as (select included.id, ${storedBodySql(sql`included.hash`)} from included),
     refs(id) as (
       select distinct value from (${documentRefsSql(sql`select ${documentHash} union all select hash from included where hash is not null`, 'files')})
     )

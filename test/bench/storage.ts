@@ -8,7 +8,8 @@
  * key's other columns for a WITHOUT ROWID table), the indexes SQLite makes for a primary key or a unique constraint
  * included. A FTS5 index is its shadow tables. No SQLite page is counted: these are the bytes stored, not the pages
  * holding them (record headers, cell pointers and free space in pages are left out, in every figure alike).
- * Last, the read cost of packing: a page read's CPU per request with its document packed and unpacked, in one run.
+ * Last, the read cost of each stored form: a page read's CPU per request with its document as a delta (of its first
+ * version: services/content/document-deltas), packed whole and unpacked, in one run.
  *
  *   npm run bench -- storage                 the AxonIQ corpus
  *   npm run bench -- storage --corpus=<dir>  another GitBook repository (every `.md` file but SUMMARY.md)
@@ -18,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import process from 'node:process';
-import { documentText } from '../../src/services/content/packed-documents';
+import { documentText, packDocument } from '../../src/services/content/packed-documents';
+import { COMPOSED_BODY } from '../helpers/stored-documents';
 import { client, getLoad, seedUser, start, type Call } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -199,6 +201,11 @@ async function editsAndHistory(call: Call, db: D1Database, apiUrl: string, token
   await call('POST', `/v1/spaces/${spaceId}/change-requests/${cr.number}/merge`, token);
   const saves = total(difference(await tableSizes(db), beforeSaves));
   console.log(`  a change request saved ${EDITS} times, merged: ${kb(saves)} KB (${(saves / editMarkdown).toFixed(2)}× the page's Markdown)`);
+  // A delta's base is whole (document-deltas): no chain is longer than one delta.
+  const chains = await db
+    .prepare('select count(*) as deltas, coalesce(max((select count(*) from documents b where b.hash = d.base and b.base is not null)), 0) as deeper from documents d where d.base is not null')
+    .first<{ deltas: number; deeper: number }>();
+  console.log(`  documents stored as deltas: ${chains!.deltas}; of their bases, deltas themselves: ${chains!.deeper} (a chain is one delta long)`);
 
   // Past the retention window (30 days, and a day for the superseded heads' own window).
   const beforeCollection = await tableSizes(db);
@@ -246,35 +253,48 @@ const readLoad = (url: string, token: string) => getLoad(url, token, READ_SECOND
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
- * What reading a packed page costs (its Brotli decompression on every read): the page's read as JSON and as Markdown,
- * with its document packed and then stored as the JSON text it packs (as documents were before migration 0052, which
- * every reader still takes), alternating, in the same run. The ratio is CPU per request, packed over unpacked.
+ * What reading a page costs in each stored form: its Brotli decompression on every read, and for a delta its base's too
+ * and the delta applied. The page's read as JSON and as Markdown, with its document as the edits stored it (a delta
+ * of the page's first version: document-deltas), packed whole, and stored as the JSON text it packs (as documents were
+ * before migration 0052, which every reader still takes), alternating, in the same run. The ratios are CPU per
+ * request, over the unpacked form's.
  */
 async function readCost(db: D1Database, apiUrl: string, token: string, spaceId: string, pageId: string) {
   const row = await db
     .prepare(
-      `select d.hash, d.body, d.refs from revisions r, json_each((select body from documents where hash = r.pages_root)) g,
+      `select d.hash, d.body, d.refs, d.base from revisions r, json_each((select body from documents where hash = r.pages_root)) g,
         json_each(case when g.key glob '~[0-7]' then (select body from documents where hash = g.value) else json_object(g.key, g.value) end) m,
         json_each((select body from documents where hash = m.value)) c, json_each((select body from documents where hash = c.value)) l,
         documents d
        where r.id = (select revision_id from spaces where id = ?) and l.key = ? and d.hash = json_extract(l.value, '$.document')`,
     )
     .bind(spaceId, pageId)
-    .first<{ hash: string; body: ArrayBuffer | number[]; refs: string | null }>();
+    .first<{ hash: string; body: ArrayBuffer | number[]; refs: string | null; base: string | null }>();
   if (!row || typeof row.body === 'string') throw new Error('storage bench: the edited page\'s document is not packed');
-  const packed = Array.isArray(row.body) ? Uint8Array.from(row.body) : new Uint8Array(row.body);
-  const json = documentText(packed);
-  const store = async (form: 'packed' | 'unpacked') => {
-    const statement = db.prepare('update documents set body = ?, refs = ? where hash = ?');
-    await (form === 'packed' ? statement.bind(packed, row.refs, row.hash) : statement.bind(json, null, row.hash)).run();
-  };
+  const composed = await db.prepare(`select ${COMPOSED_BODY} as body from documents where hash = ?`).bind(row.hash).first<{ body: ArrayBuffer | number[] }>();
+  const bytes = (body: ArrayBuffer | number[]) => (Array.isArray(body) ? Uint8Array.from(body) : new Uint8Array(body));
+  const stored = bytes(row.body);
+  const json = documentText(bytes(composed!.body));
+  const whole = packDocument(json, 10);
+  const forms = {
+    delta: [stored, row.refs, row.base],
+    packed: [whole, row.refs, null],
+    unpacked: [json, null, null],
+  } as const;
+  type Form = keyof typeof forms;
+  const order: Form[] = row.base ? ['delta', 'packed', 'unpacked'] : ['packed', 'unpacked'];
+  const store = (form: Form) =>
+    db
+      .prepare('update documents set body = ?, refs = ?, base = ? where hash = ?')
+      .bind(...forms[form], row.hash)
+      .run();
   const reads = [
     ['page as JSON', `${apiUrl}/v1/spaces/${spaceId}/content/page/${pageId}`],
     ['page as Markdown', `${apiUrl}/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown`],
   ] as const;
   const samples = new Map<string, Array<{ rps: number; cpuMs: number }>>();
   for (let round = 0; round < READ_ROUNDS; round++) {
-    for (const form of ['packed', 'unpacked'] as const) {
+    for (const form of order) {
       await store(form);
       for (const [label, url] of reads) {
         await readLoad(url, token); // warm: the first requests of a form are not its cost
@@ -282,17 +302,16 @@ async function readCost(db: D1Database, apiUrl: string, token: string, spaceId: 
       }
     }
   }
-  await store('packed');
-  console.log(`\nRead cost of a packed page (${kb(json.length)} KB of JSON packed to ${kb(packed.length)} KB), ${READ_ROUNDS} rounds of ${READ_SECONDS} s, medians`);
-  console.log(`  ${'read'.padEnd(22)} ${'req/s packed'.padStart(13)} ${'unpacked'.padStart(9)} ${'ms CPU packed'.padStart(14)} ${'unpacked'.padStart(9)} ${'CPU packed / unpacked'.padStart(22)}`);
+  await store(order[0]);
+  const what = row.base ? `stored as a delta of ${kb(stored.length)} KB against its first version, ` : '';
+  console.log(`\nRead cost of the edited page (${kb(json.length)} KB of JSON, ${what}packed whole to ${kb(whole.length)} KB), ${READ_ROUNDS} rounds of ${READ_SECONDS} s, medians`);
+  console.log(`  ${'read'.padEnd(22)} ${order.map((f) => `req/s ${f}`.padStart(15)).join(' ')} ${order.map((f) => `ms CPU ${f}`.padStart(16)).join(' ')}  CPU / unpacked`);
   for (const [label] of reads) {
-    const of = (form: string) => samples.get(`${label}|${form}`)!;
-    const [p, u] = [of('packed'), of('unpacked')];
-    const cpu = (xs: typeof p) => median(xs.map((x) => x.cpuMs));
-    const rps = (xs: typeof p) => median(xs.map((x) => x.rps));
-    console.log(
-      `  ${label.padEnd(22)} ${rps(p).toFixed(0).padStart(13)} ${rps(u).toFixed(0).padStart(9)} ${cpu(p).toFixed(2).padStart(14)} ${cpu(u).toFixed(2).padStart(9)} ${(cpu(p) / cpu(u)).toFixed(2).padStart(22)}`,
-    );
+    const of = (form: Form) => samples.get(`${label}|${form}`)!;
+    const cpu = (form: Form) => median(of(form).map((x) => x.cpuMs));
+    const rps = (form: Form) => median(of(form).map((x) => x.rps));
+    const ratios = order.filter((f) => f !== 'unpacked').map((f) => `${f} ${(cpu(f) / cpu('unpacked')).toFixed(2)}`).join(', ');
+    console.log(`  ${label.padEnd(22)} ${order.map((f) => rps(f).toFixed(0).padStart(15)).join(' ')} ${order.map((f) => cpu(f).toFixed(2).padStart(16)).join(' ')}  ${ratios}`);
   }
 }
 
@@ -349,6 +368,9 @@ async function main() {
     console.log(`  D1 round trips of its merge in the SpaceWriter (fast-forward, search and link indexes included): ${mergeTrips} (goal ≤ 3)`);
     console.log(`  of it the FTS5 index ${(ftsPart(edit) / editMarkdown).toFixed(2)}× (its segment, pending until automerge: see the last edit below)`);
     console.log(`  in the SQLite file: ${fileGrowth(file(), beforeFile, 1, editMarkdown)}`);
+    const page = (await call('GET', `/v1/spaces/${spaceId}/content/page/${ids[index]}`, token)).body;
+    const form = await db.prepare('select length(body) as n, base from documents where hash = ?').bind(page.documentId).first<{ n: number; base: string | null }>();
+    console.log(`  the page's new document: ${form!.base ? `a delta of ${form!.n} bytes against its previous version` : `stored whole, ${form!.n} bytes`}`);
     await editsAndHistory(call, db, apiUrl, token, file, { spaceId, page: ids[index], markdown: edited, pageCount: pages.length, mean });
     await readCost(db, apiUrl, token, spaceId, ids[index]);
     await settledEdit(call, db, token, { spaceId, page: ids[index], markdown: edited });

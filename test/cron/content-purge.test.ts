@@ -55,6 +55,14 @@ async function storedDocuments(hashes: string[]): Promise<string[]> {
   return results.map((r) => r.hash);
 }
 
+/** The bases of those of `hashes` stored as deltas. */
+async function basesOf(hashes: string[]): Promise<string[]> {
+  const { results } = await env.DB.prepare('select base from documents where hash in (select value from json_each(?)) and base is not null')
+    .bind(JSON.stringify(hashes))
+    .all<{ base: string }>();
+  return results.map((r) => r.base);
+}
+
 async function rowsOf(spaceId: string) {
   return {
     spaces: await count('select count(*) as n from spaces where id = ?', spaceId),
@@ -206,7 +214,7 @@ describe('cron purge of a deleted space\'s content', () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const now = Date.now();
-    const { space, pages } = await buildSpace(org);
+    const { space, pages, texts } = await buildSpace(org);
     const copies: any[] = [];
     for (let i = 0; i < 2; i++) {
       const res = await api('POST', `/v1/spaces/${space.id}/duplicate`, { token });
@@ -227,14 +235,17 @@ describe('cron purge of a deleted space\'s content', () => {
 
     expect(await purgeDeletedSpaces(createDb(env.DB), now)).toBe(2);
     expect(await rowsOf(copies[0].id)).toEqual({ spaces: 0, revisions: 0, changeRequests: 0, contributors: 0 });
-    expect(await storedDocuments(notInHead)).toEqual([]);
+    // What the copy's head reads through stays: a head document stored as a delta keeps its base (document-deltas).
+    const bases = await basesOf(headDocuments);
+    expect(await storedDocuments(notInHead)).toEqual(notInHead.filter((h) => bases.includes(h)).sort());
     expect(await storedDocuments(headDocuments)).toEqual([...headDocuments].sort());
+    expect(await pageMarkdown(copies[1].id, pages.guide, token)).toContain(texts.guide2);
 
     // Once that copy expires too, its documents go.
     // (Spaces of the other tests in this file may expire by then too.)
     expect(await purgeDeletedSpaces(createDb(env.DB), now + 6 * 24 * 60 * 60 * 1000)).toBeGreaterThanOrEqual(1);
     expect(await rowsOf(copies[1].id)).toEqual({ spaces: 0, revisions: 0, changeRequests: 0, contributors: 0 });
-    expect(await storedDocuments(headDocuments)).toEqual([]);
+    expect(await storedDocuments([...headDocuments, ...bases])).toEqual([]);
     expect(await orphanContributors()).toBe(0);
   });
 });

@@ -24,6 +24,8 @@ beforeAll(async () => {
 let counter = 0;
 /** Text no other test uses, so that its document is shared with nothing by accident. */
 const unique = (label: string) => `${label} ${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+/** Words no other text shares (a delta of a document by such text would not be smaller than the document). */
+const unlike = () => Array.from({ length: 60 }, () => Math.random().toString(36).slice(2, 9)).join(' ');
 const edit = (page: string, markdown: string) => ({ operation: 'update_page', page, document: { markdown } });
 /** A moment past the retention window of everything made now. */
 const later = () => Date.now() + (HISTORY_RETENTION_DAYS + 1) * DAY_MS;
@@ -115,7 +117,9 @@ async function build(title: string): Promise<Built> {
   const pages = { guide: inserted.changes[0].page.id as string, faq: inserted.changes[1].page.id as string };
   const intermediate = [await headOf(first.id)];
   const intermediateDocuments = [await documentId(space.id, pages.guide, first.number)];
-  await applyChanges(space.id, first.number, token, [edit(pages.guide, `${texts.draft2}\n`)]);
+  // A second draft unlike the first, so that it is stored whole (not as a delta of the first: document-deltas), and the
+  // first is a document only the first revision refers to.
+  await applyChanges(space.id, first.number, token, [edit(pages.guide, `${texts.draft2} ${unlike()}\n`)]);
   const base = { revision: await headOf(first.id), document: await documentId(space.id, pages.guide, first.number) };
   await applyChanges(space.id, first.number, token, [edit(pages.guide, `${texts.guide}\n`)]);
   await mergeOk(space.id, first.number);

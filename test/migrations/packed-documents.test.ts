@@ -5,6 +5,7 @@ import { documentText } from '../../src/services/content/packed-documents';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { publishedSite, visit } from '../site/helpers';
+import { COMPOSED_BODY } from '../helpers/stored-documents';
 
 /**
  * Migration 0052 (page documents stored packed): a page document written now is a BLOB of its compressed JSON with
@@ -29,16 +30,17 @@ interface DocumentRow {
 }
 
 const rowOf = async (hash: string) =>
-  (await env.DB.prepare('select hash, typeof(body) as kind, body, refs from documents where hash = ?').bind(hash).first<DocumentRow>())!;
+  (await env.DB.prepare(`select hash, typeof(body) as kind, ${COMPOSED_BODY} as body, refs from documents where hash = ?`).bind(hash).first<DocumentRow>())!;
 
 const paragraph = (text: string, key: string) => ({ object: 'block', type: 'paragraph', key, data: {}, nodes: [{ object: 'text', key: `${key}t`, leaves: [{ object: 'leaf', text, marks: [] }] }] });
 const reusableBlock = (id: string) => ({ object: 'block', type: 'reusable-content', key: `rc-${id}`, isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: id } } });
 
 /** Rewrites documents as the code before 0052 stored them: the JSON as text, no refs. */
 async function storeAsBefore(hashes: string[]) {
-  for (const hash of hashes) {
-    const row = await rowOf(hash);
-    await env.DB.prepare('update documents set body = ?, refs = null where hash = ?').bind(documentText(row.body), hash).run();
+  // Read first: a delta reads through its base, which may be among them.
+  const texts = await Promise.all(hashes.map(async (hash) => documentText((await rowOf(hash)).body)));
+  for (const [i, hash] of hashes.entries()) {
+    await env.DB.prepare('update documents set body = ?, refs = null, base = null where hash = ?').bind(texts[i], hash).run();
   }
 }
 

@@ -121,6 +121,8 @@ export const documents = sqliteTable('documents', {
   markdown: text('markdown'),
   createdAt: text('created_at').notNull(),
   refs: text('refs'),
+  /** A delta's base (migration 0162): the whole document its body is the difference from; null for a whole body. */
+  base: text('base'),
 });
 
 /**

@@ -9,7 +9,7 @@ import type { UrlContext } from '../../schemas/common';
 import { toUser, type UserRow } from '../../schemas/user';
 import { changeRequestMatch, changeRequestQuery, requireChangeRequest, type ChangeRequestWithContext } from '../content/change-requests';
 import { lookupSql, SAFE_KEY } from '../content/tree';
-import { documentHasKeySql, parseStoredBody, type StoredBody } from '../content/packed-documents';
+import { documentHasKeySql, parseStoredBody, storedBodySql, type StoredBody } from '../content/packed-documents';
 import { documentToMarkdown, type JSONDocument } from '../markdown';
 import { userJson } from './user-json';
 
@@ -291,7 +291,7 @@ export function targetPageQuery(db: Db, scope: CommentScope, pageId: string) {
   const record = lookupSql(sql`(select r.pages_root from revisions r where r.id = ${scopeRevisionSql(scope)})`, sql`${key}`);
   return rawAll<{ record: string | null; body: StoredBody | null }>(
     db,
-    sql`select ${record} as record, (select d.body from documents d where d.hash = json_extract(${record}, '$.document')) as body`,
+    sql`select ${record} as record, ${storedBodySql(sql`json_extract(${record}, '$.document')`)} as body`,
   );
 }
 

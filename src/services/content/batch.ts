@@ -20,7 +20,8 @@ import {
   type LinkResolver,
 } from '../markdown/index';
 import { DEEP_MARKDOWN_LINE, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_PAGE_MARKDOWN_CHARS } from './document-limits';
-import { isGroupPage, slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
+import { asDelta, isGroupPage, slugOfTitle, toStoredDocument, uniqueSlug, type PageEntry, type PageLinkTarget, type StoredDocument } from './revisions';
+import type { DeltaBase } from './document-deltas';
 import { PackingBudget } from './packed-documents';
 
 /**
@@ -96,6 +97,11 @@ export interface BatchContext {
   revisionTrees: Map<string, ContentTree>;
   /** Documents of the base/revert revisions, by hash, for block-level reverts. */
   loadDocument: (hash: string) => Promise<JSONDocument | undefined>;
+  /**
+   * The whole documents that edited pages' previous documents are stored against (`loadDeltaBases`), so that their
+   * new documents are stored as deltas (document-deltas); without it every document is stored whole.
+   */
+  deltaBases?: (hashes: string[]) => Promise<Map<string, DeltaBase>>;
   /** The deployment's cap on one file's bytes (MAX_FILE_BYTES): a file over it answers 413. */
   maxFileBytes: number;
   now: string;
@@ -134,6 +140,7 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
       throw error;
     }
   }
+  await batch.storeAsDeltas();
   return batch.result();
 }
 
@@ -154,6 +161,8 @@ class Batch {
   private readonly packing = new PackingBudget();
   private readonly files: PreparedFile[] = [];
   private readonly outcomes = new Map<string, PageOutcome>();
+  /** An updated page's new document -> the document it had: what the new one may be stored as a delta of. */
+  private readonly previousDocuments = new Map<string, string>();
   private pageDelta = 0;
 
   constructor(
@@ -179,6 +188,19 @@ class Batch {
           this.fileRefs.set(file.ref, newId());
         }
       }
+    }
+  }
+
+  /**
+   * Stores updated pages' new documents as deltas where that is smaller: their previous documents' bases read in one
+   * statement, or none when the writer remembers them (`rememberedBase`: it stored them).
+   */
+  async storeAsDeltas() {
+    if (!this.context.deltaBases) return;
+    const bases = this.previousDocuments.size > 0 ? await this.context.deltaBases([...new Set(this.previousDocuments.values())]) : new Map<string, DeltaBase>();
+    for (const [i, stored] of this.documents.entries()) {
+      const previous = this.previousDocuments.get(stored.hash);
+      this.documents[i] = asDelta(stored, previous === undefined ? undefined : bases.get(previous));
     }
   }
 
@@ -342,8 +364,10 @@ class Batch {
     }
     applyMetadata(page, { ...change, ...content.metadata, ...(title !== undefined ? { title } : {}) });
     if (change.document) {
-      if ('hash' in content && content.hash) page.document = content.hash;
-      else delete page.document;
+      if ('hash' in content && content.hash) {
+        if (page.document && page.document !== content.hash) this.previousDocuments.set(content.hash, page.document);
+        page.document = content.hash;
+      } else delete page.document;
     }
     if (change.computed) {
       page.computed = change.computed;

@@ -5,7 +5,7 @@ import { RANK } from '../../lib/roles';
 import type { JSONDocument } from '../markdown/index';
 import { siteTokenSpaceQuery } from '../sites/site-token';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
-import { isDocumentSql, parseStoredBody, type StoredBody } from './packed-documents';
+import { composedBodySql, isDocumentSql, parseStoredBody, storedBodySql, type StoredBody } from './packed-documents';
 import { pageDocumentResponse, type ContentRequest } from './reads';
 import { leavesSql } from './tree';
 
@@ -25,7 +25,7 @@ export async function documentResponse(r: ContentRequest, documentId: string): P
     rawAll<{ body: StoredBody }>(
       r.db,
       // Tree nodes share the table: only a document answers.
-      sql`select d.body as body from space_documents sd join documents d on d.hash = sd.hash
+      sql`select ${composedBodySql('d')} as body from space_documents sd join documents d on d.hash = sd.hash
         where sd.space_id = ${r.source.spaceId} and sd.hash = ${documentId} and ${isDocumentSql(sql`d.body`)}`,
     ),
   ] as const);
@@ -42,7 +42,7 @@ async function publishedDocument(r: ContentRequest, documentId: string): Promise
     siteTokenSpaceQuery(r.db, token, r.source.spaceId),
     rawAll<{ kind: string; id: string; body: StoredBody | null }>(
       r.db,
-      sql`select 'reusable' as kind, json_extract(rc.value, '$.id') as id, (select body from documents where hash = ${documentId}) as body
+      sql`select 'reusable' as kind, json_extract(rc.value, '$.id') as id, ${storedBodySql(sql`${documentId}`)} as body
           from revisions rv cross join json_each(rv.meta, '$.reusableContents') rc
           where rv.id = ${current} and json_extract(rc.value, '$.document') = ${documentId}
         union all

@@ -17,7 +17,7 @@ import { parseMeta, type RevisionMeta } from './convert';
 import { ContentTree } from './pages';
 import { d1NodeStore, type NodeBody, type StoredNode } from './tree';
 import { mergeTrees, type MergeSide } from './merge';
-import { insertDocuments, loadDocuments, type FileEntry } from './revisions';
+import { insertDocuments, loadDeltaBases, loadDocuments, type FileEntry } from './revisions';
 
 /**
  * Everything that moves a head: content batches and update move a change request's head, merge
@@ -213,6 +213,7 @@ export async function buildEdits(env: Env, db: Db, spaceId: string, head: Revisi
     baseTree: () => new ContentTree(store, base),
     revisionTrees: new Map(revisionRows.map((r) => [r.id, new ContentTree(store, toContent(r))])),
     loadDocument: async (hash) => (await loadDocuments(db, [hash])).get(hash),
+    deltaBases: (hashes) => loadDeltaBases(db, hashes),
     maxFileBytes: capOf(env, 'bytesPerFile'),
     now,
   });

@@ -88,9 +88,11 @@ function deleteCollectableRevisions(db: Db, spaceId: string, cutoff: string, lim
 }
 
 /**
- * Every hash the space's remaining revisions reach, as the CTEs `nodes(hash)` and `named(hash)`: the nodes of their page and file maps (each
+ * Every hash the space's remaining revisions reach, as the CTEs `nodes(hash)`, `named(hash)` and `bases(hash)`: the nodes of their page and file maps (each
  * node walked once however many revisions share it), the chunks of their child lists, the documents their pages and
- * reusable contents name. Nodes are JSON text; page documents (packed or not) are never given to a JSON function.
+ * reusable contents name, and the whole documents those of them stored as deltas need (document-deltas: a base is
+ * kept while a kept delta reads through it, whether or not a revision names it). Nodes are JSON text; page documents
+ * (packed or not) are never given to a JSON function.
  */
 function reachableSql(spaceId: string): SQL {
   const body = (hash: SQL) => sql`(select body from documents where hash = ${hash})`;
@@ -103,7 +105,8 @@ function reachableSql(spaceId: string): SQL {
     nodes(hash) as (select hash from roots union select hash from chunks union select hash from mids union select hash from leaves),
     named(hash) as (select json_extract(k.value, '$[0]') from entries cross join json_each(entries.value, '$.chunks') k
       union select json_extract(value, '$.document') from entries
-      union select json_extract(rc.value, '$.document') from rv cross join json_each(rv.meta, '$.reusableContents') rc)`;
+      union select json_extract(rc.value, '$.document') from rv cross join json_each(rv.meta, '$.reusableContents') rc),
+    bases(hash) as (select base from (select (select d.base from documents d where d.hash = n.hash) as base from named n) where base is not null)`;
 }
 
 /** Up to `limit` hashes the space refers to (space_documents) that none of its remaining revisions reaches. */
@@ -115,6 +118,7 @@ async function unreachableHashes(db: Db, spaceId: string, limit: number): Promis
       select sd.hash from space_documents sd
       where sd.space_id = ${spaceId} and sd.hash not in (select hash from nodes where hash is not null)
         and sd.hash not in (select hash from named where hash is not null)
+        and sd.hash not in (select hash from bases)
       limit ${limit}`,
     ),
   );

@@ -14,11 +14,14 @@ export type { StoredBody };
  * into a document reads `refs` when it is set and the JSON body otherwise.
  *
  * The packed form is one format byte and the compressed bytes: `1`, Brotli of the JSON; `2`, Brotli of the JSON with
- * its numbered node keys left out (`elideKeys`).
+ * its numbered node keys left out (`elideKeys`); `3`, a delta against another document's packed form (its base,
+ * `documents.base`, migration 0162: services/content/document-deltas). A delta is read with its base's body appended
+ * (`storedBodySql`, one statement), so every reader takes the three forms alike.
  */
 
 const BROTLI = 1;
 const BROTLI_KEYS_ELIDED = 2;
+export const DELTA = 3;
 
 /**
  * A node's key as it stands in canonical JSON (object members sorted, so a node's key comes before its children's).
@@ -85,9 +88,8 @@ export class PackingBudget {
  * ever stored in a form that does not give its JSON back), else whole.
  */
 export function packDocument(json: string, quality = QUALITY): Uint8Array {
-  const elided = elideKeys(json);
-  if (elided !== null && restoreKeys(elided) === json) return brotliPacked(elided, BROTLI_KEYS_ELIDED, quality);
-  return brotliPacked(json, BROTLI, quality);
+  const { text, elided } = packingText(json);
+  return brotliPacked(text, elided ? BROTLI_KEYS_ELIDED : BROTLI, quality);
 }
 
 function brotliPacked(json: string, format: number, quality: number): Uint8Array {
@@ -106,7 +108,7 @@ function brotliPacked(json: string, format: number, quality: number): Uint8Array
 
 /** A stored body as D1 returns it: JSON text, or a packed BLOB (an array of bytes through the D1 binding). */
 
-function bytesOf(value: Exclude<StoredBody, string>): Uint8Array {
+export function packedBytes(value: Exclude<StoredBody, string>): Uint8Array {
   if (Array.isArray(value)) return Uint8Array.from(value);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -115,10 +117,106 @@ function bytesOf(value: Exclude<StoredBody, string>): Uint8Array {
 /** The JSON text of a stored body, whichever form it was stored in. */
 export function documentText(value: StoredBody): string {
   if (typeof value === 'string') return value;
-  const bytes = bytesOf(value);
+  const { text, elided } = packedText(packedBytes(value));
+  return elided ? restoreKeys(text) : text;
+}
+
+/**
+ * What a packed body's compressed bytes hold (its JSON, with its keys elided or not: what a delta is computed over),
+ * a delta applied to its base's.
+ */
+export function packedText(bytes: Uint8Array): { text: string; elided: boolean } {
+  if (bytes[0] === DELTA) {
+    const delta = splitDelta(bytes);
+    return { text: applyDeltaOps(packedText(delta.base).text, delta.ops), elided: delta.elided };
+  }
   if (bytes[0] !== BROTLI && bytes[0] !== BROTLI_KEYS_ELIDED) throw new Error(`stored document: unknown format ${bytes[0]}`);
-  const text = brotliDecompressSync(bytes.subarray(1)).toString('utf8');
-  return bytes[0] === BROTLI_KEYS_ELIDED ? restoreKeys(text) : text;
+  return { text: brotliDecompressSync(bytes.subarray(1)).toString('utf8'), elided: bytes[0] === BROTLI_KEYS_ELIDED };
+}
+
+/** Whether a packed body is a whole document (a delta's base must be one: chains are one delta long). */
+export const isWholePacked = (bytes: Uint8Array) => bytes[0] === BROTLI || bytes[0] === BROTLI_KEYS_ELIDED;
+
+/**
+ * A delta as read (`storedBodySql`): its format byte, a flags byte (1: the result's keys are elided), the length of
+ * its operations as a LEB128 varint, the operations (Brotli of a JSON array, `deltaOps`), then its base's packed body.
+ */
+function splitDelta(bytes: Uint8Array): { elided: boolean; ops: DeltaOp[]; base: Uint8Array } {
+  let length = 0;
+  let at = 2;
+  for (let shift = 0; ; shift += 7) {
+    const byte = bytes[at++];
+    if (byte === undefined) throw new Error('stored document: truncated delta');
+    length += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) break;
+  }
+  const base = bytes.subarray(at + length);
+  if (!isWholePacked(base)) throw new Error('stored document: a delta read without its base');
+  const ops = JSON.parse(brotliDecompressSync(bytes.subarray(at, at + length)).toString('utf8')) as DeltaOp[];
+  return { elided: (bytes[1] & 1) === 1, ops, base };
+}
+
+/**
+ * A delta's operations, over the base's text: a positive number copies that many of its next characters, a negative
+ * one skips as many, a string is inserted.
+ */
+export type DeltaOp = number | string;
+
+export function applyDeltaOps(base: string, ops: DeltaOp[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const op of ops) {
+    if (typeof op === 'string') parts.push(op);
+    else if (op > 0) {
+      if (at + op > base.length) throw new Error('stored document: a delta copies past its base');
+      parts.push(base.slice(at, at + op));
+      at += op;
+    } else at -= op;
+  }
+  return parts.join('');
+}
+
+/** A delta's stored bytes (without its base): see `splitDelta`. */
+export function deltaBytes(ops: DeltaOp[], elided: boolean): Uint8Array {
+  const json = JSON.stringify(ops);
+  const compressed = brotliCompressSync(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: DENSE_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+  });
+  const varint: number[] = [];
+  for (let n = compressed.length; ; n = Math.floor(n / 128)) {
+    if (n < 128) {
+      varint.push(n);
+      break;
+    }
+    varint.push((n % 128) | 0x80);
+  }
+  const bytes = new Uint8Array(2 + varint.length + compressed.length);
+  bytes[0] = DELTA;
+  bytes[1] = elided ? 1 : 0;
+  bytes.set(varint, 2);
+  bytes.set(compressed, 2 + varint.length);
+  return bytes;
+}
+
+/** The text a document is packed from (its JSON with its numbered keys elided where they read back). */
+export function packingText(json: string): { text: string; elided: boolean } {
+  const elided = elideKeys(json);
+  return elided !== null && restoreKeys(elided) === json ? { text: elided, elided: true } : { text: json, elided: false };
+}
+
+/**
+ * A document's body as every reader takes it, for the row `d` of `documents` (an SQL alias): its stored body, and for
+ * a delta its base's appended (as hex and back: `||` on BLOBs makes text), so a read costs no statement more.
+ */
+export function composedBodySql(d: string): SQL {
+  const row = sql.raw(d);
+  return sql`(case when ${row}.base is null then ${row}.body
+    else unhex(hex(${row}.body) || hex((select b.body from documents b where b.hash = ${row}.base))) end)`;
+}
+
+/** The composed body (`composedBodySql`) of the document `hash` (an SQL expression); null when there is none. */
+export function storedBodySql(hash: SQL): SQL {
+  return sql`(select ${composedBodySql('sb')} from documents sb where sb.hash = ${hash})`;
 }
 
 /** `documentText` of a body a statement may not have found. */

@@ -23,7 +23,7 @@ import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
-import { documentRefsSql, parseStoredBody } from './packed-documents';
+import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from './packed-documents';
 import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
 import { checkSpace, type SpaceWithRank } from '../spaces/spaces';
@@ -263,7 +263,7 @@ function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMa
     union all
     select 'document', json_extract(up.rec, '$.document'),
       case when json_extract(up.rec, '$.document') = ${sql.placeholder('knownDocument')} then null
-        else (select body from documents where hash = json_extract(up.rec, '$.document')) end
+        else ${storedBodySql(sql`json_extract(up.rec, '$.document')`)} end
     from up where up.level = 0 and json_extract(up.rec, '$.document') is not null
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
@@ -304,7 +304,7 @@ function pathStartSql(find: (key: SQL) => SQL, chunkBody: SQL) {
  * than the top level is read too, and unused).
  */
 function includedReusableSql(revisionId: SQL, hashes: SQL) {
-  return sql`select 'reusable', json_extract(rc.value, '$.id'), (select body from documents where hash = json_extract(rc.value, '$.document'))
+  return sql`select 'reusable', json_extract(rc.value, '$.id'), ${storedBodySql(sql`json_extract(rc.value, '$.document')`)}
     from revisions r cross join json_each(r.meta, '$.reusableContents') rc
     where r.id = ${revisionId} and json_extract(rc.value, '$.id') in (${documentRefsSql(hashes, 'reusable')})`;
 }
@@ -318,7 +318,7 @@ function reusableContentQuery(db: Db, revisionId: SQL, id: string) {
     with entry(value) as (
       select rc.value from revisions r cross join json_each(r.meta, '$.reusableContents') rc
       where r.id = ${revisionId} and json_extract(rc.value, '$.id') = ${id} limit 1),
-    doc(body) as (select (select body from documents where hash = json_extract(entry.value, '$.document')) from entry)
+    doc(body) as (select ${storedBodySql(sql`json_extract(entry.value, '$.document')`)} from entry)
     select 'entry' as kind, 0 as n, value from entry
     union all select 'document', 0, body from doc where body is not null
     union all ${includedReusableSql(revisionId, sql`select json_extract(entry.value, '$.document') from entry`)}`);
@@ -330,7 +330,7 @@ function reusableContentQuery(db: Db, revisionId: SQL, id: string) {
  * before migration 0015 (no Markdown), kind `body` with its body, which the Worker converts.
  */
 function markdownRowsSql(hashes: SQL) {
-  return sql`select case when d.markdown is null then 'body' else 'markdown' end, h.hash, coalesce(d.markdown, d.body)
+  return sql`select case when d.markdown is null then 'body' else 'markdown' end, h.hash, coalesce(d.markdown, ${composedBodySql('d')})
     from (select distinct hash from (${hashes}) where hash is not null) h join documents d on d.hash = h.hash`;
 }
 

@@ -1,13 +1,14 @@
 import { inArray, sql } from 'drizzle-orm';
 import { isChunkMemberSql, midsOfMemberSql } from './tree';
-import type { Db } from '../../db/client';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Base64Url } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
-import { documentRefs, packDocument, parseStoredBody, type PackingBudget } from './packed-documents';
+import { rawAll, rawRun, rowsOf, type Db } from '../../db/client';
+import { deltaAgainst, rememberBase, rememberedBase, type DeltaBase } from './document-deltas';
+import { composedBodySql, documentRefs, packDocument, packedBytes, parseStoredBody, type PackingBudget, type StoredBody } from './packed-documents';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -191,6 +192,10 @@ export interface StoredDocument {
   packed?: Uint8Array;
   /** With `packed`: what statements look up inside the document (packed-documents' documentRefs). */
   refs?: string;
+  /** When `packed` is a delta (document-deltas): the whole document it is the difference from. */
+  base?: string;
+  /** With `base`: the document packed whole, stored instead when the base is no longer there. */
+  whole?: Uint8Array;
 }
 
 /**
@@ -216,16 +221,32 @@ export async function toStoredDocument(document: JSONDocument, budget?: PackingB
 /**
  * Insert statements for new documents of a space, skipping those already stored (content addressing
  * makes that safe), and the space's references to them (what the purge checks before deleting one).
+ * A space that refers to a delta refers to its base too (as the row stored has it, whoever stored it first), so the
+ * base stays while any space can read the delta (history collection and the purge go by references).
  */
 export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[], now: string) {
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
   if (unique.length === 0) return [];
+  const hashes = JSON.stringify(unique.map((d) => d.hash));
+  const whole = (d: StoredDocument) =>
+    db.insert(documents).values({ hash: d.hash, body: d.whole ?? d.packed ?? d.body, refs: d.refs ?? null, createdAt: now }).onConflictDoNothing();
+  // A delta only onto a base stored whole and packed (checked in the batch's transaction: what the writer remembers of
+  // it may be gone); the whole document after it is stored only if the delta was not.
+  const delta = (d: StoredDocument) =>
+    rawRun(
+      db,
+      sql`insert into documents (hash, body, refs, base, created_at) select ${d.hash}, ${d.packed!}, ${d.refs ?? null}, ${d.base!}, ${now}
+        where exists (select 1 from documents b where b.hash = ${d.base!} and b.base is null and typeof(b.body) = 'blob') on conflict do nothing`,
+    );
   return [
-    ...unique.map((d) => db.insert(documents).values({ hash: d.hash, body: d.packed ?? d.body, refs: d.refs ?? null, createdAt: now }).onConflictDoNothing()),
+    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d)] : [whole(d)])),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)
-      .select(sql`select ${spaceId}, value from json_each(${JSON.stringify(unique.map((d) => d.hash))}) where true`)
+      .select(
+        sql`select ${spaceId}, value from json_each(${hashes})
+          union select ${spaceId}, d.base from documents d where d.hash in (select value from json_each(${hashes})) and d.base is not null`,
+      )
       .onConflictDoNothing(),
   ];
 }
@@ -248,12 +269,52 @@ export function copyDocumentReferences(db: Db, spaceId: string, revisionId: stri
       select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k
       union all select json_extract(value, '$.document') from entries where json_extract(value, '$.document') is not null
       union all select json_extract(rc.value, '$.document') from rv, json_each(rv.meta, '$.reusableContents') rc
-        where json_extract(rc.value, '$.document') is not null)
-    select ${spaceId}, hash from nodes union select ${spaceId}, hash from named where true`).onConflictDoNothing();
+        where json_extract(rc.value, '$.document') is not null),
+    bases(hash) as (select base from (select (select d.base from documents d where d.hash = n.hash) as base from named n) where base is not null)
+    select ${spaceId}, hash from nodes union select ${spaceId}, hash from named union select ${spaceId}, hash from bases where true`).onConflictDoNothing();
 }
 
 export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<string, JSONDocument>> {
   if (hashes.length === 0) return new Map();
-  const rows = await db.select().from(documents).where(inArray(documents.hash, valuesOf(hashes))).all();
+  const rows = await db
+    .select({ hash: documents.hash, body: sql<StoredBody>`${composedBodySql('documents')}` })
+    .from(documents)
+    .where(inArray(documents.hash, valuesOf(hashes)))
+    .all();
   return new Map(rows.map((row) => [row.hash, parseStoredBody<JSONDocument>(row.body)]));
+}
+
+/**
+ * For each of `hashes` (the documents edited pages had), the whole document a new version may be stored against
+ * (document-deltas): the document itself when stored whole and packed, else the base it is a delta of. One statement.
+ */
+export async function loadDeltaBases(db: Db, hashes: string[]): Promise<Map<string, DeltaBase>> {
+  const found = new Map<string, DeltaBase>();
+  for (const hash of hashes) {
+    const base = rememberedBase(hash);
+    if (base) found.set(hash, base);
+  }
+  const missing = hashes.filter((hash) => !found.has(hash));
+  if (missing.length === 0) return found;
+  const rows = rowsOf<{ hash: string; base: string; body: StoredBody }>(
+    await rawAll(
+      db,
+      sql`select d.hash, coalesce(d.base, d.hash) as base, coalesce(b.body, d.body) as body
+        from documents d left join documents b on b.hash = d.base
+        where d.hash in (select value from json_each(${JSON.stringify(missing)})) and typeof(coalesce(b.body, d.body)) = 'blob'`,
+    ),
+  );
+  for (const row of rows) found.set(row.hash, { hash: row.base, packed: packedBytes(row.body as Exclude<StoredBody, string>) });
+  return found;
+}
+
+/** A new version of a document, stored as a delta against `base` when that is small enough (document-deltas). */
+export function asDelta(stored: StoredDocument, base: DeltaBase | undefined): StoredDocument {
+  const delta = stored.packed && base && base.hash !== stored.hash ? deltaAgainst(stored.body, base, stored.packed) : null;
+  if (delta) {
+    rememberBase(stored.hash, base!);
+    return { ...stored, packed: delta, base: base!.hash, whole: stored.packed };
+  }
+  if (stored.packed) rememberBase(stored.hash, { hash: stored.hash, packed: stored.packed });
+  return stored;
 }

@@ -6,7 +6,7 @@ import { nowIso } from '../../lib/time';
 import { ROOT, type PageRecord, type TreeRecord } from '../content/pages';
 import { chunkHashesSql, d1NodeStore, diffTries, lookupSql, midsObjectSql, type NodeBody, type NodeStore } from '../content/tree';
 import { loadDocuments, type FileEntry } from '../content/revisions';
-import { parseStoredBody, type StoredBody } from '../content/packed-documents';
+import { composedBodySql, parseStoredBody, type StoredBody } from '../content/packed-documents';
 import type { JSONDocument } from '../markdown/index';
 import { dependency, linksOf, sectionsOf, targetKey, type LinkTarget, type Section } from './extract';
 
@@ -106,7 +106,7 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
     sql`with ${paths('p', indexed?.pages ?? null, head.pages)}, ${paths('f', indexed?.files ?? null, head.files)},
       changed(hash) as (select json_extract(e.value, '$.document') from p_ld l, json_each(${body(sql`l.b`)}) e
         where e.value is not ${member(body(sql`l.a`), sql`e.key`)} limit ${maxDocuments})
-      select hash, body from documents where hash in (select hash from p_h union select hash from f_h union select hash from changed)`,
+      select hash, ${composedBodySql('documents')} as body from documents where hash in (select hash from p_h union select hash from f_h union select hash from changed)`,
   );
   const read = new Map(rows.map((r) => [r.hash, r.body]));
   const d1 = d1Sources(db);

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
 import { urlContext } from '../../schemas/common';
 import { leavesSql } from '../content/tree';
-import { parseStoredBody, type StoredBody } from '../content/packed-documents';
+import { composedBodySql, parseStoredBody, type StoredBody } from '../content/packed-documents';
 import { readContent, type ContentRead } from '../content/reads';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from '../content/evaluate';
 import { downloadUrl, fileKey, imageDimensions } from '../content/files';
@@ -149,7 +149,10 @@ async function render(db: Db, bucket: R2Bucket, read: ContentRead, selected: { p
   // One round trip for the page documents and the revision's files (pinned to the revision read).
   const filesRoot = sql`(select files_root from revisions where id = ${revisionId})`;
   const [documentRows, fileRows] = (await runBatch(db, [
-    db.select().from(documents).where(inArray(documents.hash, valuesOf(hashes.length > 0 ? hashes : ['-']))),
+    db
+      .select({ hash: documents.hash, body: sql<StoredBody>`${composedBodySql('documents')}` })
+      .from(documents)
+      .where(inArray(documents.hash, valuesOf(hashes.length > 0 ? hashes : ['-']))),
     rawAll<{ value: string }>(db, sql`select body as value from (${leavesSql(filesRoot)})`),
   ])) as unknown as [Array<{ hash: string; body: StoredBody }>, Array<{ value: string }> | { results?: Array<{ value: string }> }];
   const bodies = new Map(documentRows.map((row) => [row.hash, parseStoredBody<JSONDocument>(row.body)]));
