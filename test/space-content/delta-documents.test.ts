@@ -230,4 +230,37 @@ describe('delta documents', () => {
     expect(await refers(copy.id, documentId)).toBe(true);
     expect(await refers(copy.id, base!)).toBe(true);
   });
+
+  it("never lets another organization's space reach a delta's base by storing the same document", async () => {
+    // Space A's page, edited: its second version is stored as a delta of its first (A's earlier content).
+    const space = await createSpace(org.id, token, 'Earlier content');
+    const first = await openChangeRequest(space.id, token, 'Page');
+    const text = pageText(unique('Ledger'));
+    const pageId = (await applyChanges(space.id, first.number, token, [{ operation: 'insert_page', title: 'Ledger', document: { markdown: text } }])).changes[0].page.id as string;
+    expectStatus(await merge(space.id, first.number, token), 200);
+    const firstId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, { token }), 200).body.documentId as string;
+    const edited = `${text}\nA sentence more.\n`;
+    await mergedEdit(space.id, pageId, edited);
+    const editedId = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}`, { token }), 200).body.documentId as string;
+    expect((await formOf(editedId)).base).toBe(firstId);
+
+    // Another organization writes the same page (say, copied from A's published site): the same document.
+    const other = await seedOrg();
+    const theirs = await createSpace(other.id, other.owner.token, 'Copy');
+    const cr = await openChangeRequest(theirs.id, other.owner.token, 'Copy');
+    const theirPage = (await applyChanges(theirs.id, cr.number, other.owner.token, [{ operation: 'insert_page', title: 'Ledger', document: { markdown: edited } }])).changes[0].page.id as string;
+    expectStatus(await merge(theirs.id, cr.number, other.owner.token), 200);
+    const read = expectStatus(await api('GET', `/v1/spaces/${theirs.id}/content/page/${theirPage}`, { token: other.owner.token }), 200).body;
+    expect(read.documentId).toBe(editedId);
+
+    // It does not reach A's first version: no reference to it, and reading it by id is a 404.
+    const refers = (await env.DB.prepare('select count(*) as n from space_documents where space_id = ? and hash = ?').bind(theirs.id, firstId).first<number>('n')) === 1;
+    expect(refers).toBe(false);
+    expectStatus(await api('GET', `/v1/spaces/${theirs.id}/documents/${firstId}`, { token: other.owner.token }), 404);
+    // The shared document is whole now, and both spaces still read it, and A its first version.
+    expect((await formOf(editedId)).base).toBeNull();
+    expectStatus(await api('GET', `/v1/spaces/${theirs.id}/documents/${editedId}`, { token: other.owner.token }), 200);
+    expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/documents/${editedId}`, { token }), 200).body).toEqual(read.document);
+    expectStatus(await api('GET', `/v1/spaces/${space.id}/documents/${firstId}`, { token }), 200);
+  });
 });

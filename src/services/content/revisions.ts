@@ -238,8 +238,17 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
       sql`insert into documents (hash, body, refs, base, created_at) select ${d.hash}, ${d.packed!}, ${d.refs ?? null}, ${d.base!}, ${now}
         where exists (select 1 from documents b where b.hash = ${d.base!} and b.base is null and typeof(b.body) = 'blob') on conflict do nothing`,
     );
+  // A document already stored by another space as a delta of a base this space does not refer to is made whole here
+  // (this space holds its whole body): a space's references never reach another space's earlier content through a
+  // shared document's base, so reading a document by id (documentResponse) finds only what the space itself had.
+  const owned = (d: StoredDocument) =>
+    rawRun(
+      db,
+      sql`update documents set body = ${d.whole ?? d.packed ?? d.body}, base = null where hash = ${d.hash} and base is not null
+        and base not in (select hash from space_documents where space_id = ${spaceId})`,
+    );
   return [
-    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d)] : [whole(d)])),
+    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d), owned(d)] : [whole(d), owned(d)])),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)
