@@ -228,27 +228,29 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
   const unique = [...new Map(stored.map((d) => [d.hash, d])).values()];
   if (unique.length === 0) return [];
   const hashes = JSON.stringify(unique.map((d) => d.hash));
+  // A document already stored by another space as a delta of a base this space does not refer to is made whole here
+  // (this space holds its whole body): a space's references never reach another space's earlier content through a
+  // shared document's base, so reading a document by id (documentResponse) finds only what the space itself had.
   const whole = (d: StoredDocument) =>
-    db.insert(documents).values({ hash: d.hash, body: d.whole ?? d.packed ?? d.body, refs: d.refs ?? null, createdAt: now }).onConflictDoNothing();
+    db
+      .insert(documents)
+      .values({ hash: d.hash, body: d.whole ?? d.packed ?? d.body, refs: d.refs ?? null, createdAt: now })
+      .onConflictDoUpdate({
+        target: documents.hash,
+        set: { body: sql`excluded.body`, base: null },
+        setWhere: sql`${documents.base} is not null and ${documents.base} not in (select hash from space_documents where space_id = ${spaceId})`,
+      });
   // A delta only onto a base stored whole and packed (checked in the batch's transaction: what the writer remembers of
-  // it may be gone); the whole document after it is stored only if the delta was not.
+  // it may be gone); the whole document after it is stored only if the delta was not, or stands in for another space's
+  // delta (above).
   const delta = (d: StoredDocument) =>
     rawRun(
       db,
       sql`insert into documents (hash, body, refs, base, created_at) select ${d.hash}, ${d.packed!}, ${d.refs ?? null}, ${d.base!}, ${now}
         where exists (select 1 from documents b where b.hash = ${d.base!} and b.base is null and typeof(b.body) = 'blob') on conflict do nothing`,
     );
-  // A document already stored by another space as a delta of a base this space does not refer to is made whole here
-  // (this space holds its whole body): a space's references never reach another space's earlier content through a
-  // shared document's base, so reading a document by id (documentResponse) finds only what the space itself had.
-  const owned = (d: StoredDocument) =>
-    rawRun(
-      db,
-      sql`update documents set body = ${d.whole ?? d.packed ?? d.body}, base = null where hash = ${d.hash} and base is not null
-        and base not in (select hash from space_documents where space_id = ${spaceId})`,
-    );
   return [
-    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d), owned(d)] : [whole(d), owned(d)])),
+    ...unique.flatMap((d) => (d.base ? [delta(d), whole(d)] : [whole(d)])),
     // `where true`: after insert-select, SQLite needs it to read `on conflict` as an upsert clause.
     db
       .insert(spaceDocuments)
