@@ -33,14 +33,14 @@
  * Each is built with its own checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each), so that a
  * change of the build's settings is measured too. `--only=<text>`: only the kinds whose label contains it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isZodModule, onDemandModules } from '../../src/cli/build-worker.mjs';
 import { createServer } from 'node:net';
 import { isolatesOf, profiled } from './isolate-cpu';
-import { bundle, bundleWorkers, client, seedSite, seedSpace, seedUser, start, type WorkerModules } from './routes';
+import { bundle, bundleWorkers, client, seedSite, seedSpace, seedUser, start, workerdCpuNs, type WorkerModules } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const ROUNDS = Number(args.get('rounds') ?? 5);
@@ -49,20 +49,6 @@ const ONLY = args.get('only');
 /** The 1-minute load average, printed at the start and end of a run: ratios measured under a load of 20 differ from those at 2. */
 const load = () => loadavg()[0].toFixed(1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** The CPU time (ns) every thread of this process's workerd children has used so far, or NaN where /proc has no schedstat. */
-function workerdCpuNs(): number {
-  try {
-    let total = 0;
-    for (const pid of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue;
-      for (const tid of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    return total;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** One measurement of a kind: wall clock and workerd's CPU (ratio and ours), then the Worker isolate's own CPU. */
 interface Sample {
