@@ -64,7 +64,7 @@ export interface SiteRequest {
 /** Bumped when the markup changes in a way the version would not otherwise show. */
 const RENDER_VERSION = 2;
 /** File URLs in pages are signed for a period of this length, at least as long again before they expire. */
-const FILE_PERIOD_MS = 30 * 60 * 1000;
+export const FILE_PERIOD_MS = 30 * 60 * 1000;
 /** How long the Cache API keeps a response (its key changes with the version anyway). */
 const EDGE_TTL_SECONDS = 600;
 const CACHE_ORIGIN = 'https://site-cache.invalid';
