@@ -51,7 +51,8 @@ export async function runExport(
   input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace },
 ): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
   const { request, remoteHead, space } = input;
-  const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '') : [];
+  // With the submodules: the commit's tree is made of this list, and a submodule left out of it was deleted.
+  const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '', { submodules: true }) : [];
   const projectDir = cleanPath(request.repoProjectDirectory ?? '');
   const projectPrefix = projectDir ? `${projectDir}/` : '';
   const byPath = new Map(remoteFiles.map((f) => [f.path, f]));
@@ -268,7 +269,7 @@ export async function runExport(
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
-    const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' ? [f.path.slice(contentPrefix.length)] : []));
+    const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
     const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
