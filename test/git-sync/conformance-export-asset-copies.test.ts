@@ -66,5 +66,16 @@ describe('an edited page whose image is one of two copies of a blob', () => {
     for (const [path, text] of Object.entries(PAGES)) {
       expect(await gitOutput(name, 'show', `refs/heads/main:${path}`), path).toBe(text.replace('Intro text.', 'Intro text, edited.'));
     }
-  }, 180_000);
+
+    // A second edit after that export: the copies are still known.
+    const first = (await gitOutput(name, 'rev-parse', 'refs/heads/main')).trim();
+    const again = await openChangeRequest(space.id, token, 'Intro again');
+    const page = pages.find((p) => p.git?.path === 'second.md');
+    const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${again.number}/content/page/${page.id}`, { token }), 200).body;
+    await applyChanges(space.id, again.number, token, [{ operation: 'update_page', page: page.id, document: { document: edited(read.document, 'Intro text, edited.', 'Intro text, edited twice.') } }]);
+    expectStatus(await merge(space.id, again.number, token), 200);
+    await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${again.number}: Intro again` });
+    expect((await gitOutput(name, 'diff', '--name-only', first, 'refs/heads/main')).trim()).toBe('second.md');
+    expect(await gitOutput(name, 'show', 'refs/heads/main:second.md')).toBe(PAGES['second.md'].replace('Intro text.', 'Intro text, edited twice.'));
+  }, 240_000);
 });

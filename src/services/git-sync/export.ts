@@ -230,6 +230,10 @@ export async function runExport(
       oid = await session.writeBlob(new Uint8Array(await object.arrayBuffer()));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
+    // The other copies of its blob stay recorded (before its own path, which the last row of a file gives) for the next export.
+    for (const copy of copiesOf.get(id) ?? []) {
+      if (copy !== path && out.get(full(copy))?.oid === oid) rows.push({ spaceId: input.spaceId, path: copy, kind: 'file', targetId: id, oid, hash: null });
+    }
     rows.push({ spaceId: input.spaceId, path, kind: 'file', targetId: id, oid, hash: null });
   }
 
