@@ -118,9 +118,9 @@ export interface BatchContext {
   /** Gives each change, just before it is applied, as it is to be applied (Git Sync's import reads its Markdown then). */
   prepare?: (change: ContentChange, index: number) => Promise<ContentChange>;
   /**
-   * A page whose document is over MAX_DOCUMENT_BYTES: with this, the change is applied with an empty document and
-   * told here (Git Sync's import: one large file of a repository is left empty, as one over the Markdown limit is),
-   * instead of the whole batch failing.
+   * A page whose document is over MAX_DOCUMENT_BYTES: with this, the change is applied without it (a new page empty,
+   * a page already there keeping its document) and told here (Git Sync's import: one large file of a repository does
+   * not fail the whole import), instead of the whole batch failing.
    */
   oversizedDocument?: (change: ContentChange, message: string) => void;
 }
@@ -144,10 +144,11 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
       prepared = context.prepare ? await context.prepare(change, index) : change;
       await batch.apply(prepared);
     } catch (error) {
-      // Nothing of the change was applied yet (its document is read before the page is touched): applied again, empty.
+      // Nothing of the change was applied yet (its document is read before the page is touched): applied again, a new
+      // page empty, a page already there with the document it has.
       if (error instanceof DocumentTooLargeError && context.oversizedDocument && (prepared?.operation === 'insert_page' || prepared?.operation === 'update_page')) {
         context.oversizedDocument(prepared, error.message);
-        await batch.apply({ ...prepared, document: {} });
+        await batch.apply(prepared.operation === 'insert_page' ? { ...prepared, document: {} } : { ...prepared, document: undefined });
         continue;
       }
       // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).

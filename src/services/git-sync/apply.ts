@@ -170,7 +170,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     unbounded: true,
     storeDocument: (stored) => documents.add(stored),
     prepare: (change, index) => markdown.prepare(change, index),
-    oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: imported as an empty page (${message.replace(/^document: /, '')})`),
+    // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
+    oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
