@@ -117,7 +117,16 @@ export interface BatchContext {
   storeDocument?: (stored: StoredDocument) => Promise<void>;
   /** Gives each change, just before it is applied, as it is to be applied (Git Sync's import reads its Markdown then). */
   prepare?: (change: ContentChange, index: number) => Promise<ContentChange>;
+  /**
+   * A page whose document is over MAX_DOCUMENT_BYTES: with this, the change is applied without it (a new page empty,
+   * a page already there keeping its document) and told here (Git Sync's import: one large file of a repository does
+   * not fail the whole import), instead of the whole batch failing.
+   */
+  oversizedDocument?: (change: ContentChange, message: string) => void;
 }
+
+/** A page's document over MAX_DOCUMENT_BYTES (400). */
+class DocumentTooLargeError extends ApiError {}
 
 /** The revisions a batch's `revert_page` changes name, to load before applying it. */
 export function revertRevisions(changes: ContentChange[]): string[] {
@@ -130,9 +139,18 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
   if (!context.unbounded) batch.checkLimits(changes);
   await batch.assignRefs(changes);
   for (const [index, change] of changes.entries()) {
+    let prepared: ContentChange | undefined;
     try {
-      await batch.apply(context.prepare ? await context.prepare(change, index) : change);
+      prepared = context.prepare ? await context.prepare(change, index) : change;
+      await batch.apply(prepared);
     } catch (error) {
+      // Nothing of the change was applied yet (its document is read before the page is touched): applied again, a new
+      // page empty, a page already there with the document it has.
+      if (error instanceof DocumentTooLargeError && context.oversizedDocument && (prepared?.operation === 'insert_page' || prepared?.operation === 'update_page')) {
+        context.oversizedDocument(prepared, error.message);
+        await batch.apply(prepared.operation === 'insert_page' ? { ...prepared, document: {} } : { ...prepared, document: undefined });
+        continue;
+      }
       // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).
       if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
         throw new ApiError(error.status, `changes[${index}] (${change.operation}): ${error.message}`);
@@ -564,7 +582,7 @@ class Batch {
       return { metadata };
     }
     const stored = await toStoredDocument(document, this.packing);
-    if (stored.body.length > MAX_DOCUMENT_BYTES) throw badRequest(`document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
+    if (stored.body.length > MAX_DOCUMENT_BYTES) throw new DocumentTooLargeError(400, `document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
     await this.keep(stored);
     return { hash: stored.hash, title, metadata };
   }

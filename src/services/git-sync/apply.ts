@@ -158,6 +158,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const tree = new ContentTree(store, space.head);
   const documents = chunkedDocumentWriter(db, target.spaceId, now);
   const markdown = markdownReader(target.pullMarkdown);
+  const oversized: string[] = [];
   // The files first: the pages' links name them by id.
   for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
@@ -169,6 +170,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     unbounded: true,
     storeDocument: (stored) => documents.add(stored),
     prepare: (change, index) => markdown.prepare(change, index),
+    // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
+    oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
@@ -223,7 +226,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id, warnings: [], documentBatches: documents.stats.batches };
+    return { revision: revision.id, warnings: oversized, documentBatches: documents.stats.batches };
   }
   const redirects = redirectStatements(db, {
     config: { root: '', readme: '', summary: '', redirects: target.redirects },
@@ -245,7 +248,14 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: redirects.warnings, documentBatches: documents.stats.batches };
+  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], documentBatches: documents.stats.batches };
+}
+
+/** The file (page key) of an import's page change: by its batch ref (a new page) or its id (a kept one). */
+function fileOfChange(target: GitImportTarget, change: ContentChange): string {
+  const id = change.operation === 'insert_page' ? change.ref : change.operation === 'update_page' ? change.page : undefined;
+  const plan = target.pages.find((p) => (p.ref ?? p.page) === id);
+  return plan ? `${target.pathPrefix}${plan.key}` : 'a page';
 }
 
 /**

@@ -51,7 +51,8 @@ export async function runExport(
   input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace },
 ): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
   const { request, remoteHead, space } = input;
-  const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '') : [];
+  // With the submodules: the commit's tree is made of this list, and a submodule left out of it was deleted.
+  const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '', { submodules: true }) : [];
   const projectDir = cleanPath(request.repoProjectDirectory ?? '');
   const projectPrefix = projectDir ? `${projectDir}/` : '';
   const byPath = new Map(remoteFiles.map((f) => [f.path, f]));
@@ -115,6 +116,18 @@ export async function runExport(
     filePath.set(id, path);
   }
 
+  // One blob under several paths (GitBook keeps `a.png` and `a (1).png` when an image is uploaded twice) is one file with
+  // an entry for each path: a page keeps naming the copy its file named, or its edit changes the image's line too.
+  const copiesOf = new Map<string, string[]>();
+  for (const e of entries) if (e.kind === 'file') copiesOf.set(e.targetId, [...(copiesOf.get(e.targetId) ?? []), e.path]);
+  const fileCopyNamed = (id: string, from: string, previous: string): string | undefined => {
+    const path = filePath.get(id);
+    const copies = copiesOf.get(id) ?? [];
+    if (!path || copies.length < 2 || !previous) return path;
+    const named = (copy: string) => previous.includes(relative(from, copy)) || previous.includes(relative(from, copy).replace(/%20/g, ' '));
+    return named(path) ? path : (copies.find(named) ?? path);
+  };
+
   // Reusable contents: kept paths, or new under .gitbook/includes/.
   const reusableEntry = new Map(entries.filter((e) => e.kind === 'reusable').map((e) => [e.targetId, e]));
   const includePath = new Map<string, string>();
@@ -142,7 +155,7 @@ export async function runExport(
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
   const withRepositoryPaths = (markdown: string, from: string, previous = '') =>
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
-      const target = file !== undefined ? filePath.get(file) : pathOf.get(page!);
+      const target = file !== undefined ? fileCopyNamed(file, from, previous) : pathOf.get(page!);
       if (!target) return whole;
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
@@ -150,6 +163,9 @@ export async function runExport(
       const path = file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath;
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
+      // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
+      const spaced = path.replace(/%20/g, ' ');
+      if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
       // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
       return markdown[at - 1] === '[' || markdown[at - 1] === '>' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
@@ -214,6 +230,10 @@ export async function runExport(
       oid = await session.writeBlob(new Uint8Array(await object.arrayBuffer()));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
+    // The other copies of its blob stay recorded (before its own path, which the last row of a file gives) for the next export.
+    for (const copy of copiesOf.get(id) ?? []) {
+      if (copy !== path && out.get(full(copy))?.oid === oid) rows.push({ spaceId: input.spaceId, path: copy, kind: 'file', targetId: id, oid, hash: null });
+    }
     rows.push({ spaceId: input.spaceId, path, kind: 'file', targetId: id, oid, hash: null });
   }
 
@@ -253,7 +273,7 @@ export async function runExport(
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
-    const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' ? [f.path.slice(contentPrefix.length)] : []));
+    const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
     const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }

@@ -172,7 +172,8 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
   for (const line of text.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
+    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
     const heading = HEADING.exec(line);
     if (heading) {

@@ -730,8 +730,11 @@ export class GitSession {
     return (await git.readCommit({ ...this.base, oid, cache: this.cache })).commit;
   }
 
-  /** Every file under `directory` of the commit's tree (paths relative to it), recursively. */
-  async listFiles(commitOid: string, directory = ''): Promise<TreeFile[]> {
+  /**
+   * Every file under `directory` of the commit's tree (paths relative to it), recursively; with `submodules`, the
+   * gitlinks too (mode 160000: a commit of another repository), which an export must write back as they were.
+   */
+  async listFiles(commitOid: string, directory = '', options: { submodules?: boolean } = {}): Promise<TreeFile[]> {
     const commit = await this.readCommit(commitOid);
     let treeOid = commit.tree;
     for (const segment of directory.split('/').filter(Boolean)) {
@@ -746,7 +749,7 @@ export class GitSession {
       for (const entry of tree.tree) {
         const path = prefix ? `${prefix}/${entry.path}` : entry.path;
         if (entry.type === 'tree') await walk(entry.oid, path);
-        else if (entry.type === 'blob') out.push({ path, oid: entry.oid, mode: entry.mode });
+        else if (entry.type === 'blob' || (entry.type === 'commit' && options.submodules)) out.push({ path, oid: entry.oid, mode: entry.mode });
       }
     };
     await walk(treeOid, '');
