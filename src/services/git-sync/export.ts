@@ -44,6 +44,16 @@ function relative(from: string, to: string): string {
   return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
 }
 
+/**
+ * `./<path>` where the file an export replaces linked the target so (`[x](./guide.md)`, common in hand-written
+ * repositories): the import reads both spellings as the same page, and the author's untouched lines stay as they were.
+ */
+function withDotIfWritten(path: string, previous: string): string {
+  if (!previous || path.startsWith('.')) return path;
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)#"'>\\s]|$)`, 'm').test(previous) ? `./${path}` : path;
+}
+
 export async function runExport(
   env: Env,
   db: Db,
@@ -160,7 +170,7 @@ export async function runExport(
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const path = file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath;
+      const path = withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.

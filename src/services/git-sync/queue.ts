@@ -81,7 +81,9 @@ export async function queueGitOperation(
       userId: input.userId,
       request: JSON.stringify(request),
       secret,
-      timestamp: input.body.timestamp ?? null,
+      // As an instant in UTC: the newest accepted one is kept as the larger string (operations.ts), which compares
+      // instants only when every timestamp is written alike (`10:30+02:00` is earlier than `09:00Z`).
+      timestamp: input.body.timestamp ? new Date(input.body.timestamp).toISOString() : null,
       state: 'pending',
       createdAt: now,
     }),
