@@ -117,8 +117,22 @@ export async function planImport(
     if (readBytes > GIT_IMPORT_LIMITS.maxReadBytes) throw new Error(`the import reads more than ${GIT_IMPORT_LIMITS.maxReadBytes} bytes of Markdown and files; that is the limit`);
     return bytes;
   };
+  // `.gitbook.yaml` and the summary say which files are the content and how they are ordered: one the server lacks
+  // fails the import, naming it (a guess could read another folder, deleting the space's pages and redirects).
+  // (Wanted alone before any other blob, a blob the server lacks looks like a server refusing blobs by id: the
+  // session fetches the whole tree, which lacks it too, and reading it finds no object.)
+  const readLayoutFile = async (file: TreeFile, path: string) => {
+    const lacking = () => new Error(`${path}: ${lacksBlob(file.oid)}; it says what the content is, so nothing was imported`);
+    if (session.missing.has(file.oid)) throw lacking();
+    try {
+      return decoder.decode(await read(file));
+    } catch (error) {
+      if (session.missing.has(file.oid) || (error as { code?: string }).code === 'NotFoundError') throw lacking();
+      throw error;
+    }
+  };
   const configFile = all.find((f) => f.path === '.gitbook.yaml');
-  const config = parseGitBookConfig(configFile ? decoder.decode(await read(configFile)) : null);
+  const config = parseGitBookConfig(configFile ? await readLayoutFile(configFile, '.gitbook.yaml') : null);
   const rootPrefix = config.root ? `${config.root}/` : '';
   const files = new Map<string, TreeFile>();
   // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
@@ -132,7 +146,7 @@ export async function planImport(
   let layout: LayoutPage[];
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
-    layout = parseSummary(decoder.decode(await read(summaryFile)), summaryDir, (p) => files.has(p));
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
   } else {
