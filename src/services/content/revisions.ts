@@ -163,13 +163,21 @@ export async function transliteratedSlug(text: string): Promise<string> {
   return /^[a-z0-9][a-z0-9-]*$/.test(slug) ? slug : '';
 }
 
-/** `base`, or `base-2`, `base-3`... : the first slug no sibling (other than `self`) uses. */
+/** `base`, or `base-1`, `base-2`... : the first slug no sibling (other than `self`) uses. */
 export function uniqueSlug(base: string, siblings: ReadonlyArray<readonly [id: string, slug: string]>, self?: string): string {
   const taken = new Set(siblings.filter(([id]) => id !== self).map(([, slug]) => slug));
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
+  return firstFreeSlug(base, (slug) => taken.has(slug));
+}
+
+/**
+ * `base`, or `base-1`, `base-2`... : the first that is not taken. GitBook numbers a repeated slug from 1 (a second page
+ * titled "Create the Map" beside one is `create-the-map-1`, its file `create-the-map-1.md`: jigx-docs, GITBOOK-1).
+ */
+export function firstFreeSlug(base: string, taken: (slug: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 1; ; n++) {
     const candidate = `${base.slice(0, 95)}-${n}`;
-    if (!taken.has(candidate)) return candidate;
+    if (!taken(candidate)) return candidate;
   }
 }
 

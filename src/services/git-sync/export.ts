@@ -87,7 +87,8 @@ export async function runExport(
     let path: string;
     if (!parent && index === 0 && !taken.has(config.readme)) path = config.readme;
     else path = hasChildren.has(id) ? `${prefix}${page.slug}/README.md` : `${prefix}${page.slug}.md`;
-    for (let n = 2; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
+    // Numbered from 1, as GitBook names a second file of one slug (`create-the-map-1.md` beside `create-the-map/`).
+    for (let n = 1; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
     taken.add(path);
     pathOf.set(id, path);
   }

@@ -19,7 +19,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import type { FileEntry } from '../content/revisions';
+import { firstFreeSlug, type FileEntry } from '../content/revisions';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -325,7 +325,8 @@ export async function planImport(
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
       const slug = page.slug ?? (await slugOfPath(page.path, page.title));
-      const useSlug = slug && !taken.has(slug) ? slug : undefined;
+      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
+      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
       changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
