@@ -103,6 +103,7 @@ export const GitSyncBlobSchema = z
 const pageFields = {
   id: z.string(),
   title: z.string(),
+  linkTitle: z.string().optional().openapi({ description: 'Title of the page in the table of contents, pagination and links, where it differs from `title`' }),
   kind: z.literal('sheet').openapi({ deprecated: true }),
   type: z.literal('document'),
   emoji: z.string().optional(),
@@ -161,6 +162,7 @@ export const RevisionPageLinkSchema = z
   .object({
     id: z.string(),
     title: z.string(),
+    linkTitle: z.string().optional(),
     kind: z.literal('link').openapi({ deprecated: true }),
     type: z.literal('link'),
     emoji: z.string().optional(),
@@ -181,6 +183,7 @@ export type RevisionPageLink = z.infer<typeof RevisionPageLinkSchema>;
 export interface RevisionPageGroup {
   id: string;
   title: string;
+  linkTitle?: string;
   kind: 'group';
   type: 'group';
   emoji?: string;
@@ -210,6 +213,7 @@ export const RevisionPageGroupSchema: z.ZodType<RevisionPageGroup> = z
   .object({
     id: z.string(),
     title: z.string(),
+    linkTitle: z.string().optional(),
     kind: z.literal('group').openapi({ deprecated: true }),
     type: z.literal('group'),
     emoji: z.string().optional(),

@@ -53,6 +53,7 @@ function toGroupPage(page: ReadPage, urls: ContentUrls, path: string, markdownOf
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'group',
     type: 'group',
     ...(page.emoji ? { emoji: page.emoji } : {}),
@@ -72,6 +73,7 @@ function toLinkPage(page: ReadPage): RevisionPageLink {
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'link',
     type: 'link',
     ...(page.emoji ? { emoji: page.emoji } : {}),
@@ -120,6 +122,7 @@ export function toDocumentPage(page: ReadPage, urls: ContentUrls, path: string, 
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'sheet',
     type: 'document',
     ...pageMetadata(page, urls, path),

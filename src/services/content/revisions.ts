@@ -33,6 +33,12 @@ export interface PageEntry {
    */
   type: 'document' | 'group';
   title: string;
+  /**
+   * GitBook's navigation title (`linkTitle`, 0.202.0's RevisionPageBase): the page's name in the table of contents,
+   * pagination and links, where it differs from its title. Git Sync: the quoted title of its SUMMARY.md item
+   * (`* [Page main title](page.md "Page link title")`).
+   */
+  linkTitle?: string;
   slug: string;
   emoji?: string;
   icon?: string;

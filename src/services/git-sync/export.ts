@@ -6,7 +6,7 @@ import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryKeys as summaryKeysOf } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryItem, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -243,14 +243,21 @@ export async function runExport(
   // SUMMARY.md: written again only when the tree it describes is not the space's.
   const summaryPath = full(config.summary);
   const summaryFile = byPath.get(summaryPath);
-  const wantedTree = tree.order.map(({ id, parent, index }) => `${pathOf.get(id) ?? summaryKeyOf(id)}<${parent ? (pathOf.get(parent) ?? summaryKeyOf(parent)) : ''}#${index}`);
+  // A page's place, and its navigation title where it has one (the summary's quoted link title).
+  const treeLine = (key: string, parent: string, index: number, linkTitle?: string) => `${key}<${parent}#${index}${linkTitle ? ` "${linkTitle}"` : ''}`;
+  const wantedTree = tree.order.map(({ id, parent, index }) =>
+    treeLine(pathOf.get(id) ?? summaryKeyOf(id), parent ? (pathOf.get(parent) ?? summaryKeyOf(parent)) : '', index, tree.pages.get(id)!.linkTitle),
+  );
   let summaryMatches = false;
+  // The text of each item of the summary the repository has, by page key: kept where the page's title did not change.
+  const itemText = new Map<string, string>();
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
     const layout = parseSummary(decoder.decode(await session.readBlob(summaryFile.oid)), summaryDir, (p) => out.has(full(p)));
+    for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
-    const have = flatten(layout).map(({ page, parent, index }) => `${page.key}<${parent ?? ''}#${index}`);
+    const have = flatten(layout).map(({ page, parent, index }) => treeLine(page.key, parent ?? '', index, page.linkTitle));
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
@@ -259,6 +266,12 @@ export async function runExport(
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {
+    // An item's text where the author wrote other than the page's title (`* [Setup](install.md)` for "# Installing"):
+    // kept while the page keeps its file and its title (its head, which holds the title, is the one last synced).
+    const authorsText = (id: string, path: string): string | undefined => {
+      const entry = pageEntry.get(id);
+      return entry && entry.path === path && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(path) || undefined : undefined;
+    };
     const lines = ['# Table of contents', ''];
     const depthOf = new Map<string, number>();
     let inGroup = false;
@@ -272,7 +285,7 @@ export async function runExport(
       if (!parent) inGroup = startsGroup;
       if (page.link) {
         depthOf.set(id, depth);
-        lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${page.link.url})`);
+        lines.push(summaryItem(depth, page.title, page.link.url, page.linkTitle));
         continue;
       }
       if (path === null) {
@@ -281,7 +294,7 @@ export async function runExport(
         continue;
       }
       depthOf.set(id, depth);
-      lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${relative(config.summary, path!)})`);
+      lines.push(summaryItem(depth, authorsText(id, path!) ?? page.title, relative(config.summary, path!), page.linkTitle));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

@@ -320,7 +320,9 @@ export async function planImport(
       document = {};
     }
     if (plan.page) {
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...(page.group ? { type: 'group' } : {}) });
+      // The navigation title follows the summary: set, changed, or removed (an empty one) with its quoted title.
+      const linkTitle = (page.linkTitle ?? '') !== (head.pages.get(plan.page)?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
@@ -328,7 +330,7 @@ export async function planImport(
       // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
       const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
-      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
+      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
 

@@ -81,12 +81,25 @@ export interface LayoutPage {
   group?: true;
   /** A group's slug where GitBook wrote it, as the anchor of its heading (`## Get Started <a href="#getting-started" ...>`). */
   slug?: string;
+  /** The page's navigation title (GitBook's `linkTitle`): its item's quoted link title, `[Main title](page.md "Link title")`. */
+  linkTitle?: string;
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 /** CommonMark's thematic break (`***`, `---`, `___`, spaced or not): the end of a group in a summary. */
 const THEMATIC_BREAK = /^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/;
+/** A link's title after its destination (`"Page link title"`, `'...'`), backslash escapes kept. */
+const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
+/** GitBook's bound on a navigation title (0.202.0's `linkTitle`: 1 to 100 characters). */
+export const MAX_LINK_TITLE = 100;
+
+/** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
+export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string): string {
+  const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
+  return `${'  '.repeat(Math.max(depth, 0))}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+}
+
 /** What GitBook writes between a group and a page of the top level after it. */
 export const SUMMARY_GROUP_END = '***';
 
@@ -195,8 +208,11 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    // A link title after the destination (`[Agent skills](skills.md "Agent skills")`, as GitBook writes some) is no part of it.
-    const destination = item[3].replace(/\s+(?:"[^"]*"|'[^']*')\s*$/, '');
+    // A link title after the destination is no part of it: it is the page's navigation title, as GitBook writes it
+    // (`* [Page main title](page.md "Page link title")`, its Git Sync documentation).
+    const quoted = LINK_TITLE.exec(item[3]);
+    const destination = quoted ? item[3].slice(0, quoted.index) : item[3];
+    const linkTitle = quoted ? (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1').trim().slice(0, MAX_LINK_TITLE) : '';
     const target = decodeTarget(destination);
     const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
@@ -205,7 +221,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
-      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url });
+      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) });
       continue;
     }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
@@ -213,7 +229,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       continue;
     }
     seen.add(path);
-    const page: LayoutPage = { path, key: path, title, children: [] };
+    const page: LayoutPage = { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) };
     siblings.push(page);
     stack.push([indent, page]);
   }
