@@ -169,8 +169,10 @@ export const RevisionPageLinkSchema = z
     icon: z.string().optional(),
     createdAt: TimestampSchema.optional(),
     updatedAt: TimestampSchema.optional(),
-    target: z.object({ kind: z.literal('url'), url: z.string() }).openapi({ description: 'Where the link leads (a ContentRef: a URL)' }),
-    href: z.string().openapi({ description: 'The URL the link leads to' }),
+    target: z
+      .union([z.object({ kind: z.literal('url'), url: z.string() }), z.object({ kind: z.literal('anchor'), page: z.string(), anchor: z.string() })])
+      .openapi({ description: 'Where the link leads (a ContentRef: a URL, or an anchor of a page of the space)' }),
+    href: z.string().optional().openapi({ description: 'The URL the link leads to (a link to a URL)' }),
     hidden: z.boolean(),
   })
   .openapi('RevisionPageLink');

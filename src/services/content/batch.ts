@@ -329,7 +329,8 @@ class Batch {
       page.computed = change.computed;
       page.computedSeed = id;
     }
-    if (change.link) page.link = { kind: 'url', url: change.link.url };
+    // An anchor's page may be one this batch inserts (a ref, its id given before the batch runs).
+    if (change.link) page.link = change.link.kind === 'url' ? { kind: 'url', url: change.link.url } : { kind: 'anchor', page: this.pageRefs.get(change.link.page) ?? change.link.page, anchor: change.link.anchor };
     this.putPage(page);
     target.list.splice(at ?? target.list.length, 0, [id, slug]);
     await this.saveChildren(target.parent, target.list);

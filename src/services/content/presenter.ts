@@ -80,8 +80,7 @@ function toLinkPage(page: ReadPage): RevisionPageLink {
     ...(page.icon ? { icon: page.icon } : {}),
     createdAt: page.createdAt,
     updatedAt: page.updatedAt,
-    target: { kind: 'url', url: page.link!.url },
-    href: page.link!.url,
+    ...(page.link!.kind === 'url' ? { target: { kind: 'url' as const, url: page.link!.url }, href: page.link!.url } : { target: { kind: 'anchor' as const, page: page.link!.page, anchor: page.link!.anchor } }),
     hidden: page.hidden ?? false,
   };
 }

@@ -73,11 +73,12 @@ export interface PageEntry {
 /** Whether a page is a group (a section heading of the top level, holding pages; no body of its own). */
 export const isGroupPage = (page: Pick<PageEntry, 'type'>) => page.type === 'group';
 
-/** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
-export interface PageLinkTarget {
-  kind: 'url';
-  url: string;
-}
+/**
+ * Where a link page leads: a URL (GitBook's `ContentRefURL`, `* [Status](https://status.example.com)` in a SUMMARY.md),
+ * or an anchor of a page of the space (GitBook's `ContentRefAnchor`, `* [Buttons](formatting/inline.md#buttons)` beside
+ * the page's own item, as GitBook's own documentation has it).
+ */
+export type PageLinkTarget = { kind: 'url'; url: string } | { kind: 'anchor'; page: string; anchor: string };
 
 /** GitBook's `GitSyncBlob`: a blob of the synced repository and its path from the repository's root. */
 export interface GitSyncBlob {

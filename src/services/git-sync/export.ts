@@ -4,6 +4,7 @@ import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
+import type { PageRecord } from '../content/pages';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
 import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryItem, summaryKeys as summaryKeysOf } from './layout';
@@ -93,11 +94,13 @@ export async function runExport(
     pathOf.set(id, path);
   }
 
+  // Where a link page's item leads, from the content root: its URL, or its page's file and the anchor.
+  const linkDestination = (link: NonNullable<PageRecord['link']>) => (link.kind === 'url' ? link.url : `${pathOf.get(link.page) ?? ''}#${link.anchor}`);
   // The keys a summary gives the pages without a file (groups, links), as the import reads them back.
   const summaryKeys = summaryKeysOf(
     tree.order.flatMap(({ id }) => {
       const page = tree.pages.get(id)!;
-      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: page.link.url } : {}) }] : [];
+      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}) }] : [];
     }),
   );
   const summaryKeyOf = (id: string) => summaryKeys.get(id)!;
@@ -285,7 +288,8 @@ export async function runExport(
       if (!parent) inGroup = startsGroup;
       if (page.link) {
         depthOf.set(id, depth);
-        lines.push(summaryItem(depth, page.title, page.link.url, page.linkTitle));
+        const destination = page.link.kind === 'url' ? page.link.url : `${relative(config.summary, pathOf.get(page.link.page) ?? '')}#${page.link.anchor}`;
+        lines.push(summaryItem(depth, page.title, destination, page.linkTitle));
         continue;
       }
       if (path === null) {

@@ -294,6 +294,11 @@ export async function planImport(
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
+  // A link to an anchor leads to its page: kept (its id) or new (the ref the batch gives an id).
+  const anchorTarget = ({ path, anchor }: { path: string; anchor: string }) => {
+    const plan = pagePlans.get(path)!;
+    return { kind: 'anchor' as const, page: plan.page ?? plan.ref!, anchor };
+  };
   let convertedPages = 0;
   for (const { page, parent, index } of flat) {
     const plan = pagePlans.get(page.key)!;
@@ -322,7 +327,7 @@ export async function planImport(
     if (plan.page) {
       // The navigation title follows the summary: set, changed, or removed (an empty one) with its quoted title.
       const linkTitle = (page.linkTitle ?? '') !== (head.pages.get(plan.page)?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link || page.anchorLink ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
@@ -330,7 +335,7 @@ export async function planImport(
       // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
       const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
-      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
+      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.anchorLink ? { link: anchorTarget(page.anchorLink) } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
 

@@ -83,6 +83,11 @@ export interface LayoutPage {
   slug?: string;
   /** The page's navigation title (GitBook's `linkTitle`): its item's quoted link title, `[Main title](page.md "Link title")`. */
   linkTitle?: string;
+  /**
+   * A summary item that leads to an anchor of a page listed in its own place (`* [Buttons](inline.md#buttons)`, in
+   * GitBook's own documentation): a link page to that anchor (GitBook's ContentRefAnchor). `path` is the page's file.
+   */
+  anchorLink?: { path: string; anchor: string };
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
@@ -163,6 +168,7 @@ function groupKeyCounter(): (key: string) => string {
  * (a link: `link` set).
  */
 export function summaryKeys(pages: Array<{ id: string; title: string; link?: string }>): Map<string, string> {
+  // (`link` of an anchor: `<file>#<anchor>`, the file from the content root, as parseSummary keys it.)
   const uniqueGroupKey = groupKeyCounter();
   const uniqueLinkKey = groupKeyCounter();
   return new Map(pages.map(({ id, title, link }) => [id, link !== undefined ? uniqueLinkKey(`link:${link}`) : uniqueGroupKey(`group:${summaryTitle(title)}`)]));
@@ -176,6 +182,14 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
+  const lines = text.split(/\r?\n/);
+  // Files an item lists without an anchor: an item leading to an anchor of one of them is a link to that anchor.
+  const listed = new Set<string>();
+  for (const line of lines) {
+    const item = ITEM.exec(line);
+    const read = item ? readItem(item[3], summaryDir) : null;
+    if (read?.path && read.anchor === null) listed.add(read.path);
+  }
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
@@ -184,7 +198,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
-  for (const line of text.split(/\r?\n/)) {
+  for (const line of lines) {
     if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
     const heading = HEADING.exec(line);
@@ -208,13 +222,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    // A link title after the destination is no part of it: it is the page's navigation title, as GitBook writes it
-    // (`* [Page main title](page.md "Page link title")`, its Git Sync documentation).
-    const quoted = LINK_TITLE.exec(item[3]);
-    const destination = quoted ? item[3].slice(0, quoted.index) : item[3];
-    const linkTitle = quoted ? (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1').trim().slice(0, MAX_LINK_TITLE) : '';
-    const target = decodeTarget(destination);
-    const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+    const { destination, linkTitle, path, anchor } = readItem(item[3], summaryDir);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
@@ -222,6 +230,12 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
       siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) });
+      continue;
+    }
+    if (path !== null && anchor !== null && title && (listed.has(path) || seen.has(path)) && exists(path)) {
+      // A link to an anchor of a page listed in its own place: like a link page, no children of its own.
+      const key = uniqueLinkKey(`link:${path}#${anchor}`);
+      siblings.push({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) });
       continue;
     }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
@@ -234,6 +248,22 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     stack.push([indent, page]);
   }
   return top;
+}
+
+/**
+ * A summary item's destination (`item[3]`): without its link title, which is the page's navigation title as GitBook
+ * writes it (`* [Page main title](page.md "Page link title")`, its Git Sync documentation); the file it names (from the
+ * content root) and its anchor as written (null without one).
+ */
+function readItem(written: string, summaryDir: string) {
+  const quoted = LINK_TITLE.exec(written);
+  const destination = quoted ? written.slice(0, quoted.index) : written;
+  const linkTitle = quoted ? (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1').trim().slice(0, MAX_LINK_TITLE) : '';
+  const target = decodeTarget(destination);
+  const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+  const hashAt = destination.indexOf('#');
+  const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
+  return { destination, linkTitle, path, anchor };
 }
 
 /** The page tree of the folders, when there is no summary: README.md first, then files and folders by name. */
