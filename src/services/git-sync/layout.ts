@@ -41,7 +41,8 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   if (typeof structure.summary === 'string' && cleanPath(structure.summary)) config.summary = cleanPath(structure.summary);
   if (doc.redirects && typeof doc.redirects === 'object') {
     for (const [from, to] of Object.entries(doc.redirects as Record<string, unknown>)) {
-      if (typeof to === 'string' && from.length <= 512 && to.length <= 512) config.redirects[cleanPath(from)] = cleanPath(to);
+      // A URL (`pricing: https://example.com/pricing`) is kept as written: cleaned as a path, it read `https:/example.com`.
+      if (typeof to === 'string' && from.length <= 512 && to.length <= 512) config.redirects[cleanPath(from)] = externalUrl(to) ?? cleanPath(to);
     }
   }
   return config;
