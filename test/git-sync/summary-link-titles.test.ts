@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSummary } from '../../src/services/git-sync/layout';
-import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest, postChanges } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
 import { control, createRepository, githubBody, gitOutput, runGitOperation } from '../helpers/git-sync';
 
@@ -121,4 +121,22 @@ describe('SUMMARY.md link texts and link titles', () => {
       [reference.id, 'Calls'],
     ]);
   }, 180_000);
+
+  it('sets a link title through a content batch within GitBook’s bound (100 characters), and another organization cannot', async () => {
+    const org = await seedOrg();
+    const other = await seedOrg();
+    const space = await createSpace(org.id, org.owner.token);
+    const cr = await openChangeRequest(space.id, org.owner.token, 'Link title');
+    const made = await applyChanges(space.id, cr.number, org.owner.token, [{ operation: 'insert_page', title: 'Installing the agent', linkTitle: 'Install', document: {} }]);
+    const id = made.changes[0].page.id;
+    const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${id}`, { token: org.owner.token }), 200).body;
+    expect(read).toMatchObject({ title: 'Installing the agent', linkTitle: 'Install' });
+    const long = await postChanges(space.id, cr.number, org.owner.token, [{ operation: 'update_page', page: id, linkTitle: 'x'.repeat(101) }], false);
+    expect(long.status, JSON.stringify(long.body)).toBe(400);
+    expect(JSON.stringify(long.body.error)).toContain('linkTitle');
+    const foreign = await postChanges(space.id, cr.number, other.owner.token, [{ operation: 'update_page', page: id, linkTitle: 'Taken' }], false);
+    expect(foreign.status).toBe(404);
+    const again = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${id}`, { token: org.owner.token }), 200).body;
+    expect(again.linkTitle).toBe('Install');
+  });
 });
