@@ -103,6 +103,7 @@ export const GitSyncBlobSchema = z
 const pageFields = {
   id: z.string(),
   title: z.string(),
+  linkTitle: z.string().optional().openapi({ description: 'Title of the page in the table of contents, pagination and links, where it differs from `title`' }),
   kind: z.literal('sheet').openapi({ deprecated: true }),
   type: z.literal('document'),
   emoji: z.string().optional(),
@@ -161,14 +162,17 @@ export const RevisionPageLinkSchema = z
   .object({
     id: z.string(),
     title: z.string(),
+    linkTitle: z.string().optional(),
     kind: z.literal('link').openapi({ deprecated: true }),
     type: z.literal('link'),
     emoji: z.string().optional(),
     icon: z.string().optional(),
     createdAt: TimestampSchema.optional(),
     updatedAt: TimestampSchema.optional(),
-    target: z.object({ kind: z.literal('url'), url: z.string() }).openapi({ description: 'Where the link leads (a ContentRef: a URL)' }),
-    href: z.string().openapi({ description: 'The URL the link leads to' }),
+    target: z
+      .union([z.object({ kind: z.literal('url'), url: z.string() }), z.object({ kind: z.literal('anchor'), page: z.string(), anchor: z.string() })])
+      .openapi({ description: 'Where the link leads (a ContentRef: a URL, or an anchor of a page of the space)' }),
+    href: z.string().optional().openapi({ description: 'The URL the link leads to (a link to a URL)' }),
     hidden: z.boolean(),
   })
   .openapi('RevisionPageLink');
@@ -181,6 +185,7 @@ export type RevisionPageLink = z.infer<typeof RevisionPageLinkSchema>;
 export interface RevisionPageGroup {
   id: string;
   title: string;
+  linkTitle?: string;
   kind: 'group';
   type: 'group';
   emoji?: string;
@@ -210,6 +215,7 @@ export const RevisionPageGroupSchema: z.ZodType<RevisionPageGroup> = z
   .object({
     id: z.string(),
     title: z.string(),
+    linkTitle: z.string().optional(),
     kind: z.literal('group').openapi({ deprecated: true }),
     type: z.literal('group'),
     emoji: z.string().optional(),

@@ -203,14 +203,39 @@ function variants(chrome: Chrome): Html | string {
   return html`<details class="menu variants"><summary>${current.siteSpace.title}<span class="skip"> (switch version)</span></summary><ul>${items}</ul></details>`;
 }
 
+/** A page's name in the navigation: its link title where it has one (GitBook's `linkTitle`), else its title. */
 function pageTitle(page: ReadPage): string {
-  return page.title;
+  return page.linkTitle || page.title;
+}
+
+/** The path of each page of the navigation, by id (for links to a page's anchor), made once per view. */
+const navPaths = new WeakMap<PageView, Map<string, string>>();
+function navPathOf(view: PageView): Map<string, string> {
+  let paths = navPaths.get(view);
+  if (!paths) {
+    const found = new Map<string, string>();
+    const walk = (pages: ReadPage[], parentPath: string) => {
+      for (const page of pages) {
+        if (page.link) continue;
+        const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
+        found.set(page.id, path);
+        walk(page.pages, path);
+      }
+    };
+    walk(view.nav, '');
+    navPaths.set(view, (paths = found));
+  }
+  return paths;
 }
 
 function sidebarList(view: PageView, pages: ReadPage[], parentPath: string, inGroup = false): Html | string {
   if (pages.length === 0) return '';
   const items = pages.map((page) => {
-    // A link page: its URL, when it is one a browser may follow (never `javascript:`).
+    // A link page: its URL, when it is one a browser may follow (never `javascript:`), or its page's anchor.
+    if (page.link?.kind === 'anchor') {
+      const target = navPathOf(view).get(page.link.page);
+      return target === undefined ? html`<li>${pageTitle(page)}</li>` : html`<li><a href="${view.pageUrl(target)}#${page.link.anchor}">${pageTitle(page)}</a></li>`;
+    }
     if (page.link) return /^(https?:|mailto:|\/\/)/i.test(page.link.url) ? html`<li><a class="external" href="${page.link.url}" rel="noopener">${pageTitle(page)}</a></li>` : html`<li>${pageTitle(page)}</li>`;
     const path = parentPath ? `${parentPath}/${page.slug}` : page.slug;
     // A group: a section heading over its pages, leading nowhere (it has no page of its own).
@@ -232,9 +257,9 @@ function outline(entries: OutlineEntry[]): Html | string {
 function pagination(view: PageView, enabled: boolean): Html | string {
   if (!enabled || (!view.previous && !view.next)) return '';
   const prev = view.previous
-    ? html`<a class="previous" rel="prev" href="${view.pageUrl(view.previous.path)}"><small>Previous</small>${view.previous.page.title}</a>`
+    ? html`<a class="previous" rel="prev" href="${view.pageUrl(view.previous.path)}"><small>Previous</small>${pageTitle(view.previous.page)}</a>`
     : '';
-  const next = view.next ? html`<a class="next" rel="next" href="${view.pageUrl(view.next.path)}"><small>Next</small>${view.next.page.title}</a>` : '';
+  const next = view.next ? html`<a class="next" rel="next" href="${view.pageUrl(view.next.path)}"><small>Next</small>${pageTitle(view.next.page)}</a>` : '';
   return html`<nav class="pagination" aria-label="Previous and next pages">${prev}${next}</nav>`;
 }
 

@@ -130,7 +130,7 @@ describe('insert_page', () => {
       'heading-title: Heading Title',
       'plain: Plain',
       'untitled: Untitled',
-      'untitled-2: Untitled',
+      'untitled-1: Untitled',
     ]);
     // The leading heading became the title and left the body (it is read back once, as the title
     // heading, not twice); a frontmatter title leaves the body alone. Markdown reads start with the
@@ -157,14 +157,14 @@ describe('insert_page', () => {
     expect(await pageTree(spaceId, owner, cr.id)).toEqual([
       'guide: Guide',
       'guide/guide: Guide',
-      'guide-2: Guide',
+      'guide-1: Guide',
       'getting-started: Getting Started!',
       'my-slug: Custom',
-      'guide-3: Guide',
+      'guide-2: Guide',
     ]);
     const before = (await getChangeRequest(spaceId, cr.id)).revision;
-    const collision = await postChanges(spaceId, cr.id, owner, [{ operation: 'insert_page', title: 'Other', slug: 'guide-2', document: {} }], false);
-    expectError(collision, 400, /^changes\[0\] \(insert_page\): slug "guide-2" is already used/);
+    const collision = await postChanges(spaceId, cr.id, owner, [{ operation: 'insert_page', title: 'Other', slug: 'guide-1', document: {} }], false);
+    expectError(collision, 400, /^changes\[0\] \(insert_page\): slug "guide-1" is already used/);
     expect((await getChangeRequest(spaceId, cr.id)).revision).toBe(before);
   });
 

@@ -63,7 +63,7 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
       expect(pages[1]).toMatchObject({ title: 'Guides and tips', slug: 'guides' });
       expect(pages[1].children.map((p) => p.key)).toEqual(['guides/install.md', 'guides/configure.md']);
       // A link title after the destination, as GitBook writes some (its own documentation), is no part of the path.
-      expect(pages[1].children[1]).toMatchObject({ path: 'guides/configure.md', title: 'Configure' });
+      expect(pages[1].children[1]).toMatchObject({ path: 'guides/configure.md', title: 'Configure', linkTitle: 'Set it up' });
     }
   });
 
@@ -114,7 +114,8 @@ describe('SUMMARY.md groups as GitBook page groups', () => {
         '',
         '* [Install](guides/install.md)',
         '  * [On Linux](guides/install/linux.md)',
-        '* [Configure](guides/configure.md)',
+        // Its link title kept: the page's navigation title (GitBook's linkTitle), as GitBook writes it.
+        '* [Configure](guides/configure.md "Set it up")',
         '* [Upgrade](guides/upgrade.md)',
         '',
         '***',

@@ -270,7 +270,7 @@ describe('mergeManifests: pages', () => {
     const theirs = manifest([page('A'), page('T', [], { slug: 'intro', title: 'Intro' })]);
     const result = await mergeManifests(base, main, theirs);
     const slugs = result.pages.map((p) => p.slug);
-    expect(slugs.sort()).toEqual(['a', 'intro', 'intro-2']);
+    expect(slugs.sort()).toEqual(['a', 'intro', 'intro-1']);
     expect(new Set(result.pages.map((p) => p.id))).toEqual(new Set(['A', 'M', 'T']));
   });
 

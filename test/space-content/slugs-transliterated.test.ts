@@ -25,16 +25,16 @@ describe('slugs of new pages from non-Latin titles', () => {
     expect(await pageTree(space.id, token, cr.number)).toEqual([
       'udalit-zavisshuyu-tranzakciyu: Удалить  зависшую транзакцию',
       'chang-jian-wen-ti: 常见问题',
-      'chang-jian-wen-ti-2: 常见问题',
+      'chang-jian-wen-ti-1: 常见问题',
       'ellinika: Ελληνικά',
       'mrhba-balaalm: مرحبا بالعالم',
       'math-and-tex: Math & TeX',
       // Nothing limax reads (Korean, Hebrew, Hindi, Thai): GitBook's `undefined`, as its Git Sync names such pages' files
       // (`undefined.md`, `undefined-1.md`... in Korean spaces' repositories); `page` before.
       'undefined: 한국어',
-      'undefined-2: שלום עולם',
-      'undefined-3: नमस्ते दुनिया',
-      'undefined-4: สวัสดีครับ',
+      'undefined-1: שלום עולם',
+      'undefined-2: नमस्ते दुनिया',
+      'undefined-3: สวัสดีครับ',
       // Mixed scripts: the Latin part, as GitBook wrote `2.md` and `tutorial-intellij-coroutines.md` for these titles.
       '2: 2장 코틀린 기초',
       'tutorial-intellij-coroutines: Tutorial: IntelliJ를 사용한 Coroutines 디버깅',

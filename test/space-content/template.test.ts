@@ -137,10 +137,10 @@ describe('applyTemplateToSpace on main content', () => {
       'changelog/1-1-0: 1.1.0',
       'changelog/1-0-0: 1.0.0',
       'release-policy: Release policy',
-      'changelog-2: Changelog',
-      'changelog-2/1-1-0: 1.1.0',
-      'changelog-2/1-0-0: 1.0.0',
-      'release-policy-2: Release policy',
+      'changelog-1: Changelog',
+      'changelog-1/1-1-0: 1.1.0',
+      'changelog-1/1-0-0: 1.0.0',
+      'release-policy-1: Release policy',
     ]);
     // The second copy links to its own pages.
     const second = (await pages(space.id, owner))[2];
@@ -155,7 +155,7 @@ describe('applyTemplateToSpace on main content', () => {
     for (const res of results) expect(res.status, JSON.stringify(res.body)).toBe(201);
     const tree = await pageTree(space.id, owner);
     expect(tree).toHaveLength(4 + 5 + 4);
-    expect(tree.filter((line) => line.endsWith(': Changelog'))).toEqual(['changelog: Changelog', 'changelog-2: Changelog']);
+    expect(tree.filter((line) => line.endsWith(': Changelog'))).toEqual(['changelog: Changelog', 'changelog-1: Changelog']);
     // Three revisions, each the child of the one before.
     let revision = await spaceRevision(space.id, owner);
     const chain: string[] = [];

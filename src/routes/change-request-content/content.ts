@@ -83,6 +83,7 @@ const DocumentInput = z
 
 const PageMetadata = {
   title: z.string().trim().min(1).max(200).optional(),
+  linkTitle: z.string().trim().max(100).optional().openapi({ description: 'The title of the page in the table of contents, pagination and links, where it differs from `title`; empty removes it' }),
   slug: z.string().max(100).optional().openapi({ description: "Slug in the page's parent; derived from the title when omitted" }),
   emoji: z.string().max(50).optional(),
   icon: z.string().max(50).optional(),

@@ -42,7 +42,7 @@ export const MAX_FILES_PER_BATCH = 40;
 export type DocumentInput = { markdown: string } | { document: unknown } | Record<string, never>;
 
 /** The page fields a change may set (GitBook's RevisionPageUpdate); `slug` is checked apart from the rest. */
-const METADATA_KEYS = ['title', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition', 'layout'] as const;
+const METADATA_KEYS = ['title', 'linkTitle', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition', 'layout'] as const;
 export type PageMetadataInput = Partial<Pick<PageEntry, (typeof METADATA_KEYS)[number] | 'slug'>>;
 
 export type ContentChange =
@@ -347,7 +347,8 @@ class Batch {
       page.computed = change.computed;
       page.computedSeed = id;
     }
-    if (change.link) page.link = { kind: 'url', url: change.link.url };
+    // An anchor's page may be one this batch inserts (a ref, its id given before the batch runs).
+    if (change.link) page.link = change.link.kind === 'url' ? { kind: 'url', url: change.link.url } : { kind: 'anchor', page: this.pageRefs.get(change.link.page) ?? change.link.page, anchor: change.link.anchor };
     this.putPage(page);
     target.list.splice(at ?? target.list.length, 0, [id, slug]);
     await this.saveChildren(target.parent, target.list);
@@ -753,7 +754,7 @@ function frontmatterMetadata(frontmatter: Record<string, unknown>, page: PageFro
   return out;
 }
 
-/** Sets what the change gives; an empty string removes emoji, icon, description and condition. */
+/** Sets what the change gives; an empty string removes the link title, emoji, icon, description and condition. */
 function applyMetadata(page: PageRecord, input: PageMetadataInput) {
   for (const key of METADATA_KEYS) {
     const value = input[key];

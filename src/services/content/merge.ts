@@ -2,7 +2,7 @@ import { ApiError } from '../../lib/errors';
 import { manifestToTree, treeToManifest, type RevisionMeta } from './convert';
 import { childCount, childrenOf, ContentTree, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { diffTries, memoryNodeStore, type NodeStore, type StoredNode } from './tree';
-import { canonicalJson, type FileEntry, type Manifest } from './revisions';
+import { canonicalJson, firstFreeSlug, type FileEntry, type Manifest } from './revisions';
 
 /**
  * Three-way merge of manifests at page level: `base` is the common ancestor, `main` the space's
@@ -285,8 +285,7 @@ function rebuildList(parent: string, mainList: ChildRef[], theirsList: ChildRef[
   const slugs = new Map<string, string>();
   for (const entry of [...list.filter(([id]) => placedByMain.has(id)), ...list.filter(([id]) => !placedByMain.has(id))]) {
     const wanted = slugOf(entry);
-    let slug = wanted;
-    for (let n = 2; taken.has(slug); n++) slug = `${wanted.slice(0, 95)}-${n}`;
+    const slug = firstFreeSlug(wanted, (candidate) => taken.has(candidate));
     slugs.set(entry[0], slug);
     taken.add(slug);
   }

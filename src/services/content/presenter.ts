@@ -53,6 +53,7 @@ function toGroupPage(page: ReadPage, urls: ContentUrls, path: string, markdownOf
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'group',
     type: 'group',
     ...(page.emoji ? { emoji: page.emoji } : {}),
@@ -72,14 +73,14 @@ function toLinkPage(page: ReadPage): RevisionPageLink {
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'link',
     type: 'link',
     ...(page.emoji ? { emoji: page.emoji } : {}),
     ...(page.icon ? { icon: page.icon } : {}),
     createdAt: page.createdAt,
     updatedAt: page.updatedAt,
-    target: { kind: 'url', url: page.link!.url },
-    href: page.link!.url,
+    ...(page.link!.kind === 'url' ? { target: { kind: 'url' as const, url: page.link!.url }, href: page.link!.url } : { target: { kind: 'anchor' as const, page: page.link!.page, anchor: page.link!.anchor } }),
     hidden: page.hidden ?? false,
   };
 }
@@ -120,6 +121,7 @@ export function toDocumentPage(page: ReadPage, urls: ContentUrls, path: string, 
   return {
     id: page.id,
     title: page.title,
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     kind: 'sheet',
     type: 'document',
     ...pageMetadata(page, urls, path),

@@ -33,6 +33,12 @@ export interface PageEntry {
    */
   type: 'document' | 'group';
   title: string;
+  /**
+   * GitBook's navigation title (`linkTitle`, 0.202.0's RevisionPageBase): the page's name in the table of contents,
+   * pagination and links, where it differs from its title. Git Sync: the quoted title of its SUMMARY.md item
+   * (`* [Page main title](page.md "Page link title")`).
+   */
+  linkTitle?: string;
   slug: string;
   emoji?: string;
   icon?: string;
@@ -67,11 +73,12 @@ export interface PageEntry {
 /** Whether a page is a group (a section heading of the top level, holding pages; no body of its own). */
 export const isGroupPage = (page: Pick<PageEntry, 'type'>) => page.type === 'group';
 
-/** Where a link page leads: a URL (GitBook's `ContentRefURL`, the target a SUMMARY.md link has). */
-export interface PageLinkTarget {
-  kind: 'url';
-  url: string;
-}
+/**
+ * Where a link page leads: a URL (GitBook's `ContentRefURL`, `* [Status](https://status.example.com)` in a SUMMARY.md),
+ * or an anchor of a page of the space (GitBook's `ContentRefAnchor`, `* [Buttons](formatting/inline.md#buttons)` beside
+ * the page's own item, as GitBook's own documentation has it).
+ */
+export type PageLinkTarget = { kind: 'url'; url: string } | { kind: 'anchor'; page: string; anchor: string };
 
 /** GitBook's `GitSyncBlob`: a blob of the synced repository and its path from the repository's root. */
 export interface GitSyncBlob {
@@ -163,13 +170,21 @@ export async function transliteratedSlug(text: string): Promise<string> {
   return /^[a-z0-9][a-z0-9-]*$/.test(slug) ? slug : '';
 }
 
-/** `base`, or `base-2`, `base-3`... : the first slug no sibling (other than `self`) uses. */
+/** `base`, or `base-1`, `base-2`... : the first slug no sibling (other than `self`) uses. */
 export function uniqueSlug(base: string, siblings: ReadonlyArray<readonly [id: string, slug: string]>, self?: string): string {
   const taken = new Set(siblings.filter(([id]) => id !== self).map(([, slug]) => slug));
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
+  return firstFreeSlug(base, (slug) => taken.has(slug));
+}
+
+/**
+ * `base`, or `base-1`, `base-2`... : the first that is not taken. GitBook numbers a repeated slug from 1 (a second page
+ * titled "Create the Map" beside one is `create-the-map-1`, its file `create-the-map-1.md`: jigx-docs, GITBOOK-1).
+ */
+export function firstFreeSlug(base: string, taken: (slug: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 1; ; n++) {
     const candidate = `${base.slice(0, 95)}-${n}`;
-    if (!taken.has(candidate)) return candidate;
+    if (!taken(candidate)) return candidate;
   }
 }
 

@@ -4,9 +4,10 @@ import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
+import type { PageRecord } from '../content/pages';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryKeys as summaryKeysOf } from './layout';
+import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryItem, summaryKeys as summaryKeysOf } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -98,16 +99,19 @@ export async function runExport(
     let path: string;
     if (!parent && index === 0 && !taken.has(config.readme)) path = config.readme;
     else path = hasChildren.has(id) ? `${prefix}${page.slug}/README.md` : `${prefix}${page.slug}.md`;
-    for (let n = 2; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
+    // Numbered from 1, as GitBook names a second file of one slug (`create-the-map-1.md` beside `create-the-map/`).
+    for (let n = 1; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
     taken.add(path);
     pathOf.set(id, path);
   }
 
+  // Where a link page's item leads, from the content root: its URL, or its page's file and the anchor.
+  const linkDestination = (link: NonNullable<PageRecord['link']>) => (link.kind === 'url' ? link.url : `${pathOf.get(link.page) ?? ''}#${link.anchor}`);
   // The keys a summary gives the pages without a file (groups, links), as the import reads them back.
   const summaryKeys = summaryKeysOf(
     tree.order.flatMap(({ id }) => {
       const page = tree.pages.get(id)!;
-      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: page.link.url } : {}) }] : [];
+      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}) }] : [];
     }),
   );
   const summaryKeyOf = (id: string) => summaryKeys.get(id)!;
@@ -272,14 +276,21 @@ export async function runExport(
   // SUMMARY.md: written again only when the tree it describes is not the space's.
   const summaryPath = full(config.summary);
   const summaryFile = byPath.get(summaryPath);
-  const wantedTree = tree.order.map(({ id, parent, index }) => `${pathOf.get(id) ?? summaryKeyOf(id)}<${parent ? (pathOf.get(parent) ?? summaryKeyOf(parent)) : ''}#${index}`);
+  // A page's place, and its navigation title where it has one (the summary's quoted link title).
+  const treeLine = (key: string, parent: string, index: number, linkTitle?: string) => `${key}<${parent}#${index}${linkTitle ? ` "${linkTitle}"` : ''}`;
+  const wantedTree = tree.order.map(({ id, parent, index }) =>
+    treeLine(pathOf.get(id) ?? summaryKeyOf(id), parent ? (pathOf.get(parent) ?? summaryKeyOf(parent)) : '', index, tree.pages.get(id)!.linkTitle),
+  );
   let summaryMatches = false;
+  // The text of each item of the summary the repository has, by page key: kept where the page's title did not change.
+  const itemText = new Map<string, string>();
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
     const layout = parseSummary(decoder.decode(await session.readBlob(summaryFile.oid)), summaryDir, (p) => out.has(full(p)));
+    for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
-    const have = flatten(layout).map(({ page, parent, index }) => `${page.key}<${parent ?? ''}#${index}`);
+    const have = flatten(layout).map(({ page, parent, index }) => treeLine(page.key, parent ?? '', index, page.linkTitle));
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
@@ -288,6 +299,12 @@ export async function runExport(
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {
+    // An item's text where the author wrote other than the page's title (`* [Setup](install.md)` for "# Installing"):
+    // kept while the page keeps its file and its title (its head, which holds the title, is the one last synced).
+    const authorsText = (id: string, path: string): string | undefined => {
+      const entry = pageEntry.get(id);
+      return entry && entry.path === path && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(path) || undefined : undefined;
+    };
     const lines = ['# Table of contents', ''];
     const depthOf = new Map<string, number>();
     let inGroup = false;
@@ -301,7 +318,8 @@ export async function runExport(
       if (!parent) inGroup = startsGroup;
       if (page.link) {
         depthOf.set(id, depth);
-        lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${page.link.url})`);
+        const destination = page.link.kind === 'url' ? page.link.url : `${relative(config.summary, pathOf.get(page.link.page) ?? '')}#${page.link.anchor}`;
+        lines.push(summaryItem(depth, page.title, destination, page.linkTitle));
         continue;
       }
       if (path === null) {
@@ -310,7 +328,7 @@ export async function runExport(
         continue;
       }
       depthOf.set(id, depth);
-      lines.push(`${'  '.repeat(Math.max(depth, 0))}* [${page.title.replace(/([[\]\\])/g, '\\$1')}](${relative(config.summary, path!)})`);
+      lines.push(summaryItem(depth, authorsText(id, path!) ?? page.title, relative(config.summary, path!), page.linkTitle));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

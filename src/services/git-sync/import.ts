@@ -19,7 +19,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import type { FileEntry } from '../content/revisions';
+import { firstFreeSlug, type FileEntry } from '../content/revisions';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -117,8 +117,22 @@ export async function planImport(
     if (readBytes > GIT_IMPORT_LIMITS.maxReadBytes) throw new Error(`the import reads more than ${GIT_IMPORT_LIMITS.maxReadBytes} bytes of Markdown and files; that is the limit`);
     return bytes;
   };
+  // `.gitbook.yaml` and the summary say which files are the content and how they are ordered: one the server lacks
+  // fails the import, naming it (a guess could read another folder, deleting the space's pages and redirects).
+  // (Wanted alone before any other blob, a blob the server lacks looks like a server refusing blobs by id: the
+  // session fetches the whole tree, which lacks it too, and reading it finds no object.)
+  const readLayoutFile = async (file: TreeFile, path: string) => {
+    const lacking = () => new Error(`${path}: ${lacksBlob(file.oid)}; it says what the content is, so nothing was imported`);
+    if (session.missing.has(file.oid)) throw lacking();
+    try {
+      return decoder.decode(await read(file));
+    } catch (error) {
+      if (session.missing.has(file.oid) || (error as { code?: string }).code === 'NotFoundError') throw lacking();
+      throw error;
+    }
+  };
   const configFile = all.find((f) => f.path === '.gitbook.yaml');
-  const config = parseGitBookConfig(configFile ? decoder.decode(await read(configFile)) : null);
+  const config = parseGitBookConfig(configFile ? await readLayoutFile(configFile, '.gitbook.yaml') : null);
   const rootPrefix = config.root ? `${config.root}/` : '';
   const files = new Map<string, TreeFile>();
   // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
@@ -132,7 +146,7 @@ export async function planImport(
   let layout: LayoutPage[];
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
-    layout = parseSummary(decoder.decode(await read(summaryFile)), summaryDir, (p) => files.has(p));
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
   } else {
@@ -280,6 +294,11 @@ export async function planImport(
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
+  // A link to an anchor leads to its page: kept (its id) or new (the ref the batch gives an id).
+  const anchorTarget = ({ path, anchor }: { path: string; anchor: string }) => {
+    const plan = pagePlans.get(path)!;
+    return { kind: 'anchor' as const, page: plan.page ?? plan.ref!, anchor };
+  };
   let convertedPages = 0;
   for (const { page, parent, index } of flat) {
     const plan = pagePlans.get(page.key)!;
@@ -306,14 +325,17 @@ export async function planImport(
       document = {};
     }
     if (plan.page) {
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...(page.group ? { type: 'group' } : {}) });
+      // The navigation title follows the summary: set, changed, or removed (an empty one) with its quoted title.
+      const linkTitle = (page.linkTitle ?? '') !== (head.pages.get(plan.page)?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link || page.anchorLink ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
       const slug = page.slug ?? (await slugOfPath(page.path, page.title));
-      const useSlug = slug && !taken.has(slug) ? slug : undefined;
+      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
+      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
-      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
+      changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.anchorLink ? { link: anchorTarget(page.anchorLink) } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
 

@@ -41,7 +41,8 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   if (typeof structure.summary === 'string' && cleanPath(structure.summary)) config.summary = cleanPath(structure.summary);
   if (doc.redirects && typeof doc.redirects === 'object') {
     for (const [from, to] of Object.entries(doc.redirects as Record<string, unknown>)) {
-      if (typeof to === 'string' && from.length <= 512 && to.length <= 512) config.redirects[cleanPath(from)] = cleanPath(to);
+      // A URL (`pricing: https://example.com/pricing`) is kept as written: cleaned as a path, it read `https:/example.com`.
+      if (typeof to === 'string' && from.length <= 512 && to.length <= 512) config.redirects[cleanPath(from)] = externalUrl(to) ?? cleanPath(to);
     }
   }
   return config;
@@ -81,12 +82,30 @@ export interface LayoutPage {
   group?: true;
   /** A group's slug where GitBook wrote it, as the anchor of its heading (`## Get Started <a href="#getting-started" ...>`). */
   slug?: string;
+  /** The page's navigation title (GitBook's `linkTitle`): its item's quoted link title, `[Main title](page.md "Link title")`. */
+  linkTitle?: string;
+  /**
+   * A summary item that leads to an anchor of a page listed in its own place (`* [Buttons](inline.md#buttons)`, in
+   * GitBook's own documentation): a link page to that anchor (GitBook's ContentRefAnchor). `path` is the page's file.
+   */
+  anchorLink?: { path: string; anchor: string };
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 /** CommonMark's thematic break (`***`, `---`, `___`, spaced or not): the end of a group in a summary. */
 const THEMATIC_BREAK = /^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/;
+/** A link's title after its destination (`"Page link title"`, `'...'`), backslash escapes kept. */
+const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
+/** GitBook's bound on a navigation title (0.202.0's `linkTitle`: 1 to 100 characters). */
+export const MAX_LINK_TITLE = 100;
+
+/** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
+export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string): string {
+  const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
+  return `${'  '.repeat(Math.max(depth, 0))}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+}
+
 /** What GitBook writes between a group and a page of the top level after it. */
 export const SUMMARY_GROUP_END = '***';
 
@@ -150,6 +169,7 @@ function groupKeyCounter(): (key: string) => string {
  * (a link: `link` set).
  */
 export function summaryKeys(pages: Array<{ id: string; title: string; link?: string }>): Map<string, string> {
+  // (`link` of an anchor: `<file>#<anchor>`, the file from the content root, as parseSummary keys it.)
   const uniqueGroupKey = groupKeyCounter();
   const uniqueLinkKey = groupKeyCounter();
   return new Map(pages.map(({ id, title, link }) => [id, link !== undefined ? uniqueLinkKey(`link:${link}`) : uniqueGroupKey(`group:${summaryTitle(title)}`)]));
@@ -163,6 +183,14 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
+  const lines = text.split(/\r?\n/);
+  // Files an item lists without an anchor: an item leading to an anchor of one of them is a link to that anchor.
+  const listed = new Set<string>();
+  for (const line of lines) {
+    const item = ITEM.exec(line);
+    const read = item ? readItem(item[3], summaryDir) : null;
+    if (read?.path && read.anchor === null) listed.add(read.path);
+  }
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
@@ -171,7 +199,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   let inFence = false;
-  for (const line of text.split(/\r?\n/)) {
+  for (const line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
@@ -196,17 +224,20 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     if (!item) continue;
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    // A link title after the destination (`[Agent skills](skills.md "Agent skills")`, as GitBook writes some) is no part of it.
-    const destination = item[3].replace(/\s+(?:"[^"]*"|'[^']*')\s*$/, '');
-    const target = decodeTarget(destination);
-    const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+    const { destination, linkTitle, path, anchor } = readItem(item[3], summaryDir);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
     const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
-      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url });
+      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) });
+      continue;
+    }
+    if (path !== null && anchor !== null && title && (listed.has(path) || seen.has(path)) && exists(path)) {
+      // A link to an anchor of a page listed in its own place: like a link page, no children of its own.
+      const key = uniqueLinkKey(`link:${path}#${anchor}`);
+      siblings.push({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) });
       continue;
     }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
@@ -214,11 +245,27 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       continue;
     }
     seen.add(path);
-    const page: LayoutPage = { path, key: path, title, children: [] };
+    const page: LayoutPage = { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) };
     siblings.push(page);
     stack.push([indent, page]);
   }
   return top;
+}
+
+/**
+ * A summary item's destination (`item[3]`): without its link title, which is the page's navigation title as GitBook
+ * writes it (`* [Page main title](page.md "Page link title")`, its Git Sync documentation); the file it names (from the
+ * content root) and its anchor as written (null without one).
+ */
+function readItem(written: string, summaryDir: string) {
+  const quoted = LINK_TITLE.exec(written);
+  const destination = quoted ? written.slice(0, quoted.index) : written;
+  const linkTitle = quoted ? (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1').trim().slice(0, MAX_LINK_TITLE) : '';
+  const target = decodeTarget(destination);
+  const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+  const hashAt = destination.indexOf('#');
+  const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
+  return { destination, linkTitle, path, anchor };
 }
 
 /** The page tree of the folders, when there is no summary: README.md first, then files and folders by name. */

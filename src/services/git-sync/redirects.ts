@@ -71,7 +71,9 @@ export function redirectStatements(
   for (const [from, to] of entries.slice(0, MAX_GIT_REDIRECTS)) {
     const pageId = input.pageIdOf.get(to);
     if (!pageId) {
-      warnings.push(`.gitbook.yaml: the redirect of "${from}" leads to "${to}", which is no page of the repository`);
+      // GitBook's redirects lead to files; one to a URL is said as such (the site's own redirects may lead to URLs).
+      const why = /^[a-z][a-z0-9+.-]*:|^\/\//i.test(to) ? 'a URL: only redirects to files of the repository are imported' : 'no page of the repository';
+      warnings.push(`.gitbook.yaml: the redirect of "${from}" leads to "${to}", which is ${why}`);
       continue;
     }
     written.push(from);
