@@ -439,6 +439,8 @@ async function inWorkerd() {
         console.log(summarizeHeapProfile(r.heap.allocated, modules, 20, '(all allocations sampled)').map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MB  ${f}`).join('\n'));
       }
       if (!r.profile) return;
+      // GIT_SYNC_BENCH_CPUPROFILE=<file>: the operation's CPU profile written there (open it in Chrome DevTools).
+      if (process.env.GIT_SYNC_BENCH_CPUPROFILE) writeFileSync(process.env.GIT_SYNC_BENCH_CPUPROFILE, JSON.stringify(r.profile));
       const cpu = summarizeProfile(r.profile, modules);
       console.log(`    isolate CPU ${cpu.busyMs.toFixed(0)} ms of ${cpu.wallMs.toFixed(0)} ms (the rest waiting on D1, R2, the Git server): ${cpu.byArea.map(([a, ms]) => `${a} ${ms.toFixed(0)}`).join(', ')}`);
       if (process.env.GIT_SYNC_BENCH_FUNCTIONS) console.log(cpu.byFunction.map(([f, ms]) => `      ${ms.toFixed(0).padStart(6)} ms  ${f}`).join('\n'));

@@ -1,23 +1,23 @@
 import type { Nodes } from 'mdast';
-import remarkParse from 'remark-parse';
-import { unified } from 'unified';
-
-const parser = unified().use(remarkParse);
 
 /**
- * The character ranges (`[start, end)`) of `markdown`'s code: fenced and indented blocks and inline spans, as
- * CommonMark reads them (a `{% code %}` block's fence included). What is written there is text, never a link,
- * so nothing that rewrites links may touch it.
+ * The character ranges (`[start, end)`) of a parsed page's code, fenced and indented blocks and inline spans (a
+ * `{% code %}` block's fence included), as offsets from `from` in the text the tree was parsed from (ranges that end
+ * before it left out). What is written there is text, never a link, so nothing that rewrites links may touch it.
+ * Read from the tree the page was converted from: that page's own reading (its GFM tables' cells split before
+ * their code spans, as the document has them), where the Markdown was once parsed a second time, plainly, for these.
  */
-export function codeRanges(markdown: string): Array<readonly [number, number]> {
+export function codeRangesOf(tree: Nodes, from = 0): Array<readonly [number, number]> {
   const ranges: Array<readonly [number, number]> = [];
   const visit = (node: Nodes) => {
     if ((node.type === 'code' || node.type === 'inlineCode') && node.position) {
-      ranges.push([node.position.start.offset ?? 0, node.position.end.offset ?? markdown.length]);
+      const start = node.position.start.offset ?? 0;
+      const end = node.position.end.offset ?? Infinity;
+      if (end > from) ranges.push([Math.max(start - from, 0), end - from]);
     } else if ('children' in node) {
-      for (const child of node.children) visit(child);
+      for (const child of node.children) visit(child as Nodes);
     }
   };
-  visit(parser.parse(markdown));
+  visit(tree);
   return ranges;
 }

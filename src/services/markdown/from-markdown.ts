@@ -347,6 +347,8 @@ export interface MarkdownRead {
   bodyStart: number;
   /** The text of the leading heading 1 read as the title; null when the title, if any, came from front matter. */
   headingTitle: string | null;
+  /** The tree the conversion was read from (offsets in `source`): where its code is, without parsing the page again. */
+  tree: Root;
 }
 
 export function readMarkdown(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownRead {
@@ -381,7 +383,7 @@ export function readMarkdown(markdown: string, options: MarkdownToDocumentOption
     page: pageFrontmatter(frontmatter),
   };
   const bodyStart = body[0]?.position?.start.offset ?? source.length;
-  return { conversion, source, bodyStart, headingTitle: titleFromHeading ? headingTitle : null };
+  return { conversion, source, bodyStart, headingTitle: titleFromHeading ? headingTitle : null, tree };
 }
 
 /**

@@ -3,8 +3,9 @@
  * (source-patch.ts explains why): the conversion of from-markdown.ts, then the document written back
  * once and compared with the source, line by line.
  */
-import { codeRanges } from './code-ranges';
-import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownToDocumentOptions } from './from-markdown';
+import { codeRangesOf } from './code-ranges';
+import type { Nodes, Root } from 'mdast';
+import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, type MarkdownConversion, type MarkdownRead, type MarkdownToDocumentOptions } from './from-markdown';
 import { layoutFrontmatter, type PageLayoutFrontmatter } from './page-layout';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
@@ -12,8 +13,8 @@ import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
   const read = readMarkdown(markdown, options);
-  const { conversion, source, bodyStart, headingTitle } = read;
-  const patch = sourcePatch(conversion, source, bodyStart, headingTitle, options);
+  const { conversion } = read;
+  const patch = sourcePatch(read, options);
   if (patch) conversion.document.data[SOURCE_PATCH_KEY] = patch;
   return conversion;
 }
@@ -50,7 +51,7 @@ const LINK_TARGETS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*
  * would go stale when a page moves. Resolved here, by the conversion's own resolver, the content batch no longer
  * rewrites refs in the Markdown before converting it. A link written in code (a block or a span) is text and stays.
  */
-function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver): (group: SourceHunk[]) => SourceHunk[] | null {
+function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver, codeRanges: () => CodeRanges, swaps: Swap[]): (group: SourceHunk[]) => SourceHunk[] | null {
   // Each hunk's first line in the source, and the source's line starts and code, found when first asked for.
   const sourceLine = new Map<SourceHunk, number>();
   let shift = 0;
@@ -59,21 +60,22 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
     shift += hunk.add.length - hunk.remove.length;
   }
   let starts: number[] | undefined;
-  let code: ReturnType<typeof codeRanges> | undefined;
+  let code: CodeRanges | undefined;
   const lineStart = (line: number) => (starts ??= lineStarts(body))[line] ?? body.length;
-  const inCode = (at: number) => (code ??= codeRanges(body)).some(([start, end]) => at >= start && at < end);
+  const inCode = (at: number) => (code ??= codeRanges()).some(([start, end]) => at >= start && at < end);
   const byId = (line: string, offset: number) => {
     // Targets found on the line as written (its offsets are the source's), replaced from the last.
-    const edits: Array<[number, number, string]> = [];
+    const edits: Array<[number, number, string, RegExp]> = [];
     for (const pattern of LINK_TARGETS) {
       for (const match of line.matchAll(pattern)) {
         const start = (match.index ?? 0) + match[1].length;
         const end = start + match[2].length;
         if (edits.some(([from, to]) => start < to && end > from)) continue;
         const ref = resolveLink(match[2]);
-        if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref)]);
+        if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref), pattern]);
       }
     }
+    for (const [from, to, href, pattern] of edits) swaps.push({ at: offset + from, target: line.slice(from, to), href, attribute: pattern === LINK_TARGETS[1] });
     return edits.sort((a, b) => b[0] - a[0]).reduce((out, [from, to, href]) => out.slice(0, from) + href + out.slice(to), line);
   };
   return (group) => {
@@ -185,12 +187,76 @@ function pageFieldsOf(frontmatter: Record<string, unknown>): Record<string, unkn
   return fields;
 }
 
+/** A link target of the source (`target`, at `at` in the body) written by id (`href`) in a hunk (`linksByIdIn`). */
+interface Swap {
+  at: number;
+  target: string;
+  href: string;
+  /** Found as an attribute's value (`src="..."`), not a destination. */
+  attribute: boolean;
+}
+
+/** Characters a target and its href may hold for a swap to be read as the source is: none that ends, escapes or encodes a destination. */
+const PLAIN_DESTINATION = /^[A-Za-z0-9_\-./#%~+]+$/;
+
+/**
+ * Whether the patched body is the source's body with link targets written by id only, each one the destination of a
+ * link, an image or a definition (`[x](target)`, `[x]: target`) of the source's own tree, that `href` names the
+ * same content as: such a body reads as the source does, which is the document, so the read-back check would say
+ * yes (what it guards against is another difference: a hunk dropped, a definition's line written our way, whose
+ * links the kept lines still name). Anything else (a target in HTML or a tag's attribute, an href with characters a
+ * destination escapes, a title heading naming a definition) leaves the check to be done. Read-back costs a parse of
+ * the page; this costs a walk of its tree.
+ */
+function onlyLinksWrittenById(patched: string, body: string, swaps: readonly Swap[], read: { tree: Root; bodyStart: number; headingTitle: string | null }, resolveLink: LinkResolver): boolean {
+  const [first] = read.tree.children.filter((node) => node.type !== 'yaml');
+  // The source's title heading is not in the body the check reads: a reference in it marks a definition as used.
+  if (read.headingTitle !== null && first && holdsReference(first)) return false;
+  if (swaps.length === 0) return patched === body;
+  const destinations = destinationsOf(read.tree);
+  const byAt = new Map<number, Swap>();
+  for (const swap of swaps) byAt.set(swap.at, swap);
+  let expected = body;
+  for (const swap of [...byAt.values()].sort((a, b) => b.at - a.at)) {
+    const at = read.bodyStart + swap.at;
+    const isDestination = destinations.some((node) => node.url === swap.target && node.start <= at && at < node.end && !node.children.some(([from, to]) => from <= at && at < to));
+    if (swap.attribute || !isDestination || !PLAIN_DESTINATION.test(swap.target) || !PLAIN_DESTINATION.test(swap.href)) continue;
+    if (JSON.stringify(resolveLink(swap.href)) !== JSON.stringify(resolveLink(swap.target))) continue;
+    expected = expected.slice(0, swap.at) + swap.href + expected.slice(swap.at + swap.target.length);
+  }
+  return expected === patched;
+}
+
+function holdsReference(node: Nodes): boolean {
+  if (node.type === 'linkReference' || node.type === 'imageReference') return true;
+  return 'children' in node && node.children.some((child) => holdsReference(child as Nodes));
+}
+
+/** The links, images and definitions of a tree, with their source ranges and their children's (a label's text is no destination). */
+function destinationsOf(tree: Root): Array<{ url: string; start: number; end: number; children: Array<[number, number]> }> {
+  const out: Array<{ url: string; start: number; end: number; children: Array<[number, number]> }> = [];
+  const visit = (node: Nodes) => {
+    if ((node.type === 'link' || node.type === 'image' || node.type === 'definition') && node.position) {
+      const children = 'children' in node ? node.children.flatMap((child): Array<[number, number]> => (child.position ? [[child.position.start.offset ?? 0, child.position.end.offset ?? Infinity]] : [[-Infinity, Infinity]])) : [];
+      out.push({ url: node.url, start: node.position.start.offset ?? Infinity, end: node.position.end.offset ?? -Infinity, children });
+    }
+    if ('children' in node) for (const child of node.children) visit(child as Nodes);
+  };
+  visit(tree);
+  return out;
+}
+
 function readsAsSameDocument(markdown: string, document: JSONDocument, options: MarkdownToDocumentOptions): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, options).conversion.document;
   return JSON.stringify(again.nodes) === JSON.stringify(document.nodes);
 }
 
-function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: number, headingTitle: string | null, options: MarkdownToDocumentOptions): SourcePatch | null {
+type CodeRanges = ReturnType<typeof codeRangesOf>;
+
+/** `codeRanges`: where the body's code is (offsets in the body), read from the conversion's own tree when first asked. */
+function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): SourcePatch | null {
+  const { conversion, source, bodyStart, headingTitle } = read;
+  const codeRanges = () => codeRangesOf(read.tree, bodyStart);
   // A missing final newline is compared as one, and recorded: the page is written without it (a file edited in GitBook
   // keeps its own ending).
   const noFinalNewline = !source.endsWith('\n') && bodyStart < source.length;
@@ -204,10 +270,15 @@ function sourcePatch(conversion: MarkdownConversion, source: string, bodyStart: 
   };
   const ours = writeBody(conversion.document, recordHref);
   const all = sourceHunks(ours, body) ?? [];
-  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink));
+  const swaps: Swap[] = [];
+  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps));
   // All hunks give the source back, which reads as this document; some of them may not (a link
   // definition whose link is written inline): read what they give, and keep none if it differs.
-  if (hunks.length > 0 && hunks.length < all.length && !readsAsSameDocument(applySourceHunks(ours, hunks), conversion.document, options)) hunks = [];
+  if (hunks.length > 0 && hunks.length < all.length) {
+    const patched = applySourceHunks(ours, hunks);
+    const same = (options.resolveLink && onlyLinksWrittenById(patched, body, swaps, read, options.resolveLink)) || readsAsSameDocument(patched, conversion.document, options);
+    if (!same) hunks = [];
+  }
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
