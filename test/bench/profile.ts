@@ -3,8 +3,8 @@
  * the bundled Worker on Miniflare (as routes.ts serves it), a space of 10 pages seeded through the API, then
  * `--route` (default: a page read; `{space}`, `{page}`, `{cr}`, `{org}`, `{site}` are replaced) loaded for `--seconds` (5)
  * at 10 connections while workerd's inspector records a CPU profile of the 'api' Worker. Prints the functions
- * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile (open it
- * in Chrome DevTools). What a warm read costs is read here before anything is changed. `--cold`: the first request
+ * with the most self time and the heaviest call paths; writes the profile to /tmp/worker.cpuprofile, or to `--out=<file>`
+ * (open it in Chrome DevTools; helpers working at once on one machine each name their own). What a warm read costs is read here before anything is changed. `--cold`: the first request
  * of a fresh isolate instead (what `npm run bench -- cold` times). `--isolates`: Miniflare's local D1 (`d1:db`) and
  * rate limiter (`ratelimit:ns`) isolates profiled too, with each one's busy samples: on a page read the D1 isolate is
  * as busy as the Worker's (per statement: the statement, two `total_changes()` reads, the database size), the limiter's
@@ -118,7 +118,7 @@ try {
   const requests = COLD ? await first(url, token) : await load(url, token);
   const profiles = await Promise.all(inspectors.map(async (inspector) => (await inspector.send('Profiler.stop')).profile));
   for (const inspector of inspectors) inspector.close();
-  writeFileSync('/tmp/worker.cpuprofile', JSON.stringify(profiles[0]));
+  writeFileSync(args.get('out') ?? '/tmp/worker.cpuprofile', JSON.stringify(profiles[0]));
   console.log(`${route}: ${requests} requests in ${SECONDS} s`);
   if (ISOLATES.length > 1) {
     console.log('Busy samples per isolate (not idle), and their time per request:');

@@ -8,6 +8,10 @@
  * With the binding `BENCH_PLAIN_D1` set (routes.ts `--plain-d1`), every request's D1 is a plain pass-through of the
  * binding without `withSession` (db/client `openSession` then runs the request on the binding itself): whether
  * something seen under load (the published route's intermittent 500) needs D1's sessions.
+ * With `BENCH_MEMORY_RATE_LIMITS` (JSON: each rate limit binding's name with its `{ limit, period }`), the Worker's rate
+ * limit bindings count in this isolate's memory, as Cloudflare's binding counts at its location (routes.ts' twin):
+ * every `limit()` is still awaited and its outcome still makes the Worker's headers, but no Durable Object writes
+ * SQLite for it as Miniflare's binding does.
  */
 import worker, { SpaceWriter as RealSpaceWriter } from '../../src/index';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
@@ -54,12 +58,45 @@ function plainD1(real: D1Database): D1Database {
   } as D1Database;
 }
 
-type BenchEnv = Env & { BENCH_PLAIN_D1?: string };
+type BenchEnv = Env & { BENCH_PLAIN_D1?: string; BENCH_MEMORY_RATE_LIMITS?: string };
+
+/** A rate limit binding counting in memory: fixed windows of `period` seconds, as Miniflare's own binding counts them. */
+function memoryRateLimit({ limit, period }: { limit: number; period: number }): RateLimit {
+  const buckets = new Map<string, { window: number; count: number }>();
+  return {
+    async limit({ key }: RateLimitOptions): Promise<RateLimitOutcome> {
+      const window = Math.floor(Date.now() / (period * 1000));
+      const bucket = buckets.get(key);
+      if (!bucket || bucket.window !== window) {
+        if (bucket === undefined && buckets.size >= 10_000) buckets.clear();
+        buckets.set(key, { window, count: 1 });
+        return { success: limit >= 1 };
+      }
+      if (bucket.count >= limit) return { success: false };
+      bucket.count++;
+      return { success: true };
+    },
+  };
+}
+
+// The environment with in-memory rate limits, made once per isolate (workerd gives each request the same env).
+const withMemoryLimits = new WeakMap<object, Env>();
+
+function memoryLimited(benchEnv: BenchEnv): Env {
+  let env = withMemoryLimits.get(benchEnv);
+  if (!env) {
+    const config = JSON.parse(benchEnv.BENCH_MEMORY_RATE_LIMITS!) as Record<string, { limit: number; period: number }>;
+    env = { ...benchEnv, ...Object.fromEntries(Object.entries(config).map(([binding, rate]) => [binding, memoryRateLimit(rate)])) };
+    withMemoryLimits.set(benchEnv, env);
+  }
+  return env;
+}
 
 export default {
   ...worker,
   async fetch(request: Request, benchEnv: BenchEnv, ctx: ExecutionContext): Promise<Response> {
-    const env: Env = benchEnv.BENCH_PLAIN_D1 ? { ...benchEnv, DB: plainD1(benchEnv.DB) } : benchEnv;
+    const limited = benchEnv.BENCH_MEMORY_RATE_LIMITS ? memoryLimited(benchEnv) : benchEnv;
+    const env: Env = benchEnv.BENCH_PLAIN_D1 ? { ...limited, DB: plainD1(benchEnv.DB) } : limited;
     // The measured requests pass through untouched: parsing their URL here showed in the Worker's profile (`URL`, 1.4%
     // of a page read's samples), a cost the deployed Worker does not have.
     const path = request.url.includes('/__bench/') ? new URL(request.url).pathname : '';

@@ -23,7 +23,7 @@ import { appendPositionSql, resolvePosition } from '../../services/content/posit
 import { countOrganizationSpaces, organizationSpacesPageQueries } from '../../services/spaces/organization-spaces';
 import { checkSpace, loadSpace, newSpaceStatements, requireSpace, selectSpaceWithRank, spaceCopyStatements, type SpaceWithRank } from '../../services/spaces/spaces';
 import { siteUrlContext } from '../../services/sites/present';
-import { placementUrl, publishedPlacementQuery, removeSpacesFromSites } from '../../services/sites/spaces';
+import { placementOf, placementUrl, removeSpacesFromSites, spaceWithPlacementQuery } from '../../services/sites/spaces';
 import { assertTransferFits, checkTransferTarget, transferStatements } from '../../services/collections/transfer';
 import { assertWithinCap } from '../../services/limits/caps';
 import { SPACE_RETENTION_DAYS } from '../../jobs/retention';
@@ -200,10 +200,9 @@ export const spacesRouter = createRouter()
     const siteToken = actor.kind === 'site' ? actor.token : null;
     const visitor = actor.kind === 'visitor' || siteToken !== null;
     // A visitor (no API token) reads a space only through a published site it may open.
-    const [rows, [placement]] = await db.batch([
-      visitor ? db.select({ space: spaces, rank: sql<number>`0`.as('rank') }).from(spaces).where(eq(spaces.id, spaceId)) : selectSpaceWithRank(db, spaceId, requireUser(c)),
-      publishedPlacementQuery(db, spaceId, siteToken ? { site: siteToken.site } : visitor ? { shareKey } : null),
-    ]);
+    const reader = siteToken ? { site: siteToken.site } : visitor ? { shareKey } : { userId: requireUser(c) };
+    const rows = await spaceWithPlacementQuery(db, spaceId, reader).all();
+    const placement = placementOf(rows[0]);
     if (visitor && (!rows[0] || rows[0].space.deletedAt || !placement)) {
       if (!shareKey && !siteToken) throw new ApiError(401, 'Missing API token: send "Authorization: Bearer <token>" (or the shareKey of a site that publishes this space)');
       throw new ApiError(404, 'Space not found');

@@ -1,10 +1,11 @@
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import { runBatch, selectOfShape, type BatchItem, type Db } from '../../db/client';
+import { runBatch, selectOfBuiltShape, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
 import { RANK } from '../../lib/roles';
 import { reviewStateQuery, toReviewState, unmetReason, type ReviewState } from '../collaboration/reviews';
-import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../spaces/spaces';
+import { spaceRoleSql } from '../access/access';
+import { checkSpace, type SpaceWithRank } from '../spaces/spaces';
 
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
@@ -59,19 +60,63 @@ export function requireChangeRequest<T>(row: T | undefined): T {
 
 /**
  * The space with the caller's rank and the change request, in one round trip with the statements of
- * `more` (their rows come back as `more`); 404 for either unseen.
+ * `more` (their rows come back as `more`); 404 for either unseen, the space checked first.
  */
 export async function loadChangeRequest(db: Db, spaceId: string, idOrNumber: string, userId: string, needed: number, more: BatchItem[] = []) {
-  const [spaceRows, crRows, ...moreRows] = (await runBatch(db, [
-    selectSpaceWithRank(db, spaceId, userId),
-    changeRequestOfSpaceQuery(db, spaceId, idOrNumber),
-    ...more,
-  ])) as unknown[][];
-  const space = checkSpace(spaceRows as SpaceWithRank[], RANK.read, true);
-  const row = requireChangeRequest(crRows[0] as ChangeRequestWithContext | undefined);
+  const [rows, ...moreRows] = (await runBatch(db, [spaceWithChangeRequestQuery(db, spaceId, idOrNumber, userId), ...more])) as unknown[][];
+  const found = rows as SpaceWithChangeRequest[];
+  const space = checkSpace(found, RANK.read, true);
+  const row = requireChangeRequest(changeRequestOf(found[0]));
   // Reads also answer in the trash (like the list); changes need the space restored first.
   checkSpace([space], needed, needed === RANK.read);
-  return { space, row, more: moreRows };
+  return { space: { space: space.space, rank: space.rank } as SpaceWithRank, row, more: moreRows };
+}
+
+/**
+ * The space with the caller's role rank and its change request `idOrNumber` (null columns when the space has none
+ * such), in one statement where a change request read ran two: the space's and the change request's. Built once per
+ * isolate for each of the two forms (db/client `selectOfBuiltShape`).
+ */
+function spaceWithChangeRequestQuery(db: Db, spaceId: string, idOrNumber: string, userId: string) {
+  const byNumber = CHANGE_REQUEST_NUMBER.test(idOrNumber);
+  const values = { spaceId, userId, changeRequest: byNumber ? Number(idOrNumber) : idOrNumber };
+  return selectOfBuiltShape(db, `spaceWithChangeRequest:${byNumber ? 'number' : 'id'}`, () => spaceWithChangeRequestSelect(db, byNumber), values);
+}
+
+function spaceWithChangeRequestSelect(db: Db, byNumber: boolean) {
+  const changeRequest = sql.placeholder('changeRequest');
+  // Aliased: D1 answers a batch's rows as objects keyed by column name, where the space's would hide these.
+  const crFields = Object.fromEntries(
+    Object.entries(getTableColumns(changeRequests)).map(([key, column]) => [key, sql`${column}`.mapWith(column).as(`cr_${column.name}`)]),
+  ) as { [K in keyof ChangeRequestRow]: SQL.Aliased<ChangeRequestRow[K]> };
+  return db
+    .select({
+      space: spaces,
+      rank: spaceRoleSql(sql.placeholder('userId') as unknown as SQL),
+      cr: crFields,
+      creator: {
+        id: sql<string>`${users.id}`.as('cr_creator_id'),
+        displayName: sql<string>`${users.displayName}`.as('cr_creator_display_name'),
+        email: sql<string>`${users.email}`.as('cr_creator_email'),
+        photoURL: sql<string | null>`${users.photoURL}`.as('cr_creator_photo_url'),
+      },
+    })
+    .from(spaces)
+    .leftJoin(
+      changeRequests,
+      and(eq(changeRequests.spaceId, spaces.id), byNumber ? eq(changeRequests.number, changeRequest) : eq(changeRequests.id, changeRequest)),
+    )
+    .leftJoin(users, eq(users.id, changeRequests.createdBy))
+    .where(eq(spaces.id, sql.placeholder('spaceId')));
+}
+
+type SpaceWithChangeRequest = SpaceWithRank & { cr: ChangeRequestRow | { [K in keyof ChangeRequestRow]: null }; creator: ChangeRequestWithContext['creator'] };
+
+/** The change request of a `spaceWithChangeRequestQuery` row as `changeRequestQuery` answers it, if the space has it. */
+function changeRequestOf(row: SpaceWithChangeRequest | undefined): ChangeRequestWithContext | undefined {
+  // The creator joined as `changeRequestQuery` joins it: a change request without one is not found there either.
+  if (!row || row.cr.id === null || row.creator.id === null) return undefined;
+  return { cr: row.cr as ChangeRequestRow, creator: row.creator, spaceRevision: row.space.revisionId, orgId: row.space.orgId };
 }
 
 /** Base of the three-way merges: the last main revision merged into the change request. */

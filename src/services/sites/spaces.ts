@@ -1,6 +1,7 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { rawRun, selectOfBuiltShape, type Db } from '../../db/client';
-import { siteSections, sites, siteSpaces } from '../../db/schema';
+import { siteSections, sites, siteSpaces, spaces } from '../../db/schema';
+import { spaceRoleSql } from '../access/access';
 import { badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
 import type { SiteModel, SpaceWithRank } from './model';
@@ -37,45 +38,70 @@ export function removeSpacesFromSites(db: Db, orgId: string, spaceIds: SQL) {
   ];
 }
 
+/** Who reads a space with its placement: a member (their role is read too), a site token's site, or a visitor. */
+export type PlacementReader = { userId: string } | { site: string } | { shareKey?: string };
+
 /**
- * Where a space is published: the oldest published site that has it, with the paths of its site
- * space and section, for `urls.published`. With `visitor` (a visitor's read), only a site that visitor
- * may open: public or unlisted, or share-link with that active key; with `{ site }` (a site token's
- * read), only that site, which the token opens whatever its visibility.
+ * A space (with the caller's role rank: 0 for a site token or a visitor) and where it is published, in one statement:
+ * the oldest published site that has it, with the paths of its site space and section, for `urls.published`. For a
+ * visitor, only a site that visitor may open: public or unlisted, or share-link with that active key; for a site
+ * token (`{ site }`), only that site, which the token opens whatever its visibility. The placement's columns are
+ * null when no such site has the space (`placementOf`). One statement where the space read ran two (the space, then
+ * its placement): under Miniflare each statement of a batch is a few more SQLite calls in local D1's Durable Object.
  */
-export function publishedPlacementQuery(db: Db, spaceId: string, visitor: { shareKey?: string } | { site: string } | null) {
-  // Built once per isolate for each kind of visitor (db/client `selectOfBuiltShape`: its builder too): a space read has it.
-  const kind = !visitor ? 'member' : 'site' in visitor ? 'site' : 'visitor';
-  const visitorCanOpen = () =>
-    kind === 'member'
-      ? sql`1`
-      : kind === 'site'
-        ? sql`${sites.id} = ${sql.placeholder('site')}`
-        : sql`(${sites.visibility} in ('public', 'unlisted') or (${sites.visibility} = 'share-link' and exists (
-        select 1 from site_share_links l where l.site_id = ${sites.id} and l.key = ${sql.placeholder('shareKey')} and l.active = 1)))`;
-  const values = { spaceId, site: visitor && 'site' in visitor ? visitor.site : null, shareKey: visitor && 'shareKey' in visitor ? (visitor.shareKey ?? '') : '' };
-  return selectOfBuiltShape(db, `publishedPlacementQuery:${kind}`, () => placementSelect(db, visitorCanOpen()), values);
+export function spaceWithPlacementQuery(db: Db, spaceId: string, reader: PlacementReader) {
+  // Built once per isolate for each kind of reader (db/client `selectOfBuiltShape`: its builder too): every space read has it.
+  const kind = 'userId' in reader ? 'member' : 'site' in reader ? 'site' : 'visitor';
+  const values = {
+    spaceId,
+    userId: 'userId' in reader ? reader.userId : null,
+    site: 'site' in reader ? reader.site : null,
+    shareKey: 'shareKey' in reader ? (reader.shareKey ?? '') : '',
+  };
+  return selectOfBuiltShape(db, `spaceWithPlacement:${kind}`, () => spaceWithPlacementSelect(db, kind), values);
 }
 
-function placementSelect(db: Db, visitorCanOpen: SQL) {
-  // Aliased: D1 answers batch rows as objects, and these names would collide with the site's columns.
+function spaceWithPlacementSelect(db: Db, kind: 'member' | 'site' | 'visitor') {
+  const readerCanOpen =
+    kind === 'member'
+      ? sql``
+      : kind === 'site'
+        ? sql` and ps.id = ${sql.placeholder('site')}`
+        : sql` and (ps.visibility in ('public', 'unlisted') or (ps.visibility = 'share-link' and exists (
+        select 1 from site_share_links l where l.site_id = ps.id and l.key = ${sql.placeholder('shareKey')} and l.active = 1)))`;
+  // The oldest published site that has the space, then its site space: the order the placement has always had.
+  const placed = sql`(select pss.id from site_spaces pss join sites ps on ps.id = pss.site_id
+    where pss.space_id = ${spaces.id} and ps.published = 1${readerCanOpen}
+    order by ps.created_at, ps.id, pss.position limit 1)`;
+  // Aliased: D1 answers batch rows as objects, and the site's names would collide with the space's columns.
+  const siteFields = Object.fromEntries(
+    Object.entries(getTableColumns(sites)).map(([key, column]) => [key, sql`${column}`.mapWith(column).as(`placement_site_${column.name}`)]),
+  ) as { [K in keyof typeof sites.$inferSelect]: SQL.Aliased<(typeof sites.$inferSelect)[K] | null> };
   return db
     .select({
-      site: sites,
-      siteSpacePath: sql<string>`${siteSpaces.path}`.as('placement_site_space_path'),
-      siteSpaceDefault: sql<number>`${siteSpaces.isDefault}`.as('placement_site_space_default'),
+      space: spaces,
+      rank: kind === 'member' ? spaceRoleSql(sql.placeholder('userId') as unknown as SQL) : sql<number>`0`.as('rank'),
+      site: siteFields,
+      siteSpacePath: sql<string | null>`${siteSpaces.path}`.as('placement_site_space_path'),
+      siteSpaceDefault: sql<number | null>`${siteSpaces.isDefault}`.as('placement_site_space_default'),
       sectionPath: sql<string | null>`${siteSections.path}`.as('placement_section_path'),
       sectionDefault: sql<number | null>`${siteSections.isDefault}`.as('placement_section_default'),
     })
-    .from(siteSpaces)
-    .innerJoin(sites, eq(sites.id, siteSpaces.siteId))
+    .from(spaces)
+    .leftJoin(siteSpaces, eq(siteSpaces.id, placed))
+    .leftJoin(sites, eq(sites.id, siteSpaces.siteId))
     .leftJoin(siteSections, eq(siteSections.id, siteSpaces.sectionId))
-    .where(and(eq(siteSpaces.spaceId, sql.placeholder('spaceId')), eq(sites.published, true), visitorCanOpen))
-    .orderBy(asc(sites.createdAt), asc(sites.id), asc(siteSpaces.position))
-    .limit(1);
+    .where(eq(spaces.id, sql.placeholder('spaceId')));
 }
 
-export type Placement = Awaited<ReturnType<ReturnType<typeof publishedPlacementQuery>['all']>>[number];
+export type SpaceWithPlacement = Awaited<ReturnType<ReturnType<typeof spaceWithPlacementQuery>['all']>>[number];
+
+/** Where a space read by `spaceWithPlacementQuery` is published, if a site the reader may open has it. */
+export type Placement = { site: typeof sites.$inferSelect; siteSpacePath: string; siteSpaceDefault: number; sectionPath: string | null; sectionDefault: number | null };
+
+export function placementOf(row: SpaceWithPlacement | undefined): Placement | undefined {
+  return row?.site.id == null ? undefined : (row as unknown as Placement);
+}
 
 /** The published URL of a space from its placement. */
 export function placementUrl(placement: Placement, urls: SiteUrls): string {
