@@ -170,8 +170,8 @@ describe('a fresh space', () => {
   });
 });
 
-describe('a merge that is not a fast-forward', () => {
-  it('makes a `merge` revision with two parents and `mergedFrom` the change request', async () => {
+describe('merges', () => {
+  it('make a `merge` revision with two parents and `mergedFrom` the change request, whether main moved or not', async () => {
     const space = await createSpace(org.id, owner);
     const first = await openChangeRequest(space.id, owner, 'First');
     const second = await openChangeRequest(space.id, owner, 'Second');
@@ -180,19 +180,24 @@ describe('a merge that is not a fast-forward', () => {
     const firstHead = (await get(`/v1/spaces/${space.id}/change-requests/${first.id}`)).revision;
     const secondHead = (await get(`/v1/spaces/${space.id}/change-requests/${second.id}`)).revision;
 
-    const fastForward = await merge(space.id, first.id, owner);
-    expect(fastForward.status, JSON.stringify(fastForward.body)).toBe(200);
-    expect(fastForward.body.revision).toBe(firstHead);
+    // Main has not moved: the merge revision has the first change request's content.
+    const mergedFirst = await merge(space.id, first.id, owner);
+    expect(mergedFirst.status, JSON.stringify(mergedFirst.body)).toBe(200);
     const afterFirst = await get(`/v1/spaces/${space.id}/content`);
-    expect(afterFirst.type).toBe('edits');
-    expect(afterFirst.mergedFrom).toBeUndefined();
+    expect(afterFirst.id).toBe(mergedFirst.body.revision);
+    expect(afterFirst.id).not.toBe(firstHead);
+    expect(afterFirst.type).toBe('merge');
+    expect(afterFirst.parents).toEqual([space.revision, firstHead]);
+    expect(afterFirst.pages.map((p: any) => p.title)).toEqual(['From first']);
+    expect(afterFirst.mergedFrom).toMatchObject({ object: 'change-request', id: first.id, number: first.number, subject: 'First', revisionMerged: afterFirst.id });
+    expect(gitbookErrors(gitbookRevision, afterFirst)).toBe('valid');
 
     const merged = await merge(space.id, second.id, owner);
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
     const revision = await get(`/v1/spaces/${space.id}/content`);
     expect(revision.id).toBe(merged.body.revision);
     expect(revision.type).toBe('merge');
-    expect(revision.parents).toEqual([firstHead, secondHead]);
+    expect(revision.parents).toEqual([afterFirst.id, secondHead]);
     expect(revision.pages.map((p: any) => p.title).sort()).toEqual(['From first', 'From second']);
     expectSchema(StrictRevisionSchema, revision);
     expectSchema(StrictChangeRequestSchema, revision.mergedFrom);
@@ -210,10 +215,10 @@ describe.each<Kind>(['space', 'change request'])('content reads of the %s', (kin
     const revision = await get(content.base);
     expectSchema(StrictRevisionSchema, revision);
     expect(revision.object).toBe('revision');
-    expect(revision.type).toBe('edits');
-    expect(revision.parents).toHaveLength(1);
+    expect(revision.type).toBe(kind === 'space' ? 'merge' : 'edits');
+    expect(revision.parents).toHaveLength(kind === 'space' ? 2 : 1);
     const crNow = await get(`/v1/spaces/${content.spaceId}/change-requests/${content.cr.id}`);
-    expect(revision.id).toBe(crNow.revision);
+    expect(revision.id).toBe(kind === 'space' ? crNow.revisionMerged : crNow.revision);
     expect(flattenPages(revision.pages).map((p) => p.path)).toEqual(['parent', 'parent/child', 'parent/child/grandchild', 'sibling']);
     // Files are listed in id order (the order of the revision's file map).
     expect(revision.files.map((f: any) => f.id)).toEqual(sortedIds(revision.files));

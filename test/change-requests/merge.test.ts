@@ -103,20 +103,23 @@ describe('merge: fast-forward', () => {
     expect([before.changeRequests, before.changeRequestsOpen]).toEqual([2, 2]);
 
     const revision = await mergeOk(space.id, cr.id, token);
-    expect(revision).toBe(head);
+    expect(revision).not.toBe(head);
     const after = await getSpace(space.id, token);
-    expect(after.revision).toBe(head);
+    expect(after.revision).toBe(revision);
     expect([after.changeRequests, after.changeRequestsOpen, after.changeRequestsDraft]).toEqual([2, 1, 0]);
     const merged = await getCr(space.id, cr.number, token);
     expect(merged.status).toBe('merged');
-    expect(merged.revisionMerged).toBe(head);
+    expect(merged.revisionMerged).toBe(revision);
     expect(merged.revision).toBe(head);
     expect(merged.outdated).toBe(false);
     expect(await pageTree(space.id, token)).toEqual(['hello: Hello']);
-    // No merge revision was written: the change request's edits revision is the space's head.
+    // A merge revision of the change request's content, as GitBook makes for every merge: GitBook's Git Sync
+    // integrations name an export's commit after its `mergedFrom` (GITBOOK-<number>: <subject>).
     const rows = await revisionRows(space.id);
     expect(rows.get(head)).toEqual({ parents: [space.revision], type: 'edits' });
-    expect([...rows.values()].some((r) => r.type === 'merge')).toBe(false);
+    expect(rows.get(revision)).toEqual({ parents: [space.revision, head], type: 'merge' });
+    const content = await api('GET', `/v1/spaces/${space.id}/content`, { token });
+    expect(content.body).toMatchObject({ id: revision, type: 'merge', mergedFrom: { id: cr.id, number: cr.number, subject: 'First' } });
   });
 });
 
@@ -128,7 +131,7 @@ describe('merge: three-way', () => {
     await applyChanges(space.id, a.number, token, [edit(ids.Alpha, 'Alpha edited by A.\n')]);
     await applyChanges(space.id, b.number, token, [edit(ids.Beta, 'Beta edited by B.\n')]);
     const afterA = await mergeOk(space.id, a.number, token);
-    expect(afterA).toBe((await getCr(space.id, a.number, token)).revision);
+    expect(afterA).toBe((await getCr(space.id, a.number, token)).revisionMerged);
     expect((await getCr(space.id, b.number, token)).outdated).toBe(true);
     const bHead = (await getCr(space.id, b.number, token)).revision;
 
@@ -176,6 +179,7 @@ describe('merge: three-way', () => {
     const afterA = await mergeOk(space.id, a.number, token);
     const bBefore = await getCr(space.id, b.number, token);
     const spaceBefore = await getSpace(space.id, token);
+    const rowsBefore = (await revisionRows(space.id)).size;
 
     const message = expectError(await merge(space.id, b.number, token), 409);
     expect(message).toContain('Beta');
@@ -190,7 +194,7 @@ describe('merge: three-way', () => {
     expect(await pageMarkdown(space.id, ids.Beta, token)).toContain('Beta according to A.');
     expect(await pageMarkdown(space.id, ids.Alpha, token)).toContain('Alpha original.');
     // No revision was written for the refused merge.
-    expect([...(await revisionRows(space.id)).values()].some((r) => r.type === 'merge')).toBe(false);
+    expect((await revisionRows(space.id)).size).toBe(rowsBefore);
   });
 
   it('a move on one side and a deletion of another page on the other are both applied', async () => {
@@ -288,9 +292,9 @@ describe('update', () => {
     expect((await revisionRows(space.id)).size).toBe(rowsBefore);
     expect(await getCr(space.id, b.number, token)).toEqual(fresh);
 
-    // Up to date, its merge is a fast-forward.
+    // Up to date, its merge takes its content as it is.
     const merged = await mergeOk(space.id, b.number, token);
-    expect(merged).toBe(fresh.revision);
+    expect((await revisionRows(space.id)).get(merged)).toEqual({ parents: [main, fresh.revision], type: 'merge' });
     expect(await pageMarkdown(space.id, ids.Beta, token)).toContain('Beta edited by B.');
     expect(await pageMarkdown(space.id, ids.Alpha, token)).toContain('Alpha edited by A.');
   });
@@ -494,9 +498,8 @@ describe('concurrency', () => {
     const rows = await revisionRows(space.id);
     const chain = firstParentChain(rows, head, base);
     expect(chain).toHaveLength(CONCURRENT);
-    // The oldest is a fast-forward to one change request's edits, every later one a merge.
-    expect(rows.get(chain[CONCURRENT - 1])!.type).toBe('edits');
-    for (const id of chain.slice(0, CONCURRENT - 1)) expect(rows.get(id)!.type).toBe('merge');
+    // Each one a merge revision (the oldest of one change request's edits, as it was), naming its change request.
+    for (const id of chain) expect(rows.get(id)!.type).toBe('merge');
     // Every change request's merge result is on the chain, each one's once.
     const mergedRevisions: string[] = [];
     for (const cr of crs) {

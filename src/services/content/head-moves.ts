@@ -270,8 +270,8 @@ export interface MergeOutput extends HeadMoveOutput {
 const PAGES_REINDEXED_IN_MERGE = 50;
 
 /**
- * Merges the change request into the space: a fast-forward when main has not moved since the
- * change request's base, else a three-way merge into a new `merge` revision. 409 on conflicts.
+ * Merges the change request into the space: a new `merge` revision whose content is the change request's when main
+ * has not moved since the change request's base (a fast-forward), else a three-way merge. 409 on conflicts.
  * A fast-forward costs three round trips: the state (change request, heads, merge rules, reviews and the indexed
  * revision, one batch), what the index catch-up reads (nodes and documents that changed, one statement), and one
  * batch that moves main and the indexes together, so search and links are never behind a merge.
@@ -293,11 +293,16 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   const writes: BatchItem[] = [];
   let result: IndexedRoots;
   let sources: CatchUpSources | undefined;
-  if (spaceRevision === base) {
-    // A fast-forward: main becomes the change request's content.
+  // A change request without edits leaves main as it is.
+  if (cr.revisionId === base) result = { id: spaceRevision, pages: state.main.pages, files: state.main.files };
+  else if (spaceRevision === base) {
+    // Main becomes the change request's content, in a `merge` revision of its own (GitBook makes one for every
+    // merge): its `mergedFrom` is what GitBook's Git Sync integrations name the export's commit after.
     assertContentCaps(env, state.main, state.head);
-    result = { id: cr.revisionId, pages: state.head.pages, files: state.head.files };
-  } else if (cr.revisionId === base) result = { id: spaceRevision, pages: state.main.pages, files: state.main.files };
+    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], state.head, [], now, cr.id);
+    writes.push(...merged.statements);
+    result = { id: merged.id, pages: state.head.pages, files: state.head.files };
+  }
   else {
     const { content, nodes } = await mergedRevision(env, db, state, 'main');
     const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], content, nodes, now, cr.id);
