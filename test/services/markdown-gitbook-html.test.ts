@@ -107,3 +107,21 @@ describe('HTML tables', () => {
     expect(written(document)).toBe(table);
   });
 });
+
+describe('inline pictures and earlier OpenAPI blocks', () => {
+  it('reads <picture> with a dark-mode <source> as an inline image with refDark, and writes it back so', () => {
+    const line = 'Open the **Actions menu** <picture><source srcset="/files/dark" media="(prefers-color-scheme: dark)"><img src="/files/light" alt=""></picture> and choose it.\n';
+    const document = convert(line, { resolveLink });
+    const nodes = (document.nodes[0] as any).nodes;
+    expect(nodes[1]).toEqual({ object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'light' }, refDark: { kind: 'file', file: 'dark' }, alt: '' } });
+    expect(inlines(nodes)).toBe('Open the [bold:Actions menu] {inline-image {"kind":"file","file":"light"}} and choose it.');
+    expect(written(document)).toBe(line);
+  });
+
+  it('reads {% swagger src path method %} as the swagger block, and leaves a hand-written API method as text', () => {
+    const document = convert('{% swagger src="/files/spec" path="/teams" method="get" %}\n[spec.json](/files/spec)\n{% endswagger %}\n', { resolveLink });
+    expect(document.nodes[0]).toMatchObject({ type: 'swagger', data: { ref: { kind: 'file', file: 'spec' }, path: '/teams', method: 'get' } });
+    const manual = convert('{% swagger path="/teams" method="get" summary="Teams" %}\n{% swagger-description %}\nLists teams\n{% endswagger-description %}\n{% endswagger %}\n');
+    expect(manual.nodes[0]).toMatchObject({ type: 'paragraph' });
+  });
+});

@@ -22,6 +22,7 @@ export const BLOCK_TAG_NAMES = [
   'include',
   'if',
   'openapi',
+  'swagger',
   'openapi-operation',
   'openapi-schemas',
   'openapi-webhook',

@@ -73,7 +73,7 @@ import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
-import { INLINE_HTML_MARKS, readInlineElement } from './syntax/inline-html';
+import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
 import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
 import { matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
 
@@ -976,6 +976,11 @@ class Converter {
       }
       case 'if':
         return [{ object: 'block', type: 'if', isVoid: false, data: { expression: ifExpression(tag) }, nodes: fitAll('if', children()) }];
+      case 'swagger':
+        // GitBook's earlier form of its OpenAPI block, `{% swagger src="spec.json" path="/x" method="get" %}`; the
+        // hand-written API method of older exports (no `src`, `{% swagger-parameter %}` inside) has no block.
+        if (!attributes.src) return [plainParagraph(node.source), ...children()];
+      // falls through
       case 'openapi':
         return [{ object: 'block', type: 'swagger', isVoid: true, data: { ref: this.linkRef(attributes.src ?? ''), path: attributes.path ?? '', method: attributes.method ?? '' } }];
       case 'openapi-operation':
@@ -1140,12 +1145,27 @@ class Converter {
       out.inline({ object: 'inline', type: 'expression', isVoid: true, data: { expression: toString({ type: 'paragraph', children: inner }) } });
       return close - index + 1;
     }
+    if (element.tagName === 'picture') {
+      const picture = readPicture(nodes.slice(index, close + 1).map((node) => (node.type === 'html' ? node.value : '')).join(''));
+      if (!picture) return 0;
+      out.inline(this.pictureImage(picture));
+      return close - index + 1;
+    }
     const reading = readInlineElement(element);
     if (!reading) return 0;
     if (reading.kind === 'link' && reading.mention) out.inline(this.mention(reading.href, toString({ type: 'paragraph', children: inner })));
     else if (reading.kind === 'link') out.inline(this.link(reading.href, inner, marks));
     else this.phrasing(inner, reading.kind === 'mark' ? withMark(marks, reading.mark) : marks, out, singleLine);
     return close - index + 1;
+  }
+
+  /** An inline image with its dark-mode variant (`refDark`). */
+  private pictureImage(picture: Picture): DocumentInlineImage {
+    const data: DocumentInlineImage['data'] = { ref: this.imageRef(picture.src) };
+    if (picture.darkSrc !== undefined) data.refDark = this.imageRef(picture.darkSrc);
+    if (picture.alt !== undefined) data.alt = picture.alt;
+    if (picture.size) data.size = picture.size;
+    return { object: 'inline', type: 'inline-image', isVoid: true, data };
   }
 
   /** GitBook's mention of a page: its label kept as its text. */

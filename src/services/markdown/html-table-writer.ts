@@ -215,6 +215,16 @@ export function iconHtml(data: Record<string, any>): string {
 }
 
 /**
+ * An inline image with a dark-mode variant, as GitBook writes one and syntax/inline-html.ts readPicture reads it:
+ * `<picture><source srcset="dark.svg" media="(prefers-color-scheme: dark)"><img src="light.svg" alt=""></picture>`.
+ */
+export function pictureHtml(picture: { src: string; darkSrc: string; alt: string; size?: string }): string {
+  const size = picture.size ? ` data-size="${escapeAttribute(picture.size)}"` : '';
+  const img = `<img src="${escapeAttribute(picture.src)}" alt="${escapeAttribute(picture.alt)}"${size}>`;
+  return `<picture><source srcset="${escapeAttribute(picture.darkSrc)}" media="(prefers-color-scheme: dark)">${img}</picture>`;
+}
+
+/**
  * GitBook's button: `<a href="..." class="button primary" data-icon="rocket">Label</a>`, or, for one that runs an
  * action (the assistant, the search, an option), `<button type="button" class="button primary" data-action="ask"
  * data-query="...">`, as the parser reads them (from-markdown.ts iconOrButton). The icon was dropped on export.

@@ -30,7 +30,7 @@ import type {
 import { BLOCK_TAG_NAMES } from './block-tags';
 import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
-import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, needsHtmlTable, openColorMark } from './html-table-writer';
+import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
@@ -624,6 +624,12 @@ class Writer {
   /** `<img src alt data-size>` when the image has a size (GitBook's inline form), else `![alt](src)`. */
   private inlineImage(data: Record<string, any>): PhrasingContent {
     const src = this.hrefFor(data.ref);
+    if (data.refDark) {
+      // GitBook's form of an inline image with a dark-mode variant.
+      const size = data.size === 'line' || data.size === 'original' ? data.size : undefined;
+      const picture = { src, darkSrc: this.hrefFor(data.refDark), alt: String(data.alt ?? ''), ...(size ? { size } : {}) };
+      return { type: 'html', value: pictureHtml(picture) };
+    }
     if (data.size === 'line' || data.size === 'original') {
       return { type: 'html', value: `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(String(data.alt ?? ''))}" data-size="${data.size}">` };
     }

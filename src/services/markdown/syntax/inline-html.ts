@@ -7,7 +7,7 @@
  */
 import type { Element } from 'hast';
 import type { DocumentMark } from '../document';
-import { attribute, markColors, TEXT_COLORS } from './html';
+import { attribute, elementsOf, htmlElements, markColors, TEXT_COLORS } from './html';
 
 type SimpleMark = 'bold' | 'italic' | 'strikethrough' | 'code' | 'keyboard' | 'superscript' | 'subscript';
 const simple = (type: SimpleMark) => (): DocumentMark => ({ object: 'mark', type });
@@ -46,4 +46,30 @@ export function readInlineElement(element: Element): InlineHtmlReading | null {
     return href !== undefined && href !== '' ? { kind: 'link', href, mention: attribute(element, 'dataMention') !== undefined } : null;
   }
   return TRANSPARENT_INLINE_TAGS.has(element.tagName) ? { kind: 'transparent' } : null;
+}
+
+/** An image with a dark-mode variant, as GitBook writes an inline one: `<picture><source srcset media><img></picture>`. */
+export interface Picture {
+  src: string;
+  darkSrc?: string;
+  alt?: string;
+  size?: 'line' | 'original';
+}
+
+/**
+ * `<picture><source srcset="dark.svg" media="(prefers-color-scheme: dark)"><img src="light.svg" alt=""></picture>`
+ * (GitBook's inline image with `refDark`), or null when the HTML is not one picture with an `<img>`.
+ */
+export function readPicture(html: string): Picture | null {
+  const [picture, ...rest] = htmlElements(html);
+  if (!picture || rest.length > 0 || picture.tagName !== 'picture') return null;
+  const children = elementsOf(picture.children);
+  const img = children.find((child) => child.tagName === 'img');
+  const src = img && attribute(img, 'src');
+  if (src === undefined) return null;
+  const dark = children.find((child) => child.tagName === 'source' && /prefers-color-scheme:\s*dark/i.test(attribute(child, 'media') ?? ''));
+  const darkSrc = dark && attribute(dark, 'srcSet');
+  const alt = attribute(img!, 'alt');
+  const size = attribute(img!, 'dataSize');
+  return { src, ...(darkSrc ? { darkSrc } : {}), ...(alt !== undefined ? { alt } : {}), ...(size === 'line' || size === 'original' ? { size } : {}) };
 }
