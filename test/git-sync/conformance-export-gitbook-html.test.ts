@@ -13,13 +13,17 @@ import { createRepository, gitOutput, githubBody, runGitOperation } from '../hel
 const TABLE = (done: 'true' | 'false') =>
   `<table data-header-hidden><thead><tr><th valign="top"></th><th data-type="checkbox">Done</th></tr></thead><tbody><tr><td valign="top">One</td><td>${done}</td></tr></tbody></table>`;
 
-const PAGE = ['# Inline HTML', '', 'Press <strong>Save</strong> and read <a href="setup.md">the setup</a>.', '', TABLE('true'), '', 'Closing <em>paragraph</em>.', ''].join('\n');
+const PICTURE = 'Open the menu <picture><source srcset=".gitbook/assets/menu-dark.svg" media="(prefers-color-scheme: dark)"><img src=".gitbook/assets/menu.svg" alt=""></picture> first.';
+
+const PAGE = ['# Inline HTML', '', 'Press <strong>Save</strong> and read <a href="setup.md">the setup</a>.', '', TABLE('true'), '', PICTURE, '', 'Closing <em>paragraph</em>.', ''].join('\n');
 
 const FILES = {
   'README.md': '# Home\n',
   'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Inline HTML](inline.md)\n* [Setup](setup.md)\n',
   'inline.md': PAGE,
   'setup.md': '# Setup\n\nText.\n',
+  '.gitbook/assets/menu.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+  '.gitbook/assets/menu-dark.svg': '<svg xmlns="http://www.w3.org/2000/svg" class="dark"/>\n',
 };
 
 describe('GitBook HTML in Markdown, imported and exported', () => {
@@ -35,7 +39,7 @@ describe('GitBook HTML in Markdown, imported and exported', () => {
 
     const cr = await openChangeRequest(space.id, token, 'Edit');
     const read = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${inline.id}`, { token }), 200).body;
-    const [paragraph, table, closing] = read.document.nodes;
+    const [paragraph, table, picture, closing] = read.document.nodes;
     const leaves = paragraph.nodes[0].leaves.map((leaf: any) => [leaf.text, leaf.marks.map((mark: any) => mark.type)]);
     expect(leaves).toEqual([
       ['Press ', []],
@@ -46,10 +50,14 @@ describe('GitBook HTML in Markdown, imported and exported', () => {
     expect(table.data.definition.c1).toMatchObject({ type: 'text', verticalAlignment: 'top' });
     expect(table.data.definition.c2).toMatchObject({ type: 'checkbox', title: 'Done' });
     expect(table.data.records.r1.values.c2).toBe(true);
+    // The picture's two images are the repository's files (its `srcset` a link like `src`).
+    const files = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/files`, { token }), 200).body.items;
+    const fileId = (name: string) => files.find((file: any) => file.name === name)?.id;
+    expect(picture.nodes[1]).toMatchObject({ type: 'inline-image', data: { ref: { kind: 'file', file: fileId('menu.svg') }, refDark: { kind: 'file', file: fileId('menu-dark.svg') } } });
     expect(closing.nodes[0].leaves[1]).toMatchObject({ text: 'paragraph', marks: [{ type: 'italic' }] });
 
     // Edited as JSON: the first paragraph's opening word, and the checkbox unticked. The closing paragraph is not.
-    const edited = [{ ...paragraph, nodes: [{ ...paragraph.nodes[0], leaves: [{ ...paragraph.nodes[0].leaves[0], text: 'Now press ' }, ...paragraph.nodes[0].leaves.slice(1)] }, ...paragraph.nodes.slice(1)] }, { ...table, data: { ...table.data, records: { r1: { ...table.data.records.r1, values: { ...table.data.records.r1.values, c2: false } } } } }, closing];
+    const edited = [{ ...paragraph, nodes: [{ ...paragraph.nodes[0], leaves: [{ ...paragraph.nodes[0].leaves[0], text: 'Now press ' }, ...paragraph.nodes[0].leaves.slice(1)] }, ...paragraph.nodes.slice(1)] }, { ...table, data: { ...table.data, records: { r1: { ...table.data.records.r1, values: { ...table.data.records.r1.values, c2: false } } } } }, picture, closing];
     await applyChanges(space.id, cr.number, token, [{ operation: 'update_page', page: inline.id, document: { document: { ...read.document, nodes: edited } } }]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-export-gitbook-html'), commitMessage: `GITBOOK-${cr.number}: Edit`, timestamp: new Date().toISOString() });
