@@ -113,7 +113,7 @@ describe('inline pictures and earlier OpenAPI blocks', () => {
     const line = 'Open the **Actions menu** <picture><source srcset="/files/dark" media="(prefers-color-scheme: dark)"><img src="/files/light" alt=""></picture> and choose it.\n';
     const document = convert(line, { resolveLink });
     const nodes = (document.nodes[0] as any).nodes;
-    expect(nodes[1]).toEqual({ object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'light' }, refDark: { kind: 'file', file: 'dark' }, alt: '' } });
+    expect(nodes[1]).toMatchObject({ object: 'inline', type: 'inline-image', isVoid: true, data: { ref: { kind: 'file', file: 'light' }, refDark: { kind: 'file', file: 'dark' }, alt: '' } });
     expect(inlines(nodes)).toBe('Open the [bold:Actions menu] {inline-image {"kind":"file","file":"light"}} and choose it.');
     expect(written(document)).toBe(line);
   });
@@ -123,5 +123,24 @@ describe('inline pictures and earlier OpenAPI blocks', () => {
     expect(document.nodes[0]).toMatchObject({ type: 'swagger', data: { ref: { kind: 'file', file: 'spec' }, path: '/teams', method: 'get' } });
     const manual = convert('{% swagger path="/teams" method="get" summary="Teams" %}\n{% swagger-description %}\nLists teams\n{% endswagger-description %}\n{% endswagger %}\n');
     expect(manual.nodes[0]).toMatchObject({ type: 'paragraph' });
+  });
+});
+
+describe('images blocks in a <div>', () => {
+  it("reads a <div>'s align, data-full-width and data-with-frame as the images block's, a gallery's figures and a <picture>'s dark image, and writes them back", () => {
+    const markdown = [
+      '<div data-with-frame="true"><figure><img src="/files/a" alt="A frame"><figcaption><p>Framed</p></figcaption></figure></div>',
+      '<div align="left"><figure><img src="/files/b" alt="" width="229"><figcaption></figcaption></figure> <figure><img src="/files/c" alt=""><figcaption></figcaption></figure></div>',
+      '<div data-full-width="false"><figure><picture><source srcset="/files/d2" media="(prefers-color-scheme: dark)"><img src="/files/d" alt="D"></picture><figcaption></figcaption></figure></div>',
+      '',
+    ].join('\n\n');
+    const document = convert(markdown, { resolveLink });
+    expect(document.nodes.map((block: any) => [block.type, block.data, block.nodes.length])).toEqual([
+      ['images', { withFrame: true }, 1],
+      ['images', { align: 'left' }, 2],
+      ['images', { fullWidth: false }, 1],
+    ]);
+    expect((document.nodes[2] as any).nodes[0].data).toEqual({ ref: { kind: 'file', file: 'd' }, refDark: { kind: 'file', file: 'd2' }, alt: 'D' });
+    expect(written(document)).toBe(markdown.replace(/\n\n$/, '\n'));
   });
 });

@@ -751,7 +751,7 @@ Careful:
 * b
 {% endhint %}
 
-<figure><img src="/files/shot" alt="Screenshot"><figcaption><p>The caption</p></figcaption></figure><figure><img src="https://cdn.example/x.png" alt=""><figcaption></figcaption></figure>
+<div><figure><img src="/files/shot" alt="Screenshot"><figcaption><p>The caption</p></figcaption></figure> <figure><img src="https://cdn.example/x.png" alt=""><figcaption></figcaption></figure></div>
 
 {% file src="/files/report" %}
 Report

@@ -22,7 +22,6 @@ export const BLOCK_TAG_NAMES = [
   'include',
   'if',
   'openapi',
-  'swagger',
   'openapi-operation',
   'openapi-schemas',
   'openapi-webhook',

@@ -70,6 +70,7 @@ import {
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './syntax/html-table';
+import { readImagesHtml } from './syntax/images-html';
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
@@ -896,28 +897,27 @@ class Converter {
     return this.htmlParagraph(trimRun(children));
   }
 
-  /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`: an images block. */
+  /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`, or a `<div>` of them: an images block. */
   private figures(html: string): AnyBlock | null {
-    const elements = htmlElements(html);
-    if (elements.length === 0 || !elements.every((element) => element.tagName === 'figure')) return null;
-    const images: AnyBlock[] = [];
-    for (const figure of elements) {
-      const children = elementsOf(figure.children);
-      const img = children.find((child) => child.tagName === 'img');
-      if (!img) return null;
-      const caption = children.find((child) => child.tagName === 'figcaption');
-      const captionText = caption ? elementText(caption).trim() : '';
+    const read = readImagesHtml(html);
+    if (!read) return null;
+    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption }) => {
       const alt = attribute(img, 'alt');
       const width = lengthOf(attribute(img, 'width'));
-      images.push({
+      return {
         object: 'block',
         type: 'image',
         isVoid: true,
-        data: { ref: this.imageRef(attribute(img, 'src') ?? ''), ...(alt ? { alt } : {}), ...(width !== undefined ? { width } : {}) },
-        fragments: captionText ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(captionText)] }] : [],
-      });
-    }
-    return { object: 'block', type: 'images', isVoid: false, data: {}, nodes: images };
+        data: {
+          ref: this.imageRef(attribute(img, 'src') ?? ''),
+          ...(darkSrc !== undefined ? { refDark: this.imageRef(darkSrc) } : {}),
+          ...(alt ? { alt } : {}),
+          ...(width !== undefined ? { width } : {}),
+        },
+        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(caption)] }] : [],
+      };
+    });
+    return { object: 'block', type: 'images', isVoid: false, data: read.data, nodes: images };
   }
 
   private expandable(node: DetailsBlock, depth: number): AnyBlock {

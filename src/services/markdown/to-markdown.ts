@@ -336,7 +336,7 @@ class Writer {
       case 'hint':
         return tagNode(openTag('hint', { style: data.style, icon: data.icon }), '{% endhint %}', this.flow(nodes));
       case 'images':
-        return this.imagesBlock(nodes);
+        return this.imagesBlock(nodes, data);
       case 'image':
         return this.imagesBlock([block]);
       case 'drawing':
@@ -488,8 +488,9 @@ class Writer {
    * An image without caption or size is Markdown, `![alt](src)`; with them GitBook writes HTML,
    * `<figure><img src alt width><figcaption><p>caption</p></figcaption></figure>`.
    */
-  private imagesBlock(images: readonly AnyBlock[]): RootContent {
-    const plain = images.every((image) => captionText(image) === '' && image.data?.width === undefined);
+  private imagesBlock(images: readonly AnyBlock[], data: Record<string, unknown> = {}): RootContent {
+    const wrapper = imagesDivAttributes(data);
+    const plain = wrapper === null && images.every((image) => captionText(image) === '' && image.data?.width === undefined && !image.data?.refDark);
     if (plain) {
       const children = images.flatMap((image, index): PhrasingContent[] => {
         const node: Image = { type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null };
@@ -501,11 +502,15 @@ class Writer {
       .map((image) => {
         const width = lengthText(image.data?.width);
         const caption = captionText(image);
-        const img = `<img src="${escapeAttribute(this.hrefFor(image.data?.ref as ContentRef))}" alt="${escapeAttribute(String(image.data?.alt ?? ''))}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
-        return `<figure>${img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
+        const src = this.hrefFor(image.data?.ref as ContentRef);
+        const alt = String(image.data?.alt ?? '');
+        const img = `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
+        const dark = image.data?.refDark ? pictureHtml({ src, darkSrc: this.hrefFor(image.data.refDark as ContentRef), alt }) : null;
+        return `<figure>${dark ?? img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
       })
-      .join('');
-    return { type: 'html', value: html };
+      // GitBook's gallery: its figures in a `<div>`, a space between them.
+      .join(images.length > 1 ? ' ' : '');
+    return { type: 'html', value: wrapper !== null || images.length > 1 ? `<div${wrapper ?? ''}>${html}</div>` : html };
   }
 
   private table(block: DocumentBlockTable): Table | RootContent {
@@ -635,6 +640,16 @@ class Writer {
     }
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
+}
+
+/** The attributes of the `<div>` GitBook writes an images block's `align`, `fullWidth` and `withFrame` on; null for none. */
+function imagesDivAttributes(data: Record<string, unknown>): string | null {
+  const attributes = [
+    data.align === 'left' || data.align === 'center' || data.align === 'right' ? ` align="${data.align}"` : '',
+    typeof data.fullWidth === 'boolean' ? ` data-full-width="${data.fullWidth}"` : '',
+    typeof data.withFrame === 'boolean' ? ` data-with-frame="${data.withFrame}"` : '',
+  ].join('');
+  return attributes === '' ? null : attributes;
 }
 
 /**
