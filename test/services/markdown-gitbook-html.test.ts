@@ -144,3 +144,20 @@ describe('images blocks in a <div>', () => {
     expect(written(document)).toBe(markdown.replace(/\n\n$/, '\n'));
   });
 });
+
+describe('aligned paragraphs', () => {
+  it('reads <p align> as a paragraph with its TextAlignment, its content as inlines, and writes it back', () => {
+    const markdown = '<p align="center"><img src="/files/a" alt="" data-size="original"><br></p>\n\n<p align="center"><strong>Download Links</strong>:</p>\n\n<p align="right">Right <a href="https://example.com">link</a></p>\n';
+    const document = convert(markdown, { resolveLink });
+    expect(document.nodes.map((block: any) => [block.type, block.data.align, inlines(block.nodes)])).toEqual([
+      ['paragraph', 'center', '{inline-image {"kind":"file","file":"a"}}\n'],
+      ['paragraph', 'center', '[bold:Download Links]:'],
+      ['paragraph', 'end', 'Right {link {"kind":"url","url":"https://example.com"} link}'],
+    ]);
+    expect(written(document)).toBe(markdown);
+  });
+
+  it('leaves a <p align> holding blocks as it was', () => {
+    expect(convert('<p align="center">\n<table><tr><td>x</td></tr></table>\n</p>\n').nodes[0]).toMatchObject({ type: 'code' });
+  });
+});

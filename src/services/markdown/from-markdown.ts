@@ -70,7 +70,7 @@ import {
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './syntax/html-table';
-import { readImagesHtml } from './syntax/images-html';
+import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
@@ -865,6 +865,8 @@ class Converter {
     if (figures) return [figures];
     const inline = this.inlineHtmlLine(node.value);
     if (inline) return [inline];
+    const aligned = readAlignedParagraph(node.value);
+    if (aligned) return [{ object: 'block', type: 'paragraph', isVoid: false, data: { align: aligned.align }, nodes: this.htmlInlines(trimRun(aligned.children)) }];
     const pre = readPreCode(node.value);
     if (pre) return [preCodeBlock(pre)];
     return [codeBlock(node.value, 'html')];

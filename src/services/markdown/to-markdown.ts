@@ -30,7 +30,7 @@ import type {
 import { BLOCK_TAG_NAMES } from './block-tags';
 import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
-import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
+import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
@@ -312,6 +312,8 @@ class Writer {
     const nodes = (block.nodes ?? []) as AnyBlock[];
     switch (block.type) {
       case 'paragraph':
+        // GitBook's form of an aligned paragraph: `<p align="center">`, its content as inline HTML.
+        if (typeof data.align === 'string' && HTML_ALIGN[data.align]) return { type: 'html', value: `<p align="${HTML_ALIGN[data.align]}">${inlineHtml(nodes as unknown as DocumentInlineContent[], this.hrefFor)}</p>` };
         return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) };
       case 'heading-1':
       case 'heading-2':
@@ -641,6 +643,9 @@ class Writer {
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
 }
+
+/** GitBook's TextAlignment of a paragraph as HTML's `align`. */
+const HTML_ALIGN: Record<string, string> = { start: 'left', center: 'center', end: 'right' };
 
 /** The attributes of the `<div>` GitBook writes an images block's `align`, `fullWidth` and `withFrame` on; null for none. */
 function imagesDivAttributes(data: Record<string, unknown>): string | null {

@@ -1,5 +1,6 @@
 /**
- * GitBook's HTML forms of an images block: `<figure><img><figcaption>` per image, several of them (a gallery) in a
+ * GitBook's HTML forms of blocks with data Markdown has no syntax for. An aligned paragraph is
+ * `<p align="center">text</p>`. An images block: `<figure><img><figcaption>` per image, several of them (a gallery) in a
  * `<div>`, `<div align="left">`, `<div data-full-width="false">` or `<div data-with-frame="true">` carrying the block's
  * `align`, `fullWidth` and `withFrame`; an image with a dark-mode variant as `<picture><source srcset media><img>`.
  */
@@ -64,3 +65,21 @@ function divData(div: Element): ImagesHtml['data'] {
 }
 
 const hasText = (children: readonly ElementContent[]) => children.some((child) => child.type === 'text' && child.value.trim() !== '');
+
+/** Elements that make a `<p>` more than one paragraph. */
+const BLOCK_TAGS = new Set(['p', 'div', 'table', 'ul', 'ol', 'figure', 'pre', 'blockquote', 'details', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr']);
+
+/** HTML's `align` as GitBook's TextAlignment (`start`, `center`, `end`). */
+const TEXT_ALIGNMENTS: Record<string, 'start' | 'center' | 'end'> = { left: 'start', center: 'center', right: 'end' };
+
+/** `<p align="center">...</p>` (GitBook's aligned paragraph): its alignment and content, or null for any other HTML. */
+export function readAlignedParagraph(html: string): { align: 'start' | 'center' | 'end'; children: ElementContent[] } | null {
+  if (!/^\s*<p\s/i.test(html)) return null;
+  const elements = htmlElements(html);
+  const p = elements.length === 1 && elements[0].tagName === 'p' ? elements[0] : null;
+  const align = p ? TEXT_ALIGNMENTS[attribute(p, 'align')?.toLowerCase() ?? ''] : undefined;
+  if (!p || !align) return null;
+  const nested = (node: ElementContent): boolean => node.type === 'element' && (BLOCK_TAGS.has(node.tagName) || node.children.some(nested));
+  if (p.children.some(nested)) return null;
+  return { align, children: p.children };
+}
