@@ -161,3 +161,15 @@ describe('aligned paragraphs', () => {
     expect(convert('<p align="center">\n<table><tr><td>x</td></tr></table>\n</p>\n').nodes[0]).toMatchObject({ type: 'code' });
   });
 });
+
+describe('a file tag without its end tag', () => {
+  it('reads {% file src %} alone (earlier exports) as the file block, kept as written when another line is edited', () => {
+    const markdown = 'Reports:\n\n{% file src="/files/report" %}\n\nMore text.\n';
+    const document = convert(markdown, { resolveLink });
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'file', 'paragraph']);
+    expect((document.nodes[1] as any).data.ref).toEqual({ kind: 'file', file: 'report' });
+    const last = document.nodes[2] as any;
+    const edited = { ...document, nodes: [...document.nodes.slice(0, 2), { ...last, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'Less text.', marks: [] }] }] }] } as JSONDocument;
+    expect(documentToMarkdown(edited)).toBe('Reports:\n\n{% file src="/files/report" %}\n\nLess text.\n');
+  });
+});

@@ -269,8 +269,11 @@ export const MAX_NESTING = 48;
 export { BLOCK_TAG_NAMES } from './block-tags';
 /** Tags that have no end tag: a `{% endinclude %}` after an include is text, not its end. */
 const NEVER_PAIRED = new Set<string>(['include', 'page-ref']);
-/** Tags that are whole without an end tag; the others wrap content and need theirs. */
-const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
+/**
+ * Tags that are whole without an end tag; the others wrap content and need theirs. A file without its caption is
+ * `{% file src="..." %}` alone in earlier exports (cipp-docs, navixy-public-docs, predicthq).
+ */
+const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'file', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
 
 /** A tag line paired with its end tag (or standing alone), with the flow between them. */
 interface TagBlock {
