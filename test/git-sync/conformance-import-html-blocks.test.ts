@@ -99,10 +99,14 @@ describe('GitBook HTML blocks and inlines on import', () => {
     ]);
   });
 
-  it('keeps any other HTML as code, and an <i> or <a> that is no icon or button as written', () => {
+  it('keeps any other HTML as code, and reads an <i> or <a> that is no icon or button as italic and a link', () => {
     const nodes = markdownToDocument('<div class="note">\n<p>Hi</p>\n</div>\n\nPlain <i>it</i> and <a href="x.md">link</a>.\n').document.nodes as any[];
     expect(nodes.map((node) => [node.type, node.data.syntax])).toEqual([['code', 'html'], ['paragraph', undefined]]);
-    expect(nodes[1].nodes.every((n: any) => n.object === 'text')).toBe(true);
+    expect(nodes[1].nodes.map((n: any) => n.type ?? n.leaves.map((leaf: any) => [leaf.text, ...leaf.marks.map((mark: any) => mark.type)]))).toEqual([
+      [['Plain '], ['it', 'italic'], [' and ']],
+      'link',
+      [['.']],
+    ]);
   });
 
   it('imports such a page with its links as pages, and an edit elsewhere exports the HTML as it was written', async () => {

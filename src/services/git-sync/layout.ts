@@ -389,7 +389,7 @@ export function contentTypeOf(path: string): string {
  * tables, cards and buttons, which the converter reads; an `href` in HTML it keeps as code is written back to its path by
  * the export like any `/pages/<id>`), and reference definitions.
  */
-const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`

@@ -69,10 +69,12 @@ import {
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
-import { type HtmlTable, type HtmlTableColumn, readHtmlTable } from './syntax/html-table';
+import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './syntax/html-table';
+import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
 import { type PreCode, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
+import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
 import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
 import { matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
 
@@ -267,8 +269,11 @@ export const MAX_NESTING = 48;
 export { BLOCK_TAG_NAMES } from './block-tags';
 /** Tags that have no end tag: a `{% endinclude %}` after an include is text, not its end. */
 const NEVER_PAIRED = new Set<string>(['include', 'page-ref']);
-/** Tags that are whole without an end tag; the others wrap content and need theirs. */
-const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
+/**
+ * Tags that are whole without an end tag; the others wrap content and need theirs. A file without its caption is
+ * `{% file src="..." %}` alone in earlier exports (cipp-docs, navixy-public-docs, predicthq).
+ */
+const STANDALONE_TAGS = new Set<string>(['embed', 'page-ref', 'include', 'file', 'openapi-operation', 'openapi-schemas', 'openapi-webhook']);
 
 /** A tag line paired with its end tag (or standing alone), with the flow between them. */
 interface TagBlock {
@@ -527,18 +532,6 @@ class InlineBuilder {
   }
 }
 
-/** Inline HTML elements that are marks in GitBook's model. */
-const HTML_MARKS: Record<string, (element: Element) => MarkSpec | null> = {
-  mark: (element) => {
-    const colors = markColors(attribute(element, 'style'));
-    if (!TEXT_COLORS.includes(colors.text) || !TEXT_COLORS.includes(colors.background)) return null;
-    return { object: 'mark', type: 'color', data: colors };
-  },
-  kbd: () => simpleMark('keyboard'),
-  sup: () => simpleMark('superscript'),
-  sub: () => simpleMark('subscript'),
-};
-
 // ---------------------------------------------------------------------------------------------
 // The converter
 
@@ -703,27 +696,32 @@ class Converter {
 
   /**
    * An HTML table (syntax/html-table.ts) becomes GitBook's table block: a cards table's target column of links a
-   * `content-ref` column, its cover column of uploaded files a `files` column; any other column is text, its cells'
-   * HTML read into blocks. Widths are the grid's `columnWidths`.
+   * `content-ref` column, its cover columns `image` (or `files`) columns, `checkbox` and `number` columns their values;
+   * any other column is text, its cells' HTML read into blocks. Widths are the grid's `columnWidths`.
    */
   private htmlTable(table: HtmlTable): DocumentBlockTable {
     const ids = table.columns.map((_, i) => `c${i + 1}`);
-    const kinds = table.columns.map((column, i) => this.htmlColumnKind(column, table.rows.map((row) => row[i])));
+    const refKind = (href: string) => this.resolveLink(href)?.kind ?? 'url';
+    const kinds = table.columns.map((column, i) => htmlColumnKind(column, table.rows.map((row) => row[i]), refKind));
     const definition: DocumentBlockTable['data']['definition'] = {};
     table.columns.forEach((column, i) => {
       const kind = kinds[i];
-      definition[ids[i]] = kind === 'text' ? { id: ids[i], title: column.title, type: 'text', textAlignment: column.align } : { id: ids[i], title: column.title, type: kind };
+      definition[ids[i]] =
+        kind === 'text'
+          ? { id: ids[i], title: column.title, type: 'text', textAlignment: column.align, ...(column.valign ? { verticalAlignment: column.valign } : {}) }
+          : { id: ids[i], title: column.title, type: kind };
     });
     const records: DocumentBlockTable['data']['records'] = {};
     const fragments: DocumentBlockTable['fragments'] = [];
     const digits = Math.max(4, String(table.rows.length).length);
+    const resolveFile = (href: string) => (this.resolveLink(href) as { file: string }).file;
     table.rows.forEach((row, r) => {
       const recordId = `r${r + 1}`;
       const values: Record<string, unknown> = {};
       ids.forEach((id, c) => {
         const cell = row[c];
-        if (kinds[c] === 'content-ref') values[id] = cell && linksOf(cell)[0] !== undefined ? this.linkRef(linksOf(cell)[0]) : null;
-        else if (kinds[c] === 'files') values[id] = cell ? linksOf(cell).map((href) => (this.resolveLink(href) as { file: string }).file) : [];
+        const kind = kinds[c];
+        if (kind !== 'text') values[id] = htmlCellValue(kind, cell, (href) => this.linkRef(href), resolveFile);
         else {
           const name = `${recordId}-${id}`;
           fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? []) as never });
@@ -734,22 +732,22 @@ class Converter {
     });
     const visible = ids.filter((_, i) => !table.columns[i].hidden);
     const target = ids.find((_, i) => kinds[i] === 'content-ref' && table.columns[i].cardTarget);
-    const cover = ids.find((_, i) => kinds[i] === 'files' && table.columns[i].cardCover);
+    const isCover = (i: number) => kinds[i] === 'files' || kinds[i] === 'image';
+    const cover = ids.find((_, i) => isCover(i) && table.columns[i].cardCover);
+    const coverDark = ids.find((_, i) => isCover(i) && table.columns[i].cardCoverDark);
     const widths = Object.fromEntries(ids.flatMap((id, i) => (table.columns[i].width !== undefined ? [[id, table.columns[i].width!]] : [])));
     const view: DocumentBlockTable['data']['view'] =
       table.view === 'cards'
-        ? { type: 'cards', columns: visible, cardSize: table.cardSize ?? 'medium', ...(target ? { targetDefinition: target } : {}), ...(cover ? { coverDefinition: cover } : {}) }
+        ? {
+            type: 'cards',
+            columns: visible,
+            cardSize: table.cardSize ?? 'medium',
+            ...(target ? { targetDefinition: target } : {}),
+            ...(cover ? { coverDefinition: cover } : {}),
+            ...(coverDark ? { coverDefinitionDark: coverDark } : {}),
+          }
         : { type: 'grid', columns: visible, hideHeader: table.headerHidden, ...(Object.keys(widths).length ? { columnWidths: widths } : {}) };
     return { object: 'block', type: 'table', isVoid: true, data: { view, records, definition, ...(table.fullWidth !== undefined ? { fullWidth: table.fullWidth } : {}) }, fragments };
-  }
-
-  /** A column is `content-ref` or `files` as it says only when every cell holds what that type stores. */
-  private htmlColumnKind(column: HtmlTableColumn, cells: ReadonlyArray<Element | undefined>): 'text' | 'content-ref' | 'files' {
-    const filled = cells.filter((cell): cell is Element => cell !== undefined && elementText(cell).trim() + linksOf(cell).join('') !== '');
-    const onlyLinks = (cell: Element) => elementsOf(cell.children).every((child) => child.tagName === 'a') && linksOf(cell).length > 0;
-    if (column.type === 'content-ref' && filled.every((cell) => onlyLinks(cell) && linksOf(cell).length === 1)) return 'content-ref';
-    if (column.type === 'files' && filled.every((cell) => onlyLinks(cell) && linksOf(cell).every((href) => this.resolveLink(href)?.kind === 'file'))) return 'files';
-    return 'text';
   }
 
   /** A cell's HTML: `<p>`, headings and lists as blocks, the rest (text, marks, links, icons) as paragraphs. */
@@ -808,12 +806,14 @@ class Converter {
         continue;
       }
       if (node.tagName === 'br') out.text('\n', marks);
-      else if (node.tagName === 'a' && attribute(node, 'href') !== undefined) {
+      else if (node.tagName === 'a' && attribute(node, 'href') !== undefined && attribute(node, 'dataMention') !== undefined) {
+        out.inline(this.mention(attribute(node, 'href')!, elementText(node).trim()));
+      } else if (node.tagName === 'a' && attribute(node, 'href') !== undefined) {
         const inner = new InlineBuilder();
         this.htmlPhrasing(node.children, marks, inner);
         out.inline({ object: 'inline', type: 'link', isVoid: false, data: { ref: this.linkRef(attribute(node, 'href')!) }, nodes: inner.finish() as Array<DocumentText | DocumentInlineImage> });
       } else {
-        const mark = CELL_MARKS[node.tagName]?.(node) ?? HTML_MARKS[node.tagName]?.(node);
+        const mark = INLINE_HTML_MARKS[node.tagName]?.(node);
         this.htmlPhrasing(node.children, mark ? withMark(marks, mark) : marks, out);
       }
     }
@@ -870,6 +870,8 @@ class Converter {
     if (figures) return [figures];
     const inline = this.inlineHtmlLine(node.value);
     if (inline) return [inline];
+    const aligned = readAlignedParagraph(node.value);
+    if (aligned) return [{ object: 'block', type: 'paragraph', isVoid: false, data: { align: aligned.align }, nodes: this.htmlInlines(trimRun(aligned.children)) }];
     const pre = readPreCode(node.value);
     if (pre) return [preCodeBlock(pre)];
     return [codeBlock(node.value, 'html')];
@@ -902,28 +904,27 @@ class Converter {
     return this.htmlParagraph(trimRun(children));
   }
 
-  /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`: an images block. */
+  /** One or more `<figure><img ...><figcaption>...</figcaption></figure>`, or a `<div>` of them: an images block. */
   private figures(html: string): AnyBlock | null {
-    const elements = htmlElements(html);
-    if (elements.length === 0 || !elements.every((element) => element.tagName === 'figure')) return null;
-    const images: AnyBlock[] = [];
-    for (const figure of elements) {
-      const children = elementsOf(figure.children);
-      const img = children.find((child) => child.tagName === 'img');
-      if (!img) return null;
-      const caption = children.find((child) => child.tagName === 'figcaption');
-      const captionText = caption ? elementText(caption).trim() : '';
+    const read = readImagesHtml(html);
+    if (!read) return null;
+    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption }) => {
       const alt = attribute(img, 'alt');
       const width = lengthOf(attribute(img, 'width'));
-      images.push({
+      return {
         object: 'block',
         type: 'image',
         isVoid: true,
-        data: { ref: this.imageRef(attribute(img, 'src') ?? ''), ...(alt ? { alt } : {}), ...(width !== undefined ? { width } : {}) },
-        fragments: captionText ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(captionText)] }] : [],
-      });
-    }
-    return { object: 'block', type: 'images', isVoid: false, data: {}, nodes: images };
+        data: {
+          ref: this.imageRef(attribute(img, 'src') ?? ''),
+          ...(darkSrc !== undefined ? { refDark: this.imageRef(darkSrc) } : {}),
+          ...(alt ? { alt } : {}),
+          ...(width !== undefined ? { width } : {}),
+        },
+        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(caption)] }] : [],
+      };
+    });
+    return { object: 'block', type: 'images', isVoid: false, data: read.data, nodes: images };
   }
 
   private expandable(node: DetailsBlock, depth: number): AnyBlock {
@@ -982,6 +983,11 @@ class Converter {
       }
       case 'if':
         return [{ object: 'block', type: 'if', isVoid: false, data: { expression: ifExpression(tag) }, nodes: fitAll('if', children()) }];
+      case 'swagger':
+        // GitBook's earlier form of its OpenAPI block, `{% swagger src="spec.json" path="/x" method="get" %}`; the
+        // hand-written API method of older exports (no `src`, `{% swagger-parameter %}` inside) has no block.
+        if (!attributes.src) return [plainParagraph(node.source), ...children()];
+      // falls through
       case 'openapi':
         return [{ object: 'block', type: 'swagger', isVoid: true, data: { ref: this.linkRef(attributes.src ?? ''), path: attributes.path ?? '', method: attributes.method ?? '' } }];
       case 'openapi-operation':
@@ -1146,10 +1152,32 @@ class Converter {
       out.inline({ object: 'inline', type: 'expression', isVoid: true, data: { expression: toString({ type: 'paragraph', children: inner }) } });
       return close - index + 1;
     }
-    const mark = HTML_MARKS[element.tagName]?.(element);
-    if (!mark) return 0;
-    this.phrasing(inner, withMark(marks, mark), out, singleLine);
+    if (element.tagName === 'picture') {
+      const picture = readPicture(nodes.slice(index, close + 1).map((node) => (node.type === 'html' ? node.value : '')).join(''));
+      if (!picture) return 0;
+      out.inline(this.pictureImage(picture));
+      return close - index + 1;
+    }
+    const reading = readInlineElement(element);
+    if (!reading) return 0;
+    if (reading.kind === 'link' && reading.mention) out.inline(this.mention(reading.href, toString({ type: 'paragraph', children: inner })));
+    else if (reading.kind === 'link') out.inline(this.link(reading.href, inner, marks));
+    else this.phrasing(inner, reading.kind === 'mark' ? withMark(marks, reading.mark) : marks, out, singleLine);
     return close - index + 1;
+  }
+
+  /** An inline image with its dark-mode variant (`refDark`). */
+  private pictureImage(picture: Picture): DocumentInlineImage {
+    const data: DocumentInlineImage['data'] = { ref: this.imageRef(picture.src) };
+    if (picture.darkSrc !== undefined) data.refDark = this.imageRef(picture.darkSrc);
+    if (picture.alt !== undefined) data.alt = picture.alt;
+    if (picture.size) data.size = picture.size;
+    return { object: 'inline', type: 'inline-image', isVoid: true, data };
+  }
+
+  /** GitBook's mention of a page: its label kept as its text. */
+  private mention(href: string, label: string): DocumentInline {
+    return { object: 'inline', type: 'mention', isVoid: true, data: { ref: this.linkRef(href) }, nodes: [textNode(label)] };
   }
 
   /**
@@ -1214,7 +1242,7 @@ class Converter {
         return out.text(singleLine ? ' ' : '\n', marks);
       case 'link':
         // GitBook's mention is a link titled "mention" (`[Page](page.md "mention")`): its inline `mention`, the label kept as its text.
-        if (node.title === 'mention') return out.inline({ object: 'inline', type: 'mention', isVoid: true, data: { ref: this.linkRef(node.url) }, nodes: [textNode(toString(node))] });
+        if (node.title === 'mention') return out.inline(this.mention(node.url, toString(node)));
         return out.inline(this.link(node.url, node.children, marks));
       case 'linkReference': {
         const definition = this.definitions.get(node.identifier);
@@ -1396,16 +1424,6 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
 /** The elements of a table cell that are blocks; any other is inline. */
 const CELL_BLOCK_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol']);
 
-/** The HTML of marks Markdown writes with its own syntax, as GitBook writes them inside HTML cells. */
-const CELL_MARKS: Record<string, (element: Element) => MarkSpec | null> = {
-  strong: () => simpleMark('bold'),
-  b: () => simpleMark('bold'),
-  em: () => simpleMark('italic'),
-  i: () => simpleMark('italic'),
-  code: () => simpleMark('code'),
-  s: () => simpleMark('strikethrough'),
-  del: () => simpleMark('strikethrough'),
-};
 
 /** Whitespace around a cell's content, the line breaks a hand-written table has between tags, dropped. */
 function trimRun(nodes: readonly ElementContent[]): ElementContent[] {
@@ -1415,19 +1433,6 @@ function trimRun(nodes: readonly ElementContent[]): ElementContent[] {
   if (out[0]?.type === 'text') out[0] = { ...out[0], value: out[0].value.trimStart() };
   const last = out.at(-1);
   if (last?.type === 'text') out[out.length - 1] = { ...last, value: last.value.trimEnd() };
-  return out;
-}
-
-/** The `href` of each link of a cell. */
-function linksOf(cell: Element): string[] {
-  const out: string[] = [];
-  const visit = (node: ElementContent) => {
-    if (node.type !== 'element') return;
-    const href = node.tagName === 'a' ? attribute(node, 'href') : undefined;
-    if (href !== undefined) out.push(href);
-    else node.children.forEach(visit);
-  };
-  cell.children.forEach(visit);
   return out;
 }
 

@@ -19,7 +19,7 @@ export function needsHtmlTable(block: DocumentBlockTable): boolean {
   if (view.type === 'cards' || data.fullWidth !== undefined) return true;
   const widths = view.columnWidths;
   if (widths && typeof widths === 'object' && Object.keys(widths).length > 0) return true;
-  if (ids.some((id) => !view.columns.includes(id)) || ids.some((id) => definition[id].type !== 'text')) return true;
+  if (ids.some((id) => !view.columns.includes(id)) || ids.some((id) => definition[id].type !== 'text' || verticalAlignmentOf(definition[id]) !== '')) return true;
   if (view.hideHeader && ids.some((id) => definition[id].title !== '')) return true;
   return block.fragments.some((fragment) => (fragment.nodes as unknown as AnyBlock[]).some((node) => node.type !== 'paragraph'));
 }
@@ -43,9 +43,11 @@ export function htmlTable(block: DocumentBlockTable, hrefFor: HrefFor): string {
       const width = typeof widths[id] === 'number' ? ` width="${widths[id]}"` : '';
       const align = column.textAlignment === 'center' || column.textAlignment === 'right' ? ` align="${column.textAlignment}"` : '';
       const flags = [
+        verticalAlignmentOf(column),
         hidden.has(id) ? ' data-hidden' : '',
         view.targetDefinition === id ? ' data-card-target' : '',
         view.coverDefinition === id ? ' data-card-cover' : '',
+        view.coverDefinitionDark === id ? ' data-card-cover-dark' : '',
         column.type !== 'text' ? ` data-type="${attributeText(column.type)}"` : '',
       ].join('');
       return `<th${width}${align}${flags}>${escapeText(column.title)}</th>`;
@@ -57,7 +59,7 @@ export function htmlTable(block: DocumentBlockTable, hrefFor: HrefFor): string {
       const cells = columns.map((id) => {
         const column = definition[id] as (typeof definition)[string] & { textAlignment?: string };
         const align = column.type === 'text' && (column.textAlignment === 'center' || column.textAlignment === 'right') ? ` align="${column.textAlignment}"` : '';
-        return `<td${align}>${cellHtml(block, column.type, record.values[id], hrefFor)}</td>`;
+        return `<td${align}${verticalAlignmentOf(column)}>${cellHtml(block, column.type, record.values[id], hrefFor)}</td>`;
       });
       return `<tr>${cells.join('')}</tr>`;
     })
@@ -77,6 +79,7 @@ function columnOrder(block: DocumentBlockTable): string[] {
 function cellHtml(block: DocumentBlockTable, type: string, value: unknown, hrefFor: HrefFor): string {
   if (value === null || value === undefined) return '';
   if (type === 'content-ref' && typeof value === 'object' && 'kind' in (value as object)) return linkTo(value as ContentRef, hrefFor);
+  if (type === 'image' && typeof value === 'object') return linkTo(imageRecordRef(value as Record<string, unknown>), hrefFor);
   if (type === 'files' && Array.isArray(value)) return value.map((file) => linkTo({ kind: 'file', file: String(file) } as ContentRef, hrefFor)).join('');
   if (type === 'text' && typeof value === 'string') {
     const fragment = block.fragments.find((candidate) => candidate.fragment === value);
@@ -84,6 +87,20 @@ function cellHtml(block: DocumentBlockTable, type: string, value: unknown, hrefF
   }
   if (Array.isArray(value)) return escapeText(value.map(String).join(', '));
   return escapeText(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
+
+/**
+ * `valign` as GitBook writes a column's vertical alignment, on its header and on each of its cells:
+ * `<th valign="top">`, `<td valign="top">`; nothing for a column without one.
+ */
+function verticalAlignmentOf(column: Readonly<Record<string, unknown>>): string {
+  const value = column.verticalAlignment;
+  return value === 'top' || value === 'middle' || value === 'bottom' ? ` valign="${value}"` : '';
+}
+
+/** An image column's value: a file or URL reference, or GitBook's `{ ref, objectFit?, alt? }` around one. */
+function imageRecordRef(value: Record<string, unknown>): ContentRef {
+  return ('kind' in value ? value : value.ref) as ContentRef;
 }
 
 /**
@@ -147,7 +164,8 @@ export function inlineHtml(nodes: readonly DocumentInlineContent[], hrefFor: Hre
         case 'link':
           return `<a href="${attributeText(data.ref ? hrefFor(data.ref) : '')}">${inlineHtml(inline.nodes ?? [], hrefFor)}</a>`;
         case 'mention':
-          return `<a href="${attributeText(data.ref ? hrefFor(data.ref) : '')}">${inlineHtml(inline.nodes ?? [], hrefFor)}</a>`;
+          // GitBook's form of a mention in HTML (`<a data-mention href="page.md">page.md</a>`): read back as one.
+          return `<a data-mention href="${attributeText(data.ref ? hrefFor(data.ref) : '')}">${inlineHtml(inline.nodes ?? [], hrefFor)}</a>`;
         case 'annotation':
           return inlineHtml(inline.nodes ?? [], hrefFor);
         case 'icon':
@@ -194,6 +212,16 @@ export function iconHtml(data: Record<string, any>): string {
   const icon = String(data.icon ?? '');
   const color = typeof data.color === 'string' && data.color !== 'default' ? ` style="color:${escapeAttribute(data.color)};"` : '';
   return `<i class="fa-${escapeAttribute(icon)}"${color}>:${escapeHtml(icon)}:</i>`;
+}
+
+/**
+ * An inline image with a dark-mode variant, as GitBook writes one and syntax/inline-html.ts readPicture reads it:
+ * `<picture><source srcset="dark.svg" media="(prefers-color-scheme: dark)"><img src="light.svg" alt=""></picture>`.
+ */
+export function pictureHtml(picture: { src: string; darkSrc: string; alt: string; size?: string }): string {
+  const size = picture.size ? ` data-size="${escapeAttribute(picture.size)}"` : '';
+  const img = `<img src="${escapeAttribute(picture.src)}" alt="${escapeAttribute(picture.alt)}"${size}>`;
+  return `<picture><source srcset="${escapeAttribute(picture.darkSrc)}" media="(prefers-color-scheme: dark)">${img}</picture>`;
 }
 
 /**

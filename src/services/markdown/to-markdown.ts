@@ -30,7 +30,7 @@ import type {
 import { BLOCK_TAG_NAMES } from './block-tags';
 import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
-import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, needsHtmlTable, openColorMark } from './html-table-writer';
+import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
@@ -312,6 +312,8 @@ class Writer {
     const nodes = (block.nodes ?? []) as AnyBlock[];
     switch (block.type) {
       case 'paragraph':
+        // GitBook's form of an aligned paragraph: `<p align="center">`, its content as inline HTML.
+        if (typeof data.align === 'string' && HTML_ALIGN[data.align]) return { type: 'html', value: `<p align="${HTML_ALIGN[data.align]}">${inlineHtml(nodes as unknown as DocumentInlineContent[], this.hrefFor)}</p>` };
         return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) };
       case 'heading-1':
       case 'heading-2':
@@ -336,7 +338,7 @@ class Writer {
       case 'hint':
         return tagNode(openTag('hint', { style: data.style, icon: data.icon }), '{% endhint %}', this.flow(nodes));
       case 'images':
-        return this.imagesBlock(nodes);
+        return this.imagesBlock(nodes, data);
       case 'image':
         return this.imagesBlock([block]);
       case 'drawing':
@@ -488,8 +490,9 @@ class Writer {
    * An image without caption or size is Markdown, `![alt](src)`; with them GitBook writes HTML,
    * `<figure><img src alt width><figcaption><p>caption</p></figcaption></figure>`.
    */
-  private imagesBlock(images: readonly AnyBlock[]): RootContent {
-    const plain = images.every((image) => captionText(image) === '' && image.data?.width === undefined);
+  private imagesBlock(images: readonly AnyBlock[], data: Record<string, unknown> = {}): RootContent {
+    const wrapper = imagesDivAttributes(data);
+    const plain = wrapper === null && images.every((image) => captionText(image) === '' && image.data?.width === undefined && !image.data?.refDark);
     if (plain) {
       const children = images.flatMap((image, index): PhrasingContent[] => {
         const node: Image = { type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null };
@@ -501,11 +504,15 @@ class Writer {
       .map((image) => {
         const width = lengthText(image.data?.width);
         const caption = captionText(image);
-        const img = `<img src="${escapeAttribute(this.hrefFor(image.data?.ref as ContentRef))}" alt="${escapeAttribute(String(image.data?.alt ?? ''))}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
-        return `<figure>${img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
+        const src = this.hrefFor(image.data?.ref as ContentRef);
+        const alt = String(image.data?.alt ?? '');
+        const img = `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
+        const dark = image.data?.refDark ? pictureHtml({ src, darkSrc: this.hrefFor(image.data.refDark as ContentRef), alt }) : null;
+        return `<figure>${dark ?? img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
       })
-      .join('');
-    return { type: 'html', value: html };
+      // GitBook's gallery: its figures in a `<div>`, a space between them.
+      .join(images.length > 1 ? ' ' : '');
+    return { type: 'html', value: wrapper !== null || images.length > 1 ? `<div${wrapper ?? ''}>${html}</div>` : html };
   }
 
   private table(block: DocumentBlockTable): Table | RootContent {
@@ -624,11 +631,30 @@ class Writer {
   /** `<img src alt data-size>` when the image has a size (GitBook's inline form), else `![alt](src)`. */
   private inlineImage(data: Record<string, any>): PhrasingContent {
     const src = this.hrefFor(data.ref);
+    if (data.refDark) {
+      // GitBook's form of an inline image with a dark-mode variant.
+      const size = data.size === 'line' || data.size === 'original' ? data.size : undefined;
+      const picture = { src, darkSrc: this.hrefFor(data.refDark), alt: String(data.alt ?? ''), ...(size ? { size } : {}) };
+      return { type: 'html', value: pictureHtml(picture) };
+    }
     if (data.size === 'line' || data.size === 'original') {
       return { type: 'html', value: `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(String(data.alt ?? ''))}" data-size="${data.size}">` };
     }
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
+}
+
+/** GitBook's TextAlignment of a paragraph as HTML's `align`. */
+const HTML_ALIGN: Record<string, string> = { start: 'left', center: 'center', end: 'right' };
+
+/** The attributes of the `<div>` GitBook writes an images block's `align`, `fullWidth` and `withFrame` on; null for none. */
+function imagesDivAttributes(data: Record<string, unknown>): string | null {
+  const attributes = [
+    data.align === 'left' || data.align === 'center' || data.align === 'right' ? ` align="${data.align}"` : '',
+    typeof data.fullWidth === 'boolean' ? ` data-full-width="${data.fullWidth}"` : '',
+    typeof data.withFrame === 'boolean' ? ` data-with-frame="${data.withFrame}"` : '',
+  ].join('');
+  return attributes === '' ? null : attributes;
 }
 
 /**

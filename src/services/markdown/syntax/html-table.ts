@@ -16,8 +16,12 @@ export interface HtmlTableColumn {
   type: string;
   cardTarget: boolean;
   cardCover: boolean;
+  /** `data-card-cover-dark`: the cover shown in dark mode (GitBook's `coverDefinitionDark`). */
+  cardCoverDark: boolean;
   width?: number;
   align: 'left' | 'center' | 'right';
+  /** `valign` of the column's cells (GitBook's `verticalAlignment` of a text column). */
+  valign?: 'top' | 'middle' | 'bottom';
 }
 
 export interface HtmlTable {
@@ -46,7 +50,7 @@ export function readHtmlTable(html: string): HtmlTable | null {
   const headCells = head ? cellsOf(head) : [];
   const width = Math.max(headCells.length, ...body.map((cells) => cells.length), 0);
   if (width === 0) return null;
-  const columns = Array.from({ length: width }, (_, i) => column(headCells[i]));
+  const columns = Array.from({ length: width }, (_, i) => column(headCells[i], body.find((cells) => cells[i])?.[i]));
   const view = attribute(table, 'dataView') === 'cards' ? 'cards' : 'grid';
   const fullWidth = attribute(table, 'dataFullWidth');
   const cardSize = attribute(table, 'dataCardSize');
@@ -60,8 +64,9 @@ export function readHtmlTable(html: string): HtmlTable | null {
   };
 }
 
-function column(cell: Element | undefined): HtmlTableColumn {
-  if (!cell) return { title: '', hidden: false, type: 'text', cardTarget: false, cardCover: false, align: 'left' };
+function column(cell: Element | undefined, firstCell: Element | undefined): HtmlTableColumn {
+  const valign = valignOf(cell) ?? valignOf(firstCell);
+  if (!cell) return { title: '', hidden: false, type: 'text', cardTarget: false, cardCover: false, cardCoverDark: false, align: 'left', ...(valign ? { valign } : {}) };
   const width = Number.parseFloat(attribute(cell, 'width') ?? '');
   return {
     title: elementText(cell).trim(),
@@ -69,13 +74,85 @@ function column(cell: Element | undefined): HtmlTableColumn {
     type: attribute(cell, 'dataType') ?? 'text',
     cardTarget: attribute(cell, 'dataCardTarget') !== undefined,
     cardCover: attribute(cell, 'dataCardCover') !== undefined,
+    cardCoverDark: attribute(cell, 'dataCardCoverDark') !== undefined,
     ...(Number.isFinite(width) && width > 0 ? { width } : {}),
     align: alignOf(cell),
+    ...(valign ? { valign } : {}),
   };
+}
+
+/** GitBook writes a column's vertical alignment on its header and on each of its cells: `<td valign="top">`. */
+function valignOf(cell: Element | undefined): HtmlTableColumn['valign'] {
+  const value = (cell && attribute(cell, 'vAlign'))?.toLowerCase();
+  return value === 'top' || value === 'middle' || value === 'bottom' ? value : undefined;
 }
 
 function alignOf(cell: Element): HtmlTableColumn['align'] {
   const style = /text-align\s*:\s*(left|center|right)/i.exec(attribute(cell, 'style') ?? '')?.[1];
   const align = (attribute(cell, 'align') ?? style ?? 'left').toLowerCase();
   return align === 'center' || align === 'right' ? align : 'left';
+}
+
+/** The column types whose cells GitBook stores as values, not as fragments of blocks. */
+export type HtmlValueColumnKind = 'content-ref' | 'files' | 'image' | 'checkbox' | 'number';
+
+/**
+ * The type a column is read as: the one its `data-type` says when every filled cell holds what that type stores (a
+ * content-ref cell one link, a files cell links to files, an image cell one link to a file or URL, a checkbox cell
+ * `true` or `false`, a number cell a number), else text, so that nothing a cell holds is lost.
+ */
+export function htmlColumnKind(column: HtmlTableColumn, cells: ReadonlyArray<Element | undefined>, refKind: (href: string) => string): HtmlValueColumnKind | 'text' {
+  const filled = cells.filter((cell): cell is Element => cell !== undefined && elementText(cell).trim() + cellLinks(cell).join('') !== '');
+  const onlyLinks = (cell: Element) => elementsOf(cell.children).every((child) => child.tagName === 'a') && cellLinks(cell).length > 0;
+  const textIs = (pattern: RegExp) => filled.every((cell) => elementsOf(cell.children).length === 0 && pattern.test(elementText(cell).trim()));
+  switch (column.type) {
+    case 'content-ref':
+      return filled.every((cell) => onlyLinks(cell) && cellLinks(cell).length === 1) ? 'content-ref' : 'text';
+    case 'files':
+      return filled.every((cell) => onlyLinks(cell) && cellLinks(cell).every((href) => refKind(href) === 'file')) ? 'files' : 'text';
+    case 'image':
+      // GitBook's image value (DocumentTableImageRecord) is an uploaded file or a URL.
+      return filled.every((cell) => onlyLinks(cell) && cellLinks(cell).length === 1 && ['file', 'url'].includes(refKind(cellLinks(cell)[0]))) ? 'image' : 'text';
+    case 'checkbox':
+      return textIs(/^(?:true|false)$/) ? 'checkbox' : 'text';
+    case 'number':
+      return textIs(NUMBER) ? 'number' : 'text';
+    default:
+      return 'text';
+  }
+}
+
+const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$/i;
+
+/** A cell's value in a column of one of those types (null for an empty cell, as GitBook stores one). */
+export function htmlCellValue(kind: HtmlValueColumnKind, cell: Element | undefined, resolve: (href: string) => unknown, resolveFile: (href: string) => string): unknown {
+  const links = cell ? cellLinks(cell) : [];
+  const text = cell ? elementText(cell).trim() : '';
+  switch (kind) {
+    case 'content-ref':
+      return links[0] !== undefined ? resolve(links[0]) : null;
+    case 'image':
+      // `{ ref }`, GitBook's DocumentTableImageRecord: a bare reference also matches its ContentRef alternative, and
+      // a value of `oneOf` must match exactly one.
+      return links[0] !== undefined ? { ref: resolve(links[0]) } : null;
+    case 'files':
+      return links.map(resolveFile);
+    case 'checkbox':
+      return text === '' ? null : text === 'true';
+    case 'number':
+      return text === '' ? null : Number(text);
+  }
+}
+
+/** The `href` of each link of a cell. */
+export function cellLinks(cell: Element): string[] {
+  const out: string[] = [];
+  const visit = (node: Element['children'][number]) => {
+    if (node.type !== 'element') return;
+    const href = node.tagName === 'a' ? attribute(node, 'href') : undefined;
+    if (href !== undefined) out.push(href);
+    else node.children.forEach(visit);
+  };
+  cell.children.forEach(visit);
+  return out;
 }
