@@ -193,6 +193,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
         phases.writerDocumentBatches = result.value.documentBatches;
+        phases.writerDocumentDeltas = result.value.documentDeltas;
         const warnings = [...plan.warnings, ...result.value.warnings];
         return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
