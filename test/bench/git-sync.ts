@@ -168,7 +168,14 @@ for (const name of argv.has('--workerd-only') ? [] : ['bench-v2', 'bench-v1', 'b
   );
   if (name !== 'bench-v2') continue;
 
-  const pages = plan.changes.flatMap((c) => (c.operation === 'insert_page' && c.document && 'markdown' in c.document ? [c.document.markdown] : []));
+  // The plan holds no Markdown (markdown-parcels): read here, a parcel at a time, as the writer reads it.
+  const pages: string[] = [];
+  for (let from = 0; ; ) {
+    const parcel = await plan.markdown(from);
+    if (parcel.length === 0) break;
+    for (const [index, markdown] of parcel) if (plan.changes[index].operation === 'insert_page') pages.push(markdown);
+    from = parcel[parcel.length - 1][0] + 1;
+  }
   // Links to the import's new pages resolved as the content batch resolves them (their refs), as the import converts
   // them: a page whose lines link to other pages is parsed again (code ranges, the patched body checked to read the same).
   const refs = new Set(plan.changes.flatMap((c) => (c.operation === 'insert_page' && c.ref ? [c.ref] : [])));

@@ -48,8 +48,9 @@ export interface GitImportTarget {
   redirects: Record<string, string>;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
   /**
-   * With it, the changes' Markdown stays in the queue consumer (`withheldMarkdown`: each `{ markdown }` sent empty) and
-   * the writer reads it as the conversion reaches it, a parcel at a time: the writer's request carries none of it.
+   * With it, the changes' Markdown stays in the repository's blobs in the queue consumer (each `{ markdown }` sent empty:
+   * import.ts, markdown-parcels) and the writer reads it as the conversion reaches it, a parcel at a time: the writer's
+   * request carries none of it.
    */
   pullMarkdown?: MarkdownSource;
 }

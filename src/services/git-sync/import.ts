@@ -20,6 +20,7 @@ import {
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
 import type { FileEntry } from '../content/revisions';
+import { markdownParcels, type MarkdownSource } from './markdown-parcels';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -82,7 +83,9 @@ export interface ImportPlan {
   config: GitBookConfig;
   /** What the plan's paths are under, from the repository's root (project directory and `root`, each with a `/`). */
   pathPrefix: string;
+  /** The batch, each page's Markdown left out (`{ markdown: '' }`): `markdown` reads it, a parcel at a time. */
   changes: ContentChange[];
+  markdown: MarkdownSource;
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
   /** Files this import stored in R2 (assets: never carried in the batch), with the ids the plan gave them. */
@@ -156,7 +159,9 @@ export async function planImport(
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
   const pagesBegan = Date.now();
   await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
-  const markdownOf = new Map<string, string>();
+  // Each page's text is read here for the files it links to, then let go: only its length is kept (markdown-parcels).
+  const markdownChars = new Map<string, number>();
+  const overLimits = new Set<string>();
   const linked = new Set<string>();
   const tooLarge = new Set<string>();
   const lacking = new Set<string>();
@@ -169,7 +174,8 @@ export async function planImport(
       continue;
     }
     const text = decoder.decode(await read(files.get(page.path)!));
-    markdownOf.set(page.key, text);
+    if (text.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(text)) overLimits.add(page.key);
+    else markdownChars.set(page.key, text.length);
     rewriteLinks(text, page.path, (path) => {
       if (files.has(path) && !/\.md$/i.test(path)) linked.add(path);
       return null;
@@ -281,27 +287,29 @@ export async function planImport(
     slugsByParent.set(parent ?? '', taken);
   }
   let convertedPages = 0;
+  const withMarkdown: Array<{ index: number; chars: number }> = [];
+  const pathOf = new Map<number, string>();
   for (const { page, parent, index } of flat) {
     const plan = pagePlans.get(page.key)!;
     const parentPlan = parent ? pagePlans.get(parent)! : null;
     const into = parentPlan ? (parentPlan.page ?? parentPlan.ref!) : undefined;
     let document: { markdown: string } | Record<string, never> | undefined;
-    const markdown = markdownOf.get(page.key);
+    const chars = markdownChars.get(page.key);
     if (lacking.has(page.key)) {
       warnings.push(`${page.path}: imported as an empty page (${lacksBlob(files.get(page.path!)!.oid)})`);
       document = {};
     } else if (tooLarge.has(page.key)) {
       warnings.push(`${page.path}: imported as an empty page (its file alone is over ${GIT_TRANSFER_LIMITS.maxBatchBytes} bytes)`);
       document = {};
-    } else if (markdown !== undefined) {
-      if (markdown.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(markdown)) {
-        warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
-        document = {};
-      } else {
-        const included = rewriteIncludes(markdown, page.path!, (p) => includes.idOf.get(p) ?? null);
-        document = { markdown: rewriteLinks(included, page.path!, (p) => pageTarget(p) ?? fileTarget(p)) };
-        convertedPages++;
-      }
+    } else if (overLimits.has(page.key)) {
+      warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
+      document = {};
+    } else if (chars !== undefined) {
+      // Read again, its links rewritten, when the writer reaches it (markdownParcels below).
+      document = { markdown: '' };
+      withMarkdown.push({ index: changes.length, chars });
+      pathOf.set(changes.length, page.path!);
+      convertedPages++;
     } else if (!plan.page) {
       document = {};
     }
@@ -317,11 +325,19 @@ export async function planImport(
     }
   }
 
+  const markdown = markdownParcels(withMarkdown, async (at) => {
+    const path = pathOf.get(at)!;
+    const text = decoder.decode(await session.readBlob(files.get(path)!.oid));
+    const included = rewriteIncludes(text, path, (p) => includes.idOf.get(p) ?? null);
+    return rewriteLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p));
+  });
+
   return {
     commit: { oid: commitOid, message: commit.message },
     config,
     pathPrefix: `${projectDir ? `${projectDir}/` : ''}${rootPrefix}`,
     changes,
+    markdown,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
     files: [...filePlans.values()],
     newFiles,
