@@ -85,7 +85,7 @@ export interface ImportPlan {
   pathPrefix: string;
   /** The batch, each page's Markdown left out (`{ markdown: '' }`): `markdown` reads it, a parcel at a time. */
   changes: ContentChange[];
-  markdown: MarkdownSource;
+  markdown: MarkdownSource & { held: number };
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
   /** Files this import stored in R2 (assets: never carried in the batch), with the ids the plan gave them. */
