@@ -43,6 +43,7 @@ import { benchDocsRepository, benchRepository, BENCH_PAGES, streamedAssetSizes }
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
+import { tableSizes } from './table-sizes';
 import { execFileSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -476,6 +477,24 @@ async function inWorkerd() {
       if (!imported) return;
       report(importLabel, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
       console.log(await result(pagesSpace.id, 'workerd-pages'));
+
+      // A one-page push re-imported: the D1 bytes it adds, by table (issue 42: a one-page edit at most its page's Markdown).
+      const editedPath = 'section-3/page-65.md';
+      const editedText = `${gitOut('workerd-pages', ['show', `refs/heads/main:${editedPath}`]).replace('Paragraph 3 of page 65', 'Paragraph three of page 65')}\n\nOne sentence added by a push.\n`;
+      await control('commit', { name: 'workerd-pages', files: { [editedPath]: editedText }, message: 'Edit one page' });
+      const sizesBefore = await tableSizes(db);
+      const reimportLabel = 'import again after a one-page push';
+      const reimported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main' }).catch((error) => killed(reimportLabel, error));
+      if (!reimported) return;
+      const was = new Map(sizesBefore.map((s) => [s.name, s.bytes]));
+      const added = (await tableSizes(db)).map((s) => ({ name: s.name.trim(), bytes: s.bytes - (was.get(s.name) ?? 0) })).filter((s) => s.bytes !== 0).sort((a, b) => b.bytes - a.bytes);
+      const addedBytes = added.reduce((n, s) => n + s.bytes, 0);
+      const markdownBytes = Buffer.byteLength(editedText);
+      report(reimportLabel, reimported, `${reimported.stats.requests} requests`);
+      console.log(
+        `    D1 bytes the re-import added: ${addedBytes} (${(addedBytes / markdownBytes).toFixed(2)}× the edited page's ${markdownBytes} bytes of Markdown): ` +
+          added.slice(0, 8).map((s) => `${s.name} ${s.bytes}`).join(', '),
+      );
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
