@@ -82,7 +82,12 @@ describe('a re-import after a one-page push', () => {
 
     const edited = pageText(5).replace('Paragraph 7 of page 5: the gateway', 'Paragraph 7 of page 5: the edge gateway') + '\nOne sentence added by a push.\n';
     await control('commit', { name, files: { 'guide/page-5.md': edited }, message: 'Edit one page' });
+    const references = async () => (await env.DB.prepare('select count(*) as n from space_documents where space_id = ?').bind(space.id).first<number>('n'))!;
+    const referencedBefore = await references();
     await runGitOperation(space.id, token, 'import', githubBody(name));
+    // What it stored: the page's document and the nodes on its record's path in the page map (root, chunk, middle node,
+    // leaf), not every page's record again (the other pages, moved into the place they had, were left as they were).
+    expect(await references()).toBeLessThanOrEqual(referencedBefore + 5);
 
     const after = await pageRead(space.id, target.id, token);
     expect(after.documentId).not.toBe(before.documentId);

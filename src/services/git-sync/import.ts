@@ -277,6 +277,7 @@ export async function planImport(
   for (const id of dropped) if (!underDropped(id)) changes.push({ operation: 'delete_page', page: id });
 
   // The tree, parents first: new pages inserted, kept ones moved into place (and their document replaced when their blob changed).
+  const settled = settledParents(flat.map(({ page, parent }) => ({ parent: parent ? (pagePlans.get(parent)!.page ?? pagePlans.get(parent)!.ref!) : '', id: pagePlans.get(page.key)!.page ?? pagePlans.get(page.key)!.ref! })), head);
   const slugsByParent = new Map<string, Set<string>>();
   for (const { page, parent } of flat) {
     const kept = pagePlans.get(page.key)!.page;
@@ -314,6 +315,11 @@ export async function planImport(
       document = {};
     }
     if (plan.page) {
+      // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
+      // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
+      const was = head.pages.get(plan.page);
+      const unchanged = !document && (!page.link || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
+      if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
       changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link ? { title: page.title.slice(0, 256) } : {}), ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
@@ -347,6 +353,21 @@ export async function planImport(
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs },
   };
+}
+
+/**
+ * The parents ('' for the top level) whose children are, after the import, the same pages in the same order as in the
+ * space's head: nothing moves into, out of or within them.
+ */
+function settledParents(children: Array<{ parent: string; id: string }>, head: RevisionTree): Set<string> {
+  const listsOf = (entries: Array<{ parent: string; id: string }>) => {
+    const lists = new Map<string, string[]>();
+    for (const { parent, id } of entries) lists.set(parent, [...(lists.get(parent) ?? []), id]);
+    return lists;
+  };
+  const before = listsOf([...head.order].sort((a, b) => a.index - b.index).map((o) => ({ parent: o.parent ?? '', id: o.id })));
+  const after = listsOf(children);
+  return new Set([...after].filter(([parent, ids]) => before.get(parent)?.join('\n') === ids.join('\n')).map(([parent]) => parent));
 }
 
 /** Small files stored at once by an import (each store is an R2 head and put: their round trips overlap). */
