@@ -43,6 +43,7 @@ import { benchDocsRepository, benchRepository, BENCH_PAGES, streamedAssetSizes }
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
+import { tableSizes } from './table-sizes';
 import { execFileSync } from 'node:child_process';
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -168,7 +169,14 @@ for (const name of argv.has('--workerd-only') ? [] : ['bench-v2', 'bench-v1', 'b
   );
   if (name !== 'bench-v2') continue;
 
-  const pages = plan.changes.flatMap((c) => (c.operation === 'insert_page' && c.document && 'markdown' in c.document ? [c.document.markdown] : []));
+  // The plan holds no Markdown (markdown-parcels): read here, a parcel at a time, as the writer reads it.
+  const pages: string[] = [];
+  for (let from = 0; ; ) {
+    const parcel = await plan.markdown(from);
+    if (parcel.length === 0) break;
+    for (const [index, markdown] of parcel) if (plan.changes[index].operation === 'insert_page') pages.push(markdown);
+    from = parcel[parcel.length - 1][0] + 1;
+  }
   // Links to the import's new pages resolved as the content batch resolves them (their refs), as the import converts
   // them: a page whose lines link to other pages is parsed again (code ranges, the patched body checked to read the same).
   const refs = new Set(plan.changes.flatMap((c) => (c.operation === 'insert_page' && c.ref ? [c.ref] : [])));
@@ -471,6 +479,24 @@ async function inWorkerd() {
       if (!imported) return;
       report(importLabel, imported, `${imported.stats.requests} requests, ${imported.stats.blobsFetched} blobs in batches`);
       console.log(await result(pagesSpace.id, 'workerd-pages'));
+
+      // A one-page push re-imported: the D1 bytes it adds, by table (issue 42: a one-page edit at most its page's Markdown).
+      const editedPath = 'section-3/page-65.md';
+      const editedText = `${gitOut('workerd-pages', ['show', `refs/heads/main:${editedPath}`]).replace('Paragraph 3 of page 65', 'Paragraph three of page 65')}\n\nOne sentence added by a push.\n`;
+      await control('commit', { name: 'workerd-pages', files: { [editedPath]: editedText }, message: 'Edit one page' });
+      const sizesBefore = await tableSizes(db);
+      const reimportLabel = 'import again after a one-page push';
+      const reimported = await operate(pagesSpace.id, 'import', { url: repoUrl('workerd-pages'), ref: 'refs/heads/main' }).catch((error) => killed(reimportLabel, error));
+      if (!reimported) return;
+      const was = new Map(sizesBefore.map((s) => [s.name, s.bytes]));
+      const added = (await tableSizes(db)).map((s) => ({ name: s.name.trim(), bytes: s.bytes - (was.get(s.name) ?? 0) })).filter((s) => s.bytes !== 0).sort((a, b) => b.bytes - a.bytes);
+      const addedBytes = added.reduce((n, s) => n + s.bytes, 0);
+      const markdownBytes = Buffer.byteLength(editedText);
+      report(reimportLabel, reimported, `${reimported.stats.requests} requests`);
+      console.log(
+        `    D1 bytes the re-import added: ${addedBytes} (${(addedBytes / markdownBytes).toFixed(2)}× the edited page's ${markdownBytes} bytes of Markdown): ` +
+          added.slice(0, 8).map((s) => `${s.name} ${s.bytes}`).join(', '),
+      );
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;

@@ -112,9 +112,10 @@ export interface BatchContext {
   unbounded?: boolean;
   /**
    * Where each document the batch makes goes as soon as it is made, in place of the result's `documents` (Git Sync's
-   * import stores them in bounded chunks while it converts, so a whole repository's documents are never held at once).
+   * import stores them in bounded chunks while it converts, so a whole repository's documents are never held at once),
+   * with the document the page had (`replaces`), which the new one may be stored as a delta of (document-deltas).
    */
-  storeDocument?: (stored: StoredDocument) => Promise<void>;
+  storeDocument?: (stored: StoredDocument, replaces?: string) => Promise<void>;
   /** Gives each change, just before it is applied, as it is to be applied (Git Sync's import reads its Markdown then). */
   prepare?: (change: ContentChange, index: number) => Promise<ContentChange>;
   /**
@@ -311,9 +312,11 @@ class Batch {
     this.tree.pages.set(parent, await this.tree.setChildren(record, list));
   }
 
-  private async keep(stored: StoredDocument) {
-    if (this.context.storeDocument) await this.context.storeDocument(stored);
-    else this.documents.push(stored);
+  /** `replaces`: the document the page had, which the new one may be stored as a delta of. */
+  private async keep(stored: StoredDocument, replaces?: string) {
+    if (this.context.storeDocument) return this.context.storeDocument(stored, replaces);
+    this.documents.push(stored);
+    if (replaces && replaces !== stored.hash) this.previousDocuments.set(stored.hash, replaces);
   }
 
   private putPage(page: PageRecord) {
@@ -374,7 +377,7 @@ class Batch {
     } else if (change.computed === undefined && page.computed && hasBody(change.document)) {
       throw badRequest(`page "${change.page}" is computed: its content is generated; send computed: null to give it a document of its own`);
     }
-    const content = change.document && !change.computed ? await this.readDocument(change.document, location.parentPath, page.git ? page.document : undefined) : { metadata: {} };
+    const content = change.document && !change.computed ? await this.readDocument(change.document, location.parentPath, page.git ? page.document : undefined, page.document) : { metadata: {} };
     const title = content.title ?? change.title;
     if (change.slug !== undefined && change.slug !== '' && change.slug !== page.slug) {
       page.slug = checkSlug(change.slug, location.siblings, page.id);
@@ -383,10 +386,8 @@ class Batch {
     }
     applyMetadata(page, { ...change, ...content.metadata, ...(title !== undefined ? { title } : {}) });
     if (change.document) {
-      if ('hash' in content && content.hash) {
-        if (page.document && page.document !== content.hash) this.previousDocuments.set(content.hash, page.document);
-        page.document = content.hash;
-      } else delete page.document;
+      if ('hash' in content && content.hash) page.document = content.hash;
+      else delete page.document;
     }
     if (change.computed) {
       page.computed = change.computed;
@@ -528,7 +529,7 @@ class Batch {
       else current.nodes.splice(Math.min(was, current.nodes.length), 0, previous.nodes[was]);
     }
     const stored = await toStoredDocument(current, this.packing);
-    await this.keep(stored);
+    await this.keep(stored, page.document);
     this.putPage({ ...page, document: stored.hash, updatedAt: this.context.now });
     this.touch({ object: 'updated_page', page: page.id });
   }
@@ -555,7 +556,8 @@ class Batch {
    * JSON in place of one read from Markdown (`previous`, the page's document) keeps its source lines where they fit:
    * asked for pages a Git file backs (`git`), whose lines an export writes back, so other JSON edits read nothing more.
    */
-  private async readDocument(input: DocumentInput, parentPath: string, previous?: string): Promise<{ hash?: string; title?: string; metadata: PageMetadataInput }> {
+  /** `previous`: the document a Git file backed (its links and source lines kept); `replaces`: the one the page had. */
+  private async readDocument(input: DocumentInput, parentPath: string, previous?: string, replaces?: string): Promise<{ hash?: string; title?: string; metadata: PageMetadataInput }> {
     let document: JSONDocument;
     let title: string | undefined;
     let metadata: PageMetadataInput = {};
@@ -584,7 +586,7 @@ class Batch {
     }
     const stored = await toStoredDocument(document, this.packing);
     if (stored.body.length > MAX_DOCUMENT_BYTES) throw new DocumentTooLargeError(400, `document: the page is ${stored.body.length} bytes as a document; the limit is ${MAX_DOCUMENT_BYTES}`);
-    await this.keep(stored);
+    await this.keep(stored, replaces);
     return { hash: stored.hash, title, metadata };
   }
 

@@ -97,16 +97,19 @@ function remember(hash: string, body: NodeBody, size: number) {
   }
 }
 
-function parseRows(rows: Array<{ hash: string; body: string }>, out: Map<string, NodeBody>) {
+function parseRows(rows: Array<{ hash: string; body: string }>, out: Map<string, NodeBody>, cached = true) {
   for (const row of rows) {
     const body = JSON.parse(row.body) as NodeBody;
-    remember(row.hash, body, row.body.length);
+    if (cached) remember(row.hash, body, row.body.length);
     out.set(row.hash, body);
   }
 }
 
-/** The D1 node store, behind the isolate's cache. */
-export function d1NodeStore(db: Db): NodeStore {
+/**
+ * The D1 node store, behind the isolate's cache. `remember: false`: what it reads is not added to the cache (a walk of
+ * a whole map, which would fill it with one space's nodes), though it still reads what the cache has.
+ */
+export function d1NodeStore(db: Db, { remember: cached = true } = {}): NodeStore {
   return {
     async load(hashes) {
       const out = new Map<string, NodeBody>();
@@ -120,7 +123,7 @@ export function d1NodeStore(db: Db): NodeStore {
       const rows = await db.all<{ hash: string; body: string }>(
         sql`select hash, body from documents where hash in (select value from json_each(${JSON.stringify(missing)}))`,
       );
-      parseRows(rows, out);
+      parseRows(rows, out, cached);
       return out;
     },
     async loadPaths(root, keys) {
@@ -140,6 +143,7 @@ export function d1NodeStore(db: Db): NodeStore {
       parseRows(
         rows.filter((r) => r.body !== null),
         out,
+        cached,
       );
       return out;
     },

@@ -8,7 +8,7 @@ import { applyContentBatch, type ContentChange } from '../content/batch';
 import { storeFiles } from '../content/files';
 import { assertContentCaps, assertMoved, newRevision } from '../content/head-moves';
 import { ContentTree } from '../content/pages';
-import { insertDocuments, loadDocuments } from '../content/revisions';
+import { asDelta, insertDocuments, loadDeltaBases, loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
 import { capOf } from '../limits/caps';
@@ -48,8 +48,9 @@ export interface GitImportTarget {
   redirects: Record<string, string>;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
   /**
-   * With it, the changes' Markdown stays in the queue consumer (`withheldMarkdown`: each `{ markdown }` sent empty) and
-   * the writer reads it as the conversion reaches it, a parcel at a time: the writer's request carries none of it.
+   * With it, the changes' Markdown stays in the repository's blobs in the queue consumer (each `{ markdown }` sent empty:
+   * import.ts, markdown-parcels) and the writer reads it as the conversion reaches it, a parcel at a time: the writer's
+   * request carries none of it.
    */
   pullMarkdown?: MarkdownSource;
 }
@@ -89,6 +90,8 @@ export interface GitImportOutput {
   warnings: string[];
   /** The D1 batches that stored the import's documents and nodes before the revision's (the operation's stats say them). */
   documentBatches: number;
+  /** Of the documents stored, those stored as deltas of their page's previous version (a changed page's). */
+  documentDeltas: number;
 }
 
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
@@ -117,33 +120,57 @@ export const IMPORT_DOCUMENT_CHUNK = { documents: 32, statements: 200, bytes: 25
  */
 export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chunk = IMPORT_DOCUMENT_CHUNK) {
   let pending: StoredDocument[] = [];
+  /** A pending document -> the document its page had: stored as a delta of that one's base where smaller. */
+  let replacing = new Map<string, string>();
   let bytes = 0;
   let packed = 0;
   let batches = 0;
   let stored = 0;
+  let deltas = 0;
+  /**
+   * A changed page's document as a delta of its previous version's base, as a content edit stores it (document-deltas;
+   * the bases of a chunk read in one statement, or none when this writer stored them): a re-import that changed one page
+   * stores about what changed in it, not the whole page. insertDocuments keeps the tenancy rule: a delta only onto a
+   * base still stored, and a document another space stored as a delta of a base this space does not refer to is made whole.
+   */
+  const asDeltas = async (documents: StoredDocument[], previous: Map<string, string>) => {
+    if (previous.size === 0) return documents;
+    const bases = await loadDeltaBases(db, [...new Set(previous.values())]);
+    return documents.map((document) => {
+      const replaced = previous.get(document.hash);
+      if (replaced === undefined) return document;
+      const { body: _json, ...made } = asDelta(document, bases.get(replaced));
+      if (made.base) deltas++;
+      return { ...made, body: '' };
+    });
+  };
   const flush = async () => {
     if (pending.length === 0) return;
-    const documents = pending;
+    const [documents, previous] = [pending, replacing];
     pending = [];
+    replacing = new Map();
     bytes = 0;
     packed = 0;
-    await runBatch(db, insertDocuments(db, spaceId, documents, now));
+    await runBatch(db, insertDocuments(db, spaceId, await asDeltas(documents, previous), now));
     batches++;
     stored += documents.length;
   };
   return {
-    async add(document: StoredDocument): Promise<void> {
-      // What is stored is the packed form: the JSON text is let go here (a node has only its text).
-      const kept: StoredDocument = document.packed ? { hash: document.hash, body: '', packed: document.packed, refs: document.refs } : document;
+    /** `replaces`: the document the page had (batch.ts storeDocument). */
+    async add(document: StoredDocument, replaces?: string): Promise<void> {
+      const delta = Boolean(document.packed && replaces && replaces !== document.hash);
+      // What is stored is the packed form: the JSON text is let go here (a node has only its text), unless a delta is made of it.
+      const kept: StoredDocument = document.packed && !delta ? { hash: document.hash, body: '', packed: document.packed, refs: document.refs } : document;
       pending.push(kept);
-      bytes += kept.packed?.byteLength ?? kept.body.length;
+      if (delta) replacing.set(document.hash, replaces!);
+      bytes += (kept.packed?.byteLength ?? 0) + kept.body.length;
       if (kept.packed) packed++;
       if (packed >= chunk.documents || pending.length >= chunk.statements || bytes >= chunk.bytes) await flush();
     },
     flush,
-    /** D1 batches and documents stored so far. */
+    /** D1 batches, documents and, of them, deltas stored so far. */
     get stats() {
-      return { batches, documents: stored };
+      return { batches, documents: stored, deltas };
     },
   };
 }
@@ -168,7 +195,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     maxFileBytes: capOf(env, 'bytesPerFile'),
     now,
     unbounded: true,
-    storeDocument: (stored) => documents.add(stored),
+    storeDocument: (stored, replaces) => documents.add(stored, replaces),
     prepare: (change, index) => markdown.prepare(change, index),
     // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
@@ -215,7 +242,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   }));
   await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  for (const node of [...written.nodes, ...result.documents, ...reusable.documents]) await documents.add(node);
+  for (const node of [...written.nodes, ...result.documents]) await documents.add(node);
+  for (const { stored, replaces } of reusable.documents) await documents.add(stored, replaces);
   await documents.flush();
   // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
   const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { pages: written.pages, files: written.files, meta: reusable.meta, ...counts }, [], now);
@@ -226,7 +254,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id, warnings: oversized, documentBatches: documents.stats.batches };
+    return { revision: revision.id, warnings: oversized, documentBatches: documents.stats.batches, documentDeltas: documents.stats.deltas };
   }
   const redirects = redirectStatements(db, {
     config: { root: '', readme: '', summary: '', redirects: target.redirects },
@@ -248,7 +276,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], documentBatches: documents.stats.batches };
+  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], documentBatches: documents.stats.batches, documentDeltas: documents.stats.deltas };
 }
 
 /** The file (page key) of an import's page change: by its batch ref (a new page) or its id (a kept one). */
@@ -279,10 +307,10 @@ async function reusableContentsOf(
   pageIdOf: Map<string, string>,
   fileIdOf: Map<string, string>,
   gitOf: (path: string, oid: string) => GitSyncBlob,
-): Promise<{ meta: RevisionMeta; documents: StoredDocument[] }> {
+): Promise<{ meta: RevisionMeta; documents: Array<{ stored: StoredDocument; replaces?: string }> }> {
   const dropped = new Set(target.droppedIncludes);
   const byId = new Map(meta.reusableContents.filter((c) => !dropped.has(c.id)).map((c) => [c.id, c]));
-  const documents: StoredDocument[] = [];
+  const documents: Array<{ stored: StoredDocument; replaces?: string }> = [];
   for (const plan of target.includes) {
     const before = byId.get(plan.id);
     if (plan.markdown === undefined && before) {
@@ -297,7 +325,7 @@ async function reusableContentsOf(
     });
     const converted = markdownToDocument(linked, { resolveLink: defaultResolveLink });
     const stored = converted.document.nodes.length > 0 ? await toStoredDocument(converted.document) : undefined;
-    if (stored) documents.push(stored);
+    if (stored) documents.push({ stored, replaces: before?.document });
     const entry: ReusableContentEntry = { id: plan.id, title: (converted.title ?? includeTitleOf(plan.path)).slice(0, 256), ...(stored ? { document: stored.hash } : {}), git: gitOf(plan.path, plan.oid) };
     byId.set(plan.id, entry);
   }

@@ -20,6 +20,7 @@ import {
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
 import { firstFreeSlug, type FileEntry } from '../content/revisions';
+import { markdownParcels, type MarkdownSource } from './markdown-parcels';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -82,7 +83,9 @@ export interface ImportPlan {
   config: GitBookConfig;
   /** What the plan's paths are under, from the repository's root (project directory and `root`, each with a `/`). */
   pathPrefix: string;
+  /** The batch, each page's Markdown left out (`{ markdown: '' }`): `markdown` reads it, a parcel at a time. */
   changes: ContentChange[];
+  markdown: MarkdownSource & { held: number };
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
   /** Files this import stored in R2 (assets: never carried in the batch), with the ids the plan gave them. */
@@ -170,7 +173,9 @@ export async function planImport(
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
   const pagesBegan = Date.now();
   await session.prefetchBlobs(flat.flatMap(({ page }) => (page.path && pagePlans.get(page.key)!.changed ? [files.get(page.path)!.oid] : [])));
-  const markdownOf = new Map<string, string>();
+  // Each page's text is read here for the files it links to, then let go: only its length is kept (markdown-parcels).
+  const markdownChars = new Map<string, number>();
+  const overLimits = new Set<string>();
   const linked = new Set<string>();
   const tooLarge = new Set<string>();
   const lacking = new Set<string>();
@@ -183,7 +188,8 @@ export async function planImport(
       continue;
     }
     const text = decoder.decode(await read(files.get(page.path)!));
-    markdownOf.set(page.key, text);
+    if (text.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(text)) overLimits.add(page.key);
+    else markdownChars.set(page.key, text.length);
     rewriteLinks(text, page.path, (path) => {
       if (files.has(path) && !/\.md$/i.test(path)) linked.add(path);
       return null;
@@ -285,6 +291,7 @@ export async function planImport(
   for (const id of dropped) if (!underDropped(id)) changes.push({ operation: 'delete_page', page: id });
 
   // The tree, parents first: new pages inserted, kept ones moved into place (and their document replaced when their blob changed).
+  const settled = settledParents(flat.map(({ page, parent }) => ({ parent: parent ? (pagePlans.get(parent)!.page ?? pagePlans.get(parent)!.ref!) : '', id: pagePlans.get(page.key)!.page ?? pagePlans.get(page.key)!.ref! })), head);
   const slugsByParent = new Map<string, Set<string>>();
   for (const { page, parent } of flat) {
     const kept = pagePlans.get(page.key)!.page;
@@ -300,34 +307,42 @@ export async function planImport(
     return { kind: 'anchor' as const, page: plan.page ?? plan.ref!, anchor };
   };
   let convertedPages = 0;
+  const withMarkdown: Array<{ index: number; chars: number }> = [];
+  const pathOf = new Map<number, string>();
   for (const { page, parent, index } of flat) {
     const plan = pagePlans.get(page.key)!;
     const parentPlan = parent ? pagePlans.get(parent)! : null;
     const into = parentPlan ? (parentPlan.page ?? parentPlan.ref!) : undefined;
     let document: { markdown: string } | Record<string, never> | undefined;
-    const markdown = markdownOf.get(page.key);
+    const chars = markdownChars.get(page.key);
     if (lacking.has(page.key)) {
       warnings.push(`${page.path}: imported as an empty page (${lacksBlob(files.get(page.path!)!.oid)})`);
       document = {};
     } else if (tooLarge.has(page.key)) {
       warnings.push(`${page.path}: imported as an empty page (its file alone is over ${GIT_TRANSFER_LIMITS.maxBatchBytes} bytes)`);
       document = {};
-    } else if (markdown !== undefined) {
-      if (markdown.length > MAX_PAGE_MARKDOWN_CHARS || DEEP_MARKDOWN_LINE.test(markdown)) {
-        warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
-        document = {};
-      } else {
-        const included = rewriteIncludes(markdown, page.path!, (p) => includes.idOf.get(p) ?? null);
-        document = { markdown: rewriteLinks(included, page.path!, (p) => pageTarget(p) ?? fileTarget(p)) };
-        convertedPages++;
-      }
+    } else if (overLimits.has(page.key)) {
+      warnings.push(`${page.path}: imported as an empty page (over the limits of a page: ${MAX_PAGE_MARKDOWN_CHARS} characters, nesting)`);
+      document = {};
+    } else if (chars !== undefined) {
+      // Read again, its links rewritten, when the writer reaches it (markdownParcels below).
+      document = { markdown: '' };
+      withMarkdown.push({ index: changes.length, chars });
+      pathOf.set(changes.length, page.path!);
+      convertedPages++;
     } else if (!plan.page) {
       document = {};
     }
     if (plan.page) {
       // The navigation title follows the summary: set, changed, or removed (an empty one) with its quoted title.
-      const linkTitle = (page.linkTitle ?? '') !== (head.pages.get(plan.page)?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(page.link || page.anchorLink ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      const was = head.pages.get(plan.page);
+      const linkTitle = (page.linkTitle ?? '') !== (was?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
+      const titled = page.link || page.anchorLink;
+      // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
+      // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
+      const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
+      if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
@@ -339,11 +354,19 @@ export async function planImport(
     }
   }
 
+  const markdown = markdownParcels(withMarkdown, async (at) => {
+    const path = pathOf.get(at)!;
+    const text = decoder.decode(await session.readBlob(files.get(path)!.oid));
+    const included = rewriteIncludes(text, path, (p) => includes.idOf.get(p) ?? null);
+    return rewriteLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p));
+  });
+
   return {
     commit: { oid: commitOid, message: commit.message },
     config,
     pathPrefix: `${projectDir ? `${projectDir}/` : ''}${rootPrefix}`,
     changes,
+    markdown,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
     files: [...filePlans.values()],
     newFiles,
@@ -353,6 +376,21 @@ export async function planImport(
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs },
   };
+}
+
+/**
+ * The parents ('' for the top level) whose children are, after the import, the same pages in the same order as in the
+ * space's head: nothing moves into, out of or within them.
+ */
+function settledParents(children: Array<{ parent: string; id: string }>, head: RevisionTree): Set<string> {
+  const listsOf = (entries: Array<{ parent: string; id: string }>) => {
+    const lists = new Map<string, string[]>();
+    for (const { parent, id } of entries) lists.set(parent, [...(lists.get(parent) ?? []), id]);
+    return lists;
+  };
+  const before = listsOf([...head.order].sort((a, b) => a.index - b.index).map((o) => ({ parent: o.parent ?? '', id: o.id })));
+  const after = listsOf(children);
+  return new Set([...after].filter(([parent, ids]) => before.get(parent)?.join('\n') === ids.join('\n')).map(([parent]) => parent));
 }
 
 /** Small files stored at once by an import (each store is an R2 head and put: their round trips overlap). */

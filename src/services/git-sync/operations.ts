@@ -10,7 +10,6 @@ import { decryptSecret } from '../integrations/crypto';
 import { loadSyncedSpace, readRevisionTree } from './content';
 import { runExport } from './export';
 import { planImport } from './import';
-import { withheldMarkdown } from './markdown-parcels';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
@@ -169,16 +168,15 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets! }, space, head));
         Object.assign(phases, plan.phases);
         const writing = Date.now();
-        // The Markdown stays here: the writer reads it a parcel at a time as it converts (apply.ts withheldMarkdown).
-        const withheld = withheldMarkdown(plan.changes);
+        // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
         const result = await spaceWriter(env, row.spaceId).applyGitImport({
           spaceId: row.spaceId,
           userId: row.userId,
           operationId: row.id,
           expectedHead: space.head.id,
           standalone: request.standalone === true,
-          changes: withheld.changes,
-          pullMarkdown: withheld.pull,
+          changes: plan.changes,
+          pullMarkdown: plan.markdown,
           pages: plan.pages,
           files: plan.files,
           newFiles: plan.newFiles,
@@ -193,6 +191,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
         phases.writerDocumentBatches = result.value.documentBatches;
+        phases.writerDocumentDeltas = result.value.documentDeltas;
         const warnings = [...plan.warnings, ...result.value.warnings];
         return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }

@@ -73,7 +73,11 @@ export interface CatchUpSources {
   documents(hashes: string[]): Promise<Map<string, JSONDocument>>;
 }
 
-export const d1Sources = (db: Db): CatchUpSources => ({ store: d1NodeStore(db), documents: (hashes) => loadDocuments(db, hashes) });
+/**
+ * A catch-up's reads are not added to the isolate's node cache: a first index (an import, a duplicate) reads every leaf
+ * of the map, which would leave one space's whole map in the SpaceWriter's memory (issue 40: 1.2 KB per page).
+ */
+export const d1Sources = (db: Db): CatchUpSources => ({ store: d1NodeStore(db, { remember: false }), documents: (hashes) => loadDocuments(db, hashes) });
 
 /**
  * What a catch-up from `indexed` to `head` reads, in one statement: the nodes on the paths where the two versions
@@ -134,7 +138,7 @@ export async function prefetchedSources(db: Db, indexed: IndexedRoots | null, he
 export interface CatchUpPlan {
   /**
    * Statements per transaction: every one guarded on the head and the indexed revision being still those planned.
-   * None when more than `maxPages` pages are to be reindexed.
+   * None when more than `maxPages` pages are to be reindexed, or when `run` ran each as it was made.
    */
   batches: BatchItem[][];
   pagesReindexed: number;
@@ -153,6 +157,7 @@ export async function planCatchUp(
   head: IndexedRoots,
   sources: CatchUpSources,
   maxPages = Infinity,
+  run?: (batch: BatchItem[]) => Promise<void>,
 ): Promise<CatchUpPlan> {
   const { store } = sources;
   const [pageChanges, fileChanges] = await Promise.all([
@@ -186,7 +191,9 @@ export async function planCatchUp(
     and coalesce((select x.revision_id from space_index_state x where x.space_id = ${spaceId}), '') = ${indexed?.id ?? ''}`;
   const batches: BatchItem[][] = [];
   for (let i = 0; i < reindex.length; i += PAGES_PER_BATCH) {
-    batches.push(await pageStatements(db, spaceId, reindex.slice(i, i + PAGES_PER_BATCH), pageChanges, head, sources, guard));
+    const batch = await pageStatements(db, spaceId, reindex.slice(i, i + PAGES_PER_BATCH), pageChanges, head, sources, guard);
+    if (run) await run(batch);
+    else batches.push(batch);
   }
   const last: BatchItem[] = [];
   const now = nowIso();
@@ -196,7 +203,8 @@ export async function planCatchUp(
     rawRun(db, sql`insert into space_index_state (space_id, revision_id, updated_at) select ${spaceId}, ${head.id}, ${now} where ${guard}
       on conflict (space_id) do update set revision_id = excluded.revision_id, updated_at = excluded.updated_at`),
   );
-  batches.push(last);
+  if (run) await run(last);
+  else batches.push(last);
   return { batches, pagesReindexed: reindex.length };
 }
 
@@ -205,8 +213,8 @@ export async function catchUpIndexes(db: Db, spaceId: string): Promise<CatchUpRe
   if (!state) return null;
   const { head, indexed } = state;
   if (indexed?.id === head.id) return { revision: head.id, pagesReindexed: 0 };
-  const plan = await planCatchUp(db, spaceId, indexed, head, d1Sources(db));
-  for (const batch of plan.batches) await runBatch(db, batch);
+  // Each batch run as soon as it is made (in order, as before): a first index of many pages never holds all their rows.
+  const plan = await planCatchUp(db, spaceId, indexed, head, d1Sources(db), Infinity, async (batch) => void (await runBatch(db, batch)));
   return { revision: head.id, pagesReindexed: plan.pagesReindexed };
 }
 
