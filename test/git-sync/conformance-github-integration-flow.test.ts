@@ -74,9 +74,9 @@ describe("GitBook's GitHub integration, its bodies and its decisions", () => {
     // The integration skips the export of an imported revision.
     expect(imported.git).toMatchObject({ oid: head, createdByGitBook: false, ref: 'refs/heads/main' });
 
-    // Two edits in two change requests, merged in turn: the first is a fast-forward (its revision is the change
-    // request's own, type `edits`, and the integration's message for it is its fallback), the second a `merge`
-    // revision with `mergedFrom`, whose message is the template's. Each merge has no git.oid: the integration exports.
+    // Two edits in two change requests, merged in turn: each merge (the first onto a main that had not moved) is a
+    // `merge` revision with `mergedFrom`, so the integration's message is its template's, never its fallback
+    // ("GitBook: No commit message"). Each merge has no git.oid: the integration exports.
     const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
     const guide = pages.find((p) => p.git?.path === 'guide.md');
     const home = pages.find((p) => p.git?.path === 'README.md');
@@ -93,8 +93,11 @@ describe("GitBook's GitHub integration, its bodies and its decisions", () => {
       return body.commitMessage;
     };
     expectStatus(await merge(space.id, first.number, token), 200);
-    await exportOf(await revisionOf((await headOf()).revision));
+    const firstMerged = await revisionOf((await headOf()).revision);
+    expect(firstMerged).toMatchObject({ type: 'merge', mergedFrom: { number: first.number, subject: 'Welcome again' } });
+    expect(await exportOf(firstMerged)).toBe(`GITBOOK-${first.number}: Welcome again`);
     const between = (await gitOutput(name, 'rev-parse', 'refs/heads/main')).trim();
+    expect(await gitOutput(name, 'log', '-1', '--format=%s', between)).toBe(`GITBOOK-${first.number}: Welcome again\n`);
     expectStatus(await merge(space.id, cr.number, token), 200);
     const merged = await revisionOf((await headOf()).revision);
     expect(merged.type).toBe('merge');
