@@ -76,13 +76,16 @@ function registerOnDemand(router: OpenAPIHono<AppBindings>, source: RouteSource,
   const route = () => (built ??= source.build());
   if (!source.hide) router.openAPIRegistry.registerPath(builtOnFirstUse(() => withoutKeys(route(), ['middleware', 'hide'])));
   let handlers: MiddlewareHandler<AppBindings> | undefined;
-  const serve = () => {
-    const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
-    // Without its responses: `.openapi()` never reads them to serve, and they may need a document-only module.
-    scratch.openapi(withoutKeys(route(), ['responses']) as never, handler, hook);
-    return inOrder(scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>));
-  };
+  const serve = () => inOrder(servingHandlers(route(), handler, hook));
   router.on([source.method], [source.path.replaceAll(/\/{(.+?)}/g, '/:$1')], (c, next) => (handlers ??= serve())(c, next));
+}
+
+/** What `.openapi()` makes of a built route to serve it (token access, validators, the handler), in order. */
+export function servingHandlers(route: RouteConfig, handler: unknown, hook: unknown): MiddlewareHandler<AppBindings>[] {
+  const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
+  // Without its responses: `.openapi()` never reads them to serve, and they may need a document-only module.
+  scratch.openapi(withoutKeys(route, ['responses']) as never, handler as never, hook as never);
+  return scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>);
 }
 
 /**
