@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { routeGroupsNotApart, staticClosure } from './module-graph.mjs';
+import { routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -140,7 +140,21 @@ async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir =
   });
   assertZodExtendedFirst(metafile);
   assertRouteGroupsApart(metafile);
+  assertZodFree(metafile);
   return { out, metafile };
+}
+
+/**
+ * The modules whose first import must evaluate no zod: the page read's route group (its routes' definitions apart, in
+ * content-routes.ts, lib/lazy-router) and the published site. A cold isolate's first request of either pays for no
+ * schema. Builds of other entries (the benchmark's reference) have neither and are not checked.
+ */
+export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes.ts'];
+
+function assertZodFree(metafile) {
+  const present = ZOD_FREE.filter((source) => metafile.inputs[source]);
+  const faults = zodEvaluatedWith(metafile, present);
+  if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }
 
 /**
