@@ -206,12 +206,7 @@ function assertRouteGroupsApart(metafile) {
  * the shared part in a module of its own.
  */
 const KNOWN_NOT_APART = [
-  "src/routes/identity/users.ts's first request evaluates src/routes/identity/tokens.ts",
   "src/routes/sites/redirects-bulk.ts's first request evaluates src/routes/sites/redirects.ts",
-  "src/routes/integrations/space-installations.ts's first request evaluates src/routes/integrations/installations.ts",
-  "src/routes/integrations/site-installations.ts's first request evaluates src/routes/integrations/installations.ts",
-  "src/routes/integrations/render.ts's first request evaluates src/routes/integrations/installations.ts",
-  "src/routes/integrations/enabled-integrations.ts's first request evaluates src/routes/integrations/integrations.ts",
 ];
 
 function listModules(dir, base = dir) {
