@@ -11,3 +11,5 @@ export interface BuiltModule {
 export function onDemandModules(options: { root?: string; entry?: string; sources: string[] }): Promise<Map<string, BuiltModule[]>>;
 /** Whether a module of the build is zod or an extension of it. */
 export function isZodModule(input: string): boolean;
+/** The modules whose first import must evaluate no zod (checked on every build). */
+export const ZOD_FREE: string[];

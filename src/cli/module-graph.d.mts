@@ -4,3 +4,5 @@ export interface Metafile {
 }
 export function staticClosure(metafile: Metafile, start: string): Set<string>;
 export function routeGroupsNotApart(metafile: Metafile, groupsModule?: string): string[];
+export function isZodSource(input: string): boolean;
+export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[];

@@ -40,3 +40,26 @@ export function routeGroupsNotApart(metafile, groupsModule = 'src/routes/groups.
   }
   return faults;
 }
+
+/** Whether a source module of the build is zod or its OpenAPI extension. */
+export const isZodSource = (input) => /(^|[\\/])node_modules[\\/](zod|@hono[\\/]zod-openapi|@hono[\\/]zod-validator|@asteasolutions[\\/]zod-to-openapi)[\\/]|^zod-openapi-first:/.test(input);
+
+/**
+ * Of `sources` (modules a request imports on demand: a route group, the published site), those whose first import
+ * evaluates zod, with the zod modules it evaluates beyond what the entry already did: the hot paths kept zod-free
+ * (a cold page read built zod and its schemas for a third of its CPU, issue 42 item 7). One line per fault.
+ */
+export function zodEvaluatedWith(metafile, sources) {
+  const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
+  const faults = [];
+  for (const source of sources) {
+    const holder = outputs.find(([, output]) => output.entryPoint === source) ?? outputs.find(([, output]) => output.inputs[source]);
+    if (!holder) {
+      faults.push(`${source} is in no module of the build`);
+      continue;
+    }
+    const zod = [...sourcesEvaluatedWith(metafile, holder[0])].filter(isZodSource);
+    if (zod.length > 0) faults.push(`${source}'s first import evaluates zod: ${zod.join(', ')}`);
+  }
+  return faults;
+}

@@ -76,13 +76,16 @@ function registerOnDemand(router: OpenAPIHono<AppBindings>, source: RouteSource,
   const route = () => (built ??= source.build());
   if (!source.hide) router.openAPIRegistry.registerPath(builtOnFirstUse(() => withoutKeys(route(), ['middleware', 'hide'])));
   let handlers: MiddlewareHandler<AppBindings> | undefined;
-  const serve = () => {
-    const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
-    // Without its responses: `.openapi()` never reads them to serve, and they may need a document-only module.
-    scratch.openapi(withoutKeys(route(), ['responses']) as never, handler, hook);
-    return inOrder(scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>));
-  };
+  const serve = () => inOrder(servingHandlers(route(), handler, hook));
   router.on([source.method], [source.path.replaceAll(/\/{(.+?)}/g, '/:$1')], (c, next) => (handlers ??= serve())(c, next));
+}
+
+/** What `.openapi()` makes of a built route to serve it (token access, validators, the handler), in order. */
+export function servingHandlers(route: RouteConfig, handler: unknown, hook: unknown): MiddlewareHandler<AppBindings>[] {
+  const scratch = new OpenAPIHono<AppBindings>({ defaultHook });
+  // Without its responses: `.openapi()` never reads them to serve, and they may need a document-only module.
+  scratch.openapi(withoutKeys(route, ['responses']) as never, handler as never, hook as never);
+  return scratch.routes.map((r) => r.handler as MiddlewareHandler<AppBindings>);
 }
 
 /**
@@ -234,13 +237,7 @@ const ROUTE_OPTIONS = ['tokens', 'costly', 'visitors', 'siteToken'];
 function buildRoute(method: RouteConfig['method'], path: string, config: Omit<RouteConfig, 'path' | 'method'> & RouteOptions) {
   const { tokens = {}, costly, visitors, siteToken } = config;
   if (siteToken) assertSiteTokenRoute(method, path);
-  const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
-  if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
-  if (tokens.integration) security.push({ integrationToken: [] });
-  if (siteToken) security.push({ siteToken: [] });
-  // The empty requirement is OpenAPI's "no authentication": a published site's visitors call it without a
-  // token (middleware/auth's VISITOR_READS admits them; test/platform/openapi.test.ts holds the two together).
-  if (visitors) security.push({});
+  const security = routeSecurity(tokens, siteToken, visitors);
   const middleware = config.middleware === undefined ? [] : Array.isArray(config.middleware) ? config.middleware : [config.middleware];
   const route: Record<string, unknown> = Object.defineProperties({ security, method, path }, Object.getOwnPropertyDescriptors(withoutKeys(config, ROUTE_OPTIONS)));
   route.middleware = [tokenAccess(tokens, siteToken === true), ...(costly ? [limitCostly(costly)] : []), ...middleware];
@@ -254,6 +251,18 @@ function buildRoute(method: RouteConfig['method'], path: string, config: Omit<Ro
   // createRoute's own addition, not enumerable.
   Object.defineProperty(route, 'getRoutingPath', { value: () => path.replaceAll(/\/{(.+?)}/g, '/:$1'), enumerable: false, writable: true, configurable: true });
   return route as unknown as ReturnType<typeof createRoute>;
+}
+
+/** The OpenAPI security requirements of a route with these options (defineRoute's `tokens`, `siteToken`, `visitors`). */
+export function routeSecurity(tokens: TokenAccess, siteToken?: true, visitors?: true): Record<string, string[]>[] {
+  const security: Record<string, string[]>[] = [{ bearerAuth: [] }];
+  if (tokens.scope) security.push({ installationToken: tokens.scope === 'installation' ? [] : [tokens.scope] });
+  if (tokens.integration) security.push({ integrationToken: [] });
+  if (siteToken) security.push({ siteToken: [] });
+  // The empty requirement is OpenAPI's "no authentication": a published site's visitors call it without a
+  // token (middleware/auth's VISITOR_READS admits them; test/platform/openapi.test.ts holds the two together).
+  if (visitors) security.push({});
+  return security;
 }
 
 /** A site token reads, and only what the path ties to its organization, site or spaces. */

@@ -3,6 +3,8 @@ import { TrieRouter } from 'hono/router/trie-router';
 import type { AppBindings } from '../env';
 import { errorResponse, onError } from '../lib/errors';
 import { inOrder } from '../lib/handler-chain';
+import { LazyRouter } from '../lib/lazy-router';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ROUTERS } from './groups';
 
 /**
@@ -106,7 +108,7 @@ function serveThroughGroupApp(app: Hono<AppBindings, any, any>, c: Context<AppBi
 export async function createDocumentedApp() {
   const { createRouter, loadDocumentModules } = await import('../lib/create-router');
   const app = createRouter();
-  const routers = await loadRouters(null);
+  const routers = await Promise.all((await loadRouters(null)).map(async ({ base, router }) => ({ base, router: await documentedRouter(router, createRouter) })));
   // Mounting copies each route's documented config (its responses read): the modules only they need come first.
   await loadDocumentModules();
   for (const { base, router } of routers) app.route(base, router);
@@ -135,3 +137,16 @@ export async function createDocumentedApp() {
   return app;
 }
 
+
+/**
+ * The router the document reads: a LazyRouter's routes (lib/lazy-router, whose module evaluates no zod) replayed from
+ * their definitions into a createRouter router, in order, as its own module would have registered them; any other
+ * router as it is.
+ */
+async function documentedRouter(router: Hono<AppBindings, any, any>, createRouter: () => OpenAPIHono<AppBindings>) {
+  if (!(router instanceof LazyRouter)) return router;
+  const definitions = await Promise.all(router.lazyRoutes.map(({ route }) => route.definition()));
+  const documented = createRouter();
+  router.lazyRoutes.forEach(({ handler, hook }, i) => documented.openapi(definitions[i], handler as never, hook as never));
+  return documented;
+}

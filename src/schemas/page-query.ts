@@ -35,15 +35,5 @@ export const PagePathSchema = z
   .max(2048)
   .openapi({ param: { name: 'pagePath', in: 'path' }, description: 'The path of the page: the slugs of the page and its ancestors joined by `/`' });
 
-/** How a page read answers its page (services/content/reads): its body's format, evaluated and dereferenced or not. */
-export interface PageOptions {
-  format: 'document' | 'markdown';
-  evaluated: boolean | 'deterministic-only';
-  dereferenced: boolean | 'reusable-contents';
-}
-
-export function pageOptions(query: Pick<z.infer<typeof PageQuerySchema>, 'format' | 'evaluated' | 'dereferenced'>): PageOptions {
-  const flag = <T extends string>(value: 'true' | 'false' | T | undefined): boolean | T =>
-    value === undefined || value === 'false' ? false : value === 'true' ? true : value;
-  return { format: query.format ?? 'document', evaluated: flag(query.evaluated), dereferenced: flag(query.dereferenced) };
-}
+// How a page read answers its page, in a module of its own that a route served without zod imports (lib/lazy-router).
+export { pageOptions, type PageOptions } from './page-options';

@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { routeGroupsNotApart } from '../../src/cli/module-graph.mjs';
+import { routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -59,5 +59,31 @@ describe('route groups loaded apart', () => {
       outputs['out/on-demand/a.js'].imports.push({ path: 'out/on-demand/b.js', kind: 'dynamic-import' });
     });
     expect(routeGroupsNotApart(metafile)).toEqual([]);
+  });
+});
+
+describe('hot paths that evaluate no zod (build-worker.mjs ZOD_FREE)', () => {
+  /** Group A split as src/routes/space-content/content.ts is: its definitions (zod) a dynamic import of its own. */
+  const DEFINITIONS = 'src/routes/a-routes.ts';
+  const split = () =>
+    build((outputs) => {
+      outputs['out/on-demand/a.js'].imports = [{ path: 'out/on-demand/a-routes.js', kind: 'dynamic-import' }];
+      outputs['out/on-demand/a-routes.js'] = { entryPoint: DEFINITIONS, inputs: { [DEFINITIONS]: { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/zod.js', kind: 'import-statement' }] };
+    });
+
+  it('a group whose zod is only imported on demand evaluates none on its first import', () => {
+    expect(zodEvaluatedWith(split(), [A])).toEqual([]);
+  });
+
+  it('a group that imports zod, directly or through a module of its own, is named with the zod it evaluates', () => {
+    expect(zodEvaluatedWith(build(), [A])).toEqual([`${A}'s first import evaluates zod: node_modules/zod/index.js`]);
+    const throughSchemas = split();
+    throughSchemas.outputs['out/on-demand/chunk-schemas.js'] = { inputs: { 'src/schemas/common.ts': { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/zod.js', kind: 'import-statement' }] };
+    throughSchemas.outputs['out/on-demand/a.js'].imports.push({ path: 'out/on-demand/chunk-schemas.js', kind: 'import-statement' });
+    expect(zodEvaluatedWith(throughSchemas, [A])).toEqual([`${A}'s first import evaluates zod: node_modules/zod/index.js`]);
+  });
+
+  it('a module missing from the build is a fault, not a pass', () => {
+    expect(zodEvaluatedWith(build(), ['src/routes/gone.ts'])).toEqual(['src/routes/gone.ts is in no module of the build']);
   });
 });

@@ -7,17 +7,7 @@ import { ListQuerySchema, afterCursor, keysetOrder, pageParams, toPage } from '.
 import { requireUser } from '../../middleware/auth';
 import { IdSchema, listOf } from '../../schemas/common';
 import { ApiTokenSchema } from '../../schemas/user';
-
-export function toApiToken(row: typeof apiTokens.$inferSelect): z.infer<typeof ApiTokenSchema> {
-  return {
-    object: 'api-token',
-    id: row.id,
-    label: row.label,
-    prefix: row.prefix,
-    createdAt: row.createdAt,
-    lastUsedAt: row.lastUsedAt,
-  };
-}
+import { toApiToken } from './token-json';
 
 const listTokensRoute = defineRoute('get', '/user/tokens', () => ({
   operationId: 'listAuthenticatedUserTokens',

@@ -9,7 +9,7 @@ import { SITE_TOKEN_REFUSED } from '../../services/sites/site-token';
 import { IdSchema, urlContext } from '../../schemas/common';
 import { CreatedApiTokenSchema, UserSchema, toUser } from '../../schemas/user';
 import { createUser, issueToken, normalizeEmail } from '../../services/identity/users';
-import { toApiToken } from './tokens';
+import { toApiToken } from './token-json';
 
 const getAuthenticatedUserRoute = defineRoute('get', '/user', () => ({
   operationId: 'getAuthenticatedUser',

@@ -29,7 +29,7 @@ import {
 } from '../../services/integrations/content-installations';
 import { assertTarget, installationCaller, refuseWidening } from '../../services/integrations/installations';
 import type { TokenAccess } from '../../lib/integration-scopes';
-import { ExternalIdQuery, InstallationParams, IntegrationParams } from './installations';
+import { ExternalIdQuery, InstallationParams, IntegrationParams } from './params';
 
 /**
  * The routes of an integration's installations on one kind of content (space-installations.ts,

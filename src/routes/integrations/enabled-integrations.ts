@@ -15,7 +15,7 @@ import { checkOrganizationRole, organizationQuery } from '../../services/organiz
 import { authorizeSite, siteRankQuery } from '../../services/sites/access';
 import { checkSpace } from '../../services/spaces/spaces';
 import { selectSpaceWithRank } from '../../services/spaces/spaces';
-import { ListIntegrationsQuery } from './integrations';
+import { ListIntegrationsQuery } from './params';
 import { OrgParams, SiteParams } from '../sites/params';
 
 /**

@@ -53,13 +53,10 @@ import { cspGrants } from '../../services/integrations/site-scripts';
 import { newIntegrationToken } from '../../services/integrations/tokens';
 import { checkOrganizationRole, isUniqueViolation, organizationQuery, type OrganizationRow } from '../../services/organizations/organizations';
 
+import { ExternalIdQuery, InstallationParams, IntegrationParams } from './params';
+
 const tags = ['Integrations'];
-export const IntegrationParams = z.object({ integrationName: IdSchema('integrationName') });
-export const InstallationParams = IntegrationParams.extend({ installationId: IdSchema('installationId') });
 const OrgParams = z.object({ organizationId: IdSchema('organizationId') });
-export const ExternalIdQuery = z.object({
-  externalId: z.string().min(1).max(200).optional().openapi({ description: 'Only those with this external id' }),
-});
 
 const installIntegrationRoute = defineRoute('post', '/integrations/{integrationName}/installations', () => ({
   operationId: 'installIntegration',

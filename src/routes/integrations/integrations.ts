@@ -6,20 +6,11 @@ import type { Actor, AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
 import { ApiError } from '../../lib/errors';
 import { checkOutboundUrl } from '../../lib/outbound';
-import { ListQuerySchema, pageParams, toPage } from '../../lib/pagination';
-import { textFilterQuery } from '../../lib/text-filter';
+import { pageParams, toPage } from '../../lib/pagination';
 import { describeAuditEvent } from '../../services/audit/context';
 import { requireUser } from '../../middleware/auth';
 import { listOf, urlContext } from '../../schemas/common';
-import {
-  INTEGRATION_NAME_PATTERN,
-  IntegrationCategorySchema,
-  IntegrationNameSchema,
-  IntegrationSchema,
-  IntegrationScopeSchema,
-  IntegrationTargetSchema,
-  PublishIntegrationSchema,
-} from '../../schemas/integration';
+import { IntegrationNameSchema, IntegrationSchema, PublishIntegrationSchema } from '../../schemas/integration';
 import { integrationAccess, integrationByNameQuery, requireIntegration, requireIntegrationAdmin } from '../../services/integrations/access';
 import { deleteIntegrationAssets } from '../../services/integrations/assets';
 import { enqueueEvents } from '../../services/integrations/events';
@@ -33,35 +24,10 @@ import {
   type IntegrationView,
 } from '../../services/integrations/registry';
 
+import { ListIntegrationsQuery } from './params';
+
 const tags = ['Integrations'];
 export const IntegrationParams = z.object({ integrationName: IntegrationNameSchema });
-
-/** `true` / `false`, or absent (no filter). */
-const optionalBoolean = (description: string) =>
-  z
-    .enum(['true', 'false'])
-    .optional()
-    .transform((v) => (v === undefined ? undefined : v === 'true'))
-    .openapi({ type: 'boolean', description });
-
-/** The filters of GitBook's integration lists (listIntegrations, listOrganizationIntegrations). */
-export const ListIntegrationsQuery = ListQuerySchema.extend({
-  search: textFilterQuery('Only integrations whose title or name contains this (any case)'),
-  category: IntegrationCategorySchema.optional().openapi({ description: 'Only integrations listed in this category' }),
-  blockDomain: z
-      .string()
-      .max(100)
-      .regex(INTEGRATION_NAME_PATTERN, 'must contain only letters, digits, "-", "_" and "."')
-      .optional()
-      .openapi({ description: "Only integrations with a block whose urlUnfurl patterns contain this domain (any case)" }),
-  blocks: optionalBoolean('true: only integrations with blocks; false: only those without'),
-  contentSources: optionalBoolean('true: only integrations with content sources; false: only those without'),
-  owner: z.string().min(1).max(128).optional().openapi({ description: 'Only integrations published by this organization (id)' }),
-  scope: IntegrationScopeSchema.optional().openapi({ description: 'Only integrations asking for this scope' }),
-  target: IntegrationTargetSchema.optional().openapi({
-      description: 'Only integrations installable on this target: of this target, or of target `all` (which installs everywhere)',
-    }),
-  });
 
 const listIntegrationsRoute = defineRoute('get', '/integrations', () => ({
   operationId: 'listIntegrations',

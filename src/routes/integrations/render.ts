@@ -4,7 +4,7 @@ import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/cre
 import { badRequest, describeZodError } from '../../lib/errors';
 import { ContentKitRenderOutputSchema, MAX_RENDER_QUERY_CHARS, RenderIntegrationUISchema, type RenderIntegrationUI } from '../../schemas/integration-render';
 import { renderIntegrationUI, type RenderResult } from '../../services/integrations/render';
-import { IntegrationParams } from './installations';
+import { IntegrationParams } from './params';
 
 const tags = ['Integrations'];
 const who =

@@ -1,11 +1,8 @@
-import { z } from '@hono/zod-openapi';
-import { createRouter, defineRoute, documentOnly, hiddenRouteAt, jsonResponse } from '../../lib/create-router';
-import { ListQuerySchema } from '../../lib/pagination';
-import { requireUser } from '../../middleware/auth';
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
-import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
-import { PageByPathQuerySchema, PagePathSchema, PageQuerySchema, pageOptions } from '../../schemas/page-query';
+import { createLazyRouter, routeDefinitions } from '../../lib/lazy-router';
+import { requireUser } from '../../middleware/auth';
+import { pageOptions } from '../../schemas/page-options';
 import {
   fileResponse,
   filesResponse,
@@ -19,108 +16,37 @@ import {
 } from '../../services/content/reads';
 import { siteTokenOf } from '../../services/sites/site-token';
 
-/** The space's current content: its head revision, pages, files. Reading needs the `read` role. */
-const tags = ['Space content'];
-/** The response schemas, read by the OpenAPI document only (lib/create-router `documentOnly`). */
-const revision = documentOnly(() => import('../../schemas/revision'));
-const SpaceParams = z.object({ spaceId: IdSchema('spaceId') });
+/**
+ * The space's current content: its head revision, pages, files. Reading needs the `read` role. This module evaluates
+ * no zod: the routes' definitions are content-routes.ts, imported on a route's first request (lib/lazy-router), and a
+ * page read, the hot route, is served by precompiled checks of its params and query (lib/request-checks), the twins of
+ * its definition's schemas: its first request in a cold isolate builds no schema at all (issue 42 item 7).
+ */
+const routes = routeDefinitions(() => import('./content-routes'));
+const CONTENT_READ = { scope: 'space:content:read' } as const;
+const ID = { string: { min: 1, max: 128 } };
+const FLAG_TRUE = { flag: true };
 
-const getCurrentRevisionRoute = defineRoute('get', '/spaces/{spaceId}/content', () => ({
-  operationId: 'getCurrentRevision',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: "The space's current revision: page tree, files, variables",
-  request: { params: SpaceParams, query: ContentQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionSchema, 'The revision') };
+const getReusableContentRoute = routes.route('get', '/spaces/{spaceId}/content/reusable-contents/{reusableContentId}', (m) => m.getReusableContentRoute);
+const listPageMetaLinksRoute = routes.route('get', '/spaces/{spaceId}/content/page/{pageId}/meta-links', (m) => m.listPageMetaLinksRoute);
+const getCurrentRevisionRoute = routes.route('get', '/spaces/{spaceId}/content', (m) => m.getCurrentRevisionRoute);
+const listPagesRoute = routes.route('get', '/spaces/{spaceId}/content/pages', (m) => m.listPagesRoute);
+const listFilesRoute = routes.route('get', '/spaces/{spaceId}/content/files', (m) => m.listFilesRoute);
+const getFileRoute = routes.route('get', '/spaces/{spaceId}/content/files/{fileId}', (m) => m.getFileRoute);
+const getPageRoute = routes.route('get', '/spaces/{spaceId}/content/page/{pageId}', (m) => m.getPageRoute, {
+  tokens: CONTENT_READ,
+  param: { spaceId: ID, pageId: ID },
+  query: {
+    metadata: FLAG_TRUE,
+    computed: FLAG_TRUE,
+    format: { oneOf: ['document', 'markdown'] },
+    evaluated: { oneOf: ['true', 'false', 'deterministic-only'] },
+    dereferenced: { oneOf: ['true', 'false', 'reusable-contents'] },
   },
-}));
-
-const listPagesRoute = defineRoute('get', '/spaces/{spaceId}/content/pages', () => ({
-  operationId: 'listPages',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: "The space's page tree",
-  request: { params: SpaceParams, query: ContentQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(z.object({ pages: z.array(revision().RevisionPageSchema) }), 'The pages') };
-  },
-}));
-
-const listFilesRoute = defineRoute('get', '/spaces/{spaceId}/content/files', () => ({
-  operationId: 'listFiles',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: "The space's files, with signed download URLs",
-  request: { params: SpaceParams, query: ListQuerySchema.extend(ContentQuerySchema.shape) },
-  get responses() {
-    return { 200: jsonResponse(listOf(revision().RevisionFileSchema, 'RevisionFiles'), 'The files') };
-  },
-}));
-
-const getFileRoute = defineRoute('get', '/spaces/{spaceId}/content/files/{fileId}', () => ({
-  operationId: 'getFileById',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: 'A file of the space',
-  request: { params: SpaceParams.extend({ fileId: IdSchema('fileId') }), query: ContentQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionFileSchema, 'The file') };
-  },
-}));
-
-const getPageRoute = defineRoute('get', '/spaces/{spaceId}/content/page/{pageId}', () => ({
-  operationId: 'getPageById',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: 'A page of the space with its content, as a document or Markdown',
-  request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }), query: PageQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionPageReadSchema, 'The page') };
-  },
-}));
-
-const getPageByPathRoute = defineRoute('get', '/spaces/{spaceId}/content/path/{pagePath}', () => ({
-  operationId: 'getPageByPath',
-  tokens: { scope: 'space:content:read' },
-  tags,
-  summary: "A page of the space's current content by its path, with its content",
-  description:
-    'The path is the slugs of the page and its ancestors joined by `/` (`guides/install`), as one URL-encoded path segment ' +
-    "(`guides%2Finstall`) or as several (GitBook's client writes it unencoded). A group's path answers the group. " +
-    'Pages generated by a computed page are not found by path.',
-  request: { params: SpaceParams.extend({ pagePath: PagePathSchema }), query: PageByPathQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionPageReadSchema, 'The page') };
-  },
-}));
-
+});
+const getPageByPathRoute = routes.route('get', '/spaces/{spaceId}/content/path/{pagePath}', (m) => m.getPageByPathRoute);
 /** The same operation when the path comes as several segments (`/content/path/guides/install`): not documented twice. */
-const getPageByPathSegmentsRoute = hiddenRouteAt(getPageByPathRoute, '/spaces/{spaceId}/content/path/{pagePath{.+}}');
-
-const getReusableContentRoute = defineRoute('get', '/spaces/{spaceId}/content/reusable-contents/{reusableContentId}', () => ({
-  operationId: 'getReusableContentById',
-  tokens: { scope: 'space:content:read' },
-  siteToken: true,
-  tags,
-  summary: "A reusable content of the space's current content: its title and the id of its document (getDocumentById)",
-  request: { params: SpaceParams.extend({ reusableContentId: IdSchema('reusableContentId') }), query: ContentQuerySchema },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionReusableContentSchema, 'The reusable content') };
-  },
-}));
-
-const listPageMetaLinksRoute = defineRoute('get', '/spaces/{spaceId}/content/page/{pageId}/meta-links', () => ({
-  operationId: 'listSpacePageMetaLinks',
-  tokens: { scope: 'space:content:read' },
-  siteToken: true,
-  tags,
-  summary: "A page's canonical and alternate links in the space's current content",
-  request: { params: SpaceParams.extend({ pageId: IdSchema('pageId') }) },
-  get responses() {
-    return { 200: jsonResponse(revision().RevisionPageMetaLinksSchema, 'The meta links') };
-  },
-}));
+const getPageByPathSegmentsRoute = routes.hiddenAt(getPageByPathRoute, '/spaces/{spaceId}/content/path/{pagePath{.+}}');
 
 /** A read of the current content that site tokens may make too: as the token's visitor, of the published content. */
 const publishedOrMember = (c: Context<AppBindings>, spaceId: string): ContentRequest => {
@@ -138,7 +64,7 @@ const request = (c: Context<AppBindings>, spaceId: string, userId = requireUser(
   computed: c.req.query('computed') !== 'false',
 });
 
-export const spaceContentRouter = createRouter()
+export const spaceContentRouter = createLazyRouter()
   .openapi(getReusableContentRoute, async (c) => {
     const { spaceId, reusableContentId } = c.req.valid('param');
     return c.json(await reusableContentResponse(publishedOrMember(c, spaceId), reusableContentId), 200);
