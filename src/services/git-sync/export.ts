@@ -293,10 +293,13 @@ export async function runExport(
     const have = flatten(layout).map(({ page, parent, index }) => treeLine(page.key, parent ?? '', index, page.linkTitle));
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   } else {
-    // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs.
+    // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs,
+    // or on the space's first export (nothing synced yet), where GitBook always writes one: its first commit to a
+    // repository holding only GitHub's README or LICENSE adds SUMMARY.md even for one page (elsa-gitbook,
+    // dsa-notes, beefree: each first GITBOOK commit).
     const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
     const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
-    summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+    summaryMatches = entries.length > 0 && have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {
     // An item's text where the author wrote other than the page's title (`* [Setup](install.md)` for "# Installing"):
