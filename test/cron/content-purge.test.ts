@@ -7,13 +7,9 @@ import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
 import { purgeDeletedSpaces } from '../../src/jobs/cron';
-import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown, uniqueText as unique } from '../helpers/content';
 import { api, seedOrg, type TestOrg } from '../helpers/harness';
 import { setDeletedAt } from '../spaces/support';
-
-let counter = 0;
-/** Text no other test (or space) uses, so that its document is not shared by accident. */
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 const edit = (page: string, markdown: string) => ({ operation: 'update_page', page, document: { markdown } });
 

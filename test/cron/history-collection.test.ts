@@ -10,7 +10,7 @@ import { spaceWriter } from '../../src/durable-objects/space-writer';
 import { collectHistory } from '../../src/jobs/cron';
 import { HISTORY_RETENTION_DAYS, collectSpaceHistory, spacesToCollect, type CollectionLimits } from '../../src/services/content/history';
 import { DAY_MS } from '../../src/lib/time';
-import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown, uniqueText as unique } from '../helpers/content';
 import { api, seedOrg, type TestOrg } from '../helpers/harness';
 
 let org: TestOrg;
@@ -21,9 +21,6 @@ beforeAll(async () => {
   token = org.owner.token;
 });
 
-let counter = 0;
-/** Text no other test uses, so that its document is shared with nothing by accident. */
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 /** Words no other text shares (a delta of a document by such text would not be smaller than the document). */
 const unlike = () => Array.from({ length: 60 }, () => Math.random().toString(36).slice(2, 9)).join(' ');
 const edit = (page: string, markdown: string) => ({ operation: 'update_page', page, document: { markdown } });

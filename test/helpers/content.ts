@@ -3,6 +3,11 @@ import { api, type ApiResponse } from './harness';
 
 /** Helpers for content tests: change requests, content batches, merges. */
 
+let uniqueCounter = 0;
+/** Text no other test uses, so that its document is shared with nothing by accident (documents are shared by hash). */
+export const uniqueText = (label: string) =>
+  `${label} ${Date.now().toString(36)}-${(uniqueCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
 export const PNG_1x1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 

@@ -4,7 +4,7 @@ import { spaceWriter } from '../../src/durable-objects/space-writer';
 import { HISTORY_RETENTION_DAYS } from '../../src/services/content/history';
 import { canonicalJson, documentHash } from '../../src/services/content/revisions';
 import { DAY_MS } from '../../src/lib/time';
-import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest, uniqueText as unique } from '../helpers/content';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { measureRoundTrips } from '../helpers/round-trips';
 import { COMPOSED_BODY } from '../helpers/stored-documents';
@@ -26,8 +26,6 @@ beforeAll(async () => {
   token = org.owner.token;
 });
 
-let counter = 0;
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 /** A page of ordinary documentation: paragraphs, a list, a code block, headings. */
 const pageText = (label: string) =>
   [
