@@ -295,21 +295,18 @@ export async function mergeChangeRequest(env: Env, target: ChangeRequestTarget):
   let sources: CatchUpSources | undefined;
   // A change request without edits leaves main as it is.
   if (cr.revisionId === base) result = { id: spaceRevision, pages: state.main.pages, files: state.main.files };
-  else if (spaceRevision === base) {
-    // Main becomes the change request's content, in a `merge` revision of its own (GitBook makes one for every
-    // merge): its `mergedFrom` is what GitBook's Git Sync integrations name the export's commit after.
-    assertContentCaps(env, state.main, state.head);
-    const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], state.head, [], now, cr.id);
-    writes.push(...merged.statements);
-    result = { id: merged.id, pages: state.head.pages, files: state.head.files };
-  }
   else {
-    const { content, nodes } = await mergedRevision(env, db, state, 'main');
+    // Every merge is a `merge` revision (GitBook's; its `mergedFrom` is what GitBook's Git Sync integrations name the
+    // export's commit after): of the change request's content when main has not moved (a fast-forward), else of the
+    // three-way merge.
+    const fastForward = spaceRevision === base;
+    if (fastForward) assertContentCaps(env, state.main, state.head);
+    const { content, nodes } = fastForward ? { content: state.head, nodes: [] } : await mergedRevision(env, db, state, 'main');
     const merged = newRevision(db, target.spaceId, 'merge', [spaceRevision, cr.revisionId], content, nodes, now, cr.id);
     writes.push(...merged.statements);
     result = { id: merged.id, pages: content.pages, files: content.files };
     // The merged nodes are not in D1 before the batch: the catch-up reads them from memory.
-    sources = withNodes(d1Sources(db), nodes);
+    if (!fastForward) sources = withNodes(d1Sources(db), nodes);
   }
   const indexed = indexedRows[0] ?? null;
   const catchUp =
