@@ -6,5 +6,5 @@ export { catchUpIndexes } from '../services/indexing/catch-up';
 export { applyChangeRequestContent, mergeChangeRequest, updateChangeRequest } from '../services/content/head-moves';
 export { applyMainContent, createChangeRequestOnMain } from '../services/content/main-edits';
 export { assembleTranslation } from '../services/translations/run';
-export { applyGitImport, recordGitExport } from '../services/git-sync/apply';
+export { applyGitImport, continueGitImport, importInProgress, recordGitExport } from '../services/git-sync/apply';
 export { collectSpaceHistory } from '../services/content/history';

@@ -8,7 +8,7 @@ import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput, MergeOutp
 import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
-import type { GitImportOutput, GitImportTarget } from '../services/git-sync/apply';
+import type { GitImportOutput, GitImportProgress, GitImportTarget } from '../services/git-sync/apply';
 import type { CollectionLimits, HistoryCollection } from '../services/content/history';
 import type { gitSyncEntries } from '../db/schema/index';
 import { recordingClient, type AuditEventDraft } from '../services/audit/recorder';
@@ -104,13 +104,19 @@ export class SpaceWriter extends DurableObject<Env> {
     });
   }
 
-  /** Git Sync's import (services/git-sync/apply): one revision made from a repository; main moves unless it is standalone. */
+  /**
+   * Git Sync's import (services/git-sync/apply): one revision made from a repository; main moves unless it is standalone.
+   * Its slices before the last (a large import: continueGitImport) come first, each a call of its own; the indexes are
+   * caught up by the caller's `reindex`, a call of its own too: each call's CPU is bounded (a Durable Object's request has
+   * 30 s of CPU by default).
+   */
   applyGitImport(target: GitImportTarget): Promise<WriterResult<GitImportOutput>> {
-    return this.serialize(async (env) => {
-      const applied = await (await work()).applyGitImport(env, target);
-      if (!target.standalone) await this.catchUpIndexes(env, target.spaceId);
-      return applied;
-    });
+    return this.serialize(async (env) => (await work()).applyGitImport(env, target));
+  }
+
+  /** A slice of a large Git Sync import, before its last (services/git-sync/apply GitImportProgress): nothing moves. */
+  continueGitImport(target: GitImportTarget, to: number): Promise<WriterResult<GitImportProgress>> {
+    return this.serialize(async (env) => (await work()).continueGitImport(env, target, to));
   }
 
   /** Git Sync's export, once pushed: the revision's commit and the paths the sync leaves, in turn with the space's other writes. */
@@ -133,7 +139,12 @@ export class SpaceWriter extends DurableObject<Env> {
    * space is in flight while it decides which documents its revisions still reach.
    */
   collectHistory(spaceId: string, now: number, limits?: CollectionLimits): Promise<WriterResult<HistoryCollection>> {
-    return this.serialize(async (env) => (await work()).collectSpaceHistory(createDb(env.DB), spaceId, now, limits));
+    return this.serialize(async (env) => {
+      const db = createDb(env.DB);
+      // A Git Sync import applied in several calls has stored documents and nodes no revision names yet: left to a later run.
+      if (await (await work()).importInProgress(db, spaceId)) return { revisions: 0, references: 0, documents: 0, pending: true };
+      return (await work()).collectSpaceHistory(db, spaceId, now, limits);
+    });
   }
 
   /** Opens a change request with a content batch already applied on main's head (createChangeRequest with a template). */

@@ -88,6 +88,8 @@ export interface BatchResult {
   documents: StoredDocument[];
   files: PreparedFile[];
   outcomes: PageOutcome[];
+  /** The page id given to each ref of the changes (all of them, whatever `range`). */
+  pageRefs: ReadonlyMap<string, string>;
 }
 
 export interface BatchContext {
@@ -124,6 +126,13 @@ export interface BatchContext {
    * not fail the whole import), instead of the whole batch failing.
    */
   oversizedDocument?: (change: ContentChange, message: string) => void;
+  /**
+   * Git Sync's import applied in slices, one writer call each (services/git-sync/apply: each call's CPU bounded): the
+   * changes this call applies (the others are the slices before and after it), and, after the first slice, the ids the
+   * first gave every ref of the import (its refs were checked then, against the tree before the import).
+   */
+  range?: { from: number; to: number };
+  refIds?: ReadonlyMap<string, string>;
 }
 
 /** A page's document over MAX_DOCUMENT_BYTES (400). */
@@ -138,8 +147,11 @@ export function revertRevisions(changes: ContentChange[]): string[] {
 export async function applyContentBatch(tree: ContentTree, changes: ContentChange[], context: BatchContext): Promise<BatchResult> {
   const batch = new Batch(tree, context);
   if (!context.unbounded) batch.checkLimits(changes);
-  await batch.assignRefs(changes);
-  for (const [index, change] of changes.entries()) {
+  if (context.refIds) batch.useRefs(context.refIds);
+  else await batch.assignRefs(changes);
+  const { from, to } = context.range ?? { from: 0, to: changes.length };
+  for (let index = from; index < to; index++) {
+    const change = changes[index];
     let prepared: ContentChange | undefined;
     try {
       prepared = context.prepare ? await context.prepare(change, index) : change;
@@ -210,6 +222,11 @@ class Batch {
     }
   }
 
+  /** The ids an earlier slice of the same batch gave its refs (BatchContext.refIds). */
+  useRefs(refIds: ReadonlyMap<string, string>) {
+    for (const [ref, id] of refIds) this.pageRefs.set(ref, id);
+  }
+
   /**
    * Stores updated pages' new documents as deltas where that is smaller: their previous documents' bases read in one
    * statement, or none when the writer remembers them (`rememberedBase`: it stored them).
@@ -230,6 +247,7 @@ class Batch {
       documents: this.documents,
       files: this.files,
       outcomes: [...this.outcomes.values()],
+      pageRefs: this.pageRefs,
     };
   }
 

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt } from 'drizzle-orm';
 import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
@@ -53,6 +53,35 @@ export interface GitImportTarget {
    * request carries none of it.
    */
   pullMarkdown?: MarkdownSource;
+  /** The slices of the changes earlier writer calls applied (continueGitImport): this call applies the rest and moves the head. */
+  progress?: GitImportProgress;
+}
+
+/**
+ * Where an import applied in several writer calls stands between them (issue 40: a Durable Object's request has 30 s of
+ * CPU by default, and converting 5,000 pages takes minutes of it). Each call but the last applies a slice of the changes
+ * to the tree the previous one left and stores that tree's nodes and the slice's documents (content-addressed, named by
+ * no revision: invisible, and collected if the import never ends); the last applies the rest and makes the revision and
+ * moves the head in one batch, as a one-call import does. So the head move stays one compare-and-set, and an import that
+ * fails (or whose head moved meanwhile) leaves the space as it was. The queue consumer carries this between the calls.
+ */
+export interface GitImportProgress {
+  /** The tree after the changes applied so far (its nodes stored). */
+  roots: { pages: string | null; files: string | null };
+  /** The changes applied so far are those before this index. */
+  next: number;
+  /** The time the import's pages are stamped with (the first call's). */
+  now: string;
+  /** Every ref of the import -> the page id the first call gave it (links of later slices name pages of earlier ones). */
+  refIds: Record<string, string>;
+  /** Refs of the pages created so far -> their ids. */
+  created: Record<string, string>;
+  pageDelta: number;
+  fileDelta: number;
+  titleHeadings: Record<string, boolean>;
+  oversized: string[];
+  documentBatches: number;
+  documentDeltas: number;
 }
 
 /**
@@ -175,19 +204,23 @@ export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chun
   };
 }
 
-export async function applyGitImport(env: Env, target: GitImportTarget): Promise<GitImportOutput> {
-  const db = createDb(env.DB);
+/** The space as the import's plan read it: refused if it was deleted or its head moved since (the plan is made again). */
+async function plannedSpace(db: Db, target: GitImportTarget): Promise<SyncedSpace> {
   const space = await loadSyncedSpace(db, target.spaceId);
   if (space.deleted) throw badRequest('This space is deleted: restore it first');
   if (space.head.id !== target.expectedHead) throw new ApiError(409, 'the space changed while the repository was read: the import is planned again');
-  const now = nowIso();
+  return space;
+}
+
+/** Applies the changes from `progress.next` (0 without) to `to` on the tree `progress` left (the head's without), documents stored as they are made. */
+async function applySlice(env: Env, db: Db, space: SyncedSpace, target: GitImportTarget, progress: GitImportProgress | undefined, to: number, documents: ReturnType<typeof chunkedDocumentWriter>) {
   const store = d1NodeStore(db);
-  const tree = new ContentTree(store, space.head);
-  const documents = chunkedDocumentWriter(db, target.spaceId, now);
+  const now = progress?.now ?? nowIso();
+  const tree = new ContentTree(store, progress?.roots ?? space.head);
   const markdown = markdownReader(target.pullMarkdown);
-  const oversized: string[] = [];
+  const oversized = [...(progress?.oversized ?? [])];
   // The files first: the pages' links name them by id.
-  for (const file of target.newFiles) tree.files.set(file.id, file);
+  if (!progress) for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
     baseTree: () => new ContentTree(store, space.head),
     revisionTrees: new Map(),
@@ -199,11 +232,76 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     prepare: (change, index) => markdown.prepare(change, index),
     // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
+    range: { from: progress?.next ?? 0, to },
+    ...(progress ? { refIds: new Map(Object.entries(progress.refIds)) } : {}),
   });
-  const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
+  const pageDelta = (progress?.pageDelta ?? 0) + result.pageDelta;
+  const fileDelta = (progress?.fileDelta ?? 0) + result.fileDelta;
+  const counts = { pageCount: space.head.pageCount + pageDelta, fileCount: space.head.fileCount + fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
+  await storeFiles(env.FILES, result.files);
+  const created = { ...progress?.created, ...Object.fromEntries(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page]] : []))) };
+  const titleHeadings = { ...progress?.titleHeadings, ...Object.fromEntries(markdown.titleHeadingOf) };
+  return { tree, now, counts, pageDelta, fileDelta, created, titleHeadings, oversized, refIds: progress?.refIds ?? Object.fromEntries(result.pageRefs) };
+}
+
+/**
+ * One slice of a large import (GitImportProgress): the changes from `progress.next` to `to` applied to the tree the
+ * previous slice left, that tree's nodes and the slice's documents stored; nothing any revision names yet.
+ */
+export async function continueGitImport(env: Env, target: GitImportTarget, to: number): Promise<GitImportProgress> {
+  const db = createDb(env.DB);
+  const space = await plannedSpace(db, target);
+  const progress = target.progress;
+  const documents = chunkedDocumentWriter(db, target.spaceId, nowIso());
+  const slice = await applySlice(env, db, space, target, progress, Math.min(to, target.changes.length), documents);
+  const written = await slice.tree.write();
+  for (const node of written.nodes) await documents.add(node);
+  await documents.flush();
+  return {
+    roots: { pages: written.pages, files: written.files },
+    next: Math.min(to, target.changes.length),
+    now: slice.now,
+    refIds: slice.refIds,
+    created: slice.created,
+    pageDelta: slice.pageDelta,
+    fileDelta: slice.fileDelta,
+    titleHeadings: slice.titleHeadings,
+    oversized: slice.oversized,
+    documentBatches: (progress?.documentBatches ?? 0) + documents.stats.batches,
+    documentDeltas: (progress?.documentDeltas ?? 0) + documents.stats.deltas,
+  };
+}
+
+/** A queue consumer's wall-time limit (Cloudflare's): no slice of an import runs after its operation is this old. */
+const CONSUMER_WALL_MS = 15 * 60 * 1000;
+
+/**
+ * Whether an import of the space is running (its slices may have stored what no revision names yet: history collection
+ * waits). One older than a consumer can run is not.
+ */
+export async function importInProgress(db: Db, spaceId: string): Promise<boolean> {
+  const since = new Date(Date.now() - CONSUMER_WALL_MS).toISOString();
+  const row = await db
+    .select({ id: gitSyncOperations.id })
+    .from(gitSyncOperations)
+    .where(and(eq(gitSyncOperations.spaceId, spaceId), eq(gitSyncOperations.direction, 'import'), eq(gitSyncOperations.state, 'running'), gt(gitSyncOperations.createdAt, since)))
+    .get();
+  return Boolean(row);
+}
+
+export async function applyGitImport(env: Env, target: GitImportTarget): Promise<GitImportOutput> {
+  const db = createDb(env.DB);
+  const space = await plannedSpace(db, target);
+  const now = nowIso();
+  const documents = chunkedDocumentWriter(db, target.spaceId, now);
+  const progress = target.progress;
+  const slice = await applySlice(env, db, space, target, progress, target.changes.length, documents);
+  const { tree, counts } = slice;
+  const oversized = slice.oversized;
+  const markdown = { titleHeadingOf: new Map(Object.entries(slice.titleHeadings)) };
   // Page ids of the refs, file ids in insert order; the documents' hashes, for the next export's comparison.
-  const created = new Map(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page] as const] : [])));
+  const created = new Map(Object.entries(slice.created));
   const gitOf = (path: string, oid: string): GitSyncBlob => ({ oid, path: `${target.pathPrefix}${path}` });
   const pageRows: Array<typeof gitSyncEntries.$inferInsert> = [];
   const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
@@ -240,9 +338,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     oid: plan.oid,
     hash: reusable.meta.reusableContents.find((c) => c.id === plan.id)?.document ?? null,
   }));
-  await storeFiles(env.FILES, result.files);
   const written = await tree.write();
-  for (const node of [...written.nodes, ...result.documents]) await documents.add(node);
+  for (const node of written.nodes) await documents.add(node);
   for (const { stored, replaces } of reusable.documents) await documents.add(stored, replaces);
   await documents.flush();
   // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
@@ -254,7 +351,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ];
   if (target.standalone) {
     await runBatch(db, statements);
-    return { revision: revision.id, warnings: oversized, documentBatches: documents.stats.batches, documentDeltas: documents.stats.deltas };
+    return { revision: revision.id, warnings: oversized, ...documentStats(documents, progress) };
   }
   const redirects = redirectStatements(db, {
     config: { root: '', readme: '', summary: '', redirects: target.redirects },
@@ -276,7 +373,12 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], documentBatches: documents.stats.batches, documentDeltas: documents.stats.deltas };
+  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], ...documentStats(documents, progress) };
+}
+
+/** The documents' batches and deltas of the whole import: this call's and its earlier slices'. */
+function documentStats(documents: ReturnType<typeof chunkedDocumentWriter>, progress: GitImportProgress | undefined) {
+  return { documentBatches: (progress?.documentBatches ?? 0) + documents.stats.batches, documentDeltas: (progress?.documentDeltas ?? 0) + documents.stats.deltas };
 }
 
 /** The file (page key) of an import's page change: by its batch ref (a new page) or its id (a kept one). */

@@ -20,7 +20,7 @@ import {
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
 import { firstFreeSlug, type FileEntry } from '../content/revisions';
-import { markdownParcels, type MarkdownSource } from './markdown-parcels';
+import { markdownParcels } from './markdown-parcels';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -85,7 +85,7 @@ export interface ImportPlan {
   pathPrefix: string;
   /** The batch, each page's Markdown left out (`{ markdown: '' }`): `markdown` reads it, a parcel at a time. */
   changes: ContentChange[];
-  markdown: MarkdownSource & { held: number };
+  markdown: ReturnType<typeof markdownParcels>;
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
   /** Files this import stored in R2 (assets: never carried in the batch), with the ids the plan gave them. */

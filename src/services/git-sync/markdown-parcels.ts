@@ -22,7 +22,39 @@ export const hasMarkdown = (change: ContentChange): change is Extract<ContentCha
  * the parcel from `from` on is the pages up to MARKDOWN_PARCEL_CHARS by their lengths (at least one), read when asked.
  * `held` is the most characters one parcel carried (the tests read it).
  */
-export function markdownParcels(pages: Array<{ index: number; chars: number }>, read: (index: number) => Promise<string>): MarkdownSource & { held: number } {
+/**
+ * What one SpaceWriter call of an import applies at most (GitImportProgress in apply.ts): Markdown characters (converting
+ * costs 5-10 ms of CPU per KiB on a loaded 2-core machine, so a slice is seconds against a Durable Object request's 30 s
+ * of CPU) and changes (each a few tree edits). A larger import is applied in several calls, the head moved by the last.
+ */
+export const IMPORT_SLICE = { chars: 1024 * 1024, changes: 1000 };
+
+/**
+ * Where the writer calls of an import of `changes` changes end (the last is `changes`): each slice at most `slice.chars`
+ * of Markdown (unless its one page alone is more) and `slice.changes` changes.
+ */
+export function sliceEnds(pages: ReadonlyArray<{ index: number; chars: number }>, changes: number, slice = IMPORT_SLICE): number[] {
+  const charsAt = new Map(pages.map((p) => [p.index, p.chars]));
+  const ends: number[] = [];
+  let start = 0;
+  let chars = 0;
+  for (let index = 0; index < changes; index++) {
+    const size = charsAt.get(index) ?? 0;
+    if (index > start && (chars + size > slice.chars || index - start >= slice.changes)) {
+      ends.push(index);
+      start = index;
+      chars = 0;
+    }
+    chars += size;
+  }
+  ends.push(changes);
+  return ends;
+}
+
+export function markdownParcels(
+  pages: Array<{ index: number; chars: number }>,
+  read: (index: number) => Promise<string>,
+): MarkdownSource & { held: number; sliceEnds: (changes: number, slice?: typeof IMPORT_SLICE) => number[] } {
   const ordered = [...pages].sort((a, b) => a.index - b.index);
   const source = async (from: number) => {
     const parcel: Array<[number, string]> = [];
@@ -38,5 +70,6 @@ export function markdownParcels(pages: Array<{ index: number; chars: number }>, 
     return parcel;
   };
   source.held = 0;
+  source.sliceEnds = (changes: number, slice = IMPORT_SLICE) => sliceEnds(ordered, changes, slice);
   return source;
 }
