@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
 import { gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
-import { spaceWriter, throughWriter } from '../../durable-objects/space-writer';
+import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
+import type { GitImportOutput, GitImportProgress, GitImportTarget } from './apply';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
@@ -169,7 +170,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         Object.assign(phases, plan.phases);
         const writing = Date.now();
         // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
-        const result = await spaceWriter(env, row.spaceId).applyGitImport({
+        const target: GitImportTarget = {
           spaceId: row.spaceId,
           userId: row.userId,
           operationId: row.id,
@@ -185,13 +186,16 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           pathPrefix: plan.pathPrefix,
           redirects: plan.config.redirects,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
-        });
+        };
+        const result = await applyInSlices(env, row.spaceId, target, plan.markdown.sliceEnds(plan.changes.length), phases);
         phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
         phases.writerDocumentBatches = result.value.documentBatches;
         phases.writerDocumentDeltas = result.value.documentDeltas;
+        // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
+        if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
         const warnings = [...plan.warnings, ...result.value.warnings];
         return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
@@ -228,6 +232,31 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session && { ...session.stats, phases } });
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+/**
+ * The import's changes applied by the space's writer, a slice a call (`ends`: where each slice ends), the head moved by
+ * the last (apply.ts GitImportProgress). A refusal of a slice (the head moved meanwhile: 409) is the import's answer.
+ */
+async function applyInSlices(env: Env, spaceId: string, target: GitImportTarget, ends: number[], phases: Record<string, number>): Promise<WriterResult<GitImportOutput>> {
+  const writer = spaceWriter(env, spaceId);
+  let progress: GitImportProgress | undefined;
+  for (const end of ends.slice(0, -1)) {
+    const slice = await writer.continueGitImport({ ...target, ...(progress ? { progress } : {}) }, end);
+    if (!slice.ok) return slice;
+    progress = slice.value;
+  }
+  phases.writerCalls = ends.length;
+  return writer.applyGitImport({ ...target, ...(progress ? { progress } : {}) });
+}
+
+async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {
+  try {
+    const result = await spaceWriter(env, spaceId).reindex(spaceId);
+    if (!result.ok) console.error(`space ${spaceId}: indexes not caught up after the import: ${result.message}`);
+  } catch (error) {
+    console.error(`space ${spaceId}: indexes not caught up after the import`, error);
   }
 }
 
