@@ -242,13 +242,22 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
 async function applyInSlices(env: Env, spaceId: string, target: GitImportTarget, ends: number[], phases: Record<string, number>): Promise<WriterResult<GitImportOutput>> {
   const writer = spaceWriter(env, spaceId);
   let progress: GitImportProgress | undefined;
+  // The longest call's wall time: what one Durable Object request of the import took at most.
+  const call = async <T>(work: () => PromiseLike<T>): Promise<T> => {
+    const began = Date.now();
+    try {
+      return await work();
+    } finally {
+      phases.writerCallMaxMs = Math.max(phases.writerCallMaxMs ?? 0, Date.now() - began);
+    }
+  };
   for (const end of ends.slice(0, -1)) {
-    const slice = await writer.continueGitImport({ ...target, ...(progress ? { progress } : {}) }, end);
+    const slice = await call<WriterResult<GitImportProgress>>(() => writer.continueGitImport({ ...target, ...(progress ? { progress } : {}) }, end));
     if (!slice.ok) return slice;
     progress = slice.value;
   }
   phases.writerCalls = ends.length;
-  return writer.applyGitImport({ ...target, ...(progress ? { progress } : {}) });
+  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport({ ...target, ...(progress ? { progress } : {}) }));
 }
 
 async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {
