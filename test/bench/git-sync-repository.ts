@@ -87,7 +87,9 @@ function* entries(large: boolean, scale: number): Generator<Entry> {
  * its pages, nested), every page ~5 KB with front matter, hints, tabs, a code block, a table, figures and links to
  * other pages; one screenshot of 40 KiB per four pages. What grows with it is the number of pages, not the bytes of assets.
  */
-export const DOCS_PAGES = Number(process.env.GIT_SYNC_BENCH_DOCS_PAGES ?? 800) || 800;
+/** GIT_SYNC_BENCH_DOCS_PAGES=800,2400,5000: several sizes imported one after the other in one run (the first is DOCS_PAGES). */
+export const DOCS_PAGE_COUNTS = (process.env.GIT_SYNC_BENCH_DOCS_PAGES ?? '800').split(',').map((n) => Number(n) || 800);
+export const DOCS_PAGES = DOCS_PAGE_COUNTS[0];
 const DOCS_SECTIONS = 12;
 const DOCS_TOPIC_PAGES = 8;
 
@@ -216,8 +218,8 @@ export async function benchRepository(large: boolean, scale: number, rebuild = f
 }
 
 /** The docs variant (DOCS_PAGES pages, shaped like GitBook's documentation repository), from the cache or built now. */
-export async function benchDocsRepository(rebuild = false): Promise<{ path: string; bytes: number; built: boolean; ms: number; pages: number }> {
-  return { ...(await cachedRepository(`docs-v1-${DOCS_PAGES}.git`, () => docsEntries(DOCS_PAGES), rebuild)), pages: DOCS_PAGES };
+export async function benchDocsRepository(rebuild = false, pages = DOCS_PAGES): Promise<{ path: string; bytes: number; built: boolean; ms: number; pages: number }> {
+  return { ...(await cachedRepository(`docs-v1-${pages}.git`, () => docsEntries(pages), rebuild)), pages };
 }
 
 async function cachedRepository(name: string, entries: () => Generator<Entry>, rebuild: boolean): Promise<{ path: string; bytes: number; built: boolean; ms: number }> {

@@ -39,7 +39,7 @@ import { planImport } from '../../src/services/git-sync/import';
 import { GitSession, GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { GIT_IMPORT_LIMITS } from '../../src/services/git-sync/import';
 import { GIT_SYNC_DEFAULT_MAX_FILE_BYTES } from '../../src/services/git-sync/assets';
-import { benchDocsRepository, benchRepository, BENCH_PAGES, streamedAssetSizes } from './git-sync-repository';
+import { benchDocsRepository, benchRepository, BENCH_PAGES, DOCS_PAGE_COUNTS, streamedAssetSizes } from './git-sync-repository';
 import { inspect, sampleHeap, summarizeHeapProfile, summarizeProfile, type CpuProfile, type HeapPeak, type HeapProfileNode } from './git-sync-inspector';
 import { bundle, client, seedUser } from './routes';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap, spaceFingerprint } from './git-sync-heap-cap';
@@ -88,8 +88,9 @@ const REAL_DIR = process.env.GIT_SYNC_BENCH_DIR ?? '';
 const WRITER_APART = argv.has('--writer-apart');
 const pagesRepo = await benchRepository(false, 1, argv.has('--rebuild'));
 const largeRepo = await benchRepository(true, SCALE, argv.has('--rebuild'));
-const docsRepo = await benchDocsRepository(argv.has('--rebuild'));
-for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo], [`${docsRepo.pages} pages shaped like GitBook's documentation`, docsRepo]] as const) {
+const docsRepos: Array<Awaited<ReturnType<typeof benchDocsRepository>>> = [];
+for (const pages of DOCS_PAGE_COUNTS) docsRepos.push(await benchDocsRepository(argv.has('--rebuild'), pages));
+for (const [what, repo] of [['200 pages', pagesRepo], ['200 pages + large assets', largeRepo], ...docsRepos.map((r) => [`${r.pages} pages shaped like GitBook's documentation`, r] as const)] as const) {
   console.log(`Synthetic repository (${what}): ${(repo.bytes / 2 ** 20).toFixed(0)} MiB of files, ${repo.built ? `built with git fast-import in ${(repo.ms / 1000).toFixed(1)} s` : 'from the cache'} (${repo.path})`);
 }
 if (!argv.has('--workerd-only')) {
@@ -471,7 +472,7 @@ async function inWorkerd() {
     }
     await control('serve', { name: 'workerd-pages', source: pagesRepo.path });
     await control('serve', { name: 'workerd-large', source: largeRepo.path });
-    await control('serve', { name: 'workerd-docs', source: docsRepo.path });
+    for (const repo of docsRepos) await control('serve', { name: `workerd-docs-${repo.pages}`, source: repo.path });
     if (!argv.has('--large-only') && !argv.has('--docs-only')) {
       const pagesSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench' })).body as { id: string };
       const importLabel = `import: ${BENCH_PAGES} pages, ${(pagesRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -522,14 +523,16 @@ async function inWorkerd() {
       console.log(await result(pagesSpace.id, 'workerd-pages'));
 
     }
-    if (!argv.has('--large-only') && !argv.has('--pages-only')) {
-      // Many pages, few bytes of assets (GitBook's own documentation's shape): what grows is what the SpaceWriter writes.
+    // Many pages, few bytes of assets (GitBook's own documentation's shape): what grows is what the SpaceWriter writes.
+    // Several sizes (GIT_SYNC_BENCH_DOCS_PAGES=800,2400,5000) in one run: their ratios, in the same conditions.
+    for (const docsRepo of argv.has('--large-only') || argv.has('--pages-only') ? [] : docsRepos) {
       const docsSpace = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, docs' })).body as { id: string };
       const docsLabel = `import: ${docsRepo.pages} pages shaped like GitBook's docs, ${(docsRepo.bytes / 2 ** 20).toFixed(0)} MiB`;
-      const docs = await operate(docsSpace.id, 'import', { url: repoUrl('workerd-docs'), ref: 'refs/heads/main', force: true }, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(docsLabel, error));
+      const name = `workerd-docs-${docsRepo.pages}`;
+      const docs = await operate(docsSpace.id, 'import', { url: repoUrl(name), ref: 'refs/heads/main', force: true }, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(docsLabel, error));
       if (!docs) return;
-      report(docsLabel, docs, `${docs.stats.requests} requests, ${docs.stats.blobsFetched} blobs in batches`);
-      console.log(await result(docsSpace.id, 'workerd-docs'));
+      report(docsLabel, docs, `${docs.stats.requests} requests, ${docs.stats.blobsFetched} blobs in batches, ${(docs.ms / docsRepo.pages).toFixed(1)} ms a page, load ${loadavg()[0].toFixed(1)}`);
+      console.log(await result(docsSpace.id, name));
     }
     // --pages-only: the 200-page import and export alone; --docs-only: the docs-shaped import alone (quick runs, e.g. to find the smallest heap cap they pass).
     if (argv.has('--pages-only') || argv.has('--docs-only')) {
