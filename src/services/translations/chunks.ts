@@ -7,7 +7,7 @@ import { nowIso } from '../../lib/time';
 import type { JSONDocument } from '../markdown';
 import { ContentTree } from '../content/pages';
 import { d1NodeStore } from '../content/tree';
-import { insertDocuments, loadDocuments, toStoredDocument, type StoredDocument } from '../content/revisions';
+import { asDelta, insertDocuments, loadDeltaBases, loadDocuments, toStoredDocument, type StoredDocument } from '../content/revisions';
 import { countWords, rewriteSpaceRefs, segmentDocument, segmentFields, type Segmented } from './segments';
 import { translationRunMessage } from './jobs';
 import type { Translator } from './translator';
@@ -31,6 +31,8 @@ import {
 interface ClaimedPage {
   pageId: string;
   pendingKey: string | null;
+  /** The document its last translation stored (its new one is stored as a delta of it where smaller). */
+  documentHash: string | null;
 }
 
 /** Claims up to MAX_PAGES_PER_CHUNK pending pages of the run not held by a live claim. */
@@ -45,13 +47,14 @@ async function claimPages(db: Db, translationId: string, runId: string, stamp: s
     .update(translationPages)
     .set({ claimedAt: stamp })
     .where(and(claimable, inArray(translationPages.pageId, ids)))
-    .returning({ pageId: translationPages.pageId, pendingKey: translationPages.pendingKey });
+    .returning({ pageId: translationPages.pageId, pendingKey: translationPages.pendingKey, documentHash: translationPages.documentHash });
 }
 
 /** A page ready to translate: the segments of its fields and document, written into copies. */
 interface PageWork {
   pageId: string;
   pendingKey: string | null;
+  previousDocument: string | null;
   fields: { title: string; description?: string };
   fieldSegments: Segmented;
   document?: { copy: JSONDocument; segments: Segmented };
@@ -64,11 +67,11 @@ async function pageWork(db: Db, state: RunState, claimed: ClaimedPage[]): Promis
   const records = await tree.pagesById(claimed.map((c) => c.pageId));
   const hashes = [...records.values()].map((r) => r.document).filter((h): h is string => !!h);
   const documents = await loadDocuments(db, hashes);
-  return claimed.map(({ pageId, pendingKey }) => {
+  return claimed.map(({ pageId, pendingKey, documentHash }) => {
     const record = records.get(pageId);
     const fields = { title: record?.title ?? '', ...(record?.description !== undefined ? { description: record.description } : {}) };
     const document = record?.document ? documents.get(record.document) : undefined;
-    return { pageId, pendingKey, fields, fieldSegments: segmentFields(fields), ...(document ? { document: segmentDocument(document) } : {}) };
+    return { pageId, pendingKey, previousDocument: documentHash, fields, fieldSegments: segmentFields(fields), ...(document ? { document: segmentDocument(document) } : {}) };
   });
 }
 
@@ -162,12 +165,16 @@ async function writeChunk(db: Db, state: RunState, segments: Array<{ hash: strin
   const sourceId = translation.sourceSpaceId;
   const resultId = translation.resultSpaceId;
   const now = nowIso();
-  const stored: Array<StoredDocument | null> = await Promise.all(
-    pages.map(async ({ work }) => {
-      if (!work.document) return null;
-      rewriteSpaceRefs(work.document.copy.nodes, sourceId, resultId);
-      return toStoredDocument(work.document.copy);
-    }),
+  const stored = await asDeltasOfPrevious(
+    db,
+    await Promise.all(
+      pages.map(async ({ work }) => {
+        if (!work.document) return null;
+        rewriteSpaceRefs(work.document.copy.nodes, sourceId, resultId);
+        return toStoredDocument(work.document.copy);
+      }),
+    ),
+    pages.map(({ work }) => work.previousDocument),
   );
   const pageWrites = pages.map(({ work, words }, i) =>
     db
@@ -214,6 +221,19 @@ async function writeChunk(db: Db, state: RunState, segments: Array<{ hash: strin
       .set({ pagesDone: runPagesSql(translation.id, run.id), words: runWordsSql(translation.id, run.id), touchedAt: now })
       .where(eq(translationRuns.id, run.id)),
   ]);
+}
+
+/**
+ * A re-translated page's document as a delta of the document its last translation stored, as a content edit stores an
+ * edited page's (content/document-deltas; the bases read in one statement): re-translating a page whose source changed
+ * a little stores about what changed, not the whole page. insertDocuments keeps the tenancy rule (a delta only onto a
+ * base still stored whole; a document another space stored as a delta of a base this space does not refer to is made whole).
+ */
+async function asDeltasOfPrevious(db: Db, stored: Array<StoredDocument | null>, previous: Array<string | null>): Promise<Array<StoredDocument | null>> {
+  const wanted = [...new Set(previous.filter((hash, i): hash is string => !!hash && !!stored[i] && stored[i]!.hash !== hash))];
+  if (wanted.length === 0) return stored;
+  const bases = await loadDeltaBases(db, wanted);
+  return stored.map((document, i) => (document && previous[i] ? asDelta(document, bases.get(previous[i]!)) : document));
 }
 
 /** One chunk (step 2): 'translated' when pages were written (the next message is enqueued), 'completed' when none were left. */
