@@ -142,4 +142,22 @@ describe('content trees', () => {
     expect((await treeToManifest(store, tree)).pages.map((p) => p.id)).toEqual(manifest.pages.map((p) => p.id));
     expect(INLINE_CHILDREN).toBeLessThan(3000);
   });
+
+  it('a list grown one page at a time to 2,000 (an import into one folder) stores only the chunks of its last version, each cut once', async () => {
+    const store = memoryNodeStore();
+    const content = new ContentTree(store, { pages: null, files: null });
+    const list: ChildRef[] = [];
+    let root = await content.rootRecord();
+    for (let i = 0; i < 2000; i++) {
+      list.push([pageId(`flat-${i}`), `page-${i}`]);
+      root = await content.setChildren(root, list);
+      content.pages.set(ROOT, root);
+    }
+    const written = await content.write();
+    const chunkNodes = written.nodes.filter((node) => node.body.startsWith('[['));
+    // The last version's chunks, and nothing of the 1,700-odd versions before (each rewrote the list's last chunk).
+    expect(chunkNodes.map((n) => n.hash).sort()).toEqual(root.chunks!.map(([hash]) => hash).sort());
+    for (const node of written.nodes) store.nodes.set(node.hash, node.body);
+    expect(await new ContentTree(store, { pages: written.pages, files: null }).children(ROOT)).toEqual(list);
+  });
 });

@@ -66,8 +66,10 @@ export const childCount = (record: TreeRecord) =>
 export class ContentTree {
   readonly pages: TrieView<TreeRecord>;
   readonly files: TrieView<FileEntry>;
-  private readonly newChunks: StoredNode[] = [];
+  private readonly newChunks = new Map<string, StoredNode>();
   private readonly pendingChunks = new Map<string, ChildRef[]>();
+  /** The chunks each record's list was last cut into here: only those are stored (an import inserting 5,000 pages into one list cuts it 5,000 times). */
+  private readonly latestChunks = new Map<string, ChunkRef[]>();
 
   constructor(
     readonly store: NodeStore,
@@ -110,15 +112,28 @@ export class ContentTree {
     const next = { ...record };
     delete next.children;
     delete next.chunks;
+    const previous = this.latestChunks.get(record.id) ?? record.chunks ?? [];
+    this.latestChunks.delete(record.id);
     if (list.length === 0) return next;
     if (list.length <= INLINE_CHILDREN) return { ...next, children: list };
+    // A chunk the list had before, entry for entry, keeps its hash (content-defined boundaries: an insert changes one or two).
+    const before = new Map(previous.flatMap(([hash]) => {
+      const chunk = this.pendingChunks.get(hash);
+      return chunk?.length ? [[chunk[0][0], [hash, chunk] as const]] : [];
+    }));
     const chunks: ChunkRef[] = [];
     for (const chunk of chunkChildren(list)) {
+      const same = before.get(chunk[0][0]);
+      if (same && sameChildren(same[1], chunk)) {
+        chunks.push([same[0], chunk.length]);
+        continue;
+      }
       const node = await storeNode(chunk);
-      this.newChunks.push(node);
+      this.newChunks.set(node.hash, node);
       this.pendingChunks.set(node.hash, chunk);
       chunks.push([node.hash, chunk.length]);
     }
+    this.latestChunks.set(record.id, chunks);
     return { ...next, chunks };
   }
 
@@ -130,8 +145,15 @@ export class ContentTree {
   async write(): Promise<{ pages: string | null; files: string | null; nodes: StoredNode[] }> {
     const pages = await this.pages.write();
     const files = await this.files.write();
-    return { pages: pages.root, files: files.root, nodes: [...pages.nodes, ...files.nodes, ...this.newChunks] };
+    // The chunks the lists' last versions name; those of the versions before (cut again since) are nobody's.
+    const named = new Set([...this.latestChunks.values()].flatMap((chunks) => chunks.map(([hash]) => hash)));
+    const chunks = [...this.newChunks.values()].filter((node) => named.has(node.hash));
+    return { pages: pages.root, files: files.root, nodes: [...pages.nodes, ...files.nodes, ...chunks] };
   }
+}
+
+function sameChildren(a: readonly ChildRef[], b: readonly ChildRef[]): boolean {
+  return a.length === b.length && a.every(([id, slug], i) => b[i][0] === id && b[i][1] === slug);
 }
 
 /** The ordered child list of a record, reading its chunks when it has them. */
