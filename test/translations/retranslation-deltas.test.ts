@@ -61,5 +61,5 @@ describe('a re-translated page', () => {
     // Its base is the result space's own: the space refers to both.
     const refs = await env.DB.prepare('select count(*) as n from space_documents where space_id = ? and hash in (?, ?)').bind(resultSpace, first.documentId, second.documentId).first<number>('n');
     expect(refs).toBe(2);
-  });
+  }, 120_000);
 });
