@@ -324,10 +324,10 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     return [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null }];
   });
   const files = await tree.files.getMany([...fileIdOf.values()]);
-  for (const [path, id] of fileIdOf) {
-    const entry = files.get(id);
-    const plan = target.files.find((f) => f.path === path)!;
-    if (entry) tree.files.set(id, { ...entry, git: gitOf(path, plan.oid) });
+  // Each path's plan by position, not searched for: a repository of thousands of files made this quadratic.
+  for (const plan of target.files) {
+    const entry = fileIdOf.get(plan.path) === plan.file ? files.get(plan.file) : undefined;
+    if (entry) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
   }
   const reusable = await reusableContentsOf(space.head.meta, target, pageIdOf, fileIdOf, gitOf);
   const reusableRows: Array<typeof gitSyncEntries.$inferInsert> = target.includes.map((plan) => ({
