@@ -17,7 +17,7 @@ import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
-import { isPathlessKey, rewriteLinks } from './layout';
+import { isPathlessKey, placeOf, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
 import { hasMarkdown, type MarkdownSource } from './markdown-parcels';
 
@@ -218,7 +218,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     const record = records.get(id);
     // A group (no file) has no blob; a page records where it was read from.
     if (record && !isPathlessKey(plan.key)) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null });
+    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null, place: record ? placeOf(record.parent, record.slug) : null });
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
