@@ -82,7 +82,11 @@ export async function runExport(
   const projectPrefix = projectDir ? `${projectDir}/` : '';
   const byPath = new Map(remoteFiles.map((f) => [f.path, f]));
   const configFile = byPath.get(`${projectPrefix}.gitbook.yaml`);
-  const config = parseGitBookConfig(configFile ? decoder.decode(await session.readBlob(configFile.oid)) : null);
+  // A target without `.gitbook.yaml` (a new branch, an empty repository) gets the one the space was imported with, where
+  // that one is not GitBook's default (a fresh repository gets none from GitBook: elsa-gitbook, dsa-notes, beefree and
+  // cipp-docs' first GitBook commits hold no .gitbook.yaml): its root, readme, summary and redirects were lost.
+  const keptConfig = configFile ? undefined : input.space.entries.find((e) => e.kind === 'config' && e.text);
+  const config = parseGitBookConfig(configFile ? decoder.decode(await session.readBlob(configFile.oid)) : (keptConfig?.text ?? null));
   const contentPrefix = `${projectPrefix}${config.root ? `${config.root}/` : ''}`;
   const full = (path: string) => `${contentPrefix}${path}`;
 
@@ -228,11 +232,12 @@ export async function runExport(
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
-  const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect');
+  const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect' || e.kind === 'config');
+  if (keptConfig) out.set(`${projectPrefix}.gitbook.yaml`, { path: `${projectPrefix}.gitbook.yaml`, oid: await session.writeBlob(encoder.encode(keptConfig.text!)), mode: '100644' });
   // Paths the last sync left that the space no longer has.
   const reusableById = new Map(space.head.meta.reusableContents.map((c) => [c.id, c]));
   for (const e of entries) {
-    if (e.kind === 'redirect') continue;
+    if (e.kind === 'redirect' || e.kind === 'config') continue;
     const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : e.kind === 'reusable' ? !reusableById.has(e.targetId) : !tree.files.has(e.targetId);
     if (gone && !isPathlessKey(e.path)) out.delete(full(e.path));
   }
@@ -355,7 +360,8 @@ export async function runExport(
     // dsa-notes, beefree: each first GITBOOK commit).
     const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
     const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
-    summaryMatches = entries.length > 0 && have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+    // A target with nothing yet (an empty repository, a new branch) gets one too, as GitBook's first commit to one has.
+    summaryMatches = entries.length > 0 && remoteHead !== null && have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {
     // An item's text where the author wrote other than the page's title (`* [Setup](install.md)` for "# Installing"):

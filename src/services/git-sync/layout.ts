@@ -48,6 +48,13 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   return config;
 }
 
+/** Is a configuration GitBook's default (what a repository without `.gitbook.yaml` has)? */
+export const isDefaultConfig = (config: GitBookConfig) =>
+  config.root === '' && config.readme === 'README.md' && config.summary === 'SUMMARY.md' && Object.keys(config.redirects).length === 0;
+
+/** The entry (git_sync_entries, kind `config`) that keeps the `.gitbook.yaml` an import read. */
+export const CONFIG_ENTRY_PATH = 'config:.gitbook.yaml';
+
 /** `./a/b/` -> `a/b`; `..` segments are dropped at the top (a path never leaves the root). */
 export function cleanPath(path: string): string {
   const out: string[] = [];

@@ -184,6 +184,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           droppedIncludes: plan.droppedIncludes,
           pathPrefix: plan.pathPrefix,
           redirects: plan.config.redirects,
+          config: plan.configFile,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         });
         phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
