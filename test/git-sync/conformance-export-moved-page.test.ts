@@ -38,13 +38,14 @@ const SUMMARY = [
 const SETUP = '# Setup\n\nRead  [the keys](../api/integrations.md#keys) and [tasks](../api/tasks.md).\n\n*   a list item kept as written\n';
 const INTEGRATIONS = '# Integrations\n\nSee [tasks](tasks.md), [setup](../guides/setup.md) and [home](../README.md).\n\n## Keys\n\nKeys are kept per project, encrypted, and shown once when they are made.\n';
 const TASKS = '# Tasks\n\n* [Integrations](./integrations.md)\n* [Webhooks](webhooks.md)\n';
+const USAGE = '# Usage\n\n{% include "../.gitbook/includes/note.md" %}\n\nUse it every day, in every project, with every team that has a say in it.\n';
 const NOTE = '---\ntitle: Note\n---\n\nSee [integrations](../../api/integrations.md).\n';
 
 const FILES = {
   'README.md': '# Home\n\nStart with [the integrations](api/integrations.md).\n',
   'SUMMARY.md': SUMMARY,
   'guides/setup.md': SETUP,
-  'guides/usage.md': '# Usage\n\n{% include "../.gitbook/includes/note.md" %}\n',
+  'guides/usage.md': USAGE,
   'api/README.md': '# API\n\nAll of it.\n',
   'api/tasks.md': TASKS,
   'api/integrations.md': INTEGRATIONS,
@@ -120,6 +121,16 @@ describe('a page moved in the tree or renamed, exported', () => {
     expect(status).toEqual(['M\tSUMMARY.md', 'M\tapi/tasks.md', 'R100\tapi/webhooks.md\tapi/hooks.md']);
     expect(await show(name, 'api/tasks.md')).toBe(TASKS.replace('(webhooks.md)', '(hooks.md)'));
     expect(await changedLines(name, created.head, 'SUMMARY.md')).toEqual(['-  * [Webhooks](api/webhooks.md)', '+  * [Webhooks](api/hooks.md)']);
+  });
+
+  it('moves a page that gains its first child into its folder as README.md (GITBOOK-197)', async () => {
+    const name = 'conformance-page-gains-child';
+    const { token, space, created, pages } = await imported(name);
+    await exported(name, space.id, token, [{ operation: 'insert_page', into: pages.Usage.id, title: 'Advanced', document: { markdown: '# Advanced\n\nMore.\n' } }]);
+    const status = (await gitOutput(name, 'diff', '-M', '--name-status', created.head, 'refs/heads/main')).trim().split('\n').sort();
+    expect(status.map((line) => line.replace(/^R\d+/, 'R'))).toEqual(['A\tguides/usage/advanced.md', 'M\tSUMMARY.md', 'R\tguides/usage.md\tguides/usage/README.md']);
+    // Its include, relative to its file, follows it one folder down.
+    expect(await show(name, 'guides/usage/README.md')).toBe(USAGE.replace('../.gitbook', '../../.gitbook'));
   });
 
   it("moves a group's pages into its new folder when the group is renamed", async () => {

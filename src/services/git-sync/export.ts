@@ -23,10 +23,13 @@ import {
   placeOf,
   relativePath,
   relinkMovedFiles,
+  sameGroupHeading,
   slugOfPlace,
   SUMMARY_GROUP_END,
   summaryGroupHeading,
+  summaryIndentUnit,
   summaryItem,
+  summaryItemForm,
   summaryKeys as summaryKeysOf,
 } from './layout';
 import type { GitOperationRequest } from './queue';
@@ -114,9 +117,14 @@ export async function runExport(
   // group, GITBOOK-154 renamed one, GITBOOK-248 renamed a group and its pages' folder): a page whose parent or slug is
   // not the one its file was synced with moves, and so does one whose parent's folder moved with its file in it. An
   // entry synced before places were recorded (place NULL) keeps its file, and so does the first page (`README.md`).
-  const movesFile = (entry: (typeof entries)[number], parent: string | null, slug: string): boolean => {
+  // A page that gained its first child pages, or lost its last, moves too: `a.md` -> `a/README.md` and back (GITBOOK-197,
+  // GITBOOK-179), as its place's rules give its file.
+  const hadChildren = new Set(entries.flatMap((e) => (e.kind === 'page' && e.place ? [parentOfPlace(e.place)] : [])));
+  const movesFile = (entry: (typeof entries)[number], id: string, parent: string | null, slug: string): boolean => {
     if (entry.place === null || entry.path === config.readme || isPathlessKey(entry.path)) return false;
     if (entry.place !== placeOf(parent, slug)) return true;
+    const isReadme = basename(entry.path).toLowerCase() === 'readme.md';
+    if (hadChildren.has(id) !== hasChildren.has(id) && isReadme !== hasChildren.has(id)) return true;
     const then = parent ? folderThen(parent) : null;
     return !!parent && !!then && then !== folderNow(parent) && entry.path.startsWith(`${then}/`);
   };
@@ -127,7 +135,7 @@ export async function runExport(
     const page = tree.pages.get(id)!;
     // An item without a link keeps having no file until it has content; then it gets one like a new page.
     const itemWithContent = !!entry && isLinklessKey(entry.path) && !!page.document;
-    if (entry && !itemWithContent && !movesFile(entry, parent, page.slug)) {
+    if (entry && !itemWithContent && !movesFile(entry, id, parent, page.slug)) {
       pathOf.set(id, isPathlessKey(entry.path) ? null : entry.path);
       continue;
     }
@@ -345,9 +353,17 @@ export async function runExport(
   let summaryMatches = false;
   // The text of each item of the summary the repository has, by page key: kept where the page's title did not change.
   const itemText = new Map<string, string>();
+  // Each item's line as the author wrote it, by page key, and the indentation of one level: a line saying what ours
+  // says is kept as it was (`-` bullets, 4 spaces, `./` and escapes), so SUMMARY.md changes only where the tree did.
+  const authorsLine = new Map<string, string>();
+  const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
+  let indentUnit = 2;
+  let authorsTitle: string | undefined;
   if (summaryFile) {
-    const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
-    const layout = parseSummary(decoder.decode(await session.readBlob(summaryFile.oid)), summaryDir, (p) => out.has(full(p)));
+    const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
+    indentUnit = summaryIndentUnit(summaryText);
+    authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
+    const layout = parseSummary(summaryText, summaryDir, (p) => out.has(full(p)), authorsLine);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
@@ -371,7 +387,12 @@ export async function runExport(
       const entry = pageEntry.get(id);
       return entry && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(entry.path) || undefined : undefined;
     };
-    const lines = ['# Table of contents', ''];
+    // The summary's own title as its author wrote it (`# Summary`), GitBook's where it has none.
+    const lines = [authorsTitle ?? '# Table of contents', ''];
+    const pushItem = (key: string, ours: string) => {
+      const theirs = authorsLine.get(key);
+      lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir) === summaryItemForm(ours, indentUnit, summaryDir) ? theirs : ours);
+    };
     const depthOf = new Map<string, number>();
     let inGroup = false;
     for (const { id, parent } of tree.order) {
@@ -385,22 +406,26 @@ export async function runExport(
       if (page.link) {
         depthOf.set(id, depth);
         const destination = page.link.kind === 'url' ? page.link.url : `${relative(config.summary, pathOf.get(page.link.page) ?? '')}#${page.link.anchor}`;
-        lines.push(summaryItem(depth, page.title, destination, page.linkTitle));
+        pushItem(summaryKeyOf(id), summaryItem(depth, page.title, destination, page.linkTitle, indentUnit));
         continue;
       }
       if (path === null && !isGroupPage(page)) {
         // An item without a link (its page has no file): written as its author wrote it.
         depthOf.set(id, depth);
-        lines.push(linklessSummaryItem(depth, page.title));
+        pushItem(summaryKeyOf(id), linklessSummaryItem(depth, page.title, indentUnit));
         continue;
       }
       if (path === null) {
         depthOf.set(id, -1);
-        lines.push('', summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
+        // The author's heading where it still says this group (its slug unchanged since the sync, anchor or not).
+        const theirs = authorsLine.get(summaryKeyOf(id));
+        const place = pageEntry.get(id)?.place;
+        const kept = theirs !== undefined && sameGroupHeading(theirs, page.title, page.slug, place ? slugOfPlace(place) : null);
+        lines.push('', kept ? theirs : summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
         continue;
       }
       depthOf.set(id, depth);
-      lines.push(summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle));
+      pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indentUnit));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

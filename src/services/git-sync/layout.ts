@@ -117,9 +117,9 @@ const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
 export const MAX_LINK_TITLE = 100;
 
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
-export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string): string {
+export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, unit = 2): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${'  '.repeat(Math.max(depth, 0))}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${' '.repeat(Math.max(depth, 0) * unit)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */
@@ -174,7 +174,7 @@ export const isPathlessKey = (key: string) => key.startsWith('group:') || key.st
 export const isLinklessKey = (key: string) => key.startsWith('item:');
 
 /** A summary item without a link, as its author wrote it (`* Section`). */
-export const linklessSummaryItem = (depth: number, title: string) => `${'  '.repeat(Math.max(depth, 0))}* ${title}`;
+export const linklessSummaryItem = (depth: number, title: string, unit = 2) => `${' '.repeat(Math.max(depth, 0) * unit)}* ${title}`;
 
 /**
  * Where a page was when its file was synced: its parent (`''` at the top level) and its slug. The export moves the
@@ -230,7 +230,7 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
  * is not in `exists` are left out.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean, lineOf?: Map<string, string>): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -251,9 +251,14 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let stack: Array<[number, LayoutPage]> = [];
   // Items without a link, in the tree only once an item nests under them: where each goes then.
   const pending = new Map<LayoutPage, { siblings: LayoutPage[]; parent: LayoutPage | null }>();
+  let line = '';
   const place = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
     if (parent) placePending(parent);
     siblings.push(page);
+  };
+  const placeItem = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
+    lineOf?.set(page.key, line);
+    place(page, siblings, parent);
   };
   const placePending = (page: LayoutPage) => {
     const at = pending.get(page);
@@ -262,7 +267,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     place(page, at.siblings, at.parent);
   };
   let inFence = false;
-  for (const line of lines) {
+  for (line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
@@ -272,6 +277,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
         const title = summaryTitle(heading[2]);
         const slug = headingSlug(heading[2]);
         group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true, ...(slug ? { slug } : {}) };
+        lineOf?.set(group.key, line);
         top.push(group);
       }
       stack = [];
@@ -292,6 +298,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
       const title = summaryTitle(linkless[2]);
       const page: LayoutPage = { path: null, key: uniqueItemKey(`item:${title}`), title, children: [], linkless: true };
+      lineOf?.set(page.key, line);
       pending.set(page, { siblings: parent ? parent.children : group ? group.children : top, parent });
       stack.push([indent, page]);
       continue;
@@ -305,13 +312,13 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
-      place({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
+      placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
       continue;
     }
     if (path !== null && anchor !== null && title && (listed.has(path) || seen.has(path)) && exists(path)) {
       // A link to an anchor of a page listed in its own place: like a link page, no children of its own.
       const key = uniqueLinkKey(`link:${path}#${anchor}`);
-      place({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
+      placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
       continue;
     }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
@@ -320,10 +327,45 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
     seen.add(path);
     const page: LayoutPage = { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) };
-    place(page, siblings, parent);
+    placeItem(page, siblings, parent);
     stack.push([indent, page]);
   }
   return top;
+}
+
+/**
+ * What a summary line says, to compare an author's line with ours: its depth (its indentation in `unit`s), its text, and
+ * where it leads (a file from the content root, with its anchor and quoted link title, or a URL), or null for a line that
+ * is not an item. Two lines saying the same are the same item in the same place, whatever their spelling.
+ */
+export function summaryItemForm(line: string, unit: number, summaryDir: string): string | null {
+  const item = ITEM.exec(line);
+  const linkless = item ? null : LINKLESS_ITEM.exec(line);
+  const indent = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
+  if (indent === undefined || indent % unit !== 0) return null;
+  if (linkless) return JSON.stringify([indent / unit, summaryTitle(linkless[2])]);
+  const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
+  return JSON.stringify([indent / unit, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? path, anchor, linkTitle]);
+}
+
+/**
+ * Whether a group's heading as the author wrote it (`## Sip & CIPP`) still says the group: its level-2 title is the
+ * group's, and its slug, written as an anchor or not, is the one it has (`slugThen`: the slug it was synced with).
+ */
+export function sameGroupHeading(line: string, title: string, slug: string, slugThen: string | null): boolean {
+  const heading = HEADING.exec(line);
+  if (!heading || heading[1].length !== 2 || summaryTitle(heading[2]) !== title) return false;
+  return (headingSlug(heading[2]) ?? slugThen) === slug;
+}
+
+/** The indentation of one level of a summary's items (GitBook writes 2 spaces; authors often 4), 2 when it has none. */
+export function summaryIndentUnit(text: string): number {
+  let unit = 0;
+  for (const line of text.split(/\r?\n/)) {
+    const indent = /^([ \t]+)[*+-]\s/.exec(line)?.[1].replace(/\t/g, '    ').length ?? 0;
+    if (indent > 0 && (unit === 0 || indent < unit)) unit = indent;
+  }
+  return unit || 2;
 }
 
 /**
