@@ -354,6 +354,11 @@ export async function planImport(
       // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
       const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
+      // The item's text is the title of a page whose file has no heading 1; the file's heading 1 wins over it (the
+      // content batch reads it), as GitBook reads them: docs-sfp's authors wrote `* [AI-Powered Report](...)` over
+      // `# AI Assisted Insight Report` and `* [Environments (Pro)](...)` over `# Environments`, and GitBook's next
+      // commits (GITBOOK-223, GITBOOK-238) wrote those items with the heading's text, the page's title.
+
       changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.anchorLink ? { link: anchorTarget(page.anchorLink) } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
