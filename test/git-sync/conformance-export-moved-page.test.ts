@@ -37,7 +37,7 @@ const SUMMARY = [
 
 const SETUP = '# Setup\n\nRead  [the keys](../api/integrations.md#keys) and [tasks](../api/tasks.md).\n\n*   a list item kept as written\n';
 const INTEGRATIONS = '# Integrations\n\nSee [tasks](tasks.md), [setup](../guides/setup.md) and [home](../README.md).\n\n## Keys\n\nKeys are kept per project, encrypted, and shown once when they are made.\n';
-const TASKS = '# Tasks\n\n* [Integrations](./integrations.md)\n* [Webhooks](webhooks.md)\n';
+const TASKS = '# Tasks\n\n* [Integrations](./integrations.md)\n* [Webhooks](webhooks.md)\n\nSee [webhooks.md](webhooks.md "mention").\n';
 const USAGE = '# Usage\n\n{% include "../.gitbook/includes/note.md" %}\n\nUse it every day, in every project, with every team that has a say in it.\n';
 const NOTE = '---\ntitle: Note\n---\n\nSee [integrations](../../api/integrations.md).\n';
 
@@ -119,7 +119,8 @@ describe('a page moved in the tree or renamed, exported', () => {
     await exported(name, space.id, token, [{ operation: 'update_page', page: pages.Webhooks.id, slug: 'hooks' }]);
     const status = (await gitOutput(name, 'diff', '-M', '--name-status', created.head, 'refs/heads/main')).trim().split('\n').sort();
     expect(status).toEqual(['M\tSUMMARY.md', 'M\tapi/tasks.md', 'R100\tapi/webhooks.md\tapi/hooks.md']);
-    expect(await show(name, 'api/tasks.md')).toBe(TASKS.replace('(webhooks.md)', '(hooks.md)'));
+    // A mention is labelled with its file's name, as GitBook writes it (`[hooks.md](hooks.md "mention")`).
+    expect(await show(name, 'api/tasks.md')).toBe(TASKS.replaceAll('webhooks.md', 'hooks.md'));
     expect(await changedLines(name, created.head, 'SUMMARY.md')).toEqual(['-  * [Webhooks](api/webhooks.md)', '+  * [Webhooks](api/hooks.md)']);
   });
 

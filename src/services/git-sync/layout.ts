@@ -563,8 +563,24 @@ export function relinkMovedFiles(markdown: string, from: string, to: string, mov
     const out = `${rewritten}${anchor}`;
     return out === target ? null : angled ? `<${out}>` : out;
   };
-  let out = markdown;
-  for (const pattern of LINKS) out = out.replace(pattern, (whole, before: string, written: string) => {
+  // A link labelled with its target's file name (GitBook's mentions and content-refs: `[setup.md](../setup.md "mention")`)
+  // is labelled with the new one's, as GitBook writes it; the label sits before the match, so the text is rebuilt.
+  let out = '';
+  let from_ = 0;
+  for (const match of markdown.matchAll(LINKS[0])) {
+    const [whole, before, written] = match;
+    const to = relink(written);
+    if (to === null) continue;
+    const at = match.index;
+    const named = basename((decodeTarget(written.replace(/^<|>$/g, '')) ?? '').replace(/\/+$/, ''));
+    const label = `[${named}`;
+    const renamed = named && markdown.slice(at - label.length, at) === label ? basename(decodeTarget(to.replace(/^<|>$/g, '')) ?? '') : '';
+    out += renamed ? `${markdown.slice(from_, at - named.length)}${renamed}` : markdown.slice(from_, at);
+    out += `${before}${to}`;
+    from_ = at + whole.length;
+  }
+  out += markdown.slice(from_);
+  for (const pattern of LINKS.slice(1)) out = out.replace(pattern, (whole, before: string, written: string) => {
     const to = relink(written);
     return to === null ? whole : `${before}${to}`;
   });
