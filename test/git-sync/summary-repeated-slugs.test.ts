@@ -31,7 +31,8 @@ describe('repeated slugs and file names, numbered as GitBook numbers them', () =
     const head = (await gitOutput(name, 'rev-parse', 'refs/heads/main')).trim();
     const cr = await openChangeRequest(space.id, token, 'Add');
     await applyChanges(space.id, cr.number, token, [
-      // `guides.md` keeps its page, whose slug moves: the new page takes the slug, and its file is numbered.
+      // `guides.md` keeps its page, whose slug moves: its file is renamed with it (as GitBook renames a page's file with
+      // its slug: docs-sfp GITBOOK-154), and the new page takes the slug, its file numbered (`guides.md` was synced).
       { operation: 'update_page', page: pages[1].id, slug: 'old-guides' },
       { operation: 'insert_page', title: 'Guides', document: { markdown: '# Guides\n\nThe new one.\n' } },
       // A second page of one title beside another: its slug is numbered from 1.
@@ -41,6 +42,6 @@ describe('repeated slugs and file names, numbered as GitBook numbers them', () =
     expect(await pageTree(space.id, token)).toEqual(['home: Home', 'old-guides: Guides', 'guides-1: All guides', 'guides-1/install: Install', 'guides: Guides', 'home-1: Home']);
     await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${cr.number}: Add` });
     const changed = await gitOutput(name, 'diff', '--name-status', head, 'refs/heads/main');
-    expect(changed.trim().split('\n').sort()).toEqual(['A\tguides-1.md', 'A\thome-1.md', 'M\tSUMMARY.md']);
+    expect(changed.trim().split('\n').sort()).toEqual(['A\tguides-1.md', 'A\thome-1.md', 'M\tSUMMARY.md', 'R100\tguides.md\told-guides.md']);
   }, 120_000);
 });

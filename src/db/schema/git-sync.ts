@@ -60,6 +60,10 @@ export const gitSyncEntries = sqliteTable(
     titleHeading: integer('title_heading', { mode: 'boolean' }).notNull().default(true),
     /** A page's head when its file was synced (`headSignature`): its title or a field alone changed rewrites the file. */
     head: text('head'),
+    /** A page's parent and slug when its file was synced (`placeOf`, migration 0163): a page moved since moves its file. */
+    place: text('place'),
+    /** The `.gitbook.yaml` an import read (kind `config`): written again where an export's target has none. */
+    text: text('text'),
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.path] })],
 );

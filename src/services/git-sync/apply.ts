@@ -17,7 +17,7 @@ import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
-import { isPathlessKey, rewriteLinks } from './layout';
+import { CONFIG_ENTRY_PATH, isPathlessKey, placeOf, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
 import { hasMarkdown, type MarkdownSource } from './markdown-parcels';
 
@@ -46,6 +46,8 @@ export interface GitImportTarget {
   pathPrefix: string;
   /** `.gitbook.yaml`'s redirects: old path -> file (from the content root). */
   redirects: Record<string, string>;
+  /** `.gitbook.yaml` where it is not GitBook's default: recorded (an entry of kind `config`) for the exports. */
+  config?: { oid: string; text: string } | null;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
   /**
    * With it, the changes' Markdown stays in the repository's blobs in the queue consumer (each `{ markdown }` sent empty:
@@ -122,6 +124,10 @@ export interface GitImportOutput {
   /** Of the documents stored, those stored as deltas of their page's previous version (a changed page's). */
   documentDeltas: number;
 }
+
+/** The row that keeps the import's `.gitbook.yaml` (layout.ts CONFIG_ENTRY_PATH), if it has one to keep. */
+const configRows = (target: GitImportTarget): Array<typeof gitSyncEntries.$inferInsert> =>
+  target.config ? [{ spaceId: target.spaceId, path: CONFIG_ENTRY_PATH, kind: 'config', targetId: '', oid: target.config.oid, hash: null, text: target.config.text }] : [];
 
 /** Rows of git_sync_entries, each statement under D1's 100 bound parameters. */
 export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string, rows: Array<typeof gitSyncEntries.$inferInsert>): BatchItem[] {
@@ -316,7 +322,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     const record = records.get(id);
     // A group (no file) has no blob; a page records where it was read from.
     if (record && !isPathlessKey(plan.key)) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null });
+    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null, place: record ? placeOf(record.parent, record.slug) : null });
   });
   const fileIdOf = new Map<string, string>();
   const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
@@ -364,7 +370,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const results = await runBatch(db, [
     ...statements,
     ...redirects.statements,
-    ...entryStatements(db, target.spaceId, [...pageRows, ...fileRows, ...reusableRows, ...redirectRows]),
+    ...entryStatements(db, target.spaceId, [...pageRows, ...fileRows, ...reusableRows, ...redirectRows, ...configRows(target)]),
     db
       .update(spaces)
       .set({ revisionId: revision.id, updatedAt: now })

@@ -7,7 +7,31 @@ import { frontmatterOf } from '../content/reads';
 import type { PageRecord } from '../content/pages';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
-import { basename, cleanPath, dirname, flatten, folderTreeLines, isPathlessKey, parseGitBookConfig, parseSummary, SUMMARY_GROUP_END, summaryGroupHeading, summaryItem, summaryKeys as summaryKeysOf } from './layout';
+import {
+  basename,
+  childFolderOf,
+  cleanPath,
+  dirname,
+  flatten,
+  folderTreeLines,
+  isLinklessKey,
+  isPathlessKey,
+  linklessSummaryItem,
+  parentOfPlace,
+  parseGitBookConfig,
+  parseSummary,
+  placeOf,
+  relativePath,
+  relinkMovedFiles,
+  sameGroupHeading,
+  slugOfPlace,
+  SUMMARY_GROUP_END,
+  summaryGroupHeading,
+  summaryIndentUnit,
+  summaryItem,
+  summaryItemForm,
+  summaryKeys as summaryKeysOf,
+} from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
 
@@ -36,14 +60,7 @@ const decoder = new TextDecoder();
  */
 const INTERNAL_HREF = /(?<=["'(<=\s[>]|^)(?:\/pages\/([A-Za-z0-9_-]+)(#[^\s"')<>\]]*)?|\/files\/([A-Za-z0-9_-]+))(?=[\s"')<>\]]|$)/gm;
 
-function relative(from: string, to: string): string {
-  const a = dirname(from).split('/').filter(Boolean);
-  const b = to.split('/');
-  let i = 0;
-  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
-  const up = a.length - i;
-  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
-}
+const relative = relativePath;
 
 /**
  * `./<path>` where the file an export replaces linked the target so (`[x](./guide.md)`, common in hand-written
@@ -68,7 +85,11 @@ export async function runExport(
   const projectPrefix = projectDir ? `${projectDir}/` : '';
   const byPath = new Map(remoteFiles.map((f) => [f.path, f]));
   const configFile = byPath.get(`${projectPrefix}.gitbook.yaml`);
-  const config = parseGitBookConfig(configFile ? decoder.decode(await session.readBlob(configFile.oid)) : null);
+  // A target without `.gitbook.yaml` (a new branch, an empty repository) gets the one the space was imported with, where
+  // that one is not GitBook's default (a fresh repository gets none from GitBook: elsa-gitbook, dsa-notes, beefree and
+  // cipp-docs' first GitBook commits hold no .gitbook.yaml): its root, readme, summary and redirects were lost.
+  const keptConfig = configFile ? undefined : input.space.entries.find((e) => e.kind === 'config' && e.text);
+  const config = parseGitBookConfig(configFile ? decoder.decode(await session.readBlob(configFile.oid)) : (keptConfig?.text ?? null));
   const contentPrefix = `${projectPrefix}${config.root ? `${config.root}/` : ''}`;
   const full = (path: string) => `${contentPrefix}${path}`;
 
@@ -77,32 +98,64 @@ export async function runExport(
   const pageEntry = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.targetId, e]));
   const fileEntry = new Map(entries.filter((e) => e.kind === 'file').map((e) => [e.targetId, e]));
 
-  // Paths: kept from the last sync, or made from the tree.
+  // Paths: kept from the last sync, or made from the tree (a new page, or one that moved or was renamed since).
   const pathOf = new Map<string, string | null>();
   const taken = new Set(entries.map((e) => e.path));
   const hasChildren = new Set(tree.order.flatMap((o) => (o.parent ? [o.parent] : [])));
+  // The folder a page's children were synced in, and the one they go in now (a group's: its slug).
+  const folderThen = (id: string): string | null => {
+    const entry = pageEntry.get(id);
+    if (!entry) return null;
+    if (!isPathlessKey(entry.path)) return childFolderOf(entry.path);
+    return entry.path.startsWith('group:') && entry.place ? slugOfPlace(entry.place) : null;
+  };
+  const folderNow = (id: string) => {
+    const path = pathOf.get(id);
+    return path ? childFolderOf(path) : slugFolder(tree, id);
+  };
+  // GitBook moves a page's file when the page moves or is renamed (docs-sfp: GITBOOK-247 moved a page into another
+  // group, GITBOOK-154 renamed one, GITBOOK-248 renamed a group and its pages' folder): a page whose parent or slug is
+  // not the one its file was synced with moves, and so does one whose parent's folder moved with its file in it. An
+  // entry synced before places were recorded (place NULL) keeps its file, and so does the first page (`README.md`).
+  // A page that gained its first child pages, or lost its last, moves too: `a.md` -> `a/README.md` and back (GITBOOK-197,
+  // GITBOOK-179), as its place's rules give its file.
+  const hadChildren = new Set(entries.flatMap((e) => (e.kind === 'page' && e.place ? [parentOfPlace(e.place)] : [])));
+  const movesFile = (entry: (typeof entries)[number], id: string, parent: string | null, slug: string): boolean => {
+    if (entry.place === null || entry.path === config.readme || isPathlessKey(entry.path)) return false;
+    if (entry.place !== placeOf(parent, slug)) return true;
+    const isReadme = basename(entry.path).toLowerCase() === 'readme.md';
+    if (hadChildren.has(id) !== hasChildren.has(id) && isReadme !== hasChildren.has(id)) return true;
+    const then = parent ? folderThen(parent) : null;
+    return !!parent && !!then && then !== folderNow(parent) && entry.path.startsWith(`${then}/`);
+  };
+  // Files moved by this export: their path when synced -> their path now (from the content root).
+  const moved = new Map<string, string>();
   for (const { id, parent, index } of tree.order) {
     const entry = pageEntry.get(id);
-    if (entry) {
+    const page = tree.pages.get(id)!;
+    // An item without a link keeps having no file until it has content; then it gets one like a new page.
+    const itemWithContent = !!entry && isLinklessKey(entry.path) && !!page.document;
+    if (entry && !itemWithContent && !movesFile(entry, id, parent, page.slug)) {
       pathOf.set(id, isPathlessKey(entry.path) ? null : entry.path);
       continue;
     }
-    const page = tree.pages.get(id)!;
     // A link page and a group have no file: SUMMARY.md holds them (a group's pages go in its slug's folder).
-    if (page.link || isGroupPage(page)) {
+    if (page.link || isGroupPage(page) || (entry && isPathlessKey(entry.path) && !itemWithContent)) {
       pathOf.set(id, null);
       continue;
     }
-    const parentPath = parent ? pathOf.get(parent) : null;
-    const folder = parent ? (parentPath ? (basename(parentPath).toLowerCase() === 'readme.md' ? dirname(parentPath) : parentPath.replace(/\.md$/i, '')) : slugFolder(tree, parent)) : '';
+    const folder = parent ? folderNow(parent) : '';
     const prefix = folder ? `${folder}/` : '';
+    const synced = entry && !isPathlessKey(entry.path) ? entry.path : null;
+    const free = (path: string) => path === synced || (!taken.has(path) && !(synced && byPath.has(full(path))));
     let path: string;
     if (!parent && index === 0 && !taken.has(config.readme)) path = config.readme;
     else path = hasChildren.has(id) ? `${prefix}${page.slug}/README.md` : `${prefix}${page.slug}.md`;
     // Numbered from 1, as GitBook names a second file of one slug (`create-the-map-1.md` beside `create-the-map/`).
-    for (let n = 1; taken.has(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
+    for (let n = 1; !free(path); n++) path = hasChildren.has(id) ? `${prefix}${page.slug}-${n}/README.md` : `${prefix}${page.slug}-${n}.md`;
     taken.add(path);
     pathOf.set(id, path);
+    if (synced && path !== synced) moved.set(synced, path);
   }
 
   // Where a link page's item leads, from the content root: its URL, or its page's file and the anchor.
@@ -111,7 +164,8 @@ export async function runExport(
   const summaryKeys = summaryKeysOf(
     tree.order.flatMap(({ id }) => {
       const page = tree.pages.get(id)!;
-      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}) }] : [];
+      const linkless = !page.link && !isGroupPage(page);
+      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}), linkless }] : [];
     }),
   );
   const summaryKeyOf = (id: string) => summaryKeys.get(id)!;
@@ -186,14 +240,27 @@ export async function runExport(
     });
   const out = new Map(byPath);
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
-  const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect');
+  const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect' || e.kind === 'config');
+  if (keptConfig) out.set(`${projectPrefix}.gitbook.yaml`, { path: `${projectPrefix}.gitbook.yaml`, oid: await session.writeBlob(encoder.encode(keptConfig.text!)), mode: '100644' });
   // Paths the last sync left that the space no longer has.
   const reusableById = new Map(space.head.meta.reusableContents.map((c) => [c.id, c]));
   for (const e of entries) {
-    if (e.kind === 'redirect') continue;
+    if (e.kind === 'redirect' || e.kind === 'config') continue;
     const gone = e.kind === 'page' ? !tree.pages.has(e.targetId) : e.kind === 'reusable' ? !reusableById.has(e.targetId) : !tree.files.has(e.targetId);
     if (gone && !isPathlessKey(e.path)) out.delete(full(e.path));
   }
+  for (const from of moved.keys()) out.delete(full(from));
+  // Files that stay as they were synced, with the links of those that lead to a moved file written for its new path
+  // (and a moved file's own links for its new folder): the rest of each stays byte for byte.
+  if (moved.size > 0) {
+    await session.prefetchBlobs(entries.flatMap((e) => ((e.kind === 'page' || e.kind === 'reusable') && byPath.has(full(e.path)) ? [byPath.get(full(e.path))!.oid] : [])));
+  }
+  const relinked = async (oid: string, from: string, to: string): Promise<string> => {
+    if (moved.size === 0) return oid;
+    const text = decoder.decode(await session.readBlob(oid));
+    const written = relinkMovedFiles(text, from, to, (path) => moved.get(path) ?? null);
+    return written === text ? oid : session.writeBlob(encoder.encode(written));
+  };
 
   // Pages whose document or head changed (or that are new) are written; the others keep their blob. An entry synced
   // before heads were recorded (head NULL) is compared by its document alone.
@@ -203,18 +270,19 @@ export async function runExport(
   const changed = tree.order.filter(({ id }) => pathOf.get(id) !== null && !unchanged(id, pageEntry.get(id)));
   // With the documents their files were last synced from (same query): a file keeps its own ending when edited.
   const documents = await loadDocuments(db, changed.flatMap(({ id }) => [tree.pages.get(id)!.document, pageEntry.get(id)?.hash].filter((hash): hash is string => !!hash)));
-  for (const { id } of tree.order) {
+  for (const { id, parent } of tree.order) {
     const page = tree.pages.get(id)!;
     const path = pathOf.get(id);
     const entry = pageEntry.get(id);
+    const place = placeOf(parent, page.slug);
     if (path === null || path === undefined) {
-      rows.push({ spaceId: input.spaceId, path: entry?.path ?? summaryKeyOf(id), kind: 'page', targetId: id, oid: '', hash: page.document ?? null, head: headOf.get(id) });
+      rows.push({ spaceId: input.spaceId, path: entry?.path ?? summaryKeyOf(id), kind: 'page', targetId: id, oid: '', hash: page.document ?? null, head: headOf.get(id), place });
       continue;
     }
     const keep = unchanged(id, entry);
     let oid: string;
     if (keep) {
-      oid = byPath.get(full(entry!.path))!.oid;
+      oid = await relinked(byPath.get(full(entry!.path))!.oid, entry!.path, path);
     } else {
       const document = page.document ? documents.get(page.document) : undefined;
       // All the page's fields, as a page read writes them: `hidden`, `layout`, `if`... were lost with only two of them.
@@ -225,11 +293,12 @@ export async function runExport(
       const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
       const replaced = entry && byPath.get(full(entry.path));
       const previous = replaced ? decoder.decode(await session.readBlob(replaced.oid)) : '';
-      const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous);
+      // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
+      const markdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
       oid = await session.writeBlob(encoder.encode(markdown));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
-    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id) });
+    rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id), place });
   }
 
   for (const [id, file] of tree.files) {
@@ -264,7 +333,7 @@ export async function runExport(
     const entry = reusableEntry.get(content.id);
     let oid: string;
     if (entry && entry.hash === (content.document ?? null) && byPath.has(full(entry.path))) {
-      oid = byPath.get(full(entry.path))!.oid;
+      oid = await relinked(byPath.get(full(entry.path))!.oid, entry.path, path);
     } else {
       const document = (content.document ? includeDocuments.get(content.document) : undefined) ?? { object: 'document' as const, data: {}, nodes: [] };
       oid = await session.writeBlob(encoder.encode(withRepositoryPaths(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title } }), path), path)));
@@ -284,9 +353,17 @@ export async function runExport(
   let summaryMatches = false;
   // The text of each item of the summary the repository has, by page key: kept where the page's title did not change.
   const itemText = new Map<string, string>();
+  // Each item's line as the author wrote it, by page key, and the indentation of one level: a line saying what ours
+  // says is kept as it was (`-` bullets, 4 spaces, `./` and escapes), so SUMMARY.md changes only where the tree did.
+  const authorsLine = new Map<string, string>();
+  const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
+  let indentUnit = 2;
+  let authorsTitle: string | undefined;
   if (summaryFile) {
-    const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
-    const layout = parseSummary(decoder.decode(await session.readBlob(summaryFile.oid)), summaryDir, (p) => out.has(full(p)));
+    const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
+    indentUnit = summaryIndentUnit(summaryText);
+    authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
+    const layout = parseSummary(summaryText, summaryDir, (p) => out.has(full(p)), authorsLine);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
@@ -299,16 +376,23 @@ export async function runExport(
     // dsa-notes, beefree: each first GITBOOK commit).
     const paths = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
     const have = folderTreeLines(paths.filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary), config.readme);
-    summaryMatches = entries.length > 0 && have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+    // A target with nothing yet (an empty repository, a new branch) gets one too, as GitBook's first commit to one has.
+    summaryMatches = entries.length > 0 && remoteHead !== null && have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
   }
   if (!summaryMatches) {
     // An item's text where the author wrote other than the page's title (`* [Setup](install.md)` for "# Installing"):
     // kept while the page keeps its file and its title (its head, which holds the title, is the one last synced).
-    const authorsText = (id: string, path: string): string | undefined => {
+    // (A page whose file moved keeps its item's text too: its path changed, not its title.)
+    const authorsText = (id: string): string | undefined => {
       const entry = pageEntry.get(id);
-      return entry && entry.path === path && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(path) || undefined : undefined;
+      return entry && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(entry.path) || undefined : undefined;
     };
-    const lines = ['# Table of contents', ''];
+    // The summary's own title as its author wrote it (`# Summary`), GitBook's where it has none.
+    const lines = [authorsTitle ?? '# Table of contents', ''];
+    const pushItem = (key: string, ours: string) => {
+      const theirs = authorsLine.get(key);
+      lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir) === summaryItemForm(ours, indentUnit, summaryDir) ? theirs : ours);
+    };
     const depthOf = new Map<string, number>();
     let inGroup = false;
     for (const { id, parent } of tree.order) {
@@ -316,22 +400,32 @@ export async function runExport(
       const path = pathOf.get(id);
       const depth = parent ? (depthOf.get(parent) ?? 0) + 1 : 0;
       // A page of the top level after a group: GitBook ends the group with a thematic break before it.
-      const startsGroup = !parent && path === null && !page.link;
+      const startsGroup = !parent && isGroupPage(page);
       if (!parent && inGroup && !startsGroup) lines.push('', SUMMARY_GROUP_END, '');
       if (!parent) inGroup = startsGroup;
       if (page.link) {
         depthOf.set(id, depth);
         const destination = page.link.kind === 'url' ? page.link.url : `${relative(config.summary, pathOf.get(page.link.page) ?? '')}#${page.link.anchor}`;
-        lines.push(summaryItem(depth, page.title, destination, page.linkTitle));
+        pushItem(summaryKeyOf(id), summaryItem(depth, page.title, destination, page.linkTitle, indentUnit));
+        continue;
+      }
+      if (path === null && !isGroupPage(page)) {
+        // An item without a link (its page has no file): written as its author wrote it.
+        depthOf.set(id, depth);
+        pushItem(summaryKeyOf(id), linklessSummaryItem(depth, page.title, indentUnit));
         continue;
       }
       if (path === null) {
         depthOf.set(id, -1);
-        lines.push('', summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
+        // The author's heading where it still says this group (its slug unchanged since the sync, anchor or not).
+        const theirs = authorsLine.get(summaryKeyOf(id));
+        const place = pageEntry.get(id)?.place;
+        const kept = theirs !== undefined && sameGroupHeading(theirs, page.title, page.slug, place ? slugOfPlace(place) : null);
+        lines.push('', kept ? theirs : summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
         continue;
       }
       depthOf.set(id, depth);
-      lines.push(summaryItem(depth, authorsText(id, path!) ?? page.title, relative(config.summary, path!), page.linkTitle));
+      pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indentUnit));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

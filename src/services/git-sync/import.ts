@@ -7,6 +7,7 @@ import {
   cleanPath,
   contentTypeOf,
   flatten,
+  isDefaultConfig,
   isIncludePath,
   parseGitBookConfig,
   parseSummary,
@@ -81,6 +82,8 @@ export interface ImportIncludePlan {
 export interface ImportPlan {
   commit: { oid: string; message: string };
   config: GitBookConfig;
+  /** `.gitbook.yaml` as read, where it says other than GitBook's defaults: kept, for an export to a target without one. */
+  configFile: { oid: string; text: string } | null;
   /** What the plan's paths are under, from the repository's root (project directory and `root`, each with a `/`). */
   pathPrefix: string;
   /** The batch, each page's Markdown left out (`{ markdown: '' }`): `markdown` reads it, a parcel at a time. */
@@ -135,7 +138,8 @@ export async function planImport(
     }
   };
   const configFile = all.find((f) => f.path === '.gitbook.yaml');
-  const config = parseGitBookConfig(configFile ? await readLayoutFile(configFile, '.gitbook.yaml') : null);
+  const configText = configFile ? await readLayoutFile(configFile, '.gitbook.yaml') : null;
+  const config = parseGitBookConfig(configText);
   const rootPrefix = config.root ? `${config.root}/` : '';
   const files = new Map<string, TreeFile>();
   // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
@@ -350,6 +354,11 @@ export async function planImport(
       // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
       const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
       if (useSlug) taken.add(useSlug);
+      // The item's text is the title of a page whose file has no heading 1; the file's heading 1 wins over it (the
+      // content batch reads it), as GitBook reads them: docs-sfp's authors wrote `* [AI-Powered Report](...)` over
+      // `# AI Assisted Insight Report` and `* [Environments (Pro)](...)` over `# Environments`, and GitBook's next
+      // commits (GITBOOK-223, GITBOOK-238) wrote those items with the heading's text, the page's title.
+
       changes.push({ operation: 'insert_page', ref: plan.ref, ...(into ? { into } : {}), at: index, title: page.title.slice(0, 256) || 'Untitled', ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}), ...(useSlug ? { slug: useSlug } : {}), ...(page.link ? { link: { kind: 'url', url: page.link } } : {}), ...(page.anchorLink ? { link: anchorTarget(page.anchorLink) } : {}), ...(page.group ? { type: 'group' } : {}), document: document ?? {} });
     }
   }
@@ -364,6 +373,7 @@ export async function planImport(
   return {
     commit: { oid: commitOid, message: commit.message },
     config,
+    configFile: configFile && configText !== null && !isDefaultConfig(config) ? { oid: configFile.oid, text: configText } : null,
     pathPrefix: `${projectDir ? `${projectDir}/` : ''}${rootPrefix}`,
     changes,
     markdown,

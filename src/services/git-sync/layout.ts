@@ -48,6 +48,13 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   return config;
 }
 
+/** Is a configuration GitBook's default (what a repository without `.gitbook.yaml` has)? */
+export const isDefaultConfig = (config: GitBookConfig) =>
+  config.root === '' && config.readme === 'README.md' && config.summary === 'SUMMARY.md' && Object.keys(config.redirects).length === 0;
+
+/** The entry (git_sync_entries, kind `config`) that keeps the `.gitbook.yaml` an import read. */
+export const CONFIG_ENTRY_PATH = 'config:.gitbook.yaml';
+
 /** `./a/b/` -> `a/b`; `..` segments are dropped at the top (a path never leaves the root). */
 export function cleanPath(path: string): string {
   const out: string[] = [];
@@ -89,9 +96,18 @@ export interface LayoutPage {
    * GitBook's own documentation): a link page to that anchor (GitBook's ContentRefAnchor). `path` is the page's file.
    */
   anchorLink?: { path: string; anchor: string };
+  /**
+   * A summary item without a link whose items nest under it (`* Section`, then `    * [B](b.md)`): an empty page of
+   * that title holding them, as GitBook imports it (00labs/huma-monorepo: `* Developer Guidlines` over four linked
+   * items, then GitBook's next commit, GITBOOK #45, wrote it `* [Developer Guidlines](developer-guidlines/README.md)`
+   * with the children under it). It has no file until it has content; its key is `item:<title>`.
+   */
+  linkless?: true;
 }
 
 const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
+/** A summary item with no link (`* Section`): its text. */
+const LINKLESS_ITEM = /^(\s*)[*+-]\s+(?!\[)(\S.*?)\s*$/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 /** CommonMark's thematic break (`***`, `---`, `___`, spaced or not): the end of a group in a summary. */
 const THEMATIC_BREAK = /^ {0,3}([*_-])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -101,9 +117,9 @@ const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
 export const MAX_LINK_TITLE = 100;
 
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
-export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string): string {
+export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, unit = 2): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${'  '.repeat(Math.max(depth, 0))}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${' '.repeat(Math.max(depth, 0) * unit)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */
@@ -151,8 +167,39 @@ function externalUrl(written: string): string | null {
   return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('//') ? url : null;
 }
 
-/** Keys of pages that have no file in the repository: groups and links. */
-export const isPathlessKey = (key: string) => key.startsWith('group:') || key.startsWith('link:');
+/** Keys of pages that have no file in the repository: groups, links and summary items without a link. */
+export const isPathlessKey = (key: string) => key.startsWith('group:') || key.startsWith('link:') || isLinklessKey(key);
+
+/** The key of a summary item without a link (`item:<title>`): an empty page with no file. */
+export const isLinklessKey = (key: string) => key.startsWith('item:');
+
+/** A summary item without a link, as its author wrote it (`* Section`). */
+export const linklessSummaryItem = (depth: number, title: string, unit = 2) => `${' '.repeat(Math.max(depth, 0) * unit)}* ${title}`;
+
+/**
+ * Where a page was when its file was synced: its parent (`''` at the top level) and its slug. The export moves the
+ * file of a page whose place is not the one recorded (git_sync_entries.place).
+ */
+export const placeOf = (parent: string | null | undefined, slug: string) => `${parent && parent !== '~' ? parent : ''}/${slug}`;
+
+/** The parent part of a place (`placeOf`): the page id, or '' at the top level. */
+export const parentOfPlace = (place: string) => place.slice(0, place.lastIndexOf('/'));
+
+/** The slug part of a place (`placeOf`). */
+export const slugOfPlace = (place: string) => place.slice(place.lastIndexOf('/') + 1);
+
+/** The folder a page's children are written in: `guides` for `guides/README.md` and for `guides.md`. */
+export const childFolderOf = (path: string) => (basename(path).toLowerCase() === 'readme.md' ? dirname(path) : path.replace(/\.md$/i, ''));
+
+/** A path relative to the file at `from` (both from the content root), spaces as `%20`. */
+export function relativePath(from: string, to: string): string {
+  const a = dirname(from).split('/').filter(Boolean);
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  const up = a.length - i;
+  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
+}
 
 /** `group:<title>` keys of a summary's groups, in its order: a second group of one title is `group:<title>#2`. */
 function groupKeyCounter(): (key: string) => string {
@@ -168,11 +215,14 @@ function groupKeyCounter(): (key: string) => string {
  * The keys `parseSummary` gives the groups and links of a summary written with them, in this order, by page id
  * (a link: `link` set).
  */
-export function summaryKeys(pages: Array<{ id: string; title: string; link?: string }>): Map<string, string> {
+export function summaryKeys(pages: Array<{ id: string; title: string; link?: string; linkless?: boolean }>): Map<string, string> {
   // (`link` of an anchor: `<file>#<anchor>`, the file from the content root, as parseSummary keys it.)
   const uniqueGroupKey = groupKeyCounter();
   const uniqueLinkKey = groupKeyCounter();
-  return new Map(pages.map(({ id, title, link }) => [id, link !== undefined ? uniqueLinkKey(`link:${link}`) : uniqueGroupKey(`group:${summaryTitle(title)}`)]));
+  const uniqueItemKey = groupKeyCounter();
+  const keyOf = ({ title, link, linkless }: (typeof pages)[number]) =>
+    link !== undefined ? uniqueLinkKey(`link:${link}`) : linkless ? uniqueItemKey(`item:${title}`) : uniqueGroupKey(`group:${summaryTitle(title)}`);
+  return new Map(pages.map((page) => [page.id, keyOf(page)]));
 }
 
 /**
@@ -180,7 +230,7 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
  * is not in `exists` are left out.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean, lineOf?: Map<string, string>): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -196,10 +246,28 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
   const uniqueGroupKey = groupKeyCounter();
   const uniqueLinkKey = groupKeyCounter();
+  const uniqueItemKey = groupKeyCounter();
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
+  // Items without a link, in the tree only once an item nests under them: where each goes then.
+  const pending = new Map<LayoutPage, { siblings: LayoutPage[]; parent: LayoutPage | null }>();
+  let line = '';
+  const place = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
+    if (parent) placePending(parent);
+    siblings.push(page);
+  };
+  const placeItem = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
+    lineOf?.set(page.key, line);
+    place(page, siblings, parent);
+  };
+  const placePending = (page: LayoutPage) => {
+    const at = pending.get(page);
+    if (!at) return;
+    pending.delete(page);
+    place(page, at.siblings, at.parent);
+  };
   let inFence = false;
-  for (const line of lines) {
+  for (line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
     if (inFence) continue;
@@ -209,6 +277,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
         const title = summaryTitle(heading[2]);
         const slug = headingSlug(heading[2]);
         group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true, ...(slug ? { slug } : {}) };
+        lineOf?.set(group.key, line);
         top.push(group);
       }
       stack = [];
@@ -221,7 +290,19 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       continue;
     }
     const item = ITEM.exec(line);
-    if (!item) continue;
+    if (!item) {
+      const linkless = LINKLESS_ITEM.exec(line);
+      if (!linkless) continue;
+      const indent = linkless[1].replace(/\t/g, '    ').length;
+      while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
+      const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
+      const title = summaryTitle(linkless[2]);
+      const page: LayoutPage = { path: null, key: uniqueItemKey(`item:${title}`), title, children: [], linkless: true };
+      lineOf?.set(page.key, line);
+      pending.set(page, { siblings: parent ? parent.children : group ? group.children : top, parent });
+      stack.push([indent, page]);
+      continue;
+    }
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
     const { destination, linkTitle, path, anchor } = readItem(item[3], summaryDir);
@@ -231,13 +312,13 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
-      siblings.push({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) });
+      placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
       continue;
     }
     if (path !== null && anchor !== null && title && (listed.has(path) || seen.has(path)) && exists(path)) {
       // A link to an anchor of a page listed in its own place: like a link page, no children of its own.
       const key = uniqueLinkKey(`link:${path}#${anchor}`);
-      siblings.push({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) });
+      placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
       continue;
     }
     if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
@@ -246,10 +327,45 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
     seen.add(path);
     const page: LayoutPage = { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) };
-    siblings.push(page);
+    placeItem(page, siblings, parent);
     stack.push([indent, page]);
   }
   return top;
+}
+
+/**
+ * What a summary line says, to compare an author's line with ours: its depth (its indentation in `unit`s), its text, and
+ * where it leads (a file from the content root, with its anchor and quoted link title, or a URL), or null for a line that
+ * is not an item. Two lines saying the same are the same item in the same place, whatever their spelling.
+ */
+export function summaryItemForm(line: string, unit: number, summaryDir: string): string | null {
+  const item = ITEM.exec(line);
+  const linkless = item ? null : LINKLESS_ITEM.exec(line);
+  const indent = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
+  if (indent === undefined || indent % unit !== 0) return null;
+  if (linkless) return JSON.stringify([indent / unit, summaryTitle(linkless[2])]);
+  const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
+  return JSON.stringify([indent / unit, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? path, anchor, linkTitle]);
+}
+
+/**
+ * Whether a group's heading as the author wrote it (`## Sip & CIPP`) still says the group: its level-2 title is the
+ * group's, and its slug, written as an anchor or not, is the one it has (`slugThen`: the slug it was synced with).
+ */
+export function sameGroupHeading(line: string, title: string, slug: string, slugThen: string | null): boolean {
+  const heading = HEADING.exec(line);
+  if (!heading || heading[1].length !== 2 || summaryTitle(heading[2]) !== title) return false;
+  return (headingSlug(heading[2]) ?? slugThen) === slug;
+}
+
+/** The indentation of one level of a summary's items (GitBook writes 2 spaces; authors often 4), 2 when it has none. */
+export function summaryIndentUnit(text: string): number {
+  let unit = 0;
+  for (const line of text.split(/\r?\n/)) {
+    const indent = /^([ \t]+)[*+-]\s/.exec(line)?.[1].replace(/\t/g, '    ').length ?? 0;
+    if (indent > 0 && (unit === 0 || indent < unit)) unit = indent;
+  }
+  return unit || 2;
 }
 
 /**
@@ -412,6 +528,66 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
     });
   }
   return out;
+}
+
+/**
+ * The text of a file that was at `from` and is now at `to` (the same path when only the files it links to moved), each
+ * relative link and include tag written for the new places: a link to a file that moved (`moved` answers its new path,
+ * from the content root) leads to its new path, and every relative link of a file that moved to another folder leads
+ * where it led. Everything else, the link's spelling included (`./`, a folder's `guides/`, angle brackets, `%20`, the
+ * anchor), stays byte for byte, as GitBook's move of a page rewrites the links of the pages that lead to it
+ * (docs-sfp GITBOOK-247: `../../api-reference/integrations.md` became `../../project/integrations.md`).
+ */
+export function relinkMovedFiles(markdown: string, from: string, to: string, moved: (path: string) => string | null): string {
+  const relink = (written: string): string | null => {
+    const angled = written.startsWith('<') && written.endsWith('>');
+    const target = angled ? written.slice(1, -1) : written;
+    if (target.startsWith('/') || target.startsWith('#')) return null;
+    const hashAt = target.indexOf('#');
+    const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
+    const bare = decodeTarget(target);
+    if (bare === null) return null;
+    const path = cleanPath(dirname(from) ? `${dirname(from)}/${bare}` : bare);
+    const folder = isFolderLink(path) && moved(path) === null ? (path ? `${path}/README.md` : 'README.md') : null;
+    const now = moved(folder ?? path) ?? (folder ?? path);
+    if (now === (folder ?? path) && dirname(from) === dirname(to)) return null;
+    let rewritten = relativePath(to, now);
+    if (folder !== null && basename(now).toLowerCase() === 'readme.md') {
+      rewritten = rewritten.replace(/(^|\/)README\.md$/i, '$1') || './';
+      if (!target.replace(/[?#].*$/, '').endsWith('/')) rewritten = rewritten.replace(/(?<=.)\/$/, '');
+    }
+    if (target.startsWith('./') && !rewritten.startsWith('.')) rewritten = `./${rewritten}`;
+    // Spelled as the link was: spaces kept raw where it had them, other characters escaped where it escaped them.
+    if (/ /.test(target)) rewritten = rewritten.replace(/%20/g, ' ');
+    else if (/%(?!20)[0-9A-Fa-f]{2}/.test(target)) rewritten = encodeURI(rewritten.replace(/%20/g, ' '));
+    const out = `${rewritten}${anchor}`;
+    return out === target ? null : angled ? `<${out}>` : out;
+  };
+  // A link labelled with its target's file name (GitBook's mentions and content-refs: `[setup.md](../setup.md "mention")`)
+  // is labelled with the new one's, as GitBook writes it; the label sits before the match, so the text is rebuilt.
+  let out = '';
+  let from_ = 0;
+  for (const match of markdown.matchAll(LINKS[0])) {
+    const [whole, before, written] = match;
+    const to = relink(written);
+    if (to === null) continue;
+    const at = match.index;
+    const named = basename((decodeTarget(written.replace(/^<|>$/g, '')) ?? '').replace(/\/+$/, ''));
+    const label = `[${named}`;
+    const renamed = named && markdown.slice(at - label.length, at) === label ? basename(decodeTarget(to.replace(/^<|>$/g, '')) ?? '') : '';
+    out += renamed ? `${markdown.slice(from_, at - named.length)}${renamed}` : markdown.slice(from_, at);
+    out += `${before}${to}`;
+    from_ = at + whole.length;
+  }
+  out += markdown.slice(from_);
+  for (const pattern of LINKS.slice(1)) out = out.replace(pattern, (whole, before: string, written: string) => {
+    const to = relink(written);
+    return to === null ? whole : `${before}${to}`;
+  });
+  return out.replace(INCLUDE, (whole, before: string, written: string, after: string) => {
+    const to = relink(written);
+    return to === null ? whole : `${before}${to}${after}`;
+  });
 }
 
 /**

@@ -185,6 +185,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           droppedIncludes: plan.droppedIncludes,
           pathPrefix: plan.pathPrefix,
           redirects: plan.config.redirects,
+          config: plan.configFile,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         };
         const result = await applyInSlices(env, row.spaceId, target, plan.markdown.sliceEnds(plan.changes.length), phases);
