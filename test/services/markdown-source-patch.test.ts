@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown, markdownToDocument, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
+import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
+import { sourceHunks } from '../../src/services/markdown/source-patch';
 
 /**
  * A page read from Markdown, one leaf edited as JSON (as GitBook's editor sends it) and written back (source-patch.ts):
@@ -53,6 +54,18 @@ describe('pipe tables', () => {
     const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
     expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));
     expect(edited(page, 'static', 'fixed')).toBe(page.replace('| static   |', '| fixed    |'));
+  });
+
+  it('a patch stored before rows were written alone (taken over our padded tables) still gives the page back', () => {
+    const page = '# Stock\n\n| Fruit | Count |\n|-------|-------|\n| Green apples | 12 |\n| Pears | 3 |\n\nThe end.\n';
+    const conversion = markdownToDocument(page);
+    const plain = withoutSourcePatch(conversion.document);
+    const body = page.slice('# Stock\n\n'.length);
+    // As such a patch was taken: our writing with padded tables against the source's body, no `tableRows`.
+    const hunks = sourceHunks(documentToMarkdown(plain), body);
+    expect(hunks?.some((hunk) => hunk.remove.some((line) => line.includes('Green apples |')))).toBe(true);
+    const stored = { ...plain, data: { ...plain.data, [SOURCE_PATCH_KEY]: { hunks } } };
+    expect(documentToMarkdown(stored, { title: 'Stock' })).toBe(page);
   });
 });
 

@@ -296,7 +296,7 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
   // while the page keeps that title).
   const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
-  return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
+  return { hunks, tableRows: true, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }
 
 /**
@@ -353,13 +353,14 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   const style = next.data?.markdownStyle ?? previous?.data?.markdownStyle;
   const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
   const styled: JSONDocument = { ...next, data };
-  const ours = writePatchBase(styled, undefined);
+  const tableRows = patch.tableRows === true;
+  const ours = writePatchBase(styled, undefined, tableRows);
   // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
   const fits = (strict: boolean) => {
     const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
-    return patched === ours || writesAs(patched, styled, ours);
+    return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
   const relaxed = fits(false);
   const strict = !relaxed && fits(true);
@@ -369,7 +370,7 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
-function writesAs(markdown: string, document: JSONDocument, ours: string): boolean {
+function writesAs(markdown: string, document: JSONDocument, ours: string, tableRows: boolean): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, { resolveLink: defaultResolveLink }).conversion.document;
-  return writePatchBase({ ...again, data: document.data }, undefined) === ours;
+  return writePatchBase({ ...again, data: document.data }, undefined, tableRows) === ours;
 }

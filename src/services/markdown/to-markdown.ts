@@ -165,7 +165,7 @@ function stringifierFor(style: MarkdownStyle, tables: TableMode = 'aligned') {
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
-  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict, patch?.tableRows === true);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
@@ -200,16 +200,20 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
  * other hrefs, they are matched against a default writing and the lines they leave are taken from the
  * writing asked for; our tables' rows left are then written in the author's table style (table-lines.ts).
  */
-export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false): string {
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false, tableRows = true): string {
   if (hunks.length === 0) return writeBlocks(document, hrefFor ?? defaultHrefFor);
-  const base = unmarkTables(writeBlocks(document, defaultHrefFor, 'rows'));
-  const asked = hrefFor && hrefFor !== defaultHrefFor ? unmarkTables(writeBlocks(document, hrefFor, 'rows')).text : undefined;
+  const mode: TableMode = tableRows ? 'rows' : 'aligned';
+  const base = unmarkTables(writeBlocks(document, defaultHrefFor, mode));
+  const asked = hrefFor && hrefFor !== defaultHrefFor ? unmarkTables(writeBlocks(document, hrefFor, mode)).text : undefined;
   return applySourceHunks(base.text, hunks, asked, strict, base.tables);
 }
 
-/** Our writing that a source patch's hunks are taken over and matched against: each table row written alone (table-lines.ts). */
-export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined): string {
-  return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, 'rows')).text;
+/**
+ * Our writing that a source patch's hunks are taken over and matched against: each table row written alone
+ * (table-lines.ts); a patch taken before that (no `tableRows`) was taken over our padded tables.
+ */
+export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, tableRows = true): string {
+  return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, tableRows ? 'rows' : 'aligned')).text;
 }
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned'): string {
