@@ -37,7 +37,8 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
     if (kept(group)) return group;
     const byId = linksById?.(group);
     // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
-    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.join('\n') !== hunk.remove.join('\n')) : [];
+    // (Compared line by line: an inserted blank line joins as nothing, as no line does.)
+    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i])) : [];
   });
 }
 
@@ -270,8 +271,10 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
   };
   const ours = writePatchBase(conversion.document, recordHref);
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
-  // padded, needs no patch.
-  const all = ours.includes('|') && writeBody(conversion.document, recordHref) === body ? [] : (sourceHunks(ours, body) ?? []);
+  // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
+  const found = sourceHunks(ours, body) ?? [];
+  const tablesOnly = found.length > 0 && found.every((hunk) => hunk.remove.every((line) => line.includes('|')) && hunk.add.every((line) => line.includes('|')));
+  const all = tablesOnly && writeBody(conversion.document, recordHref) === body ? [] : found;
   const swaps: Swap[] = [];
   let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps));
   // All hunks give the source back, which reads as this document; some of them may not (a link
