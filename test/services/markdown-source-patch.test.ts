@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
-import { sourceHunks } from '../../src/services/markdown/source-patch';
+import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
 
 /**
  * A page read from Markdown, one leaf edited as JSON (as GitBook's editor sends it) and written back (source-patch.ts):
@@ -110,4 +110,14 @@ describe('a large page', () => {
     const written = edited(page, 'paragraph 700 closes', 'paragraph 700 ends');
     expect(changedLines(page, written)).toEqual(['and paragraph 700 ends here.']);
   }, 120_000);
+
+  it('keeps no patch bigger than a page can hold: the lines it would keep are over MAX_PATCH_CHARS', () => {
+    const line = (i: number) => `Line ${i} ${'x'.repeat(60)}`;
+    const ours = Array.from({ length: 3_000 }, (_, i) => `${line(i)}\\`).join('\n');
+    const source = Array.from({ length: 3_000 }, (_, i) => `${line(i)}  `).join('\n');
+    // Every line differs (a hard break written otherwise): about 420 K characters of hunks.
+    expect(sourceHunks(ours, source, Infinity)).toHaveLength(1);
+    expect(sourceHunks(ours, source)).toBeNull();
+    expect(MAX_PATCH_CHARS).toBe(256 * 1024);
+  });
 });

@@ -50,14 +50,22 @@ export interface SourcePatch {
 const SEARCH_WINDOW = 400;
 
 /**
- * The hunks turning `ours` into `source`, or null when they are the same. Lines are aligned by what they say
+ * The most a patch holds (characters of the lines it removes and adds): a page's Markdown is at most 256 K characters,
+ * and its document, patch included, at most 1 MiB as stored; a page whose document with its patch were over that would
+ * be imported empty. Beyond it, the page keeps no patch: an edit writes it whole our way (GitBook's form).
+ */
+export const MAX_PATCH_CHARS = 256 * 1024;
+
+/**
+ * The hunks turning `ours` into `source`, or null when they are the same or differ by more than `budget` characters
+ * (`MAX_PATCH_CHARS`). Lines are aligned by what they say
  * (`lineKey`: their words, padding and link syntax aside), so a table the author padded, or whose links are written
  * by reference, lines up row by row with ours; then each run of aligned lines written otherwise is a hunk of its own,
  * line for line, and each run of lines only one side has (a reference definition, a blank line) another. Taken
  * whole, a hunk of a block the author wrote otherwise together with lines only the source has (definitions above a
  * table) fitted nowhere once the block was edited, and took those lines with it.
  */
-export function sourceHunks(ours: string, source: string): SourceHunk[] | null {
+export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHARS): SourceHunk[] | null {
   if (ours === source) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
@@ -81,7 +89,9 @@ export function sourceHunks(ours: string, source: string): SourceHunk[] | null {
       [i, j] = [pa + n, pb + n];
     } else [i, j] = [pa + 1, pb + 1];
   }
-  return hunks;
+  let size = 0;
+  for (const hunk of hunks) for (const line of [...hunk.remove, ...hunk.add]) size += line.length + 1;
+  return size > budget ? null : hunks;
 }
 
 /** What a line says: its words (a link written inline or by reference, padding, escapes and emphasis aside), or its other characters without spaces. */
