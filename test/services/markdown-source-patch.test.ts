@@ -56,6 +56,11 @@ describe('pipe tables', () => {
     expect(edited(page, 'static', 'fixed')).toBe(page.replace('| static   |', '| fixed    |'));
   });
 
+  it('a padded table in a list item indented by four keeps its indent and widths', () => {
+    const page = ['# List', '', '*   An item holding a table:', '', '    | Key | Value  |', '    | --- | ------ |', '    | one | first  |', '    | two | second |', '', '*   Next item.', ''].join('\n');
+    expect(edited(page, 'second', 'other')).toBe(page.replace('| two | second |', '| two | other  |'));
+  });
+
   it('a patch stored before rows were written alone (taken over our padded tables) still gives the page back', () => {
     const page = '# Stock\n\n| Fruit | Count |\n|-------|-------|\n| Green apples | 12 |\n| Pears | 3 |\n\nThe end.\n';
     const conversion = markdownToDocument(page);

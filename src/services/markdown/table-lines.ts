@@ -91,7 +91,7 @@ export function unmarkTables(text: string): { text: string; tables: Array<TableL
     const header = line.indexOf(`${HEADER}|`);
     const row = header < 0 ? line.indexOf(`${ROW}|`) : -1;
     const at = header >= 0 ? header : row;
-    if (at < 0 || table < 0 && header < 0) {
+    if (at < 0 || (table < 0 && header < 0)) {
       tables.push(null);
       return line;
     }
@@ -122,29 +122,32 @@ export function restyleTables(lines: string[], origins: readonly LineOrigin[], t
     const table = tableOf(start);
     let end = start + 1;
     while (end < out.length && table >= 0 && tableOf(end) === table) end++;
-    if (table >= 0) restyle(out, origins, start, end, prefixOf(tables, table));
+    if (table >= 0) restyle(out, origins, start, end);
     start = end;
   }
   return out;
 }
 
-function prefixOf(tables: ReadonlyArray<TableLine | null>, table: number): string {
-  return tables.find((line) => line?.table === table)?.prefix ?? '';
-}
+/** What precedes a row's first `|`: a list item's indent, a quote's `>`. */
+const indentOf = (line: string) => /^[ \t>]*/.exec(line)![0];
 
-function restyle(out: string[], origins: readonly LineOrigin[], start: number, end: number, prefix: string): void {
+function restyle(out: string[], origins: readonly LineOrigin[], start: number, end: number): void {
   const indices = Array.from({ length: end - start }, (_, i) => start + i);
-  if (indices.length < 2 || !indices.every((i) => out[i].startsWith(prefix))) return;
   const ours = indices.filter((i) => 'ours' in origins[i]);
-  if (ours.length === 0) return;
-  const rows = indices.map((i) => cellsOf(out[i].slice(prefix.length)));
-  const delimiter = rows[1];
-  const codes = delimiter.map(alignmentOf);
+  if (indices.length < 2 || ours.length === 0) return;
+  const authors = indices.filter((i) => !('ours' in origins[i]));
+  // Our rows go where the author's are (a table in an item indented by four, ours by two, would leave the item).
+  const prefix = indentOf(out[authors[0] ?? start]);
+  const rows = indices.map((i) => cellsOf(out[i].slice(indentOf(out[i]).length)));
+  const codes = rows[1].map(alignmentOf);
   if (codes.some((code) => code === undefined)) return;
   const write = (lines: string[]) => lines.forEach((line, k) => (out[start + k] = prefix + line));
   if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
-  const widths = paddedWidths(out[start + 1].slice(prefix.length), indices.filter((i) => i !== start + 1 && !('ours' in origins[i])).map((i) => out[i].slice(prefix.length)));
-  if (!widths) return;
+  const widths = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), authors.filter((i) => i !== start + 1).map((i) => out[i].slice(indentOf(out[i]).length)));
+  if (!widths) {
+    for (const i of ours) out[i] = prefix + out[i].slice(indentOf(out[i]).length);
+    return;
+  }
   const fitting = ours.every((i) => {
     const cells = rows[i - start].map((cell) => cell.trim());
     return cells.length === widths.length && cells.every((cell, c) => displayWidth(cell) + 2 <= widths[c]);
