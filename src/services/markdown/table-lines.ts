@@ -48,6 +48,8 @@ function pad(cell: string, width: number, code: AlignType): string {
 
 /** Columns a string takes in a monospaced font: East Asian wide and fullwidth characters two, combining marks none. */
 export function displayWidth(text: string): number {
+  // Most cells are printable ASCII: one column a character.
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
   let width = 0;
   for (const character of text) {
     const code = character.codePointAt(0)!;
