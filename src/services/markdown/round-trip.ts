@@ -9,7 +9,7 @@ import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, t
 import { layoutFrontmatter, type PageLayoutFrontmatter } from './page-layout';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
-import { defaultHrefFor, writeBody, writeHead } from './to-markdown';
+import { defaultHrefFor, writeBody, writeHead, writePatchBase } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
   const read = readMarkdown(markdown, options);
@@ -29,7 +29,7 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
   if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
-  const marked = writeBody(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
+  const marked = writePatchBase(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
   const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
@@ -37,7 +37,8 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
     if (kept(group)) return group;
     const byId = linksById?.(group);
     // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
-    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.join('\n') !== hunk.remove.join('\n')) : [];
+    // (Compared line by line: an inserted blank line joins as nothing, as no line does.)
+    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i])) : [];
   });
 }
 
@@ -268,8 +269,12 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
     if (goesStale(ref)) contentHrefs.add(href);
     return href;
   };
-  const ours = writeBody(conversion.document, recordHref);
-  const all = sourceHunks(ours, body) ?? [];
+  const ours = writePatchBase(conversion.document, recordHref);
+  // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
+  // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
+  const found = sourceHunks(ours, body) ?? [];
+  const tablesOnly = found.length > 0 && found.every((hunk) => hunk.remove.every((line) => line.includes('|')) && hunk.add.every((line) => line.includes('|')));
+  const all = tablesOnly && writeBody(conversion.document, recordHref) === body ? [] : found;
   const swaps: Swap[] = [];
   let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps));
   // All hunks give the source back, which reads as this document; some of them may not (a link
@@ -294,7 +299,7 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
   // while the page keeps that title).
   const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
-  return { hunks, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
+  return { hunks, tableRows: true, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }
 
 /**
@@ -351,13 +356,14 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   const style = next.data?.markdownStyle ?? previous?.data?.markdownStyle;
   const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
   const styled: JSONDocument = { ...next, data };
-  const ours = writeBody(styled, undefined);
+  const tableRows = patch.tableRows === true;
+  const ours = writePatchBase(styled, undefined, tableRows);
   // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
   const fits = (strict: boolean) => {
     const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
-    return patched === ours || writesAs(patched, styled, ours);
+    return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
   const relaxed = fits(false);
   const strict = !relaxed && fits(true);
@@ -367,7 +373,7 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
-function writesAs(markdown: string, document: JSONDocument, ours: string): boolean {
+function writesAs(markdown: string, document: JSONDocument, ours: string, tableRows: boolean): boolean {
   const again = readMarkdown(`---\ntitle: body\n---\n${markdown}`, { resolveLink: defaultResolveLink }).conversion.document;
-  return writeBody({ ...again, data: document.data }, undefined) === ours;
+  return writePatchBase({ ...again, data: document.data }, undefined, tableRows) === ours;
 }

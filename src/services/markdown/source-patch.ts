@@ -18,6 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
+import { type LineOrigin, restyleTables, type TableLine } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -41,74 +42,202 @@ export interface SourcePatch {
   noFinalNewline?: true;
   /** Hunks apply only where they fit whole (`place`): set where the edit a document was sent with read otherwise. */
   strict?: true;
+  /** The hunks were taken over our writing with each table row written alone (table-lines.ts); before, over padded tables. */
+  tableRows?: true;
 }
 
-/** Beyond this many differing lines the page keeps our writing: the patch would cost more than it keeps. */
-const MAX_EDIT_LINES = 2_000;
 /** How far (in lines) a hunk is looked for from where the previous hunks put it. */
 const SEARCH_WINDOW = 400;
 
-/** The hunks turning `ours` into `source`, or null when they are the same or too far apart. */
-export function sourceHunks(ours: string, source: string): SourceHunk[] | null {
+/**
+ * The most a patch holds (characters of the lines it removes and adds): a page's Markdown is at most 256 K characters,
+ * and its document, patch included, at most 1 MiB as stored; a page whose document with its patch were over that would
+ * be imported empty. Beyond it, the page keeps no patch: an edit writes it whole our way (GitBook's form).
+ */
+export const MAX_PATCH_CHARS = 256 * 1024;
+
+/**
+ * The hunks turning `ours` into `source`, or null when they are the same or differ by more than `budget` characters
+ * (`MAX_PATCH_CHARS`). Lines are aligned by what they say
+ * (`lineKey`: their words, padding and link syntax aside), so a table the author padded, or whose links are written
+ * by reference, lines up row by row with ours; then each run of aligned lines written otherwise is a hunk of its own,
+ * line for line, and each run of lines only one side has (a reference definition, a blank line) another. Taken
+ * whole, a hunk of a block the author wrote otherwise together with lines only the source has (definitions above a
+ * table) fitted nowhere once the block was edited, and took those lines with it.
+ */
+export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHARS): SourceHunk[] | null {
   if (ours === source) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
-  const changes = diffArrays(a, b, { maxEditLength: MAX_EDIT_LINES });
-  if (!changes) return null;
+  const pairs = alignLines(a.map(lineKey), b.map(lineKey));
   const hunks: SourceHunk[] = [];
-  let at = 0;
-  let open: SourceHunk | null = null;
-  for (const change of changes) {
-    if (!change.added && !change.removed) {
-      if (open) {
-        open.after = a[at] ?? null;
-        hunks.push(open);
-        open = null;
-      }
-      at += change.count ?? change.value.length;
-      continue;
+  const push = (at: number, end: number, from: number, to: number) => {
+    if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
+  };
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k <= pairs.length; k++) {
+    const [pa, pb] = k < pairs.length ? pairs[k] : [a.length, b.length];
+    push(i, pa, j, pb);
+    if (k === pairs.length) break;
+    // A run of aligned lines written otherwise: one hunk, line for line.
+    let n = 0;
+    while (k + n < pairs.length && pairs[k + n][0] === pa + n && pairs[k + n][1] === pb + n && a[pa + n] !== b[pb + n]) n++;
+    if (n > 0) {
+      push(pa, pa + n, pb, pb + n);
+      k += n - 1;
+      [i, j] = [pa + n, pb + n];
+    } else [i, j] = [pa + 1, pb + 1];
+  }
+  let size = 0;
+  for (const hunk of hunks) for (const line of [...hunk.remove, ...hunk.add]) size += line.length + 1;
+  return size > budget ? null : hunks;
+}
+
+/** What a line says: its words (a link written inline or by reference, padding, escapes and emphasis aside), or its other characters without spaces. */
+function lineKey(line: string): string {
+  const words = line.replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  if (words !== '') return words;
+  // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
+  return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
+}
+
+/** Below this many lines on both sides together, a stretch is aligned by a shortest edit script (Myers, jsdiff). */
+const EXACT_LINES = 3_000;
+
+/**
+ * Pairs of lines (index in `a`, index in `b`, both increasing) with equal keys: common ends first, then short stretches
+ * by a shortest edit script, long ones anchored on the keys each side has once (patience diff) and their gaps aligned
+ * the same way. Time and memory stay near linear in the page's length: a shortest edit script over a whole page
+ * costs its length times its differences (beyond 2,000 differing lines, the page used to be written whole our way).
+ * A gap no anchor splits and too long for an edit script is left unaligned: its lines are one hunk.
+ */
+function alignLines(a: readonly string[], b: readonly string[]): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  const align = (a0: number, a1: number, b0: number, b1: number): void => {
+    const tail: Array<[number, number]> = [];
+    while (a0 < a1 && b0 < b1 && a[a0] === b[b0]) pairs.push([a0++, b0++]);
+    while (a1 > a0 && b1 > b0 && a[a1 - 1] === b[b1 - 1]) tail.push([--a1, --b1]);
+    if (a0 < a1 && b0 < b1) {
+      if (a1 - a0 + (b1 - b0) <= EXACT_LINES || !anchored(a0, a1, b0, b1)) exact(a0, a1, b0, b1);
     }
-    open ??= { at, remove: [], add: [], before: at > 0 ? a[at - 1] : null, after: null };
-    if (change.removed) {
-      open.remove.push(...change.value);
-      at += change.value.length;
-    } else open.add.push(...change.value);
+    pairs.push(...tail.reverse());
+  };
+  const exact = (a0: number, a1: number, b0: number, b1: number) => {
+    const changes = diffArrays(a.slice(a0, a1), b.slice(b0, b1), { maxEditLength: EXACT_LINES });
+    if (!changes) return;
+    let [i, j] = [a0, b0];
+    for (const change of changes) {
+      const count = change.count ?? change.value.length;
+      if (!change.added && !change.removed) for (let k = 0; k < count; k++) pairs.push([i + k, j + k]);
+      if (!change.added) i += count;
+      if (!change.removed) j += count;
+    }
+  };
+  // The keys found once on each side, in order on both (a longest increasing subsequence), each gap aligned again.
+  const anchored = (a0: number, a1: number, b0: number, b1: number): boolean => {
+    const anchors = uniqueAnchors(a, b, a0, a1, b0, b1);
+    if (anchors.length === 0) return false;
+    let [i, j] = [a0, b0];
+    for (const [x, y] of anchors) {
+      align(i, x, j, y);
+      pairs.push([x, y]);
+      [i, j] = [x + 1, y + 1];
+    }
+    align(i, a1, j, b1);
+    return true;
+  };
+  align(0, a.length, 0, b.length);
+  return pairs;
+}
+
+function uniqueAnchors(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number): Array<[number, number]> {
+  const counts = new Map<string, [number, number, number]>();
+  for (let i = a0; i < a1; i++) {
+    const entry = counts.get(a[i]) ?? [0, 0, -1];
+    entry[0]++;
+    entry[2] = i;
+    counts.set(a[i], entry);
   }
-  if (open) {
-    open.after = a[at] ?? null;
-    hunks.push(open);
+  const candidates: Array<[number, number]> = [];
+  const inB = new Map<string, number>();
+  for (let j = b0; j < b1; j++) {
+    const entry = counts.get(b[j]);
+    if (!entry || entry[0] !== 1) continue;
+    entry[1]++;
+    inB.set(b[j], j);
   }
-  return hunks;
+  for (const [key, [inA, inBCount, at]] of counts) if (inA === 1 && inBCount === 1) candidates.push([at, inB.get(key)!]);
+  candidates.sort((x, y) => x[0] - y[0]);
+  return longestIncreasing(candidates);
+}
+
+/** The longest run of pairs whose second members increase too (patience sorting, n log n). */
+function longestIncreasing(pairs: Array<[number, number]>): Array<[number, number]> {
+  const tops: number[] = [];
+  const previous = new Array<number>(pairs.length);
+  for (let k = 0; k < pairs.length; k++) {
+    let [low, high] = [0, tops.length];
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (pairs[tops[mid]][1] < pairs[k][1]) low = mid + 1;
+      else high = mid;
+    }
+    previous[k] = low > 0 ? tops[low - 1] : -1;
+    tops[low] = k;
+  }
+  const out: Array<[number, number]> = [];
+  for (let k = tops.length ? tops[tops.length - 1] : -1; k >= 0; k = previous[k]) out.push(pairs[k]);
+  return out.reverse();
 }
 
 /**
  * Our writing with every hunk that still fits put back to the source's lines. Hunks are matched
  * against `ours`; with `copyFrom` (the same writing with other link targets), lines come from it,
  * and a hunk whose lines it writes otherwise (a link of the source, which must now go elsewhere) is
- * left out.
+ * left out. With `tables` (which of our lines are a table's: table-lines.ts), our rows left in a table
+ * are written in the style of the author's rows around them.
  */
-export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false): string {
-  if (hunks.length === 0) return copyFrom ?? ours;
+export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false, tables: ReadonlyArray<TableLine | null> = []): string {
+  if (hunks.length === 0 && tables.length === 0) return copyFrom ?? ours;
   const lines = ours.split('\n');
   const other = copyFrom?.split('\n');
   // Lines that do not align (never seen: link targets do not make lines) leave the writing asked for.
   if (other && other.length !== lines.length) return copyFrom!;
   const source = other ?? lines;
   const out: string[] = [];
+  const origins: LineOrigin[] = [];
+  const copy = (from: number, to: number) => {
+    for (let i = from; i < to; i++) (out.push(source[i]), origins.push({ ours: i }));
+  };
   let copied = 0;
   let drift = 0;
   for (const [index, hunk] of hunks.entries()) {
     const next = hunks[index + 1];
-    const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift });
+    const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
-    for (let i = copied; i < placed.at; i++) out.push(source[i]);
-    out.push(...placed.add);
+    copy(copied, placed.at);
+    const table = tableAround(tables, placed.at, hunk.remove.length);
+    placed.add.forEach((line, i) => {
+      out.push(line);
+      origins.push(placed.ours?.[i] ? { ours: placed.at + i } : { table });
+    });
     copied = placed.at + hunk.remove.length;
     drift = placed.at - hunk.at;
   }
-  for (let i = copied; i < lines.length; i++) out.push(source[i]);
-  return out.join('\n');
+  copy(copied, lines.length);
+  return restyleTables(out, origins, tables).join('\n');
+}
+
+/** The table the lines a hunk replaces (or, for an insertion, the lines around it) belong to; -1 for none. */
+function tableAround(tables: ReadonlyArray<TableLine | null>, at: number, count: number): number {
+  if (count > 0) {
+    for (let i = at; i < at + count; i++) if (tables[i]) return tables[i]!.table;
+    return -1;
+  }
+  const before = tables[at - 1];
+  return before && tables[at]?.table === before.table ? before.table : -1;
 }
 
 /**
@@ -120,7 +249,7 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
  * ours and one neighbour is; and a hunk replacing as many lines as it gives (line for line) puts back each of its lines
  * our writing still has, the edited ones left ours.
  */
-function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next?: { hunk: SourceHunk; at: number }): { at: number; add: string[] } | null {
+function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next: { hunk: SourceHunk; at: number } | undefined, tables: ReadonlyArray<TableLine | null>): Placed | null {
   // Never past the place the next hunk still fits at: a page repeating a block (the same table in two sections) had the
   // hunk of the edited one put on the other, and every hunk after it looked for too far on.
   const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
@@ -132,7 +261,14 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // an insertion a blank line apart, the insertion's neighbour the edited line).
   const beside = locate(lines, hunk, expected, from, before(fitsOneSide), NEAR_WINDOW);
   if (beside >= 0) return { at: beside, add: hunk.add };
-  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from) : null;
+  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from, tables) : null;
+}
+
+/** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */
+interface Placed {
+  at: number;
+  add: string[];
+  ours?: boolean[];
 }
 
 /** Where `hunk` fits in `lines` by `test`, nearest to `expected` and not before `from`; -1 where it fits nowhere. */
@@ -170,7 +306,7 @@ function neighboursFit(lines: string[], hunk: SourceHunk, at: number): { before:
  * A hunk of as many source lines as ours, at its place: each of our lines it replaced that is still ours gets its
  * source line back. Taken only where a neighbour still fits, or two of its lines do (one line alike could be chance).
  */
-function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: number): { at: number; add: string[] } | null {
+function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: number, tables: ReadonlyArray<TableLine | null>): Placed | null {
   const at = expected;
   const end = at + hunk.remove.length;
   if (at < from || end > lines.length) return null;
@@ -179,7 +315,10 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   const { before, after } = neighboursFit(lines, hunk, at);
   if (count === 0 && !(before && after)) return null;
   if (count < 2 && !before && !after) return null;
-  return { at, add: hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i]))) };
+  // An edited table row (the author's, merged with the edit, or ours) is padded afterwards as its table is.
+  const ours = hunk.add.map((_, i) => !same[i] && !!tables[at + i]);
+  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i])));
+  return { at, add, ...(ours.some(Boolean) ? { ours } : {}) };
 }
 
 /** Words, runs of spaces, and each other character alone (`**` is two tokens): what a line is merged by. */
@@ -272,7 +411,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}), ...(raw.tableRows === true ? { tableRows: true as const } : {}) };
 }
 
 

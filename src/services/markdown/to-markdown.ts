@@ -34,6 +34,7 @@ import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
+import { tableText, type TableMode, unmarkTables } from './table-lines';
 import { writeText } from './syntax/text-escape';
 
 export { encodeTagAttribute } from './syntax/tags';
@@ -87,13 +88,28 @@ const writeTag: Handle = (node: TagNode, _parent, state, info) => {
   return inner ? `${node.open}${gap}${inner}${gap}${node.close}` : `${node.open}\n${node.close}`;
 };
 
+/** A pipe table in one of table-lines.ts's writings; its cells are written by remark-gfm's own cell handler. */
+function tableWriter(mode: TableMode): Handle {
+  return (node: Table, _parent, state, info) => {
+    const exit = state.enter('table');
+    const matrix = node.children.map((row) => {
+      const exitRow = state.enter('tableRow');
+      const cells = row.children.map((child) => state.handle(child, row, state, info));
+      exitRow();
+      return cells;
+    });
+    exit();
+    return tableText(matrix, node.align, mode);
+  };
+}
+
 const KNOWN_TAG_NAMES = new Set<string>(BLOCK_TAG_NAMES);
 const KNOWN_TAGS = BLOCK_TAG_NAMES.map((name) => name.replace(/[-]/g, '\\-')).join('|');
 
-/** One processor per Markdown style a document records (a handful at most), built when first used. */
+/** One processor per Markdown style a document records (a handful at most) and table writing, built when first used. */
 const stringifiers = new Map<string, ReturnType<typeof createStringifier>>();
 
-function createStringifier(style: MarkdownStyle) {
+function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') {
   const unsafe: NonNullable<StringifyOptions['unsafe']> = [
     // Text that would read back as one of GitBook's tags is escaped (`\{% hint %}`); unknown tags
     // stay as written, they are text either way.
@@ -119,7 +135,7 @@ function createStringifier(style: MarkdownStyle) {
       incrementListMarker: true,
       // The handlers map is keyed by mdast's node types, which do not include ours.
       // `text` is the library's own handler, escaping faster (syntax/text-escape.ts).
-      handlers: { gitbookTag: writeTag, text: writeText } as StringifyOptions['handlers'],
+      handlers: { gitbookTag: writeTag, text: writeText, table: tableWriter(tables) } as StringifyOptions['handlers'],
       unsafe,
     });
 }
@@ -137,11 +153,11 @@ function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   return style;
 }
 
-function stringifierFor(style: MarkdownStyle) {
-  const key = JSON.stringify(style);
+function stringifierFor(style: MarkdownStyle, tables: TableMode = 'aligned') {
+  const key = `${tables}${JSON.stringify(style)}`;
   let stringifier = stringifiers.get(key);
   if (!stringifier) {
-    stringifier = createStringifier(style);
+    stringifier = createStringifier(style, tables);
     stringifiers.set(key, stringifier);
   }
   return stringifier;
@@ -149,7 +165,7 @@ function stringifierFor(style: MarkdownStyle) {
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
-  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict, patch?.tableRows === true);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
@@ -180,20 +196,30 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
 
 /**
  * The document's blocks as Markdown, with the source's own lines put back where `hunks` still fit.
- * The hunks were taken over the default hrefs: with other hrefs, they are matched against a default
- * writing and the lines they leave are taken from the writing asked for.
+ * The hunks were taken over the default hrefs and our tables' rows written alone (`writePatchBase`): with
+ * other hrefs, they are matched against a default writing and the lines they leave are taken from the
+ * writing asked for; our tables' rows left are then written in the author's table style (table-lines.ts).
  */
-export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false): string {
-  const ours = writeBlocks(document, hrefFor ?? defaultHrefFor);
-  if (hunks.length === 0) return ours;
-  if (!hrefFor || hrefFor === defaultHrefFor) return applySourceHunks(ours, hunks, undefined, strict);
-  return applySourceHunks(writeBlocks(document, defaultHrefFor), hunks, ours, strict);
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false, tableRows = true): string {
+  if (hunks.length === 0) return writeBlocks(document, hrefFor ?? defaultHrefFor);
+  const mode: TableMode = tableRows ? 'rows' : 'aligned';
+  const base = unmarkTables(writeBlocks(document, defaultHrefFor, mode));
+  const asked = hrefFor && hrefFor !== defaultHrefFor ? unmarkTables(writeBlocks(document, hrefFor, mode)).text : undefined;
+  return applySourceHunks(base.text, hunks, asked, strict, base.tables);
 }
 
-function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string): string {
+/**
+ * Our writing that a source patch's hunks are taken over and matched against: each table row written alone
+ * (table-lines.ts); a patch taken before that (no `tableRows`) was taken over our padded tables.
+ */
+export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, tableRows = true): string {
+  return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, tableRows ? 'rows' : 'aligned')).text;
+}
+
+function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned'): string {
   const style = markdownStyleOf(document);
   const children = new Writer(hrefFor, style).flow(document.nodes as unknown as AnyBlock[]);
-  return children.length ? stringifierFor(style).stringify({ type: 'root', children }) : '';
+  return children.length ? stringifierFor(style, tables).stringify({ type: 'root', children }) : '';
 }
 
 /**

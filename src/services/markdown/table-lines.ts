@@ -1,0 +1,209 @@
+/**
+ * Pipe tables' lines, written two ways. GitBook pads every cell to its column's width (`aligned`), so one edited
+ * cell re-pads the whole table. A page read from Markdown is matched against our writing line by line
+ * (source-patch.ts), so there each row is written alone (`rows`: `| a | b |`, the delimiter `| - | :-: |`), a line
+ * that only its own cells decide, and each line is marked with the table it belongs to; once the author's lines are
+ * put back, the rows still ours are written as the author's table has them (`restyleTables`): padded to its widths,
+ * re-padded whole only where a cell no longer fits, left unpadded in an unpadded table.
+ */
+import type { AlignType } from 'mdast';
+
+/** Starts a table's first line in the `rows` writing; its other lines start with `ROW`. */
+const HEADER = '\u0002';
+const ROW = '\u0003';
+
+export type TableMode = 'aligned' | 'rows';
+
+/** A table's cells (already written as Markdown) as lines, in one of the two writings. */
+export function tableText(matrix: string[][], align: readonly AlignType[] | null | undefined, mode: TableMode): string {
+  const columns = Math.max(align?.length ?? 0, ...matrix.map((row) => row.length));
+  const rows = matrix.map((row) => Array.from({ length: columns }, (_, i) => row[i] ?? ''));
+  const codes = Array.from({ length: columns }, (_, i) => align?.[i] ?? null);
+  if (mode === 'aligned') return alignedLines(rows, codes).join('\n');
+  const line = (cells: string[]) => `|${cells.map((cell) => (cell === '' ? ' ' : ` ${cell} `)).join('|')}|`;
+  const [header = [], ...body] = rows;
+  return [HEADER + line(header), ROW + line(codes.map((code) => delimiterCell(code, 1))), ...body.map((row) => ROW + line(row))].join('\n');
+}
+
+function delimiterCell(code: AlignType, width: number): string {
+  const before = code === 'left' || code === 'center' ? ':' : '';
+  const after = code === 'right' || code === 'center' ? ':' : '';
+  return before + '-'.repeat(Math.max(1, width - before.length - after.length)) + after;
+}
+
+/** GitBook's writing (markdown-table's): every cell padded to its column's widest, measured in display width. */
+function alignedLines(rows: string[][], codes: readonly AlignType[]): string[] {
+  const widths = codes.map((code, i) => Math.max(delimiterCell(code, 1).length, ...rows.map((row) => displayWidth(row[i] ?? ''))));
+  const line = (cells: string[]) => `|${cells.map((cell, i) => ` ${pad(cell, widths[i], codes[i])} `).join('|')}|`;
+  const [header = [], ...body] = rows;
+  return [line(header), line(codes.map((code, i) => delimiterCell(code, widths[i]))), ...body.map(line)];
+}
+
+function pad(cell: string, width: number, code: AlignType): string {
+  const size = Math.max(0, width - displayWidth(cell));
+  if (code === 'right') return ' '.repeat(size) + cell;
+  if (code === 'center') return ' '.repeat(Math.ceil(size / 2)) + cell + ' '.repeat(Math.floor(size / 2));
+  return cell + ' '.repeat(size);
+}
+
+/** Columns a string takes in a monospaced font: East Asian wide and fullwidth characters two, combining marks none. */
+export function displayWidth(text: string): number {
+  // Most cells are printable ASCII: one column a character.
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  let width = 0;
+  for (const character of text) {
+    const code = character.codePointAt(0)!;
+    if (/\p{Mn}|\p{Me}|\u200B|\u200D|\uFE0F/u.test(character)) continue;
+    width += isWide(code) ? 2 : 1;
+  }
+  return width;
+}
+
+function isWide(code: number): boolean {
+  return (
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0x303e) ||
+    (code >= 0x3041 && code <= 0x33ff) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0xa000 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1f64f) ||
+    (code >= 0x1f900 && code <= 0x1f9ff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  );
+}
+
+/** A line of the `rows` writing that is a table's: which table (counted from 0) and what precedes its first `|` (a list item's indent). */
+export interface TableLine {
+  table: number;
+  prefix: string;
+}
+
+/** The `rows` writing without its marks, and for each line the table it is part of (null: none). */
+export function unmarkTables(text: string): { text: string; tables: Array<TableLine | null> } {
+  if (!text.includes(HEADER)) return { text, tables: [] };
+  let table = -1;
+  const tables: Array<TableLine | null> = [];
+  const lines = text.split('\n').map((line) => {
+    const header = line.indexOf(`${HEADER}|`);
+    const row = header < 0 ? line.indexOf(`${ROW}|`) : -1;
+    const at = header >= 0 ? header : row;
+    if (at < 0 || (table < 0 && header < 0)) {
+      tables.push(null);
+      return line;
+    }
+    if (header >= 0) table++;
+    tables.push({ table, prefix: line.slice(0, at) });
+    return line.slice(0, at) + line.slice(at + 1);
+  });
+  return { text: lines.join('\n'), tables };
+}
+
+/** Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of the lines it replaced, -1 for none). */
+export type LineOrigin = { ours: number } | { table: number };
+
+/**
+ * The patched writing with each table's lines still ours written in the author's style: every line of a table the
+ * author has no line of (a new table, or one whose delimiter row is ours) padded as GitBook pads; in a table the author
+ * padded (the lines kept are all as wide, column by column), our rows padded to its widths, or the whole table
+ * re-padded where a cell is wider than its column; in an unpadded table, our rows as they are (`| a | b |`).
+ */
+export function restyleTables(lines: string[], origins: readonly LineOrigin[], tables: ReadonlyArray<TableLine | null>): string[] {
+  if (tables.length === 0) return lines;
+  const out = [...lines];
+  const tableOf = (i: number) => {
+    const origin = origins[i];
+    return 'ours' in origin ? (tables[origin.ours]?.table ?? -1) : origin.table;
+  };
+  for (let start = 0; start < out.length; ) {
+    const table = tableOf(start);
+    let end = start + 1;
+    while (end < out.length && table >= 0 && tableOf(end) === table) end++;
+    if (table >= 0) restyle(out, origins, start, end);
+    start = end;
+  }
+  return out;
+}
+
+/** What precedes a row's first `|`: a list item's indent, a quote's `>`. */
+const indentOf = (line: string) => /^[ \t>]*/.exec(line)![0];
+
+function restyle(out: string[], origins: readonly LineOrigin[], start: number, end: number): void {
+  const indices = Array.from({ length: end - start }, (_, i) => start + i);
+  const ours = indices.filter((i) => 'ours' in origins[i]);
+  if (indices.length < 2 || ours.length === 0) return;
+  const authors = indices.filter((i) => !('ours' in origins[i]));
+  // Our rows go where the author's are (a table in an item indented by four, ours by two, would leave the item).
+  const prefix = indentOf(out[authors[0] ?? start]);
+  const rows = indices.map((i) => cellsOf(out[i].slice(indentOf(out[i]).length)));
+  const codes = rows[1].map(alignmentOf);
+  if (codes.some((code) => code === undefined)) return;
+  const write = (lines: string[]) => lines.forEach((line, k) => (out[start + k] = prefix + line));
+  if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
+  const widths = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), authors.filter((i) => i !== start + 1).map((i) => out[i].slice(indentOf(out[i]).length)));
+  if (!widths) {
+    for (const i of ours) out[i] = prefix + out[i].slice(indentOf(out[i]).length);
+    return;
+  }
+  const fitting = ours.every((i) => {
+    const cells = rows[i - start].map((cell) => cell.trim());
+    return cells.length === widths.length && cells.every((cell, c) => displayWidth(cell) + 2 <= widths[c]);
+  });
+  if (!fitting) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
+  for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType)} `).join('|')}|`;
+}
+
+function withoutDelimiter(rows: string[][]): string[][] {
+  return rows.filter((_, i) => i !== 1).map((row) => row.map((cell) => cell.trim()));
+}
+
+/** A row's cells as written between its pipes (an escaped `\|` is a cell's). */
+function cellsOf(line: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  for (let i = 0; i < line.length; i++) {
+    const character = line[i];
+    if (character === '\\' && i + 1 < line.length) {
+      cell += character + line[++i];
+      continue;
+    }
+    if (character === '|') {
+      cells.push(cell);
+      cell = '';
+    } else cell += character;
+  }
+  cells.push(cell);
+  // The text before the first pipe and after the last (nothing, in a row with outer pipes) is no cell.
+  if (cells[0].trim() === '' && line.trimStart().startsWith('|')) cells.shift();
+  if (cells.length > 1 && cells.at(-1)!.trim() === '' && line.trimEnd().endsWith('|')) cells.pop();
+  return cells;
+}
+
+function alignmentOf(cell: string): AlignType | undefined {
+  const text = cell.trim();
+  if (!/^:?-+:?$/.test(text)) return undefined;
+  if (text.startsWith(':') && text.endsWith(':')) return 'center';
+  if (text.startsWith(':')) return 'left';
+  return text.endsWith(':') ? 'right' : null;
+}
+
+/**
+ * The display width of each column (its cell with its padding) of a padded table: the author's delimiter row has outer
+ * pipes, and most of the author's rows kept have theirs at the same columns (a header of wide characters padded by
+ * code units may not); null for an unpadded table.
+ */
+function paddedWidths(delimiter: string, rows: string[]): number[] | null {
+  const outer = (line: string) => line.startsWith('|') && line.endsWith('|');
+  if (!outer(delimiter) || rows.length === 0) return null;
+  const widths = cellsOf(delimiter).map(displayWidth);
+  const aligned = rows.filter((row) => {
+    const cells = cellsOf(row).map(displayWidth);
+    return outer(row) && cells.length === widths.length && cells.every((width, i) => width === widths[i]);
+  });
+  return aligned.length * 2 > rows.length ? widths : null;
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
+import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
+
+/**
+ * A page read from Markdown, one leaf edited as JSON (as GitBook's editor sends it) and written back (source-patch.ts):
+ * only the edited lines change, in the author's own style. The export writes an edited page this way.
+ */
+function edited(markdown: string, from: string, to: string): string {
+  const conversion = markdownToDocument(markdown);
+  const next = structuredClone(withoutSourcePatch(conversion.document));
+  let found = false;
+  const visit = (node: any): void => {
+    if (found || !node || typeof node !== 'object') return;
+    if (node.object === 'leaf' && node.text.includes(from)) return void ((node.text = node.text.replace(from, to)), (found = true));
+    for (const key of ['nodes', 'leaves', 'fragments']) for (const child of node[key] ?? []) visit(child);
+  };
+  visit(next);
+  expect(found, from).toBe(true);
+  return documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
+}
+
+/** The lines of `after` that differ from `before`'s at the same place (both as long), or null when the counts differ. */
+function changedLines(before: string, after: string): string[] | null {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  return a.length === b.length ? b.filter((line, i) => line !== a[i]) : null;
+}
+
+describe('pipe tables', () => {
+  const unpadded = ['# Stock', '', '## Overview', '', 'We keep:', '- apples', '- pears', '', '#### Shelves', '| Fruit | Count |', '|-------|-------|', '| Green apples | 12 |', '| Pears | 3 |', '', 'The end.', ''].join('\n');
+
+  it('an unpadded table keeps its delimiter row and other rows; its edited row stays unpadded', () => {
+    expect(edited(unpadded, 'Green apples', 'Red apples')).toBe(unpadded.replace('| Green apples | 12 |', '| Red apples | 12 |'));
+    // Wider than any cell of its column: still only that row, still unpadded.
+    expect(edited(unpadded, 'Pears', 'Conference pears from the orchard')).toBe(unpadded.replace('| Pears | 3 |', '| Conference pears from the orchard | 3 |'));
+    // The heading and the paragraph right above the table and the list: no blank line added under them.
+    expect(edited(unpadded, 'apples', 'plums')).toBe(unpadded.replace('- apples', '- plums'));
+  });
+
+  const padded = ['# Costs', '', 'Intro.', '', '| Name     | Time  | Notes          |', '| -------- | ----- | -------------- |', '| alpha    | O(n)  | first one      |', '| beta     | O(n2) | second         |', '| 中文名字 | O(1)  | 宽字符         |', '', 'After.', ''].join('\n');
+
+  it('a padded table keeps its widths when the edit fits, and is re-padded whole only when it must', () => {
+    expect(edited(padded, 'second', 'third')).toBe(padded.replace('| second         |', '| third          |'));
+    // Wide characters are measured by display width: two columns each.
+    expect(edited(padded, '宽字符', '窄')).toBe(padded.replace('| 宽字符         |', '| 窄             |'));
+    const widened = edited(padded, 'second', 'a much longer note than before');
+    expect(widened).toBe(
+      ['# Costs', '', 'Intro.', '', '| Name     | Time  | Notes                          |', '| -------- | ----- | ------------------------------ |', '| alpha    | O(n)  | first one                      |', '| beta     | O(n2) | a much longer note than before |', '| 中文名字 | O(1)  | 宽字符                         |', '', 'After.', ''].join('\n'),
+    );
+  });
+
+  it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
+    const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
+    expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));
+    expect(edited(page, 'static', 'fixed')).toBe(page.replace('| static   |', '| fixed    |'));
+  });
+
+  it('a padded table in a list item indented by four keeps its indent and widths', () => {
+    const page = ['# List', '', '*   An item holding a table:', '', '    | Key | Value  |', '    | --- | ------ |', '    | one | first  |', '    | two | second |', '', '*   Next item.', ''].join('\n');
+    expect(edited(page, 'second', 'other')).toBe(page.replace('| two | second |', '| two | other  |'));
+  });
+
+  it('a patch stored before rows were written alone (taken over our padded tables) still gives the page back', () => {
+    const page = '# Stock\n\n| Fruit | Count |\n|-------|-------|\n| Green apples | 12 |\n| Pears | 3 |\n\nThe end.\n';
+    const conversion = markdownToDocument(page);
+    const plain = withoutSourcePatch(conversion.document);
+    const body = page.slice('# Stock\n\n'.length);
+    // As such a patch was taken: our writing with padded tables against the source's body, no `tableRows`.
+    const hunks = sourceHunks(documentToMarkdown(plain), body);
+    expect(hunks?.some((hunk) => hunk.remove.some((line) => line.includes('Green apples |')))).toBe(true);
+    const stored = { ...plain, data: { ...plain.data, [SOURCE_PATCH_KEY]: { hunks } } };
+    expect(documentToMarkdown(stored, { title: 'Stock' })).toBe(page);
+  });
+});
+
+describe("an edited page's untouched constructs", () => {
+  const page = [
+    '# Thanks',
+    '',
+    'Thanks to [Ada Byron] for the first draft and to [Ben] for review.',
+    'Second line of the same paragraph with a snake\\_case word.',
+    '',
+    '[Ada Byron]: https://example.com/ada',
+    '[Ben]: https://example.com/ben',
+    '',
+    '  - first item of an indented list',
+    '  - second item with [the \\_label\\_](https://example.com/x)',
+    '',
+    'A line ending in two spaces  ',
+    'then the next line.',
+    '',
+    'Closing paragraph.',
+    '',
+  ].join('\n');
+
+  it('stay as written where the block was not edited', () => {
+    expect(edited(page, 'second item', 'other item')).toBe(page.replace('second item', 'other item'));
+    expect(edited(page, 'Closing', 'Final')).toBe(page.replace('Closing', 'Final'));
+  });
+
+  it('stay as written in the edited block where the edit does not touch them', () => {
+    expect(edited(page, 'first draft', 'second draft')).toBe(page.replace('first draft', 'second draft'));
+    expect(edited(page, 'first item', 'primary item')).toBe(page.replace('first item', 'primary item'));
+    expect(edited(page, 'then the next', 'and the next')).toBe(page.replace('then the next', 'and the next'));
+  });
+});
+
+describe('a large page', () => {
+  it('of 5,000 lines differing from our writing on 2,500 of them: one edited paragraph changes its line only', () => {
+    // Each paragraph's hard break is written with two spaces, ours with `\`: a line of ours differs in every paragraph.
+    const paragraphs = Array.from({ length: 1_250 }, (_, i) => `Paragraph ${i} opens here  \nand paragraph ${i} closes here.\n\n  - item ${i} of its list\n`);
+    const page = `# Large\n\n${paragraphs.join('\n')}`;
+    expect(page.split('\n').length).toBeGreaterThan(5_000);
+    const written = edited(page, 'paragraph 700 closes', 'paragraph 700 ends');
+    expect(changedLines(page, written)).toEqual(['and paragraph 700 ends here.']);
+  }, 120_000);
+
+  it('keeps no patch bigger than a page can hold: the lines it would keep are over MAX_PATCH_CHARS', () => {
+    const line = (i: number) => `Line ${i} ${'x'.repeat(60)}`;
+    const ours = Array.from({ length: 3_000 }, (_, i) => `${line(i)}\\`).join('\n');
+    const source = Array.from({ length: 3_000 }, (_, i) => `${line(i)}  `).join('\n');
+    // Every line differs (a hard break written otherwise): about 420 K characters of hunks.
+    expect(sourceHunks(ours, source, Infinity)).toHaveLength(1);
+    expect(sourceHunks(ours, source)).toBeNull();
+    expect(MAX_PATCH_CHARS).toBe(256 * 1024);
+  });
+});
