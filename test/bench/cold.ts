@@ -140,11 +140,12 @@ async function timedFetch(url: string, headers: Record<string, string> = {}): Pr
   return { ms, cpuMs: (workerdCpuNs() - cpu0) / 1e6 };
 }
 
-/** The modules each kind's first request imports on demand: the group apps' module and its group (routes/groups.ts). */
+/** The modules each kind's first request imports on demand: the group apps' module, its group (routes/groups.ts) and what the group imports on demand for it. */
 const FIRST_IMPORT: Record<string, string[]> = {
   'space read (GET /v1/spaces/{id})': ['src/routes/group-app.ts', 'src/routes/spaces/spaces.ts'],
   'page read (GET .../content/page/{pageId})': ['src/routes/group-app.ts', 'src/routes/space-content/content.ts'],
-  'published HTML page (GET /s/{site}/)': ['src/routes/group-app.ts', 'src/site/routes.ts'],
+  // The site's module, then the renderer it imports on demand for the page it renders (views.ts documentRenderer).
+  'published HTML page (GET /s/{site}/)': ['src/routes/group-app.ts', 'src/site/routes.ts', 'src/site/render/document.ts'],
 };
 /** The first requests that must evaluate no zod (build-worker.mjs ZOD_FREE): the published site, and the page read's group. */
 const ZOD_FREE_KINDS = ['published HTML page (GET /s/{site}/)', 'page read (GET .../content/page/{pageId})'];
