@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { evaluatedWith, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -152,9 +152,15 @@ async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir =
  */
 export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes.ts'];
 
+/** The published site's module: its first import leaves the renderer, claims validation and search on demand (module-graph.mjs isSiteOnDemandSource). */
+export const SITE = 'src/site/routes.ts';
+
 function assertZodFree(metafile) {
   const present = ZOD_FREE.filter((source) => metafile.inputs[source]);
-  const faults = zodEvaluatedWith(metafile, present);
+  const faults = [
+    ...zodEvaluatedWith(metafile, present),
+    ...(metafile.inputs[SITE] ? evaluatedWith(metafile, [SITE], isSiteOnDemandSource, 'what it loads on demand') : []),
+  ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }
 

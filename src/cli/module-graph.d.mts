@@ -6,3 +6,5 @@ export function staticClosure(metafile: Metafile, start: string): Set<string>;
 export function routeGroupsNotApart(metafile: Metafile, groupsModule?: string): string[];
 export function isZodSource(input: string): boolean;
 export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[];
+export function isSiteOnDemandSource(input: string): boolean;
+export function evaluatedWith(metafile: Metafile, sources: string[], forbidden: (input: string) => boolean, what: string): string[];

@@ -49,7 +49,24 @@ export const isZodSource = (input) => /(^|[\\/])node_modules[\\/](zod|@hono[\\/]
  * evaluates zod, with the zod modules it evaluates beyond what the entry already did: the hot paths kept zod-free
  * (a cold page read built zod and its schemas for a third of its CPU, issue 42 item 7). One line per fault.
  */
-export function zodEvaluatedWith(metafile, sources) {
+export const zodEvaluatedWith = (metafile, sources) => evaluatedWith(metafile, sources, isZodSource, 'zod');
+
+/**
+ * Source modules the published site's first import (src/site/routes.ts) leaves to the requests that use them, each a
+ * dynamic import: the document renderer and what it builds on evaluation (hastscript, property-information's tables,
+ * hast-util-sanitize, hast-util-to-html: views.ts `documentRenderer`, for the first HTML page rendered), the JSON Schema
+ * validator of visitors' claims (services/sites/access `claimsOf`, for a visitor with a token) and the site's search
+ * (views.ts `searchOfSite`). An answer from the edge cache, a 404 or a redirect evaluates none of them.
+ */
+export const isSiteOnDemandSource = (input) =>
+  /(^|[\\/])node_modules[\\/](hastscript|property-information|hast-util-sanitize|hast-util-to-html|@cfworker[\\/]json-schema)[\\/]/.test(input) ||
+  /^src\/(site\/render\/document|site\/search|services\/search\/search|services\/sites\/adaptive-schema)\.ts$/.test(input);
+
+/**
+ * Of `sources`, those whose first import evaluates a source module `forbidden` names (beyond what the entry already
+ * did), each with the modules it evaluates: one line per fault, `what` naming the kind.
+ */
+export function evaluatedWith(metafile, sources, forbidden, what) {
   const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
   const faults = [];
   for (const source of sources) {
@@ -58,8 +75,8 @@ export function zodEvaluatedWith(metafile, sources) {
       faults.push(`${source} is in no module of the build`);
       continue;
     }
-    const zod = [...sourcesEvaluatedWith(metafile, holder[0])].filter(isZodSource);
-    if (zod.length > 0) faults.push(`${source}'s first import evaluates zod: ${zod.join(', ')}`);
+    const found = [...sourcesEvaluatedWith(metafile, holder[0])].filter(forbidden);
+    if (found.length > 0) faults.push(`${source}'s first import evaluates ${what}: ${found.join(', ')}`);
   }
   return faults;
 }

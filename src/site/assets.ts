@@ -1,5 +1,5 @@
 import { sha256Hex } from '../lib/ids';
-import { RENDER_CSS } from './render/document';
+import { RENDER_CSS } from './render/styles';
 
 /**
  * The published site's static assets: one stylesheet (the layout's rules and the renderer's block

@@ -15,9 +15,8 @@ import { mergePageCsp, serializeCsp, type CspDirectives, type SiteIntegrationScr
 import { siteAssets, cspHash } from './assets';
 import { navigationTree, pageBodyOf, pageStatement, readPageBody, readTrees, visiblePages, type SitePage, type SpaceTree } from './content';
 import { renderPage, renderSearch, type Chrome, type SearchResult } from './layout';
-import { RESERVED_IDS, renderDocument, type RenderedFile } from './render/document';
+import type { RenderedFile } from './render/document';
 import type { SiteMount } from './routes';
-import { siteSearch } from './search';
 import { firstListed, resolvePath, siteStructure, type SiteSpaceNode, type SiteStructureView } from './structure';
 import { themeCss } from './theme';
 import { EDGE_VERSION_HEADER, type EdgeStale } from './edge-cache';
@@ -374,6 +373,14 @@ function configuredOrigin(url: string | undefined): string | null {
 
 /** The Markdown writer, loaded by the first `.md` page or llms-full.txt: an HTML page never evaluates it. */
 const markdownWriter = () => import('../services/markdown/to-markdown');
+/**
+ * The document renderer (hastscript, hast-util-sanitize, hast-util-to-html and property-information's tables, which
+ * it builds on evaluation), loaded by the first HTML page rendered: an answer from the edge cache, a 404, a redirect,
+ * llms.txt, a sitemap or a `.md` page never evaluates it (build-worker.mjs SITE_ON_DEMAND).
+ */
+const documentRenderer = () => import('./render/document');
+/** The site's search (services/search's query words and index), loaded by the first `~search`. */
+const searchOfSite = () => import('./search');
 
 type LinkPage = (spaceId: string | undefined, pageId: string, anchor?: string) => string | null;
 
@@ -428,6 +435,7 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
     return { body: documentToMarkdown(body.document, { title: current.page.title, frontmatter, hrefFor }), type: 'text/markdown; charset=utf-8' };
   }
 
+  const { RESERVED_IDS, renderDocument } = await documentRenderer();
   const rendered = await renderDocument(body.document, {
     pageUrl: (ref) => (ref.page ? linkPage(ref.space, ref.page, ref.anchor) : ref.anchor ? `#${encodeURIComponent(ref.anchor)}` : null),
     file: (id) => files.get(id) ?? null,
@@ -625,6 +633,7 @@ async function search(request: SiteRequest, view: SiteStructureView, urls: SiteU
   let results: SearchResult[] | null = null;
   if (query.trim() !== '') {
     try {
+      const { siteSearch } = await searchOfSite();
       const found = await siteSearch(request.db, query, listed, request.reader.claims);
       results = found.map((hit) => {
         const node = siteSpaceOfSpace(view, hit.spaceId)!;

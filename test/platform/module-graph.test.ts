@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { evaluatedWith, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -85,5 +85,36 @@ describe('hot paths that evaluate no zod (build-worker.mjs ZOD_FREE)', () => {
 
   it('a module missing from the build is a fault, not a pass', () => {
     expect(zodEvaluatedWith(build(), ['src/routes/gone.ts'])).toEqual(['src/routes/gone.ts is in no module of the build']);
+  });
+});
+
+describe("the published site's first import leaves its renderer, claims validation and search on demand (isSiteOnDemandSource)", () => {
+  const SITE = 'src/site/routes.ts';
+  const RENDERER = 'src/site/render/document.ts';
+  /** The site's module and the renderer's, with hastscript in a chunk of the renderer's: `renderer` says how the site imports it. */
+  const site = (renderer: 'dynamic-import' | 'import-statement') => ({
+    inputs: {},
+    outputs: {
+      'out/index.js': { entryPoint: 'src/index.ts', inputs: { 'src/index.ts': { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/routes.js', kind: 'dynamic-import' }] },
+      'out/on-demand/routes.js': { entryPoint: SITE, inputs: { [SITE]: { bytesInOutput: 1 }, 'src/site/views.ts': { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/document.js', kind: renderer }] },
+      'out/on-demand/document.js': { entryPoint: RENDERER, inputs: { [RENDERER]: { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/hast.js', kind: 'import-statement' }] },
+      'out/on-demand/hast.js': { inputs: { 'node_modules/hastscript/lib/index.js': { bytesInOutput: 1 }, 'node_modules/property-information/lib/html.js': { bytesInOutput: 1 } }, imports: [] },
+    } as Record<string, Output>,
+  });
+
+  it('a renderer imported on demand is not evaluated by the first import', () => {
+    expect(evaluatedWith(site('dynamic-import'), [SITE], isSiteOnDemandSource, 'x')).toEqual([]);
+  });
+
+  it('a renderer imported statically is named, with the hast tables it brings', () => {
+    expect(evaluatedWith(site('import-statement'), [SITE], isSiteOnDemandSource, 'x')).toEqual([
+      `${SITE}'s first import evaluates x: ${RENDERER}, node_modules/hastscript/lib/index.js, node_modules/property-information/lib/html.js`,
+    ]);
+  });
+
+  it('names the JSON Schema validator, the adaptive schema and the search, not the rest of the site', () => {
+    const names = ['node_modules/@cfworker/json-schema/dist/esm/validate.js', 'src/services/sites/adaptive-schema.ts', 'src/site/search.ts', 'src/services/search/search.ts'];
+    expect(names.filter(isSiteOnDemandSource)).toEqual(names);
+    expect(['src/site/views.ts', 'src/site/render/styles.ts', 'node_modules/hono/dist/index.js'].filter(isSiteOnDemandSource)).toEqual([]);
   });
 });

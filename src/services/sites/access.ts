@@ -8,7 +8,7 @@ import { RANK } from '../../lib/roles';
 import { nowIso } from '../../lib/time';
 import { actorUserId } from '../integrations/access';
 import { siteRoleSql } from '../access/access';
-import { visitorClaims, type AdaptiveJsonSchema } from './adaptive-schema';
+import type { AdaptiveJsonSchema } from './adaptive-schema';
 import { cloneModel, modelFrom, MODEL_QUERY_COUNT, saveModel, siteModelQueries, spacesAmongQuery, type SiteModel, type SiteRow, type SpaceWithRank } from './model';
 import { requireSpaceToAdd } from './spaces';
 import { verifyVisitorToken } from './visitor-token';
@@ -89,6 +89,8 @@ async function claimsOf(model: SiteModel, token: string | undefined): Promise<Re
   if (!token) return null;
   const payload = await verifyVisitorToken(token, model.site.authKey);
   if (!payload) return null;
+  // The JSON Schema validator (@cfworker/json-schema) only for a visitor with a valid token: a public page never evaluates it.
+  const { visitorClaims } = await import('./adaptive-schema');
   return visitorClaims((model.site.adaptiveSchema as AdaptiveJsonSchema | null) ?? null, payload);
 }
 
