@@ -458,8 +458,8 @@ function readFrontmatter(tree: Root): Record<string, unknown> {
   } catch (error) {
     throw new MarkdownConversionError(`Invalid YAML frontmatter: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new MarkdownConversionError('YAML frontmatter must be a mapping of keys to values');
+  // YAML that is not a mapping (a line between two `---` lines reads as one string) sets nothing, as an empty one.
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return {};
   return data as Record<string, unknown>;
 }
 
