@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitOutput, githubBody, runGitOperation } from '../helpers/git-sync';
+import { createRepository, gitInfo, gitOutput, githubBody, runGitOperation, runPending } from '../helpers/git-sync';
 
 /**
  * Found on a real repository (hand-written, Chinese, gitprobe10b): its README begins with a line between two `---`
  * lines, which Markdown with front matter reads as YAML front matter holding one string, not a mapping. The
  * conversion refused it, and with it the whole import failed ("changes[0] (insert_page): YAML frontmatter must be a
  * mapping of keys to values", naming no file). A front matter that is not a mapping sets nothing (as an empty one),
- * and the page is imported; an export of an edit to it keeps its lines.
+ * and the page is imported; an export of an edit to it keeps its lines. Front matter that is not YAML still fails
+ * the import (GitBook's Git Sync fails on it too), and the error names the file to fix.
  */
 
 const HOME = ['---', 'A line between two rules', '---', '', '# Home', '', 'Welcome to the guide.', ''].join('\n');
@@ -40,4 +41,22 @@ describe('a page whose front matter is not a mapping', () => {
     expect(await gitOutput(name, 'show', 'refs/heads/main:README.md')).toBe(HOME.replace('Welcome to the guide.', 'Welcome to the whole guide.'));
   });
 
+  it('that is not YAML fails the import with an error naming the file', async () => {
+    const name = 'import-frontmatter-invalid';
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    await createRepository(name, {
+      files: {
+        'README.md': '# Home\n\nWelcome.\n',
+        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Setup](guides/setup.md)\n',
+        'guides/setup.md': '---\ndescription: Steps: in order: here\n---\n\n# Setup\n\nSteps.\n',
+      },
+    });
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token, body: { ...githubBody(name), force: true } }), 204);
+    await runPending(space.id);
+    const operation = (await gitInfo(space.id, token)).body.operation;
+    expect(operation.state).toBe('failure');
+    expect(operation.error).toMatch(/^guides\/setup\.md: Invalid YAML frontmatter/);
+  });
 });

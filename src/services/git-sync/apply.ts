@@ -199,6 +199,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     prepare: (change, index) => markdown.prepare(change, index),
     // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
+    // A page that cannot be read fails the import with its file named, which is what its author has to fix.
+    nameChange: (change) => (change.operation === 'insert_page' || change.operation === 'update_page' ? fileOfChange(target, change) : undefined),
   });
   const counts = { pageCount: space.head.pageCount + result.pageDelta, fileCount: space.head.fileCount + result.fileDelta + target.newFiles.length };
   assertContentCaps(env, space.head, counts);
