@@ -7,14 +7,14 @@ import { createRepository, gitInfo, gitOutput, githubBody, runGitOperation, runP
  * Found on a real repository (hand-written, Chinese, gitprobe10b): its README begins with a line between two `---`
  * lines, which Markdown with front matter reads as YAML front matter holding one string, not a mapping. The
  * conversion refused it, and with it the whole import failed ("changes[0] (insert_page): YAML frontmatter must be a
- * mapping of keys to values", naming no file). A front matter that is not a mapping sets nothing (as an empty one),
+ * mapping of keys to values", naming no file). Front matter that is a single value sets nothing (as an empty one),
  * and the page is imported; an export of an edit to it keeps its lines. Front matter that is not YAML still fails
  * the import (GitBook's Git Sync fails on it too), and the error names the file to fix.
  */
 
 const HOME = ['---', 'A line between two rules', '---', '', '# Home', '', 'Welcome to the guide.', ''].join('\n');
 
-describe('a page whose front matter is not a mapping', () => {
+describe('a page whose front matter is a single value, not a mapping', () => {
   it('is imported with no metadata from it, and an edit to it exported keeps its lines', async () => {
     const name = 'import-frontmatter-scalar';
     const org = await seedOrg();
