@@ -55,6 +55,16 @@ function withDotIfWritten(path: string, previous: string): string {
   return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)#"'>\\s]|$)`, 'm').test(previous) ? `./${path}` : path;
 }
 
+/**
+ * `./` for the README of the page's own folder (`path` is `README.md`) where the file an export replaces linked it so,
+ * with this anchor (`[A heading](./#a-heading)`, as GitBook's earlier exporter wrote a heading's link to itself).
+ */
+function ownFolderIfWritten(path: string, anchor: string, previous: string): string {
+  if (!previous || !/^readme\.md$/i.test(path)) return path;
+  const escaped = anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)"'>\\s]|$)`, 'm').test(previous) ? './' : path;
+}
+
 export async function runExport(
   env: Env,
   db: Db,
@@ -174,7 +184,10 @@ export async function runExport(
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const path = withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const path =
+        file === undefined && !previous.includes(relativePath)
+          ? ownFolderIfWritten(withDotIfWritten(relativePath.replace(/(?<=\/)README\.md$/i, ''), previous), anchor ?? '', previous)
+          : withDotIfWritten(relativePath, previous);
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
