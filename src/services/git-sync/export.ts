@@ -65,6 +65,21 @@ function ownFolderIfWritten(path: string, anchor: string, previous: string): str
   return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)"'>\\s]|$)`, 'm').test(previous) ? './' : path;
 }
 
+/**
+ * A path as the file an export replaces spelled it. A quoted attribute (`<img src="...">`) holds a space as it is, as
+ * GitBook writes it, and a Markdown link `%20`; unless the file wrote `%20` in the attribute, or percent-encoded more
+ * than spaces (`image%20%2891%29.png`, as GitBook's earlier exporter did): the import reads every spelling as the file.
+ */
+function spelledAsBefore(path: string, quote: string | null, previous: string): string {
+  const written = quote ? path.replace(/%20/g, ' ') : path;
+  const encoded = path
+    .replace(/%20/g, ' ')
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+  return [written, path, encoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
+}
+
 export async function runExport(
   env: Env,
   db: Db,
@@ -188,8 +203,8 @@ export async function runExport(
         file === undefined && !previous.includes(relativePath)
           ? ownFolderIfWritten(withDotIfWritten(relativePath.replace(/(?<=\/)README\.md$/i, ''), previous), anchor ?? '', previous)
           : withDotIfWritten(relativePath, previous);
-      // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
-      const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
+      const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
+      const href = `${spelledAsBefore(path, quote, previous)}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
       const spaced = path.replace(/%20/g, ' ');
       if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
