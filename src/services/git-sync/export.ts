@@ -70,7 +70,7 @@ function ownFolderIfWritten(path: string, anchor: string, previous: string): str
  * GitBook writes it, and a Markdown link `%20`; unless the file wrote `%20` in the attribute, or percent-encoded more
  * than spaces (`image%20%2891%29.png`, as GitBook's earlier exporter did): the import reads every spelling as the file.
  */
-function spelledAsBefore(path: string, quote: string | null, previous: string): string {
+function hrefAsWritten(path: string, quote: string | null, previous: string): string {
   const written = quote ? path.replace(/%20/g, ' ') : path;
   const encoded = path
     .replace(/%20/g, ' ')
@@ -204,7 +204,7 @@ export async function runExport(
           ? ownFolderIfWritten(withDotIfWritten(relativePath.replace(/(?<=\/)README\.md$/i, ''), previous), anchor ?? '', previous)
           : withDotIfWritten(relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
-      const href = `${spelledAsBefore(path, quote, previous)}${anchor ?? ''}`;
+      const href = `${hrefAsWritten(path, quote, previous)}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
       const spaced = path.replace(/%20/g, ' ');
       if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
