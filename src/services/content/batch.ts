@@ -133,6 +133,8 @@ export interface BatchContext {
    */
   range?: { from: number; to: number };
   refIds?: ReadonlyMap<string, string>;
+  /** How an error names the change that failed (Git Sync's import: a page's file); `changes[i] (operation)` otherwise. */
+  nameChange?: (change: ContentChange) => string | undefined;
 }
 
 /** A page's document over MAX_DOCUMENT_BYTES (400). */
@@ -166,7 +168,7 @@ export async function applyContentBatch(tree: ContentTree, changes: ContentChang
       }
       // The change that failed is named, whatever the status (400 invalid, 413 a file over its cap).
       if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
-        throw new ApiError(error.status, `changes[${index}] (${change.operation}): ${error.message}`);
+        throw new ApiError(error.status, `${context.nameChange?.(change) ?? `changes[${index}] (${change.operation})`}: ${error.message}`);
       }
       throw error;
     }

@@ -240,6 +240,8 @@ async function applySlice(env: Env, db: Db, space: SyncedSpace, target: GitImpor
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
     range: { from: progress?.next ?? 0, to },
     ...(progress ? { refIds: new Map(Object.entries(progress.refIds)) } : {}),
+    // A page that cannot be read fails the import with its file named, which is what its author has to fix.
+    nameChange: (change) => (change.operation === 'insert_page' || change.operation === 'update_page' ? fileOfChange(target, change) : undefined),
   });
   const pageDelta = (progress?.pageDelta ?? 0) + result.pageDelta;
   const fileDelta = (progress?.fileDelta ?? 0) + result.fileDelta;

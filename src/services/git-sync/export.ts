@@ -72,6 +72,31 @@ function withDotIfWritten(path: string, previous: string): string {
   return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)#"'>\\s]|$)`, 'm').test(previous) ? `./${path}` : path;
 }
 
+/**
+ * `./` for the README of the page's own folder (`path` is `README.md`) where the file an export replaces linked it so,
+ * with this anchor (`[A heading](./#a-heading)`, as GitBook's earlier exporter wrote a heading's link to itself).
+ */
+function ownFolderIfWritten(path: string, anchor: string, previous: string): string {
+  if (!previous || !/^readme\.md$/i.test(path)) return path;
+  const escaped = anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)"'>\\s]|$)`, 'm').test(previous) ? './' : path;
+}
+
+/**
+ * A path as the file an export replaces spelled it. A quoted attribute (`<img src="...">`) holds a space as it is, as
+ * GitBook writes it, and a Markdown link `%20`; unless the file wrote `%20` in the attribute, or percent-encoded more
+ * than spaces (`image%20%2891%29.png`, as GitBook's earlier exporter did): the import reads every spelling as the file.
+ */
+function hrefAsWritten(path: string, quote: string | null, previous: string): string {
+  const written = quote ? path.replace(/%20/g, ' ') : path;
+  const encoded = path
+    .replace(/%20/g, ' ')
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+  return [written, path, encoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
+}
+
 export async function runExport(
   env: Env,
   db: Db,
@@ -228,9 +253,12 @@ export async function runExport(
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const path = withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
-      // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
-      const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
+      const path =
+        file === undefined && !previous.includes(relativePath)
+          ? ownFolderIfWritten(withDotIfWritten(relativePath.replace(/(?<=\/)README\.md$/i, ''), previous), anchor ?? '', previous)
+          : withDotIfWritten(relativePath, previous);
+      const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
+      const href = `${hrefAsWritten(path, quote, previous)}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
       const spaced = path.replace(/%20/g, ' ');
       if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;

@@ -458,8 +458,9 @@ function readFrontmatter(tree: Root): Record<string, unknown> {
   } catch (error) {
     throw new MarkdownConversionError(`Invalid YAML frontmatter: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new MarkdownConversionError('YAML frontmatter must be a mapping of keys to values');
+  // A single value (a line between two `---` lines reads as one string) sets nothing, as an empty one; a list is an error.
+  if (data === null || typeof data !== 'object') return {};
+  if (Array.isArray(data)) throw new MarkdownConversionError('YAML frontmatter must be a mapping of keys to values');
   return data as Record<string, unknown>;
 }
 
