@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { runBatch, selectOfBuiltShape, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
@@ -51,6 +51,35 @@ export function changeRequestOfSpaceQuery(db: Db, spaceId: string, idOrNumber: s
   const match = and(eq(changeRequests.spaceId, sql.placeholder('spaceId')), byNumber ? eq(changeRequests.number, changeRequest) : eq(changeRequests.id, changeRequest))!;
   const values = { spaceId, changeRequest: byNumber ? Number(idOrNumber) : idOrNumber };
   return selectOfShape(`changeRequestOfSpace:${byNumber ? 'number' : 'id'}`, changeRequestQuery(db, match), values);
+}
+
+/** A row of `spaceChangeRequestsSelect`: the caller's rank on the space, and a change request, or none (`cr` null). */
+export type RankedChangeRequest = ChangeRequestWithContext & { rank: number };
+
+/**
+ * A space's change requests that `where` (on change request columns, with `sql.placeholder` values) keeps, in `order`,
+ * `limit` of them (a placeholder), each with the caller's rank on the space (placeholders `spaceId`, `userId`), in one
+ * statement where a space's list ran two (the space with the rank, then the list): the space left-joined to its change
+ * requests. No row when there is no such space; one row whose `cr` is null when none matches. The rank is a subquery
+ * that names no outer column, which SQLite evaluates once for the statement, not once per row. A change request whose
+ * creator is gone is left out, as changeRequestQuery's inner join leaves it out.
+ */
+export function spaceChangeRequestsSelect(db: Db, where: SQL, order: SQL[], limit: SQL | Placeholder) {
+  const rank = sql<number>`(select ${spaceRoleSql(sql.placeholder('userId') as unknown as SQL)} from ${spaces} where ${spaces.id} = ${sql.placeholder('spaceId')})`;
+  const withCreator = sql`exists (select 1 from ${users} u where u.id = ${changeRequests.createdBy})`;
+  return db
+    .select({ rank: rank.as('caller_rank'), ...changeRequestSelection() })
+    .from(spaces)
+    .leftJoin(changeRequests, and(eq(changeRequests.spaceId, spaces.id), where, withCreator))
+    .leftJoin(users, eq(users.id, changeRequests.createdBy))
+    .where(eq(spaces.id, sql.placeholder('spaceId')))
+    .orderBy(...order)
+    .limit(limit as unknown as number);
+}
+
+/** The change requests of `spaceChangeRequestsSelect`'s rows (none when its one row has none). */
+export function rankedChangeRequests(rows: RankedChangeRequest[]): ChangeRequestWithContext[] {
+  return rows.filter((row) => row.cr?.id != null);
 }
 
 export function requireChangeRequest<T>(row: T | undefined): T {
