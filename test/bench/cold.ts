@@ -32,6 +32,14 @@
  *
  * Each is built with its own checkout's src/cli/build-worker.mjs (its entry is test/bench/worker.ts in each), so that a
  * change of the build's settings is measured too. `--only=<text>`: only the kinds whose label contains it.
+ *
+ * How long: each measurement starts two Miniflare instances (2-5 s each, by load), so `--rounds=5` with a baseline (30
+ * measurements) takes 4-8 minutes after the build and seeding (about 1 minute); a line on stderr marks each round. It used
+ * to never finish now and then: workerd sometimes closes one of the 18 inspector sessions a profiled instance opens
+ * (seen: `outbound:0`, close code 1000), and the CPU profile then awaited that session's answer forever, its other
+ * profilers left sampling (the "waiting near 10% CPU" of earlier runs). Every wait on the inspector now ends
+ * (isolate-cpu.ts `inspect`: a closed session or 30 s of silence rejects), and a failed profiled instance is measured
+ * again on a fresh one (`withRetries`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -102,11 +110,30 @@ async function workerShares(
   }
 }
 
+/**
+ * `measure`, tried again on a fresh instance when it fails (at most ATTEMPTS times in all), saying why on stderr: a CPU
+ * profile's inspector session lost (isolate-cpu.ts `inspect`) costs one more instance, not the run.
+ */
+const ATTEMPTS = 3;
+async function withRetries<T>(what: string, measure: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await measure();
+    } catch (error) {
+      if (attempt >= ATTEMPTS) throw error;
+      console.error(`  ${what}: attempt ${attempt} failed (${(error as Error).message}); again on a fresh instance`);
+    }
+  }
+}
+
+/** How long a first request may take before it counts as failed (a cold one takes 0.1-0.5 s, 3 s on a machine at load 25). */
+const REQUEST_MS = 60_000;
+
 /** One GET answered 200: its wall-clock time and workerd's CPU time for it, in ms. */
 async function timedFetch(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; cpuMs: number }> {
   const cpu0 = workerdCpuNs();
   const t0 = performance.now();
-  const response = await fetch(url, { headers });
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(REQUEST_MS) });
   await response.arrayBuffer();
   const ms = performance.now() - t0;
   if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
@@ -204,6 +231,8 @@ try {
   const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
   const samples = new Map<string, Sample[]>();
   const record = (key: string, sample: Sample) => samples.set(key, [...(samples.get(key) ?? []), sample]);
+  const started = performance.now();
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [label, first] of Object.entries(kinds).filter(([label]) => !ONLY || label.includes(ONLY))) {
       for (const [build, modules] of Object.entries(builds)) {
@@ -218,7 +247,7 @@ try {
           await fresh.mf.dispose();
         }
         // The Worker isolate's share of it, from a second fresh instance whose every isolate is profiled.
-        const shares = await workerShares(persist, modules, first, user.id);
+        const shares = await withRetries(`${label} [${build}]`, () => workerShares(persist, modules, first, user.id));
         const workerMs = ours.cpuMs * shares.ours;
         const referenceWorkerMs = reference.cpuMs * shares.reference;
         record(`${label}|${build}`, {
@@ -233,6 +262,8 @@ try {
         });
       }
     }
+    // Progress, so that a long run shows it is alive (the figures come at the end).
+    console.error(`  round ${round + 1} of ${ROUNDS} measured (${elapsed()}, load ${load()})`);
   }
   console.log(
     `First request of a fresh isolate, as a ratio to the reference Worker's first request (median of ${ROUNDS}; load average now ${load()}):\n` +

@@ -14,33 +14,69 @@
  * profiled the same way, and the process's CPU is measured on an instance nobody profiles.
  */
 
-/** One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`). */
+/** How long a CDP answer (or the socket's opening) may take before the session counts as lost. */
+const ANSWER_MS = 30_000;
+
+/**
+ * One CDP session over workerd's inspector, on the isolate of service `service` (a user Worker is `core:user:<name>`).
+ * Every wait ends: a socket that closes, fails or stays silent for ANSWER_MS rejects what is pending, naming the service
+ * and the method (a lost session used to leave its `send` pending forever, and the benchmark with it).
+ */
 export async function inspect(port: number, service: string) {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/${service}`);
-  await new Promise((resolve, reject) => {
-    socket.addEventListener('open', resolve, { once: true });
-    socket.addEventListener('error', reject, { once: true });
-  });
-  let next = 1;
-  const waiting = new Map<number, (result: any) => void>();
+  const pending = new Map<number, { method: string; resolve: (result: any) => void; reject: (error: Error) => void }>();
+  let lost: Error | undefined;
+  const lose = (why: string) => {
+    lost ??= new Error(`inspector session of ${service}: ${why}`);
+    for (const { method, reject } of pending.values()) reject(new Error(`${lost.message} (awaiting ${method})`));
+    pending.clear();
+  };
+  socket.addEventListener('close', (event) => lose(`closed (${event.code})`));
+  socket.addEventListener('error', () => lose('socket error'));
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(String(event.data));
-    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
+    const waiting = message.id === undefined ? undefined : pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id);
+    if (message.error) waiting.reject(new Error(`${service} ${waiting.method}: ${JSON.stringify(message.error)}`));
+    else waiting.resolve(message.result);
   });
+  await deadline(
+    new Promise((resolve, reject) => {
+      socket.addEventListener('open', resolve, { once: true });
+      socket.addEventListener('close', () => reject(lost), { once: true });
+    }),
+    `inspector session of ${service}: not open after ${ANSWER_MS} ms`,
+    () => socket.close(),
+  );
+  let next = 1;
   return {
-    send: (method: string, params: object = {}) =>
-      new Promise<any>((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
+    send: (method: string, params: object = {}) => {
+      if (lost) return Promise.reject(lost);
+      const id = next++;
+      const answer = new Promise<any>((resolve, reject) => pending.set(id, { method, resolve, reject }));
+      socket.send(JSON.stringify({ id, method, params }));
+      return deadline(answer, `inspector session of ${service}: no answer to ${method} in ${ANSWER_MS} ms`, () => pending.delete(id));
+    },
     close: () => socket.close(),
   };
 }
 
+/** `promise`, or a rejection with `message` after ANSWER_MS (then `onTimeout`). */
+function deadline<T>(promise: Promise<T>, message: string, onTimeout: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(message));
+    }, ANSWER_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** The services whose isolates workerd's inspector lists (`/json/list`): the user Workers and Miniflare's own. */
 export async function isolatesOf(port: number): Promise<string[]> {
-  const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { id: string }[];
+  const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(ANSWER_MS) })).json()) as { id: string }[];
   return list.map(({ id }) => id);
 }
 
