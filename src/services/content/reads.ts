@@ -774,15 +774,22 @@ export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
   return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
 }
 
-/** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
-export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
+/** The page a content read found, as the API answers it without its body; a 404 when there is none. */
+function locatedPage(read: ContentRead) {
   const located = read.located;
   if (!located) throw new ApiError(404, 'Page not found');
   // Its child pages carry their Markdown; the page itself carries its body in the format asked for.
   const childMarkdown: PageMarkdown | undefined = read.markdownOf && ((p) => (p === located.page ? undefined : read.markdownOf!(p)));
   const page = toRevisionPage(located.page, read.urls, located.parentPath, childMarkdown);
   // A computed page read with computed=false (its source), a group or a link page: no body (they have none of their own).
-  if (page.type === 'computed' || page.type === 'link' || page.type === 'group') return page;
+  const bodiless = page.type === 'computed' || page.type === 'link' || page.type === 'group';
+  return { located, page, bodiless };
+}
+
+/** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
+export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
+  const { located, page, bodiless } = locatedPage(read);
+  if (bodiless) return page;
   const generated = located.page.generated;
   // Written the way content batches read Markdown back: the title as the leading heading, the page's
   // fields as front matter, so a page read and posted back as Markdown stays the same page.
@@ -900,6 +907,21 @@ export async function fileResponse(r: ContentRequest, fileId: string) {
 
 export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
   return pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced }), options);
+}
+
+/**
+ * `pageResponse` as the JSON text of its answer. A page read as it is stored (a document, neither evaluated nor
+ * dereferenced) answers its document's JSON text as its statement or this isolate's cache (document-cache) holds it,
+ * spliced in: neither parsed into objects nor written back to text, which for a long page was most of a warm read's
+ * Worker CPU. The same JSON value as pageResponse's (its last member is `document` either way).
+ */
+export async function pageResponseJson(r: ContentRequest, pageId: string, options: PageOptions): Promise<string> {
+  const read = await readFor(r, { page: pageId, reusable: !!options.dereferenced });
+  const asStored = options.format === 'document' && !options.evaluated && !options.dereferenced;
+  const { located, page, bodiless } = locatedPage(read);
+  if (!asStored || bodiless || located.page.generated || !read.documentBody) return JSON.stringify(await pageWithContent(r.db, read, options));
+  const head = JSON.stringify({ ...page, document: 0 });
+  return `${head.slice(0, -'0}'.length)}${read.documentBody}}`;
 }
 
 /** A page by its path in the revision (slugs from the top level, `/`-separated); an unknown path is a 404. */
