@@ -46,7 +46,7 @@ describe('D1 statements of warm single-object reads', () => {
     }
   });
 
-  it('page reads (as a document and as Markdown) and the change request list each run one statement', async () => {
+  it('page reads (as a document and as Markdown) each run one statement, the change request list one round trip', async () => {
     const { token, space, cr } = await fixture();
     const page = space.pages.Leaf;
     const document = await countStatements(`/v1/spaces/${space.id}/content/page/${page}`, token);
@@ -56,15 +56,16 @@ describe('D1 statements of warm single-object reads', () => {
     expect([markdown.status, markdown.roundTrips, markdown.statements]).toEqual([200, 1, 1]);
     expect(markdown.body).toMatchObject({ id: page, markdown: expect.stringContaining('Hello') });
     const list = await countStatements(`/v1/spaces/${space.id}/change-requests`, token);
-    expect([list.status, list.roundTrips, list.statements]).toEqual([200, 1, 1]);
+    // Two statements (the space with the caller's rank, the list): one statement measured slower (Handbook, Benchmark).
+    expect([list.status, list.roundTrips, list.statements]).toEqual([200, 1, 2]);
     expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([cr.id]);
   });
 
-  it('a space without change requests lists none in one statement, and a page of another space is not found', async () => {
+  it('a space without change requests lists none, and a page of another space is not found in one statement', async () => {
     const { org, token, space } = await fixture();
     const empty = expectStatus(await api('POST', `/v1/orgs/${org.id}/spaces`, { token, body: { title: 'Empty' } }), 201).body;
     const list = await countStatements(`/v1/spaces/${empty.id}/change-requests`, token);
-    expect([list.status, list.statements, list.body.items, list.body.count]).toEqual([200, 1, [], 0]);
+    expect([list.status, list.roundTrips, list.body.items, list.body.count]).toEqual([200, 1, [], 0]);
     const page = await countStatements(`/v1/spaces/${empty.id}/content/page/${space.pages.Leaf}`, token);
     expect([page.status, page.statements, page.body.error.message]).toEqual([404, 1, 'Page not found']);
   });

@@ -14,15 +14,11 @@ import { ChangeRequestSchema, ChangeRequestStatusSchema, ChangeRequestSubjectSch
 import { toChangeRequest } from '../../services/content/presenter';
 import { IdSchema, listOf, urlContext } from '../../schemas/common';
 import { spaceRoleSql } from '../../services/access/access';
-import { authorize } from '../../services/access/permissions';
 import {
   changeRequestQuery,
   loadChangeRequest,
-  rankedChangeRequests,
   refreshChangeRequestCounters,
-  spaceChangeRequestsSelect,
   type ChangeRequestWithContext,
-  type RankedChangeRequest,
 } from '../../services/content/change-requests';
 import { readDescription } from '../../services/content/change-request-description';
 import { newChangeRequestStatements } from '../../services/content/main-edits';
@@ -183,8 +179,7 @@ type ListScope = SQL[] | { shape: string; where: SQL[]; values: Record<string, u
  */
 async function listPage<G>(
   db: Db,
-  /** The caller's access, read in the same batch; null: read by the list's own statement (a space's list, see below). */
-  guard: BatchItem | null,
+  guard: BatchItem,
   check: (rows: G[]) => void,
   listScope: ListScope,
   filters: Filters,
@@ -201,22 +196,18 @@ async function listPage<G>(
   const values = { ...conditions.values, ...(Array.isArray(listScope) ? {} : listScope.values), limit: limit + 1, afterSort: text?.[0], afterId: text?.[1] };
   // A space's list is built once per isolate for each combination of filters (db/client `selectOfBuiltShape`): its
   // builder too, which was a fortieth of a warm list's Worker CPU (test/bench/profile.ts).
-  const order = [desc(sortColumn), desc(changeRequests.id)];
-  // A space's list (no guard) reads the caller's rank on the space in its own statement: one statement, not two.
-  const select: () => object = guard
-    ? () => changeRequestQuery(db, and(matching, after)!).orderBy(...order).limit(sql.placeholder('limit'))
-    : () => spaceChangeRequestsSelect(db, and(...where, after)!, order, sql.placeholder('limit'));
+  const select = () => changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(sql.placeholder('limit'));
   const shape = Array.isArray(listScope) ? undefined : `changeRequests:${listScope.shape}:${conditions.shape}:${text ? 'after' : 'first'}`;
-  const list = shape ? selectOfBuiltShape(db, shape, select, values) : selectWithValues(select(), values);
-  const [guardRows, listed] = (guard ? await db.batch([guard, list as BatchItem]) : [undefined, await (list as Promise<unknown>)]) as [G[] | undefined, ChangeRequestWithContext[]];
-  const callerRows = guardRows ?? (listed as unknown as G[]);
-  check(callerRows);
-  const rows = guard ? listed : rankedChangeRequests(listed as RankedChangeRequest[]);
+  const [guardRows, rows] = (await db.batch([
+    guard,
+    shape ? selectOfBuiltShape(db, shape, select, values) : selectWithValues(select(), values),
+  ])) as [G[], ChangeRequestWithContext[]];
+  check(guardRows);
   // Counted only when they are more than a page (after the caller's check): by `countFor` when given (the
   // organization's list reads indexes of what it subtracts), else over every matching change request.
   const total = await listCount(rows, limit, cursor, undefined, async () =>
     countFor
-      ? countFor(callerRows, where, values)
+      ? countFor(guardRows, where, values)
       : (await selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching), values))[0].n,
   );
   const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
@@ -228,10 +219,10 @@ export const changeRequestsRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
-    // Its rows carry the caller's rank on the space (none: no such space), read in the list's statement.
-    const check = (rows: RankedChangeRequest[]) => authorize(rows[0]?.rank, RANK.read, 'Space');
-    const scope = { shape: 'space', where: [eq(changeRequests.spaceId, sql.placeholder('spaceId'))], values: { spaceId, userId } };
-    const page = await listPage(db, null, check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    const guard = selectSpaceWithRank(db, spaceId, userId);
+    const check = (rows: SpaceWithRank[]) => checkSpace(rows, RANK.read, true);
+    const scope = { shape: 'space', where: [eq(changeRequests.spaceId, sql.placeholder('spaceId'))], values: { spaceId } };
+    const page = await listPage(db, guard, check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
     return c.json(page, 200);
   })
   .openapi(listForOrgRoute, async (c) => {

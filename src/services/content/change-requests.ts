@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { runBatch, selectOfBuiltShape, selectOfShape, type BatchItem, type Db } from '../../db/client';
 import { changeRequests, organizations, spaces, users } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
@@ -53,40 +53,6 @@ export function changeRequestOfSpaceQuery(db: Db, spaceId: string, idOrNumber: s
   return selectOfShape(`changeRequestOfSpace:${byNumber ? 'number' : 'id'}`, changeRequestQuery(db, match), values);
 }
 
-/** A row of `spaceChangeRequestsSelect`: the caller's rank on the space, and a change request, or none (`cr` null). */
-export type RankedChangeRequest = ChangeRequestWithContext & { rank: number };
-
-/**
- * A space's change requests that `where` (on change request columns, with `sql.placeholder` values) keeps, in `order`,
- * `limit` of them (a placeholder), each with the caller's rank on the space (placeholders `spaceId`, `userId`), in one
- * statement where a space's list ran two (the space with the rank, then the list): the space left-joined to its change
- * requests. No row when there is no such space; one row whose `cr` is null when none matches. The rank is a subquery
- * that names no outer column, which SQLite evaluates once for the statement, not once per row. A change request whose
- * creator is gone is left out, as changeRequestQuery's inner join leaves it out.
- */
-export function spaceChangeRequestsSelect(db: Db, where: SQL, order: SQL[], limit: SQL | Placeholder) {
-  const rank = sql<number>`(select ${spaceRoleSql(sql.placeholder('userId') as unknown as SQL)} from ${spaces} where ${spaces.id} = ${sql.placeholder('spaceId')})`;
-  const withCreator = sql`exists (select 1 from ${users} u where u.id = ${changeRequests.createdBy})`;
-  return db
-    .select({
-      rank: rank.as('caller_rank'),
-      ...joinedChangeRequestFields(),
-      spaceRevision: sql<string>`${spaces.revisionId}`.as('space_revision'),
-      orgId: sql<string>`${spaces.orgId}`.as('space_org'),
-    })
-    .from(spaces)
-    .leftJoin(changeRequests, and(eq(changeRequests.spaceId, spaces.id), where, withCreator))
-    .leftJoin(users, eq(users.id, changeRequests.createdBy))
-    .where(eq(spaces.id, sql.placeholder('spaceId')))
-    .orderBy(...order)
-    .limit(limit as unknown as number);
-}
-
-/** The change requests of `spaceChangeRequestsSelect`'s rows (none when its one row has none). */
-export function rankedChangeRequests(rows: RankedChangeRequest[]): ChangeRequestWithContext[] {
-  return rows.filter((row) => row.cr.id !== null);
-}
-
 export function requireChangeRequest<T>(row: T | undefined): T {
   if (!row) throw new ApiError(404, 'Change request not found');
   return row;
@@ -117,31 +83,23 @@ function spaceWithChangeRequestQuery(db: Db, spaceId: string, idOrNumber: string
   return selectOfBuiltShape(db, `spaceWithChangeRequest:${byNumber ? 'number' : 'id'}`, () => spaceWithChangeRequestSelect(db, byNumber), values);
 }
 
-/**
- * A left-joined change request's columns and its creator's, each aliased: D1 answers a batch's rows as objects keyed by
- * column name, where the space's would hide these; and drizzle leaves aliased fields as they are (no object made null
- * for a missing row), so a statement of them keeps db/client's faster row mapping.
- */
-function joinedChangeRequestFields() {
-  const cr = Object.fromEntries(
-    Object.entries(getTableColumns(changeRequests)).map(([key, column]) => [key, sql`${column}`.mapWith(column).as(`cr_${column.name}`)]),
-  ) as { [K in keyof ChangeRequestRow]: SQL.Aliased<ChangeRequestRow[K]> };
-  const creator = {
-    id: sql<string>`${users.id}`.as('cr_creator_id'),
-    displayName: sql<string>`${users.displayName}`.as('cr_creator_display_name'),
-    email: sql<string>`${users.email}`.as('cr_creator_email'),
-    photoURL: sql<string | null>`${users.photoURL}`.as('cr_creator_photo_url'),
-  };
-  return { cr, creator };
-}
-
 function spaceWithChangeRequestSelect(db: Db, byNumber: boolean) {
   const changeRequest = sql.placeholder('changeRequest');
+  // Aliased: D1 answers a batch's rows as objects keyed by column name, where the space's would hide these.
+  const crFields = Object.fromEntries(
+    Object.entries(getTableColumns(changeRequests)).map(([key, column]) => [key, sql`${column}`.mapWith(column).as(`cr_${column.name}`)]),
+  ) as { [K in keyof ChangeRequestRow]: SQL.Aliased<ChangeRequestRow[K]> };
   return db
     .select({
       space: spaces,
       rank: spaceRoleSql(sql.placeholder('userId') as unknown as SQL),
-      ...joinedChangeRequestFields(),
+      cr: crFields,
+      creator: {
+        id: sql<string>`${users.id}`.as('cr_creator_id'),
+        displayName: sql<string>`${users.displayName}`.as('cr_creator_display_name'),
+        email: sql<string>`${users.email}`.as('cr_creator_email'),
+        photoURL: sql<string | null>`${users.photoURL}`.as('cr_creator_photo_url'),
+      },
     })
     .from(spaces)
     .leftJoin(
