@@ -46,13 +46,28 @@ describe('D1 statements of warm single-object reads', () => {
     }
   });
 
-  it('page reads and the change request list answer in one round trip', async () => {
-    const { token, space } = await fixture();
+  it('page reads (as a document and as Markdown) each run one statement, the change request list one round trip', async () => {
+    const { token, space, cr } = await fixture();
     const page = space.pages.Leaf;
-    for (const path of [`/v1/spaces/${space.id}/content/page/${page}`, `/v1/spaces/${space.id}/content/page/${page}?format=markdown`, `/v1/spaces/${space.id}/change-requests`]) {
-      const got = await countStatements(path, token);
-      expect([got.status, got.roundTrips], path).toEqual([200, 1]);
-    }
+    const document = await countStatements(`/v1/spaces/${space.id}/content/page/${page}`, token);
+    expect([document.status, document.roundTrips, document.statements]).toEqual([200, 1, 1]);
+    expect(document.body).toMatchObject({ id: page, title: 'Leaf', document: { object: 'document' } });
+    const markdown = await countStatements(`/v1/spaces/${space.id}/content/page/${page}?format=markdown`, token);
+    expect([markdown.status, markdown.roundTrips, markdown.statements]).toEqual([200, 1, 1]);
+    expect(markdown.body).toMatchObject({ id: page, markdown: expect.stringContaining('Hello') });
+    const list = await countStatements(`/v1/spaces/${space.id}/change-requests`, token);
+    // Two statements (the space with the caller's rank, the list): one statement measured slower (Handbook, Benchmark).
+    expect([list.status, list.roundTrips, list.statements]).toEqual([200, 1, 2]);
+    expect(list.body.items.map((item: { id: string }) => item.id)).toEqual([cr.id]);
+  });
+
+  it('a space without change requests lists none, and a page of another space is not found in one statement', async () => {
+    const { org, token, space } = await fixture();
+    const empty = expectStatus(await api('POST', `/v1/orgs/${org.id}/spaces`, { token, body: { title: 'Empty' } }), 201).body;
+    const list = await countStatements(`/v1/spaces/${empty.id}/change-requests`, token);
+    expect([list.status, list.roundTrips, list.body.items, list.body.count]).toEqual([200, 1, [], 0]);
+    const page = await countStatements(`/v1/spaces/${empty.id}/content/page/${space.pages.Leaf}`, token);
+    expect([page.status, page.statements, page.body.error.message]).toEqual([404, 1, 'Page not found']);
   });
 
   it('answers others as before: another tenant and a guest get the space 404 before the change request 404, a reader the change request 404', async () => {
@@ -76,6 +91,19 @@ describe('D1 statements of warm single-object reads', () => {
       [org.members.read.token, `/v1/spaces/${space.id}/change-requests/${'x'.repeat(20)}`, 404, 'Change request not found'],
       // Another space's change request, by number and by id, is not this space's.
       [org.owner.token, `/v1/spaces/${otherSpace.id}/change-requests/${cr.id}`, 404, 'Space not found'],
+      // Page reads and the change request list: the space's 404 before the page's, for whoever cannot read the space.
+      [other.owner.token, `/v1/spaces/${space.id}/content/page/${space.pages.Leaf}`, 404, 'Space not found'],
+      [other.owner.token, `/v1/spaces/${space.id}/content/page/${space.pages.Leaf}?format=markdown`, 404, 'Space not found'],
+      [other.owner.token, `/v1/spaces/${space.id}/content/page/unknown`, 404, 'Space not found'],
+      [org.members.guest.token, `/v1/spaces/${space.id}/content/page/${space.pages.Leaf}`, 404, 'Space not found'],
+      [org.outsider.token, `/v1/spaces/${space.id}/content/page/${space.pages.Leaf}?format=markdown`, 404, 'Space not found'],
+      [other.owner.token, `/v1/spaces/${space.id}/change-requests`, 404, 'Space not found'],
+      [org.members.guest.token, `/v1/spaces/${space.id}/change-requests`, 404, 'Space not found'],
+      [org.owner.token, `/v1/spaces/${'x'.repeat(20)}/content/page/${space.pages.Leaf}`, 404, 'Space not found'],
+      [org.owner.token, `/v1/spaces/${'x'.repeat(20)}/change-requests`, 404, 'Space not found'],
+      // A reader sees the space: an unknown page of it is the page's 404.
+      [org.members.read.token, `/v1/spaces/${space.id}/content/page/unknown`, 404, 'Page not found'],
+      [org.members.read.token, `/v1/spaces/${space.id}/content/page/unknown?format=markdown`, 404, 'Page not found'],
     ];
     for (const [token, path, status, message] of cases) {
       const got = await countStatements(path, token);
@@ -83,6 +111,10 @@ describe('D1 statements of warm single-object reads', () => {
     }
     const reader = await countStatements(`/v1/spaces/${space.id}/change-requests/${cr.number}`, org.members.read.token);
     expect([reader.status, reader.body.id]).toEqual([200, cr.id]);
+    const readerPage = await countStatements(`/v1/spaces/${space.id}/content/page/${space.pages.Leaf}`, org.members.read.token);
+    expect([readerPage.status, readerPage.body.id]).toEqual([200, space.pages.Leaf]);
+    const readerList = await countStatements(`/v1/spaces/${space.id}/change-requests`, org.members.read.token);
+    expect([readerList.status, readerList.body.items.length]).toEqual([200, 1]);
   });
 
   it("a change request read by id finds only this space's change request", async () => {

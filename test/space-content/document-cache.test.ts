@@ -121,6 +121,28 @@ describe('warm page reads', () => {
     expect(markdown).toContain('Second words.');
   });
 
+  it('answers the same page, cold and warm, as the reads that build it as objects (its stored text spliced in)', async () => {
+    const cr = await openChangeRequest(spaceId, owner);
+    const markdown = '# Title kept\n\nA **bold** word, a [link](https://example.com "t") and `code`.\n\n| a | b |\n| - | - |\n| 1 | é ü \\| |\n\n```js\nconst x = "\\u0000";\n```\n';
+    const result = await applyChanges(spaceId, cr.number, owner, [{ operation: 'insert_page', title: 'Spliced', document: { markdown } }]);
+    const spliced = result.changes[0].page.id;
+    expectStatus(await merge(spaceId, cr.number, owner), 200);
+    const tree = expectStatus(await api('GET', `/v1/spaces/${spaceId}/content`, { token: owner }), 200).body;
+    clearDocumentCache();
+    const path = `/v1/spaces/${spaceId}/content/page/${spliced}`;
+    const cold = await api('GET', path, { token: owner });
+    const warm = await api('GET', path, { token: owner });
+    // The revision's page read and an evaluated read make their answers as objects (c.json).
+    const asObjects = expectStatus(await api('GET', `/v1/spaces/${spaceId}/revisions/${tree.id}/page/${spliced}`, { token: owner }), 200).body;
+    const evaluated = expectStatus(await api('GET', `${path}?evaluated=true`, { token: owner }), 200).body;
+    for (const answer of [cold, warm]) {
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(expectStatus(answer, 200).body).toEqual(asObjects);
+      expect(answer.body).toEqual(evaluated);
+    }
+    expect(JSON.stringify(asObjects.document)).toContain('bold');
+  });
+
   it("gives a warm page to nobody who may not read it, and a removed member's next read is refused", async () => {
     expectStatus(await api('GET', pagePath(), { token: org.members.read.token }), 200);
     expectError(await api('GET', pagePath(), { token: org.outsider.token }), 404);

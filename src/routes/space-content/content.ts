@@ -8,7 +8,7 @@ import {
   filesResponse,
   pageByPathResponse,
   pageMetaLinksResponse,
-  pageResponse,
+  pageResponseJson,
   pagesResponse,
   reusableContentResponse,
   revisionResponse,
@@ -82,7 +82,10 @@ export const spaceContentRouter = createLazyRouter()
   })
   .openapi(getPageRoute, async (c) => {
     const { spaceId, pageId } = c.req.valid('param');
-    return c.json(await pageResponse(request(c, spaceId), pageId, pageOptions(c.req.valid('query'))), 200);
+    // Its JSON text made by the read, which splices in a stored document's text (services/content/reads): the body
+    // c.json would make of pageResponse's answer, hence typed as that answer.
+    const json = await pageResponseJson(request(c, spaceId), pageId, pageOptions(c.req.valid('query')));
+    return c.body(json, 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(getPageByPathRoute, async (c) => {
     const { spaceId, pagePath } = c.req.valid('param');

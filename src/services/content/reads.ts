@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfBuiltShape, type BatchItem, type Db } from '../../db/client';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { changeRequests, revisions, spaces } from '../../db/schema/index';
@@ -204,22 +204,24 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  * map but whose part before `-` is (a generated page's) reads that page instead: the computed page
  * that generates it.
  */
-function pageTreeQuery(db: Db, rev: RevisionShape, target: PageTarget, hint: DocumentHint, computed = false, withMarkdown = false, withReusable = false) {
+function pageTreeQuery(db: Db, rev: RevisionShape, reader: SpaceReader, target: PageTarget, hint: DocumentHint, computed = false, withMarkdown = false, withReusable = false) {
   const byPath = 'path' in target;
-  const shape = `pageTree:${rev.shape}:${byPath ? 'path' : 'id'}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}:${withReusable ? 'reusable' : ''}`;
+  const shape = `pageTree:${rev.shape}:${reader.published ? 'published' : 'member'}:${byPath ? 'path' : 'id'}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}:${withReusable ? 'reusable' : ''}`;
   const values = {
     ...rev.values,
+    ...(reader.published ? {} : { userId: reader.userId }),
     ...(byPath ? { segments: JSON.stringify(target.path), pathLength: target.path.length } : { pageId: target.id }),
     knownDocument: hint.hash,
   };
-  return rawAllOfShape<PageTreeRow>(db, shape, () => pageTreeSql(rev.sql, byPath, computed, withMarkdown, withReusable), values);
+  return rawAllOfShape<PageTreeRow>(db, shape, () => pageTreeSql(rev.sql, reader.published, byPath, computed, withMarkdown, withReusable), values);
 }
 
 /**
- * pageTreeQuery's statement, with placeholders: `spaceId` (and what `revisionId` has), and `pageId`, or with `byPath`
- * `segments` (the path's slugs as a JSON array) and `pathLength`.
+ * pageTreeQuery's statement, with placeholders: `spaceId` (and what `revisionId` has), `userId` unless `published`,
+ * and `pageId`, or with `byPath` `segments` (the path's slugs as a JSON array) and `pathLength`. Its `space` row is
+ * what spaceAndRevisionStatement answers (spaceRowSql): a page read is one statement.
  */
-function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMarkdown: boolean, withReusable: boolean) {
+function pageTreeSql(revisionId: SQL, published: boolean, byPath: boolean, computed: boolean, withMarkdown: boolean, withReusable: boolean) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
@@ -228,6 +230,7 @@ function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMa
   const chunkBody = sql`(select body from documents where hash = json_extract(k.value, '$[0]'))`;
   // D1 allows 5 terms in a compound select: the optional rows are one term, a compound of their own.
   const extras = [
+    spaceRowSql(revisionId, published),
     ...(computed ? [specStatesSql(sql.placeholder('spaceId'), sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
     ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
     ...(withReusable
@@ -268,7 +271,7 @@ function pageTreeSql(revisionId: SQL, byPath: boolean, computed: boolean, withMa
     union all
     select 'chunk', json_extract(k.value, '$[0]'), ${chunkBody}
     from (select rec from up where level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k
-    ${extras.length ? sql`union all select * from (${sql.join(extras, sql` union all `)})` : sql``}`;
+    union all select * from (${sql.join(extras, sql` union all `)})`;
 }
 
 /** What a page read starts from: a page id, or a path of slugs from the top level. */
@@ -345,7 +348,7 @@ function generatedStartSql(find: (key: SQL) => SQL, pageId: Placeholder<string>)
 }
 
 /** `n`: a level, a depth, or a hash (`document`, `chunk`, `markdown`, `body` rows: the document's). */
-type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'reusable' | 'entry'; n: number | string; value: string };
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'reusable' | 'entry' | 'space'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
 const MAX_DEPTH = 1000;
@@ -455,6 +458,39 @@ function revisionColumn<C extends AnySQLiteColumn>(column: C): SQL.Aliased<C['_'
   return sql<C['_']['data']>`${column}`.mapWith(column).as(`read_revision_${column.name}`);
 }
 
+/** Who reads a space: a member (their role is computed), or a site token's visitor (`read` on a space not in the trash). */
+type SpaceReader = { published: true } | { published: false; userId: string };
+
+/** The space's columns, in the order spaceRowSql packs them, with what decodes each (as drizzle maps it). */
+const SPACE_FIELDS = Object.entries(getTableColumns(spaces));
+const REVISION_FIELDS = (['id', 'parents', 'type', 'createdAt', 'meta', 'pageCount', 'fileCount'] as const).map((key) => [key, revisions[key]] as const);
+
+/**
+ * The row of kind `space` of a page statement: what spaceAndRevisionStatement answers, in the statement that reads the
+ * page (one statement where a page read ran two: each statement is work for D1, under Miniflare three SQLite calls of its
+ * Durable Object). `n` is the caller's rank, `value` a JSON array of the space's columns then the revision's header
+ * (nulls when the space has no such revision); no row when there is no such space (or, for a site token, it is in the
+ * trash). A compound's terms share their columns, hence the array (`spaceAndRevisionOf` decodes it).
+ */
+function spaceRowSql(revisionId: SQL, published: boolean): SQL {
+  const rank = published ? sql`${RANK.read}` : spaceRoleSql(sql.placeholder('userId') as unknown as SQL);
+  const columns = [...SPACE_FIELDS, ...REVISION_FIELDS].map(([, column]) => sql`${column}`);
+  const where = published ? sql` and ${spaces.deletedAt} is null` : sql``;
+  return sql`select 'space', ${rank}, json_array(${sql.join(columns, sql`, `)})
+    from ${spaces} left join ${revisions} on ${revisions.id} = ${revisionId} where ${spaces.id} = ${sql.placeholder('spaceId')}${where}`;
+}
+
+/** The `space` row of a page statement as spaceAndRevisionStatement's rows: the space with the rank, and the revision. */
+function spaceAndRevisionOf(rows: PageTreeRow[]): SpaceAndRevision[] {
+  const row = rows.find((r) => r.kind === 'space');
+  if (!row) return [];
+  const values = JSON.parse(row.value) as unknown[];
+  const decode = (column: AnySQLiteColumn, value: unknown) => (value === null ? null : column.mapFromDriverValue(value));
+  const space = Object.fromEntries(SPACE_FIELDS.map(([key, column], i) => [key, decode(column, values[i])]));
+  const revision = Object.fromEntries(REVISION_FIELDS.map(([key, column], i) => [key, decode(column, values[SPACE_FIELDS.length + i])]));
+  return [{ space: space as SpaceWithRank['space'], rank: Number(row.n), revision: revision as SpaceAndRevision['revision'] }];
+}
+
 /** A site token reads a space only while its site is published and has the space: anything else is not found. */
 function checkPublished(spaceRows: SpaceWithRank[], placement: unknown[]): void {
   if (spaceRows.length === 0 || placement.length === 0) throw new ApiError(404, 'Space not found');
@@ -467,7 +503,17 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   // The statements that are not built once per isolate take the revision's id with its values in place.
   let revisionIdSql: SQL | undefined;
   const revisionId = () => (revisionIdSql ??= revisionIdOf(source));
-  const statements: BatchItem[] = [spaceAndRevisionStatement(db, source, userId, rev)];
+  const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
+  const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
+  // The page's document is left out of the answer when this isolate holds the one it last read there (document-cache).
+  const hint = target ? knownDocumentHint(placeOf(source, target)) : undefined;
+  const reader: SpaceReader = source.published ? { published: true } : { published: false, userId };
+  // A page statement answers the space and the revision's header too (its `space` row).
+  const statements: BatchItem[] = [
+    target
+      ? pageTreeQuery(db, rev, reader, target, hint!, computed !== undefined, wanted.markdown, wanted.reusable)
+      : spaceAndRevisionStatement(db, source, userId, rev),
+  ];
   const extra: Record<string, number> = {};
   const add = (name: string, statement: unknown) => {
     extra[name] = statements.length;
@@ -475,11 +521,6 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   };
   if (source.changeRequest !== undefined) add('cr', changeRequestOfSpaceQuery(db, source.spaceId, source.changeRequest));
   if (source.published) add('published', siteTokenSpaceQuery(db, source.published, source.spaceId));
-  const computed = wanted.computed ? { spaceId: source.spaceId } : undefined;
-  const target: PageTarget | undefined = wanted.page !== undefined ? { id: safeKey(wanted.page) } : wanted.path ? { path: wanted.path } : undefined;
-  // The page's document is left out of the answer when this isolate holds the one it last read there (document-cache).
-  const hint = target ? knownDocumentHint(placeOf(source, target)) : undefined;
-  if (target) add('page', pageTreeQuery(db, rev, target, hint!, computed !== undefined, wanted.markdown, wanted.reusable));
   if (wanted.reusableContent !== undefined) add('reusableContent', reusableContentQuery(db, revisionId(), wanted.reusableContent));
   if (wanted.tree) add('tree', wholeTreeOfShape(db, rev, computed !== undefined, wanted.markdown === true));
   if (wanted.allFiles) add('allFiles', allFilesQuery(db, rev));
@@ -500,7 +541,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
-  const spaceRows = results[0] as SpaceAndRevision[];
+  const pageStatementRows = target ? rowsOf<PageTreeRow>(results[0]) : undefined;
+  const spaceRows = pageStatementRows ? spaceAndRevisionOf(pageStatementRows) : (results[0] as SpaceAndRevision[]);
   if (source.published) checkPublished(spaceRows, results[extra.published]);
   const { space: spaceRow, rank } = checkSpace(spaceRows, RANK.read, true);
   const space: SpaceWithRank = { space: spaceRow, rank };
@@ -511,7 +553,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const app = cr
     ? changeRequestAppUrl(wanted.urls, space.space.orgId, space.space.id, cr.cr.number)
     : spaceAppUrl(wanted.urls, space.space.orgId, space.space.id);
-  const pageRows = rows<PageTreeRow>('page');
+  const pageRows = pageStatementRows?.filter((r) => r.kind !== 'space');
   const treeRows = rows<TreeRow>('tree');
   const specs = computed ? specStates([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined;
   const tree = treeRows ? wholeTree(treeRows) : undefined;
@@ -732,15 +774,22 @@ export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
   return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
 }
 
-/** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
-export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
+/** The page a content read found, as the API answers it without its body; a 404 when there is none. */
+function locatedPage(read: ContentRead) {
   const located = read.located;
   if (!located) throw new ApiError(404, 'Page not found');
   // Its child pages carry their Markdown; the page itself carries its body in the format asked for.
   const childMarkdown: PageMarkdown | undefined = read.markdownOf && ((p) => (p === located.page ? undefined : read.markdownOf!(p)));
   const page = toRevisionPage(located.page, read.urls, located.parentPath, childMarkdown);
   // A computed page read with computed=false (its source), a group or a link page: no body (they have none of their own).
-  if (page.type === 'computed' || page.type === 'link' || page.type === 'group') return page;
+  const bodiless = page.type === 'computed' || page.type === 'link' || page.type === 'group';
+  return { located, page, bodiless };
+}
+
+/** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
+export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
+  const { located, page, bodiless } = locatedPage(read);
+  if (bodiless) return page;
   const generated = located.page.generated;
   // Written the way content batches read Markdown back: the title as the leading heading, the page's
   // fields as front matter, so a page read and posted back as Markdown stays the same page.
@@ -858,6 +907,21 @@ export async function fileResponse(r: ContentRequest, fileId: string) {
 
 export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
   return pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced }), options);
+}
+
+/**
+ * `pageResponse` as the JSON text of its answer. A page read as it is stored (a document, neither evaluated nor
+ * dereferenced) answers its document's JSON text as its statement or this isolate's cache (document-cache) holds it,
+ * spliced in: neither parsed into objects nor written back to text, which for a long page was most of a warm read's
+ * Worker CPU. The same JSON value as pageResponse's (its last member is `document` either way).
+ */
+export async function pageResponseJson(r: ContentRequest, pageId: string, options: PageOptions): Promise<string> {
+  const read = await readFor(r, { page: pageId, reusable: !!options.dereferenced });
+  const asStored = options.format === 'document' && !options.evaluated && !options.dereferenced;
+  const { located, page, bodiless } = locatedPage(read);
+  if (!asStored || bodiless || located.page.generated || !read.documentBody) return JSON.stringify(await pageWithContent(r.db, read, options));
+  const head = JSON.stringify({ ...page, document: 0 });
+  return `${head.slice(0, -'0}'.length)}${read.documentBody}}`;
 }
 
 /** A page by its path in the revision (slugs from the top level, `/`-separated); an unknown path is a 404. */
