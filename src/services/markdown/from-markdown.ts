@@ -69,9 +69,9 @@ import {
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
-import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './syntax/html-table';
+import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
 import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
-import { type PreCode, readPreCode } from './syntax/pre-code';
+import { type PreCode, preCodeOf, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
@@ -292,7 +292,14 @@ interface DetailsBlock {
   summaryHtml: string | null;
   children: FlowNode[];
 }
-type FlowNode = RootContent | LiquidTagNode | TagBlock | DetailsBlock;
+/** An HTML table written over several HTML blocks with Markdown between them (syntax/html-table.ts). */
+interface SplitHtmlTable {
+  type: 'gitbookHtmlTable';
+  table: HtmlTable;
+  /** The runs of Markdown its cells hold, by the index their placeholder names. */
+  parts: FlowNode[][];
+}
+type FlowNode = RootContent | LiquidTagNode | TagBlock | DetailsBlock | SplitHtmlTable;
 
 function gitbookTags(this: Processor) {
   const data = this.data();
@@ -376,7 +383,7 @@ export function readMarkdown(markdown: string, options: MarkdownToDocumentOption
   }
   const description = scalarText(frontmatter.description);
 
-  const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree);
+  const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree, source);
   const nodes = converter.flow(body, 0) as TopLevelBlock[];
   const style = readMarkdownStyle(tree, source);
   const document: JSONDocument = { object: 'document', data: style ? { markdownStyle: style } : {}, nodes };
@@ -543,6 +550,7 @@ class Converter {
   constructor(
     private readonly resolveLink: LinkResolver,
     tree: Root,
+    private readonly source = '',
   ) {
     // Iterative: a deeply nested tree must not overflow the stack before the nesting check sees it.
     const stack: Nodes[] = [tree];
@@ -557,7 +565,7 @@ class Converter {
   /** Converts flow content; the result may hold any top-level block, the caller fits it. */
   flow(nodes: readonly FlowNode[], depth: number): AnyBlock[] {
     if (depth > MAX_NESTING) throw new MarkdownConversionError(`Markdown is nested too deeply (more than ${MAX_NESTING} levels of lists, quotes or blocks)`);
-    return groupFlow(nodes).flatMap((node) => this.block(node, depth));
+    return groupFlow(nodes, this.source).flatMap((node) => this.block(node, depth));
   }
 
   private block(node: FlowNode, depth: number): AnyBlock[] {
@@ -593,6 +601,8 @@ class Converter {
         return this.tagBlock(node, depth);
       case 'gitbookDetails':
         return [this.expandable(node, depth)];
+      case 'gitbookHtmlTable':
+        return [this.htmlTable(node.table, (part) => this.flow(node.parts[part] ?? [], depth + 1))];
       default:
         return [plainParagraph(toString(node))];
     }
@@ -699,7 +709,7 @@ class Converter {
    * `content-ref` column, its cover columns `image` (or `files`) columns, `checkbox` and `number` columns their values;
    * any other column is text, its cells' HTML read into blocks. Widths are the grid's `columnWidths`.
    */
-  private htmlTable(table: HtmlTable): DocumentBlockTable {
+  private htmlTable(table: HtmlTable, flowPart: FlowPart = noFlowPart): DocumentBlockTable {
     const ids = table.columns.map((_, i) => `c${i + 1}`);
     const refKind = (href: string) => this.resolveLink(href)?.kind ?? 'url';
     const kinds = table.columns.map((column, i) => htmlColumnKind(column, table.rows.map((row) => row[i]), refKind));
@@ -724,7 +734,7 @@ class Converter {
         if (kind !== 'text') values[id] = htmlCellValue(kind, cell, (href) => this.linkRef(href), resolveFile);
         else {
           const name = `${recordId}-${id}`;
-          fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? []) as never });
+          fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? [], flowPart) as never });
           values[id] = name;
         }
       });
@@ -750,8 +760,11 @@ class Converter {
     return { object: 'block', type: 'table', isVoid: true, data: { view, records, definition, ...(table.fullWidth !== undefined ? { fullWidth: table.fullWidth } : {}) }, fragments };
   }
 
-  /** A cell's HTML: `<p>`, headings and lists as blocks, the rest (text, marks, links, icons) as paragraphs. */
-  private htmlCellBlocks(children: readonly ElementContent[]): AnyBlock[] {
+  /**
+   * A cell's HTML: `<p>`, headings, lists and `<pre>` code as blocks, the rest (text, marks, links, icons) as
+   * paragraphs; a run of Markdown (a table split over HTML blocks) as its blocks.
+   */
+  private htmlCellBlocks(children: readonly ElementContent[], flowPart: FlowPart): AnyBlock[] {
     const blocks: AnyBlock[] = [];
     let run: ElementContent[] = [];
     const flush = () => {
@@ -759,18 +772,22 @@ class Converter {
       run = [];
     };
     for (const child of children) {
-      if (child.type !== 'element' || !CELL_BLOCK_TAGS.has(child.tagName)) {
+      const part = child.type === 'element' ? flowPartOf(child) : null;
+      const pre = child.type === 'element' && child.tagName === 'pre' ? preCodeOf(child) : null;
+      if (part === null && !pre && (child.type !== 'element' || !CELL_BLOCK_TAGS.has(child.tagName))) {
         run.push(child);
         continue;
       }
       flush();
-      blocks.push(this.htmlCellBlock(child));
+      if (part !== null) blocks.push(...flowPart(part));
+      else if (pre) blocks.push(preCodeBlock(pre));
+      else blocks.push(this.htmlCellBlock(child as Element, flowPart));
     }
     flush();
     return fitAll('table-cell', blocks.length ? blocks : [plainParagraph('')]);
   }
 
-  private htmlCellBlock(element: Element): AnyBlock {
+  private htmlCellBlock(element: Element, flowPart: FlowPart): AnyBlock {
     const heading = /^h([1-6])$/.exec(element.tagName);
     if (heading) {
       const depth = Number(heading[1]);
@@ -779,7 +796,7 @@ class Converter {
     }
     if (element.tagName === 'ul' || element.tagName === 'ol') {
       const items = elementsOf(element.children).filter((item) => item.tagName === 'li');
-      const nodes = items.map((item) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes: this.htmlCellBlocks(item.children) }));
+      const nodes = items.map((item) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes: this.htmlCellBlocks(item.children, flowPart) }));
       return { object: 'block', type: element.tagName === 'ol' ? 'list-ordered' : 'list-unordered', isVoid: false, data: {}, nodes } as AnyBlock;
     }
     return this.htmlParagraph(trimRun(element.children));
@@ -1292,7 +1309,8 @@ const ITEM_TAGS: Record<string, string> = { tabs: 'tab', stepper: 'step', column
  * Pairs tag lines with their end tags and `<details>` with `</details>` among siblings. Pairs are
  * found in one pass (`matchTags`); a pair that would cross another is not one, its tags stay text.
  */
-function groupFlow(children: readonly FlowNode[]): FlowNode[] {
+function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
+  const children = groupSplitHtmlTables(nodes, source);
   const tags = children.map((child): ParsedTag | null => {
     if (child.type === 'gitbookLiquidTag') return parseTag(child.value);
     if (child.type === 'html') return detailsTag(child.value);
@@ -1329,6 +1347,87 @@ function groupFlow(children: readonly FlowNode[]): FlowNode[] {
     return out;
   };
   return build(0, children.length);
+}
+
+/**
+ * An HTML block opening a `<table>` it does not close, through the node that closes it: one table, when it reads as
+ * one. Two forms: GitBook's own one-line table whose cell's `<pre>` code holds a blank line, which ends CommonMark's
+ * HTML block there (the table is read from its source, whole); and a hand-written table with Markdown between its
+ * HTML blocks (`readSplitHtmlTable`). One pass: a table never closed stops the search for others, so a page of
+ * unclosed tables is not scanned once per table.
+ */
+function groupSplitHtmlTables(children: readonly FlowNode[], source: string): readonly FlowNode[] {
+  const opens = (node: FlowNode) => node.type === 'html' && /^\s*<table[\s>]/i.test(node.value) && openTables(node.value) > 0;
+  if (!children.some(opens)) return children;
+  const text = (node: FlowNode) => (node.type === 'html' ? node.value : sourceOf(node, source));
+  const out: FlowNode[] = [];
+  let searching = true;
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index];
+    const end = searching && opens(child) ? tableEnd(children, index, text) : -1;
+    if (searching && opens(child) && end < 0) searching = false;
+    const table = end > 0 ? splitHtmlTable(children.slice(index, end + 1), source) : null;
+    if (!table) {
+      out.push(child);
+      continue;
+    }
+    out.push(table);
+    index = end;
+  }
+  return out;
+}
+
+/** The index of the node that closes the table `children[start]` opens, or -1. */
+function tableEnd(children: readonly FlowNode[], start: number, text: (node: FlowNode) => string): number {
+  let open = 0;
+  for (let index = start; index < children.length; index++) {
+    open += openTables(text(children[index]));
+    if (open <= 0) return index;
+  }
+  return -1;
+}
+
+/** A node's source, from the (normalized) page; '' for a node without a position. */
+function sourceOf(node: FlowNode, source: string): string {
+  const position = 'position' in node ? node.position : undefined;
+  return position?.start.offset !== undefined && position.end.offset !== undefined ? source.slice(position.start.offset, position.end.offset) : '';
+}
+
+function splitHtmlTable(nodes: readonly FlowNode[], source: string): SplitHtmlTable | null {
+  const start = (nodes[0] as Html).position?.start;
+  if (cutInsidePre(nodes) && start?.offset !== undefined) {
+    // GitBook's one-line table with a blank line in a cell's code: its source is the table, less the indent of the
+    // list item it is in.
+    const indent = new RegExp(`\n {0,${start.column - 1}}`, 'g');
+    const whole = source.slice(start.offset, sourceEnd(nodes.at(-1)!)).replace(indent, '\n');
+    const table = readHtmlTable(whole);
+    return table ? { type: 'gitbookHtmlTable', table, parts: [] } : null;
+  }
+  if (nodes.at(-1)?.type !== 'html') return null;
+  const pieces: Array<string | number> = [];
+  const parts: FlowNode[][] = [];
+  for (const node of nodes) {
+    if (node.type === 'html') pieces.push(node.value);
+    else if (typeof pieces.at(-1) === 'number') parts[parts.length - 1].push(node);
+    else pieces.push(parts.push([node]) - 1);
+  }
+  const table = readSplitHtmlTable(pieces);
+  return table ? { type: 'gitbookHtmlTable', table, parts } : null;
+}
+
+function sourceEnd(node: FlowNode): number | undefined {
+  return 'position' in node ? node.position?.end.offset : undefined;
+}
+
+/** Whether an HTML block of a table ends inside a `<pre>`: a blank line in its code ended the block there. */
+function cutInsidePre(nodes: readonly FlowNode[]): boolean {
+  let open = 0;
+  for (const node of nodes) {
+    if (node.type !== 'html') continue;
+    open += (node.value.match(/<pre[\s>]/gi)?.length ?? 0) - (node.value.match(/<\/pre\s*>/gi)?.length ?? 0);
+    if (open > 0) return true;
+  }
+  return false;
 }
 
 /** `<details>` (with its `<summary>` in the same HTML block or not) opens; `</details>` closes. */
@@ -1420,6 +1519,10 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
   }
   return parts;
 }
+
+/** The blocks of a run of Markdown in a table's cell, by its index. */
+type FlowPart = (part: number) => AnyBlock[];
+const noFlowPart: FlowPart = () => [];
 
 /** The elements of a table cell that are blocks; any other is inline. */
 const CELL_BLOCK_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol']);

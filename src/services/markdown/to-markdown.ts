@@ -33,6 +33,7 @@ import { defaultHrefFor } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { writeText } from './syntax/text-escape';
 
@@ -783,42 +784,6 @@ function withTrailingBackslash(children: PhrasingContent[]): PhrasingContent[] {
   const last = children.at(-1);
   if (last?.type !== 'text' || !/(?:^|[^\\])\\$/.test(last.value)) return children;
   return [...children.slice(0, -1), ...(last.value.length > 1 ? [{ ...last, value: last.value.slice(0, -1) }] : []), { type: 'html', value: '\\' }];
-}
-
-/** The `data-*` attribute of a `<pre>` for each code block option GitBook's HTML form writes (syntax/pre-code.ts reads them). */
-const PRE_CODE_OPTIONS = [
-  ['title', 'data-title'],
-  ['overflow', 'data-overflow'],
-  ['lineNumbers', 'data-line-numbers'],
-  ['fullWidth', 'data-full-width'],
-  ['expandable', 'data-expandable'],
-] as const;
-
-/**
- * A code block with highlighted lines in GitBook's HTML form, the only one that has them (a fence has no syntax for
- * them): `<pre class="language-x" data-title="..."><code class="lang-x">`, each highlighted line in `<strong>` with
- * its newline, then `</code></pre>`. Written as a fence, an edited block lost its highlights on export.
- */
-function preCodeHtml(block: DocumentBlockCode): string {
-  const syntax = block.data.syntax;
-  const options = PRE_CODE_OPTIONS.flatMap(([option, attribute]) => {
-    const value = block.data[option];
-    if (value === undefined || value === '' || value === false) return [];
-    // GitBook writes the line numbers' flag bare.
-    if (option === 'lineNumbers' && value === true) return [` ${attribute}`];
-    return [` ${attribute}="${escapePreCode(String(value)).replace(/"/g, '&#x22;')}"`];
-  });
-  const lines = block.nodes.map((line) => {
-    const text = `${escapePreCode(leavesText(line.nodes.flatMap((node) => node.leaves)))}\n`;
-    return line.data?.highlighted === true ? `<strong>${text}</strong>` : text;
-  });
-  const pre = syntax ? `<pre class="language-${escapeAttribute(syntax)}"${options.join('')}>` : `<pre${options.join('')}>`;
-  return `${pre}<code${syntax ? ` class="lang-${escapeAttribute(syntax)}"` : ''}>${lines.join('')}</code></pre>`;
-}
-
-/** Code as GitBook escapes it in a `<pre>`: `&` and `<` as hexadecimal references. */
-function escapePreCode(text: string): string {
-  return text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;');
 }
 
 function flag(value: unknown): string | undefined {

@@ -29,8 +29,11 @@ const OPTIONS: Record<string, string> = { dataTitle: 'title', dataOverflow: 'ove
 export function readPreCode(html: string): PreCode | null {
   if (!/^\s*<pre[\s>]/i.test(html)) return null;
   const elements = htmlElements(html);
-  const pre = elements.length === 1 && elements[0].tagName === 'pre' ? elements[0] : null;
-  if (!pre) return null;
+  return elements.length === 1 && elements[0].tagName === 'pre' ? preCodeOf(elements[0]) : null;
+}
+
+/** The code block of a `<pre>` element holding one `<code>` (a table cell's code, GitBook's form of it), or null. */
+export function preCodeOf(pre: Element): PreCode | null {
   const inside = pre.children.filter((child) => !(child.type === 'text' && child.value.trim() === ''));
   const code = inside.length === 1 && inside[0].type === 'element' && inside[0].tagName === 'code' ? inside[0] : null;
   if (!code) return null;

