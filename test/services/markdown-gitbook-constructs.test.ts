@@ -114,3 +114,53 @@ describe('HTML tables with Markdown in their cells', () => {
     expect(document.nodes[0].type).toBe('code');
   });
 });
+
+describe('HTML comments', () => {
+  const page = [
+    '<!-- markdownlint-disable MD013 -->',
+    '',
+    'Intro text here.',
+    '',
+    '<!--',
+    '~~~',
+    'a fence in a comment',
+    '~~~',
+    '-->',
+    'Second <!-- TODO: link --> paragraph.',
+    '',
+    '* one',
+    '',
+    '<!---->',
+    '',
+    '* two',
+    '',
+    'Last.',
+    '',
+  ].join('\n');
+
+  it('are no content: neither a code block nor text (GitBook shows none)', () => {
+    const document = convert(page);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph', 'list-unordered', 'list-unordered', 'paragraph']);
+    expect(JSON.stringify(document.nodes)).not.toContain('<!--');
+    expect(JSON.stringify(document.nodes[1])).toContain('"Second  paragraph."');
+  });
+
+  it('separates two lists with the empty comment, as GitBook writes them', () => {
+    const document = convert(page);
+    expect(written(document)).toBe('Intro text here.\n\nSecond  paragraph.\n\n* one\n\n<!---->\n\n* two\n\nLast.\n');
+    expect(written(convert('1. a\n2. b\n\n<!---->\n\n1. c\n'))).toBe('1. a\n2. b\n\n<!---->\n\n1. c\n');
+  });
+
+  it('stay in the file when another block of the page is edited', () => {
+    const document = convert(page);
+    const edit = (index: number) => {
+      const nodes = structuredClone(document.nodes) as any[];
+      const leaf = index === 3 ? nodes[3].nodes[0].nodes[0].nodes[0].leaves[0] : nodes[index].nodes[0].leaves[0];
+      leaf.text = `Edited ${leaf.text}`;
+      return documentToMarkdown({ ...document, nodes } as JSONDocument);
+    };
+    expect(edit(4)).toBe(page.replace('Last.', 'Edited Last.'));
+    expect(edit(0)).toBe(page.replace('Intro text', 'Edited Intro text'));
+    expect(edit(3)).toBe(page.replace('* two', '* Edited two'));
+  });
+});

@@ -879,6 +879,9 @@ class Converter {
    * verbatim, as code.
    */
   private htmlBlock(node: Html): AnyBlock[] {
+    // A comment is no content: GitBook's model has no place for it and its reader shows none (the source patch keeps
+    // it in the file when the page is edited).
+    if (onlyComments(node.value)) return [];
     const table = readHtmlTable(node.value);
     if (table) return [this.htmlTable(table)];
     const drawing = this.drawing(node.value);
@@ -1273,6 +1276,7 @@ class Converter {
         return out.inline(this.inlineImage(image.url, image.alt, image.title));
       }
       case 'html':
+        if (onlyComments(node.value)) return;
         // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
         return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
       case 'footnoteReference':
@@ -1518,6 +1522,12 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
     index = close + 1;
   }
   return parts;
+}
+
+/** HTML comments (CommonMark's, `<!-->` and `<!--->` too) and whitespace, nothing else. */
+const COMMENTS = /^(?:\s*<!--(?:-?>|[\s\S]*?-->))+\s*$/;
+function onlyComments(html: string): boolean {
+  return html.startsWith('<!--') || html.trimStart().startsWith('<!--') ? COMMENTS.test(html) : false;
 }
 
 /** The blocks of a run of Markdown in a table's cell, by its index. */

@@ -305,7 +305,7 @@ class Writer {
   ) {}
 
   flow(blocks: readonly AnyBlock[]): RootContent[] {
-    return blocks.map((block) => this.block(block));
+    return separateLists(blocks.map((block) => this.block(block)));
   }
 
   private block(block: AnyBlock): RootContent {
@@ -643,6 +643,17 @@ class Writer {
     }
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
+}
+
+/**
+ * Two lists of one kind next to each other, written as GitBook writes them: an empty comment `<!---->` between them
+ * (which the reader drops), where Markdown would otherwise join them into one list (the writer's default, another
+ * bullet, was not GitBook's and changed the second list's lines).
+ */
+function separateLists(nodes: RootContent[]): RootContent[] {
+  const sameKind = (a: RootContent | undefined, b: RootContent) => a?.type === 'list' && b.type === 'list' && Boolean(a.ordered) === Boolean(b.ordered);
+  if (!nodes.some((node, i) => i > 0 && sameKind(nodes[i - 1], node))) return nodes;
+  return nodes.flatMap((node, i): RootContent[] => (i > 0 && sameKind(nodes[i - 1], node) ? [{ type: 'html', value: '<!---->' }, node] : [node]));
 }
 
 /** GitBook's TextAlignment of a paragraph as HTML's `align`. */
