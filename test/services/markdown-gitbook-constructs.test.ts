@@ -164,3 +164,59 @@ describe('HTML comments', () => {
     expect(edit(3)).toBe(page.replace('* two', '* Edited two'));
   });
 });
+
+describe('footnotes as annotations', () => {
+  const annotation = (inline: any) => ({
+    text: inline.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''),
+    note: inline.fragments[0].nodes.map((block: any) => block.type).join(' + '),
+  });
+
+  it('reads a footnote right after a word as an annotation of that word, its note the footnote, and writes it back', () => {
+    const markdown = [
+      'A simple note[^1], a **longer** one[^big] and a stray [^3].',
+      '',
+      '[^1]: The first note.',
+      '',
+      '[^big]: A note of two paragraphs.',
+      '',
+      '    With `code`.',
+      '',
+      '[^3]: Not after a word.',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph']);
+    const inlines = (document.nodes[0] as any).nodes.filter((node: any) => node.type === 'annotation');
+    expect(inlines.map(annotation)).toEqual([
+      { text: 'note', note: 'paragraph' },
+      { text: 'one', note: 'paragraph + paragraph' },
+    ]);
+    expect(JSON.stringify(document.nodes[0])).toContain('stray [^3].');
+    const out = written(document);
+    expect(out).toBe(
+      'A simple note[^1], a **longer** one[^2] and a stray \\[^3].\n\n\\[^3]: Not after a word.\n\n[^1]: The first note.\n\n[^2]: A note of two paragraphs.\n\n    With `code`.\n',
+    );
+    expect(content(convert(out))).toEqual(content(document));
+  });
+
+  it("reads GitBook's annotations in a code block's HTML (<a data-footnote-ref>) and writes them back so", () => {
+    const markdown = [
+      '<pre class="language-yaml"><code class="lang-yaml">name: <a data-footnote-ref href="#user-content-fn-1">&#x3C;domain></a> # the name',
+      'pool: x',
+      '</code></pre>',
+      '',
+      '[^1]: Replace with the domain',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['code']);
+    const line = (document.nodes[0] as any).nodes[0];
+    expect(line.nodes.map((node: any) => node.object === 'text' ? node.leaves[0]?.text ?? '' : `{${annotation(node).text}}`).join('')).toBe('name: {<domain>} # the name');
+    expect(written(document)).toBe(markdown);
+  });
+
+  it('keeps a footnote that refers to itself as text, without looping', () => {
+    const document = convert('Loop[^a].\n\n[^a]: Again[^a].\n');
+    expect(JSON.stringify(document.nodes)).toContain('Again[^a].');
+  });
+});

@@ -59,6 +59,8 @@ import {
   type DocumentInlineLink,
   type DocumentMark,
   type DocumentText,
+  type DocumentTextLeaf,
+  ESSENTIAL_BLOCK_TYPES,
   type HintStyle,
   HINT_STYLES,
   type ImageRef,
@@ -71,7 +73,7 @@ import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
 import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
-import { type PreCode, preCodeOf, readPreCode } from './syntax/pre-code';
+import { footnoteIdentifier, type PreCode, type PreCodeNote, preCodeOf, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
@@ -528,6 +530,29 @@ class InlineBuilder {
     }
   }
 
+  /**
+   * Takes the word the text ends with (its leaves, marks kept) off the end: what a footnote right after it annotates.
+   * Null when the content ends with anything but a word.
+   */
+  takeTrailingWord(): DocumentText | null {
+    const last = this.nodes[this.nodes.length - 1];
+    if (last?.object !== 'text') return null;
+    const taken: DocumentTextLeaf[] = [];
+    while (last.leaves.length > 0) {
+      const leaf = last.leaves[last.leaves.length - 1];
+      const word = /\S+$/.exec(leaf.text)?.[0] ?? '';
+      if (word === '') break;
+      taken.unshift({ ...leaf, text: word });
+      if (word.length < leaf.text.length) {
+        leaf.text = leaf.text.slice(0, -word.length);
+        break;
+      }
+      last.leaves.pop();
+    }
+    if (last.leaves.length === 0) this.nodes.pop();
+    return taken.length ? { object: 'text', leaves: taken } : null;
+  }
+
   finish(): DocumentInlineContent[] {
     const out: DocumentInlineContent[] = [];
     for (const node of this.nodes) {
@@ -546,6 +571,11 @@ class Converter {
   private readonly definitions = new Map<string, Definition>();
   private readonly referenced = new Set<string>();
   private readonly headingIds = new HeadingIdAllocator();
+  /** Footnotes (`[^1]: ...`) by identifier, and those that become the note of an annotation (so are no block of their own). */
+  private readonly footnotes = new Map<string, FootnoteDefinition>();
+  private readonly notes = new Set<string>();
+  /** The footnotes whose note is being read: a footnote that refers to itself is text there, not a loop. */
+  private readonly readingNotes = new Set<string>();
 
   constructor(
     private readonly resolveLink: LinkResolver,
@@ -558,8 +588,41 @@ class Converter {
       const node = stack.pop()!;
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
       if (node.type === 'linkReference' || node.type === 'imageReference') this.referenced.add(node.identifier);
-      if ('children' in node) for (const child of node.children) stack.push(child as Nodes);
+      if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
+      if (node.type === 'html' && node.value.includes('data-footnote-ref')) for (const label of codeNoteLabels(node.value)) this.notes.add(label);
+      if (!('children' in node)) continue;
+      node.children.forEach((child, i) => {
+        if (child.type === 'footnoteReference' && followsWord(node.children[i - 1] as Nodes | undefined)) this.notes.add(child.identifier);
+        stack.push(child as Nodes);
+      });
     }
+    for (const label of this.notes) if (!this.footnotes.has(label)) this.notes.delete(label);
+  }
+
+  /**
+   * GitBook's annotation: `text` with the footnote `label`'s content as its note (GitBook's Markdown of an annotation
+   * is a footnote right after the word it annotates: `word[^1]` and `[^1]: note`). Null when there is no such footnote.
+   */
+  private annotation(label: string, text: DocumentText): DocumentInline | null {
+    const footnote = this.footnotes.get(label);
+    if (!footnote || !this.notes.has(label) || this.readingNotes.has(label)) return null;
+    this.readingNotes.add(label);
+    const body = this.flow(footnote.children, 1);
+    this.readingNotes.delete(label);
+    const nodes = body.map((block) => adapt(block, ANNOTATION_BODY_TYPES) ?? plainParagraph(blockText(block)));
+    return {
+      object: 'inline',
+      type: 'annotation',
+      isVoid: false,
+      data: {},
+      nodes: [text],
+      fragments: [{ object: 'fragment', fragment: 'annotation-body', type: 'annotation-body', nodes: nodes.length ? nodes : [plainParagraph('')] }],
+    } as unknown as DocumentInline;
+  }
+
+  /** GitBook's code block in HTML, its annotations (`<a data-footnote-ref>`) read as such. */
+  private preCode(pre: PreCode): DocumentBlockCode {
+    return preCodeBlock(pre, (label, text) => this.annotation(label, textNode(text)));
   }
 
   /** Converts flow content; the result may hold any top-level block, the caller fits it. */
@@ -780,7 +843,7 @@ class Converter {
       }
       flush();
       if (part !== null) blocks.push(...flowPart(part));
-      else if (pre) blocks.push(preCodeBlock(pre));
+      else if (pre) blocks.push(this.preCode(pre));
       else blocks.push(this.htmlCellBlock(child as Element, flowPart));
     }
     flush();
@@ -861,7 +924,9 @@ class Converter {
   }
 
   private footnoteDefinition(node: FootnoteDefinition, depth: number): AnyBlock[] {
-    // GitBook has no footnotes: the definition stays as text, `[^label]: ` before its content.
+    // The note of an annotation is in the annotation.
+    if (this.notes.has(node.identifier)) return [];
+    // Unreferenced, GitBook has no place for it: the definition stays as text, `[^label]: ` before its content.
     const label = `[^${node.label ?? node.identifier}]: `;
     const blocks = this.flow(node.children, depth + 1);
     const first = blocks[0];
@@ -893,7 +958,7 @@ class Converter {
     const aligned = readAlignedParagraph(node.value);
     if (aligned) return [{ object: 'block', type: 'paragraph', isVoid: false, data: { align: aligned.align }, nodes: this.htmlInlines(trimRun(aligned.children)) }];
     const pre = readPreCode(node.value);
-    if (pre) return [preCodeBlock(pre)];
+    if (pre) return [this.preCode(pre)];
     return [codeBlock(node.value, 'html')];
   }
 
@@ -1279,8 +1344,13 @@ class Converter {
         if (onlyComments(node.value)) return;
         // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
         return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
-      case 'footnoteReference':
+      case 'footnoteReference': {
+        const word = this.notes.has(node.identifier) ? out.takeTrailingWord() : null;
+        const annotation = word && this.annotation(node.identifier, word);
+        if (annotation) return out.inline(annotation);
+        if (word) out.append([word]);
         return out.text(`[^${node.label ?? node.identifier}]`, marks);
+      }
       default:
         return out.text(toString(node), marks);
     }
@@ -1612,11 +1682,46 @@ function mathBlock(formula: string): AnyBlock {
 }
 
 /** GitBook's HTML code block: its lines, the highlighted ones marked, with the options of its `<pre>`. */
-function preCodeBlock(pre: PreCode): DocumentBlockCode {
+function preCodeBlock(pre: PreCode, annotation: (label: string, text: string) => DocumentInline | null): DocumentBlockCode {
   const block = withCodeAttributes(codeBlock(pre.lines.map((line) => line.text).join('\n'), pre.syntax), pre.attributes);
-  const nodes = block.nodes.map((line, i) => (pre.lines[i].highlighted ? { ...line, data: { highlighted: true } } : line));
+  const nodes = block.nodes.map((line, i) => {
+    const { highlighted, notes, text } = pre.lines[i];
+    const annotated = notes?.length ? { ...line, nodes: annotatedLine(text, notes, annotation) as never } : line;
+    return highlighted ? { ...annotated, data: { highlighted: true } } : annotated;
+  });
   return { ...block, nodes };
 }
+
+/** A code line's text with its annotations: text, annotation, text..., as GitBook's editor keeps them. */
+function annotatedLine(text: string, notes: readonly PreCodeNote[], annotation: (label: string, text: string) => DocumentInline | null): DocumentInlineContent[] {
+  const out = new InlineBuilder();
+  let at = 0;
+  for (const note of notes) {
+    const inline = note.to > note.from ? annotation(note.label, text.slice(note.from, note.to)) : null;
+    if (!inline) continue;
+    out.text(text.slice(at, note.from), []);
+    out.inline(inline);
+    at = note.to;
+  }
+  out.text(text.slice(at), []);
+  return out.finish();
+}
+
+/** The footnotes GitBook's code blocks in HTML annotate with: `<a data-footnote-ref href="#user-content-fn-1">`. */
+function codeNoteLabels(html: string): string[] {
+  return [...html.matchAll(/href="#user-content-fn-([^"]+)"/g)].map((match) => footnoteIdentifier(match[1]));
+}
+
+
+/** Whether a footnote reference after `node` follows a word (GitBook annotates the word a footnote follows). */
+function followsWord(node: Nodes | undefined): boolean {
+  if (!node) return false;
+  if (node.type === 'text') return /\S$/.test(node.value);
+  return node.type === 'emphasis' || node.type === 'strong' || node.type === 'delete' || node.type === 'inlineCode';
+}
+
+/** The block types an annotation's note may hold (GitBook's `annotation-body`). */
+const ANNOTATION_BODY_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'code'];
 
 function codeBlock(value: string, syntax: string | undefined): DocumentBlockCode {
   const nodes = value.split('\n').map((line) => ({ object: 'block' as const, type: 'code-line' as const, isVoid: false as const, data: {}, nodes: [textNode(line)] }));

@@ -33,7 +33,7 @@ import { defaultHrefFor } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
-import { preCodeHtml } from './pre-code-html';
+import { hasInlines, preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { writeText } from './syntax/text-escape';
 
@@ -193,7 +193,8 @@ export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) =>
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string): string {
   const style = markdownStyleOf(document);
-  const children = new Writer(hrefFor, style).flow(document.nodes as unknown as AnyBlock[]);
+  const writer = new Writer(hrefFor, style);
+  const children = [...writer.flow(document.nodes as unknown as AnyBlock[]), ...writer.footnotes()];
   return children.length ? stringifierFor(style).stringify({ type: 'root', children }) : '';
 }
 
@@ -299,6 +300,9 @@ function openHtmlMark(mark: DocumentMark): string {
 // The writer
 
 class Writer {
+  /** The notes of the annotations written so far, each the footnote numbered by its place here. */
+  private readonly notes: AnyBlock[][] = [];
+
   constructor(
     private readonly hrefFor: (ref: ContentRef) => string,
     private readonly style: MarkdownStyle = {},
@@ -307,6 +311,24 @@ class Writer {
   flow(blocks: readonly AnyBlock[]): RootContent[] {
     return separateLists(blocks.map((block) => this.block(block)));
   }
+
+  /**
+   * The annotations' notes as GitBook writes them, footnotes at the end of the page (`[^1]: note`), each referred to
+   * right after the text it annotates. A note's own annotations are numbered after the others.
+   */
+  footnotes(): RootContent[] {
+    const out: RootContent[] = [];
+    for (let i = 0; i < this.notes.length; i++) {
+      const label = String(i + 1);
+      out.push({ type: 'footnoteDefinition', identifier: label, label, children: this.flow(this.notes[i]) as BlockContent[] } as RootContent);
+    }
+    return out;
+  }
+
+  private note = (annotation: { fragments?: unknown[] }): number => {
+    const body = (annotation.fragments as Array<{ nodes?: AnyBlock[] }> | undefined)?.[0]?.nodes ?? [];
+    return this.notes.push(body);
+  };
 
   private block(block: AnyBlock): RootContent {
     const data = (block.data ?? {}) as Record<string, any>;
@@ -473,7 +495,8 @@ class Writer {
   }
 
   private code(block: DocumentBlockCode): RootContent {
-    if (block.nodes.some((line) => line.data?.highlighted === true)) return { type: 'html', value: preCodeHtml(block) };
+    // GitBook's HTML form holds what a fence cannot: highlighted lines, annotations.
+    if (block.nodes.some((line) => line.data?.highlighted === true) || hasInlines(block)) return { type: 'html', value: preCodeHtml(block, this.note) };
     const value = block.nodes.map((line) => leavesText(line.nodes.flatMap((text) => text.leaves))).join('\n');
     const code: RootContent = { type: 'code', lang: block.data.syntax || null, meta: null, value };
     // Options with no Markdown form go in GitBook's `{% code %}` tag around the fence.
@@ -618,10 +641,13 @@ class Writer {
           items.push({ marks: new Map(), node: { type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: label }] } });
           break;
         }
-        case 'annotation':
-          // GitBook's Markdown has no annotation: the annotated text is kept, the note is not written.
+        case 'annotation': {
+          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `text[^1]`.
           items.push(...this.items(inline.nodes ?? []));
+          const label = String(this.note(inline as { fragments?: unknown[] }));
+          items.push({ marks: new Map(), node: { type: 'footnoteReference', identifier: label, label } as PhrasingContent });
           break;
+        }
         default:
           break;
       }
@@ -851,7 +877,7 @@ function blockText(block: DocumentBlock): string {
   if (loose.type === 'paragraph' || loose.type.startsWith('heading-')) return inlineText((loose.nodes ?? []) as DocumentInlineContent[]);
   if (loose.type === 'code' || loose.type === 'code-line') {
     const lines = loose.type === 'code' ? (loose.nodes as any[]) : [loose];
-    return lines.map((line) => leavesText((line.nodes ?? []).flatMap((text: { leaves: DocumentTextLeaf[] }) => text.leaves))).join(' ');
+    return lines.map((line) => leavesText((line.nodes ?? []).flatMap((text: { leaves?: DocumentTextLeaf[] }) => text.leaves ?? []))).join(' ');
   }
   if (loose.type === 'math') return String(loose.data?.formula ?? '');
   if (loose.type === 'embed') return String(loose.data?.url ?? '');
