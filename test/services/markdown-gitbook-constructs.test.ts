@@ -220,3 +220,43 @@ describe('footnotes as annotations', () => {
     expect(JSON.stringify(document.nodes)).toContain('Again[^a].');
   });
 });
+
+describe('block tags closed inside a list', () => {
+  it("reads an end tag indented under a list's last item as the end of the tag open around the list", () => {
+    const markdown = [
+      '{% stepper %}',
+      '{% step %}',
+      '### One',
+      '',
+      '1. first',
+      '2. second',
+      '   {% endstep %}',
+      '',
+      '{% step %}',
+      '### Two',
+      '',
+      '- a',
+      '  - b',
+      '    {% endstep %}',
+      '    {% endstepper %}',
+      '',
+      'After.',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['stepper', 'paragraph']);
+    const steps = (document.nodes[0] as any).nodes;
+    expect(steps.map((step: any) => step.nodes.map((block: any) => block.type))).toEqual([
+      ['heading-2', 'list-ordered'],
+      ['heading-2', 'list-unordered'],
+    ]);
+    expect(JSON.stringify(document.nodes)).not.toContain('{%');
+    expect(written(document)).toBe(markdown.replace('   {% endstep %}', '{% endstep %}').replace('    {% endstep %}\n    {% endstepper %}', '{% endstep %}\n{% endstepper %}'));
+  });
+
+  it('leaves an end tag in a list as text when no tag of its name is open around the list', () => {
+    const document = convert('- item\n  {% endhint %}\n');
+    expect(JSON.stringify(document.nodes)).toContain('{% endhint %}');
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['list-unordered']);
+  });
+});

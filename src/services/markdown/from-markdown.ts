@@ -1384,7 +1384,7 @@ const ITEM_TAGS: Record<string, string> = { tabs: 'tab', stepper: 'step', column
  * found in one pass (`matchTags`); a pair that would cross another is not one, its tags stay text.
  */
 function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
-  const children = groupSplitHtmlTables(nodes, source);
+  const children = groupSplitHtmlTables(hoistEndTags(nodes), source);
   const tags = children.map((child): ParsedTag | null => {
     if (child.type === 'gitbookLiquidTag') return parseTag(child.value);
     if (child.type === 'html') return detailsTag(child.value);
@@ -1421,6 +1421,64 @@ function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
     return out;
   };
   return build(0, children.length);
+}
+
+/**
+ * An end tag indented under a list's last item (`{% endstep %}` written in the item's indent after a list in a
+ * step) closes the tag open around the list, as GitBook reads it: CommonMark made it the item's last line, the step
+ * had no end and its content after the list fell out of it. Such end tags move out after the list when a tag of
+ * their name is open among the list's siblings before it.
+ */
+function hoistEndTags(children: readonly FlowNode[]): readonly FlowNode[] {
+  if (!children.some((child) => child.type === 'list')) return children;
+  const open = new Map<string, number>();
+  const count = (tag: ParsedTag | null) => tag && open.set(tag.name, (open.get(tag.name) ?? 0) + (tag.closing ? -1 : 1));
+  const out: FlowNode[] = [];
+  for (const child of children) {
+    out.push(child);
+    if (child.type === 'gitbookLiquidTag') count(parseTag(child.value));
+    if (child.type !== 'list') continue;
+    const ends = trailingEndTags(child);
+    // The longest run of them, to the list's end, that each close a tag open here.
+    for (let from = 0; from < ends.length; from++) {
+      const run = ends.slice(from);
+      const left = new Map(open);
+      const closes = run.every((tag) => {
+        const name = parseTag(tag.value)!.name;
+        left.set(name, (left.get(name) ?? 0) - 1);
+        return left.get(name)! >= 0;
+      });
+      if (!closes) continue;
+      for (const tag of run) removeTag(child, tag);
+      run.forEach((tag) => count(parseTag(tag.value)));
+      out.push(...run);
+      break;
+    }
+  }
+  return out;
+}
+
+/** The end tags a list ends with, in order: its last item's last lines (or its own last list's). */
+function trailingEndTags(list: List): LiquidTagNode[] {
+  const item = list.children.at(-1);
+  if (!item) return [];
+  const ends: LiquidTagNode[] = [];
+  for (let i = item.children.length - 1; i >= 0; i--) {
+    const node = item.children[i] as FlowNode;
+    if (node.type === 'gitbookLiquidTag' && parseTag(node.value)?.closing) ends.unshift(node);
+    else {
+      if (node.type === 'list' && i === item.children.length - 1) ends.unshift(...trailingEndTags(node));
+      break;
+    }
+  }
+  return ends;
+}
+
+function removeTag(list: List, tag: LiquidTagNode): void {
+  const item = list.children.at(-1)!;
+  const index = item.children.indexOf(tag as never);
+  if (index >= 0) item.children.splice(index, 1);
+  else if (item.children.at(-1)?.type === 'list') removeTag(item.children.at(-1) as List, tag);
 }
 
 /**
