@@ -678,7 +678,8 @@ function buildDocumentSchema(): z.ZodType<JSONDocument> {
     ...containerFrame,
     type: z.literal('code-line'),
     data: z.looseObject({ highlighted: z.boolean().optional() }),
-    nodes: z.array(textSchema),
+    // GitBook's code line holds text, annotations and expressions (DocumentBlockCodeLine, @gitbook/api 0.202.0).
+    nodes: z.array(z.union([textSchema, annotationSchema, expressionSchema])),
   });
   const codeSchema = z.looseObject({
     ...containerFrame,

@@ -59,6 +59,8 @@ import {
   type DocumentInlineLink,
   type DocumentMark,
   type DocumentText,
+  type DocumentTextLeaf,
+  ESSENTIAL_BLOCK_TYPES,
   type HintStyle,
   HINT_STYLES,
   type ImageRef,
@@ -69,9 +71,9 @@ import {
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
-import { type HtmlTable, htmlCellValue, htmlColumnKind, readHtmlTable } from './syntax/html-table';
+import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
 import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
-import { type PreCode, readPreCode } from './syntax/pre-code';
+import { footnoteIdentifier, type PreCode, type PreCodeNote, preCodeOf, readPreCode } from './syntax/pre-code';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
@@ -292,7 +294,14 @@ interface DetailsBlock {
   summaryHtml: string | null;
   children: FlowNode[];
 }
-type FlowNode = RootContent | LiquidTagNode | TagBlock | DetailsBlock;
+/** An HTML table written over several HTML blocks with Markdown between them (syntax/html-table.ts). */
+interface SplitHtmlTable {
+  type: 'gitbookHtmlTable';
+  table: HtmlTable;
+  /** The runs of Markdown its cells hold, by the index their placeholder names. */
+  parts: FlowNode[][];
+}
+type FlowNode = RootContent | LiquidTagNode | TagBlock | DetailsBlock | SplitHtmlTable;
 
 function gitbookTags(this: Processor) {
   const data = this.data();
@@ -376,7 +385,7 @@ export function readMarkdown(markdown: string, options: MarkdownToDocumentOption
   }
   const description = scalarText(frontmatter.description);
 
-  const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree);
+  const converter = new Converter(options.resolveLink ?? defaultResolveLink, tree, source);
   const nodes = converter.flow(body, 0) as TopLevelBlock[];
   const style = readMarkdownStyle(tree, source);
   const document: JSONDocument = { object: 'document', data: style ? { markdownStyle: style } : {}, nodes };
@@ -522,6 +531,29 @@ class InlineBuilder {
     }
   }
 
+  /**
+   * Takes the word the text ends with (its leaves, marks kept) off the end: what a footnote right after it annotates.
+   * Null when the content ends with anything but a word.
+   */
+  takeTrailingWord(): DocumentText | null {
+    const last = this.nodes[this.nodes.length - 1];
+    if (last?.object !== 'text') return null;
+    const taken: DocumentTextLeaf[] = [];
+    while (last.leaves.length > 0) {
+      const leaf = last.leaves[last.leaves.length - 1];
+      const word = /\S+$/.exec(leaf.text)?.[0] ?? '';
+      if (word === '') break;
+      taken.unshift({ ...leaf, text: word });
+      if (word.length < leaf.text.length) {
+        leaf.text = leaf.text.slice(0, -word.length);
+        break;
+      }
+      last.leaves.pop();
+    }
+    if (last.leaves.length === 0) this.nodes.pop();
+    return taken.length ? { object: 'text', leaves: taken } : null;
+  }
+
   finish(): DocumentInlineContent[] {
     const out: DocumentInlineContent[] = [];
     for (const node of this.nodes) {
@@ -540,10 +572,16 @@ class Converter {
   private readonly definitions = new Map<string, Definition>();
   private readonly referenced = new Set<string>();
   private readonly headingIds = new HeadingIdAllocator();
+  /** Footnotes (`[^1]: ...`) by identifier, and those that become the note of an annotation (so are no block of their own). */
+  private readonly footnotes = new Map<string, FootnoteDefinition>();
+  private readonly notes = new Set<string>();
+  /** The footnotes whose note is being read: a footnote that refers to itself is text there, not a loop. */
+  private readonly readingNotes = new Set<string>();
 
   constructor(
     private readonly resolveLink: LinkResolver,
     tree: Root,
+    private readonly source = '',
   ) {
     // Iterative: a deeply nested tree must not overflow the stack before the nesting check sees it.
     const stack: Nodes[] = [tree];
@@ -551,14 +589,47 @@ class Converter {
       const node = stack.pop()!;
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
       if (node.type === 'linkReference' || node.type === 'imageReference') this.referenced.add(node.identifier);
-      if ('children' in node) for (const child of node.children) stack.push(child as Nodes);
+      if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
+      if (node.type === 'html' && node.value.includes('data-footnote-ref')) for (const label of codeNoteLabels(node.value)) this.notes.add(label);
+      if (!('children' in node)) continue;
+      node.children.forEach((child, i) => {
+        if (child.type === 'footnoteReference' && followsWord(node.children[i - 1] as Nodes | undefined)) this.notes.add(child.identifier);
+        stack.push(child as Nodes);
+      });
     }
+    for (const label of this.notes) if (!this.footnotes.has(label)) this.notes.delete(label);
+  }
+
+  /**
+   * GitBook's annotation: `text` with the footnote `label`'s content as its note (GitBook's Markdown of an annotation
+   * is a footnote right after the word it annotates: `word[^1]` and `[^1]: note`). Null when there is no such footnote.
+   */
+  private annotation(label: string, text: DocumentText): DocumentInline | null {
+    const footnote = this.footnotes.get(label);
+    if (!footnote || !this.notes.has(label) || this.readingNotes.has(label)) return null;
+    this.readingNotes.add(label);
+    const body = this.flow(footnote.children, 1);
+    this.readingNotes.delete(label);
+    const nodes = body.map((block) => adapt(block, ANNOTATION_BODY_TYPES) ?? plainParagraph(blockText(block)));
+    return {
+      object: 'inline',
+      type: 'annotation',
+      isVoid: false,
+      data: {},
+      nodes: [text],
+      fragments: [{ object: 'fragment', fragment: 'annotation-body', type: 'annotation-body', nodes: nodes.length ? nodes : [plainParagraph('')] }],
+    } as unknown as DocumentInline;
+  }
+
+  /** GitBook's code block in HTML, its annotations (`<a data-footnote-ref>`) read as such. */
+  private preCode(pre: PreCode): DocumentBlockCode {
+    return preCodeBlock(pre, (label, text) => this.annotation(label, textNode(text)));
   }
 
   /** Converts flow content; the result may hold any top-level block, the caller fits it. */
   flow(nodes: readonly FlowNode[], depth: number): AnyBlock[] {
     if (depth > MAX_NESTING) throw new MarkdownConversionError(`Markdown is nested too deeply (more than ${MAX_NESTING} levels of lists, quotes or blocks)`);
-    return groupFlow(nodes).flatMap((node) => this.block(node, depth));
+    return groupFlow(nodes, this.source).flatMap((node) => this.block(node, depth));
   }
 
   private block(node: FlowNode, depth: number): AnyBlock[] {
@@ -594,6 +665,8 @@ class Converter {
         return this.tagBlock(node, depth);
       case 'gitbookDetails':
         return [this.expandable(node, depth)];
+      case 'gitbookHtmlTable':
+        return [this.htmlTable(node.table, (part) => this.flow(node.parts[part] ?? [], depth + 1))];
       default:
         return [plainParagraph(toString(node))];
     }
@@ -700,7 +773,7 @@ class Converter {
    * `content-ref` column, its cover columns `image` (or `files`) columns, `checkbox` and `number` columns their values;
    * any other column is text, its cells' HTML read into blocks. Widths are the grid's `columnWidths`.
    */
-  private htmlTable(table: HtmlTable): DocumentBlockTable {
+  private htmlTable(table: HtmlTable, flowPart: FlowPart = noFlowPart): DocumentBlockTable {
     const ids = table.columns.map((_, i) => `c${i + 1}`);
     const refKind = (href: string) => this.resolveLink(href)?.kind ?? 'url';
     const kinds = table.columns.map((column, i) => htmlColumnKind(column, table.rows.map((row) => row[i]), refKind));
@@ -725,7 +798,7 @@ class Converter {
         if (kind !== 'text') values[id] = htmlCellValue(kind, cell, (href) => this.linkRef(href), resolveFile);
         else {
           const name = `${recordId}-${id}`;
-          fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? []) as never });
+          fragments.push({ object: 'fragment', fragment: name, nodes: this.htmlCellBlocks(cell?.children ?? [], flowPart) as never });
           values[id] = name;
         }
       });
@@ -751,8 +824,11 @@ class Converter {
     return { object: 'block', type: 'table', isVoid: true, data: { view, records, definition, ...(table.fullWidth !== undefined ? { fullWidth: table.fullWidth } : {}) }, fragments };
   }
 
-  /** A cell's HTML: `<p>`, headings and lists as blocks, the rest (text, marks, links, icons) as paragraphs. */
-  private htmlCellBlocks(children: readonly ElementContent[]): AnyBlock[] {
+  /**
+   * A cell's HTML: `<p>`, headings, lists and `<pre>` code as blocks, the rest (text, marks, links, icons) as
+   * paragraphs; a run of Markdown (a table split over HTML blocks) as its blocks.
+   */
+  private htmlCellBlocks(children: readonly ElementContent[], flowPart: FlowPart): AnyBlock[] {
     const blocks: AnyBlock[] = [];
     let run: ElementContent[] = [];
     const flush = () => {
@@ -760,18 +836,22 @@ class Converter {
       run = [];
     };
     for (const child of children) {
-      if (child.type !== 'element' || !CELL_BLOCK_TAGS.has(child.tagName)) {
+      const part = child.type === 'element' ? flowPartOf(child) : null;
+      const pre = child.type === 'element' && child.tagName === 'pre' ? preCodeOf(child) : null;
+      if (part === null && !pre && (child.type !== 'element' || !CELL_BLOCK_TAGS.has(child.tagName))) {
         run.push(child);
         continue;
       }
       flush();
-      blocks.push(this.htmlCellBlock(child));
+      if (part !== null) blocks.push(...flowPart(part));
+      else if (pre) blocks.push(this.preCode(pre));
+      else blocks.push(this.htmlCellBlock(child as Element, flowPart));
     }
     flush();
     return fitAll('table-cell', blocks.length ? blocks : [plainParagraph('')]);
   }
 
-  private htmlCellBlock(element: Element): AnyBlock {
+  private htmlCellBlock(element: Element, flowPart: FlowPart): AnyBlock {
     const heading = /^h([1-6])$/.exec(element.tagName);
     if (heading) {
       const depth = Number(heading[1]);
@@ -780,7 +860,7 @@ class Converter {
     }
     if (element.tagName === 'ul' || element.tagName === 'ol') {
       const items = elementsOf(element.children).filter((item) => item.tagName === 'li');
-      const nodes = items.map((item) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes: this.htmlCellBlocks(item.children) }));
+      const nodes = items.map((item) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes: this.htmlCellBlocks(item.children, flowPart) }));
       return { object: 'block', type: element.tagName === 'ol' ? 'list-ordered' : 'list-unordered', isVoid: false, data: {}, nodes } as AnyBlock;
     }
     return this.htmlParagraph(trimRun(element.children));
@@ -845,7 +925,9 @@ class Converter {
   }
 
   private footnoteDefinition(node: FootnoteDefinition, depth: number): AnyBlock[] {
-    // GitBook has no footnotes: the definition stays as text, `[^label]: ` before its content.
+    // The note of an annotation is in the annotation.
+    if (this.notes.has(node.identifier)) return [];
+    // Unreferenced, GitBook has no place for it: the definition stays as text, `[^label]: ` before its content.
     const label = `[^${node.label ?? node.identifier}]: `;
     const blocks = this.flow(node.children, depth + 1);
     const first = blocks[0];
@@ -863,6 +945,9 @@ class Converter {
    * verbatim, as code.
    */
   private htmlBlock(node: Html): AnyBlock[] {
+    // A comment is no content: GitBook's model has no place for it and its reader shows none (the source patch keeps
+    // it in the file when the page is edited).
+    if (onlyComments(node.value)) return [];
     const table = readHtmlTable(node.value);
     if (table) return [this.htmlTable(table)];
     const drawing = this.drawing(node.value);
@@ -874,7 +959,7 @@ class Converter {
     const aligned = readAlignedParagraph(node.value);
     if (aligned) return [{ object: 'block', type: 'paragraph', isVoid: false, data: { align: aligned.align }, nodes: this.htmlInlines(trimRun(aligned.children)) }];
     const pre = readPreCode(node.value);
-    if (pre) return [preCodeBlock(pre)];
+    if (pre) return [this.preCode(pre)];
     return [codeBlock(node.value, 'html')];
   }
 
@@ -1257,10 +1342,16 @@ class Converter {
         return out.inline(this.inlineImage(image.url, image.alt, image.title));
       }
       case 'html':
+        if (onlyComments(node.value)) return;
         // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
         return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
-      case 'footnoteReference':
+      case 'footnoteReference': {
+        const word = this.notes.has(node.identifier) ? out.takeTrailingWord() : null;
+        const annotation = word && this.annotation(node.identifier, word);
+        if (annotation) return out.inline(annotation);
+        if (word) out.append([word]);
         return out.text(`[^${node.label ?? node.identifier}]`, marks);
+      }
       default:
         return out.text(toString(node), marks);
     }
@@ -1293,7 +1384,8 @@ const ITEM_TAGS: Record<string, string> = { tabs: 'tab', stepper: 'step', column
  * Pairs tag lines with their end tags and `<details>` with `</details>` among siblings. Pairs are
  * found in one pass (`matchTags`); a pair that would cross another is not one, its tags stay text.
  */
-function groupFlow(children: readonly FlowNode[]): FlowNode[] {
+function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
+  const children = groupSplitHtmlTables(hoistEndTags(nodes), source);
   const tags = children.map((child): ParsedTag | null => {
     if (child.type === 'gitbookLiquidTag') return parseTag(child.value);
     if (child.type === 'html') return detailsTag(child.value);
@@ -1330,6 +1422,145 @@ function groupFlow(children: readonly FlowNode[]): FlowNode[] {
     return out;
   };
   return build(0, children.length);
+}
+
+/**
+ * An end tag indented under a list's last item (`{% endstep %}` written in the item's indent after a list in a
+ * step) closes the tag open around the list, as GitBook reads it: CommonMark made it the item's last line, the step
+ * had no end and its content after the list fell out of it. Such end tags move out after the list when a tag of
+ * their name is open among the list's siblings before it.
+ */
+function hoistEndTags(children: readonly FlowNode[]): readonly FlowNode[] {
+  if (!children.some((child) => child.type === 'list')) return children;
+  const open = new Map<string, number>();
+  const count = (tag: ParsedTag | null) => tag && open.set(tag.name, (open.get(tag.name) ?? 0) + (tag.closing ? -1 : 1));
+  const out: FlowNode[] = [];
+  for (const child of children) {
+    out.push(child);
+    if (child.type === 'gitbookLiquidTag') count(parseTag(child.value));
+    if (child.type !== 'list') continue;
+    const ends = trailingEndTags(child);
+    // The longest run of them, to the list's end, that each close a tag open here.
+    for (let from = 0; from < ends.length; from++) {
+      const run = ends.slice(from);
+      const left = new Map(open);
+      const closes = run.every((tag) => {
+        const name = parseTag(tag.value)!.name;
+        left.set(name, (left.get(name) ?? 0) - 1);
+        return left.get(name)! >= 0;
+      });
+      if (!closes) continue;
+      for (const tag of run) removeTag(child, tag);
+      run.forEach((tag) => count(parseTag(tag.value)));
+      out.push(...run);
+      break;
+    }
+  }
+  return out;
+}
+
+/** The end tags a list ends with, in order: its last item's last lines (or its own last list's). */
+function trailingEndTags(list: List): LiquidTagNode[] {
+  const item = list.children.at(-1);
+  if (!item) return [];
+  const ends: LiquidTagNode[] = [];
+  for (let i = item.children.length - 1; i >= 0; i--) {
+    const node = item.children[i] as FlowNode;
+    if (node.type === 'gitbookLiquidTag' && parseTag(node.value)?.closing) ends.unshift(node);
+    else {
+      if (node.type === 'list' && i === item.children.length - 1) ends.unshift(...trailingEndTags(node));
+      break;
+    }
+  }
+  return ends;
+}
+
+function removeTag(list: List, tag: LiquidTagNode): void {
+  const item = list.children.at(-1)!;
+  const index = item.children.indexOf(tag as never);
+  if (index >= 0) item.children.splice(index, 1);
+  else if (item.children.at(-1)?.type === 'list') removeTag(item.children.at(-1) as List, tag);
+}
+
+/**
+ * An HTML block opening a `<table>` it does not close, through the node that closes it: one table, when it reads as
+ * one. Two forms: GitBook's own one-line table whose cell's `<pre>` code holds a blank line, which ends CommonMark's
+ * HTML block there (the table is read from its source, whole); and a hand-written table with Markdown between its
+ * HTML blocks (`readSplitHtmlTable`). One pass: a table never closed stops the search for others, so a page of
+ * unclosed tables is not scanned once per table.
+ */
+function groupSplitHtmlTables(children: readonly FlowNode[], source: string): readonly FlowNode[] {
+  const opens = (node: FlowNode) => node.type === 'html' && /^\s*<table[\s>]/i.test(node.value) && openTables(node.value) > 0;
+  if (!children.some(opens)) return children;
+  const text = (node: FlowNode) => (node.type === 'html' ? node.value : sourceOf(node, source));
+  const out: FlowNode[] = [];
+  let searching = true;
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index];
+    const end = searching && opens(child) ? tableEnd(children, index, text) : -1;
+    if (searching && opens(child) && end < 0) searching = false;
+    const table = end > 0 ? splitHtmlTable(children.slice(index, end + 1), source) : null;
+    if (!table) {
+      out.push(child);
+      continue;
+    }
+    out.push(table);
+    index = end;
+  }
+  return out;
+}
+
+/** The index of the node that closes the table `children[start]` opens, or -1. */
+function tableEnd(children: readonly FlowNode[], start: number, text: (node: FlowNode) => string): number {
+  let open = 0;
+  for (let index = start; index < children.length; index++) {
+    open += openTables(text(children[index]));
+    if (open <= 0) return index;
+  }
+  return -1;
+}
+
+/** A node's source, from the (normalized) page; '' for a node without a position. */
+function sourceOf(node: FlowNode, source: string): string {
+  const position = 'position' in node ? node.position : undefined;
+  return position?.start.offset !== undefined && position.end.offset !== undefined ? source.slice(position.start.offset, position.end.offset) : '';
+}
+
+function splitHtmlTable(nodes: readonly FlowNode[], source: string): SplitHtmlTable | null {
+  const start = (nodes[0] as Html).position?.start;
+  if (cutInsidePre(nodes) && start?.offset !== undefined) {
+    // GitBook's one-line table with a blank line in a cell's code: its source is the table, less the indent of the
+    // list item it is in.
+    const indent = new RegExp(`\n {0,${start.column - 1}}`, 'g');
+    const whole = source.slice(start.offset, sourceEnd(nodes.at(-1)!)).replace(indent, '\n');
+    const table = readHtmlTable(whole);
+    return table ? { type: 'gitbookHtmlTable', table, parts: [] } : null;
+  }
+  if (nodes.at(-1)?.type !== 'html') return null;
+  const pieces: Array<string | number> = [];
+  const parts: FlowNode[][] = [];
+  for (const node of nodes) {
+    if (node.type === 'html') pieces.push(node.value);
+    else if (typeof pieces.at(-1) === 'number') parts[parts.length - 1].push(node);
+    else pieces.push(parts.push([node]) - 1);
+  }
+  const table = readSplitHtmlTable(pieces);
+  return table ? { type: 'gitbookHtmlTable', table, parts } : null;
+}
+
+function sourceEnd(node: FlowNode): number | undefined {
+  return 'position' in node ? node.position?.end.offset : undefined;
+}
+
+/** Whether an HTML block of a table ends inside a `<pre>`: a blank line in its code ended the block there. */
+function cutInsidePre(nodes: readonly FlowNode[]): boolean {
+  let open = 0;
+  for (const node of nodes) {
+    if (node.type !== 'html') continue;
+    open += (node.value.match(/<pre[\s>]/gi)?.length ?? 0) - (node.value.match(/<\/pre\s*>/gi)?.length ?? 0);
+    if (open > 0) return true;
+  }
+  return false;
 }
 
 /** `<details>` (with its `<summary>` in the same HTML block or not) opens; `</details>` closes. */
@@ -1422,6 +1653,16 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
   return parts;
 }
 
+/** HTML comments (CommonMark's, `<!-->` and `<!--->` too) and whitespace, nothing else. */
+const COMMENTS = /^(?:\s*<!--(?:-?>|[\s\S]*?-->))+\s*$/;
+function onlyComments(html: string): boolean {
+  return html.startsWith('<!--') || html.trimStart().startsWith('<!--') ? COMMENTS.test(html) : false;
+}
+
+/** The blocks of a run of Markdown in a table's cell, by its index. */
+type FlowPart = (part: number) => AnyBlock[];
+const noFlowPart: FlowPart = () => [];
+
 /** The elements of a table cell that are blocks; any other is inline. */
 const CELL_BLOCK_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol']);
 
@@ -1500,11 +1741,46 @@ function mathBlock(formula: string): AnyBlock {
 }
 
 /** GitBook's HTML code block: its lines, the highlighted ones marked, with the options of its `<pre>`. */
-function preCodeBlock(pre: PreCode): DocumentBlockCode {
+function preCodeBlock(pre: PreCode, annotation: (label: string, text: string) => DocumentInline | null): DocumentBlockCode {
   const block = withCodeAttributes(codeBlock(pre.lines.map((line) => line.text).join('\n'), pre.syntax), pre.attributes);
-  const nodes = block.nodes.map((line, i) => (pre.lines[i].highlighted ? { ...line, data: { highlighted: true } } : line));
+  const nodes = block.nodes.map((line, i) => {
+    const { highlighted, notes, text } = pre.lines[i];
+    const annotated = notes?.length ? { ...line, nodes: annotatedLine(text, notes, annotation) as never } : line;
+    return highlighted ? { ...annotated, data: { highlighted: true } } : annotated;
+  });
   return { ...block, nodes };
 }
+
+/** A code line's text with its annotations: text, annotation, text..., as GitBook's editor keeps them. */
+function annotatedLine(text: string, notes: readonly PreCodeNote[], annotation: (label: string, text: string) => DocumentInline | null): DocumentInlineContent[] {
+  const out = new InlineBuilder();
+  let at = 0;
+  for (const note of notes) {
+    const inline = note.to > note.from ? annotation(note.label, text.slice(note.from, note.to)) : null;
+    if (!inline) continue;
+    out.text(text.slice(at, note.from), []);
+    out.inline(inline);
+    at = note.to;
+  }
+  out.text(text.slice(at), []);
+  return out.finish();
+}
+
+/** The footnotes GitBook's code blocks in HTML annotate with: `<a data-footnote-ref href="#user-content-fn-1">`. */
+function codeNoteLabels(html: string): string[] {
+  return [...html.matchAll(/href="#user-content-fn-([^"]+)"/g)].map((match) => footnoteIdentifier(match[1]));
+}
+
+
+/** Whether a footnote reference after `node` follows a word (GitBook annotates the word a footnote follows). */
+function followsWord(node: Nodes | undefined): boolean {
+  if (!node) return false;
+  if (node.type === 'text') return /\S$/.test(node.value);
+  return node.type === 'emphasis' || node.type === 'strong' || node.type === 'delete' || node.type === 'inlineCode';
+}
+
+/** The block types an annotation's note may hold (GitBook's `annotation-body`). */
+const ANNOTATION_BODY_TYPES = [...ESSENTIAL_BLOCK_TYPES, 'code'];
 
 function codeBlock(value: string, syntax: string | undefined): DocumentBlockCode {
   const nodes = value.split('\n').map((line) => ({ object: 'block' as const, type: 'code-line' as const, isVoid: false as const, data: {}, nodes: [textNode(line)] }));

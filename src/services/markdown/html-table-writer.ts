@@ -7,7 +7,8 @@
  * attributes in GitBook's order, text escaped as GitBook escapes it (`&#x26;`, `&#x3C;`). Written as a pipe table,
  * an edited cards table lost its cards, widths and links.
  */
-import type { AnyBlock, ContentRef, DocumentBlockTable, DocumentInlineContent, DocumentMark, DocumentTextLeaf } from './document';
+import type { AnyBlock, ContentRef, DocumentBlockCode, DocumentBlockTable, DocumentInlineContent, DocumentMark, DocumentTextLeaf } from './document';
+import { preCodeHtml } from './pre-code-html';
 
 type HrefFor = (ref: ContentRef) => string;
 
@@ -140,6 +141,8 @@ function blockHtml(block: AnyBlock, hrefFor: HrefFor): string {
     const items = ((block.nodes ?? []) as AnyBlock[]).map((item) => `<li>${blocksHtml((item.nodes ?? []) as AnyBlock[], hrefFor)}</li>`);
     return `<${tag}>${items.join('')}</${tag}>`;
   }
+  // GitBook's form of a cell's code block (gitmd10: it was written as an empty `<p>`).
+  if (block.type === 'code') return preCodeHtml(block as unknown as DocumentBlockCode);
   return `<p>${inline()}</p>`;
 }
 

@@ -33,6 +33,7 @@ import { defaultHrefFor } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { hasInlines, preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { tableText, type TableMode, unmarkTables } from './table-lines';
 import { writeText } from './syntax/text-escape';
@@ -218,7 +219,8 @@ export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRe
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned'): string {
   const style = markdownStyleOf(document);
-  const children = new Writer(hrefFor, style).flow(document.nodes as unknown as AnyBlock[]);
+  const writer = new Writer(hrefFor, style);
+  const children = [...writer.flow(document.nodes as unknown as AnyBlock[]), ...writer.footnotes()];
   return children.length ? stringifierFor(style, tables).stringify({ type: 'root', children }) : '';
 }
 
@@ -324,14 +326,35 @@ function openHtmlMark(mark: DocumentMark): string {
 // The writer
 
 class Writer {
+  /** The notes of the annotations written so far, each the footnote numbered by its place here. */
+  private readonly notes: AnyBlock[][] = [];
+
   constructor(
     private readonly hrefFor: (ref: ContentRef) => string,
     private readonly style: MarkdownStyle = {},
   ) {}
 
   flow(blocks: readonly AnyBlock[]): RootContent[] {
-    return blocks.map((block) => this.block(block));
+    return separateLists(blocks.map((block) => this.block(block)));
   }
+
+  /**
+   * The annotations' notes as GitBook writes them, footnotes at the end of the page (`[^1]: note`), each referred to
+   * right after the text it annotates. A note's own annotations are numbered after the others.
+   */
+  footnotes(): RootContent[] {
+    const out: RootContent[] = [];
+    for (let i = 0; i < this.notes.length; i++) {
+      const label = String(i + 1);
+      out.push({ type: 'footnoteDefinition', identifier: label, label, children: this.flow(this.notes[i]) as BlockContent[] } as RootContent);
+    }
+    return out;
+  }
+
+  private note = (annotation: { fragments?: unknown[] }): number => {
+    const body = (annotation.fragments as Array<{ nodes?: AnyBlock[] }> | undefined)?.[0]?.nodes ?? [];
+    return this.notes.push(body);
+  };
 
   private block(block: AnyBlock): RootContent {
     const data = (block.data ?? {}) as Record<string, any>;
@@ -498,7 +521,8 @@ class Writer {
   }
 
   private code(block: DocumentBlockCode): RootContent {
-    if (block.nodes.some((line) => line.data?.highlighted === true)) return { type: 'html', value: preCodeHtml(block) };
+    // GitBook's HTML form holds what a fence cannot: highlighted lines, annotations.
+    if (block.nodes.some((line) => line.data?.highlighted === true) || hasInlines(block)) return { type: 'html', value: preCodeHtml(block, this.note) };
     const value = block.nodes.map((line) => leavesText(line.nodes.flatMap((text) => text.leaves))).join('\n');
     const code: RootContent = { type: 'code', lang: block.data.syntax || null, meta: null, value };
     // Options with no Markdown form go in GitBook's `{% code %}` tag around the fence.
@@ -643,10 +667,13 @@ class Writer {
           items.push({ marks: new Map(), node: { type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: label }] } });
           break;
         }
-        case 'annotation':
-          // GitBook's Markdown has no annotation: the annotated text is kept, the note is not written.
+        case 'annotation': {
+          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `text[^1]`.
           items.push(...this.items(inline.nodes ?? []));
+          const label = String(this.note(inline as { fragments?: unknown[] }));
+          items.push({ marks: new Map(), node: { type: 'footnoteReference', identifier: label, label } as PhrasingContent });
           break;
+        }
         default:
           break;
       }
@@ -668,6 +695,17 @@ class Writer {
     }
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
+}
+
+/**
+ * Two lists of one kind next to each other, written as GitBook writes them: an empty comment `<!---->` between them
+ * (which the reader drops), where Markdown would otherwise join them into one list (the writer's default, another
+ * bullet, was not GitBook's and changed the second list's lines).
+ */
+function separateLists(nodes: RootContent[]): RootContent[] {
+  const sameKind = (a: RootContent | undefined, b: RootContent) => a?.type === 'list' && b.type === 'list' && Boolean(a.ordered) === Boolean(b.ordered);
+  if (!nodes.some((node, i) => i > 0 && sameKind(nodes[i - 1], node))) return nodes;
+  return nodes.flatMap((node, i): RootContent[] => (i > 0 && sameKind(nodes[i - 1], node) ? [{ type: 'html', value: '<!---->' }, node] : [node]));
 }
 
 /** GitBook's TextAlignment of a paragraph as HTML's `align`. */
@@ -811,42 +849,6 @@ function withTrailingBackslash(children: PhrasingContent[]): PhrasingContent[] {
   return [...children.slice(0, -1), ...(last.value.length > 1 ? [{ ...last, value: last.value.slice(0, -1) }] : []), { type: 'html', value: '\\' }];
 }
 
-/** The `data-*` attribute of a `<pre>` for each code block option GitBook's HTML form writes (syntax/pre-code.ts reads them). */
-const PRE_CODE_OPTIONS = [
-  ['title', 'data-title'],
-  ['overflow', 'data-overflow'],
-  ['lineNumbers', 'data-line-numbers'],
-  ['fullWidth', 'data-full-width'],
-  ['expandable', 'data-expandable'],
-] as const;
-
-/**
- * A code block with highlighted lines in GitBook's HTML form, the only one that has them (a fence has no syntax for
- * them): `<pre class="language-x" data-title="..."><code class="lang-x">`, each highlighted line in `<strong>` with
- * its newline, then `</code></pre>`. Written as a fence, an edited block lost its highlights on export.
- */
-function preCodeHtml(block: DocumentBlockCode): string {
-  const syntax = block.data.syntax;
-  const options = PRE_CODE_OPTIONS.flatMap(([option, attribute]) => {
-    const value = block.data[option];
-    if (value === undefined || value === '' || value === false) return [];
-    // GitBook writes the line numbers' flag bare.
-    if (option === 'lineNumbers' && value === true) return [` ${attribute}`];
-    return [` ${attribute}="${escapePreCode(String(value)).replace(/"/g, '&#x22;')}"`];
-  });
-  const lines = block.nodes.map((line) => {
-    const text = `${escapePreCode(leavesText(line.nodes.flatMap((node) => node.leaves)))}\n`;
-    return line.data?.highlighted === true ? `<strong>${text}</strong>` : text;
-  });
-  const pre = syntax ? `<pre class="language-${escapeAttribute(syntax)}"${options.join('')}>` : `<pre${options.join('')}>`;
-  return `${pre}<code${syntax ? ` class="lang-${escapeAttribute(syntax)}"` : ''}>${lines.join('')}</code></pre>`;
-}
-
-/** Code as GitBook escapes it in a `<pre>`: `&` and `<` as hexadecimal references. */
-function escapePreCode(text: string): string {
-  return text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;');
-}
-
 function flag(value: unknown): string | undefined {
   return typeof value === 'boolean' ? String(value) : undefined;
 }
@@ -901,7 +903,7 @@ function blockText(block: DocumentBlock): string {
   if (loose.type === 'paragraph' || loose.type.startsWith('heading-')) return inlineText((loose.nodes ?? []) as DocumentInlineContent[]);
   if (loose.type === 'code' || loose.type === 'code-line') {
     const lines = loose.type === 'code' ? (loose.nodes as any[]) : [loose];
-    return lines.map((line) => leavesText((line.nodes ?? []).flatMap((text: { leaves: DocumentTextLeaf[] }) => text.leaves))).join(' ');
+    return lines.map((line) => leavesText((line.nodes ?? []).flatMap((text: { leaves?: DocumentTextLeaf[] }) => text.leaves ?? []))).join(' ');
   }
   if (loose.type === 'math') return String(loose.data?.formula ?? '');
   if (loose.type === 'embed') return String(loose.data?.url ?? '');

@@ -831,6 +831,8 @@ function plainText(nodes: AnyNode[]): string {
 function leavesText(texts: AnyNode[]): string {
   let out = '';
   for (const text of texts) {
+    // An annotation in a code line: its text (gitmd10: the annotated word was dropped).
+    if (text?.object === 'inline' && Array.isArray(text.nodes)) out += leavesText(asNodes(text.nodes));
     if (!text || !Array.isArray(text.leaves)) continue;
     for (const leaf of text.leaves as Leaf[]) if (leaf && typeof leaf.text === 'string') out += leaf.text;
   }

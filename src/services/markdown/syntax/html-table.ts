@@ -156,3 +156,60 @@ export function cellLinks(cell: Element): string[] {
   cell.children.forEach(visit);
   return out;
 }
+
+/**
+ * A hand-written table often spans several HTML blocks with Markdown between them, a blank line on each side so that
+ * CommonMark reads it as Markdown (the side-by-side code of style guides):
+ *
+ *     <table>
+ *     <thead><tr><th>Bad</th><th>Good</th></tr></thead>
+ *     <tbody>
+ *     <tr><td>
+ *
+ *     ```go
+ *     ...
+ *     ```
+ *
+ *     </td><td>
+ *     ...
+ *     </td></tr>
+ *     </tbody></table>
+ *
+ * The pieces are read as one table: each run of Markdown between the HTML blocks stands in the HTML as an element
+ * `<gitbook-flow data-part="N">`, which the converter replaces by that run's blocks in the cell it falls in.
+ */
+export const FLOW_PART_TAG = 'gitbook-flow';
+
+/** How many `<table>` an HTML block leaves open (negative when it closes more than it opens). */
+export function openTables(html: string): number {
+  return (html.match(/<table[\s>]/gi)?.length ?? 0) - (html.match(/<\/table\s*>/gi)?.length ?? 0);
+}
+
+/**
+ * The table of HTML blocks with runs of Markdown between them (`pieces`: an HTML block's source, or the index of a
+ * run), or null when they are no one table or a run falls outside the body's cells (a header's or between rows).
+ */
+export function readSplitHtmlTable(pieces: ReadonlyArray<string | number>): HtmlTable | null {
+  const html = pieces.map((piece) => (typeof piece === 'string' ? piece : `<${FLOW_PART_TAG} data-part="${piece}"></${FLOW_PART_TAG}>`)).join('\n');
+  const table = readHtmlTable(html);
+  if (!table) return null;
+  const runs = pieces.filter((piece) => typeof piece === 'number').length;
+  const inCells = table.rows.flat().reduce((count, cell) => count + flowParts(cell).length, 0);
+  return inCells === runs ? table : null;
+}
+
+/** The index of a run of Markdown an element stands for, or null for any other element. */
+export function flowPartOf(element: Element): number | null {
+  if (element.tagName !== FLOW_PART_TAG) return null;
+  const part = Number(attribute(element, 'dataPart'));
+  return Number.isInteger(part) ? part : null;
+}
+
+/** The runs a cell holds where the converter reads blocks: in the cell itself or in its lists' items. */
+function flowParts(element: Element): number[] {
+  return elementsOf(element.children).flatMap((child) => {
+    const part = flowPartOf(child);
+    if (part !== null) return [part];
+    return ['ul', 'ol', 'li'].includes(child.tagName) ? flowParts(child) : [];
+  });
+}

@@ -1,0 +1,262 @@
+/**
+ * GitBook Markdown constructs that real GitBook-format repositories hold and that used to import as code or text
+ * (issue 40, the survey of /work/probe's repositories): HTML tables written over several HTML blocks with Markdown
+ * in their cells (a style guide's side-by-side code), GitBook's one-line table whose cell's code holds a blank line,
+ * HTML comments, footnotes (GitBook's annotations) and block tags' end tags indented in a list. Synthetic content;
+ * every document is checked against GitBook's JSONDocument schema (@gitbook/api 0.202.0) and written back in a form
+ * that reads again as the same document.
+ */
+import { describe, expect, it } from 'vitest';
+import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument } from '../../src/services/markdown';
+import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
+
+const jsonDocumentValidator = gitbookValidator('JSONDocument', GITBOOK_0202.components);
+
+function convert(markdown: string): JSONDocument {
+  const { document } = markdownToDocument(markdown);
+  const ours = parseDocument(document);
+  expect(ours.success ? 'valid' : ours.error).toBe('valid');
+  const theirs = jsonDocumentValidator.validate(document);
+  expect(theirs.valid ? 'valid' : theirs.errors.slice(-5).map((e) => `${e.instanceLocation}: ${e.error}`)).toBe('valid');
+  return document;
+}
+
+/** The document written again from its JSON alone (not from the source it was read from). */
+const written = (document: JSONDocument) => documentToMarkdown(withoutSourcePatch(document) as JSONDocument);
+
+/** The document's blocks without their keys: what two readings of one content share. */
+const content = (document: JSONDocument) => JSON.parse(JSON.stringify(document.nodes, (key, value) => (key === 'key' ? undefined : value)));
+
+const codeText = (block: any) => block.nodes.map((line: any) => line.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join('')).join('\n');
+
+/** Each cell's blocks as `type` or `code:syntax:text`, row by row. */
+function cells(table: any): string[][] {
+  const { records, view } = table.data;
+  return Object.values(records).map((record: any) =>
+    view.columns.map((column: string) =>
+      table.fragments
+        .find((fragment: any) => fragment.fragment === record.values[column])
+        .nodes.map((block: any) => (block.type === 'code' ? `code:${block.data.syntax ?? ''}:${codeText(block)}` : block.type))
+        .join(' + '),
+    ),
+  );
+}
+
+describe('HTML tables with Markdown in their cells', () => {
+  const sideBySide = [
+    '<table>',
+    '<thead><tr><th>Bad</th><th>Good</th></tr></thead>',
+    '<tbody>',
+    '<tr><td>',
+    '',
+    '```go',
+    'bad := 1',
+    '```',
+    '',
+    '</td><td>',
+    '',
+    '```go',
+    'good := 2',
+    '',
+    'done()',
+    '```',
+    '',
+    '</td></tr>',
+    '<tr><td>',
+    '',
+    'A *note* and a list:',
+    '',
+    '- one',
+    '',
+    '</td><td>Plain</td></tr>',
+    '</tbody></table>',
+    '',
+    'After the table.',
+    '',
+  ].join('\n');
+
+  it('reads the HTML blocks and the Markdown between them as one table whose cells hold the blocks', () => {
+    const document = convert(sideBySide);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['table', 'paragraph']);
+    const table = document.nodes[0] as any;
+    expect(Object.values(table.data.definition).map((column: any) => column.title)).toEqual(['Bad', 'Good']);
+    expect(cells(table)).toEqual([
+      ['code:go:bad := 1', 'code:go:good := 2\n\ndone()'],
+      ['paragraph + list-unordered', 'paragraph'],
+    ]);
+  });
+
+  it("writes a cell's code block as GitBook does, <pre><code>, and reads that again, blank line and all", () => {
+    const document = convert(sideBySide);
+    const markdown = written(document);
+    expect(markdown).toContain('<td><pre class="language-go"><code class="lang-go">bad := 1\n</code></pre></td>');
+    expect(markdown).toContain('<pre class="language-go"><code class="lang-go">good := 2\n\ndone()\n</code></pre>');
+    expect(content(convert(markdown))).toEqual(content(document));
+    expect(written(convert(markdown))).toBe(markdown);
+  });
+
+  it("reads GitBook's one-line table whose code holds a blank line, in a list item too", () => {
+    const table = '<table><thead><tr><th>C</th></tr></thead><tbody><tr><td><pre class="language-c"><code class="lang-c">int a;\n\nint b;\n</code></pre></td></tr></tbody></table>';
+    for (const markdown of [`${table}\n\nAfter.\n`, `- Item:\n\n  ${table.replace(/\n/g, '\n  ').replace(/\n  \n/g, '\n\n')}\n- Next\n`]) {
+      const document = convert(markdown);
+      const found = JSON.stringify(document).includes('"type":"table"');
+      expect(found).toBe(true);
+      const tableBlock = document.nodes[0].type === 'table' ? document.nodes[0] : (document.nodes[0] as any).nodes[0].nodes[1];
+      expect(cells(tableBlock)).toEqual([['code:c:int a;\n\nint b;']]);
+      expect(content(convert(written(document)))).toEqual(content(document));
+    }
+  });
+
+  it('keeps a split table whose Markdown falls outside its cells as it was (HTML as code)', () => {
+    const markdown = '<table>\n<tr>\n\nStray *text*.\n\n<td>x</td></tr>\n</table>\n';
+    const document = convert(markdown);
+    expect(document.nodes.some((block: any) => block.type === 'table')).toBe(false);
+    expect(document.nodes[0].type).toBe('code');
+  });
+});
+
+describe('HTML comments', () => {
+  const page = [
+    '<!-- markdownlint-disable MD013 -->',
+    '',
+    'Intro text here.',
+    '',
+    '<!--',
+    '~~~',
+    'a fence in a comment',
+    '~~~',
+    '-->',
+    'Second <!-- TODO: link --> paragraph.',
+    '',
+    '* one',
+    '',
+    '<!---->',
+    '',
+    '* two',
+    '',
+    'Last.',
+    '',
+  ].join('\n');
+
+  it('are no content: neither a code block nor text (GitBook shows none)', () => {
+    const document = convert(page);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph', 'list-unordered', 'list-unordered', 'paragraph']);
+    expect(JSON.stringify(document.nodes)).not.toContain('<!--');
+    expect(JSON.stringify(document.nodes[1])).toContain('"Second  paragraph."');
+  });
+
+  it('separates two lists with the empty comment, as GitBook writes them', () => {
+    const document = convert(page);
+    expect(written(document)).toBe('Intro text here.\n\nSecond  paragraph.\n\n* one\n\n<!---->\n\n* two\n\nLast.\n');
+    expect(written(convert('1. a\n2. b\n\n<!---->\n\n1. c\n'))).toBe('1. a\n2. b\n\n<!---->\n\n1. c\n');
+  });
+
+  it('stay in the file when another block of the page is edited', () => {
+    const document = convert(page);
+    const edit = (index: number) => {
+      const nodes = structuredClone(document.nodes) as any[];
+      const leaf = index === 3 ? nodes[3].nodes[0].nodes[0].nodes[0].leaves[0] : nodes[index].nodes[0].leaves[0];
+      leaf.text = `Edited ${leaf.text}`;
+      return documentToMarkdown({ ...document, nodes } as JSONDocument);
+    };
+    expect(edit(4)).toBe(page.replace('Last.', 'Edited Last.'));
+    expect(edit(0)).toBe(page.replace('Intro text', 'Edited Intro text'));
+    expect(edit(3)).toBe(page.replace('* two', '* Edited two'));
+  });
+});
+
+describe('footnotes as annotations', () => {
+  const annotation = (inline: any) => ({
+    text: inline.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''),
+    note: inline.fragments[0].nodes.map((block: any) => block.type).join(' + '),
+  });
+
+  it('reads a footnote right after a word as an annotation of that word, its note the footnote, and writes it back', () => {
+    const markdown = [
+      'A simple note[^1], a **longer** one[^big] and a stray [^3].',
+      '',
+      '[^1]: The first note.',
+      '',
+      '[^big]: A note of two paragraphs.',
+      '',
+      '    With `code`.',
+      '',
+      '[^3]: Not after a word.',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph']);
+    const inlines = (document.nodes[0] as any).nodes.filter((node: any) => node.type === 'annotation');
+    expect(inlines.map(annotation)).toEqual([
+      { text: 'note', note: 'paragraph' },
+      { text: 'one', note: 'paragraph + paragraph' },
+    ]);
+    expect(JSON.stringify(document.nodes[0])).toContain('stray [^3].');
+    const out = written(document);
+    expect(out).toBe(
+      'A simple note[^1], a **longer** one[^2] and a stray \\[^3].\n\n\\[^3]: Not after a word.\n\n[^1]: The first note.\n\n[^2]: A note of two paragraphs.\n\n    With `code`.\n',
+    );
+    expect(content(convert(out))).toEqual(content(document));
+  });
+
+  it("reads GitBook's annotations in a code block's HTML (<a data-footnote-ref>) and writes them back so", () => {
+    const markdown = [
+      '<pre class="language-yaml"><code class="lang-yaml">name: <a data-footnote-ref href="#user-content-fn-1">&#x3C;domain></a> # the name',
+      'pool: x',
+      '</code></pre>',
+      '',
+      '[^1]: Replace with the domain',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['code']);
+    const line = (document.nodes[0] as any).nodes[0];
+    expect(line.nodes.map((node: any) => node.object === 'text' ? node.leaves[0]?.text ?? '' : `{${annotation(node).text}}`).join('')).toBe('name: {<domain>} # the name');
+    expect(written(document)).toBe(markdown);
+  });
+
+  it('keeps a footnote that refers to itself as text, without looping', () => {
+    const document = convert('Loop[^a].\n\n[^a]: Again[^a].\n');
+    expect(JSON.stringify(document.nodes)).toContain('Again[^a].');
+  });
+});
+
+describe('block tags closed inside a list', () => {
+  it("reads an end tag indented under a list's last item as the end of the tag open around the list", () => {
+    const markdown = [
+      '{% stepper %}',
+      '{% step %}',
+      '### One',
+      '',
+      '1. first',
+      '2. second',
+      '   {% endstep %}',
+      '',
+      '{% step %}',
+      '### Two',
+      '',
+      '- a',
+      '  - b',
+      '    {% endstep %}',
+      '    {% endstepper %}',
+      '',
+      'After.',
+      '',
+    ].join('\n');
+    const document = convert(markdown);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['stepper', 'paragraph']);
+    const steps = (document.nodes[0] as any).nodes;
+    expect(steps.map((step: any) => step.nodes.map((block: any) => block.type))).toEqual([
+      ['heading-2', 'list-ordered'],
+      ['heading-2', 'list-unordered'],
+    ]);
+    expect(JSON.stringify(document.nodes)).not.toContain('{%');
+    expect(written(document)).toBe(markdown.replace('   {% endstep %}', '{% endstep %}').replace('    {% endstep %}\n    {% endstepper %}', '{% endstep %}\n{% endstepper %}'));
+  });
+
+  it('leaves an end tag in a list as text when no tag of its name is open around the list', () => {
+    const document = convert('- item\n  {% endhint %}\n');
+    expect(JSON.stringify(document.nodes)).toContain('{% endhint %}');
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['list-unordered']);
+  });
+});
