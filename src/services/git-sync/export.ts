@@ -1,5 +1,6 @@
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { gitSyncEntries } from '../../db/schema/index';
+import { changeRequests, revisions, users, type gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
@@ -346,10 +347,34 @@ export async function runExport(
     files,
     parent: remoteHead,
     message: request.commitMessage ?? 'GitBook: export',
-    author: { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' },
+    author: (await mergedChangeRequestAuthor(db, input.spaceId, space.head.id)) ?? GITBOOK_IDENTITY,
+    committer: GITBOOK_IDENTITY,
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
   });
   return { commit, rows, pathPrefix: contentPrefix };
+}
+
+/** Who commits every export, as GitBook's `gitbook-bot` does. */
+const GITBOOK_IDENTITY = { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' };
+
+/**
+ * The author of an export's commit when the head merged a change request: the user who opened it, as GitBook's
+ * commits name theirs (`GITBOOK-12: ...` authored by the GitBook user, committed by `gitbook-bot`); null for a
+ * head no change request made. Git's identity line cannot hold `<`, `>` or a line break (git writes a name without
+ * them, and `fsck --strict` rejects a commit with them): dropped, as git drops them.
+ */
+async function mergedChangeRequestAuthor(db: Db, spaceId: string, revisionId: string): Promise<{ name: string; email: string } | null> {
+  const row = await db
+    .select({ name: users.displayName, email: users.email })
+    .from(revisions)
+    .innerJoin(changeRequests, and(eq(changeRequests.id, revisions.mergedFrom), eq(changeRequests.spaceId, spaceId)))
+    .innerJoin(users, eq(users.id, changeRequests.createdBy))
+    .where(and(eq(revisions.id, revisionId), eq(revisions.spaceId, spaceId)))
+    .get();
+  const clean = (text: string) => text.replace(/[<>\r\n\0]/g, '').trim();
+  const name = row ? clean(row.name) : '';
+  const email = row ? clean(row.email) : '';
+  return name && email ? { name, email } : null;
 }
 
 function slugFolder(tree: Awaited<ReturnType<typeof readRevisionTree>>, id: string): string {
