@@ -135,7 +135,7 @@ export function chunked(bytes: Uint8Array, sizes: number | readonly number[] = 7
  * The start of a conformance test: a space of a new organization with `files` imported from a new repository `name`,
  * with GitHub's body and `force` (the integration's setup import); the imported top-level pages, by their file.
  */
-export async function importedSpace(name: string, files: Record<string, string>) {
+export async function importedSpace(name: string, files: Record<string, string | { base64: string }>) {
   const org = await seedOrg();
   const token = org.owner.token;
   const space = await createSpace(org.id, token);

@@ -56,6 +56,26 @@ function withDotIfWritten(path: string, previous: string): string {
   return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)#"'>\\s]|$)`, 'm').test(previous) ? `./${path}` : path;
 }
 
+/**
+ * How the file an export replaces spelled a link to `relativePath` (a page's when `isPage`), where it spelled it one of
+ * the ways GitBook and authors write one destination: with `./`, a folder's page as `folder/` or `folder/README.md`
+ * (the page's own folder as `./`), and `_` escaped as `\_` (GitBook's own exports write `[Deploy](down\_time/)`).
+ * The import reads them all as the same page, so an edited page's untouched lines stay as they were. Null when the file
+ * has none of them at a link's destination.
+ */
+function spelledAsBefore(relativePath: string, isPage: boolean, previous: string): string | null {
+  if (!previous) return null;
+  const bases = isPage ? [relativePath, relativePath.replace(/(?<=^|\/)README\.md$/i, '') || './'] : [relativePath];
+  for (const base of bases) {
+    const escaped = base.replace(/_/g, '\\_');
+    for (const spelling of new Set([base, escaped, ...(base.startsWith('.') ? [] : [`./${base}`, `./${escaped}`])])) {
+      const pattern = spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (new RegExp(`(?:^|[("'<=\\s])${pattern}(?=[)#"'>\\s]|$)`, 'm').test(previous)) return spelling;
+    }
+  }
+  return null;
+}
+
 export async function runExport(
   env: Env,
   db: Db,
@@ -175,7 +195,8 @@ export async function runExport(
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const path = withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
+      const path = (!label && spelledAsBefore(relativePath, file === undefined, previous)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
