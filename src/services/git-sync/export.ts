@@ -30,6 +30,8 @@ import type { GitSession, TreeFile } from './transport';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** A replaced page's text as its file has it, a byte order mark included (withLineBreaksOf). */
+const decoderKeepingBom = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
  * `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space), or where
@@ -74,6 +76,17 @@ function spelledAsBefore(relativePath: string, isPage: boolean, previous: string
     }
   }
   return null;
+}
+
+/**
+ * The line breaks and byte order mark of the file an edited page replaces: a file written with CRLF throughout (on
+ * Windows) keeps CRLF on every line, and one that began with a BOM keeps it. Written with LF and no BOM, every line of
+ * such a file differed in the commit, whatever the edit.
+ */
+function withLineBreaksOf(markdown: string, previous: string): string {
+  const bom = previous.startsWith('\uFEFF') && !markdown.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const crlf = previous.includes('\r\n') && !/(?:^|[^\r])\n/.test(previous);
+  return bom + (crlf ? markdown.replace(/\r?\n/g, '\r\n') : markdown);
 }
 
 export async function runExport(
@@ -246,9 +259,9 @@ export async function runExport(
       const title = entry?.titleHeading === false ? undefined : page.title;
       const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
       const replaced = entry && byPath.get(full(entry.path));
-      const previous = replaced ? decoder.decode(await session.readBlob(replaced.oid)) : '';
+      const previous = replaced ? decoderKeepingBom.decode(await session.readBlob(replaced.oid)) : '';
       const markdown = withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous);
-      oid = await session.writeBlob(encoder.encode(markdown));
+      oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
     rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id) });
