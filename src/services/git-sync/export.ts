@@ -59,23 +59,33 @@ function withDotIfWritten(path: string, previous: string): string {
 }
 
 /**
- * How the file an export replaces spelled a link to `relativePath` (a page's when `isPage`), where it spelled it one of
- * the ways GitBook and authors write one destination: with `./`, a folder's page as `folder/` or `folder/README.md`
- * (the page's own folder as `./`), and `_` escaped as `\_` (GitBook's own exports write `[Deploy](down\_time/)`).
- * The import reads them all as the same page, so an edited page's untouched lines stay as they were. Null when the file
- * has none of them at a link's destination.
+ * Where each link of the file an export replaces (a page's file at `from`) leads, from the content root, with its
+ * destination as written. GitBook and authors spell one destination many ways: `./guide.md`, `_` escaped as `\_`
+ * (GitBook's own exports: `[Deploy](down\_time/)`), a folder's page as `folder/`, `folder/README.md` or `./`, and
+ * `../../x.md` where one `../` leads there (the import stops a path at the root; GitBook-exported Airstack docs link
+ * so). Keys: a file's path, or `<folder>/` for a folder.
  */
-function spelledAsBefore(relativePath: string, isPage: boolean, previous: string): string | null {
-  if (!previous) return null;
-  const bases = isPage ? [relativePath, relativePath.replace(/(?<=^|\/)README\.md$/i, '') || './'] : [relativePath];
-  for (const base of bases) {
-    const escaped = base.replace(/_/g, '\\_');
-    for (const spelling of new Set([base, escaped, ...(base.startsWith('.') ? [] : [`./${base}`, `./${escaped}`])])) {
-      const pattern = spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (new RegExp(`(?:^|[("'<=\\s])${pattern}(?=[)#"'>\\s]|$)`, 'm').test(previous)) return spelling;
+function spellingsIn(previous: string, from: string): Map<string, string> {
+  const spellings = new Map<string, string>();
+  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
+    const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
+    if (!written || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(written) || written.startsWith('/')) continue;
+    let path = written.replace(/\\(.)/g, '$1');
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      continue;
     }
+    const resolved = cleanPath(`${dirname(from)}/${path}`);
+    const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
+    if (!spellings.has(key)) spellings.set(key, written);
   }
-  return null;
+  return spellings;
+}
+
+/** How the replaced file spelled a link to `target` (a folder's page: also its folder), or null (spellingsIn). */
+function spelledAsBefore(spellings: Map<string, string>, target: string, isPage: boolean): string | null {
+  return spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined) ?? null;
 }
 
 /**
@@ -201,6 +211,12 @@ export async function runExport(
   // Pages are written with the space's own hrefs (`/pages/<id>`, `/files/<id>`), the ones the import wrote and the
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
+  // The replaced file's spellings, read once per page: its links are rewritten one at a time.
+  let spellingsRead: { previous: string; from: string; spellings: Map<string, string> } | null = null;
+  const spellingsOf = (previous: string, from: string) => {
+    if (spellingsRead?.previous !== previous || spellingsRead.from !== from) spellingsRead = { previous, from, spellings: spellingsIn(previous, from) };
+    return spellingsRead.spellings;
+  };
   const withRepositoryPaths = (markdown: string, from: string, previous = '') =>
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
       const target = file !== undefined ? fileCopyNamed(file, from, previous) : pathOf.get(page!);
@@ -209,7 +225,7 @@ export async function runExport(
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
       const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
-      const path = (!label && spelledAsBefore(relativePath, file === undefined, previous)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       // A quoted attribute (`<img src="...">`) holds a space as it is, as GitBook writes it; a Markdown link needs `%20`.
       const href = `${markdown[at - 1] === '"' || markdown[at - 1] === "'" ? path.replace(/%20/g, ' ') : path}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
