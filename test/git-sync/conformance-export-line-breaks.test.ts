@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, merge, openChangeRequest } from '../helpers/content';
-import { api, expectStatus } from '../helpers/harness';
-import { gitOutput, githubBody, importedSpace, runGitOperation } from '../helpers/git-sync';
+import { expectStatus } from '../helpers/harness';
+import { gitOutput, githubBody, importedSpace, leafEdit, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Files written on Windows (CRLF line breaks) or beginning with a byte order mark, as real repositories have them
@@ -14,19 +14,6 @@ const NAME = 'conformance-export-line-breaks';
 const WINDOWS = '# Guide\r\n\r\n* [Home](README.md)\r\n* Second item\r\n\r\nFirst paragraph.\r\n\r\n| Name | Value |\r\n| ---- | ----- |\r\n| one  | two   |\r\n';
 const BOM = '\uFEFF# Notes\n\nSome text here.\n\nSecond paragraph.\n';
 
-async function editLeaf(spaceId: string, token: string, cr: number, pageId: string, from: string, to: string) {
-  const read = expectStatus(await api('GET', `/v1/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { token }), 200).body;
-  const document = structuredClone(read.document);
-  let found = false;
-  const visit = (node: any) => {
-    if (node?.object === 'leaf' && node.text === from) (node.text = to), (found = true);
-    for (const key of ['nodes', 'leaves']) for (const child of node?.[key] ?? []) visit(child);
-  };
-  visit(document);
-  expect(found, `no leaf "${from}"`).toBe(true);
-  return { operation: 'update_page', page: pageId, document: { document } };
-}
-
 describe('an edited page written back', () => {
   it("keeps its file's CRLF line breaks and byte order mark", async () => {
     const { token, space, head, byPath } = await importedSpace(NAME, {
@@ -37,8 +24,8 @@ describe('an edited page written back', () => {
     });
     const cr = await openChangeRequest(space.id, token, 'Edits');
     await applyChanges(space.id, cr.number, token, [
-      await editLeaf(space.id, token, cr.number, byPath('guide.md').id, 'First paragraph.', 'First paragraph, edited.'),
-      await editLeaf(space.id, token, cr.number, byPath('notes.md').id, 'Second paragraph.', 'Second paragraph, edited.'),
+      await leafEdit(space.id, token, cr.number, byPath('guide.md').id, 'First paragraph.', 'First paragraph, edited.'),
+      await leafEdit(space.id, token, cr.number, byPath('notes.md').id, 'Second paragraph.', 'Second paragraph, edited.'),
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(NAME), commitMessage: `GITBOOK-${cr.number}: Edits`, timestamp: new Date().toISOString() });

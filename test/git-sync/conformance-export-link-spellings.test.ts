@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, merge, openChangeRequest, PNG_1x1 } from '../helpers/content';
 import { api, expectStatus } from '../helpers/harness';
-import { gitOutput, githubBody, importedSpace, runGitOperation } from '../helpers/git-sync';
+import { gitOutput, githubBody, importedSpace, leafEdit, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Found on a real GitBook-exported repository (Cyrillic, its README a list of links to its pages): one paragraph of the
@@ -35,20 +35,6 @@ const FILES = {
   '.gitbook/assets/shot_one.png': { base64: PNG_1x1 },
 };
 
-/** The page's document with the leaf `from` changed to `to`, as GitBook's editor sends an edit. */
-async function editLeaf(spaceId: string, token: string, cr: number, pageId: string, from: string, to: string) {
-  const read = expectStatus(await api('GET', `/v1/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { token }), 200).body;
-  const document = structuredClone(read.document);
-  let found = false;
-  const visit = (node: any) => {
-    if (node?.object === 'leaf' && node.text === from) (node.text = to), (found = true);
-    for (const key of ['nodes', 'leaves']) for (const child of node?.[key] ?? []) visit(child);
-  };
-  visit(document);
-  expect(found, `no leaf "${from}"`).toBe(true);
-  return { operation: 'update_page', page: pageId, document: { document } };
-}
-
 describe('links spelled as GitBook writes them', () => {
   it('keep their spelling (escaped underscores, ./ for the own folder) in the untouched lines of edited pages', async () => {
     const { token, space, head, byPath } = await importedSpace(NAME, FILES);
@@ -56,9 +42,9 @@ describe('links spelled as GitBook writes them', () => {
     const downTime = pages.find((p: any) => p.git?.path === 'down_time/README.md');
     const cr = await openChangeRequest(space.id, token, 'Edits');
     await applyChanges(space.id, cr.number, token, [
-      await editLeaf(space.id, token, cr.number, byPath('README.md').id, 'First paragraph.', 'First paragraph, edited.'),
-      await editLeaf(space.id, token, cr.number, downTime.id, 'Last line.', 'Last line, edited.'),
-      await editLeaf(space.id, token, cr.number, byPath('guides/setup.md').id, 'Last step.', 'Last step, edited.'),
+      await leafEdit(space.id, token, cr.number, byPath('README.md').id, 'First paragraph.', 'First paragraph, edited.'),
+      await leafEdit(space.id, token, cr.number, downTime.id, 'Last line.', 'Last line, edited.'),
+      await leafEdit(space.id, token, cr.number, byPath('guides/setup.md').id, 'Last step.', 'Last step, edited.'),
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(NAME), commitMessage: `GITBOOK-${cr.number}: Edits`, timestamp: new Date().toISOString() });
