@@ -46,7 +46,7 @@ describe('exportToGitRepository (a real git http-backend)', () => {
 
     const exported = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit emoji', timestamp: new Date().toISOString() });
     expect(exported.operation, JSON.stringify(exported)).toMatchObject({ state: 'success', direction: 'export' });
-    const log = await gitOutput('export', 'log', '--format=%H %P|%s|%an', '-2', 'refs/heads/main');
+    const log = await gitOutput('export', 'log', '--format=%H %P|%s|%cn', '-2', 'refs/heads/main');
     const [latest, previous] = log.trim().split('\n');
     expect(latest).toMatch(new RegExp(`^[0-9a-f]{40} ${created.head}\\|GITBOOK-1: Edit emoji\\|GitBook$`));
     expect(previous.startsWith(created.head)).toBe(true);

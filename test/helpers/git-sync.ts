@@ -135,7 +135,7 @@ export function chunked(bytes: Uint8Array, sizes: number | readonly number[] = 7
  * The start of a conformance test: a space of a new organization with `files` imported from a new repository `name`,
  * with GitHub's body and `force` (the integration's setup import); the imported top-level pages, by their file.
  */
-export async function importedSpace(name: string, files: Record<string, string>) {
+export async function importedSpace(name: string, files: Record<string, string | { base64: string }>) {
   const org = await seedOrg();
   const token = org.owner.token;
   const space = await createSpace(org.id, token);
@@ -143,4 +143,18 @@ export async function importedSpace(name: string, files: Record<string, string>)
   await runGitOperation(space.id, token, 'import', { ...githubBody(name), force: true });
   const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
   return { org, token, space, head: created.head, byPath: (path: string) => pages.find((page) => page.git?.path === path) };
+}
+
+/** An `update_page` change with the leaf `from` of the page's document (read in change request `cr`) changed to `to`, as GitBook's editor sends an edit. */
+export async function leafEdit(spaceId: string, token: string, cr: number, pageId: string, from: string, to: string) {
+  const read = expectStatus(await api('GET', `/v1/spaces/${spaceId}/change-requests/${cr}/content/page/${pageId}`, { token }), 200).body;
+  const document = structuredClone(read.document);
+  let found = false;
+  const visit = (node: any) => {
+    if (node?.object === 'leaf' && node.text === from) (node.text = to), (found = true);
+    for (const key of ['nodes', 'leaves']) for (const child of node?.[key] ?? []) visit(child);
+  };
+  visit(document);
+  expect(found, `no leaf "${from}"`).toBe(true);
+  return { operation: 'update_page', page: pageId, document: { document } };
 }

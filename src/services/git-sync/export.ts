@@ -1,5 +1,6 @@
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import type { gitSyncEntries } from '../../db/schema/index';
+import { changeRequests, revisions, users, type gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
 import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
@@ -53,6 +54,8 @@ import type { GitSession, TreeFile } from './transport';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** A replaced page's text as its file has it, a byte order mark included (withLineBreaksOf). */
+const decoderKeepingBom = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
  * `/pages/<id>(#anchor)` or `/files/<id>` where a link target starts (after `"`, `'`, `(`, `<`, `=` or a space), or where
@@ -73,13 +76,44 @@ function withDotIfWritten(path: string, previous: string): string {
 }
 
 /**
- * `./` for the README of the page's own folder (`path` is `README.md`) where the file an export replaces linked it so,
- * with this anchor (`[A heading](./#a-heading)`, as GitBook's earlier exporter wrote a heading's link to itself).
+ * Where each link of the file an export replaces (a page's file at `from`) leads, from the content root, with its
+ * destination as written. GitBook and authors spell one destination many ways: `./guide.md`, `_` escaped as `\_`
+ * (GitBook's own exports: `[Deploy](down\_time/)`), a folder's page as `folder/`, `folder/README.md` or `./`, and
+ * `../../x.md` where one `../` leads there (the import stops a path at the root; GitBook-exported Airstack docs link
+ * so). Keys: a file's path, or `<folder>/` for a folder.
  */
-function ownFolderIfWritten(path: string, anchor: string, previous: string): string {
-  if (!previous || !/^readme\.md$/i.test(path)) return path;
-  const escaped = anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?:^|[("'<=\\s])\\./${escaped}(?=[)"'>\\s]|$)`, 'm').test(previous) ? './' : path;
+function spellingsIn(previous: string, from: string): Map<string, string> {
+  const spellings = new Map<string, string>();
+  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
+    const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
+    if (!written || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(written) || written.startsWith('/')) continue;
+    let path = written.replace(/\\(.)/g, '$1');
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      continue;
+    }
+    const resolved = cleanPath(`${dirname(from)}/${path}`);
+    const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
+    if (!spellings.has(key)) spellings.set(key, written);
+  }
+  return spellings;
+}
+
+/** How the replaced file spelled a link to `target` (a folder's page: also its folder), or null (spellingsIn). */
+function spelledAsBefore(spellings: Map<string, string>, target: string, isPage: boolean): string | null {
+  return spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined) ?? null;
+}
+
+/**
+ * The line breaks and byte order mark of the file an edited page replaces: a file written with CRLF throughout (on
+ * Windows) keeps CRLF on every line, and one that began with a BOM keeps it. Written with LF and no BOM, every line of
+ * such a file differed in the commit, whatever the edit.
+ */
+function withLineBreaksOf(markdown: string, previous: string): string {
+  const bom = previous.startsWith('\uFEFF') && !markdown.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const crlf = previous.includes('\r\n') && !/(?:^|[^\r])\n/.test(previous);
+  return bom + (crlf ? markdown.replace(/\r?\n/g, '\r\n') : markdown);
 }
 
 /**
@@ -246,6 +280,12 @@ export async function runExport(
   // Pages are written with the space's own hrefs (`/pages/<id>`, `/files/<id>`), the ones the import wrote and the
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
+  // The replaced file's spellings, read once per page: its links are rewritten one at a time.
+  let spellingsRead: { previous: string; from: string; spellings: Map<string, string> } | null = null;
+  const spellingsOf = (previous: string, from: string) => {
+    if (spellingsRead?.previous !== previous || spellingsRead.from !== from) spellingsRead = { previous, from, spellings: spellingsIn(previous, from) };
+    return spellingsRead.spellings;
+  };
   const withRepositoryPaths = (markdown: string, from: string, previous = '') =>
     markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
       const target = file !== undefined ? fileCopyNamed(file, from, previous) : pathOf.get(page!);
@@ -253,10 +293,8 @@ export async function runExport(
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const path =
-        file === undefined && !previous.includes(relativePath)
-          ? ownFolderIfWritten(withDotIfWritten(relativePath.replace(/(?<=\/)README\.md$/i, ''), previous), anchor ?? '', previous)
-          : withDotIfWritten(relativePath, previous);
+      const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
+      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const href = `${hrefAsWritten(path, quote, previous)}${anchor ?? ''}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
@@ -320,10 +358,10 @@ export async function runExport(
       const title = entry?.titleHeading === false ? undefined : page.title;
       const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
       const replaced = entry && byPath.get(full(entry.path));
-      const previous = replaced ? decoder.decode(await session.readBlob(replaced.oid)) : '';
+      const previous = replaced ? decoderKeepingBom.decode(await session.readBlob(replaced.oid)) : '';
       // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
       const markdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
-      oid = await session.writeBlob(encoder.encode(markdown));
+      oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }
     out.set(full(path), { path: full(path), oid, mode: '100644' });
     rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id), place });
@@ -468,10 +506,34 @@ export async function runExport(
     files,
     parent: remoteHead,
     message: request.commitMessage ?? 'GitBook: export',
-    author: { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' },
+    author: (await mergedChangeRequestAuthor(db, input.spaceId, space.head.id)) ?? GITBOOK_IDENTITY,
+    committer: GITBOOK_IDENTITY,
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
   });
   return { commit, rows, pathPrefix: contentPrefix };
+}
+
+/** Who commits every export, as GitBook's `gitbook-bot` does. */
+const GITBOOK_IDENTITY = { name: 'GitBook', email: 'gitbook@users.noreply.docs-platform.invalid' };
+
+/**
+ * The author of an export's commit when the head merged a change request: the user who opened it, as GitBook's
+ * commits name theirs (`GITBOOK-12: ...` authored by the GitBook user, committed by `gitbook-bot`); null for a
+ * head no change request made. Git's identity line cannot hold `<`, `>` or a line break (git writes a name without
+ * them, and `fsck --strict` rejects a commit with them): dropped, as git drops them.
+ */
+async function mergedChangeRequestAuthor(db: Db, spaceId: string, revisionId: string): Promise<{ name: string; email: string } | null> {
+  const row = await db
+    .select({ name: users.displayName, email: users.email })
+    .from(revisions)
+    .innerJoin(changeRequests, and(eq(changeRequests.id, revisions.mergedFrom), eq(changeRequests.spaceId, spaceId)))
+    .innerJoin(users, eq(users.id, changeRequests.createdBy))
+    .where(and(eq(revisions.id, revisionId), eq(revisions.spaceId, spaceId)))
+    .get();
+  const clean = (text: string) => text.replace(/[<>\r\n\0]/g, '').trim();
+  const name = row ? clean(row.name) : '';
+  const email = row ? clean(row.email) : '';
+  return name && email ? { name, email } : null;
 }
 
 function slugFolder(tree: Awaited<ReturnType<typeof readRevisionTree>>, id: string): string {

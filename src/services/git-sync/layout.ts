@@ -512,6 +512,10 @@ const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|url|page|hr
  * answers for their path (from the content root), keeping their `#anchor`; other links are left alone.
  */
 export function rewriteLinks(markdown: string, pagePath: string, replace: (path: string) => string | null): string {
+  // An HTML comment is kept as written, never read as links: a path rewritten there (to a batch ref) stayed in its text
+  // and an export wrote `<!-- [Metrics](_gp2) -->` into the repository.
+  const outsideComments = markdown.includes('<!--') ? markdown.split(/(<!--[\s\S]*?-->)/) : [markdown];
+  if (outsideComments.length > 1) return outsideComments.map((part, i) => (i % 2 === 1 ? part : rewriteLinks(part, pagePath, replace))).join('');
   const dir = dirname(pagePath);
   let out = markdown;
   for (const pattern of LINKS) {

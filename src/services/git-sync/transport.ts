@@ -772,14 +772,15 @@ export class GitSession {
    * Writes the tree of `files` (full paths from the repository's root) and a commit of it on `parent`,
    * then pushes it to `ref` (never forced: a remote that moved on refuses it).
    */
-  async commitAndPush(options: { files: TreeFile[]; parent: string | null; message: string; author: { name: string; email: string }; ref: string }): Promise<string> {
+  async commitAndPush(options: { files: TreeFile[]; parent: string | null; message: string; author: { name: string; email: string }; committer?: { name: string; email: string }; ref: string }): Promise<string> {
     await this.init();
     const tree = await this.writeTreeOf(options.files);
     const timestamp = Math.floor(Date.now() / 1000);
     const who = { ...options.author, timestamp, timezoneOffset: 0 };
+    const by = options.committer ? { ...options.committer, timestamp, timezoneOffset: 0 } : who;
     const oid = await git.writeCommit({
       ...this.base,
-      commit: { message: options.message.endsWith('\n') ? options.message : `${options.message}\n`, tree, parent: options.parent ? [options.parent] : [], author: who, committer: who },
+      commit: { message: options.message.endsWith('\n') ? options.message : `${options.message}\n`, tree, parent: options.parent ? [options.parent] : [], author: who, committer: by },
     });
     const local = 'refs/heads/gitbook-export';
     await git.writeRef({ ...this.base, ref: local, value: oid, force: true });
