@@ -58,6 +58,11 @@ function withBareRefsById(hunks: SourceHunk[], linksById?: (group: SourceHunk[])
   return linksById(hunks) ?? hunks;
 }
 
+/** Hunks of table lines only (`|` on every line they remove and add). */
+function onlyTableLines(hunks: readonly SourceHunk[]): boolean {
+  return hunks.length > 0 && hunks.every((hunk) => hunk.remove.every((line) => line.includes('|')) && hunk.add.every((line) => line.includes('|')));
+}
+
 /** Link targets as a source line writes them: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
 const LINK_TARGETS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
@@ -289,8 +294,7 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
   // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
   const found = sourceHunks(ours, body) ?? [];
-  const tablesOnly = found.length > 0 && found.every((hunk) => hunk.remove.every((line) => line.includes('|')) && hunk.add.every((line) => line.includes('|')));
-  const all = tablesOnly && writeBody(conversion.document, recordHref) === body ? [] : found;
+  const all = onlyTableLines(found) && writeBody(conversion.document, recordHref) === body ? [] : found;
   const swaps: Swap[] = [];
   let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps));
   // All hunks give the source back, which reads as this document; some of them may not (a link
@@ -300,6 +304,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): So
     const same = (options.resolveLink && onlyLinksWrittenById(patched, body, swaps, read, options.resolveLink)) || readsAsSameDocument(patched, conversion.document, options);
     if (!same) hunks = [];
   }
+  // The hunks left (the others were links written by id) may only pad our tables as GitBook pads them: no patch either,
+  // or the page's own writing, read again, made another document (one without a patch).
+  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, recordHref, hunks) === writeBody(conversion.document, recordHref)) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
