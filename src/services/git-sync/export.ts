@@ -123,12 +123,22 @@ function withLineBreaksOf(markdown: string, previous: string): string {
  */
 function hrefAsWritten(path: string, quote: string | null, previous: string): string {
   const written = quote ? path.replace(/%20/g, ' ') : path;
-  const encoded = path
-    .replace(/%20/g, ' ')
+  // `path` may be another link's spelling of the file (spelledAsBefore: `shot%20%2812%29.png`), where this attribute
+  // wrote it plain (`src="shot (12).png"`): every spelling is tried from the decoded path.
+  const decoded = decodedPath(path);
+  const encoded = decoded
     .split('/')
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
-  return [written, path, encoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
+  return [written, path, encoded, decoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
+}
+
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path.replace(/%20/g, ' ');
+  }
 }
 
 export async function runExport(
