@@ -7,22 +7,12 @@
  * GitBook's JSONDocument schema (@gitbook/api 0.202.0), and written back in GitBook's form.
  */
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown, markdownToDocument, parseDocument, withoutSourcePatch, type JSONDocument } from '../../src/services/markdown';
-import { GITBOOK_0202, gitbookValidator } from '../helpers/gitbook-schema';
+import { documentToMarkdown, type JSONDocument } from '../../src/services/markdown';
+import { convertChecked, writtenFromJson } from '../helpers/gitbook-documents';
 
-const jsonDocumentValidator = gitbookValidator('JSONDocument', GITBOOK_0202.components);
-
-function convert(markdown: string, options: Parameters<typeof markdownToDocument>[1] = {}): JSONDocument {
-  const { document } = markdownToDocument(markdown, options);
-  const ours = parseDocument(document);
-  expect(ours.success ? 'valid' : ours.error).toBe('valid');
-  const theirs = jsonDocumentValidator.validate(document);
-  expect(theirs.valid ? 'valid' : theirs.errors.slice(-5).map((e) => `${e.instanceLocation}: ${e.error}`)).toBe('valid');
-  return document;
-}
-
-/** The document written again from its JSON alone (not from the source it was read from). */
-const written = (document: JSONDocument) => documentToMarkdown(withoutSourcePatch(document) as JSONDocument);
+// Each document is checked against our schema and GitBook's JSONDocument (0.202.0).
+const convert = convertChecked;
+const written = writtenFromJson;
 
 /** `[marks:text]` per leaf, `{type data}` per inline: what a paragraph holds, at a glance. */
 function inlines(nodes: any[]): string {
