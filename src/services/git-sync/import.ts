@@ -144,6 +144,8 @@ export async function planImport(
   const files = new Map<string, TreeFile>();
   // A symbolic link (mode 120000) is not a page or a file of the space: its blob is the path it points at.
   for (const file of all) if (file.path.startsWith(rootPrefix) && file.mode !== '120000') files.set(file.path.slice(rootPrefix.length), file);
+  // A root naming no folder of the commit (moved, misspelt) read as an empty repository: the import deleted every page.
+  if (config.root && files.size === 0) throw new Error(`.gitbook.yaml: its root "${config.root}" is no folder of the repository; nothing was imported`);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
   const warnings: string[] = [];
