@@ -8,12 +8,14 @@
  * of a fresh isolate instead (what `npm run bench -- cold` times). `--isolates`: Miniflare's local D1 (`d1:db`) and
  * rate limiter (`ratelimit:ns`) isolates profiled too, with each one's busy samples: on a page read the D1 isolate is
  * as busy as the Worker's (per statement: the statement, two `total_changes()` reads, the database size), the limiter's
- * a quarter of it; `--no-rate-limits` as in routes.ts.
+ * a quarter of it; `--no-rate-limits` as in routes.ts. `--twin`: the Worker as deployed instead (routes.ts' twin, its rate
+ * limits counted in its memory: no limiter isolate). `--reference`: then the reference Worker (ref d) loaded and profiled
+ * the same way, and each isolate's busy time per request printed for both: what a read spends that the reference does not.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inspect } from './isolate-cpu';
+import { busyMs, inspect, type CpuProfile } from './isolate-cpu';
 import { bundleWorkers, client, seedSite, seedSpace, seedUser, start } from './routes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -32,7 +34,9 @@ interface ProfileNode {
  * `--isolates`: besides the Worker, the isolates of Miniflare's local D1 (its database Durable Object, `d1:db`) and of
  * its rate limiter (`ratelimit:ns`), profiled at the same time: how the process's CPU per request splits between them.
  */
-const ISOLATES = args.has('isolates') ? ['core:user:api', 'd1:db', ...(args.has('no-rate-limits') ? [] : ['ratelimit:ns'])] : ['core:user:api'];
+const TWIN = args.has('twin');
+const WORKER = TWIN ? 'core:user:api-unlimited' : 'core:user:api';
+const ISOLATES = args.has('isolates') ? [WORKER, 'd1:db', ...(args.has('no-rate-limits') || TWIN ? [] : ['ratelimit:ns'])] : [WORKER];
 
 async function load(url: string, token: string) {
   const end = performance.now() + SECONDS * 1000;
@@ -88,20 +92,49 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[] }, lines =
   console.log(`${total} samples. Self time:\n${top(self, lines)}\n\nInclusive time:\n${top(inclusive, lines * 2)}`);
 }
 
+/** `work` run while every isolate of `services` is profiled: its requests, each isolate's profile and busy time (µs). */
+async function record(services: string[], work: () => Promise<number>) {
+  const inspectors = await Promise.all(services.map((service) => inspect(INSPECTOR_PORT, service)));
+  for (const inspector of inspectors) {
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
+    await inspector.send('Profiler.start');
+  }
+  const requests = await work();
+  const profiles: Array<CpuProfile & { nodes: ProfileNode[] }> = await Promise.all(inspectors.map(async (inspector) => (await inspector.send('Profiler.stop')).profile));
+  for (const inspector of inspectors) inspector.close();
+  return { requests, profiles, busyUs: profiles.map((profile) => busyMs(profile, 100) * 1000) };
+}
+
+function report(route: string, services: string[], { requests, profiles, busyUs }: Awaited<ReturnType<typeof record>>) {
+  console.log(`${route}: ${requests} requests in ${SECONDS} s`);
+  if (services.length > 1) {
+    console.log('Busy samples per isolate (not idle), and their time per request:');
+    services.forEach((name, i) => console.log(`  ${name.padEnd(16)} ${String(busy(profiles[i])).padStart(7)} samples, ${(busyUs[i] / requests).toFixed(0).padStart(6)} µs per request`));
+  }
+  services.forEach((name, i) => {
+    if (i > 0) writeFileSync(`/tmp/worker-${name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`, JSON.stringify(profiles[i]));
+    console.log(`\n${name}:`);
+    summarize(profiles[i], i === 0 ? 30 : 12);
+  });
+}
+
 const COLD = args.has('cold');
+const REFERENCE = args.has('reference');
 const persist = mkdtempSync(path.join(tmpdir(), 'dpa-profile-'));
 const scripts = await bundleWorkers();
-let { mf, apiUrl } = await start({ inspectorPort: INSPECTOR_PORT, persist, scripts });
+let { mf, apiUrl, unlimitedUrl } = await start({ inspectorPort: INSPECTOR_PORT, persist, scripts, unlimitedTwin: TWIN });
 try {
   const call = client(apiUrl);
-  const { token, org } = await seedUser(call);
+  const { token, org, user } = await seedUser(call);
   const space = await seedSpace(call, token, org.id, 10);
   const cr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'Profile' })).body;
   // `{site}`: a public site publishing the space, as cold.ts seeds it (its published page is `/s/{site}/`).
   const site = ROUTE.includes('{site}') ? (await seedSite(call, token, org.id, [space.id])).split('/').pop()! : '';
   const route = ROUTE.replace('{site}', site).replace('{space}', space.id).replace('{page}', space.leaves[5]).replace('{cr}', String(cr.id)).replace('{org}', org.id);
-  let url = `${apiUrl}${route}`;
+  let url = `${TWIN ? unlimitedUrl : apiUrl}${route}`;
   if (COLD) {
+    if (TWIN) throw new Error('--cold profiles the Worker with its rate limit bindings; --twin is for warm reads');
     // A fresh isolate on the same storage, profiled from its first request on.
     await mf.dispose();
     mf = (await start({ persist, scripts, inspectorPort: INSPECTOR_PORT })).mf;
@@ -109,26 +142,26 @@ try {
   } else {
     await load(url, token); // warm-up: every lazy group and cache loaded
   }
-  const inspectors = await Promise.all(ISOLATES.map((service) => inspect(INSPECTOR_PORT, service)));
-  for (const inspector of inspectors) {
-    await inspector.send('Profiler.enable');
-    await inspector.send('Profiler.setSamplingInterval', { interval: 100 });
-    await inspector.send('Profiler.start');
+  const recorded = await record(ISOLATES, () => (COLD ? first(url, token) : load(url, token)));
+  writeFileSync(args.get('out') ?? '/tmp/worker.cpuprofile', JSON.stringify(recorded.profiles[0]));
+  report(route, ISOLATES, recorded);
+  if (REFERENCE) {
+    // The reference (one zod-openapi route, one drizzle point read) under the same load, profiled the same way: what a
+    // read costs beyond it, isolate by isolate and function by function.
+    const refUrl = `${(await mf.unsafeGetDirectURL('ref')).origin}/ref/${user.id}`;
+    await load(refUrl, token);
+    const services = ISOLATES.map((name) => (name === WORKER ? 'core:user:ref' : name)).filter((name) => !name.startsWith('ratelimit:'));
+    const reference = await record(services, () => load(refUrl, token));
+    writeFileSync(`${(args.get('out') ?? '/tmp/worker.cpuprofile').replace(/\.cpuprofile$/, '')}-ref.cpuprofile`, JSON.stringify(reference.profiles[0]));
+    report('reference /ref/{user}', services, reference);
+    console.log('\nBusy time per request, Worker / reference (µs):');
+    ISOLATES.forEach((name, i) => {
+      const j = services.indexOf(name === WORKER ? 'core:user:ref' : name);
+      const ours = recorded.busyUs[i] / recorded.requests;
+      const theirs = j < 0 ? 0 : reference.busyUs[j] / reference.requests;
+      console.log(`  ${name.padEnd(16)} ${ours.toFixed(0).padStart(6)} / ${theirs.toFixed(0).padStart(6)}${theirs ? `  ${(ours / theirs).toFixed(2)} ×` : ''}`);
+    });
   }
-  const requests = COLD ? await first(url, token) : await load(url, token);
-  const profiles = await Promise.all(inspectors.map(async (inspector) => (await inspector.send('Profiler.stop')).profile));
-  for (const inspector of inspectors) inspector.close();
-  writeFileSync(args.get('out') ?? '/tmp/worker.cpuprofile', JSON.stringify(profiles[0]));
-  console.log(`${route}: ${requests} requests in ${SECONDS} s`);
-  if (ISOLATES.length > 1) {
-    console.log('Busy samples per isolate (not idle), and their time per request:');
-    ISOLATES.forEach((name, i) => console.log(`  ${name.padEnd(16)} ${String(busy(profiles[i])).padStart(7)} samples`));
-  }
-  ISOLATES.forEach((name, i) => {
-    if (i > 0) writeFileSync(`/tmp/worker-${name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`, JSON.stringify(profiles[i]));
-    console.log(`\n${name}:`);
-    summarize(profiles[i], i === 0 ? 30 : 12);
-  });
 } finally {
   await mf.dispose();
   rmSync(persist, { recursive: true, force: true });
