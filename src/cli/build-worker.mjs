@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { evaluatedWith, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -155,11 +155,15 @@ export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes
 /** The published site's module: its first import leaves the renderer, claims validation and search on demand (module-graph.mjs isSiteOnDemandSource). */
 export const SITE = 'src/site/routes.ts';
 
+/** The published page's renderer, whose first import evaluates no attribute tables (module-graph.mjs isRendererTableSource). */
+export const RENDERER = 'src/site/render/document.ts';
+
 function assertZodFree(metafile) {
   const present = ZOD_FREE.filter((source) => metafile.inputs[source]);
   const faults = [
     ...zodEvaluatedWith(metafile, present),
     ...(metafile.inputs[SITE] ? evaluatedWith(metafile, [SITE], isSiteOnDemandSource, 'what it loads on demand') : []),
+    ...(metafile.inputs[RENDERER] ? evaluatedWith(metafile, [RENDERER], isRendererTableSource, 'the hast tables it no longer needs') : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }

@@ -7,4 +7,5 @@ export function routeGroupsNotApart(metafile: Metafile, groupsModule?: string): 
 export function isZodSource(input: string): boolean;
 export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[];
 export function isSiteOnDemandSource(input: string): boolean;
+export function isRendererTableSource(input: string): boolean;
 export function evaluatedWith(metafile: Metafile, sources: string[], forbidden: (input: string) => boolean, what: string): string[];

@@ -63,6 +63,16 @@ export const isSiteOnDemandSource = (input) =>
   /^src\/(site\/render\/document|site\/search|services\/search\/search|services\/sites\/adaptive-schema)\.ts$/.test(input);
 
 /**
+ * Source modules the published page's renderer (src/site/render/document.ts, the first page rendered) no longer
+ * evaluates: hastscript and hast-util-to-html, and property-information's tables of every HTML and SVG attribute that
+ * both read on evaluation (7-11% of a cold isolate's first page). Its own `h` and `toHtml` (src/site/render/html-tree)
+ * take their place; nothing else of the Worker's published path uses them (the Markdown reader's hast-util-from-html
+ * is the Git Sync and import paths').
+ */
+export const isRendererTableSource = (input) =>
+  /(^|[\\/])node_modules[\\/](hastscript|property-information|hast-util-to-html|stringify-entities|character-entities-(legacy|html4))[\\/]/.test(input);
+
+/**
  * Of `sources`, those whose first import evaluates a source module `forbidden` names (beyond what the entry already
  * did), each with the modules it evaluates: one line per fault, `what` naming the kind.
  */

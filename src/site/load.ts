@@ -1,8 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../db/client';
 import { organizations, sites } from '../db/schema';
-import { shareLinkQuery, visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
-import { modelFrom, MODEL_QUERY_COUNT, siteModelQueries, type SiteModel } from '../services/sites/model';
+import { visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
+import { modelFrom, MODEL_QUERY_COUNT, type SiteModel } from '../services/sites/model';
+import { orgOfHostStatement, shareLinkStatement, targetExpressions, visitorModelStatements } from '../services/sites/visitor-model';
 import { orgHostCondition, type OrgHost } from '../services/organizations/hostnames';
 
 export { orgHostCondition };
@@ -23,14 +24,6 @@ export interface LoadedSite {
   /** The visitor's reader (their claims), or null when the site refuses them. */
   access: { reader: SiteReader & { kind: 'visitor' }; shareKey?: string } | null;
 }
-
-/**
- * SQL standing for a value in a query builder that takes a string: drizzle's `eq` embeds an SQL
- * expression as is. Lets the model's statements select a site by a subquery (its id from a hostname,
- * its organization from its id) in the same batch.
- */
-const asValue = (expression: SQL) => expression as unknown as string;
-
 
 /** The site's id (a value, or SQL finding it by the host) and its organization's id, as SQL for the site's first batch. */
 export function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
@@ -65,13 +58,14 @@ export async function loadSite<E extends unknown[] = []>(
   credentials: VisitorCredentials,
   extra: BatchItem[] = [],
 ): Promise<{ site: LoadedSite | null; hostKnown: boolean; extra: E }> {
-  const { siteId, orgId } = targetSql(target);
-  const id = typeof siteId === 'string' ? siteId : asValue(siteId);
+  const { site, org } = targetExpressions(target);
   const byHost = !('siteId' in target) && !('basename' in target);
+  // Constant SQL (services/sites/visitor-model): the same statements as siteModelQueries' and shareLinkQuery's,
+  // which a cold isolate's first page no longer spends building.
   const statements: BatchItem[] = [
-    ...siteModelQueries(db, asValue(orgId), id, null),
-    shareLinkQuery(db, id, credentials.shareKey),
-    ...(byHost ? [db.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target as OrgHost))] : []),
+    ...visitorModelStatements(db, site, org),
+    shareLinkStatement(db, site, credentials.shareKey),
+    ...(byHost ? [orgOfHostStatement(db, target as OrgHost)] : []),
     ...extra,
   ];
   const results = (await runBatch(db, statements)) as unknown[];

@@ -13,6 +13,7 @@ import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../se
 import { shareLinkQuery, visitorAccess } from '../services/sites/access';
 import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
 import { isSiteIdSegment, parseSegments } from './structure';
+import { targetExpressions } from '../services/sites/visitor-model';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
 import { edgeLookup, edgeStore } from './edge-cache';
 
@@ -197,7 +198,7 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const withScripts = scriptsOn(mount);
   const segmentKey = !credentials.shareKey && parsed.segments[0] ? parsed.segments[0].slice(0, 256) : undefined;
   const { site: loaded, hostKnown, extra } = await loadSite<unknown[]>(db, mount.target, credentials, [
-    siteViewReceiversQuery(db, siteIdOf(mount.target)),
+    siteViewReceiversQuery(db, targetExpressions(mount.target).site),
     ...(withScripts ? [siteScriptsQuery(db, targetSql(mount.target).siteId)] : []),
     ...(segmentKey ? [shareLinkQuery(db, siteIdOf(mount.target) as string, segmentKey)] : []),
   ]);

@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluatedWith, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -116,5 +116,28 @@ describe("the published site's first import leaves its renderer, claims validati
     const names = ['node_modules/@cfworker/json-schema/dist/esm/validate.js', 'src/services/sites/adaptive-schema.ts', 'src/site/search.ts', 'src/services/search/search.ts'];
     expect(names.filter(isSiteOnDemandSource)).toEqual(names);
     expect(['src/site/views.ts', 'src/site/render/styles.ts', 'node_modules/hono/dist/index.js'].filter(isSiteOnDemandSource)).toEqual([]);
+  });
+});
+
+describe("the published page's renderer evaluates no attribute tables (isRendererTableSource)", () => {
+  const RENDERER = 'src/site/render/document.ts';
+  /** The renderer's module, importing `hast` (a chunk of hast modules) statically, or only hast-util-sanitize. */
+  const renderer = (hast: Record<string, { bytesInOutput: number }>) => ({
+    inputs: {},
+    outputs: {
+      'out/on-demand/document.js': { entryPoint: RENDERER, inputs: { [RENDERER]: { bytesInOutput: 1 }, 'src/site/render/html-tree.ts': { bytesInOutput: 1 } }, imports: [{ path: 'out/on-demand/hast.js', kind: 'import-statement' }] },
+      'out/on-demand/hast.js': { inputs: hast, imports: [] },
+    } as Record<string, Output>,
+  });
+
+  it('hast-util-sanitize alone passes', () => {
+    expect(evaluatedWith(renderer({ 'node_modules/hast-util-sanitize/lib/index.js': { bytesInOutput: 1 } }), [RENDERER], isRendererTableSource, 'x')).toEqual([]);
+  });
+
+  it('hastscript, hast-util-to-html and property-information are named', () => {
+    const hast = ['node_modules/hastscript/lib/index.js', 'node_modules/hast-util-to-html/lib/index.js', 'node_modules/property-information/lib/svg.js', 'node_modules/stringify-entities/lib/core.js'];
+    expect(evaluatedWith(renderer(Object.fromEntries(hast.map((name) => [name, { bytesInOutput: 1 }]))), [RENDERER], isRendererTableSource, 'x')).toEqual([
+      `${RENDERER}'s first import evaluates x: ${hast.join(', ')}`,
+    ]);
   });
 });

@@ -1,9 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { rawAll, rowsOf, type Db } from '../../db/client';
+import { constantSelect } from '../../db/constant-select';
 import type { Env } from '../../env';
 import { sha256Hex } from '../../lib/ids';
 import { enqueueEvents, eventIdsOf, insertEventsPerInstallation } from './events';
-import { WORKING_STATUSES_SQL } from './scopes';
+import { WORKING_STATUSES } from './scopes';
 
 /**
  * GitBook's `site_view` event (`SiteViewEvent`): a page of a published site was viewed. Produced when the Worker
@@ -30,19 +31,25 @@ import { WORKING_STATUSES_SQL } from './scopes';
  */
 export const SITE_VIEW_EVENTS_PER_MINUTE = 30;
 const SITE_VIEW = 'site_view';
+/** scopes' `WORKING_STATUSES` as an SQL list, `('active', 'pending')`. */
+const WORKING_STATUSES_LIST = `(${WORKING_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 /** Cookies this Worker sets on a site (src/site/routes.ts): credentials, never handed to an integration. */
 const SITE_COOKIE = /^site_(share|token)/;
 const MAX_COOKIES = 50;
 const MAX_FIELD = 2048;
 
-/** For the site's first batch: the installations that receive its views (`siteId` a value or an SQL expression). */
-export function siteViewReceiversQuery(db: Db, siteId: SQL | string) {
-  return rawAll<{ id: string }>(
+/**
+ * For the site's first batch: the installations that receive its views, `site` an SQL expression with `?` for its
+ * values (services/sites/visitor-model `targetExpressions`). Constant SQL (db/constant-select), as the rest of that
+ * batch: a cold isolate's first page does not build it.
+ */
+export function siteViewReceiversQuery(db: Db, site: { text: string; params: unknown[] }) {
+  return constantSelect(
     db,
-    sql`select ii.id from sites s
-      join integration_installations ii on ii.org_id = s.org_id and ii.status in ${WORKING_STATUSES_SQL}
+    `select ii.id from sites s
+      join integration_installations ii on ii.org_id = s.org_id and ii.status in ${WORKING_STATUSES_LIST}
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
-      where s.id = ${siteId}
+      where s.id = ${site.text}
         and (i.script_key is not null or i.dev_tunnel_url is not null)
         -- A visitor's address, user agent and cookies go only where the organization approved \`site:views:read\`
         -- and the integration asks for it (GitBook's scope of site_view events).
@@ -51,6 +58,8 @@ export function siteViewReceiversQuery(db: Db, siteId: SQL | string) {
         and coalesce(json_extract(i.unhandled_events, '$.site_view'), -1) <> i.version
         and (ii.site_selection = 'all' or exists (select 1 from integration_site_installations si
           where si.installation_id = ii.id and si.site_id = s.id and si.status = 'active'))`,
+    site.params,
+    (row) => ({ id: row.id as string }),
   );
 }
 

@@ -3,9 +3,10 @@
  * to HTML for the published site. No client-side framework: the output is static, semantic markup that
  * works without JavaScript.
  *
- * Pipeline: document -> hast (built with hastscript) -> hast-util-sanitize (schema below: the default,
- * GitHub-style schema extended with exactly the tags, classes and attributes built here) -> HTML
- * (hast-util-to-html, which escapes every text and attribute value). Document text is only ever a hast
+ * Pipeline: document -> hast (built with ./html-tree's `h`, hastscript's for these elements) -> hast-util-sanitize
+ * (schema below: the default, GitHub-style schema extended with exactly the tags, classes and attributes built here)
+ * -> HTML (./html-tree's `toHtml`, hast-util-to-html's for what the schema lets through, which escapes every text and
+ * attribute value). Document text is only ever a hast
  * text node, so markup typed into a document is shown, never parsed; URLs are checked here (http(s) and
  * mailto only, or what the context signs) and again by the sanitizer.
  *
@@ -24,12 +25,11 @@
  */
 import type { Element, ElementContent, Root } from 'hast';
 import { defaultSchema, sanitize, type Schema } from 'hast-util-sanitize';
-import { toHtml } from 'hast-util-to-html';
-import { h } from 'hastscript';
 import type { JSONDocument } from '../../services/markdown/document';
 import { EXPLICIT_HEADING_ID, headingSlug } from '../../services/markdown/heading-ids';
 import type { HighlightedCode } from './highlight';
 import { HIGHLIGHT_LANGUAGES } from './highlight-languages';
+import { h, toHtml } from './html-tree';
 
 export { RENDER_CSS } from './styles';
 

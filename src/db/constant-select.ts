@@ -1,0 +1,53 @@
+import { getTableColumns, type Column } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { BatchItem, Db } from './client';
+
+/**
+ * Selects whose SQL text is written out (constant text with `?` for its values) instead of built by drizzle: a
+ * statement costs binding its values and mapping its rows, nothing else, even the first time an isolate runs it.
+ * drizzle building a statement's text on first use (its select builder, `buildSelectQuery`, `sqlToQuery`: code V8
+ * runs for the first time, in its interpreter) was about an eighth of a cold isolate's first published page
+ * (test/bench/cold.ts, issue 42 item 7). Each text is checked against the one drizzle builds for the same select
+ * (test/platform/constant-select.test.ts), so a schema change that would make them differ fails there.
+ */
+
+/** A table's columns in drizzle's order (its `select()` order), as SQL text, and its row decoder by column name. */
+export interface TableRows<T> {
+  /** `"id", "org_id", ...`: the columns as drizzle's `select().from(table)` lists them. */
+  columns: string;
+  /** A row of D1 (an object by column name) as drizzle maps it: each field through its column's decoder, null as null. */
+  row(raw: Record<string, unknown>): T;
+}
+
+/** `TableRows` of a table, read from its drizzle definition (no builder). */
+export function tableRows<T extends SQLiteTable>(table: T): TableRows<T['$inferSelect']> {
+  const fields = Object.entries(getTableColumns(table)) as [string, Column][];
+  return {
+    columns: fields.map(([, column]) => `"${column.name}"`).join(', '),
+    row(raw) {
+      const out: Record<string, unknown> = {};
+      for (const [key, column] of fields) {
+        const value = raw[column.name];
+        out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+      }
+      return out as T['$inferSelect'];
+    },
+  };
+}
+
+/**
+ * A statement for `runBatch` (or alone: `rows()`), of constant SQL text and its values, whose rows `map` makes from D1's
+ * (objects by column name). In a batch it stands as drizzle's own statements do: drizzle's D1 batch asks each for a
+ * prepared query (`_prepare`), binds its `stmt` with `getQuery().params` and maps what D1 answered with `mapResult`.
+ */
+export function constantSelect<T>(db: Db, text: string, params: unknown[], map: (raw: Record<string, unknown>) => T) {
+  const prepared = {
+    stmt: db.$client.prepare(text),
+    getQuery: () => ({ sql: text, params }),
+    mapResult: (result: { results: Record<string, unknown>[] }) => result.results.map(map),
+  };
+  return Object.assign({ _prepare: () => prepared } as unknown as BatchItem, {
+    /** The statement run alone. */
+    rows: async (): Promise<T[]> => (await prepared.stmt.bind(...params).all<Record<string, unknown>>()).results.map(map),
+  });
+}
