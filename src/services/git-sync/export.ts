@@ -315,9 +315,11 @@ export async function runExport(
       return markdown[at - 1] === '[' || markdown[at - 1] === '>' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
     });
   const out = new Map(byPath);
+  // A file written here keeps the executable bit the repository gave it (100755): only its content is GitBook's.
+  const modeAt = (...paths: Array<string | undefined>): string => (paths.map((p) => (p === undefined ? undefined : byPath.get(p))).find(Boolean)?.mode === '100755' ? '100755' : '100644');
   // The redirects an import wrote stay recorded: the next import removes those .gitbook.yaml no longer has.
   const rows: Array<typeof gitSyncEntries.$inferInsert> = entries.filter((e) => e.kind === 'redirect' || e.kind === 'config');
-  if (keptConfig) out.set(`${projectPrefix}.gitbook.yaml`, { path: `${projectPrefix}.gitbook.yaml`, oid: await session.writeBlob(encoder.encode(keptConfig.text!)), mode: '100644' });
+  if (keptConfig) out.set(`${projectPrefix}.gitbook.yaml`, { path: `${projectPrefix}.gitbook.yaml`, oid: await session.writeBlob(encoder.encode(keptConfig.text!)), mode: modeAt(`${projectPrefix}.gitbook.yaml`) });
   // Paths the last sync left that the space no longer has.
   const reusableById = new Map(space.head.meta.reusableContents.map((c) => [c.id, c]));
   for (const e of entries) {
@@ -373,7 +375,7 @@ export async function runExport(
       const markdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
       oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }
-    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });
     rows.push({ spaceId: input.spaceId, path, kind: 'page', targetId: id, oid, hash: page.document ?? null, titleHeading: entry?.titleHeading ?? true, head: headOf.get(id), place });
   }
 
@@ -388,7 +390,7 @@ export async function runExport(
       if (!object) continue;
       oid = await session.writeBlob(new Uint8Array(await object.arrayBuffer()));
     }
-    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });
     // The other copies of its blob stay recorded (before its own path, which the last row of a file gives) for the next export.
     for (const copy of copiesOf.get(id) ?? []) {
       if (copy !== path && out.get(full(copy))?.oid === oid) rows.push({ spaceId: input.spaceId, path: copy, kind: 'file', targetId: id, oid, hash: null });
@@ -414,7 +416,7 @@ export async function runExport(
       const document = (content.document ? includeDocuments.get(content.document) : undefined) ?? { object: 'document' as const, data: {}, nodes: [] };
       oid = await session.writeBlob(encoder.encode(withRepositoryPaths(withIncludePaths(documentToMarkdown(document, { frontmatter: { title: content.title } }), path), path)));
     }
-    out.set(full(path), { path: full(path), oid, mode: '100644' });
+    out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });
     rows.push({ spaceId: input.spaceId, path, kind: 'reusable', targetId: content.id, oid, hash: content.document ?? null });
   }
 
@@ -503,7 +505,7 @@ export async function runExport(
       depthOf.set(id, depth);
       pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indentUnit));
     }
-    out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: '100644' });
+    out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: modeAt(summaryPath) });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by
     // the folders they were imported from (`group:minter`): recorded so, their pages keep their ids.
     for (const row of rows) if (row.kind === 'page' && summaryKeys.has(row.targetId)) row.path = summaryKeys.get(row.targetId)!;

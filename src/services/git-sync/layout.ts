@@ -527,7 +527,9 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
       const bare = decodeTarget(target);
       if (bare === null) return whole;
       const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
-      const to = replace(path) ?? (isFolderLink(path) ? replace(path ? `${path}/README.md` : 'README.md') : null);
+      // Written with a trailing `/` (`./`, `v0.73/`), it names a folder whatever its name looks like (no `.73` file).
+      const folder = isFolderLink(path) || /(?:^|\/)\.{0,2}$/.test(bare);
+      const to = replace(path) ?? (folder ? replace(path ? `${path}/README.md` : 'README.md') : null);
       return to === null ? whole : `${before}${to}${anchor}`;
     });
   }

@@ -228,12 +228,31 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session && { ...session.stats, phases } });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = failureMessage(error);
     await discardAssets(assets);
     await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session && { ...session.stats, phases } });
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/**
+ * An operation's error as the space's git/info shows it. isomorphic-git's own messages name its API ("Use
+ * \"force: true\" to override", "One or more branches were not updated") or a bare status line, which tell the
+ * caller nothing of what happened to the repository or the space: a refused push says so, and that nothing moved.
+ */
+export function failureMessage(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const data = (error as { data?: Record<string, unknown> } | null)?.data ?? {};
+  if (code === 'GitPushError' || (code === 'PushRejectedError' && data.reason === 'not-fast-forward')) {
+    const details = typeof data.prettyDetails === 'string' ? data.prettyDetails.replace(/\s+/g, ' ').replace(/^ - /, '').trim() : '';
+    return `the remote refused the push${details ? ` (${details})` : ''}: its branch moved on since it was read, or a hook of the repository declined it; nothing was pushed and the space is unchanged: export again to commit on top of the remote's head`;
+  }
+  if (code === 'HttpError' && typeof data.statusCode === 'number') {
+    const refused = data.statusCode === 401 || data.statusCode === 403;
+    return `the repository answered HTTP ${data.statusCode}${refused ? ': the credentials were refused' : ''}`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
