@@ -105,7 +105,9 @@ export interface LayoutPage {
   linkless?: true;
 }
 
-const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
+// A quoted link title may hold `)` and `<` (`"Before (\<v2)"`, argos-ci/docs): read to its closing quote, the item's
+// page was lost when its destination ended at the title's `)`.
+const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?((?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'(?=\s*\))|[^)>"])*?)>?\s*\)/;
 /** A summary item with no link (`* Section`): its text. */
 const LINKLESS_ITEM = /^(\s*)[*+-]\s+(?!\[)(\S.*?)\s*$/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
