@@ -105,7 +105,9 @@ export interface LayoutPage {
   linkless?: true;
 }
 
-const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)>]*?)>?\s*\)/;
+// A quoted link title may hold `)` and `<` (`"Before (\<v2)"`, argos-ci/docs): read to its closing quote, the item's
+// page was lost when its destination ended at the title's `)`.
+const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?((?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'(?=\s*\))|[^)>"])*?)>?\s*\)/;
 /** A summary item with no link (`* Section`): its text. */
 const LINKLESS_ITEM = /^(\s*)[*+-]\s+(?!\[)(\S.*?)\s*$/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
@@ -503,9 +505,11 @@ export function contentTypeOf(path: string): string {
 /**
  * Link targets of a page's Markdown: `](x)` and `](<x y>)`, `src="x"`, `url="x"`, `page="x"`, `href="x"` (GitBook's HTML
  * tables, cards and buttons, which the converter reads; an `href` in HTML it keeps as code is written back to its path by
- * the export like any `/pages/<id>`), and reference definitions.
+ * the export like any `/pages/<id>`), and reference definitions. An inline link's destination is followed by its title
+ * or its `)`: `](a.md#- how to)` holds a space and is no link (its text stays as written, GitBook shows it so); it was
+ * rewritten to the import's batch ref, and the page's text and the next export said `](_gp4#- how to)`.
  */
-const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)(?=\s*(?:\)|"|'|\(|$))/gm, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
