@@ -12,6 +12,7 @@ import {
   basename,
   childFolderOf,
   cleanPath,
+  decodeTarget,
   dirname,
   flatten,
   folderTreeLines,
@@ -86,13 +87,8 @@ function spellingsIn(previous: string, from: string): Map<string, string> {
   const spellings = new Map<string, string>();
   for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
     const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
-    if (!written || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(written) || written.startsWith('/')) continue;
-    let path = written.replace(/\\(.)/g, '$1');
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      continue;
-    }
+    const path = decodeTarget(written);
+    if (path === null || written.startsWith('/')) continue;
     const resolved = cleanPath(`${dirname(from)}/${path}`);
     const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
     if (!spellings.has(key)) spellings.set(key, written);
@@ -125,20 +121,12 @@ function hrefAsWritten(path: string, quote: string | null, previous: string): st
   const written = quote ? path.replace(/%20/g, ' ') : path;
   // `path` may be another link's spelling of the file (spelledAsBefore: `shot%20%2812%29.png`), where this attribute
   // wrote it plain (`src="shot (12).png"`): every spelling is tried from the decoded path.
-  const decoded = decodedPath(path);
+  const decoded = decodeTarget(path) ?? path;
   const encoded = decoded
     .split('/')
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
   return [written, path, encoded, decoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
-}
-
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path.replace(/%20/g, ' ');
-  }
 }
 
 export async function runExport(

@@ -128,15 +128,28 @@ export const SUMMARY_GROUP_END = '***';
 /** CommonMark's backslash escapes (`\_` for `_`), which GitBook writes in the link destinations of its summaries. */
 const ESCAPED_PUNCTUATION = /\\([!-/:-@[-`{-~])/g;
 
-function decodeTarget(target: string): string | null {
-  const bare = target.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
+/**
+ * The file a link's destination names, as written in a page or a summary (relative to the file it is in, or from the
+ * content root with a leading `/`, kept: a leading `../` must survive until the target is joined to its folder), or null
+ * for no file (a URL, `//host/...`, only an anchor). The one reading of a destination, for the import, the summary and
+ * the export's spellings: angle brackets dropped (`<a b.md>`), CommonMark's backslash escapes undone (`down\_time.md`:
+ * ASCII punctuation only, so `a\b.md` keeps its backslash), the query and anchor dropped, then each run
+ * of percent escapes decoded (`a%20b.md`, `%E2%9C%85.md`); a `%` that starts no escape, or a run that is no UTF-8, stays
+ * as written (`100%.md`, `50%-off%20sale.md` -> `50%-off sale.md`), where decoding the whole failed and one reader kept
+ * every escape, another dropped the link.
+ */
+export function decodeTarget(target: string): string | null {
+  const written = target.trim();
+  const unbracketed = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
+  const bare = unbracketed.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
-  // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
-  try {
-    return decodeURIComponent(bare);
-  } catch {
-    return bare;
-  }
+  return bare.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }
 
 /**
