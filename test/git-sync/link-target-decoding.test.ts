@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTarget } from '../../src/services/git-sync/layout';
+import { decodeTarget, parseSummary, type UnreadSummaryLines } from '../../src/services/git-sync/layout';
 
 /**
  * One reading of a link's destination (layout.ts `decodeTarget`) for the import, the summary and the export's spellings
@@ -27,5 +27,45 @@ describe('decodeTarget', () => {
   it('keeps a backslash before what is not punctuation, and is null for no file', () => {
     expect(decodeTarget('a\\b.md')).toBe('a\\b.md');
     for (const target of ['https://example.com/a.md', 'mailto:a@b.c', '//host/a.md', '#anchor', '  ', '<>']) expect(decodeTarget(target)).toBeNull();
+  });
+});
+
+describe('parseSummary of items that lead to no file', () => {
+  const files = new Set(['README.md', 'c (1).md', 'x(1).md', 'old/b.md']);
+  const summary = [
+    '* [Home](README.md)',
+    '* [Moved](old/README.md)',
+    '  * [B](old/b.md)',
+    '* A note',
+    '* [Spec](spec.yaml)',
+    '* [Out](../CHANGELOG.md)',
+    '* [C](<c (1).md>)',
+    '* [X](x(1).md "Nav")',
+    '* [B again](old/b.md)',
+  ].join('\n');
+
+  it('reads a missing Markdown file as an empty page holding its items, and says where the other lines were', () => {
+    const unread: UnreadSummaryLines = { keys: [], lines: [] };
+    const pages = parseSummary(summary, '', (path) => files.has(path), undefined, unread);
+    expect(pages.map((p) => [p.key, p.title, p.children.map((c) => c.key)])).toEqual([
+      ['README.md', 'Home', []],
+      ['missing:old/README.md', 'Moved', ['old/b.md']],
+      ['c (1).md', 'C', []],
+      ['x(1).md', 'X', []],
+    ]);
+    expect(pages[1].missing).toBe('old/README.md');
+    expect(pages[3].linkTitle).toBe('Nav');
+    expect(unread.keys).toEqual(['README.md', 'missing:old/README.md', 'old/b.md', 'c (1).md', 'x(1).md']);
+    expect(unread.lines).toEqual([
+      { at: 3, line: '* A note', why: null },
+      { at: 3, line: '* [Spec](spec.yaml)', why: 'it leads to no Markdown file' },
+      { at: 3, line: '* [Out](../CHANGELOG.md)', why: 'it leads out of the content root' },
+      { at: 5, line: '* [B again](old/b.md)', why: 'its file is listed before' },
+    ]);
+  });
+
+  it('reads a long line without a closing parenthesis in linear time (no backtracking on spaces)', () => {
+    const line = `* [A](${'a '.repeat(20_000)}`;
+    expect(parseSummary(line, '', () => true)).toEqual([]);
   });
 });
