@@ -95,6 +95,9 @@ function spellingsIn(previous: string, from: string): Map<string, string> {
     const resolved = cleanPath(`${dirname(from)}/${path}`);
     const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
     if (!spellings.has(key)) spellings.set(key, written);
+    // A folder's page linked without the slash (`](notes/extras)`, hand-written: AxonIQ's reference guide) is that folder's
+    // spelling too: written `notes/extras/` on the untouched lines of an edited page, it changed lines nobody edited.
+    if (key === resolved && !/\.[A-Za-z0-9]+$/.test(basename(resolved)) && !spellings.has(`${resolved}/`)) spellings.set(`${resolved}/`, written);
   }
   return spellings;
 }
