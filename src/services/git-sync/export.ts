@@ -12,12 +12,15 @@ import {
   basename,
   childFolderOf,
   cleanPath,
+  decodeTarget,
   dirname,
   flatten,
   folderTreeLines,
   isLinklessKey,
+  isMissingKey,
   isPathlessKey,
   linklessSummaryItem,
+  MISSING_KEY_PREFIX,
   parentOfPlace,
   parseGitBookConfig,
   parseSummary,
@@ -32,6 +35,7 @@ import {
   summaryItem,
   summaryItemForm,
   summaryKeys as summaryKeysOf,
+  type UnreadSummaryLines,
 } from './layout';
 import type { GitOperationRequest } from './queue';
 import type { GitSession, TreeFile } from './transport';
@@ -86,16 +90,14 @@ function spellingsIn(previous: string, from: string): Map<string, string> {
   const spellings = new Map<string, string>();
   for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
     const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
-    if (!written || /^[a-z][a-z0-9+.-]*:|^\/\//i.test(written) || written.startsWith('/')) continue;
-    let path = written.replace(/\\(.)/g, '$1');
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      continue;
-    }
+    const path = decodeTarget(written);
+    if (path === null || written.startsWith('/')) continue;
     const resolved = cleanPath(`${dirname(from)}/${path}`);
     const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
     if (!spellings.has(key)) spellings.set(key, written);
+    // A folder's page linked without the slash (`](notes/extras)`, hand-written: AxonIQ's reference guide) is that folder's
+    // spelling too: written `notes/extras/` on the untouched lines of an edited page, it changed lines nobody edited.
+    if (key === resolved && !/\.[A-Za-z0-9]+$/.test(basename(resolved)) && !spellings.has(`${resolved}/`)) spellings.set(`${resolved}/`, written);
   }
   return spellings;
 }
@@ -125,20 +127,12 @@ function hrefAsWritten(path: string, quote: string | null, previous: string): st
   const written = quote ? path.replace(/%20/g, ' ') : path;
   // `path` may be another link's spelling of the file (spelledAsBefore: `shot%20%2812%29.png`), where this attribute
   // wrote it plain (`src="shot (12).png"`): every spelling is tried from the decoded path.
-  const decoded = decodedPath(path);
+  const decoded = decodeTarget(path) ?? path;
   const encoded = decoded
     .split('/')
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
   return [written, path, encoded, decoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
-}
-
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path.replace(/%20/g, ' ');
-  }
 }
 
 export async function runExport(
@@ -227,6 +221,11 @@ export async function runExport(
     if (synced && path !== synced) moved.set(synced, path);
   }
 
+  // The file a page's summary item names that the repository does not have (its key `missing:<file>`), or undefined.
+  const missingFileOf = (id: string) => {
+    const path = pageEntry.get(id)?.path;
+    return path && isMissingKey(path) ? path.slice(MISSING_KEY_PREFIX.length) : undefined;
+  };
   // Where a link page's item leads, from the content root: its URL, or its page's file and the anchor.
   const linkDestination = (link: NonNullable<PageRecord['link']>) => (link.kind === 'url' ? link.url : `${pathOf.get(link.page) ?? ''}#${link.anchor}`);
   // The keys a summary gives the pages without a file (groups, links), as the import reads them back.
@@ -234,7 +233,8 @@ export async function runExport(
     tree.order.flatMap(({ id }) => {
       const page = tree.pages.get(id)!;
       const linkless = !page.link && !isGroupPage(page);
-      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}), linkless }] : [];
+      const missing = missingFileOf(id);
+      return pathOf.get(id) === null ? [{ id, title: page.title, ...(page.link ? { link: linkDestination(page.link) } : {}), linkless, ...(missing ? { missing } : {}) }] : [];
     }),
   );
   const summaryKeyOf = (id: string) => summaryKeys.get(id)!;
@@ -437,11 +437,13 @@ export async function runExport(
   const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
   let indentUnit = 2;
   let authorsTitle: string | undefined;
+  // The author's item lines that are no page (a link to no Markdown file, a note without a link...), and where they were.
+  const unread: UnreadSummaryLines = { keys: [], lines: [] };
   if (summaryFile) {
     const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
     indentUnit = summaryIndentUnit(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
-    const layout = parseSummary(summaryText, summaryDir, (p) => out.has(full(p)), authorsLine);
+    const layout = parseSummary(summaryText, summaryDir, (p) => out.has(full(p)), authorsLine, unread);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
@@ -467,9 +469,12 @@ export async function runExport(
     };
     // The summary's own title as its author wrote it (`# Summary`), GitBook's where it has none.
     const lines = [authorsTitle ?? '# Table of contents', ''];
+    const unreadAfter = unreadLinesByKey(unread, new Set(tree.order.map(({ id }) => pathOf.get(id) ?? summaryKeyOf(id))));
+    lines.push(...(unreadAfter.get(null) ?? []));
     const pushItem = (key: string, ours: string) => {
       const theirs = authorsLine.get(key);
       lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir) === summaryItemForm(ours, indentUnit, summaryDir) ? theirs : ours);
+      lines.push(...(unreadAfter.get(key) ?? []));
     };
     const depthOf = new Map<string, number>();
     let inGroup = false;
@@ -488,9 +493,10 @@ export async function runExport(
         continue;
       }
       if (path === null && !isGroupPage(page)) {
-        // An item without a link (its page has no file): written as its author wrote it.
+        // An item without a link, or to a file the repository lacks (its page has no file): written as its author wrote it.
         depthOf.set(id, depth);
-        pushItem(summaryKeyOf(id), linklessSummaryItem(depth, page.title, indentUnit));
+        const missing = missingFileOf(id);
+        pushItem(summaryKeyOf(id), missing ? summaryItem(depth, page.title, relative(config.summary, missing), page.linkTitle, indentUnit) : linklessSummaryItem(depth, page.title, indentUnit));
         continue;
       }
       if (path === null) {
@@ -500,6 +506,7 @@ export async function runExport(
         const place = pageEntry.get(id)?.place;
         const kept = theirs !== undefined && sameGroupHeading(theirs, page.title, page.slug, place ? slugOfPlace(place) : null);
         lines.push('', kept ? theirs : summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
+        lines.push(...(unreadAfter.get(summaryKeyOf(id)) ?? []));
         continue;
       }
       depthOf.set(id, depth);
@@ -523,6 +530,21 @@ export async function runExport(
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
   });
   return { commit, rows, pathPrefix: contentPrefix };
+}
+
+/**
+ * The author's summary lines that are no page, by the key of the page they follow in the summary written again (null:
+ * before the first), each after the nearest page before it that is still written (`written`: the keys written).
+ */
+function unreadLinesByKey(unread: UnreadSummaryLines, written: Set<string>): Map<string | null, string[]> {
+  const after = new Map<string | null, string[]>();
+  for (const { at, line } of unread.lines) {
+    let before = at - 1;
+    while (before >= 0 && !written.has(unread.keys[before])) before--;
+    const key = before >= 0 ? unread.keys[before] : null;
+    after.set(key, [...(after.get(key) ?? []), line]);
+  }
+  return after;
 }
 
 /** Who commits every export, as GitBook's `gitbook-bot` does. */

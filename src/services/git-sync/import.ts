@@ -16,7 +16,9 @@ import {
   slugOfPath,
   treeOfFolders,
   type GitBookConfig,
+  MISSING_KEY_PREFIX,
   type LayoutPage,
+  type UnreadSummaryLines,
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
@@ -155,7 +157,9 @@ export async function planImport(
   let layout: LayoutPage[];
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
-    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p));
+    const unread: UnreadSummaryLines = { keys: [], lines: [] };
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p), undefined, unread);
+    warnings.push(...summaryWarnings(config.summary, layout, unread));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
   } else {
@@ -169,7 +173,8 @@ export async function planImport(
   let refCount = 0;
   for (const { page } of flat) {
     const blob = page.path ? files.get(page.path)! : null;
-    const entry = entries.get(page.key);
+    // A page the summary led to before its file was there (`missing:<file>`) is that file's page once it is.
+    const entry = entries.get(page.key) ?? (page.path ? entries.get(`${MISSING_KEY_PREFIX}${page.path}`) : undefined);
     const kept = entry && entry.kind === 'page' && head.pages.has(entry.targetId) ? entry.targetId : undefined;
     const oid = blob?.oid ?? '';
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed: entry!.oid !== oid } : { key: page.key, oid, ref: `_gp${++refCount}`, changed: true });
@@ -476,6 +481,21 @@ async function planIncludes(
   const kept = new Set(plans.map((p) => p.id));
   const dropped = [...synced.values()].filter((e) => !kept.has(e.targetId)).map((e) => e.targetId);
   return { plans, idOf: new Map(plans.map((p) => [p.path, p.id])), dropped };
+}
+
+/** Warnings of one summary at most: a summary of a renamed folder may list hundreds of files it no longer has. */
+const MAX_SUMMARY_WARNINGS = 20;
+
+/**
+ * What the operation says of a summary's items that lead to no file, as it says it of redirects: those to a Markdown file
+ * the repository lacks (empty pages), and those that are no page (their lines stay in the summary an export writes).
+ */
+function summaryWarnings(summaryPath: string, layout: LayoutPage[], unread: UnreadSummaryLines): string[] {
+  const said = [
+    ...flatten(layout).flatMap(({ page }) => (page.missing ? [`${summaryPath}: the item "${page.title}" leads to "${page.missing}", which is no file of the repository: imported as an empty page`] : [])),
+    ...unread.lines.flatMap(({ line, why }) => (why ? [`${summaryPath}: the item "${line.trim()}" is no page (${why}); its line is kept`] : [])),
+  ];
+  return said.length > MAX_SUMMARY_WARNINGS ? [...said.slice(0, MAX_SUMMARY_WARNINGS), `${summaryPath}: ${said.length - MAX_SUMMARY_WARNINGS} more items lead to no file`] : said;
 }
 
 /** Why a file was left out when the repository's server does not have its blob (a partial or damaged copy). */

@@ -103,11 +103,33 @@ export interface LayoutPage {
    * with the children under it). It has no file until it has content; its key is `item:<title>`.
    */
   linkless?: true;
+  /**
+   * A summary item leading to a Markdown file the repository does not have (`* [GDAP Management](tenant/gdap/README.md)`
+   * after the folder was renamed): an empty page of that title, its items under it, as GitBook imports it (CIPP's docs:
+   * GITBOOK-225 wrote two such items back as `tenant/gdap-management/README.md`, a new file holding only the title, the
+   * items under them unchanged; fylr's GITBOOK-446 did the same for `for-users/plugins.md`). It has no file until it has
+   * content, so its line stays as written; `missing` is the file it names (from the content root), its key `missing:<file>`.
+   */
+  missing?: string;
 }
 
-// A quoted link title may hold `)` and `<` (`"Before (\<v2)"`, argos-ci/docs): read to its closing quote, the item's
-// page was lost when its destination ended at the title's `)`.
-const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*<?((?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'(?=\s*\))|[^)>"])*?)>?\s*\)/;
+/**
+ * The item lines of a summary that are no page (a link to something other than a Markdown file, a second place of a page,
+ * an item without a link and without items under it, an item with an empty title...), where they were: each after the
+ * page `keys[at - 1]` (at 0: before the first). An export writing the summary again writes them back there, as they were.
+ */
+export interface UnreadSummaryLines {
+  /** The keys of the summary's pages, in its order. */
+  keys: string[];
+  lines: Array<{ at: number; line: string; why: string | null }>;
+}
+
+/**
+ * A summary item with a link: its indentation, its text, and its destination with its quoted title, if any. The destination
+ * may be in angle brackets and hold parentheses (`<README (1).md>`, as GitBook writes a file named so: airstack, secoda),
+ * or not, with balanced parentheses (`a(1).md`); spaces are read in either (authors write `[A](My Page.md)`).
+ */
+const ITEM = /^(\s*)[*+-]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*((?:<[^<>\n]*>|(?:[^()\s\\]|\\.|\([^()\n]*\)|[ \t]+(?=[^\s"')]))*)(?:\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'))?)\s*\)/;
 /** A summary item with no link (`* Section`): its text. */
 const LINKLESS_ITEM = /^(\s*)[*+-]\s+(?!\[)(\S.*?)\s*$/;
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
@@ -130,15 +152,28 @@ export const SUMMARY_GROUP_END = '***';
 /** CommonMark's backslash escapes (`\_` for `_`), which GitBook writes in the link destinations of its summaries. */
 const ESCAPED_PUNCTUATION = /\\([!-/:-@[-`{-~])/g;
 
-function decodeTarget(target: string): string | null {
-  const bare = target.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
+/**
+ * The file a link's destination names, as written in a page or a summary (relative to the file it is in, or from the
+ * content root with a leading `/`, kept: a leading `../` must survive until the target is joined to its folder), or null
+ * for no file (a URL, `//host/...`, only an anchor). The one reading of a destination, for the import, the summary and
+ * the export's spellings: angle brackets dropped (`<a b.md>`), CommonMark's backslash escapes undone (`down\_time.md`:
+ * ASCII punctuation only, so `a\b.md` keeps its backslash), the query and anchor dropped, then each run
+ * of percent escapes decoded (`a%20b.md`, `%E2%9C%85.md`); a `%` that starts no escape, or a run that is no UTF-8, stays
+ * as written (`100%.md`, `50%-off%20sale.md` -> `50%-off sale.md`), where decoding the whole failed and one reader kept
+ * every escape, another dropped the link.
+ */
+export function decodeTarget(target: string): string | null {
+  const written = target.trim();
+  const unbracketed = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
+  const bare = unbracketed.replace(ESCAPED_PUNCTUATION, '$1').replace(/[?#].*$/, '').trim();
   if (!bare || /^[a-z][a-z0-9+.-]*:/i.test(bare) || bare.startsWith('//')) return null;
-  // Not cleaned here: a leading `../` must survive until the target is joined to the folder it is relative to.
-  try {
-    return decodeURIComponent(bare);
-  } catch {
-    return bare;
-  }
+  return bare.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }
 
 /**
@@ -172,8 +207,15 @@ function externalUrl(written: string): string | null {
 /** Keys of pages that have no file in the repository: groups, links and summary items without a link. */
 export const isPathlessKey = (key: string) => key.startsWith('group:') || key.startsWith('link:') || isLinklessKey(key);
 
-/** The key of a summary item without a link (`item:<title>`): an empty page with no file. */
-export const isLinklessKey = (key: string) => key.startsWith('item:');
+/**
+ * The key of a page with no file until it has content: a summary item without a link (`item:<title>`) or leading to a
+ * file the repository does not have (`missing:<file>`).
+ */
+export const isLinklessKey = (key: string) => key.startsWith('item:') || isMissingKey(key);
+
+/** The key of a summary item leading to a file the repository does not have (`missing:<file>`), an empty page. */
+export const isMissingKey = (key: string) => key.startsWith('missing:');
+export const MISSING_KEY_PREFIX = 'missing:';
 
 /** A summary item without a link, as its author wrote it (`* Section`). */
 export const linklessSummaryItem = (depth: number, title: string, unit = 2) => `${' '.repeat(Math.max(depth, 0) * unit)}* ${title}`;
@@ -217,13 +259,15 @@ function groupKeyCounter(): (key: string) => string {
  * The keys `parseSummary` gives the groups and links of a summary written with them, in this order, by page id
  * (a link: `link` set).
  */
-export function summaryKeys(pages: Array<{ id: string; title: string; link?: string; linkless?: boolean }>): Map<string, string> {
+export function summaryKeys(pages: Array<{ id: string; title: string; link?: string; linkless?: boolean; missing?: string }>): Map<string, string> {
   // (`link` of an anchor: `<file>#<anchor>`, the file from the content root, as parseSummary keys it.)
   const uniqueGroupKey = groupKeyCounter();
   const uniqueLinkKey = groupKeyCounter();
   const uniqueItemKey = groupKeyCounter();
-  const keyOf = ({ title, link, linkless }: (typeof pages)[number]) =>
-    link !== undefined ? uniqueLinkKey(`link:${link}`) : linkless ? uniqueItemKey(`item:${title}`) : uniqueGroupKey(`group:${summaryTitle(title)}`);
+  const keyOf = ({ title, link, linkless, missing }: (typeof pages)[number]) =>
+    missing !== undefined
+      ? `${MISSING_KEY_PREFIX}${missing}`
+      : link !== undefined ? uniqueLinkKey(`link:${link}`) : linkless ? uniqueItemKey(`item:${title}`) : uniqueGroupKey(`group:${summaryTitle(title)}`);
   return new Map(pages.map((page) => [page.id, keyOf(page)]));
 }
 
@@ -232,7 +276,7 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
  * is not in `exists` are left out.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean, lineOf?: Map<string, string>): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean, lineOf?: Map<string, string>, unread?: UnreadSummaryLines): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -261,6 +305,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   const placeItem = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
     lineOf?.set(page.key, line);
     place(page, siblings, parent);
+    return page;
   };
   const placePending = (page: LayoutPage) => {
     const at = pending.get(page);
@@ -269,6 +314,8 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     place(page, at.siblings, at.parent);
   };
   let inFence = false;
+  // Each item and heading line in order, with the page it made (null: none), for `unread`.
+  const said: Array<{ line: string; page: LayoutPage | null; why: string | null }> = [];
   for (line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
@@ -280,6 +327,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
         const slug = headingSlug(heading[2]);
         group = { path: null, key: uniqueGroupKey(`group:${title}`), title, children: [], group: true, ...(slug ? { slug } : {}) };
         lineOf?.set(group.key, line);
+        said.push({ line, page: group, why: null });
         top.push(group);
       }
       stack = [];
@@ -301,36 +349,48 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       const title = summaryTitle(linkless[2]);
       const page: LayoutPage = { path: null, key: uniqueItemKey(`item:${title}`), title, children: [], linkless: true };
       lineOf?.set(page.key, line);
+      said.push({ line, page, why: null });
       pending.set(page, { siblings: parent ? parent.children : group ? group.children : top, parent });
       stack.push([indent, page]);
       continue;
     }
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    const { destination, linkTitle, path, anchor } = readItem(item[3], summaryDir);
+    const { destination, linkTitle, path, anchor, outside } = readItem(item[3], summaryDir);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
     const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
-      placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
+      said.push({ line, page: placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
     if (path !== null && anchor !== null && title && (listed.has(path) || seen.has(path)) && exists(path)) {
       // A link to an anchor of a page listed in its own place: like a link page, no children of its own.
       const key = uniqueLinkKey(`link:${path}#${anchor}`);
-      placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent);
+      said.push({ line, page: placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
-    if (path === null || !/\.md$/i.test(path) || !exists(path) || seen.has(path)) {
+    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : null;
+    if (why !== null || path === null) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
+      said.push({ line, page: null, why });
       continue;
     }
     seen.add(path);
-    const page: LayoutPage = { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) };
-    placeItem(page, siblings, parent);
+    const page: LayoutPage = exists(path)
+      ? { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) }
+      : { path: null, key: `${MISSING_KEY_PREFIX}${path}`, title, children: [], missing: path, ...(linkTitle ? { linkTitle } : {}) };
+    said.push({ line, page: placeItem(page, siblings, parent), why: null });
     stack.push([indent, page]);
+  }
+  if (unread) {
+    for (const { line: text, page, why } of said) {
+      // An item without a link is a page only once an item nests under it (one alone may be a note, not a page).
+      if (page && !pending.has(page)) unread.keys.push(page.key);
+      else unread.lines.push({ at: unread.keys.length, line: text, why: page ? null : why });
+    }
   }
   return top;
 }
@@ -377,13 +437,28 @@ export function summaryIndentUnit(text: string): number {
  */
 function readItem(written: string, summaryDir: string) {
   const quoted = LINK_TITLE.exec(written);
-  const destination = quoted ? written.slice(0, quoted.index) : written;
+  const spelled = (quoted ? written.slice(0, quoted.index) : written).trim();
+  const destination = spelled.startsWith('<') && spelled.endsWith('>') ? spelled.slice(1, -1) : spelled;
   const linkTitle = quoted ? (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1').trim().slice(0, MAX_LINK_TITLE) : '';
   const target = decodeTarget(destination);
-  const path = target === null ? null : cleanPath(summaryDir ? `${summaryDir}/${target}` : target);
+  const joined = target === null ? null : summaryDir ? `${summaryDir}/${target}` : target;
+  const path = joined === null ? null : cleanPath(joined);
+  // `../CONTRIBUTING.md` from a summary at the content root (0x-mesh, `root: ./docs/`): a file outside the content.
+  const outside = joined !== null && !target!.startsWith('/') && climbsOut(joined);
   const hashAt = destination.indexOf('#');
   const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
-  return { destination, linkTitle, path, anchor };
+  return { destination, linkTitle, path, anchor, outside };
+}
+
+/** Does a relative path leave the folder it starts from (`../a.md`, `a/../../b.md`)? */
+function climbsOut(path: string): boolean {
+  let depth = 0;
+  for (const part of path.replace(/\\/g, '/').split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '' && part !== '.') depth++;
+    if (depth < 0) return true;
+  }
+  return false;
 }
 
 /** The page tree of the folders, when there is no summary: README.md first, then files and folders by name. */
