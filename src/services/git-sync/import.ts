@@ -117,6 +117,11 @@ export async function planImport(
   const commit = await session.readCommit(commitOid);
   const projectDir = cleanPath(options.projectDirectory ?? '');
   const all = await session.listFiles(commitOid, projectDir);
+  // The integration's projectDirectory naming no folder of the commit (moved in a push, misspelt) read as an empty
+  // project: the import deleted every page. Only a repository with no file at all is an empty project.
+  if (projectDir && all.length === 0 && (await session.listFiles(commitOid)).length > 0) {
+    throw new Error(`the project directory "${projectDir}" is no folder of the repository; nothing was imported`);
+  }
   if (all.length > GIT_IMPORT_LIMITS.maxFiles) throw new Error(`the repository has ${all.length} files under "${projectDir || '/'}"; the limit is ${GIT_IMPORT_LIMITS.maxFiles}`);
   let readBytes = 0;
   const read = async (file: TreeFile) => {
