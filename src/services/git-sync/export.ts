@@ -91,8 +91,10 @@ function spellingsIn(previous: string, from: string): Map<string, string> {
   for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
     const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
     const path = decodeTarget(written);
-    if (path === null || written.startsWith('/')) continue;
-    const resolved = cleanPath(`${dirname(from)}/${path}`);
+    if (path === null) continue;
+    // A root-absolute link (`/developers/start.md`, hand-written: phantasma's docs) leads from the content root, as the
+    // import reads it; written relative on the untouched lines of an edited page, it changed 40 of 60 edited files.
+    const resolved = cleanPath(written.startsWith('/') ? path : `${dirname(from)}/${path}`);
     const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
     if (!spellings.has(key)) spellings.set(key, written);
     // A folder's page linked without the slash (`](notes/extras)`, hand-written: AxonIQ's reference guide) is that folder's
@@ -133,6 +135,16 @@ function hrefAsWritten(path: string, quote: string | null, previous: string): st
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
   return [written, path, encoded, decoded].find((spelling) => previous.includes(`${quote ?? '('}${spelling}`)) ?? written;
+}
+
+/**
+ * An anchor as the file an export replaces wrote it after `path`: GitBook escapes `_` in anchors as in paths
+ * (`#\_overview`, ssvlabs' GitBook-exported docs); written bare, the untouched lines of an edited page changed.
+ */
+function anchorAsWritten(anchor: string | undefined, path: string, previous: string): string {
+  if (!anchor?.includes('_')) return anchor ?? '';
+  const escaped = anchor.replace(/(?<!\\)_/g, '\\_');
+  return previous.includes(`${path}${escaped}`) ? escaped : anchor;
 }
 
 export async function runExport(
@@ -306,7 +318,8 @@ export async function runExport(
       const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
       const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
-      const href = `${hrefAsWritten(path, quote, previous)}${anchor ?? ''}`;
+      const written = hrefAsWritten(path, quote, previous);
+      const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
       // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
       const spaced = path.replace(/%20/g, ' ');
       if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
