@@ -273,7 +273,9 @@ export async function runExport(
     const path = filePath.get(id);
     const copies = copiesOf.get(id) ?? [];
     if (!path || copies.length < 2 || !previous) return path;
-    const named = (copy: string) => previous.includes(relative(from, copy)) || previous.includes(relative(from, copy).replace(/%20/g, ' '));
+    // Read through the file's own link spellings too: GitBook's exporter percent-encoded parentheses (wandb's
+    // `image%20%2888%29%20%282%29.png`), so no spelling of the copy's path was found and the line named another copy.
+    const named = (copy: string) => previous.includes(relative(from, copy)) || previous.includes(relative(from, copy).replace(/%20/g, ' ')) || spellingsOf(previous, from).has(copy);
     return named(path) ? path : (copies.find(named) ?? path);
   };
 
