@@ -9,7 +9,7 @@ import { nowIso } from '../../lib/time';
 import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
 import { decryptSecret } from '../integrations/crypto';
 import { importFileId, importProgressOf, loadSyncedSpace, readRevisionTree } from './content';
-import { importSlices } from './markdown-parcels';
+import { importSlices, type IMPORT_SLICE } from './markdown-parcels';
 import { runExport } from './export';
 import { planImport } from './import';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
@@ -196,7 +196,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           config: plan.configFile,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         };
-        const ends = plan.markdown.sliceEnds(plan.changes.length);
+        const ends = plan.markdown.sliceEnds(plan.changes.length, seams.slice);
         const result = await applyInSlices(env, row.spaceId, importSlices(target, ends), await continuedFrom(db, row.id, target, ends), phases, seams);
         phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
         // Stopped after a slice (the seam), or another run of the operation went on with it: that run ends it.
@@ -248,9 +248,13 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   }
 }
 
-/** Test seams of an import's run: `stopAfterSlices` stops the consumer after that many writer calls of slices, as one that died there. */
+/**
+ * Test seams of an import's run: `stopAfterSlices` stops the consumer after that many writer calls of slices, as one that
+ * died there would (the operation left running, its message delivered again); `slice` cuts smaller slices than IMPORT_SLICE.
+ */
 export interface ImportSeams {
   stopAfterSlices?: number;
+  slice?: typeof IMPORT_SLICE;
 }
 
 /**
