@@ -477,6 +477,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   const results = await runBatch(db, [
     ...statements,
     ...redirects.statements,
+    // A one-call import clears what an earlier plan of the operation stored (its head moved: planned again in one slice).
+    ...((target.from ?? 0) === 0 ? importStateDeletions(db, target.operationId) : []),
     ...importRowStatements(db, rows),
     ...entryStatements(db, target.spaceId, [...reusableRows, ...redirectRows, ...configRows(target)]),
     // Every slice's rows of pages and files, copied in the batch that moves the head.
