@@ -8,7 +8,7 @@ import type { ChangeRequestTarget, ContentBatchOutput, HeadMoveOutput, MergeOutp
 import type { MainEditOutput, MainTarget } from '../services/content/main-edits';
 import type { ChangeRequestWithContext } from '../services/content/change-requests';
 import type { AssembleOutput, TranslationTarget } from '../services/translations/run';
-import type { GitImportOutput, GitImportProgress, GitImportTarget } from '../services/git-sync/apply';
+import type { GitImportOutput, GitImportTarget } from '../services/git-sync/apply';
 import type { CollectionLimits, HistoryCollection } from '../services/content/history';
 import type { gitSyncEntries } from '../db/schema/index';
 import { recordingClient, type AuditEventDraft } from '../services/audit/recorder';
@@ -115,8 +115,8 @@ export class SpaceWriter extends DurableObject<Env> {
   }
 
   /** A slice of a large Git Sync import, before its last (services/git-sync/apply GitImportProgress): nothing moves. */
-  continueGitImport(target: GitImportTarget, to: number): Promise<WriterResult<GitImportProgress>> {
-    return this.serialize(async (env) => (await work()).continueGitImport(env, target, to));
+  continueGitImport(target: GitImportTarget): Promise<WriterResult<{ next: number }>> {
+    return this.serialize(async (env) => (await work()).continueGitImport(env, target));
   }
 
   /** Git Sync's export, once pushed: the revision's commit and the paths the sync leaves, in turn with the space's other writes. */

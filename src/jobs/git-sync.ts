@@ -12,7 +12,8 @@ export const GitSyncJobSchema = z.object({ operationId: z.string().min(1) });
 /**
  * Runs a Git Sync operation (services/git-sync/operations, loaded on the first such message: isomorphic-git
  * and the import and export code cost nothing to other jobs). Idempotent: an operation runs only from its
- * `pending` state, so a redelivered message changes nothing. It throws only while another operation of the
+ * `pending` state, so a redelivered message changes nothing, except for an import whose run stopped with slices stored
+ * (its consumer died or ran out of time), which it continues from the last one. It throws only while another operation of the
  * same space runs, so the queue retries it later (one at a time per space); every other outcome, failures
  * included, is recorded on the operation and in the space's Git Sync state.
  */

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spaceWriter } from '../../src/durable-objects/space-writer';
-import { applyGitImport, continueGitImport, type GitImportProgress, type GitImportTarget } from '../../src/services/git-sync/apply';
-import { IMPORT_SLICE } from '../../src/services/git-sync/markdown-parcels';
+import { applyGitImport, continueGitImport, type GitImportTarget } from '../../src/services/git-sync/apply';
+import { importSlices, IMPORT_SLICE } from '../../src/services/git-sync/markdown-parcels';
 import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { createRepository, gitInfo, githubBody } from '../helpers/git-sync';
@@ -56,41 +56,42 @@ describe('an import applied in slices', () => {
     const before = await headOf(space.id);
     const revisions = await revisionCount(space.id);
     const target = importTarget(space.id, org.owner.id, before);
-    let progress: GitImportProgress | undefined;
-    for (const end of [4, 9]) progress = await continueGitImport(env, { ...target, ...(progress ? { progress } : {}) }, end);
-    expect(progress!.next).toBe(9);
-    expect(Object.keys(progress!.created)).toHaveLength(9);
-    // Every ref has its id from the first slice (later pages' links name them).
-    expect(Object.keys(progress!.refIds)).toHaveLength(PAGES);
+    const [first, second, last] = importSlices(target, [4, 9, PAGES]);
+    expect((await continueGitImport(env, first)).next).toBe(4);
+    expect((await continueGitImport(env, second)).next).toBe(9);
+    // Where the import stands is kept in D1 (each call receives only its slice): every ref has its id from the first slice.
+    const stored = await env.DB.prepare('select progress from git_sync_import_progress where operation_id = ?').bind(target.operationId).first<{ progress: string }>();
+    expect(Object.keys(JSON.parse(stored!.progress).refIds)).toHaveLength(PAGES);
     expect(await headOf(space.id)).toBe(before);
     expect(await revisionCount(space.id)).toBe(revisions);
     expect((expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: org.owner.token }), 200).body.pages as unknown[]).length).toBeLessThan(PAGES);
 
-    const output = await applyGitImport(env, { ...target, progress: progress! });
+    const output = await applyGitImport(env, last);
     expect(await headOf(space.id)).toBe(output.revision);
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: org.owner.token }), 200).body.pages as Array<{ id: string; title: string }>;
     expect(pages.map((p) => p.title)).toEqual(Array.from({ length: PAGES }, (_, i) => `Page ${i + 1}`));
     // Page 1 (first slice) links to page 12 (last slice) and page 2; page 12 links back to page 1.
-    const first = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pages[0].id}?format=markdown`, { token: org.owner.token }), 200).body.markdown as string;
-    const last = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pages[PAGES - 1].id}?format=markdown`, { token: org.owner.token }), 200).body.markdown as string;
-    expect(first).toContain(`[the next page](/pages/${pages[1].id})`);
-    expect(first).toContain(`[the previous one](/pages/${pages[PAGES - 1].id})`);
-    expect(last).toContain(`[the next page](/pages/${pages[0].id})`);
+    const firstPage = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pages[0].id}?format=markdown`, { token: org.owner.token }), 200).body.markdown as string;
+    const lastPage = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pages[PAGES - 1].id}?format=markdown`, { token: org.owner.token }), 200).body.markdown as string;
+    expect(firstPage).toContain(`[the next page](/pages/${pages[1].id})`);
+    expect(firstPage).toContain(`[the previous one](/pages/${pages[PAGES - 1].id})`);
+    expect(lastPage).toContain(`[the next page](/pages/${pages[0].id})`);
   });
 
   it('a head that moved between two slices makes the next one refuse (409), and the space keeps that head', async () => {
     const space = await createSpace(org.id, org.owner.token);
     const before = await headOf(space.id);
     const target = importTarget(space.id, org.owner.id, before);
-    const progress = await continueGitImport(env, target, 6);
+    const [first, second, last] = importSlices(target, [6, 9, PAGES]);
+    await continueGitImport(env, first);
     // Another write of the space meanwhile: a page added through the API.
     const cr = await openChangeRequest(space.id, org.owner.token);
     await applyChanges(space.id, cr.number, org.owner.token, [{ operation: 'insert_page', title: 'Written meanwhile', document: {} }]);
     expectStatus(await merge(space.id, cr.number, org.owner.token), 200);
     const moved = await headOf(space.id);
     expect(moved).not.toBe(before);
-    await expect(continueGitImport(env, { ...target, progress }, 9)).rejects.toMatchObject({ status: 409 });
-    await expect(applyGitImport(env, { ...target, progress })).rejects.toMatchObject({ status: 409 });
+    await expect(continueGitImport(env, second)).rejects.toMatchObject({ status: 409 });
+    await expect(applyGitImport(env, last)).rejects.toMatchObject({ status: 409 });
     expect(await headOf(space.id)).toBe(moved);
     const titles = (expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token: org.owner.token }), 200).body.pages as Array<{ title: string }>).map((p) => p.title);
     expect(titles).toContain('Written meanwhile');
@@ -111,7 +112,7 @@ describe('the queue consumer applies a large import in slices', () => {
     // The writer's binding, recording each call and the Markdown it read.
     const calls: Array<{ method: string; chars: number }> = [];
     const writer = spaceWriter(env, space.id);
-    const recorded = (method: 'continueGitImport' | 'applyGitImport') => (target: GitImportTarget, to?: number) => {
+    const recorded = (method: 'continueGitImport' | 'applyGitImport') => (target: GitImportTarget) => {
       const call = { method, chars: 0 };
       calls.push(call);
       const pull = target.pullMarkdown!;
@@ -120,7 +121,7 @@ describe('the queue consumer applies a large import in slices', () => {
         call.chars += parcel.reduce((n, [, markdown]) => n + markdown.length, 0);
         return parcel;
       };
-      return method === 'continueGitImport' ? writer.continueGitImport({ ...target, pullMarkdown }, to!) : writer.applyGitImport({ ...target, pullMarkdown });
+      return method === 'continueGitImport' ? writer.continueGitImport({ ...target, pullMarkdown }) : writer.applyGitImport({ ...target, pullMarkdown });
     };
     const recordingWriter = {
       idFromName: (name: string) => env.SPACE_WRITER.idFromName(name),

@@ -79,3 +79,28 @@ export const revisionGit = sqliteTable('revision_git', {
   url: text('url'),
   ref: text('ref'),
 });
+
+/** Where an import applied in several SpaceWriter calls stands between them (migration 0164; services/git-sync/apply GitImportProgress). */
+export const gitSyncImportProgress = sqliteTable('git_sync_import_progress', {
+  operationId: text('operation_id').primaryKey(),
+  spaceId: text('space_id').notNull(),
+  progress: text('progress', { mode: 'json' }).notNull().$type<unknown>(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/** The git_sync_entries rows an import's slices made (migration 0164), copied into git_sync_entries by its last call. */
+export const gitSyncImportRows = sqliteTable(
+  'git_sync_import_rows',
+  {
+    operationId: text('operation_id').notNull(),
+    path: text('path').notNull(),
+    kind: text('kind').notNull(),
+    targetId: text('target_id').notNull(),
+    oid: text('oid').notNull(),
+    hash: text('hash'),
+    titleHeading: integer('title_heading', { mode: 'boolean' }).notNull().default(true),
+    head: text('head'),
+    place: text('place'),
+  },
+  (t) => [primaryKey({ columns: [t.operationId, t.path] })],
+);

@@ -1,13 +1,14 @@
-import { and, eq, getTableColumns, gt } from 'drizzle-orm';
-import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
-import { gitSyncEntries, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
+import { and, eq, getTableColumns, gt, sql } from 'drizzle-orm';
+import { createDb, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
+import { gitSyncEntries, gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
+import { newId } from '../../lib/ids';
 import { applyContentBatch, type ContentChange } from '../content/batch';
 import { storeFiles } from '../content/files';
 import { assertContentCaps, assertMoved, newRevision } from '../content/head-moves';
-import { ContentTree } from '../content/pages';
+import { ContentTree, ROOT } from '../content/pages';
 import { asDelta, insertDocuments, loadDeltaBases, loadDocuments } from '../content/revisions';
 import { d1NodeStore } from '../content/tree';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
@@ -15,7 +16,7 @@ import { capOf } from '../limits/caps';
 import { toStoredDocument, type FileEntry, type GitSyncBlob, type ReusableContentEntry, type StoredDocument } from '../content/revisions';
 import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
-import { headSignature, loadSyncedSpace, type SyncedSpace } from './content';
+import { headSignature, importProgressOf, loadSyncedHead, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
 import { CONFIG_ENTRY_PATH, isPathlessKey, placeOf, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
@@ -35,10 +36,18 @@ export interface GitImportTarget {
   operationId: string;
   expectedHead: string;
   standalone: boolean;
+  /**
+   * This call's slice of the import's changes (GitImportProgress): the changes from index `from` of the whole list on.
+   * A one-call import sends them all (`from` 0 or absent).
+   */
   changes: ContentChange[];
+  from?: number;
+  /** Every batch ref of the import's new pages, in order: the first call gives each its page id (links of one slice name pages of others). Absent: those of `changes`. */
+  refs?: string[];
+  /** The pages whose git metadata and git_sync_entries rows this call makes (those its changes touch last, and a share of the others). */
   pages: ImportPagePlan[];
   files: ImportFilePlan[];
-  /** Files the import stored in R2 (their bytes never travel here): added to the revision with the ids the plan gave them. */
+  /** Files the import stored in R2 (their bytes never travel here): added to the revision with the ids the plan gave them, by the first call. */
   newFiles: FileEntry[];
   includes: ImportIncludePlan[];
   droppedIncludes: string[];
@@ -52,39 +61,43 @@ export interface GitImportTarget {
   /**
    * With it, the changes' Markdown stays in the repository's blobs in the queue consumer (each `{ markdown }` sent empty:
    * import.ts, markdown-parcels) and the writer reads it as the conversion reaches it, a parcel at a time: the writer's
-   * request carries none of it.
+   * request carries none of it. Indexed in the whole change list.
    */
   pullMarkdown?: MarkdownSource;
-  /** The slices of the changes earlier writer calls applied (continueGitImport): this call applies the rest and moves the head. */
-  progress?: GitImportProgress;
 }
 
 /**
  * Where an import applied in several writer calls stands between them (issue 40: a Durable Object's request has 30 s of
- * CPU by default, and converting 5,000 pages takes minutes of it). Each call but the last applies a slice of the changes
- * to the tree the previous one left and stores that tree's nodes and the slice's documents (content-addressed, named by
- * no revision: invisible, and collected if the import never ends); the last applies the rest and makes the revision and
- * moves the head in one batch, as a one-call import does. So the head move stays one compare-and-set, and an import that
- * fails (or whose head moved meanwhile) leaves the space as it was. The queue consumer carries this between the calls.
+ * CPU by default, and converting 5,000 pages takes minutes of it), kept in D1 (git_sync_import_progress, migration 0164)
+ * rather than sent with each call: a call receives only its slice, and a queue message delivered again continues from
+ * the last slice stored. Each call but the last applies a slice of the changes to the tree the previous one left, stores
+ * that tree's nodes and the slice's documents (content-addressed, named by no revision: invisible, and collected if the
+ * import never ends), and the git_sync_entries rows of its pages and files (git_sync_import_rows); the last applies the
+ * rest, makes the revision, copies the rows and moves the head in one batch. So the head move stays one compare-and-set,
+ * no call holds every page's record, and an import that fails (or whose head moved meanwhile) leaves the space as it was.
  */
 export interface GitImportProgress {
+  /** The head the import is applied on, and the commit it imports: a progress of another plan is not continued. */
+  expectedHead: string;
+  commit: string;
   /** The tree after the changes applied so far (its nodes stored). */
   roots: { pages: string | null; files: string | null };
   /** The changes applied so far are those before this index. */
   next: number;
   /** The time the import's pages are stamped with (the first call's). */
   now: string;
-  /** Every ref of the import -> the page id the first call gave it (links of later slices name pages of earlier ones). */
+  /** Every ref of the import -> the page id the first call gave it. */
   refIds: Record<string, string>;
-  /** Refs of the pages created so far -> their ids. */
-  created: Record<string, string>;
   pageDelta: number;
+  /** New files (the first call's) included. */
   fileDelta: number;
-  titleHeadings: Record<string, boolean>;
   oversized: string[];
   documentBatches: number;
   documentDeltas: number;
 }
+
+/** A call that starts where the stored progress of its import is not (another run of it went on, or it was restarted). */
+export const IMPORT_PROGRESS_MOVED = 412;
 
 /**
  * Each change with its Markdown, read from `source` a parcel at a time (none held past the change that needs it), and
@@ -211,20 +224,63 @@ export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chun
 }
 
 /** The space as the import's plan read it: refused if it was deleted or its head moved since (the plan is made again). */
-async function plannedSpace(db: Db, target: GitImportTarget): Promise<SyncedSpace> {
-  const space = await loadSyncedSpace(db, target.spaceId);
+async function plannedSpace(db: Db, target: GitImportTarget) {
+  const space = await loadSyncedHead(db, target.spaceId);
   if (space.deleted) throw badRequest('This space is deleted: restore it first');
   if (space.head.id !== target.expectedHead) throw new ApiError(409, 'the space changed while the repository was read: the import is planned again');
   return space;
 }
 
-/** Applies the changes from `progress.next` (0 without) to `to` on the tree `progress` left (the head's without), documents stored as they are made. */
-async function applySlice(env: Env, db: Db, space: SyncedSpace, target: GitImportTarget, progress: GitImportProgress | undefined, to: number, documents: ReturnType<typeof chunkedDocumentWriter>) {
+/** The progress a call starting at `from` continues: none for the first; refused unless the stored one ends there, for the same head and commit. */
+async function progressToContinue(db: Db, target: GitImportTarget): Promise<GitImportProgress | null> {
+  const from = target.from ?? 0;
+  if (from === 0) return null;
+  const stored = (await importProgressOf(db, target.operationId)) as GitImportProgress | null;
+  if (!stored || stored.next !== from || stored.expectedHead !== target.expectedHead || stored.commit !== target.git.oid) {
+    throw new ApiError(IMPORT_PROGRESS_MOVED, `the import's slices stored end at ${stored ? stored.next : 'none'}, not at change ${from}: another run of the operation went on with it`);
+  }
+  return stored;
+}
+
+const refsOf = (changes: ContentChange[]) => changes.flatMap((c) => (c.operation === 'insert_page' && c.ref !== undefined ? [c.ref] : []));
+
+/**
+ * Refuses a ref that is the path of a page already in `tree` (what content/batch's assignRefs refuses in an editor's
+ * batch: a link to it would name two pages). The first call checks every ref against the head; each later one checks
+ * its own refs against the tree the earlier slices left, which holds the pages they made.
+ */
+async function claimRefs(tree: ContentTree, refs: string[], from: number, changes: ContentChange[]) {
+  const rootSlugs = new Set((await tree.children(ROOT)).map(([, slug]) => slug));
+  for (const ref of refs) {
+    const segments = ref.replace(/^\.\//, '').replace(/\.md$/i, '').split('/').filter(Boolean);
+    if (segments.length === 0 || !rootSlugs.has(segments[0])) continue;
+    let parent: string | undefined = ROOT;
+    for (const segment of segments) parent = parent && (await tree.children(parent)).find(([, slug]) => slug === segment)?.[0];
+    if (!parent) continue;
+    const index = changes.findIndex((c) => c.operation === 'insert_page' && c.ref === ref);
+    throw badRequest(`changes[${from + Math.max(index, 0)}]: ref "${ref}" collides with the path of an existing page`);
+  }
+}
+
+/**
+ * Applies the call's slice of changes on the tree the stored progress left (the head's for the first call), documents
+ * stored as they are made; then the git metadata of the call's pages and files set and their rows made.
+ */
+async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: ReturnType<typeof chunkedDocumentWriter>) {
+  const space = await plannedSpace(db, target);
+  const progress = await progressToContinue(db, target);
+  const from = target.from ?? 0;
   const store = d1NodeStore(db);
   const now = progress?.now ?? nowIso();
   const tree = new ContentTree(store, progress?.roots ?? space.head);
   const markdown = markdownReader(target.pullMarkdown);
   const oversized = [...(progress?.oversized ?? [])];
+  let refIds = progress?.refIds;
+  if (!refIds) {
+    const refs = target.refs ?? refsOf(target.changes);
+    await claimRefs(tree, refs, from, target.changes);
+    refIds = Object.fromEntries(refs.map((ref) => [ref, newId()]));
+  } else await claimRefs(tree, refsOf(target.changes), from, target.changes);
   // The files first: the pages' links name them by id.
   if (!progress) for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
@@ -235,50 +291,127 @@ async function applySlice(env: Env, db: Db, space: SyncedSpace, target: GitImpor
     now,
     unbounded: true,
     storeDocument: (stored, replaces) => documents.add(stored, replaces),
-    prepare: (change, index) => markdown.prepare(change, index),
+    prepare: (change, index) => markdown.prepare(change, from + index),
     // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
-    range: { from: progress?.next ?? 0, to },
-    ...(progress ? { refIds: new Map(Object.entries(progress.refIds)) } : {}),
+    refIds: new Map(Object.entries(refIds)),
     // A page that cannot be read fails the import with its file named, which is what its author has to fix.
     nameChange: (change) => (change.operation === 'insert_page' || change.operation === 'update_page' ? fileOfChange(target, change) : undefined),
   });
   const pageDelta = (progress?.pageDelta ?? 0) + result.pageDelta;
-  const fileDelta = (progress?.fileDelta ?? 0) + result.fileDelta;
-  const counts = { pageCount: space.head.pageCount + pageDelta, fileCount: space.head.fileCount + fileDelta + target.newFiles.length };
+  const fileDelta = (progress?.fileDelta ?? target.newFiles.length) + result.fileDelta;
+  const counts = { pageCount: space.head.pageCount + pageDelta, fileCount: space.head.fileCount + fileDelta };
   assertContentCaps(env, space.head, counts);
   await storeFiles(env.FILES, result.files);
-  const created = { ...progress?.created, ...Object.fromEntries(result.outcomes.flatMap((o) => (o.object === 'created_page' && o.ref ? [[o.ref, o.page]] : []))) };
-  const titleHeadings = { ...progress?.titleHeadings, ...Object.fromEntries(markdown.titleHeadingOf) };
-  return { tree, now, counts, pageDelta, fileDelta, created, titleHeadings, oversized, refIds: progress?.refIds ?? Object.fromEntries(result.pageRefs) };
+  const rows = await gitRowsOf(db, target, tree, refIds, markdown.titleHeadingOf);
+  const written = await tree.write();
+  for (const node of written.nodes) await documents.add(node);
+  const next: GitImportProgress = {
+    expectedHead: target.expectedHead,
+    commit: target.git.oid,
+    roots: { pages: written.pages, files: written.files },
+    next: from + target.changes.length,
+    now,
+    refIds,
+    pageDelta,
+    fileDelta,
+    oversized,
+    documentBatches: progress?.documentBatches ?? 0,
+    documentDeltas: progress?.documentDeltas ?? 0,
+  };
+  return { space, written, counts, rows, progress: next, now };
+}
+
+type ImportRow = typeof gitSyncImportRows.$inferInsert;
+
+/**
+ * The call's pages and files get their `git: {oid, path}` (where it is not already that), and their git_sync_entries
+ * rows as this slice leaves them (no later slice touches them: the consumer gives a page to the slice of its last change).
+ * Whether a page's file begins with a heading 1: from the Markdown this call converted, or what the last sync recorded
+ * for its path (its blob did not change), or true (a group).
+ */
+async function gitRowsOf(db: Db, target: GitImportTarget, tree: ContentTree, refIds: Record<string, string>, converted: Map<string, boolean>): Promise<ImportRow[]> {
+  const gitOf = (path: string, oid: string): GitSyncBlob => ({ oid, path: `${target.pathPrefix}${path}` });
+  const same = (a: GitSyncBlob | undefined, b: GitSyncBlob) => a?.oid === b.oid && a?.path === b.path;
+  const ids = target.pages.map((p) => p.page ?? refIds[p.ref!]);
+  const records = await tree.pagesById(ids.filter(Boolean));
+  const recorded = await recordedTitleHeadings(db, target.spaceId, target.pages.filter((p) => !converted.has(p.page ?? p.ref ?? '')).map((p) => p.key));
+  const rows: ImportRow[] = [];
+  for (const [i, plan] of target.pages.entries()) {
+    const id = ids[i];
+    if (!id) continue;
+    let record = records.get(id);
+    // A group (no file) has no blob; a page records where it was read from.
+    if (record && !isPathlessKey(plan.key) && !same(record.git, gitOf(plan.key, plan.oid))) {
+      record = { ...record, git: gitOf(plan.key, plan.oid) };
+      tree.pages.set(id, record);
+    }
+    const titleHeading = converted.get(plan.page ?? plan.ref ?? '') ?? recorded.get(plan.key) ?? true;
+    rows.push({ operationId: target.operationId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading, head: record ? await headSignature(record) : null, place: record ? placeOf(record.parent, record.slug) : null });
+  }
+  const files = await tree.files.getMany(target.files.map((plan) => plan.file));
+  for (const plan of target.files) {
+    const entry = files.get(plan.file);
+    if (entry && !same(entry.git, gitOf(plan.path, plan.oid))) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
+    rows.push({ operationId: target.operationId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null });
+  }
+  return rows;
+}
+
+/** What the last sync recorded of whether each path's file began with a heading 1 (one statement: the paths as one JSON parameter). */
+async function recordedTitleHeadings(db: Db, spaceId: string, paths: string[]): Promise<Map<string, boolean>> {
+  if (paths.length === 0) return new Map();
+  const rows = await db
+    .select({ path: gitSyncEntries.path, titleHeading: gitSyncEntries.titleHeading })
+    .from(gitSyncEntries)
+    .where(and(eq(gitSyncEntries.spaceId, spaceId), eq(gitSyncEntries.kind, 'page'), sql`${gitSyncEntries.path} in (select value from json_each(${JSON.stringify(paths)}))`));
+  return new Map(rows.map((r) => [r.path, r.titleHeading]));
+}
+
+/** Statements storing an import's rows, each under D1's 100 bound parameters; a slice applied again (a resumed import) writes its rows again. */
+function importRowStatements(db: Db, rows: ImportRow[]): BatchItem[] {
+  const perStatement = Math.floor(100 / Object.keys(getTableColumns(gitSyncImportRows)).length);
+  const out: BatchItem[] = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    out.push(
+      db
+        .insert(gitSyncImportRows)
+        .values(rows.slice(i, i + perStatement))
+        .onConflictDoUpdate({
+          target: [gitSyncImportRows.operationId, gitSyncImportRows.path],
+          set: { kind: sql`excluded.kind`, targetId: sql`excluded.target_id`, oid: sql`excluded.oid`, hash: sql`excluded.hash`, titleHeading: sql`excluded.title_heading`, head: sql`excluded.head`, place: sql`excluded.place` },
+        }),
+    );
+  }
+  return out;
+}
+
+/** The import's stored rows and progress deleted (its end, whatever the outcome; or a first slice starting it again). */
+export function importStateDeletions(db: Db, operationId: string): BatchItem[] {
+  return [db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, operationId)), db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, operationId))];
 }
 
 /**
- * One slice of a large import (GitImportProgress): the changes from `progress.next` to `to` applied to the tree the
- * previous slice left, that tree's nodes and the slice's documents stored; nothing any revision names yet.
+ * One slice of a large import (GitImportProgress): the target's changes (from `target.from`) applied to the tree the
+ * previous slice left, that tree's nodes, the slice's documents and its rows stored, and where the import stands, in
+ * one batch; nothing any revision names yet. Answers the index of the next change.
  */
-export async function continueGitImport(env: Env, target: GitImportTarget, to: number): Promise<GitImportProgress> {
+export async function continueGitImport(env: Env, target: GitImportTarget): Promise<{ next: number }> {
   const db = createDb(env.DB);
-  const space = await plannedSpace(db, target);
-  const progress = target.progress;
   const documents = chunkedDocumentWriter(db, target.spaceId, nowIso());
-  const slice = await applySlice(env, db, space, target, progress, Math.min(to, target.changes.length), documents);
-  const written = await slice.tree.write();
-  for (const node of written.nodes) await documents.add(node);
+  const slice = await applySlice(env, db, target, documents);
   await documents.flush();
-  return {
-    roots: { pages: written.pages, files: written.files },
-    next: Math.min(to, target.changes.length),
-    now: slice.now,
-    refIds: slice.refIds,
-    created: slice.created,
-    pageDelta: slice.pageDelta,
-    fileDelta: slice.fileDelta,
-    titleHeadings: slice.titleHeadings,
-    oversized: slice.oversized,
-    documentBatches: (progress?.documentBatches ?? 0) + documents.stats.batches,
-    documentDeltas: (progress?.documentDeltas ?? 0) + documents.stats.deltas,
-  };
+  const progress = { ...slice.progress, ...documentStats(documents, slice.progress) };
+  const now = nowIso();
+  await runBatch(db, [
+    ...((target.from ?? 0) === 0 ? importStateDeletions(db, target.operationId) : []),
+    ...importRowStatements(db, slice.rows),
+    db
+      .insert(gitSyncImportProgress)
+      .values({ operationId: target.operationId, spaceId: target.spaceId, progress, updatedAt: now })
+      .onConflictDoUpdate({ target: gitSyncImportProgress.operationId, set: { progress, updatedAt: now } }),
+  ]);
+  return { next: progress.next };
 }
 
 /** A queue consumer's wall-time limit (Cloudflare's): no slice of an import runs after its operation is this old. */
@@ -298,46 +431,40 @@ export async function importInProgress(db: Db, spaceId: string): Promise<boolean
   return Boolean(row);
 }
 
+/**
+ * The import's last call (or its only one): its slice applied, then the revision made and, unless standalone, the rows
+ * every slice stored copied into git_sync_entries and the head moved, in one batch. It reads back only the few rows it
+ * needs (the redirects' targets; every page's and file's id only when a reusable content's Markdown links to them).
+ */
 export async function applyGitImport(env: Env, target: GitImportTarget): Promise<GitImportOutput> {
   const db = createDb(env.DB);
-  const space = await plannedSpace(db, target);
   const now = nowIso();
   const documents = chunkedDocumentWriter(db, target.spaceId, now);
-  const progress = target.progress;
-  const slice = await applySlice(env, db, space, target, progress, target.changes.length, documents);
-  const { tree, counts } = slice;
-  const oversized = slice.oversized;
-  const markdown = { titleHeadingOf: new Map(Object.entries(slice.titleHeadings)) };
-  // Page ids of the refs, file ids in insert order; the documents' hashes, for the next export's comparison.
-  const created = new Map(Object.entries(slice.created));
-  const gitOf = (path: string, oid: string): GitSyncBlob => ({ oid, path: `${target.pathPrefix}${path}` });
-  const pageRows: Array<typeof gitSyncEntries.$inferInsert> = [];
-  const ids = target.pages.map((p) => p.page ?? created.get(p.ref!)!);
-  const records = await tree.pagesById(ids.filter(Boolean));
-  const pageIdOf = new Map<string, string>();
-  const titleHeadingOf = titleHeadings(markdown.titleHeadingOf, space.entries);
-  const headOf = new Map(await Promise.all([...records].map(async ([id, record]) => [id, await headSignature(record)] as const)));
-  target.pages.forEach((plan, i) => {
-    const id = ids[i];
-    if (!id) return;
-    pageIdOf.set(plan.key, id);
-    const record = records.get(id);
-    // A group (no file) has no blob; a page records where it was read from.
-    if (record && !isPathlessKey(plan.key)) tree.pages.set(id, { ...record, git: gitOf(plan.key, plan.oid) });
-    pageRows.push({ spaceId: target.spaceId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading: titleHeadingOf(plan), head: headOf.get(id) ?? null, place: record ? placeOf(record.parent, record.slug) : null });
-  });
-  const fileIdOf = new Map<string, string>();
-  const fileRows: Array<typeof gitSyncEntries.$inferInsert> = target.files.flatMap((plan) => {
-    fileIdOf.set(plan.path, plan.file);
-    return [{ spaceId: target.spaceId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null }];
-  });
-  const files = await tree.files.getMany([...fileIdOf.values()]);
-  // Each path's plan by position, not searched for: a repository of thousands of files made this quadratic.
-  for (const plan of target.files) {
-    const entry = fileIdOf.get(plan.path) === plan.file ? files.get(plan.file) : undefined;
-    if (entry) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
+  const slice = await applySlice(env, db, target, documents);
+  const { space, written, counts, rows } = slice;
+  const idOf = await importIds(db, target, rows);
+  const reusable = await reusableContentsOf(space.head.meta, target, idOf.pages, idOf.files);
+  for (const { stored, replaces } of reusable.documents) await documents.add(stored, replaces);
+  await documents.flush();
+  const stats = documentStats(documents, slice.progress);
+  // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
+  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { pages: written.pages, files: written.files, meta: reusable.meta, ...counts }, [], slice.now);
+  const statements: BatchItem[] = [
+    ...revision.statements,
+    db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
+    db.update(gitSyncOperations).set({ revisionId: revision.id }).where(eq(gitSyncOperations.id, target.operationId)),
+  ];
+  if (target.standalone) {
+    await runBatch(db, [...statements, ...importStateDeletions(db, target.operationId)]);
+    return { revision: revision.id, warnings: slice.progress.oversized, ...stats };
   }
-  const reusable = await reusableContentsOf(space.head.meta, target, pageIdOf, fileIdOf, gitOf);
+  const redirects = redirectStatements(db, {
+    config: { root: '', readme: '', summary: '', redirects: target.redirects },
+    pageIdOf: idOf.pages,
+    places: await siteSpacesOf(db, target.spaceId),
+    previous: await previousRedirects(db, target.spaceId),
+    now,
+  });
   const reusableRows: Array<typeof gitSyncEntries.$inferInsert> = target.includes.map((plan) => ({
     spaceId: target.spaceId,
     path: plan.path,
@@ -346,33 +473,21 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     oid: plan.oid,
     hash: reusable.meta.reusableContents.find((c) => c.id === plan.id)?.document ?? null,
   }));
-  const written = await tree.write();
-  for (const node of written.nodes) await documents.add(node);
-  for (const { stored, replaces } of reusable.documents) await documents.add(stored, replaces);
-  await documents.flush();
-  // The revision names its nodes and documents by hash (all stored above): its batch carries none of their bodies.
-  const revision = newRevision(db, target.spaceId, 'edits', [space.head.id], { pages: written.pages, files: written.files, meta: reusable.meta, ...counts }, [], now);
-  const statements: BatchItem[] = [
-    ...revision.statements,
-    db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
-    db.update(gitSyncOperations).set({ revisionId: revision.id }).where(eq(gitSyncOperations.id, target.operationId)),
-  ];
-  if (target.standalone) {
-    await runBatch(db, statements);
-    return { revision: revision.id, warnings: oversized, ...documentStats(documents, progress) };
-  }
-  const redirects = redirectStatements(db, {
-    config: { root: '', readme: '', summary: '', redirects: target.redirects },
-    pageIdOf,
-    places: await siteSpacesOf(db, target.spaceId),
-    previous: space.entries.filter((e) => e.kind === 'redirect').map((e) => e.path.slice('redirect:'.length)),
-    now,
-  });
   const redirectRows = redirects.written.map((from) => ({ spaceId: target.spaceId, path: `redirect:${from}`, kind: 'redirect', targetId: '', oid: '', hash: null }));
   const results = await runBatch(db, [
     ...statements,
     ...redirects.statements,
-    ...entryStatements(db, target.spaceId, [...pageRows, ...fileRows, ...reusableRows, ...redirectRows, ...configRows(target)]),
+    // A one-call import clears what an earlier plan of the operation stored (its head moved: planned again in one slice).
+    ...((target.from ?? 0) === 0 ? importStateDeletions(db, target.operationId) : []),
+    ...importRowStatements(db, rows),
+    ...entryStatements(db, target.spaceId, [...reusableRows, ...redirectRows, ...configRows(target)]),
+    // Every slice's rows of pages and files, copied in the batch that moves the head.
+    rawRun(
+      db,
+      sql`insert into git_sync_entries (space_id, path, kind, target_id, oid, hash, title_heading, head, place)
+        select ${target.spaceId}, path, kind, target_id, oid, hash, title_heading, head, place from git_sync_import_rows where operation_id = ${target.operationId}`,
+    ),
+    ...importStateDeletions(db, target.operationId),
     db
       .update(spaces)
       .set({ revisionId: revision.id, updatedAt: now })
@@ -381,12 +496,38 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
   ]);
   assertMoved(results[results.length - 2], 'space');
   await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
-  return { revision: revision.id, warnings: [...oversized, ...redirects.warnings], ...documentStats(documents, progress) };
+  return { revision: revision.id, warnings: [...slice.progress.oversized, ...redirects.warnings], ...stats };
+}
+
+/**
+ * The page and file ids by path the last call needs: the redirects' targets, and every path when a reusable content's
+ * Markdown is converted (its links may name any page or file); read from the rows earlier slices stored, and this call's.
+ */
+async function importIds(db: Db, target: GitImportTarget, rows: ImportRow[]): Promise<{ pages: Map<string, string>; files: Map<string, string> }> {
+  const everything = target.includes.some((plan) => plan.markdown !== undefined);
+  const wanted = Object.values(target.redirects);
+  const stored =
+    everything || wanted.length > 0
+      ? await db
+          .select({ path: gitSyncImportRows.path, kind: gitSyncImportRows.kind, targetId: gitSyncImportRows.targetId })
+          .from(gitSyncImportRows)
+          .where(and(eq(gitSyncImportRows.operationId, target.operationId), everything ? undefined : sql`${gitSyncImportRows.path} in (select value from json_each(${JSON.stringify(wanted)}))`))
+      : [];
+  const pages = new Map<string, string>();
+  const files = new Map<string, string>();
+  for (const row of [...stored, ...rows]) (row.kind === 'page' ? pages : files).set(row.path, row.targetId);
+  return { pages, files };
+}
+
+/** The redirects the last sync wrote (their sources). */
+async function previousRedirects(db: Db, spaceId: string): Promise<string[]> {
+  const rows = await db.select({ path: gitSyncEntries.path }).from(gitSyncEntries).where(and(eq(gitSyncEntries.spaceId, spaceId), eq(gitSyncEntries.kind, 'redirect')));
+  return rows.map((r) => r.path.slice('redirect:'.length));
 }
 
 /** The documents' batches and deltas of the whole import: this call's and its earlier slices'. */
-function documentStats(documents: ReturnType<typeof chunkedDocumentWriter>, progress: GitImportProgress | undefined) {
-  return { documentBatches: (progress?.documentBatches ?? 0) + documents.stats.batches, documentDeltas: (progress?.documentDeltas ?? 0) + documents.stats.deltas };
+function documentStats(documents: ReturnType<typeof chunkedDocumentWriter>, progress: Pick<GitImportProgress, 'documentBatches' | 'documentDeltas'>) {
+  return { documentBatches: progress.documentBatches + documents.stats.batches, documentDeltas: progress.documentDeltas + documents.stats.deltas };
 }
 
 /** The file (page key) of an import's page change: by its batch ref (a new page) or its id (a kept one). */
@@ -394,16 +535,6 @@ function fileOfChange(target: GitImportTarget, change: ContentChange): string {
   const id = change.operation === 'insert_page' ? change.ref : change.operation === 'update_page' ? change.page : undefined;
   const plan = target.pages.find((p) => (p.ref ?? p.page) === id);
   return plan ? `${target.pathPrefix}${plan.key}` : 'a page';
-}
-
-/**
- * Whether each page's file begins with a heading 1: read from the Markdown the import converted (`converted`, by ref or
- * page id), or (a page whose blob did not change) what the last sync recorded for its path; a page without a file (a
- * group) counts as having one.
- */
-function titleHeadings(converted: Map<string, boolean>, entries: SyncedSpace['entries']): (plan: ImportPagePlan) => boolean {
-  const recorded = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.path, e.titleHeading]));
-  return (plan) => converted.get(plan.page ?? plan.ref ?? '') ?? recorded.get(plan.key) ?? true;
 }
 
 /**
@@ -416,8 +547,8 @@ async function reusableContentsOf(
   target: GitImportTarget,
   pageIdOf: Map<string, string>,
   fileIdOf: Map<string, string>,
-  gitOf: (path: string, oid: string) => GitSyncBlob,
 ): Promise<{ meta: RevisionMeta; documents: Array<{ stored: StoredDocument; replaces?: string }> }> {
+  const gitOf = (path: string, oid: string): GitSyncBlob => ({ oid, path: `${target.pathPrefix}${path}` });
   const dropped = new Set(target.droppedIncludes);
   const byId = new Map(meta.reusableContents.filter((c) => !dropped.has(c.id)).map((c) => [c.id, c]));
   const documents: Array<{ stored: StoredDocument; replaces?: string }> = [];

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, lt, notInArray, or } from 'drizzle-orm';
 import { createDb, rowsOf, runBatch } from '../../db/client';
-import { gitSyncOperations, gitSyncStates } from '../../db/schema/index';
+import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { nowIso } from '../../lib/time';
 import { GIT_OPERATION_TIMEOUT_MS } from './queue';
@@ -41,6 +41,9 @@ export async function abandonGitOperation(env: Env, operationId: string, error: 
       .where(and(eq(gitSyncStates.opId, operationId), eq(gitSyncStates.opState, 'running'))),
     // Whatever its state, an operation that is over keeps no credentials.
     db.update(gitSyncOperations).set({ secret: null }).where(and(eq(gitSyncOperations.id, operationId), notInArray(gitSyncOperations.state, ['pending', 'running']))),
+    // Nor what its import's slices stored for a last call that will not come (services/git-sync/apply GitImportProgress).
+    db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, operationId)),
+    db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, operationId)),
   ]);
   return rowsOf(ended).length > 0;
 }

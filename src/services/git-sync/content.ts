@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { gitSyncEntries, revisionGit, revisions, spaces } from '../../db/schema/index';
+import { gitSyncEntries, gitSyncImportProgress, revisionGit, revisions, spaces } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
-import { sha256Base64Url } from '../../lib/ids';
+import { sha256Base64Url, sha256Hex } from '../../lib/ids';
 import { contentColumns, toContent, type RevisionContent } from '../content/head-moves';
 import { ContentTree, ROOT, type PageRecord, type TreeRecord } from '../content/pages';
 import { frontmatterOf } from '../content/reads';
@@ -27,19 +27,28 @@ export interface SyncedSpace {
   entries: Array<typeof gitSyncEntries.$inferSelect>;
 }
 
-export async function loadSyncedSpace(db: Db, spaceId: string): Promise<SyncedSpace> {
-  const [rows, entries] = await db.batch([
-    db
-      .select({ deletedAt: spaces.deletedAt, editMode: spaces.editMode, head: contentColumns(revisions), gitOid: revisionGit.oid })
-      .from(spaces)
-      .innerJoin(revisions, eq(revisions.id, spaces.revisionId))
-      .leftJoin(revisionGit, eq(revisionGit.revisionId, spaces.revisionId))
-      .where(eq(spaces.id, spaceId)),
-    db.select().from(gitSyncEntries).where(eq(gitSyncEntries.spaceId, spaceId)),
-  ]);
+const headQuery = (db: Db, spaceId: string) =>
+  db
+    .select({ deletedAt: spaces.deletedAt, editMode: spaces.editMode, head: contentColumns(revisions), gitOid: revisionGit.oid })
+    .from(spaces)
+    .innerJoin(revisions, eq(revisions.id, spaces.revisionId))
+    .leftJoin(revisionGit, eq(revisionGit.revisionId, spaces.revisionId))
+    .where(eq(spaces.id, spaceId));
+
+function syncedHeadOf(rows: Awaited<ReturnType<typeof headQuery>>): Omit<SyncedSpace, 'entries'> {
   const row = rows[0];
   if (!row) throw new ApiError(404, 'Space not found');
-  return { head: toContent(row.head), headGitOid: row.gitOid ?? null, deleted: row.deletedAt !== null, editMode: row.editMode, entries };
+  return { head: toContent(row.head), headGitOid: row.gitOid ?? null, deleted: row.deletedAt !== null, editMode: row.editMode };
+}
+
+export async function loadSyncedSpace(db: Db, spaceId: string): Promise<SyncedSpace> {
+  const [rows, entries] = await db.batch([headQuery(db, spaceId), db.select().from(gitSyncEntries).where(eq(gitSyncEntries.spaceId, spaceId))]);
+  return { ...syncedHeadOf(rows), entries };
+}
+
+/** The space as loadSyncedSpace reads it without the entries the last sync left (an import's writer call reads only the few it needs). */
+export async function loadSyncedHead(db: Db, spaceId: string): Promise<Omit<SyncedSpace, 'entries'>> {
+  return syncedHeadOf(await headQuery(db, spaceId));
 }
 
 /** A revision's pages in tree order (parents first, each with its index among its siblings) and files. */
@@ -73,4 +82,19 @@ export async function readRevisionTree(db: Db, content: { pages: string | null; 
 /** The git metadata of a revision (GitBook's `Revision.git`), if Git Sync made or pushed it. */
 export async function revisionGitOf(db: Db, spaceId: string, revisionId: string) {
   return (await db.select().from(revisionGit).where(and(eq(revisionGit.revisionId, revisionId), eq(revisionGit.spaceId, spaceId))).get()) ?? null;
+}
+
+/** The stored progress of an import applied in slices (services/git-sync/apply GitImportProgress: only what the queue consumer reads of it), or null. */
+export async function importProgressOf(db: Db, operationId: string): Promise<{ next: number; expectedHead: string; commit: string } | null> {
+  const row = await db.select({ progress: gitSyncImportProgress.progress }).from(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, operationId)).get();
+  return (row?.progress as { next: number; expectedHead: string; commit: string } | undefined) ?? null;
+}
+
+/**
+ * The id an import gives a new file (the blob `oid`), the same each time the operation is planned: a plan made again to
+ * continue an import (its slices already named the files) gives them the ids the first one did. As newId: a letter,
+ * then 19 characters.
+ */
+export async function importFileId(operationId: string, oid: string): Promise<string> {
+  return `f${(await sha256Hex(`${operationId}:${oid}`)).slice(0, 19)}`;
 }

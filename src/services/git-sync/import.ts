@@ -110,7 +110,7 @@ const decoder = new TextDecoder();
 export async function planImport(
   session: GitSession,
   commitOid: string,
-  options: { projectDirectory?: string; maxFileBytes: number; assets: AssetStore },
+  options: { projectDirectory?: string; maxFileBytes: number; assets: AssetStore; newFileId?: (oid: string) => Promise<string> },
   space: SyncedSpace,
   head: RevisionTree,
 ): Promise<ImportPlan> {
@@ -257,7 +257,8 @@ export async function planImport(
     if (assetBytes > GIT_IMPORT_LIMITS.maxAssetBytes) throw new Error(`the import stores more than ${GIT_IMPORT_LIMITS.maxAssetBytes} bytes of files; that is the limit`);
     readFiles++;
     const contentType = contentTypeOf(first);
-    const id = newId();
+    // An import planned again to continue (operations.ts) gives its new files the ids its first plan gave them.
+    const id = options.newFileId ? await options.newFileId(oid) : newId();
     for (const path of paths) filePlans.set(path, { path, oid, file: id });
     const slot: FileEntry[] = [];
     newFileSlots.push(slot);

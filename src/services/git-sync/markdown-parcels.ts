@@ -1,4 +1,6 @@
 import type { ContentChange } from '../content/batch';
+import type { GitImportTarget } from './apply';
+import type { ImportPagePlan } from './import';
 
 /**
  * An import's Markdown held neither by the SpaceWriter nor by the plan (issue 40: memory bounded whatever the number of
@@ -72,4 +74,44 @@ export function markdownParcels(
   source.held = 0;
   source.sliceEnds = (changes: number, slice = IMPORT_SLICE) => sliceEnds(ordered, changes, slice);
   return source;
+}
+
+/**
+ * The writer calls of an import whose changes end at `ends` (sliceEnds), each target carrying only its slice (issue 40:
+ * a call's request does not grow with the import): its changes, the plans of the pages whose rows it makes (a page goes
+ * to the slice of its last change, so no later one touches its record; a page no change touches to a slice in turn) and
+ * a share of the file plans; the first carries the refs of every new page and the new files, the last the includes,
+ * redirects and `.gitbook.yaml`. The whole target's lists are only read.
+ */
+export function importSlices(target: GitImportTarget, ends: number[]): GitImportTarget[] {
+  const sliceOfChange = (index: number) => ends.findIndex((end) => index < end);
+  const lastChange = new Map<string, number>();
+  target.changes.forEach((change, index) => {
+    const id = change.operation === 'insert_page' ? change.ref : 'page' in change ? change.page : undefined;
+    if (typeof id === 'string') lastChange.set(id, index);
+  });
+  const pages = ends.map((): ImportPagePlan[] => []);
+  target.pages.forEach((plan, i) => {
+    const index = lastChange.get(plan.ref ?? plan.page ?? '');
+    pages[index === undefined ? i % ends.length : sliceOfChange(index)].push(plan);
+  });
+  const files = ends.map((_, k) => target.files.filter((_, i) => i % ends.length === k));
+  const refs = target.changes.flatMap((c) => (c.operation === 'insert_page' && c.ref !== undefined ? [c.ref] : []));
+  return ends.map((end, k) => {
+    const from = k === 0 ? 0 : ends[k - 1];
+    const last = k === ends.length - 1;
+    return {
+      ...target,
+      from,
+      changes: target.changes.slice(from, end),
+      refs: k === 0 ? refs : [],
+      pages: pages[k],
+      files: files[k],
+      newFiles: k === 0 ? target.newFiles : [],
+      includes: last ? target.includes : [],
+      droppedIncludes: last ? target.droppedIncludes : [],
+      redirects: last ? target.redirects : {},
+      config: last ? target.config : null,
+    };
+  });
 }

@@ -1,14 +1,15 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
+import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
-import type { GitImportOutput, GitImportProgress, GitImportTarget } from './apply';
+import { IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
 import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
 import { decryptSecret } from '../integrations/crypto';
-import { loadSyncedSpace, readRevisionTree } from './content';
+import { importFileId, importProgressOf, loadSyncedSpace, readRevisionTree } from './content';
+import { importSlices, type IMPORT_SLICE } from './markdown-parcels';
 import { runExport } from './export';
 import { planImport } from './import';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
@@ -36,13 +37,16 @@ import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 
 /** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
-async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean }> {
+async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean; resumed?: boolean }> {
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
   if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - GIT_OPERATION_TIMEOUT_MS) {
     // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
     await db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: nowIso(), error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running')));
     return { row: null, busy: false };
   }
+  // A message delivered again while its import is running with slices stored: the run that stored them stopped (its
+  // consumer died or ran out of time), and this one continues it (a run still going would find its next slice taken: 412).
+  if (row && row.state === 'running' && row.direction === 'import' && (await importProgressOf(db, row.id))) return { row, busy: false, resumed: true };
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - GIT_OPERATION_TIMEOUT_MS).toISOString();
@@ -74,6 +78,9 @@ async function finish(
       .update(gitSyncOperations)
       .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
       .where(eq(gitSyncOperations.id, row.id)),
+    // What the import's slices stored for its last call (apply.ts GitImportProgress): nothing of it is read after its end.
+    db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
+    db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
     db
       .update(gitSyncStates)
       .set({
@@ -111,9 +118,9 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
  * Runs one queued operation to its end; throws only to have the queue retry it later (another operation of the space
  * is running), except on the message's last delivery (`attempts`), where the operation ends as a failure instead.
  */
-export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1): Promise<void> {
+export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1, seams: ImportSeams = {}): Promise<void> {
   const db = createDb(env.DB);
-  const { row, busy } = await claim(db, operationId);
+  const { row, busy, resumed } = await claim(db, operationId);
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;
@@ -129,7 +136,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     return;
   }
   // In timestamp order: an operation older than the newest one accepted is skipped, unless forced.
-  if (!request.force && row.timestamp) {
+  if (!resumed && !request.force && row.timestamp) {
     const state = await db.select({ last: gitSyncStates.lastTimestamp }).from(gitSyncStates).where(eq(gitSyncStates.spaceId, row.spaceId)).get();
     if (state?.last && Date.parse(row.timestamp) < Date.parse(state.last)) {
       await finish(env, db, row, { state: 'skipped', error: undefined });
@@ -163,10 +170,11 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       for (let attempt = 0; ; attempt++) {
         const space = await timed('spaceMs', () => loadSyncedSpace(db, row.spaceId));
         revisionId = space.head.id;
-        if (attempt === 0) await started(env, db, row, revisionId, oid);
+        if (attempt === 0 && !resumed) await started(env, db, row, revisionId, oid);
         if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
-        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets! }, space, head));
+        const newFileId = (blob: string) => importFileId(row.id, blob);
+        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
         Object.assign(phases, plan.phases);
         const writing = Date.now();
         // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
@@ -188,8 +196,11 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           config: plan.configFile,
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         };
-        const result = await applyInSlices(env, row.spaceId, target, plan.markdown.sliceEnds(plan.changes.length), phases);
+        const ends = plan.markdown.sliceEnds(plan.changes.length, seams.slice);
+        const result = await applyInSlices(env, row.spaceId, importSlices(target, ends), await continuedFrom(db, row.id, target, ends), phases, seams);
         phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
+        // Stopped after a slice (the seam), or another run of the operation went on with it: that run ends it.
+        if (result === 'stopped' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
@@ -221,6 +232,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   };
   try {
     const outcome = await Promise.race([work(), deadline]);
+    if (outcome === 'left') return;
     if (outcome === 'timeout') {
       // The files stay: the work may still be on its way to the writer, which would then refer to them.
       await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId, stats: session?.stats });
@@ -256,12 +268,38 @@ export function failureMessage(error: unknown): string {
 }
 
 /**
- * The import's changes applied by the space's writer, a slice a call (`ends`: where each slice ends), the head moved by
- * the last (apply.ts GitImportProgress). A refusal of a slice (the head moved meanwhile: 409) is the import's answer.
+ * Test seams of an import's run: `stopAfterSlices` stops the consumer after that many writer calls of slices, as one that
+ * died there would (the operation left running, its message delivered again); `slice` cuts smaller slices than IMPORT_SLICE.
  */
-async function applyInSlices(env: Env, spaceId: string, target: GitImportTarget, ends: number[], phases: Record<string, number>): Promise<WriterResult<GitImportOutput>> {
+export interface ImportSeams {
+  stopAfterSlices?: number;
+  slice?: typeof IMPORT_SLICE;
+}
+
+/**
+ * Where an import planned again continues: after the slices a run of the same operation stored (its consumer died or ran
+ * out of time: the message came again), if they were applied on the same head, from the same commit, and end where a
+ * slice of this plan ends; else from the start (the first slice clears what was stored).
+ */
+async function continuedFrom(db: Db, operationId: string, target: GitImportTarget, ends: number[]): Promise<number> {
+  const stored = await importProgressOf(db, operationId);
+  if (!stored || stored.expectedHead !== target.expectedHead || stored.commit !== target.git.oid) return 0;
+  return ends.slice(0, -1).includes(stored.next) ? stored.next : 0;
+}
+
+/**
+ * The import's slices (markdown-parcels importSlices) applied by the space's writer, a call each from `startAt`, the head
+ * moved by the last (apply.ts GitImportProgress). A refusal of a slice (the head moved meanwhile: 409) is the import's answer.
+ */
+async function applyInSlices(
+  env: Env,
+  spaceId: string,
+  slices: GitImportTarget[],
+  startAt: number,
+  phases: Record<string, number>,
+  seams: ImportSeams,
+): Promise<WriterResult<GitImportOutput> | 'stopped'> {
   const writer = spaceWriter(env, spaceId);
-  let progress: GitImportProgress | undefined;
   // The longest call's wall time: what one Durable Object request of the import took at most.
   const call = async <T>(work: () => PromiseLike<T>): Promise<T> => {
     const began = Date.now();
@@ -271,13 +309,16 @@ async function applyInSlices(env: Env, spaceId: string, target: GitImportTarget,
       phases.writerCallMaxMs = Math.max(phases.writerCallMaxMs ?? 0, Date.now() - began);
     }
   };
-  for (const end of ends.slice(0, -1)) {
-    const slice = await call<WriterResult<GitImportProgress>>(() => writer.continueGitImport({ ...target, ...(progress ? { progress } : {}) }, end));
-    if (!slice.ok) return slice;
-    progress = slice.value;
+  let done = 0;
+  for (const slice of slices.slice(0, -1)) {
+    if ((slice.from ?? 0) < startAt) continue;
+    const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(slice));
+    if (!applied.ok) return applied;
+    if (++done === seams.stopAfterSlices) return 'stopped';
   }
-  phases.writerCalls = ends.length;
-  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport({ ...target, ...(progress ? { progress } : {}) }));
+  phases.writerCalls = done + 1;
+  if (startAt > 0) phases.resumedAt = startAt;
+  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(slices[slices.length - 1]));
 }
 
 async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {
