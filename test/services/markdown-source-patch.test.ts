@@ -126,3 +126,24 @@ describe('a large page', () => {
     expect(MAX_PATCH_CHARS).toBe(256 * 1024);
   });
 });
+
+describe("a notebook export's page", () => {
+  // Cells' code fenced with their language, their outputs indented by four spaces (no language), as Jupyter writes them.
+  const cell = (i: number) => ['```python', `result_${i} = run(${i})`, '```', '', ...Array.from({ length: 30 }, (_, k) => `    {'cell': ${i}, 'row': ${k}, 'value': '${'v'.repeat(48)}'},`), ''];
+  const page = ['# Notebook', '', 'Opening paragraph of the notebook.', '', ...Array.from({ length: 100 }, (_, i) => cell(i)).flat(), 'Last words.', ''].join('\n');
+
+  it('keeps its indented outputs indented: one edited paragraph changes its line only', () => {
+    // Written fenced, every output line differed: a patch over MAX_PATCH_CHARS, and the page was written whole.
+    expect(page.length).toBeGreaterThan(MAX_PATCH_CHARS / 2);
+    const written = edited(page, 'Opening paragraph', 'Opening paragraph, edited,');
+    expect(changedLines(page, written)).toEqual(['Opening paragraph, edited, of the notebook.']);
+    const patch = markdownToDocument(page).document.data[SOURCE_PATCH_KEY];
+    expect(patch).toBeUndefined();
+  }, 60_000);
+
+  it("keeps a progress bar's lone carriage return in an output", () => {
+    const bar = ['# Export', '', 'Before the run.', '', '```python', 'export()', '```', '', '    \rExporting:   0%|          | 0/1 [00:00<?, ?it/s]', '    \rExporting: 100%|##########| 1/1 [00:08<00:00,  8.02s/it]', '', 'After the run.', ''].join('\n');
+    expect(edited(bar, 'Before the run.', 'Before the long run.')).toBe(bar.replace('Before the run.', 'Before the long run.'));
+    expect(documentToMarkdown(markdownToDocument(bar).document, { title: 'Export' })).toBe(bar);
+  });
+});

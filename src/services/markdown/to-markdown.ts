@@ -130,7 +130,7 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
       emphasis: style.emphasis ?? '_',
       strong: style.strong ?? '*',
       fence: '`',
-      fences: true,
+      fences: !style.indentedCode,
       rule: '-',
       listItemIndent: 'one',
       incrementListMarker: true,
@@ -151,6 +151,7 @@ function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   if (raw.strong === '_') style.strong = '_';
   if (raw.escapedParentheses === true) style.escapedParentheses = true;
   if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
+  if (raw.indentedCode === true) style.indentedCode = true;
   return style;
 }
 
