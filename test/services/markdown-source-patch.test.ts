@@ -147,3 +147,16 @@ describe("a notebook export's page", () => {
     expect(documentToMarkdown(markdownToDocument(bar).document, { title: 'Export' })).toBe(bar);
   });
 });
+
+describe('an edited paragraph beside lines only the source has', () => {
+  it('after a comment, the paragraph holding a comment of its own: the edit stays on its line', () => {
+    // found-gitmd10: the edit was written on the comment's line, or the comment lost.
+    const page = '<!-- a -->\n\nIntro <!-- b --> here.\n\nLast.\n';
+    expect(edited(page, 'Intro', 'Edited Intro')).toBe('<!-- a -->\n\nEdited Intro <!-- b --> here.\n\nLast.\n');
+  });
+
+  it('below a comment line, the paragraph holding an entity: the comment and the entity stay', () => {
+    const page = '# Cartoons\n\n<!-- keep this short -->\nTom &amp; Jerry went home late.\n\nLast.\n';
+    expect(edited(page, 'home', 'house')).toBe(page.replace('home', 'house'));
+  });
+});

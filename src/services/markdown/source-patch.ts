@@ -71,8 +71,18 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   const b = source.split('\n');
   const pairs = alignLines(a.map(lineKey), b.map(lineKey));
   const hunks: SourceHunk[] = [];
-  const push = (at: number, end: number, from: number, to: number) => {
+  const one = (at: number, end: number, from: number, to: number) => {
     if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
+  };
+  // A run of lines whose keys do not align: its lines alike in words are still matched, each pair a hunk of its own.
+  const push = (at: number, end: number, from: number, to: number) => {
+    let [i, j] = [at, from];
+    for (const [x, y] of alikeLines(a, b, at, end, from, to)) {
+      one(i, x, j, y);
+      one(x, x + 1, y, y + 1);
+      [i, j] = [x + 1, y + 1];
+    }
+    one(i, end, j, to);
   };
   let i = 0;
   let j = 0;
@@ -94,9 +104,52 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   return size > budget ? null : hunks;
 }
 
-/** What a line says: its words (a link written inline or by reference, padding, escapes and emphasis aside), or its other characters without spaces. */
+/** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
+const ALIKE_LINES = 24;
+
+/**
+ * Pairs of lines of `a[a0..a1)` and `b[b0..b1)` (both increasing) whose words are mostly the same (a paragraph holding
+ * an entity the author wrote, below a line only the source has): the pairing with the most words in common. Matched
+ * line for line, an edit of such a line keeps the author's lines beside it; in one hunk with them, the edit fitted
+ * nowhere and they were lost (or, taken whole, the edit landed on one of them).
+ */
+function alikeLines(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number): Array<[number, number]> {
+  const n = a1 - a0;
+  const m = b1 - b0;
+  if (n === 0 || m === 0 || (n === 1 && m === 1) || n > ALIKE_LINES || m > ALIKE_LINES) return [];
+  const words = (line: string) => line.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const theirs = b.slice(b0, b1).map(words);
+  const score = a.slice(a0, a1).map((line) => {
+    const mine = words(line);
+    return theirs.map((other) => {
+      if (mine.length === 0 || other.length === 0) return 0;
+      const left = new Map<string, number>();
+      for (const word of other) left.set(word, (left.get(word) ?? 0) + 1);
+      let common = 0;
+      for (const word of mine) if ((left.get(word) ?? 0) > 0) (left.set(word, left.get(word)! - 1), common++);
+      const dice = (2 * common) / (mine.length + other.length);
+      return dice >= 0.5 ? dice : 0;
+    });
+  });
+  // The most likeness over increasing pairs (a longest common subsequence weighted by likeness).
+  const best = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) best[i][j] = Math.max(best[i + 1][j], best[i][j + 1], score[i][j] > 0 ? score[i][j] + best[i + 1][j + 1] : 0);
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (score[i][j] > 0 && best[i][j] === score[i][j] + best[i + 1][j + 1]) (pairs.push([a0 + i, b0 + j]), i++, j++);
+    else if (best[i][j] === best[i + 1][j]) i++;
+    else j++;
+  }
+  return pairs;
+}
+
+/**
+ * What a line says: its words (a link written inline or by reference, padding, escapes, emphasis and HTML comments
+ * aside), or its other characters without spaces. A comment is no content (our writing has none): keyed with its
+ * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above.
+ */
 function lineKey(line: string): string {
-  const words = line.replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = line.replace(/<!--.*?-->/g, ' ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   if (words !== '') return words;
   // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
   return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
