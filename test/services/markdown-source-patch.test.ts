@@ -160,3 +160,14 @@ describe('an edited paragraph beside lines only the source has', () => {
     expect(edited(page, 'home', 'house')).toBe(page.replace('home', 'house'));
   });
 });
+
+describe("GitBook's side-by-side code table (a `<table>` whose cells hold code blocks, split over lines)", () => {
+  const table = (bad: string[], good: string[]) => ['<table>', '<thead><tr><th>Bad</th><th>Good</th></tr></thead>', '<tbody>', '<tr><td>', '', '```go', ...bad, '```', '', '</td><td>', '', '```go', ...good, '```', '', '</td></tr>', '</tbody></table>'];
+  const page = ['# Guide', '', 'Intro paragraph.', '', ...table(['// panics at run time', 'type Handler struct{}'], ['// fails to compile', 'var _ http.Handler = (*Handler)(nil)']), '', 'Between the tables.', '', ...table(['b := x()', 'use(b)'], ['b := y()', 'use(b)']), '', 'End.', ''].join('\n');
+
+  it("an edit of a cell's first code line changes that line only (the page was written whole our way)", () => {
+    expect(edited(page, 'panics at run time', 'panics when run')).toBe(page.replace('panics at run time', 'panics when run'));
+    expect(edited(page, 'fails to compile', 'does not compile')).toBe(page.replace('fails to compile', 'does not compile'));
+    expect(edited(page, 'b := y()', 'b := z()')).toBe(page.replace('b := y()', 'b := z()'));
+  });
+});

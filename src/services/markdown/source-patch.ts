@@ -107,6 +107,9 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
 /** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
 const ALIKE_LINES = 24;
 
+/** How alike two lines' words must be (twice the words in common over both lines' words) to be matched. */
+const ALIKE = 2 / 3;
+
 /**
  * Pairs of lines of `a[a0..a1)` and `b[b0..b1)` (both increasing) whose words are mostly the same (a paragraph holding
  * an entity the author wrote, below a line only the source has): the pairing with the most words in common. Matched
@@ -128,7 +131,7 @@ function alikeLines(a: readonly string[], b: readonly string[], a0: number, a1: 
       let common = 0;
       for (const word of mine) if ((left.get(word) ?? 0) > 0) (left.set(word, left.get(word)! - 1), common++);
       const dice = (2 * common) / (mine.length + other.length);
-      return dice >= 0.5 ? dice : 0;
+      return dice >= ALIKE ? dice : 0;
     });
   });
   // The most likeness over increasing pairs (a longest common subsequence weighted by likeness).
@@ -314,7 +317,24 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // an insertion a blank line apart, the insertion's neighbour the edited line).
   const beside = locate(lines, hunk, expected, from, before(fitsOneSide), NEAR_WINDOW);
   if (beside >= 0) return { at: beside, add: hunk.add };
-  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from, tables) : null;
+  if (expected + hunk.remove.length > limit) return null;
+  return hunk.remove.length === hunk.add.length ? lineForLine(lines, hunk, expected, from, tables) : mergedBlock(lines, hunk, expected, from);
+}
+
+/**
+ * A hunk giving other lines than it replaces (GitBook's `<table>` with a code block in a cell, written on 7 lines where
+ * ours opens the code on the table's line), at its place, whose lines of ours were edited: the edit merged into the
+ * source's lines as text (`mergeLine`, line breaks as spaces are), where it touches none of the author's differences.
+ * Taken only where a neighbour still fits and our lines there are as many as the hunk replaced. Not merged, an edit of
+ * a table's first code line wrote the page whole our way (the patch left read as another document).
+ */
+function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number): Placed | null {
+  const end = at + hunk.remove.length;
+  if (hunk.remove.length === 0 || at < from || end > lines.length) return null;
+  const { before, after } = neighboursFit(lines, hunk, at);
+  if (!before && !after) return null;
+  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n'));
+  return merged === null ? null : { at, add: merged.split('\n') };
 }
 
 /** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */
