@@ -50,6 +50,13 @@ describe('pipe tables', () => {
     );
   });
 
+  it("a cell edited wider than its column: the table is re-padded, its cells' escapes kept as written", () => {
+    // gitprobe11a (CrowdDotDev): merged with the padding, the edit fell in it and every row was written ours, `\_` as `_`.
+    const page = ['# Types', '', '| Kind   | Where | Value         |', '| ------ | ----- | ------------- |', '| Opened | Hub   | pull\\_opened  |', '| Joined | Chat  | joined\\_guild |', '| Left   | Chat  | left          |', '', 'End.', ''].join('\n');
+    const expected = ['# Types', '', '| Kind   | Where       | Value         |', '| ------ | ----------- | ------------- |', '| Opened | Hub, edited | pull\\_opened  |', '| Joined | Chat        | joined\\_guild |', '| Left   | Chat        | left          |', '', 'End.', ''].join('\n');
+    expect(edited(page, 'Hub', 'Hub, edited')).toBe(expected);
+  });
+
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
     const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
     expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));

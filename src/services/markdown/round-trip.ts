@@ -397,7 +397,8 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
   const fits = (strict: boolean) => {
-    const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
+    // As the page is written (our rows left in a table restyled as the author's, an edited row merged without padding).
+    const patched = patch.hunks.length === 0 ? ours : writeBody(styled, undefined, patch.hunks, strict, tableRows);
     return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
   const relaxed = fits(false);

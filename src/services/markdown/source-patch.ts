@@ -18,7 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
-import { type LineOrigin, restyleTables, type TableLine } from './table-lines';
+import { type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -390,7 +390,9 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   if (count < 2 && !before && !after) return null;
   // An edited table row (the author's, merged with the edit, or ours) is padded afterwards as its table is.
   const ours = hunk.add.map((_, i) => !same[i] && !!tables[at + i]);
-  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i])));
+  // An edited table row is merged with the author's cells, not their padding (re-padded after): merged with it, an
+  // edit beside a padded cell fell in its padding, read as another cell, and the author's escapes (`pull\_opened`) went.
+  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], tables[at + i] ? unpaddedRow(line) : line, lines[at + i]) ?? lines[at + i])));
   return { at, add, ...(ours.some(Boolean) ? { ours } : {}) };
 }
 

@@ -158,6 +158,17 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType)} `).join('|')}|`;
 }
 
+/**
+ * A table row of the author's as the `rows` writing writes one (`| a | b |`): its cells' padding left out, their text
+ * (escapes, links) as the author wrote it. What an edited row is merged with: padding is the table's, put back after.
+ */
+export function unpaddedRow(line: string): string {
+  const prefix = indentOf(line);
+  const row = line.slice(prefix.length);
+  if (!row.startsWith('|') || !row.trimEnd().endsWith('|')) return line;
+  return `${prefix}|${cellsOf(row).map((cell) => (cell.trim() === '' ? ' ' : ` ${cell.trim()} `)).join('|')}|`;
+}
+
 function withoutDelimiter(rows: string[][]): string[][] {
   return rows.filter((_, i) => i !== 1).map((row) => row.map((cell) => cell.trim()));
 }
