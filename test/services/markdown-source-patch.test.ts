@@ -178,3 +178,23 @@ describe("GitBook's side-by-side code table (a `<table>` whose cells hold code b
     expect(edited(page, 'b := y()', 'b := z()')).toBe(page.replace('b := y()', 'b := z()'));
   });
 });
+
+describe("a figure's caption holding a link", () => {
+  // gitprobe11b (incheol-jung): the caption was read as its text; an edit of it wrote the caption without its link, and
+  // (after blank lines) the figure twice or the whole page our way.
+  const figure = (caption: string) => `<figure><img src="https://example.com/a.png" alt=""><figcaption><p>${caption}</p></figcaption></figure>`;
+  const page = ['# Title', '', 'Para one here.', '', '', '', figure('See <a href="https://example.com/x">the source</a> here'), '', '### Other', '', 'Text.', ''].join('\n');
+
+  it('keeps the link when the caption is edited, and the page around it', () => {
+    expect(edited(page, 'the source', 'the original source')).toBe(page.replace('>the source<', '>the original source<'));
+    const linkOnly = page.replace('See <a href="https://example.com/x">the source</a> here', '<a href="https://example.com/x">https://example.com/x</a>');
+    expect(edited(linkOnly, 'https://example.com/x', 'https://example.com/x, edited')).toBe(linkOnly.replace('x</a>', 'x, edited</a>'));
+    expect(edited(page, 'Para one', 'Para two')).toBe(page.replace('Para one', 'Para two'));
+  });
+
+  it('reads the link as a link of the caption', () => {
+    const [, images] = markdownToDocument(page).document.nodes as any[];
+    const caption = images.nodes[0].fragments[0].nodes[0];
+    expect(caption.nodes.find((node: any) => node.type === 'link')?.data.ref).toEqual({ kind: 'url', url: 'https://example.com/x' });
+  });
+});

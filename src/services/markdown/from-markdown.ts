@@ -999,7 +999,7 @@ class Converter {
   private figures(html: string): AnyBlock | null {
     const read = readImagesHtml(html);
     if (!read) return null;
-    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption }) => {
+    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption, captionHtml }) => {
       const alt = attribute(img, 'alt');
       const width = lengthOf(attribute(img, 'width'));
       return {
@@ -1012,7 +1012,8 @@ class Converter {
           ...(alt ? { alt } : {}),
           ...(width !== undefined ? { width } : {}),
         },
-        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(caption)] }] : [],
+        // A caption holding a link (or marks) keeps them: read as its text, its link was lost when the caption was edited.
+        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [captionHtml ? this.htmlParagraph(trimRun(captionHtml)) : plainParagraph(caption)] }] : [],
       };
     });
     return { object: 'block', type: 'images', isVoid: false, data: read.data, nodes: images };
