@@ -57,6 +57,13 @@ describe('pipe tables', () => {
     expect(edited(page, 'Hub', 'Hub, edited')).toBe(expected);
   });
 
+  it('a padded table with a row wider than its padding stays as it is when the page is edited elsewhere', () => {
+    // gitprobe11c (taskade): the row equal to ours was taken for ours, did not fit, and the table was re-padded whole.
+    const page = ['# Fruit', '', 'Some words about fruit here.', '', '| Name  | Note   |', '| ----- | ------ |', '| apple | a much longer note |', '| pear  | short  |', '', 'End.', ''].join('\n');
+    expect(edited(page, 'words', 'letters')).toBe(page.replace('words', 'letters'));
+    expect(edited(page, 'short', 'brief')).toBe(page.replace('| short  |', '| brief  |'));
+  });
+
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
     const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
     expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));

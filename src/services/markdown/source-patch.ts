@@ -263,8 +263,12 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   const source = other ?? lines;
   const out: string[] = [];
   const origins: LineOrigin[] = [];
+  // Our lines a placed hunk had as its neighbours, still the same: as they were when the page was read, which is as
+  // the author wrote them (a padded table's row wider than its padding, which no hunk holds). Taken for our rows,
+  // such a row did not fit the author's widths, and an edit elsewhere in the page re-padded the table whole.
+  const unchanged = new Set<number>();
   const copy = (from: number, to: number) => {
-    for (let i = from; i < to; i++) (out.push(source[i]), origins.push({ ours: i }));
+    for (let i = from; i < to; i++) (out.push(source[i]), origins.push(unchanged.has(i) ? { table: tables[i]?.table ?? -1, unchanged: true } : { ours: i }));
   };
   let copied = 0;
   let drift = 0;
@@ -273,6 +277,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
+    if (placed.at > 0 && lines[placed.at - 1] === hunk.before) unchanged.add(placed.at - 1);
+    if (lines[placed.at + hunk.remove.length] === hunk.after) unchanged.add(placed.at + hunk.remove.length);
     copy(copied, placed.at);
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {

@@ -104,8 +104,11 @@ export function unmarkTables(text: string): { text: string; tables: Array<TableL
   return { text: lines.join('\n'), tables };
 }
 
-/** Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of the lines it replaced, -1 for none). */
-export type LineOrigin = { ours: number } | { table: number };
+/**
+ * Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of
+ * the lines it replaced, -1 for none); `unchanged`: our line, as the author's was when read (no evidence of padding).
+ */
+export type LineOrigin = { ours: number } | { table: number; unchanged?: true };
 
 /**
  * The patched writing with each table's lines still ours written in the author's style: every line of a table the
@@ -137,7 +140,8 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   const indices = Array.from({ length: end - start }, (_, i) => start + i);
   const ours = indices.filter((i) => 'ours' in origins[i]);
   if (indices.length < 2 || ours.length === 0) return;
-  const authors = indices.filter((i) => !('ours' in origins[i]));
+  // The author's rows: those a hunk gave tell how the table is padded; our rows left as they were read are written as they are.
+  const authors = indices.filter((i) => !('ours' in origins[i]) && !origins[i].unchanged);
   // Our rows go where the author's are (a table in an item indented by four, ours by two, would leave the item).
   const prefix = indentOf(out[authors[0] ?? start]);
   const rows = indices.map((i) => cellsOf(out[i].slice(indentOf(out[i]).length)));
