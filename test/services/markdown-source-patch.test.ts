@@ -205,3 +205,17 @@ describe("a figure's caption holding a link", () => {
     expect(caption.nodes.find((node: any) => node.type === 'link')?.data.ref).toEqual({ kind: 'url', url: 'https://example.com/x' });
   });
 });
+
+describe('a link to an anchor of another page whose destination escapes `_`', () => {
+  it("keeps its line as the author wrote it (by id) when the page is edited elsewhere: the label's escapes stay", () => {
+    // pgsql-tw: `[enable\_pruning](query.md#enable\_pruning-boolean)`, resolved with its escapes, named no anchor; the
+    // line was written ours, `enable_pruning`.
+    const page = '# Part\n\nFirst paragraph here.\n\nUse [enable\\_pruning](query.md#enable\\_pruning-boolean) to see it.\n\nEnd.\n';
+    const resolveLink = (href: string) => (href === 'query.md#enable_pruning-boolean' ? ({ kind: 'anchor', anchor: 'enable_pruning-boolean', page: 'queryPage' } as const) : null);
+    const conversion = markdownToDocument(page, { resolveLink });
+    const next = structuredClone(withoutSourcePatch(conversion.document)) as any;
+    next.nodes[0].nodes[0].leaves[0].text = 'First paragraph here, edited.';
+    const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
+    expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable_pruning-boolean) to see it.\n\nEnd.\n');
+  });
+});

@@ -93,7 +93,9 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
         const start = (match.index ?? 0) + match[1].length;
         const end = start + match[2].length;
         if (edits.some(([from, to]) => start < to && end > from)) continue;
-        const ref = resolveLink(match[2]);
+        // A destination's backslash escapes are no part of its target (`#enable\_pruning` is `#enable_pruning`): resolved
+        // with them, the anchor named none, the hunk was dropped and the line written ours (its label's `\_` as `_`).
+        const ref = resolveLink(pattern === LINK_TARGETS[1] ? match[2] : match[2].replace(/\\([!-/:-@[-`{-~])/g, '$1'));
         if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref), pattern]);
       }
     }
