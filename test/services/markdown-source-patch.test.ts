@@ -50,6 +50,20 @@ describe('pipe tables', () => {
     );
   });
 
+  it("a cell edited wider than its column: the table is re-padded, its cells' escapes kept as written", () => {
+    // gitprobe11a (CrowdDotDev): merged with the padding, the edit fell in it and every row was written ours, `\_` as `_`.
+    const page = ['# Types', '', '| Kind   | Where | Value         |', '| ------ | ----- | ------------- |', '| Opened | Hub   | pull\\_opened  |', '| Joined | Chat  | joined\\_guild |', '| Left   | Chat  | left          |', '', 'End.', ''].join('\n');
+    const expected = ['# Types', '', '| Kind   | Where       | Value         |', '| ------ | ----------- | ------------- |', '| Opened | Hub, edited | pull\\_opened  |', '| Joined | Chat        | joined\\_guild |', '| Left   | Chat        | left          |', '', 'End.', ''].join('\n');
+    expect(edited(page, 'Hub', 'Hub, edited')).toBe(expected);
+  });
+
+  it('a padded table with a row wider than its padding stays as it is when the page is edited elsewhere', () => {
+    // gitprobe11c (taskade): the row equal to ours was taken for ours, did not fit, and the table was re-padded whole.
+    const page = ['# Fruit', '', 'Some words about fruit here.', '', '| Name  | Note   |', '| ----- | ------ |', '| apple | a much longer note |', '| pear  | short  |', '', 'End.', ''].join('\n');
+    expect(edited(page, 'words', 'letters')).toBe(page.replace('words', 'letters'));
+    expect(edited(page, 'short', 'brief')).toBe(page.replace('| short  |', '| brief  |'));
+  });
+
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
     const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
     expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));
@@ -124,5 +138,84 @@ describe('a large page', () => {
     expect(sourceHunks(ours, source, Infinity)).toHaveLength(1);
     expect(sourceHunks(ours, source)).toBeNull();
     expect(MAX_PATCH_CHARS).toBe(256 * 1024);
+  });
+});
+
+describe("a notebook export's page", () => {
+  // Cells' code fenced with their language, their outputs indented by four spaces (no language), as Jupyter writes them.
+  const cell = (i: number) => ['```python', `result_${i} = run(${i})`, '```', '', ...Array.from({ length: 30 }, (_, k) => `    {'cell': ${i}, 'row': ${k}, 'value': '${'v'.repeat(48)}'},`), ''];
+  const page = ['# Notebook', '', 'Opening paragraph of the notebook.', '', ...Array.from({ length: 100 }, (_, i) => cell(i)).flat(), 'Last words.', ''].join('\n');
+
+  it('keeps its indented outputs indented: one edited paragraph changes its line only', () => {
+    // Written fenced, every output line differed: a patch over MAX_PATCH_CHARS, and the page was written whole.
+    expect(page.length).toBeGreaterThan(MAX_PATCH_CHARS / 2);
+    const written = edited(page, 'Opening paragraph', 'Opening paragraph, edited,');
+    expect(changedLines(page, written)).toEqual(['Opening paragraph, edited, of the notebook.']);
+    const patch = markdownToDocument(page).document.data[SOURCE_PATCH_KEY];
+    expect(patch).toBeUndefined();
+  }, 60_000);
+
+  it("keeps a progress bar's lone carriage return in an output", () => {
+    const bar = ['# Export', '', 'Before the run.', '', '```python', 'export()', '```', '', '    \rExporting:   0%|          | 0/1 [00:00<?, ?it/s]', '    \rExporting: 100%|##########| 1/1 [00:08<00:00,  8.02s/it]', '', 'After the run.', ''].join('\n');
+    expect(edited(bar, 'Before the run.', 'Before the long run.')).toBe(bar.replace('Before the run.', 'Before the long run.'));
+    expect(documentToMarkdown(markdownToDocument(bar).document, { title: 'Export' })).toBe(bar);
+  });
+});
+
+describe('an edited paragraph beside lines only the source has', () => {
+  it('after a comment, the paragraph holding a comment of its own: the edit stays on its line', () => {
+    // found-gitmd10: the edit was written on the comment's line, or the comment lost.
+    const page = '<!-- a -->\n\nIntro <!-- b --> here.\n\nLast.\n';
+    expect(edited(page, 'Intro', 'Edited Intro')).toBe('<!-- a -->\n\nEdited Intro <!-- b --> here.\n\nLast.\n');
+  });
+
+  it('below a comment line, the paragraph holding an entity: the comment and the entity stay', () => {
+    const page = '# Cartoons\n\n<!-- keep this short -->\nTom &amp; Jerry went home late.\n\nLast.\n';
+    expect(edited(page, 'home', 'house')).toBe(page.replace('home', 'house'));
+  });
+});
+
+describe("GitBook's side-by-side code table (a `<table>` whose cells hold code blocks, split over lines)", () => {
+  const table = (bad: string[], good: string[]) => ['<table>', '<thead><tr><th>Bad</th><th>Good</th></tr></thead>', '<tbody>', '<tr><td>', '', '```go', ...bad, '```', '', '</td><td>', '', '```go', ...good, '```', '', '</td></tr>', '</tbody></table>'];
+  const page = ['# Guide', '', 'Intro paragraph.', '', ...table(['// panics at run time', 'type Handler struct{}'], ['// fails to compile', 'var _ http.Handler = (*Handler)(nil)']), '', 'Between the tables.', '', ...table(['b := x()', 'use(b)'], ['b := y()', 'use(b)']), '', 'End.', ''].join('\n');
+
+  it("an edit of a cell's first code line changes that line only (the page was written whole our way)", () => {
+    expect(edited(page, 'panics at run time', 'panics when run')).toBe(page.replace('panics at run time', 'panics when run'));
+    expect(edited(page, 'fails to compile', 'does not compile')).toBe(page.replace('fails to compile', 'does not compile'));
+    expect(edited(page, 'b := y()', 'b := z()')).toBe(page.replace('b := y()', 'b := z()'));
+  });
+});
+
+describe("a figure's caption holding a link", () => {
+  // gitprobe11b (incheol-jung): the caption was read as its text; an edit of it wrote the caption without its link, and
+  // (after blank lines) the figure twice or the whole page our way.
+  const figure = (caption: string) => `<figure><img src="https://example.com/a.png" alt=""><figcaption><p>${caption}</p></figcaption></figure>`;
+  const page = ['# Title', '', 'Para one here.', '', '', '', figure('See <a href="https://example.com/x">the source</a> here'), '', '### Other', '', 'Text.', ''].join('\n');
+
+  it('keeps the link when the caption is edited, and the page around it', () => {
+    expect(edited(page, 'the source', 'the original source')).toBe(page.replace('>the source<', '>the original source<'));
+    const linkOnly = page.replace('See <a href="https://example.com/x">the source</a> here', '<a href="https://example.com/x">https://example.com/x</a>');
+    expect(edited(linkOnly, 'https://example.com/x', 'https://example.com/x, edited')).toBe(linkOnly.replace('x</a>', 'x, edited</a>'));
+    expect(edited(page, 'Para one', 'Para two')).toBe(page.replace('Para one', 'Para two'));
+  });
+
+  it('reads the link as a link of the caption', () => {
+    const [, images] = markdownToDocument(page).document.nodes as any[];
+    const caption = images.nodes[0].fragments[0].nodes[0];
+    expect(caption.nodes.find((node: any) => node.type === 'link')?.data.ref).toEqual({ kind: 'url', url: 'https://example.com/x' });
+  });
+});
+
+describe('a link to an anchor of another page whose destination escapes `_`', () => {
+  it("keeps its line as the author wrote it (by id) when the page is edited elsewhere: the label's escapes stay", () => {
+    // pgsql-tw: `[enable\_pruning](query.md#enable\_pruning-boolean)`, resolved with its escapes, named no anchor; the
+    // line was written ours, `enable_pruning`.
+    const page = '# Part\n\nFirst paragraph here.\n\nUse [enable\\_pruning](query.md#enable\\_pruning-boolean) to see it.\n\nEnd.\n';
+    const resolveLink = (href: string) => (href === 'query.md#enable_pruning-boolean' ? ({ kind: 'anchor', anchor: 'enable_pruning-boolean', page: 'queryPage' } as const) : null);
+    const conversion = markdownToDocument(page, { resolveLink });
+    const next = structuredClone(withoutSourcePatch(conversion.document)) as any;
+    next.nodes[0].nodes[0].leaves[0].text = 'First paragraph here, edited.';
+    const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
+    expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable_pruning-boolean) to see it.\n\nEnd.\n');
   });
 });

@@ -416,6 +416,8 @@ export interface MarkdownStyle {
   escapedParentheses?: true;
   /** `<a id="x"></a>` after a heading, not `<a href="#x" id="x"></a>`. */
   headingAnchors?: 'id';
+  /** Code without a language written indented by four spaces, not fenced (notebook exports' outputs). */
+  indentedCode?: true;
 }
 
 export interface JSONDocument {

@@ -415,6 +415,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   let escapedParentheses = 0;
   let plainParentheses = 0;
   let idOnlyAnchors = false;
+  const code = new Map<string, number>();
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const stack: Nodes[] = [tree];
   while (stack.length) {
@@ -431,6 +432,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
       const element = last?.type === 'html' ? openingTag(last.value) : null;
       idOnlyAnchors = element?.tagName === 'a' && attribute(element, 'id') !== undefined && attribute(element, 'href') === undefined;
     }
+    else if (node.type === 'code' && !node.lang && start !== undefined) count(code, /^[ \t]*(?:`{3}|~{3})/.test(source.slice(start, start + 64)) ? 'fenced' : 'indented');
     else if (node.type === 'text' && start !== undefined && end !== undefined) {
       const raw = source.slice(start, end);
       for (const match of raw.matchAll(/\\?[()]/g)) {
@@ -448,6 +450,9 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   if (majority(strong) === '_') style.strong = '_';
   if (escapedParentheses > 0 && plainParentheses === 0) style.escapedParentheses = true;
   if (idOnlyAnchors) style.headingAnchors = 'id';
+  // A page whose code without a language is mostly indented (a notebook's outputs): written fenced, each of its lines
+  // differed from the source, and the patch keeping them passed what a page may hold (the page was written whole).
+  if (majority(code) === 'indented') style.indentedCode = true;
   return Object.keys(style).length ? style : null;
 }
 
@@ -994,7 +999,7 @@ class Converter {
   private figures(html: string): AnyBlock | null {
     const read = readImagesHtml(html);
     if (!read) return null;
-    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption }) => {
+    const images: AnyBlock[] = read.images.map(({ img, darkSrc, caption, captionHtml }) => {
       const alt = attribute(img, 'alt');
       const width = lengthOf(attribute(img, 'width'));
       return {
@@ -1007,7 +1012,8 @@ class Converter {
           ...(alt ? { alt } : {}),
           ...(width !== undefined ? { width } : {}),
         },
-        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [plainParagraph(caption)] }] : [],
+        // A caption holding a link (or marks) keeps them: read as its text, its link was lost when the caption was edited.
+        fragments: caption ? [{ object: 'fragment', fragment: 'caption', nodes: [captionHtml ? this.htmlParagraph(trimRun(captionHtml)) : plainParagraph(caption)] }] : [],
       };
     });
     return { object: 'block', type: 'images', isVoid: false, data: read.data, nodes: images };

@@ -14,7 +14,7 @@ import { defaultHrefFor, writeBody, writeHead, writePatchBase } from './to-markd
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
   const read = readMarkdown(markdown, options);
   const { conversion } = read;
-  const patch = sourcePatch(read, options);
+  const patch = sourcePatch(read, options, markdown);
   if (patch) conversion.document.data[SOURCE_PATCH_KEY] = patch;
   return conversion;
 }
@@ -93,7 +93,9 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
         const start = (match.index ?? 0) + match[1].length;
         const end = start + match[2].length;
         if (edits.some(([from, to]) => start < to && end > from)) continue;
-        const ref = resolveLink(match[2]);
+        // A destination's backslash escapes are no part of its target (`#enable\_pruning` is `#enable_pruning`): resolved
+        // with them, the anchor named none, the hunk was dropped and the line written ours (its label's `\_` as `_`).
+        const ref = resolveLink(pattern === LINK_TARGETS[1] ? match[2] : match[2].replace(/\\([!-/:-@[-`{-~])/g, '$1'));
         if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref), pattern]);
       }
     }
@@ -275,9 +277,21 @@ function readsAsSameDocument(markdown: string, document: JSONDocument, options: 
 
 type CodeRanges = ReturnType<typeof codeRangesOf>;
 
+/**
+ * The source as the patch gives it back: its line breaks read as `\n`, but a lone `\r` (a progress bar's carriage
+ * return in a notebook's output) kept where it was. Read as a line break, it was written back as `\n` however the page
+ * was edited; kept, the hunks of its lines hold it (one character for one: offsets stay those of `source`).
+ */
+function withLoneCarriageReturns(markdown: string, source: string): string {
+  if (!markdown.includes('\r')) return source;
+  const kept = markdown.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
+  return kept.length === source.length ? kept : source;
+}
+
 /** `codeRanges`: where the body's code is (offsets in the body), read from the conversion's own tree when first asked. */
-function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions): SourcePatch | null {
-  const { conversion, source, bodyStart, headingTitle } = read;
+function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, markdown: string): SourcePatch | null {
+  const { conversion, bodyStart, headingTitle } = read;
+  const source = withLoneCarriageReturns(markdown, read.source);
   const codeRanges = () => codeRangesOf(read.tree, bodyStart);
   // A missing final newline is compared as one, and recorded: the page is written without it (a file edited in GitBook
   // keeps its own ending).
@@ -385,7 +399,8 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
   const fits = (strict: boolean) => {
-    const patched = applySourceHunks(ours, patch.hunks, undefined, strict);
+    // As the page is written (our rows left in a table restyled as the author's, an edited row merged without padding).
+    const patched = patch.hunks.length === 0 ? ours : writeBody(styled, undefined, patch.hunks, strict, tableRows);
     return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
   const relaxed = fits(false);

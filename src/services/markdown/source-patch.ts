@@ -18,7 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
-import { type LineOrigin, restyleTables, type TableLine } from './table-lines';
+import { type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -71,8 +71,18 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   const b = source.split('\n');
   const pairs = alignLines(a.map(lineKey), b.map(lineKey));
   const hunks: SourceHunk[] = [];
-  const push = (at: number, end: number, from: number, to: number) => {
+  const one = (at: number, end: number, from: number, to: number) => {
     if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
+  };
+  // A run of lines whose keys do not align: its lines alike in words are still matched, each pair a hunk of its own.
+  const push = (at: number, end: number, from: number, to: number) => {
+    let [i, j] = [at, from];
+    for (const [x, y] of alikeLines(a, b, at, end, from, to)) {
+      one(i, x, j, y);
+      one(x, x + 1, y, y + 1);
+      [i, j] = [x + 1, y + 1];
+    }
+    one(i, end, j, to);
   };
   let i = 0;
   let j = 0;
@@ -94,9 +104,55 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   return size > budget ? null : hunks;
 }
 
-/** What a line says: its words (a link written inline or by reference, padding, escapes and emphasis aside), or its other characters without spaces. */
+/** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
+const ALIKE_LINES = 24;
+
+/** How alike two lines' words must be (twice the words in common over both lines' words) to be matched. */
+const ALIKE = 2 / 3;
+
+/**
+ * Pairs of lines of `a[a0..a1)` and `b[b0..b1)` (both increasing) whose words are mostly the same (a paragraph holding
+ * an entity the author wrote, below a line only the source has): the pairing with the most words in common. Matched
+ * line for line, an edit of such a line keeps the author's lines beside it; in one hunk with them, the edit fitted
+ * nowhere and they were lost (or, taken whole, the edit landed on one of them).
+ */
+function alikeLines(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number): Array<[number, number]> {
+  const n = a1 - a0;
+  const m = b1 - b0;
+  if (n === 0 || m === 0 || (n === 1 && m === 1) || n > ALIKE_LINES || m > ALIKE_LINES) return [];
+  const words = (line: string) => line.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const theirs = b.slice(b0, b1).map(words);
+  const score = a.slice(a0, a1).map((line) => {
+    const mine = words(line);
+    return theirs.map((other) => {
+      if (mine.length === 0 || other.length === 0) return 0;
+      const left = new Map<string, number>();
+      for (const word of other) left.set(word, (left.get(word) ?? 0) + 1);
+      let common = 0;
+      for (const word of mine) if ((left.get(word) ?? 0) > 0) (left.set(word, left.get(word)! - 1), common++);
+      const dice = (2 * common) / (mine.length + other.length);
+      return dice >= ALIKE ? dice : 0;
+    });
+  });
+  // The most likeness over increasing pairs (a longest common subsequence weighted by likeness).
+  const best = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) best[i][j] = Math.max(best[i + 1][j], best[i][j + 1], score[i][j] > 0 ? score[i][j] + best[i + 1][j + 1] : 0);
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (score[i][j] > 0 && best[i][j] === score[i][j] + best[i + 1][j + 1]) (pairs.push([a0 + i, b0 + j]), i++, j++);
+    else if (best[i][j] === best[i + 1][j]) i++;
+    else j++;
+  }
+  return pairs;
+}
+
+/**
+ * What a line says: its words (a link written inline or by reference, padding, escapes, emphasis and HTML comments
+ * aside), or its other characters without spaces. A comment is no content (our writing has none): keyed with its
+ * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above.
+ */
 function lineKey(line: string): string {
-  const words = line.replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = line.replace(/<!--.*?-->/g, ' ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   if (words !== '') return words;
   // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
   return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
@@ -207,8 +263,12 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   const source = other ?? lines;
   const out: string[] = [];
   const origins: LineOrigin[] = [];
+  // Our lines a placed hunk had as its neighbours, still the same: as they were when the page was read, which is as
+  // the author wrote them (a padded table's row wider than its padding, which no hunk holds). Taken for our rows,
+  // such a row did not fit the author's widths, and an edit elsewhere in the page re-padded the table whole.
+  const unchanged = new Set<number>();
   const copy = (from: number, to: number) => {
-    for (let i = from; i < to; i++) (out.push(source[i]), origins.push({ ours: i }));
+    for (let i = from; i < to; i++) (out.push(source[i]), origins.push(unchanged.has(i) ? { table: tables[i]?.table ?? -1, unchanged: true } : { ours: i }));
   };
   let copied = 0;
   let drift = 0;
@@ -217,6 +277,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
+    if (placed.at > 0 && lines[placed.at - 1] === hunk.before) unchanged.add(placed.at - 1);
+    if (lines[placed.at + hunk.remove.length] === hunk.after) unchanged.add(placed.at + hunk.remove.length);
     copy(copied, placed.at);
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {
@@ -261,7 +323,24 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // an insertion a blank line apart, the insertion's neighbour the edited line).
   const beside = locate(lines, hunk, expected, from, before(fitsOneSide), NEAR_WINDOW);
   if (beside >= 0) return { at: beside, add: hunk.add };
-  return hunk.remove.length === hunk.add.length && expected + hunk.remove.length <= limit ? lineForLine(lines, hunk, expected, from, tables) : null;
+  if (expected + hunk.remove.length > limit) return null;
+  return hunk.remove.length === hunk.add.length ? lineForLine(lines, hunk, expected, from, tables) : mergedBlock(lines, hunk, expected, from);
+}
+
+/**
+ * A hunk giving other lines than it replaces (GitBook's `<table>` with a code block in a cell, written on 7 lines where
+ * ours opens the code on the table's line), at its place, whose lines of ours were edited: the edit merged into the
+ * source's lines as text (`mergeLine`, line breaks as spaces are), where it touches none of the author's differences.
+ * Taken only where a neighbour still fits and our lines there are as many as the hunk replaced. Not merged, an edit of
+ * a table's first code line wrote the page whole our way (the patch left read as another document).
+ */
+function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number): Placed | null {
+  const end = at + hunk.remove.length;
+  if (hunk.remove.length === 0 || at < from || end > lines.length) return null;
+  const { before, after } = neighboursFit(lines, hunk, at);
+  if (!before && !after) return null;
+  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n'));
+  return merged === null ? null : { at, add: merged.split('\n') };
 }
 
 /** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */
@@ -317,7 +396,9 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   if (count < 2 && !before && !after) return null;
   // An edited table row (the author's, merged with the edit, or ours) is padded afterwards as its table is.
   const ours = hunk.add.map((_, i) => !same[i] && !!tables[at + i]);
-  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], line, lines[at + i]) ?? lines[at + i])));
+  // An edited table row is merged with the author's cells, not their padding (re-padded after): merged with it, an
+  // edit beside a padded cell fell in its padding, read as another cell, and the author's escapes (`pull\_opened`) went.
+  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], tables[at + i] ? unpaddedRow(line) : line, lines[at + i]) ?? lines[at + i])));
   return { at, add, ...(ours.some(Boolean) ? { ours } : {}) };
 }
 

@@ -104,8 +104,11 @@ export function unmarkTables(text: string): { text: string; tables: Array<TableL
   return { text: lines.join('\n'), tables };
 }
 
-/** Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of the lines it replaced, -1 for none). */
-export type LineOrigin = { ours: number } | { table: number };
+/**
+ * Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of
+ * the lines it replaced, -1 for none); `unchanged`: our line, as the author's was when read (no evidence of padding).
+ */
+export type LineOrigin = { ours: number } | { table: number; unchanged?: true };
 
 /**
  * The patched writing with each table's lines still ours written in the author's style: every line of a table the
@@ -137,7 +140,8 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   const indices = Array.from({ length: end - start }, (_, i) => start + i);
   const ours = indices.filter((i) => 'ours' in origins[i]);
   if (indices.length < 2 || ours.length === 0) return;
-  const authors = indices.filter((i) => !('ours' in origins[i]));
+  // The author's rows: those a hunk gave tell how the table is padded; our rows left as they were read are written as they are.
+  const authors = indices.filter((i) => !('ours' in origins[i]) && !origins[i].unchanged);
   // Our rows go where the author's are (a table in an item indented by four, ours by two, would leave the item).
   const prefix = indentOf(out[authors[0] ?? start]);
   const rows = indices.map((i) => cellsOf(out[i].slice(indentOf(out[i]).length)));
@@ -156,6 +160,17 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   });
   if (!fitting) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
   for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType)} `).join('|')}|`;
+}
+
+/**
+ * A table row of the author's as the `rows` writing writes one (`| a | b |`): its cells' padding left out, their text
+ * (escapes, links) as the author wrote it. What an edited row is merged with: padding is the table's, put back after.
+ */
+export function unpaddedRow(line: string): string {
+  const prefix = indentOf(line);
+  const row = line.slice(prefix.length);
+  if (!row.startsWith('|') || !row.trimEnd().endsWith('|')) return line;
+  return `${prefix}|${cellsOf(row).map((cell) => (cell.trim() === '' ? ' ' : ` ${cell.trim()} `)).join('|')}|`;
 }
 
 function withoutDelimiter(rows: string[][]): string[][] {

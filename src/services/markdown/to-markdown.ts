@@ -130,7 +130,7 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
       emphasis: style.emphasis ?? '_',
       strong: style.strong ?? '*',
       fence: '`',
-      fences: true,
+      fences: !style.indentedCode,
       rule: '-',
       listItemIndent: 'one',
       incrementListMarker: true,
@@ -151,6 +151,7 @@ function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   if (raw.strong === '_') style.strong = '_';
   if (raw.escapedParentheses === true) style.escapedParentheses = true;
   if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
+  if (raw.indentedCode === true) style.indentedCode = true;
   return style;
 }
 
@@ -558,11 +559,19 @@ class Writer {
         const alt = String(image.data?.alt ?? '');
         const img = `<img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"${width ? ` width="${escapeAttribute(width)}"` : ''}>`;
         const dark = image.data?.refDark ? pictureHtml({ src, darkSrc: this.hrefFor(image.data.refDark as ContentRef), alt }) : null;
-        return `<figure>${dark ?? img}<figcaption>${caption ? `<p>${escapeHtml(caption)}</p>` : ''}</figcaption></figure>`;
+        return `<figure>${dark ?? img}<figcaption>${caption ? `<p>${this.captionHtml(image, caption)}</p>` : ''}</figcaption></figure>`;
       })
       // GitBook's gallery: its figures in a `<div>`, a space between them.
       .join(images.length > 1 ? ' ' : '');
     return { type: 'html', value: wrapper !== null || images.length > 1 ? `<div${wrapper ?? ''}>${html}</div>` : html };
+  }
+
+  /** A caption as GitBook writes it: its text escaped, or, holding links or marks, as inline HTML. */
+  private captionHtml(image: AnyBlock, text: string): string {
+    const paragraphs = captionOf(image);
+    const nodes = (paragraphs.length === 1 ? (paragraphs[0].nodes ?? []) : []) as DocumentInlineContent[];
+    const rich = nodes.some((node) => node.object !== 'text' || node.leaves.some((leaf) => (leaf.marks ?? []).length > 0));
+    return rich ? inlineHtml(nodes, this.hrefFor) : escapeHtml(text);
   }
 
   private table(block: DocumentBlockTable): Table | RootContent {

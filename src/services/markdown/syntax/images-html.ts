@@ -16,6 +16,8 @@ export interface ImageHtml {
   img: Element;
   darkSrc?: string;
   caption: string;
+  /** The caption's inline HTML (its `<p>`'s content): what a caption holding more than text (a link) is read from. */
+  captionHtml?: ElementContent[];
 }
 
 /** The images of an HTML block that is only `<figure>`s, or one `<div>` of them; null for any other HTML. */
@@ -39,7 +41,11 @@ function figureImage(figure: Element): ImageHtml | null {
   const image = children.map(pictureOrImg).find((found) => found !== null);
   if (!image) return null;
   const caption = children.find((child) => child.tagName === 'figcaption');
-  return { ...image, caption: caption ? elementText(caption).trim() : '' };
+  if (!caption) return { ...image, caption: '' };
+  const parts = elementsOf(caption.children);
+  const inner = parts.length === 1 && parts[0].tagName === 'p' && !hasText(caption.children) ? parts[0].children : caption.children;
+  const rich = inner.some((child) => child.type === 'element');
+  return { ...image, caption: elementText(caption).trim(), ...(rich ? { captionHtml: inner } : {}) };
 }
 
 function pictureOrImg(element: Element): ImageHtml | null {
