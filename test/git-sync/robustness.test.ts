@@ -41,8 +41,10 @@ describe('odd repositories (a real git http-backend)', () => {
     const byTitle = new Map<string, any>();
     const walk = (pages: any[]) => pages.forEach((p) => (titles.push(p.title), byTitle.set(p.title, p), walk(p.pages ?? [])));
     walk(content.pages);
-    // The missing file is no page; the symlink is neither a page nor a file.
-    expect(titles).toEqual(['Home', 'Guides', 'Été 2024', 'Deep']);
+    // The missing file is an empty page of its item's title, with no file yet (as GitBook imports it: summary-unread-items);
+    // the symlink is neither a page nor a file.
+    expect(titles).toEqual(['Home', 'Guides', 'Été 2024', 'Gone', 'Deep']);
+    expect(byTitle.get('Gone').git).toBeFalsy();
     expect(byTitle.get('Été 2024').git.path).toBe('guides/Été 2024.md');
     expect(content.files.map((f: any) => f.name)).toEqual(['logo v2.svg']);
     const deep = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${byTitle.get('Deep').id}`, { token }), 200).body;
