@@ -209,7 +209,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
         if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
         const warnings = [...plan.warnings, ...result.value.warnings];
-        return warnings.length > 0 ? `imported; ${warnings.length} item(s) left out: ${warnings.slice(0, 5).join('; ')}` : 'imported';
+        return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
       }
     }
     const space = await loadSyncedSpace(db, row.spaceId);
