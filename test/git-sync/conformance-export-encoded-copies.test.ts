@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitOutput, githubBody, noise, runGitOperation } from '../helpers/git-sync';
+import { applyChanges, merge, openChangeRequest } from '../helpers/content';
+import { expectStatus } from '../helpers/harness';
+import { gitOutput, githubBody, importedSpace, leafEdit, noise, runGitOperation } from '../helpers/git-sync';
 
 /**
  * Copies of one asset (GitBook's uploads: `image (88) (2).png`, `image (88) (2) (3).png`, one blob) linked percent-encoded
@@ -22,27 +22,19 @@ const PAGE = [
 describe('copies of an asset linked percent-encoded', () => {
   it('keep naming the copy the page named, on the lines of an edited page nobody edited', async () => {
     const name = 'conformance-export-encoded-copies';
-    const org = await seedOrg();
-    const token = org.owner.token;
-    const space = await createSpace(org.id, token);
     const bytes = { base64: btoa(String.fromCharCode(...noise(64, 9))) };
-    const created = await createRepository(name, {
-      files: {
-        'README.md': PAGE,
-        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n',
-        '.gitbook/assets/image (88) (2).png': bytes,
-        '.gitbook/assets/image (88) (2) (3).png': bytes,
-      },
+    const { token, space, head, byPath } = await importedSpace(name, {
+      'README.md': PAGE,
+      'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n',
+      '.gitbook/assets/image (88) (2).png': bytes,
+      '.gitbook/assets/image (88) (2) (3).png': bytes,
     });
-    await runGitOperation(space.id, token, 'import', { ...githubBody(name), force: true });
-    const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
+    const home = byPath('README.md');
     const cr = await openChangeRequest(space.id, token, 'First');
-    const document = expectStatus(await api('GET', `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${pages[0].id}`, { token }), 200).body.document;
-    const edited = JSON.parse(JSON.stringify(document).replace('First paragraph.', 'First paragraph, edited.'));
-    await applyChanges(space.id, cr.number, token, [{ operation: 'update_page', page: pages[0].id, document: { document: edited } }]);
+    await applyChanges(space.id, cr.number, token, [await leafEdit(space.id, token, cr.number, home.id, 'First paragraph.', 'First paragraph, edited.')]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${cr.number}: First` });
-    expect((await gitOutput(name, 'diff', '--name-status', created.head, 'refs/heads/main')).trim()).toBe('M\tREADME.md');
+    expect((await gitOutput(name, 'diff', '--name-status', head, 'refs/heads/main')).trim()).toBe('M\tREADME.md');
     expect(await gitOutput(name, 'show', 'refs/heads/main:README.md')).toBe(PAGE.replace('First paragraph.', 'First paragraph, edited.'));
   });
 });
