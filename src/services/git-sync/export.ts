@@ -86,8 +86,13 @@ function withDotIfWritten(path: string, previous: string): string {
  * `../../x.md` where one `../` leads there (the import stops a path at the root; GitBook-exported Airstack docs link
  * so). Keys: a file's path, or `<folder>/` for a folder.
  */
-function spellingsIn(previous: string, from: string): Map<string, string> {
-  const spellings = new Map<string, string>();
+function spellingsIn(previous: string, from: string): Map<string, string[]> {
+  const spellings = new Map<string, string[]>();
+  const add = (key: string, written: string) => {
+    const known = spellings.get(key);
+    if (!known) spellings.set(key, [written]);
+    else if (!known.includes(written)) known.push(written);
+  };
   for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
     const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
     const path = decodeTarget(written);
@@ -96,17 +101,26 @@ function spellingsIn(previous: string, from: string): Map<string, string> {
     // import reads it; written relative on the untouched lines of an edited page, it changed 40 of 60 edited files.
     const resolved = cleanPath(written.startsWith('/') ? path : `${dirname(from)}/${path}`);
     const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
-    if (!spellings.has(key)) spellings.set(key, written);
+    add(key, written);
     // A folder's page linked without the slash (`](notes/extras)`, hand-written: AxonIQ's reference guide) is that folder's
     // spelling too: written `notes/extras/` on the untouched lines of an edited page, it changed lines nobody edited.
-    if (key === resolved && !/\.[A-Za-z0-9]+$/.test(basename(resolved)) && !spellings.has(`${resolved}/`)) spellings.set(`${resolved}/`, written);
+    if (key === resolved && !/\.[A-Za-z0-9]+$/.test(basename(resolved))) add(`${resolved}/`, written);
   }
   return spellings;
 }
 
-/** How the replaced file spelled a link to `target` (a folder's page: also its folder), or null (spellingsIn). */
-function spelledAsBefore(spellings: Map<string, string>, target: string, isPage: boolean): string | null {
-  return spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined) ?? null;
+/**
+ * How the replaced file spelled a link to `target` (a folder's page: also its folder), or null (spellingsIn). A file
+ * may spell one target several ways (`../../guides/a.md` on one line, `../guides/a.md` on another: devtron's docs);
+ * the spelling its own line had is the one written after the same text (`lineBefore`, the line up to the link).
+ */
+function spelledAsBefore(spellings: Map<string, string[]>, target: string, isPage: boolean, previous: string, lineBefore: string): string | null {
+  const known = spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined);
+  if (!known) return null;
+  if (known.length === 1) return known[0];
+  // Only what the file had too: an earlier link of the line still holds its `/pages/<id>` here.
+  const context = lineBefore.slice(-48).replace(/^.*\/(?:pages|files)\/[^\s"')]*/, '');
+  return known.find((spelling) => previous.includes(`${context}${spelling}`)) ?? known[0];
 }
 
 /**
@@ -305,7 +319,7 @@ export async function runExport(
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
   // The replaced file's spellings, read once per page: its links are rewritten one at a time.
-  let spellingsRead: { previous: string; from: string; spellings: Map<string, string> } | null = null;
+  let spellingsRead: { previous: string; from: string; spellings: Map<string, string[]> } | null = null;
   const spellingsOf = (previous: string, from: string) => {
     if (spellingsRead?.previous !== previous || spellingsRead.from !== from) spellingsRead = { previous, from, spellings: spellingsIn(previous, from) };
     return spellingsRead.spellings;
@@ -318,7 +332,8 @@ export async function runExport(
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
       const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
-      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const lineBefore = markdown.slice(markdown.lastIndexOf('\n', at - 1) + 1, at);
+      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined, previous, lineBefore)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const written = hrefAsWritten(path, quote, previous);
       const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
