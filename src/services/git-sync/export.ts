@@ -342,7 +342,7 @@ export async function runExport(
       if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
       // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
-      return markdown[at - 1] === '[' || markdown[at - 1] === '>' ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
+      return label ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
     });
   const out = new Map(byPath);
   // A file written here keeps the executable bit the repository gave it (100755): only its content is GitBook's.
