@@ -153,6 +153,8 @@ export async function planImport(
   for (const file of all) if (file.path.startsWith(rootPrefix) && file.mode !== '120000') files.set(file.path.slice(rootPrefix.length), file);
   // A root naming no folder of the commit (moved, misspelt) read as an empty repository: the import deleted every page.
   if (config.root && files.size === 0) throw new Error(`.gitbook.yaml: its root "${config.root}" is no folder of the repository; nothing was imported`);
+  // So is a root whose folder holds no Markdown page (docs moved to `.mdx` under another generator, the file left behind).
+  if (config.root && ![...files.keys()].some((p) => /\.md$/i.test(p))) throw new Error(`.gitbook.yaml: its root "${config.root}" holds no Markdown page; nothing was imported`);
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
   const warnings: string[] = [];
