@@ -337,9 +337,10 @@ export async function runExport(
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const written = hrefAsWritten(path, quote, previous);
       const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
-      // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`): kept so where the file had it.
+      // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`), its older
+      // exporter every image's (`](<../assets/image(77).png>)`): kept so where the file had it.
       const spaced = path.replace(/%20/g, ' ');
-      if (markdown[at - 1] === '(' && spaced !== path && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
+      if (markdown[at - 1] === '(' && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
       // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
       return label ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
