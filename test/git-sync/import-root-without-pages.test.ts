@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSpace } from '../helpers/content';
-import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, repositoryUrl, runGitOperation, runPending } from '../helpers/git-sync';
+import { api, expectStatus } from '../helpers/harness';
+import { createRepository, gitInfo, githubBody, importedSpace, runGitOperation, runPending } from '../helpers/git-sync';
 
 /**
  * Found on a real repository (gitprobe12c): its docs moved to another site generator, and its `.gitbook.yaml` still
@@ -11,31 +10,25 @@ import { createRepository, gitInfo, repositoryUrl, runGitOperation, runPending }
  */
 describe('a .gitbook.yaml root whose folder holds no Markdown page', () => {
   it('fails the import naming the root, and the space keeps its pages', async () => {
-    const org = await seedOrg();
-    const token = org.owner.token;
-    const space = await createSpace(org.id, token);
     const name = 'import-root-without-pages';
-    const body = { url: repositoryUrl(name), ref: 'refs/heads/main', force: true };
     const docs = { '.gitbook.yaml': 'root: ./docs/\n', 'docs/README.md': '# Home\n\nWelcome.\n', 'docs/SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Guide](guide.md)\n', 'docs/guide.md': '# Guide\n\nRead me.\n' };
-    await createRepository(name, { files: docs });
-    await runGitOperation(space.id, token, 'import', body);
-    const before = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
-    expect(before.map((p: any) => p.title)).toEqual(['Home', 'Guide']);
+    const { token, space } = await importedSpace(name, docs);
+    const pages = async () => expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages.map((p: any) => [p.id, p.title]);
+    const before = await pages();
+    expect(before.map(([, title]: string[]) => title)).toEqual(['Home', 'Guide']);
 
     await createRepository(name, { files: { '.gitbook.yaml': 'root: ./docs/\n', 'README.md': '# Project\n', 'docs/intro.mdx': '# Intro\n', 'docs/sidebars.ts': 'export default {};\n' } });
-    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token, body }), 204);
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token, body: { ...githubBody(name), force: true } }), 204);
     await runPending(space.id);
     const info = (await gitInfo(space.id, token)).body;
     expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'failure', direction: 'import' });
     expect(info.operation.error).toContain('.gitbook.yaml: its root "docs" holds no Markdown page');
-    const after = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
-    expect(after.map((p: any) => [p.id, p.title])).toEqual(before.map((p: any) => [p.id, p.title]));
+    expect(await pages()).toEqual(before);
 
     // A root holding one Markdown page still imports (only a folder with none is refused).
     const { 'docs/guide.md': _guide, ...home } = docs;
     await createRepository(name, { files: { ...home, 'docs/SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n' } });
-    await runGitOperation(space.id, token, 'import', body);
-    const kept = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
-    expect(kept.map((p: any) => p.title)).toEqual(['Home']);
+    await runGitOperation(space.id, token, 'import', { ...githubBody(name), force: true });
+    expect((await pages()).map(([, title]: string[]) => title)).toEqual(['Home']);
   }, 120_000);
 });
