@@ -39,9 +39,10 @@ type OperationRow = typeof gitSyncOperations.$inferSelect;
 type StoredProgress = Awaited<ReturnType<typeof importProgressOf>>;
 
 /**
- * How long one run (one message) of an import works before it queues its continuation and returns: well inside a queue
- * consumer's 5 minutes of CPU (limits.cpu_ms) and 15 of wall time, measured as wall time (a Worker cannot read its own CPU
- * time; wall time is never less). The continuation plans again and goes on from the last slice stored.
+ * How long one run (one message) of an import works before it queues its continuation and returns: inside a queue
+ * consumer's 5 minutes of CPU (limits.cpu_ms). A Worker cannot read its own CPU time: this counts the run's wall time
+ * less what it spent waiting for the writer's calls (another isolate's CPU), which is never less than its CPU. The
+ * continuation plans again (its cost: the fetch and plan once more) and goes on from the last slice stored.
  */
 export const GIT_RUN_BUDGET_MS = 4 * 60 * 1000;
 
@@ -50,9 +51,14 @@ interface Pace {
   clock: () => number;
   /** The operation's limit: queued at, plus GIT_OPERATION_TIMEOUT_MS (GitBook's `operationTimeout`). */
   deadline: number;
-  /** When this run must hand over to a continuation message. */
-  handOver: number;
+  /** When this run began, its budget (GIT_RUN_BUDGET_MS), and the time it spent waiting for writer calls. */
+  began: number;
+  budget: number;
+  waited: number;
 }
+
+/** The run's own time (its wall time less its writer calls') passed its budget: it hands over to a continuation. */
+const spent = (pace: Pace) => pace.clock() - pace.began - pace.waited >= pace.budget;
 
 /** The operation's time ran out: it ends `timeout`, and nothing of an import is visible (apply.ts refuses its last batch). */
 class OperationTimedOut extends Error {}
@@ -217,7 +223,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   // (apply.ts): a timer racing the work did not fire while the isolate's thread was busy (under Miniflare every Worker and
   // the writer share one), and when it fired the work went on and could move the head after `timeout` was recorded.
   const clock = seams.clock ?? Date.now;
-  const pace: Pace = { clock, deadline: Date.parse(row.createdAt) + limitMs, handOver: clock() + (seams.runBudgetMs ?? GIT_RUN_BUDGET_MS) };
+  const pace: Pace = { clock, deadline: Date.parse(row.createdAt) + limitMs, began: clock(), budget: seams.runBudgetMs ?? GIT_RUN_BUDGET_MS, waited: 0 };
   let session: GitSession | undefined;
   // One store for every attempt of the plan: what it stored is deleted if the import fails.
   let assets: DiscardableAssetStore | undefined;
@@ -392,13 +398,14 @@ async function applyInSlices(
       return await work();
     } finally {
       phases.writerCallMaxMs = Math.max(phases.writerCallMaxMs ?? 0, Date.now() - began);
+      pace.waited += Date.now() - began;
     }
   };
   let done = 0;
   // Before each call: the operation's limit, and (once this run stored a slice, so the next run starts further on) its budget.
   const mayCall = async () => {
     assertInTime(pace);
-    return done === 0 || pace.clock() < pace.handOver || !(await sendContinuation(env, row.id));
+    return done === 0 || !spent(pace) || !(await sendContinuation(env, row.id));
   };
   for (const slice of slices.slice(0, -1)) {
     if ((slice.from ?? 0) < startAt) continue;
