@@ -95,3 +95,39 @@ export async function importLeftovers(spaceId: string) {
     .bind(spaceId)
     .first<{ entries: number; rows: number; progress: number }>())!;
 }
+
+/**
+ * What the queue consumer sends the writer for a repository of `pages` new pages (refs `<refPrefix><n>`, as import.ts names
+ * them: `_gp`), page n at `page-<n>.md` holding `markdown(n)`; `extra` changes after them.
+ */
+export function pagesImportTarget(options: {
+  spaceId: string;
+  userId: string;
+  head: string;
+  pages: number;
+  markdown: (n: number) => string;
+  refPrefix?: string;
+  commit?: string;
+  extra?: GitImportTarget['changes'];
+}): GitImportTarget {
+  const refs = Array.from({ length: options.pages }, (_, i) => `${options.refPrefix ?? '_gp'}${i + 1}`);
+  return {
+    spaceId: options.spaceId,
+    userId: options.userId,
+    operationId: `op-${options.spaceId}`,
+    expectedHead: options.head,
+    standalone: false,
+    changes: [
+      ...refs.map((ref, i) => ({ operation: 'insert_page' as const, ref, at: i, title: `Page ${i + 1}`, slug: `page-${i + 1}`, document: { markdown: options.markdown(i + 1) } })),
+      ...(options.extra ?? []),
+    ],
+    pages: refs.map((ref, i) => ({ key: `page-${i + 1}.md`, oid: `${i + 1}`.padStart(40, '0'), ref })),
+    files: [],
+    newFiles: [],
+    includes: [],
+    droppedIncludes: [],
+    pathPrefix: '',
+    redirects: {},
+    git: { oid: options.commit ?? 'b'.repeat(40), message: 'Many pages', url: null, ref: 'refs/heads/main', createdByGitBook: false },
+  };
+}
