@@ -21,13 +21,13 @@ async function expectNothingImported(spaceId: string, token: string, head: strin
   expect(await importLeftovers(spaceId)).toEqual({ entries: 0, rows: 0, progress: 0 });
 }
 
-describe('an import past its time limit', () => {
-  let org: TestOrg;
-  beforeAll(async () => {
-    org = await seedOrg();
-    await createRepository(REPO, { files: slicedRepository() });
-  });
+let org: TestOrg;
+beforeAll(async () => {
+  org = await seedOrg();
+  await createRepository(REPO, { files: slicedRepository() });
+});
 
+describe('an import past its time limit', () => {
   it('ends `timeout` once its limit passes between slices, its stored slices deleted and the space as it was', async () => {
     const space = await createSpace(org.id, org.owner.token);
     const before = await headOf(space.id);
@@ -72,12 +72,6 @@ describe('an import past its time limit', () => {
 });
 
 describe('an import that continues itself', () => {
-  let org: TestOrg;
-  beforeAll(async () => {
-    org = await seedOrg();
-    await createRepository(REPO, { files: slicedRepository() });
-  });
-
   it('queues its continuation (same operation) when its budget runs out, each run going on from the last slice stored; git/info says running until the end', async () => {
     const space = await createSpace(org.id, org.owner.token);
     const before = await headOf(space.id);
