@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spaceWriter } from '../../src/durable-objects/space-writer';
 import { continueGitImport, type GitImportTarget } from '../../src/services/git-sync/apply';
 import { importSlices } from '../../src/services/git-sync/markdown-parcels';
-import { runGitSyncOperation, type ImportSeams } from '../../src/services/git-sync/operations';
+import type { ImportSeams } from '../../src/services/git-sync/operations';
 import { createSpace } from '../helpers/content';
-import { createRepository, gitInfo, githubBody } from '../helpers/git-sync';
+import { headOf, pagesOf, queuedImport, runImport, slicedRepository, SLICE_PAGES, SMALL_SLICE, type WriterCall } from '../helpers/git-import-runs';
+import { createRepository, gitInfo } from '../helpers/git-sync';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 
 /**
@@ -16,58 +16,11 @@ import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
  * nothing is visible. Slices are cut small here (the `slice` seam) so that a dozen pages make several.
  */
 
-const PAGES = 12;
-const SLICE = { chars: 64 * 1024, changes: 4 };
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
-
-function repository(): Record<string, string | { base64: string }> {
-  const files: Record<string, string | { base64: string }> = { 'README.md': '# Home\n\nThe first page.\n', '.gitbook/assets/shot.png': { base64: PNG } };
-  for (let i = 1; i <= PAGES; i++) {
-    const image = i === PAGES ? '\n![A shot](../.gitbook/assets/shot.png)\n' : '';
-    files[`guide/page-${i}.md`] = `# Guide page ${i}\n\nSee [the next page](page-${(i % PAGES) + 1}.md) and resumedword${i}.\n${image}`;
-  }
-  return files;
-}
-
-interface Call {
-  method: string;
-  from: number;
-  changes: number;
-  pages: number;
-  files: number;
-  /** The request's size, its Markdown aside (pulled a parcel at a time): what the call's request carries. */
-  bytes: number;
-}
-
-/** The writer's binding, recording each import call's request; the calls go to the real SpaceWriter. */
-function recordingWriter(spaceId: string, calls: Call[]) {
-  const writer = spaceWriter(env, spaceId);
-  const recorded = (method: 'continueGitImport' | 'applyGitImport') => (target: GitImportTarget) => {
-    const { pullMarkdown: _pull, ...request } = target;
-    calls.push({ method, from: target.from ?? 0, changes: target.changes.length, pages: target.pages.length, files: target.files.length, bytes: JSON.stringify(request).length });
-    return writer[method](target);
-  };
-  return {
-    idFromName: (name: string) => env.SPACE_WRITER.idFromName(name),
-    get: () => ({ continueGitImport: recorded('continueGitImport'), applyGitImport: recorded('applyGitImport'), reindex: (id: string) => writer.reindex(id) }),
-  };
-}
-
-const headOf = async (spaceId: string) => (await env.DB.prepare('select revision_id as id from spaces where id = ?').bind(spaceId).first<{ id: string }>())!.id;
-
-async function queuedImport(org: TestOrg, spaceId: string, name: string): Promise<string> {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/import`, { token: org.owner.token, body: { ...githubBody(name), force: true } }), 204);
-  const op = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(spaceId).first<{ id: string }>();
-  return op!.id;
-}
-
-const run = (spaceId: string, operationId: string, calls: Call[], attempts: number, seams: ImportSeams) =>
-  runGitSyncOperation({ ...env, SPACE_WRITER: recordingWriter(spaceId, calls) } as unknown as typeof env, operationId, attempts, { slice: SLICE, ...seams });
-
-async function pagesOf(spaceId: string, token: string) {
-  const pages = expectStatus(await api('GET', `/v1/spaces/${spaceId}/content/pages`, { token }), 200).body.pages as Array<{ id: string; title: string; pages?: Array<{ id: string; title: string }> }>;
-  return pages.flatMap((p) => [p, ...(p.pages ?? [])]);
-}
+const PAGES = SLICE_PAGES;
+const SLICE = SMALL_SLICE;
+type Call = WriterCall;
+const repository = slicedRepository;
+const run = (spaceId: string, operationId: string, calls: Call[], attempts: number, seams: ImportSeams) => runImport(spaceId, operationId, calls, attempts, seams);
 
 describe('an import in slices, each call its slice, continued after its consumer stopped', () => {
   let org: TestOrg;

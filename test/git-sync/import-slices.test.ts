@@ -7,6 +7,7 @@ import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { createRepository, gitInfo, githubBody } from '../helpers/git-sync';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { headOf, pagesImportTarget } from '../helpers/git-import-runs';
 
 /**
  * A large import is applied by the SpaceWriter in several calls (issue 40: a Durable Object's request has 30 s of CPU by
@@ -22,27 +23,8 @@ function page(n: number): string {
   return `# Page ${n}\n\nParagraph of page ${n}, linking to [the next page](_sp${(n % PAGES) + 1}) and [the previous one](_sp${((n + PAGES - 2) % PAGES) + 1}).\n`;
 }
 
-function importTarget(spaceId: string, userId: string, head: string): GitImportTarget {
-  const refs = Array.from({ length: PAGES }, (_, i) => `_sp${i + 1}`);
-  return {
-    spaceId,
-    userId,
-    operationId: `op-slices-${spaceId}`,
-    expectedHead: head,
-    standalone: false,
-    changes: refs.map((ref, i) => ({ operation: 'insert_page' as const, ref, at: i, title: `Page ${i + 1}`, slug: `page-${i + 1}`, document: { markdown: page(i + 1) } })),
-    pages: refs.map((ref, i) => ({ key: `page-${i + 1}.md`, oid: `${i + 1}`.padStart(40, '0'), ref })),
-    files: [],
-    newFiles: [],
-    includes: [],
-    droppedIncludes: [],
-    pathPrefix: '',
-    redirects: {},
-    git: { oid: 'b'.repeat(40), message: 'Slices', url: null, ref: 'refs/heads/main', createdByGitBook: false },
-  };
-}
+const importTarget = (spaceId: string, userId: string, head: string) => pagesImportTarget({ spaceId, userId, head, pages: PAGES, markdown: page, refPrefix: '_sp' });
 
-const headOf = async (spaceId: string) => (await env.DB.prepare('select revision_id as id from spaces where id = ?').bind(spaceId).first<{ id: string }>())!.id;
 const revisionCount = async (spaceId: string) => (await env.DB.prepare('select count(*) as n from revisions where space_id = ?').bind(spaceId).first<{ n: number }>())!.n;
 
 describe('an import applied in slices', () => {

@@ -6,6 +6,7 @@ import { applyGitImport, type GitImportTarget } from '../../src/services/git-syn
 import { catchUpIndexes } from '../../src/services/indexing/catch-up';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
+import { pagesImportTarget } from '../helpers/git-import-runs';
 
 /**
  * The SpaceWriter's index catch-up after an import (issue 40: its memory flat whatever the number of pages): a first
@@ -52,25 +53,8 @@ function recordingD1(real: D1Database) {
   return { db, events };
 }
 
-function importTarget(spaceId: string, userId: string, head: string): GitImportTarget {
-  const refs = Array.from({ length: PAGES }, (_, i) => `_gp${i + 1}`);
-  return {
-    spaceId,
-    userId,
-    operationId: `op-${spaceId}`,
-    expectedHead: head,
-    standalone: false,
-    changes: refs.map((ref, i) => ({ operation: 'insert_page' as const, ref, at: i, title: `Page ${i + 1}`, slug: `page-${i + 1}`, document: { markdown: `# Page ${i + 1}\n\nThe text of page ${i + 1}, which the search index reads.\n` } })),
-    pages: refs.map((ref, i) => ({ key: `page-${i + 1}.md`, oid: `${i + 1}`.padStart(40, '0'), ref })),
-    files: [],
-    newFiles: [],
-    includes: [],
-    droppedIncludes: [],
-    pathPrefix: '',
-    redirects: {},
-    git: { oid: 'b'.repeat(40), message: 'Many pages', url: null, ref: 'refs/heads/main', createdByGitBook: false },
-  };
-}
+const importTarget = (spaceId: string, userId: string, head: string) =>
+  pagesImportTarget({ spaceId, userId, head, pages: PAGES, markdown: (n) => `# Page ${n}\n\nThe text of page ${n}, which the search index reads.\n` });
 
 describe("the index catch-up after an import", () => {
   it(`${PAGES} pages: index batches run as they are made, and the map's nodes are not left in the node cache`, async () => {

@@ -7,6 +7,7 @@ import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { createSpace } from '../helpers/content';
 import { createRepository, gitInfo, githubBody } from '../helpers/git-sync';
 import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { headOf, pagesImportTarget } from '../helpers/git-import-runs';
 
 /**
  * The SpaceWriter's part of an import holds a bounded number of documents whatever the number of pages: documents
@@ -97,28 +98,9 @@ function page(n: number): string {
   ].join('\n');
 }
 
-/** What the queue consumer sends the writer for a repository of PAGES new pages (refs `_gp<n>`, as import.ts names them). */
-function importTarget(spaceId: string, userId: string, head: string, extra: GitImportTarget['changes'] = []): GitImportTarget {
-  const refs = Array.from({ length: PAGES }, (_, i) => `_gp${i + 1}`);
-  return {
-    spaceId,
-    userId,
-    operationId: `op-${spaceId}`,
-    expectedHead: head,
-    standalone: false,
-    changes: [...refs.map((ref, i) => ({ operation: 'insert_page' as const, ref, at: i, title: `Page ${i + 1}`, slug: `page-${i + 1}`, document: { markdown: page(i + 1) } })), ...extra],
-    pages: refs.map((ref, i) => ({ key: `page-${i + 1}.md`, oid: `${i + 1}`.padStart(40, '0'), ref })),
-    files: [],
-    newFiles: [],
-    includes: [],
-    droppedIncludes: [],
-    pathPrefix: '',
-    redirects: {},
-    git: { oid: 'a'.repeat(40), message: 'Many pages', url: null, ref: 'refs/heads/main', createdByGitBook: false },
-  };
-}
+const importTarget = (spaceId: string, userId: string, head: string, extra: GitImportTarget['changes'] = []) =>
+  pagesImportTarget({ spaceId, userId, head, pages: PAGES, markdown: page, commit: 'a'.repeat(40), extra });
 
-const headOf = async (spaceId: string) => (await env.DB.prepare('select revision_id as id from spaces where id = ?').bind(spaceId).first<{ id: string }>())!.id;
 const revisionCount = async (spaceId: string) => (await env.DB.prepare('select count(*) as n from revisions where space_id = ?').bind(spaceId).first<{ n: number }>())!.n;
 
 describe('an import writes its documents in bounded chunks', () => {

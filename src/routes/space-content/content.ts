@@ -9,7 +9,7 @@ import {
   pageByPathResponse,
   pageMetaLinksResponse,
   pageResponseJson,
-  pagesResponse,
+  pagesResponseStream,
   reusableContentResponse,
   revisionResponse,
   type ContentRequest,
@@ -74,7 +74,7 @@ export const spaceContentRouter = createLazyRouter()
     return c.json(await pageMetaLinksResponse(publishedOrMember(c, spaceId), pageId), 200);
   })
   .openapi(getCurrentRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param').spaceId)), 200))
-  .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param').spaceId)), 200))
+  .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param').spaceId)), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param').spaceId), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const { spaceId, fileId } = c.req.valid('param');

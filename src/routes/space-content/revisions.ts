@@ -13,7 +13,7 @@ import { revisionChanges } from '../../services/content/semantic-changes';
 import {
   fileResponse,
   filesResponse,
-  pagesResponse,
+  pagesResponseStream,
   reusableContentResponse,
   pageByPathResponse,
   pageDocumentResponse,
@@ -169,7 +169,7 @@ const documentOptions = (query: z.infer<typeof DocumentQuerySchema>) => {
 };
 
 export const revisionsRouter = createRouter()
-  .openapi(listPagesRoute, async (c) => c.json(await pagesResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const params = c.req.valid('param');

@@ -11,6 +11,7 @@ import { urlContext, type UrlContext } from '../../schemas/mappers';
 import type { PageOptions } from '../../schemas/page-query';
 import { spaceAppUrl } from '../../schemas/mappers';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
+import { pagesJsonStream } from './pages-json';
 import { expandPage, expandPages, findGenerated, generatedDocument, generatedDocuments, readSpecState, type SpecState } from '../openapi/computed-pages';
 import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
@@ -883,6 +884,12 @@ export async function revisionResponse(r: ContentRequest) {
 export async function pagesResponse(r: ContentRequest) {
   const read = await readFor(r, { tree: true });
   return { pages: read.pages!.map((page) => toRevisionPage(page, read.urls, '', read.markdownOf)) };
+}
+
+/** pagesResponse as its JSON text, streamed a top-level page at a time (pages-json): what the list routes answer. */
+export async function pagesResponseStream(r: ContentRequest): Promise<ReadableStream<Uint8Array>> {
+  const read = await readFor(r, { tree: true });
+  return pagesJsonStream(read.pages!, read.urls, read.markdownOf);
 }
 
 /** Files of a revision, a page at a time, in id order; the cursor is the last file's id. */

@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type BatchItem, type Db } from '../../db/client';
-import { gitSyncEntries, gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, revisionGit, spaces } from '../../db/schema/index';
+import { gitSyncEntries, gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, revisionGit, siteStructureGuard, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { ApiError, badRequest } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
@@ -59,6 +59,11 @@ export interface GitImportTarget {
   config?: { oid: string; text: string } | null;
   git: { oid: string; message: string; url: string | null; ref: string; createdByGitBook: boolean };
   /**
+   * The operation's time limit (an ISO instant): a call after it is refused (IMPORT_PAST_DEADLINE), and the last call's
+   * batch moves the head only while the operation is still `running`, so an import that ended `timeout` shows nothing.
+   */
+  deadline?: string;
+  /**
    * With it, the changes' Markdown stays in the repository's blobs in the queue consumer (each `{ markdown }` sent empty:
    * import.ts, markdown-parcels) and the writer reads it as the conversion reaches it, a parcel at a time: the writer's
    * request carries none of it. Indexed in the whole change list.
@@ -98,6 +103,46 @@ export interface GitImportProgress {
 
 /** A call that starts where the stored progress of its import is not (another run of it went on, or it was restarted). */
 export const IMPORT_PROGRESS_MOVED = 412;
+/** A call of an import past its operation's time limit, or whose operation ended meanwhile (timed out): nothing of it applied. */
+export const IMPORT_PAST_DEADLINE = 408;
+
+/** Refuses a call of an import whose operation's time is up (its consumer ends the operation `timeout`). */
+function assertBeforeDeadline(target: GitImportTarget) {
+  if (target.deadline && nowIso() >= target.deadline) throw new ApiError(IMPORT_PAST_DEADLINE, `the import passed its time limit (${target.deadline}): nothing of it was applied`);
+}
+
+/**
+ * The last batch's guard: the batch fails (and rolls back whole: no revision, no rows, no head move) unless the operation is
+ * still `running` (for a target with a deadline: a queued operation's). A run that ended `timeout` (its limit passed, or a later message of the space found it stale) while
+ * this call converted must not make the import visible after git/info said it timed out. The guard table's CHECK (ok = 1)
+ * is the one site structure writes use (db/schema/sites.ts).
+ */
+function operationRunningGuard(db: Db, target: GitImportTarget): BatchItem[] {
+  // A target without a deadline is no queued operation's (the writer's own tests call it directly): nothing to guard.
+  if (!target.deadline) return [];
+  const operationId = target.operationId;
+  return [
+    db.insert(siteStructureGuard).select(
+      db
+        .select({ ok: sql<number>`count(*)`.as('ok') })
+        .from(gitSyncOperations)
+        .where(and(eq(gitSyncOperations.id, operationId), eq(gitSyncOperations.state, 'running'))),
+    ),
+    db.delete(siteStructureGuard),
+  ];
+}
+
+/** The guard's failure as the import's answer (IMPORT_PAST_DEADLINE); any other error as it is. */
+async function guardedBatch(db: Db, statements: BatchItem[]) {
+  try {
+    return await runBatch(db, statements);
+  } catch (error) {
+    if (String((error as Error)?.message ?? error).includes('CHECK constraint failed')) {
+      throw new ApiError(IMPORT_PAST_DEADLINE, 'the operation ended (timed out) while its last call ran: nothing of the import was applied');
+    }
+    throw error;
+  }
+}
 
 /**
  * Each change with its Markdown, read from `source` a parcel at a time (none held past the change that needs it), and
@@ -267,6 +312,7 @@ async function claimRefs(tree: ContentTree, refs: string[], from: number, change
  * stored as they are made; then the git metadata of the call's pages and files set and their rows made.
  */
 async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: ReturnType<typeof chunkedDocumentWriter>) {
+  assertBeforeDeadline(target);
   const space = await plannedSpace(db, target);
   const progress = await progressToContinue(db, target);
   const from = target.from ?? 0;
@@ -454,8 +500,9 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     db.insert(revisionGit).values({ revisionId: revision.id, spaceId: target.spaceId, ...target.git }),
     db.update(gitSyncOperations).set({ revisionId: revision.id }).where(eq(gitSyncOperations.id, target.operationId)),
   ];
+  assertBeforeDeadline(target);
   if (target.standalone) {
-    await runBatch(db, [...statements, ...importStateDeletions(db, target.operationId)]);
+    await guardedBatch(db, [...operationRunningGuard(db, target), ...statements, ...importStateDeletions(db, target.operationId)]);
     return { revision: revision.id, warnings: slice.progress.oversized, ...stats };
   }
   const redirects = redirectStatements(db, {
@@ -474,7 +521,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     hash: reusable.meta.reusableContents.find((c) => c.id === plan.id)?.document ?? null,
   }));
   const redirectRows = redirects.written.map((from) => ({ spaceId: target.spaceId, path: `redirect:${from}`, kind: 'redirect', targetId: '', oid: '', hash: null }));
-  const results = await runBatch(db, [
+  const results = await guardedBatch(db, [
+    ...operationRunningGuard(db, target),
     ...statements,
     ...redirects.statements,
     // A one-call import clears what an earlier plan of the operation stored (its head moved: planned again in one slice).

@@ -2,10 +2,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import { createDb, rawRun, runBatch, type Db } from '../../db/client';
 import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
-import { IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
+import { IMPORT_PAST_DEADLINE, IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
 import type { Env } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { nowIso } from '../../lib/time';
+import { newId } from '../../lib/ids';
+import { GIT_SYNC_JOB } from '../../jobs/git-sync';
 import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
 import { decryptSecret } from '../integrations/crypto';
 import { importFileId, importProgressOf, loadSyncedSpace, readRevisionTree } from './content';
@@ -33,23 +35,66 @@ import { redact, type GitCredentials } from './urls';
 
 import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
 import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
-/** How long an operation may run before it is reported as timed out (GitBook's `operationTimeout`). */
 type OperationRow = typeof gitSyncOperations.$inferSelect;
+type StoredProgress = Awaited<ReturnType<typeof importProgressOf>>;
 
-/** Claims the operation if no other of its space runs (stale ones are marked as timed out first). */
-async function claim(db: Db, operationId: string): Promise<{ row: OperationRow | null; busy: boolean; resumed?: boolean }> {
+/**
+ * How long one run (one message) of an import works before it queues its continuation and returns: inside a queue
+ * consumer's 5 minutes of CPU (limits.cpu_ms). A Worker cannot read its own CPU time: this counts the run's wall time
+ * less what it spent waiting for the writer's calls (another isolate's CPU), which is never less than its CPU. The
+ * continuation plans again (its cost: the fetch and plan once more) and goes on from the last slice stored.
+ */
+export const GIT_RUN_BUDGET_MS = 4 * 60 * 1000;
+
+/** Where a run of the operation stands against its limits (the operation's time, the run's budget); `clock` is a test seam. */
+interface Pace {
+  clock: () => number;
+  /** The operation's limit: queued at, plus GIT_OPERATION_TIMEOUT_MS (GitBook's `operationTimeout`). */
+  deadline: number;
+  /** When this run began, its budget (GIT_RUN_BUDGET_MS), and the time it spent waiting for writer calls. */
+  began: number;
+  budget: number;
+  waited: number;
+}
+
+/** The run's own time (its wall time less its writer calls') passed its budget: it hands over to a continuation. */
+const spent = (pace: Pace) => pace.clock() - pace.began - pace.waited >= pace.budget;
+
+/** The operation's time ran out: it ends `timeout`, and nothing of an import is visible (apply.ts refuses its last batch). */
+class OperationTimedOut extends Error {}
+
+function assertInTime(pace: Pace) {
+  if (pace.clock() >= pace.deadline) throw new OperationTimedOut();
+}
+
+/**
+ * Claims the operation if no other of its space runs (stale ones are marked as timed out first). A running import is
+ * resumed by a message delivered again (its consumer died, while planning too: `attempts` > 1) or one that finds slices
+ * stored (the continuation a run queued once it stored one and its budget ran out); what those slices stored is answered
+ * (`progress`): the one read of it per run.
+ */
+async function claim(
+  db: Db,
+  operationId: string,
+  limitMs: number,
+  again: boolean,
+): Promise<{ row: OperationRow | null; busy: boolean; resumed?: boolean; progress?: StoredProgress }> {
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
-  if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - GIT_OPERATION_TIMEOUT_MS) {
+  if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - limitMs) {
     // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
-    await db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: nowIso(), error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running')));
+    await finishStale(db, row);
     return { row: null, busy: false };
   }
-  // A message delivered again while its import is running with slices stored: the run that stored them stopped (its
-  // consumer died or ran out of time), and this one continues it (a run still going would find its next slice taken: 412).
-  if (row && row.state === 'running' && row.direction === 'import' && (await importProgressOf(db, row.id))) return { row, busy: false, resumed: true };
+  // A message delivered again while its import is running: the run before stopped (its consumer died, while planning too,
+  // or handed over), and this one continues it from its last stored slice, or plans it from the start if none was stored
+  // (a run still going would find its next slice taken: 412).
+  if (row && row.state === 'running' && row.direction === 'import') {
+    const progress = await importProgressOf(db, row.id);
+    if (progress || again) return { row, busy: false, resumed: true, progress };
+  }
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
-  const staleBefore = new Date(Date.now() - GIT_OPERATION_TIMEOUT_MS).toISOString();
+  const staleBefore = new Date(Date.now() - limitMs).toISOString();
   const results = await runBatch(db, [
     db
       .update(gitSyncOperations)
@@ -63,6 +108,34 @@ async function claim(db: Db, operationId: string): Promise<{ row: OperationRow |
   ]);
   const changed = (results[1] as { meta?: { changes?: number } }).meta?.changes ?? 0;
   return changed > 0 ? { row, busy: false } : { row: null, busy: true };
+}
+
+/** A running operation found past its limit by a later message: `timeout`, its stored slices and its space's state too. */
+async function finishStale(db: Db, row: OperationRow) {
+  const now = nowIso();
+  await runBatch(db, [
+    db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running'))),
+    db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
+    db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
+    db
+      .update(gitSyncStates)
+      .set({ opState: 'timeout', opEndedAt: now, opError: 'the operation did not finish in time', updatedAt: now })
+      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), eq(gitSyncStates.opState, 'running'))),
+  ]);
+}
+
+/**
+ * Queues the operation's next run (same operation id) before this one's budget runs out. False if the queue refused it:
+ * the run then goes on itself rather than leave the import to the message's redelivery.
+ */
+async function sendContinuation(env: Env, operationId: string): Promise<boolean> {
+  try {
+    await env.JOBS.send({ id: newId(), type: GIT_SYNC_JOB, payload: { operationId } });
+    return true;
+  } catch (error) {
+    console.error(`git sync ${operationId}: the continuation was not queued; this run goes on`, error);
+    return false;
+  }
 }
 
 async function finish(
@@ -120,7 +193,8 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
  */
 export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1, seams: ImportSeams = {}): Promise<void> {
   const db = createDb(env.DB);
-  const { row, busy, resumed } = await claim(db, operationId);
+  const limitMs = seams.timeLimitMs ?? GIT_OPERATION_TIMEOUT_MS;
+  const { row, busy, resumed, progress } = await claim(db, operationId, limitMs, attempts > 1);
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;
@@ -145,8 +219,11 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   }
   let commitId = '';
   let revisionId = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GIT_OPERATION_TIMEOUT_MS)));
+  // The limit is checked at every step (after the fetch, the plan, before each writer call) and by the writer itself
+  // (apply.ts): a timer racing the work did not fire while the isolate's thread was busy (under Miniflare every Worker and
+  // the writer share one), and when it fired the work went on and could move the head after `timeout` was recorded.
+  const clock = seams.clock ?? Date.now;
+  const pace: Pace = { clock, deadline: Date.parse(row.createdAt) + limitMs, began: clock(), budget: seams.runBudgetMs ?? GIT_RUN_BUDGET_MS, waited: 0 };
   let session: GitSession | undefined;
   // One store for every attempt of the plan: what it stored is deleted if the import fails.
   let assets: DiscardableAssetStore | undefined;
@@ -163,6 +240,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   const work = async () => {
     session = new GitSession(env, request.url, credentials);
     const oid = await timed('refMs', () => session!.fetchRef(request.ref));
+    assertInTime(pace);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
       commitId = oid;
@@ -176,6 +254,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         const newFileId = (blob: string) => importFileId(row.id, blob);
         const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
         Object.assign(phases, plan.phases);
+        if (seams.stopAfterPlanning) return 'left';
+        assertInTime(pace);
         const writing = Date.now();
         // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
         const target: GitImportTarget = {
@@ -194,13 +274,17 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           pathPrefix: plan.pathPrefix,
           redirects: plan.config.redirects,
           config: plan.configFile,
+          deadline: new Date(pace.deadline).toISOString(),
           git: { oid, message: plan.commit.message, url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${oid}` : null, ref: request.ref, createdByGitBook: false },
         };
         const ends = plan.markdown.sliceEnds(plan.changes.length, seams.slice);
-        const result = await applyInSlices(env, row.spaceId, importSlices(target, ends), await continuedFrom(db, row.id, target, ends), phases, seams);
+        // What an earlier run stored (claim read it) continues the first plan; a plan made again on a moved head starts over.
+        const startAt = attempt === 0 ? continuedFrom(progress ?? null, target, ends) : 0;
+        const result = await applyInSlices(env, row, importSlices(target, ends), startAt, phases, seams, pace);
         phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
-        // Stopped after a slice (the seam), or another run of the operation went on with it: that run ends it.
-        if (result === 'stopped' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
+        // Stopped after a slice (the seam), handed over to its continuation, or another run of the operation went on with it: that run ends it.
+        if (result === 'stopped' || result === 'continued' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
+        if (!result.ok && result.status === IMPORT_PAST_DEADLINE) throw new OperationTimedOut();
         if (!result.ok && result.status === 409 && attempt < 2) continue;
         if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
         revisionId = result.value.revision;
@@ -231,20 +315,20 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     return exported.commit ? 'exported' : 'unchanged';
   };
   try {
-    const outcome = await Promise.race([work(), deadline]);
+    const outcome = await work();
     if (outcome === 'left') return;
-    if (outcome === 'timeout') {
-      // The files stay: the work may still be on its way to the writer, which would then refer to them.
-      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${GIT_OPERATION_TIMEOUT_MS / 60000} minutes`, revisionId, commitId, stats: session?.stats });
-      return;
-    }
     await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session && { ...session.stats, phases } });
   } catch (error) {
+    if (error instanceof OperationTimedOut) {
+      // Ended before its files are deleted: no call of this run is on its way to the writer, and the writer refuses an
+      // import whose operation is no longer running, so nothing will refer to them.
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: session && { ...session.stats, phases } });
+      await discardAssets(assets);
+      return;
+    }
     const message = failureMessage(error);
     await discardAssets(assets);
     await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session && { ...session.stats, phases } });
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
   }
 }
 
@@ -274,6 +358,13 @@ export function failureMessage(error: unknown): string {
 export interface ImportSeams {
   stopAfterSlices?: number;
   slice?: typeof IMPORT_SLICE;
+  /** Stops the consumer once the import is planned, before its first slice: as one that died while planning. */
+  stopAfterPlanning?: boolean;
+  /** The operation's time limit (GIT_OPERATION_TIMEOUT_MS) and a run's budget (GIT_RUN_BUDGET_MS), short in tests. */
+  timeLimitMs?: number;
+  runBudgetMs?: number;
+  /** The clock the limits are read on (Date.now): a test moves it on. */
+  clock?: () => number;
 }
 
 /**
@@ -281,8 +372,7 @@ export interface ImportSeams {
  * out of time: the message came again), if they were applied on the same head, from the same commit, and end where a
  * slice of this plan ends; else from the start (the first slice clears what was stored).
  */
-async function continuedFrom(db: Db, operationId: string, target: GitImportTarget, ends: number[]): Promise<number> {
-  const stored = await importProgressOf(db, operationId);
+function continuedFrom(stored: StoredProgress, target: GitImportTarget, ends: number[]): number {
   if (!stored || stored.expectedHead !== target.expectedHead || stored.commit !== target.git.oid) return 0;
   return ends.slice(0, -1).includes(stored.next) ? stored.next : 0;
 }
@@ -293,13 +383,14 @@ async function continuedFrom(db: Db, operationId: string, target: GitImportTarge
  */
 async function applyInSlices(
   env: Env,
-  spaceId: string,
+  row: OperationRow,
   slices: GitImportTarget[],
   startAt: number,
   phases: Record<string, number>,
   seams: ImportSeams,
-): Promise<WriterResult<GitImportOutput> | 'stopped'> {
-  const writer = spaceWriter(env, spaceId);
+  pace: Pace,
+): Promise<WriterResult<GitImportOutput> | 'stopped' | 'continued'> {
+  const writer = spaceWriter(env, row.spaceId);
   // The longest call's wall time: what one Durable Object request of the import took at most.
   const call = async <T>(work: () => PromiseLike<T>): Promise<T> => {
     const began = Date.now();
@@ -307,15 +398,23 @@ async function applyInSlices(
       return await work();
     } finally {
       phases.writerCallMaxMs = Math.max(phases.writerCallMaxMs ?? 0, Date.now() - began);
+      pace.waited += Date.now() - began;
     }
   };
   let done = 0;
+  // Before each call: the operation's limit, and (once this run stored a slice, so the next run starts further on) its budget.
+  const mayCall = async () => {
+    assertInTime(pace);
+    return done === 0 || !spent(pace) || !(await sendContinuation(env, row.id));
+  };
   for (const slice of slices.slice(0, -1)) {
     if ((slice.from ?? 0) < startAt) continue;
+    if (!(await mayCall())) return 'continued';
     const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(slice));
     if (!applied.ok) return applied;
     if (++done === seams.stopAfterSlices) return 'stopped';
   }
+  if (!(await mayCall())) return 'continued';
   phases.writerCalls = done + 1;
   if (startAt > 0) phases.resumedAt = startAt;
   return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(slices[slices.length - 1]));
