@@ -23,7 +23,7 @@ import {
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
 import { firstFreeSlug, type FileEntry } from '../content/revisions';
-import { markdownParcels } from './markdown-parcels';
+import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -380,7 +380,7 @@ export async function planImport(
     const path = pathOf.get(at)!;
     const text = decoder.decode(await session.readBlob(files.get(path)!.oid));
     const included = rewriteIncludes(text, path, (p) => includes.idOf.get(p) ?? null);
-    return rewriteLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p));
+    return [included, pageLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p))];
   });
 
   return {
@@ -399,6 +399,26 @@ export async function planImport(
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs },
   };
+}
+
+/**
+ * What the links of a page's Markdown lead to, for its conversion to resolve (markdown-parcels PageLinks). The text itself
+ * is not rewritten: a path replaced by a batch ref where the converter then read no link (a Markdown link inside an HTML
+ * block, which CommonMark keeps as raw text; code) stayed as text, and the next export wrote `[App Details](_gp81)` into
+ * the repository.
+ */
+function pageLinks(markdown: string, path: string, target: (path: string) => string | null): PageLinks | undefined {
+  const targets: Record<string, string> = {};
+  let some = false;
+  rewriteLinks(markdown, path, (p) => {
+    const to = target(p);
+    if (to !== null) {
+      targets[p] = to;
+      some = true;
+    }
+    return null;
+  });
+  return some ? { path, targets } : undefined;
 }
 
 /**

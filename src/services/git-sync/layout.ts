@@ -595,24 +595,34 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
   // and an export wrote `<!-- [Metrics](_gp2) -->` into the repository.
   const outsideComments = markdown.includes('<!--') ? markdown.split(/(<!--[\s\S]*?-->)/) : [markdown];
   if (outsideComments.length > 1) return outsideComments.map((part, i) => (i % 2 === 1 ? part : rewriteLinks(part, pagePath, replace))).join('');
-  const dir = dirname(pagePath);
   let out = markdown;
   for (const pattern of LINKS) {
     out = out.replace(pattern, (whole, before: string, written: string) => {
-      // A destination in angle brackets may hold spaces (`](<Getting Started/install.md>)`); an id needs none.
-      const target = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
-      const hashAt = target.indexOf('#');
-      const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
-      const bare = decodeTarget(target);
-      if (bare === null) return whole;
-      const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
-      // Written with a trailing `/` (`./`, `v0.73/`), it names a folder whatever its name looks like (no `.73` file).
-      const folder = isFolderLink(path) || /(?:^|\/)\.{0,2}$/.test(bare);
-      const to = replace(path) ?? (folder ? replace(path ? `${path}/README.md` : 'README.md') : null);
-      return to === null ? whole : `${before}${to}${anchor}`;
+      const to = linkedTarget(written, pagePath, replace);
+      return to === null ? whole : `${before}${to}`;
     });
   }
   return out;
+}
+
+/**
+ * What one link target of a page (at `pagePath`), as written or as the converter reads it, leads to: what `replace`
+ * answers for the file of the repository it names (its path from the content root), its `#anchor` kept; null when it
+ * names no such file. A folder's link leads to its `README.md`.
+ */
+export function linkedTarget(written: string, pagePath: string, replace: (path: string) => string | null): string | null {
+  // A destination in angle brackets may hold spaces (`](<Getting Started/install.md>)`); an id needs none.
+  const target = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
+  const hashAt = target.indexOf('#');
+  const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
+  const bare = decodeTarget(target);
+  if (bare === null) return null;
+  const dir = dirname(pagePath);
+  const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
+  // Written with a trailing `/` (`./`, `v0.73/`), it names a folder whatever its name looks like (no `.73` file).
+  const folder = isFolderLink(path) || /(?:^|\/)\.{0,2}$/.test(bare);
+  const to = replace(path) ?? (folder ? replace(path ? `${path}/README.md` : 'README.md') : null);
+  return to === null ? null : `${to}${anchor}`;
 }
 
 /**
