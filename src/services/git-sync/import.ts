@@ -17,6 +17,7 @@ import {
   treeOfFolders,
   type GitBookConfig,
   MISSING_KEY_PREFIX,
+  caseFolded,
   type LayoutPage,
   type UnreadSummaryLines,
 } from './layout';
@@ -163,7 +164,7 @@ export async function planImport(
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
     const unread: UnreadSummaryLines = { keys: [], lines: [] };
-    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p), undefined, unread);
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, caseFolded(files), undefined, unread);
     warnings.push(...summaryWarnings(config.summary, layout, unread));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
@@ -519,6 +520,7 @@ const MAX_SUMMARY_WARNINGS = 20;
 function summaryWarnings(summaryPath: string, layout: LayoutPage[], unread: UnreadSummaryLines): string[] {
   const said = [
     ...flatten(layout).flatMap(({ page }) => (page.missing ? [`${summaryPath}: the item "${page.title}" leads to "${page.missing}", which is no file of the repository: imported as an empty page`] : [])),
+    ...flatten(layout).flatMap(({ page }) => (page.writtenAs ? [`${summaryPath}: the item "${page.title}" leads to "${page.writtenAs}", which is no file of the repository: read as "${page.path}", the one file of that name in other case`] : [])),
     ...unread.lines.flatMap(({ line, why }) => (why ? [`${summaryPath}: the item "${line.trim()}" is no page (${why}); its line is kept`] : [])),
   ];
   return said.length > MAX_SUMMARY_WARNINGS ? [...said.slice(0, MAX_SUMMARY_WARNINGS), `${summaryPath}: ${said.length - MAX_SUMMARY_WARNINGS} more items lead to no file`] : said;
