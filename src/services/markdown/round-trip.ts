@@ -28,34 +28,18 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
 function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>, linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
-  if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return withBareRefsById(hunks, linksById);
+  if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
   const marked = writePatchBase(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
   const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
   return hunksByBlankLines(hunks, lines).flatMap((group) => {
-    if (kept(group)) return withBareRefsById(group, linksById);
+    if (kept(group)) return group;
     const byId = linksById?.(group);
     // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
     // (Compared line by line: an inserted blank line joins as nothing, as no line does.)
     return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i])) : [];
   });
-}
-
-/**
- * A link target that is a bare name (no `/`, `.`, `:` or `#` before its anchor): a batch ref, as Git Sync's import
- * writes a link to a page it creates (`../api/` -> `_gp43`) before converting.
- */
-const BARE_REF_TARGET = /\]\(\s*<?[^)\s>./:#]+(?:#[^)\s>]*)?>?\)|\b(?:src|href|url|page)\s*=\s*"[^"./:#]+(?:#[^"]*)?"/;
-
-/**
- * Hunks kept as the author wrote them, with their batch refs written by id. A link only the source holds (in a table's
- * header row, whose cells are text in GitBook's document; in an HTML block) is in no line our writing marks, so these
- * hunks were kept with the ref as written, and an export wrote `[API](_gp43)` into the repository.
- */
-function withBareRefsById(hunks: SourceHunk[], linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
-  if (!linksById || !hunks.some((hunk) => hunk.add.some((line) => BARE_REF_TARGET.test(line)))) return hunks;
-  return linksById(hunks) ?? hunks;
 }
 
 /** Hunks of table lines only (`|` on every line they remove and add). */
