@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { applyChanges, merge, openChangeRequest, pageMarkdown } from '../helpers/content';
+import { applyChanges, merge, openChangeRequest, pageMarkdown, PNG_1x1 } from '../helpers/content';
 import { api, expectStatus } from '../helpers/harness';
 import { githubBody, gitOutput, importedSpace, leafEdit, runGitOperation } from '../helpers/git-sync';
 
 /**
  * A path written like a link where the converter reads none: a Markdown link inside an HTML block (raw text to
- * CommonMark), in a code span or a fenced block. The import rewrote every `](path)` of a page to the batch ref of the
+ * CommonMark), in a code span, a fenced or an indented block (tyrival/gitbook's option descriptions, found by gitprobe12c), a
+ * caption, a front matter's description. The import rewrote every `](path)` of a page to the batch ref of the
  * page it leads to before converting: where no link was read, the ref stayed as text, the page said `[Other](_gp2)`,
  * and the next export wrote that into the repository (devtron's `<li>... [App Details](../app-details/README.md)
  * page.</li>`). The links the converter reads lead to their pages as before.
  */
 
 const HOME = [
+  '---',
+  'description: See [Other](guide/other.md) for more.',
+  '---',
+  '',
   '# Home',
   '',
   'Read [the other page](guide/other.md) first.',
@@ -29,6 +34,12 @@ const HOME = [
   '',
   '<table><thead><tr><th>Name</th></tr></thead><tbody><tr><td>[Other](guide/other.md) in a cell</td></tr></tbody></table>',
   '',
+  '**`--path DIR`**',
+  '',
+  '    Sets the folder of [Other](guide/other.md) and more.',
+  '',
+  '<figure><img src=".gitbook/assets/pic.png" alt=""><figcaption><p>See [Other](guide/other.md)</p></figcaption></figure>',
+  '',
   'Last paragraph here.',
   '',
 ].join('\n');
@@ -38,6 +49,7 @@ const FILES = {
   'README.md': HOME,
   'guide/README.md': '# Guide\n\n<div>Back to [Home](../README.md) from here.</div>\n\nThe guide.\n',
   'guide/other.md': '# Other\n\n## Setup\n\nOther text.\n',
+  '.gitbook/assets/pic.png': { base64: PNG_1x1 },
 };
 
 describe('Git Sync import: a path where the converter reads no link', () => {
