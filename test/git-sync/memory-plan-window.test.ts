@@ -10,9 +10,9 @@ import { createRepository, repositoryUrl } from '../helpers/git-sync';
 /**
  * The queue consumer's side of an import holds a bounded window of Markdown whatever the number of pages (issue 40):
  * the plan reads each page's blob once (the files it links to), then lets the text go; its changes carry none, and its
- * `markdown` source reads the pages again from the session's blobs a parcel at a time (markdown-parcels), their links
- * rewritten then, as the SpaceWriter asks for them. Seen from the plan: a small fraction of the Markdown, and parcels
- * under MARKDOWN_PARCEL_CHARS that together give every page's text with its links resolved.
+ * `markdown` source reads the pages again from the session's blobs a parcel at a time (markdown-parcels), with what their
+ * links lead to, as the SpaceWriter asks for them. Seen from the plan: a small fraction of the Markdown, and parcels
+ * under MARKDOWN_PARCEL_CHARS that together give every page's text as written and its links resolved.
  */
 
 const EMPTY_SPACE = { head: { id: 'none', pages: null, files: null, meta: { variables: {}, reusableContents: [] }, pageCount: 0, fileCount: 0 }, headGitOid: null, deleted: false, editMode: 'live', entries: [] } as unknown as SyncedSpace;
@@ -23,7 +23,7 @@ const noAssets = {
 };
 
 describe("the import plan's Markdown window", () => {
-  it('holds no Markdown in the plan, and reads it again in parcels with its links rewritten', async () => {
+  it('holds no Markdown in the plan, and reads it again in parcels with what its links lead to', async () => {
     const name = `plan-window-${Date.now().toString(36)}`;
     const filler = 'A line of documentation the plan reads once for its links, then lets go. '.repeat(160);
     const files: Record<string, string> = { 'README.md': '# Home\n\nThe first page.\n' };
@@ -45,24 +45,25 @@ describe("the import plan's Markdown window", () => {
 
     // Read as the writer reads it: parcels in order, each under the bound, every page once.
     const read = new Map<number, string>();
+    const linksOf = new Map<number, unknown>();
     let parcels = 0;
     for (let from = 0; ; ) {
       const parcel = await plan.markdown(from);
       if (parcel.length === 0) break;
       parcels++;
       expect(parcel.reduce((n, [, text]) => n + text.length, 0)).toBeLessThanOrEqual(MARKDOWN_PARCEL_CHARS);
-      for (const [index, text] of parcel) read.set(index, text);
+      for (const [index, text, links] of parcel) read.set(index, text), linksOf.set(index, links);
       from = parcel[parcel.length - 1][0] + 1;
     }
     expect(parcels).toBeGreaterThan(2);
     expect(plan.markdown.held).toBeLessThanOrEqual(MARKDOWN_PARCEL_CHARS);
     expect([...read.keys()]).toEqual(pages);
-    // Each page's text, its link to the next page rewritten to the ref the batch gives that page.
+    // Each page's text as written, and its link to the next page leading to the ref the batch gives that page.
     const refOf = new Map(plan.pages.map((p) => [p.key, p.ref]));
     const third = plan.changes.findIndex((c) => c.operation === 'insert_page' && c.ref === refOf.get('guide/page-3.md'));
-    expect(read.get(third)).toContain('# Guide page 3');
-    expect(read.get(third)).toContain(`[the next page](${refOf.get('guide/page-4.md')})`);
+    expect(read.get(third)).toBe(files['guide/page-3.md']);
+    expect(linksOf.get(third)).toEqual({ path: 'guide/page-3.md', targets: { 'guide/page-4.md': refOf.get('guide/page-4.md') } });
     // A parcel asked from a page on starts with that page.
-    expect((await plan.markdown(third))[0]).toEqual([third, read.get(third)]);
+    expect((await plan.markdown(third))[0]).toEqual([third, read.get(third), linksOf.get(third)]);
   }, 120_000);
 });

@@ -135,6 +135,11 @@ export interface BatchContext {
   refIds?: ReadonlyMap<string, string>;
   /** How an error names the change that failed (Git Sync's import: a page's file); `changes[i] (operation)` otherwise. */
   nameChange?: (change: ContentChange) => string | undefined;
+  /**
+   * What the links of a prepared change's Markdown lead to, read before any other resolution (Git Sync's import: a path
+   * of the repository -> its page's batch ref or `/pages/<id>`, or `/files/<id>`), or null for a link it does not know.
+   */
+  linkTargetOf?: (input: DocumentInput) => ((href: string) => string | null) | undefined;
 }
 
 /** A page's document over MAX_DOCUMENT_BYTES (400). */
@@ -587,7 +592,7 @@ class Batch {
       if (DEEP_MARKDOWN_LINE.test(input.markdown)) throw badRequest('document: the Markdown is nested too deeply');
       try {
         const written = previous ? urlHrefsOf(await this.context.loadDocument(previous)) : undefined;
-        const converted = await this.convertMarkdown(input.markdown, parentPath, written);
+        const converted = await this.convertMarkdown(input.markdown, parentPath, written, this.context.linkTargetOf?.(input));
         document = converted.document;
         title = converted.title;
         metadata = frontmatterMetadata(converted.frontmatter, converted.page);
@@ -615,7 +620,7 @@ class Batch {
    * name are found first and looked up in the tree, so a page's conversion reads only what it links
    * to; a target the scan missed is looked up after a first conversion, which is then done again.
    */
-  private async convertMarkdown(source: string, parentPath: string, urls: ReadonlySet<string> = new Set()) {
+  private async convertMarkdown(source: string, parentPath: string, urls: ReadonlySet<string> = new Set(), linkTarget?: (href: string) => string | null) {
     const markdown = source;
     const known = new Map<string, string | undefined>();
     const resolve = async (targets: Iterable<string>) => {
@@ -625,10 +630,10 @@ class Batch {
         known.set(target, kind === 'id' ? ((await this.tree.page(value)) ? value : undefined) : await this.pageAtPath(value));
       }
     };
-    await resolve(scanLinkTargets(markdown, parentPath));
+    await resolve(scanLinkTargets(markdown, parentPath, linkTarget));
     for (let attempt = 0; ; attempt++) {
       const missed = new Set<string>();
-      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed, urls) });
+      const converted = markdownToDocument(markdown, { resolveLink: this.linkResolver(parentPath, known, missed, urls, linkTarget) });
       if (missed.size === 0 || attempt > 0) return converted;
       await resolve(missed);
     }
@@ -652,14 +657,15 @@ class Batch {
    * repository (`asciidoc.md`, none there) is read back from the page's Markdown as written, and resolved by slug
    * path it became a link to another page (`syntax/asciidoc.md`) on the page's first edit.
    */
-  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>, urls: ReadonlySet<string>): LinkResolver {
+  private linkResolver(parentPath: string, known: Map<string, string | undefined>, missed: Set<string>, urls: ReadonlySet<string>, linkTarget?: (href: string) => string | null): LinkResolver {
     const ask = (target: string) => {
       if (!known.has(target)) missed.add(target);
       return known.get(target);
     };
     const byPath = createPathLinkResolver({ lookup: (path) => ask(`path:${path}`), base: parentPath });
     const refIds = new Set(this.pageRefs.values());
-    return (href): ContentRef | null => {
+    return (written): ContentRef | null => {
+      const href = linkTarget?.(written) ?? written;
       const local = href.replace(/^\.\//, '');
       const [name, anchor] = local.split('#', 2);
       const pageRef = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
@@ -709,11 +715,11 @@ function normalizeRefPath(ref: string): string {
 const LINK_TARGETS = [/\]\(\s*<?([^)\s>]+)/g, /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm, /\b(?:href|src)\s*=\s*"([^"]+)"/g];
 
 /** What a Markdown text's links may point at (`path:<slug path>`, `id:<page id>`): to look up before converting it. */
-export function scanLinkTargets(markdown: string, parentPath: string): string[] {
+export function scanLinkTargets(markdown: string, parentPath: string, linkTarget?: (href: string) => string | null): string[] {
   const targets = new Set<string>();
   for (const pattern of LINK_TARGETS) {
     for (const match of markdown.matchAll(pattern)) {
-      const href = match[1];
+      const href = linkTarget?.(match[1]) ?? match[1];
       const pages = /^\/pages\/([^#?]+)/.exec(href);
       if (pages) targets.add(`id:${pages[1]}`);
       const target = linkedPagePath(pages ? `/${pages[1]}` : href, parentPath);

@@ -18,9 +18,9 @@ import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { headSignature, importProgressOf, loadSyncedHead, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
-import { CONFIG_ENTRY_PATH, isPathlessKey, placeOf, rewriteLinks } from './layout';
+import { CONFIG_ENTRY_PATH, isPathlessKey, linkedTarget, placeOf, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
-import { hasMarkdown, type MarkdownSource } from './markdown-parcels';
+import { hasMarkdown, type MarkdownSource, type PageLinks } from './markdown-parcels';
 
 /**
  * What the space's writer (SpaceWriter) runs for Git Sync: an import's content batch as one new revision on
@@ -149,26 +149,37 @@ async function guardedBatch(db: Db, statements: BatchItem[]) {
  * whether each page's Markdown begins with a heading 1 (recorded as it goes: the import's entries say it).
  */
 function markdownReader(source: MarkdownSource | undefined) {
-  const parcel = new Map<number, string>();
+  const parcel = new Map<number, [string, PageLinks?]>();
   const titleHeadingOf = new Map<string, boolean>();
+  // The document input of each change whose page links to files of the repository -> what they lead to (linkTargetOf).
+  const linksOf = new WeakMap<object, PageLinks>();
   return {
     titleHeadingOf,
     async prepare(change: ContentChange, index: number): Promise<ContentChange> {
       if (!hasMarkdown(change)) return change;
       let markdown = change.document.markdown;
+      let links: PageLinks | undefined;
       if (source) {
         if (!parcel.has(index)) {
           parcel.clear();
-          for (const [at, text] of await source(index)) parcel.set(at, text);
+          for (const [at, text, pageLinks] of await source(index)) parcel.set(at, [text, pageLinks]);
         }
-        const text = parcel.get(index);
-        if (text === undefined) throw new Error(`the Markdown of change ${index} did not come from the queue consumer`);
-        markdown = text;
+        const read = parcel.get(index);
+        if (read === undefined) throw new Error(`the Markdown of change ${index} did not come from the queue consumer`);
+        [markdown, links] = read;
         parcel.delete(index);
       }
       const key = change.operation === 'insert_page' ? change.ref : change.page;
       if (key) titleHeadingOf.set(key, beginsWithTitleHeading(markdown));
-      return source ? { ...change, document: { markdown } } : change;
+      if (!source) return change;
+      const document = { markdown };
+      if (links) linksOf.set(document, links);
+      return { ...change, document };
+    },
+    /** What a link of the page converted from `input` leads to by its file's path (`_gp3`, `/pages/<id>`, `/files/<id>`). */
+    linkTargetOf(input: object): ((href: string) => string | null) | undefined {
+      const links = linksOf.get(input);
+      return links && ((href) => linkedTarget(href, links.path, (path) => links.targets[path] ?? null));
     },
   };
 }
@@ -338,6 +349,7 @@ async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: 
     unbounded: true,
     storeDocument: (stored, replaces) => documents.add(stored, replaces),
     prepare: (change, index) => markdown.prepare(change, from + index),
+    linkTargetOf: (input) => markdown.linkTargetOf(input),
     // A new page is made empty; a page already here keeps its document (the batch applies the change with `{}`).
     oversizedDocument: (change, message) => oversized.push(`${fileOfChange(target, change)}: ${change.operation === 'insert_page' ? 'imported as an empty page' : 'not updated, the page keeps its content'} (${message.replace(/^document: /, '')})`),
     refIds: new Map(Object.entries(refIds)),

@@ -34,6 +34,7 @@ import {
   summaryIndentUnit,
   summaryItem,
   summaryItemForm,
+  caseFolded,
   summaryKeys as summaryKeysOf,
   type UnreadSummaryLines,
 } from './layout';
@@ -474,7 +475,9 @@ export async function runExport(
     const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
     indentUnit = summaryIndentUnit(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
-    const layout = parseSummary(summaryText, summaryDir, (p) => out.has(full(p)), authorsLine, unread);
+    // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded).
+    const inContent = [...out.keys()].flatMap((path) => (path.startsWith(contentPrefix) ? [path.slice(contentPrefix.length)] : []));
+    const layout = parseSummary(summaryText, summaryDir, caseFolded(new Set(inContent)), authorsLine, unread);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
@@ -504,7 +507,8 @@ export async function runExport(
     lines.push(...(unreadAfter.get(null) ?? []));
     const pushItem = (key: string, ours: string) => {
       const theirs = authorsLine.get(key);
-      lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir) === summaryItemForm(ours, indentUnit, summaryDir) ? theirs : ours);
+      // The author's line of this page names its file, maybe in other case (parseSummary): kept as written then too.
+      lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir, true) === summaryItemForm(ours, indentUnit, summaryDir, true) ? theirs : ours);
       lines.push(...(unreadAfter.get(key) ?? []));
     };
     const depthOf = new Map<string, number>();

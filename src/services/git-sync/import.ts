@@ -17,13 +17,14 @@ import {
   treeOfFolders,
   type GitBookConfig,
   MISSING_KEY_PREFIX,
+  caseFolded,
   type LayoutPage,
   type UnreadSummaryLines,
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
 import { firstFreeSlug, type FileEntry } from '../content/revisions';
-import { markdownParcels } from './markdown-parcels';
+import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
  * Import: the repository at one commit becomes one content batch on the space's head (services/git-sync/apply
@@ -165,7 +166,7 @@ export async function planImport(
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
     const unread: UnreadSummaryLines = { keys: [], lines: [] };
-    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, (p) => files.has(p), undefined, unread);
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, caseFolded(files), undefined, unread);
     warnings.push(...summaryWarnings(config.summary, layout, unread));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });
@@ -382,7 +383,7 @@ export async function planImport(
     const path = pathOf.get(at)!;
     const text = decoder.decode(await session.readBlob(files.get(path)!.oid));
     const included = rewriteIncludes(text, path, (p) => includes.idOf.get(p) ?? null);
-    return rewriteLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p));
+    return [included, pageLinks(included, path, (p) => pageTarget(p) ?? fileTarget(p))];
   });
 
   return {
@@ -401,6 +402,26 @@ export async function planImport(
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs },
   };
+}
+
+/**
+ * What the links of a page's Markdown lead to, for its conversion to resolve (markdown-parcels PageLinks). The text itself
+ * is not rewritten: a path replaced by a batch ref where the converter then read no link (a Markdown link inside an HTML
+ * block, which CommonMark keeps as raw text; code) stayed as text, and the next export wrote `[App Details](_gp81)` into
+ * the repository.
+ */
+function pageLinks(markdown: string, path: string, target: (path: string) => string | null): PageLinks | undefined {
+  const targets: Record<string, string> = {};
+  let some = false;
+  rewriteLinks(markdown, path, (p) => {
+    const to = target(p);
+    if (to !== null) {
+      targets[p] = to;
+      some = true;
+    }
+    return null;
+  });
+  return some ? { path, targets } : undefined;
 }
 
 /**
@@ -501,6 +522,7 @@ const MAX_SUMMARY_WARNINGS = 20;
 function summaryWarnings(summaryPath: string, layout: LayoutPage[], unread: UnreadSummaryLines): string[] {
   const said = [
     ...flatten(layout).flatMap(({ page }) => (page.missing ? [`${summaryPath}: the item "${page.title}" leads to "${page.missing}", which is no file of the repository: imported as an empty page`] : [])),
+    ...flatten(layout).flatMap(({ page }) => (page.writtenAs ? [`${summaryPath}: the item "${page.title}" leads to "${page.writtenAs}", which is no file of the repository: read as "${page.path}", the one file of that name in other case`] : [])),
     ...unread.lines.flatMap(({ line, why }) => (why ? [`${summaryPath}: the item "${line.trim()}" is no page (${why}); its line is kept`] : [])),
   ];
   return said.length > MAX_SUMMARY_WARNINGS ? [...said.slice(0, MAX_SUMMARY_WARNINGS), `${summaryPath}: ${said.length - MAX_SUMMARY_WARNINGS} more items lead to no file`] : said;

@@ -111,6 +111,11 @@ export interface LayoutPage {
    * content, so its line stays as written; `missing` is the file it names (from the content root), its key `missing:<file>`.
    */
   missing?: string;
+  /**
+   * The file as the item wrote it, where that names no file and one file alone has that name in other case (`README.md`
+   * for `README.MD`): the page is that file's (`caseFolded`).
+   */
+  writtenAs?: string;
 }
 
 /**
@@ -276,7 +281,7 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
  * is not in `exists` are left out.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean, lineOf?: Map<string, string>, unread?: UnreadSummaryLines): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -379,8 +384,11 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       continue;
     }
     seen.add(path);
-    const page: LayoutPage = exists(path)
-      ? { path, key: path, title, children: [], ...(linkTitle ? { linkTitle } : {}) }
+    const found = exists(path);
+    const file = typeof found === 'string' ? found : path;
+    if (file !== path) seen.add(file);
+    const page: LayoutPage = found
+      ? { path: file, key: file, title, children: [], ...(linkTitle ? { linkTitle } : {}), ...(file !== path ? { writtenAs: path } : {}) }
       : { path: null, key: `${MISSING_KEY_PREFIX}${path}`, title, children: [], missing: path, ...(linkTitle ? { linkTitle } : {}) };
     said.push({ line, page: placeItem(page, siblings, parent), why: null });
     stack.push([indent, page]);
@@ -400,14 +408,14 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
  * where it leads (a file from the content root, with its anchor and quoted link title, or a URL), or null for a line that
  * is not an item. Two lines saying the same are the same item in the same place, whatever their spelling.
  */
-export function summaryItemForm(line: string, unit: number, summaryDir: string): string | null {
+export function summaryItemForm(line: string, unit: number, summaryDir: string, foldCase = false): string | null {
   const item = ITEM.exec(line);
   const linkless = item ? null : LINKLESS_ITEM.exec(line);
   const indent = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
   if (indent === undefined || indent % unit !== 0) return null;
   if (linkless) return JSON.stringify([indent / unit, summaryTitle(linkless[2])]);
   const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
-  return JSON.stringify([indent / unit, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? path, anchor, linkTitle]);
+  return JSON.stringify([indent / unit, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
 }
 
 /**
@@ -448,6 +456,27 @@ function readItem(written: string, summaryDir: string) {
   const hashAt = destination.indexOf('#');
   const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
   return { destination, linkTitle, path, anchor, outside };
+}
+
+/**
+ * Whether a path names a file of `paths`: true when it does as written; else the one file whose path differs from it in
+ * case only (`zh/intro/README.MD` for `zh/intro/README.md`), or false when none or several do. A summary item is read so:
+ * no evidence found says how GitBook reads one (git itself is case-sensitive), and a repository whose summary wrote
+ * `README.md` for 24 files named `README.MD` (beihaili/Get-Started-with-Web3) imported them as 24 empty pages.
+ */
+export function caseFolded(paths: ReadonlySet<string> | ReadonlyMap<string, unknown>): (path: string) => boolean | string {
+  let folded: Map<string, string | null> | undefined;
+  return (path) => {
+    if (paths.has(path)) return true;
+    if (!folded) {
+      folded = new Map();
+      for (const candidate of paths.keys()) {
+        const key = candidate.toLowerCase();
+        folded.set(key, folded.has(key) ? null : candidate);
+      }
+    }
+    return folded.get(path.toLowerCase()) ?? false;
+  };
 }
 
 /** Does a relative path leave the folder it starts from (`../a.md`, `a/../../b.md`)? */
@@ -595,24 +624,34 @@ export function rewriteLinks(markdown: string, pagePath: string, replace: (path:
   // and an export wrote `<!-- [Metrics](_gp2) -->` into the repository.
   const outsideComments = markdown.includes('<!--') ? markdown.split(/(<!--[\s\S]*?-->)/) : [markdown];
   if (outsideComments.length > 1) return outsideComments.map((part, i) => (i % 2 === 1 ? part : rewriteLinks(part, pagePath, replace))).join('');
-  const dir = dirname(pagePath);
   let out = markdown;
   for (const pattern of LINKS) {
     out = out.replace(pattern, (whole, before: string, written: string) => {
-      // A destination in angle brackets may hold spaces (`](<Getting Started/install.md>)`); an id needs none.
-      const target = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
-      const hashAt = target.indexOf('#');
-      const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
-      const bare = decodeTarget(target);
-      if (bare === null) return whole;
-      const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
-      // Written with a trailing `/` (`./`, `v0.73/`), it names a folder whatever its name looks like (no `.73` file).
-      const folder = isFolderLink(path) || /(?:^|\/)\.{0,2}$/.test(bare);
-      const to = replace(path) ?? (folder ? replace(path ? `${path}/README.md` : 'README.md') : null);
-      return to === null ? whole : `${before}${to}${anchor}`;
+      const to = linkedTarget(written, pagePath, replace);
+      return to === null ? whole : `${before}${to}`;
     });
   }
   return out;
+}
+
+/**
+ * What one link target of a page (at `pagePath`), as written or as the converter reads it, leads to: what `replace`
+ * answers for the file of the repository it names (its path from the content root), its `#anchor` kept; null when it
+ * names no such file. A folder's link leads to its `README.md`.
+ */
+export function linkedTarget(written: string, pagePath: string, replace: (path: string) => string | null): string | null {
+  // A destination in angle brackets may hold spaces (`](<Getting Started/install.md>)`); an id needs none.
+  const target = written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
+  const hashAt = target.indexOf('#');
+  const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
+  const bare = decodeTarget(target);
+  if (bare === null) return null;
+  const dir = dirname(pagePath);
+  const path = target.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
+  // Written with a trailing `/` (`./`, `v0.73/`), it names a folder whatever its name looks like (no `.73` file).
+  const folder = isFolderLink(path) || /(?:^|\/)\.{0,2}$/.test(bare);
+  const to = replace(path) ?? (folder ? replace(path ? `${path}/README.md` : 'README.md') : null);
+  return to === null ? null : `${to}${anchor}`;
 }
 
 /**

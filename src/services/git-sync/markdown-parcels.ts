@@ -11,7 +11,16 @@ import type { ImportPagePlan } from './import';
  */
 
 /** The Markdown of the changes from index `from` on that have some, in order: at least one, up to MARKDOWN_PARCEL_CHARS. */
-export type MarkdownSource = (from: number) => Promise<Array<[index: number, markdown: string]>>;
+export type MarkdownSource = (from: number) => Promise<Array<[index: number, markdown: string, links?: PageLinks]>>;
+
+/**
+ * What a page's links to files of the repository lead to, for its conversion to resolve (import.ts): the page's path and,
+ * by the path from the content root of each file it links to, the batch ref, `/pages/<id>` or `/files/<id>` that names it.
+ */
+export interface PageLinks {
+  path: string;
+  targets: Record<string, string>;
+}
 
 /** Characters of Markdown one parcel carries at most (unless its one page alone is larger: a page is under MAX_PAGE_MARKDOWN_CHARS). */
 export const MARKDOWN_PARCEL_CHARS = 256 * 1024;
@@ -55,17 +64,17 @@ export function sliceEnds(pages: ReadonlyArray<{ index: number; chars: number }>
 
 export function markdownParcels(
   pages: Array<{ index: number; chars: number }>,
-  read: (index: number) => Promise<string>,
+  read: (index: number) => Promise<[markdown: string, links?: PageLinks]>,
 ): MarkdownSource & { held: number; sliceEnds: (changes: number, slice?: typeof IMPORT_SLICE) => number[] } {
   const ordered = [...pages].sort((a, b) => a.index - b.index);
   const source = async (from: number) => {
-    const parcel: Array<[number, string]> = [];
+    const parcel: Array<[number, string, PageLinks?]> = [];
     let chars = 0;
     for (const { index, chars: size } of ordered) {
       if (index < from) continue;
       if (parcel.length > 0 && chars + size > MARKDOWN_PARCEL_CHARS) break;
-      const markdown = await read(index);
-      parcel.push([index, markdown]);
+      const [markdown, links] = await read(index);
+      parcel.push(links ? [index, markdown, links] : [index, markdown]);
       chars += markdown.length;
     }
     source.held = Math.max(source.held, chars);

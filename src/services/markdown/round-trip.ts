@@ -28,13 +28,13 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
 function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>, linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
-  if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return withBareRefsById(hunks, linksById);
+  if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
   const marked = writePatchBase(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
   const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
   return hunksByBlankLines(hunks, lines).flatMap((group) => {
-    if (kept(group)) return withBareRefsById(group, linksById);
+    if (kept(group)) return group;
     const byId = linksById?.(group);
     // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
     // (Compared line by line: an inserted blank line joins as nothing, as no line does.)
@@ -42,29 +42,16 @@ function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: 
   });
 }
 
-/**
- * A link target that is a bare name (no `/`, `.`, `:` or `#` before its anchor): a batch ref, as Git Sync's import
- * writes a link to a page it creates (`../api/` -> `_gp43`) before converting.
- */
-const BARE_REF_TARGET = /\]\(\s*<?[^)\s>./:#]+(?:#[^)\s>]*)?>?\)|\b(?:src|href|url|page)\s*=\s*"[^"./:#]+(?:#[^"]*)?"/;
-
-/**
- * Hunks kept as the author wrote them, with their batch refs written by id. A link only the source holds (in a table's
- * header row, whose cells are text in GitBook's document; in an HTML block) is in no line our writing marks, so these
- * hunks were kept with the ref as written, and an export wrote `[API](_gp43)` into the repository.
- */
-function withBareRefsById(hunks: SourceHunk[], linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
-  if (!linksById || !hunks.some((hunk) => hunk.add.some((line) => BARE_REF_TARGET.test(line)))) return hunks;
-  return linksById(hunks) ?? hunks;
-}
-
 /** Hunks of table lines only (`|` on every line they remove and add). */
 function onlyTableLines(hunks: readonly SourceHunk[]): boolean {
   return hunks.length > 0 && hunks.every((hunk) => hunk.remove.every((line) => line.includes('|')) && hunk.add.every((line) => line.includes('|')));
 }
 
-/** Link targets as a source line writes them: inline, GitBook tags' attributes, HTML `src`/`href`, reference definitions. */
-const LINK_TARGETS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+/**
+ * Link targets as a source line writes them: inline (in angle brackets with them: `](<a (1).png>)`), GitBook tags'
+ * attributes, HTML `src`/`srcset`/`href`, reference definitions.
+ */
+const LINK_TARGETS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * A group of hunks with the links of their source lines that resolve to a page or file of the space (a relative path,
@@ -73,7 +60,7 @@ const LINK_TARGETS = [/(\]\(\s*<?)([^)\s>]+)/g, /(\b(?:src|href|url|page)\s*=\s*
  * would go stale when a page moves. Resolved here, by the conversion's own resolver, the content batch no longer
  * rewrites refs in the Markdown before converting it. A link written in code (a block or a span) is text and stays.
  */
-function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver, codeRanges: () => CodeRanges, swaps: Swap[]): (group: SourceHunk[]) => SourceHunk[] | null {
+function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver, codeRanges: () => CodeRanges, swaps: Swap[], destinationAt: (at: number) => boolean): (group: SourceHunk[]) => SourceHunk[] | null {
   // Each hunk's first line in the source, and the source's line starts and code, found when first asked for.
   const sourceLine = new Map<SourceHunk, number>();
   let shift = 0;
@@ -95,7 +82,10 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
         if (edits.some(([from, to]) => start < to && end > from)) continue;
         // A destination's backslash escapes are no part of its target (`#enable\_pruning` is `#enable_pruning`): resolved
         // with them, the anchor named none, the hunk was dropped and the line written ours (its label's `\_` as `_`).
-        const ref = resolveLink(pattern === LINK_TARGETS[1] ? match[2] : match[2].replace(/\\([!-/:-@[-`{-~])/g, '$1'));
+        const written = match[2].startsWith('<') && match[2].endsWith('>') ? match[2].slice(1, -1) : match[2];
+        const ref = resolveLink(pattern === LINK_TARGETS[1] ? written : written.replace(/\\([!-/:-@[-`{-~])/g, '$1'));
+        // `](path)` that the converter read as no link's destination (`](a.md#- how to)`, with a space; in an HTML block) is text.
+        if (pattern !== LINK_TARGETS[1] && !destinationAt(offset + start)) continue;
         if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref), pattern]);
       }
     }
@@ -310,7 +300,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   const found = sourceHunks(ours, body) ?? [];
   const all = onlyTableLines(found) && writeBody(conversion.document, recordHref) === body ? [] : found;
   const swaps: Swap[] = [];
-  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps));
+  let destinations: ReturnType<typeof destinationsOf> | undefined;
+  const destinationAt = (at: number) => (destinations ??= destinationsOf(read.tree)).some((node) => node.start <= bodyStart + at && bodyStart + at < node.end && !node.children.some(([from, to]) => from <= bodyStart + at && bodyStart + at < to));
+  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps, destinationAt));
   // All hunks give the source back, which reads as this document; some of them may not (a link
   // definition whose link is written inline): read what they give, and keep none if it differs.
   if (hunks.length > 0 && hunks.length < all.length) {
