@@ -65,6 +65,15 @@ async function claim(db: Db, operationId: string): Promise<{ row: OperationRow |
   return changed > 0 ? { row, busy: false } : { row: null, busy: true };
 }
 
+/**
+ * The space's Git info with the provider its sync state holds (queue.ts: the setup's gitInfo, kept by the pushes and
+ * exports that send none), not the one a request without gitInfo guesses from its host.
+ */
+function withStateProvider(gitSync: ReturnType<typeof spaceGitSyncOf>, spaceId: string) {
+  const provider = sql`coalesce((select ${gitSyncStates.provider} from ${gitSyncStates} where ${gitSyncStates.spaceId} = ${spaceId}), ${gitSync.installationProvider})`;
+  return sql`json_set(${JSON.stringify(gitSync)}, '$.installationProvider', ${provider}, '$.integration', ${provider})`;
+}
+
 async function finish(
   env: Env,
   db: Db,
@@ -92,7 +101,7 @@ async function finish(
       })
       .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
     // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
-    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now) }).where(eq(spaces.id, row.spaceId))] : []),
+    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now), row.spaceId) }).where(eq(spaces.id, row.spaceId))] : []),
     ...(outcome.state === 'skipped'
       ? []
       : [
