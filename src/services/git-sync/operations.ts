@@ -138,6 +138,15 @@ async function sendContinuation(env: Env, operationId: string): Promise<boolean>
   }
 }
 
+/**
+ * The space's Git info with the provider its sync state holds (queue.ts: the setup's gitInfo, kept by the pushes and
+ * exports that send none), not the one a request without gitInfo guesses from its host.
+ */
+function withStateProvider(gitSync: ReturnType<typeof spaceGitSyncOf>, spaceId: string) {
+  const provider = sql`coalesce((select ${gitSyncStates.provider} from ${gitSyncStates} where ${gitSyncStates.spaceId} = ${spaceId}), ${gitSync.installationProvider})`;
+  return sql`json_set(${JSON.stringify(gitSync)}, '$.installationProvider', ${provider}, '$.integration', ${provider})`;
+}
+
 async function finish(
   env: Env,
   db: Db,
@@ -165,7 +174,7 @@ async function finish(
       })
       .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
     // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
-    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now) }).where(eq(spaces.id, row.spaceId))] : []),
+    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now), row.spaceId) }).where(eq(spaces.id, row.spaceId))] : []),
     ...(outcome.state === 'skipped'
       ? []
       : [

@@ -41,6 +41,11 @@ export function spaceGitSyncOf(request: GitOperationRequest, now: string): Space
   return { ...(repoName ? { repoName } : {}), installationProvider: provider, integration: provider, url: (request.repoTreeURL ?? request.url).replace(/\/+$/, ''), updatedAt: now };
 }
 
+function withoutProvider<T extends { provider: string }>(state: T): Omit<T, 'provider'> {
+  const { provider: _kept, ...rest } = state;
+  return rest;
+}
+
 function providerOf(url: string, given?: string): string {
   if (given === 'github' || given === 'gitlab') return given;
   const host = new URL(url).hostname;
@@ -90,7 +95,9 @@ export async function queueGitOperation(
     db
       .insert(gitSyncStates)
       .values({ spaceId: input.spaceId, ...state })
-      .onConflictDoUpdate({ target: gitSyncStates.spaceId, set: state }),
+      // A push or an export sends no gitInfo (GitBook's integrations send it at setup only): the space keeps the provider
+      // it was set up with, which a self-hosted GitLab's host would otherwise turn into GitHub.
+      .onConflictDoUpdate({ target: gitSyncStates.spaceId, set: input.body.provider ? state : withoutProvider(state) }),
   ]);
   await sendJobs(env, [{ id, type: GIT_SYNC_JOB, payload: { operationId: id } }], 'git sync');
   return id;
