@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -164,6 +164,7 @@ function assertZodFree(metafile) {
     ...zodEvaluatedWith(metafile, present),
     ...(metafile.inputs[SITE] ? evaluatedWith(metafile, [SITE], isSiteOnDemandSource, 'what it loads on demand') : []),
     ...(metafile.inputs[RENDERER] ? evaluatedWith(metafile, [RENDERER], isRendererTableSource, 'the hast tables it no longer needs') : []),
+    ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }

@@ -1,5 +1,5 @@
 export interface Metafile {
-  inputs: Record<string, { imports: { path: string; kind: string }[] }>;
+  inputs: Record<string, { imports: { path: string; kind: string; original?: string }[] }>;
   outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] }>;
 }
 export function staticClosure(metafile: Metafile, start: string): Set<string>;
@@ -9,3 +9,5 @@ export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[
 export function isSiteOnDemandSource(input: string): boolean;
 export function isRendererTableSource(input: string): boolean;
 export function evaluatedWith(metafile: Metafile, sources: string[], forbidden: (input: string) => boolean, what: string): string[];
+export const CONSTANT_SQL_SOURCES: string[];
+export function constantSqlBuilding(metafile: Metafile, sources?: string[]): string[];

@@ -90,3 +90,29 @@ export function evaluatedWith(metafile, sources, forbidden, what) {
   }
   return faults;
 }
+
+/**
+ * The published page's statements written out as constant SQL (db/constant-select): its first batch
+ * (services/sites/visitor-model), its content (site/content-sql). A cold isolate's first page builds no SQL with drizzle
+ * (its `sqlToQuery` was about a tenth of that page in all); these modules keep it so by importing neither drizzle-orm
+ * nor the modules whose SQL fragments they write out (each text is held to drizzle's by a test, not built from them).
+ */
+export const CONSTANT_SQL_SOURCES = ['src/site/content-sql.ts', 'src/services/sites/visitor-model.ts'];
+
+const isSqlBuilding = (imported) =>
+  /^drizzle-orm(\/|$)/.test(imported.original ?? '') || /(^|[\\/])src[\\/]services[\\/]content[\\/](tree|reads|packed-documents)\.ts$/.test(imported.path);
+
+/** Of `sources` (CONSTANT_SQL_SOURCES), those that import drizzle-orm or a module of SQL fragments: one line per fault. */
+export function constantSqlBuilding(metafile, sources = CONSTANT_SQL_SOURCES) {
+  const faults = [];
+  for (const source of sources) {
+    const input = metafile.inputs[source];
+    if (!input) {
+      faults.push(`${source} is in no module of the build`);
+      continue;
+    }
+    const found = input.imports.filter(isSqlBuilding).map((imported) => imported.original ?? imported.path);
+    if (found.length > 0) faults.push(`${source} builds SQL with ${found.join(', ')}: the published page's statements are constant text`);
+  }
+  return faults;
+}

@@ -1,19 +1,20 @@
-import { sql } from 'drizzle-orm';
-import { rawAll, rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
-import { wholeTree, wholeTreeQuery } from '../services/content/reads';
+import { rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
+import { wholeTree } from '../services/content/reads';
+import { pageStatement, treeStatement } from './content-sql';
 import { parseMeta, type RevisionMeta } from '../services/content/convert';
-import { lookupSql } from '../services/content/tree';
 import { dereferenceDocument, evaluateDocument } from '../services/content/evaluate';
 import type { JSONDocument } from '../services/markdown/document';
 import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
 import { isGroupPage, type FileEntry, type ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
-import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from '../services/content/packed-documents';
+import { parseStoredBody } from '../services/content/packed-documents';
 
 /**
  * What the published site reads of a space's content, authorized by the site (the visitor has no role
  * on the space: src/site/load decided what they may see). Always a space's current main content: its
  * head revision, whose id the site's model already holds.
+ *
+ * Both are constant SQL (content-sql: no drizzle builder runs for them).
  *
  * - `treeStatement`: the whole page tree (for the sidebar, the URL's page, previous/next), the
  *   revision's variables and reusable contents, and the OpenAPI specs its computed pages name. One
@@ -31,11 +32,6 @@ export interface SpaceTree {
   pages: ReadPage[];
   /** The OpenAPI specs its computed pages name, by slug. */
   specs: ReadonlyMap<string, SpecState>;
-}
-
-/** The whole tree of a revision, its meta and the specs its computed pages name (only the organization's own). */
-export function treeStatement(db: Db, spaceId: string, revisionId: string) {
-  return wholeTreeQuery(db, sql`${revisionId}`, { spaceId }, true);
 }
 
 /** The tree of a `treeStatement`'s rows, computed pages expanded. */
@@ -63,27 +59,9 @@ export async function readTrees(db: Db, spaces: Array<{ spaceId: string; revisio
 
 /**
  * A page's document (by its hash), the reusable contents it includes (from the revision's meta) and
- * every file the document or those contents refer to, looked up in the revision's file map.
+ * every file the document or those contents refer to, looked up in the revision's file map: constant SQL (content-sql).
  */
-export function pageStatement(db: Db, revisionId: string, documentHash: string) {
-  const filesRoot = sql`(select files_root from revisions where id = ${revisionId})`;
-  return rawAll<Row>(db, sql`
-    with page(body) as (select ${composedBodySql('pd')} from documents pd where pd.hash = ${documentHash}),
-    included(id, hash) as (
-      select json_extract(r.value, '$.id'), json_extract(r.value, '$.document')
-      from json_each(coalesce((select meta from revisions where id = ${revisionId}), '{}'), '$.reusableContents') r
-      where json_extract(r.value, '$.id') in (${documentRefsSql(sql`select ${documentHash}`, 'reusable')})
-    ),
-    contents(id, body) as (select included.id, ${storedBodySql(sql`included.hash`)} from included),
-    refs(id) as (
-      select distinct value from (${documentRefsSql(sql`select ${documentHash} union all select hash from included where hash is not null`, 'files')})
-    )
-    select 'document' as kind, null as key, body as value from page
-    union all
-    select 'reusable', id, body from contents where body is not null
-    union all
-    select 'file', refs.id, ${lookupSql(filesRoot, sql`refs.id`)} from refs`);
-}
+export { pageStatement } from './content-sql';
 
 export interface PageBody {
   document: JSONDocument;
@@ -115,7 +93,7 @@ export async function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unk
 /** Reads a page's body: one round trip for a stored page with a document, none for an empty or generated one. */
 export async function readPageBody(db: Db, tree: SpaceTree, page: ReadPage): Promise<PageBody> {
   if (page.generated || !page.document) return pageBodyOf(page, tree.meta, null);
-  const result = await pageStatement(db, tree.revisionId, page.document);
+  const result = await pageStatement(db, tree.revisionId, page.document).rows();
   return pageBodyOf(page, tree.meta, result);
 }
 

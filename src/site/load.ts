@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { runBatch, type BatchItem, type Db } from '../db/client';
 import { organizations, sites } from '../db/schema';
 import { visitorAccess, type SiteReader, type VisitorCredentials } from '../services/sites/access';
@@ -24,22 +24,6 @@ export interface LoadedSite {
   /** The visitor's reader (their claims), or null when the site refuses them. */
   access: { reader: SiteReader & { kind: 'visitor' }; shareKey?: string } | null;
 }
-
-/** The site's id (a value, or SQL finding it by the host) and its organization's id, as SQL for the site's first batch. */
-export function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
-  if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
-  if ('basename' in target) {
-    return { siteId: sql`(select ${sites.id} from ${sites} where ${sites.orgId} = ${target.orgId} and ${sites.basename} = ${target.basename})`, orgId: sql`${target.orgId}` };
-  }
-  const where = orgHostCondition(target);
-  const org = sql`(select ${organizations.id} from ${organizations} where ${where})`;
-  const siteId = sql`(select json_extract(${organizations.defaultContent}, '$.site') from ${organizations}
-    where ${where} and json_extract(${organizations.defaultContent}, '$.type') = 'site')`;
-  return { siteId, orgId: org };
-}
-
-/** The site a target names, as a value or an SQL expression, for `extra` statements of `loadSite`. */
-export const siteIdOf = (target: SiteTarget): SQL | string => targetSql(target).siteId;
 
 /** Whether an organization serves its site on this host (a verified custom hostname, or a label it has). */
 export async function orgHostActive(db: Db, target: OrgHost): Promise<boolean> {

@@ -9,11 +9,11 @@ import { verifyVisitorToken } from '../services/sites/visitor-token';
 import { siteAssets } from './assets';
 import { badRequestPage, notFoundPage } from './layout';
 import { receiverIdsOf, recordSiteView, siteViewReceiversQuery } from '../services/integrations/site-views';
-import { siteScriptRows, siteScriptsQuery, toSiteIntegrationScript } from '../services/integrations/site-scripts';
-import { shareLinkQuery, visitorAccess } from '../services/sites/access';
-import { loadSite, orgHostActive, siteIdByBasename, siteIdOf, targetSql, type LoadedSite, type SiteTarget } from './load';
+import { siteScriptRows, siteScriptsStatement, toSiteIntegrationScript } from '../services/integrations/site-scripts';
+import { visitorAccess } from '../services/sites/access';
+import { loadSite, orgHostActive, siteIdByBasename, type LoadedSite, type SiteTarget } from './load';
 import { isSiteIdSegment, parseSegments } from './structure';
-import { targetExpressions } from '../services/sites/visitor-model';
+import { shareLinkStatement, targetExpressions } from '../services/sites/visitor-model';
 import { serveView, VIEWED_PAGE_HEADER, type SiteRequest, type ViewKind } from './views';
 import { edgeLookup, edgeStore } from './edge-cache';
 
@@ -197,10 +197,11 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   const db = c.get('db');
   const withScripts = scriptsOn(mount);
   const segmentKey = !credentials.shareKey && parsed.segments[0] ? parsed.segments[0].slice(0, 256) : undefined;
+  const siteOfTarget = targetExpressions(mount.target).site;
   const { site: loaded, hostKnown, extra } = await loadSite<unknown[]>(db, mount.target, credentials, [
-    siteViewReceiversQuery(db, targetExpressions(mount.target).site),
-    ...(withScripts ? [siteScriptsQuery(db, targetSql(mount.target).siteId)] : []),
-    ...(segmentKey ? [shareLinkQuery(db, siteIdOf(mount.target) as string, segmentKey)] : []),
+    siteViewReceiversQuery(db, siteOfTarget),
+    ...(withScripts ? [siteScriptsStatement(db, siteOfTarget)] : []),
+    ...(segmentKey ? [shareLinkStatement(db, siteOfTarget, segmentKey)] : []),
   ]);
   if (!hostKnown) return null;
   if (!loaded) return isMachinePath(rawPath) ? machineNotFound() : notFound();

@@ -38,12 +38,19 @@ function mix(a: string, b: string, amount: number): string {
   return toHex([0, 1, 2].map((i) => x[i] + (y[i] - x[i]) * amount) as Rgb);
 }
 
-/** `color`, moved toward black or white in small steps until it reaches `ratio` against `background`. */
+/**
+ * `color`, moved toward black or white in small steps until it reaches `ratio` against `background`. Each step is
+ * `mix` and `contrast` of its hex form, computed on the rounded channels that hex form holds (no hex text written and
+ * read again per step: a cold isolate's first page ran this loop's regular expressions a few hundred times).
+ */
 export function readableOn(color: string, background: string, ratio = 4.5): string {
-  const target = luminance(parseHex(background)) > 0.4 ? '#000000' : '#ffffff';
+  const backgroundLuminance = luminance(parseHex(background));
+  const target = backgroundLuminance > 0.4 ? '#000000' : '#ffffff';
+  const [from, to] = [parseHex(color), parseHex(target)];
   for (let step = 0; step <= 20; step++) {
-    const candidate = mix(color, target, step / 20);
-    if (contrast(candidate, background) >= ratio) return candidate;
+    const candidate = from.map((v, i) => Math.round(Math.min(255, Math.max(0, v + (to[i] - v) * (step / 20))))) as Rgb;
+    const l = luminance(candidate);
+    if ((Math.max(l, backgroundLuminance) + 0.05) / (Math.min(l, backgroundLuminance) + 0.05) >= ratio) return toHex(candidate);
   }
   return target;
 }

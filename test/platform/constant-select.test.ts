@@ -1,23 +1,38 @@
 /**
  * The published site's first batch in constant SQL (services/sites/visitor-model, db/constant-select) is the batch
  * drizzle builds (services/sites/model `siteModelQueries` for a visitor, access `shareLinkQuery`, the host's
- * organization): the same SQL text and values for every kind of target, and the same rows, objects as drizzle maps
+ * organization, integrations/site-scripts `siteScriptsSql`): the same SQL text and values for every kind of target, and the same rows, objects as drizzle maps
  * them (JSON parsed, booleans), for a site with a group, sections, site spaces and a share link.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createDb, runBatch, type BatchItem } from '../../src/db/client';
-import { organizations } from '../../src/db/schema';
+import { sql, type SQL } from 'drizzle-orm';
+import { createDb, rawAll, runBatch, type BatchItem } from '../../src/db/client';
+import { organizations, sites } from '../../src/db/schema';
 import { orgHostCondition, type OrgHost } from '../../src/services/organizations/hostnames';
 import { shareLinkQuery } from '../../src/services/sites/access';
 import { siteModelQueries } from '../../src/services/sites/model';
 import { orgOfHostStatement, shareLinkStatement, targetExpressions, visitorModelStatements } from '../../src/services/sites/visitor-model';
-import { targetSql, type SiteTarget } from '../../src/site/load';
+import type { SiteTarget } from '../../src/site/load';
+import { siteScriptsSql, siteScriptsStatement } from '../../src/services/integrations/site-scripts';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
 import { shareKeyOf } from '../site/helpers';
 
 const db = () => createDb(env.DB);
+
+/** The site's id (a value, or SQL finding it) and its organization's id, as drizzle SQL: what site/load wrote before `targetExpressions`. */
+function targetSql(target: SiteTarget): { siteId: SQL | string; orgId: SQL } {
+  if ('siteId' in target) return { siteId: target.siteId, orgId: sql`(select ${sites.orgId} from ${sites} where ${sites.id} = ${target.siteId})` };
+  if ('basename' in target) {
+    return { siteId: sql`(select ${sites.id} from ${sites} where ${sites.orgId} = ${target.orgId} and ${sites.basename} = ${target.basename})`, orgId: sql`${target.orgId}` };
+  }
+  const where = orgHostCondition(target);
+  const org = sql`(select ${organizations.id} from ${organizations} where ${where})`;
+  const siteId = sql`(select json_extract(${organizations.defaultContent}, '$.site') from ${organizations}
+    where ${where} and json_extract(${organizations.defaultContent}, '$.type') = 'site')`;
+  return { siteId, orgId: org };
+}
 
 /** What drizzle builds for a target's first batch (as site/load built it before its SQL was written out). */
 function drizzleStatements(target: SiteTarget, key: string | undefined): BatchItem[] {
@@ -29,6 +44,7 @@ function drizzleStatements(target: SiteTarget, key: string | undefined): BatchIt
     ...siteModelQueries(d, orgId as unknown as string, id, null),
     shareLinkQuery(d, id, key),
     ...(byHost ? [d.select({ id: organizations.id }).from(organizations).where(orgHostCondition(target as OrgHost))] : []),
+    rawAll(d, siteScriptsSql(siteId)) as unknown as BatchItem,
   ];
 }
 
@@ -36,12 +52,18 @@ function constantStatements(target: SiteTarget, key: string | undefined): BatchI
   const d = db();
   const { site, org } = targetExpressions(target);
   const byHost = !('siteId' in target) && !('basename' in target);
-  return [...visitorModelStatements(d, site, org), shareLinkStatement(d, site, key), ...(byHost ? [orgOfHostStatement(d, target as OrgHost)] : [])];
+  return [
+    ...visitorModelStatements(d, site, org),
+    shareLinkStatement(d, site, key),
+    ...(byHost ? [orgOfHostStatement(d, target as OrgHost)] : []),
+    siteScriptsStatement(d, site),
+  ];
 }
 
 const textOf = (statement: BatchItem) => {
-  const { sql, params } = (statement as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
-  return { sql: sql.replace(/\s+/g, ' '), params };
+  const item = statement as unknown as { _prepare?(): { getQuery(): { sql: string; params: unknown[] } }; getQuery?(): { sql: string; params: unknown[] } };
+  const { sql: text, params } = item._prepare ? item._prepare().getQuery() : item.getQuery!();
+  return { sql: text.replace(/\s+/g, ' ').trim(), params };
 };
 
 const TARGETS: SiteTarget[] = [{ siteId: 'site_1' }, { orgId: 'org_1', basename: 'docs' }, { hostname: 'acme' }, { customHostname: 'docs.acme.test' }];

@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -139,5 +139,35 @@ describe("the published page's renderer evaluates no attribute tables (isRendere
     expect(evaluatedWith(renderer(Object.fromEntries(hast.map((name) => [name, { bytesInOutput: 1 }]))), [RENDERER], isRendererTableSource, 'x')).toEqual([
       `${RENDERER}'s first import evaluates x: ${hast.join(', ')}`,
     ]);
+  });
+});
+
+describe("the published page's statements stay constant SQL", () => {
+  const CONTENT = 'src/site/content-sql.ts';
+  const MODEL = 'src/services/sites/visitor-model.ts';
+  const metafile = (contentImports: { path: string; kind: string; original?: string }[]) => ({
+    inputs: {
+      [CONTENT]: { imports: contentImports },
+      [MODEL]: { imports: [{ path: 'src/db/constant-select.ts', kind: 'import-statement', original: '../../db/constant-select' }] },
+    },
+    outputs: {},
+  });
+
+  it('modules importing only db/constant-select pass', () => {
+    expect(constantSqlBuilding(metafile([{ path: 'src/db/constant-select.ts', kind: 'import-statement', original: '../db/constant-select' }]))).toEqual([]);
+  });
+
+  it("drizzle-orm or a module of SQL fragments imported by one of them is named", () => {
+    const faults = constantSqlBuilding(
+      metafile([
+        { path: 'node_modules/drizzle-orm/index.js', kind: 'import-statement', original: 'drizzle-orm' },
+        { path: 'src/services/content/tree.ts', kind: 'import-statement', original: '../services/content/tree' },
+      ]),
+    );
+    expect(faults).toEqual([`${CONTENT} builds SQL with drizzle-orm, ../services/content/tree: the published page's statements are constant text`]);
+  });
+
+  it('a module missing from the build is a fault, not a pass', () => {
+    expect(constantSqlBuilding({ inputs: {}, outputs: {} }, [CONTENT])).toEqual([`${CONTENT} is in no module of the build`]);
   });
 });

@@ -51,5 +51,6 @@ export function asksBeyondSql(asked: SQL, approved: SQL): SQL<boolean> {
  */
 export const WORKING_STATUSES = ['active', 'pending'] as const;
 export const tokensWork = (status: string | null) => (WORKING_STATUSES as readonly (string | null)[]).includes(status);
-/** `WORKING_STATUSES` as an SQL list, `('active', 'pending')`, for the queries that follow an installation's bot user. */
-export const WORKING_STATUSES_SQL: SQL = sql.raw(`(${WORKING_STATUSES.map((status) => `'${status}'`).join(', ')})`);
+/** `WORKING_STATUSES` as an SQL list, `('active', 'pending')` (text, and SQL), for the queries that follow an installation's bot user. */
+export const WORKING_STATUSES_LIST = `(${WORKING_STATUSES.map((status) => `'${status}'`).join(', ')})`;
+export const WORKING_STATUSES_SQL: SQL = sql.raw(WORKING_STATUSES_LIST);

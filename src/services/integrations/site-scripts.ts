@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rawAll, rowsOf, type Db } from '../../db/client';
-import { WORKING_STATUSES_SQL } from './scopes';
+import { constantSelect } from '../../db/constant-select';
+import { WORKING_STATUSES_LIST, WORKING_STATUSES_SQL } from './scopes';
 
 /**
  * Site scripts (GitBook's `fetch_published_script`): an integration with the `site:script:inject` scope puts a
@@ -60,19 +61,43 @@ export interface SiteScriptRow {
 }
 
 /**
- * The scripts of a site (`siteId`: a value, or an SQL expression of the site's id), in one statement for the
- * caller's batch, in integration-name order.
+ * The scripts of a site, in one statement for the caller's batch, in integration-name order: `site` an SQL expression
+ * with `?` for its values (services/sites/visitor-model `targetExpressions`: a value, or the site of a host). Constant
+ * SQL (db/constant-select), the text `siteScriptsSql` builds with drizzle (test/platform/constant-select holds them
+ * equal), so that the published site's first batch on an organization's host builds none.
  */
-export function siteScriptsQuery(db: Db, siteId: string | SQL) {
-  return rawAll<SiteScriptRow>(
+export function siteScriptsStatement(db: Db, site: { text: string; params: unknown[] }) {
+  const granted = `(exists (select 1 from json_each(i.scopes) where json_each.value = ?) and exists (select 1 from json_each(ii.approved_scopes) where json_each.value = ?))`;
+  return constantSelect(
     db,
-    sql`select ii.id as installationId, s.id as siteId, i.name as integrationName, i.version as version,
+    `select ii.id as installationId, s.id as siteId, i.name as integrationName, i.version as version,
+        i.content_security_policy as contentSecurityPolicy, ii.approved_csp as approvedCsp, ${granted} as cookies,
+        max(ii.updated_at, coalesce(own.updated_at, '')) as changedAt
+      from integration_installations ii
+  join integrations i on i.id = ii.integration_id
+  join sites s on s.org_id = ii.org_id
+  left join integration_site_installations own on own.installation_id = ii.id and own.site_id = s.id
+      where s.id = ${site.text} and i.deleted_at is null and i.script_key is not null and i.target in ('site', 'all')
+  and ii.status in ${WORKING_STATUSES_LIST} and ${granted}
+  and s.published = 1
+  and ((own.installation_id is not null and own.status in ${WORKING_STATUSES_LIST}) or (own.installation_id is null and ii.site_selection = 'all'))
+      order by i.name, ii.id`,
+    [COOKIES_SCOPE, COOKIES_SCOPE, ...site.params, INJECT_SCOPE, INJECT_SCOPE],
+    (row) => row as unknown as SiteScriptRow,
+  );
+}
+
+/** The scripts of the site `siteId`: `siteScriptsStatement` of a value. */
+export const siteScriptsQuery = (db: Db, siteId: string) => siteScriptsStatement(db, { text: '?', params: [siteId] });
+
+/** `siteScriptsStatement` as drizzle builds it from this module's conditions (`siteId` a value or an SQL expression). */
+export function siteScriptsSql(siteId: string | SQL): SQL {
+  return sql`select ii.id as installationId, s.id as siteId, i.name as integrationName, i.version as version,
         i.content_security_policy as contentSecurityPolicy, ii.approved_csp as approvedCsp, ${grantedSql(COOKIES_SCOPE)} as cookies,
         max(ii.updated_at, coalesce(own.updated_at, '')) as changedAt
       ${FROM}
       where s.id = ${siteId} and ${eligibleSql}
-      order by i.name, ii.id`,
-  );
+      order by i.name, ii.id`;
 }
 
 /**

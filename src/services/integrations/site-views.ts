@@ -4,7 +4,7 @@ import { constantSelect } from '../../db/constant-select';
 import type { Env } from '../../env';
 import { sha256Hex } from '../../lib/ids';
 import { enqueueEvents, eventIdsOf, insertEventsPerInstallation } from './events';
-import { WORKING_STATUSES } from './scopes';
+import { WORKING_STATUSES_LIST } from './scopes';
 
 /**
  * GitBook's `site_view` event (`SiteViewEvent`): a page of a published site was viewed. Produced when the Worker
@@ -31,8 +31,6 @@ import { WORKING_STATUSES } from './scopes';
  */
 export const SITE_VIEW_EVENTS_PER_MINUTE = 30;
 const SITE_VIEW = 'site_view';
-/** scopes' `WORKING_STATUSES` as an SQL list, `('active', 'pending')`. */
-const WORKING_STATUSES_LIST = `(${WORKING_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 /** Cookies this Worker sets on a site (src/site/routes.ts): credentials, never handed to an integration. */
 const SITE_COOKIE = /^site_(share|token)/;
 const MAX_COOKIES = 50;

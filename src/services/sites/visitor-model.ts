@@ -26,7 +26,10 @@ function hostCondition(host: OrgHost): Expression {
   return { text: '"organizations"."custom_hostname" = ? and "organizations"."custom_hostname_verified_at" is not null', params: [host.customHostname] };
 }
 
-/** The site a target names and its organization, as site/load `targetSql` writes them. */
+/**
+ * The site a target names and its organization, each an SQL expression with its values: the one form every statement
+ * of a site's first batch takes (test/platform/constant-select holds it to the drizzle SQL it replaced).
+ */
 export function targetExpressions(target: SiteTarget): { site: Expression; org: Expression } {
   if ('siteId' in target) {
     return { site: value(target.siteId), org: { text: '(select "sites"."org_id" from "sites" where "sites"."id" = ?)', params: [target.siteId] } };
