@@ -219,3 +219,18 @@ describe('a link to an anchor of another page whose destination escapes `_`', ()
     expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable_pruning-boolean) to see it.\n\nEnd.\n');
   });
 });
+
+describe('a link written by reference whose text is edited', () => {
+  const page = ['# Names', '', 'The [spec page] lists the words,', 'and [our terms][] are kept.', '', '  [spec page]: https://example.com/spec', '  [our terms]: https://example.com/terms', '', 'Another paragraph.', ''].join('\n');
+
+  it('keeps its definition by naming its label: only the edited line changes', () => {
+    // uber-go-guide (builtin-name.md): merged as `[language page]`, the line named no definition, and the page was
+    // written whole our way.
+    expect(edited(page, 'spec page', 'language page')).toBe(page.replace('The [spec page] lists', 'The [language page][spec page] lists'));
+    expect(edited(page, 'our terms', 'their terms')).toBe(page.replace('and [our terms][] are', 'and [their terms][our terms] are'));
+  });
+
+  it('is written as before where the edit is outside its text', () => {
+    expect(edited(page, 'lists', 'names')).toBe(page.replace('lists', 'names'));
+  });
+});

@@ -418,11 +418,34 @@ function mergeLine(base: string, source: string, ours: string): string | null {
   const edits = changesOf(original, tokens(ours));
   if (!authors || !edits) return null;
   for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  for (const a of authors) keepReferenceLabel(original, a, edits);
   // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
   const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
   const out = [...original];
   for (const change of all) out.splice(change.start, change.end - change.start, ...change.insert);
   return out.join('');
+}
+
+/**
+ * A link the author wrote by reference (`[text]` or `[text][]`, where we write `[text](url)`) whose text the edit
+ * changes: the reference keeps its label (`[new text][text]`), which names the definition. Merged as it was, the
+ * line read `[new text]`, a reference to no definition (text, not a link): the page failed its check and was
+ * written whole our way (uber-go-guide's `builtin-name.md`).
+ */
+function keepReferenceLabel(original: readonly string[], author: TokenChange, edits: readonly TokenChange[]): void {
+  const { start, end, insert } = author;
+  if (original[start] !== '(' || original[end - 1] !== ')' || original[start - 1] !== ']') return;
+  if (!(insert.length === 0 || (insert.length === 2 && insert[0] === '[' && insert[1] === ']'))) return;
+  let open = start - 2;
+  for (let depth = 0; open >= 0; open--) {
+    if (original[open] === ']') depth++;
+    else if (original[open] === '[' && depth-- === 0) break;
+  }
+  if (open < 0) return;
+  // The text's tokens are open + 1 .. start - 2; an insertion touches it right after `[` up to right before `]`.
+  const touchesText = (edit: TokenChange) => (edit.start === edit.end ? edit.start > open && edit.start < start : edit.start < start - 1 && edit.end > open + 1);
+  if (!edits.some(touchesText)) return;
+  author.insert = ['[', ...original.slice(open + 1, start - 1), ']'];
 }
 
 interface TokenChange {
