@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
 import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
+import { withLineEndingsOf } from '../../src/services/markdown/line-endings';
 
 /**
  * A page read from Markdown, one leaf edited as JSON (as GitBook's editor sends it) and written back (source-patch.ts):
@@ -232,5 +233,22 @@ describe('a link written by reference whose text is edited', () => {
 
   it('is written as before where the edit is outside its text', () => {
     expect(edited(page, 'lists', 'names')).toBe(page.replace('lists', 'names'));
+  });
+});
+
+describe('a file whose lines end some in CRLF, some in LF', () => {
+  const file = '# Title\r\n\r\nFirst paragraph.\r\n\r\nSecond paragraph.\n\nThird one.\r\n- item a\r\n- item b\n';
+
+  it('an edited page keeps each line its own ending; an edited line takes the one it replaces', () => {
+    const page = withLineEndingsOf(edited(file, 'Second', 'Next'), file);
+    expect(page).toBe(file.replace('Second', 'Next'));
+    expect(withLineEndingsOf(edited(file, 'item a', 'item A'), file)).toBe(file.replace('item a', 'item A'));
+  });
+
+  it("a new line takes the ending of the line before it", () => {
+    const written = file.replace(/\r/g, '').replace('- item a\n', '- item a\n- item new\n');
+    expect(withLineEndingsOf(written, file)).toBe(file.replace('- item a\r\n', '- item a\r\n- item new\r\n'));
+    const afterLf = file.replace(/\r/g, '').replace('Second paragraph.\n', 'Second paragraph.\nMore.\n');
+    expect(withLineEndingsOf(afterLf, file)).toBe(file.replace('Second paragraph.\n', 'Second paragraph.\nMore.\n'));
   });
 });
