@@ -185,6 +185,18 @@ describe("GitBook's side-by-side code table (a `<table>` whose cells hold code b
     expect(edited(page, 'fails to compile', 'does not compile')).toBe(page.replace('fails to compile', 'does not compile'));
     expect(edited(page, 'b := y()', 'b := z()')).toBe(page.replace('b := y()', 'b := z()'));
   });
+
+  it('with one-line cells (3 lines of ours for 17 of the source), an edit of a cell changes that line only', () => {
+    // uber-go-guide-cn: the blank line after our table was aligned with one inside the source's, the table's hunk cut
+    // in two, and the page written whole our way.
+    const rows = (bad: string, good: string) => ['<tr><td>', '', '```go', bad, '```', '', '</td><td>', '', '```go', good, '```', '', '</td></tr>'];
+    const oneLine = ['# Guide', '', 'Intro paragraph.', '', ...table(['var s = "foo"'], ['s := "foo"']), '', 'Between the tables.', '', ...table(['b := x()', 'use(b)'], ['b := y()', 'use(b)']), '', 'End.', ''].join('\n');
+    expect(edited(oneLine, 'var s', 'var t')).toBe(oneLine.replace('var s', 'var t'));
+    expect(edited(oneLine, 's := ', 't := ')).toBe(oneLine.replace('s := ', 't := '));
+    const twoRows = ['# Guide', '', 'Intro paragraph.', '', ...table(['a, err := open()', 'check(err)'], ['a := must(open())']).slice(0, -2), ...rows('failed to open: the error', 'open: that error'), '</tbody></table>', '', 'After the table.', '', '  [ref]: https://example.com', ''].join('\n');
+    expect(edited(twoRows, 'that error', 'an error')).toBe(twoRows.replace('that error', 'an error'));
+    expect(edited(twoRows, 'failed to open', 'could not open')).toBe(twoRows.replace('failed to open', 'could not open'));
+  });
 });
 
 describe("a figure's caption holding a link", () => {

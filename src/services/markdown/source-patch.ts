@@ -69,7 +69,8 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   if (ours === source) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
-  const pairs = alignLines(a.map(lineKey), b.map(lineKey));
+  const keys = b.map(lineKey);
+  const pairs = slideBlankLines(alignLines(a.map(lineKey), keys), keys, a.length, b.length);
   const hunks: SourceHunk[] = [];
   const one = (at: number, end: number, from: number, to: number) => {
     if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
@@ -102,6 +103,25 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   let size = 0;
   for (const hunk of hunks) for (const line of [...hunk.remove, ...hunk.add]) size += line.length + 1;
   return size > budget ? null : hunks;
+}
+
+/**
+ * The aligned blank lines after a block the source writes on other lines than we do (not line for line), moved past the source's lines
+ * that follow them, when those end with a blank line too: the block's lines stay together, one hunk. GitBook's
+ * side-by-side `<table>` with one-line code cells is 3 lines of ours and 17 of the source; the blank line after ours
+ * was aligned with the one inside the source's table (after `<tr><td>`), the table's hunk was cut in two there, the
+ * edit of a cell fitted neither half, and the page was written whole our way.
+ */
+function slideBlankLines(pairs: Array<[number, number]>, bKeys: readonly string[], aLength: number, bLength: number): Array<[number, number]> {
+  for (let k = 0; k < pairs.length; k++) {
+    const [x, y] = pairs[k];
+    const [px, py] = k > 0 ? pairs[k - 1] : [-1, -1];
+    const [nx, ny] = k + 1 < pairs.length ? pairs[k + 1] : [aLength, bLength];
+    const ours = x - px - 1;
+    if (bKeys[y] !== '' || ours === 0 || y - py - 1 === ours || nx !== x + 1 || ny <= y + 1) continue;
+    if (bKeys[ny - 1] === '') pairs[k] = [x, ny - 1];
+  }
+  return pairs;
 }
 
 /** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
