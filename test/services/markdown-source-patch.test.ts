@@ -51,6 +51,18 @@ describe('pipe tables', () => {
     );
   });
 
+  it('a table GitBook padded (Hangul counted one a character, as JavaScript counts) keeps its widths; re-padded the same way', () => {
+    // Incheol-Jung (hashcode-equals.md): measured in display columns, the Hangul cells did not fit, and a one-cell edit
+    // re-padded every row as if each syllable were two columns wide.
+    const page = ['# 메소드', '', ...['| 이름          | 설명         |', '| ----------- | ---------- |', '| equals(obj) | 같은지 비교한다.  |', '| toString()  | 문자열을 반환한다. |'], '', '끝.', ''].join('\n');
+    // As GitBook writes it (each column as wide as its widest cell), so an edit that leaves a column's widest alone
+    // changes its row only.
+    expect(edited(page, 'equals(obj)', 'equals(abc)')).toBe(page.replace('| equals(obj) |', '| equals(abc) |'));
+    expect(edited(page, '같은지', '같은')).toBe(page.replace('| 같은지 비교한다.  |', '| 같은 비교한다.   |'));
+    const widened = ['# 메소드', '', ...['| 이름               | 설명         |', '| ---------------- | ---------- |', '| equals(obj)      | 같은지 비교한다.  |', '| toString(), 문자열로 | 문자열을 반환한다. |'], '', '끝.', ''].join('\n');
+    expect(edited(page, 'toString()', 'toString(), 문자열로')).toBe(widened);
+  });
+
   it("a cell edited wider than its column: the table is re-padded, its cells' escapes kept as written", () => {
     // gitprobe11a (CrowdDotDev): merged with the padding, the edit fell in it and every row was written ours, `\_` as `_`.
     const page = ['# Types', '', '| Kind   | Where | Value         |', '| ------ | ----- | ------------- |', '| Opened | Hub   | pull\\_opened  |', '| Joined | Chat  | joined\\_guild |', '| Left   | Chat  | left          |', '', 'End.', ''].join('\n');

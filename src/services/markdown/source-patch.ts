@@ -303,7 +303,7 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {
       out.push(line);
-      origins.push(placed.ours?.[i] ? { ours: placed.at + i } : { table });
+      origins.push(placed.ours?.[i] ? { ours: placed.at + i, was: hunk.add[i] } : { table });
     });
     copied = placed.at + hunk.remove.length;
     drift = placed.at - hunk.at;
