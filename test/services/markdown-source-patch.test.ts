@@ -77,6 +77,18 @@ describe('pipe tables', () => {
     expect(edited(page, 'short', 'brief')).toBe(page.replace('| short  |', '| brief  |'));
   });
 
+  it('compact rows under a padded header stay as written when the page is edited elsewhere', () => {
+    // gitprobe12c (zkLink, YAMS): rows equal to ours were taken for ours, padded to the header's widths, or the table
+    // re-padded whole, though nobody edited it.
+    const page = ['# Encode', '', '## Fee', '', '| Name         | Rule          |', '|--------------|---------------|', '| kind         | 1 byte        |', '', '## Other', '', '| Name         | Rule                        |', '|--------------|-----------------------------|', '| kind | 1 byte, `0x01` |', '| account | 4 bytes |', '', 'Five bytes in total.', ''].join('\n');
+    expect(edited(page, 'Fee', 'Fees')).toBe(page.replace('## Fee', '## Fees'));
+    expect(edited(page, 'in total', 'in all')).toBe(page.replace('in total', 'in all'));
+    const wide = ['# Motors', '', '| Hardware | Wrapper Class | Recommended Model |', '|----------|---------------|-------------------|', '| Kraken X60 motor | `KrakenWrapper` | `Model::Kraken(1)` |', '| Falcon 500 motor | `FalconWrapper` | `Model::Falcon(1)` |', '', '- [Controllers](https://example.com/controllers)', ''].join('\n');
+    expect(edited(wide, 'Controllers', 'Motor controllers')).toBe(wide.replace('[Controllers]', '[Motor controllers]'));
+    // An edited row of such a table stays compact, the others as they were.
+    expect(edited(wide, 'Falcon 500 motor', 'Falcon motor')).toBe(wide.replace('Falcon 500 motor', 'Falcon motor'));
+  });
+
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
     const page = ['# Errors', '', 'Pick one of [`make`] or [`wrap`].', '', '[`make`]: https://example.com/make', '[`wrap`]: https://example.com/wrap', '', '| Kind     | Use               |', '|----------|-------------------|', '| static   | [`make`]          |', '| dynamic  | [`wrap`] or other |', '', 'Done.', ''].join('\n');
     expect(edited(page, 'or other', 'or else')).toBe(page.replace('| dynamic  | [`wrap`] or other |', '| dynamic  | [`wrap`] or else  |'));

@@ -85,12 +85,14 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
     }
     one(i, end, j, to);
   };
+  const keptRow = tableRowsAsWritten(a, b, pairs);
   let i = 0;
   let j = 0;
   for (let k = 0; k <= pairs.length; k++) {
     const [pa, pb] = k < pairs.length ? pairs[k] : [a.length, b.length];
     push(i, pa, j, pb);
     if (k === pairs.length) break;
+    if (keptRow(pb)) one(pa, pa + 1, pb, pb + 1);
     // A run of aligned lines written otherwise: one hunk, line for line.
     let n = 0;
     while (k + n < pairs.length && pairs[k + n][0] === pa + n && pairs[k + n][1] === pb + n && a[pa + n] !== b[pb + n]) n++;
@@ -122,6 +124,36 @@ function slideBlankLines(pairs: Array<[number, number]>, bKeys: readonly string[
     if (bKeys[ny - 1] === '') pairs[k] = [x, ny - 1];
   }
   return pairs;
+}
+
+/** A pipe table's line (a list item's indent or a quote's `>` before it). */
+const TABLE_ROW = /^[ \t>]*\|.*\|[ \t]*$/;
+
+/**
+ * Whether the source's line `j` is a table row our writing has as it is, in a table the author wrote otherwise elsewhere
+ * (a padded header above compact rows): such a row is kept as a hunk of its own (the same line), so it stays the
+ * author's. Taken for ours, it was padded to the header's widths (or the table re-padded whole) by an edit elsewhere in
+ * the page (zkLink's `| accountId | 4 bytes |`, YAMS' compact rows under a delimiter as wide as the header).
+ */
+function tableRowsAsWritten(a: readonly string[], b: readonly string[], pairs: ReadonlyArray<[number, number]>): (j: number) => boolean {
+  const same = new Set<number>();
+  for (const [x, y] of pairs) if (a[x] === b[y] && TABLE_ROW.test(b[y])) same.add(y);
+  if (same.size === 0) return () => false;
+  // For each source line of a table, whether its table (the run of table lines around it) has a line written otherwise.
+  const otherwise = new Map<number, boolean>();
+  for (let start = 0; start < b.length; ) {
+    if (!TABLE_ROW.test(b[start])) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < b.length && TABLE_ROW.test(b[end])) end++;
+    let differs = false;
+    for (let y = start; y < end && !differs; y++) differs = !same.has(y);
+    for (let y = start; y < end; y++) otherwise.set(y, differs);
+    start = end;
+  }
+  return (j) => same.has(j) && otherwise.get(j) === true;
 }
 
 /** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
@@ -293,7 +325,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   let copied = 0;
   let drift = 0;
   for (const [index, hunk] of hunks.entries()) {
-    const next = hunks[index + 1];
+    // The next hunk that says where the source differs (a row kept as written fits wherever the row is unchanged).
+    const next = hunks.slice(index + 1, index + 8).find((later) => !keepsRow(later));
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
@@ -310,6 +343,11 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   }
   copy(copied, lines.length);
   return restyleTables(out, origins, tables).join('\n');
+}
+
+/** A table row kept as written (`tableRowsAsWritten`): the same line removed and added. */
+function keepsRow(hunk: SourceHunk): boolean {
+  return hunk.remove.length === 1 && hunk.add.length === 1 && hunk.remove[0] === hunk.add[0];
 }
 
 /** The table the lines a hunk replaces (or, for an insertion, the lines around it) belong to; -1 for none. */
@@ -336,6 +374,9 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // hunk of the edited one put on the other, and every hunk after it looked for too far on.
   const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
   const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
+  // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
+  // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
+  if (keepsRow(hunk)) return expected >= from && before(fitsOneSide)(lines, hunk, expected) ? { at: expected, add: hunk.add } : null;
   const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
   if (strict) return null;
