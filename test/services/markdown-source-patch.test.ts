@@ -87,6 +87,9 @@ describe('pipe tables', () => {
     expect(edited(wide, 'Controllers', 'Motor controllers')).toBe(wide.replace('[Controllers]', '[Motor controllers]'));
     // An edited row of such a table stays compact, the others as they were.
     expect(edited(wide, 'Falcon 500 motor', 'Falcon motor')).toBe(wide.replace('Falcon 500 motor', 'Falcon motor'));
+    // A compact header over a row wider than it (YAMS sensor.md): the edited row stays compact, the header as it was.
+    const compact = ['# Sensor', '', '| Method | Description |', '|--------|-------------|', '| `AddTrigger(field, value)` | Registers an override, use `Convert()` to wrap a value. |', '', 'End.', ''].join('\n');
+    expect(edited(compact, 'to wrap a value', 'to wrap any value')).toBe(compact.replace('to wrap a value', 'to wrap any value'));
   });
 
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {

@@ -345,6 +345,18 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   return restyleTables(out, origins, tables).join('\n');
 }
 
+/**
+ * A table row kept as written, at its place: the author's where it is unchanged; edited, our row stays, with the row
+ * it was as evidence of how the author padded the table (a compact row under a compact header: without it, the header
+ * alone looked padded, and the edited row re-padded the table whole).
+ */
+function keptRow(lines: string[], hunk: SourceHunk, at: number, from: number, limit: number, tables: ReadonlyArray<TableLine | null>): Placed | null {
+  if (at < from || at + 1 > limit) return null;
+  if (fitsOneSide(lines, hunk, at)) return { at, add: hunk.add };
+  const { before, after } = neighboursFit(lines, hunk, at);
+  return tables[at] && (before || after) ? { at, add: [lines[at]], ours: [true] } : null;
+}
+
 /** A table row kept as written (`tableRowsAsWritten`): the same line removed and added. */
 function keepsRow(hunk: SourceHunk): boolean {
   return hunk.remove.length === 1 && hunk.add.length === 1 && hunk.remove[0] === hunk.add[0];
@@ -376,7 +388,7 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
   // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
   // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
-  if (keepsRow(hunk)) return expected >= from && before(fitsOneSide)(lines, hunk, expected) ? { at: expected, add: hunk.add } : null;
+  if (keepsRow(hunk)) return keptRow(lines, hunk, expected, from, limit, tables);
   const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
   if (strict) return null;
