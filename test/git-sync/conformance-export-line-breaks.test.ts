@@ -13,25 +13,30 @@ import { gitOutput, githubBody, importedSpace, leafEdit, runGitOperation } from 
 const NAME = 'conformance-export-line-breaks';
 const WINDOWS = '# Guide\r\n\r\n* [Home](README.md)\r\n* Second item\r\n\r\nFirst paragraph.\r\n\r\n| Name | Value |\r\n| ---- | ----- |\r\n| one  | two   |\r\n';
 const BOM = '\uFEFF# Notes\n\nSome text here.\n\nSecond paragraph.\n';
+/** Some lines CRLF, others LF (a page pasted together): each line keeps its own. */
+const MIXED = '# Mixed\r\n\r\nA first paragraph.\r\n\r\nA second paragraph.\n\nA third one.\r\n';
 
 describe('an edited page written back', () => {
   it("keeps its file's CRLF line breaks and byte order mark", async () => {
     const { token, space, head, byPath } = await importedSpace(NAME, {
       'README.md': '# Home\n\nWelcome.\n',
-      'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Guide](guide.md)\n* [Notes](notes.md)\n',
+      'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Guide](guide.md)\n* [Notes](notes.md)\n* [Mixed](mixed.md)\n',
       'guide.md': WINDOWS,
       'notes.md': BOM,
+      'mixed.md': MIXED,
     });
     const cr = await openChangeRequest(space.id, token, 'Edits');
     await applyChanges(space.id, cr.number, token, [
       await leafEdit(space.id, token, cr.number, byPath('guide.md').id, 'First paragraph.', 'First paragraph, edited.'),
       await leafEdit(space.id, token, cr.number, byPath('notes.md').id, 'Second paragraph.', 'Second paragraph, edited.'),
+      await leafEdit(space.id, token, cr.number, byPath('mixed.md').id, 'A second paragraph.', 'A second paragraph, edited.'),
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(NAME), commitMessage: `GITBOOK-${cr.number}: Edits`, timestamp: new Date().toISOString() });
 
-    expect((await gitOutput(NAME, 'diff', '--numstat', head, 'refs/heads/main')).trim().split('\n')).toEqual(['1\t1\tguide.md', '1\t1\tnotes.md']);
+    expect((await gitOutput(NAME, 'diff', '--numstat', head, 'refs/heads/main')).trim().split('\n')).toEqual(['1\t1\tguide.md', '1\t1\tmixed.md', '1\t1\tnotes.md']);
     expect(await gitOutput(NAME, 'show', 'refs/heads/main:guide.md')).toBe(WINDOWS.replace('First paragraph.', 'First paragraph, edited.'));
     expect(await gitOutput(NAME, 'show', 'refs/heads/main:notes.md')).toBe(BOM.replace('Second paragraph.', 'Second paragraph, edited.'));
+    expect(await gitOutput(NAME, 'show', 'refs/heads/main:mixed.md')).toBe(MIXED.replace('A second paragraph.', 'A second paragraph, edited.'));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
 import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
+import { withLineEndingsOf } from '../../src/services/markdown/line-endings';
 
 /**
  * A page read from Markdown, one leaf edited as JSON (as GitBook's editor sends it) and written back (source-patch.ts):
@@ -50,6 +51,18 @@ describe('pipe tables', () => {
     );
   });
 
+  it('a table GitBook padded (Hangul counted one a character, as JavaScript counts) keeps its widths; re-padded the same way', () => {
+    // Incheol-Jung (hashcode-equals.md): measured in display columns, the Hangul cells did not fit, and a one-cell edit
+    // re-padded every row as if each syllable were two columns wide.
+    const page = ['# 메소드', '', ...['| 이름          | 설명         |', '| ----------- | ---------- |', '| equals(obj) | 같은지 비교한다.  |', '| toString()  | 문자열을 반환한다. |'], '', '끝.', ''].join('\n');
+    // As GitBook writes it (each column as wide as its widest cell), so an edit that leaves a column's widest alone
+    // changes its row only.
+    expect(edited(page, 'equals(obj)', 'equals(abc)')).toBe(page.replace('| equals(obj) |', '| equals(abc) |'));
+    expect(edited(page, '같은지', '같은')).toBe(page.replace('| 같은지 비교한다.  |', '| 같은 비교한다.   |'));
+    const widened = ['# 메소드', '', ...['| 이름               | 설명         |', '| ---------------- | ---------- |', '| equals(obj)      | 같은지 비교한다.  |', '| toString(), 문자열로 | 문자열을 반환한다. |'], '', '끝.', ''].join('\n');
+    expect(edited(page, 'toString()', 'toString(), 문자열로')).toBe(widened);
+  });
+
   it("a cell edited wider than its column: the table is re-padded, its cells' escapes kept as written", () => {
     // gitprobe11a (CrowdDotDev): merged with the padding, the edit fell in it and every row was written ours, `\_` as `_`.
     const page = ['# Types', '', '| Kind   | Where | Value         |', '| ------ | ----- | ------------- |', '| Opened | Hub   | pull\\_opened  |', '| Joined | Chat  | joined\\_guild |', '| Left   | Chat  | left          |', '', 'End.', ''].join('\n');
@@ -62,6 +75,21 @@ describe('pipe tables', () => {
     const page = ['# Fruit', '', 'Some words about fruit here.', '', '| Name  | Note   |', '| ----- | ------ |', '| apple | a much longer note |', '| pear  | short  |', '', 'End.', ''].join('\n');
     expect(edited(page, 'words', 'letters')).toBe(page.replace('words', 'letters'));
     expect(edited(page, 'short', 'brief')).toBe(page.replace('| short  |', '| brief  |'));
+  });
+
+  it('compact rows under a padded header stay as written when the page is edited elsewhere', () => {
+    // gitprobe12c (zkLink, YAMS): rows equal to ours were taken for ours, padded to the header's widths, or the table
+    // re-padded whole, though nobody edited it.
+    const page = ['# Encode', '', '## Fee', '', '| Name         | Rule          |', '|--------------|---------------|', '| kind         | 1 byte        |', '', '## Other', '', '| Name         | Rule                        |', '|--------------|-----------------------------|', '| kind | 1 byte, `0x01` |', '| account | 4 bytes |', '', 'Five bytes in total.', ''].join('\n');
+    expect(edited(page, 'Fee', 'Fees')).toBe(page.replace('## Fee', '## Fees'));
+    expect(edited(page, 'in total', 'in all')).toBe(page.replace('in total', 'in all'));
+    const wide = ['# Motors', '', '| Hardware | Wrapper Class | Recommended Model |', '|----------|---------------|-------------------|', '| Kraken X60 motor | `KrakenWrapper` | `Model::Kraken(1)` |', '| Falcon 500 motor | `FalconWrapper` | `Model::Falcon(1)` |', '', '- [Controllers](https://example.com/controllers)', ''].join('\n');
+    expect(edited(wide, 'Controllers', 'Motor controllers')).toBe(wide.replace('[Controllers]', '[Motor controllers]'));
+    // An edited row of such a table stays compact, the others as they were.
+    expect(edited(wide, 'Falcon 500 motor', 'Falcon motor')).toBe(wide.replace('Falcon 500 motor', 'Falcon motor'));
+    // A compact header over a row wider than it (YAMS sensor.md): the edited row stays compact, the header as it was.
+    const compact = ['# Sensor', '', '| Method | Description |', '|--------|-------------|', '| `AddTrigger(field, value)` | Registers an override, use `Convert()` to wrap a value. |', '', 'End.', ''].join('\n');
+    expect(edited(compact, 'to wrap a value', 'to wrap any value')).toBe(compact.replace('to wrap a value', 'to wrap any value'));
   });
 
   it('a table whose links are written by reference, the definitions right above it: one edited cell changes its row only', () => {
@@ -184,6 +212,18 @@ describe("GitBook's side-by-side code table (a `<table>` whose cells hold code b
     expect(edited(page, 'fails to compile', 'does not compile')).toBe(page.replace('fails to compile', 'does not compile'));
     expect(edited(page, 'b := y()', 'b := z()')).toBe(page.replace('b := y()', 'b := z()'));
   });
+
+  it('with one-line cells (3 lines of ours for 17 of the source), an edit of a cell changes that line only', () => {
+    // uber-go-guide-cn: the blank line after our table was aligned with one inside the source's, the table's hunk cut
+    // in two, and the page written whole our way.
+    const rows = (bad: string, good: string) => ['<tr><td>', '', '```go', bad, '```', '', '</td><td>', '', '```go', good, '```', '', '</td></tr>'];
+    const oneLine = ['# Guide', '', 'Intro paragraph.', '', ...table(['var s = "foo"'], ['s := "foo"']), '', 'Between the tables.', '', ...table(['b := x()', 'use(b)'], ['b := y()', 'use(b)']), '', 'End.', ''].join('\n');
+    expect(edited(oneLine, 'var s', 'var t')).toBe(oneLine.replace('var s', 'var t'));
+    expect(edited(oneLine, 's := ', 't := ')).toBe(oneLine.replace('s := ', 't := '));
+    const twoRows = ['# Guide', '', 'Intro paragraph.', '', ...table(['a, err := open()', 'check(err)'], ['a := must(open())']).slice(0, -2), ...rows('failed to open: the error', 'open: that error'), '</tbody></table>', '', 'After the table.', '', '  [ref]: https://example.com', ''].join('\n');
+    expect(edited(twoRows, 'that error', 'an error')).toBe(twoRows.replace('that error', 'an error'));
+    expect(edited(twoRows, 'failed to open', 'could not open')).toBe(twoRows.replace('failed to open', 'could not open'));
+  });
 });
 
 describe("a figure's caption holding a link", () => {
@@ -217,5 +257,37 @@ describe('a link to an anchor of another page whose destination escapes `_`', ()
     next.nodes[0].nodes[0].leaves[0].text = 'First paragraph here, edited.';
     const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
     expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable_pruning-boolean) to see it.\n\nEnd.\n');
+  });
+});
+
+describe('a link written by reference whose text is edited', () => {
+  const page = ['# Names', '', 'The [spec page] lists the words,', 'and [our terms][] are kept.', '', '  [spec page]: https://example.com/spec', '  [our terms]: https://example.com/terms', '', 'Another paragraph.', ''].join('\n');
+
+  it('keeps its definition by naming its label: only the edited line changes', () => {
+    // uber-go-guide (builtin-name.md): merged as `[language page]`, the line named no definition, and the page was
+    // written whole our way.
+    expect(edited(page, 'spec page', 'language page')).toBe(page.replace('The [spec page] lists', 'The [language page][spec page] lists'));
+    expect(edited(page, 'our terms', 'their terms')).toBe(page.replace('and [our terms][] are', 'and [their terms][our terms] are'));
+  });
+
+  it('is written as before where the edit is outside its text', () => {
+    expect(edited(page, 'lists', 'names')).toBe(page.replace('lists', 'names'));
+  });
+});
+
+describe('a file whose lines end some in CRLF, some in LF', () => {
+  const file = '# Title\r\n\r\nFirst paragraph.\r\n\r\nSecond paragraph.\n\nThird one.\r\n- item a\r\n- item b\n';
+
+  it('an edited page keeps each line its own ending; an edited line takes the one it replaces', () => {
+    const page = withLineEndingsOf(edited(file, 'Second', 'Next'), file);
+    expect(page).toBe(file.replace('Second', 'Next'));
+    expect(withLineEndingsOf(edited(file, 'item a', 'item A'), file)).toBe(file.replace('item a', 'item A'));
+  });
+
+  it("a new line takes the ending of the line before it", () => {
+    const written = file.replace(/\r/g, '').replace('- item a\n', '- item a\n- item new\n');
+    expect(withLineEndingsOf(written, file)).toBe(file.replace('- item a\r\n', '- item a\r\n- item new\r\n'));
+    const afterLf = file.replace(/\r/g, '').replace('Second paragraph.\n', 'Second paragraph.\nMore.\n');
+    expect(withLineEndingsOf(afterLf, file)).toBe(file.replace('Second paragraph.\n', 'Second paragraph.\nMore.\n'));
   });
 });

@@ -7,6 +7,7 @@ import { isGroupPage, loadDocuments, slugOfTitle } from '../content/revisions';
 import { frontmatterOf } from '../content/reads';
 import type { PageRecord } from '../content/pages';
 import { documentToMarkdown, withEndingOf } from '../markdown/index';
+import { withLineEndingsOf } from '../markdown/line-endings';
 import { headSignature, readRevisionTree, type SyncedSpace } from './content';
 import {
   basename,
@@ -132,7 +133,8 @@ function spelledAsBefore(spellings: Map<string, string[]>, target: string, isPag
 function withLineBreaksOf(markdown: string, previous: string): string {
   const bom = previous.startsWith('\uFEFF') && !markdown.startsWith('\uFEFF') ? '\uFEFF' : '';
   const crlf = previous.includes('\r\n') && !/(?:^|[^\r])\n/.test(previous);
-  return bom + (crlf ? markdown.replace(/\r?\n/g, '\r\n') : markdown);
+  // Some lines CRLF, others LF: each line keeps its own (line-endings.ts).
+  return bom + (crlf ? markdown.replace(/\r?\n/g, '\r\n') : withLineEndingsOf(markdown, previous));
 }
 
 /**

@@ -69,7 +69,8 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   if (ours === source) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
-  const pairs = alignLines(a.map(lineKey), b.map(lineKey));
+  const keys = b.map(lineKey);
+  const pairs = slideBlankLines(alignLines(a.map(lineKey), keys), keys, a.length, b.length);
   const hunks: SourceHunk[] = [];
   const one = (at: number, end: number, from: number, to: number) => {
     if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
@@ -84,12 +85,14 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
     }
     one(i, end, j, to);
   };
+  const keptRow = tableRowsAsWritten(a, b, pairs);
   let i = 0;
   let j = 0;
   for (let k = 0; k <= pairs.length; k++) {
     const [pa, pb] = k < pairs.length ? pairs[k] : [a.length, b.length];
     push(i, pa, j, pb);
     if (k === pairs.length) break;
+    if (keptRow(pb)) one(pa, pa + 1, pb, pb + 1);
     // A run of aligned lines written otherwise: one hunk, line for line.
     let n = 0;
     while (k + n < pairs.length && pairs[k + n][0] === pa + n && pairs[k + n][1] === pb + n && a[pa + n] !== b[pb + n]) n++;
@@ -102,6 +105,55 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   let size = 0;
   for (const hunk of hunks) for (const line of [...hunk.remove, ...hunk.add]) size += line.length + 1;
   return size > budget ? null : hunks;
+}
+
+/**
+ * The aligned blank lines after a block the source writes on other lines than we do (not line for line), moved past the source's lines
+ * that follow them, when those end with a blank line too: the block's lines stay together, one hunk. GitBook's
+ * side-by-side `<table>` with one-line code cells is 3 lines of ours and 17 of the source; the blank line after ours
+ * was aligned with the one inside the source's table (after `<tr><td>`), the table's hunk was cut in two there, the
+ * edit of a cell fitted neither half, and the page was written whole our way.
+ */
+function slideBlankLines(pairs: Array<[number, number]>, bKeys: readonly string[], aLength: number, bLength: number): Array<[number, number]> {
+  for (let k = 0; k < pairs.length; k++) {
+    const [x, y] = pairs[k];
+    const [px, py] = k > 0 ? pairs[k - 1] : [-1, -1];
+    const [nx, ny] = k + 1 < pairs.length ? pairs[k + 1] : [aLength, bLength];
+    const ours = x - px - 1;
+    if (bKeys[y] !== '' || ours === 0 || y - py - 1 === ours || nx !== x + 1 || ny <= y + 1) continue;
+    if (bKeys[ny - 1] === '') pairs[k] = [x, ny - 1];
+  }
+  return pairs;
+}
+
+/** A pipe table's line (a list item's indent or a quote's `>` before it). */
+const TABLE_ROW = /^[ \t>]*\|.*\|[ \t]*$/;
+
+/**
+ * Whether the source's line `j` is a table row our writing has as it is, in a table the author wrote otherwise elsewhere
+ * (a padded header above compact rows): such a row is kept as a hunk of its own (the same line), so it stays the
+ * author's. Taken for ours, it was padded to the header's widths (or the table re-padded whole) by an edit elsewhere in
+ * the page (zkLink's `| accountId | 4 bytes |`, YAMS' compact rows under a delimiter as wide as the header).
+ */
+function tableRowsAsWritten(a: readonly string[], b: readonly string[], pairs: ReadonlyArray<[number, number]>): (j: number) => boolean {
+  const same = new Set<number>();
+  for (const [x, y] of pairs) if (a[x] === b[y] && TABLE_ROW.test(b[y])) same.add(y);
+  if (same.size === 0) return () => false;
+  // For each source line of a table, whether its table (the run of table lines around it) has a line written otherwise.
+  const otherwise = new Map<number, boolean>();
+  for (let start = 0; start < b.length; ) {
+    if (!TABLE_ROW.test(b[start])) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < b.length && TABLE_ROW.test(b[end])) end++;
+    let differs = false;
+    for (let y = start; y < end && !differs; y++) differs = !same.has(y);
+    for (let y = start; y < end; y++) otherwise.set(y, differs);
+    start = end;
+  }
+  return (j) => same.has(j) && otherwise.get(j) === true;
 }
 
 /** The most lines a side of an unaligned run may have for its lines to be matched by likeness (`alikeLines`). */
@@ -273,7 +325,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   let copied = 0;
   let drift = 0;
   for (const [index, hunk] of hunks.entries()) {
-    const next = hunks[index + 1];
+    // The next hunk that says where the source differs (a row kept as written fits wherever the row is unchanged).
+    const next = hunks.slice(index + 1, index + 8).find((later) => !keepsRow(later));
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
@@ -283,13 +336,30 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {
       out.push(line);
-      origins.push(placed.ours?.[i] ? { ours: placed.at + i } : { table });
+      origins.push(placed.ours?.[i] ? { ours: placed.at + i, was: hunk.add[i] } : { table });
     });
     copied = placed.at + hunk.remove.length;
     drift = placed.at - hunk.at;
   }
   copy(copied, lines.length);
   return restyleTables(out, origins, tables).join('\n');
+}
+
+/**
+ * A table row kept as written, at its place: the author's where it is unchanged; edited, our row stays, with the row
+ * it was as evidence of how the author padded the table (a compact row under a compact header: without it, the header
+ * alone looked padded, and the edited row re-padded the table whole).
+ */
+function keptRow(lines: string[], hunk: SourceHunk, at: number, from: number, limit: number, tables: ReadonlyArray<TableLine | null>): Placed | null {
+  if (at < from || at + 1 > limit) return null;
+  if (fitsOneSide(lines, hunk, at)) return { at, add: hunk.add };
+  const { before, after } = neighboursFit(lines, hunk, at);
+  return tables[at] && (before || after) ? { at, add: [lines[at]], ours: [true] } : null;
+}
+
+/** A table row kept as written (`tableRowsAsWritten`): the same line removed and added. */
+function keepsRow(hunk: SourceHunk): boolean {
+  return hunk.remove.length === 1 && hunk.add.length === 1 && hunk.remove[0] === hunk.add[0];
 }
 
 /** The table the lines a hunk replaces (or, for an insertion, the lines around it) belong to; -1 for none. */
@@ -316,6 +386,9 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // hunk of the edited one put on the other, and every hunk after it looked for too far on.
   const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
   const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
+  // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
+  // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
+  if (keepsRow(hunk)) return keptRow(lines, hunk, expected, from, limit, tables);
   const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
   if (strict) return null;
@@ -418,11 +491,34 @@ function mergeLine(base: string, source: string, ours: string): string | null {
   const edits = changesOf(original, tokens(ours));
   if (!authors || !edits) return null;
   for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  for (const a of authors) keepReferenceLabel(original, a, edits);
   // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
   const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
   const out = [...original];
   for (const change of all) out.splice(change.start, change.end - change.start, ...change.insert);
   return out.join('');
+}
+
+/**
+ * A link the author wrote by reference (`[text]` or `[text][]`, where we write `[text](url)`) whose text the edit
+ * changes: the reference keeps its label (`[new text][text]`), which names the definition. Merged as it was, the
+ * line read `[new text]`, a reference to no definition (text, not a link): the page failed its check and was
+ * written whole our way (uber-go-guide's `builtin-name.md`).
+ */
+function keepReferenceLabel(original: readonly string[], author: TokenChange, edits: readonly TokenChange[]): void {
+  const { start, end, insert } = author;
+  if (original[start] !== '(' || original[end - 1] !== ')' || original[start - 1] !== ']') return;
+  if (!(insert.length === 0 || (insert.length === 2 && insert[0] === '[' && insert[1] === ']'))) return;
+  let open = start - 2;
+  for (let depth = 0; open >= 0; open--) {
+    if (original[open] === ']') depth++;
+    else if (original[open] === '[' && depth-- === 0) break;
+  }
+  if (open < 0) return;
+  // The text's tokens are open + 1 .. start - 2; an insertion touches it right after `[` up to right before `]`.
+  const touchesText = (edit: TokenChange) => (edit.start === edit.end ? edit.start > open && edit.start < start : edit.start < start - 1 && edit.end > open + 1);
+  if (!edits.some(touchesText)) return;
+  author.insert = ['[', ...original.slice(open + 1, start - 1), ']'];
 }
 
 interface TokenChange {

@@ -31,16 +31,27 @@ function delimiterCell(code: AlignType, width: number): string {
   return before + '-'.repeat(Math.max(1, width - before.length - after.length)) + after;
 }
 
-/** GitBook's writing (markdown-table's): every cell padded to its column's widest, measured in display width. */
-function alignedLines(rows: string[][], codes: readonly AlignType[]): string[] {
-  const widths = codes.map((code, i) => Math.max(delimiterCell(code, 1).length, ...rows.map((row) => displayWidth(row[i] ?? ''))));
-  const line = (cells: string[]) => `|${cells.map((cell, i) => ` ${pad(cell, widths[i], codes[i])} `).join('|')}|`;
+/** How a cell's width is measured: in UTF-16 code units (GitBook's) or in display columns (other formatters'). */
+type Measure = (text: string) => number;
+
+/**
+ * GitBook's measure: a JavaScript string's length (markdown-table's default), one for a Hangul syllable or a CJK
+ * character, two for an emoji. Seen in GitBook's own commits (Incheol-Jung's GITBOOK-572 re-padded 20 tables of
+ * Hangul cells to the widths of their delimiter rows counted this way; beefree's GITBOOK commits pad a cell holding
+ * `🙂` to one more than its code points).
+ */
+const codeUnits: Measure = (text) => text.length;
+
+/** GitBook's writing (markdown-table's): every cell padded to its column's widest, measured by `measure`. */
+function alignedLines(rows: string[][], codes: readonly AlignType[], measure: Measure = codeUnits): string[] {
+  const widths = codes.map((code, i) => Math.max(delimiterCell(code, 1).length, ...rows.map((row) => measure(row[i] ?? ''))));
+  const line = (cells: string[]) => `|${cells.map((cell, i) => ` ${pad(cell, widths[i], codes[i], measure)} `).join('|')}|`;
   const [header = [], ...body] = rows;
   return [line(header), line(codes.map((code, i) => delimiterCell(code, widths[i]))), ...body.map(line)];
 }
 
-function pad(cell: string, width: number, code: AlignType): string {
-  const size = Math.max(0, width - displayWidth(cell));
+function pad(cell: string, width: number, code: AlignType, measure: Measure): string {
+  const size = Math.max(0, width - measure(cell));
   if (code === 'right') return ' '.repeat(size) + cell;
   if (code === 'center') return ' '.repeat(Math.ceil(size / 2)) + cell + ' '.repeat(Math.floor(size / 2));
   return cell + ' '.repeat(size);
@@ -105,10 +116,11 @@ export function unmarkTables(text: string): { text: string; tables: Array<TableL
 }
 
 /**
- * Where a line of patched writing came from: our writing (`ours`, its line there) or the author's (`table`: the table of
- * the lines it replaced, -1 for none); `unchanged`: our line, as the author's was when read (no evidence of padding).
+ * Where a line of patched writing came from: our writing (`ours`, its line there; `was`, the author's row it replaces,
+ * edited) or the author's (`table`: the table of the lines it replaced, -1 for none); `unchanged`: our line, as the
+ * author's was when read (no evidence of padding).
  */
-export type LineOrigin = { ours: number } | { table: number; unchanged?: true };
+export type LineOrigin = { ours: number; was?: string } | { table: number; unchanged?: true };
 
 /**
  * The patched writing with each table's lines still ours written in the author's style: every line of a table the
@@ -149,17 +161,20 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   if (codes.some((code) => code === undefined)) return;
   const write = (lines: string[]) => lines.forEach((line, k) => (out[start + k] = prefix + line));
   if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
-  const widths = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), authors.filter((i) => i !== start + 1).map((i) => out[i].slice(indentOf(out[i]).length)));
-  if (!widths) {
+  // How the author padded: their rows kept, and the rows edited as they were read (a wide cell's row may be the only one).
+  const evidence = [...authors.filter((i) => i !== start + 1).map((i) => out[i]), ...ours.flatMap((i) => ('was' in origins[i] && origins[i].was !== undefined ? [origins[i].was] : []))];
+  const padded = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), evidence.map((line) => line.slice(indentOf(line).length)));
+  if (!padded) {
     for (const i of ours) out[i] = prefix + out[i].slice(indentOf(out[i]).length);
     return;
   }
+  const { widths, measure } = padded;
   const fitting = ours.every((i) => {
     const cells = rows[i - start].map((cell) => cell.trim());
-    return cells.length === widths.length && cells.every((cell, c) => displayWidth(cell) + 2 <= widths[c]);
+    return cells.length === widths.length && cells.every((cell, c) => measure(cell) + 2 <= widths[c]);
   });
-  if (!fitting) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
-  for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType)} `).join('|')}|`;
+  if (!fitting) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[], measure));
+  for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType, measure)} `).join('|')}|`;
 }
 
 /**
@@ -208,17 +223,24 @@ function alignmentOf(cell: string): AlignType | undefined {
 }
 
 /**
- * The display width of each column (its cell with its padding) of a padded table: the author's delimiter row has outer
- * pipes, and most of the author's rows kept have theirs at the same columns (a header of wide characters padded by
- * code units may not); null for an unpadded table.
+ * The width of each column (its cell with its padding) of a padded table, and the measure its author padded by: the
+ * author's delimiter row has outer pipes, and most of the author's rows kept have theirs at the same widths, measured
+ * in code units as GitBook pads (`codeUnits`) or else in display columns (a table padded by another formatter, wide
+ * characters two columns each); null for an unpadded table. Measured in display columns only, a table of Hangul cells
+ * GitBook padded had every row re-padded by a one-cell edit (Incheol-Jung, hashcode-equals.md).
  */
-function paddedWidths(delimiter: string, rows: string[]): number[] | null {
+function paddedWidths(delimiter: string, rows: string[]): { widths: number[]; measure: Measure } | null {
   const outer = (line: string) => line.startsWith('|') && line.endsWith('|');
   if (!outer(delimiter) || rows.length === 0) return null;
-  const widths = cellsOf(delimiter).map(displayWidth);
-  const aligned = rows.filter((row) => {
-    const cells = cellsOf(row).map(displayWidth);
-    return outer(row) && cells.length === widths.length && cells.every((width, i) => width === widths[i]);
-  });
-  return aligned.length * 2 > rows.length ? widths : null;
+  const alignedBy = (measure: Measure) => {
+    const widths = cellsOf(delimiter).map(measure);
+    const aligned = rows.filter((row) => {
+      const cells = cellsOf(row).map(measure);
+      return outer(row) && cells.length === widths.length && cells.every((width, i) => width === widths[i]);
+    });
+    return { widths, measure, aligned: aligned.length };
+  };
+  const [units, display] = [alignedBy(codeUnits), alignedBy(displayWidth)];
+  const best = display.aligned > units.aligned ? display : units;
+  return best.aligned * 2 > rows.length ? { widths: best.widths, measure: best.measure } : null;
 }
