@@ -339,6 +339,8 @@ async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: 
     refIds = Object.fromEntries(refs.map((ref) => [ref, newId()]));
   } else await claimRefs(tree, refsOf(target.changes), from, target.changes);
   // The files first: the pages' links name them by id.
+  // One with an id the space has (an asset replaced with git keeps its file's id) replaces that file: not counted again.
+  const replacedFiles = progress ? 0 : (await tree.files.getMany(target.newFiles.map((file) => file.id))).size;
   if (!progress) for (const file of target.newFiles) tree.files.set(file.id, file);
   const result = await applyContentBatch(tree, target.changes, {
     baseTree: () => new ContentTree(store, space.head),
@@ -357,7 +359,7 @@ async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: 
     nameChange: (change) => (change.operation === 'insert_page' || change.operation === 'update_page' ? fileOfChange(target, change) : undefined),
   });
   const pageDelta = (progress?.pageDelta ?? 0) + result.pageDelta;
-  const fileDelta = (progress?.fileDelta ?? target.newFiles.length) + result.fileDelta;
+  const fileDelta = (progress?.fileDelta ?? target.newFiles.length - replacedFiles) + result.fileDelta;
   const counts = { pageCount: space.head.pageCount + pageDelta, fileCount: space.head.fileCount + fileDelta };
   assertContentCaps(env, space.head, counts);
   await storeFiles(env.FILES, result.files);

@@ -235,6 +235,18 @@ export async function planImport(
   });
   const pathsOf = new Map<string, string[]>();
   for (const path of toImport) pathsOf.set(files.get(path)!.oid, [...(pathsOf.get(files.get(path)!.oid) ?? []), path]);
+  // Other bytes at the path of a file the space has (an asset replaced with git): that file takes them, keeping its id,
+  // so the pages naming it show them. Not when its old blob is still at another path of the repository (that path keeps it).
+  const stillThere = new Set([...wanted].map((path) => files.get(path)!.oid));
+  const replacing = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const path of toImport) {
+    const entry = entries.get(path);
+    if (entry?.kind === 'file' && head.files.has(entry.targetId) && !stillThere.has(entry.oid) && !taken.has(entry.targetId)) {
+      replacing.set(files.get(path)!.oid, entry.targetId);
+      taken.add(entry.targetId);
+    }
+  }
   const oids = [...pathsOf.keys()];
   for (const oid of oids.slice(GIT_IMPORT_LIMITS.maxAssets)) for (const path of pathsOf.get(oid)!) warnings.push(`${path}: not imported (more than ${GIT_IMPORT_LIMITS.maxAssets} files in one import)`);
   // In the order the blobs come (the same on every run), whatever order their stores end in.
@@ -261,7 +273,7 @@ export async function planImport(
     readFiles++;
     const contentType = contentTypeOf(first);
     // An import planned again to continue (operations.ts) gives its new files the ids its first plan gave them.
-    const id = options.newFileId ? await options.newFileId(oid) : newId();
+    const id = replacing.get(oid) ?? (options.newFileId ? await options.newFileId(oid) : newId());
     for (const path of paths) filePlans.set(path, { path, oid, file: id });
     const slot: FileEntry[] = [];
     newFileSlots.push(slot);

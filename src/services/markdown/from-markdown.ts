@@ -1365,7 +1365,7 @@ class Converter {
 
   private link(url: string, children: readonly PhrasingContent[], marks: Marks): DocumentInlineLink {
     const builder = new InlineBuilder();
-    this.phrasing(children, marks, builder, false);
+    this.phrasing(withoutLinks(children), marks, builder, false);
     // Markdown cannot nest links, so a link's content is only text and images.
     const nodes = builder.finish() as Array<DocumentText | DocumentInlineImage>;
     return { object: 'inline', type: 'link', isVoid: false, data: { ref: this.linkRef(url) }, nodes };
@@ -1846,6 +1846,17 @@ function blockText(block: AnyBlock): string {
 
 function reusableContentBlock(id: string): AnyBlock {
   return { object: 'block', type: 'reusable-content', isVoid: true, data: { ref: { kind: 'reusable-content', reusableContent: id } } };
+}
+
+/**
+ * Markdown cannot nest links, but an HTML `<a>` can hold one: its text a URL, which GFM links itself
+ * (`<a href="https://x">https://x</a>`). A link in a link is no document's, so the inner one is read as its text.
+ */
+function withoutLinks(nodes: readonly PhrasingContent[]): PhrasingContent[] {
+  return nodes.flatMap((node): PhrasingContent[] => {
+    if (node.type === 'link' || node.type === 'linkReference') return withoutLinks(node.children);
+    return 'children' in node ? [{ ...node, children: withoutLinks(node.children as PhrasingContent[]) } as PhrasingContent] : [node];
+  });
 }
 
 function linkParagraph(ref: ContentRef, text: string): DocumentBlockParagraph {
