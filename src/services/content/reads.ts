@@ -24,6 +24,8 @@ import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
+import { pageStatement, pageStatementValues } from './page-statement';
+import { constantSelect } from '../../db/constant-select';
 import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from './packed-documents';
 import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
@@ -157,7 +159,7 @@ interface RevisionShape {
   values: Record<string, unknown>;
 }
 
-function revisionShape(source: ContentSource): RevisionShape {
+export function revisionShape(source: ContentSource): RevisionShape {
   const spaceId = sql.placeholder('spaceId');
   const values: Record<string, unknown> = { spaceId: source.spaceId, revision: source.revision, changeRequest: source.changeRequest };
   if (source.revision !== undefined && source.published) {
@@ -207,14 +209,14 @@ const SPEC_OF = '$.computed.dependencies.spec.ref.spec';
  */
 function pageTreeQuery(db: Db, rev: RevisionShape, reader: SpaceReader, target: PageTarget, hint: DocumentHint, computed = false, withMarkdown = false, withReusable = false) {
   const byPath = 'path' in target;
-  const shape = `pageTree:${rev.shape}:${reader.published ? 'published' : 'member'}:${byPath ? 'path' : 'id'}:${computed ? 'computed' : ''}:${withMarkdown ? 'markdown' : ''}:${withReusable ? 'reusable' : ''}`;
   const values = {
     ...rev.values,
     ...(reader.published ? {} : { userId: reader.userId }),
     ...(byPath ? { segments: JSON.stringify(target.path), pathLength: target.path.length } : { pageId: target.id }),
     knownDocument: hint.hash,
   };
-  return rawAllOfShape<PageTreeRow>(db, shape, () => pageTreeSql(rev.sql, reader.published, byPath, computed, withMarkdown, withReusable), values);
+  const statement = pageStatement({ revision: rev.shape, published: reader.published, byPath, computed, markdown: withMarkdown, reusable: withReusable });
+  return constantSelect(db, statement.text, pageStatementValues(statement, values), (row) => row as PageTreeRow);
 }
 
 /**
@@ -222,7 +224,7 @@ function pageTreeQuery(db: Db, rev: RevisionShape, reader: SpaceReader, target: 
  * and `pageId`, or with `byPath` `segments` (the path's slugs as a JSON array) and `pathLength`. Its `space` row is
  * what spaceAndRevisionStatement answers (spaceRowSql): a page read is one statement.
  */
-function pageTreeSql(revisionId: SQL, published: boolean, byPath: boolean, computed: boolean, withMarkdown: boolean, withReusable: boolean) {
+export function pageTreeSql(revisionId: SQL, published: boolean, byPath: boolean, computed: boolean, withMarkdown: boolean, withReusable: boolean) {
   const root = sql`(select root from rev)`;
   const find = (key: SQL) => lookupSql(root, key);
   const c = sql.raw('c');
