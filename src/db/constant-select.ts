@@ -1,4 +1,4 @@
-import { getTableColumns, type Column } from 'drizzle-orm';
+import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { BatchItem, Db } from './client';
 
@@ -50,4 +50,42 @@ export function constantSelect<T>(db: Db, text: string, params: unknown[], map: 
     /** The statement run alone. */
     rows: async (): Promise<T[]> => (await prepared.stmt.bind(...params).all<Record<string, unknown>>()).results.map(map),
   });
+}
+
+/** A select of named fields (`select({ tokenId: apiTokens.id, ... })`, joins allowed) in constant text: its columns and row decoder. */
+export interface FieldRows<T> {
+  /** `"api_tokens"."id", "users"."id", ...`: the fields' columns, qualified by table, in the fields' order (drizzle's). */
+  columns: string;
+  /** A raw row of D1 (an array, in the columns' order: two tables' `id` do not collide) as drizzle maps it. */
+  row(values: unknown[]): T;
+}
+
+/** `FieldRows` of named columns, read from their drizzle definitions (no builder). */
+export function fieldRows<T extends object>(fields: { [K in keyof T]: Column }): FieldRows<T> {
+  const entries = Object.entries(fields) as [string, Column][];
+  return {
+    columns: entries.map(([, column]) => `"${getTableName(column.table)}"."${column.name}"`).join(', '),
+    row(values) {
+      const out: Record<string, unknown> = {};
+      entries.forEach(([key, column], i) => {
+        const value = values[i];
+        out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+      });
+      return out as T;
+    },
+  };
+}
+
+/**
+ * The first row of a constant select read as D1's raw arrays (as drizzle's `.get()` of a select of fields reads it:
+ * `values()`, then the first row), through `map`; undefined when there is none.
+ */
+export async function constantGet<T>(db: Db, text: string, params: unknown[], map: (values: unknown[]) => T): Promise<T | undefined> {
+  const [first] = await db.$client.prepare(text).bind(...params).raw();
+  return first === undefined ? undefined : map(first);
+}
+
+/** A statement of constant text (an update, a delete) bound to its values, for `db.$client.batch` or alone (`.run()`). */
+export function constantStatement(db: Db, text: string, params: unknown[]) {
+  return db.$client.prepare(text).bind(...params);
 }

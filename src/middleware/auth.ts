@@ -1,13 +1,12 @@
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { apiTokens, orgMembers, users } from '../db/schema';
 import type { AppBindings } from '../env';
 import { ApiError } from '../lib/errors';
 import { sha256Hex, timingSafeEqual } from '../lib/ids';
 import { nowIso } from '../lib/time';
 import { integrationTokenActor, isIntegrationToken } from '../services/integrations/tokens';
 import { looksLikeSiteToken, SITE_TOKEN_REFUSED, verifySiteToken } from '../services/sites/site-token';
+import { identityOfTokenHash, recordTokenUse } from './auth-statements';
 import { cachedIdentity, rememberIdentity } from './identity-cache';
 
 const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
@@ -87,18 +86,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   const hash = tokenHashes.get(token) ?? (await tokenHash(token));
   let row = cachedIdentity(hash);
   if (!row) {
-    row = await db
-      .select({
-        tokenId: apiTokens.id,
-        lastUsedAt: apiTokens.lastUsedAt,
-        userId: users.id,
-        email: users.email,
-        emailVerified: users.emailVerified,
-      })
-      .from(apiTokens)
-      .innerJoin(users, eq(users.id, apiTokens.userId))
-      .where(eq(apiTokens.hash, hash))
-      .get();
+    row = await identityOfTokenHash(db, hash);
     if (!row) throw new ApiError(401, 'Invalid or revoked API token');
     rememberIdentity(hash, row);
   }
@@ -108,10 +96,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   if (!row.lastUsedAt || Date.now() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
     const now = nowIso();
     row.lastUsedAt = now;
-    const write = db.batch([
-      db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.tokenId)),
-      db.update(orgMembers).set({ lastSeenAt: now }).where(eq(orgMembers.userId, row.userId)),
-    ]);
+    const write = recordTokenUse(db, row.tokenId, row.userId, now);
     try {
       c.executionCtx.waitUntil(write);
     } catch {
