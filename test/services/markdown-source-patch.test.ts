@@ -291,3 +291,26 @@ describe('a file whose lines end some in CRLF, some in LF', () => {
     expect(withLineEndingsOf(afterLf, file)).toBe(file.replace('Second paragraph.\n', 'Second paragraph.\nMore.\n'));
   });
 });
+
+describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is edited", () => {
+  const table = ['<table>', '  <tr>', '    <td>Alpha cell</td>', '    <td>Beta</td>', '  </tr>', '</table>'];
+
+  it('changes that cell only; the table stays HTML', () => {
+    // gitprobe12c item 3 (RunLLM's notebook outputs): merged token by token, the edit fell among the tags and the
+    // table was written whole as a pipe table.
+    const page = ['# Page', '', 'Intro text.', '', ...table, '', 'After.', ''].join('\n');
+    expect(edited(page, 'Alpha cell', 'Alpha cell edited')).toBe(page.replace('Alpha cell', 'Alpha cell edited'));
+  });
+
+  it('inside a `<div>`: the `</div>` stays', () => {
+    const page = ['# Page', '', 'Intro text.', '', '**Output**', '<div>', '', '<table border="1">', '  <tbody>', ...table.slice(1, -1).map((line) => `  ${line}`), '  </tbody>', '</table>', '</div>', '', 'After.', ''].join('\n');
+    expect(edited(page, 'Alpha cell', 'Alpha cell edited')).toBe(page.replace('Alpha cell', 'Alpha cell edited'));
+  });
+
+  it('a cell whose text the table holds twice is written our way (no guess at which one)', () => {
+    const page = ['# Page', '', 'Intro text.', '', '<table>', '  <tr>', '    <td>Same</td>', '    <td>Same</td>', '  </tr>', '</table>', '', 'After.', ''].join('\n');
+    const written = edited(page, 'Same', 'Same and more');
+    expect(written).not.toContain('<td>Same and more</td>');
+    expect(written).toContain('| Same and more | Same |');
+  });
+});

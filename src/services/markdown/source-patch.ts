@@ -18,7 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
-import { type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
+import { cellsOf, type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -412,8 +412,37 @@ function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number
   if (hunk.remove.length === 0 || at < from || end > lines.length) return null;
   const { before, after } = neighboursFit(lines, hunk, at);
   if (!before && !after) return null;
-  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n'));
+  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n')) ?? htmlCellsEdited(hunk.remove, hunk.add, lines.slice(at, end));
   return merged === null ? null : { at, add: merged.split('\n') };
+}
+
+/** A cell's text an HTML cell holds as it is: no Markdown or HTML syntax, so it reads the same in both. */
+const PLAIN_CELL = /^[^<>&\\|*_`[\]!{}$~]*$/;
+
+/**
+ * An HTML `<table>` of the author's (ours a pipe table) whose cells were edited: each edited cell's text replaced where
+ * the author's table has it, alone between tags, once. Merged token by token, the edit fell among the author's tags
+ * (`</td>\n    <td>` for our ` | `) and the table was written whole as a pipe table, the `</div>` around it dropped
+ * (RunLLM's notebook outputs, gitprobe12c item 3). Null where a cell's text is not plain or not found once.
+ */
+function htmlCellsEdited(base: readonly string[], source: readonly string[], ours: readonly string[]): string | null {
+  let text = source.join('\n');
+  if (!/<t[dh][\s>]/i.test(text)) return null;
+  for (let i = 0; i < base.length; i++) {
+    if (base[i] === ours[i]) continue;
+    const [was, now] = [cellsOf(base[i].trim()), cellsOf(ours[i].trim())];
+    if (!base[i].trim().startsWith('|') || was.length !== now.length) return null;
+    for (let c = 0; c < was.length; c++) {
+      const [from, to] = [was[c].trim(), now[c].trim()];
+      if (from === to) continue;
+      if (from === '' || !PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) return null;
+      const found = [...text.matchAll(new RegExp(`(>[ \\t]*)${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[ \\t]*<)`, 'g'))];
+      if (found.length !== 1) return null;
+      const at = found[0].index! + found[0][1].length;
+      text = text.slice(0, at) + to + text.slice(at + from.length);
+    }
+  }
+  return text;
 }
 
 /** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */

@@ -193,7 +193,7 @@ function withoutDelimiter(rows: string[][]): string[][] {
 }
 
 /** A row's cells as written between its pipes (an escaped `\|` is a cell's). */
-function cellsOf(line: string): string[] {
+export function cellsOf(line: string): string[] {
   const cells: string[] = [];
   let cell = '';
   for (let i = 0; i < line.length; i++) {
