@@ -18,7 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
-import { cellsOf, type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
+import { type CellWriting, cellsOf, type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -306,7 +306,7 @@ function longestIncreasing(pairs: Array<[number, number]>): Array<[number, numbe
  * left out. With `tables` (which of our lines are a table's: table-lines.ts), our rows left in a table
  * are written in the style of the author's rows around them.
  */
-export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false, tables: ReadonlyArray<TableLine | null> = []): string {
+export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false, tables: ReadonlyArray<TableLine | null> = [], writtenAs?: CellWriting): string {
   if (hunks.length === 0 && tables.length === 0) return copyFrom ?? ours;
   const lines = ours.split('\n');
   const other = copyFrom?.split('\n');
@@ -342,7 +342,7 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     drift = placed.at - hunk.at;
   }
   copy(copied, lines.length);
-  return restyleTables(out, origins, tables).join('\n');
+  return restyleTables(out, origins, tables, writtenAs).join('\n');
 }
 
 /**
