@@ -314,3 +314,13 @@ describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is ed
     expect(written).toContain('| Same and more | Same |');
   });
 });
+
+describe('a list item holding `<br>` (ours `\\` and a continuation line)', () => {
+  const page = ['# Home', '', 'Ways:', '', '* [Other page](other.md)<br>Second line of the item', '* Plain item', ''].join('\n');
+
+  it('keeps `<br>` when the item is edited', () => {
+    // gitprobe12b item 5a (MewsSystems/gitbook-booking-engine README.md).
+    expect(edited(page, 'Other page', 'Other page edited')).toBe(page.replace('Other page', 'Other page edited'));
+    expect(edited(page, 'Second line', 'Next line')).toBe(page.replace('Second line', 'Next line'));
+  });
+});
