@@ -324,3 +324,12 @@ describe('a list item holding `<br>` (ours `\\` and a continuation line)', () =>
     expect(edited(page, 'Second line', 'Next line')).toBe(page.replace('Second line', 'Next line'));
   });
 });
+
+describe('a list right before a code fence, the same lines repeated further on', () => {
+  // gitprobe12c items 8 and 9 (zkLink 3-transfer.md): the author wrote no blank lines around the list and the fence.
+  const page = ['**input:**', '* signer: [ZkLinkSigner](../signer.md#type-zklinksigner)', '```go', '```', '**input:**', '* signer: [ZkLinkSigner](../signer.md#type-zklinksigner)', ''].join('\n');
+
+  it('an edit of the first item adds no blank line around it', () => {
+    expect(edited(page, 'signer: ', 'signer: X ')).toBe(page.replace('signer: ', 'signer: X '));
+  });
+});

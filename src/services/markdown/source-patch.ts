@@ -397,8 +397,10 @@ function tableAround(tables: ReadonlyArray<TableLine | null>, at: number, count:
  */
 function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next: { hunk: SourceHunk; at: number } | undefined, tables: ReadonlyArray<TableLine | null>): Placed | null {
   // Never past the place the next hunk still fits at: a page repeating a block (the same table in two sections) had the
-  // hunk of the edited one put on the other, and every hunk after it looked for too far on.
-  const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
+  // hunk of the edited one put on the other, and every hunk after it looked for too far on. By one neighbour too (the
+  // edited line its other): the blank lines the author left out around an edited list item went to the same list
+  // repeated further on (zkLink 3-transfer.md, gitprobe12c items 8 and 9).
+  const limit = next && next.at >= from && (fits(lines, next.hunk, next.at) || fitsOneSide(lines, next.hunk, next.at)) ? next.at : Infinity;
   const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
   // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
   // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
