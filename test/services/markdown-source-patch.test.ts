@@ -291,3 +291,45 @@ describe('a file whose lines end some in CRLF, some in LF', () => {
     expect(withLineEndingsOf(afterLf, file)).toBe(file.replace('Second paragraph.\n', 'Second paragraph.\nMore.\n'));
   });
 });
+
+describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is edited", () => {
+  const table = ['<table>', '  <tr>', '    <td>Alpha cell</td>', '    <td>Beta</td>', '  </tr>', '</table>'];
+
+  it('changes that cell only; the table stays HTML', () => {
+    // gitprobe12c item 3 (RunLLM's notebook outputs): merged token by token, the edit fell among the tags and the
+    // table was written whole as a pipe table.
+    const page = ['# Page', '', 'Intro text.', '', ...table, '', 'After.', ''].join('\n');
+    expect(edited(page, 'Alpha cell', 'Alpha cell edited')).toBe(page.replace('Alpha cell', 'Alpha cell edited'));
+  });
+
+  it('inside a `<div>`: the `</div>` stays', () => {
+    const page = ['# Page', '', 'Intro text.', '', '**Output**', '<div>', '', '<table border="1">', '  <tbody>', ...table.slice(1, -1).map((line) => `  ${line}`), '  </tbody>', '</table>', '</div>', '', 'After.', ''].join('\n');
+    expect(edited(page, 'Alpha cell', 'Alpha cell edited')).toBe(page.replace('Alpha cell', 'Alpha cell edited'));
+  });
+
+  it('a cell whose text the table holds twice is written our way (no guess at which one)', () => {
+    const page = ['# Page', '', 'Intro text.', '', '<table>', '  <tr>', '    <td>Same</td>', '    <td>Same</td>', '  </tr>', '</table>', '', 'After.', ''].join('\n');
+    const written = edited(page, 'Same', 'Same and more');
+    expect(written).not.toContain('<td>Same and more</td>');
+    expect(written).toContain('| Same and more | Same |');
+  });
+});
+
+describe('a list item holding `<br>` (ours `\\` and a continuation line)', () => {
+  const page = ['# Home', '', 'Ways:', '', '* [Other page](other.md)<br>Second line of the item', '* Plain item', ''].join('\n');
+
+  it('keeps `<br>` when the item is edited', () => {
+    // gitprobe12b item 5a (MewsSystems/gitbook-booking-engine README.md).
+    expect(edited(page, 'Other page', 'Other page edited')).toBe(page.replace('Other page', 'Other page edited'));
+    expect(edited(page, 'Second line', 'Next line')).toBe(page.replace('Second line', 'Next line'));
+  });
+});
+
+describe('a list right before a code fence, the same lines repeated further on', () => {
+  // gitprobe12c items 8 and 9 (zkLink 3-transfer.md): the author wrote no blank lines around the list and the fence.
+  const page = ['**input:**', '* signer: [ZkLinkSigner](../signer.md#type-zklinksigner)', '```go', '```', '**input:**', '* signer: [ZkLinkSigner](../signer.md#type-zklinksigner)', ''].join('\n');
+
+  it('an edit of the first item adds no blank line around it', () => {
+    expect(edited(page, 'signer: ', 'signer: X ')).toBe(page.replace('signer: ', 'signer: X '));
+  });
+});

@@ -402,9 +402,11 @@ export async function runExport(
       const synced = entry?.hash ? documents.get(entry.hash) : undefined;
       // A file that had no heading 1 (its title in SUMMARY.md only) is written back without one.
       const title = entry?.titleHeading === false ? undefined : page.title;
-      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter });
       const replaced = entry && byPath.get(full(entry.path));
       const previous = replaced ? decoderKeepingBom.decode(await session.readBlob(replaced.oid)) : '';
+      // A table's columns are padded by its cells as written here, a page's path for its `/pages/<id>`.
+      const cellsWrittenAs = (cell: string) => withRepositoryPaths(cell, path, previous);
+      const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter, cellsWrittenAs });
       // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
       const markdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
       oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));

@@ -18,7 +18,7 @@ import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
 import { SOURCE_PATCH_KEY } from './source-patch-key';
-import { type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
+import { type CellWriting, cellsOf, type LineOrigin, restyleTables, type TableLine, unpaddedRow } from './table-lines';
 
 export { SOURCE_PATCH_KEY, withoutSourcePatch } from './source-patch-key';
 
@@ -173,6 +173,7 @@ function alikeLines(a: readonly string[], b: readonly string[], a0: number, a1: 
   const m = b1 - b0;
   if (n === 0 || m === 0 || (n === 1 && m === 1) || n > ALIKE_LINES || m > ALIKE_LINES) return [];
   const words = (line: string) => line.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (sameWordsBrokenOtherwise(a.slice(a0, a1), b.slice(b0, b1))) return [];
   const theirs = b.slice(b0, b1).map(words);
   const score = a.slice(a0, a1).map((line) => {
     const mine = words(line);
@@ -196,6 +197,19 @@ function alikeLines(a: readonly string[], b: readonly string[], a0: number, a1: 
     else j++;
   }
   return pairs;
+}
+
+/**
+ * Whether two runs of lines say the same words on another number of lines, tags aside: a line break written otherwise
+ * (`<br>` in a list item, ours `\` and a continuation line). Paired by likeness, the continuation line alone took the
+ * author's line, the line before it fitted nowhere once edited, and the item was written our way (gitprobe12b item 5a).
+ * Kept one hunk, the edit is merged into the author's line.
+ */
+function sameWordsBrokenOtherwise(ours: readonly string[], theirs: readonly string[]): boolean {
+  if (ours.length === theirs.length) return false;
+  const words = (lines: readonly string[]) => lines.join(' ').replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? '';
+  const said = words(ours);
+  return said !== '' && said === words(theirs);
 }
 
 /**
@@ -306,7 +320,7 @@ function longestIncreasing(pairs: Array<[number, number]>): Array<[number, numbe
  * left out. With `tables` (which of our lines are a table's: table-lines.ts), our rows left in a table
  * are written in the style of the author's rows around them.
  */
-export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false, tables: ReadonlyArray<TableLine | null> = []): string {
+export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], copyFrom?: string, strict = false, tables: ReadonlyArray<TableLine | null> = [], writtenAs?: CellWriting): string {
   if (hunks.length === 0 && tables.length === 0) return copyFrom ?? ours;
   const lines = ours.split('\n');
   const other = copyFrom?.split('\n');
@@ -342,7 +356,7 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     drift = placed.at - hunk.at;
   }
   copy(copied, lines.length);
-  return restyleTables(out, origins, tables).join('\n');
+  return restyleTables(out, origins, tables, writtenAs).join('\n');
 }
 
 /**
@@ -383,8 +397,10 @@ function tableAround(tables: ReadonlyArray<TableLine | null>, at: number, count:
  */
 function place(lines: string[], hunk: SourceHunk, expected: number, from: number, strict: boolean, next: { hunk: SourceHunk; at: number } | undefined, tables: ReadonlyArray<TableLine | null>): Placed | null {
   // Never past the place the next hunk still fits at: a page repeating a block (the same table in two sections) had the
-  // hunk of the edited one put on the other, and every hunk after it looked for too far on.
-  const limit = next && next.at >= from && fits(lines, next.hunk, next.at) ? next.at : Infinity;
+  // hunk of the edited one put on the other, and every hunk after it looked for too far on. By one neighbour too (the
+  // edited line its other): the blank lines the author left out around an edited list item went to the same list
+  // repeated further on (zkLink 3-transfer.md, gitprobe12c items 8 and 9).
+  const limit = next && next.at >= from && (fits(lines, next.hunk, next.at) || fitsOneSide(lines, next.hunk, next.at)) ? next.at : Infinity;
   const before = (test: typeof fits) => (all: string[], candidate: SourceHunk, at: number) => at + candidate.remove.length <= limit && test(all, candidate, at);
   // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
   // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
@@ -412,8 +428,37 @@ function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number
   if (hunk.remove.length === 0 || at < from || end > lines.length) return null;
   const { before, after } = neighboursFit(lines, hunk, at);
   if (!before && !after) return null;
-  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n'));
+  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n')) ?? htmlCellsEdited(hunk.remove, hunk.add, lines.slice(at, end));
   return merged === null ? null : { at, add: merged.split('\n') };
+}
+
+/** A cell's text an HTML cell holds as it is: no Markdown or HTML syntax, so it reads the same in both. */
+const PLAIN_CELL = /^[^<>&\\|*_`[\]!{}$~]*$/;
+
+/**
+ * An HTML `<table>` of the author's (ours a pipe table) whose cells were edited: each edited cell's text replaced where
+ * the author's table has it, alone between tags, once. Merged token by token, the edit fell among the author's tags
+ * (`</td>\n    <td>` for our ` | `) and the table was written whole as a pipe table, the `</div>` around it dropped
+ * (RunLLM's notebook outputs, gitprobe12c item 3). Null where a cell's text is not plain or not found once.
+ */
+function htmlCellsEdited(base: readonly string[], source: readonly string[], ours: readonly string[]): string | null {
+  let text = source.join('\n');
+  if (!/<t[dh][\s>]/i.test(text)) return null;
+  for (let i = 0; i < base.length; i++) {
+    if (base[i] === ours[i]) continue;
+    const [was, now] = [cellsOf(base[i].trim()), cellsOf(ours[i].trim())];
+    if (!base[i].trim().startsWith('|') || was.length !== now.length) return null;
+    for (let c = 0; c < was.length; c++) {
+      const [from, to] = [was[c].trim(), now[c].trim()];
+      if (from === to) continue;
+      if (from === '' || !PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) return null;
+      const found = [...text.matchAll(new RegExp(`(>[ \\t]*)${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[ \\t]*<)`, 'g'))];
+      if (found.length !== 1) return null;
+      const at = found[0].index! + found[0][1].length;
+      text = text.slice(0, at) + to + text.slice(at + from.length);
+    }
+  }
+  return text;
 }
 
 /** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */

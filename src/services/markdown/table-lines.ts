@@ -14,12 +14,21 @@ const ROW = '\u0003';
 
 export type TableMode = 'aligned' | 'rows';
 
+/**
+ * A cell's text as the caller finally writes it: Git Sync's export rewrites `/pages/<id>` to the page's path in the
+ * repository after the page is written, and GitBook pads a column by the cell written. Measured as `/pages/<id>`, a
+ * cell linking to a page padded its column to another width than its text (gitprobe12b item 3, gitprobe12c item 4).
+ */
+export type CellWriting = (text: string) => string;
+
+const asItIs: CellWriting = (text) => text;
+
 /** A table's cells (already written as Markdown) as lines, in one of the two writings. */
-export function tableText(matrix: string[][], align: readonly AlignType[] | null | undefined, mode: TableMode): string {
+export function tableText(matrix: string[][], align: readonly AlignType[] | null | undefined, mode: TableMode, writtenAs: CellWriting = asItIs): string {
   const columns = Math.max(align?.length ?? 0, ...matrix.map((row) => row.length));
   const rows = matrix.map((row) => Array.from({ length: columns }, (_, i) => row[i] ?? ''));
   const codes = Array.from({ length: columns }, (_, i) => align?.[i] ?? null);
-  if (mode === 'aligned') return alignedLines(rows, codes).join('\n');
+  if (mode === 'aligned') return alignedLines(rows, codes, measuredAs(codeUnits, writtenAs)).join('\n');
   const line = (cells: string[]) => `|${cells.map((cell) => (cell === '' ? ' ' : ` ${cell} `)).join('|')}|`;
   const [header = [], ...body] = rows;
   return [HEADER + line(header), ROW + line(codes.map((code) => delimiterCell(code, 1))), ...body.map((row) => ROW + line(row))].join('\n');
@@ -41,6 +50,11 @@ type Measure = (text: string) => number;
  * `🙂` to one more than its code points).
  */
 const codeUnits: Measure = (text) => text.length;
+
+/** `measure` of a cell as it is finally written. */
+function measuredAs(measure: Measure, writtenAs: CellWriting): Measure {
+  return writtenAs === asItIs ? measure : (text) => measure(writtenAs(text));
+}
 
 /** GitBook's writing (markdown-table's): every cell padded to its column's widest, measured by `measure`. */
 function alignedLines(rows: string[][], codes: readonly AlignType[], measure: Measure = codeUnits): string[] {
@@ -128,7 +142,7 @@ export type LineOrigin = { ours: number; was?: string } | { table: number; uncha
  * padded (the lines kept are all as wide, column by column), our rows padded to its widths, or the whole table
  * re-padded where a cell is wider than its column; in an unpadded table, our rows as they are (`| a | b |`).
  */
-export function restyleTables(lines: string[], origins: readonly LineOrigin[], tables: ReadonlyArray<TableLine | null>): string[] {
+export function restyleTables(lines: string[], origins: readonly LineOrigin[], tables: ReadonlyArray<TableLine | null>, writtenAs: CellWriting = asItIs): string[] {
   if (tables.length === 0) return lines;
   const out = [...lines];
   const tableOf = (i: number) => {
@@ -139,7 +153,7 @@ export function restyleTables(lines: string[], origins: readonly LineOrigin[], t
     const table = tableOf(start);
     let end = start + 1;
     while (end < out.length && table >= 0 && tableOf(end) === table) end++;
-    if (table >= 0) restyle(out, origins, start, end);
+    if (table >= 0) restyle(out, origins, start, end, writtenAs);
     start = end;
   }
   return out;
@@ -148,7 +162,7 @@ export function restyleTables(lines: string[], origins: readonly LineOrigin[], t
 /** What precedes a row's first `|`: a list item's indent, a quote's `>`. */
 const indentOf = (line: string) => /^[ \t>]*/.exec(line)![0];
 
-function restyle(out: string[], origins: readonly LineOrigin[], start: number, end: number): void {
+function restyle(out: string[], origins: readonly LineOrigin[], start: number, end: number, writtenAs: CellWriting): void {
   const indices = Array.from({ length: end - start }, (_, i) => start + i);
   const ours = indices.filter((i) => 'ours' in origins[i]);
   if (indices.length < 2 || ours.length === 0) return;
@@ -160,10 +174,10 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   const codes = rows[1].map(alignmentOf);
   if (codes.some((code) => code === undefined)) return;
   const write = (lines: string[]) => lines.forEach((line, k) => (out[start + k] = prefix + line));
-  if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[]));
+  if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[], measuredAs(codeUnits, writtenAs)));
   // How the author padded: their rows kept, and the rows edited as they were read (a wide cell's row may be the only one).
   const evidence = [...authors.filter((i) => i !== start + 1).map((i) => out[i]), ...ours.flatMap((i) => ('was' in origins[i] && origins[i].was !== undefined ? [origins[i].was] : []))];
-  const padded = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), evidence.map((line) => line.slice(indentOf(line).length)));
+  const padded = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), evidence.map((line) => line.slice(indentOf(line).length)), writtenAs);
   if (!padded) {
     for (const i of ours) out[i] = prefix + out[i].slice(indentOf(out[i]).length);
     return;
@@ -193,7 +207,7 @@ function withoutDelimiter(rows: string[][]): string[][] {
 }
 
 /** A row's cells as written between its pipes (an escaped `\|` is a cell's). */
-function cellsOf(line: string): string[] {
+export function cellsOf(line: string): string[] {
   const cells: string[] = [];
   let cell = '';
   for (let i = 0; i < line.length; i++) {
@@ -229,10 +243,11 @@ function alignmentOf(cell: string): AlignType | undefined {
  * characters two columns each); null for an unpadded table. Measured in display columns only, a table of Hangul cells
  * GitBook padded had every row re-padded by a one-cell edit (Incheol-Jung, hashcode-equals.md).
  */
-function paddedWidths(delimiter: string, rows: string[]): { widths: number[]; measure: Measure } | null {
+function paddedWidths(delimiter: string, rows: string[], writtenAs: CellWriting): { widths: number[]; measure: Measure } | null {
   const outer = (line: string) => line.startsWith('|') && line.endsWith('|');
   if (!outer(delimiter) || rows.length === 0) return null;
-  const alignedBy = (measure: Measure) => {
+  const alignedBy = (unwritten: Measure) => {
+    const measure = measuredAs(unwritten, writtenAs);
     const widths = cellsOf(delimiter).map(measure);
     const aligned = rows.filter((row) => {
       const cells = cellsOf(row).map(measure);

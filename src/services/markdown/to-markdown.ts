@@ -35,7 +35,7 @@ import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from '.
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { hasInlines, preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
-import { tableText, type TableMode, unmarkTables } from './table-lines';
+import { type CellWriting, tableText, type TableMode, unmarkTables } from './table-lines';
 import { writeText } from './syntax/text-escape';
 
 export { encodeTagAttribute } from './syntax/tags';
@@ -47,6 +47,8 @@ export interface DocumentToMarkdownOptions {
   title?: string;
   /** Written as YAML frontmatter when it has at least one key. */
   frontmatter?: Record<string, unknown>;
+  /** A table cell's text as the caller finally writes it (table-lines.ts `CellWriting`): columns are padded by it. */
+  cellsWrittenAs?: CellWriting;
 }
 
 export { defaultHrefFor } from './hrefs';
@@ -100,9 +102,12 @@ function tableWriter(mode: TableMode): Handle {
       return cells;
     });
     exit();
-    return tableText(matrix, node.align, mode);
+    return tableText(matrix, node.align, mode, tableCellsWrittenAs);
   };
 }
+
+/** How the table cells of the document being written are finally written (`writeBlocks`). */
+let tableCellsWrittenAs: CellWriting | undefined;
 
 const KNOWN_TAG_NAMES = new Set<string>(BLOCK_TAG_NAMES);
 const KNOWN_TAGS = BLOCK_TAG_NAMES.map((name) => name.replace(/[-]/g, '\\-')).join('|');
@@ -167,7 +172,7 @@ function stringifierFor(style: MarkdownStyle, tables: TableMode = 'aligned') {
 
 export function documentToMarkdown(document: JSONDocument, options: DocumentToMarkdownOptions = {}): string {
   const patch = sourcePatchOf(document.data);
-  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict, patch?.tableRows === true);
+  const body = writeBody(document, options.hrefFor, patch?.hunks ?? [], patch?.strict, patch?.tableRows === true, options.cellsWrittenAs);
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
@@ -202,12 +207,12 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
  * other hrefs, they are matched against a default writing and the lines they leave are taken from the
  * writing asked for; our tables' rows left are then written in the author's table style (table-lines.ts).
  */
-export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false, tableRows = true): string {
-  if (hunks.length === 0) return writeBlocks(document, hrefFor ?? defaultHrefFor);
+export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false, tableRows = true, cellsWrittenAs?: CellWriting): string {
+  if (hunks.length === 0) return writeBlocks(document, hrefFor ?? defaultHrefFor, 'aligned', cellsWrittenAs);
   const mode: TableMode = tableRows ? 'rows' : 'aligned';
   const base = unmarkTables(writeBlocks(document, defaultHrefFor, mode));
   const asked = hrefFor && hrefFor !== defaultHrefFor ? unmarkTables(writeBlocks(document, hrefFor, mode)).text : undefined;
-  return applySourceHunks(base.text, hunks, asked, strict, base.tables);
+  return applySourceHunks(base.text, hunks, asked, strict, base.tables, cellsWrittenAs);
 }
 
 /**
@@ -218,11 +223,18 @@ export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRe
   return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, tableRows ? 'rows' : 'aligned')).text;
 }
 
-function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned'): string {
+function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned', cellsWrittenAs?: CellWriting): string {
   const style = markdownStyleOf(document);
   const writer = new Writer(hrefFor, style);
   const children = [...writer.flow(document.nodes as unknown as AnyBlock[]), ...writer.footnotes()];
-  return children.length ? stringifierFor(style, tables).stringify({ type: 'root', children }) : '';
+  if (children.length === 0) return '';
+  // The stringifiers are shared (one per style), so the cells' writing is theirs for this call only.
+  tableCellsWrittenAs = cellsWrittenAs;
+  try {
+    return stringifierFor(style, tables).stringify({ type: 'root', children });
+  } finally {
+    tableCellsWrittenAs = undefined;
+  }
 }
 
 /**
