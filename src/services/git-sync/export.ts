@@ -110,7 +110,8 @@ function spellingsIn(previous: string, from: string): Map<string, string[]> {
  */
 function linksIn(previous: string, from: string): Array<{ written: string; resolved: string; key: string }> {
   const links: Array<{ written: string; resolved: string; key: string }> = [];
-  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
+  // `page=`: a page-ref (`{% page-ref page="./" %}` in a folder's README names its own page, GitBook's sync of 2021).
+  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url|page)\s*=\s*["']([^"'\n]+)["']/g)) {
     const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
     const path = decodeTarget(written);
     if (path === null) continue;
