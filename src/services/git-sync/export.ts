@@ -132,9 +132,23 @@ function spelledAsBefore(spellings: Map<string, string[]>, target: string, isPag
   const known = spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined);
   if (!known) return null;
   if (known.length === 1) return known[0];
-  // Only what the file had too: an earlier link of the line still holds its `/pages/<id>` here.
-  const context = lineBefore.slice(-48).replace(/^.*\/(?:pages|files)\/[^\s"')]*/, '');
+  const context = contextOf(lineBefore);
   return known.find((spelling) => previous.includes(`${context}${spelling}`)) ?? known[0];
+}
+
+/** The text before a link on its line, as the replaced file has it too: an earlier link of the line still holds its `/pages/<id>` here. */
+const contextOf = (lineBefore: string) => lineBefore.slice(-48).replace(/^.*\/(?:pages|files)\/[^\s"')]*/, '');
+
+/**
+ * How the replaced file spelled, after the same text (`lineBefore`), a link naming a file the repository does not have
+ * that leads to `target` by the page's place instead (`[Ask API](ask-api.md)` in `reference/corpus/README.md`, read as
+ * the page of `reference/ask-api.md`: clarity-fintech's docs), or null. Written from `target`, the untouched line changed
+ * to `../ask-api.md`. The same file name is asked, so only a link the import could have read as this page is kept.
+ */
+function missingFileSpelling(links: ReturnType<typeof linksIn>, exists: (path: string) => boolean, target: string, previous: string, lineBefore: string): string | null {
+  const context = contextOf(lineBefore);
+  const named = links.find((link) => link.key === link.resolved && basename(link.resolved) === basename(target) && !exists(link.resolved) && previous.includes(`${context}${link.written}`));
+  return named?.written ?? null;
 }
 
 /**
@@ -372,7 +386,10 @@ export async function runExport(
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
       const lineBefore = markdown.slice(markdown.lastIndexOf('\n', at - 1) + 1, at);
-      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined, previous, lineBefore)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const path =
+        (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined, previous, lineBefore)) ||
+        (!label && file === undefined && previous && missingFileSpelling(linksOf(previous, from), (p) => byPath.has(full(p)), target, previous, lineBefore)) ||
+        withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const written = hrefAsWritten(path, quote, previous);
       const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
