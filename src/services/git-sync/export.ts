@@ -371,9 +371,12 @@ export async function runExport(
     return counts;
   };
   const withRepositoryPaths = (markdown: string, from: string, previous = '') => {
-    const counts = previous ? fileReferences(markdown) : new Map<string, number>();
+    // Counted only in a page naming a file that has copies (most pages name none).
+    let counts: Map<string, number> | undefined;
     const seen = new Map<string, number>();
     const nthOf = (file: string) => {
+      if (!previous || (copiesOf.get(file)?.length ?? 0) < 2) return undefined;
+      counts ??= fileReferences(markdown);
       const index = seen.get(file) ?? 0;
       seen.set(file, index + 1);
       return { index, count: counts.get(file) ?? 0 };
