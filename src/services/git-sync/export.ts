@@ -95,20 +95,32 @@ function spellingsIn(previous: string, from: string): Map<string, string[]> {
     if (!known) spellings.set(key, [written]);
     else if (!known.includes(written)) known.push(written);
   };
-  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url)\s*=\s*["']([^"'\n]+)["']/g)) {
-    const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
-    const path = decodeTarget(written);
-    if (path === null) continue;
-    // A root-absolute link (`/developers/start.md`, hand-written: phantasma's docs) leads from the content root, as the
-    // import reads it; written relative on the untouched lines of an edited page, it changed 40 of 60 edited files.
-    const resolved = cleanPath(written.startsWith('/') ? path : `${dirname(from)}/${path}`);
-    const key = /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved;
+  for (const { written, resolved, key } of linksIn(previous, from)) {
     add(key, written);
     // A folder's page linked without the slash (`](notes/extras)`, hand-written: AxonIQ's reference guide) is that folder's
     // spelling too: written `notes/extras/` on the untouched lines of an edited page, it changed lines nobody edited.
     if (key === resolved && !/\.[A-Za-z0-9]+$/.test(basename(resolved))) add(`${resolved}/`, written);
   }
   return spellings;
+}
+
+/**
+ * The links of the file an export replaces (a page's file at `from`), in the order the file has them: each destination as
+ * written (spaces as `%20`, no anchor), the path it leads to from the content root, and its key (spellingsIn).
+ */
+function linksIn(previous: string, from: string): Array<{ written: string; resolved: string; key: string }> {
+  const links: Array<{ written: string; resolved: string; key: string }> = [];
+  // `page=`: a page-ref (`{% page-ref page="./" %}` in a folder's README names its own page, GitBook's sync of 2021).
+  for (const match of previous.matchAll(/\]\(\s*<([^>\n]+)>|\]\(\s*([^)\s]+)|\b(?:href|src|url|page)\s*=\s*["']([^"'\n]+)["']/g)) {
+    const written = (match[1] ?? match[2] ?? match[3]).trim().replace(/[#?].*$/, '').replace(/ /g, '%20');
+    const path = decodeTarget(written);
+    if (path === null) continue;
+    // A root-absolute link (`/developers/start.md`, hand-written: phantasma's docs) leads from the content root, as the
+    // import reads it; written relative on the untouched lines of an edited page, it changed 40 of 60 edited files.
+    const resolved = cleanPath(written.startsWith('/') ? path : `${dirname(from)}/${path}`);
+    links.push({ written, resolved, key: /(?:^|\/)\.{0,2}$/.test(path) ? `${resolved}/` : resolved });
+  }
+  return links;
 }
 
 /**
@@ -120,9 +132,23 @@ function spelledAsBefore(spellings: Map<string, string[]>, target: string, isPag
   const known = spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined);
   if (!known) return null;
   if (known.length === 1) return known[0];
-  // Only what the file had too: an earlier link of the line still holds its `/pages/<id>` here.
-  const context = lineBefore.slice(-48).replace(/^.*\/(?:pages|files)\/[^\s"')]*/, '');
+  const context = contextOf(lineBefore);
   return known.find((spelling) => previous.includes(`${context}${spelling}`)) ?? known[0];
+}
+
+/** The text before a link on its line, as the replaced file has it too: an earlier link of the line still holds its `/pages/<id>` here. */
+const contextOf = (lineBefore: string) => lineBefore.slice(-48).replace(/^.*\/(?:pages|files)\/[^\s"')]*/, '');
+
+/**
+ * How the replaced file spelled, after the same text (`lineBefore`), a link naming a file the repository does not have
+ * that leads to `target` by the page's place instead (`[Ask API](ask-api.md)` in `reference/corpus/README.md`, read as
+ * the page of `reference/ask-api.md`: clarity-fintech's docs), or null. Written from `target`, the untouched line changed
+ * to `../ask-api.md`. The same file name is asked, so only a link the import could have read as this page is kept.
+ */
+function missingFileSpelling(links: ReturnType<typeof linksIn>, exists: (path: string) => boolean, target: string, previous: string, lineBefore: string): string | null {
+  const context = contextOf(lineBefore);
+  const named = links.find((link) => link.key === link.resolved && basename(link.resolved) === basename(target) && !exists(link.resolved) && previous.includes(`${context}${link.written}`));
+  return named?.written ?? null;
 }
 
 /**
@@ -286,10 +312,15 @@ export async function runExport(
   // an entry for each path: a page keeps naming the copy its file named, or its edit changes the image's line too.
   const copiesOf = new Map<string, string[]>();
   for (const e of entries) if (e.kind === 'file') copiesOf.set(e.targetId, [...(copiesOf.get(e.targetId) ?? []), e.path]);
-  const fileCopyNamed = (id: string, from: string, previous: string): string | undefined => {
+  // `nth`: which reference to the file this is in the page written, of how many. A page may name several copies (GitBook's
+  // re-upload copies `image (3) (2).png` and `image (5) (3) (1).png` in one page: superstreamlabs' docs): the k-th
+  // reference takes the copy of the k-th reference to any of them in the file replaced, when the counts agree.
+  const fileCopyNamed = (id: string, from: string, previous: string, nth?: { index: number; count: number }): string | undefined => {
     const path = filePath.get(id);
     const copies = copiesOf.get(id) ?? [];
     if (!path || copies.length < 2 || !previous) return path;
+    const inOrder = nth ? linksOf(previous, from).flatMap((link) => (copies.includes(link.resolved) ? [link.resolved] : [])) : [];
+    if (nth && inOrder.length === nth.count) return inOrder[nth.index];
     // Read through the file's own link spellings too: GitBook's exporter percent-encoded parentheses (wandb's
     // `image%20%2888%29%20%282%29.png`), so no spelling of the copy's path was found and the line named another copy.
     const named = (copy: string) => previous.includes(relative(from, copy)) || previous.includes(relative(from, copy).replace(/%20/g, ' ')) || spellingsOf(previous, from).has(copy);
@@ -322,21 +353,46 @@ export async function runExport(
   // source's kept lines hold (GitBook's `<figure>`, HTML the converter does not read), then each of them whose page
   // or file the repository has becomes its path relative to the page; others (another space's pages) stay.
   // The replaced file's spellings, read once per page: its links are rewritten one at a time.
-  let spellingsRead: { previous: string; from: string; spellings: Map<string, string[]> } | null = null;
-  const spellingsOf = (previous: string, from: string) => {
-    if (spellingsRead?.previous !== previous || spellingsRead.from !== from) spellingsRead = { previous, from, spellings: spellingsIn(previous, from) };
-    return spellingsRead.spellings;
+  let spellingsRead: { previous: string; from: string; spellings: Map<string, string[]>; links: ReturnType<typeof linksIn> } | null = null;
+  const readSpellings = (previous: string, from: string) => {
+    if (spellingsRead?.previous !== previous || spellingsRead.from !== from) spellingsRead = { previous, from, spellings: spellingsIn(previous, from), links: linksIn(previous, from) };
+    return spellingsRead;
   };
-  const withRepositoryPaths = (markdown: string, from: string, previous = '') =>
-    markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
-      const target = file !== undefined ? fileCopyNamed(file, from, previous) : pathOf.get(page!);
+  const spellingsOf = (previous: string, from: string) => readSpellings(previous, from).spellings;
+  const linksOf = (previous: string, from: string) => readSpellings(previous, from).links;
+  // How many times the page written references each file (`/files/<id>`): fileCopyNamed's `nth`.
+  const fileReferences = (markdown: string) => {
+    const counts = new Map<string, number>();
+    for (const match of markdown.matchAll(INTERNAL_HREF)) {
+      // A label (`<a href="/files/<id>">/files/<id></a>`) is no reference of the file replaced (linksIn).
+      const label = markdown[match.index - 1] === '[' || markdown[match.index - 1] === '>';
+      if (match[3] !== undefined && !label) counts.set(match[3], (counts.get(match[3]) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const withRepositoryPaths = (markdown: string, from: string, previous = '') => {
+    // Counted only in a page naming a file that has copies (most pages name none).
+    let counts: Map<string, number> | undefined;
+    const seen = new Map<string, number>();
+    const nthOf = (file: string) => {
+      if (!previous || (copiesOf.get(file)?.length ?? 0) < 2) return undefined;
+      counts ??= fileReferences(markdown);
+      const index = seen.get(file) ?? 0;
+      seen.set(file, index + 1);
+      return { index, count: counts.get(file) ?? 0 };
+    };
+    return markdown.replace(INTERNAL_HREF, (whole, page: string | undefined, anchor: string | undefined, file: string | undefined, at: number) => {
+      const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
+      const target = file !== undefined ? fileCopyNamed(file, from, previous, label ? undefined : nthOf(file)) : pathOf.get(page!);
       if (!target) return whole;
       // A folder's page is linked as its folder (`../guides/`), as GitBook writes it, unless the file replaced wrote
       // `../guides/README.md` (both are found in repositories; the import reads both as the page).
       const relativePath = relative(from, target);
-      const label = markdown[at - 1] === '[' || markdown[at - 1] === '>';
       const lineBefore = markdown.slice(markdown.lastIndexOf('\n', at - 1) + 1, at);
-      const path = (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined, previous, lineBefore)) || withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
+      const path =
+        (!label && spelledAsBefore(spellingsOf(previous, from), target, file === undefined, previous, lineBefore)) ||
+        (!label && file === undefined && previous && missingFileSpelling(linksOf(previous, from), (p) => byPath.has(full(p)), target, previous, lineBefore)) ||
+        withDotIfWritten(file === undefined && !previous.includes(relativePath) ? relativePath.replace(/(?<=\/)README\.md$/i, '') : relativePath, previous);
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const written = hrefAsWritten(path, quote, previous);
       const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
@@ -348,6 +404,7 @@ export async function runExport(
       // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
       return label ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;
     });
+  };
   const out = new Map(byPath);
   // A file written here keeps the executable bit the repository gave it (100755): only its content is GitBook's.
   const modeAt = (...paths: Array<string | undefined>): string => (paths.map((p) => (p === undefined ? undefined : byPath.get(p))).find(Boolean)?.mode === '100755' ? '100755' : '100644');

@@ -539,8 +539,12 @@ export function folderTreeLines(markdownPaths: string[], readme: string): string
   const keyOf = new Map<string, string>();
   // Groups keyed as a summary would key them (`group:<title>`, `#2` for a second of one title), as the export keys the space's.
   const uniqueGroupKey = groupKeyCounter();
+  // A folder below the top level without README.md is a page without a file, keyed as a summary's item without a link
+  // (`item:<title>`, summaryKeys): keyed as a group, a repository nesting such folders (aggrawal-ankur's `content/blogs/`)
+  // never matched the space, and an export with nothing edited committed a SUMMARY.md.
+  const uniqueItemKey = groupKeyCounter();
   return flatten(treeOfFolders(markdownPaths, readme)).map(({ page, parent, index }) => {
-    const key = page.path ?? uniqueGroupKey(`group:${summaryTitle(page.title)}`);
+    const key = page.path ?? (page.group ? uniqueGroupKey(`group:${summaryTitle(page.title)}`) : uniqueItemKey(`item:${page.title}`));
     keyOf.set(page.key, key);
     return `${key}<${parent ? keyOf.get(parent) : ''}#${index}`;
   });
