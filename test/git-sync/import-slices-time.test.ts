@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runGitSyncOperation } from '../../src/services/git-sync/operations';
 import { createSpace } from '../helpers/content';
 import { headOf, importLeftovers, pagesOf, queuedImport, runImport, slicedRepository, SLICE_PAGES, type WriterCall } from '../helpers/git-import-runs';
 import { createRepository, gitInfo } from '../helpers/git-sync';
@@ -47,7 +48,8 @@ describe('an import past its time limit', () => {
     const operationId = await queuedImport(org, space.id, REPO);
     const calls: WriterCall[] = [];
     const endMeanwhile = async (method: string) => {
-      if (method === 'applyGitImport') await env.DB.prepare(`update git_sync_operations set state = 'timeout' where id = ?`).bind(operationId).run();
+      // The operation's message delivered again past its limit ends it `timeout` (its state and the space's).
+      if (method === 'applyGitImport') await runGitSyncOperation(env, operationId, 2, { timeLimitMs: 0 });
     };
     await runImport(space.id, operationId, calls, 1, {}, { before: endMeanwhile });
     expect(calls.at(-1)?.method).toBe('applyGitImport');

@@ -57,6 +57,8 @@ export const CONFIG_ENTRY_PATH = 'config:.gitbook.yaml';
 
 /** `./a/b/` -> `a/b`; `..` segments are dropped at the top (a path never leaves the root). */
 export function cleanPath(path: string): string {
+  // Most paths are clean already (no `\\`, no empty, `.` or `..` segment): kept as they are, without the split and join.
+  if (!/\\|(?:^|\/)\.{0,2}(?:\/|$)/.test(path)) return path;
   const out: string[] = [];
   for (const part of path.replace(/\\/g, '/').split('/')) {
     if (part === '' || part === '.') continue;

@@ -9,9 +9,28 @@ function fsError(code: string, path: string): Error {
   return Object.assign(new Error(`${code}: ${path}`), { code });
 }
 
-function normalize(path: string): string {
+/**
+ * Whether a path is absolute and clean: no empty segment (`//`, a trailing `/`), no `.` or `..` segment. One pass, no
+ * allocation. A name that begins with a dot (`.git`, `.gitbook`) is clean: every path isomorphic-git asks for is under
+ * `/.git/`, and the former test (no `/.` anywhere) sent them all through the split and join (the import's top function).
+ */
+function isClean(path: string): boolean {
+  if (path.charCodeAt(0) !== 47) return false;
+  if (path.length === 1) return true;
+  let start = 1;
+  for (let at = 1; at <= path.length; at++) {
+    if (at < path.length && path.charCodeAt(at) !== 47) continue;
+    const length = at - start;
+    if (length === 0) return false;
+    if (path.charCodeAt(start) === 46 && (length === 1 || (length === 2 && path.charCodeAt(start + 1) === 46))) return false;
+    start = at + 1;
+  }
+  return true;
+}
+
+export function normalize(path: string): string {
   // isomorphic-git asks for clean absolute paths thousands of times per operation: those are kept as they are.
-  if (path.startsWith('/') && !path.includes('//') && !path.includes('/.') && (path.length === 1 || !path.endsWith('/'))) return path;
+  if (isClean(path)) return path;
   const out: string[] = [];
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;

@@ -147,6 +147,12 @@ function withStateProvider(gitSync: ReturnType<typeof spaceGitSyncOf>, spaceId: 
   return sql`json_set(${JSON.stringify(gitSync)}, '$.installationProvider', ${provider}, '$.integration', ${provider})`;
 }
 
+/**
+ * Ends the operation, in one batch, if it is still `running`: one that a later message found stale, or that another of
+ * its space's claim marked `timeout`, stays as git/info already reported it (no `success` after a `timeout`), and nothing
+ * else of this ending (the space's state, its Git Sync, the completed event) is written. The operation's own update comes
+ * last, so every statement before it reads it still running.
+ */
 async function finish(
   env: Env,
   db: Db,
@@ -155,11 +161,19 @@ async function finish(
 ) {
   const now = nowIso();
   const visible = outcome.state === 'skipped' ? 'success' : outcome.state;
+  const stillRunning = sql`exists (select 1 from git_sync_operations o where o.id = ${row.id} and o.state = 'running')`;
+  const event =
+    outcome.state === 'skipped'
+      ? null
+      : insertSpaceEvents(
+          db,
+          row.spaceId,
+          'space_gitsync_completed',
+          { state: visible === 'success' ? 'success' : 'failure', revisionId: outcome.revisionId ?? '', commitId: outcome.commitId ?? '' },
+          now,
+          { when: stillRunning },
+        );
   const statements = [
-    db
-      .update(gitSyncOperations)
-      .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
-      .where(eq(gitSyncOperations.id, row.id)),
     // What the import's slices stored for its last call (apply.ts GitImportProgress): nothing of it is read after its end.
     db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
     db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
@@ -172,23 +186,19 @@ async function finish(
         updatedAt: now,
         ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
       })
-      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id))),
+      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), stillRunning)),
     // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
-    ...(outcome.state === 'success' ? [db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now), row.spaceId) }).where(eq(spaces.id, row.spaceId))] : []),
-    ...(outcome.state === 'skipped'
-      ? []
-      : [
-          insertSpaceEvents(
-            db,
-            row.spaceId,
-            'space_gitsync_completed',
-            { state: visible === 'success' ? 'success' : 'failure', revisionId: outcome.revisionId ?? '', commitId: outcome.commitId ?? '' },
-            now,
-          ),
-        ]),
+    ...(outcome.state === 'success'
+      ? [db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now), row.spaceId) }).where(and(eq(spaces.id, row.spaceId), stillRunning))]
+      : []),
+    ...(event ? [event] : []),
+    db
+      .update(gitSyncOperations)
+      .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
+      .where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running'))),
   ];
   const results = await runBatch(db, statements);
-  if (outcome.state !== 'skipped') await enqueueEvents(env, eventIdsOf(results[results.length - 1]));
+  if (event) await enqueueEvents(env, eventIdsOf(results[statements.indexOf(event)]));
 }
 
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {

@@ -71,7 +71,7 @@ export const siteInstallationExists = (installationId: string, siteId: string) =
  * `fields` are the event's own (JSON-serializable) fields besides type, installationId and spaceId,
  * `fieldsSql` more of them as a JSON object computed in SQL. With `atRevision`, the events are
  * recorded only if the space's head is that revision when the statement runs: placed after a guarded
- * head move in the same batch, they exist exactly when the move applied.
+ * head move in the same batch, they exist exactly when the move applied. With `when`, only if that condition holds.
  */
 export function insertSpaceEvents(
   db: Db,
@@ -79,10 +79,11 @@ export function insertSpaceEvents(
   type: string,
   fields: Record<string, unknown>,
   now: string,
-  options: { fieldsSql?: SQL; atRevision?: string } = {},
+  options: { fieldsSql?: SQL; atRevision?: string; when?: SQL } = {},
 ) {
   const fieldsSql = options.fieldsSql ?? sql`'{}'`;
   const atRevision = options.atRevision === undefined ? sql`` : sql`and s.revision_id = ${options.atRevision}`;
+  const when = options.when === undefined ? sql`` : sql`and ${options.when}`;
   return insertEventsPerInstallation(
     db,
     type,
@@ -90,7 +91,7 @@ export function insertSpaceEvents(
     sql`from spaces s
       join integration_installations ii on ii.org_id = s.org_id and ii.status in ${WORKING_STATUSES_SQL}
       join integrations i on i.id = ii.integration_id and i.deleted_at is null
-      where s.id = ${spaceId} ${atRevision}
+      where s.id = ${spaceId} ${atRevision} ${when}
         and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations si
           where si.installation_id = ii.id and si.space_id = s.id and si.status = 'active'))`,
     now,
