@@ -11,6 +11,21 @@ import type { BatchItem, Db } from './client';
  * (test/platform/constant-select.test.ts), so a schema change that would make them differ fails there.
  */
 
+/**
+ * A statement of constant text (or a piece of one) with its values in order: a placeholder's name, which `boundValues`
+ * fills, or `{ value }`, a value drizzle wrote into the statement. The Worker's are generated from their drizzle
+ * definitions (src/cli/constant-sql.ts, the `*.generated.ts` modules), never written by hand.
+ */
+export interface ConstantText {
+  text: string;
+  params: readonly (string | { value: unknown })[];
+}
+
+/** The statement's values, in order: each placeholder's from `values`, the written-in ones as they are. */
+export function boundValues(statement: ConstantText, values: Record<string, unknown>): unknown[] {
+  return statement.params.map((param) => (typeof param === 'string' ? values[param] : param.value));
+}
+
 /** A table's columns in drizzle's order (its `select()` order), as SQL text, and its row decoder by column name. */
 export interface TableRows<T> {
   /** `"id", "org_id", ...`: the columns as drizzle's `select().from(table)` lists them. */

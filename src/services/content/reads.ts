@@ -372,7 +372,7 @@ function wholeTreeOfShape(db: Db, rev: RevisionShape, computed: boolean, withMar
   return rawAllOfShape<TreeRow>(db, shape, () => wholeTreeSql(rev.sql, computed ? sql.placeholder('spaceId') : undefined, false, withMarkdown), rev.values);
 }
 
-function wholeTreeSql(revisionId: SQL, computedSpaceId: string | Placeholder<string> | undefined, withMeta: boolean, withMarkdown: boolean) {
+export function wholeTreeSql(revisionId: SQL, computedSpaceId: string | Placeholder<string> | undefined, withMeta: boolean, withMarkdown: boolean) {
   const computed = computedSpaceId === undefined ? undefined : { spaceId: computedSpaceId };
   return sql`
     with leaves(body) as (${leavesSql(sql`(select pages_root from revisions where id = ${revisionId})`)})
