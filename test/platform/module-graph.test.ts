@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { CONSTANT_SQL_SOURCES, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -144,11 +144,11 @@ describe("the published page's renderer evaluates no attribute tables (isRendere
 
 describe("the published page's statements stay constant SQL", () => {
   const CONTENT = 'src/site/content-sql.ts';
-  const MODEL = 'src/services/sites/visitor-model.ts';
+  const constantSelect = { path: 'src/db/constant-select.ts', kind: 'import-statement', original: '../../db/constant-select' };
   const metafile = (contentImports: { path: string; kind: string; original?: string }[]) => ({
     inputs: {
+      ...Object.fromEntries(CONSTANT_SQL_SOURCES.map((source) => [source, { imports: [constantSelect] }])),
       [CONTENT]: { imports: contentImports },
-      [MODEL]: { imports: [{ path: 'src/db/constant-select.ts', kind: 'import-statement', original: '../../db/constant-select' }] },
     },
     outputs: {},
   });
