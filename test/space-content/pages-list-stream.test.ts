@@ -1,15 +1,14 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/db/client';
-import { pagesResponse } from '../../src/services/content/reads';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
-import { BASE, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+import { api, BASE, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { fetchWorker } from '../helpers/worker';
 
 /**
  * listPages (and its change-request and revision twins) answer their JSON streamed a top-level page at a time
  * (services/content/pages-json), so a 5,000-page list is never held whole as API objects and text at once: the bytes are
- * those `c.json(pagesResponse(…))` made (nested pages, an empty space), and the body arrives in several chunks.
+ * those of the same revision's `pages` as its revision read answers them (GitBook's Revision holds the same page objects),
+ * made whole (nested pages, an empty space), and the body arrives in several chunks.
  */
 
 async function body(path: string, token: string) {
@@ -27,8 +26,11 @@ async function body(path: string, token: string) {
   return { text: text + decoder.decode(), chunks };
 }
 
-const expected = async (spaceId: string, userId: string, source: Record<string, unknown> = { spaceId }) =>
-  JSON.stringify(await pagesResponse({ db: createDb(env.DB), env, url: `${BASE}/v1/spaces/${spaceId}/content/pages`, userId, source: source as never }));
+/** `{"pages":[…]}` of the revision `revisionPath` reads (`…/content`, a change request's `…/content`, `…/revisions/:id`), made whole. */
+async function expected(revisionPath: string, token: string) {
+  const revision = expectStatus(await api('GET', revisionPath, { token }), 200).body;
+  return JSON.stringify({ pages: revision.pages });
+}
 
 describe('the page list, streamed', () => {
   let org: TestOrg;
@@ -52,7 +54,7 @@ describe('the page list, streamed', () => {
 
   it("answers the bytes the whole response made, a top-level page at a time", async () => {
     const listed = await body(`/v1/spaces/${spaceId}/content/pages`, org.owner.token);
-    expect(listed.text).toBe(await expected(spaceId, org.owner.id));
+    expect(listed.text).toBe(await expected(`/v1/spaces/${spaceId}/content`, org.owner.token));
     expect(JSON.parse(listed.text).pages.length).toBe(3);
     expect(listed.chunks).toBeGreaterThanOrEqual(JSON.parse(listed.text).pages.length);
   });
@@ -62,17 +64,17 @@ describe('the page list, streamed', () => {
     expect(inRequest.chunks).toBeGreaterThan(1);
     const titles = (text: string) => (JSON.parse(text).pages as Array<{ title: string }>).map((p) => p.title);
     expect(titles(inRequest.text)).toEqual(['Parent "quoted" ü', 'Sibling', 'Third']);
-    expect(inRequest.text).toBe(await expected(spaceId, org.owner.id, { spaceId, changeRequest: (await env.DB.prepare('select id from change_requests where space_id = ? and number = ?').bind(spaceId, cr).first<{ id: string }>())!.id }));
+    expect(inRequest.text).toBe(await expected(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, org.owner.token));
     const revision = (await env.DB.prepare('select revision_id as id from spaces where id = ?').bind(spaceId).first<{ id: string }>())!.id;
     const atRevision = await body(`/v1/spaces/${spaceId}/revisions/${revision}/pages`, org.owner.token);
     expect(atRevision.chunks).toBeGreaterThan(1);
-    expect(atRevision.text).toBe(await expected(spaceId, org.owner.id, { spaceId, revision }));
+    expect(atRevision.text).toBe(await expected(`/v1/spaces/${spaceId}/revisions/${revision}`, org.owner.token));
   });
 
   it('an empty space lists no page, in the same bytes', async () => {
     const empty = await createSpace(org.id, org.owner.token, 'Empty list');
     const listed = await body(`/v1/spaces/${empty.id}/content/pages`, org.owner.token);
-    expect(listed.text).toBe(await expected(empty.id, org.owner.id));
+    expect(listed.text).toBe(await expected(`/v1/spaces/${empty.id}/content`, org.owner.token));
   });
 
   it('another organization reads none of it (404), streamed or not', async () => {

@@ -883,12 +883,7 @@ export async function revisionResponse(r: ContentRequest) {
   return { ...revision, git: { ...git, ...(url ? { url } : {}), ...(ref ? { ref } : {}) } };
 }
 
-export async function pagesResponse(r: ContentRequest) {
-  const read = await readFor(r, { tree: true });
-  return { pages: read.pages!.map((page) => toRevisionPage(page, read.urls, '', read.markdownOf)) };
-}
-
-/** pagesResponse as its JSON text, streamed a top-level page at a time (pages-json): what the list routes answer. */
+/** `{ pages }` of the revision as its JSON text, streamed a top-level page at a time (pages-json): what the list routes answer. */
 export async function pagesResponseStream(r: ContentRequest): Promise<ReadableStream<Uint8Array>> {
   const read = await readFor(r, { tree: true });
   return pagesJsonStream(read.pages!, read.urls, read.markdownOf);
