@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { transliteratedSlug } from '../content/revisions';
+import { resolveSegments } from './path-segments';
 
 /**
  * GitBook's layout of a space in a Git repository (what its Git Sync reads and writes), as pure functions:
@@ -59,13 +60,7 @@ export const CONFIG_ENTRY_PATH = 'config:.gitbook.yaml';
 export function cleanPath(path: string): string {
   // Most paths are clean already (no `\\`, no empty, `.` or `..` segment): kept as they are, without the split and join.
   if (!/\\|(?:^|\/)\.{0,2}(?:\/|$)/.test(path)) return path;
-  const out: string[] = [];
-  for (const part of path.replace(/\\/g, '/').split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') out.pop();
-    else out.push(part);
-  }
-  return out.join('/');
+  return resolveSegments(path.replace(/\\/g, '/').split('/'));
 }
 
 export function dirname(path: string): string {

@@ -1,3 +1,5 @@
+import { resolveSegments } from './path-segments';
+
 /**
  * A minimal in-memory file system with the promise API isomorphic-git calls (`fs.promises`): a Worker has no
  * disk, and a Git Sync operation's repository lives only as long as the operation. Directories are implied by
@@ -31,13 +33,7 @@ function isClean(path: string): boolean {
 export function normalize(path: string): string {
   // isomorphic-git asks for clean absolute paths thousands of times per operation: those are kept as they are.
   if (isClean(path)) return path;
-  const out: string[] = [];
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') out.pop();
-    else out.push(part);
-  }
-  return `/${out.join('/')}`;
+  return `/${resolveSegments(path.split('/'))}`;
 }
 
 function parentOf(path: string): string {
