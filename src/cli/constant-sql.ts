@@ -114,7 +114,7 @@ const REVISION_SOURCES: ContentSource[] = [
 ];
 
 /** The page statement's flags, in the order of their digits in a flag set's key (services/content/page-statement). */
-export const PAGE_FLAGS = ['published', 'byPath', 'computed', 'markdown', 'reusable'] as const;
+const PAGE_FLAGS = ['published', 'byPath', 'computed', 'markdown', 'reusable'] as const;
 
 function pageStatementModule(): string {
   const pieces: Rendered[] = [];
