@@ -90,7 +90,7 @@ type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 let documentBuilt: OpenApiDocument | undefined;
 async function openApiDocument(): Promise<OpenApiDocument> {
   if (documentBuilt) return documentBuilt;
-  const { createDocumentedApp } = await import('./routes/group-app');
+  const { createDocumentedApp } = await import('./routes/documented-app');
   const app = await createDocumentedApp();
   documentBuilt ??= relativeTo(
     API_BASE_PATH,

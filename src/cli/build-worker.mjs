@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
-import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -155,6 +155,9 @@ export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes
 /** The published site's module: its first import leaves the renderer, claims validation and search on demand (module-graph.mjs isSiteOnDemandSource). */
 export const SITE = 'src/site/routes.ts';
 
+/** What serves every route group, the published site's included: its first import evaluates no more than a page needs (module-graph.mjs isSitePageUnneededSource). */
+export const GROUP_APP = 'src/routes/group-app.ts';
+
 /** The published page's renderer, whose first import evaluates no attribute tables (module-graph.mjs isRendererTableSource). */
 export const RENDERER = 'src/site/render/document.ts';
 
@@ -164,6 +167,9 @@ function assertZodFree(metafile) {
     ...zodEvaluatedWith(metafile, present),
     ...(metafile.inputs[SITE] ? evaluatedWith(metafile, [SITE], isSiteOnDemandSource, 'what it loads on demand') : []),
     ...(metafile.inputs[RENDERER] ? evaluatedWith(metafile, [RENDERER], isRendererTableSource, 'the hast tables it no longer needs') : []),
+    ...(metafile.inputs[SITE] && metafile.inputs[RENDERER] && metafile.inputs[GROUP_APP]
+      ? evaluatedWith(metafile, [GROUP_APP, SITE, RENDERER], isSitePageUnneededSource, 'what a published page does not need')
+      : []),
     ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);

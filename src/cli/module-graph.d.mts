@@ -8,6 +8,7 @@ export function isZodSource(input: string): boolean;
 export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[];
 export function isSiteOnDemandSource(input: string): boolean;
 export function isRendererTableSource(input: string): boolean;
+export function isSitePageUnneededSource(input: string): boolean;
 export function evaluatedWith(metafile: Metafile, sources: string[], forbidden: (input: string) => boolean, what: string): string[];
 export const CONSTANT_SQL_SOURCES: string[];
 export function constantSqlBuilding(metafile: Metafile, sources?: string[]): string[];

@@ -63,6 +63,18 @@ export const isSiteOnDemandSource = (input) =>
   /^src\/(site\/render\/document|site\/search|services\/search\/search|services\/sites\/adaptive-schema)\.ts$/.test(input);
 
 /**
+ * Source modules a published page has no use for, which its first request (the site's module and its renderer)
+ * evaluated until issue 42 item 7 took them off: the API's content reads and their statements, presenters and change
+ * requests (reads.ts: the site needs only services/content/tree-rows), the content writers (revisions.ts with its
+ * deltas and `diff`, tree.ts, pages.ts, convert.ts), the customization checks, the OpenAPI document's app
+ * (lib/lazy-router), and two modules imported on demand only where a page needs them: the computed (OpenAPI) pages and
+ * the integration events of a site with receivers of its views.
+ */
+export const isSitePageUnneededSource = (input) =>
+  /(^|[\\/])node_modules[\\/]diff[\\/]/.test(input) ||
+  /^src\/(services\/content\/(reads|revisions|tree|pages|convert|document-deltas|page-statement|change-requests|presenter)|services\/openapi\/computed-pages|services\/integrations\/events|services\/sites\/customization-references|lib\/lazy-router)\.ts$/.test(input);
+
+/**
  * Source modules the published page's renderer (src/site/render/document.ts, the first page rendered) no longer
  * evaluates: hastscript and hast-util-to-html, and property-information's tables of every HTML and SVG attribute that
  * both read on evaluation (7-11% of a cold isolate's first page). Its own `h` and `toHtml` (src/site/render/html-tree)

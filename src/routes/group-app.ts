@@ -3,8 +3,6 @@ import { TrieRouter } from 'hono/router/trie-router';
 import type { AppBindings } from '../env';
 import { errorResponse, onError } from '../lib/errors';
 import { inOrder } from '../lib/handler-chain';
-import { LazyRouter } from '../lib/lazy-router';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ROUTERS } from './groups';
 
 /**
@@ -46,7 +44,7 @@ interface RouterModule {
 }
 
 /** Loads every router of `group` (all of them when it is null), in mount order. */
-async function loadRouters(group: string | null): Promise<RouterModule[]> {
+export async function loadRouters(group: string | null): Promise<RouterModule[]> {
   const entries = ROUTERS.filter((entry) => group === null || entry.group === group);
   // No module needs loading before them: the build makes every import of zod's `z` run @hono/zod-openapi's
   // extension first (build-worker.mjs, zodOpenApiFirst), wherever the module is reached from (jobs, cron).
@@ -102,51 +100,4 @@ function serveThroughGroupApp(app: Hono<AppBindings, any, any>, c: Context<AppBi
     // app.request() in tests runs without one
   }
   return app.fetch(c.req.raw, c.env, executionCtx);
-}
-
-/** Every router mounted on one app, in order, with the security schemes: the app the OpenAPI document describes. */
-export async function createDocumentedApp() {
-  const { createRouter, loadDocumentModules } = await import('../lib/create-router');
-  const app = createRouter();
-  const routers = await Promise.all((await loadRouters(null)).map(async ({ base, router }) => ({ base, router: await documentedRouter(router, createRouter) })));
-  // Mounting copies each route's documented config (its responses read): the modules only they need come first.
-  await loadDocumentModules();
-  for (const { base, router } of routers) app.route(base, router);
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An API token: `Authorization: Bearer <token>`',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'installationToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      "An integration installation's temporary token (createIntegrationInstallationToken): it reaches only its organization and the spaces and sites the installation covers, and only operations whose scope the integration was published with (the scope listed here).",
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'integrationToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: "An integration's own temporary token (given to its script with each event): it manages the integration's installations.",
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'siteToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      "A site token (the `apiToken` of resolvePublishedContentByUrl, a JWT valid an hour): one visitor of one published site, reading that site's published content through the operations that list it, and nothing else.",
-  });
-  return app;
-}
-
-
-/**
- * The router the document reads: a LazyRouter's routes (lib/lazy-router, whose module evaluates no zod) replayed from
- * their definitions into a createRouter router, in order, as its own module would have registered them; any other
- * router as it is.
- */
-async function documentedRouter(router: Hono<AppBindings, any, any>, createRouter: () => OpenAPIHono<AppBindings>) {
-  if (!(router instanceof LazyRouter)) return router;
-  const definitions = await Promise.all(router.lazyRoutes.map(({ route }) => route.definition()));
-  const documented = createRouter();
-  router.lazyRoutes.forEach(({ handler, hook }, i) => documented.openapi(definitions[i], handler as never, hook as never));
-  return documented;
 }

@@ -1,11 +1,11 @@
 import { rowsOf, runBatch, type BatchItem, type Db } from '../db/client';
-import { wholeTree } from '../services/content/reads';
 import { pageStatement, treeStatement } from './content-sql';
-import { parseMeta, type RevisionMeta } from '../services/content/convert';
+import type { RevisionMeta } from '../services/content/convert';
+import { isGroupPage, parseMeta, wholeTree } from '../services/content/tree-rows';
 import { dereferenceDocument, evaluateDocument } from '../services/content/evaluate';
 import type { JSONDocument } from '../services/markdown/document';
-import { expandPages, generatedDocument, readSpecState, type SpecState } from '../services/openapi/computed-pages';
-import { isGroupPage, type FileEntry, type ReadPage } from '../services/content/revisions';
+import type { SpecState } from '../services/openapi/computed-pages';
+import type { FileEntry, ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
 import { parseStoredBody } from '../services/content/packed-documents';
 
@@ -34,12 +34,19 @@ export interface SpaceTree {
   specs: ReadonlyMap<string, SpecState>;
 }
 
+/**
+ * The computed (OpenAPI) pages' module, imported by the first tree or page that has some: a site without any never
+ * evaluates it, nor the content modules it imports (issue 42 item 7).
+ */
+const computedPages = () => import('../services/openapi/computed-pages');
+
 /** The tree of a `treeStatement`'s rows, computed pages expanded. */
-export function spaceTreeOf(revisionId: string, result: unknown): SpaceTree {
+export async function spaceTreeOf(revisionId: string, result: unknown): Promise<SpaceTree> {
   const rows = rowsOf<Row>(result).map((r) => ({ ...r, value: r.value ?? '' }));
   const meta = parseMeta(rows.find((r) => r.kind === 'meta')?.value || null);
   const { pages, computed } = wholeTree(rows.filter((r) => r.kind === 'leaf' || r.kind === 'chunk'));
   if (!computed) return { revisionId, meta, pages: pages as ReadPage[], specs: new Map() };
+  const { expandPages, readSpecState } = await computedPages();
   const specs = new Map<string, SpecState>();
   for (const row of rows) {
     if (row.kind !== 'spec') continue;
@@ -53,7 +60,7 @@ export function spaceTreeOf(revisionId: string, result: unknown): SpaceTree {
 export async function readTrees(db: Db, spaces: Array<{ spaceId: string; revisionId: string }>, extra: BatchItem[] = []) {
   if (spaces.length === 0 && extra.length === 0) return { trees: new Map<string, SpaceTree>(), extra: [] as unknown[] };
   const results = (await runBatch(db, [...spaces.map((s) => treeStatement(db, s.spaceId, s.revisionId) as unknown as BatchItem), ...extra])) as unknown[];
-  const trees = new Map(spaces.map((s, i) => [s.spaceId, spaceTreeOf(s.revisionId, results[i])]));
+  const trees = new Map(await Promise.all(spaces.map(async (s, i) => [s.spaceId, await spaceTreeOf(s.revisionId, results[i])] as const)));
   return { trees, extra: results.slice(spaces.length) };
 }
 
@@ -75,7 +82,7 @@ export async function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unk
   const files = new Map<string, FileEntry>();
   let document: JSONDocument = EMPTY;
   if (page.generated) {
-    document = await generatedDocument(page.generated, page.computedSeed ?? page.id);
+    document = await (await computedPages()).generatedDocument(page.generated, page.computedSeed ?? page.id);
   } else if (result) {
     const rows = rowsOf<Row>(result);
     const body = rows.find((r) => r.kind === 'document')?.value;

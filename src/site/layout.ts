@@ -1,5 +1,6 @@
 import type { CustomizationContentRef, SiteCustomizationSettings } from '../schemas/site-customization';
-import { isGroupPage, type ReadPage } from '../services/content/revisions';
+import type { ReadPage } from '../services/content/revisions';
+import { isGroupPage } from '../services/content/tree-rows';
 import type { SitePage } from './content';
 import { html, raw, safeHref, type Html } from './html';
 import type { OutlineEntry } from './render/document';

@@ -5,7 +5,7 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { CONSTANT_SQL_SOURCES, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { CONSTANT_SQL_SOURCES, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
@@ -116,6 +116,39 @@ describe("the published site's first import leaves its renderer, claims validati
     const names = ['node_modules/@cfworker/json-schema/dist/esm/validate.js', 'src/services/sites/adaptive-schema.ts', 'src/site/search.ts', 'src/services/search/search.ts'];
     expect(names.filter(isSiteOnDemandSource)).toEqual(names);
     expect(['src/site/views.ts', 'src/site/render/styles.ts', 'node_modules/hono/dist/index.js'].filter(isSiteOnDemandSource)).toEqual([]);
+  });
+});
+
+describe("a published page evaluates none of the API's content reads and writers (isSitePageUnneededSource)", () => {
+  const SITE = 'src/site/routes.ts';
+  /** The site's module, whose content module imports `tree` (the page tree's module) as `kind`. */
+  const site = (tree: string, kind: 'dynamic-import' | 'import-statement') => ({
+    inputs: {},
+    outputs: {
+      'out/on-demand/routes.js': {
+        entryPoint: SITE,
+        inputs: { [SITE]: { bytesInOutput: 1 }, 'src/site/content.ts': { bytesInOutput: 1 } },
+        imports: [{ path: 'out/on-demand/tree.js', kind }],
+      },
+      'out/on-demand/tree.js': { inputs: { [tree]: { bytesInOutput: 1 } }, imports: [] },
+    } as Record<string, Output>,
+  });
+
+  it('the tree read from tree-rows passes', () => {
+    expect(evaluatedWith(site('src/services/content/tree-rows.ts', 'import-statement'), [SITE], isSitePageUnneededSource, 'x')).toEqual([]);
+  });
+
+  it('the API reads imported statically are named; the computed pages imported on demand are not', () => {
+    expect(evaluatedWith(site('src/services/content/reads.ts', 'import-statement'), [SITE], isSitePageUnneededSource, 'x')).toEqual([
+      `${SITE}'s first import evaluates x: src/services/content/reads.ts`,
+    ]);
+    expect(evaluatedWith(site('src/services/openapi/computed-pages.ts', 'dynamic-import'), [SITE], isSitePageUnneededSource, 'x')).toEqual([]);
+  });
+
+  it('names the writers, deltas and diff, not what a page reads', () => {
+    const names = ['src/services/content/revisions.ts', 'src/services/content/document-deltas.ts', 'node_modules/diff/libesm/diff/base.js', 'src/lib/lazy-router.ts'];
+    expect(names.filter(isSitePageUnneededSource)).toEqual(names);
+    expect(['src/services/content/tree-rows.ts', 'src/services/content/packed-documents.ts', 'src/services/sites/customization.ts'].filter(isSitePageUnneededSource)).toEqual([]);
   });
 });
 

@@ -54,7 +54,7 @@ describe("the published page's content statements in constant SQL", () => {
     const treeRows = await rowsOfBatch(treeStatement(db(), space.id, revisionId));
     expect(sorted(treeRows)).toEqual(sorted(await rowsOfBatch(drizzleTree(db(), space.id, revisionId))));
     expect(sorted(await treeStatement(db(), space.id, revisionId).rows())).toEqual(sorted(treeRows));
-    const pages = spaceTreeOf(revisionId, treeRows).pages;
+    const pages = (await spaceTreeOf(revisionId, treeRows)).pages;
     expect(pages.map((p) => p.title).sort()).toEqual(['Gallery', 'Plain']);
 
     const kinds: string[][] = [];

@@ -12,7 +12,8 @@ import {
   type SiteSpaceCustomizationOverride,
 } from '../../schemas/site-customization';
 import { changeSiteRow, loadSiteAsMember } from '../../services/sites/access';
-import { mergeOverridePatch, settingsFromInput, validateCustomization } from '../../services/sites/customization';
+import { mergeOverridePatch, settingsFromInput } from '../../services/sites/customization';
+import { validateCustomization } from '../../services/sites/customization-references';
 import { publishedSettings, siteSettings, siteSpaceSettings } from '../../services/sites/settings';
 import { findSiteSpace } from '../../services/sites/structure';
 import { SiteParams } from './params';

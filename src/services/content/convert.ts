@@ -8,13 +8,7 @@ export interface RevisionMeta {
   reusableContents: ReusableContentEntry[];
 }
 
-export const EMPTY_META: RevisionMeta = { variables: {}, reusableContents: [] };
-
-export function parseMeta(text: string | null | undefined): RevisionMeta {
-  if (!text) return EMPTY_META;
-  const parsed = JSON.parse(text) as Partial<RevisionMeta>;
-  return { variables: parsed.variables ?? {}, reusableContents: parsed.reusableContents ?? [] };
-}
+export { EMPTY_META, parseMeta } from './tree-rows';
 
 export interface ConvertedTree {
   pages: string | null;

@@ -1,5 +1,6 @@
 import type { FileEntry, PageEntry } from './revisions';
 import { storeNode, TrieView, type NodeStore, type StoredNode } from './tree';
+import { entryOf, nestPages, ROOT } from './tree-rows';
 
 /**
  * A revision's page tree as records in a persistent map (content/tree): each page is stored once
@@ -10,7 +11,7 @@ import { storeNode, TrieView, type NodeStore, type StoredNode } from './tree';
  * parent's list of chunk hashes, not the whole list.
  */
 
-export const ROOT = '~';
+export { ROOT, entryOf, nestPages };
 
 export type ChildRef = [id: string, slug: string];
 export type ChunkRef = [hash: string, count: number];
@@ -166,28 +167,4 @@ export async function childrenOf(store: NodeStore, record: TreeRecord): Promise<
     if (!body) throw new Error(`child list chunk ${hash} is missing`);
     return body as ChildRef[];
   });
-}
-
-/** A record without its tree fields: what PageEntry has besides `pages`. */
-export function entryOf(record: PageRecord): Omit<PageEntry, 'pages'> {
-  const { parent, children, chunks, ...entry } = record;
-  return entry;
-}
-
-/**
- * Rebuilds nested PageEntry trees from records (whole-tree reads, page subtrees): `childLists`
- * gives each record's ordered children (from `children`, or from its chunks read beforehand).
- */
-export function nestPages(
-  top: ChildRef[],
-  records: Map<string, PageRecord>,
-  childLists: (record: PageRecord) => ChildRef[],
-): PageEntry[] {
-  const build = (list: ChildRef[], depth: number): PageEntry[] =>
-    list.flatMap(([id]) => {
-      const record = records.get(id);
-      if (!record || depth > 1000) return [];
-      return [{ ...entryOf(record), pages: build(childLists(record), depth + 1) } as PageEntry];
-    });
-  return build(top, 0);
 }

@@ -23,6 +23,7 @@ import { CHANGE_REQUEST_NUMBER, changeRequestMatch, changeRequestOfSpaceQuery, c
 import { createSigner, downloadUrl } from './files';
 import { parseMeta, type RevisionMeta } from './convert';
 import { entryOf, nestPages, ROOT, type ChildRef, type PageRecord, type TreeRecord } from './pages';
+import { chunkLists, wholeTree } from './tree-rows';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
 import { pageStatement, pageStatementValues } from './page-statement';
 import { constantSelect } from '../../db/constant-select';
@@ -696,13 +697,6 @@ async function markdownOfPages(rows: Array<{ kind: string; n?: number | string; 
   };
 }
 
-
-function chunkLists(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string }>) {
-  const chunks = new Map<string, ChildRef[]>();
-  for (const row of rows) if (row.kind === 'chunk') chunks.set(String(row.key ?? row.n), JSON.parse(row.value) as ChildRef[]);
-  return (record: TreeRecord): ChildRef[] => record.children ?? (record.chunks ?? []).flatMap(([hash]) => chunks.get(hash) ?? []);
-}
-
 /** The specs computed pages name, by slug, from the rows of a page or tree statement. */
 function specStates(rows: Array<{ kind: string; value: string }>): Map<string, SpecState> {
   const out = new Map<string, SpecState>();
@@ -748,21 +742,8 @@ function locatePage(rows: PageTreeRow[]): LocatedPage | undefined {
   return { page: { ...entryOf(record), pages: nestPages(listOf(record), descendants, listOf) } as PageEntry, parentPath, conditions: chain.map((r) => r.condition) };
 }
 
-/** The nested page tree of a whole-tree statement's rows, and whether any of its pages is computed. */
-export function wholeTree(rows: Array<{ kind: string; key?: string | null; value: string }>): { pages: PageEntry[]; computed: boolean } {
-  const records = new Map<string, TreeRecord>();
-  let computed = false;
-  for (const row of rows) {
-    if (row.kind !== 'leaf') continue;
-    for (const [key, value] of Object.entries(JSON.parse(row.value) as Record<string, TreeRecord>)) {
-      records.set(key, value);
-      if (!computed && (value as PageRecord).computed) computed = true;
-    }
-  }
-  const listOf = chunkLists(rows);
-  const root = records.get(ROOT) ?? { id: ROOT };
-  return { pages: nestPages(listOf(root), records as Map<string, PageRecord>, listOf), computed };
-}
+/** The whole-tree rows' page tree (tree-rows.ts, which the published site imports alone). */
+export { wholeTree };
 
 function filesOf(rows: Array<{ value: string | null }>, leaves: boolean): FileEntry[] {
   if (!leaves) return rows.flatMap((r) => (r.value ? [JSON.parse(r.value) as FileEntry] : []));

@@ -70,8 +70,7 @@ export interface PageEntry {
   pages: PageEntry[];
 }
 
-/** Whether a page is a group (a section heading of the top level, holding pages; no body of its own). */
-export const isGroupPage = (page: Pick<PageEntry, 'type'>) => page.type === 'group';
+export { isGroupPage } from './tree-rows';
 
 /**
  * Where a link page leads: a URL (GitBook's `ContentRefURL`, `* [Status](https://status.example.com)` in a SUMMARY.md),

@@ -3,7 +3,6 @@ import { rawAll, rowsOf, type Db } from '../../db/client';
 import { constantSelect } from '../../db/constant-select';
 import type { Env } from '../../env';
 import { sha256Hex } from '../../lib/ids';
-import { enqueueEvents, eventIdsOf, insertEventsPerInstallation } from './events';
 import { WORKING_STATUSES_LIST } from './scopes';
 
 /**
@@ -100,6 +99,8 @@ export async function recordSiteView(env: Env, db: Db, receivers: string[], view
   // One statement's bound parameters stay under D1's 100 (an organization has no more installations on one site).
   receivers = receivers.slice(0, 90);
   try {
+    // Imported here, not with the module: a published page whose site has no receivers never evaluates it.
+    const { enqueueEvents, eventIdsOf, insertEventsPerInstallation } = await import('./events');
     const fields = {
       siteId: view.siteId,
       siteSpaceId: view.siteSpaceId,

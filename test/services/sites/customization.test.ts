@@ -13,17 +13,14 @@ import {
   type SiteCustomizationSettings,
   type SiteSpaceCustomizationOverride,
 } from '../../../src/schemas/site-customization';
+import { applyOverride, defaultCustomization, mergeOverridePatch, settingsFromInput } from '../../../src/services/sites/customization';
 import {
-  applyOverride,
   checkCustomizationReferences,
   contentReferencesOf,
-  defaultCustomization,
-  mergeOverridePatch,
-  settingsFromInput,
   validateConditions,
   validateCustomization,
   type LocatedRef,
-} from '../../../src/services/sites/customization';
+} from '../../../src/services/sites/customization-references';
 import { PNG_1x1, applyChanges, createSpace, merge, openChangeRequest } from '../../helpers/content';
 import { countingD1 } from '../../helpers/counting-d1';
 import { GITBOOK_0202, gitbookErrors, gitbookValidator } from '../../helpers/gitbook-schema';
