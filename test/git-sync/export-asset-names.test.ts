@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitOutput, repositoryUrl, runGitOperation } from '../helpers/git-sync';
 
 /**
  * A file uploaded here under a name `.gitbook/assets/` already holds is exported as GitBook names it, ` (n)` before the
@@ -10,12 +10,6 @@ import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from 
  */
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-async function run(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body }), 204);
-  await runPending(spaceId);
-  return (await gitInfo(spaceId, token)).body;
-}
 
 describe('export: a new file whose name is taken', () => {
   it("goes to 'name (n).ext' (and 'name (n)' without an extension), the page naming it there", { timeout: 180_000 }, async () => {
@@ -31,7 +25,7 @@ describe('export: a new file whose name is taken', () => {
       },
     });
     const url = repositoryUrl('export-asset-names');
-    expect((await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true })).operation.state).toBe('success');
+    await runGitOperation(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true });
 
     const cr = await openChangeRequest(space.id, token, 'Uploads');
     await applyChanges(space.id, cr.number, token, [
@@ -46,8 +40,7 @@ describe('export: a new file whose name is taken', () => {
       { operation: 'insert_page', title: 'Uploads', document: { markdown: '# Uploads\n\n![First](./d1)\n\n![Second](./d2)\n\n[Notes](./n1)\n' } },
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
-    const info = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Uploads' });
-    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
+    await runGitOperation(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Uploads' });
 
     const fields = (await gitOutput('export-asset-names', 'diff', '-z', '--name-status', 'HEAD~1', 'HEAD')).split('\0').filter(Boolean);
     const added = fields.flatMap((field, i) => (i % 2 ? [`${fields[i - 1]}\t${field}`] : [])).sort();

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { createRepository, gitInfo, gitOutput, repositoryUrl, runPending } from '../helpers/git-sync';
+import { createRepository, gitInfo, gitOutput, repositoryUrl, runGitOperation, runPending } from '../helpers/git-sync';
 
 /**
  * A file whose name holds a backslash (git allows one; jhaoheng/gitbook has `string 去除掉 \n\b.md`, backslash and
  * letter) no longer fails the whole import: isomorphic-git's readTree refused the tree holding it (gitprobe15b).
  * Its push still refuses such a tree (it walks every tree it sends): an export fails, the remote and the space unchanged.
  */
-
-async function run(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body }), 204);
-  await runPending(spaceId);
-  return (await gitInfo(spaceId, token)).body;
-}
 
 const ODD = 'notes/trim \\n\\b.md';
 
@@ -33,8 +27,7 @@ describe('a file name holding a backslash', () => {
     const listed = (await gitOutput('import-backslash-name', 'ls-tree', '-r', '-z', '--name-only', 'refs/heads/main')).split('\0');
     expect(listed).toContain(ODD);
     const url = repositoryUrl('import-backslash-name');
-    const imported = await run(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true });
-    expect(imported.operation, JSON.stringify(imported)).toMatchObject({ state: 'success' });
+    await runGitOperation(space.id, token, 'import', { url, ref: 'refs/heads/main', force: true });
     const pages = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
     expect(pages.map((p: any) => p.git?.path)).toEqual(['README.md', 'guide.md']);
 
@@ -43,7 +36,9 @@ describe('a file name holding a backslash', () => {
     expectStatus(await merge(space.id, cr.number, token), 200);
     const head = (await gitOutput('import-backslash-name', 'rev-parse', 'refs/heads/main')).trim();
     const revision = expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token }), 200).body.revision;
-    const exported = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit' });
+    expectStatus(await api('POST', `/v1/spaces/${space.id}/git/export`, { token, body: { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: Edit' } }), 204);
+    await runPending(space.id);
+    const exported = (await gitInfo(space.id, token)).body;
     expect(exported.operation, JSON.stringify(exported)).toMatchObject({ state: 'failure' });
     expect((await gitOutput('import-backslash-name', 'rev-parse', 'refs/heads/main')).trim()).toBe(head);
     expect(expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token }), 200).body.revision).toBe(revision);
