@@ -302,8 +302,9 @@ export async function runExport(
       filePath.set(id, entry.path);
       continue;
     }
-    let path = `.gitbook/assets/${file.name.replace(/[/\\]/g, '-')}`;
-    for (let n = 2; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/assets/${n}-${file.name.replace(/[/\\]/g, '-')}`;
+    const name = file.name.replace(/[/\\]/g, '-');
+    let path = `.gitbook/assets/${name}`;
+    for (let n = 1; taken.has(path) || byPath.has(full(path)); n++) path = `.gitbook/assets/${numberedName(name, n)}`;
     taken.add(path);
     filePath.set(id, path);
   }
@@ -668,4 +669,13 @@ async function mergedChangeRequestAuthor(db: Db, spaceId: string, revisionId: st
 
 function slugFolder(tree: Awaited<ReturnType<typeof readRevisionTree>>, id: string): string {
   return tree.order.find((o) => o.id === id)?.path ?? '';
+}
+
+/**
+ * A new file's name when `.gitbook/assets/` already holds its name: GitBook's own, ` (n)` before the extension
+ * (`diagram (1).png`, then `diagram (2).png`; its repositories hold `image (83) (1).png` beside `image (83).png`).
+ */
+function numberedName(name: string, n: number): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
 }

@@ -240,6 +240,34 @@ export interface TreeFile {
   mode: string;
 }
 
+interface TreeEntry {
+  mode: string;
+  path: string;
+  oid: string;
+  type: 'blob' | 'tree' | 'commit';
+}
+
+/**
+ * A tree object's entries (`<mode> <name>\0<20-byte oid>` each), with isomorphic-git's modes (`040000` for a tree).
+ * The names git itself refuses in a tree (`.`, `..`, `.git`, any with a slash) are refused as isomorphic-git does.
+ */
+function treeEntriesOf(bytes: Uint8Array): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  for (let cursor = 0; cursor < bytes.length; ) {
+    const space = bytes.indexOf(0x20, cursor);
+    const nul = space < 0 ? -1 : bytes.indexOf(0, space + 1);
+    if (nul < 0 || nul + 21 > bytes.length) throw new Error(`a tree object ends inside an entry at byte ${cursor}`);
+    const rawMode = decoder.decode(bytes.subarray(cursor, space));
+    const mode = rawMode === '40000' ? '040000' : rawMode;
+    const path = decoder.decode(bytes.subarray(space + 1, nul));
+    if (path === '.' || path === '..' || path.includes('/') || path.toLowerCase() === '.git') throw new Error(`The filepath "${path}" contains unsafe character sequences`);
+    const oid = Array.from(bytes.subarray(nul + 1, nul + 21), (b) => b.toString(16).padStart(2, '0')).join('');
+    entries.push({ mode, path, oid, type: mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob' });
+    cursor = nul + 21;
+  }
+  return entries;
+}
+
 /** One operation's repository: fetched at one commit, read and written in memory. */
 export class GitSession {
   readonly fs = new MemFS();
@@ -738,15 +766,13 @@ export class GitSession {
     const commit = await this.readCommit(commitOid);
     let treeOid = commit.tree;
     for (const segment of directory.split('/').filter(Boolean)) {
-      const tree = await git.readTree({ ...this.base, oid: treeOid, cache: this.cache });
-      const entry = tree.tree.find((e) => e.path === segment && e.type === 'tree');
+      const entry = (await this.treeEntries(treeOid)).find((e) => e.path === segment && e.type === 'tree');
       if (!entry) return [];
       treeOid = entry.oid;
     }
     const out: TreeFile[] = [];
     const walk = async (oid: string, prefix: string) => {
-      const tree = await git.readTree({ ...this.base, oid, cache: this.cache });
-      for (const entry of tree.tree) {
+      for (const entry of await this.treeEntries(oid)) {
         const path = prefix ? `${prefix}/${entry.path}` : entry.path;
         if (entry.type === 'tree') await walk(entry.oid, path);
         else if (entry.type === 'blob' || (entry.type === 'commit' && options.submodules)) out.push({ path, oid: entry.oid, mode: entry.mode });
@@ -754,6 +780,15 @@ export class GitSession {
     };
     await walk(treeOid, '');
     return out;
+  }
+
+  /**
+   * A tree's entries as git stores them. isomorphic-git's readTree refuses a whole tree when one name holds a backslash,
+   * which git allows (jhaoheng/gitbook's `string 去除掉 \\n\\b.md`): the import failed on that one file.
+   */
+  private async treeEntries(oid: string): Promise<TreeEntry[]> {
+    const { object } = await git.readObject({ ...this.base, oid, format: 'content', cache: this.cache });
+    return treeEntriesOf(object as Uint8Array);
   }
 
   /** A blob's bytes (fetched first if the session does not have it: prefetchBlobs fetches many at once). */
