@@ -272,7 +272,10 @@ export async function serveSite(c: Context<AppBindings>, mount: SiteMount, rawPa
   if (view.kind === 'insights') return (await import('./insights')).serveReaderEvents(request);
   const receivers = receiverIdsOf(extra[0]);
   // Kept for visitors without credentials only: what one with credentials was answered is never theirs to read.
-  const response = edgeStore(c, url, await serveView(request, view.kind, view.segments), credentialFree, model.site.id, receivers);
+  let served = await serveView(request, view.kind, view.segments);
+  // A path with no page: the site's redirects (loaded only then).
+  if (served.status === 404 && view.kind === 'page') served = (await (await import('./redirect')).siteRedirect(request, view.segments, redirect)) ?? served;
+  const response = edgeStore(c, url, served, credentialFree, model.site.id, receivers);
   if ((view.kind === 'llms' || view.kind === 'markdown') && response.status === 200 && c.req.method === 'GET') {
     // What agents read of the site: insights events, queued after the answer (an answer from the edge cache records none).
     const { recordServerEvent } = await import('./insights');

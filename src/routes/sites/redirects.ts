@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import type { Db } from '../../db/client';
 import { siteRedirects } from '../../db/schema';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonBody, jsonResponse, noContent } from '../../lib/create-router';
@@ -15,12 +14,12 @@ import { requireUser } from '../../middleware/auth';
 import { booleanQuery, IdSchema, listOf, urlContext } from '../../schemas/common';
 import { HttpUrlSchema } from '../../schemas/site-customization';
 import { readContent } from '../../services/content/reads';
-import { locatePages, pagePathsQuery } from '../../services/content/page-paths';
 import { isUniqueViolation } from '../../services/organizations/organizations';
 import { loadSiteAsMember, loadSiteAsReader } from '../../services/sites/access';
 import type { SiteModel } from '../../services/sites/model';
-import { publishedUrlOf, siteSpaceSegments, siteUrlContext, type SiteUrls } from '../../services/sites/present';
+import { siteUrlContext } from '../../services/sites/present';
 import { siteTokenOf } from '../../services/sites/site-token';
+import { redirectForPathQuery, targetOf, withCapture, type RedirectRow } from '../../services/sites/redirect-lookup';
 import { SiteParams } from './params';
 
 /**
@@ -34,7 +33,7 @@ const tags = ['Docs sites'];
 /** Redirects per site (live and draft together). */
 export const MAX_SITE_REDIRECTS = 1000;
 const MAX_SOURCE_LENGTH = 512;
-export type RedirectRow = typeof siteRedirects.$inferSelect;
+export type { RedirectRow } from '../../services/sites/redirect-lookup';
 
 export const SourcePathSchema = z
   .string()
@@ -203,51 +202,6 @@ export async function resolvePath(c: Context<AppBindings>, model: SiteModel, use
   return { kind: 'site-page', siteSpaceId: siteSpace.id, pageId };
 }
 
-/** The published URL of a destination; null when the site no longer has its section, site space or page. */
-async function targetOf(db: Db, model: SiteModel, urls: SiteUrls, destination: Destination): Promise<string | null> {
-  if (destination.kind === 'external') return destination.url;
-  if (destination.kind === 'site-section') {
-    const section = model.sections.find((s) => s.id === destination.siteSectionId);
-    return section ? publishedUrlOf(model.site, urls, section.isDefault ? [] : [section.path]) : null;
-  }
-  const siteSpace = model.siteSpaces.find((s) => s.id === destination.siteSpaceId);
-  if (!siteSpace) return null;
-  const section = siteSpace.sectionId === null ? null : (model.sections.find((s) => s.id === siteSpace.sectionId) ?? null);
-  const segments = siteSpaceSegments(section, siteSpace);
-  if (destination.kind === 'site-space') return publishedUrlOf(model.site, urls, segments);
-  const located = locatePages(await pagePathsQuery(db, [[siteSpace.spaceId, destination.pageId]])).get(`${siteSpace.spaceId}/${destination.pageId}`);
-  return located ? publishedUrlOf(model.site, urls, [...segments, ...located.path.split('/')]) : null;
-}
-
-/**
- * The live redirect of `path`: its exact source, else the longest prefix source (`/a/*` or `/a*`) it starts
- * with. Sources are compared as they are stored (percent-encoded as in URLs).
- */
-function redirectForPathQuery(db: Db, siteId: string, path: string) {
-  const prefix = sql`substr(${siteRedirects.source}, 1, length(${siteRedirects.source}) - 1)`;
-  return db
-    .select()
-    .from(siteRedirects)
-    .where(
-      and(
-        eq(siteRedirects.siteId, siteId),
-        eq(siteRedirects.draft, false),
-        sql`(${siteRedirects.source} = ${path} or (substr(${siteRedirects.source}, -1) = '*' and substr(${path}, 1, length(${siteRedirects.source}) - 1) = ${prefix}))`,
-      ),
-    )
-    .orderBy(desc(sql`${siteRedirects.source} = ${path}`), desc(sql`length(${siteRedirects.source})`))
-    .limit(1);
-}
-
-/** The target with what a prefix source matched appended (captureWildcard), before any query string. */
-function withCapture(target: string, row: RedirectRow, path: string): string {
-  if (!row.captureWildcard || !row.source.endsWith('*')) return target;
-  const rest = path.slice(row.source.length - 1);
-  if (!rest) return target;
-  const url = new URL(target);
-  url.pathname = `${url.pathname.replace(/\/$/, '')}${rest.startsWith('/') ? '' : '/'}${rest}`;
-  return url.toString();
-}
 
 /** List order: GitBook's orderBy, newest first for the two times, keyset-paged. */
 function listOrder(orderBy: 'createdAt' | 'updatedAt' | 'source', cursor: Cursor | null) {

@@ -29,6 +29,7 @@ import { basenameTaken, spacesAmongQuery, uniquePath, SITE_LIMITS, type SiteMode
 import { modelSite, siteUrlContext, toSite, toSiteStructure } from '../../services/sites/present';
 import { addSiteSpace, makeDefaultSection, makeDefaultSiteSpace, referencedSection, referencedSiteSpace } from '../../services/sites/structure';
 import { generateVisitorKey } from '../../services/sites/visitor-token';
+import { placementRedirectStatements, placementsIn } from '../../services/git-sync/redirects';
 import { OrgParams, ShareKeyQuery, SiteParams, VisitorQuery } from './params';
 
 const tags = ['Docs sites'];
@@ -258,7 +259,8 @@ export const sitesRouter = createRouter()
     const model: SiteModel = { site, groups: [], sections: [], siteSpaces: [], spaces: new Map(found.map((f) => [f.space.id, f])) };
     for (const spaceId of spaceIds) addSiteSpace(model, spaceId, undefined);
     // Two creates racing for one basename: the unique index refuses the second.
-    await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row))]).catch((error) => {
+    const placed = placementRedirectStatements(db, [], placementsIn(model), now);
+    await runBatch(db, [db.insert(sites).values(model.site), ...model.siteSpaces.map((row) => db.insert(siteSpaces).values(row)), ...placed]).catch((error) => {
       throw isUniqueViolation(error, 'basename') ? basenameTaken(model.site.basename) : error;
     });
     const created = modelSite(model, RANK.admin, siteUrlContext(c));

@@ -534,7 +534,8 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     oid: plan.oid,
     hash: reusable.meta.reusableContents.find((c) => c.id === plan.id)?.document ?? null,
   }));
-  const redirectRows = redirects.written.map((from) => ({ spaceId: target.spaceId, path: `redirect:${from}`, kind: 'redirect', targetId: '', oid: '', hash: null }));
+  // Each keeps its page and its source, for the site spaces placed later (redirects.ts placementRedirectStatements).
+  const redirectRows = redirects.written.map((w) => ({ spaceId: target.spaceId, path: `redirect:${w.from}`, kind: 'redirect', targetId: w.pageId, oid: '', hash: null, text: w.source }));
   const results = await guardedBatch(db, [
     ...operationRunningGuard(db, target),
     ...statements,

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { BatchItem, Db } from '../../db/client';
-import { siteRedirects, siteSections, siteSpaces } from '../../db/schema/index';
+import { rawRun, type BatchItem, type Db } from '../../db/client';
+import { gitSyncEntries, siteRedirects, siteSections, siteSpaces } from '../../db/schema/index';
 import { newId } from '../../lib/ids';
 import type { GitBookConfig } from './layout';
 
@@ -10,6 +10,9 @@ import type { GitBookConfig } from './layout';
  * from `new/page.md` (a `site-page` destination). Written by the import that reads them, in its batch; those an
  * earlier import wrote (git_sync_entries of kind `redirect`) that the file no longer has are deleted. A redirect the
  * site's admins made for the same source is left as it is (only one into this site space is replaced or deleted).
+ * Each written redirect's entry keeps its page and its source within the site space, so a site space placed later
+ * (the space published after its import, a site space's or section's path changed, a site space removed) gets or
+ * loses the same redirects with the site's structure change (`placementRedirectStatements`), without an import.
  */
 
 /** Redirects of one import at most (a site holds 1000: routes/sites/redirects MAX_SITE_REDIRECTS). */
@@ -37,19 +40,28 @@ function sourceOf(segments: string[], from: string): string | null {
 export interface PlacedSiteSpace {
   siteId: string;
   siteSpaceId: string;
+  spaceId: string;
   segments: string[];
+}
+
+/** A written redirect: its `from` in `.gitbook.yaml`, the page it leads to, its source within a site space. */
+export interface WrittenRedirect {
+  from: string;
+  pageId: string;
+  source: string;
 }
 
 /** The site spaces that publish the space, with their path segments (one query). */
 export async function siteSpacesOf(db: Db, spaceId: string): Promise<PlacedSiteSpace[]> {
   const rows = await db
-    .select({ id: siteSpaces.id, siteId: siteSpaces.siteId, path: siteSpaces.path, isDefault: siteSpaces.isDefault, sectionPath: siteSections.path, sectionDefault: siteSections.isDefault })
+    .select({ id: siteSpaces.id, siteId: siteSpaces.siteId, spaceId: siteSpaces.spaceId, path: siteSpaces.path, isDefault: siteSpaces.isDefault, sectionPath: siteSections.path, sectionDefault: siteSections.isDefault })
     .from(siteSpaces)
     .leftJoin(siteSections, eq(siteSections.id, siteSpaces.sectionId))
     .where(eq(siteSpaces.spaceId, spaceId));
   return rows.map((r) => ({
     siteId: r.siteId,
     siteSpaceId: r.id,
+    spaceId: r.spaceId,
     segments: segmentsOf(r.sectionPath === null ? null : { path: r.sectionPath, isDefault: r.sectionDefault ?? false }, r),
   }));
 }
@@ -62,12 +74,12 @@ export async function siteSpacesOf(db: Db, spaceId: string): Promise<PlacedSiteS
 export function redirectStatements(
   db: Db,
   input: { config: GitBookConfig; pageIdOf: Map<string, string>; places: PlacedSiteSpace[]; previous: string[]; now: string },
-): { statements: BatchItem[]; written: string[]; warnings: string[] } {
+): { statements: BatchItem[]; written: WrittenRedirect[]; warnings: string[] } {
   const statements: BatchItem[] = [];
   const warnings: string[] = [];
   const entries = Object.entries(input.config.redirects);
   if (entries.length > MAX_GIT_REDIRECTS) warnings.push(`.gitbook.yaml: ${entries.length} redirects; the first ${MAX_GIT_REDIRECTS} were read`);
-  const written: string[] = [];
+  const written: WrittenRedirect[] = [];
   for (const [from, to] of entries.slice(0, MAX_GIT_REDIRECTS)) {
     const pageId = input.pageIdOf.get(to);
     if (!pageId) {
@@ -76,7 +88,8 @@ export function redirectStatements(
       warnings.push(`.gitbook.yaml: the redirect of "${from}" leads to "${to}", which is ${why}`);
       continue;
     }
-    written.push(from);
+    const within = sourceOf([], from);
+    if (within) written.push({ from, pageId, source: within });
     for (const place of input.places) {
       const source = sourceOf(place.segments, from);
       if (!source) continue;
@@ -95,7 +108,7 @@ export function redirectStatements(
       );
     }
   }
-  const kept = new Set(written);
+  const kept = new Set(written.map((w) => w.from));
   for (const from of input.previous.filter((f) => !kept.has(f))) {
     for (const place of input.places) {
       const source = sourceOf(place.segments, from);
@@ -103,4 +116,65 @@ export function redirectStatements(
     }
   }
   return { statements, written, warnings };
+}
+
+/** A placement's sources begin with this ('' for a site space at the site's root). */
+const prefixOf = (segments: string[]): string => sourceOf(segments, '') ?? '';
+
+/** The Git Sync redirects of a synced space (entries an import wrote, with their page and source; one subquery). */
+const syncedRedirects = (spaceId: string) =>
+  sql`from ${gitSyncEntries} where ${gitSyncEntries.spaceId} = ${spaceId} and ${gitSyncEntries.kind} = 'redirect' and ${gitSyncEntries.text} is not null and ${gitSyncEntries.targetId} != ''`;
+
+/** Where a site's structure places each of its site spaces (from the structure in memory: no read). */
+export function placementsIn(structure: { site: { id: string }; sections: Array<{ id: string } & Place>; siteSpaces: Array<{ id: string; spaceId: string; sectionId: string | null } & Place> }): PlacedSiteSpace[] {
+  const sections = new Map(structure.sections.map((s) => [s.id, s]));
+  return structure.siteSpaces.map((row) => ({
+    siteId: structure.site.id,
+    siteSpaceId: row.id,
+    spaceId: row.spaceId,
+    segments: segmentsOf(row.sectionId === null ? null : (sections.get(row.sectionId) ?? null), row),
+  }));
+}
+
+const samePlace = (a: PlacedSiteSpace, b: PlacedSiteSpace) => a.spaceId === b.spaceId && a.segments.join('/') === b.segments.join('/');
+
+/**
+ * What a change of a site's structure does to the Git Sync redirects of its site spaces: a site space that leaves
+ * its place (removed, moved to another path or section, publishing another space) loses the redirects the import
+ * wrote into it, one that takes a place gets its space's. Statements only for site spaces whose place changed (none
+ * for most changes), each one statement over the space's entries, so the change stays in its one batch.
+ */
+export function placementRedirectStatements(db: Db, before: PlacedSiteSpace[], after: PlacedSiteSpace[], now: string): BatchItem[] {
+  const afterById = new Map(after.map((p) => [p.siteSpaceId, p]));
+  const beforeById = new Map(before.map((p) => [p.siteSpaceId, p]));
+  const left = before.filter((p) => !afterById.has(p.siteSpaceId) || !samePlace(p, afterById.get(p.siteSpaceId)!));
+  const placed = after.filter((p) => !beforeById.has(p.siteSpaceId) || !samePlace(beforeById.get(p.siteSpaceId)!, p));
+  return [...left.map((p) => leaveStatement(db, p)), ...placed.map((p) => placeStatement(db, p, now))];
+}
+
+function leaveStatement(db: Db, place: PlacedSiteSpace): BatchItem {
+  return db
+    .delete(siteRedirects)
+    .where(
+      and(
+        eq(siteRedirects.siteId, place.siteId),
+        eq(siteRedirects.draft, false),
+        intoSiteSpace(place.siteSpaceId),
+        sql`${siteRedirects.source} in (select ${prefixOf(place.segments)} || ${gitSyncEntries.text} ${syncedRedirects(place.spaceId)})`,
+      ),
+    );
+}
+
+/** As the import writes them (redirectStatements): an admin's redirect of the same source stays theirs. */
+function placeStatement(db: Db, place: PlacedSiteSpace, now: string): BatchItem {
+  // An id of newId's shape (a letter, then 19 characters), made per row by SQLite.
+  const id = sql`char(97 + (random() & 1048575) % 26) || substr(lower(hex(randomblob(10))), 1, 19)`;
+  const destination = sql`json_object('kind', 'site-page', 'siteSpaceId', ${place.siteSpaceId}, 'pageId', ${gitSyncEntries.targetId})`;
+  return rawRun(
+    db,
+    sql`insert into ${siteRedirects} (id, site_id, source, draft, capture_wildcard, permanent, destination, created_at, sorted_at)
+      select ${id}, ${place.siteId}, ${prefixOf(place.segments)} || ${gitSyncEntries.text}, 0, 0, 1, ${destination}, ${now}, ${now} ${syncedRedirects(place.spaceId)}
+      on conflict (site_id, draft, source) do update set destination = excluded.destination, permanent = 1, updated_at = ${now}, sorted_at = ${now}
+      where json_extract(${siteRedirects.destination}, '$.kind') = 'site-page' and json_extract(${siteRedirects.destination}, '$.siteSpaceId') = ${place.siteSpaceId}`,
+  );
 }

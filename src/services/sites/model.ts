@@ -3,7 +3,9 @@ import { runBatch, type BatchItem, type Db } from '../../db/client';
 import { siteSectionGroups, siteSections, sites, siteSpaces, siteStructureGuard, spaces } from '../../db/schema';
 import { ApiError } from '../../lib/errors';
 import { valuesOf } from '../../lib/sql-lists';
+import { nowIso } from '../../lib/time';
 import { spaceRoleSql } from '../access/access';
+import { placementRedirectStatements, placementsIn } from '../git-sync/redirects';
 import { isUniqueViolation } from '../organizations/organizations';
 import type { SpaceRow } from '../spaces/spaces';
 
@@ -233,6 +235,8 @@ export async function saveModel(db: Db, before: SiteModel, after: SiteModel, ext
     ...diffRows(db, siteSectionGroups, before.groups, after.groups),
     ...diffRows(db, siteSections, before.sections, after.sections),
     ...diffRows(db, siteSpaces, before.siteSpaces, after.siteSpaces),
+    // A site space placed, moved or removed gets or loses its synced space's `.gitbook.yaml` redirects.
+    ...placementRedirectStatements(db, placementsIn(before), placementsIn(after), nowIso()),
     ...extra,
   ];
   try {
