@@ -665,7 +665,12 @@ class Batch {
     const byPath = createPathLinkResolver({ lookup: (path) => ask(`path:${path}`), base: parentPath });
     const refIds = new Set(this.pageRefs.values());
     return (written): ContentRef | null => {
-      const href = linkTarget?.(written) ?? written;
+      const target = linkTarget?.(written);
+      // A Git file's relative link to no file of the repository (`../#execute` into a folder without a README) stays
+      // the URL it is: by slug path it led to another page (the grandparent), written back differently on the
+      // page's first edit (Mintbase's SDK reference, 19 pages).
+      if (linkTarget && target === null && isRelativeFileLink(written)) return null;
+      const href = target ?? written;
       const local = href.replace(/^\.\//, '');
       const [name, anchor] = local.split('#', 2);
       const pageRef = this.pageRefs.get(name) ?? this.pageRefs.get(name.replace(/\.md$/i, ''));
@@ -684,6 +689,17 @@ class Batch {
       return byPath(href);
     };
   }
+}
+
+/**
+ * A link written as a path of the repository relative to the page, to a Markdown file or a folder (`../x.md`, `a/`,
+ * `../#b`): not an anchor, a root path, a URL with a scheme, or a bare word (`install`, which a slug path may name).
+ */
+function isRelativeFileLink(href: string): boolean {
+  const written = href.startsWith('<') && href.endsWith('>') ? href.slice(1, -1) : href;
+  if (/^(?:[a-z][a-z0-9+.-]*:|\/|#)/i.test(written)) return false;
+  const path = written.replace(/[?#].*$/, '');
+  return path !== '' && (/\.md$/i.test(path) || /(?:^|\/)\.{0,2}$/.test(path));
 }
 
 /** The hrefs of a document's links (and other refs) to URLs, as its Markdown writes them. */

@@ -422,18 +422,16 @@ export async function planImport(
  * block, which CommonMark keeps as raw text; code) stayed as text, and the next export wrote `[App Details](_gp81)` into
  * the repository.
  */
-function pageLinks(markdown: string, path: string, target: (path: string) => string | null): PageLinks | undefined {
+function pageLinks(markdown: string, path: string, target: (path: string) => string | null): PageLinks {
   const targets: Record<string, string> = {};
-  let some = false;
   rewriteLinks(markdown, path, (p) => {
     const to = target(p);
-    if (to !== null) {
-      targets[p] = to;
-      some = true;
-    }
+    if (to !== null) targets[p] = to;
     return null;
   });
-  return some ? { path, targets } : undefined;
+  // Given with no targets too: the conversion then knows the page is a file of the repository, and a relative link to
+  // no file of it stays a URL (content/batch.ts).
+  return { path, targets };
 }
 
 /**
