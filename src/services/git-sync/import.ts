@@ -1,4 +1,4 @@
-import type { ContentChange } from '../content/batch';
+import type { ContentChange, PageMetadataInput } from '../content/batch';
 import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
 import { newId } from '../../lib/ids';
 import type { RevisionTree, SyncedSpace } from './content';
@@ -42,6 +42,14 @@ import { markdownParcels, type PageLinks } from './markdown-parcels';
  *   tags are rewritten to their ids. They are converted in the writer (apply.ts), where the ids of new pages are
  *   known, so their links resolve.
  */
+
+/**
+ * The fields a page's front matter sets, each cleared ('' removes it): sent with a kept page whose file is read again.
+ * The content batch applies what the file's front matter sets over the change's own fields, so a field the file no
+ * longer has goes, as a fresh import of the file would not have it (a push that removed a page's `layout:` block left
+ * the old layout, and the page read back with front matter its file no longer had).
+ */
+const FRONT_MATTER_CLEARED = { description: '', icon: '', emoji: '', hidden: '', noIndex: '', noRobotsIndex: '', condition: '', layout: '' } as unknown as PageMetadataInput;
 
 export const GIT_IMPORT_LIMITS = {
   /** Files of the project directory considered at most; a larger repository is refused (the operation fails, saying so). */
@@ -374,7 +382,8 @@ export async function planImport(
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
       if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      const cleared = document && 'markdown' in document ? FRONT_MATTER_CLEARED : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
