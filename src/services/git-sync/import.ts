@@ -23,7 +23,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import { firstFreeSlug, type FileEntry } from '../content/revisions';
+import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry } from '../content/revisions';
 import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
@@ -341,6 +341,7 @@ export async function planImport(
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
+  const fileSlugs = await slugsFilesName(flat, pagePlans);
   // A link to an anchor leads to its page: kept (its id) or new (the ref the batch gives an id).
   const anchorTarget = ({ path, anchor }: { path: string; anchor: string }) => {
     const plan = pagePlans.get(path)!;
@@ -387,9 +388,12 @@ export async function planImport(
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
-      const slug = page.slug ?? (await slugOfPath(page.path, page.title));
-      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
-      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
+      const named = page.slug ?? (await slugOfPath(page.path, page.title));
+      const slug = named ?? (await unreadableTitleSlug(page.title));
+      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it; an
+      // unreadable title's past the slugs the files of its siblings name.
+      const nameless = !named;
+      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate) || (nameless && !!fileSlugs.get(parent ?? '')?.has(candidate))) : undefined;
       if (useSlug) taken.add(useSlug);
       // The item's text is the title of a page whose file has no heading 1; the file's heading 1 wins over it (the
       // content batch reads it), as GitBook reads them: docs-sfp's authors wrote `* [AI-Powered Report](...)` over
@@ -540,6 +544,29 @@ const MAX_SUMMARY_WARNINGS = 20;
  * What the operation says of a summary's items that lead to no file, as it says it of redirects: those to a Markdown file
  * the repository lacks (empty pages), and those that are no page (their lines stay in the summary an export writes).
  */
+/** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
+async function slugsFilesName(flat: Array<{ page: LayoutPage; parent: string | null }>, plans: Map<string, ImportPagePlan>): Promise<Map<string, Set<string>>> {
+  const named = new Map<string, Set<string>>();
+  for (const { page, parent } of flat) {
+    if (plans.get(page.key)!.page) continue;
+    const slug = page.slug ?? (await slugOfPath(page.path, page.title));
+    if (!slug) continue;
+    const set = named.get(parent ?? '') ?? new Set<string>();
+    set.add(slug);
+    named.set(parent ?? '', set);
+  }
+  return named;
+}
+
+/**
+ * The slug the content batch would give a page whose file names none, when its title is unreadable (limax reads no
+ * Hangul: `undefined`): chosen here, numbered past the slugs its siblings' files name, since GitBook named those files
+ * by the same numbering (`undefined-1.md`) and the batch, numbering first, took the slug a later file names.
+ */
+async function unreadableTitleSlug(title: string): Promise<string | null> {
+  return (await slugOfTitle(title)) === UNREADABLE_TITLE_SLUG ? UNREADABLE_TITLE_SLUG : null;
+}
+
 function summaryWarnings(summaryPath: string, layout: LayoutPage[], unread: UnreadSummaryLines): string[] {
   const said = [
     ...flatten(layout).flatMap(({ page }) => (page.missing ? [`${summaryPath}: the item "${page.title}" leads to "${page.missing}", which is no file of the repository: imported as an empty page`] : [])),
