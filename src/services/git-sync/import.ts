@@ -78,6 +78,8 @@ export interface ImportFilePlan {
   oid: string;
   /** The file: one the space has, or one of the plan's `newFiles`. */
   file: string;
+  /** Another path of the file's blob (withCopiesMarked): recorded, but the file's `git` names another of its paths. */
+  copy?: true;
 }
 
 /** A reusable content read from `.gitbook/includes/`: kept (same id), and its Markdown when its blob changed. */
@@ -419,7 +421,7 @@ export async function planImport(
     changes,
     markdown,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
-    files: [...filePlans.values()],
+    files: withCopiesMarked([...filePlans.values()]),
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
@@ -544,6 +546,18 @@ const MAX_SUMMARY_WARNINGS = 20;
  * What the operation says of a summary's items that lead to no file, as it says it of redirects: those to a Markdown file
  * the repository lacks (empty pages), and those that are no page (their lines stay in the summary an export writes).
  */
+/**
+ * The plans of a file whose blob is at several paths (GitBook's `shot.png` and `shot (1).png`), all but one marked
+ * `copy`: the file's `git` names the last path in path order (the one a fresh import held in one slice named), the same
+ * on every import. Each import set it to whichever path differed from the one last recorded, so it named the other path
+ * at every second import, unlike a fresh import; and a large import's slices each set one.
+ */
+function withCopiesMarked(plans: ImportFilePlan[]): ImportFilePlan[] {
+  const named = new Map<string, string>();
+  for (const { file, path } of plans) if (!named.has(file) || path > named.get(file)!) named.set(file, path);
+  return plans.map((plan) => (named.get(plan.file) === plan.path ? plan : { ...plan, copy: true }));
+}
+
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
 async function slugsFilesName(flat: Array<{ page: LayoutPage; parent: string | null }>, plans: Map<string, ImportPagePlan>): Promise<Map<string, Set<string>>> {
   const named = new Map<string, Set<string>>();
