@@ -412,7 +412,7 @@ async function gitRowsOf(db: Db, target: GitImportTarget, tree: ContentTree, ref
   const files = await tree.files.getMany(target.files.map((plan) => plan.file));
   for (const plan of target.files) {
     const entry = files.get(plan.file);
-    if (entry && !same(entry.git, gitOf(plan.path, plan.oid))) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
+    if (entry && !plan.copy && !same(entry.git, gitOf(plan.path, plan.oid))) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
     rows.push({ operationId: target.operationId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null });
   }
   return rows;

@@ -129,8 +129,10 @@ function linksIn(previous: string, from: string): Array<{ written: string; resol
  * the spelling its own line had is the one written after the same text (`lineBefore`, the line up to the link).
  */
 function spelledAsBefore(spellings: Map<string, string[]>, target: string, isPage: boolean, previous: string, lineBefore: string): string | null {
-  const known = spellings.get(target) ?? (isPage && /(?:^|\/)README\.md$/i.test(target) ? spellings.get(`${dirname(target)}/`) : undefined);
-  if (!known) return null;
+  // Both spellings of a folder's page: a file may link it `kinds/README.md` on one line and `kinds/` on another.
+  const folder = isPage && /(?:^|\/)README\.md$/i.test(target) ? (spellings.get(`${dirname(target)}/`) ?? []) : [];
+  const known = [...(spellings.get(target) ?? []), ...folder];
+  if (!known.length) return null;
   if (known.length === 1) return known[0];
   const context = contextOf(lineBefore);
   return known.find((spelling) => previous.includes(`${context}${spelling}`)) ?? known[0];

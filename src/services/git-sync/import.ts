@@ -1,4 +1,4 @@
-import type { ContentChange } from '../content/batch';
+import type { ContentChange, PageMetadataInput } from '../content/batch';
 import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
 import { newId } from '../../lib/ids';
 import type { RevisionTree, SyncedSpace } from './content';
@@ -23,7 +23,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import { firstFreeSlug, type FileEntry } from '../content/revisions';
+import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry } from '../content/revisions';
 import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
@@ -42,6 +42,14 @@ import { markdownParcels, type PageLinks } from './markdown-parcels';
  *   tags are rewritten to their ids. They are converted in the writer (apply.ts), where the ids of new pages are
  *   known, so their links resolve.
  */
+
+/**
+ * The fields a page's front matter sets, each cleared ('' removes it): sent with a kept page whose file is read again.
+ * The content batch applies what the file's front matter sets over the change's own fields, so a field the file no
+ * longer has goes, as a fresh import of the file would not have it (a push that removed a page's `layout:` block left
+ * the old layout, and the page read back with front matter its file no longer had).
+ */
+const FRONT_MATTER_CLEARED = { description: '', icon: '', emoji: '', hidden: '', noIndex: '', noRobotsIndex: '', condition: '', layout: '' } as unknown as PageMetadataInput;
 
 export const GIT_IMPORT_LIMITS = {
   /** Files of the project directory considered at most; a larger repository is refused (the operation fails, saying so). */
@@ -70,6 +78,8 @@ export interface ImportFilePlan {
   oid: string;
   /** The file: one the space has, or one of the plan's `newFiles`. */
   file: string;
+  /** Another path of the file's blob (withCopiesMarked): recorded, but the file's `git` names another of its paths. */
+  copy?: true;
 }
 
 /** A reusable content read from `.gitbook/includes/`: kept (same id), and its Markdown when its blob changed. */
@@ -333,6 +343,7 @@ export async function planImport(
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
+  const fileSlugs = await slugsFilesName(flat, pagePlans);
   // A link to an anchor leads to its page: kept (its id) or new (the ref the batch gives an id).
   const anchorTarget = ({ path, anchor }: { path: string; anchor: string }) => {
     const plan = pagePlans.get(path)!;
@@ -374,13 +385,17 @@ export async function planImport(
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
       if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      const cleared = document && 'markdown' in document ? FRONT_MATTER_CLEARED : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
-      const slug = page.slug ?? (await slugOfPath(page.path, page.title));
-      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it.
-      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate)) : undefined;
+      const named = page.slug ?? (await slugOfPath(page.path, page.title));
+      const slug = named ?? (await unreadableTitleSlug(page.title));
+      // A slug a sibling has (`guides.md` beside `guides/README.md`) is numbered from 1, as GitBook numbers it; an
+      // unreadable title's past the slugs the files of its siblings name.
+      const nameless = !named;
+      const useSlug = slug ? firstFreeSlug(slug, (candidate) => taken.has(candidate) || (nameless && !!fileSlugs.get(parent ?? '')?.has(candidate))) : undefined;
       if (useSlug) taken.add(useSlug);
       // The item's text is the title of a page whose file has no heading 1; the file's heading 1 wins over it (the
       // content batch reads it), as GitBook reads them: docs-sfp's authors wrote `* [AI-Powered Report](...)` over
@@ -406,7 +421,7 @@ export async function planImport(
     changes,
     markdown,
     pages: [...pagePlans.values()].map(({ changed: _changed, ...p }) => p),
-    files: [...filePlans.values()],
+    files: withCopiesMarked([...filePlans.values()]),
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
@@ -529,6 +544,41 @@ const MAX_SUMMARY_WARNINGS = 20;
  * What the operation says of a summary's items that lead to no file, as it says it of redirects: those to a Markdown file
  * the repository lacks (empty pages), and those that are no page (their lines stay in the summary an export writes).
  */
+/**
+ * The plans of a file whose blob is at several paths (GitBook's `shot.png` and `shot (1).png`), all but one marked
+ * `copy`: the file's `git` names the last path in path order (the one a fresh import held in one slice named), the same
+ * on every import. Each import set it to whichever path differed from the one last recorded, so it named the other path
+ * at every second import, unlike a fresh import; and a large import's slices each set one.
+ */
+function withCopiesMarked(plans: ImportFilePlan[]): ImportFilePlan[] {
+  const named = new Map<string, string>();
+  for (const { file, path } of plans) if (!named.has(file) || path > named.get(file)!) named.set(file, path);
+  return plans.map((plan) => (named.get(plan.file) === plan.path ? plan : { ...plan, copy: true }));
+}
+
+/** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
+async function slugsFilesName(flat: Array<{ page: LayoutPage; parent: string | null }>, plans: Map<string, ImportPagePlan>): Promise<Map<string, Set<string>>> {
+  const named = new Map<string, Set<string>>();
+  for (const { page, parent } of flat) {
+    if (plans.get(page.key)!.page) continue;
+    const slug = page.slug ?? (await slugOfPath(page.path, page.title));
+    if (!slug) continue;
+    const set = named.get(parent ?? '') ?? new Set<string>();
+    set.add(slug);
+    named.set(parent ?? '', set);
+  }
+  return named;
+}
+
+/**
+ * The slug the content batch would give a page whose file names none, when its title is unreadable (limax reads no
+ * Hangul: `undefined`): chosen here, numbered past the slugs its siblings' files name, since GitBook named those files
+ * by the same numbering (`undefined-1.md`) and the batch, numbering first, took the slug a later file names.
+ */
+async function unreadableTitleSlug(title: string): Promise<string | null> {
+  return (await slugOfTitle(title)) === UNREADABLE_TITLE_SLUG ? UNREADABLE_TITLE_SLUG : null;
+}
+
 function summaryWarnings(summaryPath: string, layout: LayoutPage[], unread: UnreadSummaryLines): string[] {
   const said = [
     ...flatten(layout).flatMap(({ page }) => (page.missing ? [`${summaryPath}: the item "${page.title}" leads to "${page.missing}", which is no file of the repository: imported as an empty page`] : [])),
