@@ -634,7 +634,7 @@ export async function runExport(
  * changed or gone since, the space not having imported them: the commit would be recorded as the space's, so the import
  * of that push (its webhook) finds the branch at the space's own commit and changes nothing, and the pushed text never
  * reaches the space (a page whose file it kept was recorded with the pushed blob, a page it wrote was written over).
- * The push's import runs first, then an export commits on what it read. A forced export (a setup) writes over them.
+ * The push's import runs first, then an export commits on what it read. A forced export (a setup) commits on them as before.
  */
 function assertNoUnimportedChanges(entries: SyncedSpace['entries'], byPath: Map<string, TreeFile>, full: (path: string) => string) {
   const moved = entries
