@@ -407,7 +407,9 @@ async function gitRowsOf(db: Db, target: GitImportTarget, tree: ContentTree, ref
       tree.pages.set(id, record);
     }
     const titleHeading = converted.get(plan.page ?? plan.ref ?? '') ?? recorded.get(plan.key) ?? true;
-    rows.push({ operationId: target.operationId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash: record?.document ?? null, titleHeading, head: record ? await headSignature(record) : null, place: record ? placeOf(record.parent, record.slug) : null });
+    // A page whose file did not change keeps the hash it was synced with: an edit the space has not exported stays one.
+    const hash = plan.synced !== undefined ? plan.synced : (record?.document ?? null);
+    rows.push({ operationId: target.operationId, path: plan.key, kind: 'page', targetId: id, oid: plan.oid, hash, titleHeading, head: record ? await headSignature(record) : null, place: record ? placeOf(record.parent, record.slug) : null });
   }
   const files = await tree.files.getMany(target.files.map((plan) => plan.file));
   for (const plan of target.files) {

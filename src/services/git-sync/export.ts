@@ -213,8 +213,9 @@ export async function runExport(
   const contentPrefix = `${projectPrefix}${config.root ? `${config.root}/` : ''}`;
   const full = (path: string) => `${contentPrefix}${path}`;
 
-  const tree = await readRevisionTree(db, space.head);
   const entries = space.entries;
+  if (remoteHead && !request.force) assertNoUnimportedChanges(entries, byPath, full);
+  const tree = await readRevisionTree(db, space.head);
   const pageEntry = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.targetId, e]));
   const fileEntry = new Map(entries.filter((e) => e.kind === 'file').map((e) => [e.targetId, e]));
 
@@ -629,6 +630,23 @@ export async function runExport(
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
   });
   return { commit, rows, pathPrefix: contentPrefix };
+}
+
+/**
+ * Refuses to commit on a branch whose files the space last synced (its pages', files' and reusable contents') have
+ * changed or gone since, the space not having imported them: the commit would be recorded as the space's, so the import
+ * of that push (its webhook) finds the branch at the space's own commit and changes nothing, and the pushed text never
+ * reaches the space (a page whose file it kept was recorded with the pushed blob, a page it wrote was written over).
+ * The push's import runs first, then an export commits on what it read. A forced export (a setup) commits on them as before.
+ */
+function assertNoUnimportedChanges(entries: SyncedSpace['entries'], byPath: Map<string, TreeFile>, full: (path: string) => string) {
+  const moved = entries
+    .filter((e) => (e.kind === 'page' || e.kind === 'file' || e.kind === 'reusable') && e.oid && !isPathlessKey(e.path))
+    .filter((e) => byPath.get(full(e.path))?.oid !== e.oid)
+    .map((e) => e.path);
+  if (moved.length === 0) return;
+  const named = moved.slice(0, 3).join(', ') + (moved.length > 3 ? ` and ${moved.length - 3} more` : '');
+  throw new Error(`the branch has changes the space has not imported yet (${named}): nothing was pushed and the space is unchanged; import the branch, then export again`);
 }
 
 /**

@@ -71,6 +71,11 @@ export interface ImportPagePlan {
   /** The page it is (kept), or the batch ref that creates it. */
   page?: string;
   ref?: string;
+  /**
+   * A kept page whose blob did not change: the document its file was last synced from (the last sync's hash). The page
+   * keeps its document, edits not yet exported included, and its entry keeps saying what the file holds.
+   */
+  synced?: string | null;
 }
 
 export interface ImportFilePlan {
@@ -195,7 +200,8 @@ export async function planImport(
     const entry = entries.get(page.key) ?? (page.path ? entries.get(`${MISSING_KEY_PREFIX}${page.path}`) : undefined);
     const kept = entry && entry.kind === 'page' && head.pages.has(entry.targetId) ? entry.targetId : undefined;
     const oid = blob?.oid ?? '';
-    pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed: entry!.oid !== oid } : { key: page.key, oid, ref: `_gp${++refCount}`, changed: true });
+    const changed = !kept || entry!.oid !== oid;
+    pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
