@@ -34,7 +34,7 @@ import { redact, type GitCredentials } from './urls';
  */
 
 import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
-import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
+import { abandonGitOperation, endRunning, endRunningOperations, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 type StoredProgress = Awaited<ReturnType<typeof importProgressOf>>;
 
@@ -74,6 +74,7 @@ function assertInTime(pace: Pace) {
  * (`progress`): the one read of it per run.
  */
 async function claim(
+  env: Env,
   db: Db,
   operationId: string,
   limitMs: number,
@@ -82,7 +83,7 @@ async function claim(
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
   if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - limitMs) {
     // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
-    await finishStale(db, row);
+    await endRunning(env, db, endRunningOperations(db, row.spaceId, sql`o.id = ${row.id}`, STALE, nowIso()));
     return { row: null, busy: false };
   }
   // A message delivered again while its import is running: the run before stopped (its consumer died, while planning too,
@@ -95,34 +96,20 @@ async function claim(
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - limitMs).toISOString();
-  const results = await runBatch(db, [
-    db
-      .update(gitSyncOperations)
-      .set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' })
-      .where(and(eq(gitSyncOperations.spaceId, row.spaceId), eq(gitSyncOperations.state, 'running'), sql`${gitSyncOperations.createdAt} < ${staleBefore}`)),
+  // Another operation of the space left running past its limit ends as its own run would have (git/info, the event).
+  const stale = endRunningOperations(db, row.spaceId, sql`o.created_at < ${staleBefore}`, STALE, now);
+  const [claimed] = await endRunning(env, db, stale, [
     rawRun(
       db,
       sql`update git_sync_operations set state = 'running' where id = ${operationId} and state = 'pending'
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  const changed = (results[1] as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  const changed = (claimed as { meta?: { changes?: number } }).meta?.changes ?? 0;
   return changed > 0 ? { row, busy: false } : { row: null, busy: true };
 }
 
-/** A running operation found past its limit by a later message: `timeout`, its stored slices and its space's state too. */
-async function finishStale(db: Db, row: OperationRow) {
-  const now = nowIso();
-  await runBatch(db, [
-    db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running'))),
-    db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
-    db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
-    db
-      .update(gitSyncStates)
-      .set({ opState: 'timeout', opEndedAt: now, opError: 'the operation did not finish in time', updatedAt: now })
-      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), eq(gitSyncStates.opState, 'running'))),
-  ]);
-}
+const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
 
 /**
  * Queues the operation's next run (same operation id) before this one's budget runs out. False if the queue refused it:
@@ -213,7 +200,7 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
 export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1, seams: ImportSeams = {}): Promise<void> {
   const db = createDb(env.DB);
   const limitMs = seams.timeLimitMs ?? GIT_OPERATION_TIMEOUT_MS;
-  const { row, busy, resumed, progress } = await claim(db, operationId, limitMs, attempts > 1);
+  const { row, busy, resumed, progress } = await claim(env, db, operationId, limitMs, attempts > 1);
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;
