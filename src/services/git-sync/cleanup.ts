@@ -31,18 +31,22 @@ export const GIT_SYNC_MAX_DELIVERIES = 6;
  */
 export function endRunningOperations(db: Db, spaceId: string, which: SQL, ending: { state: 'timeout' | 'failure'; error: string }, now: string) {
   const ended = sql`select o.id from git_sync_operations o where o.space_id = ${spaceId} and o.state = 'running' and ${which}`;
+  // An export that recorded the commit it was about to push (operations.ts claimPush) may have pushed it: said so.
+  const errorOf = (stats: SQL) =>
+    sql`${ending.error} || coalesce('; its commit ' || json_extract(${stats}, '$.pushing.commit') || ' may have reached the repository: an import of it records it and changes nothing', '')`;
   const statements = [
     rawRun(db, sql`delete from git_sync_import_rows where operation_id in (${ended})`),
     rawRun(db, sql`delete from git_sync_import_progress where operation_id in (${ended})`),
     rawRun(
       db,
-      sql`update git_sync_states set op_state = ${ending.state}, op_ended_at = ${now}, op_error = ${ending.error}, updated_at = ${now}
+      sql`update git_sync_states set op_state = ${ending.state}, op_ended_at = ${now}, updated_at = ${now},
+          op_error = ${errorOf(sql`(select o.stats from git_sync_operations o where o.id = git_sync_states.op_id)`)}
         where space_id = ${spaceId} and op_state = 'running' and op_id in (${ended})`,
     ),
     insertSpaceEvents(db, spaceId, 'space_gitsync_completed', { state: 'failure', revisionId: '', commitId: '' }, now, { when: sql`exists (${ended})` }),
     rawRun(
       db,
-      sql`update git_sync_operations set state = ${ending.state}, secret = null, ended_at = ${now}, error = ${ending.error}
+      sql`update git_sync_operations set state = ${ending.state}, secret = null, ended_at = ${now}, error = ${errorOf(sql`stats`)}
         where id in (${ended})`,
     ),
   ];

@@ -186,6 +186,82 @@ async function finish(
   ];
   const results = await runBatch(db, statements);
   if (event) await enqueueEvents(env, eventIdsOf(results[statements.indexOf(event)]));
+  return changesOf(results[results.length - 1]) > 0;
+}
+
+const changesOf = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+
+/** The commit an export made of a revision, as the operation's stats record it from just before its push. */
+interface PushedCommit {
+  commit: string;
+  revisionId: string;
+  message: string;
+}
+
+const exportedGit = (request: GitOperationRequest, pushed: PushedCommit) => ({
+  oid: pushed.commit,
+  message: pushed.message,
+  url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${pushed.commit}` : null,
+  ref: request.ref,
+  createdByGitBook: true,
+});
+
+/**
+ * Just before an export's push: past the operation's limit, or once it ended meanwhile (a later delivery of its
+ * message timed it out), nothing is pushed; else the commit is recorded on the operation first, so that whatever ends
+ * it, and the next import of that commit, know the repository may hold it.
+ */
+async function claimPush(db: Db, row: OperationRow, pace: Pace, pushing: PushedCommit) {
+  assertInTime(pace);
+  const claimed = await rawRun(
+    db,
+    sql`update git_sync_operations set stats = json_set(coalesce(stats, '{}'), '$.pushing', json(${JSON.stringify(pushing)})) where id = ${row.id} and state = 'running'`,
+  );
+  if (changesOf(claimed) === 0) throw new OperationTimedOut();
+}
+
+/**
+ * An export whose push the remote accepted after the operation was ended (`timeout`, by another delivery or the sweep):
+ * the revision records the commit already (recordGitExport), and the operation, git/info and the space's Git Sync say so.
+ * Its state stays what git/info and the completed event reported (GitBook's GitSyncOperationState has nothing between).
+ */
+async function recordPushAfterEnd(db: Db, row: OperationRow, request: GitOperationRequest, pushed: PushedCommit) {
+  const now = nowIso();
+  const note = `; its commit ${pushed.commit} was pushed to ${request.ref} before it ended: the space's revision records it, and an import of that commit changes nothing`;
+  await runBatch(db, [
+    rawRun(db, sql`update git_sync_operations set error = coalesce(error, 'the operation did not finish in time') || ${note} where id = ${row.id} and state in ('timeout', 'failure')`),
+    rawRun(
+      db,
+      sql`update git_sync_states set op_error = coalesce(op_error, 'the operation did not finish in time') || ${note}, updated_at = ${now}
+        where space_id = ${row.spaceId} and op_id = ${row.id} and op_state in ('timeout', 'failure')`,
+    ),
+    db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(request, now), row.spaceId) }).where(eq(spaces.id, row.spaceId)),
+  ]);
+}
+
+/**
+ * An import of the commit an export of this head pushed before the operation ended otherwise (its consumer died after
+ * the push, or it timed out before it recorded it): the remote has it, so it is the space's content; the head records
+ * the commit (as the export would have) and the import changes nothing (no loop, no second revision).
+ */
+async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId: string, oid: string): Promise<boolean> {
+  const found = await db
+    .select({ request: gitSyncOperations.request, pushing: sql<string>`json_extract(${gitSyncOperations.stats}, '$.pushing')` })
+    .from(gitSyncOperations)
+    .where(
+      and(
+        eq(gitSyncOperations.spaceId, spaceId),
+        eq(gitSyncOperations.direction, 'export'),
+        sql`${gitSyncOperations.state} in ('timeout', 'failure')`,
+        sql`json_extract(${gitSyncOperations.stats}, '$.pushing.commit') = ${oid}`,
+        sql`json_extract(${gitSyncOperations.stats}, '$.pushing.revisionId') = ${headId}`,
+      ),
+    )
+    .get();
+  if (!found) return false;
+  const git = exportedGit(JSON.parse(found.request) as GitOperationRequest, JSON.parse(found.pushing) as PushedCommit);
+  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, rows: [], git }));
+  return true;
 }
 
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
@@ -231,6 +307,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   const clock = seams.clock ?? Date.now;
   const pace: Pace = { clock, deadline: Date.parse(row.createdAt) + limitMs, began: clock(), budget: seams.runBudgetMs ?? GIT_RUN_BUDGET_MS, waited: 0 };
   let session: GitSession | undefined;
+  // The commit an export is about to push, or pushed (claimPush).
+  let pushing: PushedCommit | undefined;
   // One store for every attempt of the plan: what it stored is deleted if the import fails.
   let assets: DiscardableAssetStore | undefined;
   // Wall time of each step, in the operation's stats: where an import's time goes (the benchmark reports it).
@@ -256,6 +334,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         revisionId = space.head.id;
         if (attempt === 0 && !resumed) await started(env, db, row, revisionId, oid);
         if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
+        // The commit an export of this head pushed before it ended otherwise (timed out, its consumer died): recorded now.
+        if (!request.force && !request.standalone && attempt === 0 && (await recordUnfinishedExport(env, db, row.spaceId, space.head.id, oid))) return 'unchanged';
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
         const newFileId = (blob: string) => importFileId(row.id, blob);
         const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
@@ -305,36 +385,36 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     const space = await loadSyncedSpace(db, row.spaceId);
     revisionId = space.head.id;
     await started(env, db, row, revisionId, oid ?? '');
-    const exported = await timed('exportMs', () => runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space }));
+    const beforePush = async (commit: string) => {
+      pushing = { commit, revisionId: space.head.id, message: request.commitMessage ?? '' };
+      await claimPush(db, row, pace, pushing);
+    };
+    const exported = await timed('exportMs', () => runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space, beforePush }));
     commitId = exported.commit ?? '';
     if (exported.commit) {
       await throughWriter(
-        spaceWriter(env, row.spaceId).recordGitExport({
-          spaceId: row.spaceId,
-          revisionId: space.head.id,
-          rows: exported.rows,
-          pathPrefix: exported.pathPrefix,
-          git: { oid: exported.commit, message: request.commitMessage ?? '', url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${exported.commit}` : null, ref: request.ref, createdByGitBook: true },
-        }),
+        spaceWriter(env, row.spaceId).recordGitExport({ spaceId: row.spaceId, revisionId: space.head.id, rows: exported.rows, pathPrefix: exported.pathPrefix, git: exportedGit(request, pushing!) }),
       );
     }
     return exported.commit ? 'exported' : 'unchanged';
   };
+  const stats = () => session && { ...session.stats, phases, ...(pushing ? { pushing } : {}) };
   try {
     const outcome = await work();
     if (outcome === 'left') return;
-    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session && { ...session.stats, phases } });
+    const ended = await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: stats() });
+    if (!ended && outcome === 'exported') await recordPushAfterEnd(db, row, request, pushing!);
   } catch (error) {
     if (error instanceof OperationTimedOut) {
       // Ended before its files are deleted: no call of this run is on its way to the writer, and the writer refuses an
       // import whose operation is no longer running, so nothing will refer to them.
-      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: session && { ...session.stats, phases } });
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: stats() });
       await discardAssets(assets);
       return;
     }
     const message = failureMessage(error);
     await discardAssets(assets);
-    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session && { ...session.stats, phases } });
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: stats() });
   }
 }
 
