@@ -12,6 +12,7 @@ import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/ev
 import { decryptSecret } from '../integrations/crypto';
 import { importFileId, importProgressOf, loadSyncedSpace, readRevisionTree } from './content';
 import { importSlices, type IMPORT_SLICE } from './markdown-parcels';
+import { discardSlices, storedSlices, storeSlices } from './stored-plan';
 import { runExport } from './export';
 import { planImport } from './import';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
@@ -321,7 +322,36 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       phases[phase] = (phases[phase] ?? 0) + Date.now() - began;
     }
   };
+  /** Applies the import's slices from `startAt`; answers its outcome, or the writer's refusal when the head moved (409). */
+  const applyImport = async (slices: PlannedSlice[], startAt: number, planWarnings: string[], handOver: (first: number) => Promise<boolean>) => {
+    const writing = Date.now();
+    const result = await applyInSlices(env, row, slices, startAt, phases, seams, pace, handOver);
+    phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
+    // Stopped after a slice (the seam), handed over to its continuation, or another run of the operation went on with it: that run ends it.
+    if (result === 'stopped' || result === 'continued' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
+    if (!result.ok && result.status === IMPORT_PAST_DEADLINE) throw new OperationTimedOut();
+    if (!result.ok && result.status === 409) return { moved: result.message };
+    if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
+    revisionId = result.value.revision;
+    phases.writerDocumentBatches = result.value.documentBatches;
+    phases.writerDocumentDeltas = result.value.documentDeltas;
+    // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
+    if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
+    const warnings = [...planWarnings, ...result.value.warnings];
+    return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
+  };
   const work = async () => {
+    // A continuation whose run before stored the slices it left (stored-plan.ts): applied without a fetch or a plan.
+    if (row.direction === 'import' && resumed && progress) {
+      const stored = await timed('storedMs', () => storedSlices(env.FILES, row.id, progress));
+      if (stored) {
+        commitId = progress.commit;
+        phases.storedPlan = 1;
+        const outcome = await applyImport(stored.slices, progress.next, stored.warnings, () => sendContinuation(env, row.id));
+        // The head moved meanwhile: planned again below, from the start.
+        if (typeof outcome === 'string') return outcome;
+      }
+    }
     session = new GitSession(env, request.url, credentials);
     const oid = await timed('refMs', () => session!.fetchRef(request.ref));
     assertInTime(pace);
@@ -342,7 +372,6 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         Object.assign(phases, plan.phases);
         if (seams.stopAfterPlanning) return 'left';
         assertInTime(pace);
-        const writing = Date.now();
         // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
         const target: GitImportTarget = {
           spaceId: row.spaceId,
@@ -366,20 +395,16 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         const ends = plan.markdown.sliceEnds(plan.changes.length, seams.slice);
         // What an earlier run stored (claim read it) continues the first plan; a plan made again on a moved head starts over.
         const startAt = attempt === 0 ? continuedFrom(progress ?? null, target, ends) : 0;
-        const result = await applyInSlices(env, row, importSlices(target, ends), startAt, phases, seams, pace);
-        phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
-        // Stopped after a slice (the seam), handed over to its continuation, or another run of the operation went on with it: that run ends it.
-        if (result === 'stopped' || result === 'continued' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
-        if (!result.ok && result.status === IMPORT_PAST_DEADLINE) throw new OperationTimedOut();
-        if (!result.ok && result.status === 409 && attempt < 2) continue;
-        if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
-        revisionId = result.value.revision;
-        phases.writerDocumentBatches = result.value.documentBatches;
-        phases.writerDocumentDeltas = result.value.documentDeltas;
-        // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
-        if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
-        const warnings = [...plan.warnings, ...result.value.warnings];
-        return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
+        const slices = importSlices(target, ends);
+        // Handing over, the slices not applied are stored for the continuation first; stored or not, it goes on.
+        const handOver = async (first: number) => {
+          await timed('storeMs', () => storeSlices(env.FILES, slices, first, plan.warnings)).catch((error) => console.error(`git sync ${row.id}: the slices left were not stored; the continuation plans again`, error));
+          return sendContinuation(env, row.id);
+        };
+        const outcome = await applyImport(slices.map((slice) => ({ from: slice.from ?? 0, target: async () => slice })), startAt, plan.warnings, handOver);
+        if (typeof outcome === 'string') return outcome;
+        if (attempt < 2) continue;
+        throw new ApiError(409, outcome.moved);
       }
     }
     const space = await loadSyncedSpace(db, row.spaceId);
@@ -398,10 +423,11 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     return exported.commit ? 'exported' : 'unchanged';
   };
-  const stats = () => session && { ...session.stats, phases, ...(pushing ? { pushing } : {}) };
+  const stats = () => ({ ...session?.stats, phases, ...(pushing ? { pushing } : {}) });
   try {
     const outcome = await work();
     if (outcome === 'left') return;
+    if (row.direction === 'import') await discardSlices(env.FILES, row.id);
     const ended = await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: stats() });
     if (!ended && outcome === 'exported') await recordPushAfterEnd(db, row, request, pushing!);
   } catch (error) {
@@ -410,10 +436,12 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       // import whose operation is no longer running, so nothing will refer to them.
       await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: stats() });
       await discardAssets(assets);
+      if (row.direction === 'import') await discardSlices(env.FILES, row.id);
       return;
     }
     const message = failureMessage(error);
     await discardAssets(assets);
+    if (row.direction === 'import') await discardSlices(env.FILES, row.id);
     await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: stats() });
   }
 }
@@ -470,11 +498,12 @@ function continuedFrom(stored: StoredProgress, target: GitImportTarget, ends: nu
 async function applyInSlices(
   env: Env,
   row: OperationRow,
-  slices: GitImportTarget[],
+  slices: PlannedSlice[],
   startAt: number,
   phases: Record<string, number>,
   seams: ImportSeams,
   pace: Pace,
+  handOver: (first: number) => Promise<boolean>,
 ): Promise<WriterResult<GitImportOutput> | 'stopped' | 'continued'> {
   const writer = spaceWriter(env, row.spaceId);
   // The longest call's wall time: what one Durable Object request of the import took at most.
@@ -489,21 +518,29 @@ async function applyInSlices(
   };
   let done = 0;
   // Before each call: the operation's limit, and (once this run stored a slice, so the next run starts further on) its budget.
-  const mayCall = async () => {
+  const mayCall = async (k: number) => {
     assertInTime(pace);
-    return done === 0 || !spent(pace) || !(await sendContinuation(env, row.id));
+    return done === 0 || !spent(pace) || !(await handOver(k));
   };
-  for (const slice of slices.slice(0, -1)) {
-    if ((slice.from ?? 0) < startAt) continue;
-    if (!(await mayCall())) return 'continued';
-    const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(slice));
+  for (const [k, slice] of slices.slice(0, -1).entries()) {
+    if (slice.from < startAt) continue;
+    if (!(await mayCall(k))) return 'continued';
+    const target = await slice.target();
+    const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(target));
     if (!applied.ok) return applied;
     if (++done === seams.stopAfterSlices) return 'stopped';
   }
-  if (!(await mayCall())) return 'continued';
+  if (!(await mayCall(slices.length - 1))) return 'continued';
   phases.writerCalls = done + 1;
   if (startAt > 0) phases.resumedAt = startAt;
-  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(slices[slices.length - 1]));
+  const last = await slices[slices.length - 1].target();
+  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(last));
+}
+
+/** A slice of the import, its writer target made or read when its call comes. */
+interface PlannedSlice {
+  from: number;
+  target: () => Promise<GitImportTarget>;
 }
 
 async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {
