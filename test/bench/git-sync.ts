@@ -331,7 +331,7 @@ async function inWorkerd() {
     d1Databases: { DB: 'bench-db' },
     r2Buckets: { FILES: 'bench-files' },
     queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host },
+    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}) },
   };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
