@@ -88,7 +88,7 @@ describe('an export pushed, then ended otherwise', () => {
     const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
     expect(commit).not.toBe(before);
     const info = (await gitInfo(space.id, org.owner.token)).body;
-    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'timeout', direction: 'export', error: expect.stringContaining(`its commit ${commit} was pushed to refs/heads/main`) });
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'timeout', direction: 'export', error: `the operation did not finish in time; its commit ${commit} was pushed to refs/heads/main before it ended: the space's revision records it, and an import of that commit changes nothing` });
     const synced = await env.DB.prepare('select git_sync from spaces where id = ?').bind(space.id).first<{ git_sync: string | null }>();
     expect(JSON.parse(synced!.git_sync!)).toMatchObject({ url: `https://github.com/acme/${target}/blob/main` });
     expect(await headOf(space.id)).toMatchObject({ oid: commit, byGitBook: 1 });

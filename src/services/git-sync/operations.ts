@@ -228,12 +228,13 @@ async function claimPush(db: Db, row: OperationRow, pace: Pace, pushing: PushedC
  */
 async function recordPushAfterEnd(db: Db, row: OperationRow, request: GitOperationRequest, pushed: PushedCommit) {
   const now = nowIso();
-  const note = `; its commit ${pushed.commit} was pushed to ${request.ref} before it ended: the space's revision records it, and an import of that commit changes nothing`;
+  // In place of the ending's "may have reached the repository" (cleanup.ts endRunningOperations): it did.
+  const error = `${STALE.error}; its commit ${pushed.commit} was pushed to ${request.ref} before it ended: the space's revision records it, and an import of that commit changes nothing`;
   await runBatch(db, [
-    rawRun(db, sql`update git_sync_operations set error = coalesce(error, 'the operation did not finish in time') || ${note} where id = ${row.id} and state in ('timeout', 'failure')`),
+    rawRun(db, sql`update git_sync_operations set error = ${error} where id = ${row.id} and state in ('timeout', 'failure')`),
     rawRun(
       db,
-      sql`update git_sync_states set op_error = coalesce(op_error, 'the operation did not finish in time') || ${note}, updated_at = ${now}
+      sql`update git_sync_states set op_error = ${error}, updated_at = ${now}
         where space_id = ${row.spaceId} and op_id = ${row.id} and op_state in ('timeout', 'failure')`,
     ),
     db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(request, now), row.spaceId) }).where(eq(spaces.id, row.spaceId)),
