@@ -331,7 +331,7 @@ async function inWorkerd() {
     d1Databases: { DB: 'bench-db' },
     r2Buckets: { FILES: 'bench-files' },
     queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host },
+    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}) },
   };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -541,6 +541,15 @@ async function inWorkerd() {
       if (!docs) return;
       report(docsLabel, docs, `${docs.stats.requests} requests, ${docs.stats.blobsFetched} blobs in batches, ${(docs.ms / docsRepo.pages).toFixed(1)} ms a page, ${docs.stats.runs} run(s) (the phases are the last run's), load ${loadavg()[0].toFixed(1)}`);
       console.log(await result(docsSpace.id, name));
+      // The page list of the imported space in one request (streamed a top-level page at a time): the API Worker's heap
+      // while it answers (issue 40), sampled every 10 ms from just before the request to its last byte.
+      const listHeap = sampleHeap(inspector, 10, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
+      const listBegan = performance.now();
+      const listBytes = (await fetch(`${apiUrl}/v1/spaces/${docsSpace.id}/content/pages`, { headers: { authorization: `Bearer ${token}` } }).then((res) => (res.ok ? res.arrayBuffer() : Promise.reject(new Error(`GET content/pages: ${res.status}`))))).byteLength;
+      const listMs = performance.now() - listBegan;
+      const listPeak = await listHeap.stop();
+      console.log(`    GET content/pages (${(listBytes / 2 ** 20).toFixed(1)} MiB of JSON) in ${listMs.toFixed(0)} ms: the Worker's ${heapLine(listPeak)}, ${(listPeak.usedMB - listPeak.startMB).toFixed(1)} MB over its start`);
+      if (listPeak.profile) console.log(summarizeHeapProfile(listPeak.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
     }
     // --pages-only: the 200-page import and export alone; --docs-only: the docs-shaped import alone (quick runs, e.g. to find the smallest heap cap they pass).
     if (argv.has('--pages-only') || argv.has('--docs-only')) {

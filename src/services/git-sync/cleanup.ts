@@ -1,9 +1,10 @@
-import { and, eq, inArray, isNotNull, isNull, lt, notInArray, or } from 'drizzle-orm';
-import { createDb, rowsOf, runBatch } from '../../db/client';
+import { and, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { createDb, rawRun, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { nowIso } from '../../lib/time';
 import { GIT_OPERATION_TIMEOUT_MS } from './queue';
+import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/events';
 
 /** Where assets.ts writes a streamed blob while its hashes are computed (the hourly sweep deletes what a stopped Worker left). */
 export const STAGING_PREFIX = 'git-sync/staging/';
@@ -20,6 +21,44 @@ export const STAGING_PREFIX = 'git-sync/staging/';
  * stays behind a message that goes to the dead-letter queue.
  */
 export const GIT_SYNC_MAX_DELIVERIES = 6;
+
+/**
+ * The statements that end the running operations of a space that `which` selects (a condition on
+ * `git_sync_operations o`) as `state`, the way their own run would have ended them: what their import's slices stored
+ * deleted, the space's Git Sync state (when one of them is its latest), the `space_gitsync_completed` event (failure),
+ * then the operations themselves, last, so every statement before reads them still running. Answers the batch's
+ * statements and the event's index in it (its ids go to `enqueueEvents` once the batch committed).
+ */
+export function endRunningOperations(db: Db, spaceId: string, which: SQL, ending: { state: 'timeout' | 'failure'; error: string }, now: string) {
+  const ended = sql`select o.id from git_sync_operations o where o.space_id = ${spaceId} and o.state = 'running' and ${which}`;
+  // An export that recorded the commit it was about to push (operations.ts claimPush) may have pushed it: said so.
+  const errorOf = (stats: SQL) =>
+    sql`${ending.error} || coalesce('; its commit ' || json_extract(${stats}, '$.pushing.commit') || ' may have reached the repository: an import of it records it and changes nothing', '')`;
+  const statements = [
+    rawRun(db, sql`delete from git_sync_import_rows where operation_id in (${ended})`),
+    rawRun(db, sql`delete from git_sync_import_progress where operation_id in (${ended})`),
+    rawRun(
+      db,
+      sql`update git_sync_states set op_state = ${ending.state}, op_ended_at = ${now}, updated_at = ${now},
+          op_error = ${errorOf(sql`(select o.stats from git_sync_operations o where o.id = git_sync_states.op_id)`)}
+        where space_id = ${spaceId} and op_state = 'running' and op_id in (${ended})`,
+    ),
+    insertSpaceEvents(db, spaceId, 'space_gitsync_completed', { state: 'failure', revisionId: '', commitId: '' }, now, { when: sql`exists (${ended})` }),
+    rawRun(
+      db,
+      sql`update git_sync_operations set state = ${ending.state}, secret = null, ended_at = ${now}, error = ${errorOf(sql`stats`)}
+        where id in (${ended})`,
+    ),
+  ];
+  return { statements, event: 3 };
+}
+
+/** Runs `endRunningOperations`' statements (with the caller's) and sends its events. */
+export async function endRunning(env: Env, db: Db, ending: ReturnType<typeof endRunningOperations>, more: BatchItem[] = []) {
+  const results = await runBatch(db, [...ending.statements, ...more]);
+  await enqueueEvents(env, eventIdsOf(results[ending.event]));
+  return results.slice(ending.statements.length);
+}
 
 /**
  * Ends an operation that will not run (or not run again) as a failure, deleting its credentials, if it has not
@@ -58,7 +97,7 @@ export async function sweepGitOperations(env: Env, now: number): Promise<number>
   const pendingBefore = new Date(now - GIT_PENDING_LIMIT_MS).toISOString();
   const runningBefore = new Date(now - GIT_OPERATION_TIMEOUT_MS).toISOString();
   const stale = await db
-    .select({ id: gitSyncOperations.id, state: gitSyncOperations.state })
+    .select({ id: gitSyncOperations.id, spaceId: gitSyncOperations.spaceId, state: gitSyncOperations.state })
     .from(gitSyncOperations)
     .where(
       and(
@@ -68,7 +107,9 @@ export async function sweepGitOperations(env: Env, now: number): Promise<number>
     )
     .limit(100);
   for (const op of stale) {
-    await abandonGitOperation(env, op.id, op.state === 'running' ? 'the operation did not finish in time' : 'the operation could not be run (its message was lost or gave up)');
+    // One that ran (its `space_gitsync_started` was sent) completes as its own run's failure would have.
+    if (op.state === 'running') await endRunning(env, db, endRunningOperations(db, op.spaceId, sql`o.id = ${op.id}`, { state: 'failure', error: 'the operation did not finish in time' }, nowIso()));
+    else await abandonGitOperation(env, op.id, 'the operation could not be run (its message was lost or gave up)');
   }
   return stale.length;
 }

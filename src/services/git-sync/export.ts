@@ -196,7 +196,7 @@ export async function runExport(
   env: Env,
   db: Db,
   session: GitSession,
-  input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace },
+  input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace; beforePush?: (commit: string) => Promise<void> },
 ): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
   const { request, remoteHead, space } = input;
   // With the submodules: the commit's tree is made of this list, and a submodule left out of it was deleted.
@@ -628,6 +628,7 @@ export async function runExport(
     author: (await mergedChangeRequestAuthor(db, input.spaceId, space.head.id)) ?? GITBOOK_IDENTITY,
     committer: GITBOOK_IDENTITY,
     ref: request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`,
+    beforePush: input.beforePush,
   });
   return { commit, rows, pathPrefix: contentPrefix };
 }

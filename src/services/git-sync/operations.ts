@@ -12,6 +12,7 @@ import { enqueueEvents, eventIdsOf, insertSpaceEvents } from '../integrations/ev
 import { decryptSecret } from '../integrations/crypto';
 import { importFileId, importProgressOf, loadSyncedSpace, readRevisionTree } from './content';
 import { importSlices, type IMPORT_SLICE } from './markdown-parcels';
+import { discardSlices, storedSlices, storeSlices } from './stored-plan';
 import { runExport } from './export';
 import { planImport } from './import';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
@@ -34,7 +35,7 @@ import { redact, type GitCredentials } from './urls';
  */
 
 import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
-import { abandonGitOperation, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
+import { abandonGitOperation, endRunning, endRunningOperations, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 type StoredProgress = Awaited<ReturnType<typeof importProgressOf>>;
 
@@ -74,6 +75,7 @@ function assertInTime(pace: Pace) {
  * (`progress`): the one read of it per run.
  */
 async function claim(
+  env: Env,
   db: Db,
   operationId: string,
   limitMs: number,
@@ -82,7 +84,7 @@ async function claim(
   const row = await db.select().from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
   if (row && row.state === 'running' && Date.parse(row.createdAt) < Date.now() - limitMs) {
     // A delivery of a message whose earlier run was stopped (the Worker went away mid-way): it is over.
-    await finishStale(db, row);
+    await endRunning(env, db, endRunningOperations(db, row.spaceId, sql`o.id = ${row.id}`, STALE, nowIso()));
     return { row: null, busy: false };
   }
   // A message delivered again while its import is running: the run before stopped (its consumer died, while planning too,
@@ -95,34 +97,20 @@ async function claim(
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - limitMs).toISOString();
-  const results = await runBatch(db, [
-    db
-      .update(gitSyncOperations)
-      .set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' })
-      .where(and(eq(gitSyncOperations.spaceId, row.spaceId), eq(gitSyncOperations.state, 'running'), sql`${gitSyncOperations.createdAt} < ${staleBefore}`)),
+  // Another operation of the space left running past its limit ends as its own run would have (git/info, the event).
+  const stale = endRunningOperations(db, row.spaceId, sql`o.created_at < ${staleBefore}`, STALE, now);
+  const [claimed] = await endRunning(env, db, stale, [
     rawRun(
       db,
       sql`update git_sync_operations set state = 'running' where id = ${operationId} and state = 'pending'
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  const changed = (results[1] as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  const changed = (claimed as { meta?: { changes?: number } }).meta?.changes ?? 0;
   return changed > 0 ? { row, busy: false } : { row: null, busy: true };
 }
 
-/** A running operation found past its limit by a later message: `timeout`, its stored slices and its space's state too. */
-async function finishStale(db: Db, row: OperationRow) {
-  const now = nowIso();
-  await runBatch(db, [
-    db.update(gitSyncOperations).set({ state: 'timeout', secret: null, endedAt: now, error: 'the operation did not finish in time' }).where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running'))),
-    db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
-    db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
-    db
-      .update(gitSyncStates)
-      .set({ opState: 'timeout', opEndedAt: now, opError: 'the operation did not finish in time', updatedAt: now })
-      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), eq(gitSyncStates.opState, 'running'))),
-  ]);
-}
+const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
 
 /**
  * Queues the operation's next run (same operation id) before this one's budget runs out. False if the queue refused it:
@@ -199,6 +187,83 @@ async function finish(
   ];
   const results = await runBatch(db, statements);
   if (event) await enqueueEvents(env, eventIdsOf(results[statements.indexOf(event)]));
+  return changesOf(results[results.length - 1]) > 0;
+}
+
+const changesOf = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+
+/** The commit an export made of a revision, as the operation's stats record it from just before its push. */
+interface PushedCommit {
+  commit: string;
+  revisionId: string;
+  message: string;
+}
+
+const exportedGit = (request: GitOperationRequest, pushed: PushedCommit) => ({
+  oid: pushed.commit,
+  message: pushed.message,
+  url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${pushed.commit}` : null,
+  ref: request.ref,
+  createdByGitBook: true,
+});
+
+/**
+ * Just before an export's push: past the operation's limit, or once it ended meanwhile (a later delivery of its
+ * message timed it out), nothing is pushed; else the commit is recorded on the operation first, so that whatever ends
+ * it, and the next import of that commit, know the repository may hold it.
+ */
+async function claimPush(db: Db, row: OperationRow, pace: Pace, pushing: PushedCommit) {
+  assertInTime(pace);
+  const claimed = await rawRun(
+    db,
+    sql`update git_sync_operations set stats = json_set(coalesce(stats, '{}'), '$.pushing', json(${JSON.stringify(pushing)})) where id = ${row.id} and state = 'running'`,
+  );
+  if (changesOf(claimed) === 0) throw new OperationTimedOut();
+}
+
+/**
+ * An export whose push the remote accepted after the operation was ended (`timeout`, by another delivery or the sweep):
+ * the revision records the commit already (recordGitExport), and the operation, git/info and the space's Git Sync say so.
+ * Its state stays what git/info and the completed event reported (GitBook's GitSyncOperationState has nothing between).
+ */
+async function recordPushAfterEnd(db: Db, row: OperationRow, request: GitOperationRequest, pushed: PushedCommit) {
+  const now = nowIso();
+  // In place of the ending's "may have reached the repository" (cleanup.ts endRunningOperations): it did.
+  const error = `${STALE.error}; its commit ${pushed.commit} was pushed to ${request.ref} before it ended: the space's revision records it, and an import of that commit changes nothing`;
+  await runBatch(db, [
+    rawRun(db, sql`update git_sync_operations set error = ${error} where id = ${row.id} and state in ('timeout', 'failure')`),
+    rawRun(
+      db,
+      sql`update git_sync_states set op_error = ${error}, updated_at = ${now}
+        where space_id = ${row.spaceId} and op_id = ${row.id} and op_state in ('timeout', 'failure')`,
+    ),
+    db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(request, now), row.spaceId) }).where(eq(spaces.id, row.spaceId)),
+  ]);
+}
+
+/**
+ * An import of the commit an export of this head pushed before the operation ended otherwise (its consumer died after
+ * the push, or it timed out before it recorded it): the remote has it, so it is the space's content; the head records
+ * the commit (as the export would have) and the import changes nothing (no loop, no second revision).
+ */
+async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId: string, oid: string): Promise<boolean> {
+  const found = await db
+    .select({ request: gitSyncOperations.request, pushing: sql<string>`json_extract(${gitSyncOperations.stats}, '$.pushing')` })
+    .from(gitSyncOperations)
+    .where(
+      and(
+        eq(gitSyncOperations.spaceId, spaceId),
+        eq(gitSyncOperations.direction, 'export'),
+        sql`${gitSyncOperations.state} in ('timeout', 'failure')`,
+        sql`json_extract(${gitSyncOperations.stats}, '$.pushing.commit') = ${oid}`,
+        sql`json_extract(${gitSyncOperations.stats}, '$.pushing.revisionId') = ${headId}`,
+      ),
+    )
+    .get();
+  if (!found) return false;
+  const git = exportedGit(JSON.parse(found.request) as GitOperationRequest, JSON.parse(found.pushing) as PushedCommit);
+  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, rows: [], git }));
+  return true;
 }
 
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
@@ -213,7 +278,7 @@ async function started(env: Env, db: Db, row: OperationRow, revisionId: string, 
 export async function runGitSyncOperation(env: Env, operationId: string, attempts = 1, seams: ImportSeams = {}): Promise<void> {
   const db = createDb(env.DB);
   const limitMs = seams.timeLimitMs ?? GIT_OPERATION_TIMEOUT_MS;
-  const { row, busy, resumed, progress } = await claim(db, operationId, limitMs, attempts > 1);
+  const { row, busy, resumed, progress } = await claim(env, db, operationId, limitMs, attempts > 1);
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;
@@ -244,6 +309,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   const clock = seams.clock ?? Date.now;
   const pace: Pace = { clock, deadline: Date.parse(row.createdAt) + limitMs, began: clock(), budget: seams.runBudgetMs ?? GIT_RUN_BUDGET_MS, waited: 0 };
   let session: GitSession | undefined;
+  // The commit an export is about to push, or pushed (claimPush).
+  let pushing: PushedCommit | undefined;
   // One store for every attempt of the plan: what it stored is deleted if the import fails.
   let assets: DiscardableAssetStore | undefined;
   // Wall time of each step, in the operation's stats: where an import's time goes (the benchmark reports it).
@@ -256,7 +323,36 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       phases[phase] = (phases[phase] ?? 0) + Date.now() - began;
     }
   };
+  /** Applies the import's slices from `startAt`; answers its outcome, or the writer's refusal when the head moved (409). */
+  const applyImport = async (slices: PlannedSlice[], startAt: number, planWarnings: string[], handOver: (first: number) => Promise<boolean>) => {
+    const writing = Date.now();
+    const result = await applyInSlices(env, row, slices, startAt, phases, seams, pace, handOver);
+    phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
+    // Stopped after a slice (the seam), handed over to its continuation, or another run of the operation went on with it: that run ends it.
+    if (result === 'stopped' || result === 'continued' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
+    if (!result.ok && result.status === IMPORT_PAST_DEADLINE) throw new OperationTimedOut();
+    if (!result.ok && result.status === 409) return { moved: result.message };
+    if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
+    revisionId = result.value.revision;
+    phases.writerDocumentBatches = result.value.documentBatches;
+    phases.writerDocumentDeltas = result.value.documentDeltas;
+    // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
+    if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
+    const warnings = [...planWarnings, ...result.value.warnings];
+    return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
+  };
   const work = async () => {
+    // A continuation whose run before stored the slices it left (stored-plan.ts): applied without a fetch or a plan.
+    if (row.direction === 'import' && resumed && progress) {
+      const stored = await timed('storedMs', () => storedSlices(env.FILES, row.id, progress));
+      if (stored) {
+        commitId = progress.commit;
+        phases.storedPlan = 1;
+        const outcome = await applyImport(stored.slices, progress.next, stored.warnings, () => sendContinuation(env, row.id));
+        // The head moved meanwhile: planned again below, from the start.
+        if (typeof outcome === 'string') return outcome;
+      }
+    }
     session = new GitSession(env, request.url, credentials);
     const oid = await timed('refMs', () => session!.fetchRef(request.ref));
     assertInTime(pace);
@@ -269,13 +365,14 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         revisionId = space.head.id;
         if (attempt === 0 && !resumed) await started(env, db, row, revisionId, oid);
         if (!request.force && !request.standalone && space.headGitOid === oid) return 'unchanged';
+        // The commit an export of this head pushed before it ended otherwise (timed out, its consumer died): recorded now.
+        if (!request.force && !request.standalone && attempt === 0 && (await recordUnfinishedExport(env, db, row.spaceId, space.head.id, oid))) return 'unchanged';
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
         const newFileId = (blob: string) => importFileId(row.id, blob);
         const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
         Object.assign(phases, plan.phases);
         if (seams.stopAfterPlanning) return 'left';
         assertInTime(pace);
-        const writing = Date.now();
         // The Markdown stays in the repository's blobs: the writer reads it a parcel at a time as it converts (markdown-parcels).
         const target: GitImportTarget = {
           spaceId: row.spaceId,
@@ -299,55 +396,54 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         const ends = plan.markdown.sliceEnds(plan.changes.length, seams.slice);
         // What an earlier run stored (claim read it) continues the first plan; a plan made again on a moved head starts over.
         const startAt = attempt === 0 ? continuedFrom(progress ?? null, target, ends) : 0;
-        const result = await applyInSlices(env, row, importSlices(target, ends), startAt, phases, seams, pace);
-        phases.writerMs = (phases.writerMs ?? 0) + Date.now() - writing;
-        // Stopped after a slice (the seam), handed over to its continuation, or another run of the operation went on with it: that run ends it.
-        if (result === 'stopped' || result === 'continued' || (!result.ok && result.status === IMPORT_PROGRESS_MOVED)) return 'left';
-        if (!result.ok && result.status === IMPORT_PAST_DEADLINE) throw new OperationTimedOut();
-        if (!result.ok && result.status === 409 && attempt < 2) continue;
-        if (!result.ok) throw new ApiError(result.status as ApiError['status'], result.message);
-        revisionId = result.value.revision;
-        phases.writerDocumentBatches = result.value.documentBatches;
-        phases.writerDocumentDeltas = result.value.documentDeltas;
-        // The search and link indexes, in a writer call of their own (its own CPU); one that fails is caught up by the cron.
-        if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
-        const warnings = [...plan.warnings, ...result.value.warnings];
-        return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
+        const slices = importSlices(target, ends);
+        // Handing over, the slices not applied are stored for the continuation first; stored or not, it goes on.
+        const handOver = async (first: number) => {
+          await timed('storeMs', () => storeSlices(env.FILES, slices, first, plan.warnings)).catch((error) => console.error(`git sync ${row.id}: the slices left were not stored; the continuation plans again`, error));
+          return sendContinuation(env, row.id);
+        };
+        const outcome = await applyImport(slices.map((slice) => ({ from: slice.from ?? 0, target: async () => slice })), startAt, plan.warnings, handOver);
+        if (typeof outcome === 'string') return outcome;
+        if (attempt < 2) continue;
+        throw new ApiError(409, outcome.moved);
       }
     }
     const space = await loadSyncedSpace(db, row.spaceId);
     revisionId = space.head.id;
     await started(env, db, row, revisionId, oid ?? '');
-    const exported = await timed('exportMs', () => runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space }));
+    const beforePush = async (commit: string) => {
+      pushing = { commit, revisionId: space.head.id, message: request.commitMessage ?? '' };
+      await claimPush(db, row, pace, pushing);
+    };
+    const exported = await timed('exportMs', () => runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space, beforePush }));
     commitId = exported.commit ?? '';
     if (exported.commit) {
       await throughWriter(
-        spaceWriter(env, row.spaceId).recordGitExport({
-          spaceId: row.spaceId,
-          revisionId: space.head.id,
-          rows: exported.rows,
-          pathPrefix: exported.pathPrefix,
-          git: { oid: exported.commit, message: request.commitMessage ?? '', url: request.repoCommitURL ? `${request.repoCommitURL.replace(/\/+$/, '')}/${exported.commit}` : null, ref: request.ref, createdByGitBook: true },
-        }),
+        spaceWriter(env, row.spaceId).recordGitExport({ spaceId: row.spaceId, revisionId: space.head.id, rows: exported.rows, pathPrefix: exported.pathPrefix, git: exportedGit(request, pushing!) }),
       );
     }
     return exported.commit ? 'exported' : 'unchanged';
   };
+  const stats = () => ({ ...session?.stats, phases, ...(pushing ? { pushing } : {}) });
   try {
     const outcome = await work();
     if (outcome === 'left') return;
-    await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: session && { ...session.stats, phases } });
+    if (row.direction === 'import') await discardSlices(env.FILES, row.id);
+    const ended = await finish(env, db, row, { state: 'success', revisionId, commitId, timestamp: true, error: outcome.startsWith('imported;') ? outcome : undefined, stats: stats() });
+    if (!ended && outcome === 'exported') await recordPushAfterEnd(db, row, request, pushing!);
   } catch (error) {
     if (error instanceof OperationTimedOut) {
       // Ended before its files are deleted: no call of this run is on its way to the writer, and the writer refuses an
       // import whose operation is no longer running, so nothing will refer to them.
-      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: session && { ...session.stats, phases } });
+      await finish(env, db, row, { state: 'timeout', error: `the operation did not finish within ${limitMs / 60000} minutes`, revisionId, commitId, stats: stats() });
       await discardAssets(assets);
+      if (row.direction === 'import') await discardSlices(env.FILES, row.id);
       return;
     }
     const message = failureMessage(error);
     await discardAssets(assets);
-    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: session && { ...session.stats, phases } });
+    if (row.direction === 'import') await discardSlices(env.FILES, row.id);
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: stats() });
   }
 }
 
@@ -403,11 +499,12 @@ function continuedFrom(stored: StoredProgress, target: GitImportTarget, ends: nu
 async function applyInSlices(
   env: Env,
   row: OperationRow,
-  slices: GitImportTarget[],
+  slices: PlannedSlice[],
   startAt: number,
   phases: Record<string, number>,
   seams: ImportSeams,
   pace: Pace,
+  handOver: (first: number) => Promise<boolean>,
 ): Promise<WriterResult<GitImportOutput> | 'stopped' | 'continued'> {
   const writer = spaceWriter(env, row.spaceId);
   // The longest call's wall time: what one Durable Object request of the import took at most.
@@ -422,21 +519,29 @@ async function applyInSlices(
   };
   let done = 0;
   // Before each call: the operation's limit, and (once this run stored a slice, so the next run starts further on) its budget.
-  const mayCall = async () => {
+  const mayCall = async (k: number) => {
     assertInTime(pace);
-    return done === 0 || !spent(pace) || !(await sendContinuation(env, row.id));
+    return done === 0 || !spent(pace) || !(await handOver(k));
   };
-  for (const slice of slices.slice(0, -1)) {
-    if ((slice.from ?? 0) < startAt) continue;
-    if (!(await mayCall())) return 'continued';
-    const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(slice));
+  for (const [k, slice] of slices.slice(0, -1).entries()) {
+    if (slice.from < startAt) continue;
+    if (!(await mayCall(k))) return 'continued';
+    const target = await slice.target();
+    const applied = await call<WriterResult<{ next: number }>>(() => writer.continueGitImport(target));
     if (!applied.ok) return applied;
     if (++done === seams.stopAfterSlices) return 'stopped';
   }
-  if (!(await mayCall())) return 'continued';
+  if (!(await mayCall(slices.length - 1))) return 'continued';
   phases.writerCalls = done + 1;
   if (startAt > 0) phases.resumedAt = startAt;
-  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(slices[slices.length - 1]));
+  const last = await slices[slices.length - 1].target();
+  return call<WriterResult<GitImportOutput>>(() => writer.applyGitImport(last));
+}
+
+/** A slice of the import, its writer target made or read when its call comes. */
+interface PlannedSlice {
+  from: number;
+  target: () => Promise<GitImportTarget>;
 }
 
 async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {

@@ -807,7 +807,16 @@ export class GitSession {
    * Writes the tree of `files` (full paths from the repository's root) and a commit of it on `parent`,
    * then pushes it to `ref` (never forced: a remote that moved on refuses it).
    */
-  async commitAndPush(options: { files: TreeFile[]; parent: string | null; message: string; author: { name: string; email: string }; committer?: { name: string; email: string }; ref: string }): Promise<string> {
+  /** `beforePush` runs once the commit is made, before it is sent: it may refuse (throw), and nothing is pushed. */
+  async commitAndPush(options: {
+    files: TreeFile[];
+    parent: string | null;
+    message: string;
+    author: { name: string; email: string };
+    committer?: { name: string; email: string };
+    ref: string;
+    beforePush?: (commit: string) => Promise<void>;
+  }): Promise<string> {
     await this.init();
     const tree = await this.writeTreeOf(options.files);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -819,6 +828,7 @@ export class GitSession {
     });
     const local = 'refs/heads/gitbook-export';
     await git.writeRef({ ...this.base, ref: local, value: oid, force: true });
+    await options.beforePush?.(oid);
     const result = await git.push({ ...this.base, cache: this.cache, http: this.http, url: this.url, onAuth: this.onAuth, ref: local, remoteRef: options.ref, force: false });
     if (!result.ok) {
       const why = result.error ?? Object.values(result.refs ?? {}).find((r) => !r.ok)?.error ?? 'refused';

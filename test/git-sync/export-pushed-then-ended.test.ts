@@ -1,0 +1,152 @@
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runGitSyncOperation } from '../../src/services/git-sync/operations';
+import { createSpace } from '../helpers/content';
+import { createRepository, gitInfo, githubBody, gitOutput, runGitOperation } from '../helpers/git-sync';
+import { api, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
+
+/**
+ * An export whose push the remote accepted, then ended otherwise than by its own success (issue 40): the repository
+ * holds its commit, so the space records it. Whichever way it ended (timed out by a later delivery once pushed, or its
+ * consumer died after the push and a later delivery found it stale), the revision gets the commit's `git` and the
+ * next import of that commit changes nothing (no loop, no second revision); git/info stays `timeout` and says so.
+ */
+
+const SOURCE = 'pushed-then-ended-source';
+
+let org: TestOrg;
+beforeAll(async () => {
+  org = await seedOrg();
+  await createRepository(SOURCE, { files: { 'README.md': '# Home\n\nThe first page.\n', 'guide.md': '# Guide\n\nA page.\n' } });
+});
+
+/** A space imported from SOURCE, and a repository with other content to export it to. */
+async function spaceAndTarget(target: string) {
+  const space = await createSpace(org.id, org.owner.token);
+  await runGitOperation(space.id, org.owner.token, 'import', { ...githubBody(SOURCE), force: true });
+  await createRepository(target, { files: { 'README.md': '# Other\n\nSomething else.\n' } });
+  const head = (await env.DB.prepare('select revision_id from spaces where id = ?').bind(space.id).first<{ revision_id: string }>())!.revision_id;
+  return { space, head };
+}
+
+async function queuedExport(spaceId: string, target: string): Promise<string> {
+  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/export`, { token: org.owner.token, body: { ...githubBody(target), commitMessage: 'GITBOOK-7: export' } }), 204);
+  return (await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(spaceId).first<{ id: string }>())!.id;
+}
+
+/** Whether the operation's push is under way or done: its stats record the commit (or, without the fix, the remote moved). */
+async function pushed(operationId: string, target: string, before: string) {
+  const row = await env.DB.prepare(`select json_extract(stats, '$.pushing.commit') as pushed from git_sync_operations where id = ?`).bind(operationId).first<{ pushed: string | null }>();
+  return Boolean(row?.pushed) || (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim() !== before;
+}
+
+/** The database binding of a run whose next batch once it pushed runs `then` first (what happens meanwhile, elsewhere). */
+function afterThePush(operationId: string, target: string, before: string, then: () => Promise<void>) {
+  return atFirstBatchWhen(() => pushed(operationId, target, before), then);
+}
+
+function atFirstBatchWhen(condition: () => Promise<boolean>, then: () => Promise<void>) {
+  let done = false;
+  const db = new Proxy(env.DB, {
+    get(bound, prop) {
+      if (prop === 'batch')
+        return async (statements: D1PreparedStatement[]) => {
+          if (!done && (await condition())) (done = true), await then();
+          return bound.batch(statements);
+        };
+      const value = Reflect.get(bound, prop, bound);
+      return typeof value === 'function' ? value.bind(bound) : value;
+    },
+  });
+  return { bindings: { ...env, DB: db } as typeof env, happened: () => done };
+}
+
+async function headOf(spaceId: string) {
+  return (await env.DB.prepare('select s.revision_id as revision, g.oid, g.message, g.created_by_gitbook as byGitBook from spaces s left join revision_git g on g.revision_id = s.revision_id where s.id = ?')
+    .bind(spaceId)
+    .first<{ revision: string; oid: string | null; message: string | null; byGitBook: number | null }>())!;
+}
+
+/** An import of the target's main branch (GitBook's integration on the push it saw): nothing changes. */
+async function expectImportChangesNothing(spaceId: string, target: string, commit: string) {
+  const before = await headOf(spaceId);
+  await runGitOperation(spaceId, org.owner.token, 'import', githubBody(target));
+  const after = await headOf(spaceId);
+  expect(after).toEqual(before);
+  expect(after).toMatchObject({ oid: commit, message: 'GITBOOK-7: export', byGitBook: 1 });
+}
+
+describe('an export pushed, then ended otherwise', () => {
+  it('timed out by a later delivery once pushed: git/info says `timeout` and names the commit, the revision and the space record it', async () => {
+    const target = 'pushed-then-timed-out';
+    const { space } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const operationId = await queuedExport(space.id, target);
+    const run = afterThePush(operationId, target, before, () => runGitSyncOperation(env, operationId, 2, { timeLimitMs: 0 }));
+    await runGitSyncOperation(run.bindings, operationId, 1);
+    expect(run.happened()).toBe(true);
+    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    expect(commit).not.toBe(before);
+    const info = (await gitInfo(space.id, org.owner.token)).body;
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'timeout', direction: 'export', error: `the operation did not finish in time; its commit ${commit} was pushed to refs/heads/main before it ended: the space's revision records it, and an import of that commit changes nothing` });
+    const synced = await env.DB.prepare('select git_sync from spaces where id = ?').bind(space.id).first<{ git_sync: string | null }>();
+    expect(JSON.parse(synced!.git_sync!)).toMatchObject({ url: `https://github.com/acme/${target}/blob/main` });
+    expect(await headOf(space.id)).toMatchObject({ oid: commit, byGitBook: 1 });
+    await expectImportChangesNothing(space.id, target, commit);
+  }, 300_000);
+
+  it('its consumer died after the push: a later delivery ends it `timeout`, and the import of the commit records it and changes nothing', async () => {
+    const target = 'pushed-then-died';
+    const { space, head } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const operationId = await queuedExport(space.id, target);
+    // The consumer goes away once the push is done: none of its later writes (the writer's record, its ending) happen.
+    const died = afterThePush(operationId, target, before, async () => {
+      throw new Error('the consumer went away');
+    });
+    const writer = env.SPACE_WRITER;
+    const bindings = {
+      ...died.bindings,
+      SPACE_WRITER: {
+        idFromName: (name: string) => writer.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = writer.get(id);
+          return new Proxy(stub, {
+            get(target, prop) {
+              if (prop === 'recordGitExport') return () => Promise.reject(new Error('the consumer went away'));
+              const value = Reflect.get(target, prop, target);
+              return typeof value === 'function' ? value.bind(target) : value;
+            },
+          });
+        },
+      },
+    } as unknown as typeof env;
+    await expect(runGitSyncOperation(bindings, operationId, 1)).rejects.toThrow('the consumer went away');
+    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    expect(commit).not.toBe(before);
+    expect(await headOf(space.id)).toMatchObject({ revision: head });
+
+    await env.DB.prepare('update git_sync_operations set created_at = ? where id = ?').bind(new Date(Date.now() - 20 * 60 * 1000).toISOString(), operationId).run();
+    await runGitSyncOperation(env, operationId, 2);
+    const info = (await gitInfo(space.id, org.owner.token)).body;
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'timeout', error: expect.stringContaining(`its commit ${commit} may have reached the repository`) });
+
+    await runGitOperation(space.id, org.owner.token, 'import', githubBody(target));
+    expect(await headOf(space.id)).toMatchObject({ revision: head, oid: commit, message: 'GITBOOK-7: export', byGitBook: 1 });
+    await expectImportChangesNothing(space.id, target, commit);
+  }, 300_000);
+
+  it('timed out by a later delivery before its push: nothing is pushed', async () => {
+    const target = 'timed-out-before-push';
+    const { space } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const operationId = await queuedExport(space.id, target);
+    // At its first batch once running (the `space_gitsync_started` event), long before its push.
+    const running = async () => (await env.DB.prepare('select state from git_sync_operations where id = ?').bind(operationId).first<{ state: string }>())?.state === 'running';
+    const run = atFirstBatchWhen(running, () => runGitSyncOperation(env, operationId, 2, { timeLimitMs: 0 }));
+    await runGitSyncOperation(run.bindings, operationId, 1);
+    expect(run.happened()).toBe(true);
+    expect((await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim()).toBe(before);
+    expect((await gitInfo(space.id, org.owner.token)).body.operation).toMatchObject({ state: 'timeout' });
+  }, 300_000);
+});
