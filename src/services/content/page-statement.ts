@@ -56,63 +56,29 @@ const START_BY_PATH = fragment(`walk(level, id) as ( select 0, ? union all selec
   json_extract(c.value, '$[1]') = json_extract(?, '$[' || walk.level || ']') ), start(id) as (select id from
   walk where level = ? and level > 0 limit 1)`, [{"value":"~"},"pathLength","segments","pathLength","segments","pathLength"]);
 /** the page's ancestors (`up`) and subtree (`down`), its document and its lists' chunks, then the extra rows */
-const BODY = fragment(`, up(id, rec, level) as ( select start.id, (case when start.id is null or length(start.id) not between 1 and
-  128 or start.id glob '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body, '$."' || start.id ||
-  '"') from documents lk_r left join documents lk_g on lk_g.hash = json_extract(lk_r.body, '$."~' ||
-  (unicode(start.id) % 8) || '"') join documents lk_m on lk_m.hash = json_extract(coalesce(lk_g.body,
-  lk_r.body), '$."' || substr(start.id, 1, 1) || '"') join documents lk_l on lk_l.hash = json_extract(lk_m.body,
-  '$."' || substr(start.id, 2, 1) || '"') where lk_r.hash = (select root from rev)) end), 0 from start union all
-  select json_extract(up.rec, '$.parent'), (case when json_extract(up.rec, '$.parent') is null or
-  length(json_extract(up.rec, '$.parent')) not between 1 and 128 or json_extract(up.rec, '$.parent') glob
-  '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body, '$."' || json_extract(up.rec, '$.parent')
-  || '"') from documents lk_r left join documents lk_g on lk_g.hash = json_extract(lk_r.body, '$."~' ||
-  (unicode(json_extract(up.rec, '$.parent')) % 8) || '"') join documents lk_m on lk_m.hash =
-  json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(up.rec, '$.parent'), 1, 1) || '"')
-  join documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(up.rec, '$.parent'),
-  2, 1) || '"') where lk_r.hash = (select root from rev)) end), up.level + 1 from up where json_extract(up.rec,
-  '$.parent') is not null and up.level < ? ), down(id, rec, depth) as ( select json_extract(c.value, '$[0]'),
-  (case when json_extract(c.value, '$[0]') is null or length(json_extract(c.value, '$[0]')) not between 1 and
-  128 or json_extract(c.value, '$[0]') glob '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body,
-  '$."' || json_extract(c.value, '$[0]') || '"') from documents lk_r left join documents lk_g on lk_g.hash =
-  json_extract(lk_r.body, '$."~' || (unicode(json_extract(c.value, '$[0]')) % 8) || '"') join documents lk_m on
-  lk_m.hash = json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(c.value, '$[0]'), 1, 1)
-  || '"') join documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(c.value,
-  '$[0]'), 2, 1) || '"') where lk_r.hash = (select root from rev)) end), 1 from up cross join json_each(up.rec,
-  '$.children') c where up.level = 0 union all select json_extract(c.value, '$[0]'), (case when
-  json_extract(c.value, '$[0]') is null or length(json_extract(c.value, '$[0]')) not between 1 and 128 or
-  json_extract(c.value, '$[0]') glob '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body, '$."' ||
-  json_extract(c.value, '$[0]') || '"') from documents lk_r left join documents lk_g on lk_g.hash =
-  json_extract(lk_r.body, '$."~' || (unicode(json_extract(c.value, '$[0]')) % 8) || '"') join documents lk_m on
-  lk_m.hash = json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(c.value, '$[0]'), 1, 1)
-  || '"') join documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(c.value,
-  '$[0]'), 2, 1) || '"') where lk_r.hash = (select root from rev)) end), 1 from up cross join json_each(up.rec,
-  '$.chunks') k cross join json_each((select body from documents where hash = json_extract(k.value, '$[0]'))) c
-  where up.level = 0 union all select json_extract(c.value, '$[0]'), (case when json_extract(c.value, '$[0]') is
-  null or length(json_extract(c.value, '$[0]')) not between 1 and 128 or json_extract(c.value, '$[0]') glob
-  '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body, '$."' || json_extract(c.value, '$[0]') ||
-  '"') from documents lk_r left join documents lk_g on lk_g.hash = json_extract(lk_r.body, '$."~' ||
-  (unicode(json_extract(c.value, '$[0]')) % 8) || '"') join documents lk_m on lk_m.hash =
-  json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(c.value, '$[0]'), 1, 1) || '"') join
-  documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(c.value, '$[0]'), 2, 1) ||
-  '"') where lk_r.hash = (select root from rev)) end), down.depth + 1 from down cross join json_each(down.rec,
-  '$.children') c where down.depth < ? union all select json_extract(c.value, '$[0]'), (case when
-  json_extract(c.value, '$[0]') is null or length(json_extract(c.value, '$[0]')) not between 1 and 128 or
-  json_extract(c.value, '$[0]') glob '*[^A-Za-z0-9_~-]*' then null else (select json_extract(lk_l.body, '$."' ||
-  json_extract(c.value, '$[0]') || '"') from documents lk_r left join documents lk_g on lk_g.hash =
-  json_extract(lk_r.body, '$."~' || (unicode(json_extract(c.value, '$[0]')) % 8) || '"') join documents lk_m on
-  lk_m.hash = json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(c.value, '$[0]'), 1, 1)
-  || '"') join documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(c.value,
-  '$[0]'), 2, 1) || '"') where lk_r.hash = (select root from rev)) end), down.depth + 1 from down cross join
-  json_each(down.rec, '$.chunks') k cross join json_each((select body from documents where hash =
-  json_extract(k.value, '$[0]'))) c where down.depth < ? ) select 'up' as kind, level as n, rec as value from up
-  where rec is not null union all select 'down', depth, rec from down where rec is not null union all select
-  'document', json_extract(up.rec, '$.document'), case when json_extract(up.rec, '$.document') = ? then null
-  else (select (case when sb.base is null then sb.body else unhex(hex(sb.body) || hex((select b.body from
-  documents b where b.hash = sb.base))) end) from documents sb where sb.hash = json_extract(up.rec,
-  '$.document')) end from up where up.level = 0 and json_extract(up.rec, '$.document') is not null union all
-  select 'chunk', json_extract(k.value, '$[0]'), (select body from documents where hash = json_extract(k.value,
-  '$[0]')) from (select rec from up where level = 0 union all select rec from down) s cross join
-  json_each(s.rec, '$.chunks') k union all select * from (`, [{"value":1000},{"value":1000},{"value":1000},"knownDocument"]);
+const BODY = fragment(`, tree(kind, id, rec, n) as ( select 'start', start.id, null, -1 from start union all select json_extract(nx.value,
+  '$[0]'), json_extract(nx.value, '$[1]'), (case when json_extract(nx.value, '$[1]') is null or length(json_extract(nx.value,
+  '$[1]')) not between 1 and 128 or json_extract(nx.value, '$[1]') glob '*[^A-Za-z0-9_~-]*' then null else (select
+  json_extract(lk_l.body, '$."' || json_extract(nx.value, '$[1]') || '"') from documents lk_r left join documents
+  lk_g on lk_g.hash = json_extract(lk_r.body, '$."~' || (unicode(json_extract(nx.value, '$[1]')) % 8) || '"') join
+  documents lk_m on lk_m.hash = json_extract(coalesce(lk_g.body, lk_r.body), '$."' || substr(json_extract(nx.value,
+  '$[1]'), 1, 1) || '"') join documents lk_l on lk_l.hash = json_extract(lk_m.body, '$."' || substr(json_extract(nx.value,
+  '$[1]'), 2, 1) || '"') where lk_r.hash = (select root from rev)) end), json_extract(nx.value, '$[2]') from tree
+  t cross join json_each((select json_group_array(json_array(x.kind, x.id, x.n)) from ( select 'up' as kind, t.id
+  as id, 0 as n where t.kind = 'start' union all select 'up', json_extract(t.rec, '$.parent'), t.n + 1 where t.kind
+  = 'up' and json_extract(t.rec, '$.parent') is not null and t.n < ? union all select 'down', json_extract(c.value,
+  '$[0]'), t.n + 1 from json_each(t.rec, '$.children') c where (t.kind = 'up' and t.n = 0) or (t.kind = 'down' and
+  t.n < ?) union all select 'down', json_extract(c.value, '$[0]'), t.n + 1 from json_each(t.rec, '$.chunks') k cross
+  join json_each((select body from documents where hash = json_extract(k.value, '$[0]'))) c where (t.kind = 'up' and
+  t.n = 0) or (t.kind = 'down' and t.n < ?) ) x)) nx ), up(id, rec, level) as (select id, rec, n from tree where kind
+  = 'up'), down(id, rec, depth) as (select id, rec, n from tree where kind = 'down') select 'up' as kind, level as
+  n, rec as value from up where rec is not null union all select 'down', depth, rec from down where rec is not null
+  union all select 'document', json_extract(up.rec, '$.document'), case when json_extract(up.rec, '$.document') =
+  ? then null else (select (case when sb.base is null then sb.body else unhex(hex(sb.body) || hex((select b.body from
+  documents b where b.hash = sb.base))) end) from documents sb where sb.hash = json_extract(up.rec, '$.document'))
+  end from up where up.level = 0 and json_extract(up.rec, '$.document') is not null union all select 'chunk', json_extract(k.value,
+  '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]')) from (select rec from up where
+  level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k union all select * from (`, [{"value":1000},{"value":1000},{"value":1000},"knownDocument"]);
 /** the `space` row for a member (their rank): before and after the revision's id */
 const SPACE_ROW_MEMBER = [fragment(`select 'space', max( coalesce((select case when m.role = 6 then 6 else max(min(m.role, "spaces"."access_cap"),
   coalesce((select max(g.role) from space_team_grants g join team_members tm on tm.team_id = g.team_id where
