@@ -80,35 +80,28 @@ const BODY = fragment(`, tree(kind, id, rec, n) as ( select 'start', start.id, n
   '$[0]'), (select body from documents where hash = json_extract(k.value, '$[0]')) from (select rec from up where
   level = 0 union all select rec from down) s cross join json_each(s.rec, '$.chunks') k union all select * from (`, [{"value":1000},{"value":1000},{"value":1000},"knownDocument"]);
 /** the `space` row for a member (their rank): before and after the revision's id */
-const SPACE_ROW_MEMBER = [fragment(`select 'space', max( coalesce((select case when m.role = 6 then 6 else max(min(m.role, "spaces"."access_cap"),
-  coalesce((select max(g.role) from space_team_grants g join team_members tm on tm.team_id = g.team_id where
-  g.space_id = "spaces"."id" and tm.user_id = ?), 0), coalesce((select g.role from space_user_grants g where
-  g.space_id = "spaces"."id" and g.user_id = ?), 0), case when "spaces"."parent_id" is null then
-  coalesce((select max(x.role) from (select g.role from site_user_grants g join site_spaces ss on ss.site_id =
-  g.site_id where g.user_id = ? and ss.space_id = "spaces"."id" union all select g.role from site_team_grants g
-  join team_members tm on tm.team_id = g.team_id join site_spaces ss on ss.site_id = g.site_id where tm.user_id
-  = ? and ss.space_id = "spaces"."id") x), 0) else coalesce((with recursive chain(id) as ( select
-  "spaces"."parent_id" union select c.parent_id from collections c join chain on c.id = chain.id where
-  c.parent_id is not null ) select max(x.role) from ( select g.role from collection_user_grants g where
-  g.user_id = ? and g.collection_id in (select id from chain) union all select g.role from
-  collection_team_grants g join team_members tm on tm.team_id = g.team_id where tm.user_id = ? and
-  g.collection_id in (select id from chain) union all select g.role from site_user_grants g join site_spaces ss
-  on ss.site_id = g.site_id where g.user_id = ? and ss.space_id = "spaces"."id" union all select g.role from
-  site_team_grants g join team_members tm on tm.team_id = g.team_id join site_spaces ss on ss.site_id =
-  g.site_id where tm.user_id = ? and ss.space_id = "spaces"."id" ) x), 0) end) end from org_members m where
-  m.org_id = "spaces"."org_id" and m.user_id = ? and m.disabled = 0), 0), coalesce((select case when ii.status
-  in ('active', 'pending') and exists (select 1 from integrations i where i.id = ii.integration_id and
-  i.deleted_at is null) and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations
-  si where si.installation_id = ii.id and si.space_id = "spaces"."id" and si.status = 'active')) then
-  ii.space_role end from integration_installations ii where ii.bot_user_id = ? and ii.org_id =
-  "spaces"."org_id"), 0) ), json_array("spaces"."id", "spaces"."org_id", "spaces"."parent_id", "spaces"."title",
-  "spaces"."emoji", "spaces"."visibility", "spaces"."edit_mode", "spaces"."merge_rules", "spaces"."language",
-  "spaces"."default_level", "spaces"."access_cap", "spaces"."position", "spaces"."revision_id",
-  "spaces"."comments_count", "spaces"."change_requests_count", "spaces"."change_requests_open",
-  "spaces"."change_requests_draft", "spaces"."created_at", "spaces"."updated_at", "spaces"."deleted_at",
-  "spaces"."git_sync", "revisions"."id", "revisions"."parents", "revisions"."type", "revisions"."created_at",
-  "revisions"."meta", "revisions"."page_count", "revisions"."file_count") from "spaces" left join "revisions" on
-  "revisions"."id" = `, ["userId","userId","userId","userId","userId","userId","userId","userId","userId","userId"]), fragment(` where "spaces"."id" = ?`, ["spaceId"])] as const;
+const SPACE_ROW_MEMBER = [fragment(`select 'space', max( coalesce((select case when m.role = 6 then 6 else max(min(m.role, "spaces"."access_cap"), coalesce((select
+  max(g.role) from space_team_grants g join team_members tm on tm.team_id = g.team_id where g.space_id = "spaces"."id"
+  and tm.user_id = ?), 0), coalesce((select g.role from space_user_grants g where g.space_id = "spaces"."id" and g.user_id
+  = ?), 0), max(coalesce((select max(x.role) from (select g.role from site_user_grants g join site_spaces ss on ss.site_id
+  = g.site_id where g.user_id = ? and ss.space_id = "spaces"."id" union all select g.role from site_team_grants g
+  join team_members tm on tm.team_id = g.team_id join site_spaces ss on ss.site_id = g.site_id where tm.user_id =
+  ? and ss.space_id = "spaces"."id") x), 0), case when "spaces"."parent_id" is null then 0 else coalesce((with recursive
+  chain(id) as ( select "spaces"."parent_id" union select c.parent_id from collections c join chain on c.id = chain.id
+  where c.parent_id is not null ) select max(x.role) from ( select g.role from collection_user_grants g where g.user_id
+  = ? and g.collection_id in (select id from chain) union all select g.role from collection_team_grants g join team_members
+  tm on tm.team_id = g.team_id where tm.user_id = ? and g.collection_id in (select id from chain) ) x), 0) end)) end
+  from org_members m where m.org_id = "spaces"."org_id" and m.user_id = ? and m.disabled = 0), 0), coalesce((select
+  case when ii.status in ('active', 'pending') and exists (select 1 from integrations i where i.id = ii.integration_id
+  and i.deleted_at is null) and (ii.space_selection = 'all' or exists (select 1 from integration_space_installations
+  si where si.installation_id = ii.id and si.space_id = "spaces"."id" and si.status = 'active')) then ii.space_role
+  end from integration_installations ii where ii.bot_user_id = ? and ii.org_id = "spaces"."org_id"), 0) ), json_array("spaces"."id",
+  "spaces"."org_id", "spaces"."parent_id", "spaces"."title", "spaces"."emoji", "spaces"."visibility", "spaces"."edit_mode",
+  "spaces"."merge_rules", "spaces"."language", "spaces"."default_level", "spaces"."access_cap", "spaces"."position",
+  "spaces"."revision_id", "spaces"."comments_count", "spaces"."change_requests_count", "spaces"."change_requests_open",
+  "spaces"."change_requests_draft", "spaces"."created_at", "spaces"."updated_at", "spaces"."deleted_at", "spaces"."git_sync",
+  "revisions"."id", "revisions"."parents", "revisions"."type", "revisions"."created_at", "revisions"."meta", "revisions"."page_count",
+  "revisions"."file_count") from "spaces" left join "revisions" on "revisions"."id" = `, ["userId","userId","userId","userId","userId","userId","userId","userId"]), fragment(` where "spaces"."id" = ?`, ["spaceId"])] as const;
 /** the `space` row for a site token's visitor: before and after the revision's id */
 const SPACE_ROW_PUBLISHED = [fragment(`select 'space', ?, json_array("spaces"."id", "spaces"."org_id", "spaces"."parent_id", "spaces"."title",
   "spaces"."emoji", "spaces"."visibility", "spaces"."edit_mode", "spaces"."merge_rules", "spaces"."language",
