@@ -264,8 +264,9 @@ export function pageTreeSql(revisionId: SQL, published: boolean, byPath: boolean
  * The CTEs `up` (the page, level 0, and its ancestors) and `down` (its subtree, by depth), as views of one recursive
  * walk `tree` whose every row is read from the page map by the walk's one lookup: each row names the rows it leads to
  * (its parent, its children inline and in chunks) and the step looks them up. SQLite compiles a lookup (a four-table
- * join) each time the statement writes one: one walk with one lookup where `up` and `down` had six took about half of
- * what compiling the page statement costs (test/bench/page-compile.ts), which local D1 pays on every page read.
+ * join) each time the statement writes one, and local D1 prepares the statement on every page read: one lookup where
+ * `up` and `down` wrote six makes its program 41% shorter and its preparation about a third faster
+ * (test/bench/statement-compile.ts).
  */
 function pageTreeWalkSql(find: (key: SQL) => SQL, chunkBody: SQL) {
   const c = sql.raw('c');
