@@ -83,4 +83,10 @@ describe('grants count only under an active membership', () => {
     await setDisabled(0);
     await check(false);
   });
+
+  it("writes the sites' grants once in a space's rank, beside the collections' (each written subquery is compiled on every read)", () => {
+    const text = createDb(env.DB).select({ rank: spaceRoleSql('user-1') }).from(spaces).toSQL().sql;
+    // One join to site_spaces for the user's own site grants, one for their teams': not again inside the collections' union.
+    expect(text.match(/join site_spaces/g)).toHaveLength(2);
+  });
 });
