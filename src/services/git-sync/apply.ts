@@ -51,6 +51,8 @@ export interface GitImportTarget {
   newFiles: FileEntry[];
   includes: ImportIncludePlan[];
   droppedIncludes: string[];
+  /** Files an earlier sync made that the repository deleted (import.ts droppedFilesOf): removed by the first slice. */
+  droppedFiles?: string[];
   /** What the plan's paths (from the content root) are under in the repository: the project directory and `root`. */
   pathPrefix: string;
   /** `.gitbook.yaml`'s redirects: old path -> file (from the content root). */
@@ -182,6 +184,14 @@ function markdownReader(source: MarkdownSource | undefined) {
       return links && ((href) => linkedTarget(href, links.path, (path) => links.targets[path] ?? null));
     },
   };
+}
+
+/** Removes the space's files of `ids` that it still has; answers how many it had. */
+async function dropFiles(tree: ContentTree, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const had = await tree.files.getMany(ids);
+  for (const id of had.keys()) tree.files.delete(id);
+  return had.size;
 }
 
 export interface GitImportOutput {
@@ -342,6 +352,7 @@ async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: 
   // One with an id the space has (an asset replaced with git keeps its file's id) replaces that file: not counted again.
   const replacedFiles = progress ? 0 : (await tree.files.getMany(target.newFiles.map((file) => file.id))).size;
   if (!progress) for (const file of target.newFiles) tree.files.set(file.id, file);
+  const droppedFiles = progress ? 0 : await dropFiles(tree, target.droppedFiles ?? []);
   const result = await applyContentBatch(tree, target.changes, {
     baseTree: () => new ContentTree(store, space.head),
     revisionTrees: new Map(),
@@ -359,7 +370,7 @@ async function applySlice(env: Env, db: Db, target: GitImportTarget, documents: 
     nameChange: (change) => (change.operation === 'insert_page' || change.operation === 'update_page' ? fileOfChange(target, change) : undefined),
   });
   const pageDelta = (progress?.pageDelta ?? 0) + result.pageDelta;
-  const fileDelta = (progress?.fileDelta ?? target.newFiles.length - replacedFiles) + result.fileDelta;
+  const fileDelta = (progress?.fileDelta ?? target.newFiles.length - replacedFiles - droppedFiles) + result.fileDelta;
   const counts = { pageCount: space.head.pageCount + pageDelta, fileCount: space.head.fileCount + fileDelta };
   assertContentCaps(env, space.head, counts);
   await storeFiles(env.FILES, result.files);

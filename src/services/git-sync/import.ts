@@ -114,6 +114,8 @@ export interface ImportPlan {
   includes: ImportIncludePlan[];
   /** Ids of reusable contents an earlier sync made whose files are gone. */
   droppedIncludes: string[];
+  /** Ids of files an earlier sync recorded at a path the repository no longer has (deleted with git): they leave the space. */
+  droppedFiles: string[];
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
   stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number; assetBytes: number };
@@ -431,10 +433,24 @@ export async function planImport(
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
+    droppedFiles: droppedFilesOf(space.entries, files, head.files, filePlans),
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs },
   };
+}
+
+/**
+ * The files the last sync recorded at paths the repository no longer has, whose blob is at none of its paths: deleted
+ * there with git (GitBook's export of a page that drops an image deletes the asset), so they leave the space. Otherwise
+ * the space kept them, unrecorded, and the next export wrote them back into the repository. A file made in the app
+ * (never synced) stays: the export adds it.
+ */
+function droppedFilesOf(entries: Array<{ kind: string; path: string; targetId: string }>, files: Map<string, unknown>, headFiles: { has(id: string): boolean }, plans: Map<string, ImportFilePlan>): string[] {
+  const kept = new Set([...plans.values()].map((plan) => plan.file));
+  const dropped = new Set<string>();
+  for (const e of entries) if (e.kind === 'file' && !files.has(e.path) && headFiles.has(e.targetId) && !kept.has(e.targetId)) dropped.add(e.targetId);
+  return [...dropped];
 }
 
 /**

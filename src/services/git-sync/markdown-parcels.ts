@@ -117,6 +117,7 @@ export function importSlices(target: GitImportTarget, ends: number[]): GitImport
       pages: pages[k],
       files: files[k],
       newFiles: k === 0 ? target.newFiles : [],
+      droppedFiles: k === 0 ? target.droppedFiles : [],
       includes: last ? target.includes : [],
       droppedIncludes: last ? target.droppedIncludes : [],
       redirects: last ? target.redirects : {},

@@ -387,6 +387,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
           newFiles: plan.newFiles,
           includes: plan.includes,
           droppedIncludes: plan.droppedIncludes,
+          droppedFiles: plan.droppedFiles,
           pathPrefix: plan.pathPrefix,
           redirects: plan.config.redirects,
           config: plan.configFile,
