@@ -333,3 +333,21 @@ describe('a list right before a code fence, the same lines repeated further on',
     expect(edited(page, 'signer: ', 'signer: X ')).toBe(page.replace('signer: ', 'signer: X '));
   });
 });
+
+describe('the same table twice, a comment and a code fence between them', () => {
+  // clarity-fintech (realms.md, sequential-gates.md): the delimiter's hunk was bounded by no later hunk (seven rows kept
+  // as written hid it), went to the second table, and the first was written `| - | - |`, the comment moved past the fence.
+  const rows = ['| Color | Use |', '| --- | --- |', '| Red | Stop signs and warnings |', '| Amber | Caution, slowing down |', '| Green | Go ahead, all clear |', '| Blue | Information panels |', '| White | Lane markings |', '| Black | Text on signs |', '| Brown | Tourist sights |'];
+  const again = rows.map((row) => row.replace('Tourist sights', 'Tourist sights and parks'));
+  const page = ['# Colors', '', ...rows, '', '', '<!-- layout:v1 -->', '', '```palette', 'name: road', '```', '', ...again, '', 'The end.', ''].join('\n');
+
+  it('an edit of a row of the first table changes that row only', () => {
+    expect(edited(page, 'Stop signs', 'Stop and yield signs')).toBe(page.replace('Stop signs', 'Stop and yield signs'));
+    expect(edited(page, 'Lane markings', 'Lane and road markings')).toBe(page.replace('Lane markings', 'Lane and road markings'));
+  });
+
+  it('an edit of a row of the second table, or of the text after it, changes that line only', () => {
+    expect(edited(page, 'Tourist sights and parks', 'Tourist sights and lakes')).toBe(page.replace('Tourist sights and parks', 'Tourist sights and lakes'));
+    expect(edited(page, 'The end', 'The very end')).toBe(page.replace('The end', 'The very end'));
+  });
+});

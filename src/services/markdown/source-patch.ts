@@ -338,9 +338,9 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   };
   let copied = 0;
   let drift = 0;
+  const nextDiffering = nextDifferingHunks(hunks);
   for (const [index, hunk] of hunks.entries()) {
-    // The next hunk that says where the source differs (a row kept as written fits wherever the row is unchanged).
-    const next = hunks.slice(index + 1, index + 8).find((later) => !keepsRow(later));
+    const next = hunks[nextDiffering[index]];
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
@@ -369,6 +369,22 @@ function keptRow(lines: string[], hunk: SourceHunk, at: number, from: number, li
   if (fitsOneSide(lines, hunk, at)) return { at, add: hunk.add };
   const { before, after } = neighboursFit(lines, hunk, at);
   return tables[at] && (before || after) ? { at, add: [lines[at]], ours: [true] } : null;
+}
+
+/**
+ * For each hunk, the index of the next one that says where the source differs (a row kept as written fits wherever
+ * the row is unchanged), however many rows kept as written come between. Looked for among the next seven only, a
+ * table of nine rows written as the author wrote them but its delimiter hid the hunk after it: nothing bounded the
+ * delimiter's hunk, which went to the same table repeated further on (clarity-fintech's realms.md wrote `| - |`).
+ */
+function nextDifferingHunks(hunks: readonly SourceHunk[]): number[] {
+  const next = new Array<number>(hunks.length);
+  let found = hunks.length;
+  for (let index = hunks.length - 1; index >= 0; index--) {
+    next[index] = found;
+    if (!keepsRow(hunks[index])) found = index;
+  }
+  return next;
 }
 
 /** A table row kept as written (`tableRowsAsWritten`): the same line removed and added. */
