@@ -351,3 +351,21 @@ describe('the same table twice, a comment and a code fence between them', () => 
     expect(edited(page, 'The end', 'The very end')).toBe(page.replace('The end', 'The very end'));
   });
 });
+
+describe("a notebook's HTML output: `<div>` right under **Output**, a `<table>` inside, `</div>` after it", () => {
+  // RunLLM (parameters-tutorial.md): `<div>` (ours an html code block) was aligned with the author's `</div>`, both keyed
+  // `div`; the `<table>`'s lines and our pipe table fell in two hunks, neither fitted once a cell was edited, the patch
+  // no longer read as the page, and the page was written whole our way.
+  const rows = [['North', 'Oslo', 'Cold winters'], ['South', 'Seville', 'Hot summers'], ['East', 'Tallinn', 'Old town by the sea']];
+  const table = ['<table border="1" class="dataframe">', '  <thead>', '    <tr style="text-align: right;">', '      <th></th>', ...['region', 'city', 'note'].map((name) => `      <th>${name}</th>`), '    </tr>', '  </thead>', '  <tbody>', ...rows.flatMap((row, i) => ['    <tr>', `      <th>${i}</th>`, ...row.map((cell) => `      <td>${cell}</td>`), '    </tr>']), '  </tbody>', '</table>'];
+  const cell = ['', '', '', '<!-- ---- New Cell ---- -->', '', ''];
+  const page = ['# Regions', ...cell, '```python', 'regions.head(3)', '```', '**Output**', '<div>', '', ...table, '</div>', ...cell, '---', 'Done.', ''].join('\n');
+
+  it('an edited cell changes its line only', () => {
+    expect(edited(page, 'Tallinn', 'Tallinn and Riga')).toBe(page.replace('<td>Tallinn</td>', '<td>Tallinn and Riga</td>'));
+  });
+
+  it('an edited paragraph after it changes its line only', () => {
+    expect(edited(page, 'Done.', 'Done at last.')).toBe(page.replace('Done.', 'Done at last.'));
+  });
+});

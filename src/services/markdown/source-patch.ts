@@ -215,10 +215,12 @@ function sameWordsBrokenOtherwise(ours: readonly string[], theirs: readonly stri
 /**
  * What a line says: its words (a link written inline or by reference, padding, escapes, emphasis and HTML comments
  * aside), or its other characters without spaces. A comment is no content (our writing has none): keyed with its
- * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above.
+ * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above. An end
+ * tag is not its start tag (`</div>` is `end div`): keyed alike, a notebook output's `<div>` (ours an html code block)
+ * lined up with the author's `</div>`, and the `<table>` between fell in two hunks that no edit of a cell fitted.
  */
 function lineKey(line: string): string {
-  const words = line.replace(/<!--.*?-->/g, ' ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = line.replace(/<!--.*?-->/g, ' ').replace(/<\/(?=[A-Za-z])/g, ' end ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   if (words !== '') return words;
   // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
   return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
