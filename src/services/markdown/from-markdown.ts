@@ -416,6 +416,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   let plainParentheses = 0;
   let idOnlyAnchors = false;
   const code = new Map<string, number>();
+  const rules = new Map<string, number>();
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const stack: Nodes[] = [tree];
   while (stack.length) {
@@ -432,6 +433,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
       const element = last?.type === 'html' ? openingTag(last.value) : null;
       idOnlyAnchors = element?.tagName === 'a' && attribute(element, 'id') !== undefined && attribute(element, 'href') === undefined;
     }
+    else if (node.type === 'thematicBreak' && start !== undefined) count(rules, source[start]);
     else if (node.type === 'code' && !node.lang && start !== undefined) count(code, /^[ \t]*(?:`{3}|~{3})/.test(source.slice(start, start + 64)) ? 'fenced' : 'indented');
     else if (node.type === 'text' && start !== undefined && end !== undefined) {
       const raw = source.slice(start, end);
@@ -453,6 +455,9 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   // A page whose code without a language is mostly indented (a notebook's outputs): written fenced, each of its lines
   // differed from the source, and the patch keeping them passed what a page may hold (the page was written whole).
   if (majority(code) === 'indented') style.indentedCode = true;
+  // GitBook writes a divider `***`; an author's `---` is kept where the page is written whole, as their bullets are.
+  const rule = majority(rules);
+  if (rule === '-' || rule === '_') style.rule = rule;
   return Object.keys(style).length ? style : null;
 }
 

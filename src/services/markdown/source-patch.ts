@@ -44,6 +44,8 @@ export interface SourcePatch {
   strict?: true;
   /** The hunks were taken over our writing with each table row written alone (table-lines.ts); before, over padded tables. */
   tableRows?: true;
+  /** The hunks were taken over our writing with dividers written `***` (GitBook's); before, `---` (to-markdown `dashRulesPatch`). */
+  starRules?: true;
 }
 
 /** How far (in lines) a hunk is looked for from where the previous hunks put it. */
@@ -651,7 +653,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}), ...(raw.tableRows === true ? { tableRows: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}), ...(raw.tableRows === true ? { tableRows: true as const } : {}), ...(raw.starRules === true ? { starRules: true as const } : {}) };
 }
 
 

@@ -32,7 +32,7 @@ import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
-import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { hasInlines, preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { type CellWriting, tableText, type TableMode, unmarkTables } from './table-lines';
@@ -136,7 +136,7 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
       strong: style.strong ?? '*',
       fence: '`',
       fences: !style.indentedCode,
-      rule: '-',
+      rule: style.rule ?? '*',
       listItemIndent: 'one',
       incrementListMarker: true,
       // The handlers map is keyed by mdast's node types, which do not include ours.
@@ -149,8 +149,10 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
 /** The style a document records, its values checked (a client may post anything in `data`). */
 function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   const raw = document.data?.markdownStyle as Record<string, unknown> | undefined;
-  if (!raw || typeof raw !== 'object') return {};
+  if (!raw || typeof raw !== 'object') return dashRulesPatch(document) ? { rule: '-' } : {};
   const style: MarkdownStyle = {};
+  if (raw.rule === '-' || raw.rule === '_') style.rule = raw.rule;
+  else if (dashRulesPatch(document)) style.rule = '-';
   if (raw.bullet === '-' || raw.bullet === '+') style.bullet = raw.bullet;
   if (raw.emphasis === '*') style.emphasis = '*';
   if (raw.strong === '_') style.strong = '_';
@@ -158,6 +160,15 @@ function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
   if (raw.indentedCode === true) style.indentedCode = true;
   return style;
+}
+
+/**
+ * Whether the document's source patch was taken over a writing of dividers as `---` (ours before `***`, GitBook's): its
+ * hunks name those lines, and a file read then with `---` dividers recorded no style for them, so it is written so.
+ */
+function dashRulesPatch(document: JSONDocument): boolean {
+  const patch = document.data?.[SOURCE_PATCH_KEY];
+  return !!patch && typeof patch === 'object' && (patch as SourcePatch).starRules !== true;
 }
 
 function stringifierFor(style: MarkdownStyle, tables: TableMode = 'aligned') {
