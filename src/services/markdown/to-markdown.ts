@@ -700,9 +700,13 @@ class Writer {
           break;
         }
         case 'annotation': {
-          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `text[^1]`.
-          items.push(...this.items(inline.nodes ?? []));
+          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `word[^1]`; text that is
+          // not one word standing alone is the link to the note, `[some words](#user-content-fn-1)[^1]` (`word[^1]`
+          // annotates the word before the footnote only).
+          const inner = this.items(inline.nodes ?? []);
           const label = String(this.note(inline as { fragments?: unknown[] }));
+          if (isOneWord(inner, items[items.length - 1])) items.push(...inner);
+          else items.push({ marks: new Map(), link: { url: `#user-content-fn-${label}`, inner } });
           items.push({ marks: new Map(), node: { type: 'footnoteReference', identifier: label, label } as PhrasingContent });
           break;
         }
@@ -757,6 +761,14 @@ function imagesDivAttributes(data: Record<string, unknown>): string | null {
  * Marks a link shares with a neighbour go outside it (`**a [b](x) c**`); others stay inside, as GitBook
  * writes a link that is all bold: `[**b**](x)`.
  */
+/** Whether an annotation's text is one word after a space (or nothing), which a footnote right after it annotates alone. */
+function isOneWord(inner: readonly Item[], before: Item | undefined): boolean {
+  if (inner.length === 0 || !inner.every((item) => 'leaf' in item)) return false;
+  const text = inner.map((item) => ('leaf' in item ? item.leaf.text : '')).join('');
+  const after = !before || ('leaf' in before && /\s$/.test(before.leaf.text));
+  return /^\S+$/.test(text) && after;
+}
+
 function resolveLinks(items: Item[]): Item[] {
   return items.map((item, index) => {
     if (!('link' in item)) return item;
