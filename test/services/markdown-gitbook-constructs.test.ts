@@ -205,6 +205,22 @@ describe('footnotes as annotations', () => {
     expect(written(document)).toBe(markdown);
   });
 
+  it("reads GitBook's annotation of several words (`[some words](#user-content-fn-1)[^1]`) and writes it back so", () => {
+    // gitprobe15b item 1 (GitBook's spelling in airstack's farcaster-followers.md): read as a link to the anchor and the
+    // text `[^1]`, written `\\[^1]`; an annotation of several words made in the app was written `some words[^1]`, which
+    // annotates `words` alone.
+    const markdown = ['By [a wallet address](#user-content-fn-1)[^1], a name or [the user id](#user-content-fn-2)[^2] here.', '', '[^1]: Any chain.', '', '[^2]: A number.', ''].join('\n');
+    const document = convert(markdown);
+    const inlines = (document.nodes[0] as any).nodes.filter((node: any) => node.object === 'inline');
+    expect(inlines.map((node: any) => node.type === 'annotation' && annotation(node))).toEqual([
+      { text: 'a wallet address', note: 'paragraph' },
+      { text: 'the user id', note: 'paragraph' },
+    ]);
+    expect(written(document)).toBe(markdown);
+    // A link to the anchor without its footnote after it stays a link.
+    expect((convert('A [link](#user-content-fn-9) alone.\n').nodes[0] as any).nodes[1].type).toBe('link');
+  });
+
   it('keeps a footnote that refers to itself as text, without looping', () => {
     const document = convert('Loop[^a].\n\n[^a]: Again[^a].\n');
     expect(JSON.stringify(document.nodes)).toContain('Again[^a].');

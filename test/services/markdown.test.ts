@@ -757,7 +757,7 @@ Careful:
 Report
 {% endfile %}
 
----
+***
 
 | Key   |       Value      |
 | ----- | :--------------: |

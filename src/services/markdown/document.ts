@@ -418,6 +418,8 @@ export interface MarkdownStyle {
   headingAnchors?: 'id';
   /** Code without a language written indented by four spaces, not fenced (notebook exports' outputs). */
   indentedCode?: true;
+  /** Dividers written `---` or `___`, not `***` (GitBook's). */
+  rule?: '-' | '_';
 }
 
 export interface JSONDocument {

@@ -21,11 +21,13 @@ import type {
   Code,
   Definition,
   FootnoteDefinition,
+  FootnoteReference,
   Heading,
   Html,
   Image,
   ImageReference,
   List,
+  Link,
   ListItem,
   Nodes,
   Paragraph,
@@ -416,6 +418,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   let plainParentheses = 0;
   let idOnlyAnchors = false;
   const code = new Map<string, number>();
+  const rules = new Map<string, number>();
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const stack: Nodes[] = [tree];
   while (stack.length) {
@@ -432,6 +435,7 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
       const element = last?.type === 'html' ? openingTag(last.value) : null;
       idOnlyAnchors = element?.tagName === 'a' && attribute(element, 'id') !== undefined && attribute(element, 'href') === undefined;
     }
+    else if (node.type === 'thematicBreak' && start !== undefined) count(rules, source[start]);
     else if (node.type === 'code' && !node.lang && start !== undefined) count(code, /^[ \t]*(?:`{3}|~{3})/.test(source.slice(start, start + 64)) ? 'fenced' : 'indented');
     else if (node.type === 'text' && start !== undefined && end !== undefined) {
       const raw = source.slice(start, end);
@@ -453,6 +457,9 @@ function readMarkdownStyle(tree: Root, source: string): MarkdownStyle | null {
   // A page whose code without a language is mostly indented (a notebook's outputs): written fenced, each of its lines
   // differed from the source, and the patch keeping them passed what a page may hold (the page was written whole).
   if (majority(code) === 'indented') style.indentedCode = true;
+  // GitBook writes a divider `***`; an author's `---` is kept where the page is written whole, as their bullets are.
+  const rule = majority(rules);
+  if (rule === '-' || rule === '_') style.rule = rule;
   return Object.keys(style).length ? style : null;
 }
 
@@ -582,6 +589,9 @@ class Converter {
   private readonly notes = new Set<string>();
   /** The footnotes whose note is being read: a footnote that refers to itself is text there, not a loop. */
   private readonly readingNotes = new Set<string>();
+  /** GitBook's annotation of several words, `[some words](#user-content-fn-1)[^1]`: its link, and the footnote after it (`annotatedSpan`). */
+  private readonly noteLinks = new WeakMap<Nodes, FootnoteReference>();
+  private readonly spanReferences = new WeakSet<Nodes>();
 
   constructor(
     private readonly resolveLink: LinkResolver,
@@ -598,7 +608,9 @@ class Converter {
       if (node.type === 'html' && node.value.includes('data-footnote-ref')) for (const label of codeNoteLabels(node.value)) this.notes.add(label);
       if (!('children' in node)) continue;
       node.children.forEach((child, i) => {
-        if (child.type === 'footnoteReference' && followsWord(node.children[i - 1] as Nodes | undefined)) this.notes.add(child.identifier);
+        const before = node.children[i - 1] as Nodes | undefined;
+        if (child.type === 'footnoteReference' && before && linksToNote(before, child.identifier)) this.noteLinks.set(before, child);
+        if (child.type === 'footnoteReference' && (followsWord(before) || this.noteLinks.has(before!))) this.notes.add(child.identifier);
         stack.push(child as Nodes);
       });
     }
@@ -624,6 +636,23 @@ class Converter {
       nodes: [text],
       fragments: [{ object: 'fragment', fragment: 'annotation-body', type: 'annotation-body', nodes: nodes.length ? nodes : [plainParagraph('')] }],
     } as unknown as DocumentInline;
+  }
+
+  /**
+   * A link to a footnote's anchor right before that footnote (`[some words](#user-content-fn-1)[^1]`): GitBook's
+   * Markdown of an annotation of several words (`word[^1]` annotates one). Null where its text holds more than text.
+   */
+  private annotatedSpan(link: Link, marks: Marks): DocumentInline | null {
+    const reference = this.noteLinks.get(link);
+    if (!reference) return null;
+    const builder = new InlineBuilder();
+    this.phrasing(link.children, marks, builder, false);
+    const content = builder.finish();
+    if (content.some((node) => node.object !== 'text')) return null;
+    const text: DocumentText = { object: 'text', leaves: content.flatMap((node) => (node as DocumentText).leaves) };
+    const annotation = this.annotation(reference.identifier, text);
+    if (annotation) this.spanReferences.add(reference);
+    return annotation;
   }
 
   /** GitBook's code block in HTML, its annotations (`<a data-footnote-ref>`) read as such. */
@@ -1335,7 +1364,7 @@ class Converter {
       case 'link':
         // GitBook's mention is a link titled "mention" (`[Page](page.md "mention")`): its inline `mention`, the label kept as its text.
         if (node.title === 'mention') return out.inline(this.mention(node.url, toString(node)));
-        return out.inline(this.link(node.url, node.children, marks));
+        return out.inline(this.annotatedSpan(node, marks) ?? this.link(node.url, node.children, marks));
       case 'linkReference': {
         const definition = this.definitions.get(node.identifier);
         if (!definition) return this.phrasing(node.children, marks, out, singleLine);
@@ -1352,6 +1381,8 @@ class Converter {
         // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
         return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
       case 'footnoteReference': {
+        // The footnote of an annotation of several words, read with its link.
+        if (this.spanReferences.has(node)) return;
         const word = this.notes.has(node.identifier) ? out.takeTrailingWord() : null;
         const annotation = word && this.annotation(node.identifier, word);
         if (annotation) return out.inline(annotation);
@@ -1777,6 +1808,12 @@ function codeNoteLabels(html: string): string[] {
   return [...html.matchAll(/href="#user-content-fn-([^"]+)"/g)].map((match) => footnoteIdentifier(match[1]));
 }
 
+
+/** Whether `node` is a link to the anchor GitBook gives footnote `identifier` (`#user-content-fn-1`). */
+function linksToNote(node: Nodes, identifier: string): node is Link {
+  const anchor = node.type === 'link' ? /^#user-content-fn-(.+)$/.exec(node.url) : null;
+  return !!anchor && footnoteIdentifier(anchor[1]) === identifier;
+}
 
 /** Whether a footnote reference after `node` follows a word (GitBook annotates the word a footnote follows). */
 function followsWord(node: Nodes | undefined): boolean {

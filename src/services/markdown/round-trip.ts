@@ -328,7 +328,7 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   // while the page keeps that title).
   const title = headingTitle ?? (titleBesideHeading ? conversion.title! : null);
   const head = sameHead ? undefined : { text: sourceHead, title, frontmatter: hasFrontmatter ? frontmatterKey(conversion.frontmatter) : null };
-  return { hunks, tableRows: true, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
+  return { hunks, tableRows: true, starRules: true, ...(head ? { head } : {}), ...(noFinalNewline ? { noFinalNewline: true as const } : {}) };
 }
 
 /**

@@ -44,6 +44,8 @@ export interface SourcePatch {
   strict?: true;
   /** The hunks were taken over our writing with each table row written alone (table-lines.ts); before, over padded tables. */
   tableRows?: true;
+  /** The hunks were taken over our writing with dividers written `***` (GitBook's); before, `---` (to-markdown `dashRulesPatch`). */
+  starRules?: true;
 }
 
 /** How far (in lines) a hunk is looked for from where the previous hunks put it. */
@@ -215,10 +217,12 @@ function sameWordsBrokenOtherwise(ours: readonly string[], theirs: readonly stri
 /**
  * What a line says: its words (a link written inline or by reference, padding, escapes, emphasis and HTML comments
  * aside), or its other characters without spaces. A comment is no content (our writing has none): keyed with its
- * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above.
+ * words, a paragraph holding one lined up with nothing, and an edit of it landed on the comment's line above. An end
+ * tag is not its start tag (`</div>` is `end div`): keyed alike, a notebook output's `<div>` (ours an html code block)
+ * lined up with the author's `</div>`, and the `<table>` between fell in two hunks that no edit of a cell fitted.
  */
 function lineKey(line: string): string {
-  const words = line.replace(/<!--.*?-->/g, ' ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = line.replace(/<!--.*?-->/g, ' ').replace(/<\/(?=[A-Za-z])/g, ' end ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   if (words !== '') return words;
   // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
   return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
@@ -338,9 +342,9 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   };
   let copied = 0;
   let drift = 0;
+  const nextDiffering = nextDifferingHunks(hunks);
   for (const [index, hunk] of hunks.entries()) {
-    // The next hunk that says where the source differs (a row kept as written fits wherever the row is unchanged).
-    const next = hunks.slice(index + 1, index + 8).find((later) => !keepsRow(later));
+    const next = hunks[nextDiffering[index]];
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
@@ -369,6 +373,22 @@ function keptRow(lines: string[], hunk: SourceHunk, at: number, from: number, li
   if (fitsOneSide(lines, hunk, at)) return { at, add: hunk.add };
   const { before, after } = neighboursFit(lines, hunk, at);
   return tables[at] && (before || after) ? { at, add: [lines[at]], ours: [true] } : null;
+}
+
+/**
+ * For each hunk, the index of the next one that says where the source differs (a row kept as written fits wherever
+ * the row is unchanged), however many rows kept as written come between. Looked for among the next seven only, a
+ * table of nine rows written as the author wrote them but its delimiter hid the hunk after it: nothing bounded the
+ * delimiter's hunk, which went to the same table repeated further on (clarity-fintech's realms.md wrote `| - |`).
+ */
+function nextDifferingHunks(hunks: readonly SourceHunk[]): number[] {
+  const next = new Array<number>(hunks.length);
+  let found = hunks.length;
+  for (let index = hunks.length - 1; index >= 0; index--) {
+    next[index] = found;
+    if (!keepsRow(hunks[index])) found = index;
+  }
+  return next;
 }
 
 /** A table row kept as written (`tableRowsAsWritten`): the same line removed and added. */
@@ -436,14 +456,16 @@ function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number
 const PLAIN_CELL = /^[^<>&\\|*_`[\]!{}$~]*$/;
 
 /**
- * An HTML `<table>` of the author's (ours a pipe table) whose cells were edited: each edited cell's text replaced where
- * the author's table has it, alone between tags, once. Merged token by token, the edit fell among the author's tags
- * (`</td>\n    <td>` for our ` | `) and the table was written whole as a pipe table, the `</div>` around it dropped
- * (RunLLM's notebook outputs, gitprobe12c item 3). Null where a cell's text is not plain or not found once.
+ * An HTML `<table>` of the author's (ours a pipe table) whose cells were edited: each edited cell's text replaced in the
+ * author's cell at the same row and column (`cellAt`), or else where the author's table has it, alone between tags,
+ * once. Merged token by token, the edit fell among the author's tags (`</td>\n    <td>` for our ` | `) and the table
+ * was written whole as a pipe table, the `</div>` around it dropped (RunLLM's notebook outputs, gitprobe12c item 3).
+ * Null where a cell's text is not plain or not found.
  */
 function htmlCellsEdited(base: readonly string[], source: readonly string[], ours: readonly string[]): string | null {
   let text = source.join('\n');
   if (!/<t[dh][\s>]/i.test(text)) return null;
+  const rows = pipeRowIndexes(base);
   for (let i = 0; i < base.length; i++) {
     if (base[i] === ours[i]) continue;
     const [was, now] = [cellsOf(base[i].trim()), cellsOf(ours[i].trim())];
@@ -452,13 +474,58 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
       const [from, to] = [was[c].trim(), now[c].trim()];
       if (from === to) continue;
       if (from === '' || !PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) return null;
-      const found = [...text.matchAll(new RegExp(`(>[ \\t]*)${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[ \\t]*<)`, 'g'))];
-      if (found.length !== 1) return null;
-      const at = found[0].index! + found[0][1].length;
+      const at = cellAt(text, rows, i, c, from) ?? onlyCellSaying(text, from);
+      if (at === null) return null;
       text = text.slice(0, at) + to + text.slice(at + from.length);
     }
   }
   return text;
+}
+
+/** Each line's row number among a pipe table's rows (its delimiter row, and lines no row, -1); null where the lines hold no one table. */
+function pipeRowIndexes(lines: readonly string[]): { of: number[]; count: number; emptyHeader: boolean } | null {
+  const of = lines.map(() => -1);
+  let count = 0;
+  let first = -1;
+  let last = -1;
+  lines.forEach((line, i) => {
+    if (!TABLE_ROW.test(line) || lineKey(line) === '|-|') return;
+    if (first < 0) first = i;
+    last = i;
+    of[i] = count++;
+  });
+  if (count === 0 || lines.slice(first, last + 1).some((line) => !TABLE_ROW.test(line))) return null;
+  return { of, count, emptyHeader: cellsOf(lines[first].trim()).every((cell) => cell.trim() === '') };
+}
+
+/** An HTML table's rows (`<tr>…</tr>`), each with its cells' inner text and where that text starts. */
+const HTML_ROW = /<tr\b[^>]*>([\s\S]*?)<\/tr\s*>/gi;
+const HTML_CELL = /(<t([dh])\b[^>]*>)([\s\S]*?)<\/t\2\s*>/gi;
+
+/**
+ * Where the text `from` of our table's row `line`, column `column` starts in the author's one HTML table: the cell of
+ * the same row and column, as many rows (ours may add an empty header row) and cells in each as ours. A notebook's
+ * data frame says `False` or `0` in many cells: looked for by its text alone, such a cell was found more than once and
+ * the table written whole as a pipe table (RunLLM customer-churn-predictor.md).
+ */
+function cellAt(text: string, rows: ReturnType<typeof pipeRowIndexes>, line: number, column: number, from: string): number | null {
+  if (!rows || rows.of[line] < 0 || (text.match(/<table\b/gi) ?? []).length !== 1) return null;
+  const htmlRows = [...text.matchAll(HTML_ROW)];
+  const skipped = rows.count - htmlRows.length;
+  if (skipped !== 0 && !(skipped === 1 && rows.emptyHeader)) return null;
+  const row = htmlRows[rows.of[line] - skipped];
+  if (!row) return null;
+  const cells = [...row[1].matchAll(HTML_CELL)];
+  const cell = cells[column];
+  if (!cell || cell[3].trim() !== from) return null;
+  const inner = row.index! + row[0].indexOf('>') + 1 + cell.index! + cell[1].length;
+  return inner + cell[3].indexOf(from);
+}
+
+/** Where the only cell of the author's table saying `from`, alone between tags, starts; null where none or several do. */
+function onlyCellSaying(text: string, from: string): number | null {
+  const found = [...text.matchAll(new RegExp(`(>[ \\t]*)${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[ \\t]*<)`, 'g'))];
+  return found.length === 1 ? found[0].index! + found[0][1].length : null;
 }
 
 /** Where a hunk goes and the lines it puts there; `ours[i]`: the line there is our writing's own (an edited table row, written in its table's style). */
@@ -633,7 +700,7 @@ export function sourcePatchOf(data: Record<string, unknown> | undefined): Source
   const head = raw.head;
   const nullOrString = (value: unknown) => value === null || typeof value === 'string';
   const headOk = head && typeof head.text === 'string' && nullOrString(head.title) && nullOrString(head.frontmatter);
-  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}), ...(raw.tableRows === true ? { tableRows: true as const } : {}) };
+  return { hunks, ...(headOk ? { head } : {}), ...(raw.noFinalNewline === true ? { noFinalNewline: true as const } : {}), ...(raw.strict === true ? { strict: true as const } : {}), ...(raw.tableRows === true ? { tableRows: true as const } : {}), ...(raw.starRules === true ? { starRules: true as const } : {}) };
 }
 
 

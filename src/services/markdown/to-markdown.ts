@@ -32,7 +32,7 @@ import { pageFrontmatter } from './from-markdown';
 import { defaultHrefFor } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
-import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
+import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { hasInlines, preCodeHtml } from './pre-code-html';
 import { encodeTagAttribute, parseTag } from './syntax/tags';
 import { type CellWriting, tableText, type TableMode, unmarkTables } from './table-lines';
@@ -136,7 +136,7 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
       strong: style.strong ?? '*',
       fence: '`',
       fences: !style.indentedCode,
-      rule: '-',
+      rule: style.rule ?? '*',
       listItemIndent: 'one',
       incrementListMarker: true,
       // The handlers map is keyed by mdast's node types, which do not include ours.
@@ -149,8 +149,10 @@ function createStringifier(style: MarkdownStyle, tables: TableMode = 'aligned') 
 /** The style a document records, its values checked (a client may post anything in `data`). */
 function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   const raw = document.data?.markdownStyle as Record<string, unknown> | undefined;
-  if (!raw || typeof raw !== 'object') return {};
+  if (!raw || typeof raw !== 'object') return dashRulesPatch(document) ? { rule: '-' } : {};
   const style: MarkdownStyle = {};
+  if (raw.rule === '-' || raw.rule === '_') style.rule = raw.rule;
+  else if (dashRulesPatch(document)) style.rule = '-';
   if (raw.bullet === '-' || raw.bullet === '+') style.bullet = raw.bullet;
   if (raw.emphasis === '*') style.emphasis = '*';
   if (raw.strong === '_') style.strong = '_';
@@ -158,6 +160,15 @@ function markdownStyleOf(document: JSONDocument): MarkdownStyle {
   if (raw.headingAnchors === 'id') style.headingAnchors = 'id';
   if (raw.indentedCode === true) style.indentedCode = true;
   return style;
+}
+
+/**
+ * Whether the document's source patch was taken over a writing of dividers as `---` (ours before `***`, GitBook's): its
+ * hunks name those lines, and a file read then with `---` dividers recorded no style for them, so it is written so.
+ */
+function dashRulesPatch(document: JSONDocument): boolean {
+  const patch = document.data?.[SOURCE_PATCH_KEY];
+  return !!patch && typeof patch === 'object' && (patch as SourcePatch).starRules !== true;
 }
 
 function stringifierFor(style: MarkdownStyle, tables: TableMode = 'aligned') {
@@ -689,9 +700,13 @@ class Writer {
           break;
         }
         case 'annotation': {
-          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `text[^1]`.
-          items.push(...this.items(inline.nodes ?? []));
+          // GitBook's Markdown of an annotation: the text, then the footnote holding its note, `word[^1]`; text that is
+          // not one word standing alone is the link to the note, `[some words](#user-content-fn-1)[^1]` (`word[^1]`
+          // annotates the word before the footnote only).
+          const inner = this.items(inline.nodes ?? []);
           const label = String(this.note(inline as { fragments?: unknown[] }));
+          if (isOneWord(inner, items[items.length - 1])) items.push(...inner);
+          else items.push({ marks: new Map(), link: { url: `#user-content-fn-${label}`, inner } });
           items.push({ marks: new Map(), node: { type: 'footnoteReference', identifier: label, label } as PhrasingContent });
           break;
         }
@@ -746,6 +761,14 @@ function imagesDivAttributes(data: Record<string, unknown>): string | null {
  * Marks a link shares with a neighbour go outside it (`**a [b](x) c**`); others stay inside, as GitBook
  * writes a link that is all bold: `[**b**](x)`.
  */
+/** Whether an annotation's text is one word after a space (or nothing), which a footnote right after it annotates alone. */
+function isOneWord(inner: readonly Item[], before: Item | undefined): boolean {
+  if (inner.length === 0 || !inner.every((item) => 'leaf' in item)) return false;
+  const text = inner.map((item) => ('leaf' in item ? item.leaf.text : '')).join('');
+  const after = !before || ('leaf' in before && /\s$/.test(before.leaf.text));
+  return /^\S+$/.test(text) && after;
+}
+
 function resolveLinks(items: Item[]): Item[] {
   return items.map((item, index) => {
     if (!('link' in item)) return item;
