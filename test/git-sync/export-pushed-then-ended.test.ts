@@ -20,7 +20,10 @@ beforeAll(async () => {
   await createRepository(SOURCE, { files: { 'README.md': '# Home\n\nThe first page.\n', 'guide.md': '# Guide\n\nA page.\n' } });
 });
 
-/** A space imported from SOURCE, and a repository with other content to export it to. */
+/**
+ * A space imported from SOURCE, and a repository with other content to export it to: its export is forced (a setup's,
+ * GitBook's integration sends `force` there), since an unforced one refuses a branch whose synced files differ.
+ */
 async function spaceAndTarget(target: string) {
   const space = await createSpace(org.id, org.owner.token);
   await runGitOperation(space.id, org.owner.token, 'import', { ...githubBody(SOURCE), force: true });
@@ -30,7 +33,7 @@ async function spaceAndTarget(target: string) {
 }
 
 async function queuedExport(spaceId: string, target: string): Promise<string> {
-  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/export`, { token: org.owner.token, body: { ...githubBody(target), commitMessage: 'GITBOOK-7: export' } }), 204);
+  expectStatus(await api('POST', `/v1/spaces/${spaceId}/git/export`, { token: org.owner.token, body: { ...githubBody(target), commitMessage: 'GITBOOK-7: export', force: true } }), 204);
   return (await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(spaceId).first<{ id: string }>())!.id;
 }
 
