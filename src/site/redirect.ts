@@ -1,4 +1,5 @@
-import { destinationOf, redirectForPathQuery, sourceOfSegments, withCapture, type StoredDestination } from '../services/sites/redirect-lookup';
+import { destinationOf, redirectForPathQuery, withCapture, type StoredDestination } from '../services/sites/redirect-lookup';
+import { sourceOfSegments } from '../services/sites/site-paths';
 import type { SiteRequest } from './views';
 
 /**

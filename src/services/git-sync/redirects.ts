@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rawRun, type BatchItem, type Db } from '../../db/client';
 import { gitSyncEntries, siteRedirects, siteSections, siteSpaces } from '../../db/schema/index';
 import { newId } from '../../lib/ids';
+import { siteSpaceSegments, sourceOfSegments } from '../sites/site-paths';
 import type { GitBookConfig } from './layout';
 
 /**
@@ -24,17 +25,10 @@ type Place = { path: string; isDefault: boolean };
 const intoSiteSpace = (siteSpaceId: string) =>
   sql`json_extract(${siteRedirects.destination}, '$.kind') = 'site-page' and json_extract(${siteRedirects.destination}, '$.siteSpaceId') = ${siteSpaceId}`;
 
-/** The path segments of a site space in its site (services/sites/present siteSpaceSegments, without its imports). */
-function segmentsOf(section: Place | null, siteSpace: Place): string[] {
-  return [...(section && !section.isDefault ? [section.path] : []), ...(siteSpace.isDefault ? [] : [siteSpace.path])];
-}
-
-/** A redirect's source path: each segment percent-encoded as the sources' pattern wants, or null when it is not a path. */
+/** A redirect's source path (`from` a file's path, under the site space's segments), or null when it is not a path. */
 function sourceOf(segments: string[], from: string): string | null {
   const parts = [...segments, ...from.replace(/\.md$/i, '').split('/')].filter(Boolean);
-  if (parts.length === 0) return null;
-  const encoded = parts.map((p) => encodeURIComponent(p).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
-  return `/${encoded.join('/')}`;
+  return parts.length === 0 ? null : sourceOfSegments(parts);
 }
 
 export interface PlacedSiteSpace {
@@ -62,7 +56,7 @@ export async function siteSpacesOf(db: Db, spaceId: string): Promise<PlacedSiteS
     siteId: r.siteId,
     siteSpaceId: r.id,
     spaceId: r.spaceId,
-    segments: segmentsOf(r.sectionPath === null ? null : { path: r.sectionPath, isDefault: r.sectionDefault ?? false }, r),
+    segments: siteSpaceSegments(r.sectionPath === null ? null : { path: r.sectionPath, isDefault: r.sectionDefault ?? false }, r),
   }));
 }
 
@@ -132,7 +126,7 @@ export function placementsIn(structure: { site: { id: string }; sections: Array<
     siteId: structure.site.id,
     siteSpaceId: row.id,
     spaceId: row.spaceId,
-    segments: segmentsOf(row.sectionId === null ? null : (sections.get(row.sectionId) ?? null), row),
+    segments: siteSpaceSegments(row.sectionId === null ? null : (sections.get(row.sectionId) ?? null), row),
   }));
 }
 

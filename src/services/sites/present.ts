@@ -5,6 +5,7 @@ import { urlContext, type UrlContext } from '../../schemas/mappers';
 import type { Site, SiteSection, SiteSectionGroup, SiteSpace, SiteStructure } from '../../schemas/site';
 import { toSpace } from '../../schemas/mappers';
 import { evaluateCondition } from './conditions';
+import { siteSpaceSegments } from './site-paths';
 import { childrenOf, siteSpacesIn, type GroupRow, type SectionRow, type SiteModel, type SiteRow, type SiteSpaceRow } from './model';
 import { sitePermissions } from '../../lib/permissions';
 import type { SiteReader } from './access';
@@ -64,12 +65,7 @@ export function publishedUrlOf(site: SiteRow, urls: SiteUrls, segments: string[]
 
 export const modelSite = (model: SiteModel, rank: number, urls: SiteUrls) => toSite(model.site, model.siteSpaces.length, rank, urls);
 
-type Place = { path: string; isDefault: boolean };
-
-/** The path segments of a site space's published URL, under its section if any (the defaults have none). */
-export function siteSpaceSegments(section: Place | null, siteSpace: Place): string[] {
-  return [...(section && !section.isDefault ? [section.path] : []), ...(siteSpace.isDefault ? [] : [siteSpace.path])];
-}
+export { siteSpaceSegments };
 
 export function toSiteSpace(model: SiteModel, row: SiteSpaceRow, urls: SiteUrls): SiteSpace {
   const entry = model.spaces.get(row.spaceId)!;

@@ -3,7 +3,8 @@ import type { Db } from '../../db/client';
 import { siteRedirects } from '../../db/schema';
 import { locatePages, pagePathsQuery } from '../content/page-paths';
 import type { SiteModel } from './model';
-import { publishedUrlOf, siteSpaceSegments, type SiteUrls } from './present';
+import { publishedUrlOf, type SiteUrls } from './present';
+import { siteSpaceSegments } from './site-paths';
 
 /**
  * Finding a site's live redirect of a path and where it leads: what getSiteRedirectBySource answers, and what the
@@ -70,9 +71,4 @@ export function withCapture(target: string, row: RedirectRow, path: string): str
   const url = new URL(target);
   url.pathname = `${url.pathname.replace(/\/$/, '')}${rest.startsWith('/') ? '' : '/'}${rest}`;
   return url.toString();
-}
-
-/** A path's segments as sources are written: each percent-encoded, `!'()*` too (as Git Sync writes them). */
-export function sourceOfSegments(segments: string[]): string {
-  return `/${segments.map((p) => encodeURIComponent(p).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).join('/')}`;
 }
