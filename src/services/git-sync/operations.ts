@@ -106,8 +106,7 @@ async function claim(
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  const changed = (claimed as { meta?: { changes?: number } }).meta?.changes ?? 0;
-  return changed > 0 ? { row, busy: false } : { row: null, busy: true };
+  return changesOf(claimed) > 0 ? { row, busy: false } : { row: null, busy: true };
 }
 
 const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
