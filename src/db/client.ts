@@ -371,3 +371,8 @@ export function rowsOf<T = unknown>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { results?: unknown[] }).results ?? []) as T[];
 }
+
+/** How many rows a D1 write changed (its result's `meta.changes`; 0 when the driver gives none). */
+export function changedRows(result: unknown): number {
+  return (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+}

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rawRun, type Db } from '../../db/client';
+import { changedRows, rawRun, type Db } from '../../db/client';
 import { DAY_MS } from '../../lib/time';
 
 /** How long an audit event is kept: a year, then the hourly cron deletes it (the Handbook's audit log guide). */
@@ -23,5 +23,5 @@ export async function purgeOldAuditEvents(db: Db, now: number): Promise<number> 
         union all select (select min(a.org_id) from audit_events a where a.org_id > orgs.org_id) from orgs where orgs.org_id is not null)
       select e.org_id, e.id from orgs join audit_events e on e.org_id = orgs.org_id and e.occurred_at < ${cutoff} limit ${PURGE_BATCH})`,
   );
-  return (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  return changedRows(result);
 }

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { createDb, runBatch, type BatchItem, type Db } from '../../db/client';
+import { changedRows, createDb, runBatch, type BatchItem, type Db } from '../../db/client';
 import { changeRequestContributors, changeRequests, revisions, spaceIndexState, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { contentUpdatedEvents, enqueueEvents, eventIdsOf } from '../integrations/events';
@@ -171,7 +171,7 @@ function moveChangeRequestHead(db: Db, crId: string, expected: string, set: Part
 }
 
 export function assertMoved(result: unknown, what: string) {
-  const changes = (result as { meta?: { changes?: number } }).meta?.changes;
+  const changes = changedRows(result);
   if (changes !== 1) throw new ApiError(409, `The ${what} changed while this request was applied; try again`);
 }
 

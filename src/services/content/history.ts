@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { isChunkMemberSql, midsOfMemberSql } from './tree';
-import { rawAll, rawRun, rowsOf, runBatch, type Db } from '../../db/client';
+import { changedRows, rawAll, rawRun, rowsOf, runBatch, type Db } from '../../db/client';
 import { DAY_MS } from '../../lib/time';
 
 /**
@@ -141,8 +141,7 @@ async function sweepDocuments(db: Db, spaceId: string, hashes: string[]): Promis
     rawRun(db, sql`delete from documents where hash in (select value from json_each(${list}))
       and not exists (select 1 from space_documents sd where sd.hash = documents.hash)`),
   ]);
-  const changes = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
-  return { references: changes(results[0]), documents: changes(results[1]) };
+  return { references: changedRows(results[0]), documents: changedRows(results[1]) };
 }
 
 function recordCollection(db: Db, spaceId: string, now: number, pending: boolean) {
@@ -159,7 +158,7 @@ export async function collectSpaceHistory(db: Db, spaceId: string, now: number, 
   const cutoff = retentionCutoff(now);
   // Marked pending first: a collection that stops half-way (an error, an evicted writer) is taken up again.
   const [, deleted] = await runBatch(db, [recordCollection(db, spaceId, now, true), deleteCollectableRevisions(db, spaceId, cutoff, limits.revisions)]);
-  const revisions = (deleted as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  const revisions = changedRows(deleted);
   const hashes = await unreachableHashes(db, spaceId, limits.documents);
   let references = 0;
   let documents = 0;

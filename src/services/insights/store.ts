@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rawRun, runBatch, type Db } from '../../db/client';
+import { changedRows, rawRun, runBatch, type Db } from '../../db/client';
 import type { InsightsRow } from './events';
 
 /** The message type of site insights events (services/insights/events sends them, src/jobs/site-insights.ts stores them). */
@@ -42,5 +42,5 @@ export async function purgeOldEvents(db: Db, now: number): Promise<number> {
     db,
     sql`delete from site_insights_events where id in (select id from site_insights_events where at < ${now - RETENTION_MS} limit ${PURGE_BATCH})`,
   );
-  return (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  return changedRows(result);
 }

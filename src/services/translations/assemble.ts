@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { createDb, rowWhere, runBatch, type BatchItem, type Db } from '../../db/client';
+import { changedRows, createDb, rowWhere, runBatch, type BatchItem, type Db } from '../../db/client';
 import { revisions, spaces } from '../../db/schema';
 import { translationPages, translationRuns, translations, type TranslationPageRow } from '../../db/schema/translations';
 import type { Env } from '../../env';
@@ -158,7 +158,7 @@ export async function assembleTranslation(env: Env, target: TranslationTarget): 
       .set({ status: 'completed', finishedAt: now, touchedAt: now, pagesDone: pagesSql, words: wordsSql })
       .where(and(eq(translationRuns.id, run.id), isNull(translationRuns.finishedAt), moved)),
   ]);
-  const changes = (results[results.length - 1] as { meta?: { changes?: number } }).meta?.changes;
+  const changes = changedRows(results[results.length - 1]);
   if (changes !== 1) {
     // A run failed or superseded meanwhile wrote nothing (every write is guarded on it being live).
     const [after] = await db.select({ finishedAt: translationRuns.finishedAt }).from(translationRuns).where(eq(translationRuns.id, run.id));

@@ -1,6 +1,6 @@
 import { and, count, eq, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { rowWhere, runBatch, type BatchItem, type Db } from '../../db/client';
+import { changedRows, rowWhere, runBatch, type BatchItem, type Db } from '../../db/client';
 import { organizations, spaces } from '../../db/schema';
 import { translationPages, translationRuns, translations, type TranslationRow } from '../../db/schema/translations';
 import type { AppBindings, Env } from '../../env';
@@ -309,7 +309,7 @@ export async function startRun(env: Env, db: Db, translation: TranslationRow): P
     ...newRunStatements(db, translation.id, runId, now),
     ...syncResultAccess(db, translation.sourceSpaceId, translation.resultSpaceId, now, started),
   ]);
-  const changes = (results[0] as { meta?: { changes?: number } }).meta?.changes ?? 0;
+  const changes = changedRows(results[0]);
   if (changes !== 1) return false;
   await enqueueTranslationRun(env, translation.id, runId);
   return true;
