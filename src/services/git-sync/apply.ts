@@ -252,7 +252,9 @@ export function chunkedDocumentWriter(db: Db, spaceId: string, now: string, chun
     const bases = await loadDeltaBases(db, [...new Set(previous.values())]);
     return documents.map((document) => {
       const replaced = previous.get(document.hash);
-      if (replaced === undefined) return document;
+      // The same document held again for a new page has let its JSON go (`add`): stored as it is packed, since a delta
+      // made of no JSON would be an empty one (gitprobe16a: a changed page and a new page of one push, same content).
+      if (replaced === undefined || document.body === '') return document;
       const { body: _json, ...made } = asDelta(document, bases.get(replaced));
       if (made.base) deltas++;
       return { ...made, body: '' };
