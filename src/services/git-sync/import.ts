@@ -388,7 +388,10 @@ export async function planImport(
       // The navigation title follows the summary: set, changed, or removed (an empty one) with its quoted title.
       const was = head.pages.get(plan.page);
       const linkTitle = (page.linkTitle ?? '') !== (was?.linkTitle ?? '') ? { linkTitle: page.linkTitle ?? '' } : {};
-      const titled = page.link || page.anchorLink;
+      // A link is titled by its item; a page whose file changed by the item (or file name) unless the file's heading 1
+      // names it (the writer takes the converted title first), as a fresh import titles it: a push that removed the
+      // heading otherwise left the page the title of a heading it no longer has.
+      const titled = page.link || page.anchorLink || document;
       // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
