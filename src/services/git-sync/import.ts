@@ -275,7 +275,8 @@ export async function planImport(
   const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
-    const [first] = paths;
+    // Named after the path its `git` names (withCopiesMarked: the last), so an export elsewhere writes it under its name.
+    const named = paths.reduce((last, path) => (path > last ? path : last));
     const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
     if (session.missing.has(oid)) {
       for (const path of paths) warnings.push(`${path}: not imported (${lacksBlob(oid)})`);
@@ -289,13 +290,13 @@ export async function planImport(
     assetBytes += size;
     if (assetBytes > GIT_IMPORT_LIMITS.maxAssetBytes) throw new Error(`the import stores more than ${GIT_IMPORT_LIMITS.maxAssetBytes} bytes of files; that is the limit`);
     readFiles++;
-    const contentType = contentTypeOf(first);
+    const contentType = contentTypeOf(named);
     // An import planned again to continue (operations.ts) gives its new files the ids its first plan gave them.
     const id = replacing.get(oid) ?? (options.newFileId ? await options.newFileId(oid) : newId());
     for (const path of paths) filePlans.set(path, { path, oid, file: id });
     const slot: FileEntry[] = [];
     newFileSlots.push(slot);
-    const record = (stored: StoredAsset) => slot.push({ id, name: first.slice(first.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
+    const record = (stored: StoredAsset) => slot.push({ id, name: named.slice(named.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
     // A stream is read to its end here (the next blob comes after it on the same connection); bytes already held
     // are stored a few at a time while the next ones are read (each store is two R2 round trips).
     if ('stream' in blob!) record(await options.assets.storeStream(oid, blob.size, blob.stream, contentType));

@@ -612,9 +612,10 @@ export function contentTypeOf(path: string): string {
  * tables, cards and buttons, which the converter reads; an `href` in HTML it keeps as code is written back to its path by
  * the export like any `/pages/<id>`), and reference definitions. An inline link's destination is followed by its title
  * or its `)`: `](a.md#- how to)` holds a space and is no link (its text stays as written, GitBook shows it so); it was
- * rewritten to the import's batch ref, and the page's text and the next export said `](_gp4#- how to)`.
+ * rewritten to the import's batch ref, and the page's text and the next export said `](_gp4#- how to)`. A destination
+ * may hold balanced parentheses, as CommonMark's (`](shot%20(1).png)`, the export's spelling of `shot (1).png`).
  */
-const LINKS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)(?=\s*(?:\)|"|'|\(|$))/gm, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|(?:[^()\s<>]|\([^()\s<>]*\))+)(?=\s*(?:\)|"|'|\(|$))/gm, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
