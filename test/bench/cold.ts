@@ -117,9 +117,12 @@ async function workerShares(
 
 /**
  * `measure`, tried again on a fresh instance when it fails (at most ATTEMPTS times in all), saying why on stderr: a CPU
- * profile's inspector session lost (isolate-cpu.ts `inspect`) costs one more instance, not the run.
+ * profile's inspector session lost (isolate-cpu.ts `inspect`) costs one more instance, not the run. A lost session
+ * leaves no figure (the attempt's profiles are dropped whole), so a retry takes nothing from the median but time. Five:
+ * workerd closed a session (`outbound:0`, `core:entry`, code 1000) in 4 of 20 profiled instances of one idle run, twice
+ * in a row for one measurement; three attempts left a run one loss from dying.
  */
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 async function withRetries<T>(what: string, measure: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
