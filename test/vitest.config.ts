@@ -133,7 +133,7 @@ const unreachableLimits = rateLimitBindings(Object.fromEntries(Object.values(RAT
 
 export default workersProject({
   include: ['test/**/*.test.ts'],
-  exclude: ['test/limits/**'],
+  exclude: ['test/limits/**', 'test/build/**'],
   // Bundles the integration written with GitBook's runtime, in Node (esbuild does not run in workerd).
   globalSetup: [
     path.join(root, 'test/fixtures/integrations/build-gitbook-integration.mjs'),

@@ -10,12 +10,13 @@
 // wrangler's `keepNames`, plus `minifySyntax` (see `buildWithMetafile`). wrangler.toml's `[build] command` runs it
 // before every `wrangler dev` and `wrangler deploy`; the benchmark builds its own entry with it (test/bench/routes.ts). `node src/cli/build-worker.mjs` does it by hand.
 import { builtinModules } from 'node:module';
-import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
+import { eagerFunctions, eagerModules } from './eager-compile.mjs';
 import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -109,7 +110,8 @@ export async function buildWorker({ root = ROOT, entry = 'src/index.ts', outdir 
   return listModules(out);
 }
 
-async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir = WORKER_OUT_DIR, minify = false } = {}) {
+/** `buildWorker` with esbuild's metafile (the build's inputs and outputs), for the checks and tests that read the graph. */
+export async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir = WORKER_OUT_DIR, minify = false } = {}) {
   const out = resolve(root, outdir);
   rmSync(out, { recursive: true, force: true });
   const { metafile } = await esbuild.build({
@@ -142,7 +144,24 @@ async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', outdir =
   assertRouteGroupsApart(metafile);
   // Another checkout built with this script (a benchmark's baseline) is measured as it is.
   if (root === ROOT) assertZodFree(metafile);
+  compileEagerly(root, metafile);
   return { out, metafile };
+}
+
+/**
+ * The modules a published page's first request evaluates (the site's, the renderer's, the group apps', less the
+ * entry's) with their functions compiled when workerd compiles them at the isolate's creation, not on their first
+ * call (eager-compile.mjs says how and why): the request no longer parses them a second time. Builds without the site
+ * (the benchmark's reference) are left as they are.
+ */
+function compileEagerly(root, metafile) {
+  if (!metafile.inputs[SITE]) return;
+  const entry = Object.keys(metafile.outputs).find((name) => name.endsWith('.js') && !name.includes(`/${ON_DEMAND_DIR}/`));
+  const atStartup = entry ? staticClosure(metafile, entry) : new Set();
+  for (const { name, cyclic } of eagerModules(metafile, EAGER_SOURCES, atStartup, staticClosure)) {
+    const file = resolve(root, name);
+    writeFileSync(file, eagerFunctions(readFileSync(file, 'utf8'), { declarations: !cyclic }).code);
+  }
 }
 
 /**
@@ -160,6 +179,9 @@ export const GROUP_APP = 'src/routes/group-app.ts';
 
 /** The published page's renderer, whose first import evaluates no attribute tables (module-graph.mjs isRendererTableSource). */
 export const RENDERER = 'src/site/render/document.ts';
+
+/** What a published page's first request imports: its modules' functions are compiled with them (compileEagerly). */
+const EAGER_SOURCES = [GROUP_APP, SITE, RENDERER];
 
 function assertZodFree(metafile) {
   const present = ZOD_FREE.filter((source) => metafile.inputs[source]);

@@ -8,7 +8,12 @@
  * startup.ts: workerd's default (legacy) module registry compiles every module of the Worker when it creates the
  * isolate (workerd-api.c++ `compileModules`: V8's CompileModule on each, which parses its top level and pre-parses its
  * functions), and instantiates and evaluates a module on its first import; the `new_module_registry` flag would compile
- * a module on its first import too. So a group's first request pays for evaluating its modules, not for parsing them. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ * a module on its first import too. So a group's first request pays for evaluating its modules and for V8's full parse
+ * and bytecode of every function it calls for the first time (a pre-parsed function is parsed again on its first call:
+ * some 400 of them on a published page, counted with `MINIFLARE_WORKERD_V8_FLAGS=--log-function-events`), except in the
+ * modules a published page evaluates, whose functions the build writes to be compiled with their module
+ * (src/cli/eager-compile.mjs). Node.js built-ins (`node:zlib` and the stream modules it imports) are compiled on their
+ * first import, from workerd's compile cache. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
  * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
  * published page or a page read would evaluate zod (a page read is served by precompiled checks: lib/lazy-router).
  *
@@ -112,9 +117,12 @@ async function workerShares(
 
 /**
  * `measure`, tried again on a fresh instance when it fails (at most ATTEMPTS times in all), saying why on stderr: a CPU
- * profile's inspector session lost (isolate-cpu.ts `inspect`) costs one more instance, not the run.
+ * profile's inspector session lost (isolate-cpu.ts `inspect`) costs one more instance, not the run. A lost session
+ * leaves no figure (the attempt's profiles are dropped whole), so a retry takes nothing from the median but time. Five:
+ * workerd closed a session (`outbound:0`, `core:entry`, code 1000) in 4 of 20 profiled instances of one idle run, twice
+ * in a row for one measurement; three attempts left a run one loss from dying.
  */
-const ATTEMPTS = 3;
+const ATTEMPTS = 5;
 async function withRetries<T>(what: string, measure: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

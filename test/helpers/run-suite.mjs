@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: the two test projects at once, the main one (test/vitest.config.ts) and the limits one
- * (test/limits/vitest.config.ts), each its own vitest process and workerd. The limits project spends most of its
+ * `npm test`: the test projects at once, the main one (test/vitest.config.ts) and the limits one
+ * (test/limits/vitest.config.ts), each its own vitest process and workerd, and the build tools' (test/build, in Node.js). The limits project spends most of its
  * time waiting out 10-second rate limit windows (and its start, a workerd booted and the app imported, is
  * ~18 s on a 2-core machine): run after the main project, that was ~40 s added to the suite's wall time; beside
  * it, the waits cost no CPU and the rest shares the cores. Arguments go to both (`npm test -- --reporter=default`).
- * Exits with the first non-zero status of the two, after both have finished.
+ * Exits with the first non-zero status of them, after all have finished.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -16,6 +16,8 @@ const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
 const PROJECTS = [
   { name: 'main', config: 'test/vitest.config.ts' },
   { name: 'limits', config: 'test/limits/vitest.config.ts' },
+  // The build's tools, in Node.js (a few seconds).
+  { name: 'build', config: 'test/build/vitest.config.ts' },
 ];
 
 function run({ name, config }) {
