@@ -720,6 +720,31 @@ export class GitSession {
   }
 
   /**
+   * The trees (no blobs) of another commit than the one fetched, `oid` (the one the space last synced: an export compares
+   * the branch's head with it): true once they can be read (`listFiles`), false when they cannot be had cheaply (a server
+   * without partial fetches, or one that no longer has the commit: a branch pushed over).
+   */
+  async fetchTreesOf(oid: string): Promise<boolean> {
+    if (!this.partial) return false;
+    try {
+      await this.readCommit(oid);
+      return true;
+    } catch {
+      // Not here yet: fetched below.
+    }
+    try {
+      await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      // Its parents are not here either (depth 1): git's `shallow` file says so, as for the fetched commit.
+      const shallow = await this.fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8').catch(() => '');
+      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${shallow}${oid}\n`);
+      await this.readCommit(oid);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * A partial read failed (`cause`: the server refused blobs wanted by id, or the request failed): the whole tree
    * instead, and no partial reads from then on. When that fails too, the error says both: the first failure's
    * cause, which is what went wrong, and the fallback's.
