@@ -70,6 +70,33 @@ async function headOf(spaceId: string) {
     .first<{ revision: string; oid: string | null; message: string | null; byGitBook: number | null }>())!;
 }
 
+const revisionCount = async (spaceId: string) => (await env.DB.prepare('select count(*) as n from revisions where space_id = ?').bind(spaceId).first<{ n: number }>())!.n;
+const entryCount = async (spaceId: string) => (await env.DB.prepare('select count(*) as n from git_sync_entries where space_id = ?').bind(spaceId).first<{ n: number }>())!.n;
+
+/** The bindings of a consumer that goes away once its push is done: none of its later writes (the writer's record, its ending) happen. */
+function diesAfterThePush(operationId: string, target: string, before: string) {
+  const died = afterThePush(operationId, target, before, async () => {
+    throw new Error('the consumer went away');
+  });
+  const writer = env.SPACE_WRITER;
+  return {
+    ...died.bindings,
+    SPACE_WRITER: {
+      idFromName: (name: string) => writer.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = writer.get(id);
+        return new Proxy(stub, {
+          get(target, prop) {
+            if (prop === 'recordGitExport') return () => Promise.reject(new Error('the consumer went away'));
+            const value = Reflect.get(target, prop, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      },
+    },
+  } as unknown as typeof env;
+}
+
 /** An import of the target's main branch (GitBook's integration on the push it saw): nothing changes. */
 async function expectImportChangesNothing(spaceId: string, target: string, commit: string) {
   const before = await headOf(spaceId);
@@ -103,28 +130,7 @@ describe('an export pushed, then ended otherwise', () => {
     const { space, head } = await spaceAndTarget(target);
     const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
     const operationId = await queuedExport(space.id, target);
-    // The consumer goes away once the push is done: none of its later writes (the writer's record, its ending) happen.
-    const died = afterThePush(operationId, target, before, async () => {
-      throw new Error('the consumer went away');
-    });
-    const writer = env.SPACE_WRITER;
-    const bindings = {
-      ...died.bindings,
-      SPACE_WRITER: {
-        idFromName: (name: string) => writer.idFromName(name),
-        get: (id: DurableObjectId) => {
-          const stub = writer.get(id);
-          return new Proxy(stub, {
-            get(target, prop) {
-              if (prop === 'recordGitExport') return () => Promise.reject(new Error('the consumer went away'));
-              const value = Reflect.get(target, prop, target);
-              return typeof value === 'function' ? value.bind(target) : value;
-            },
-          });
-        },
-      },
-    } as unknown as typeof env;
-    await expect(runGitSyncOperation(bindings, operationId, 1)).rejects.toThrow('the consumer went away');
+    await expect(runGitSyncOperation(diesAfterThePush(operationId, target, before), operationId, 1)).rejects.toThrow('the consumer went away');
     const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
     expect(commit).not.toBe(before);
     expect(await headOf(space.id)).toMatchObject({ revision: head });
@@ -136,6 +142,65 @@ describe('an export pushed, then ended otherwise', () => {
 
     await runGitOperation(space.id, org.owner.token, 'import', githubBody(target));
     expect(await headOf(space.id)).toMatchObject({ revision: head, oid: commit, message: 'GITBOOK-7: export', byGitBook: 1 });
+    await expectImportChangesNothing(space.id, target, commit);
+  }, 300_000);
+
+  it('its consumer died after the push and its message came again in time: ended `success`, nothing pushed twice, one revision', async () => {
+    const target = 'pushed-then-redelivered';
+    const { space, head } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const entriesBefore = await entryCount(space.id);
+    const operationId = await queuedExport(space.id, target);
+    await expect(runGitSyncOperation(diesAfterThePush(operationId, target, before), operationId, 1)).rejects.toThrow('the consumer went away');
+    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    expect(commit).not.toBe(before);
+    const revisions = await revisionCount(space.id);
+
+    // The queue delivers the message again (attempts 2), well inside the operation's time limit.
+    await runGitSyncOperation(env, operationId, 2);
+    const info = (await gitInfo(space.id, org.owner.token)).body;
+    expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction: 'export' });
+    expect((await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim()).toBe(commit);
+    expect((await gitOutput(target, 'rev-list', '--count', `${before}..${commit}`)).trim()).toBe('1');
+    // The pushed revision records the commit: one revision more (the head with the files' git), not two.
+    expect(await revisionCount(space.id)).toBe(revisions + 1);
+    expect(await headOf(space.id)).toMatchObject({ oid: commit, message: 'GITBOOK-7: export', byGitBook: 1 });
+    expect(await headOf(space.id)).not.toMatchObject({ revision: head });
+    // The entries are the pushed files' (the next export keeps their blobs), not dropped.
+    expect(await entryCount(space.id)).toBe(entriesBefore);
+    const readme = await env.DB.prepare(`select oid from git_sync_entries where space_id = ? and path = 'README.md'`).bind(space.id).first<{ oid: string }>();
+    expect(readme?.oid).toBe((await gitOutput(target, 'rev-parse', `${commit}:README.md`)).trim());
+    await expectImportChangesNothing(space.id, target, commit);
+  }, 300_000);
+
+  it('its consumer died before the push and its message came again: the export runs once and pushes once', async () => {
+    const target = 'died-before-push-redelivered';
+    const { space } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const operationId = await queuedExport(space.id, target);
+    const running = async () => (await env.DB.prepare('select state from git_sync_operations where id = ?').bind(operationId).first<{ state: string }>())?.state === 'running';
+    // Gone once running: its first write after (the `started` event) and every one after it (its ending) fail.
+    let gone = false;
+    const db = new Proxy(env.DB, {
+      get(bound, prop) {
+        if (prop === 'batch')
+          return async (statements: D1PreparedStatement[]) => {
+            if (gone || (gone = await running())) throw new Error('the consumer went away');
+            return bound.batch(statements);
+          };
+        const value = Reflect.get(bound, prop, bound);
+        return typeof value === 'function' ? value.bind(bound) : value;
+      },
+    });
+    await expect(runGitSyncOperation({ ...env, DB: db } as typeof env, operationId, 1)).rejects.toThrow('the consumer went away');
+    expect((await env.DB.prepare('select state from git_sync_operations where id = ?').bind(operationId).first<{ state: string }>())?.state).toBe('running');
+    expect((await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim()).toBe(before);
+
+    await runGitSyncOperation(env, operationId, 2);
+    expect((await gitInfo(space.id, org.owner.token)).body.operation).toMatchObject({ state: 'success', direction: 'export' });
+    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    expect((await gitOutput(target, 'rev-list', '--count', `${before}..${commit}`)).trim()).toBe('1');
+    expect(await headOf(space.id)).toMatchObject({ oid: commit, byGitBook: 1 });
     await expectImportChangesNothing(space.id, target, commit);
   }, 300_000);
 

@@ -196,8 +196,16 @@ export async function runExport(
   env: Env,
   db: Db,
   session: GitSession,
-  input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace; beforePush?: (commit: string) => Promise<void> },
-): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
+  input: {
+    spaceId: string;
+    request: GitOperationRequest;
+    remoteHead: string | null;
+    space: SyncedSpace;
+    beforePush?: (commit: string) => Promise<void>;
+    /** Nothing is committed or pushed, nor the branch checked: the rows, and whether the branch already holds every file (an export whose push landed). */
+    recordOnly?: boolean;
+  },
+): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string; unchanged?: boolean }> {
   const { request, remoteHead, space } = input;
   // With the submodules: the commit's tree is made of this list, and a submodule left out of it was deleted.
   const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '', { submodules: true }) : [];
@@ -214,7 +222,7 @@ export async function runExport(
   const full = (path: string) => `${contentPrefix}${path}`;
 
   const entries = space.entries;
-  if (remoteHead && !request.force) await assertNothingUnimported(db, session, { spaceId: input.spaceId, space, remoteHead, remoteFiles, byPath, full, configPath: `${projectPrefix}.gitbook.yaml`, contentPrefix });
+  if (remoteHead && !request.force && !input.recordOnly) await assertNothingUnimported(db, session, { spaceId: input.spaceId, space, remoteHead, remoteFiles, byPath, full, configPath: `${projectPrefix}.gitbook.yaml`, contentPrefix });
   const tree = await readRevisionTree(db, space.head);
   const pageEntry = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.targetId, e]));
   const fileEntry = new Map(entries.filter((e) => e.kind === 'file').map((e) => [e.targetId, e]));
@@ -620,7 +628,7 @@ export async function runExport(
 
   const files = [...out.values()];
   const same = files.length === remoteFiles.length && files.every((f) => byPath.get(f.path)?.oid === f.oid);
-  if (same && remoteHead) return { commit: null, rows, pathPrefix: contentPrefix };
+  if ((same && remoteHead) || input.recordOnly) return { commit: null, rows, pathPrefix: contentPrefix, unchanged: same };
   const commit = await session.commitAndPush({
     files,
     parent: remoteHead,

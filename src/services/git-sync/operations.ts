@@ -94,6 +94,9 @@ async function claim(
     const progress = await importProgressOf(db, row.id);
     if (progress || again) return { row, busy: false, resumed: true, progress };
   }
+  // A message delivered again while its export is running: the run before stopped (a queue delivers a message again once
+  // the consumer that had it is gone), after its push or before it; this one ends it, never pushing twice (work()).
+  if (row && row.state === 'running' && row.direction === 'export' && again) return { row, busy: false, resumed: true };
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - limitMs).toISOString();
@@ -261,7 +264,7 @@ async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId:
     .get();
   if (!found) return false;
   const git = exportedGit(JSON.parse(found.request) as GitOperationRequest, JSON.parse(found.pushing) as PushedCommit);
-  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, rows: [], git }));
+  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, git }));
   return true;
 }
 
@@ -340,6 +343,20 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     const warnings = [...planWarnings, ...result.value.warnings];
     return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
   };
+  /**
+   * An export whose run stopped after its push (its message came again): nothing is pushed again. The revision it pushed
+   * records the commit, with the entries an export of the same head onto that commit reads (nothing to write: the entries
+   * of the pushed files), or, where the head moved since or the export would write something, the entries as they were.
+   */
+  const recordStoppedPush = async (space: Awaited<ReturnType<typeof loadSyncedSpace>>, pushed: PushedCommit, oid: string) => {
+    pushing = pushed;
+    commitId = pushed.commit;
+    revisionId = pushed.revisionId;
+    const same = space.head.id === pushed.revisionId ? await runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space, recordOnly: true }) : null;
+    const rows = same && same.commit === null && same.unchanged ? { rows: same.rows, pathPrefix: same.pathPrefix } : {};
+    await throughWriter(spaceWriter(env, row.spaceId).recordGitExport({ spaceId: row.spaceId, revisionId: pushed.revisionId, ...rows, git: exportedGit(request, pushed) }));
+    return 'exported';
+  };
   const work = async () => {
     // A continuation whose run before stored the slices it left (stored-plan.ts): applied without a fetch or a plan.
     if (row.direction === 'import' && resumed && progress) {
@@ -410,6 +427,9 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     const space = await loadSyncedSpace(db, row.spaceId);
     revisionId = space.head.id;
+    // The run before pushed its commit and stopped before recording it: the branch is at that commit, which is recorded now.
+    const pushedBefore = resumed ? (row.stats?.pushing as PushedCommit | undefined) : undefined;
+    if (pushedBefore && oid === pushedBefore.commit) return recordStoppedPush(space, pushedBefore, oid);
     await started(env, db, row, revisionId, oid ?? '');
     const beforePush = async (commit: string) => {
       pushing = { commit, revisionId: space.head.id, message: request.commitMessage ?? '' };
