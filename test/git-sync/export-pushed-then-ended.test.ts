@@ -207,6 +207,39 @@ describe('an export pushed, then ended otherwise', () => {
     await expectImportChangesNothing(space.id, target, commit);
   }, 300_000);
 
+  it("the import of its commit (the push's webhook) arrives before its ending: a no-op at once, not a wait behind it", async () => {
+    const target = 'pushed-then-imported';
+    const { space } = await spaceAndTarget(target);
+    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    const operationId = await queuedExport(space.id, target);
+    const revisions = await revisionCount(space.id);
+    let imported: { outcome: string; headKept?: boolean; operation?: unknown } = { outcome: 'not run' };
+    // At the export's first batch once pushed (its ending: the writer recorded the commit, the operation is still running).
+    const run = afterThePush(operationId, target, before, async () => {
+      const head = (await headOf(space.id)).revision;
+      expectStatus(await api('POST', `/v1/spaces/${space.id}/git/import`, { token: org.owner.token, body: githubBody(target) }), 204);
+      const importId = (await env.DB.prepare(`select id from git_sync_operations where space_id = ? and direction = 'import' and state = 'pending'`).bind(space.id).first<{ id: string }>())!.id;
+      try {
+        await runGitSyncOperation(env, importId, 1);
+        const row = await env.DB.prepare('select state, error from git_sync_operations where id = ?').bind(importId).first();
+        imported = { outcome: 'ran', headKept: (await headOf(space.id)).revision === head, operation: row };
+      } catch (error) {
+        imported = { outcome: String(error) };
+      }
+    });
+    await runGitSyncOperation(run.bindings, operationId, 1);
+    expect(run.happened()).toBe(true);
+    // The import ended `success` while the export was running, the head untouched by it.
+    expect(imported).toEqual({ outcome: 'ran', headKept: true, operation: { state: 'success', error: null } });
+    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+    expect((await gitOutput(target, 'rev-list', '--count', `${before}..${commit}`)).trim()).toBe('1');
+    const exported = await env.DB.prepare('select state from git_sync_operations where id = ?').bind(operationId).first<{ state: string }>();
+    expect(exported?.state).toBe('success');
+    expect(await headOf(space.id)).toMatchObject({ oid: commit, message: 'GITBOOK-7: export', byGitBook: 1 });
+    expect(await revisionCount(space.id)).toBe(revisions + 1);
+    await expectImportChangesNothing(space.id, target, commit);
+  }, 300_000);
+
   it('timed out by a later delivery before its push: nothing is pushed', async () => {
     const target = 'timed-out-before-push';
     const { space } = await spaceAndTarget(target);

@@ -109,7 +109,7 @@ async function claim(
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  return changesOf(claimed) > 0 ? { row, busy: false } : { row: null, busy: true };
+  return changesOf(claimed) > 0 ? { row, busy: false } : { row, busy: true };
 }
 
 const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
@@ -268,6 +268,38 @@ async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId:
   return true;
 }
 
+/**
+ * An import queued while an export of its space runs, once that export pushed the commit the branch is at (the push's own
+ * webhook: GitBook's integrations import on every push): the import of the space's own commit changes nothing, and ends
+ * so now, rather than wait behind the export (until it times out, if its consumer died). The export records the commit
+ * (its own run, its message delivered again, or the next import: recordUnfinishedExport).
+ */
+async function endedAsOwnPush(env: Env, db: Db, row: OperationRow): Promise<boolean> {
+  const request = JSON.parse(row.request) as GitOperationRequest;
+  if (row.direction !== 'import' || request.force || request.standalone) return false;
+  const pushing = sql<string>`json_extract(${gitSyncOperations.stats}, '$.pushing.commit')`;
+  const exporting = await db
+    .select({ commit: pushing })
+    .from(gitSyncOperations)
+    .where(and(eq(gitSyncOperations.spaceId, row.spaceId), eq(gitSyncOperations.direction, 'export'), eq(gitSyncOperations.state, 'running'), sql`${pushing} is not null`))
+    .get();
+  if (!exporting) return false;
+  let head: string | null;
+  try {
+    const credentials = row.secret ? (JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials) : null;
+    head = await new GitSession(env, request.url, credentials).headOf(request.ref);
+  } catch {
+    // Not known now: the import waits for the export, as any other.
+    return false;
+  }
+  if (head !== exporting.commit) return false;
+  const claimed = await rawRun(db, sql`update git_sync_operations set state = 'running' where id = ${row.id} and state = 'pending'`);
+  if (changesOf(claimed) === 0) return true;
+  await started(env, db, row, '', head);
+  await finish(env, db, row, { state: 'success', commitId: head, timestamp: true });
+  return true;
+}
+
 async function started(env: Env, db: Db, row: OperationRow, revisionId: string, commitId: string) {
   const results = await runBatch(db, [insertSpaceEvents(db, row.spaceId, 'space_gitsync_started', { revisionId, commitId }, nowIso())]);
   await enqueueEvents(env, eventIdsOf(results[0]));
@@ -281,6 +313,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   const db = createDb(env.DB);
   const limitMs = seams.timeLimitMs ?? GIT_OPERATION_TIMEOUT_MS;
   const { row, busy, resumed, progress } = await claim(env, db, operationId, limitMs, attempts > 1);
+  if (busy && row && (await endedAsOwnPush(env, db, row))) return;
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;

@@ -750,6 +750,12 @@ export class GitSession {
     return new Map(refs.map((r) => [r.ref, r.oid]));
   }
 
+  /** The commit `ref` is at on the remote (its refs only: nothing fetched), or null when it does not exist. */
+  async headOf(ref: string): Promise<string | null> {
+    const refs = (await this.v2Capabilities()) ? await this.lsRefs(ref) : await this.remoteRefs();
+    return refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
+  }
+
   /**
    * Fetches the commit at `ref` (depth 1): the oid, or null when the ref does not exist. With protocol v2 and
    * `filter`, only its commit and trees (blobs come when read, by id); otherwise the way isomorphic-git does,
