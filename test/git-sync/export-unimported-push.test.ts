@@ -59,6 +59,12 @@ const PUSHES = [
     },
   },
   {
+    what: 'only a file no page links (the import reads nothing of it)',
+    files: { 'docs/scripts/build.sh': 'echo build\n' },
+    named: 'docs/scripts/build.sh added',
+    imported: async () => undefined,
+  },
+  {
     what: 'only .gitbook.yaml',
     files: { 'docs/.gitbook.yaml': 'structure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  old-page: other.md\n' },
     named: 'docs/.gitbook.yaml added',
