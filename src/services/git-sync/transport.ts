@@ -89,7 +89,7 @@ function guardedHttp(env: OutboundEnv, maxBytes: number) {
 // ---------------------------------------------------------------------------------------------
 // Protocol v2 (gitprotocol-v2): `ls-refs`, then `fetch` of the commit with `filter blob:none` (commits and trees
 // only), then the blobs an operation reads, by id, in bounded batches. isomorphic-git speaks protocol v1 only and
-// fetches every blob of the tree; it keeps the objects (packs indexed in memory) and pushes.
+// fetches every blob of the tree; it keeps the objects (packs indexed in memory). An export pushes with `receivePack`.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
