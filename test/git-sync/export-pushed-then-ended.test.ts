@@ -97,6 +97,18 @@ function diesAfterThePush(operationId: string, target: string, before: string) {
   } as unknown as typeof env;
 }
 
+/** An export to `target` whose consumer went away once its push was done (diesAfterThePush): its commit is on the branch. */
+async function pushedThenDied(target: string) {
+  const { space, head } = await spaceAndTarget(target);
+  const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+  const entriesBefore = await entryCount(space.id);
+  const operationId = await queuedExport(space.id, target);
+  await expect(runGitSyncOperation(diesAfterThePush(operationId, target, before), operationId, 1)).rejects.toThrow('the consumer went away');
+  const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
+  expect(commit).not.toBe(before);
+  return { space, head, before, entriesBefore, operationId, commit };
+}
+
 /** An import of the target's main branch (GitBook's integration on the push it saw): nothing changes. */
 async function expectImportChangesNothing(spaceId: string, target: string, commit: string) {
   const before = await headOf(spaceId);
@@ -127,13 +139,7 @@ describe('an export pushed, then ended otherwise', () => {
 
   it('its consumer died after the push: a later delivery ends it `timeout`, and the import of the commit records it and changes nothing', async () => {
     const target = 'pushed-then-died';
-    const { space, head } = await spaceAndTarget(target);
-    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
-    const entriesBefore = await entryCount(space.id);
-    const operationId = await queuedExport(space.id, target);
-    await expect(runGitSyncOperation(diesAfterThePush(operationId, target, before), operationId, 1)).rejects.toThrow('the consumer went away');
-    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
-    expect(commit).not.toBe(before);
+    const { space, head, entriesBefore, operationId, commit } = await pushedThenDied(target);
     expect(await headOf(space.id)).toMatchObject({ revision: head });
 
     await env.DB.prepare('update git_sync_operations set created_at = ? where id = ?').bind(new Date(Date.now() - 20 * 60 * 1000).toISOString(), operationId).run();
@@ -150,13 +156,7 @@ describe('an export pushed, then ended otherwise', () => {
 
   it('its consumer died after the push and its message came again in time: ended `success`, nothing pushed twice, one revision', async () => {
     const target = 'pushed-then-redelivered';
-    const { space, head } = await spaceAndTarget(target);
-    const before = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
-    const entriesBefore = await entryCount(space.id);
-    const operationId = await queuedExport(space.id, target);
-    await expect(runGitSyncOperation(diesAfterThePush(operationId, target, before), operationId, 1)).rejects.toThrow('the consumer went away');
-    const commit = (await gitOutput(target, 'rev-parse', 'refs/heads/main')).trim();
-    expect(commit).not.toBe(before);
+    const { space, head, before, entriesBefore, operationId, commit } = await pushedThenDied(target);
     const revisions = await revisionCount(space.id);
 
     // The queue delivers the message again (attempts 2), well inside the operation's time limit.
