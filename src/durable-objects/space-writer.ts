@@ -123,7 +123,7 @@ export class SpaceWriter extends DurableObject<Env> {
   recordGitExport(target: {
     spaceId: string;
     revisionId: string;
-    rows: Array<typeof gitSyncEntries.$inferInsert>;
+    rows?: Array<typeof gitSyncEntries.$inferInsert>;
     pathPrefix?: string;
     git: GitImportTarget['git'];
   }): Promise<WriterResult<{ revision: string | null }>> {

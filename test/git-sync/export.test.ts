@@ -115,7 +115,12 @@ describe('exportToGitRepository (a real git http-backend)', () => {
     // The remote keeps the commit pushed meanwhile; the space keeps its edit.
     expect(await gitOutput('export-race', 'log', '--format=%s', '-1', 'refs/heads/main')).toContain('A commit pushed meanwhile');
     expect((await api('GET', `/v1/spaces/${space.id}`, { token })).body.revision).toBe(head);
-    // The next export builds on the new remote head and succeeds.
+    // The commit pushed meanwhile holds a page the space has not imported: the next export refuses it (issue 40); once the
+    // branch is imported, the one after builds on the new remote head and succeeds.
+    const refused = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-3: Edit' });
+    expect(refused.operation, JSON.stringify(refused)).toMatchObject({ state: 'failure' });
+    expect(refused.operation.error).toContain('RACE.md added');
+    await run(space.id, token, 'import', { url, ref: 'refs/heads/main' });
     const again = await run(space.id, token, 'export', { url, ref: 'refs/heads/main', commitMessage: 'GITBOOK-3: Edit' });
     expect(again.operation, JSON.stringify(again)).toMatchObject({ state: 'success' });
     const files = await gitOutput('export-race', 'ls-tree', '--name-only', 'refs/heads/main');

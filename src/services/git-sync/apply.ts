@@ -661,15 +661,17 @@ async function reusableContentsOf(
  */
 export async function recordGitExport(
   env: Env,
-  target: { spaceId: string; revisionId: string; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix?: string; git: GitImportTarget['git'] },
+  target: { spaceId: string; revisionId: string; rows?: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix?: string; git: GitImportTarget['git'] },
 ): Promise<{ revision: string | null }> {
+  // No rows (an export recorded after its run stopped, its rows not known): the entries the last sync left stay.
+  const entries = (rows: Array<typeof gitSyncEntries.$inferInsert> | undefined) => (rows ? entryStatements(db, target.spaceId, rows) : []);
   const db = createDb(env.DB);
   const recordCommit = (revisionId: string) =>
     db.insert(revisionGit).values({ revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git });
   const space = await loadSyncedSpace(db, target.spaceId);
-  const tagged = space.head.id === target.revisionId && !space.deleted ? await withExportedGit(db, space, target.rows, target.pathPrefix ?? '') : null;
+  const tagged = space.head.id === target.revisionId && !space.deleted && target.rows ? await withExportedGit(db, space, target.rows, target.pathPrefix ?? '') : null;
   if (!tagged) {
-    await runBatch(db, [recordCommit(target.revisionId), ...entryStatements(db, target.spaceId, target.rows)]);
+    await runBatch(db, [recordCommit(target.revisionId), ...entries(target.rows)]);
     return { revision: null };
   }
   const now = nowIso();
@@ -678,7 +680,7 @@ export async function recordGitExport(
     recordCommit(target.revisionId),
     ...revision.statements,
     recordCommit(revision.id),
-    ...entryStatements(db, target.spaceId, target.rows),
+    ...entries(target.rows),
     db
       .update(spaces)
       .set({ revisionId: revision.id, updatedAt: now })

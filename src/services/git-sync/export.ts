@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { and, eq, sql } from 'drizzle-orm';
+import { rawAll, type Db } from '../../db/client';
 import { changeRequests, revisions, users, type gitSyncEntries } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { fileKey } from '../content/files';
@@ -196,8 +196,16 @@ export async function runExport(
   env: Env,
   db: Db,
   session: GitSession,
-  input: { spaceId: string; request: GitOperationRequest; remoteHead: string | null; space: SyncedSpace; beforePush?: (commit: string) => Promise<void> },
-): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string }> {
+  input: {
+    spaceId: string;
+    request: GitOperationRequest;
+    remoteHead: string | null;
+    space: SyncedSpace;
+    beforePush?: (commit: string) => Promise<void>;
+    /** Nothing is committed or pushed, nor the branch checked: the rows, and whether the branch already holds every file (an export whose push landed). */
+    recordOnly?: boolean;
+  },
+): Promise<{ commit: string | null; rows: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix: string; unchanged?: boolean }> {
   const { request, remoteHead, space } = input;
   // With the submodules: the commit's tree is made of this list, and a submodule left out of it was deleted.
   const remoteFiles: TreeFile[] = remoteHead ? await session.listFiles(remoteHead, '', { submodules: true }) : [];
@@ -214,7 +222,7 @@ export async function runExport(
   const full = (path: string) => `${contentPrefix}${path}`;
 
   const entries = space.entries;
-  if (remoteHead && !request.force) assertNoUnimportedChanges(entries, byPath, full);
+  if (remoteHead && !request.force && !input.recordOnly) await assertNothingUnimported(db, session, { spaceId: input.spaceId, space, remoteHead, remoteFiles, byPath, full, configPath: `${projectPrefix}.gitbook.yaml`, contentPrefix });
   const tree = await readRevisionTree(db, space.head);
   const pageEntry = new Map(entries.filter((e) => e.kind === 'page').map((e) => [e.targetId, e]));
   const fileEntry = new Map(entries.filter((e) => e.kind === 'file').map((e) => [e.targetId, e]));
@@ -443,6 +451,14 @@ export async function runExport(
   const changed = tree.order.filter(({ id }) => pathOf.get(id) !== null && !unchanged(id, pageEntry.get(id)));
   // With the documents their files were last synced from (same query): a file keeps its own ending when edited.
   const documents = await loadDocuments(db, changed.flatMap(({ id }) => [tree.pages.get(id)!.document, pageEntry.get(id)?.hash].filter((hash): hash is string => !!hash)));
+  // The files the changed pages replace, fetched in batches first: read one by one below, each was a request of its own
+  // (201 of an export of 201 edited pages' 207).
+  const replacedFiles = changed.flatMap(({ id }) => {
+    const entry = pageEntry.get(id);
+    const replaced = entry && byPath.get(full(entry.path));
+    return replaced ? [replaced.oid] : [];
+  });
+  await session.prefetchBlobs(replacedFiles);
   for (const { id, parent } of tree.order) {
     const page = tree.pages.get(id)!;
     const path = pathOf.get(id);
@@ -620,7 +636,7 @@ export async function runExport(
 
   const files = [...out.values()];
   const same = files.length === remoteFiles.length && files.every((f) => byPath.get(f.path)?.oid === f.oid);
-  if (same && remoteHead) return { commit: null, rows, pathPrefix: contentPrefix };
+  if ((same && remoteHead) || input.recordOnly) return { commit: null, rows, pathPrefix: contentPrefix, unchanged: same };
   const commit = await session.commitAndPush({
     files,
     parent: remoteHead,
@@ -631,6 +647,59 @@ export async function runExport(
     beforePush: input.beforePush,
   });
   return { commit, rows, pathPrefix: contentPrefix };
+}
+
+/**
+ * Refuses to commit on a branch that moved past the commit the space last synced with a change the space has not imported:
+ * the commit would be recorded as the space's, so the import of that push (its webhook) would find the branch at the
+ * space's own commit and change nothing. Any change counts under the content root (`repoProjectDirectory` and `.gitbook.yaml`'s
+ * `root`), `.gitbook.yaml` included: a page or file added, `SUMMARY.md` alone, a file the space synced; a change elsewhere
+ * (code beside the docs) does not. The two commits' trees are compared (trees only: no blob is fetched). Where the last
+ * synced commit cannot be had (no revision of the head's line records one, or the server lacks it or partial fetches), the
+ * files the space synced are compared instead (assertNoUnimportedChanges).
+ */
+async function assertNothingUnimported(
+  db: Db,
+  session: GitSession,
+  at: { spaceId: string; space: SyncedSpace; remoteHead: string; remoteFiles: TreeFile[]; byPath: Map<string, TreeFile>; full: (path: string) => string; configPath: string; contentPrefix: string },
+) {
+  const synced = at.space.headGitOid ?? (await lastSyncedCommit(db, at.spaceId, at.space.head.id));
+  if (synced === at.remoteHead) return;
+  if (!synced || !(await session.fetchTreesOf(synced))) return assertNoUnimportedChanges(at.space.entries, at.byPath, at.full);
+  const inContent = (path: string) => path === at.configPath || path.startsWith(at.contentPrefix);
+  const before = new Map((await session.listFiles(synced, '', { submodules: true })).filter((f) => inContent(f.path)).map((f) => [f.path, f]));
+  const changes: string[] = [];
+  for (const file of at.remoteFiles) {
+    if (!inContent(file.path)) continue;
+    const was = before.get(file.path);
+    if (!was) changes.push(`${file.path} added`);
+    else if (was.oid !== file.oid || was.mode !== file.mode) changes.push(`${file.path} changed`);
+  }
+  for (const path of before.keys()) if (!at.byPath.has(path)) changes.push(`${path} deleted`);
+  if (changes.length === 0) return;
+  const named = changes.slice(0, 3).join(', ') + (changes.length > 3 ? ` and ${changes.length - 3} more` : '');
+  throw new Error(
+    `the branch moved on since the space's last sync (${synced.slice(0, 7)}) with changes the space has not imported yet (${named}): nothing was pushed and the space is unchanged; import the branch, then export again`,
+  );
+}
+
+/**
+ * The commit the space last synced with: the one recorded by the nearest revision of its head's line (the head, then each
+ * first parent: a merge's is the space's revision it merged into) that records one. A standalone import's revision (a pull
+ * request's) is on no such line. Null when none is.
+ */
+async function lastSyncedCommit(db: Db, spaceId: string, headId: string): Promise<string | null> {
+  const rows = await rawAll<{ oid: string }>(
+    db,
+    sql`with recursive line(id, depth) as (
+      select ${headId}, 0
+      union all
+      select r.parents ->> 0, line.depth + 1 from line join revisions r on r.id = line.id and r.space_id = ${spaceId}
+      where not exists (select 1 from revision_git g where g.revision_id = line.id) and line.depth < 100000
+    )
+    select g.oid from line join revision_git g on g.revision_id = line.id and g.space_id = ${spaceId} order by line.depth limit 1`,
+  );
+  return rows[0]?.oid ?? null;
 }
 
 /**

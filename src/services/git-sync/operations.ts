@@ -94,6 +94,9 @@ async function claim(
     const progress = await importProgressOf(db, row.id);
     if (progress || again) return { row, busy: false, resumed: true, progress };
   }
+  // A message delivered again while its export is running: the run before stopped (a queue delivers a message again once
+  // the consumer that had it is gone), after its push or before it; this one ends it, never pushing twice (work()).
+  if (row && row.state === 'running' && row.direction === 'export' && again) return { row, busy: false, resumed: true };
   if (!row || row.state !== 'pending') return { row: null, busy: false };
   const now = nowIso();
   const staleBefore = new Date(Date.now() - limitMs).toISOString();
@@ -106,7 +109,7 @@ async function claim(
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  return changesOf(claimed) > 0 ? { row, busy: false } : { row: null, busy: true };
+  return changesOf(claimed) > 0 ? { row, busy: false } : { row, busy: true };
 }
 
 const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
@@ -261,7 +264,39 @@ async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId:
     .get();
   if (!found) return false;
   const git = exportedGit(JSON.parse(found.request) as GitOperationRequest, JSON.parse(found.pushing) as PushedCommit);
-  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, rows: [], git }));
+  await throughWriter(spaceWriter(env, spaceId).recordGitExport({ spaceId, revisionId: headId, git }));
+  return true;
+}
+
+/**
+ * An import queued while an export of its space runs, once that export pushed the commit the branch is at (the push's own
+ * webhook: GitBook's integrations import on every push): the import of the space's own commit changes nothing, and ends
+ * so now, rather than wait behind the export (until it times out, if its consumer died). The export records the commit
+ * (its own run, its message delivered again, or the next import: recordUnfinishedExport).
+ */
+async function endedAsOwnPush(env: Env, db: Db, row: OperationRow): Promise<boolean> {
+  const request = JSON.parse(row.request) as GitOperationRequest;
+  if (row.direction !== 'import' || request.force || request.standalone) return false;
+  const pushing = sql<string>`json_extract(${gitSyncOperations.stats}, '$.pushing.commit')`;
+  const exporting = await db
+    .select({ commit: pushing })
+    .from(gitSyncOperations)
+    .where(and(eq(gitSyncOperations.spaceId, row.spaceId), eq(gitSyncOperations.direction, 'export'), eq(gitSyncOperations.state, 'running'), sql`${pushing} is not null`))
+    .get();
+  if (!exporting) return false;
+  let head: string | null;
+  try {
+    const credentials = row.secret ? (JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials) : null;
+    head = await new GitSession(env, request.url, credentials).headOf(request.ref);
+  } catch {
+    // Not known now: the import waits for the export, as any other.
+    return false;
+  }
+  if (head !== exporting.commit) return false;
+  const claimed = await rawRun(db, sql`update git_sync_operations set state = 'running' where id = ${row.id} and state = 'pending'`);
+  if (changesOf(claimed) === 0) return true;
+  await started(env, db, row, '', head);
+  await finish(env, db, row, { state: 'success', commitId: head, timestamp: true });
   return true;
 }
 
@@ -278,6 +313,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   const db = createDb(env.DB);
   const limitMs = seams.timeLimitMs ?? GIT_OPERATION_TIMEOUT_MS;
   const { row, busy, resumed, progress } = await claim(env, db, operationId, limitMs, attempts > 1);
+  if (busy && row && (await endedAsOwnPush(env, db, row))) return;
   if (busy && attempts >= GIT_SYNC_MAX_DELIVERIES) {
     await abandonGitOperation(env, operationId, 'another operation of the space ran the whole time this one waited: it was not run');
     return;
@@ -339,6 +375,20 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     if (!request.standalone) await timed('indexMs', () => reindexAfterImport(env, row.spaceId));
     const warnings = [...planWarnings, ...result.value.warnings];
     return warnings.length > 0 ? `imported; ${warnings.length} warning(s): ${warnings.slice(0, 5).join('; ')}` : 'imported';
+  };
+  /**
+   * An export whose run stopped after its push (its message came again): nothing is pushed again. The revision it pushed
+   * records the commit, with the entries an export of the same head onto that commit reads (nothing to write: the entries
+   * of the pushed files), or, where the head moved since or the export would write something, the entries as they were.
+   */
+  const recordStoppedPush = async (space: Awaited<ReturnType<typeof loadSyncedSpace>>, pushed: PushedCommit, oid: string) => {
+    pushing = pushed;
+    commitId = pushed.commit;
+    revisionId = pushed.revisionId;
+    const same = space.head.id === pushed.revisionId ? await runExport(env, db, session!, { spaceId: row.spaceId, request, remoteHead: oid, space, recordOnly: true }) : null;
+    const rows = same && same.commit === null && same.unchanged ? { rows: same.rows, pathPrefix: same.pathPrefix } : {};
+    await throughWriter(spaceWriter(env, row.spaceId).recordGitExport({ spaceId: row.spaceId, revisionId: pushed.revisionId, ...rows, git: exportedGit(request, pushed) }));
+    return 'exported';
   };
   const work = async () => {
     // A continuation whose run before stored the slices it left (stored-plan.ts): applied without a fetch or a plan.
@@ -410,6 +460,9 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     const space = await loadSyncedSpace(db, row.spaceId);
     revisionId = space.head.id;
+    // The run before pushed its commit and stopped before recording it: the branch is at that commit, which is recorded now.
+    const pushedBefore = resumed ? (row.stats?.pushing as PushedCommit | undefined) : undefined;
+    if (pushedBefore && oid === pushedBefore.commit) return recordStoppedPush(space, pushedBefore, oid);
     await started(env, db, row, revisionId, oid ?? '');
     const beforePush = async (commit: string) => {
       pushing = { commit, revisionId: space.head.id, message: request.commitMessage ?? '' };

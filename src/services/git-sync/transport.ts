@@ -89,7 +89,7 @@ function guardedHttp(env: OutboundEnv, maxBytes: number) {
 // ---------------------------------------------------------------------------------------------
 // Protocol v2 (gitprotocol-v2): `ls-refs`, then `fetch` of the commit with `filter blob:none` (commits and trees
 // only), then the blobs an operation reads, by id, in bounded batches. isomorphic-git speaks protocol v1 only and
-// fetches every blob of the tree; it keeps the objects (packs indexed in memory) and pushes.
+// fetches every blob of the tree; it keeps the objects (packs indexed in memory). An export pushes with `receivePack`.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -268,6 +268,61 @@ function treeEntriesOf(bytes: Uint8Array): TreeEntry[] {
   return entries;
 }
 
+const ZERO_OID = '0'.repeat(40);
+
+/** A push refused, as isomorphic-git's GitPushError (`data.prettyDetails`), which failureMessage reads. */
+function pushRefused(ref: string, why: string): Error {
+  return Object.assign(new Error(`the remote refused the push: ${ref}: ${why}`), { code: 'GitPushError', data: { prettyDetails: `\n  - ${ref}: ${why}` } });
+}
+
+/** An HTTP refusal, as isomorphic-git's HttpError (`data.statusCode`), which failureMessage reads. */
+function httpError(status: number): Error {
+  return Object.assign(new Error(`the repository answered HTTP ${status} to git-receive-pack`), { code: 'HttpError', data: { statusCode: status } });
+}
+
+/** git-receive-pack's advertisement (`info/refs?service=git-receive-pack`): its refs, and the capabilities after the first. */
+function receivePackAdvertisement(bytes: Uint8Array): { refs: Map<string, string>; capabilities: Set<string> } {
+  const refs = new Map<string, string>();
+  let capabilities = new Set<string>();
+  for (const line of readPktLines(bytes)) {
+    if (!line) continue;
+    const text = decoder.decode(line).replace(/\n$/, '');
+    if (text.startsWith('#')) continue;
+    const [head, caps] = text.split('\0');
+    if (caps !== undefined) capabilities = new Set(caps.trim().split(' '));
+    const [oid, name] = head.split(' ');
+    if (/^[0-9a-f]{40}$/.test(oid) && name && oid !== ZERO_OID) refs.set(name, oid);
+  }
+  return { refs, capabilities };
+}
+
+/** git-receive-pack's report-status (in side band 1 when asked so): `unpack ok`, then `ok <ref>` or `ng <ref> <why>` each. */
+function receivePackReport(bytes: Uint8Array, sideBand: boolean): { unpack: string | null; refs: Map<string, string> } {
+  let report = bytes;
+  if (sideBand) {
+    const parts: Uint8Array[] = [];
+    for (const line of readPktLines(bytes)) {
+      if (!line) continue;
+      if (line[0] === 1) parts.push(line.subarray(1));
+      else if (line[0] === 3) throw Object.assign(new Error(`the remote failed the push: ${decoder.decode(line.subarray(1)).trim()}`), { code: 'GitPushError', data: {} });
+    }
+    report = concatBytes(parts);
+  }
+  let unpack: string | null = null;
+  const refs = new Map<string, string>();
+  for (const line of readPktLines(report)) {
+    if (!line) continue;
+    const text = decoder.decode(line).replace(/\n$/, '');
+    if (text.startsWith('unpack ')) unpack = text.slice('unpack '.length);
+    else if (text.startsWith('ok ')) refs.set(text.slice(3), 'ok');
+    else if (text.startsWith('ng ')) {
+      const [name, ...why] = text.slice(3).split(' ');
+      refs.set(name, why.join(' ') || 'refused');
+    }
+  }
+  return { unpack, refs };
+}
+
 /** One operation's repository: fetched at one commit, read and written in memory. */
 export class GitSession {
   readonly fs = new MemFS();
@@ -295,6 +350,9 @@ export class GitSession {
   private fetchedRef: string | null = null;
   /** Blobs this session has: fetched by id, or written. */
   private readonly blobs = new Set<string>();
+  /** Blobs and trees this session wrote (an export's): what its push may have to send. */
+  private readonly writtenBlobs = new Set<string>();
+  private readonly writtenTrees = new Set<string>();
   private packs = 0;
   /**
    * isomorphic-git's cache of the session's packs (their parsed indexes, their bytes read once, their checksums
@@ -692,6 +750,12 @@ export class GitSession {
     return new Map(refs.map((r) => [r.ref, r.oid]));
   }
 
+  /** The commit `ref` is at on the remote (its refs only: nothing fetched), or null when it does not exist. */
+  async headOf(ref: string): Promise<string | null> {
+    const refs = (await this.v2Capabilities()) ? await this.lsRefs(ref) : await this.remoteRefs();
+    return refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
+  }
+
   /**
    * Fetches the commit at `ref` (depth 1): the oid, or null when the ref does not exist. With protocol v2 and
    * `filter`, only its commit and trees (blobs come when read, by id); otherwise the way isomorphic-git does,
@@ -717,6 +781,31 @@ export class GitSession {
     if (!oid) return null;
     await this.fullFetch(refs.has(ref) ? ref : `refs/heads/${ref}`);
     return oid;
+  }
+
+  /**
+   * The trees (no blobs) of another commit than the one fetched, `oid` (the one the space last synced: an export compares
+   * the branch's head with it): true once they can be read (`listFiles`), false when they cannot be had cheaply (a server
+   * without partial fetches, or one that no longer has the commit: a branch pushed over).
+   */
+  async fetchTreesOf(oid: string): Promise<boolean> {
+    if (!this.partial) return false;
+    try {
+      await this.readCommit(oid);
+      return true;
+    } catch {
+      // Not here yet: fetched below.
+    }
+    try {
+      await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      // Its parents are not here either (depth 1): git's `shallow` file says so, as for the fetched commit.
+      const shallow = await this.fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8').catch(() => '');
+      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${shallow}${oid}\n`);
+      await this.readCommit(oid);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -800,6 +889,7 @@ export class GitSession {
   async writeBlob(bytes: Uint8Array): Promise<string> {
     const oid = await git.writeBlob({ ...this.base, blob: bytes });
     this.blobs.add(oid);
+    this.writtenBlobs.add(oid);
     return oid;
   }
 
@@ -826,15 +916,59 @@ export class GitSession {
       ...this.base,
       commit: { message: options.message.endsWith('\n') ? options.message : `${options.message}\n`, tree, parent: options.parent ? [options.parent] : [], author: who, committer: by },
     });
-    const local = 'refs/heads/gitbook-export';
-    await git.writeRef({ ...this.base, ref: local, value: oid, force: true });
     await options.beforePush?.(oid);
-    const result = await git.push({ ...this.base, cache: this.cache, http: this.http, url: this.url, onAuth: this.onAuth, ref: local, remoteRef: options.ref, force: false });
-    if (!result.ok) {
-      const why = result.error ?? Object.values(result.refs ?? {}).find((r) => !r.ok)?.error ?? 'refused';
-      throw new Error(`the remote refused the push: ${why}`);
-    }
+    await this.receivePack(options.ref, options.parent, oid, [oid, ...(await this.newObjectsOf(tree, options.parent, options.files))]);
     return oid;
+  }
+
+  /**
+   * The trees and blobs of the commit's tree `tree` the remote may lack: every tree this session wrote that the parent's
+   * tree does not hold, and every blob it wrote that a file of the commit names (a blob it kept, the remote has).
+   */
+  private async newObjectsOf(tree: string, parent: string | null, files: TreeFile[]): Promise<string[]> {
+    const theirs = new Set<string>();
+    if (parent) {
+      const walk = async (oid: string) => {
+        if (theirs.has(oid)) return;
+        theirs.add(oid);
+        for (const entry of await this.treeEntries(oid)) if (entry.type === 'tree') await walk(entry.oid);
+      };
+      await walk((await this.readCommit(parent)).tree);
+    }
+    const trees = [...this.writtenTrees].filter((oid) => !theirs.has(oid));
+    const named = new Set(files.map((f) => f.oid));
+    const blobs = [...this.writtenBlobs].filter((oid) => named.has(oid));
+    return [...new Set([tree, ...trees, ...blobs])].filter((oid) => oid === tree || !theirs.has(oid));
+  }
+
+  /**
+   * Git's push (smart HTTP `git-receive-pack`), never forced: `ref` moves from `from` (null: a new branch) to `to`, with
+   * `objects` in the pack. Ours rather than isomorphic-git's, which parses every tree of the commit and of the remote's head
+   * to list what to send and refuses a name git allows (a backslash: `notes/trim \n\b.md`), so an export of a repository
+   * holding one failed whatever it changed. A remote whose branch is no longer at `from` refuses it (git checks it under
+   * its lock; we check the advertised head first); the errors carry isomorphic-git's codes, which failureMessage reads.
+   */
+  private async receivePack(ref: string, from: string | null, to: string, objects: string[]): Promise<void> {
+    const base = this.url.replace(/\/+$/, '');
+    const limits = { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs };
+    const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${base}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.authorization() }, limits));
+    this.stats.requests++;
+    if (!advertised.ok) throw httpError(advertised.status);
+    const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
+    if ((refs.get(ref) ?? null) !== from) throw pushRefused(ref, `its head is ${refs.get(ref) ?? 'gone'}, not ${from ?? 'absent'} as read`);
+    const sideBand = capabilities.has('side-band-64k');
+    const wanted = ['report-status', ...(sideBand ? ['side-band-64k'] : []), 'agent=docs-platform'];
+    const { packfile } = await git.packObjects({ ...this.base, cache: this.cache, oids: objects });
+    const body = concatBytes([pktLine(`${from ?? ZERO_OID} ${to} ${ref}\0${wanted.join(' ')}\n`), FLUSH, packfile!]);
+    const headers = { 'Content-Type': 'application/x-git-receive-pack-request', Accept: 'application/x-git-receive-pack-result', ...this.authorization() };
+    // Not sent again if the connection is lost: a push the remote took would then be refused (its head moved), and said so.
+    const answer = await outboundFetch(this.outbound, `${base}/git-receive-pack`, { method: 'POST', headers, body }, limits);
+    this.stats.requests++;
+    if (!answer.ok) throw httpError(answer.status);
+    const report = receivePackReport(answer.bytes, sideBand);
+    if (report.unpack !== 'ok') throw pushRefused(ref, `the remote could not unpack it: ${report.unpack ?? 'no report'}`);
+    const status = report.refs.get(ref);
+    if (status !== 'ok') throw pushRefused(ref, status ?? 'the remote did not report the branch');
   }
 
   private async writeTreeOf(files: TreeFile[]): Promise<string> {
@@ -854,7 +988,9 @@ export class GitSession {
       const entries: Array<{ mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' }> = [];
       for (const file of dir.files) entries.push({ mode: file.mode, path: file.path, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob' });
       for (const [name, sub] of dir.dirs) entries.push({ mode: '040000', path: name, oid: await write(sub), type: 'tree' });
-      return git.writeTree({ ...this.base, tree: entries });
+      const oid = await git.writeTree({ ...this.base, tree: entries });
+      this.writtenTrees.add(oid);
+      return oid;
     };
     return write(root);
   }
