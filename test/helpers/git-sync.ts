@@ -32,7 +32,7 @@ async function sentAgainIfLost(send: () => Promise<Response>): Promise<Response>
   }
 }
 
-export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'race' | 'fail', body: Record<string, unknown>): Promise<T> {
+export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'race' | 'fail' | 'agents', body: Record<string, unknown>): Promise<T> {
   const res = await sentAgainIfLost(() => fetch(`${gitServer().url}/__control/${route}`, { method: 'POST', body: JSON.stringify(body) }));
   const text = await res.text();
   expect(res.status, text).toBe(200);

@@ -269,6 +269,7 @@ function treeEntriesOf(bytes: Uint8Array): TreeEntry[] {
 }
 
 const ZERO_OID = '0'.repeat(40);
+const GIT_USER_AGENT = 'git/2.0 (docs-platform)';
 
 /** A push refused, as isomorphic-git's GitPushError (`data.prettyDetails`), which failureMessage reads. */
 function pushRefused(ref: string, why: string): Error {
@@ -374,17 +375,22 @@ export class GitSession {
     this.http = guardedHttp(this.outbound, this.fullFetchCap);
   }
 
-  private authorization(): Record<string, string> {
-    if (!this.credentials) return {};
+  /**
+   * Headers of every request of ours: the credentials, and a Git user agent (`git/...`), as every Git client sends and
+   * as isomorphic-git's own requests carry; hosts tell Git clients from browsers and API clients by it.
+   */
+  private gitHeaders(): Record<string, string> {
+    const agent = { 'User-Agent': GIT_USER_AGENT };
+    if (!this.credentials) return agent;
     const pair = encoder.encode(`${this.credentials.username}:${this.credentials.password}`);
     let binary = '';
     for (const byte of pair) binary += String.fromCharCode(byte);
-    return { Authorization: `Basic ${btoa(binary)}` };
+    return { ...agent, Authorization: `Basic ${btoa(binary)}` };
   }
 
   /** The URL and request of a protocol v2 call to git-upload-pack carrying `body`. */
   private uploadPackRequest(body: Uint8Array): [string, RequestInit] {
-    const headers = { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.authorization() };
+    const headers = { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.gitHeaders() };
     return [`${this.url.replace(/\/+$/, '')}/git-upload-pack`, { method: 'POST', headers, body }];
   }
 
@@ -444,7 +450,7 @@ export class GitSession {
     const response = await outboundFetch(
       this.outbound,
       `${this.url.replace(/\/+$/, '')}/info/refs?service=git-upload-pack`,
-      { headers: { 'Git-Protocol': 'version=2', ...this.authorization() } },
+      { headers: { 'Git-Protocol': 'version=2', ...this.gitHeaders() } },
       { field: 'url', maxBytes: 1024 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
     );
     this.stats.requests++;
@@ -951,7 +957,7 @@ export class GitSession {
   private async receivePack(ref: string, from: string | null, to: string, objects: string[]): Promise<void> {
     const base = this.url.replace(/\/+$/, '');
     const limits = { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs };
-    const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${base}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.authorization() }, limits));
+    const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${base}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.gitHeaders() }, limits));
     this.stats.requests++;
     if (!advertised.ok) throw httpError(advertised.status);
     const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
@@ -960,7 +966,7 @@ export class GitSession {
     const wanted = ['report-status', ...(sideBand ? ['side-band-64k'] : []), 'agent=docs-platform'];
     const { packfile } = await git.packObjects({ ...this.base, cache: this.cache, oids: objects });
     const body = concatBytes([pktLine(`${from ?? ZERO_OID} ${to} ${ref}\0${wanted.join(' ')}\n`), FLUSH, packfile!]);
-    const headers = { 'Content-Type': 'application/x-git-receive-pack-request', Accept: 'application/x-git-receive-pack-result', ...this.authorization() };
+    const headers = { 'Content-Type': 'application/x-git-receive-pack-request', Accept: 'application/x-git-receive-pack-result', ...this.gitHeaders() };
     // Not sent again if the connection is lost: a push the remote took would then be refused (its head moved), and said so.
     const answer = await outboundFetch(this.outbound, `${base}/git-receive-pack`, { method: 'POST', headers, body }, limits);
     this.stats.requests++;
