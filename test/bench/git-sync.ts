@@ -19,7 +19,8 @@
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
  * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
  * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it; GIT_SYNC_BENCH_ALLOC=1 lists what
- * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_R2=1 writes the large import's
+ * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_TIME_LIMIT_MS=2400000 gives an operation 40 minutes
+ * (its 10-minute limit otherwise: a 5,000-page import on a loaded machine, measured for its page list). GIT_SYNC_BENCH_R2=1 writes the large import's
  * streamed assets again from the Worker without Git (a plain R2 write, then the import's store) to say where the
  * assets phase goes. GIT_SYNC_BENCH_HEAP_CAP_MB=96
  * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
@@ -331,7 +332,7 @@ async function inWorkerd() {
     d1Databases: { DB: 'bench-db' },
     r2Buckets: { FILES: 'bench-files' },
     queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}) },
+    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}), ...(process.env.GIT_SYNC_BENCH_TIME_LIMIT_MS ? { BENCH_TIME_LIMIT_MS: process.env.GIT_SYNC_BENCH_TIME_LIMIT_MS } : {}) },
   };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
