@@ -19,7 +19,8 @@
  * operation; it includes Miniflare's local D1 and R2, which run in the same process) above its RSS before.
  * GIT_SYNC_BENCH_FUNCTIONS=1 lists the functions with the most CPU; GIT_SYNC_BENCH_HEAP=1 samples the live heap at its
  * peak (V8's sampling heap profiler, git-sync-inspector.ts) and lists what allocated it; GIT_SYNC_BENCH_ALLOC=1 lists what
- * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_R2=1 writes the large import's
+ * allocated the most bytes during each operation, garbage included. GIT_SYNC_BENCH_TIME_LIMIT_MS=2400000 gives an operation 40 minutes
+ * (its 10-minute limit otherwise: a 5,000-page import on a loaded machine, measured for its page list). GIT_SYNC_BENCH_R2=1 writes the large import's
  * streamed assets again from the Worker without Git (a plain R2 write, then the import's store) to say where the
  * assets phase goes. GIT_SYNC_BENCH_HEAP_CAP_MB=96
  * runs workerd with V8's heap capped at 96 MB (git-sync-heap-cap.ts: the cap proven in force first), and each
@@ -230,6 +231,30 @@ function postWithoutTimeout(url: string, body?: unknown): Promise<{ status: numb
   });
 }
 
+/**
+ * What a write added to D1, by who writes it: the content (the page's document, the page map's nodes on its record's
+ * path, the revision and their references), Git Sync's own rows (the operation, the revision's git metadata, the
+ * entries), the request's audit event, and the search index. An index is counted with its table.
+ */
+function bytesByWriter(added: Array<{ name: string; bytes: number }>): Record<string, number> {
+  const writerOf = (table: string) =>
+    /^(documents|space_documents|revisions|sqlite_autoindex_documents|sqlite_autoindex_revisions)/.test(table)
+      ? 'content'
+      : /^(git_sync|revision_git|sqlite_autoindex_git_sync|sqlite_autoindex_revision_git)/.test(table)
+        ? 'Git Sync'
+        : /^audit/.test(table)
+          ? 'audit'
+          : /^search/.test(table)
+            ? 'search'
+            : 'other';
+  const out: Record<string, number> = {};
+  for (const { name, bytes } of added) {
+    const writer = writerOf(name.replace(/^index /, ''));
+    out[writer] = (out[writer] ?? 0) + bytes;
+  }
+  return out;
+}
+
 /** The blob ids of the large repository's archives and videos (the blobs an import streams). */
 function largeAssetOids(repo: string): string[] {
   return execFileSync('git', ['-C', repo, 'ls-tree', '-r', 'refs/heads/main', '.gitbook/assets/'], { encoding: 'utf8' })
@@ -288,8 +313,24 @@ function statusOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
 }
 
-/** Runs `work` measuring workerd: its RSS before, and its peak RSS (VmHWM, reset first; sampled too, for a kernel that refuses the reset). */
-async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; beforeMB: number; peakMB: number }> {
+/** CPU time a process has used (user and system, /proc/<pid>/stat), in ms; 0 once it ended. */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs `work` measuring workerd: its RSS before, its peak RSS (VmHWM, reset first; sampled too, for a kernel that
+ * refuses the reset), and the CPU time its processes used meanwhile (the Worker, the SpaceWriter, local D1 and R2): on a
+ * loaded machine wall time follows the load, the CPU time far less.
+ */
+async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; beforeMB: number; peakMB: number; cpuMs: number }> {
   const pids = workerdPids();
   if (pids.length === 0) throw new Error('no workerd process found');
   let resettable = true;
@@ -301,6 +342,7 @@ async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms
     }
   }
   const rss = () => pids.reduce((n, pid) => n + statusOf(pid, 'VmRSS'), 0);
+  const cpuBefore = pids.reduce((n, pid) => n + cpuMsOf(pid), 0);
   const before = rss();
   let sampled = before;
   const timer = setInterval(() => (sampled = Math.max(sampled, rss())), 10);
@@ -309,7 +351,7 @@ async function measureWorkerd<T>(work: () => Promise<T>): Promise<{ value: T; ms
   const ms = performance.now() - began;
   clearInterval(timer);
   const peak = resettable ? Math.max(sampled, pids.reduce((n, pid) => n + statusOf(pid, 'VmHWM'), 0)) : sampled;
-  return { value, ms, beforeMB: before / 2 ** 20, peakMB: peak / 2 ** 20 };
+  return { value, ms, beforeMB: before / 2 ** 20, peakMB: peak / 2 ** 20, cpuMs: pids.reduce((n, pid) => n + cpuMsOf(pid), 0) - cpuBefore };
 }
 
 /** The import and the export as the deployment runs them, in workerd: wall time and the process's peak memory. */
@@ -331,7 +373,7 @@ async function inWorkerd() {
     d1Databases: { DB: 'bench-db' },
     r2Buckets: { FILES: 'bench-files' },
     queueProducers: { JOBS: { queueName: 'docs-platform-jobs' } },
-    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}) },
+    bindings: { ADMIN_TOKEN: ADMIN, FILES_SIGNING_KEY: 'bench-files-signing-key', INTEGRATIONS_KEY: 'bench-integrations-key', APP_URL: '', GIT_SYNC_ALLOWED_HOSTS: new URL(server.url).host, ...(process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS ? { BENCH_RUN_BUDGET_MS: process.env.GIT_SYNC_BENCH_RUN_BUDGET_MS } : {}), ...(process.env.GIT_SYNC_BENCH_TIME_LIMIT_MS ? { BENCH_TIME_LIMIT_MS: process.env.GIT_SYNC_BENCH_TIME_LIMIT_MS } : {}) },
   };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -435,9 +477,9 @@ async function inWorkerd() {
     const heapLine = (heap: Peak) =>
       `heap peak ${heap.usedMB.toFixed(1)} MB used / ${heap.totalMB.toFixed(1)} MB total${cap ? ` (cap ${cap} MB)` : ''}, ArrayBuffers ${heap.backingMB.toFixed(1)} MB ` +
       `(${heap.startMB.toFixed(1)} MB before, ${heap.samples} samples${heap.missed ? `, ${heap.missed} unanswered` : ''})`;
-    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; heap: Peak; writerHeap?: Peak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
+    const report = (label: string, r: { ms: number; beforeMB: number; peakMB: number; cpuMs: number; heap: Peak; writerHeap?: Peak; profile?: CpuProfile; stats: Record<string, unknown> }, extra: string) => {
       console.log(
-        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  ${WRITER_APART ? "the Worker's isolate" : 'isolate (Worker and SpaceWriter)'} ${heapLine(r.heap)}  ` +
+        `${label.padEnd(58)} ${r.ms.toFixed(0).padStart(7)} ms  workerd CPU ${r.cpuMs.toFixed(0)} ms  ${WRITER_APART ? "the Worker's isolate" : 'isolate (Worker and SpaceWriter)'} ${heapLine(r.heap)}  ` +
           `workerd RSS ${r.beforeMB.toFixed(0)} MB before, peak ${r.peakMB.toFixed(0)} MB (+${(r.peakMB - r.beforeMB).toFixed(0)} MB, with local D1 and R2)  ${extra}`,
       );
       if (r.writerHeap) console.log(`    the SpaceWriter's isolate (its own): ${heapLine(r.writerHeap)}`);
@@ -506,6 +548,9 @@ async function inWorkerd() {
         `    D1 bytes the re-import added: ${addedBytes} (${(addedBytes / markdownBytes).toFixed(2)}× the edited page's ${markdownBytes} bytes of Markdown): ` +
           added.slice(0, 8).map((s) => `${s.name} ${s.bytes}`).join(', '),
       );
+      // Every table and index, by who writes it (issue 42 item 1: what a re-import adds beyond what an app edit adds).
+      console.log(`    by writer: ${Object.entries(bytesByWriter(added)).map(([writer, bytes]) => `${writer} ${bytes}`).join(', ')}`);
+      console.log(`    every table and index: ${added.map((s) => `${s.name} ${s.bytes}`).join(', ')}`);
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;

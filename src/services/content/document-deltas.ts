@@ -114,7 +114,9 @@ export function deltaOps(base: string, target: string): DeltaOp[] | null {
  * answered, so no document is ever stored in a form that does not give its JSON back.
  */
 export function deltaAgainst(json: string, base: DeltaBase, whole: Uint8Array): Uint8Array | null {
-  if (!isWholePacked(base.packed)) return null;
+  // No document is empty text: a caller that let a document's JSON go (an import's packed copy) would store a delta
+  // that reads back as '' (found-gitprobe16a item 1: the revision read then failed, 500).
+  if (json === '' || !isWholePacked(base.packed)) return null;
   const from = packedText(base.packed).text;
   const to = packingText(json);
   const ops = deltaOps(from, to.text);

@@ -242,7 +242,12 @@ function keyRuns(keys: string[]): { single: string[]; runs: KeyRun[] } {
   for (const key of new Set(keys)) {
     const match = /^(.*?)([1-9]\d{0,8})$/.exec(key);
     if (!match || /\s/.test(key)) single.push(key);
-    else numbered.set(match[1], [...(numbered.get(match[1]) ?? []), Number(match[2])]);
+    else {
+      // Pushed where it was copied: a copy per key was quadratic in a page's nodes (issue 40: a long page has thousands).
+      const numbers = numbered.get(match[1]);
+      if (numbers) numbers.push(Number(match[2]));
+      else numbered.set(match[1], [Number(match[2])]);
+    }
   }
   const runs: KeyRun[] = [];
   for (const [prefix, numbers] of numbered) {
@@ -279,7 +284,8 @@ export function documentRefs(document: unknown): string {
     if (!value || typeof value !== 'object') return;
     const object = value as Record<string, unknown>;
     if (inNodes && typeof object.key === 'string') keys.push(object.key);
-    for (const [name, member] of Object.entries(object)) {
+    for (const name of Object.keys(object)) {
+      const member = object[name];
       if (name === 'reusableContent' && typeof member === 'string') reusable.add(member);
       else if (name === 'file' && typeof member === 'string') files.add(member);
       visit(member, name === 'nodes' || name === 'fragments');
