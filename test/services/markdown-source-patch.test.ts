@@ -56,6 +56,12 @@ describe('pipe tables', () => {
     expect(edited(ids, 'reserved', 'reserved for later')).toBe(ids.replace('| 0  | reserved  |', '| 0  | reserved for later |'));
   });
 
+  it('the first of two tables alike (same header, same first row), its first row edited: the delimiter stays its own', () => {
+    // dnscontrol SSHFP.md (found-gitprobe15c 5): the delimiter's hunk fitted whole the second table and went there.
+    const page = ['# Ids', '', 'Kinds:', '', '| ID | Name |', '|----|------|', '| 0  | none |', '| 1  | one  |', '', 'Types:', '', '| ID | Name |', '|----|------|', '| 0  | none |', '| 1  | uno  |', ''].join('\n');
+    expect(edited(page, 'none', 'none at all')).toBe(page.replace('| 0  | none |', '| 0  | none at all |'));
+  });
+
   it("an edited row of a table whose rows are not all padded alike is padded like the author's row nearest it", () => {
     // found-gitprobe15a 6: the header padded to the delimiter, the rows one narrower in the last column; the edited row was written unpadded.
     const page = ['# Places', '', '| Region         | Code | Payments     |', '| -------------- | ---- | ------------ |', '| North Land     | NRL  | yes         |', '| South Land     | STL  | no          |', '| East Land      | ETL  | yes         |', '', 'End.', ''].join('\n');
