@@ -437,3 +437,21 @@ describe('dividers', () => {
     expect(documentToMarkdown(withSourcePatchOf(stored, next), { title: conversion.title })).toBe(page.replace('First part.', 'First half.'));
   });
 });
+
+describe('integration blocks', () => {
+  it("an integration block's attributes keep the author's order once the document is stored (props sorted) and the page edited elsewhere", () => {
+    // found-gitprobe16b 1 (mindee): stored as canonical JSON, the props came back sorted and the embed's line was rewritten.
+    const page = '# Page\n\nFirst paragraph here.\n\n{% @acme/embed url="https://example.test/demo/x1" demoId="x1" %}\n\nLast paragraph.\n';
+    const conversion = markdownToDocument(page);
+    const stored = JSON.parse(JSON.stringify(conversion.document, (_key, value) => (value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value)));
+    const next = structuredClone(withoutSourcePatch(stored));
+    const leaf = JSON.stringify(next).includes('First paragraph here.');
+    expect(leaf).toBe(true);
+    const visit = (node: any): void => {
+      if (node?.object === 'leaf' && node.text === 'First paragraph here.') node.text = 'First paragraph, edited.';
+      for (const key of ['nodes', 'leaves']) for (const child of node?.[key] ?? []) visit(child);
+    };
+    visit(next);
+    expect(documentToMarkdown(withSourcePatchOf(stored, next), { title: conversion.title, frontmatter: {} })).toBe(page.replace('First paragraph here.', 'First paragraph, edited.'));
+  });
+});

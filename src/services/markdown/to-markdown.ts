@@ -914,9 +914,16 @@ function lengthText(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * An integration block's props as tag attributes, by name: a stored document's JSON is canonical (members sorted), so
+ * written in the order read, a page's own writing at import kept the author's order (no hunk recorded) and, once stored,
+ * came back sorted, a line nobody edited changed (`{% @supademo/embed url= demoId= %}`: found-gitprobe16b 1). Written
+ * sorted, the author's order is kept by the source patch.
+ */
 function propsAttributes(props: unknown): Record<string, string> {
   if (!props || typeof props !== 'object') return {};
-  return Object.fromEntries(Object.entries(props as Record<string, unknown>).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+  const entries = Object.entries(props as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
 }
 
 function captionOf(block: AnyBlock): AnyBlock[] {
