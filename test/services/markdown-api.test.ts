@@ -33,7 +33,7 @@ Tasks:
 A hint.
 {% endhint %}
 
-![alt](https://cdn.example/a.png)
+<figure><img src="https://cdn.example/a.png" alt="alt"><figcaption></figcaption></figure>
 
 <img src="/files/drawing" alt="" class="gitbook-drawing">
 
@@ -45,7 +45,9 @@ a()
 \`\`\`
 {% endcode %}
 
-$$(a = b) / 2$$
+$$
+(a = b) / 2
+$$
 
 <details>
 

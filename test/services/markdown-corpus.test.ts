@@ -150,7 +150,7 @@ describe('GitBook-format repositories, read and written back', () => {
     expect(Object.keys(FILES).length).toBeGreaterThan(190);
   });
 
-  it("GitBook's fixture set: every block kept, every page a fixed point, all but three pages identical", () => {
+  it("GitBook's fixture set: every block kept, every page a fixed point, all but four pages identical", () => {
     const figures = measure('git-sync-normalization');
     expect(figures.files).toBe(18);
     expect(figures.blocksKept).toBe(figures.blocks);
@@ -159,10 +159,12 @@ describe('GitBook-format repositories, read and written back', () => {
     expect(figures.identical).toBe(figures.files);
     // In our syntax alone, not identical, and why: the legacy inline API blocks (`{% swagger baseUrl %}`, which GitBook's model
     // no longer has: kept as text and code), `{% page-ref %}` (written in today's form, `{% content-ref %}`),
-    // and a Markdown image with a caption (GitBook writes captioned images as `<figure>`).
+    // a Markdown image with a caption (GitBook writes captioned images as `<figure>`), and block math on one line (this
+    // 2022 fixture's `$$...$$`; GitBook's exports since write it on three lines: ssv-docs GITBOOK-359, beefy-docs GITBOOK-350).
     expect(figures.notIdenticalOurs.sort()).toEqual([
       'git-sync-normalization/api-blocks.md',
       'git-sync-normalization/images.md',
+      'git-sync-normalization/math-formulas.md',
       'git-sync-normalization/page-link.md',
     ]);
   });

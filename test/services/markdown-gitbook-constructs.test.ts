@@ -266,3 +266,36 @@ describe('block tags closed inside a list', () => {
     expect(document.nodes.map((block: any) => block.type)).toEqual(['list-unordered']);
   });
 });
+
+describe('a page written whole (made in the app) in GitBook spelling', () => {
+  // Each written as GitBook's own exports write it (the commits named in to-markdown.ts and html-table-writer.ts).
+  const whole = (markdown: string) => writtenFromJson(convertChecked(markdown));
+
+  it('block math on three lines', () => {
+    expect(whole('Before.\n\n$$\nE = mc^2\n$$\n\nAfter.\n')).toBe('Before.\n\n$$\nE = mc^2\n$$\n\nAfter.\n');
+    // A one-line `$$...$$` paragraph is block math too: written whole, on three lines.
+    expect(whole('$$E = mc^2$$\n')).toBe('$$\nE = mc^2\n$$\n');
+  });
+
+  it('an uncaptioned image as a <figure> with an empty caption', () => {
+    const figure = '<figure><img src="https://example.com/a.png" alt=""><figcaption></figcaption></figure>\n';
+    expect(whole(figure)).toBe(figure);
+    expect(whole('![](https://example.com/a.png)\n')).toBe(figure);
+  });
+
+  it("an emoji in a cards table in GitBook's span", () => {
+    const cards = (cell: string) =>
+      '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th></tr></thead><tbody>' +
+      `<tr><td>${cell} <strong>Search</strong></td><td><a href="/pages/p1">/pages/p1</a></td></tr></tbody></table>\n`;
+    // The editor's emoji inline (the reader takes the span as its text): the cell's leaf `X ` becomes the emoji and ` `.
+    const document = convertChecked(cards('X'));
+    const withEmoji = (node: any): boolean => {
+      const nodes: any[] = node?.nodes ?? node?.fragments ?? [];
+      const at = nodes.findIndex((child) => child?.object === 'text' && child.leaves?.[0]?.text === 'X ');
+      if (at >= 0) return (nodes.splice(at, 1, { object: 'inline', type: 'emoji', isVoid: true, data: { code: '1f50d' } }, { object: 'text', leaves: [{ object: 'leaf', text: ' ', marks: [] }, ...nodes[at].leaves.slice(1)] }), true);
+      return [...nodes, ...Object.values(node?.data?.records ?? {}).flatMap((record: any) => Object.values(record.values ?? {}))].some((child) => typeof child === 'object' && withEmoji(child));
+    };
+    expect(withEmoji(document)).toBe(true);
+    expect(writtenFromJson(document)).toBe(cards('<span data-gb-custom-inline data-tag="emoji" data-code="1f50d">🔍</span>'));
+  });
+});

@@ -770,7 +770,9 @@ Report
 Our code
 {% endembed %}
 
-$$(a = b) / 2$$
+$$
+(a = b) / 2
+$$
 
 <img src="/files/drawing-1" alt="" class="gitbook-drawing">
 

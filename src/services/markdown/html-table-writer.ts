@@ -184,7 +184,8 @@ export function inlineHtml(nodes: readonly DocumentInlineContent[], hrefFor: Hre
         case 'inline-math':
           return escapeText(`$$${String(data.formula ?? '')}$$`);
         case 'emoji':
-          return escapeText(emojiText(String(data.code ?? '')));
+          // GitBook's span (beefree builder-addons/addons/README.md's cards): our reader takes both, GitBook writes this.
+          return `<span data-gb-custom-inline data-tag="emoji" data-code="${attributeText(String(data.code ?? ''))}">${escapeText(emojiText(String(data.code ?? '')))}</span>`;
         default:
           return '';
       }

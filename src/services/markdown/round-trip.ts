@@ -25,21 +25,36 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
  * stale when a page moves. Found by writing the document again with those targets marked, unless no
  * hunk can hold one (`mayHoldContentLink`): then the marked writing has the hunks' lines as ours.
  */
-function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>, linksById?: (group: SourceHunk[]) => SourceHunk[] | null): SourceHunk[] {
+function withoutContentLinks(hunks: SourceHunk[], document: JSONDocument, ours: string, contentHrefs: ReadonlySet<string>, linksById?: (group: SourceHunk[]) => SourceHunk[] | null, referenced: (group: SourceHunk[]) => string[] = () => []): SourceHunk[] {
   if (hunks.length === 0) return hunks;
   const mayHold = contentLinkTest(contentHrefs);
   if (!hunks.some((hunk) => hunk.remove.some(mayHold))) return hunks;
   const marked = writePatchBase(document, (ref) => (goesStale(ref) ? `${defaultHrefFor(ref)}\u0001` : ref.kind === 'url' ? ref.url : defaultHrefFor(ref))).split('\n');
   const lines = ours.split('\n');
   if (marked.length !== lines.length) return [];
-  const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked);
+  const kept = (group: SourceHunk[]) => group.every((hunk) => hunk.remove.every((line, i) => marked[hunk.at + i] === line)) || keepsItsLinksById(group, marked, referenced(group));
   return hunksByBlankLines(hunks, lines).flatMap((group) => {
-    if (kept(group)) return group;
+    if (kept(group)) return withDefinitionsById(group, linksById);
     const byId = linksById?.(group);
     // A line that, by id, is ours again (`/pages/<slug path>` written `/pages/<id>`) needs no hunk.
     // (Compared line by line: an inserted blank line joins as nothing, as no line does.)
-    return byId && keepsItsLinksById(byId, marked) ? byId.filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i])) : [];
+    return byId && keepsItsLinksById(byId, marked, referenced(group)) ? byId.filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i])) : [];
   });
+}
+
+/** A reference definition's line (`[label]: target`). */
+const DEFINITION_LINE = /^\s{0,3}\[[^\]]+\]:/;
+
+/**
+ * A group kept, with its reference definitions' lines as `linksById` writes them (`[label]: /pages/<id>`): kept with
+ * the relative path, a reference to it read (by the default resolver, a JSON edit's check) as a link to a URL, and
+ * the page, no longer its document, was written whole our way. Other lines stay as they are.
+ */
+function withDefinitionsById(group: SourceHunk[], linksById: ((group: SourceHunk[]) => SourceHunk[] | null) | undefined): SourceHunk[] {
+  if (!linksById || !group.some((hunk) => hunk.add.some((line) => DEFINITION_LINE.test(line)))) return group;
+  const byId = linksById(group);
+  if (!byId) return group;
+  return group.map((hunk, h) => ({ ...hunk, add: hunk.add.map((line, i) => (DEFINITION_LINE.test(line) ? byId[h].add[i] : line)) }));
 }
 
 /** Hunks of table lines only (`|` on every line they remove and add). */
@@ -62,12 +77,7 @@ const LINK_TARGETS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|href
  */
 function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver, codeRanges: () => CodeRanges, swaps: Swap[], destinationAt: (at: number) => boolean): (group: SourceHunk[]) => SourceHunk[] | null {
   // Each hunk's first line in the source, and the source's line starts and code, found when first asked for.
-  const sourceLine = new Map<SourceHunk, number>();
-  let shift = 0;
-  for (const hunk of hunks) {
-    sourceLine.set(hunk, hunk.at + shift);
-    shift += hunk.add.length - hunk.remove.length;
-  }
+  const sourceLine = sourceLinesOf(hunks);
   let starts: number[] | undefined;
   let code: CodeRanges | undefined;
   const lineStart = (line: number) => (starts ??= lineStarts(body))[line] ?? body.length;
@@ -105,6 +115,50 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
     });
     return changed ? rewritten : null;
   };
+}
+
+/** Each hunk's first line in the source (the body the hunks give back). */
+function sourceLinesOf(hunks: readonly SourceHunk[]): Map<SourceHunk, number> {
+  const sourceLine = new Map<SourceHunk, number>();
+  let shift = 0;
+  for (const hunk of hunks) {
+    sourceLine.set(hunk, hunk.at + shift);
+    shift += hunk.add.length - hunk.remove.length;
+  }
+  return sourceLine;
+}
+
+/**
+ * For a group of hunks, the hrefs by id (`/pages/<id>`) that the reference links on their source lines name through
+ * their definitions (`[text][label]` and `[label]: ./other.md`, a page of the space): the definition's line is kept
+ * with the id (`linksByIdIn`), so a line holding the reference keeps its link as an inline link with that id would.
+ * Counted as no link, the author's line was dropped, the definitions left unused, and the page, no longer reading as
+ * the document, was written whole our way: references inline, definitions gone (talus-docs, found-gitprobe15c 4).
+ */
+function referencedHrefsIn(read: MarkdownRead, body: string, hunks: readonly SourceHunk[], resolveLink: LinkResolver): (group: SourceHunk[]) => string[] {
+  // The first definition of a label is the one its references name; only one standing at the top level is written by
+  // id (`DEFINITION_LINE`: one in a list item, `- [g]: x.md`, keeps its path, so its references are no links by id).
+  const definitions = new Map<string, string>();
+  const references: Array<{ at: number; identifier: string }> = [];
+  const visit = (node: Nodes, top: boolean) => {
+    if (node.type === 'definition') {
+      const ref = top ? resolveLink(node.url) : null;
+      if (!definitions.has(node.identifier)) definitions.set(node.identifier, ref && namedById(ref) ? defaultHrefFor(ref) : '');
+    } else if ((node.type === 'linkReference' || node.type === 'imageReference') && node.position?.start.offset !== undefined) {
+      references.push({ at: node.position.start.offset - read.bodyStart, identifier: node.identifier });
+    }
+    if ('children' in node) for (const child of node.children) visit(child as Nodes, node.type === 'root');
+  };
+  visit(read.tree, false);
+  if (definitions.size === 0 || references.length === 0) return () => [];
+  const starts = lineStarts(body);
+  const sourceLine = sourceLinesOf(hunks);
+  return (group) =>
+    group.flatMap((hunk) => {
+      const first = sourceLine.get(hunk) ?? 0;
+      const [from, to] = [starts[first] ?? body.length, starts[first + hunk.add.length] ?? body.length];
+      return references.filter(({ at }) => at >= from && at < to).flatMap(({ identifier }) => definitions.get(identifier) || []);
+    });
 }
 
 /** A page, a page's anchor or a file of this space: what `/pages/<id>` and `/files/<id>` name. */
@@ -160,13 +214,16 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
  * it was rather than as `![](...)`; a line linking to another page keeps its trailing spaces, escapes and autolinks,
  * which an export of the page edited elsewhere otherwise rewrote).
  */
-function keepsItsLinksById(group: SourceHunk[], marked: string[]): boolean {
+function keepsItsLinksById(group: SourceHunk[], marked: string[], referenced: readonly string[] = []): boolean {
   const added = group.flatMap((hunk) => hunk.add).join('\n');
+  // A reference's href stands for one link (an inline link to the same page on the line is the added text's).
+  const byReference = [...referenced];
+  const found = (href: string) => added.includes(href) || (byReference.includes(href) && !!byReference.splice(byReference.indexOf(href), 1));
   return group.every((hunk) =>
     hunk.remove.every((_, i) => {
       // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
       const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
-      return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && added.includes(link.slice(0, -1)));
+      return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && found(link.slice(0, -1)));
     }),
   );
 }
@@ -302,7 +359,8 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   const swaps: Swap[] = [];
   let destinations: ReturnType<typeof destinationsOf> | undefined;
   const destinationAt = (at: number) => (destinations ??= destinationsOf(read.tree)).some((node) => node.start <= bodyStart + at && bodyStart + at < node.end && !node.children.some(([from, to]) => from <= bodyStart + at && bodyStart + at < to));
-  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, options.resolveLink && linksByIdIn(body, all, options.resolveLink, codeRanges, swaps, destinationAt));
+  const resolveLink = options.resolveLink;
+  let hunks = withoutContentLinks(all, conversion.document, ours, contentHrefs, resolveLink && linksByIdIn(body, all, resolveLink, codeRanges, swaps, destinationAt), resolveLink && referencedHrefsIn(read, body, all, resolveLink));
   // All hunks give the source back, which reads as this document; some of them may not (a link
   // definition whose link is written inline): read what they give, and keep none if it differs.
   if (hunks.length > 0 && hunks.length < all.length) {

@@ -425,6 +425,10 @@ function place(lines: string[], hunk: SourceHunk, expected: number, from: number
   // A table row kept as written (`tableRowsAsWritten`) only marks its line the author's, where it is: looked for
   // further, it fitted the same row of a table repeated further on, and the hunks after it were looked for past it.
   if (keepsRow(hunk)) return keptRow(lines, hunk, expected, from, limit, tables);
+  // At its own place by one neighbour (the other edited) before anywhere else by both: a table's delimiter above an
+  // edited first row fitted whole the same table further on (same header, same first row), went there, and the edited
+  // table was written with our `| - | - |` (dnscontrol SSHFP.md, found-gitprobe15c 5).
+  if (!strict && expected >= from && before(fitsOneSide)(lines, hunk, expected) && neighboursFit(lines, hunk, expected).before) return { at: expected, add: hunk.add };
   const found = locate(lines, hunk, expected, from, before(fits), SEARCH_WINDOW);
   if (found >= 0) return { at: found, add: hunk.add };
   if (strict) return null;

@@ -3,8 +3,8 @@
  * cell re-pads the whole table. A page read from Markdown is matched against our writing line by line
  * (source-patch.ts), so there each row is written alone (`rows`: `| a | b |`, the delimiter `| - | :-: |`), a line
  * that only its own cells decide, and each line is marked with the table it belongs to; once the author's lines are
- * put back, the rows still ours are written as the author's table has them (`restyleTables`): padded to its widths,
- * re-padded whole only where a cell no longer fits, left unpadded in an unpadded table.
+ * put back, the rows still ours are written as the author's table has them (`restyleTables`): padded to its widths
+ * (a cell wider than its column as it is: only the edited row changes), left unpadded in an unpadded table.
  */
 import type { AlignType } from 'mdast';
 
@@ -139,8 +139,10 @@ export type LineOrigin = { ours: number; was?: string } | { table: number; uncha
 /**
  * The patched writing with each table's lines still ours written in the author's style: every line of a table the
  * author has no line of (a new table, or one whose delimiter row is ours) padded as GitBook pads; in a table the author
- * padded (the lines kept are all as wide, column by column), our rows padded to its widths, or the whole table
- * re-padded where a cell is wider than its column; in an unpadded table, our rows as they are (`| a | b |`).
+ * padded (the lines kept are all as wide, column by column), our rows padded to its widths, a cell wider than its
+ * column written as it is (re-padded whole, an edit that widened one cell rewrote every row and the author's
+ * `|----|` delimiter: found-gitprobe15a 5, found-gitprobe15c 5); in a table whose rows are not all padded alike, our
+ * rows padded like the author's row nearest them; in an unpadded table, our rows as they are (`| a | b |`).
  */
 export function restyleTables(lines: string[], origins: readonly LineOrigin[], tables: ReadonlyArray<TableLine | null>, writtenAs: CellWriting = asItIs): string[] {
   if (tables.length === 0) return lines;
@@ -177,18 +179,41 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[], measuredAs(codeUnits, writtenAs)));
   // How the author padded: their rows kept, and the rows edited as they were read (a wide cell's row may be the only one).
   const evidence = [...authors.filter((i) => i !== start + 1).map((i) => out[i]), ...ours.flatMap((i) => ('was' in origins[i] && origins[i].was !== undefined ? [origins[i].was] : []))];
-  const padded = paddedWidths(out[start + 1].slice(indentOf(out[start + 1]).length), evidence.map((line) => line.slice(indentOf(line).length)), writtenAs);
-  if (!padded) {
-    for (const i of ours) out[i] = prefix + out[i].slice(indentOf(out[i]).length);
-    return;
+  const unindented = (line: string) => line.slice(indentOf(line).length);
+  const padded = paddedWidths(unindented(out[start + 1]), evidence.map(unindented), writtenAs);
+  const theirs = indices.filter((i) => !('ours' in origins[i]));
+  for (const i of ours) {
+    // Padded to the table's widths, or else (rows not all padded alike) to its nearest row of the author's; unpadded in an unpadded table.
+    const like = padded ?? neighbourWidths(out, theirs, start + 1, i, writtenAs);
+    const cells = rows[i - start];
+    if (!like || cells.length !== like.widths.length) {
+      out[i] = prefix + unindented(out[i]);
+      continue;
+    }
+    // Only the edited row changes: a cell wider than its column is written as it is, the other rows and the delimiter left as the author wrote them.
+    out[i] = `${prefix}|${cells.map((cell, c) => ` ${pad(cell.trim(), like.widths[c] - 2, codes[c] as AlignType, like.measure)} `).join('|')}|`;
   }
-  const { widths, measure } = padded;
-  const fitting = ours.every((i) => {
-    const cells = rows[i - start].map((cell) => cell.trim());
-    return cells.length === widths.length && cells.every((cell, c) => measure(cell) + 2 <= widths[c]);
-  });
-  if (!fitting) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[], measure));
-  for (const i of ours) out[i] = `${prefix}|${rows[i - start].map((cell, c) => ` ${pad(cell.trim(), widths[c] - 2, codes[c] as AlignType, measure)} `).join('|')}|`;
+}
+
+/** A row written tight: each cell its text between single spaces (`| a | b |`), as an unpadded table's rows are. */
+function tight(row: string): boolean {
+  return cellsOf(row).every((cell) => cell === ' ' || cell === '' || (cell.startsWith(' ') && cell.endsWith(' ') && cell.trim() === cell.slice(1, -1)));
+}
+
+/**
+ * The cells' widths of the author's body row nearest to our row `at` (the header only where the table has no other),
+ * for a table whose rows are not all padded alike (the header to the delimiter, the rows one narrower in a column):
+ * the edited row padded like its neighbours. Null where that row is tight (compact rows, under a padded header or
+ * not: the edited row stays unpadded) or has no outer pipes.
+ */
+function neighbourWidths(out: readonly string[], theirs: readonly number[], delimiter: number, at: number, writtenAs: CellWriting): { widths: number[]; measure: Measure } | null {
+  const body = theirs.filter((i) => i > delimiter);
+  const [nearest] = (body.length > 0 ? body : theirs.filter((i) => i < delimiter)).sort((x, y) => Math.abs(x - at) - Math.abs(y - at) || y - x);
+  if (nearest === undefined) return null;
+  const row = out[nearest].slice(indentOf(out[nearest]).length);
+  if (!row.startsWith('|') || !row.endsWith('|') || tight(row)) return null;
+  const measure = measuredAs(codeUnits, writtenAs);
+  return { widths: cellsOf(row).map(measure), measure };
 }
 
 /**

@@ -7,7 +7,7 @@
  * (`<figure>`, `<details>`, `<mark>`); `markdownToDocument` reads every one of them back, so a document
  * written and read again is the same document, and Markdown read and written is a fixed point.
  */
-import type { AlignType, BlockContent, Image, List, ListItem, PhrasingContent, Root, RootContent, Table, TableCell, TableRow } from 'mdast';
+import type { AlignType, BlockContent, Image, List, ListItem, PhrasingContent, Root, RootContent, Table, TableCell, TableRow, Paragraph } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
@@ -387,7 +387,7 @@ class Writer {
       case 'paragraph':
         // GitBook's form of an aligned paragraph: `<p align="center">`, its content as inline HTML.
         if (typeof data.align === 'string' && HTML_ALIGN[data.align]) return { type: 'html', value: `<p align="${HTML_ALIGN[data.align]}">${inlineHtml(nodes as unknown as DocumentInlineContent[], this.hrefFor)}</p>` };
-        return unknownTagLine(block) ?? { type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) };
+        return unknownTagLine(block) ?? imageAloneAsHtml({ type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) });
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':
@@ -480,10 +480,13 @@ class Writer {
     return { type: 'heading', depth, children };
   }
 
-  /** `$$formula$$` on its line, as GitBook writes it; a formula of several lines as a `$$` block. */
+  /**
+   * A `$$` block on three lines (`$$`, the formula, `$$`), as GitBook writes block math (ssv-docs GITBOOK-359,
+   * coinmetrics-docs GITBOOK-1247); written `$$formula$$` on one line, a page made in the app did not look like
+   * GitBook's. An author's one-line `$$...$$` is kept by the source patch while it is not edited.
+   */
   private math(formula: string): RootContent {
-    if (formula.includes('\n') || formula.trim() === '') return { type: 'math', value: formula } as unknown as RootContent;
-    return { type: 'paragraph', children: [{ type: 'inlineMath', value: formula } as unknown as PhrasingContent] };
+    return { type: 'math', value: formula } as unknown as RootContent;
   }
 
   /** Tabs, steppers, columns, updates: each item a tag, items a blank line apart. */
@@ -561,19 +564,13 @@ class Writer {
   }
 
   /**
-   * An image without caption or size is Markdown, `![alt](src)`; with them GitBook writes HTML,
-   * `<figure><img src alt width><figcaption><p>caption</p></figcaption></figure>`.
+   * An image block as GitBook writes it, `<figure><img src alt width><figcaption><p>caption</p></figcaption></figure>`;
+   * without a caption, `<figcaption></figcaption>` empty, as GitBook's recent exports write it (beefree GITBOOK-431:
+   * 293 such lines, no `![](...)`). Written `![alt](src)`, an image made in the app did not look like GitBook's; an
+   * author's `![](...)` is kept by the source patch while its block is not edited.
    */
   private imagesBlock(images: readonly AnyBlock[], data: Record<string, unknown> = {}): RootContent {
     const wrapper = imagesDivAttributes(data);
-    const plain = wrapper === null && images.every((image) => captionText(image) === '' && image.data?.width === undefined && !image.data?.refDark);
-    if (plain) {
-      const children = images.flatMap((image, index): PhrasingContent[] => {
-        const node: Image = { type: 'image', url: this.hrefFor(image.data?.ref as ContentRef), alt: String(image.data?.alt ?? ''), title: null };
-        return index === 0 ? [node] : [{ type: 'text', value: '\n' }, node];
-      });
-      return { type: 'paragraph', children };
-    }
     const html = images
       .map((image) => {
         const width = lengthText(image.data?.width);
@@ -731,6 +728,16 @@ class Writer {
     }
     return { type: 'image', url: src, alt: String(data.alt ?? ''), title: data.caption || null };
   }
+}
+
+/**
+ * A paragraph holding an inline image alone (an author's `<img src>` on its line) as that HTML: written `![](src)`, it
+ * read back as an image block, which is written as a `<figure>` (GitBook's), and the page was no fixed point.
+ */
+function imageAloneAsHtml(paragraph: Paragraph): RootContent {
+  const [only, ...rest] = paragraph.children;
+  if (rest.length > 0 || only?.type !== 'image' || only.title) return paragraph;
+  return { type: 'html', value: `<img src="${escapeAttribute(only.url)}" alt="${escapeAttribute(only.alt ?? '')}">` };
 }
 
 /**
@@ -907,9 +914,16 @@ function lengthText(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * An integration block's props as tag attributes, by name: a stored document's JSON is canonical (members sorted), so
+ * written in the order read, a page's own writing at import kept the author's order (no hunk recorded) and, once stored,
+ * came back sorted, a line nobody edited changed (`{% @supademo/embed url= demoId= %}`: found-gitprobe16b 1). Written
+ * sorted, the author's order is kept by the source patch.
+ */
 function propsAttributes(props: unknown): Record<string, string> {
   if (!props || typeof props !== 'object') return {};
-  return Object.fromEntries(Object.entries(props as Record<string, unknown>).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+  const entries = Object.entries(props as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
 }
 
 function captionOf(block: AnyBlock): AnyBlock[] {
