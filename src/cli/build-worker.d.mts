@@ -2,6 +2,8 @@
 export const WORKER_OUT_DIR: string;
 /** Builds `entry` into `outdir` as an entry module and its chunks; answers the modules written, entry first. */
 export function buildWorker(options?: { root?: string; entry?: string; outdir?: string; minify?: boolean }): Promise<{ name: string; bytes: number }[]>;
+/** `buildWorker` with esbuild's metafile (the build's inputs and outputs), for the checks and tests that read the graph. */
+export function buildWithMetafile(options?: { root?: string; entry?: string; outdir?: string; minify?: boolean }): Promise<{ out: string; metafile: import('esbuild').Metafile }>;
 /** A source module of the build and the bytes it puts in the output. */
 export interface BuiltModule {
   input: string;
