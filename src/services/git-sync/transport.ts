@@ -324,6 +324,15 @@ function receivePackReport(bytes: Uint8Array, sideBand: boolean): { unpack: stri
   return { unpack, refs };
 }
 
+/** `ref` as the remote names it (itself, or the branch `refs/heads/<ref>`) and its commit, or null when it names neither. */
+function remoteRef(refs: Map<string, string>, ref: string): { name: string; oid: string } | null {
+  for (const name of [ref, `refs/heads/${ref}`]) {
+    const oid = refs.get(name);
+    if (oid) return { name, oid };
+  }
+  return null;
+}
+
 /** One operation's repository: fetched at one commit, read and written in memory. */
 export class GitSession {
   readonly fs = new MemFS();
@@ -388,10 +397,15 @@ export class GitSession {
     return { ...agent, Authorization: `Basic ${btoa(binary)}` };
   }
 
+  /** The repository's URL without a trailing slash, which Git's smart HTTP paths follow. */
+  private get repositoryUrl(): string {
+    return this.url.replace(/\/+$/, '');
+  }
+
   /** The URL and request of a protocol v2 call to git-upload-pack carrying `body`. */
   private uploadPackRequest(body: Uint8Array): [string, RequestInit] {
     const headers = { 'Content-Type': 'application/x-git-upload-pack-request', Accept: 'application/x-git-upload-pack-result', 'Git-Protocol': 'version=2', ...this.gitHeaders() };
-    return [`${this.url.replace(/\/+$/, '')}/git-upload-pack`, { method: 'POST', headers, body }];
+    return [`${this.repositoryUrl}/git-upload-pack`, { method: 'POST', headers, body }];
   }
 
   /** One v2 request to git-upload-pack; a refusal (401, 403, 404...) says the status, never the credentials. */
@@ -449,7 +463,7 @@ export class GitSession {
   private async v2Capabilities(): Promise<Set<string> | null> {
     const response = await outboundFetch(
       this.outbound,
-      `${this.url.replace(/\/+$/, '')}/info/refs?service=git-upload-pack`,
+      `${this.repositoryUrl}/info/refs?service=git-upload-pack`,
       { headers: { 'Git-Protocol': 'version=2', ...this.gitHeaders() } },
       { field: 'url', maxBytes: 1024 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
     );
@@ -759,7 +773,7 @@ export class GitSession {
   /** The commit `ref` is at on the remote (its refs only: nothing fetched), or null when it does not exist. */
   async headOf(ref: string): Promise<string | null> {
     const refs = (await this.v2Capabilities()) ? await this.lsRefs(ref) : await this.remoteRefs();
-    return refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
+    return remoteRef(refs, ref)?.oid ?? null;
   }
 
   /**
@@ -770,10 +784,10 @@ export class GitSession {
   async fetchRef(ref: string): Promise<string | null> {
     await this.init();
     if (await this.v2Capabilities()) {
-      const refs = await this.lsRefs(ref);
-      const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
-      if (!oid) return null;
-      this.fetchedRef = refs.has(ref) ? ref : `refs/heads/${ref}`;
+      const found = remoteRef(await this.lsRefs(ref), ref);
+      if (!found) return null;
+      const { name, oid } = found;
+      this.fetchedRef = name;
       await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
@@ -782,11 +796,10 @@ export class GitSession {
       this.stats.protocol = 'v2';
       return oid;
     }
-    const refs = await this.remoteRefs();
-    const oid = refs.get(ref) ?? refs.get(`refs/heads/${ref}`) ?? null;
-    if (!oid) return null;
-    await this.fullFetch(refs.has(ref) ? ref : `refs/heads/${ref}`);
-    return oid;
+    const found = remoteRef(await this.remoteRefs(), ref);
+    if (!found) return null;
+    await this.fullFetch(found.name);
+    return found.oid;
   }
 
   /**
@@ -955,9 +968,8 @@ export class GitSession {
    * its lock; we check the advertised head first); the errors carry isomorphic-git's codes, which failureMessage reads.
    */
   private async receivePack(ref: string, from: string | null, to: string, objects: string[]): Promise<void> {
-    const base = this.url.replace(/\/+$/, '');
     const limits = { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs };
-    const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${base}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.gitHeaders() }, limits));
+    const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${this.repositoryUrl}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.gitHeaders() }, limits));
     this.stats.requests++;
     if (!advertised.ok) throw httpError(advertised.status);
     const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
@@ -968,7 +980,7 @@ export class GitSession {
     const body = concatBytes([pktLine(`${from ?? ZERO_OID} ${to} ${ref}\0${wanted.join(' ')}\n`), FLUSH, packfile!]);
     const headers = { 'Content-Type': 'application/x-git-receive-pack-request', Accept: 'application/x-git-receive-pack-result', ...this.gitHeaders() };
     // Not sent again if the connection is lost: a push the remote took would then be refused (its head moved), and said so.
-    const answer = await outboundFetch(this.outbound, `${base}/git-receive-pack`, { method: 'POST', headers, body }, limits);
+    const answer = await outboundFetch(this.outbound, `${this.repositoryUrl}/git-receive-pack`, { method: 'POST', headers, body }, limits);
     this.stats.requests++;
     if (!answer.ok) throw httpError(answer.status);
     const report = receivePackReport(answer.bytes, sideBand);
