@@ -663,9 +663,9 @@ export async function recordGitExport(
   env: Env,
   target: { spaceId: string; revisionId: string; rows?: Array<typeof gitSyncEntries.$inferInsert>; pathPrefix?: string; git: GitImportTarget['git'] },
 ): Promise<{ revision: string | null }> {
+  const db = createDb(env.DB);
   // No rows (an export recorded after its run stopped, its rows not known): the entries the last sync left stay.
   const entries = (rows: Array<typeof gitSyncEntries.$inferInsert> | undefined) => (rows ? entryStatements(db, target.spaceId, rows) : []);
-  const db = createDb(env.DB);
   const recordCommit = (revisionId: string) =>
     db.insert(revisionGit).values({ revisionId, spaceId: target.spaceId, ...target.git }).onConflictDoUpdate({ target: revisionGit.revisionId, set: target.git });
   const space = await loadSyncedSpace(db, target.spaceId);

@@ -268,6 +268,11 @@ async function recordUnfinishedExport(env: Env, db: Db, spaceId: string, headId:
   return true;
 }
 
+/** The operation's credentials, decrypted (null when its URL carried none). */
+async function credentialsOf(env: Env, row: OperationRow): Promise<GitCredentials | null> {
+  return row.secret ? (JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials) : null;
+}
+
 /**
  * An import queued while an export of its space runs, once that export pushed the commit the branch is at (the push's own
  * webhook: GitBook's integrations import on every push): the import of the space's own commit changes nothing, and ends
@@ -286,8 +291,7 @@ async function endedAsOwnPush(env: Env, db: Db, row: OperationRow): Promise<bool
   if (!exporting) return false;
   let head: string | null;
   try {
-    const credentials = row.secret ? (JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials) : null;
-    head = await new GitSession(env, request.url, credentials).headOf(request.ref);
+    head = await new GitSession(env, request.url, await credentialsOf(env, row)).headOf(request.ref);
   } catch {
     // Not known now: the import waits for the export, as any other.
     return false;
@@ -321,9 +325,9 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   if (busy) throw new Error(`git sync ${operationId}: another operation of the space is running; retried later`);
   if (!row) return;
   const request = JSON.parse(row.request) as GitOperationRequest;
-  let credentials: GitCredentials | null = null;
+  let credentials: GitCredentials | null;
   try {
-    if (row.secret) credentials = JSON.parse(await decryptSecret(env, row.secret)) as GitCredentials;
+    credentials = await credentialsOf(env, row);
   } catch {
     await finish(env, db, row, { state: 'failure', error: 'the credentials of the operation could not be read' });
     return;
