@@ -275,8 +275,8 @@ export async function planImport(
   const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
-    // Named after the path its `git` names (withCopiesMarked: the last), so an export elsewhere writes it under its name.
-    const named = paths.reduce((last, path) => (path > last ? path : last));
+    // Named after the path its `git` names (withCopiesMarked), so an export elsewhere writes it under its name.
+    const named = paths.reduce(namingPath);
     const size = blob === null ? null : 'bytes' in blob ? blob.bytes.byteLength : blob.size;
     if (session.missing.has(oid)) {
       for (const path of paths) warnings.push(`${path}: not imported (${lacksBlob(oid)})`);
@@ -578,8 +578,13 @@ const MAX_SUMMARY_WARNINGS = 20;
  */
 function withCopiesMarked(plans: ImportFilePlan[]): ImportFilePlan[] {
   const named = new Map<string, string>();
-  for (const { file, path } of plans) if (!named.has(file) || path > named.get(file)!) named.set(file, path);
+  for (const { file, path } of plans) named.set(file, namingPath(named.get(file) ?? path, path));
   return plans.map((plan) => (named.get(plan.file) === plan.path ? plan : { ...plan, copy: true }));
+}
+
+/** Of two paths of one blob, the one its file is named after and its `git.path` names: the later in path order. */
+function namingPath(a: string, b: string): string {
+  return b > a ? b : a;
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
