@@ -172,14 +172,13 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   const authors = indices.filter((i) => !('ours' in origins[i]) && !origins[i].unchanged);
   // Our rows go where the author's are (a table in an item indented by four, ours by two, would leave the item).
   const prefix = indentOf(out[authors[0] ?? start]);
-  const rows = indices.map((i) => cellsOf(out[i].slice(indentOf(out[i]).length)));
+  const rows = indices.map((i) => cellsOf(unindented(out[i])));
   const codes = rows[1].map(alignmentOf);
   if (codes.some((code) => code === undefined)) return;
   const write = (lines: string[]) => lines.forEach((line, k) => (out[start + k] = prefix + line));
   if ('ours' in origins[start + 1]) return write(alignedLines(withoutDelimiter(rows), codes as AlignType[], measuredAs(codeUnits, writtenAs)));
   // How the author padded: their rows kept, and the rows edited as they were read (a wide cell's row may be the only one).
   const evidence = [...authors.filter((i) => i !== start + 1).map((i) => out[i]), ...ours.flatMap((i) => ('was' in origins[i] && origins[i].was !== undefined ? [origins[i].was] : []))];
-  const unindented = (line: string) => line.slice(indentOf(line).length);
   const padded = paddedWidths(unindented(out[start + 1]), evidence.map(unindented), writtenAs);
   const theirs = indices.filter((i) => !('ours' in origins[i]));
   for (const i of ours) {
@@ -193,6 +192,11 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
     // Only the edited row changes: a cell wider than its column is written as it is, the other rows and the delimiter left as the author wrote them.
     out[i] = `${prefix}|${cells.map((cell, c) => ` ${pad(cell.trim(), like.widths[c] - 2, codes[c] as AlignType, like.measure)} `).join('|')}|`;
   }
+}
+
+/** A line without its indent (a table inside a list item or a block quote is indented). */
+function unindented(line: string): string {
+  return line.slice(indentOf(line).length);
 }
 
 /** A row written tight: each cell its text between single spaces (`| a | b |`), as an unpadded table's rows are. */
@@ -210,7 +214,7 @@ function neighbourWidths(out: readonly string[], theirs: readonly number[], deli
   const body = theirs.filter((i) => i > delimiter);
   const [nearest] = (body.length > 0 ? body : theirs.filter((i) => i < delimiter)).sort((x, y) => Math.abs(x - at) - Math.abs(y - at) || y - x);
   if (nearest === undefined) return null;
-  const row = out[nearest].slice(indentOf(out[nearest]).length);
+  const row = unindented(out[nearest]);
   if (!row.startsWith('|') || !row.endsWith('|') || tight(row)) return null;
   const measure = measuredAs(codeUnits, writtenAs);
   return { widths: cellsOf(row).map(measure), measure };
