@@ -445,7 +445,7 @@ async function inWorkerd() {
       });
       const row = await db.prepare(`select state, error, stats from git_sync_operations where id = ?`).bind(op!.id).first<{ state: string; error: string | null; stats: string | null }>();
       if (row?.state !== 'success') throw new Error(`the ${direction} ended as ${row?.state}: ${row?.error}`);
-      return { ...measured, heap: peak!, writerHeap: writerPeak, profile, stats: { ...(JSON.parse(row.stats ?? '{}') as Record<string, unknown>), runs } as Record<string, unknown> };
+      return { ...measured, heap: peak!, writerHeap: writerPeak, profile, stats: { requests: 0, blobsFetched: 0, blobsStreamed: 0, ...(JSON.parse(row.stats ?? '{}') as Record<string, unknown>), runs } as Record<string, unknown> };
     };
     /** An operation under the cap that the cap killed (workerd aborted, restarted by Miniflare): said, and the run ends. */
     const killed = (label: string, error: unknown) => {

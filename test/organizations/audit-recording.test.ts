@@ -17,7 +17,7 @@ import { countingD1, measureRoundTrips } from '../helpers/round-trips';
  */
 async function storedEvents(orgId: string) {
   const { results } = await env.DB.prepare('select * from audit_events where org_id = ? order by occurred_at desc, id desc').bind(orgId).all<Record<string, any>>();
-  return results.map((row) => ({ ...row, stored: JSON.parse(row.payload), payload: restoredPayload(row.action, JSON.parse(row.payload)) }) as Record<string, any>);
+  return results.map((row) => ({ ...row, stored: JSON.parse(row.payload), payload: restoredPayload(row.action, JSON.parse(row.payload), row.target_id) }) as Record<string, any>);
 }
 
 const STATE_CHANGING = ROUTE_MANIFEST.filter(([method]) => !['GET', 'HEAD', 'OPTIONS'].includes(method));

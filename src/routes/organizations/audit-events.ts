@@ -91,7 +91,7 @@ export const auditEventsRouter = createRouter()
     checkOrganizationRole(orgRows, RANK.admin);
     if (!rows[0]) throw new ApiError(404, 'Audit event not found');
     // Stored without what its action gives: the payload the request made is put back.
-    const event = { ...rows[0], payload: restoredPayload(rows[0].action, rows[0].payload) };
+    const event = { ...rows[0], payload: restoredPayload(rows[0].action, rows[0].payload, rows[0].targetId) };
     return c.json(toAuditEventDetails(event, urlContext(c.req.url, c.env.APP_URL)), 200);
   })
   .openapi(listAuditEventActionsRoute, async (c) => {

@@ -92,7 +92,7 @@ export function insertEventStatement(client: D1Client, draft: AuditEventDraft): 
       draft.target.id,
       draft.target.label ?? null,
       draft.executionId,
-      JSON.stringify(storedPayload(draft.action, draft.payload)),
+      JSON.stringify(storedPayload(draft.action, draft.payload, draft.target.id)),
       orgParam,
     );
 }

@@ -16,6 +16,17 @@ export const STAGING_PREFIX = 'git-sync/staging/';
  */
 
 /**
+ * The request an operation keeps once it ended (its row's `request`, NOT NULL): nothing reads it then (git/info reads
+ * git_sync_states; the space's Git Sync was written by the ending), so an import's row no longer holds its URLs and body
+ * (a quarter of a re-import's bytes). An export that recorded the commit it was pushing keeps it: the next import of that
+ * commit reads its `ref` and `repoCommitURL` (operations.ts recordUnfinishedExport).
+ */
+export const ENDED_REQUEST = '{}';
+
+/** The `request` of an operation ended in SQL: kept only by an export that was pushing (see ENDED_REQUEST). */
+const endedRequestSql = sql`case when json_extract(stats, '$.pushing') is null then ${ENDED_REQUEST} else request end`;
+
+/**
  * How many times the queue delivers a message (wrangler.toml: max_retries = 5, plus the first delivery). On the last
  * delivery an operation that still cannot run ends as a failure, and its credentials are deleted: nothing of them
  * stays behind a message that goes to the dead-letter queue.
@@ -46,7 +57,7 @@ export function endRunningOperations(db: Db, spaceId: string, which: SQL, ending
     insertSpaceEvents(db, spaceId, 'space_gitsync_completed', { state: 'failure', revisionId: '', commitId: '' }, now, { when: sql`exists (${ended})` }),
     rawRun(
       db,
-      sql`update git_sync_operations set state = ${ending.state}, secret = null, ended_at = ${now}, error = ${errorOf(sql`stats`)}
+      sql`update git_sync_operations set state = ${ending.state}, secret = null, ended_at = ${now}, error = ${errorOf(sql`stats`)}, request = ${endedRequestSql}
         where id in (${ended})`,
     ),
   ];
@@ -71,7 +82,7 @@ export async function abandonGitOperation(env: Env, operationId: string, error: 
   const [ended] = await runBatch(db, [
     db
       .update(gitSyncOperations)
-      .set({ state: 'failure', secret: null, endedAt: now, error })
+      .set({ state: 'failure', secret: null, endedAt: now, error, request: endedRequestSql })
       .where(and(eq(gitSyncOperations.id, operationId), inArray(gitSyncOperations.state, ['pending', 'running'])))
       .returning({ spaceId: gitSyncOperations.spaceId }),
     db

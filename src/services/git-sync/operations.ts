@@ -35,7 +35,7 @@ import { redact, type GitCredentials } from './urls';
  */
 
 import { GIT_OPERATION_TIMEOUT_MS, spaceGitSyncOf, type GitOperationRequest } from './queue';
-import { abandonGitOperation, endRunning, endRunningOperations, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
+import { abandonGitOperation, endRunning, endRunningOperations, ENDED_REQUEST, GIT_SYNC_MAX_DELIVERIES } from './cleanup';
 type OperationRow = typeof gitSyncOperations.$inferSelect;
 type StoredProgress = Awaited<ReturnType<typeof importProgressOf>>;
 
@@ -184,7 +184,15 @@ async function finish(
     ...(event ? [event] : []),
     db
       .update(gitSyncOperations)
-      .set({ state: outcome.state, secret: null, endedAt: now, error: outcome.error ?? null, ...(outcome.stats ? { stats: outcome.stats } : {}) })
+      .set({
+        state: outcome.state,
+        secret: null,
+        endedAt: now,
+        error: outcome.error ?? null,
+        ...(outcome.stats ? { stats: withoutZeros(outcome.stats) } : {}),
+        // An export that may have pushed without recording it keeps its request for the import of that commit (ENDED_REQUEST).
+        ...(outcome.state !== 'success' && outcome.stats?.pushing ? {} : { request: ENDED_REQUEST }),
+      })
       .where(and(eq(gitSyncOperations.id, row.id), eq(gitSyncOperations.state, 'running'))),
   ];
   const results = await runBatch(db, statements);
@@ -193,6 +201,19 @@ async function finish(
 }
 
 const changesOf = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+
+/**
+ * An operation's stats as its row keeps them: counts and phases that are zero left out (a re-import's row held a dozen
+ * of them); a reader takes a missing count as zero.
+ */
+export function withoutZeros(stats: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stats)) {
+    if (value === 0) continue;
+    kept[key] = value && typeof value === 'object' && !Array.isArray(value) ? withoutZeros(value as Record<string, unknown>) : value;
+  }
+  return kept;
+}
 
 /** The commit an export made of a revision, as the operation's stats record it from just before its push. */
 interface PushedCommit {
