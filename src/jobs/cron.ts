@@ -319,6 +319,7 @@ export async function runScheduled(env: Env, scheduledTime: number): Promise<voi
     async () => (await (await import('../services/git-sync/cleanup')).sweepGitOrphanFiles(env, scheduledTime)).deleted,
     (n) => `deleted ${n} orphan file(s)`,
   );
+  await step('pruning ended Git Sync operations', async () => (await import('../services/git-sync/cleanup')).pruneGitOperations(env, scheduledTime), (n) => `removed ${n} ended Git Sync operation(s) past their retention`);
   await step('clearing expired custom hostname claims', () => clearExpiredClaims(db, scheduledTime), (n) => `cleared ${n} pending custom hostname claim(s) past their period`);
   await step('purging audit events past their retention', async () => (await import('../services/audit/retention')).purgeOldAuditEvents(db, scheduledTime), (n) => `removed ${n} audit event(s) past their retention`);
   await step('collecting history', () => collectHistory(env, db, scheduledTime), (n) => `collected ${n} revision(s) and document(s) no longer kept`);

@@ -128,6 +128,44 @@ export async function sweepGitOperations(env: Env, now: number): Promise<number>
 /** Longer than every delivery of a message takes (backoff 10 s doubling, five retries), with room for a slow queue. */
 const GIT_PENDING_LIMIT_MS = 2 * 60 * 60 * 1000;
 
+/**
+ * How long ended operations are kept (GitBook shows the current one only: git/info). A space keeps its newest `perSpace`
+ * operations whatever their age, and every one younger than `days`; never one pending or running, nor the one its git/info
+ * reports. An import that ended without a revision is kept `orphanDays`: the orphan-file sweep deletes its files only while
+ * it knows the operation (an unknown one's files stay, to be safe), and walks the bucket 5,000 keys an hour.
+ */
+export const GIT_OPERATION_RETENTION = { perSpace: 10, days: 7, orphanDays: 30 } as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The hourly prune of ended operations past GIT_OPERATION_RETENTION, at most `rounds` deletes of `batch` rows per run (the
+ * rest at the next run). Each candidate counts at most `perSpace` newer operations of its space, along the space's index.
+ * Returns how many rows went.
+ */
+export async function pruneGitOperations(env: Pick<Env, 'DB'>, now: number, { batch = 500, rounds = 4, retention = GIT_OPERATION_RETENTION } = {}): Promise<number> {
+  const db = createDb(env.DB);
+  const before = new Date(now - retention.days * DAY_MS).toISOString();
+  const orphansBefore = new Date(now - retention.orphanDays * DAY_MS).toISOString();
+  let pruned = 0;
+  for (let round = 0; round < rounds; round++) {
+    const result = await rawRun(
+      db,
+      sql`delete from git_sync_operations where id in (
+        select o.id from git_sync_operations o
+        where o.created_at < ${before} and o.state not in ('pending', 'running')
+          and (o.direction = 'export' or o.revision_id is not null or o.created_at < ${orphansBefore})
+          and not exists (select 1 from git_sync_states s where s.space_id = o.space_id and s.op_id = o.id)
+          and (select count(*) from (select 1 from git_sync_operations n where n.space_id = o.space_id and n.created_at > o.created_at limit ${retention.perSpace})) >= ${retention.perSpace}
+        limit ${batch})`,
+    );
+    const changes = (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+    pruned += changes;
+    if (changes < batch) break;
+  }
+  return pruned;
+}
+
 
 /**
  * The hourly sweep of staged blobs (assets.ts writes each streamed blob under `git-sync/staging/` and deletes it
