@@ -654,9 +654,11 @@ export async function runExport(
  * the commit would be recorded as the space's, so the import of that push (its webhook) would find the branch at the
  * space's own commit and change nothing. Any change counts under the content root (`repoProjectDirectory` and `.gitbook.yaml`'s
  * `root`), `.gitbook.yaml` included: a page or file added, `SUMMARY.md` alone, a file the space synced; a change elsewhere
- * (code beside the docs) does not. The two commits' trees are compared (trees only: no blob is fetched). Where the last
- * synced commit cannot be had (no revision of the head's line records one, or the server lacks it or partial fetches), the
- * files the space synced are compared instead (assertNoUnimportedChanges).
+ * (code beside the docs) does not. The two commits' trees are compared (trees only, or on a server without partial fetches
+ * the blobs the two differ by). Where the last
+ * synced commit is gone from the remote (a force-push), the export is refused: what changed since cannot be told. Where it
+ * cannot be had otherwise (no revision of the head's line records one, a server without protocol v2), the files the space
+ * synced are compared instead (assertNoUnimportedChanges).
  */
 async function assertNothingUnimported(
   db: Db,
@@ -665,7 +667,15 @@ async function assertNothingUnimported(
 ) {
   const synced = at.space.headGitOid ?? (await lastSyncedCommit(db, at.spaceId, at.space.head.id));
   if (synced === at.remoteHead) return;
-  if (!synced || !(await session.fetchTreesOf(synced))) return assertNoUnimportedChanges(at.space.entries, at.byPath, at.full);
+  if (!synced) return assertNoUnimportedChanges(at.space.entries, at.byPath, at.full);
+  const trees = await session.fetchTreesOf(synced);
+  if (trees === 'gone') {
+    // What the branch changed since cannot be told (a force-push): the push's import reads the branch as it is now.
+    throw new Error(
+      `the branch no longer holds the commit the space last synced (${synced.slice(0, 7)}: its history was rewritten, a force-push): what changed since cannot be compared, so nothing was pushed and the space is unchanged; import the branch, then export again`,
+    );
+  }
+  if (trees === 'unavailable') return assertNoUnimportedChanges(at.space.entries, at.byPath, at.full, synced);
   const inContent = (path: string) => path === at.configPath || path.startsWith(at.contentPrefix);
   const before = new Map((await session.listFiles(synced, '', { submodules: true })).filter((f) => inContent(f.path)).map((f) => [f.path, f]));
   const changes: string[] = [];
@@ -709,14 +719,16 @@ async function lastSyncedCommit(db: Db, spaceId: string, headId: string): Promis
  * reaches the space (a page whose file it kept was recorded with the pushed blob, a page it wrote was written over).
  * The push's import runs first, then an export commits on what it read. A forced export (a setup) commits on them as before.
  */
-function assertNoUnimportedChanges(entries: SyncedSpace['entries'], byPath: Map<string, TreeFile>, full: (path: string) => string) {
+function assertNoUnimportedChanges(entries: SyncedSpace['entries'], byPath: Map<string, TreeFile>, full: (path: string) => string, synced?: string) {
   const moved = entries
     .filter((e) => (e.kind === 'page' || e.kind === 'file' || e.kind === 'reusable') && e.oid && !isPathlessKey(e.path))
     .filter((e) => byPath.get(full(e.path))?.oid !== e.oid)
     .map((e) => e.path);
   if (moved.length === 0) return;
   const named = moved.slice(0, 3).join(', ') + (moved.length > 3 ? ` and ${moved.length - 3} more` : '');
-  throw new Error(`the branch has changes the space has not imported yet (${named}): nothing was pushed and the space is unchanged; import the branch, then export again`);
+  // The last synced commit could not be read (a server without protocol v2): only the space's own files were compared.
+  const compared = synced ? `; the commit the space last synced (${synced.slice(0, 7)}) could not be fetched, so only the files the space synced were compared` : '';
+  throw new Error(`the branch has changes the space has not imported yet (${named})${compared}: nothing was pushed and the space is unchanged; import the branch, then export again`);
 }
 
 /**

@@ -342,6 +342,10 @@ export class GitSession {
   private readonly fullFetchCap: number;
   /** The remote answers `object-info` (blob sizes before fetching them). */
   private objectInfo = false;
+  /** The remote speaks protocol v2's `fetch`, with or without `filter` (a commit can be wanted by id). */
+  private v2Fetch = false;
+  /** The commit `fetchRef` fetched (depth 1). */
+  private fetchedOid: string | null = null;
   /** Blobs whose answer alone was over `maxBatchBytes` (never held: a page of them is left out). */
   readonly unreadable = new Set<string>();
   /**
@@ -478,6 +482,7 @@ export class GitSession {
     const fetch = [...capabilities].find((c) => c.startsWith('fetch'));
     const lsRefs = [...capabilities].some((c) => c === 'ls-refs' || c.startsWith('ls-refs='));
     this.objectInfo = [...capabilities].some((c) => c === 'object-info' || c.startsWith('object-info='));
+    this.v2Fetch = Boolean(fetch && lsRefs);
     return fetch && fetch.split(/[=\s]/).includes('filter') && lsRefs ? capabilities : null;
   }
 
@@ -495,8 +500,11 @@ export class GitSession {
   }
 
   /** Fetches `wants` in one v2 `fetch` and indexes the pack in the session's repository. */
-  private async fetchPack(wants: string[], options: { filter?: string; deepen?: number; maxBytes?: number }): Promise<string> {
-    const args = [...wants.map((w) => `want ${w}`), ...(options.filter ? [`filter ${options.filter}`] : []), ...(options.deepen ? [`deepen ${options.deepen}`] : []), 'no-progress', 'ofs-delta', 'done'];
+  private async fetchPack(wants: string[], options: { filter?: string; deepen?: number; maxBytes?: number; have?: string }): Promise<string> {
+    // `have` a commit this session holds at depth 1 (`shallow`: the server counts only its own tree as held): the pack
+    // holds what the wanted commits have that it lacks.
+    const had = options.have ? [`shallow ${options.have}`, `have ${options.have}`] : [];
+    const args = [...wants.map((w) => `want ${w}`), ...had, ...(options.filter ? [`filter ${options.filter}`] : []), ...(options.deepen ? [`deepen ${options.deepen}`] : []), 'no-progress', 'ofs-delta', 'done'];
     const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), options.maxBytes));
     this.stats.packBytes += pack.byteLength;
     if (pack.byteLength < 32 || decoder.decode(pack.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');
@@ -788,6 +796,7 @@ export class GitSession {
       if (!found) return null;
       const { name, oid } = found;
       this.fetchedRef = name;
+      this.fetchedOid = oid;
       await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
@@ -799,31 +808,35 @@ export class GitSession {
     const found = remoteRef(await this.remoteRefs(), ref);
     if (!found) return null;
     await this.fullFetch(found.name);
+    this.fetchedOid = found.oid;
     return found.oid;
   }
 
   /**
-   * The trees (no blobs) of another commit than the one fetched, `oid` (the one the space last synced: an export compares
-   * the branch's head with it): true once they can be read (`listFiles`), false when they cannot be had cheaply (a server
-   * without partial fetches, or one that no longer has the commit: a branch pushed over).
+   * The trees of another commit than the one fetched, `oid` (the one the space last synced: an export compares the branch's
+   * head with it), so that `listFiles` reads it: `read` once it can be; `gone` when the remote no longer has it (git's `not
+   * our ref`: a branch pushed over, its old commits collected); `unavailable` when it cannot be asked for (a server without
+   * protocol v2) or the fetch failed otherwise. After a partial fetch, its commit and trees alone (`filter blob:none`);
+   * after a full one (a server without partial fetches), the commit with the fetched commit as a `have`: a pack of what
+   * the two differ by (the trees and the blobs that changed), not the whole tree again.
    */
-  async fetchTreesOf(oid: string): Promise<boolean> {
-    if (!this.partial) return false;
+  async fetchTreesOf(oid: string): Promise<'read' | 'gone' | 'unavailable'> {
     try {
       await this.readCommit(oid);
-      return true;
+      return 'read';
     } catch {
       // Not here yet: fetched below.
     }
+    if (!this.partial && (!this.v2Fetch || !this.fetchedOid)) return 'unavailable';
     try {
-      await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      await this.fetchPack([oid], this.partial ? { filter: 'blob:none', deepen: 1 } : { deepen: 1, have: this.fetchedOid! });
       // Its parents are not here either (depth 1): git's `shallow` file says so, as for the fetched commit.
       const shallow = await this.fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8').catch(() => '');
       await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${shallow}${oid}\n`);
       await this.readCommit(oid);
-      return true;
-    } catch {
-      return false;
+      return 'read';
+    } catch (error) {
+      return refusedWant(error, [oid]) ? 'gone' : 'unavailable';
     }
   }
 
