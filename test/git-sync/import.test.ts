@@ -156,7 +156,7 @@ describe('importGitRepository (a real git http-backend)', () => {
     const info = await importRepo(space.id, token, { url, ref: 'refs/pull/7/head', standalone: true });
     expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
     expect(await headOf(space.id, token)).toBe(head);
-    const op = await env.DB.prepare(`select revision_id from git_sync_operations where space_id = ? and request like '%pull%'`).bind(space.id).first<any>();
+    const op = await env.DB.prepare(`select revision_id from git_sync_operations where space_id = ? order by created_at desc, rowid desc limit 1`).bind(space.id).first<any>();
     const revision = await api('GET', `/v1/spaces/${space.id}/revisions/${op.revision_id}`, { token });
     expectStatus(revision, 200);
     const git = await env.DB.prepare('select oid, ref from revision_git where revision_id = ?').bind(op.revision_id).first<any>();
