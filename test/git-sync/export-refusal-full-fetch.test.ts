@@ -1,7 +1,8 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { control, createRepository, gitInfo, gitOutput, githubBody, leafEdit, runGitOperation, runPending } from '../helpers/git-sync';
+import { control, createRepository, gitInfo, gitOutput, githubBody, leafEdit, noise, runGitOperation, runPending } from '../helpers/git-sync';
 
 /**
  * An unforced export's refusal of a branch that moved on with changes the space has not imported (issue 40), where the
@@ -28,7 +29,9 @@ async function syncedSpace(name: string, options: { allowFilter?: boolean } = {}
   const org = await seedOrg();
   const token = org.owner.token;
   const space = await createSpace(org.id, token);
-  const created = await createRepository(name, { files: FILES, ...options });
+  // An asset that does not compress: a second whole tree would show in the bytes fetched.
+  const asset = { base64: btoa(Array.from(noise(256 * 1024, 7), (byte) => String.fromCharCode(byte)).join('')) };
+  const created = await createRepository(name, { files: { ...FILES, 'docs/.gitbook/assets/noise.bin': asset }, ...options });
   // A second commit the space syncs with: a force-push onto the first drops it.
   const synced = (await control<{ head: string }>('commit', { name, message: 'Synced', files: { 'docs/other.md': '# Other\n\nAnother page, synced.\n' } })).head;
   await runGitOperation(space.id, token, 'import', { ...body(name), force: true });
@@ -71,6 +74,14 @@ describe('an export refused on a branch that moved on, without partial fetches',
     const error = await refusedExport(name, space.id, token, exportBody);
     expect(error).toContain('docs/SUMMARY.md changed');
     expect(await head(name)).toBe(pushed);
+    // The synced commit came as what it differs by from the head (SUMMARY.md and its trees), not as a second whole tree:
+    // the refused export fetched little more than the setup import's full fetch (the 256 KiB asset once).
+    const packs = (
+      await env.DB.prepare(`select direction, json_extract(stats, '$.packBytes') as bytes from git_sync_operations where space_id = ? order by created_at, rowid`).bind(space.id).all<{ direction: string; bytes: number }>()
+    ).results;
+    expect(packs.map((p) => p.direction)).toEqual(['import', 'export']);
+    expect(packs[0].bytes).toBeGreaterThan(256 * 1024);
+    expect(packs[1].bytes).toBeLessThan(packs[0].bytes * 1.2);
     await importedThenExported(name, space.id, token, exportBody, pushed);
   });
 

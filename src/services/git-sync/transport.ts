@@ -502,8 +502,9 @@ export class GitSession {
   /** Fetches `wants` in one v2 `fetch` and indexes the pack in the session's repository. */
   private async fetchPack(wants: string[], options: { filter?: string; deepen?: number; maxBytes?: number; have?: string }): Promise<string> {
     // `have` a commit this session holds at depth 1 (`shallow`: the server counts only its own tree as held): the pack
-    // holds what the wanted commits have that it lacks.
-    const had = options.have ? [`shallow ${options.have}`, `have ${options.have}`] : [];
+    // holds what the wanted commits have that it lacks. Thin (its deltas may name held objects, which indexPack reads):
+    // git http-backend sent the whole tree again without it (a 256 KiB blob both trees hold: 262,506 bytes, thin 271).
+    const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
     const args = [...wants.map((w) => `want ${w}`), ...had, ...(options.filter ? [`filter ${options.filter}`] : []), ...(options.deepen ? [`deepen ${options.deepen}`] : []), 'no-progress', 'ofs-delta', 'done'];
     const pack = packOfFetchResponse(await this.uploadPack(commandRequest('fetch', args, ['agent=docs-platform']), options.maxBytes));
     this.stats.packBytes += pack.byteLength;
