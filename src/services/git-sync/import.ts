@@ -1,7 +1,7 @@
 import type { ContentChange, PageMetadataInput } from '../content/batch';
 import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
 import { newId } from '../../lib/ids';
-import type { RevisionTree, SyncedSpace } from './content';
+import { headSignature, type RevisionTree, type SyncedSpace } from './content';
 import {
   basename,
   cleanPath,
@@ -23,7 +23,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry } from '../content/revisions';
+import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry, type PageEntry } from '../content/revisions';
 import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
@@ -124,6 +124,15 @@ export interface ImportPlan {
 }
 
 const decoder = new TextDecoder();
+
+/**
+ * Whether a kept page whose file did not change takes its SUMMARY.md item's title: its file had no heading 1 when last
+ * synced (the item titles it, as a fresh import does), and its title and front matter are still what that sync recorded.
+ */
+async function titledByItem(entry: SyncedSpace['entries'][number] | undefined, page: Omit<PageEntry, 'pages'>): Promise<boolean> {
+  if (!entry || entry.titleHeading || !entry.head) return false;
+  return (await headSignature(page)) === entry.head;
+}
 
 export async function planImport(
   session: GitSession,
@@ -392,7 +401,9 @@ export async function planImport(
       // A link is titled by its item; a page whose file changed by the item (or file name) unless the file's heading 1
       // names it (the writer takes the converted title first), as a fresh import titles it: a push that removed the
       // heading otherwise left the page the title of a heading it no longer has.
-      const titled = page.link || page.anchorLink || document;
+      // So is a page whose file has no heading 1 (its item titles it) when a push renamed only its item, unless the page
+      // was retitled here since the last sync (an edit not yet exported stays one, as its document does).
+      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && (await titledByItem(entries.get(page.key), was)));
       // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
