@@ -119,8 +119,11 @@ export interface ImportPlan {
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
   stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number; assetBytes: number };
-  /** Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored. */
-  phases: { pagesMs: number; assetsMs: number };
+  /**
+   * Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored; of the latter,
+   * the time the read of blobs waited for room among the stores to R2 (the rest: waiting for the Git server's answers).
+   */
+  phases: { pagesMs: number; assetsMs: number; assetsStoreWaitMs: number };
 }
 
 const decoder = new TextDecoder();
@@ -281,6 +284,7 @@ export async function planImport(
   let readFiles = 0;
   let assetBytes = 0;
   const assetsBegan = Date.now();
+  let assetsStoreWaitMs = 0;
   const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
@@ -313,7 +317,9 @@ export async function planImport(
       // The bytes stay counted in the read's budget until R2 has them: the next batch waits for room, not for this.
       const release = blob!.own?.();
       try {
+        const waiting = Date.now();
         await storing.add(() => options.assets.storeBytes(blob!.bytes, contentType).then(record).finally(() => release?.()), size);
+        assetsStoreWaitMs += Date.now() - waiting;
       } catch (error) {
         release?.();
         throw error;
@@ -325,7 +331,9 @@ export async function planImport(
     await storing.drain().catch(() => undefined);
     throw error;
   });
+  const draining = Date.now();
   await storing.drain();
+  assetsStoreWaitMs += Date.now() - draining;
   const newFiles = newFileSlots.flat();
   const assetsMs = Date.now() - assetsBegan;
   const fileTarget = (path: string): string | null => {
@@ -451,7 +459,7 @@ export async function planImport(
     droppedFiles: droppedFilesOf(space.entries, files, head.files, filePlans),
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
-    phases: { pagesMs, assetsMs },
+    phases: { pagesMs, assetsMs, assetsStoreWaitMs },
   };
 }
 
@@ -501,7 +509,7 @@ function settledParents(children: Array<{ parent: string; id: string }>, head: R
   return new Set([...after].filter(([parent, ids]) => before.get(parent)?.join('\n') === ids.join('\n')).map(([parent]) => parent));
 }
 
-/** Small files stored at once by an import (each store is an R2 head and put: their round trips overlap). */
+/** Small files stored at once by an import (each store is an R2 put, written only where no object is: their round trips overlap). */
 const ASSET_STORES_AT_ONCE = 6;
 /**
  * Bytes those stores hold at most together: each holds its file until R2 has it, so the count alone would let six
