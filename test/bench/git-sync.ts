@@ -557,7 +557,8 @@ async function inWorkerd() {
         const listed = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; git?: { path: string }; pages?: unknown[] }> }).pages;
         const flat = (list: typeof listed): typeof listed => list.flatMap((p) => [p, ...flat((p.pages ?? []) as typeof listed)]);
         const page = flat(listed).find((p) => p.git?.path === editedPath)!;
-        const appText = editedText.replace('Paragraph 4 of page 65', 'Paragraph four of page 65');
+        // The same kind of change as the push's: a word changed and a sentence added.
+        const appText = `${editedText.replace('Paragraph 4 of page 65', 'Paragraph four of page 65')}\nAnother sentence added in the app.\n`;
         const sizesBeforeEdit = await tableSizes(db);
         const editCr = (await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests`, token, { subject: 'One edit' })).body as { number: number };
         await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${editCr.number}/content?compat=false`, token, { changes: [{ operation: 'update_page', page: page.id, document: { markdown: appText } }] });
