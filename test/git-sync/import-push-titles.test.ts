@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSpace } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/content';
 import { api, expectStatus } from '../helpers/harness';
 import { control, githubBody, importedSpace, runGitOperation } from '../helpers/git-sync';
 
@@ -50,7 +50,27 @@ describe('Git Sync import: a push that changes only SUMMARY.md', () => {
     // The page kept its id (only its title changed).
     const page = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${byPath('plain.md').id}`, { token }), 200).body;
     expect(page.title).toBe('Plain page, renamed');
-  });
+  }, 120_000);
+
+  it('keeps a title changed in the space since the last sync (not exported yet) through a push that did not rename its item', async () => {
+    const name = `push-titles-kept-${Date.now().toString(36)}`;
+    const files = {
+      'README.md': '# Home\n\nWelcome.\n',
+      'plain.md': 'A page whose file has no heading 1.\n',
+      'other.md': '# Other\n\nAnother page.\n',
+      'SUMMARY.md': summary('* [Home](README.md)\n* [Plain page](plain.md)\n* [Other](other.md)\n'),
+    };
+    const { token, space, byPath } = await importedSpace(name, files);
+    const plain = byPath('plain.md').id;
+    const cr = (await openChangeRequest(space.id, token)).number;
+    await applyChanges(space.id, cr, token, [{ operation: 'update_page', page: plain, title: 'Retitled in the app' }]);
+    expectStatus(await merge(space.id, cr, token), 200);
+
+    await control('commit', { name, message: 'Edit another page', files: { 'other.md': '# Other\n\nAnother page, edited.\n' } });
+    await runGitOperation(space.id, token, 'import', { ...githubBody(name), force: false, timestamp: new Date().toISOString() });
+    const page = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${plain}`, { token }), 200).body;
+    expect(page.title).toBe('Retitled in the app');
+  }, 120_000);
 
   it('renames a group and follows a README moved to another file, as a fresh import does', async () => {
     const name = `push-titles-group-${Date.now().toString(36)}`;
@@ -74,5 +94,5 @@ describe('Git Sync import: a push that changes only SUMMARY.md', () => {
     expect(fresh.map((p) => p.title)).toEqual(['Start here', 'Welcome back', 'How-to guides']);
     expect(fresh[2].pages.map((p) => p.title)).toEqual(['One, renamed', 'Two']);
     expect(await outline(space.id, token)).toEqual(fresh);
-  });
+  }, 120_000);
 });

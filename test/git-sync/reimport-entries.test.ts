@@ -73,5 +73,5 @@ describe('a re-import after a one-page push', () => {
     await runGitOperation(fresh.id, token, 'import', { ...githubBody(name), force: true });
     const shape = (rows: Map<string, EntryRow>) => [...rows.values()].map(({ path, kind, oid, title_heading, head, place }) => ({ path, kind, oid, title_heading, head, place: place?.replace(/^[^/]*\//, '') ?? null }));
     expect(shape(after)).toEqual(shape(await entriesOf(fresh.id)));
-  });
+  }, 120_000);
 });
