@@ -551,6 +551,24 @@ async function inWorkerd() {
       // Every table and index, by who writes it (issue 42 item 1: what a re-import adds beyond what an app edit adds).
       console.log(`    by writer: ${Object.entries(bytesByWriter(added)).map(([writer, bytes]) => `${writer} ${bytes}`).join(', ')}`);
       console.log(`    every table and index: ${added.map((s) => `${s.name} ${s.bytes}`).join(', ')}`);
+      // The same page edited through the API (a change request of one update, merged), as an editor saves it: what a
+      // re-import's content part is compared with (issue 40: a re-import at most what an app edit of the page writes).
+      {
+        const listed = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; git?: { path: string }; pages?: unknown[] }> }).pages;
+        const flat = (list: typeof listed): typeof listed => list.flatMap((p) => [p, ...flat((p.pages ?? []) as typeof listed)]);
+        const page = flat(listed).find((p) => p.git?.path === editedPath)!;
+        // The same kind of change as the push's: a word changed and a sentence added.
+        const appText = `${editedText.replace('Paragraph 4 of page 65', 'Paragraph four of page 65')}\nAnother sentence added in the app.\n`;
+        const sizesBeforeEdit = await tableSizes(db);
+        const editCr = (await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests`, token, { subject: 'One edit' })).body as { number: number };
+        await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${editCr.number}/content?compat=false`, token, { changes: [{ operation: 'update_page', page: page.id, document: { markdown: appText } }] });
+        await call('POST', `/v1/spaces/${pagesSpace.id}/change-requests/${editCr.number}/merge`, token);
+        const wasBeforeEdit = new Map(sizesBeforeEdit.map((s) => [s.name, s.bytes]));
+        const edit = (await tableSizes(db)).map((s) => ({ name: s.name.trim(), bytes: s.bytes - (wasBeforeEdit.get(s.name) ?? 0) })).filter((s) => s.bytes !== 0).sort((a, b) => b.bytes - a.bytes);
+        const editBytes = edit.reduce((n, s) => n + s.bytes, 0);
+        console.log(`    the same page edited through the API (a change request merged): ${editBytes} D1 bytes (${(editBytes / Buffer.byteLength(appText)).toFixed(2)}× its Markdown); by writer: ${Object.entries(bytesByWriter(edit)).map(([writer, bytes]) => `${writer} ${bytes}`).join(', ')}`);
+        console.log(`      every table and index: ${edit.map((s) => `${s.name} ${s.bytes}`).join(', ')}`);
+      }
 
       // Every page edited through a change request, merged: the export writes all of them back (its worst case).
       const pages = ((await call('GET', `/v1/spaces/${pagesSpace.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;

@@ -218,6 +218,36 @@ export function entryStatements(db: ReturnType<typeof createDb>, spaceId: string
 }
 
 /**
+ * The import's last batch leaves git_sync_entries as the sync left the repository: the reusable contents', redirects'
+ * and configuration's rows (few) written again, and every slice's rows of pages and files (git_sync_import_rows) copied
+ * where they differ from the row the path has. A re-import after a one-page push wrote every page's and file's row
+ * again, unchanged but for one (issue 40: a 200-page space, 400 rows deleted and inserted for one page); now the rows
+ * of the paths it changed, added or removed.
+ */
+function syncedEntryStatements(db: Db, target: GitImportTarget, rows: Array<typeof gitSyncEntries.$inferInsert>): BatchItem[] {
+  const { spaceId, operationId } = target;
+  const synced = sql`git_sync_entries.space_id = ${spaceId} and git_sync_entries.kind in ('page', 'file')`;
+  const sameRow = sql`r.operation_id = ${operationId} and r.path = git_sync_entries.path and r.kind = git_sync_entries.kind and r.target_id = git_sync_entries.target_id
+    and r.oid is git_sync_entries.oid and r.hash is git_sync_entries.hash and r.title_heading is git_sync_entries.title_heading and r.head is git_sync_entries.head
+    and r.place is git_sync_entries.place and git_sync_entries.text is null`;
+  const perStatement = Math.floor(100 / Object.keys(getTableColumns(gitSyncEntries)).length);
+  const out: BatchItem[] = [
+    db.delete(gitSyncEntries).where(and(eq(gitSyncEntries.spaceId, spaceId), sql`${gitSyncEntries.kind} not in ('page', 'file')`)),
+    rawRun(db, sql`delete from git_sync_entries where ${synced} and not exists (select 1 from git_sync_import_rows r where ${sameRow})`),
+  ];
+  for (let i = 0; i < rows.length; i += perStatement) out.push(db.insert(gitSyncEntries).values(rows.slice(i, i + perStatement)));
+  out.push(
+    rawRun(
+      db,
+      sql`insert into git_sync_entries (space_id, path, kind, target_id, oid, hash, title_heading, head, place)
+        select ${spaceId}, r.path, r.kind, r.target_id, r.oid, r.hash, r.title_heading, r.head, r.place from git_sync_import_rows r
+        where r.operation_id = ${operationId} and not exists (select 1 from git_sync_entries e where e.space_id = ${spaceId} and e.path = r.path)`,
+    ),
+  );
+  return out;
+}
+
+/**
  * What an import holds before it stores it, one D1 batch each: `documents` page documents (packed) or `statements`
  * rows in all (tree nodes are small: a 100-page tree has ~150), or `bytes` of them. Every statement binds four
  * parameters (D1 allows 100) and a row is under D1's 2 MB (a document is under MAX_DOCUMENT_BYTES). What an import
@@ -558,13 +588,7 @@ export async function applyGitImport(env: Env, target: GitImportTarget): Promise
     // A one-call import clears what an earlier plan of the operation stored (its head moved: planned again in one slice).
     ...((target.from ?? 0) === 0 ? importStateDeletions(db, target.operationId) : []),
     ...importRowStatements(db, rows),
-    ...entryStatements(db, target.spaceId, [...reusableRows, ...redirectRows, ...configRows(target)]),
-    // Every slice's rows of pages and files, copied in the batch that moves the head.
-    rawRun(
-      db,
-      sql`insert into git_sync_entries (space_id, path, kind, target_id, oid, hash, title_heading, head, place)
-        select ${target.spaceId}, path, kind, target_id, oid, hash, title_heading, head, place from git_sync_import_rows where operation_id = ${target.operationId}`,
-    ),
+    ...syncedEntryStatements(db, target, [...reusableRows, ...redirectRows, ...configRows(target)]),
     ...importStateDeletions(db, target.operationId),
     db
       .update(spaces)

@@ -106,7 +106,11 @@ export function r2AssetStore(bucket: R2Bucket, operationId = 'unknown', settled:
   const storeBytes = async (bytes: Uint8Array, contentType: string): Promise<StoredAsset> => {
     usable();
     const hash = await sha256Hex(bytes);
-    if (await mustWrite(fileKey(hash))) {
+    // Written only where R2 has no object (most of an import's files): one round trip, where a head then a put took
+    // two (issue 40: the assets phase of large imports). An object already there is looked at as before.
+    const written = await bucket.put(fileKey(hash), bytes, { sha256: hash, ...marker, onlyIf: { etagDoesNotMatch: '*' } });
+    if (written) created.add(hash);
+    else if (await mustWrite(fileKey(hash))) {
       await bucket.put(fileKey(hash), bytes, { sha256: hash, ...marker });
       created.add(hash);
     }

@@ -1,7 +1,7 @@
 import type { ContentChange, PageMetadataInput } from '../content/batch';
 import { DEEP_MARKDOWN_LINE, MAX_PAGE_MARKDOWN_CHARS } from '../content/batch';
 import { newId } from '../../lib/ids';
-import type { RevisionTree, SyncedSpace } from './content';
+import { headSignature, type RevisionTree, type SyncedSpace } from './content';
 import {
   basename,
   cleanPath,
@@ -23,7 +23,7 @@ import {
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
 import type { AssetStore, StoredAsset } from './assets';
-import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry } from '../content/revisions';
+import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry, type PageEntry } from '../content/revisions';
 import { markdownParcels, type PageLinks } from './markdown-parcels';
 
 /**
@@ -119,11 +119,23 @@ export interface ImportPlan {
   /** What was left out (a file over the cap on a file's bytes, a page over the limits), said in the operation's state. */
   warnings: string[];
   stats: { pages: number; convertedPages: number; files: number; readFiles: number; readBytes: number; assetBytes: number };
-  /** Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored. */
-  phases: { pagesMs: number; assetsMs: number };
+  /**
+   * Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored; of the latter,
+   * the time the read of blobs waited for room among the stores to R2 (the rest: waiting for the Git server's answers).
+   */
+  phases: { pagesMs: number; assetsMs: number; assetsStoreWaitMs: number };
 }
 
 const decoder = new TextDecoder();
+
+/**
+ * Whether a kept page whose file did not change takes its SUMMARY.md item's title: its file had no heading 1 when last
+ * synced (the item titles it, as a fresh import does), and its title and front matter are still what that sync recorded.
+ */
+async function titledByItem(entry: SyncedSpace['entries'][number] | undefined, page: Omit<PageEntry, 'pages'>): Promise<boolean> {
+  if (!entry || entry.titleHeading || !entry.head) return false;
+  return (await headSignature(page)) === entry.head;
+}
 
 export async function planImport(
   session: GitSession,
@@ -272,6 +284,7 @@ export async function planImport(
   let readFiles = 0;
   let assetBytes = 0;
   const assetsBegan = Date.now();
+  let assetsStoreWaitMs = 0;
   const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
@@ -304,7 +317,9 @@ export async function planImport(
       // The bytes stay counted in the read's budget until R2 has them: the next batch waits for room, not for this.
       const release = blob!.own?.();
       try {
+        const waiting = Date.now();
         await storing.add(() => options.assets.storeBytes(blob!.bytes, contentType).then(record).finally(() => release?.()), size);
+        assetsStoreWaitMs += Date.now() - waiting;
       } catch (error) {
         release?.();
         throw error;
@@ -316,7 +331,9 @@ export async function planImport(
     await storing.drain().catch(() => undefined);
     throw error;
   });
+  const draining = Date.now();
   await storing.drain();
+  assetsStoreWaitMs += Date.now() - draining;
   const newFiles = newFileSlots.flat();
   const assetsMs = Date.now() - assetsBegan;
   const fileTarget = (path: string): string | null => {
@@ -392,7 +409,9 @@ export async function planImport(
       // A link is titled by its item; a page whose file changed by the item (or file name) unless the file's heading 1
       // names it (the writer takes the converted title first), as a fresh import titles it: a push that removed the
       // heading otherwise left the page the title of a heading it no longer has.
-      const titled = page.link || page.anchorLink || document;
+      // So is a page whose file has no heading 1 (its item titles it) when a push renamed only its item, unless the page
+      // was retitled here since the last sync (an edit not yet exported stays one, as its document does).
+      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && (await titledByItem(entries.get(page.key), was)));
       // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
@@ -440,7 +459,7 @@ export async function planImport(
     droppedFiles: droppedFilesOf(space.entries, files, head.files, filePlans),
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
-    phases: { pagesMs, assetsMs },
+    phases: { pagesMs, assetsMs, assetsStoreWaitMs },
   };
 }
 
@@ -490,7 +509,7 @@ function settledParents(children: Array<{ parent: string; id: string }>, head: R
   return new Set([...after].filter(([parent, ids]) => before.get(parent)?.join('\n') === ids.join('\n')).map(([parent]) => parent));
 }
 
-/** Small files stored at once by an import (each store is an R2 head and put: their round trips overlap). */
+/** Small files stored at once by an import (each store is an R2 put, written only where no object is: their round trips overlap). */
 const ASSET_STORES_AT_ONCE = 6;
 /**
  * Bytes those stores hold at most together: each holds its file until R2 has it, so the count alone would let six
