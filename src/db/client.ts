@@ -295,6 +295,21 @@ function mapRowsOnce(query: unknown, fields: unknown, joinsNotNullableMap: unkno
 }
 export { schema };
 
+/**
+ * The requests (their Db) whose API token was looked up in D1 by the auth middleware: a round trip of DESIGN.md's
+ * budget spent before the route's own. A read that may take a second round trip of its own (reads.ts, a page read
+ * from held rows) takes the single-round-trip way for these.
+ */
+const tokenLookups = new WeakSet<object>();
+
+export function noteTokenLookup(db: Db): void {
+  tokenLookups.add(db);
+}
+
+export function lookedUpToken(db: Db): boolean {
+  return tokenLookups.has(db);
+}
+
 /** One statement of a `db.batch`. */
 export type BatchItem = Parameters<Db['batch']>[0][number];
 

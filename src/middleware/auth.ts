@@ -6,6 +6,7 @@ import { sha256Hex, timingSafeEqual } from '../lib/ids';
 import { nowIso } from '../lib/time';
 import { integrationTokenActor, isIntegrationToken } from '../services/integrations/tokens';
 import { looksLikeSiteToken, SITE_TOKEN_REFUSED, verifySiteToken } from '../services/sites/site-token';
+import { noteTokenLookup } from '../db/client';
 import { identityOfTokenHash, recordTokenUse } from './auth-statements';
 import { cachedIdentity, rememberIdentity } from './identity-cache';
 
@@ -87,6 +88,7 @@ export const authenticate = createMiddleware<AppBindings>(async (c, next) => {
   let row = cachedIdentity(hash);
   if (!row) {
     row = await identityOfTokenHash(db, hash);
+    noteTokenLookup(db);
     if (!row) throw new ApiError(401, 'Invalid or revoked API token');
     rememberIdentity(hash, row);
   }

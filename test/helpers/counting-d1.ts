@@ -10,6 +10,8 @@ export function countingD1(real: D1Database) {
   let count = 0;
   // Statements, a batch's each: under Miniflare each one is a few SQLite calls of local D1's Durable Object.
   let statements = 0;
+  // The text of each statement prepared, in order.
+  const texts: string[] = [];
   const wrap = (stmt: D1PreparedStatement): Statement =>
     new Proxy(stmt, {
       get(target, prop) {
@@ -30,7 +32,12 @@ export function countingD1(real: D1Database) {
   const counted = <T extends D1Database | D1DatabaseSession>(client: T): T =>
     new Proxy(client, {
       get(target, prop) {
-        if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
+        if (prop === 'prepare') {
+          return (query: string) => {
+            texts.push(query);
+            return wrap(target.prepare(query));
+          };
+        }
         if (prop === 'batch') {
           return (statements_: Statement[]) => {
             count++;
@@ -52,5 +59,6 @@ export function countingD1(real: D1Database) {
     get statements() {
       return statements;
     },
+    texts,
   };
 }

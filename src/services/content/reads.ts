@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { rawAll, rawAllOfShape, rowsOf, runBatch, selectOfBuiltShape, type BatchItem, type Db } from '../../db/client';
+import { lookedUpToken, rawAll, rawAllOfShape, rowsOf, runBatch, selectOfBuiltShape, type BatchItem, type Db } from '../../db/client';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { changeRequests, revisions, spaces } from '../../db/schema/index';
 import type { Env } from '../../env';
@@ -29,6 +29,7 @@ import { pageStatement, pageStatementValues } from './page-statement';
 import { constantSelect } from '../../db/constant-select';
 import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from './packed-documents';
 import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
+import { heldPageRows, holdPageRows, type HeldPageRows } from './page-rows-cache';
 import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
 import { checkSpace, type SpaceWithRank } from '../spaces/spaces';
 import { spaceRoleSql } from '../access/access';
@@ -515,7 +516,7 @@ function checkPublished(spaceRows: SpaceWithRank[], placement: unknown[]): void 
   if (spaceRows.length === 0 || placement.length === 0) throw new ApiError(404, 'Space not found');
 }
 
-export async function readContent(db: Db, source: ContentSource, userId: string, wanted: ContentWanted & { urls: UrlContext }): Promise<ContentRead> {
+export async function readContent(db: Db, source: ContentSource, userId: string, wanted: ContentWanted & { urls: UrlContext }, useHeld = true): Promise<ContentRead> {
   // Site tokens read the published content only: never a change request's.
   if (source.published && source.changeRequest !== undefined) throw new ApiError(404, 'Change request not found');
   const rev = revisionShape(source);
@@ -527,9 +528,14 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   // The page's document is left out of the answer when this isolate holds the one it last read there (document-cache).
   const hint = target ? knownDocumentHint(placeOf(source, target)) : undefined;
   const reader: SpaceReader = source.published ? { published: true } : { published: false, userId };
+  // The page's rows as this isolate last read them (page-rows-cache), when it holds them: the space's statement alone
+  // then, whose revision says whether they are the page's now. Not when the token cost a round trip already: a
+  // revision moved on would take a third (DESIGN.md's budget is two).
+  const heldKey = target ? `${placeOf(source, target)}|${+!!computed}${+!!wanted.markdown}${+!!wanted.reusable}` : undefined;
+  const held = heldKey && useHeld && !lookedUpToken(db) ? usableHeldRows(heldKey, hint!) : undefined;
   // A page statement answers the space and the revision's header too (its `space` row).
   const statements: BatchItem[] = [
-    target
+    target && !held
       ? pageTreeQuery(db, rev, reader, target, hint!, computed !== undefined, wanted.markdown, wanted.reusable)
       : spaceAndRevisionStatement(db, source, userId, rev),
   ];
@@ -560,8 +566,8 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   }
   const results = (await runBatch(db, statements)) as unknown[][];
   const rows = <T>(name: string) => (extra[name] === undefined ? undefined : (rowsOf(results[extra[name]]) as T[]));
-  const pageStatementRows = target ? rowsOf<PageTreeRow>(results[0]) : undefined;
-  const spaceRows = pageStatementRows ? spaceAndRevisionOf(pageStatementRows) : (results[0] as SpaceAndRevision[]);
+  const pageStatementRows = target ? (held?.rows ?? rowsOf<PageTreeRow>(results[0])) : undefined;
+  const spaceRows = pageStatementRows && !held ? spaceAndRevisionOf(pageStatementRows) : (results[0] as SpaceAndRevision[]);
   if (source.published) checkPublished(spaceRows, results[extra.published]);
   const { space: spaceRow, rank } = checkSpace(spaceRows, RANK.read, true);
   const space: SpaceWithRank = { space: spaceRow, rank };
@@ -569,6 +575,9 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   // Drizzle nulls a left-joined object only when its fields are the joined table's columns: these are aliases.
   const row = spaceRows[0].revision;
   if (!row?.id) throw new ApiError(404, 'Revision not found');
+  // Rows held for another revision than the content's now: read again, the page's statement in full.
+  if (held && held.revisionId !== row.id) return readContent(db, source, userId, wanted, false);
+  if (heldKey && !held) holdRows(heldKey, row.id, pageStatementRows!);
   const app = cr
     ? changeRequestAppUrl(wanted.urls, space.space.orgId, space.space.id, cr.cr.number)
     : spaceAppUrl(wanted.urls, space.space.orgId, space.space.id);
@@ -652,6 +661,29 @@ function filesHiddenFrom(pages: ReadPage[], claims: Record<string, unknown>, ref
 function locatedFor(located: LocatedPage, claims: Record<string, unknown>): LocatedPage | undefined {
   if (!located.conditions.every((condition) => evaluateCondition(condition, claims))) return undefined;
   return { ...located, page: { ...located.page, pages: pagesFor(located.page.pages, claims) } };
+}
+
+/**
+ * The rows held for a read (page-rows-cache), if they can answer it: the page's document (rows hold its hash, never
+ * its body) must be the one the document hint holds for the request.
+ */
+function usableHeldRows(key: string, hint: DocumentHint): HeldPageRows<PageTreeRow> | undefined {
+  const held = heldPageRows<PageTreeRow>(key);
+  const document = held?.rows.find((r) => r.kind === 'document');
+  if (document && (hint.text === undefined || hint.hash !== String(document.n))) return undefined;
+  return held;
+}
+
+/**
+ * A page statement's rows, held for the revision `revisionId`: without the space's row and the specs (read on every
+ * request), the document's body left to document-cache. Not when the page or a subpage is computed: what it
+ * generates depends on specs that change apart from the revision; nor when the page was not found.
+ */
+function holdRows(key: string, revisionId: string, rows: PageTreeRow[]): void {
+  if (!rows.some((r) => r.kind === 'up')) return;
+  if (rows.some((r) => (r.kind === 'up' || r.kind === 'down') && r.value.includes('"computed"'))) return;
+  const pageRows = rows.filter((r) => r.kind !== 'space' && r.kind !== 'spec');
+  holdPageRows(key, { revisionId, rows: pageRows.map((r) => (r.kind === 'document' ? { ...r, value: null as unknown as string } : r)) });
 }
 
 /** Where a page read reads a document, for document-cache's hint: the content and the page asked for. */
