@@ -152,8 +152,9 @@ async function timedFetch(url: string, headers: Record<string, string> = {}): Pr
 const FIRST_IMPORT: Record<string, string[]> = {
   'space read (GET /v1/spaces/{id})': ['src/routes/group-app.ts', 'src/routes/spaces/spaces.ts'],
   'page read (GET .../content/page/{pageId})': ['src/routes/group-app.ts', 'src/routes/space-content/content.ts'],
-  // The site's module, then the renderer it imports on demand for the page it renders (views.ts documentRenderer).
-  'published HTML page (GET /s/{site}/)': ['src/routes/group-app.ts', 'src/site/routes.ts', 'src/site/render/document.ts'],
+  // The site's module (served from the main app's match, no group app: app.ts serveSiteRoute), then the renderer it
+  // imports on demand for the page it renders (views.ts documentRenderer).
+  'published HTML page (GET /s/{site}/)': ['src/site/routes.ts', 'src/site/render/document.ts'],
 };
 /** The first requests that must evaluate no zod (build-worker.mjs ZOD_FREE): the published site, and the page read's group. */
 const ZOD_FREE_KINDS = ['published HTML page (GET /s/{site}/)', 'page read (GET .../content/page/{pageId})'];
