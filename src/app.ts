@@ -61,6 +61,26 @@ function serveWithGroup(group: string, method: string, path: string): Middleware
 }
 
 /**
+ * A route of the published site (group `site`): its handler (site/routes `siteRouteHandler`) called straight from
+ * this app's match, with no group app between (a first page view's dispatch through one was part of a cold isolate's
+ * first published page, issue 42 item 7). Kept once loaded, as `serveWithGroup` keeps its handlers; a route the site
+ * module does not list is served by its group's app.
+ */
+function serveSiteRoute(method: string, path: string): MiddlewareHandler<AppBindings> {
+  let handler: MiddlewareHandler<AppBindings> | undefined;
+  const loadAndServe: MiddlewareHandler<AppBindings> = async (c, next) => {
+    const own = (await import('./site/routes')).siteRouteHandler(method, path);
+    const loaded: MiddlewareHandler<AppBindings> = own ? async (c) => own(c) : serveWithGroup(SITE_GROUP, method, path);
+    handler ??= loaded;
+    return handler(c, next);
+  };
+  return (c, next) => (handler ? handler(c, next) : loadAndServe(c, next));
+}
+
+/** The route group of the published site's HTML (routes/groups.ts). */
+const SITE_GROUP = 'site';
+
+/**
  * Whether a host name is an organization's (`orgHostOf`), decided once per host and deployment configuration: the
  * decision reads the deployment's URLs from `env` (three URL parses), and every request asks it. Bounded: the host
  * is the client's to choose.
@@ -147,8 +167,9 @@ export function createApp() {
   for (const [method, path, group] of ROUTE_MANIFEST) {
     // A state-changing route records its audit event in the batch of its change (middleware/audit).
     const audit = auditRecording(method, path);
-    if (audit) app.on(method, path, audit, serveWithGroup(group, method, path));
-    else app.on(method, path, serveWithGroup(group, method, path));
+    const serve = group === SITE_GROUP ? serveSiteRoute(method, path) : serveWithGroup(group, method, path);
+    if (audit) app.on(method, path, audit, serve);
+    else app.on(method, path, serve);
   }
 
   // Served with the server URL `<origin>/v1` and paths relative to it, as GitBook's document is: a client

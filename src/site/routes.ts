@@ -358,17 +358,34 @@ async function serveSitePath(c: Context<AppBindings>) {
   return (await serveSite(c, mountOf(siteId), rest)) ?? notFound();
 }
 
-export const siteRouter = new Hono<AppBindings>()
-  .get('/_site/:file', serveAsset)
-  .get('/sites/:orgId/:basename', redirectPublished)
-  .get('/sites/:orgId/:basename/*', redirectPublished)
-  .get('/s', () => notFound())
-  .get('/s/', () => notFound())
-  .get('/s/:siteId', serveSitePath)
-  .get('/s/:siteId/*', serveSitePath)
-  .post('/s/:siteId/*', (c) => (isMachinePath(c.req.path) ? serveSitePath(c) : methodNotAllowed()))
-  .all('/s/:siteId', methodNotAllowed)
-  .all('/s/:siteId/*', methodNotAllowed);
+type SiteHandler = (c: Context<AppBindings>) => Response | Promise<Response>;
+
+/**
+ * The site's routes, in the order they match (`ALL` last: every other method of a site's path is refused). They are
+ * the `site` route group (`siteRouter`), and app.ts serves each with its handler here straight from its own match of
+ * the same (method, path) (`siteRouteHandler`): a page view makes no group app, no second route match and no second
+ * context (the group app's dispatch was a cold isolate's first published page's, issue 42 item 7).
+ */
+const SITE_ROUTES: ReadonlyArray<readonly [method: string, path: string, handler: SiteHandler]> = [
+  ['GET', '/_site/:file', serveAsset],
+  ['GET', '/sites/:orgId/:basename', redirectPublished],
+  ['GET', '/sites/:orgId/:basename/*', redirectPublished],
+  ['GET', '/s', () => notFound()],
+  ['GET', '/s/', () => notFound()],
+  ['GET', '/s/:siteId', serveSitePath],
+  ['GET', '/s/:siteId/*', serveSitePath],
+  ['POST', '/s/:siteId/*', (c) => (isMachinePath(c.req.path) ? serveSitePath(c) : methodNotAllowed())],
+  ['ALL', '/s/:siteId', methodNotAllowed],
+  ['ALL', '/s/:siteId/*', methodNotAllowed],
+];
+
+export const siteRouter = new Hono<AppBindings>();
+for (const [method, path, handler] of SITE_ROUTES) siteRouter.on(method, path, handler);
+
+/** The site's handler of the route (`method`, `path`) of the route manifest, if it is one of the site's. */
+export function siteRouteHandler(method: string, path: string): SiteHandler | undefined {
+  return SITE_ROUTES.find(([m, p]) => m === method && p === path)?.[2];
+}
 
 /** The visitor rate limit (by client address) of a request the site answers; /v1 paths are not counted by it otherwise. */
 async function limitVisitor(c: Context<AppBindings>): Promise<void> {
