@@ -32,11 +32,12 @@ import {
   slugOfPlace,
   SUMMARY_GROUP_END,
   summaryGroupHeading,
-  summaryIndentUnit,
+  summaryIndent,
   summaryItem,
   summaryItemForm,
   caseFolded,
   summaryKeys as summaryKeysOf,
+  type SummaryIndent,
   type UnreadSummaryLines,
 } from './layout';
 import type { GitOperationRequest } from './queue';
@@ -548,13 +549,13 @@ export async function runExport(
   // says is kept as it was (`-` bullets, 4 spaces, `./` and escapes), so SUMMARY.md changes only where the tree did.
   const authorsLine = new Map<string, string>();
   const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
-  let indentUnit = 2;
+  let indent: SummaryIndent = { unit: 2, base: 0 };
   let authorsTitle: string | undefined;
   // The author's item lines that are no page (a link to no Markdown file, a note without a link...), and where they were.
   const unread: UnreadSummaryLines = { keys: [], lines: [] };
   if (summaryFile) {
     const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
-    indentUnit = summaryIndentUnit(summaryText);
+    indent = summaryIndent(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
     // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded).
     const inContent = [...out.keys()].flatMap((path) => (path.startsWith(contentPrefix) ? [path.slice(contentPrefix.length)] : []));
@@ -589,7 +590,7 @@ export async function runExport(
     const pushItem = (key: string, ours: string) => {
       const theirs = authorsLine.get(key);
       // The author's line of this page names its file, maybe in other case (parseSummary): kept as written then too.
-      lines.push(theirs !== undefined && summaryItemForm(theirs, indentUnit, summaryDir, true) === summaryItemForm(ours, indentUnit, summaryDir, true) ? theirs : ours);
+      lines.push(theirs !== undefined && summaryItemForm(theirs, indent, summaryDir, true) === summaryItemForm(ours, indent, summaryDir, true) ? theirs : ours);
       lines.push(...(unreadAfter.get(key) ?? []));
     };
     const depthOf = new Map<string, number>();
@@ -605,14 +606,14 @@ export async function runExport(
       if (page.link) {
         depthOf.set(id, depth);
         const destination = page.link.kind === 'url' ? page.link.url : `${relative(config.summary, pathOf.get(page.link.page) ?? '')}#${page.link.anchor}`;
-        pushItem(summaryKeyOf(id), summaryItem(depth, page.title, destination, page.linkTitle, indentUnit));
+        pushItem(summaryKeyOf(id), summaryItem(depth, page.title, destination, page.linkTitle, indent));
         continue;
       }
       if (path === null && !isGroupPage(page)) {
         // An item without a link, or to a file the repository lacks (its page has no file): written as its author wrote it.
         depthOf.set(id, depth);
         const missing = missingFileOf(id);
-        pushItem(summaryKeyOf(id), missing ? summaryItem(depth, page.title, relative(config.summary, missing), page.linkTitle, indentUnit) : linklessSummaryItem(depth, page.title, indentUnit));
+        pushItem(summaryKeyOf(id), missing ? summaryItem(depth, page.title, relative(config.summary, missing), page.linkTitle, indent) : linklessSummaryItem(depth, page.title, indent));
         continue;
       }
       if (path === null) {
@@ -626,7 +627,7 @@ export async function runExport(
         continue;
       }
       depthOf.set(id, depth);
-      pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indentUnit));
+      pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indent));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: modeAt(summaryPath) });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

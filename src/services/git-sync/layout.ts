@@ -142,10 +142,21 @@ const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
 /** GitBook's bound on a navigation title (0.202.0's `linkTitle`: 1 to 100 characters). */
 export const MAX_LINK_TITLE = 100;
 
+/**
+ * How a summary's items are indented: `unit` spaces a level (GitBook writes 2; authors often 4), after `base` spaces that
+ * every item has (a summary whose items are all indented, top level included).
+ */
+export interface SummaryIndent {
+  unit: number;
+  base: number;
+}
+const GITBOOK_INDENT: SummaryIndent = { unit: 2, base: 0 };
+const indentAt = (depth: number, indent: SummaryIndent) => ' '.repeat(indent.base + Math.max(depth, 0) * indent.unit);
+
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
-export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, unit = 2): string {
+export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, indent = GITBOOK_INDENT): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${' '.repeat(Math.max(depth, 0) * unit)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${indentAt(depth, indent)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */
@@ -220,7 +231,7 @@ export const isMissingKey = (key: string) => key.startsWith('missing:');
 export const MISSING_KEY_PREFIX = 'missing:';
 
 /** A summary item without a link, as its author wrote it (`* Section`). */
-export const linklessSummaryItem = (depth: number, title: string, unit = 2) => `${' '.repeat(Math.max(depth, 0) * unit)}* ${title}`;
+export const linklessSummaryItem = (depth: number, title: string, indent = GITBOOK_INDENT) => `${indentAt(depth, indent)}* ${title}`;
 
 /**
  * Where a page was when its file was synced: its parent (`''` at the top level) and its slug. The export moves the
@@ -405,14 +416,15 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
  * where it leads (a file from the content root, with its anchor and quoted link title, or a URL), or null for a line that
  * is not an item. Two lines saying the same are the same item in the same place, whatever their spelling.
  */
-export function summaryItemForm(line: string, unit: number, summaryDir: string, foldCase = false): string | null {
+export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir: string, foldCase = false): string | null {
   const item = ITEM.exec(line);
   const linkless = item ? null : LINKLESS_ITEM.exec(line);
-  const indent = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
-  if (indent === undefined || indent % unit !== 0) return null;
-  if (linkless) return JSON.stringify([indent / unit, summaryTitle(linkless[2])]);
+  const spaces = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
+  if (spaces === undefined || spaces < indent.base || (spaces - indent.base) % indent.unit !== 0) return null;
+  const depth = (spaces - indent.base) / indent.unit;
+  if (linkless) return JSON.stringify([depth, summaryTitle(linkless[2])]);
   const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
-  return JSON.stringify([indent / unit, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
+  return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
 }
 
 /**
@@ -425,14 +437,20 @@ export function sameGroupHeading(line: string, title: string, slug: string, slug
   return (headingSlug(heading[2]) ?? slugThen) === slug;
 }
 
-/** The indentation of one level of a summary's items (GitBook writes 2 spaces; authors often 4), 2 when it has none. */
-export function summaryIndentUnit(text: string): number {
-  let unit = 0;
-  for (const line of text.split(/\r?\n/)) {
-    const indent = /^([ \t]+)[*+-]\s/.exec(line)?.[1].replace(/\t/g, '    ').length ?? 0;
-    if (indent > 0 && (unit === 0 || indent < unit)) unit = indent;
-  }
-  return unit || 2;
+/**
+ * How a summary's items are indented: the spaces every item has (its top level's), and one level's beyond them, 2
+ * when it has no nested item. A summary indented as a whole (top level at 2, nested at 4) has a base of 2 and a unit
+ * of 2: its lines are its author's where they say what ours say, and a new item goes in at its top level's indent.
+ */
+export function summaryIndent(text: string): SummaryIndent {
+  const indents = text.split(/\r?\n/).flatMap((line) => {
+    const spaces = /^([ \t]*)[*+-]\s/.exec(line)?.[1];
+    return spaces === undefined ? [] : [spaces.replace(/\t/g, '    ').length];
+  });
+  if (indents.length === 0) return GITBOOK_INDENT;
+  const base = Math.min(...indents);
+  const steps = indents.map((spaces) => spaces - base).filter((step) => step > 0);
+  return { unit: steps.length ? Math.min(...steps) : 2, base };
 }
 
 /**
