@@ -49,6 +49,21 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   return config;
 }
 
+/**
+ * Why a `.gitbook.yaml` is read as the defaults though it has text: not YAML (the parser's message, first line), or no
+ * mapping. Null when it reads (or is empty). The import warns with it: the defaults replaced its root and redirects silently.
+ */
+export function gitBookConfigProblem(text: string | null): string | null {
+  if (!text?.trim()) return null;
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { maxAliasCount: 10 });
+  } catch (error) {
+    return `it is not valid YAML (${String((error as Error).message).split('\n')[0].slice(0, 200)})`;
+  }
+  return raw === null || raw === undefined || (typeof raw === 'object' && !Array.isArray(raw)) ? null : 'it holds no mapping of settings';
+}
+
 /** Is a configuration GitBook's default (what a repository without `.gitbook.yaml` has)? */
 export const isDefaultConfig = (config: GitBookConfig) =>
   config.root === '' && config.readme === 'README.md' && config.summary === 'SUMMARY.md' && Object.keys(config.redirects).length === 0;
