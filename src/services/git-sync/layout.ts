@@ -478,16 +478,19 @@ function readItem(written: string, summaryDir: string) {
  */
 export function caseFolded(paths: ReadonlySet<string> | ReadonlyMap<string, unknown>): (path: string) => boolean | string {
   let folded: Map<string, string | null> | undefined;
+  // Unicode's composed and decomposed spellings are one name too: a file committed from macOS is named decomposed
+  // (`cafe\u0301.md`) where its summary item is typed composed (`café.md`), and it was imported as an empty page.
+  const fold = (path: string) => path.normalize('NFC').toLowerCase();
   return (path) => {
     if (paths.has(path)) return true;
     if (!folded) {
       folded = new Map();
       for (const candidate of paths.keys()) {
-        const key = candidate.toLowerCase();
+        const key = fold(candidate);
         folded.set(key, folded.has(key) ? null : candidate);
       }
     }
-    return folded.get(path.toLowerCase()) ?? false;
+    return folded.get(fold(path)) ?? false;
   };
 }
 
