@@ -40,7 +40,7 @@ export async function control<T = any>(route: 'create' | 'commit' | 'git' | 'rac
 }
 
 /** A repository on the Git server; `corpus` names a folder of ../shared/corpus/gitbook-format. */
-export async function createRepository(name: string, options: { corpus?: string; files?: Record<string, string | { base64: string } | { symlink: string } | { executable: string }>; submodules?: Record<string, string>; v1Only?: boolean; allowFilter?: boolean; objectInfo?: boolean; missing?: string[] } = {}): Promise<{ head: string }> {
+export async function createRepository(name: string, options: { corpus?: string; files?: Record<string, string | { base64: string } | { symlink: string } | { executable: string } | { rawName: string; text: string }>; submodules?: Record<string, string>; v1Only?: boolean; allowFilter?: boolean; objectInfo?: boolean; missing?: string[] } = {}): Promise<{ head: string }> {
   return control('create', { name, ...options });
 }
 

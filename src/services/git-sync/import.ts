@@ -7,6 +7,7 @@ import {
   cleanPath,
   contentTypeOf,
   flatten,
+  gitBookConfigProblem,
   isDefaultConfig,
   isIncludePath,
   parseGitBookConfig,
@@ -188,6 +189,8 @@ export async function planImport(
 
   const markdownPaths = [...files.keys()].filter((p) => /\.md$/i.test(p) && !p.startsWith('.gitbook/') && p !== config.summary);
   const warnings: string[] = [];
+  const configProblem = gitBookConfigProblem(configText);
+  if (configProblem) warnings.push(`.gitbook.yaml: ${configProblem}; read as GitBook's defaults (the content at the project's root, README.md, SUMMARY.md, no redirects)`);
   const includes = await planIncludes(files, space, read, (oids) => session.prefetchBlobs(oids), (oid) => session.missing.has(oid), warnings);
   if (markdownPaths.length > GIT_IMPORT_LIMITS.maxPages) throw new Error(`the repository has ${markdownPaths.length} Markdown files; the limit is ${GIT_IMPORT_LIMITS.maxPages}`);
   const summaryFile = files.get(config.summary);

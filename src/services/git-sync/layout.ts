@@ -49,6 +49,21 @@ export function parseGitBookConfig(text: string | null): GitBookConfig {
   return config;
 }
 
+/**
+ * Why a `.gitbook.yaml` is read as the defaults though it has text: not YAML (the parser's message, first line), or no
+ * mapping. Null when it reads (or is empty). The import warns with it: the defaults replaced its root and redirects silently.
+ */
+export function gitBookConfigProblem(text: string | null): string | null {
+  if (!text?.trim()) return null;
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { maxAliasCount: 10 });
+  } catch (error) {
+    return `it is not valid YAML (${String((error as Error).message).split('\n')[0].slice(0, 200)})`;
+  }
+  return raw === null || raw === undefined || (typeof raw === 'object' && !Array.isArray(raw)) ? null : 'it holds no mapping of settings';
+}
+
 /** Is a configuration GitBook's default (what a repository without `.gitbook.yaml` has)? */
 export const isDefaultConfig = (config: GitBookConfig) =>
   config.root === '' && config.readme === 'README.md' && config.summary === 'SUMMARY.md' && Object.keys(config.redirects).length === 0;
@@ -481,16 +496,19 @@ function readItem(written: string, summaryDir: string) {
  */
 export function caseFolded(paths: ReadonlySet<string> | ReadonlyMap<string, unknown>): (path: string) => boolean | string {
   let folded: Map<string, string | null> | undefined;
+  // Unicode's composed and decomposed spellings are one name too: a file committed from macOS is named decomposed
+  // (`cafe\u0301.md`) where its summary item is typed composed (`café.md`), and it was imported as an empty page.
+  const fold = (path: string) => path.normalize('NFC').toLowerCase();
   return (path) => {
     if (paths.has(path)) return true;
     if (!folded) {
       folded = new Map();
       for (const candidate of paths.keys()) {
-        const key = candidate.toLowerCase();
+        const key = fold(candidate);
         folded.set(key, folded.has(key) ? null : candidate);
       }
     }
-    return folded.get(path.toLowerCase()) ?? false;
+    return folded.get(fold(path)) ?? false;
   };
 }
 

@@ -245,7 +245,11 @@ interface TreeEntry {
   path: string;
   oid: string;
   type: 'blob' | 'tree' | 'commit';
+  /** The name's bytes, when they are no UTF-8 (`path` then holds U+FFFD for what could not be read). */
+  raw?: Uint8Array;
 }
+
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A tree object's entries (`<mode> <name>\0<20-byte oid>` each), with isomorphic-git's modes (`040000` for a tree).
@@ -259,13 +263,52 @@ function treeEntriesOf(bytes: Uint8Array): TreeEntry[] {
     if (nul < 0 || nul + 21 > bytes.length) throw new Error(`a tree object ends inside an entry at byte ${cursor}`);
     const rawMode = decoder.decode(bytes.subarray(cursor, space));
     const mode = rawMode === '40000' ? '040000' : rawMode;
-    const path = decoder.decode(bytes.subarray(space + 1, nul));
+    const name = bytes.subarray(space + 1, nul);
+    const raw = isUtf8(name) ? undefined : name.slice();
+    const path = decoder.decode(name);
     if (path === '.' || path === '..' || path.includes('/') || path.toLowerCase() === '.git') throw new Error(`The filepath "${path}" contains unsafe character sequences`);
     const oid = Array.from(bytes.subarray(nul + 1, nul + 21), (b) => b.toString(16).padStart(2, '0')).join('');
-    entries.push({ mode, path, oid, type: mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob' });
+    entries.push({ mode, path, oid, type: mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob', ...(raw ? { raw } : {}) });
     cursor = nul + 21;
   }
   return entries;
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  if (bytes.every((b) => b < 0x80)) return true;
+  try {
+    strictDecoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A tree object of entries, as git writes one: sorted by name bytes (a tree's name as if it ended in `/`), each
+ * `<mode> <name>\0<20-byte oid>`. Ours, not isomorphic-git's writeTree, which takes names as text: a name that is no
+ * UTF-8 (`caf\xe9.md`, a Latin-1 file name) could only be written as its U+FFFD reading, and an export renamed the file.
+ */
+function treeObject(entries: Array<{ mode: string; name: Uint8Array; oid: string; type: 'blob' | 'tree' | 'commit' }>): Uint8Array {
+  const key = (e: (typeof entries)[number]) => (e.type === 'tree' ? concatBytes([e.name, Uint8Array.of(0x2f)]) : e.name);
+  const sorted = entries.map((e) => ({ e, k: key(e) })).sort((a, b) => compareBytes(a.k, b.k));
+  return concatBytes(
+    sorted.flatMap(({ e }) => [encoder.encode(`${e.type === 'tree' ? '40000' : allowedMode(e.mode)} `), e.name, Uint8Array.of(0), Uint8Array.from(e.oid.match(/../g)!, (h) => parseInt(h, 16))]),
+  );
+}
+
+/** A file's mode as git allows it in a tree (isomorphic-git's limitModeToAllowed: an old `100664` is written `100644`). */
+function allowedMode(mode: string): string {
+  if (/^1006/.test(mode)) return '100644';
+  if (/^1007/.test(mode)) return '100755';
+  if (/^120/.test(mode)) return '120000';
+  if (/^160/.test(mode)) return '160000';
+  throw new Error(`a file's mode ${mode} is none git writes`);
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
 }
 
 const ZERO_OID = '0'.repeat(40);
@@ -367,6 +410,8 @@ export class GitSession {
   /** Blobs and trees this session wrote (an export's): what its push may have to send. */
   private readonly writtenBlobs = new Set<string>();
   private readonly writtenTrees = new Set<string>();
+  /** Files listed whose path has a name that is no UTF-8: each name's bytes, which the tree an export writes keeps. */
+  private readonly rawNames = new Map<string, Array<Uint8Array | undefined>>();
   private packs = 0;
   /**
    * isomorphic-git's cache of the session's packs (their parsed indexes, their bytes read once, their checksums
@@ -893,14 +938,19 @@ export class GitSession {
       treeOid = entry.oid;
     }
     const out: TreeFile[] = [];
-    const walk = async (oid: string, prefix: string) => {
+    const walk = async (oid: string, prefix: string, raws: Array<Uint8Array | undefined>) => {
       for (const entry of await this.treeEntries(oid)) {
         const path = prefix ? `${prefix}/${entry.path}` : entry.path;
-        if (entry.type === 'tree') await walk(entry.oid, path);
-        else if (entry.type === 'blob' || (entry.type === 'commit' && options.submodules)) out.push({ path, oid: entry.oid, mode: entry.mode });
+        const names = [...raws, entry.raw];
+        if (entry.type === 'tree') await walk(entry.oid, path, names);
+        else if (entry.type === 'blob' || (entry.type === 'commit' && options.submodules)) {
+          out.push({ path, oid: entry.oid, mode: entry.mode });
+          // Full paths only (an export's listing), as the tree it writes names them.
+          if (!directory && names.some(Boolean)) this.rawNames.set(path, names);
+        }
       }
     };
-    await walk(treeOid, '');
+    await walk(treeOid, '', []);
     return out;
   }
 
@@ -1004,23 +1054,27 @@ export class GitSession {
   }
 
   private async writeTreeOf(files: TreeFile[]): Promise<string> {
-    type Dir = { files: TreeFile[]; dirs: Map<string, Dir> };
-    const root: Dir = { files: [], dirs: new Map() };
+    type Dir = { name: Uint8Array; files: Array<TreeFile & { name: Uint8Array }>; dirs: Map<string, Dir> };
+    const root: Dir = { name: new Uint8Array(), files: [], dirs: new Map() };
     for (const file of files) {
       const parts = file.path.split('/');
+      // A name listed as no UTF-8 is written as its bytes, not as its reading (the one kept where the path still matches).
+      const raws = this.rawNames.get(file.path);
+      const nameAt = (i: number) => raws?.[i] ?? encoder.encode(parts[i]);
       let dir = root;
-      for (const part of parts.slice(0, -1)) {
-        let next = dir.dirs.get(part);
-        if (!next) dir.dirs.set(part, (next = { files: [], dirs: new Map() }));
+      for (const [i, part] of parts.slice(0, -1).entries()) {
+        const key = raws?.[i] ? `${part}\0${raws[i]!.join(',')}` : part;
+        let next = dir.dirs.get(key);
+        if (!next) dir.dirs.set(key, (next = { name: nameAt(i), files: [], dirs: new Map() }));
         dir = next;
       }
-      dir.files.push({ ...file, path: parts[parts.length - 1] });
+      dir.files.push({ ...file, path: parts[parts.length - 1], name: nameAt(parts.length - 1) });
     }
     const write = async (dir: Dir): Promise<string> => {
-      const entries: Array<{ mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' }> = [];
-      for (const file of dir.files) entries.push({ mode: file.mode, path: file.path, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob' });
-      for (const [name, sub] of dir.dirs) entries.push({ mode: '040000', path: name, oid: await write(sub), type: 'tree' });
-      const oid = await git.writeTree({ ...this.base, tree: entries });
+      const entries: Array<{ mode: string; name: Uint8Array; oid: string; type: 'blob' | 'tree' | 'commit' }> = [];
+      for (const file of dir.files) entries.push({ mode: file.mode, name: file.name, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob' });
+      for (const sub of dir.dirs.values()) entries.push({ mode: '040000', name: sub.name, oid: await write(sub), type: 'tree' });
+      const oid = await git.writeObject({ ...this.base, type: 'tree', format: 'content', object: treeObject(entries) });
       this.writtenTrees.add(oid);
       return oid;
     };
