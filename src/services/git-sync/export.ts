@@ -669,6 +669,7 @@ async function assertNothingUnimported(
 ) {
   const synced = at.space.headGitOid ?? (await lastSyncedCommit(db, at.spaceId, at.space.head.id));
   if (synced === at.remoteHead) return;
+  if (!synced && at.space.entries.length === 0) return assertNoDocumentationUnread(at.remoteFiles, at.contentPrefix);
   if (!synced) return assertNoUnimportedChanges(at.space.entries, at.byPath, at.full);
   const trees = await session.fetchTreesOf(synced);
   if (trees === 'gone') {
@@ -692,6 +693,25 @@ async function assertNothingUnimported(
   const named = changes.slice(0, 3).join(', ') + (changes.length > 3 ? ` and ${changes.length - 3} more` : '');
   throw new Error(
     `the branch moved on since the space's last sync (${synced.slice(0, 7)}) with changes the space has not imported yet (${named}): nothing was pushed and the space is unchanged; import the branch, then export again`,
+  );
+}
+
+/**
+ * Refuses an unforced export from a space that never synced with the repository (its setup import failed or never ran)
+ * onto a branch whose content root already holds documentation: a summary or a page other than the root's README. The
+ * space's tree would be written over it, and the summary emptied of every item the space never read. A new repository
+ * (no commit, or only the README a Git host creates) takes the export; a setup that writes the space over the branch
+ * sends `force`, as GitBook's integrations do.
+ */
+function assertNoDocumentationUnread(remoteFiles: TreeFile[], contentPrefix: string) {
+  const documentation = remoteFiles
+    .filter((f) => f.path.startsWith(contentPrefix) && /\.md$/i.test(f.path))
+    .map((f) => f.path)
+    .filter((path) => path.slice(contentPrefix.length).toLowerCase() !== 'readme.md');
+  if (documentation.length === 0) return;
+  const named = documentation.slice(0, 3).join(', ') + (documentation.length > 3 ? ` and ${documentation.length - 3} more` : '');
+  throw new Error(
+    `the branch holds documentation the space has never imported (${named}): nothing was pushed and the space is unchanged; import the branch first, or export with \`force\` to write the space over it`,
   );
 }
 
