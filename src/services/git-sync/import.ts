@@ -205,6 +205,7 @@ export async function planImport(
     const changed = !kept || entry!.oid !== oid;
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
+  await keepMovedPages(flat, pagePlans, space.entries, head);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -585,6 +586,35 @@ function withCopiesMarked(plans: ImportFilePlan[]): ImportFilePlan[] {
 /** Of two paths of one blob, the one its file is named after and its `git.path` names: the later in path order. */
 function namingPath(a: string, b: string): string {
   return b > a ? b : a;
+}
+
+/**
+ * A page whose file was moved with git (`git mv`: the same blob at a new path, the old path gone) keeps its id, as a
+ * page moved in the app does, when its file names the slug the page has: its path in the space is then unchanged
+ * (a file moved to another folder under the same SUMMARY.md item), and links to it, comments and history stay. The
+ * import took it for a new page and deleted the old one (gitprobe17a's interleaved pushes). Only a blob that exactly
+ * one vanished page and exactly one new page have is matched; the moved page's file is read again, since its links
+ * are relative to where it now is.
+ */
+async function keepMovedPages(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  entries: SyncedSpace['entries'],
+  head: RevisionTree,
+): Promise<void> {
+  const claimed = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const vanished = new Map<string, string[]>();
+  for (const e of entries) if (e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId)) vanished.set(e.oid, [...(vanished.get(e.oid) ?? []), e.targetId]);
+  if (vanished.size === 0) return;
+  const added = new Map<string, LayoutPage[]>();
+  for (const { page } of flat) if (page.path && plans.get(page.key)!.ref) added.set(plans.get(page.key)!.oid, [...(added.get(plans.get(page.key)!.oid) ?? []), page]);
+  for (const [oid, pages] of added) {
+    const ids = vanished.get(oid);
+    if (pages.length !== 1 || ids?.length !== 1) continue;
+    const slug = pages[0].slug ?? (await slugOfPath(pages[0].path, pages[0].title));
+    if (!slug || slug !== head.pages.get(ids[0])?.slug) continue;
+    plans.set(pages[0].key, { key: pages[0].key, oid, page: ids[0], changed: true });
+  }
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
