@@ -245,10 +245,17 @@ export async function planImport(
   for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
   // Files new to the space: each blob stored in R2 once (by blob id, within this import too), read in batches or,
   // when large, streamed on its own: the batch carries only their entries.
+  const stillThere = new Set([...wanted].map((path) => files.get(path)!.oid));
+  // A file whose bytes were replaced with git (its old blob nowhere now) takes the new ones below, even when another file
+  // of the space has them: given to that other file, the path left this one unrecorded with its old bytes, the pages
+  // naming it kept showing them, and the next export wrote them back as a new file (gitprobe17a, an image replaced
+  // with bytes another image had).
+  const replacedHere = (entry: (typeof space.entries)[number] | undefined, oid: string) =>
+    entry?.kind === 'file' && entry.oid !== oid && head.files.has(entry.targetId) && !stillThere.has(entry.oid);
   const toImport = [...wanted].sort().filter((path) => {
     const blob = files.get(path)!;
     const entry = entries.get(path);
-    const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : byOid.get(blob.oid);
+    const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : replacedHere(entry, blob.oid) ? undefined : byOid.get(blob.oid);
     if (keptId) filePlans.set(path, { path, oid: blob.oid, file: keptId });
     return !keptId;
   });
@@ -256,7 +263,6 @@ export async function planImport(
   for (const path of toImport) pathsOf.set(files.get(path)!.oid, [...(pathsOf.get(files.get(path)!.oid) ?? []), path]);
   // Other bytes at the path of a file the space has (an asset replaced with git): that file takes them, keeping its id,
   // so the pages naming it show them. Not when its old blob is still at another path of the repository (that path keeps it).
-  const stillThere = new Set([...wanted].map((path) => files.get(path)!.oid));
   const replacing = new Map<string, string>();
   const taken = new Set<string>();
   for (const path of toImport) {
