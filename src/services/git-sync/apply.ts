@@ -729,7 +729,10 @@ async function withExportedGit(db: Db, space: SyncedSpace, rows: Array<typeof gi
     tree.pages.set(row.targetId, { ...record, git: gitOf(row) });
     changed = true;
   }
-  const fileRows = rows.filter((r) => r.kind === 'file' && written(r));
+  // A file's last row names its path (its blob's other paths come before it): compared alone, a copy's row set `git` to
+  // the copy and its own row, equal to the record as read, left it there (gitprobe17a: `image (102).png` after an
+  // export for `image (103).png`).
+  const fileRows = [...new Map(rows.filter((r) => r.kind === 'file' && written(r)).map((r) => [r.targetId, r])).values()];
   const files = await tree.files.getMany(fileRows.map((r) => r.targetId));
   for (const row of fileRows) {
     const entry = files.get(row.targetId);

@@ -220,6 +220,7 @@ export async function planImport(
     const changed = !kept || entry!.oid !== oid;
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
+  await keepMovedPages(flat, pagePlans, space.entries, head);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -259,10 +260,17 @@ export async function planImport(
   for (const e of space.entries) if (e.kind === 'file' && files.has(e.path)) wanted.add(e.path);
   // Files new to the space: each blob stored in R2 once (by blob id, within this import too), read in batches or,
   // when large, streamed on its own: the batch carries only their entries.
+  const stillThere = new Set([...wanted].map((path) => files.get(path)!.oid));
+  // A file whose bytes were replaced with git (its old blob nowhere now) takes the new ones below, even when another file
+  // of the space has them: given to that other file, the path left this one unrecorded with its old bytes, the pages
+  // naming it kept showing them, and the next export wrote them back as a new file (gitprobe17a, an image replaced
+  // with bytes another image had).
+  const replacedHere = (entry: (typeof space.entries)[number] | undefined, oid: string) =>
+    entry?.kind === 'file' && entry.oid !== oid && head.files.has(entry.targetId) && !stillThere.has(entry.oid);
   const toImport = [...wanted].sort().filter((path) => {
     const blob = files.get(path)!;
     const entry = entries.get(path);
-    const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : byOid.get(blob.oid);
+    const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : replacedHere(entry, blob.oid) ? undefined : byOid.get(blob.oid);
     if (keptId) filePlans.set(path, { path, oid: blob.oid, file: keptId });
     return !keptId;
   });
@@ -270,7 +278,6 @@ export async function planImport(
   for (const path of toImport) pathsOf.set(files.get(path)!.oid, [...(pathsOf.get(files.get(path)!.oid) ?? []), path]);
   // Other bytes at the path of a file the space has (an asset replaced with git): that file takes them, keeping its id,
   // so the pages naming it show them. Not when its old blob is still at another path of the repository (that path keeps it).
-  const stillThere = new Set([...wanted].map((path) => files.get(path)!.oid));
   const replacing = new Map<string, string>();
   const taken = new Set<string>();
   for (const path of toImport) {
@@ -607,6 +614,35 @@ function withCopiesMarked(plans: ImportFilePlan[]): ImportFilePlan[] {
 /** Of two paths of one blob, the one its file is named after and its `git.path` names: the later in path order. */
 function namingPath(a: string, b: string): string {
   return b > a ? b : a;
+}
+
+/**
+ * A page whose file was moved with git (`git mv`: the same blob at a new path, the old path gone) keeps its id, as a
+ * page moved in the app does, when its file names the slug the page has: its path in the space is then unchanged
+ * (a file moved to another folder under the same SUMMARY.md item), and links to it, comments and history stay. The
+ * import took it for a new page and deleted the old one (gitprobe17a's interleaved pushes). Only a blob that exactly
+ * one vanished page and exactly one new page have is matched; the moved page's file is read again, since its links
+ * are relative to where it now is.
+ */
+async function keepMovedPages(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  entries: SyncedSpace['entries'],
+  head: RevisionTree,
+): Promise<void> {
+  const claimed = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const vanished = new Map<string, string[]>();
+  for (const e of entries) if (e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId)) vanished.set(e.oid, [...(vanished.get(e.oid) ?? []), e.targetId]);
+  if (vanished.size === 0) return;
+  const added = new Map<string, LayoutPage[]>();
+  for (const { page } of flat) if (page.path && plans.get(page.key)!.ref) added.set(plans.get(page.key)!.oid, [...(added.get(plans.get(page.key)!.oid) ?? []), page]);
+  for (const [oid, pages] of added) {
+    const ids = vanished.get(oid);
+    if (pages.length !== 1 || ids?.length !== 1) continue;
+    const slug = pages[0].slug ?? (await slugOfPath(pages[0].path, pages[0].title));
+    if (!slug || slug !== head.pages.get(ids[0])?.slug) continue;
+    plans.set(pages[0].key, { key: pages[0].key, oid, page: ids[0], changed: true });
+  }
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
