@@ -155,6 +155,34 @@ describe('HTML comments', () => {
   });
 });
 
+describe('link reference definitions no link uses (`[//]: # (a comment)`)', () => {
+  // found-gitprobe16a 4: read as a paragraph, the page showed `[//]: # "a comment"` and an edit of it wrote `\[//]: [#](#)`.
+  const page = ['[//]: # (a comment the page does not show)', '', 'Intro text here.', '', '[#refs:start]: <> ({ "template": "models" })', 'Middle text.', '', '[unused]: https://example.test/x "A title"', '', 'Last.', ''].join('\n');
+
+  it('are no content, as a comment is not: the page holds only its paragraphs', () => {
+    const document = convert(page);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph', 'paragraph']);
+    expect(JSON.stringify(document.nodes)).not.toMatch(/\[\/\/\]|refs:start|unused|example\.test/);
+  });
+
+  it('stay in the file, byte for byte, when a block of the page is edited', () => {
+    const document = convert(page);
+    const edit = (index: number) => {
+      const nodes = structuredClone(document.nodes) as any[];
+      const leaf = nodes[index].nodes[0].leaves[0];
+      leaf.text = `Edited ${leaf.text}`;
+      return documentToMarkdown({ ...document, nodes } as JSONDocument);
+    };
+    expect(edit(0)).toBe(page.replace('Intro text', 'Edited Intro text'));
+    expect(edit(1)).toBe(page.replace('Middle text', 'Edited Middle text'));
+    expect(edit(2)).toBe(page.replace('Last.', 'Edited Last.'));
+  });
+
+  it('a page written whole (no source) has none, as GitBook writes it', () => {
+    expect(written(convert(page))).toBe('Intro text here.\n\nMiddle text.\n\nLast.\n');
+  });
+});
+
 describe('footnotes as annotations', () => {
   const annotation = (inline: any) => ({
     text: inline.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''),

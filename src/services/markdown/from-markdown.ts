@@ -7,8 +7,9 @@
  * parser (syntax/html.ts).
  *
  * Nothing is dropped. What GitBook's model cannot hold stays visible: unknown HTML as code, footnotes
- * and unused link definitions as text, tags without a block of their own as text, and blocks a
- * container may not hold move out next to it.
+ * as text, tags without a block of their own as text, and blocks a container may not hold move out
+ * next to it. Link reference definitions and HTML comments render nothing in Markdown, so are no
+ * content (the source patch keeps their lines in the file).
  *
  * Bounded work for any input: one parse, one linear pairing pass per container, and nesting deeper
  * than `MAX_NESTING` or input longer than `MAX_MARKDOWN_LENGTH` is refused with a
@@ -582,7 +583,6 @@ class InlineBuilder {
 
 class Converter {
   private readonly definitions = new Map<string, Definition>();
-  private readonly referenced = new Set<string>();
   private readonly headingIds = new HeadingIdAllocator();
   /** Footnotes (`[^1]: ...`) by identifier, and those that become the note of an annotation (so are no block of their own). */
   private readonly footnotes = new Map<string, FootnoteDefinition>();
@@ -603,7 +603,6 @@ class Converter {
     while (stack.length) {
       const node = stack.pop()!;
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
-      if (node.type === 'linkReference' || node.type === 'imageReference') this.referenced.add(node.identifier);
       if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
       if (node.type === 'html' && node.value.includes('data-footnote-ref')) for (const label of codeNoteLabels(node.value)) this.notes.add(label);
       if (!('children' in node)) continue;
@@ -687,7 +686,9 @@ class Converter {
       case 'html':
         return this.htmlBlock(node);
       case 'definition':
-        return this.referenced.has(node.identifier) ? [] : [this.unusedDefinition(node)];
+        // Used or not, a definition renders nothing (CommonMark): `[//]: # (comment)` is how authors write a comment.
+        // GitBook's export drops the line (istex-doc e2923cf, mintbase-docs b849fd8); the source patch keeps it.
+        return [];
       case 'footnoteDefinition':
         return this.footnoteDefinition(node, depth);
       case 'yaml':
@@ -947,15 +948,6 @@ class Converter {
     const paragraphs = splitHtmlParagraphs(children);
     if (!paragraphs) return [{ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(children) }];
     return paragraphs.map((part) => ({ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(part) }));
-  }
-
-  /** A definition no link uses stays as written, `[label]: url "title"`, its URL a link. */
-  private unusedDefinition(node: Definition): DocumentBlockParagraph {
-    const builder = new InlineBuilder();
-    builder.text(`[${node.label ?? node.identifier}]: `, []);
-    builder.inline(this.link(node.url, [{ type: 'text', value: node.url }], []));
-    if (node.title) builder.text(` "${node.title}"`, []);
-    return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: builder.finish() };
   }
 
   private footnoteDefinition(node: FootnoteDefinition, depth: number): AnyBlock[] {
