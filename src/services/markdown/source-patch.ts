@@ -606,7 +606,7 @@ function mergeLine(base: string, source: string, ours: string): string | null {
   const authors = changesOf(original, tokens(source));
   const edits = changesOf(original, tokens(ours));
   if (!authors || !edits) return null;
-  for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  for (const a of authors) for (const e of edits) if (overlaps(a, e) && !endsLineBefore(e, a)) return null;
   for (const a of authors) keepReferenceLabel(original, a, edits);
   // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
   const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
@@ -641,6 +641,16 @@ interface TokenChange {
   start: number;
   end: number;
   insert: string[];
+}
+
+/**
+ * Whether `edit` inserts text where `author` inserts lines that begin with a line break: the text ends the line before
+ * them (applied after the author's, it goes before them). A two-line setext heading (`First line` / `second line` /
+ * `---`, ours `## First line second line`) edited at its end was both inserting at the end, and was written as our
+ * one `##` line (found-gitprobe16a 5, aimlapi).
+ */
+function endsLineBefore(edit: TokenChange, author: TokenChange): boolean {
+  return edit.start === edit.end && author.start === author.end && edit.start === author.start && /^\s*\n/.test(author.insert[0] ?? '') && !edit.insert.some((token) => token.includes('\n'));
 }
 
 function changesOf(from: string[], to: string[]): TokenChange[] | null {
