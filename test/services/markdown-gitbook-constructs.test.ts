@@ -315,7 +315,7 @@ describe('a page written whole (made in the app) in GitBook spelling', () => {
     const cards = (cell: string) =>
       '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th></tr></thead><tbody>' +
       `<tr><td>${cell} <strong>Search</strong></td><td><a href="/pages/p1">/pages/p1</a></td></tr></tbody></table>\n`;
-    // The editor's emoji inline (the reader takes the span as its text): the cell's leaf `X ` becomes the emoji and ` `.
+    // The editor's emoji inline: the cell's leaf `X ` becomes the emoji and ` `.
     const document = convertChecked(cards('X'));
     const withEmoji = (node: any): boolean => {
       const nodes: any[] = node?.nodes ?? node?.fragments ?? [];
@@ -325,5 +325,43 @@ describe('a page written whole (made in the app) in GitBook spelling', () => {
     };
     expect(withEmoji(document)).toBe(true);
     expect(writtenFromJson(document)).toBe(cards('<span data-gb-custom-inline data-tag="emoji" data-code="1f50d">🔍</span>'));
+    // Read back, GitBook's span is the emoji again.
+    expect(JSON.stringify(convertChecked(writtenFromJson(document)))).toContain('{"object":"inline","type":"emoji","isVoid":true,"data":{"code":"1f50d"}');
+  });
+
+  it('italic around a highlight, bold inside it', () => {
+    // found-gitprobe16c 4: written `<mark ...>_text_</mark>`; GitBook's exports hold `_<mark ...>…</mark>_` (fylr-gitbook
+    // GITBOOK-122) and `<mark ...>**…**</mark>`, never the other way round.
+    const gitbook = 'Go to _<mark style="background-color:yellow;">Get started</mark>_ and _<mark style="color:red;">**stop**</mark>_.\n';
+    expect(whole(gitbook)).toBe(gitbook);
+    expect(whole('Go to <mark style="background-color:yellow;">_Get started_</mark> and <mark style="color:red;">_**stop**_</mark>.\n')).toBe(gitbook);
+    expect(whole('A <mark style="color:red;">**bold**</mark> word.\n')).toBe('A <mark style="color:red;">**bold**</mark> word.\n');
+  });
+});
+
+describe("GitBook's emoji span (`<span data-gb-custom-inline data-tag=\"emoji\">`)", () => {
+  const span = (code: string, emoji: string) => `<span data-gb-custom-inline data-tag="emoji" data-code="${code}">${emoji}</span>`;
+  const emojis = (document: any): string[] => {
+    const out: string[] = [];
+    JSON.stringify(document, (_key, value) => (value?.type === 'emoji' && value.object === 'inline' && out.push(value.data.code), value));
+    return out;
+  };
+
+  it('is the emoji inline in a paragraph, a figure caption and an HTML table cell (it was text)', () => {
+    const caption = `<figure><img src="https://example.test/a.png" alt=""><figcaption><p>Redesigned ${span('2728', '✨')}</p></figcaption></figure>\n`;
+    const table = `<table><thead><tr><th>Method</th><th>Safe</th></tr></thead><tbody><tr><td>Signed</td><td>${span('2705', '✅')} Yes</td></tr></tbody></table>\n`;
+    expect(emojis(convert(`Done ${span('1f389', '🎉')} today.\n`))).toEqual(['1f389']);
+    expect(emojis(convert(caption))).toEqual(['2728']);
+    expect(emojis(convert(table))).toEqual(['2705']);
+    // Written whole as GitBook writes them: the span in HTML, the emoji itself in a Markdown paragraph (GitBook's
+    // exports hold the span only inside HTML: public-docs' tables and captions, snomed-editorial GITBOOK-567's cell).
+    expect(written(convert(caption))).toBe(caption);
+    expect(written(convert(`Done ${span('1f389', '🎉')} today.\n`))).toBe('Done 🎉 today.\n');
+  });
+
+  it('a span whose text is not its emoji, or with no valid code, stays text', () => {
+    expect(emojis(convert(`A ${span('2728', 'sparkle')} b.\n`))).toEqual([]);
+    expect(emojis(convert(`A ${span('zz', '✨')} b.\n`))).toEqual([]);
+    expect(JSON.stringify(convert(`A ${span('2728', 'sparkle')} b.\n`))).toContain('A sparkle b.');
   });
 });

@@ -73,6 +73,7 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { emojiText } from './html-table-writer';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
 import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
@@ -1306,6 +1307,7 @@ class Converter {
       const color = markColors(attribute(element, 'style')).text;
       return { object: 'inline', type: 'icon', isVoid: true, data: { icon, ...(color !== 'default' && TEXT_COLORS.includes(color) ? { color } : {}) } } as DocumentInline;
     }
+    if (element.tagName === 'span') return emojiSpan(element, onlyText, text);
     if (!classes.includes('button')) return null;
     const kind = classes.includes('secondary') ? 'secondary' : 'primary';
     const icon = attribute(element, 'dataIcon');
@@ -1680,6 +1682,18 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
     index = close + 1;
   }
   return parts;
+}
+
+/**
+ * GitBook's emoji in HTML, `<span data-gb-custom-inline data-tag="emoji" data-code="2728">✨</span>` (public-docs' table
+ * cells and figure captions): the emoji inline, where the span holds that emoji alone; read as its text, an emoji
+ * became a character of the text. Null for any other span.
+ */
+function emojiSpan(element: Element, onlyText: boolean, text: string): DocumentInline | null {
+  const code = attribute(element, 'dataCode');
+  if (attribute(element, 'dataTag') !== 'emoji' || !onlyText || !code || !/^[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*$/i.test(code)) return null;
+  const emoji = emojiText(code);
+  return emoji !== '' && text.trim() === emoji ? ({ object: 'inline', type: 'emoji', isVoid: true, data: { code } } as DocumentInline) : null;
 }
 
 /** HTML comments (CommonMark's, `<!-->` and `<!--->` too) and whitespace, nothing else. */
