@@ -365,3 +365,28 @@ describe("GitBook's emoji span (`<span data-gb-custom-inline data-tag=\"emoji\">
     expect(JSON.stringify(convert(`A ${span('2728', 'sparkle')} b.\n`))).toContain('A sparkle b.');
   });
 });
+
+describe('a paired tag with no block of its own (legacy `{% api-method %}` blocks)', () => {
+  // found-gitprobe17c 1 (roam-ai): the opening tags were kept as text, every end tag was dropped, and an edit of the
+  // block wrote the page without them.
+  const page = '{% widget-box kind="a" %}\n{% widget-box-title %}\nA title\n{% endwidget-box-title %}\n{% endwidget-box %}\n\nA closing paragraph.\n';
+
+  it('keeps its end tags as text after its content, written back so', () => {
+    const document = convert(page);
+    const texts = document.nodes.map((block: any) => block.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''));
+    expect(texts).toEqual(['{% widget-box kind="a" %}', '{% widget-box-title %}', 'A title', '{% endwidget-box-title %}', '{% endwidget-box %}', 'A closing paragraph.']);
+    expect(written(document)).toBe('{% widget-box kind="a" %}\n\n{% widget-box-title %}\n\nA title\n\n{% endwidget-box-title %}\n\n{% endwidget-box %}\n\nA closing paragraph.\n');
+  });
+
+  it('an edit inside it leaves its tag lines as written', () => {
+    const document = convert(page);
+    const nodes = structuredClone(document.nodes) as any[];
+    nodes[2].nodes[0].leaves[0].text = 'A new title';
+    expect(documentToMarkdown({ ...document, nodes } as JSONDocument)).toBe(page.replace('A title', 'A new title'));
+  });
+
+  it('a hand-written {% swagger %} (no src) keeps its end tags too', () => {
+    const swagger = '{% swagger method="get" path="/x" %}\n{% swagger-description %}\nGets x.\n{% endswagger-description %}\n{% endswagger %}\n';
+    expect(written(convert(swagger))).toBe('{% swagger method="get" path="/x" %}\n\n{% swagger-description %}\n\nGets x.\n\n{% endswagger-description %}\n\n{% endswagger %}\n');
+  });
+});

@@ -289,6 +289,8 @@ interface TagBlock {
   source: string;
   paired: boolean;
   children: FlowNode[];
+  /** The source of its end tag's line, when paired. */
+  endSource?: string;
 }
 /** `<details>` ... `</details>` HTML around Markdown: an expandable. */
 interface DetailsBlock {
@@ -1064,6 +1066,9 @@ class Converter {
     if (!node.paired && !STANDALONE_TAGS.has(tag.name) && !tag.name.startsWith('@')) return [plainParagraph(node.source)];
     const attributes = tag.attributes;
     const children = () => this.flow(node.children, depth + 1);
+    // A tag with no block of its own: its lines as text around its content, the end tag's too (legacy
+    // `{% api-method %}` blocks lost every `{% endapi-method-* %}` line once written: found-gitprobe17c 1, roam-ai).
+    const asText = () => [plainParagraph(node.source), ...(node.paired ? children() : []), ...(node.endSource ? [plainParagraph(node.endSource)] : [])];
     const container = (type: string, data: Record<string, unknown>, blocks: AnyBlock[]) =>
       fitInto(type, blocks, (nodes) => ({ object: 'block', type, isVoid: false, data, nodes }));
     switch (tag.name) {
@@ -1100,7 +1105,7 @@ class Converter {
       case 'swagger':
         // GitBook's earlier form of its OpenAPI block, `{% swagger src="spec.json" path="/x" method="get" %}`; the
         // hand-written API method of older exports (no `src`, `{% swagger-parameter %}` inside) has no block.
-        if (!attributes.src) return [plainParagraph(node.source), ...children()];
+        if (!attributes.src) return asText();
       // falls through
       case 'openapi':
         return [{ object: 'block', type: 'swagger', isVoid: true, data: { ref: this.linkRef(attributes.src ?? ''), path: attributes.path ?? '', method: attributes.method ?? '' } }];
@@ -1122,7 +1127,7 @@ class Converter {
       }
       default:
         if (tag.name.startsWith('@')) return [integrationBlock(tag)];
-        return [plainParagraph(node.source), ...(node.paired ? children() : [])];
+        return asText();
     }
   }
 
@@ -1447,7 +1452,8 @@ function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
         continue;
       }
       const source = (child as LiquidTagNode).value;
-      out.push({ type: 'gitbookTagBlock', tag, source, paired, children: paired ? build(index + 1, end) : [] });
+      const endSource = paired && children[end].type === 'gitbookLiquidTag' ? (children[end] as LiquidTagNode).value : undefined;
+      out.push({ type: 'gitbookTagBlock', tag, source, paired, children: paired ? build(index + 1, end) : [], ...(endSource ? { endSource } : {}) });
       if (paired) index = end;
     }
     return out;
