@@ -474,3 +474,23 @@ describe('setext headings (`Title` over `---` or `===`)', () => {
     expect(edited(page, 'More text', 'Last text')).toBe(page.replace('More text', 'Last text'));
   });
 });
+
+describe('an unpadded table our rows written alone give whole', () => {
+  // found-gitprobe17b 1 (MewsSystems): no hunk recorded it (each line as ours written alone), so its delimiter was
+  // taken for ours and an edit elsewhere in the page re-padded it whole.
+  const page = ['# Title here', '', 'Some words.', '', '| |', '| :-: |', '| [A survey link text](https://example.com/survey) |', '', 'More words.', ''].join('\n');
+
+  it('stays as written when the page is edited elsewhere', () => {
+    expect(edited(page, 'Some words', 'Some edited words')).toBe(page.replace('Some words', 'Some edited words'));
+  });
+
+  it('its edited row stays unpadded', () => {
+    expect(edited(page, 'A survey', 'The survey')).toBe(page.replace('A survey', 'The survey'));
+  });
+
+  it('a table padded as GitBook pads it still makes no patch', () => {
+    const padded = ['Intro.', '', '| Name  | Count |', '| ----- | ----- |', '| apple | 1     |', ''].join('\n');
+    expect(sourceHunks(padded, padded)).toEqual([]);
+    expect(sourceHunks('Intro.\n', 'Intro.\n')).toBeNull();
+  });
+});

@@ -68,7 +68,8 @@ export const MAX_PATCH_CHARS = 256 * 1024;
  * table) fitted nowhere once the block was edited, and took those lines with it.
  */
 export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHARS): SourceHunk[] | null {
-  if (ours === source) return null;
+  // (The same lines may still hold a table the author wrote unpadded: `tableRowsAsWritten`.)
+  if (ours === source && !/^[ \t>]*\|/m.test(source)) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
   const keys = b.map(lineKey);
@@ -152,6 +153,10 @@ function tableRowsAsWritten(a: readonly string[], b: readonly string[], pairs: R
     while (end < b.length && TABLE_ROW.test(b[end])) end++;
     let differs = false;
     for (let y = start; y < end && !differs; y++) differs = !same.has(y);
+    // A table our rows written alone give whole, its lines not all as long (no padding: a compact `| :-: |` under an
+    // empty header), is the author's too: taken for ours, its delimiter ours, an edit elsewhere in the page re-padded it
+    // whole (found-gitprobe17b 1, MewsSystems partner-mewsletter-jul22.md).
+    if (!differs) for (let y = start + 1; y < end && !differs; y++) differs = b[y].length !== b[start].length;
     for (let y = start; y < end; y++) otherwise.set(y, differs);
     start = end;
   }
