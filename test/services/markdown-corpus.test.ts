@@ -207,7 +207,8 @@ describe('GitBook-format repositories, read and written back', () => {
       edited++;
       const written = documentToMarkdown(document, { title });
       // One hunk: the edited paragraph, in our syntax; every other line as the author wrote it.
-      const hunks = sourceHunks(normalize(source), normalize(written)) ?? [];
+      // (A hunk giving the lines it removes marks a table's rows the author's: no difference.)
+      const hunks = (sourceHunks(normalize(source), normalize(written)) ?? []).filter((hunk) => hunk.add.length !== hunk.remove.length || hunk.add.some((line, i) => line !== hunk.remove[i]));
       if (hunks.length !== 1 || !hunks[0].add.join('\n').includes('Edited.')) spread.push(`${path.slice(path.indexOf('axoniq'))}: ${hunks.length} hunks`);
     }
     expect(edited).toBeGreaterThan(150);

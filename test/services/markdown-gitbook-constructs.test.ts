@@ -155,6 +155,34 @@ describe('HTML comments', () => {
   });
 });
 
+describe('link reference definitions no link uses (`[//]: # (a comment)`)', () => {
+  // found-gitprobe16a 4: read as a paragraph, the page showed `[//]: # "a comment"` and an edit of it wrote `\[//]: [#](#)`.
+  const page = ['[//]: # (a comment the page does not show)', '', 'Intro text here.', '', '[#refs:start]: <> ({ "template": "models" })', 'Middle text.', '', '[unused]: https://example.test/x "A title"', '', 'Last.', ''].join('\n');
+
+  it('are no content, as a comment is not: the page holds only its paragraphs', () => {
+    const document = convert(page);
+    expect(document.nodes.map((block: any) => block.type)).toEqual(['paragraph', 'paragraph', 'paragraph']);
+    expect(JSON.stringify(document.nodes)).not.toMatch(/\[\/\/\]|refs:start|unused|example\.test/);
+  });
+
+  it('stay in the file, byte for byte, when a block of the page is edited', () => {
+    const document = convert(page);
+    const edit = (index: number) => {
+      const nodes = structuredClone(document.nodes) as any[];
+      const leaf = nodes[index].nodes[0].leaves[0];
+      leaf.text = `Edited ${leaf.text}`;
+      return documentToMarkdown({ ...document, nodes } as JSONDocument);
+    };
+    expect(edit(0)).toBe(page.replace('Intro text', 'Edited Intro text'));
+    expect(edit(1)).toBe(page.replace('Middle text', 'Edited Middle text'));
+    expect(edit(2)).toBe(page.replace('Last.', 'Edited Last.'));
+  });
+
+  it('a page written whole (no source) has none, as GitBook writes it', () => {
+    expect(written(convert(page))).toBe('Intro text here.\n\nMiddle text.\n\nLast.\n');
+  });
+});
+
 describe('footnotes as annotations', () => {
   const annotation = (inline: any) => ({
     text: inline.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''),
@@ -287,7 +315,7 @@ describe('a page written whole (made in the app) in GitBook spelling', () => {
     const cards = (cell: string) =>
       '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-target data-type="content-ref"></th></tr></thead><tbody>' +
       `<tr><td>${cell} <strong>Search</strong></td><td><a href="/pages/p1">/pages/p1</a></td></tr></tbody></table>\n`;
-    // The editor's emoji inline (the reader takes the span as its text): the cell's leaf `X ` becomes the emoji and ` `.
+    // The editor's emoji inline: the cell's leaf `X ` becomes the emoji and ` `.
     const document = convertChecked(cards('X'));
     const withEmoji = (node: any): boolean => {
       const nodes: any[] = node?.nodes ?? node?.fragments ?? [];
@@ -297,5 +325,68 @@ describe('a page written whole (made in the app) in GitBook spelling', () => {
     };
     expect(withEmoji(document)).toBe(true);
     expect(writtenFromJson(document)).toBe(cards('<span data-gb-custom-inline data-tag="emoji" data-code="1f50d">🔍</span>'));
+    // Read back, GitBook's span is the emoji again.
+    expect(JSON.stringify(convertChecked(writtenFromJson(document)))).toContain('{"object":"inline","type":"emoji","isVoid":true,"data":{"code":"1f50d"}');
+  });
+
+  it('italic around a highlight, bold inside it', () => {
+    // found-gitprobe16c 4: written `<mark ...>_text_</mark>`; GitBook's exports hold `_<mark ...>…</mark>_` (fylr-gitbook
+    // GITBOOK-122) and `<mark ...>**…**</mark>`, never the other way round.
+    const gitbook = 'Go to _<mark style="background-color:yellow;">Get started</mark>_ and _<mark style="color:red;">**stop**</mark>_.\n';
+    expect(whole(gitbook)).toBe(gitbook);
+    expect(whole('Go to <mark style="background-color:yellow;">_Get started_</mark> and <mark style="color:red;">_**stop**_</mark>.\n')).toBe(gitbook);
+    expect(whole('A <mark style="color:red;">**bold**</mark> word.\n')).toBe('A <mark style="color:red;">**bold**</mark> word.\n');
+  });
+});
+
+describe("GitBook's emoji span (`<span data-gb-custom-inline data-tag=\"emoji\">`)", () => {
+  const span = (code: string, emoji: string) => `<span data-gb-custom-inline data-tag="emoji" data-code="${code}">${emoji}</span>`;
+  const emojis = (document: any): string[] => {
+    const out: string[] = [];
+    JSON.stringify(document, (_key, value) => (value?.type === 'emoji' && value.object === 'inline' && out.push(value.data.code), value));
+    return out;
+  };
+
+  it('is the emoji inline in a paragraph, a figure caption and an HTML table cell (it was text)', () => {
+    const caption = `<figure><img src="https://example.test/a.png" alt=""><figcaption><p>Redesigned ${span('2728', '✨')}</p></figcaption></figure>\n`;
+    const table = `<table><thead><tr><th>Method</th><th>Safe</th></tr></thead><tbody><tr><td>Signed</td><td>${span('2705', '✅')} Yes</td></tr></tbody></table>\n`;
+    expect(emojis(convert(`Done ${span('1f389', '🎉')} today.\n`))).toEqual(['1f389']);
+    expect(emojis(convert(caption))).toEqual(['2728']);
+    expect(emojis(convert(table))).toEqual(['2705']);
+    // Written whole as GitBook writes them: the span in HTML, the emoji itself in a Markdown paragraph (GitBook's
+    // exports hold the span only inside HTML: public-docs' tables and captions, snomed-editorial GITBOOK-567's cell).
+    expect(written(convert(caption))).toBe(caption);
+    expect(written(convert(`Done ${span('1f389', '🎉')} today.\n`))).toBe('Done 🎉 today.\n');
+  });
+
+  it('a span whose text is not its emoji, or with no valid code, stays text', () => {
+    expect(emojis(convert(`A ${span('2728', 'sparkle')} b.\n`))).toEqual([]);
+    expect(emojis(convert(`A ${span('zz', '✨')} b.\n`))).toEqual([]);
+    expect(JSON.stringify(convert(`A ${span('2728', 'sparkle')} b.\n`))).toContain('A sparkle b.');
+  });
+});
+
+describe('a paired tag with no block of its own (legacy `{% api-method %}` blocks)', () => {
+  // found-gitprobe17c 1 (roam-ai): the opening tags were kept as text, every end tag was dropped, and an edit of the
+  // block wrote the page without them.
+  const page = '{% widget-box kind="a" %}\n{% widget-box-title %}\nA title\n{% endwidget-box-title %}\n{% endwidget-box %}\n\nA closing paragraph.\n';
+
+  it('keeps its end tags as text after its content, written back so', () => {
+    const document = convert(page);
+    const texts = document.nodes.map((block: any) => block.nodes.map((text: any) => text.leaves.map((leaf: any) => leaf.text).join('')).join(''));
+    expect(texts).toEqual(['{% widget-box kind="a" %}', '{% widget-box-title %}', 'A title', '{% endwidget-box-title %}', '{% endwidget-box %}', 'A closing paragraph.']);
+    expect(written(document)).toBe('{% widget-box kind="a" %}\n\n{% widget-box-title %}\n\nA title\n\n{% endwidget-box-title %}\n\n{% endwidget-box %}\n\nA closing paragraph.\n');
+  });
+
+  it('an edit inside it leaves its tag lines as written', () => {
+    const document = convert(page);
+    const nodes = structuredClone(document.nodes) as any[];
+    nodes[2].nodes[0].leaves[0].text = 'A new title';
+    expect(documentToMarkdown({ ...document, nodes } as JSONDocument)).toBe(page.replace('A title', 'A new title'));
+  });
+
+  it('a hand-written {% swagger %} (no src) keeps its end tags too', () => {
+    const swagger = '{% swagger method="get" path="/x" %}\n{% swagger-description %}\nGets x.\n{% endswagger-description %}\n{% endswagger %}\n';
+    expect(written(convert(swagger))).toBe('{% swagger method="get" path="/x" %}\n\n{% swagger-description %}\n\nGets x.\n\n{% endswagger-description %}\n\n{% endswagger %}\n');
   });
 });

@@ -455,3 +455,42 @@ describe('integration blocks', () => {
     expect(documentToMarkdown(withSourcePatchOf(stored, next), { title: conversion.title, frontmatter: {} })).toBe(page.replace('First paragraph here.', 'First paragraph, edited.'));
   });
 });
+
+describe('setext headings (`Title` over `---` or `===`)', () => {
+  // found-gitprobe16a 5 (aimlapi): a two-line setext heading edited at its end was written as one `##` line.
+  const page = ['# Page', '', 'Intro here.', '', 'First line', 'second line', '---', '', 'Some text here.', '', 'A Title', '=======', 'More text.', ''].join('\n');
+
+  it('an edited heading of two lines keeps its lines and its underline', () => {
+    expect(edited(page, 'second line', 'second line, edited')).toBe(page.replace('second line', 'second line, edited'));
+    expect(edited(page, 'First line', 'Opening line')).toBe(page.replace('First line', 'Opening line'));
+  });
+
+  it('an edited heading of one line keeps its underline', () => {
+    expect(edited(page, 'A Title', 'A Title, edited')).toBe(page.replace('A Title', 'A Title, edited'));
+  });
+
+  it('an unedited heading stays as written when the page is edited elsewhere', () => {
+    expect(edited(page, 'Some text', 'Other text')).toBe(page.replace('Some text', 'Other text'));
+    expect(edited(page, 'More text', 'Last text')).toBe(page.replace('More text', 'Last text'));
+  });
+});
+
+describe('an unpadded table our rows written alone give whole', () => {
+  // found-gitprobe17b 1 (MewsSystems): no hunk recorded it (each line as ours written alone), so its delimiter was
+  // taken for ours and an edit elsewhere in the page re-padded it whole.
+  const page = ['# Title here', '', 'Some words.', '', '| |', '| :-: |', '| [A survey link text](https://example.com/survey) |', '', 'More words.', ''].join('\n');
+
+  it('stays as written when the page is edited elsewhere', () => {
+    expect(edited(page, 'Some words', 'Some edited words')).toBe(page.replace('Some words', 'Some edited words'));
+  });
+
+  it('its edited row stays unpadded', () => {
+    expect(edited(page, 'A survey', 'The survey')).toBe(page.replace('A survey', 'The survey'));
+  });
+
+  it('a table padded as GitBook pads it still makes no patch', () => {
+    const padded = ['Intro.', '', '| Name  | Count |', '| ----- | ----- |', '| apple | 1     |', ''].join('\n');
+    expect(sourceHunks(padded, padded)).toEqual([]);
+    expect(sourceHunks('Intro.\n', 'Intro.\n')).toBeNull();
+  });
+});

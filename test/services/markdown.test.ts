@@ -508,13 +508,9 @@ describe('markdownToDocument: title, frontmatter and what GitBook cannot hold', 
     expect(unkeyed(p)).toEqual(paragraph(text('Some ', leaf('<t>', 'code'), 'Ctrl', leaf('</t>', 'code'), ' key')));
   });
 
-  it('footnotes that follow no word (no annotation: markdown-gitbook-constructs.test.ts) and unused link definitions stay as text', () => {
-    const result = blocks('Claim [^n].\n\n[^n]: The *source*.\n\n[unused]: https://example.com "T"');
-    expect(result.map((b) => (b.type === 'paragraph' ? textOf(b.nodes) : b.type))).toEqual([
-      'Claim [^n].',
-      '[^n]: The source.',
-      '[unused]: https://example.com "T"',
-    ]);
+  it('footnotes that follow no word (no annotation: markdown-gitbook-constructs.test.ts) stay as text; unused link definitions render nothing', () => {
+    const result = blocks('Claim [^n].\n\n[^n]: The *source*.\n\n[unused]: https://example.com "T"\n\n[//]: # (a comment)');
+    expect(result.map((b) => (b.type === 'paragraph' ? textOf(b.nodes) : b.type))).toEqual(['Claim [^n].', '[^n]: The source.']);
   });
 
   it('empty input gives an empty document', () => {

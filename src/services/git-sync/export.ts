@@ -409,10 +409,12 @@ export async function runExport(
       const quote = markdown[at - 1] === '"' || markdown[at - 1] === "'" ? markdown[at - 1] : null;
       const written = hrefAsWritten(path, quote, previous);
       const href = `${written}${anchorAsWritten(anchor, written, previous)}`;
-      // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`), its older
-      // exporter every image's (`](<../assets/image(77).png>)`): kept so where the file had it.
+      // GitBook writes a destination with spaces in angle brackets (`](<../.gitbook/assets/a (1).png>)`, a new link too:
+      // sun0lee-esg GITBOOK-121, bb330fc), its older exporter every image's (`](<../assets/image(77).png>)`): kept so
+      // where the file had it, and so for a link the file did not spell (`%20` only where it did).
       const spaced = path.replace(/%20/g, ' ');
-      if (markdown[at - 1] === '(' && previous.includes(`(<${spaced}`)) return `<${spaced}${anchor ?? ''}>`;
+      const newLink = spaced !== path && written === path && !previous.includes(`(${path}`);
+      if (markdown[at - 1] === '(' && (newLink || previous.includes(`(<${spaced}`))) return `<${spaced}${anchor ?? ''}>`;
       // A content-ref's label is its href: GitBook writes the href's last segment (`[inline.md](../blocks/inline.md)`).
       // (a folder's: its name, `[guides](guides/)`); so it labels an HTML table's link cell (`<a href="x.md">x.md</a>`).
       return label ? (href.match(/[^/]+(?=\/?$)/)?.[0] ?? href) : href;

@@ -7,8 +7,9 @@
  * parser (syntax/html.ts).
  *
  * Nothing is dropped. What GitBook's model cannot hold stays visible: unknown HTML as code, footnotes
- * and unused link definitions as text, tags without a block of their own as text, and blocks a
- * container may not hold move out next to it.
+ * as text, tags without a block of their own as text, and blocks a container may not hold move out
+ * next to it. Link reference definitions and HTML comments render nothing in Markdown, so are no
+ * content (the source patch keeps their lines in the file).
  *
  * Bounded work for any input: one parse, one linear pairing pass per container, and nesting deeper
  * than `MAX_NESTING` or input longer than `MAX_MARKDOWN_LENGTH` is refused with a
@@ -72,6 +73,7 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { emojiText } from './html-table-writer';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
 import { readAlignedParagraph, readImagesHtml } from './syntax/images-html';
@@ -287,6 +289,8 @@ interface TagBlock {
   source: string;
   paired: boolean;
   children: FlowNode[];
+  /** The source of its end tag's line, when paired. */
+  endSource?: string;
 }
 /** `<details>` ... `</details>` HTML around Markdown: an expandable. */
 interface DetailsBlock {
@@ -582,7 +586,6 @@ class InlineBuilder {
 
 class Converter {
   private readonly definitions = new Map<string, Definition>();
-  private readonly referenced = new Set<string>();
   private readonly headingIds = new HeadingIdAllocator();
   /** Footnotes (`[^1]: ...`) by identifier, and those that become the note of an annotation (so are no block of their own). */
   private readonly footnotes = new Map<string, FootnoteDefinition>();
@@ -603,7 +606,6 @@ class Converter {
     while (stack.length) {
       const node = stack.pop()!;
       if (node.type === 'definition' && !this.definitions.has(node.identifier)) this.definitions.set(node.identifier, node);
-      if (node.type === 'linkReference' || node.type === 'imageReference') this.referenced.add(node.identifier);
       if (node.type === 'footnoteDefinition' && !this.footnotes.has(node.identifier)) this.footnotes.set(node.identifier, node);
       if (node.type === 'html' && node.value.includes('data-footnote-ref')) for (const label of codeNoteLabels(node.value)) this.notes.add(label);
       if (!('children' in node)) continue;
@@ -687,7 +689,9 @@ class Converter {
       case 'html':
         return this.htmlBlock(node);
       case 'definition':
-        return this.referenced.has(node.identifier) ? [] : [this.unusedDefinition(node)];
+        // Used or not, a definition renders nothing (CommonMark): `[//]: # (comment)` is how authors write a comment.
+        // GitBook's export drops the line (istex-doc e2923cf, mintbase-docs b849fd8); the source patch keeps it.
+        return [];
       case 'footnoteDefinition':
         return this.footnoteDefinition(node, depth);
       case 'yaml':
@@ -949,15 +953,6 @@ class Converter {
     return paragraphs.map((part) => ({ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(part) }));
   }
 
-  /** A definition no link uses stays as written, `[label]: url "title"`, its URL a link. */
-  private unusedDefinition(node: Definition): DocumentBlockParagraph {
-    const builder = new InlineBuilder();
-    builder.text(`[${node.label ?? node.identifier}]: `, []);
-    builder.inline(this.link(node.url, [{ type: 'text', value: node.url }], []));
-    if (node.title) builder.text(` "${node.title}"`, []);
-    return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: builder.finish() };
-  }
-
   private footnoteDefinition(node: FootnoteDefinition, depth: number): AnyBlock[] {
     // The note of an annotation is in the annotation.
     if (this.notes.has(node.identifier)) return [];
@@ -1071,6 +1066,9 @@ class Converter {
     if (!node.paired && !STANDALONE_TAGS.has(tag.name) && !tag.name.startsWith('@')) return [plainParagraph(node.source)];
     const attributes = tag.attributes;
     const children = () => this.flow(node.children, depth + 1);
+    // A tag with no block of its own: its lines as text around its content, the end tag's too (legacy
+    // `{% api-method %}` blocks lost every `{% endapi-method-* %}` line once written: found-gitprobe17c 1, roam-ai).
+    const asText = () => [plainParagraph(node.source), ...(node.paired ? children() : []), ...(node.endSource ? [plainParagraph(node.endSource)] : [])];
     const container = (type: string, data: Record<string, unknown>, blocks: AnyBlock[]) =>
       fitInto(type, blocks, (nodes) => ({ object: 'block', type, isVoid: false, data, nodes }));
     switch (tag.name) {
@@ -1107,7 +1105,7 @@ class Converter {
       case 'swagger':
         // GitBook's earlier form of its OpenAPI block, `{% swagger src="spec.json" path="/x" method="get" %}`; the
         // hand-written API method of older exports (no `src`, `{% swagger-parameter %}` inside) has no block.
-        if (!attributes.src) return [plainParagraph(node.source), ...children()];
+        if (!attributes.src) return asText();
       // falls through
       case 'openapi':
         return [{ object: 'block', type: 'swagger', isVoid: true, data: { ref: this.linkRef(attributes.src ?? ''), path: attributes.path ?? '', method: attributes.method ?? '' } }];
@@ -1129,7 +1127,7 @@ class Converter {
       }
       default:
         if (tag.name.startsWith('@')) return [integrationBlock(tag)];
-        return [plainParagraph(node.source), ...(node.paired ? children() : [])];
+        return asText();
     }
   }
 
@@ -1314,6 +1312,7 @@ class Converter {
       const color = markColors(attribute(element, 'style')).text;
       return { object: 'inline', type: 'icon', isVoid: true, data: { icon, ...(color !== 'default' && TEXT_COLORS.includes(color) ? { color } : {}) } } as DocumentInline;
     }
+    if (element.tagName === 'span') return emojiSpan(element, onlyText, text);
     if (!classes.includes('button')) return null;
     const kind = classes.includes('secondary') ? 'secondary' : 'primary';
     const icon = attribute(element, 'dataIcon');
@@ -1453,7 +1452,8 @@ function groupFlow(nodes: readonly FlowNode[], source: string): FlowNode[] {
         continue;
       }
       const source = (child as LiquidTagNode).value;
-      out.push({ type: 'gitbookTagBlock', tag, source, paired, children: paired ? build(index + 1, end) : [] });
+      const endSource = paired && children[end].type === 'gitbookLiquidTag' ? (children[end] as LiquidTagNode).value : undefined;
+      out.push({ type: 'gitbookTagBlock', tag, source, paired, children: paired ? build(index + 1, end) : [], ...(endSource ? { endSource } : {}) });
       if (paired) index = end;
     }
     return out;
@@ -1688,6 +1688,18 @@ function splitHtmlParagraphs(children: readonly PhrasingContent[]): PhrasingCont
     index = close + 1;
   }
   return parts;
+}
+
+/**
+ * GitBook's emoji in HTML, `<span data-gb-custom-inline data-tag="emoji" data-code="2728">✨</span>` (public-docs' table
+ * cells and figure captions): the emoji inline, where the span holds that emoji alone; read as its text, an emoji
+ * became a character of the text. Null for any other span.
+ */
+function emojiSpan(element: Element, onlyText: boolean, text: string): DocumentInline | null {
+  const code = attribute(element, 'dataCode');
+  if (attribute(element, 'dataTag') !== 'emoji' || !onlyText || !code || !/^[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*$/i.test(code)) return null;
+  const emoji = emojiText(code);
+  return emoji !== '' && text.trim() === emoji ? ({ object: 'inline', type: 'emoji', isVoid: true, data: { code } } as DocumentInline) : null;
 }
 
 /** HTML comments (CommonMark's, `<!-->` and `<!--->` too) and whitespace, nothing else. */

@@ -68,7 +68,8 @@ export const MAX_PATCH_CHARS = 256 * 1024;
  * table) fitted nowhere once the block was edited, and took those lines with it.
  */
 export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHARS): SourceHunk[] | null {
-  if (ours === source) return null;
+  // (The same lines may still hold a table the author wrote unpadded: `tableRowsAsWritten`.)
+  if (ours === source && !/^[ \t>]*\|/m.test(source)) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
   const keys = b.map(lineKey);
@@ -152,6 +153,10 @@ function tableRowsAsWritten(a: readonly string[], b: readonly string[], pairs: R
     while (end < b.length && TABLE_ROW.test(b[end])) end++;
     let differs = false;
     for (let y = start; y < end && !differs; y++) differs = !same.has(y);
+    // A table our rows written alone give whole, its lines not all as long (no padding: a compact `| :-: |` under an
+    // empty header), is the author's too: taken for ours, its delimiter ours, an edit elsewhere in the page re-padded it
+    // whole (found-gitprobe17b 1, MewsSystems partner-mewsletter-jul22.md).
+    if (!differs) for (let y = start + 1; y < end && !differs; y++) differs = b[y].length !== b[start].length;
     for (let y = start; y < end; y++) otherwise.set(y, differs);
     start = end;
   }
@@ -606,7 +611,7 @@ function mergeLine(base: string, source: string, ours: string): string | null {
   const authors = changesOf(original, tokens(source));
   const edits = changesOf(original, tokens(ours));
   if (!authors || !edits) return null;
-  for (const a of authors) for (const e of edits) if (overlaps(a, e)) return null;
+  for (const a of authors) for (const e of edits) if (overlaps(a, e) && !endsLineBefore(e, a)) return null;
   for (const a of authors) keepReferenceLabel(original, a, edits);
   // From the end; at one place, a replacement before an insertion (which goes before what the replacement left).
   const all = [...authors, ...edits].sort((a, b) => b.start - a.start || b.end - b.start - (a.end - a.start));
@@ -641,6 +646,16 @@ interface TokenChange {
   start: number;
   end: number;
   insert: string[];
+}
+
+/**
+ * Whether `edit` inserts text where `author` inserts lines that begin with a line break: the text ends the line before
+ * them (applied after the author's, it goes before them). A two-line setext heading (`First line` / `second line` /
+ * `---`, ours `## First line second line`) edited at its end was both inserting at the end, and was written as our
+ * one `##` line (found-gitprobe16a 5, aimlapi).
+ */
+function endsLineBefore(edit: TokenChange, author: TokenChange): boolean {
+  return edit.start === edit.end && author.start === author.end && edit.start === author.start && /^\s*\n/.test(author.insert[0] ?? '') && !edit.insert.some((token) => token.includes('\n'));
 }
 
 function changesOf(from: string[], to: string[]): TokenChange[] | null {

@@ -325,7 +325,12 @@ function setLayoutChanges(yaml: YamlDocument, sourceLayout: unknown, layout: unk
 const HTML_MARKS = ['color', 'keyboard', 'superscript', 'subscript'] as const;
 /** Marks with Markdown syntax, outermost first: GitBook writes `~~_**x**_~~`. */
 const SYNTAX_MARKS = ['strikethrough', 'italic', 'bold'] as const;
-const WRAP_ORDER = [...HTML_MARKS, ...SYNTAX_MARKS] as const;
+/**
+ * Outermost first, as GitBook nests them: italic outside a highlight, bold inside (`_<mark style="...">**x**</mark>_`:
+ * 60 `_<mark>…</mark>_` and 457 `<mark>**…**</mark>` in the GitBook-exported repositories, none the other way round;
+ * fylr-gitbook's backup.md). The other HTML marks stay outermost.
+ */
+const WRAP_ORDER = ['keyboard', 'superscript', 'subscript', 'strikethrough', 'italic', 'color', 'bold'] as const satisfies ReadonlyArray<(typeof HTML_MARKS)[number] | (typeof SYNTAX_MARKS)[number]>;
 type WrapMark = (typeof WRAP_ORDER)[number];
 
 /** A piece of inline content with the marks that may be shared with its neighbours. */
