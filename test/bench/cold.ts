@@ -13,8 +13,7 @@
  * some 400 of them on a published page, counted with `MINIFLARE_WORKERD_V8_FLAGS=--log-function-events`), except in the
  * modules a published page evaluates, whose functions the build writes to be compiled with their module
  * (src/cli/eager-compile.mjs). Node.js built-ins (`node:zlib` and the stream modules it imports) are compiled on their
- * first import, from workerd's compile cache: node:zlib's was the largest `(program)` block of a first published page,
- * about 45% of it, and the entry now imports it, so the isolate's startup pays for it (src/index.ts). Medians of `--rounds` (5); ratios, not absolute times, are the figure.
+ * first import, from workerd's compile cache. Medians of `--rounds` (5); ratios, not absolute times, are the figure.
  * First it prints what each first request evaluates beyond the entry (the build's module graph), and stops if a
  * published page or a page read would evaluate zod (a page read is served by precompiled checks: lib/lazy-router).
  *
