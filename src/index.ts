@@ -1,9 +1,3 @@
-// Evaluated with the isolate, not with the first request that reads a document: Brotli-packed documents
-// (services/content/packed-documents) need node:zlib, whose first import evaluates workerd's Node.js stream, process
-// and zlib modules. On a cold isolate's first published page that import was about 45% of the Worker's CPU (the CPU
-// profile's "(program)" block at the site module's import: 104 busy samples with it evaluated at startup, about 190
-// without, test/bench/profile.ts --cold --route=/s/{site}/); workerd's DecompressionStream has no Brotli (issue 42 item 7).
-import 'node:zlib';
 import { createApp } from './app';
 import type { Env } from './env';
 

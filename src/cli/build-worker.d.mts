@@ -15,5 +15,3 @@ export function onDemandModules(options: { root?: string; entry?: string; source
 export function isZodModule(input: string): boolean;
 /** The modules whose first import must evaluate no zod (checked on every build). */
 export const ZOD_FREE: string[];
-export const STARTUP_BUILTINS: string[];
-export function builtinsNotAtStartup(metafile: import('esbuild').Metafile): string[];

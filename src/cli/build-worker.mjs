@@ -142,7 +142,6 @@ export async function buildWithMetafile({ root = ROOT, entry = 'src/index.ts', o
   });
   assertZodExtendedFirst(metafile);
   assertRouteGroupsApart(metafile);
-  if (root === ROOT && metafile.inputs[SITE]) assertAtStartup(metafile);
   // Another checkout built with this script (a benchmark's baseline) is measured as it is.
   if (root === ROOT) assertZodFree(metafile);
   compileEagerly(root, metafile);
@@ -196,25 +195,6 @@ function assertZodFree(metafile) {
     ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
-}
-
-/**
- * Node.js built-ins the Worker's entry evaluates with the isolate, not with the first request that needs them: node:zlib
- * (Brotli-packed documents), whose first import, with workerd's stream and process modules behind it, was about 45% of a
- * cold isolate's first published page (src/index.ts, issue 42 item 7).
- */
-export const STARTUP_BUILTINS = ['node:zlib'];
-
-/** The built-ins of STARTUP_BUILTINS that the entry of a build (esbuild's metafile) does not import statically. */
-export function builtinsNotAtStartup(metafile) {
-  const entry = Object.entries(metafile.outputs).find(([name, chunk]) => name.endsWith('.js') && chunk.entryPoint && !name.includes(`/${ON_DEMAND_DIR}/`));
-  const imported = new Set((entry?.[1].imports ?? []).filter((i) => i.kind === 'import-statement').map((i) => i.path));
-  return STARTUP_BUILTINS.filter((builtin) => !imported.has(builtin));
-}
-
-function assertAtStartup(metafile) {
-  const missing = builtinsNotAtStartup(metafile);
-  if (missing.length > 0) throw new Error(`build-worker: the entry no longer evaluates ${missing.join(', ')} at startup: a cold isolate's first published page would (src/index.ts)`);
 }
 
 /**
