@@ -40,8 +40,8 @@ function pathMatcher(path: string): RegExp {
 }
 
 /**
- * A handler that serves the manifest's route (`method`, `path`) with its group's handlers, loading the group first
- * if needed (group-app `routeHandler`). Once loaded they are called directly: a warm request awaits no import.
+ * A handler that serves a manifest route with the handler `load` gives, loading it on the route's first request.
+ * Once loaded it is called directly: a warm request awaits no import.
  *
  * What is kept for the isolate is the loaded handler, never the promise of its load: each request that finds it
  * missing loads it itself (the module system still evaluates each module once). A request that went on from a
@@ -49,32 +49,35 @@ function pathMatcher(path: string): RegExp {
  * behalf of a different request", ReadableStreamSource: a plain 500), the requests of a route's first wave but the
  * one that started its load (test/platform/io-context.test.ts).
  */
-function serveWithGroup(group: string, method: string, path: string): MiddlewareHandler<AppBindings> {
+function servedOnceLoaded(load: () => Promise<MiddlewareHandler<AppBindings>>): MiddlewareHandler<AppBindings> {
   let handler: MiddlewareHandler<AppBindings> | undefined;
   const loadAndServe: MiddlewareHandler<AppBindings> = async (c, next) => {
-    const { routeHandler } = await import('./routes/group-app');
-    const loaded = await routeHandler(group, method, path);
+    const loaded = await load();
     handler ??= loaded;
     return handler(c, next);
   };
   return (c, next) => (handler ? handler(c, next) : loadAndServe(c, next));
 }
 
+/** The manifest's route (`method`, `path`) served with its group's handlers (group-app `routeHandler`). */
+async function groupHandler(group: string, method: string, path: string): Promise<MiddlewareHandler<AppBindings>> {
+  return (await import('./routes/group-app')).routeHandler(group, method, path);
+}
+
+function serveWithGroup(group: string, method: string, path: string): MiddlewareHandler<AppBindings> {
+  return servedOnceLoaded(() => groupHandler(group, method, path));
+}
+
 /**
  * A route of the published site (group `site`): its handler (site/routes `siteRouteHandler`) called straight from
  * this app's match, with no group app between (a first page view's dispatch through one was part of a cold isolate's
- * first published page, issue 42 item 7). Kept once loaded, as `serveWithGroup` keeps its handlers; a route the site
- * module does not list is served by its group's app.
+ * first published page, issue 42 item 7); a route the site module does not list is served by its group's app.
  */
 function serveSiteRoute(method: string, path: string): MiddlewareHandler<AppBindings> {
-  let handler: MiddlewareHandler<AppBindings> | undefined;
-  const loadAndServe: MiddlewareHandler<AppBindings> = async (c, next) => {
+  return servedOnceLoaded(async () => {
     const own = (await import('./site/routes')).siteRouteHandler(method, path);
-    const loaded: MiddlewareHandler<AppBindings> = own ? async (c) => own(c) : serveWithGroup(SITE_GROUP, method, path);
-    handler ??= loaded;
-    return handler(c, next);
-  };
-  return (c, next) => (handler ? handler(c, next) : loadAndServe(c, next));
+    return own ? async (c) => own(c) : groupHandler(SITE_GROUP, method, path);
+  });
 }
 
 /** The route group of the published site's HTML (routes/groups.ts). */
