@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { createDb, rawRun, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
+import { changedRows, createDb, rawRun, rowsOf, runBatch, type BatchItem, type Db } from '../../db/client';
 import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates } from '../../db/schema/index';
 import type { Env } from '../../env';
 import { nowIso } from '../../lib/time';
@@ -159,7 +159,7 @@ export async function pruneGitOperations(env: Pick<Env, 'DB'>, now: number, { ba
           and (select count(*) from (select 1 from git_sync_operations n where n.space_id = o.space_id and n.created_at > o.created_at limit ${retention.perSpace})) >= ${retention.perSpace}
         limit ${batch})`,
     );
-    const changes = (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+    const changes = changedRows(result);
     pruned += changes;
     if (changes < batch) break;
   }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { createDb, rawRun, runBatch, type Db } from '../../db/client';
+import { changedRows, createDb, rawRun, runBatch, type Db } from '../../db/client';
 import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
 import { IMPORT_PAST_DEADLINE, IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
@@ -109,7 +109,7 @@ async function claim(
         and not exists (select 1 from git_sync_operations o where o.space_id = ${row.spaceId} and o.state = 'running' and o.id <> ${operationId})`,
     ),
   ]);
-  return changesOf(claimed) > 0 ? { row, busy: false } : { row, busy: true };
+  return changedRows(claimed) > 0 ? { row, busy: false } : { row, busy: true };
 }
 
 const STALE = { state: 'timeout', error: 'the operation did not finish in time' } as const;
@@ -197,10 +197,8 @@ async function finish(
   ];
   const results = await runBatch(db, statements);
   if (event) await enqueueEvents(env, eventIdsOf(results[statements.indexOf(event)]));
-  return changesOf(results[results.length - 1]) > 0;
+  return changedRows(results[results.length - 1]) > 0;
 }
-
-const changesOf = (result: unknown) => (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
 
 /**
  * An operation's stats as its row keeps them: counts and phases that are zero left out (a re-import's row held a dozen
@@ -241,7 +239,7 @@ async function claimPush(db: Db, row: OperationRow, pace: Pace, pushing: PushedC
     db,
     sql`update git_sync_operations set stats = json_set(coalesce(stats, '{}'), '$.pushing', json(${JSON.stringify(pushing)})) where id = ${row.id} and state = 'running'`,
   );
-  if (changesOf(claimed) === 0) throw new OperationTimedOut();
+  if (changedRows(claimed) === 0) throw new OperationTimedOut();
 }
 
 /**
@@ -319,7 +317,7 @@ async function endedAsOwnPush(env: Env, db: Db, row: OperationRow): Promise<bool
   }
   if (head !== exporting.commit) return false;
   const claimed = await rawRun(db, sql`update git_sync_operations set state = 'running' where id = ${row.id} and state = 'pending'`);
-  if (changesOf(claimed) === 0) return true;
+  if (changedRows(claimed) === 0) return true;
   await started(env, db, row, '', head);
   await finish(env, db, row, { state: 'success', commitId: head, timestamp: true });
   return true;
