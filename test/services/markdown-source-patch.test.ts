@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
+import { createPathLinkResolver, documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
 import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
 import { withLineEndingsOf } from '../../src/services/markdown/line-endings';
 
@@ -274,7 +274,23 @@ describe('a link to an anchor of another page whose destination escapes `_`', ()
     const next = structuredClone(withoutSourcePatch(conversion.document)) as any;
     next.nodes[0].nodes[0].leaves[0].text = 'First paragraph here, edited.';
     const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
-    expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable_pruning-boolean) to see it.\n\nEnd.\n');
+    // The anchor as written too (`hrefKeepingAnchor`): the export writes it as it stands.
+    expect(written).toBe('# Part\n\nFirst paragraph here, edited.\n\nUse [enable\\_pruning](/pages/queryPage#enable\\_pruning-boolean) to see it.\n\nEnd.\n');
+  });
+});
+
+describe("a link line beside a sibling whose anchor escapes parentheses (`#write-\\(create\\)`)", () => {
+  // documentacion-API (eventos-programados.md): the sibling's target was cut at its `\\)`, named no anchor, and the
+  // group of both lines was dropped, then the patch: the untouched line came back with `entity_type` for `entity\\_type`.
+  const page = '# Events\n\n### [Planned](events.md#planned) <a href="#planned" id="planned"></a>\n\nSome rules here.\n\n[**Create with entity\\_type:**](events.md#create-with-entity_type:-voice)\n\n[**Write (CREATE / UPDATE)**](events.md#write-\\(create-/-update\\))\n\n[**Read entity\\_type (ONE)**](events.md#read-entity_type-\\(one\\))\n\n* for the event\n';
+  const resolveLink = createPathLinkResolver({ pages: [{ path: 'events.md', id: 'eventsPage' }] });
+
+  it('keeps both lines as written (by id), the anchors with their escapes, when a paragraph is edited', () => {
+    const conversion = markdownToDocument(page, { resolveLink });
+    const next = structuredClone(withoutSourcePatch(conversion.document)) as any;
+    next.nodes[1].nodes[0].leaves[0].text = 'Some rules there.';
+    const written = documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
+    expect(written).toBe(page.replace('Some rules here.', 'Some rules there.').replaceAll('](events.md#', '](/pages/eventsPage#'));
   });
 });
 

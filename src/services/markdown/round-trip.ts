@@ -66,7 +66,7 @@ function onlyTableLines(hunks: readonly SourceHunk[]): boolean {
  * Link targets as a source line writes them: inline (in angle brackets with them: `](<a (1).png>)`), GitBook tags'
  * attributes, HTML `src`/`srcset`/`href`, reference definitions.
  */
-const LINK_TARGETS = [/(\]\(\s*)(<[^<>\n]*>|[^)\s<>]+)/g, /(\b(?:src|srcset|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINK_TARGETS = [/(\]\(\s*)(<[^<>\n]*>|(?:\\[!-/:-@[-`{-~]|\([^()\s<>\\]*\)|[^)\s<>\\]|\\)+)/g, /(\b(?:src|srcset|href|url|page)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * A group of hunks with the links of their source lines that resolve to a page or file of the space (a relative path,
@@ -93,10 +93,11 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
         // A destination's backslash escapes are no part of its target (`#enable\_pruning` is `#enable_pruning`): resolved
         // with them, the anchor named none, the hunk was dropped and the line written ours (its label's `\_` as `_`).
         const written = match[2].startsWith('<') && match[2].endsWith('>') ? match[2].slice(1, -1) : match[2];
-        const ref = resolveLink(pattern === LINK_TARGETS[1] ? written : written.replace(/\\([!-/:-@[-`{-~])/g, '$1'));
+        const unescaped = pattern === LINK_TARGETS[1] ? written : written.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+        const ref = resolveLink(unescaped);
         // `](path)` that the converter read as no link's destination (`](a.md#- how to)`, with a space; in an HTML block) is text.
         if (pattern !== LINK_TARGETS[1] && !destinationAt(offset + start)) continue;
-        if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, defaultHrefFor(ref), pattern]);
+        if (ref && namedById(ref) && !inCode(offset + start)) edits.push([start, end, hrefKeepingAnchor(defaultHrefFor(ref), written, unescaped), pattern]);
       }
     }
     for (const [from, to, href, pattern] of edits) swaps.push({ at: offset + from, target: line.slice(from, to), href, attribute: pattern === LINK_TARGETS[1] });
@@ -115,6 +116,17 @@ function linksByIdIn(body: string, hunks: readonly SourceHunk[], resolveLink: Li
     });
     return changed ? rewritten : null;
   };
+}
+
+/**
+ * The href by id of a target, with the target's anchor as the author wrote it where it is the href's own once its
+ * escapes are undone (`#write-\\(create\\)`): the export writes a kept line's `/pages/<id>#anchor` back with the anchor
+ * as it stands, so written unescaped, a line nobody edited came back with `(` for the author's `\\(`.
+ */
+function hrefKeepingAnchor(href: string, written: string, unescaped: string): string {
+  const [hrefHash, writtenHash] = [href.indexOf('#'), written.indexOf('#')];
+  if (hrefHash < 0 || writtenHash < 0 || written === unescaped) return href;
+  return href.slice(hrefHash) === unescaped.slice(unescaped.indexOf('#')) ? href.slice(0, hrefHash) + written.slice(writtenHash) : href;
 }
 
 /** Each hunk's first line in the source (the body the hunks give back). */
@@ -215,14 +227,16 @@ function contentLinkTest(contentHrefs: ReadonlySet<string>): (line: string) => b
  * which an export of the page edited elsewhere otherwise rewrote).
  */
 function keepsItsLinksById(group: SourceHunk[], marked: string[], referenced: readonly string[] = []): boolean {
-  const added = group.flatMap((hunk) => hunk.add).join('\n');
+  // A kept anchor's escapes are no part of its href (`hrefKeepingAnchor`).
+  const added = group.flatMap((hunk) => hunk.add).join('\n').replace(/\\([!-/:-@[-`{-~])/g, '$1');
   // A reference's href stands for one link (an inline link to the same page on the line is the added text's).
   const byReference = [...referenced];
   const found = (href: string) => added.includes(href) || (byReference.includes(href) && !!byReference.splice(byReference.indexOf(href), 1));
   return group.every((hunk) =>
     hunk.remove.every((_, i) => {
       // A link's href alone: not the `[` of a label that is its href (`[/pages/<id>](/pages/<id>)` in a content-ref).
-      const links = marked[hunk.at + i]?.match(/[^\s("'<>[\]]*\u0001/g) ?? [];
+      // In angle brackets, as the marker makes a destination written, with what they hold (an anchor's parentheses).
+      const links = (marked[hunk.at + i]?.match(/(?<=<)[^<>\n]*\u0001(?=>)|[^\s("'<>[\]]*\u0001/g) ?? []);
       return links.every((link) => /^\/(?:files\/[^/?#\s]+|pages\/[^/?#\s]+(?:#[^\s]*)?)\u0001$/.test(link) && found(link.slice(0, -1)));
     }),
   );
