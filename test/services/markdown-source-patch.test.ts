@@ -326,6 +326,18 @@ describe('a file whose lines end some in CRLF, some in LF', () => {
   });
 });
 
+describe('a file whose lines break with a lone CR (old-Mac `\\r`, `\\r\\r\\n`)', () => {
+  // oim-docs: every line differed from ours by its CR, and a one-cell edit rewrote the file whole with LF.
+  const file = '# Setup\r\r\nA first line.\r\r\n| Name | Value |\r\n|---|---|\r\n| a | b |\r\r\nA second line.\r\rA third line.\r\r\n* one\r* two\r\r\n';
+
+  it('an edited page keeps every line and its ending: only the edited line changes', () => {
+    expect(withLineEndingsOf(edited(file, 'A second line.', 'A second line, edited.'), file)).toBe(file.replace('A second line.', 'A second line, edited.'));
+    expect(withLineEndingsOf(edited(file, 'two', 'three'), file)).toBe(file.replace('* two', '* three'));
+    const mac = 'Mac one.\rSecond line.\r\rThird line.\r';
+    expect(withLineEndingsOf(edited(mac, 'Third', 'Last'), mac)).toBe(mac.replace('Third', 'Last'));
+  });
+});
+
 describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is edited", () => {
   const table = ['<table>', '  <tr>', '    <td>Alpha cell</td>', '    <td>Beta</td>', '  </tr>', '</table>'];
 

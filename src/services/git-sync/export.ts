@@ -161,8 +161,8 @@ function missingFileSpelling(links: ReturnType<typeof linksIn>, exists: (path: s
  */
 function withLineBreaksOf(markdown: string, previous: string): string {
   const bom = previous.startsWith('\uFEFF') && !markdown.startsWith('\uFEFF') ? '\uFEFF' : '';
-  const crlf = previous.includes('\r\n') && !/(?:^|[^\r])\n/.test(previous);
-  // Some lines CRLF, others LF: each line keeps its own (line-endings.ts).
+  const crlf = previous.includes('\r\n') && !/(?:^|[^\r])\n/.test(previous) && !/\r(?!\n)/.test(previous);
+  // Some lines CRLF, others LF (or a lone CR): each line keeps its own (line-endings.ts).
   return bom + (crlf ? markdown.replace(/\r?\n/g, '\r\n') : withLineEndingsOf(markdown, previous));
 }
 

@@ -349,15 +349,36 @@ function withLoneCarriageReturns(markdown: string, source: string): string {
   return kept.length === source.length ? kept : source;
 }
 
+/**
+ * The source the patch gives back, its body (a missing final newline compared as one, and recorded: the page is
+ * written without it, as a file edited in GitBook keeps its own ending) and the hunks turning our writing into it.
+ * A file's lone carriage returns are kept in the hunks (a progress bar's in a notebook's output) unless they are its
+ * line breaks (old-Mac `\r`, `\r\r\n`): then every line of it differed from ours, and an edit anywhere rewrote the file
+ * whole. Read as `\n` they need no hunk, and the export gives each line its own ending back (line-endings.ts). Told
+ * apart by which gives fewer hunks' lines.
+ */
+function comparedSource(markdown: string, normalized: string, bodyStart: number, ours: string): { source: string; body: string; noFinalNewline: boolean; hunks: SourceHunk[] } {
+  const compared = (source: string) => {
+    const noFinalNewline = !source.endsWith('\n') && bodyStart < source.length;
+    const body = noFinalNewline ? `${source.slice(bodyStart)}\n` : source.slice(bodyStart);
+    const hunks = sourceHunks(ours, body);
+    return { source, body, noFinalNewline, hunks: hunks ?? [], size: hunks === null && ours !== body ? Infinity : hunkLines(hunks ?? []) };
+  };
+  const kept = withLoneCarriageReturns(markdown, normalized);
+  const withReturns = compared(kept);
+  if (kept === normalized || withReturns.size === 0) return withReturns;
+  const plain = compared(normalized);
+  return plain.size < withReturns.size ? plain : withReturns;
+}
+
+function hunkLines(hunks: readonly SourceHunk[]): number {
+  return hunks.reduce((sum, hunk) => sum + hunk.remove.length + hunk.add.length, 0);
+}
+
 /** `codeRanges`: where the body's code is (offsets in the body), read from the conversion's own tree when first asked. */
 function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, markdown: string): SourcePatch | null {
   const { conversion, bodyStart, headingTitle } = read;
-  const source = withLoneCarriageReturns(markdown, read.source);
   const codeRanges = () => codeRangesOf(read.tree, bodyStart);
-  // A missing final newline is compared as one, and recorded: the page is written without it (a file edited in GitBook
-  // keeps its own ending).
-  const noFinalNewline = !source.endsWith('\n') && bodyStart < source.length;
-  const body = noFinalNewline ? `${source.slice(bodyStart)}\n` : source.slice(bodyStart);
   // Our writing, with the hrefs it gives to the space's content (those the marked writing marks).
   const contentHrefs = new Set<string>();
   const recordHref = (ref: ContentRef) => {
@@ -366,9 +387,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
     return href;
   };
   const ours = writePatchBase(conversion.document, recordHref);
+  const { source, body, noFinalNewline, hunks: found } = comparedSource(markdown, read.source, bodyStart, ours);
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
   // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
-  const found = sourceHunks(ours, body) ?? [];
   const all = onlyTableLines(found) && writeBody(conversion.document, recordHref) === body ? [] : found;
   const swaps: Swap[] = [];
   let destinations: ReturnType<typeof destinationsOf> | undefined;
