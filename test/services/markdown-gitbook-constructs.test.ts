@@ -385,6 +385,21 @@ describe('a paired tag with no block of its own (legacy `{% api-method %}` block
     expect(documentToMarkdown({ ...document, nodes } as JSONDocument)).toBe(page.replace('A title', 'A new title'));
   });
 
+  it("an edit of its opening tag's line (text after the tag) writes that line alone, the tag as written", () => {
+    // roam-ai (gitprobe17c wide): the line's `https://` was read as a link, written escaped, read back otherwise, and the
+    // page was written whole our way: a blank line between every tag line, `https\\://`, `user\\_id` escaped.
+    const legacy = '{% widget-box kind="a" host="https://api.example.com/v1/" %}\n{% widget-box-title %}\nA title for user\\_id\n{% endwidget-box-title %}\n{% endwidget-box %}\n\nA closing paragraph.\n';
+    const document = convert(legacy);
+    const nodes = structuredClone(document.nodes) as any[];
+    nodes[0].nodes[0].leaves[0].text += ' and more';
+    const edited = legacy.replace('/v1/" %}', '/v1/" %} and more');
+    expect(documentToMarkdown({ ...document, nodes } as JSONDocument)).toBe(edited);
+    // Read again, the edited line is that text (its URL no link), and written so.
+    const again = convert(edited);
+    expect(again.nodes[0].nodes).toEqual([expect.objectContaining({ object: 'text', leaves: [expect.objectContaining({ text: '{% widget-box kind="a" host="https://api.example.com/v1/" %} and more' })] })]);
+    expect(written(again).split('\n')[0]).toBe('{% widget-box kind="a" host="https://api.example.com/v1/" %} and more');
+  });
+
   it('a hand-written {% swagger %} (no src) keeps its end tags too', () => {
     const swagger = '{% swagger method="get" path="/x" %}\n{% swagger-description %}\nGets x.\n{% endswagger-description %}\n{% endswagger %}\n';
     expect(written(convert(swagger))).toBe('{% swagger method="get" path="/x" %}\n\n{% swagger-description %}\n\nGets x.\n\n{% endswagger-description %}\n\n{% endswagger %}\n');

@@ -82,7 +82,7 @@ import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from '.
 import { attribute, closingTagName, elementText, elementsOf, hasClass, htmlElements, markColors, openingTag, TEXT_COLORS } from './syntax/html';
 import { INLINE_HTML_MARKS, type Picture, readInlineElement, readPicture } from './syntax/inline-html';
 import { liquidTagFromMarkdown, liquidTagSyntax, type LiquidTagNode } from './syntax/liquid-tag';
-import { matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
+import { leadingUnknownTag, matchTags, parseTag, readAttributes, type ParsedTag } from './syntax/tags';
 
 export type LinkResolver = (href: string) => ContentRef | null;
 
@@ -718,7 +718,32 @@ class Converter {
     if (only?.type === 'inlineMath') return mathBlock(only.value);
     const drawing = only?.type === 'html' ? this.drawing(only.value) : null;
     if (drawing) return drawing;
-    return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(node.children) };
+    return { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: this.inlines(this.leadingTagAsText(node) ?? node.children) };
+  }
+
+  /**
+   * A paragraph's children with the unknown tag its line begins with (`leadingUnknownTag`) as one text of its source:
+   * read as Markdown, its `https://...` attribute was a link, and the line a legacy tag whose text was edited (ours the
+   * tag as written) read back otherwise, so the page was written whole our way. Null where the line begins with none.
+   */
+  private leadingTagAsText(node: Paragraph): PhrasingContent[] | null {
+    const start = node.position?.start.offset;
+    if (start === undefined || this.source[start] !== '{') return null;
+    const lineEnd = this.source.indexOf('\n', start);
+    const tag = leadingUnknownTag(this.source.slice(start, lineEnd < 0 ? undefined : lineEnd));
+    if (!tag) return null;
+    const end = start + tag.length;
+    const out: PhrasingContent[] = [{ type: 'text', value: tag }];
+    for (const child of node.children) {
+      const [from, to] = [child.position?.start.offset, child.position?.end.offset];
+      if (from === undefined || to === undefined) return null;
+      if (to <= end) continue;
+      if (from >= end) out.push(child);
+      // A text the tag's end falls in, written as it reads (no escape): its part after the tag.
+      else if (child.type === 'text' && this.source.slice(from, to) === child.value) out.push({ ...child, value: child.value.slice(end - from) });
+      else return null;
+    }
+    return out;
   }
 
   /**

@@ -34,7 +34,7 @@ import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
 import { hasInlines, preCodeHtml } from './pre-code-html';
-import { encodeTagAttribute, parseTag } from './syntax/tags';
+import { encodeTagAttribute, leadingUnknownTag, parseTag } from './syntax/tags';
 import { type CellWriting, tableText, type TableMode, unmarkTables } from './table-lines';
 import { writeText } from './syntax/text-escape';
 
@@ -385,6 +385,20 @@ class Writer {
     return this.notes.push(body);
   };
 
+  /**
+   * A paragraph beginning with a tag no block holds, text after it on its line (`leadingUnknownTag`: a legacy tag's line
+   * edited in the app): the tag as written, the rest as text. Escaped whole (`https\\://`), the line read back as
+   * another paragraph, and the page was written whole our way.
+   */
+  private leadingTagParagraph(nodes: DocumentInlineContent[]): RootContent | null {
+    const first = nodes[0];
+    const leaf = first?.object === 'text' ? first.leaves[0] : undefined;
+    const tag = leaf && leaf.marks.length === 0 ? leadingUnknownTag(leaf.text) : null;
+    if (!first || first.object !== 'text' || !leaf || !tag) return null;
+    const rest: DocumentInlineContent[] = [{ ...first, leaves: [{ ...leaf, text: leaf.text.slice(tag.length) }, ...first.leaves.slice(1)] }, ...nodes.slice(1)];
+    return { type: 'paragraph', children: [{ type: 'html', value: tag }, ...withTrailingBreaks(withTrailingBackslash(this.phrasing(rest)))] };
+  }
+
   private block(block: AnyBlock): RootContent {
     const data = (block.data ?? {}) as Record<string, any>;
     const nodes = (block.nodes ?? []) as AnyBlock[];
@@ -392,7 +406,7 @@ class Writer {
       case 'paragraph':
         // GitBook's form of an aligned paragraph: `<p align="center">`, its content as inline HTML.
         if (typeof data.align === 'string' && HTML_ALIGN[data.align]) return { type: 'html', value: `<p align="${HTML_ALIGN[data.align]}">${inlineHtml(nodes as unknown as DocumentInlineContent[], this.hrefFor)}</p>` };
-        return unknownTagLine(block) ?? imageAloneAsHtml({ type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) });
+        return unknownTagLine(block) ?? this.leadingTagParagraph(nodes as unknown as DocumentInlineContent[]) ?? imageAloneAsHtml({ type: 'paragraph', children: withTrailingBreaks(withTrailingBackslash(this.phrasing(nodes as unknown as DocumentInlineContent[]))) });
       case 'heading-1':
       case 'heading-2':
       case 'heading-3':

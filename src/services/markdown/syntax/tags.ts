@@ -5,6 +5,8 @@
  * per name, so a page of thousands of tags, closed or not, is paired in linear time.
  */
 
+import { BLOCK_TAG_NAMES } from '../block-tags';
+
 export interface ParsedTag {
   /** `hint`, `tab`, `@mermaid/diagram`; for an end tag, the name it closes. */
   name: string;
@@ -23,6 +25,17 @@ export function parseTag(source: string): ParsedTag | null {
   if (!match) return null;
   const [, end, name, rest] = match;
   return { name, closing: Boolean(end), rest: rest.trim(), attributes: readAttributes(rest) };
+}
+
+/**
+ * The tag a paragraph's line begins with where text follows it on the line, a tag no block holds (`{% api-method
+ * host="https://..." %} more`): the line of a legacy tag whose text was edited in the app. Its tag is the text as
+ * written, read without a literal autolink and written back unescaped, so that the line reads back as it was edited.
+ */
+export function leadingUnknownTag(line: string): string | null {
+  const match = /^\{%[^\n]*?%\}(?=[ \t]+\S)/.exec(line);
+  const tag = match && parseTag(match[0]);
+  return tag && !tag.name.startsWith('@') && !(BLOCK_TAG_NAMES as readonly string[]).includes(tag.name) ? match[0] : null;
 }
 
 /** What `encodeTagAttribute` writes for `"`, CR, LF and the `}` of `%}`. */
