@@ -364,6 +364,16 @@ describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is ed
     const second = lines.indexOf('      <td>False</td>');
     expect(edited(frame, 'False', 'False, edited').split('\n')).toEqual(lines.map((line, i) => (i === second ? '      <td>False, edited</td>' : line)));
   });
+
+  it('a cell holding links, its first words the same in every row, is edited in its own row and column', () => {
+    // X-CASH get-started.md (found-gitprobe17c 2), as GitBook's old exporter wrote it: `style="text-align:left"`, `</td>`
+    // on a line of its own, an unclosed `<tr>` before `</tbody>` (an empty last row of ours). Not plain, the cell was
+    // merged into the whole table, where its first words were in three rows, and the table written as a pipe table.
+    const row = (goal: string, page: string) => ['    <tr>', `      <td style="text-align:left"><b>${goal}</b>`, '      </td>', `      <td style="text-align:left">Read the <a href="https://example.com/${page}">${page}</a> page</td>`, '    </tr>'];
+    const page = ['# Start', '', 'Intro text.', '', '<table>', '  <thead>', '    <tr>', '      <th style="text-align:left">Goal</th>', '      <th style="text-align:left">Where</th>', '    </tr>', '  </thead>', '  <tbody>',
+      ...row('Register a name', 'register'), ...row('Edit a name', 'manage'), ...row('Set a price', 'price'), '    <tr>', '  </tbody>', '</table>', '', 'After.', ''].join('\n');
+    expect(edited(page, 'Read the ', 'Read WIDE the ')).toBe(page.replace('Read the <a href="https://example.com/register">', 'Read WIDE the <a href="https://example.com/register">'));
+  });
 });
 
 describe('a list item holding `<br>` (ours `\\` and a continuation line)', () => {

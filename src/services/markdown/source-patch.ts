@@ -482,7 +482,18 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
     for (let c = 0; c < was.length; c++) {
       const [from, to] = [was[c].trim(), now[c].trim()];
       if (from === to) continue;
-      if (from === '' || !PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) return null;
+      if (from === '') return null;
+      if (!PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) {
+        // Links or marks in it: the edit merged into the author's cell at the same row and column, alone (merged into
+        // the whole table, a text several cells begin with fitted nowhere: X-CASH get-started.md, found-gitprobe17c 2).
+        const cell = cellRange(text, rows, i, c);
+        const merged = cell && mergeLine(from, text.slice(cell.start, cell.end).trim(), to);
+        if (!cell || merged === null) return null;
+        const inner = text.slice(cell.start, cell.end);
+        const lead = inner.length - inner.trimStart().length;
+        text = text.slice(0, cell.start + lead) + merged + text.slice(cell.start + lead + inner.trim().length);
+        continue;
+      }
       const at = cellAt(text, rows, i, c, from) ?? onlyCellSaying(text, from);
       if (at === null) return null;
       text = text.slice(0, at) + to + text.slice(at + from.length);
@@ -492,7 +503,7 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
 }
 
 /** Each line's row number among a pipe table's rows (its delimiter row, and lines no row, -1); null where the lines hold no one table. */
-function pipeRowIndexes(lines: readonly string[]): { of: number[]; count: number; emptyHeader: boolean } | null {
+function pipeRowIndexes(lines: readonly string[]): { of: number[]; count: number; emptyHeader: boolean; emptyLast: boolean } | null {
   const of = lines.map(() => -1);
   let count = 0;
   let first = -1;
@@ -504,7 +515,8 @@ function pipeRowIndexes(lines: readonly string[]): { of: number[]; count: number
     of[i] = count++;
   });
   if (count === 0 || lines.slice(first, last + 1).some((line) => !TABLE_ROW.test(line))) return null;
-  return { of, count, emptyHeader: cellsOf(lines[first].trim()).every((cell) => cell.trim() === '') };
+  const empty = (line: string) => cellsOf(line.trim()).every((cell) => cell.trim() === '');
+  return { of, count, emptyHeader: empty(lines[first]), emptyLast: count > 1 && empty(lines[last]) };
 }
 
 /** An HTML table's rows (`<tr>…</tr>`), each with its cells' inner text and where that text starts. */
@@ -518,17 +530,26 @@ const HTML_CELL = /(<t([dh])\b[^>]*>)([\s\S]*?)<\/t\2\s*>/gi;
  * the table written whole as a pipe table (RunLLM customer-churn-predictor.md).
  */
 function cellAt(text: string, rows: ReturnType<typeof pipeRowIndexes>, line: number, column: number, from: string): number | null {
+  const cell = cellRange(text, rows, line, column);
+  if (!cell || text.slice(cell.start, cell.end).trim() !== from) return null;
+  return cell.start + text.slice(cell.start, cell.end).indexOf(from);
+}
+
+/**
+ * Where the inner text of the author's HTML cell at our row `line`, column `column` is, in their one table of as many
+ * rows as ours: an empty header row of ours aside, or an empty last row (GitBook's old exporter left a `<tr>` unclosed
+ * before `</tbody>`, which reads as one).
+ */
+function cellRange(text: string, rows: ReturnType<typeof pipeRowIndexes>, line: number, column: number): { start: number; end: number } | null {
   if (!rows || rows.of[line] < 0 || (text.match(/<table\b/gi) ?? []).length !== 1) return null;
   const htmlRows = [...text.matchAll(HTML_ROW)];
   const skipped = rows.count - htmlRows.length;
-  if (skipped !== 0 && !(skipped === 1 && rows.emptyHeader)) return null;
-  const row = htmlRows[rows.of[line] - skipped];
-  if (!row) return null;
-  const cells = [...row[1].matchAll(HTML_CELL)];
-  const cell = cells[column];
-  if (!cell || cell[3].trim() !== from) return null;
-  const inner = row.index! + row[0].indexOf('>') + 1 + cell.index! + cell[1].length;
-  return inner + cell[3].indexOf(from);
+  const shift = skipped === 0 ? 0 : skipped === 1 && rows.emptyHeader ? 1 : skipped === 1 && rows.emptyLast ? 0 : null;
+  const row = shift === null ? undefined : htmlRows[rows.of[line] - shift];
+  const cell = row ? [...row[1].matchAll(HTML_CELL)][column] : undefined;
+  if (!row || !cell) return null;
+  const start = row.index! + row[0].indexOf('>') + 1 + cell.index! + cell[1].length;
+  return { start, end: start + cell[3].length };
 }
 
 /** Where the only cell of the author's table saying `from`, alone between tags, starts; null where none or several do. */
