@@ -374,6 +374,16 @@ describe("an HTML `<table>` of the author's (ours a pipe table) whose cell is ed
       ...row('Register a name', 'register'), ...row('Edit a name', 'manage'), ...row('Set a price', 'price'), '    <tr>', '  </tbody>', '</table>', '', 'After.', ''].join('\n');
     expect(edited(page, 'Read the ', 'Read WIDE the ')).toBe(page.replace('Read the <a href="https://example.com/register">', 'Read WIDE the <a href="https://example.com/register">'));
   });
+
+  it("a link's text edited in a cell: the author's `<a>` keeps its place, its text changed", () => {
+    // found-gitprobe18c 1 (archetype-gitbook README.md): ours `[Wrench](url)`, the author's `<a href="url">Wrench</a>`;
+    // merged token by token, the text stood after the URL in one and before it in the other, and the table (one tag a
+    // line, with or without `style`, `</td>` on the next line, `<p>` in a cell) was written whole as a pipe table.
+    const tool = (name: string, split: boolean) => `      <td style="text-align:left"><a href="https://example.com/${name.toLowerCase()}">${name}</a>${split ? '\n      ' : ''}</td>`;
+    const page = (split: boolean) => ['# Tools', '', 'Intro line.', '', '<table>', '  <thead>', '    <tr>', '      <th style="text-align:left">Kind</th>', '      <th style="text-align:left">Tool</th>', '    </tr>', '  </thead>', '  <tbody>',
+      '    <tr>', '      <td style="text-align:left">Alpha</td>', tool('Hammer', split), '    </tr>', '    <tr>', '      <td style="text-align:left">Bravo</td>', tool('Wrench', split), '    </tr>', '  </tbody>', '</table>', '', 'Closing line.', ''].join('\n');
+    for (const split of [false, true]) expect(edited(page(split), 'Wrench', 'Spanner')).toBe(page(split).replace('>Wrench</a>', '>Spanner</a>'));
+  });
 });
 
 describe('a list item holding `<br>` (ours `\\` and a continuation line)', () => {

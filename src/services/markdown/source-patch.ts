@@ -487,7 +487,8 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
         // Links or marks in it: the edit merged into the author's cell at the same row and column, alone (merged into
         // the whole table, a text several cells begin with fitted nowhere: X-CASH get-started.md, found-gitprobe17c 2).
         const cell = cellRange(text, rows, i, c);
-        const merged = cell && mergeLine(from, text.slice(cell.start, cell.end).trim(), to);
+        const authors = cell && text.slice(cell.start, cell.end).trim();
+        const merged = authors ? (mergeLine(from, authors, to) ?? editedInHtmlText(from, to, authors)) : null;
         if (!cell || merged === null) return null;
         const inner = text.slice(cell.start, cell.end);
         const lead = inner.length - inner.trimStart().length;
@@ -500,6 +501,35 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
     }
   }
   return text;
+}
+
+/** What our writing of a cell marks up, and an HTML cell's `&` (an entity): no part of a text the two share. */
+const MARKUP = /[[\]()<>*_`!~|\\&]/;
+
+/**
+ * An edit of our cell's text (`from` to `to`) made in the author's HTML cell, where the words it replaces, with the
+ * text around them up to our markup, stand once in the cell's text outside its tags: a link's text edited (`[Wrench](…)`
+ * for the author's `<a href=…>Wrench</a>`) could not be merged token by token (the author's tags hold the text after
+ * the URL, ours before it). Null where the edit touches markup or is not found once.
+ */
+function editedInHtmlText(from: string, to: string, cell: string): string | null {
+  let start = 0;
+  while (start < from.length && start < to.length && from[start] === to[start]) start++;
+  let end = 0;
+  while (end < from.length - start && end < to.length - start && from[from.length - 1 - end] === to[to.length - 1 - end]) end++;
+  const [removed, inserted] = [from.slice(start, from.length - end), to.slice(start, to.length - end)];
+  if (MARKUP.test(removed) || MARKUP.test(inserted)) return null;
+  const before = from.slice(0, start).split(MARKUP).at(-1) ?? '';
+  const after = from.slice(from.length - end).split(MARKUP)[0] ?? '';
+  const needle = before + removed + after;
+  if (needle.trim() === '') return null;
+  const found: number[] = [];
+  for (const segment of cell.matchAll(/(?<=^|>)[^<>]+/g)) {
+    for (let at = segment[0].indexOf(needle); at >= 0; at = segment[0].indexOf(needle, at + 1)) found.push(segment.index! + at);
+  }
+  if (found.length !== 1) return null;
+  const at = found[0] + before.length;
+  return cell.slice(0, at) + inserted + cell.slice(at + removed.length);
 }
 
 /** Each line's row number among a pipe table's rows (its delimiter row, and lines no row, -1); null where the lines hold no one table. */
