@@ -220,7 +220,7 @@ export async function planImport(
     const changed = !kept || entry!.oid !== oid;
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
-  await keepMovedPages(flat, pagePlans, space.entries, head);
+  const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -373,9 +373,11 @@ export async function planImport(
   const slugsByParent = new Map<string, Set<string>>();
   for (const { page, parent } of flat) {
     const kept = pagePlans.get(page.key)!.page;
-    const slug = kept ? head.pages.get(kept)?.slug : undefined;
-    if (!slug) continue;
     const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
+    // A followed page's new slug that a kept sibling has: it keeps its own (the batch refuses a slug twice under one parent).
+    if (followedSlugs.has(page.key) && taken.has(followedSlugs.get(page.key)!)) followedSlugs.delete(page.key);
+    const slug = kept ? (followedSlugs.get(page.key) ?? head.pages.get(kept)?.slug) : undefined;
+    if (!slug) continue;
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
@@ -427,7 +429,9 @@ export async function planImport(
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
       if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
       const cleared = document && 'markdown' in document ? FRONT_MATTER_CLEARED : {};
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      // A page followed to its file's new name takes the slug a fresh import gives it.
+      const slug = followedSlugs.has(page.key) ? { slug: followedSlugs.get(page.key)! } : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...slug, ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
@@ -617,32 +621,91 @@ function namingPath(a: string, b: string): string {
 }
 
 /**
- * A page whose file was moved with git (`git mv`: the same blob at a new path, the old path gone) keeps its id, as a
- * page moved in the app does, when its file names the slug the page has: its path in the space is then unchanged
- * (a file moved to another folder under the same SUMMARY.md item), and links to it, comments and history stay. The
- * import took it for a new page and deleted the old one (gitprobe17a's interleaved pushes). Only a blob that exactly
- * one vanished page and exactly one new page have is matched; the moved page's file is read again, since its links
- * are relative to where it now is.
+ * A page whose file git's rename detection follows keeps its id, as a page moved or renamed in the app does: links to it,
+ * comments and history stay (the import took it for a new page and deleted the old one). Followed, as `git diff -M` pairs
+ * them, where only one pairing is possible:
+ * - the same blob at a new path, exactly one vanished page and exactly one new page having it (moved, renamed, or both);
+ * - else a similar blob (RENAME_SIMILARITY) where exactly one page vanished and exactly one appeared under the same parent.
+ * The page then takes the new file's path (its slug, answered by key when it changes: what a fresh import names it), and
+ * its file is read again, since its links are relative to where it now is.
  */
 async function keepMovedPages(
-  flat: Array<{ page: LayoutPage }>,
+  flat: Array<{ page: LayoutPage; parent: string | null }>,
   plans: Map<string, ImportPagePlan & { changed: boolean }>,
   entries: SyncedSpace['entries'],
   head: RevisionTree,
-): Promise<void> {
+  session: Pick<GitSession, 'prefetchBlobs' | 'readBlob'>,
+): Promise<Map<string, string>> {
+  const slugs = new Map<string, string>();
   const claimed = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
-  const vanished = new Map<string, string[]>();
-  for (const e of entries) if (e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId)) vanished.set(e.oid, [...(vanished.get(e.oid) ?? []), e.targetId]);
-  if (vanished.size === 0) return;
-  const added = new Map<string, LayoutPage[]>();
-  for (const { page } of flat) if (page.path && plans.get(page.key)!.ref) added.set(plans.get(page.key)!.oid, [...(added.get(plans.get(page.key)!.oid) ?? []), page]);
-  for (const [oid, pages] of added) {
-    const ids = vanished.get(oid);
+  const vanished = entries.filter((e) => e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId));
+  if (vanished.length === 0) return slugs;
+  const added = flat.filter(({ page }) => page.path && plans.get(page.key)!.ref);
+  const follow = async ({ page }: { page: LayoutPage }, id: string) => {
+    plans.set(page.key, { key: page.key, oid: plans.get(page.key)!.oid, page: id, changed: true });
+    const slug = page.slug ?? (await slugOfPath(page.path, page.title));
+    if (slug && slug !== head.pages.get(id)?.slug) slugs.set(page.key, slug);
+  };
+  const followed = new Set<string>();
+  const vanishedByOid = groupedBy(vanished, (e) => e.oid!);
+  for (const [oid, pages] of groupedBy(added, ({ page }) => plans.get(page.key)!.oid)) {
+    const ids = vanishedByOid.get(oid);
     if (pages.length !== 1 || ids?.length !== 1) continue;
-    const slug = pages[0].slug ?? (await slugOfPath(pages[0].path, pages[0].title));
-    if (!slug || slug !== head.pages.get(ids[0])?.slug) continue;
-    plans.set(pages[0].key, { key: pages[0].key, oid, page: ids[0], changed: true });
+    await follow(pages[0], ids[0].targetId);
+    followed.add(ids[0].targetId);
   }
+  // Edited as well as moved: one vanished and one new page under the same parent (the parent kept), if their blobs are alike.
+  const parentOf = new Map(head.order.map((o) => [o.id, o.parent ?? '']));
+  const left = vanished.filter((e) => !followed.has(e.targetId));
+  const newParent = ({ parent }: { parent: string | null }) => (parent ? (plans.get(parent)!.page ?? null) : '');
+  const pairs: Array<[(typeof added)[number], (typeof vanished)[number]]> = [];
+  for (const [parent, pages] of groupedBy(added.filter((a) => plans.get(a.page.key)!.ref && newParent(a) !== null), (a) => newParent(a)!)) {
+    const gone = left.filter((e) => parentOf.get(e.targetId) === parent);
+    if (pages.length === 1 && gone.length === 1) pairs.push([pages[0], gone[0]]);
+  }
+  if (pairs.length === 0) return slugs;
+  const oids = pairs.flatMap(([a, e]) => [plans.get(a.page.key)!.oid, e.oid!]);
+  try {
+    await session.prefetchBlobs(oids);
+    for (const [page, gone] of pairs) {
+      if (similarity(await session.readBlob(gone.oid!), await session.readBlob(plans.get(page.page.key)!.oid)) >= RENAME_SIMILARITY) await follow(page, gone.targetId);
+    }
+  } catch {
+    // The old blob is not to be had (a full fetch of the commit alone): the page is a new one, as before.
+  }
+  return slugs;
+}
+
+function groupedBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}
+
+/** git's default rename threshold (`-M50%`): at least half of the larger file is in the other. */
+const RENAME_SIMILARITY = 0.5;
+
+/**
+ * How alike two files are, as git's rename detection scores them (diffcore-delta, by line here): the bytes of the lines
+ * the two share (each line counted as often as both have it) over the larger file's size.
+ */
+export function similarity(a: Uint8Array, b: Uint8Array): number {
+  const larger = Math.max(a.byteLength, b.byteLength);
+  if (larger === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const line of linesOf(a)) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let shared = 0;
+  for (const line of linesOf(b)) {
+    const n = counts.get(line) ?? 0;
+    if (n === 0) continue;
+    counts.set(line, n - 1);
+    shared += line.length;
+  }
+  return shared / larger;
+}
+
+function linesOf(bytes: Uint8Array): string[] {
+  return (decoder.decode(bytes).match(/[^\n]*\n|[^\n]+$/g) ?? []);
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
