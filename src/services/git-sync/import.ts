@@ -141,7 +141,14 @@ async function titledByItem(entry: SyncedSpace['entries'][number] | undefined, p
 export async function planImport(
   session: GitSession,
   commitOid: string,
-  options: { projectDirectory?: string; maxFileBytes: number; assets: AssetStore; newFileId?: (oid: string) => Promise<string> },
+  options: {
+    projectDirectory?: string;
+    maxFileBytes: number;
+    assets: AssetStore;
+    newFileId?: (oid: string) => Promise<string>;
+    /** The pages of the head whose documents show any of these files, or null when not known (the link index lags). */
+    fileReferrers?: (fileIds: string[]) => Promise<string[] | null>;
+  },
   space: SyncedSpace,
   head: RevisionTree,
 ): Promise<ImportPlan> {
@@ -221,6 +228,7 @@ export async function planImport(
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
   const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
+  const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -270,6 +278,13 @@ export async function planImport(
   const toImport = [...wanted].sort().filter((path) => {
     const blob = files.get(path)!;
     const entry = entries.get(path);
+    // A blob the space had as several files: one file, as a fresh import makes (the one that takes new bytes is imported).
+    const merged = copies.get(blob.oid);
+    if (merged?.renewed && merged.path === path) return true;
+    if (merged) {
+      filePlans.set(path, { path, oid: blob.oid, file: merged.id });
+      return false;
+    }
     const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : replacedHere(entry, blob.oid) ? undefined : byOid.get(blob.oid);
     if (keptId) filePlans.set(path, { path, oid: blob.oid, file: keptId });
     return !keptId;
@@ -280,6 +295,7 @@ export async function planImport(
   // so the pages naming it show them. Not when its old blob is still at another path of the repository (that path keeps it).
   const replacing = new Map<string, string>();
   const taken = new Set<string>();
+  for (const [oid, merged] of copies) if (merged.renewed) (replacing.set(oid, merged.id), taken.add(merged.id));
   for (const path of toImport) {
     const entry = entries.get(path);
     if (entry?.kind === 'file' && head.files.has(entry.targetId) && !stillThere.has(entry.oid) && !taken.has(entry.targetId)) {
@@ -470,7 +486,7 @@ export async function planImport(
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
-    droppedFiles: droppedFilesOf(space.entries, files, head.files, filePlans),
+    droppedFiles: [...new Set([...droppedFilesOf(space.entries, files, head.files, filePlans), ...[...copies.values()].flatMap((merged) => merged.dropped)])],
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs, assetsStoreWaitMs },
@@ -706,6 +722,43 @@ export function similarity(a: Uint8Array, b: Uint8Array): number {
 
 function linesOf(bytes: Uint8Array): string[] {
   return (decoder.decode(bytes).match(/[^\n]*\n|[^\n]+$/g) ?? []);
+}
+
+/**
+ * Blobs the space holds as several files (two asset paths given the same bytes by a push: `b.png` now a copy of `a.png`),
+ * by blob: the one file a fresh import makes of them, at its naming path (the later: namingPath) and the files that go.
+ * `renewed`: that file takes the blob's bytes (its own were replaced). The pages showing a file that goes are converted again
+ * (they then show the one kept), so a blob is merged only when those pages are known (the link index is at the head) and
+ * each is a page of the commit with a file; else the files stay as they are.
+ */
+async function mergedCopies(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  files: Map<string, { oid: string }>,
+  entries: SyncedSpace['entries'],
+  head: RevisionTree,
+  referrers?: (fileIds: string[]) => Promise<string[] | null>,
+): Promise<Map<string, { id: string; path: string; renewed: boolean; dropped: string[] }>> {
+  const merges = new Map<string, { id: string; path: string; renewed: boolean; dropped: string[] }>();
+  if (!referrers) return merges;
+  const atPath = entries.filter((e) => e.kind === 'file' && head.files.has(e.targetId) && files.has(e.path));
+  const pathsOfFile = groupedBy(atPath, (e) => e.targetId);
+  for (const [oid, group] of groupedBy(atPath, (e) => files.get(e.path)!.oid)) {
+    const ids = new Set(group.map((e) => e.targetId));
+    // Each file wholly this blob's (a file also at a path of other bytes stays as the import makes it).
+    if (ids.size < 2 || [...ids].some((id) => pathsOfFile.get(id)!.some((e) => files.get(e.path)!.oid !== oid))) continue;
+    const naming = group.reduce((a, b) => (namingPath(a.path, b.path) === b.path ? b : a));
+    merges.set(oid, { id: naming.targetId, path: naming.path, renewed: naming.oid !== oid, dropped: [...ids].filter((id) => id !== naming.targetId) });
+  }
+  if (merges.size === 0) return merges;
+  const pages = await referrers([...merges.values()].flatMap((merged) => merged.dropped));
+  const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
+  if (pages === null || pages.some((id) => !keyOf.has(id))) return new Map();
+  for (const id of pages) {
+    const plan = plans.get(keyOf.get(id)!)!;
+    if (!plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
+  }
+  return merges;
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */

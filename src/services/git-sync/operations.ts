@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { changedRows, createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, revisionGit, spaces } from '../../db/schema/index';
+import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, revisionGit, spaceIndexState, spaceLinks, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
 import { IMPORT_PAST_DEADLINE, IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
 import type { Env } from '../../env';
@@ -447,7 +447,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (!request.force && !request.standalone && attempt === 0 && (await recordUnfinishedExport(env, db, row.spaceId, space.head.id, oid))) return 'unchanged';
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
         const newFileId = (blob: string) => importFileId(row.id, blob);
-        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
+        const fileReferrers = (fileIds: string[]) => pagesShowingFiles(db, row.spaceId, space.head.id, fileIds);
+        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId, fileReferrers }, space, head));
         Object.assign(phases, plan.phases);
         if (seams.stopAfterPlanning) return 'left';
         assertInTime(pace);
@@ -539,6 +540,22 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
 
 /** The note of an import whose last call the writer applied while its run did not see the answer (or failed after it). */
 const APPLIED_UNANSWERED = 'imported; the run stopped after the writer applied its last call: the indexes are caught up by the hourly run';
+
+/**
+ * The pages of the space's head whose documents show any of these files (images, file links: the link index), or null when
+ * the index is not at the head (an import or edit not indexed yet): then not known.
+ */
+async function pagesShowingFiles(db: Db, spaceId: string, headId: string, fileIds: string[]): Promise<string[] | null> {
+  const indexed = await db.select({ revisionId: spaceIndexState.revisionId }).from(spaceIndexState).where(eq(spaceIndexState.spaceId, spaceId)).get();
+  if (indexed?.revisionId !== headId) return null;
+  const pages = new Set<string>();
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < fileIds.length; i += 90) {
+    const rows = await db.select({ pageId: spaceLinks.pageId }).from(spaceLinks).where(and(eq(spaceLinks.spaceId, spaceId), inArray(spaceLinks.targetId, fileIds.slice(i, i + 90))));
+    for (const row of rows) pages.add(row.pageId);
+  }
+  return [...pages];
+}
 
 /** The revision the operation's import made (the writer's last batch sets it), or null. */
 async function revisionMadeBy(db: Db, operationId: string): Promise<string | null> {
