@@ -7,7 +7,7 @@ import { control, githubBody, importedSpace, runGitOperation } from '../helpers/
  * page: same id, same path in the space, its `git.path` the new one, and its links read from where it now is. The
  * import took it for a new page and deleted the old one, so the page's id, and what named it, changed though its path
  * did not (gitprobe17a, pushes interleaved with exports on a GitBook-exported repository). A file renamed to another
- * name is another page (its path changes), and a blob two vanished files had is matched to neither.
+ * name keeps its page too, at the new name's path (import-followed-pages); a blob two vanished files had is matched to neither.
  */
 
 const pagesOf = async (spaceId: string, token: string) => {
@@ -18,7 +18,7 @@ const pagesOf = async (spaceId: string, token: string) => {
 };
 
 describe('Git Sync import: a file moved with git', () => {
-  it('keeps its page (id, path) when its name is unchanged; a renamed file is a new page', { timeout: 240_000 }, async () => {
+  it('keeps its page (id, path) when its name is unchanged, and (id) when renamed', { timeout: 240_000 }, async () => {
     const name = `moved-file-${crypto.randomUUID().slice(0, 8)}`;
     const setup = '# Setup\n\nInstall it, then read [the home page](../README.md).\n';
     const same = '# Same\n\nThe same text in two files.\n';
@@ -59,10 +59,10 @@ describe('Git Sync import: a file moved with git', () => {
     const markdown = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${moved.id}?format=markdown`, { token }), 200).body.markdown;
     expect(markdown).toContain(`[the home page](/pages/${byGit(after, 'README.md').id})`);
 
-    // Renamed: its path changes, so it is another page (a fresh import names it by its new file).
+    // Renamed (the same blob, one vanished page and one new): the same page, at the path a fresh import names it by.
     const renamed = byGit(after, 'guides/how-to-use.md');
     expect(renamed.path).toBe(`${usagePage.path.replace(/[^/]*$/, '')}how-to-use`);
-    expect(renamed.id).not.toBe(usagePage.id);
+    expect(renamed.id).toBe(usagePage.id);
     // One blob at two vanished paths and two new ones: neither guessed.
     expect(after.filter((p) => /^archive\/(one|two)\.md$/.test(p.git?.path ?? '')).map((p) => p.title)).toEqual(['Same', 'Same']);
     expect(after.filter((p) => p.type === 'document')).toHaveLength(5);

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { expect, inject } from 'vitest';
-import { runGitSyncOperation } from '../../src/services/git-sync/operations';
+import { runGitSyncOperation, type ImportSeams } from '../../src/services/git-sync/operations';
 import { createSpace } from './content';
 import { api, expectStatus, seedOrg } from './harness';
 
@@ -58,11 +58,20 @@ export function repositoryUrl(name: string, credentials: { username?: string; pa
   return `${server.origin.replace('//', `//${server.username}:${server.password}@`)}/repos/${name}.git`;
 }
 
-/** Runs the space's pending operations in the order they were queued (what the queue consumer does). */
-export async function runPending(spaceId: string): Promise<void> {
+/**
+ * Runs the space's pending operations in the order they were queued (what the queue consumer does), each to its end: a run
+ * that handed over to its continuation (its budget ran out: a loaded machine, or `seams`) is followed by the continuation's
+ * run, as the queue delivers it, rather than returning with the operation `running`.
+ */
+export async function runPending(spaceId: string, seams: ImportSeams = {}): Promise<void> {
   const rows = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending' order by created_at, rowid`).bind(spaceId).all<{ id: string }>();
-  for (const row of rows.results) await runGitSyncOperation(env, row.id);
+  for (const row of rows.results) {
+    await runGitSyncOperation(env, row.id, 1, seams);
+    for (let run = 1; run < 100 && (await operationStateOf(row.id)) === 'running'; run++) await runGitSyncOperation(env, row.id, 1, seams);
+  }
 }
+
+const operationStateOf = async (id: string) => (await env.DB.prepare('select state from git_sync_operations where id = ?').bind(id).first<{ state: string }>())?.state;
 
 export async function gitInfo(spaceId: string, token: string) {
   return api('GET', `/v1/spaces/${spaceId}/git/info`, { token });
@@ -79,9 +88,9 @@ export const githubBody = (name: string) => ({
 });
 
 /** Asks for an import or export, runs it as the queue consumer would, and expects it to succeed. */
-export async function runGitOperation(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>) {
+export async function runGitOperation(spaceId: string, token: string, direction: 'import' | 'export', body: Record<string, unknown>, seams: ImportSeams = {}) {
   expect((await api('POST', `/v1/spaces/${spaceId}/git/${direction}`, { token, body })).status).toBe(204);
-  await runPending(spaceId);
+  await runPending(spaceId, seams);
   const info = (await gitInfo(spaceId, token)).body;
   expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
 }

@@ -141,7 +141,14 @@ async function titledByItem(entry: SyncedSpace['entries'][number] | undefined, p
 export async function planImport(
   session: GitSession,
   commitOid: string,
-  options: { projectDirectory?: string; maxFileBytes: number; assets: AssetStore; newFileId?: (oid: string) => Promise<string> },
+  options: {
+    projectDirectory?: string;
+    maxFileBytes: number;
+    assets: AssetStore;
+    newFileId?: (oid: string) => Promise<string>;
+    /** The pages of the head whose documents show any of these files, or null when not known (the link index lags). */
+    fileReferrers?: (fileIds: string[]) => Promise<string[] | null>;
+  },
   space: SyncedSpace,
   head: RevisionTree,
 ): Promise<ImportPlan> {
@@ -220,7 +227,8 @@ export async function planImport(
     const changed = !kept || entry!.oid !== oid;
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
-  await keepMovedPages(flat, pagePlans, space.entries, head);
+  const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
+  const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -270,6 +278,13 @@ export async function planImport(
   const toImport = [...wanted].sort().filter((path) => {
     const blob = files.get(path)!;
     const entry = entries.get(path);
+    // A blob the space had as several files: one file, as a fresh import makes (the one that takes new bytes is imported).
+    const merged = copies.get(blob.oid);
+    if (merged?.renewed && merged.path === path) return true;
+    if (merged) {
+      filePlans.set(path, { path, oid: blob.oid, file: merged.id });
+      return false;
+    }
     const keptId = entry && entry.kind === 'file' && entry.oid === blob.oid && head.files.has(entry.targetId) ? entry.targetId : replacedHere(entry, blob.oid) ? undefined : byOid.get(blob.oid);
     if (keptId) filePlans.set(path, { path, oid: blob.oid, file: keptId });
     return !keptId;
@@ -280,6 +295,7 @@ export async function planImport(
   // so the pages naming it show them. Not when its old blob is still at another path of the repository (that path keeps it).
   const replacing = new Map<string, string>();
   const taken = new Set<string>();
+  for (const [oid, merged] of copies) if (merged.renewed) (replacing.set(oid, merged.id), taken.add(merged.id));
   for (const path of toImport) {
     const entry = entries.get(path);
     if (entry?.kind === 'file' && head.files.has(entry.targetId) && !stillThere.has(entry.oid) && !taken.has(entry.targetId)) {
@@ -373,9 +389,11 @@ export async function planImport(
   const slugsByParent = new Map<string, Set<string>>();
   for (const { page, parent } of flat) {
     const kept = pagePlans.get(page.key)!.page;
-    const slug = kept ? head.pages.get(kept)?.slug : undefined;
-    if (!slug) continue;
     const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
+    // A followed page's new slug that a kept sibling has: it keeps its own (the batch refuses a slug twice under one parent).
+    if (followedSlugs.has(page.key) && taken.has(followedSlugs.get(page.key)!)) followedSlugs.delete(page.key);
+    const slug = kept ? (followedSlugs.get(page.key) ?? head.pages.get(kept)?.slug) : undefined;
+    if (!slug) continue;
     taken.add(slug);
     slugsByParent.set(parent ?? '', taken);
   }
@@ -427,7 +445,9 @@ export async function planImport(
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
       if (unchanged && settled.has(parentPlan ? (parentPlan.page ?? parentPlan.ref!) : '')) continue;
       const cleared = document && 'markdown' in document ? FRONT_MATTER_CLEARED : {};
-      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
+      // A page followed to its file's new name takes the slug a fresh import gives it.
+      const slug = followedSlugs.has(page.key) ? { slug: followedSlugs.get(page.key)! } : {};
+      changes.push({ operation: 'update_page', page: plan.page, into: into ?? null, at: index, ...cleared, ...(document ? { document } : {}), ...(titled ? { title: page.title.slice(0, 256) } : {}), ...slug, ...linkTitle, ...(page.group ? { type: 'group' } : {}) });
     } else {
       const taken = slugsByParent.get(parent ?? '') ?? new Set<string>();
       slugsByParent.set(parent ?? '', taken);
@@ -466,7 +486,7 @@ export async function planImport(
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
-    droppedFiles: droppedFilesOf(space.entries, files, head.files, filePlans),
+    droppedFiles: [...new Set([...droppedFilesOf(space.entries, files, head.files, filePlans), ...[...copies.values()].flatMap((merged) => merged.dropped)])],
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs, assetsStoreWaitMs },
@@ -617,32 +637,128 @@ function namingPath(a: string, b: string): string {
 }
 
 /**
- * A page whose file was moved with git (`git mv`: the same blob at a new path, the old path gone) keeps its id, as a
- * page moved in the app does, when its file names the slug the page has: its path in the space is then unchanged
- * (a file moved to another folder under the same SUMMARY.md item), and links to it, comments and history stay. The
- * import took it for a new page and deleted the old one (gitprobe17a's interleaved pushes). Only a blob that exactly
- * one vanished page and exactly one new page have is matched; the moved page's file is read again, since its links
- * are relative to where it now is.
+ * A page whose file git's rename detection follows keeps its id, as a page moved or renamed in the app does: links to it,
+ * comments and history stay (the import took it for a new page and deleted the old one). Followed, as `git diff -M` pairs
+ * them, where only one pairing is possible:
+ * - the same blob at a new path, exactly one vanished page and exactly one new page having it (moved, renamed, or both);
+ * - else a similar blob (RENAME_SIMILARITY) where exactly one page vanished and exactly one appeared under the same parent.
+ * The page then takes the new file's path (its slug, answered by key when it changes: what a fresh import names it), and
+ * its file is read again, since its links are relative to where it now is.
  */
 async function keepMovedPages(
-  flat: Array<{ page: LayoutPage }>,
+  flat: Array<{ page: LayoutPage; parent: string | null }>,
   plans: Map<string, ImportPagePlan & { changed: boolean }>,
   entries: SyncedSpace['entries'],
   head: RevisionTree,
-): Promise<void> {
+  session: Pick<GitSession, 'prefetchBlobs' | 'readBlob'>,
+): Promise<Map<string, string>> {
+  const slugs = new Map<string, string>();
   const claimed = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
-  const vanished = new Map<string, string[]>();
-  for (const e of entries) if (e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId)) vanished.set(e.oid, [...(vanished.get(e.oid) ?? []), e.targetId]);
-  if (vanished.size === 0) return;
-  const added = new Map<string, LayoutPage[]>();
-  for (const { page } of flat) if (page.path && plans.get(page.key)!.ref) added.set(plans.get(page.key)!.oid, [...(added.get(plans.get(page.key)!.oid) ?? []), page]);
-  for (const [oid, pages] of added) {
-    const ids = vanished.get(oid);
+  const vanished = entries.filter((e) => e.kind === 'page' && e.oid && !plans.has(e.path) && head.pages.has(e.targetId) && !claimed.has(e.targetId));
+  if (vanished.length === 0) return slugs;
+  const added = flat.filter(({ page }) => page.path && plans.get(page.key)!.ref);
+  const follow = async ({ page }: { page: LayoutPage }, id: string) => {
+    plans.set(page.key, { key: page.key, oid: plans.get(page.key)!.oid, page: id, changed: true });
+    const slug = page.slug ?? (await slugOfPath(page.path, page.title));
+    if (slug && slug !== head.pages.get(id)?.slug) slugs.set(page.key, slug);
+  };
+  const followed = new Set<string>();
+  const vanishedByOid = groupedBy(vanished, (e) => e.oid!);
+  for (const [oid, pages] of groupedBy(added, ({ page }) => plans.get(page.key)!.oid)) {
+    const ids = vanishedByOid.get(oid);
     if (pages.length !== 1 || ids?.length !== 1) continue;
-    const slug = pages[0].slug ?? (await slugOfPath(pages[0].path, pages[0].title));
-    if (!slug || slug !== head.pages.get(ids[0])?.slug) continue;
-    plans.set(pages[0].key, { key: pages[0].key, oid, page: ids[0], changed: true });
+    await follow(pages[0], ids[0].targetId);
+    followed.add(ids[0].targetId);
   }
+  // Edited as well as moved: one vanished and one new page under the same parent (the parent kept), if their blobs are alike.
+  const parentOf = new Map(head.order.map((o) => [o.id, o.parent ?? '']));
+  const left = vanished.filter((e) => !followed.has(e.targetId));
+  const newParent = ({ parent }: { parent: string | null }) => (parent ? (plans.get(parent)!.page ?? null) : '');
+  const pairs: Array<[(typeof added)[number], (typeof vanished)[number]]> = [];
+  for (const [parent, pages] of groupedBy(added.filter((a) => plans.get(a.page.key)!.ref && newParent(a) !== null), (a) => newParent(a)!)) {
+    const gone = left.filter((e) => parentOf.get(e.targetId) === parent);
+    if (pages.length === 1 && gone.length === 1) pairs.push([pages[0], gone[0]]);
+  }
+  if (pairs.length === 0) return slugs;
+  const oids = pairs.flatMap(([a, e]) => [plans.get(a.page.key)!.oid, e.oid!]);
+  try {
+    await session.prefetchBlobs(oids);
+    for (const [page, gone] of pairs) {
+      if (similarity(await session.readBlob(gone.oid!), await session.readBlob(plans.get(page.page.key)!.oid)) >= RENAME_SIMILARITY) await follow(page, gone.targetId);
+    }
+  } catch {
+    // The old blob is not to be had (a full fetch of the commit alone): the page is a new one, as before.
+  }
+  return slugs;
+}
+
+function groupedBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}
+
+/** git's default rename threshold (`-M50%`): at least half of the larger file is in the other. */
+const RENAME_SIMILARITY = 0.5;
+
+/**
+ * How alike two files are, as git's rename detection scores them (diffcore-delta, by line here): the bytes of the lines
+ * the two share (each line counted as often as both have it) over the larger file's size.
+ */
+export function similarity(a: Uint8Array, b: Uint8Array): number {
+  const larger = Math.max(a.byteLength, b.byteLength);
+  if (larger === 0) return 1;
+  const counts = new Map<string, number>();
+  for (const line of linesOf(a)) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let shared = 0;
+  for (const line of linesOf(b)) {
+    const n = counts.get(line) ?? 0;
+    if (n === 0) continue;
+    counts.set(line, n - 1);
+    shared += line.length;
+  }
+  return shared / larger;
+}
+
+function linesOf(bytes: Uint8Array): string[] {
+  return (decoder.decode(bytes).match(/[^\n]*\n|[^\n]+$/g) ?? []);
+}
+
+/**
+ * Blobs the space holds as several files (two asset paths given the same bytes by a push: `b.png` now a copy of `a.png`),
+ * by blob: the one file a fresh import makes of them, at its naming path (the later: namingPath) and the files that go.
+ * `renewed`: that file takes the blob's bytes (its own were replaced). The pages showing a file that goes are converted again
+ * (they then show the one kept), so a blob is merged only when those pages are known (the link index is at the head) and
+ * each is a page of the commit with a file; else the files stay as they are.
+ */
+async function mergedCopies(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  files: Map<string, { oid: string }>,
+  entries: SyncedSpace['entries'],
+  head: RevisionTree,
+  referrers?: (fileIds: string[]) => Promise<string[] | null>,
+): Promise<Map<string, { id: string; path: string; renewed: boolean; dropped: string[] }>> {
+  const merges = new Map<string, { id: string; path: string; renewed: boolean; dropped: string[] }>();
+  if (!referrers) return merges;
+  const atPath = entries.filter((e) => e.kind === 'file' && head.files.has(e.targetId) && files.has(e.path));
+  const pathsOfFile = groupedBy(atPath, (e) => e.targetId);
+  for (const [oid, group] of groupedBy(atPath, (e) => files.get(e.path)!.oid)) {
+    const ids = new Set(group.map((e) => e.targetId));
+    // Each file wholly this blob's (a file also at a path of other bytes stays as the import makes it).
+    if (ids.size < 2 || [...ids].some((id) => pathsOfFile.get(id)!.some((e) => files.get(e.path)!.oid !== oid))) continue;
+    const naming = group.reduce((a, b) => (namingPath(a.path, b.path) === b.path ? b : a));
+    merges.set(oid, { id: naming.targetId, path: naming.path, renewed: naming.oid !== oid, dropped: [...ids].filter((id) => id !== naming.targetId) });
+  }
+  if (merges.size === 0) return merges;
+  const pages = await referrers([...merges.values()].flatMap((merged) => merged.dropped));
+  const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
+  if (pages === null || pages.some((id) => !keyOf.has(id))) return new Map();
+  for (const id of pages) {
+    const plan = plans.get(keyOf.get(id)!)!;
+    if (!plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
+  }
+  return merges;
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */

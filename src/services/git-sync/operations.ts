@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { changedRows, createDb, rawRun, runBatch, type Db } from '../../db/client';
-import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, spaces } from '../../db/schema/index';
+import { gitSyncImportProgress, gitSyncImportRows, gitSyncOperations, gitSyncStates, revisionGit, spaceIndexState, spaceLinks, spaces } from '../../db/schema/index';
 import { spaceWriter, throughWriter, type WriterResult } from '../../durable-objects/space-writer';
 import { IMPORT_PAST_DEADLINE, IMPORT_PROGRESS_MOVED, type GitImportOutput, type GitImportTarget } from './apply';
 import type { Env } from '../../env';
@@ -343,6 +343,12 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   }
   if (busy) throw new Error(`git sync ${operationId}: another operation of the space is running; retried later`);
   if (!row) return;
+  // The run before had the writer apply its last call (the batch set the revision) and stopped before it ended the operation
+  // (the answer was lost, or the ending failed): the import is the space's content, and ends as it did.
+  if (resumed && row.direction === 'import' && row.revisionId) {
+    await finish(env, db, row, { state: 'success', revisionId: row.revisionId, commitId: await commitOf(db, row.revisionId), timestamp: true, error: APPLIED_UNANSWERED });
+    return;
+  }
   const request = JSON.parse(row.request) as GitOperationRequest;
   let credentials: GitCredentials | null;
   try {
@@ -431,7 +437,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
       commitId = oid;
-      assets = r2AssetStore(env.FILES, row.id, (other) => operationMadeRevision(db, other));
+      assets = r2AssetStore(env.FILES, row.id, async (other) => (await revisionMadeBy(db, other)) !== null);
       for (let attempt = 0; ; attempt++) {
         const space = await timed('spaceMs', () => loadSyncedSpace(db, row.spaceId));
         revisionId = space.head.id;
@@ -441,7 +447,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         if (!request.force && !request.standalone && attempt === 0 && (await recordUnfinishedExport(env, db, row.spaceId, space.head.id, oid))) return 'unchanged';
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
         const newFileId = (blob: string) => importFileId(row.id, blob);
-        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId }, space, head));
+        const fileReferrers = (fileIds: string[]) => pagesShowingFiles(db, row.spaceId, space.head.id, fileIds);
+        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId, fileReferrers }, space, head));
         Object.assign(phases, plan.phases);
         if (seams.stopAfterPlanning) return 'left';
         assertInTime(pace);
@@ -516,11 +523,50 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       if (row.direction === 'import') await discardSlices(env.FILES, row.id);
       return;
     }
+    // The writer applied the import's last call and something after it failed (its answer was lost, a later step threw):
+    // the space shows the commit, whose files are referenced; the operation ends as what happened, never `failure`.
+    const made = row.direction === 'import' ? await revisionMadeBy(db, row.id) : null;
+    if (made) {
+      await finish(env, db, row, { state: 'success', revisionId: made, commitId, timestamp: true, error: APPLIED_UNANSWERED, stats: stats() });
+      return;
+    }
     const message = failureMessage(error);
+    // Ended first, as a timeout is: the writer refuses a call of an operation no longer running, so none refers to what goes.
+    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: stats() });
     await discardAssets(assets);
     if (row.direction === 'import') await discardSlices(env.FILES, row.id);
-    await finish(env, db, row, { state: 'failure', error: redact(message, credentials).slice(0, 1000), revisionId, commitId, stats: stats() });
   }
+}
+
+/** The note of an import whose last call the writer applied while its run did not see the answer (or failed after it). */
+const APPLIED_UNANSWERED = 'imported; the run stopped after the writer applied its last call: the indexes are caught up by the hourly run';
+
+/**
+ * The pages of the space's head whose documents show any of these files (images, file links: the link index), or null when
+ * the index is not at the head (an import or edit not indexed yet): then not known.
+ */
+async function pagesShowingFiles(db: Db, spaceId: string, headId: string, fileIds: string[]): Promise<string[] | null> {
+  const indexed = await db.select({ revisionId: spaceIndexState.revisionId }).from(spaceIndexState).where(eq(spaceIndexState.spaceId, spaceId)).get();
+  if (indexed?.revisionId !== headId) return null;
+  const pages = new Set<string>();
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < fileIds.length; i += 90) {
+    const rows = await db.select({ pageId: spaceLinks.pageId }).from(spaceLinks).where(and(eq(spaceLinks.spaceId, spaceId), inArray(spaceLinks.targetId, fileIds.slice(i, i + 90))));
+    for (const row of rows) pages.add(row.pageId);
+  }
+  return [...pages];
+}
+
+/** The revision the operation's import made (the writer's last batch sets it), or null. */
+async function revisionMadeBy(db: Db, operationId: string): Promise<string | null> {
+  const row = await db.select({ revisionId: gitSyncOperations.revisionId }).from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
+  return row?.revisionId ?? null;
+}
+
+/** The commit a revision came from (its revision_git row), or ''. */
+async function commitOf(db: Db, revisionId: string): Promise<string> {
+  const row = await db.select({ oid: revisionGit.oid }).from(revisionGit).where(eq(revisionGit.revisionId, revisionId)).get();
+  return row?.oid ?? '';
 }
 
 /**
@@ -627,12 +673,6 @@ async function reindexAfterImport(env: Env, spaceId: string): Promise<void> {
   } catch (error) {
     console.error(`space ${spaceId}: indexes not caught up after the import`, error);
   }
-}
-
-/** Whether an operation's import made a revision (the writer's batch set its `revision_id`): its files are referenced. */
-async function operationMadeRevision(db: Db, operationId: string): Promise<boolean> {
-  const row = await db.select({ revisionId: gitSyncOperations.revisionId }).from(gitSyncOperations).where(eq(gitSyncOperations.id, operationId)).get();
-  return Boolean(row?.revisionId);
 }
 
 /**
