@@ -41,7 +41,8 @@ describe('Git Sync import: an asset deleted with git', () => {
     });
     await runGitOperation(space.id, token, 'import', githubBody(name));
     const after = await files(space.id, token);
-    expect(after.map((f) => f.name).sort()).toEqual(['image.png', 'upload.png']);
+    // The renumbered one is named after its new path, as a fresh import names it.
+    expect(after.map((f) => f.name).sort()).toEqual(['image (1).png', 'upload.png']);
     expect(after.find((f) => f.id === kept.id)?.git?.path).toBe('.gitbook/assets/image (1).png');
     const head = expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token }), 200).body.revision;
     expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/revisions/${head}/files?limit=1000`, { token }), 200).body.items.length).toBe(2);

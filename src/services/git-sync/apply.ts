@@ -18,7 +18,7 @@ import type { RevisionMeta } from '../content/convert';
 import { beginsWithTitleHeading, defaultResolveLink, markdownToDocument } from '../markdown/index';
 import { headSignature, importProgressOf, loadSyncedHead, loadSyncedSpace, type SyncedSpace } from './content';
 import { includeTitleOf, type ImportFilePlan, type ImportIncludePlan, type ImportPagePlan } from './import';
-import { CONFIG_ENTRY_PATH, isPathlessKey, linkedTarget, placeOf, rewriteLinks } from './layout';
+import { basename, CONFIG_ENTRY_PATH, isPathlessKey, linkedTarget, placeOf, rewriteLinks } from './layout';
 import { redirectStatements, siteSpacesOf } from './redirects';
 import { hasMarkdown, type MarkdownSource, type PageLinks } from './markdown-parcels';
 
@@ -457,10 +457,18 @@ async function gitRowsOf(db: Db, target: GitImportTarget, tree: ContentTree, ref
   const files = await tree.files.getMany(target.files.map((plan) => plan.file));
   for (const plan of target.files) {
     const entry = files.get(plan.file);
-    if (entry && !plan.copy && !same(entry.git, gitOf(plan.path, plan.oid))) tree.files.set(plan.file, { ...entry, git: gitOf(plan.path, plan.oid) });
+    if (entry && !plan.copy && !same(entry.git, gitOf(plan.path, plan.oid))) tree.files.set(plan.file, { ...entry, name: movedFileName(entry, plan.path), git: gitOf(plan.path, plan.oid) });
     rows.push({ operationId: target.operationId, path: plan.path, kind: 'file', targetId: plan.file, oid: plan.oid, hash: null });
   }
   return rows;
+}
+
+/**
+ * A file a push moved (GitBook's second upload of `shot.png` moves the first to `shot (1).png`) is named after its new
+ * path, as a fresh import names it, while it was named after its old one; a name given in the app stays.
+ */
+function movedFileName(entry: FileEntry, path: string): string {
+  return entry.git && entry.name === basename(entry.git.path) ? basename(path) : entry.name;
 }
 
 /** What the last sync recorded of whether each path's file began with a heading 1 (one statement: the paths as one JSON parameter). */
