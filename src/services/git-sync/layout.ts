@@ -265,12 +265,17 @@ export const childFolderOf = (path: string) => (basename(path).toLowerCase() ===
 
 /** A path relative to the file at `from` (both from the content root), spaces as `%20`. */
 export function relativePath(from: string, to: string): string {
+  return relativeFilePath(from, to).replace(/ /g, '%20');
+}
+
+/** A path relative to the file at `from` as a tag names it, spaces kept (GitBook's `{% include "../a note (1).md" %}`). */
+export function relativeFilePath(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
   const b = to.split('/');
   let i = 0;
   while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
   const up = a.length - i;
-  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
+  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}` || basename(to);
 }
 
 /** `group:<title>` keys of a summary's groups, in its order: a second group of one title is `group:<title>#2`. */
