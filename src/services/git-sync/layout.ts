@@ -713,7 +713,7 @@ export function relinkMovedFiles(markdown: string, from: string, to: string, mov
     const hashAt = target.indexOf('#');
     const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
     const bare = decodeTarget(target);
-    if (bare === null) return null;
+    if (bare === null || isBrokenReference(bare)) return null;
     const path = cleanPath(dirname(from) ? `${dirname(from)}/${bare}` : bare);
     const folder = isFolderLink(path) && moved(path) === null ? (path ? `${path}/README.md` : 'README.md') : null;
     const now = moved(folder ?? path) ?? (folder ?? path);
@@ -764,6 +764,9 @@ export function relinkMovedFiles(markdown: string, from: string, to: string, mov
 const isFolderLink = (path: string) => !/\.[A-Za-z0-9]+$/.test(basename(path));
 
 const INCLUDE = /(\{%\s*include\s+")([^"]+)("\s*%\})/g;
+
+/** GitBook's link to a target that is gone, written `broken-reference` at every depth: no path to rebase. */
+const isBrokenReference = (target: string) => /^broken-reference\/?$/.test(target);
 
 /**
  * Rewrites the `{% include "<path>" %}` tags of a page (at `pagePath`) whose path (relative to the page, or from
