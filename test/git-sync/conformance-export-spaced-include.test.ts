@@ -9,7 +9,7 @@ import { gitOutput, githubBody, importedSpace, leafEdit, runGitOperation } from 
  * line of every edited page holding one (gitprobe18b, mobiusflow/docs-gitbook-public: the wide edit's 2/2 numstat).
  */
 describe('Git Sync export: an include of a reusable content whose file name has spaces', () => {
-  it('is written with its spaces, and an edit elsewhere in the page changes only its own line', async () => {
+  it('is written with its spaces, and an edit elsewhere in the page changes only its own line', { timeout: 120_000 }, async () => {
     const name = 'conformance-export-spaced-include';
     const guide = '# Guide\n\nIntro text here.\n\n{% include "../.gitbook/includes/a note (1).md" %}\n\nClosing words.\n';
     const { token, space, head, byPath } = await importedSpace(name, {
