@@ -351,8 +351,13 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   const said: Array<{ line: string; page: LayoutPage | null; why: string | null }> = [];
   for (line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
-    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
-    if (inFence) continue;
+    // Its lines are no page; kept as the author's lines are (an export writing the summary again dropped GitBook's OpenAPI pages).
+    const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
+    if (fence) inFence = !inFence;
+    if (inFence || fence) {
+      said.push({ line, page: null, why: null });
+      continue;
+    }
     const heading = HEADING.exec(line);
     if (heading) {
       if (heading[1].length >= 2) {
