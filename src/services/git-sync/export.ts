@@ -26,6 +26,7 @@ import {
   parseGitBookConfig,
   parseSummary,
   placeOf,
+  relativeFilePath,
   relativePath,
   relinkMovedFiles,
   sameGroupHeading,
@@ -359,7 +360,7 @@ export async function runExport(
   const withIncludePaths = (markdown: string, from: string) =>
     markdown.replace(/(\{%\s*include\s+")([^"]+)("\s*%\})/g, (whole, before: string, id: string, after: string) => {
       const path = includePath.get(id.replace(/&quot;/g, '"'));
-      return path ? `${before}${relative(from, path)}${after}` : whole;
+      return path ? `${before}${relativeFilePath(from, path)}${after}` : whole;
     });
 
   // Pages are written with the space's own hrefs (`/pages/<id>`, `/files/<id>`), the ones the import wrote and the

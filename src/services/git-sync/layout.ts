@@ -265,12 +265,17 @@ export const childFolderOf = (path: string) => (basename(path).toLowerCase() ===
 
 /** A path relative to the file at `from` (both from the content root), spaces as `%20`. */
 export function relativePath(from: string, to: string): string {
+  return relativeFilePath(from, to).replace(/ /g, '%20');
+}
+
+/** A path relative to the file at `from` as a tag names it, spaces kept (GitBook's `{% include "../a note (1).md" %}`). */
+export function relativeFilePath(from: string, to: string): string {
   const a = dirname(from).split('/').filter(Boolean);
   const b = to.split('/');
   let i = 0;
   while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
   const up = a.length - i;
-  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}`.replace(/ /g, '%20') || basename(to);
+  return `${up === 0 ? '' : '../'.repeat(up)}${b.slice(i).join('/')}` || basename(to);
 }
 
 /** `group:<title>` keys of a summary's groups, in its order: a second group of one title is `group:<title>#2`. */
@@ -346,8 +351,13 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   const said: Array<{ line: string; page: LayoutPage | null; why: string | null }> = [];
   for (line of lines) {
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
-    if (/^\s*(?:[*+-]\s+)?(```|~~~)/.test(line)) inFence = !inFence;
-    if (inFence) continue;
+    // Its lines are no page; kept as the author's lines are (an export writing the summary again dropped GitBook's OpenAPI pages).
+    const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
+    if (fence) inFence = !inFence;
+    if (inFence || fence) {
+      said.push({ line, page: null, why: null });
+      continue;
+    }
     const heading = HEADING.exec(line);
     if (heading) {
       if (heading[1].length >= 2) {
@@ -708,7 +718,7 @@ export function relinkMovedFiles(markdown: string, from: string, to: string, mov
     const hashAt = target.indexOf('#');
     const anchor = hashAt >= 0 ? target.slice(hashAt) : '';
     const bare = decodeTarget(target);
-    if (bare === null) return null;
+    if (bare === null || isBrokenReference(bare)) return null;
     const path = cleanPath(dirname(from) ? `${dirname(from)}/${bare}` : bare);
     const folder = isFolderLink(path) && moved(path) === null ? (path ? `${path}/README.md` : 'README.md') : null;
     const now = moved(folder ?? path) ?? (folder ?? path);
@@ -759,6 +769,9 @@ export function relinkMovedFiles(markdown: string, from: string, to: string, mov
 const isFolderLink = (path: string) => !/\.[A-Za-z0-9]+$/.test(basename(path));
 
 const INCLUDE = /(\{%\s*include\s+")([^"]+)("\s*%\})/g;
+
+/** GitBook's link to a target that is gone, written `broken-reference` at every depth: no path to rebase. */
+const isBrokenReference = (target: string) => /^broken-reference\/?$/.test(target);
 
 /**
  * Rewrites the `{% include "<path>" %}` tags of a page (at `pagePath`) whose path (relative to the page, or from
