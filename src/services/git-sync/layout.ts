@@ -384,11 +384,10 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    const { destination, linkTitle, path, anchor, outside } = readItem(item[3], summaryDir);
+    const { linkTitle, path, anchor, outside, url } = readItem(item[3], summaryDir);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
-    const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
       said.push({ line, page: placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
@@ -438,8 +437,8 @@ export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir:
   if (spaces === undefined || spaces < indent.base || (spaces - indent.base) % indent.unit !== 0) return null;
   const depth = (spaces - indent.base) / indent.unit;
   if (linkless) return JSON.stringify([depth, summaryTitle(linkless[2])]);
-  const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
-  return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
+  const { linkTitle, path, anchor, url } = readItem(item![3], summaryDir);
+  return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), url ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
 }
 
 /**
@@ -471,7 +470,9 @@ export function summaryIndent(text: string): SummaryIndent {
 /**
  * A summary item's destination (`item[3]`): without its link title, which is the page's navigation title as GitBook
  * writes it (`* [Page main title](page.md "Page link title")`, its Git Sync documentation); the file it names (from the
- * content root) and its anchor as written (null without one).
+ * content root) and its anchor as written (null without one); the URL it leads to, if any, with CommonMark's backslash
+ * escapes undone, as for a file: GitBook writes `\_` in them (`…/d/1j5…mT\_e1QM/edit`), and a link page kept the
+ * backslash, which a browser reads as a `/`.
  */
 function readItem(written: string, summaryDir: string) {
   const quoted = LINK_TITLE.exec(written);
@@ -485,7 +486,8 @@ function readItem(written: string, summaryDir: string) {
   const outside = joined !== null && !target!.startsWith('/') && climbsOut(joined);
   const hashAt = destination.indexOf('#');
   const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
-  return { destination, linkTitle, path, anchor, outside };
+  const url = externalUrl(destination.replace(ESCAPED_PUNCTUATION, '$1'));
+  return { destination, linkTitle, path, anchor, outside, url };
 }
 
 /**
