@@ -302,9 +302,10 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
- * is not in `exists` are left out.
+ * is not in `exists` are left out. An item naming `summaryFile` (the summary itself) is no page: its file is the
+ * summary's, which the export writes from the tree, so an edit of that page was lost by the next export.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines, summaryFile?: string): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -399,7 +400,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       said.push({ line, page: placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
-    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : null;
+    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself' : null;
     if (why !== null || path === null) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
       said.push({ line, page: null, why });
