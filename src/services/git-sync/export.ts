@@ -563,7 +563,7 @@ export async function runExport(
     // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded);
     // one naming a symbolic link or a submodule is no file's, as the import read it too: the summary was written again.
     const inContent = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
-    const layout = parseSummary(summaryText, summaryDir, caseFolded(new Set(inContent)), authorsLine, unread);
+    const layout = parseSummary(summaryText, summaryDir, caseFolded(new Set(inContent)), authorsLine, unread, config.summary);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });

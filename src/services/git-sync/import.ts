@@ -205,7 +205,7 @@ export async function planImport(
   if (summaryFile) {
     const summaryDir = config.summary.includes('/') ? config.summary.slice(0, config.summary.lastIndexOf('/')) : '';
     const unread: UnreadSummaryLines = { keys: [], lines: [] };
-    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, caseFolded(files), undefined, unread);
+    layout = parseSummary(await readLayoutFile(summaryFile, config.summary), summaryDir, caseFolded(files), undefined, unread, config.summary);
     warnings.push(...summaryWarnings(config.summary, layout, unread));
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (files.has(config.readme) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: 'Introduction', children: [] });

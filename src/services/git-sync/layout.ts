@@ -307,9 +307,10 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
  * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
- * is not in `exists` are left out.
+ * is not in `exists` are left out. An item naming `summaryFile` (the summary itself) is no page: its file is the
+ * summary's, which the export writes from the tree, so an edit of that page was lost by the next export.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines): LayoutPage[] {
+export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines, summaryFile?: string): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -394,11 +395,10 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
     const indent = item[1].replace(/\t/g, '    ').length;
     const title = summaryTitle(item[2].replace(/\\(.)/g, '$1'));
-    const { destination, linkTitle, path, anchor, outside } = readItem(item[3], summaryDir);
+    const { linkTitle, path, anchor, outside, url } = readItem(item[3], summaryDir);
     while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
     const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
     const siblings = parent ? parent.children : group ? group.children : top;
-    const url = externalUrl(destination);
     if (url !== null && title) {
       // GitBook's link page: in its place in the tree, with no children of its own (items under it nest under its parent).
       said.push({ line, page: placeItem({ path: null, key: uniqueLinkKey(`link:${url}`), title, children: [], link: url, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
@@ -410,7 +410,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       said.push({ line, page: placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
-    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : null;
+    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself' : null;
     if (why !== null || path === null) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
       said.push({ line, page: null, why });
@@ -448,8 +448,8 @@ export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir:
   if (spaces === undefined || spaces < indent.base || (spaces - indent.base) % indent.unit !== 0) return null;
   const depth = (spaces - indent.base) / indent.unit;
   if (linkless) return JSON.stringify([depth, summaryTitle(linkless[2])]);
-  const { destination, linkTitle, path, anchor } = readItem(item![3], summaryDir);
-  return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), externalUrl(destination) ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
+  const { linkTitle, path, anchor, url } = readItem(item![3], summaryDir);
+  return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), url ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
 }
 
 /**
@@ -481,7 +481,9 @@ export function summaryIndent(text: string): SummaryIndent {
 /**
  * A summary item's destination (`item[3]`): without its link title, which is the page's navigation title as GitBook
  * writes it (`* [Page main title](page.md "Page link title")`, its Git Sync documentation); the file it names (from the
- * content root) and its anchor as written (null without one).
+ * content root) and its anchor as written (null without one); the URL it leads to, if any, with CommonMark's backslash
+ * escapes undone, as for a file: GitBook writes `\_` in them (`…/d/1j5…mT\_e1QM/edit`), and a link page kept the
+ * backslash, which a browser reads as a `/`.
  */
 function readItem(written: string, summaryDir: string) {
   const quoted = LINK_TITLE.exec(written);
@@ -495,7 +497,8 @@ function readItem(written: string, summaryDir: string) {
   const outside = joined !== null && !target!.startsWith('/') && climbsOut(joined);
   const hashAt = destination.indexOf('#');
   const anchor = hashAt >= 0 && destination.slice(hashAt + 1).trim() ? destination.slice(hashAt + 1).trim() : null;
-  return { destination, linkTitle, path, anchor, outside };
+  const url = externalUrl(destination.replace(ESCAPED_PUNCTUATION, '$1'));
+  return { destination, linkTitle, path, anchor, outside, url };
 }
 
 /**
