@@ -77,31 +77,32 @@ async function readObject(reader: PackReader, byOffset: Map<number, Slot>, byId:
     slot = LET_GO;
   } else if (base) {
     const data = applyDelta(base.data!, await gathered(reader, size));
-    slot = await kept(base.type, data, options, read);
+    slot = await keptOrLetGo(base.type, data, byId, options, read);
   } else {
     const type = TYPES[kind] as PackObjectType;
     if (type === 'blob' && size >= INFLATE_AT_ONCE_BELOW) {
       read.sizes.set(await hashedAndLetGo(reader, size), size);
       slot = LET_GO;
     } else {
-      slot = await kept(type, await gathered(reader, size), options, read);
+      slot = await keptOrLetGo(type, await gathered(reader, size), byId, options, read);
     }
   }
   byOffset.set(start, slot);
   return slot;
+}
 
-  async function kept(type: PackObjectType, data: Uint8Array, opts: PackStreamOptions, out: PackStreamRead): Promise<Slot> {
-    const oid = await gitObjectId(type, data);
-    if (type === 'blob' && !opts.keepBlob?.(oid, data.byteLength)) {
-      out.sizes.set(oid, data.byteLength);
-      return LET_GO;
-    }
-    if (type === 'tree') opts.onTree?.(data);
-    out.kept.push({ oid, type, data });
-    const slot = { type, data };
-    byId.set(oid, slot);
-    return slot;
+/** An object read whole: kept (a commit, tree or tag; a blob `keepBlob` keeps), else a blob let go, its size noted. */
+async function keptOrLetGo(type: PackObjectType, data: Uint8Array, byId: Map<string, Slot>, options: PackStreamOptions, read: PackStreamRead): Promise<Slot> {
+  const oid = await gitObjectId(type, data);
+  if (type === 'blob' && !options.keepBlob?.(oid, data.byteLength)) {
+    read.sizes.set(oid, data.byteLength);
+    return LET_GO;
   }
+  if (type === 'tree') options.onTree?.(data);
+  read.kept.push({ oid, type, data });
+  const slot = { type, data };
+  byId.set(oid, slot);
+  return slot;
 }
 
 /** An object's bytes, inflated at once when small, else gathered from the pieces zlib hands out. */
