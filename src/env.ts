@@ -28,7 +28,7 @@ export interface Env {
   OUTBOUND_ALLOWED_HOSTS?: string;
   /** Like OUTBOUND_ALLOWED_HOSTS, for Git Sync's repositories only (a self-hosted GitLab on a private address). */
   GIT_SYNC_ALLOWED_HOSTS?: string;
-  /** Git Sync: the largest pack of a full fetch (a server that refuses partial fetches); 32 MiB when unset. */
+  /** Git Sync: the largest pack of a full fetch (a server without protocol v2: one with it is read as a stream); 32 MiB when unset. */
   GIT_SYNC_MAX_FULL_FETCH_BYTES?: string;
   /** Git Sync: the largest file an import stores (streamed into R2, never held); 100 MiB when unset (services/git-sync/assets). */
   GIT_SYNC_MAX_FILE_BYTES?: string;

@@ -508,13 +508,14 @@ async function inWorkerd() {
     console.log('Git Sync in workerd (the real Worker in Miniflare; the operation run as the queue consumer runs it):');
     if (REAL_REPO) {
       // A repository of your own (GIT_SYNC_BENCH_REPO, a bare clone; GIT_SYNC_BENCH_DIR its project directory): its import alone, profiled.
-      await control('serve', { name: 'workerd-real', source: REAL_REPO });
+      // GIT_SYNC_BENCH_NO_FILTER=1: served as a plain git http-backend serves it (`uploadpack.allowFilter` off).
+      await control('serve', { name: 'workerd-real', source: REAL_REPO, ...(process.env.GIT_SYNC_BENCH_NO_FILTER ? { allowFilter: false } : {}) });
       const space = (await call('POST', `/v1/orgs/${org.id}/spaces`, token, { title: 'Git Sync bench, a real repository' })).body as { id: string };
       const label = `import: ${path.basename(REAL_REPO)}${REAL_DIR ? ` (${REAL_DIR})` : ''}`;
       const body = { url: repoUrl('workerd-real'), ref: 'refs/heads/main', force: true, ...(REAL_DIR ? { repoProjectDirectory: REAL_DIR } : {}) };
       const real = await operate(space.id, 'import', body, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(label, error));
       if (real) {
-        report(label, real, `${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
+        report(label, real, `${real.stats.fetch ?? 'full'} fetch, ${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
         console.log(await result(space.id, 'workerd-real'));
       }
       writerInspector?.close();

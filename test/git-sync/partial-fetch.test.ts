@@ -18,7 +18,7 @@ async function importRepo(spaceId: string, token: string, body: Record<string, u
   const info = (await gitInfo(spaceId, token)).body;
   expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success' });
   const row = await env.DB.prepare(`select stats from git_sync_operations where space_id = ? order by created_at desc, rowid desc limit 1`).bind(spaceId).first<{ stats: string }>();
-  return JSON.parse(row!.stats) as { protocol: string; requests: number; packBytes: number; blobsFetched: number };
+  return JSON.parse(row!.stats) as { protocol: string; fetch: string; requests: number; packBytes: number; blobsFetched: number; blobsKept?: number };
 }
 
 async function pageIds(spaceId: string, token: string): Promise<Map<string, string>> {
@@ -95,28 +95,37 @@ describe('protocol v2 partial fetch (a real git http-backend)', () => {
     expect(stats.protocol).toBe('v1');
     expect((await pageIds(space.id, token)).size).toBe(3);
   });
-  it('a server that refuses filters (uploadpack.allowFilter off) gets a full fetch; one too large for it fails, saying why, in getSpaceGitInfo', async () => {
+  it('a server that refuses filters (uploadpack.allowFilter off) is read as a stream, whatever the full fetch cap; one without protocol v2 over the cap fails, saying why, in getSpaceGitInfo', async () => {
     const org = await seedOrg();
     const token = org.owner.token;
     const space = await createSpace(org.id, token);
     await createRepository('no-filter', { files: FILES, allowFilter: false });
+    // Under a cap smaller than its pack: the pack is read as it comes (the trees kept, the blobs let go), not held.
     const stats = await importRepo(space.id, token, { url: repositoryUrl('no-filter'), ref: 'refs/heads/main', force: true });
-    expect(stats.protocol).toBe('v1');
-    // The whole tree came, the file that is not GitBook's too (its bytes repeat: its pack is about 20 KB).
+    expect(stats).toMatchObject({ protocol: 'v2', fetch: 'streamed' });
+    // The whole tree came once, the file that is not GitBook's too (its bytes repeat: its pack is about 20 KB).
     expect(stats.packBytes).toBeGreaterThan(15_000);
-    expect(stats.blobsFetched ?? 0).toBe(0);
+    // SUMMARY.md and the three pages came in the stream; the asset alone by id.
+    expect(stats).toMatchObject({ blobsKept: 4, blobsFetched: 1 });
     expect((await pageIds(space.id, token)).size).toBe(3);
+    const capped = await createSpace(org.id, token);
+    expectStatus(await api('POST', `/v1/spaces/${capped.id}/git/import`, { token, body: { url: repositoryUrl('no-filter'), ref: 'refs/heads/main', force: true } }), 204);
+    const streamed = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(capped.id).first<{ id: string }>();
+    await runGitSyncOperation({ ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '10000' } as typeof env, streamed!.id);
+    expect((await gitInfo(capped.id, token)).body.operation).toMatchObject({ state: 'success' });
+    expect((await pageIds(capped.id, token)).size).toBe(3);
 
-    // Under a cap smaller than that pack, the import fails with the reason and what to do, and the space is untouched.
+    // Without protocol v2, under a cap smaller than the pack, the import fails with the reason and what to do, and the space is untouched.
+    await createRepository('no-filter-v1', { files: FILES, allowFilter: false, v1Only: true });
     const other = await createSpace(org.id, token);
     const head = expectStatus(await api('GET', `/v1/spaces/${other.id}`, { token }), 200).body.revision;
-    expectStatus(await api('POST', `/v1/spaces/${other.id}/git/import`, { token, body: { url: repositoryUrl('no-filter'), ref: 'refs/heads/main', force: true } }), 204);
+    expectStatus(await api('POST', `/v1/spaces/${other.id}/git/import`, { token, body: { url: repositoryUrl('no-filter-v1'), ref: 'refs/heads/main', force: true } }), 204);
     const pending = await env.DB.prepare(`select id from git_sync_operations where space_id = ? and state = 'pending'`).bind(other.id).first<{ id: string }>();
     await runGitSyncOperation({ ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '10000' } as typeof env, pending!.id);
     const info = (await gitInfo(other.id, token)).body;
     expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'failure', direction: 'import' });
     expect(info.operation.error).toContain('too large for a full fetch (over 10000 bytes)');
-    expect(info.operation.error).toContain('uploadpack.allowFilter');
+    expect(info.operation.error).toContain('does not speak Git protocol v2');
     expect(info.operation.error).not.toContain(gitServer().password);
     expect(expectStatus(await api('GET', `/v1/spaces/${other.id}`, { token }), 200).body.revision).toBe(head);
   });
@@ -150,7 +159,7 @@ describe('a fetch that fails midway says why (a real git http-backend)', () => {
     expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
     expect(failed.error).toMatch(new RegExp(`^fetching the blob ${oid} alone failed: the repository answered HTTP 502 to git-upload-pack; the full fetch of the tree tried instead failed too: the repository is too large for a full fetch \\(over 2000 bytes`));
     // Not the reason of a server without partial fetches: this one has them.
-    expect(failed.error).not.toContain('refuses partial fetches');
+    expect(failed.error).not.toContain('does not speak Git protocol v2');
 
     // With room for the full fetch, the fallback reads the file: the import succeeds, the file is there.
     await control('fail', { name: 'fail-stream', want: oid, status: 502 });
@@ -171,7 +180,7 @@ describe('a fetch that fails midway says why (a real git http-backend)', () => {
     const failed = await importInto(org, 'fail-batch', { ...env, GIT_SYNC_MAX_FULL_FETCH_BYTES: '100' } as typeof env);
     expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
     expect(failed.error).toMatch(/^fetching a batch of \d+ blobs by id failed: .+; the full fetch of the tree tried instead failed too: the repository is too large/);
-    expect(failed.error).not.toContain('refuses partial fetches');
+    expect(failed.error).not.toContain('does not speak Git protocol v2');
   });
 
   it('a streamed blob cut midway through its bytes fails the import with the cut as its cause', async () => {
@@ -184,7 +193,7 @@ describe('a fetch that fails midway says why (a real git http-backend)', () => {
     expect(failed, JSON.stringify(failed)).toMatchObject({ state: 'failure' });
     // Whether the cut is seen before the blob's first bytes (then the fallback is tried too) or while they stream.
     expect(failed.error).toMatch(/^(fetching the blob [0-9a-f]{40} alone failed: )?.*(Network connection lost|cut short)/);
-    expect(failed.error).not.toContain('refuses partial fetches');
+    expect(failed.error).not.toContain('does not speak Git protocol v2');
     // Nothing of the cut file stays in R2 (neither the staging object nor a file).
     expect((await env.FILES.list({ prefix: 'git-sync/staging/' })).objects).toHaveLength(0);
   });

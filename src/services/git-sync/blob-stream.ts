@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { inflateSync, type ZlibOptions } from 'node:zlib';
+import { createInflate, inflateSync, type ZlibOptions } from 'node:zlib';
 import { toHex } from '../../lib/ids';
 
 const decoder = new TextDecoder();
@@ -58,6 +58,11 @@ class Chunks {
       offset = 0;
     }
     return out;
+  }
+
+  /** The bytes of the first chunk from the read position, not consumed (a view). */
+  first(): Uint8Array {
+    return this.list[0].subarray(this.offset);
   }
 
   /** Drops the next `n` bytes (n <= length). */
@@ -244,15 +249,15 @@ export async function singleBlobOf(body: ReadableStream<Uint8Array>): Promise<{ 
 // (SHA-1) computed once. isomorphic-git instead indexed the pack (inflating every object in JavaScript and hashing
 // it), then inflated each blob again to read it: most of the CPU of a large import's assets.
 
-const TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+export const TYPES = ['', 'commit', 'tree', 'blob', 'tag'] as const;
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
 
-type PackObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+export type PackObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
 /** node:crypto's incremental SHA-1 (the project's types for node:crypto are narrower than what it does). */
-type Sha1 = { update(bytes: Uint8Array): Sha1; digest(): Uint8Array };
-const sha1 = () => createHash('sha1') as unknown as Sha1;
+export type Sha1 = { update(bytes: Uint8Array): Sha1; digest(): Uint8Array };
+export const sha1 = () => createHash('sha1') as unknown as Sha1;
 
 /** Git's id of an object: the SHA-1 of `<type> <size>\0` and its bytes (hashed in place: the bytes are not copied). */
 export async function gitObjectId(type: PackObjectType, data: Uint8Array): Promise<string> {
@@ -320,11 +325,54 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
 }
 
 /**
- * A pack's bytes as they come, read object by object: what is buffered is at most one object's compressed bytes
- * (and the chunk the next one starts in), never the pack. Every byte before the trailer goes through the pack's
- * SHA-1 as it is consumed.
+ * One zlib stream inflated as its compressed bytes are fed, by the runtime's zlib (node:zlib's Inflate, native in
+ * workerd): `feed` answers how many bytes of a chunk the stream took, fewer than the chunk's when the stream ended
+ * within it (`bytesWritten` counts the compressed bytes zlib consumed), so the next object of a pack starts there.
+ * What it inflates goes to `onData` piece by piece (16 KiB), never gathered: a blob of any size costs one piece.
  */
-class PackReader {
+class StreamInflater {
+  private readonly engine = createInflate();
+  private inflated = 0;
+  private readonly ended: Promise<void>;
+
+  constructor(onData: (bytes: Uint8Array) => void) {
+    this.engine.on('data', (bytes: Uint8Array) => {
+      this.inflated += bytes.byteLength;
+      onData(bytes);
+    });
+    this.ended = new Promise<void>((resolve, reject) => {
+      this.engine.once('end', resolve);
+      this.engine.once('error', reject);
+    });
+    this.ended.catch(() => undefined);
+  }
+
+  /** Feeds `chunk`: how many of its bytes the zlib stream took (all of them unless it ended within it). */
+  async feed(chunk: Uint8Array): Promise<number> {
+    const before = this.engine.bytesWritten;
+    const written = new Promise<void>((resolve, reject) => this.engine.write(chunk, (error) => (error ? reject(error) : resolve())));
+    // An error may end the stream without calling back the write (a destroyed stream).
+    await Promise.race([written, this.ended.then(() => written)]);
+    return this.engine.bytesWritten - before;
+  }
+
+  /** The count of inflated bytes, once the stream ended and every piece was handed out. */
+  async end(): Promise<number> {
+    await this.ended;
+    return this.inflated;
+  }
+
+  close(): void {
+    this.engine.destroy();
+  }
+}
+
+/**
+ * A pack's bytes as they come, read object by object: what is buffered is at most one object's compressed bytes
+ * (and the chunk the next one starts in), never the pack; an object read with `inflateStreaming` not even that. Every
+ * byte before the trailer goes through the pack's SHA-1 as it is consumed.
+ */
+export class PackReader {
   private readonly pending = new Chunks();
   private readonly checksum = sha1();
   ended = false;
@@ -386,6 +434,34 @@ class PackReader {
   }
 
   /**
+   * One zlib stream of any size, consumed, its inflated bytes handed to `onData` as they come (not kept): only the
+   * chunk being read is held. Answers how many bytes it inflated to.
+   */
+  async inflateStreaming(onData: (bytes: Uint8Array) => void): Promise<number> {
+    const at = this.offset;
+    const inflater = new StreamInflater(onData);
+    try {
+      for (;;) {
+        if ((await this.fill(1)) === 0) throw new Error(`the pack was cut short (in its object at byte ${at})`);
+        const chunk = this.pending.first();
+        let used: number;
+        try {
+          used = await inflater.feed(chunk);
+        } catch (error) {
+          throw new Error(`the pack's object at byte ${at} does not inflate: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        this.checksum.update(chunk.subarray(0, used));
+        this.pending.skip(used);
+        this.offset += used;
+        // The stream ended within the chunk (or, having ended at its end, took nothing of the next one).
+        if (used < chunk.byteLength) return await inflater.end();
+      }
+    } finally {
+      inflater.close();
+    }
+  }
+
+  /**
    * Whether the rest of the pack matches its checksum, read to its end holding only its last 20 bytes: an object
    * that does not parse is first a pack whose bytes were damaged, and says so.
    */
@@ -421,6 +497,16 @@ class PackReader {
  */
 export async function blobsOfPackStream(packBytes: AsyncIterable<Uint8Array>, wants: readonly string[]): Promise<{ blobs: Map<string, Uint8Array>; bytes: number }> {
   const reader = new PackReader(packBytes[Symbol.asyncIterator]());
+  const count = await packHeader(reader);
+  const blobs = new Map<string, Uint8Array>();
+  await readToTrailer(reader, () => readObjects(reader, count, wants, blobs));
+  const missing = wants.find((oid) => !blobs.has(oid));
+  if (missing) throw new Error(`the remote's answer lacks the blob ${missing}`);
+  return { blobs, bytes: reader.offset + 20 };
+}
+
+/** A pack's header (`PACK`, its version, its count of objects): the count. */
+export async function packHeader(reader: PackReader): Promise<number> {
   const header = await reader.take(12).catch((error: unknown) => {
     // The remote's own refusal (`not our ref <oid>`: a blob it lacks) is what went wrong, and says which blob.
     if (error instanceof Error && error.message.startsWith('the remote refused the fetch')) throw error;
@@ -430,20 +516,47 @@ export async function blobsOfPackStream(packBytes: AsyncIterable<Uint8Array>, wa
   const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   const version = view.getUint32(4);
   if (version !== 2 && version !== 3) throw new Error(`the remote answered a pack of version ${version}`);
-  const count = view.getUint32(8);
+  return view.getUint32(8);
+}
 
-  const blobs = new Map<string, Uint8Array>();
+/** Reads a pack's objects with `read`, then checks its trailer; an object that fails on damaged bytes says so. */
+export async function readToTrailer(reader: PackReader, read: () => Promise<void>): Promise<void> {
   try {
-    await readObjects(reader, count, wants, blobs);
+    await read();
   } catch (error) {
     // Read to its end unless it ended already (cut short) or its answer failed: damaged bytes say so.
     if (!reader.sourceFailed && !reader.ended && !(await reader.checksumHolds().catch(() => true))) throw new Error('the pack the remote sent does not match its checksum');
     throw error;
   }
   await reader.verifyTrailer();
-  const missing = wants.find((oid) => !blobs.has(oid));
-  if (missing) throw new Error(`the remote's answer lacks the blob ${missing}`);
-  return { blobs, bytes: reader.offset + 20 };
+}
+
+/** An object's header in a pack: its kind (1-4, or a delta), its size (inflated), and a delta's base. */
+export type ObjectHeader = { start: number; kind: number; size: number; baseOffset?: number; baseId?: string };
+
+export async function objectHeader(reader: PackReader): Promise<ObjectHeader> {
+  const start = reader.offset;
+  let byte = await reader.byte();
+  const kind = (byte >> 4) & 7;
+  let size = byte & 15;
+  let shift = 4;
+  while (byte & 0x80) {
+    byte = await reader.byte();
+    size += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  }
+  if (kind === OFS_DELTA) {
+    byte = await reader.byte();
+    let distance = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = await reader.byte();
+      distance = (distance + 1) * 128 + (byte & 0x7f);
+    }
+    return { start, kind, size, baseOffset: start - distance };
+  }
+  if (kind === REF_DELTA) return { start, kind, size, baseId: toHex(await reader.take(20)) };
+  if (!TYPES[kind]) throw new Error(`the pack has an object of unknown type ${kind}`);
+  return { start, kind, size };
 }
 
 /** The `count` objects of a pack, in turn: the blobs among `wants` into `blobs`. */
@@ -453,32 +566,14 @@ async function readObjects(reader: PackReader, count: number, wants: readonly st
   const byOffset = new Map<number, { type: PackObjectType; data: Uint8Array }>();
   const byId = new Map<string, { type: PackObjectType; data: Uint8Array }>();
   for (let i = 0; i < count; i++) {
-    const start = reader.offset;
-    let byte = await reader.byte();
-    const kind = (byte >> 4) & 7;
-    let size = byte & 15;
-    let shift = 4;
-    while (byte & 0x80) {
-      byte = await reader.byte();
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
+    const { start, kind, size, baseOffset, baseId } = await objectHeader(reader);
     let base: { type: PackObjectType; data: Uint8Array } | undefined;
-    if (kind === OFS_DELTA) {
-      byte = await reader.byte();
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = await reader.byte();
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      base = byOffset.get(start - distance);
+    if (baseOffset !== undefined) {
+      base = byOffset.get(baseOffset);
       if (!base) throw new Error(`the pack's delta at byte ${start} has no base in the pack`);
-    } else if (kind === REF_DELTA) {
-      const baseId = toHex(await reader.take(20));
+    } else if (baseId !== undefined) {
       base = byId.get(baseId);
       if (!base) throw new Error(`the pack's delta at byte ${start} is on ${baseId}, which the pack does not carry before it`);
-    } else if (!TYPES[kind]) {
-      throw new Error(`the pack has an object of unknown type ${kind}`);
     }
     const inflated = await reader.inflate(size);
     const object = base ? { type: base.type, data: applyDelta(base.data, inflated) } : { type: TYPES[kind] as PackObjectType, data: inflated };

@@ -1,7 +1,9 @@
 import git from 'isomorphic-git';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
-import { blobsOfPackStream, packBytesOf, singleBlobOf } from './blob-stream';
+import { deflateSync } from 'node:zlib';
+import { blobsOfPackStream, packBytesOf, singleBlobOf, type PackObjectType } from './blob-stream';
+import { treesOfPackStream, type KeptObject } from './pack-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MemFS } from './memfs';
 import { concatBytes } from '../../lib/bytes';
@@ -33,11 +35,23 @@ export const GIT_TRANSFER_LIMITS = {
   /** A blob larger than this (when the remote tells sizes: `object-info`) is fetched alone and streamed, never held. */
   streamAbove: 1024 * 1024,
   /**
-   * Largest pack of a full fetch (a server that refuses partial fetches: `uploadpack.allowFilter` off, or no
-   * protocol v2): the whole tree with every blob is held, about twice over while it is indexed. A larger
-   * repository fails, saying so. `GIT_SYNC_MAX_FULL_FETCH_BYTES` sets it.
+   * Largest pack of a full fetch (a server without protocol v2, or one that refuses blobs by id after offering
+   * them): the whole tree with every blob is held, about twice over while it is indexed. A larger repository fails,
+   * saying so. `GIT_SYNC_MAX_FULL_FETCH_BYTES` sets it. A v2 server without `filter` is not fetched so: its pack is
+   * read as it comes (`maxStreamedPackBytes`).
    */
   maxFullFetchBytes: 32 * 1024 * 1024,
+  /**
+   * Largest pack of a commit read as it comes (a v2 server without `filter`): its blobs are read through zlib and let
+   * go, never held, so this bounds the time spent, not memory: the import's own limits (1 GiB of files, 96 MiB of
+   * Markdown) and the repository's other blobs.
+   */
+  maxStreamedPackBytes: 4 * 1024 * 1024 * 1024,
+  /**
+   * Bytes of small blobs named like the import's reading (Markdown, `.gitbook.yaml`) a streamed pack keeps as it
+   * passes them (each under 256 KiB): read then without a request of their own. The rest is fetched by id.
+   */
+  keptWhileStreaming: 12 * 1024 * 1024,
   /** Time limit of one request to the remote. */
   timeoutMs: 60_000,
 };
@@ -274,6 +288,20 @@ function treeEntriesOf(bytes: Uint8Array): TreeEntry[] {
   return entries;
 }
 
+/** Files an import reads whole, as their names say: Markdown and GitBook's configuration. */
+const READ_WHOLE = /\.(md|markdown|ya?ml)$/i;
+
+/** The blobs of a tree's entries named as an import reads them (READ_WHOLE), regular files only. */
+function readNamedBlobs(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  try {
+    for (const entry of treeEntriesOf(bytes)) if (entry.type === 'blob' && entry.mode !== '120000' && READ_WHOLE.test(entry.path)) out.push(entry.oid);
+  } catch {
+    // A tree isomorphic-git would refuse: none of its blobs kept (the import says what is wrong with it).
+  }
+  return out;
+}
+
 function isUtf8(bytes: Uint8Array): boolean {
   if (bytes.every((b) => b < 0x80)) return true;
   try {
@@ -387,6 +415,10 @@ export class GitSession {
   private objectInfo = false;
   /** The remote speaks protocol v2's `fetch`, with or without `filter` (a commit can be wanted by id). */
   private v2Fetch = false;
+  /** The remote's v2 `fetch` takes `filter` (`uploadpack.allowFilter`): trees come without blobs. */
+  private filter = false;
+  /** Sizes of the blobs a streamed pack passed (a v2 server without `filter`), by id: what `object-info` would say. */
+  private readonly passedSizes = new Map<string, number>();
   /** The commit `fetchRef` fetched (depth 1). */
   private fetchedOid: string | null = null;
   /** Blobs whose answer alone was over `maxBatchBytes` (never held: a page of them is left out). */
@@ -401,7 +433,10 @@ export class GitSession {
   /** The remote answered a fetch of blobs by id: a later refusal of one names a blob it lacks. */
   private servedById = false;
   private initialized = false;
-  /** The commit was fetched without its blobs (protocol v2, `filter blob:none`): blobs are fetched when read. */
+  /**
+   * The commit was fetched without its blobs (protocol v2, `filter blob:none`; or, without `filter`, its pack read as
+   * it came and its blobs let go): blobs are fetched by id when read.
+   */
   private partial = false;
   /** The ref a partial fetch read, for the full fetch a server that refuses blobs by id gets instead. */
   private fetchedRef: string | null = null;
@@ -421,7 +456,22 @@ export class GitSession {
    */
   private readonly cache = {};
   /** What the session fetched, for the operation's report and the benchmark. */
-  readonly stats = { protocol: 'v1' as 'v1' | 'v2', requests: 0, packBytes: 0, blobsFetched: 0, blobsStreamed: 0, splitBatches: 0, peakBytesHeld: 0 };
+  /**
+   * `fetch`: how the commit came: `partial` (its trees, `filter blob:none`), `streamed` (its whole pack read as it came,
+   * blobs let go: `blobsPassed` of them, `blobsKept` kept), `full` (every blob held: isomorphic-git's fetch).
+   */
+  readonly stats = {
+    protocol: 'v1' as 'v1' | 'v2',
+    fetch: 'full' as 'partial' | 'streamed' | 'full',
+    requests: 0,
+    packBytes: 0,
+    blobsPassed: 0,
+    blobsKept: 0,
+    blobsFetched: 0,
+    blobsStreamed: 0,
+    splitBatches: 0,
+    peakBytesHeld: 0,
+  };
 
   constructor(
     env: Pick<Env, 'OUTBOUND_ALLOWED_HOSTS' | 'GIT_SYNC_ALLOWED_HOSTS' | 'GIT_SYNC_MAX_FULL_FETCH_BYTES'>,
@@ -490,12 +540,22 @@ export class GitSession {
     return singleBlobOf(response.body);
   }
 
-  /** The sizes of blobs, when the remote answers `object-info` (an empty map otherwise). */
+  /**
+   * The sizes of blobs: those a streamed pack passed, then the rest when the remote answers `object-info` (else they
+   * are not in the map).
+   */
   async blobSizes(oids: string[]): Promise<Map<string, number>> {
     const sizes = new Map<string, number>();
-    if (!this.partial || !this.objectInfo) return sizes;
-    for (let i = 0; i < oids.length; i += 1000) {
-      const bytes = await this.uploadPack(commandRequest('object-info', ['size', ...oids.slice(i, i + 1000).map((o) => `oid ${o}`)], ['agent=docs-platform']), 1024 * 1024);
+    if (!this.partial) return sizes;
+    const unknown: string[] = [];
+    for (const oid of oids) {
+      const size = this.passedSizes.get(oid);
+      if (size === undefined) unknown.push(oid);
+      else sizes.set(oid, size);
+    }
+    if (!this.objectInfo) return sizes;
+    for (let i = 0; i < unknown.length; i += 1000) {
+      const bytes = await this.uploadPack(commandRequest('object-info', ['size', ...unknown.slice(i, i + 1000).map((o) => `oid ${o}`)], ['agent=docs-platform']), 1024 * 1024);
       for (const line of readPktLines(bytes)) {
         if (!line) continue;
         const [oid, size] = decoder.decode(line).trimEnd().split(' ');
@@ -506,8 +566,9 @@ export class GitSession {
   }
 
   /**
-   * The capabilities of the remote's git-upload-pack in protocol v2, or null when it does not speak v2 with
-   * `fetch=filter` (then the session fetches the way isomorphic-git does). A refusal of the credentials throws.
+   * The capabilities of the remote's git-upload-pack in protocol v2 (`fetch` and `ls-refs`; `filter` says whether
+   * `fetch` takes filters), or null when it does not speak v2 (then the session fetches the way isomorphic-git does).
+   * A refusal of the credentials throws.
    */
   private async v2Capabilities(): Promise<Set<string> | null> {
     const response = await outboundFetch(
@@ -528,7 +589,8 @@ export class GitSession {
     const lsRefs = [...capabilities].some((c) => c === 'ls-refs' || c.startsWith('ls-refs='));
     this.objectInfo = [...capabilities].some((c) => c === 'object-info' || c.startsWith('object-info='));
     this.v2Fetch = Boolean(fetch && lsRefs);
-    return fetch && fetch.split(/[=\s]/).includes('filter') && lsRefs ? capabilities : null;
+    this.filter = Boolean(fetch && fetch.split(/[=\s]/).includes('filter'));
+    return this.v2Fetch ? capabilities : null;
   }
 
   /** `ls-refs` of the refs that could be `ref`: the ref itself, or the branch of that name. */
@@ -558,6 +620,79 @@ export class GitSession {
     await this.fs.promises.writeFile(`${this.gitdir}/${name}`, pack);
     await git.indexPack({ fs: this.fs, dir: this.gitdir, gitdir: this.gitdir, filepath: name });
     return name;
+  }
+
+  /**
+   * Fetches `wants` in one v2 `fetch` without a filter and reads its pack as it comes (pack-stream): commits and trees
+   * go into the session's repository, blobs are let go (their sizes noted), but for small ones named as the import
+   * reads them (Markdown, `.gitbook.yaml`), kept within `keptWhileStreaming`. With `have` (a commit held at depth 1), a
+   * thin pack of what `wants` differ by; a delta on an object outside it is on the session's copy, or on a blob let go.
+   */
+  private async streamTrees(wants: string[], options: { deepen: number; have?: string }): Promise<void> {
+    const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
+    const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'no-progress', 'ofs-delta', 'done'];
+    // Sent again when the connection is lost (nothing of a pack read is kept until it was read whole and checked).
+    const read = await sentAgainIfLost(async () => {
+      const response = await outboundStream(
+        this.outbound,
+        ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
+        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 10 },
+      );
+      this.stats.requests++;
+      if (!response.ok) {
+        await response.body.cancel();
+        throw new Error(`the repository answered HTTP ${response.status} to git-upload-pack`);
+      }
+      const named = new Set<string>();
+      const budget = new ByteBudget(GIT_TRANSFER_LIMITS.keptWhileStreaming);
+      return treesOfPackStream(packBytesOf(response.body), {
+        onTree: (data) => {
+          for (const oid of readNamedBlobs(data)) named.add(oid);
+        },
+        keepBlob: (oid, size) => {
+          if (!named.has(oid) || this.blobs.has(oid) || budget.held + size > budget.limit) return false;
+          budget.take(size);
+          return true;
+        },
+        outside: (oid) => this.objectHeld(oid),
+      });
+    });
+    for (const [oid, size] of read.sizes) this.passedSizes.set(oid, size);
+    await this.storeObjects(read.kept);
+    this.stats.packBytes += read.bytes;
+    this.stats.blobsPassed += read.blobsLetGo;
+    for (const { oid, type } of read.kept) {
+      if (type !== 'blob') continue;
+      this.blobs.add(oid);
+      this.stats.blobsKept++;
+    }
+  }
+
+  /** An object the session holds (a thin pack's base), or null. */
+  private async objectHeld(oid: string): Promise<{ type: PackObjectType; data: Uint8Array } | null> {
+    try {
+      const { type, object } = await git.readObject({ ...this.base, oid, format: 'content', cache: this.cache });
+      return { type: type as PackObjectType, data: object as Uint8Array };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Objects into the session's repository as loose objects (zlib of `<type> <size>\0<bytes>`, as git stores them),
+   * compressed by the runtime's zlib at its fastest level: isomorphic-git reads them as any other.
+   */
+  private async storeObjects(objects: KeptObject[]): Promise<void> {
+    const dirs = new Set<string>();
+    for (const { oid, type, data } of objects) {
+      const dir = `${this.gitdir}/objects/${oid.slice(0, 2)}`;
+      if (!dirs.has(dir)) {
+        await this.fs.promises.mkdir(dir).catch(() => undefined);
+        dirs.add(dir);
+      }
+      const wrapped = concatBytes([encoder.encode(`${type} ${data.byteLength}\0`), data]);
+      await this.fs.promises.writeFile(`${dir}/${oid.slice(2)}`, new Uint8Array(deflateSync(wrapped, { level: 1 })));
+    }
   }
 
   /** Drops a pack fetched for blobs read once (assets): what it held is no longer held. */
@@ -832,8 +967,10 @@ export class GitSession {
 
   /**
    * Fetches the commit at `ref` (depth 1): the oid, or null when the ref does not exist. With protocol v2 and
-   * `filter`, only its commit and trees (blobs come when read, by id); otherwise the way isomorphic-git does,
-   * every blob of the tree at once.
+   * `filter`, only its commit and trees (blobs come when read, by id); with protocol v2 without `filter`, its whole
+   * pack read as it comes, the commit and trees kept and the blobs let go (then read by id, as after a partial fetch:
+   * v2's `fetch` takes a want of any object the server has); without protocol v2, the way isomorphic-git does, every
+   * blob of the tree at once.
    */
   async fetchRef(ref: string): Promise<string | null> {
     await this.init();
@@ -843,12 +980,14 @@ export class GitSession {
       const { name, oid } = found;
       this.fetchedRef = name;
       this.fetchedOid = oid;
-      await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      if (this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      else await this.streamTrees([oid], { deepen: 1 });
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
       await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${oid}\n`);
       this.partial = true;
       this.stats.protocol = 'v2';
+      this.stats.fetch = this.filter ? 'partial' : 'streamed';
       return oid;
     }
     const found = remoteRef(await this.remoteRefs(), ref);
@@ -875,7 +1014,9 @@ export class GitSession {
     }
     if (!this.partial && (!this.v2Fetch || !this.fetchedOid)) return 'unavailable';
     try {
-      await this.fetchPack([oid], this.partial ? { filter: 'blob:none', deepen: 1 } : { deepen: 1, have: this.fetchedOid! });
+      if (this.partial && this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
+      else if (this.partial) await this.streamTrees([oid], { deepen: 1, have: this.fetchedOid! });
+      else await this.fetchPack([oid], { deepen: 1, have: this.fetchedOid! });
       // Its parents are not here either (depth 1): git's `shallow` file says so, as for the fetched commit.
       const shallow = await this.fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8').catch(() => '');
       await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${shallow}${oid}\n`);
@@ -906,14 +1047,16 @@ export class GitSession {
    */
   private async fullFetch(remoteRef: string, noPartial = true): Promise<void> {
     this.stats.protocol = 'v1';
+    this.stats.fetch = 'full';
     try {
       await git.fetch({ ...this.base, cache: this.cache, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
     } catch (error) {
       if (!isTooLarge(error)) throw error;
       if (!noPartial) throw new Error(`the repository is too large for a full fetch (over ${this.fullFetchCap} bytes, GIT_SYNC_MAX_FULL_FETCH_BYTES)`);
       throw new Error(
-        `the repository is too large for a full fetch (over ${this.fullFetchCap} bytes): its server refuses partial fetches (protocol v2 with \`uploadpack.allowFilter\`), ` +
-          'so every blob of the tree would be held at once; allow filters on the server (GitHub and GitLab do), or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
+        `the repository is too large for a full fetch (over ${this.fullFetchCap} bytes): its server does not speak Git protocol v2, ` +
+          'so every blob of the tree would be held at once (over protocol v2 a repository of any size is read as it comes, with or without `uploadpack.allowFilter`); ' +
+          'enable protocol v2 on the server (git http-backend takes it from the Git-Protocol header, as GIT_PROTOCOL), or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
       );
     }
     this.stats.requests += 2;
