@@ -62,6 +62,12 @@ export const spaces = sqliteTable(
     changeRequestsCount: integer('change_requests_count').notNull().default(0),
     changeRequestsOpen: integer('change_requests_open').notNull().default(0),
     changeRequestsDraft: integer('change_requests_draft').notNull().default(0),
+    /**
+     * Moved by triggers (migration 0168) with every write to the space's change requests and their creators' names:
+     * whether a change-request list an isolate holds is the space's now (services/content/change-request-lists).
+     * Never written by the Worker.
+     */
+    changeRequestsVersion: integer('change_requests_version').notNull().default(0),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
     deletedAt: text('deleted_at'),

@@ -25,7 +25,8 @@ import { newChangeRequestStatements } from '../../services/content/main-edits';
 import { checkOrganizationRole } from '../../services/organizations/organizations';
 import { countOrganizationChangeRequests, organizationWithMemberRoleQuery } from '../../services/content/organization-change-requests';
 import { checkSpace, selectSpaceWithRank, type SpaceWithRank } from '../../services/spaces/spaces';
-import { runBatch, selectOfBuiltShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
+import { lookedUpToken, runBatch, selectOfBuiltShape, selectWithValues, type BatchItem, type Db } from '../../db/client';
+import { heldChangeRequestList, heldListKey, heldRowsOf, holdChangeRequestList } from '../../services/content/change-request-lists';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
 import { ApplySpaceTemplateSchema, templateChanges } from '../../templates';
 import { enforceCostly } from '../../middleware/rate-limit';
@@ -174,18 +175,10 @@ function listConditions(filters: Filters) {
 type ListScope = SQL[] | { shape: string; where: SQL[]; values: Record<string, unknown> };
 
 /**
- * One page of change requests and their count, read in the same batch as `guard` (the caller's
- * access to the space or organization), which `check` verifies before anything is returned.
+ * The statements of one page of change requests: the page (`list`, a row more than `limit`) and, built on demand,
+ * the count of every matching change request; `pageOf` makes the rows an API page.
  */
-async function listPage<G>(
-  db: Db,
-  guard: BatchItem,
-  check: (rows: G[]) => void,
-  listScope: ListScope,
-  filters: Filters,
-  urls: ReturnType<typeof urlContext>,
-  countFor?: (rows: G[], where: SQL[], values: Record<string, unknown>) => Promise<number>,
-) {
+function listStatements(db: Db, listScope: ListScope, filters: Filters, urls: ReturnType<typeof urlContext>) {
   const { cursor, limit } = pageParams(filters);
   const conditions = listConditions(filters);
   const { where, sortColumn } = conditions;
@@ -198,20 +191,59 @@ async function listPage<G>(
   // builder too, which was a fortieth of a warm list's Worker CPU (test/bench/profile.ts).
   const select = () => changeRequestQuery(db, and(matching, after)!).orderBy(desc(sortColumn), desc(changeRequests.id)).limit(sql.placeholder('limit'));
   const shape = Array.isArray(listScope) ? undefined : `changeRequests:${listScope.shape}:${conditions.shape}:${text ? 'after' : 'first'}`;
-  const [guardRows, rows] = (await db.batch([
-    guard,
-    shape ? selectOfBuiltShape(db, shape, select, values) : selectWithValues(select(), values),
-  ])) as [G[], ChangeRequestWithContext[]];
+  const list = shape ? selectOfBuiltShape(db, shape, select, values) : selectWithValues(select(), values);
+  const countAll = () => selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching), values);
+  const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
+  const pageOf = (rows: ChangeRequestWithContext[], total: number) => toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
+  return { list, countAll, where, values, limit, cursor, pageOf };
+}
+
+/**
+ * One page of change requests and their count, read in the same batch as `guard` (the caller's
+ * access to the space or organization), which `check` verifies before anything is returned.
+ */
+async function listPage<G>(
+  db: Db,
+  guard: BatchItem,
+  check: (rows: G[]) => void,
+  listScope: ListScope,
+  filters: Filters,
+  urls: ReturnType<typeof urlContext>,
+  countFor?: (rows: G[], where: SQL[], values: Record<string, unknown>) => Promise<number>,
+) {
+  const { list, countAll, where, values, limit, cursor, pageOf } = listStatements(db, listScope, filters, urls);
+  const [guardRows, rows] = (await db.batch([guard, list as BatchItem])) as [G[], ChangeRequestWithContext[]];
   check(guardRows);
   // Counted only when they are more than a page (after the caller's check): by `countFor` when given (the
   // organization's list reads indexes of what it subtracts), else over every matching change request.
   const total = await listCount(rows, limit, cursor, undefined, async () =>
-    countFor
-      ? countFor(guardRows, where, values)
-      : (await selectWithValues(db.select({ n: count() }).from(changeRequests).innerJoin(spaces, eq(spaces.id, changeRequests.spaceId)).where(matching), values))[0].n,
+    countFor ? countFor(guardRows, where, values) : (await countAll())[0].n,
   );
-  const key = (row: ChangeRequestWithContext) => [filters.orderBy === 'createdAt' ? row.cr.createdAt : row.cr.updatedAt, row.cr.id] as [string, string];
-  return toPage(rows, limit, total, key, (row) => toChangeRequest(row, urls));
+  return { guardRows, rows, page: pageOf(rows, total) };
+}
+
+/**
+ * A space's list from what this isolate holds (services/content/change-request-lists), if it holds the list asked
+ * for: the space's statement with the caller's rank alone (the access check), whose version says whether the held
+ * rows are the space's now; else the list and its count in one batch, held for the next read. Undefined when nothing
+ * is held: the caller reads the list as for the first time. Never for a request whose token cost a round trip of its
+ * own (DESIGN.md's budget is two).
+ */
+async function heldListPage(db: Db, spaceId: string, userId: string, filters: Filters, urls: ReturnType<typeof urlContext>) {
+  const key = heldListKey(spaceId, filters);
+  const held = key !== undefined && !lookedUpToken(db) ? heldChangeRequestList(key) : undefined;
+  if (!held) return undefined;
+  const { space } = checkSpace(await selectSpaceWithRank(db, spaceId, userId).all(), RANK.read, true);
+  const scope = { shape: 'space', where: [eq(changeRequests.spaceId, sql.placeholder('spaceId'))], values: { spaceId } };
+  const { list, countAll, limit, pageOf } = listStatements(db, scope, filters, urls);
+  if (space.changeRequestsVersion === held.version) {
+    const rows = heldRowsOf(held, space);
+    return pageOf(rows, rows.length);
+  }
+  // Read after the version was: rows at least as new as it, which at worst are read again.
+  const [rows, [{ n }]] = (await db.batch([list as BatchItem, countAll()])) as [ChangeRequestWithContext[], { n: number }[]];
+  holdChangeRequestList(key!, space.changeRequestsVersion, rows, limit);
+  return pageOf(rows, rows.length <= limit ? rows.length : n);
 }
 
 export const changeRequestsRouter = createRouter()
@@ -219,10 +251,16 @@ export const changeRequestsRouter = createRouter()
     const userId = requireUser(c);
     const { spaceId } = c.req.valid('param');
     const db = c.get('db');
+    const filters = c.req.valid('query');
+    const urls = urlContext(c.req.url, c.env.APP_URL);
+    const held = await heldListPage(db, spaceId, userId, filters, urls);
+    if (held) return c.json(held, 200);
     const guard = selectSpaceWithRank(db, spaceId, userId);
     const check = (rows: SpaceWithRank[]) => checkSpace(rows, RANK.read, true);
     const scope = { shape: 'space', where: [eq(changeRequests.spaceId, sql.placeholder('spaceId'))], values: { spaceId } };
-    const page = await listPage(db, guard, check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL));
+    const { guardRows, rows, page } = await listPage(db, guard, check, scope, filters, urls);
+    const key = heldListKey(spaceId, filters);
+    if (key !== undefined) holdChangeRequestList(key, guardRows[0].space.changeRequestsVersion, rows, pageParams(filters).limit);
     return c.json(page, 200);
   })
   .openapi(listForOrgRoute, async (c) => {
@@ -236,7 +274,7 @@ export const changeRequestsRouter = createRouter()
     const scope = [eq(changeRequests.orgId, organizationId), isNull(spaces.deletedAt), visible];
     const countFor = (rows: Caller[], where: SQL[], values: Record<string, unknown>) =>
       countOrganizationChangeRequests(db, organizationId, userId, rows[0], where, values, visible);
-    const page = await listPage(db, organizationWithMemberRoleQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL), countFor);
+    const { page } = await listPage(db, organizationWithMemberRoleQuery(db, organizationId, userId), check, scope, c.req.valid('query'), urlContext(c.req.url, c.env.APP_URL), countFor);
     return c.json(page, 200);
   })
   .openapi(createRoute, async (c) => {

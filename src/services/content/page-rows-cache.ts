@@ -12,6 +12,7 @@
  * revision the read's own statement answered. Rows that depend on more than the revision are never held: a page
  * whose tree has a computed page (the specs it reads change apart from the revision).
  */
+import { SizedLru } from '../../lib/sized-lru';
 
 /** The rows of one read, and the revision they are the rows of. */
 export interface HeldPageRows<R> {
@@ -19,37 +20,18 @@ export interface HeldPageRows<R> {
   rows: R[];
 }
 
-/** About 4 MB of UTF-16 text in all; one read's rows of more than an eighth of that are not held. */
-const MAX_HELD_CHARS = 2_000_000;
-const MAX_ENTRY_CHARS = MAX_HELD_CHARS / 8;
+/** About 4 MB of UTF-16 text in all; one read's rows of more than an eighth of that are not held (lib/sized-lru). */
+const entries = new SizedLru<HeldPageRows<{ value: unknown }>>(2_000_000, (held, key) =>
+  held.rows.reduce((sum, row) => sum + sizeOf(row.value) + 64, key.length),
+);
 
-interface Entry {
-  held: HeldPageRows<{ value: unknown }>;
-  chars: number;
-}
-
-/** By read (reads.ts placeOf and the statement's flags); a Map's order is its recency: a hit moves its entry last. */
-const entries = new Map<string, Entry>();
-let heldChars = 0;
-
+/** By read (reads.ts placeOf and the statement's flags). */
 export function heldPageRows<R extends { value: unknown }>(key: string): HeldPageRows<R> | undefined {
-  const entry = entries.get(key);
-  if (!entry) return undefined;
-  entries.delete(key);
-  entries.set(key, entry);
-  return entry.held as unknown as HeldPageRows<R>;
+  return entries.get(key) as unknown as HeldPageRows<R> | undefined;
 }
 
 export function holdPageRows<R extends { value: unknown }>(key: string, held: HeldPageRows<R>): void {
-  const chars = held.rows.reduce((sum, row) => sum + sizeOf(row.value) + 64, key.length);
-  forget(key);
-  if (chars > MAX_ENTRY_CHARS) return;
-  entries.set(key, { held, chars });
-  heldChars += chars;
-  for (const [oldest] of entries) {
-    if (heldChars <= MAX_HELD_CHARS) break;
-    forget(oldest);
-  }
+  entries.set(key, held as unknown as HeldPageRows<{ value: unknown }>);
 }
 
 /** A row's value in characters, or bytes for a body D1 answered as bytes (a packed document, a Markdown row's body). */
@@ -59,15 +41,7 @@ function sizeOf(value: unknown): number {
   return 0;
 }
 
-function forget(key: string): void {
-  const entry = entries.get(key);
-  if (!entry) return;
-  entries.delete(key);
-  heldChars -= entry.chars;
-}
-
 /** Empties the cache (tests). */
 export function clearHeldPageRows(): void {
   entries.clear();
-  heldChars = 0;
 }
