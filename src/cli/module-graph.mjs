@@ -68,11 +68,13 @@ export const isSiteOnDemandSource = (input) =>
  * requests (reads.ts: the site needs only services/content/tree-rows), the content writers (revisions.ts with its
  * deltas and `diff`, tree.ts, pages.ts, convert.ts), the customization checks, the OpenAPI document's app
  * (lib/lazy-router), and two modules imported on demand only where a page needs them: the computed (OpenAPI) pages and
- * the integration events of a site with receivers of its views.
+ * the integration events of a site with receivers of its views. And services/content/packed-documents, whose
+ * `node:zlib` (workerd's zlib, stream and process modules, about 45% of a cold page) a page reads without: its
+ * documents are inflated by the runtime (packed-form `documentTextNative`), a Brotli one stored before loads it then.
  */
 export const isSitePageUnneededSource = (input) =>
   /(^|[\\/])node_modules[\\/]diff[\\/]/.test(input) ||
-  /^src\/(services\/content\/(reads|revisions|tree|pages|convert|document-deltas|page-statement|change-requests|presenter)|services\/openapi\/computed-pages|services\/integrations\/events|services\/sites\/customization-references|lib\/lazy-router)\.ts$/.test(input);
+  /^src\/(services\/content\/(reads|revisions|tree|pages|convert|document-deltas|page-statement|change-requests|presenter|packed-documents)|services\/openapi\/computed-pages|services\/integrations\/events|services\/sites\/customization-references|lib\/lazy-router)\.ts$/.test(input);
 
 /**
  * Source modules the published page's renderer (src/site/render/document.ts, the first page rendered) no longer
@@ -99,6 +101,28 @@ export function evaluatedWith(metafile, sources, forbidden, what) {
     }
     const found = [...sourcesEvaluatedWith(metafile, holder[0])].filter(forbidden);
     if (found.length > 0) faults.push(`${source}'s first import evaluates ${what}: ${found.join(', ')}`);
+  }
+  return faults;
+}
+
+/**
+ * Of `sources`, those whose first import imports a Node.js built-in (`node:...`, external to the build), each with the
+ * built-ins: workerd evaluates a built-in's own modules on its first import (`node:zlib` with its stream and process
+ * modules was about 45% of a cold isolate's first published page). One line per fault.
+ */
+export function builtinsImportedWith(metafile, sources) {
+  const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
+  const faults = [];
+  for (const source of sources) {
+    const holder = outputs.find(([, output]) => output.entryPoint === source) ?? outputs.find(([, output]) => output.inputs[source]);
+    if (!holder) {
+      faults.push(`${source} is in no module of the build`);
+      continue;
+    }
+    const builtins = new Set();
+    for (const name of staticClosure(metafile, holder[0]))
+      for (const imported of metafile.outputs[name].imports ?? []) if (imported.external && imported.kind === 'import-statement' && imported.path.startsWith('node:')) builtins.add(imported.path);
+    if (builtins.size > 0) faults.push(`${source}'s first import imports ${[...builtins].join(', ')}`);
   }
   return faults;
 }
