@@ -24,7 +24,7 @@ export { applyDeltaOps, DELTA, isWholePacked, packedBytes, type DeltaOp };
  * How a page document (or a reusable content) is stored in D1 (issue 42, storage): its canonical JSON compressed
  * with deflate (raw), as a BLOB in `documents.body`, with a small `documents.refs` beside it holding what SQL must see
  * inside the document without unpacking it. GitBook's JSON documents compress to about a seventh of their size
- * (the AxonIQ guide: 5.3 MB of JSON to 0.40 times its Markdown); nodes of the page and file
+ * (the AxonIQ guide: 5.3 MB of JSON to about 0.4 times its Markdown); nodes of the page and file
  * maps and child-list chunks stay JSON text, for SQL walks them with `json_each`. Documents stored before migration
  * 0052 are JSON text with no refs: every reader takes both forms (`documentText`), and every statement that looks
  * into a document reads `refs` when it is set and the JSON body otherwise.
