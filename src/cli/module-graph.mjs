@@ -91,16 +91,20 @@ export const isRendererTableSource = (input) =>
  * did), each with the modules it evaluates: one line per fault, `what` naming the kind.
  */
 export function evaluatedWith(metafile, sources, forbidden, what) {
+  return faultsOf(metafile, sources, (holder, source) => {
+    const found = [...sourcesEvaluatedWith(metafile, holder)].filter(forbidden);
+    return found.length > 0 ? `${source}'s first import evaluates ${what}: ${found.join(', ')}` : null;
+  });
+}
+
+/** `fault(holder, source)` for each of `sources`, `holder` the output module its first import evaluates; a source in no module is a fault. */
+function faultsOf(metafile, sources, fault) {
   const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
   const faults = [];
   for (const source of sources) {
     const holder = outputs.find(([, output]) => output.entryPoint === source) ?? outputs.find(([, output]) => output.inputs[source]);
-    if (!holder) {
-      faults.push(`${source} is in no module of the build`);
-      continue;
-    }
-    const found = [...sourcesEvaluatedWith(metafile, holder[0])].filter(forbidden);
-    if (found.length > 0) faults.push(`${source}'s first import evaluates ${what}: ${found.join(', ')}`);
+    const found = holder ? fault(holder[0], source) : `${source} is in no module of the build`;
+    if (found) faults.push(found);
   }
   return faults;
 }
@@ -111,20 +115,12 @@ export function evaluatedWith(metafile, sources, forbidden, what) {
  * modules was about 45% of a cold isolate's first published page). One line per fault.
  */
 export function builtinsImportedWith(metafile, sources) {
-  const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
-  const faults = [];
-  for (const source of sources) {
-    const holder = outputs.find(([, output]) => output.entryPoint === source) ?? outputs.find(([, output]) => output.inputs[source]);
-    if (!holder) {
-      faults.push(`${source} is in no module of the build`);
-      continue;
-    }
+  return faultsOf(metafile, sources, (holder, source) => {
     const builtins = new Set();
-    for (const name of staticClosure(metafile, holder[0]))
+    for (const name of staticClosure(metafile, holder))
       for (const imported of metafile.outputs[name].imports ?? []) if (imported.external && imported.kind === 'import-statement' && imported.path.startsWith('node:')) builtins.add(imported.path);
-    if (builtins.size > 0) faults.push(`${source}'s first import imports ${[...builtins].join(', ')}`);
-  }
-  return faults;
+    return builtins.size > 0 ? `${source}'s first import imports ${[...builtins].join(', ')}` : null;
+  });
 }
 
 /**
