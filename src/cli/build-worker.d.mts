@@ -15,3 +15,7 @@ export function onDemandModules(options: { root?: string; entry?: string; source
 export function isZodModule(input: string): boolean;
 /** The modules whose first import must evaluate no zod (checked on every build). */
 export const ZOD_FREE: string[];
+/** The published site's module, what serves every route group, and the published page's renderer (build-worker.mjs). */
+export const SITE: string;
+export const GROUP_APP: string;
+export const RENDERER: string;

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
 import { eagerFunctions, eagerModules } from './eager-compile.mjs';
-import { constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { builtinsImportedWith, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -190,7 +190,10 @@ function assertZodFree(metafile) {
     ...(metafile.inputs[SITE] ? evaluatedWith(metafile, [SITE], isSiteOnDemandSource, 'what it loads on demand') : []),
     ...(metafile.inputs[RENDERER] ? evaluatedWith(metafile, [RENDERER], isRendererTableSource, 'the hast tables it no longer needs') : []),
     ...(metafile.inputs[SITE] && metafile.inputs[RENDERER] && metafile.inputs[GROUP_APP]
-      ? evaluatedWith(metafile, [GROUP_APP, SITE, RENDERER], isSitePageUnneededSource, 'what a published page does not need')
+      ? [
+          ...evaluatedWith(metafile, [GROUP_APP, SITE, RENDERER], isSitePageUnneededSource, 'what a published page does not need'),
+          ...builtinsImportedWith(metafile, [GROUP_APP, SITE, RENDERER]),
+        ]
       : []),
     ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
   ];

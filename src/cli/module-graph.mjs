@@ -68,11 +68,13 @@ export const isSiteOnDemandSource = (input) =>
  * requests (reads.ts: the site needs only services/content/tree-rows), the content writers (revisions.ts with its
  * deltas and `diff`, tree.ts, pages.ts, convert.ts), the customization checks, the OpenAPI document's app
  * (lib/lazy-router), and two modules imported on demand only where a page needs them: the computed (OpenAPI) pages and
- * the integration events of a site with receivers of its views.
+ * the integration events of a site with receivers of its views. And services/content/packed-documents, whose
+ * `node:zlib` (workerd's zlib, stream and process modules, about 45% of a cold page) a page reads without: its
+ * documents are inflated by the runtime (packed-form `documentTextNative`), a Brotli one stored before loads it then.
  */
 export const isSitePageUnneededSource = (input) =>
   /(^|[\\/])node_modules[\\/]diff[\\/]/.test(input) ||
-  /^src\/(services\/content\/(reads|revisions|tree|pages|convert|document-deltas|page-statement|change-requests|presenter)|services\/openapi\/computed-pages|services\/integrations\/events|services\/sites\/customization-references|lib\/lazy-router)\.ts$/.test(input);
+  /^src\/(services\/content\/(reads|revisions|tree|pages|convert|document-deltas|page-statement|change-requests|presenter|packed-documents)|services\/openapi\/computed-pages|services\/integrations\/events|services\/sites\/customization-references|lib\/lazy-router)\.ts$/.test(input);
 
 /**
  * Source modules the published page's renderer (src/site/render/document.ts, the first page rendered) no longer
@@ -89,18 +91,36 @@ export const isRendererTableSource = (input) =>
  * did), each with the modules it evaluates: one line per fault, `what` naming the kind.
  */
 export function evaluatedWith(metafile, sources, forbidden, what) {
+  return faultsOf(metafile, sources, (holder, source) => {
+    const found = [...sourcesEvaluatedWith(metafile, holder)].filter(forbidden);
+    return found.length > 0 ? `${source}'s first import evaluates ${what}: ${found.join(', ')}` : null;
+  });
+}
+
+/** `fault(holder, source)` for each of `sources`, `holder` the output module its first import evaluates; a source in no module is a fault. */
+function faultsOf(metafile, sources, fault) {
   const outputs = Object.entries(metafile.outputs).filter(([name]) => name.endsWith('.js'));
   const faults = [];
   for (const source of sources) {
     const holder = outputs.find(([, output]) => output.entryPoint === source) ?? outputs.find(([, output]) => output.inputs[source]);
-    if (!holder) {
-      faults.push(`${source} is in no module of the build`);
-      continue;
-    }
-    const found = [...sourcesEvaluatedWith(metafile, holder[0])].filter(forbidden);
-    if (found.length > 0) faults.push(`${source}'s first import evaluates ${what}: ${found.join(', ')}`);
+    const found = holder ? fault(holder[0], source) : `${source} is in no module of the build`;
+    if (found) faults.push(found);
   }
   return faults;
+}
+
+/**
+ * Of `sources`, those whose first import imports a Node.js built-in (`node:...`, external to the build), each with the
+ * built-ins: workerd evaluates a built-in's own modules on its first import (`node:zlib` with its stream and process
+ * modules was about 45% of a cold isolate's first published page). One line per fault.
+ */
+export function builtinsImportedWith(metafile, sources) {
+  return faultsOf(metafile, sources, (holder, source) => {
+    const builtins = new Set();
+    for (const name of staticClosure(metafile, holder))
+      for (const imported of metafile.outputs[name].imports ?? []) if (imported.external && imported.kind === 'import-statement' && imported.path.startsWith('node:')) builtins.add(imported.path);
+    return builtins.size > 0 ? `${source}'s first import imports ${[...builtins].join(', ')}` : null;
+  });
 }
 
 /**

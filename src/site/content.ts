@@ -7,7 +7,7 @@ import type { JSONDocument } from '../services/markdown/document';
 import type { SpecState } from '../services/openapi/computed-pages';
 import type { FileEntry, ReadPage } from '../services/content/revisions';
 import { evaluateCondition } from '../services/sites/conditions';
-import { parseStoredBody } from '../services/content/packed-documents';
+import { parseStoredBodyNative } from '../services/content/packed-form';
 
 /**
  * What the published site reads of a space's content, authorized by the site (the visitor has no role
@@ -86,12 +86,14 @@ export async function pageBodyOf(page: ReadPage, meta: RevisionMeta, result: unk
   } else if (result) {
     const rows = rowsOf<Row>(result);
     const body = rows.find((r) => r.kind === 'document')?.value;
-    if (body) document = parseStoredBody<JSONDocument>(body);
-    const reusable = new Map<string, JSONDocument>();
+    if (body) document = await parseStoredBodyNative<JSONDocument>(body);
+    const reusables: Array<Promise<readonly [string, JSONDocument]>> = [];
     for (const row of rows) {
-      if (row.kind === 'reusable' && row.key && row.value) reusable.set(row.key, parseStoredBody<JSONDocument>(row.value));
-      if (row.kind === 'file' && row.key && row.value) files.set(row.key, JSON.parse(row.value) as FileEntry);
+      const { key, value } = row;
+      if (row.kind === 'reusable' && key && value) reusables.push(parseStoredBodyNative<JSONDocument>(value).then((doc) => [key, doc] as const));
+      if (row.kind === 'file' && key && value) files.set(key, JSON.parse(value) as FileEntry);
     }
+    const reusable = new Map(await Promise.all(reusables));
     if (reusable.size > 0) document = dereferenceDocument(document, reusable);
   }
   return { document: evaluateDocument(document, meta.variables, page.variables ?? {}), files };

@@ -3,7 +3,7 @@
  * request a fresh isolate answers, for a space read, a page read and a published HTML page, each as a ratio to
  * the first request of the reference Worker (reference-worker.ts: one zod-openapi route, one D1 read) in the
  * same fresh Miniflare. Each measurement starts a new Miniflare on the same persisted state (seeded once through
- * the API), so the Worker's isolate is new and has loaded no route group: the first request pays for its
+ * the API; with a baseline, each build its own, seeded through its own API: `seeded`), so the Worker's isolate is new and has loaded no route group: the first request pays for its
  * group (app.ts, routes/groups.ts). The isolate's own startup happens before Miniflare is ready and is measured by
  * startup.ts: workerd's default (legacy) module registry compiles every module of the Worker when it creates the
  * isolate (workerd-api.c++ `compileModules`: V8's CompileModule on each, which parses its top level and pre-parses its
@@ -23,7 +23,8 @@
  * (`.openapi is not a function`) while every request worked. The run stops if either fails.
  *
  * `--baseline=<directory>`: the Worker of another checkout of this repository (e.g. `git worktree add /tmp/base main`,
- * with node_modules linked) measured in the same run, interleaved, on the same database: a before/after comparison.
+ * with node_modules linked) measured in the same run, interleaved, each on the same content written by its own Worker
+ * (a baseline cannot always read what this checkout stores, nor the other way round): a before/after comparison.
  * Beside the wall-clock ratio, the CPU ratio: the CPU time workerd's threads spent on each first request (read in
  * nanoseconds from /proc/<pid>/task/<tid>/schedstat, Linux only), which a loaded machine (other processes taking turns
  * on the cores) inflates far less than the time a request waits for a core. That process runs, besides the Worker's
@@ -216,48 +217,77 @@ async function bundleBaseline(checkout: string): Promise<{ api: WorkerModules; r
   }
 }
 
-const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
+/** A build's own database, seeded through its own API: what its first requests read. */
+interface Seeded {
+  persist: string;
+  userId: string;
+  token: string;
+  spaceId: string;
+  leaf: string;
+  siteId: string;
+}
+
+/**
+ * A space of 10 pages and a public site publishing it, written through the API of a first instance of `scripts` into a
+ * database of its own. Each build reads what it wrote: a checkout that stores content in another form (documents
+ * packed with deflate where the baseline packed them with Brotli) could not read the other's.
+ */
+async function seeded(scripts: { api: WorkerModules; reference: WorkerModules }): Promise<Seeded> {
+  const persist = mkdtempSync(path.join(tmpdir(), 'dpa-cold-'));
+  const seeding = await start({ persist, scripts });
+  try {
+    const call = client(seeding.apiUrl);
+    const { user, token, org } = await seedUser(call);
+    const space = await seedSpace(call, token, org.id, 10);
+    const sitePath = await seedSite(call, token, org.id, [space.id]);
+    return { persist, userId: user.id, token, spaceId: space.id, leaf: space.leaves[0], siteId: sitePath.split('/').pop()! };
+  } finally {
+    await seeding.mf.dispose();
+  }
+}
+
+const seeds: Seeded[] = [];
 try {
   console.log(`Load average at start: ${load()}`);
   await printModuleGraph();
   const scripts = await bundleWorkers();
   const baseline = BASELINE ? await bundleBaseline(path.resolve(BASELINE)) : undefined;
-  // Seeding: a space of 10 pages and a public site publishing it, through the API of a first instance.
-  const seeding = await start({ persist, scripts });
-  const call = client(seeding.apiUrl);
-  const { user, token, org } = await seedUser(call);
-  const space = await seedSpace(call, token, org.id, 10);
-  const sitePath = await seedSite(call, token, org.id, [space.id]);
-  const siteId = sitePath.split('/').pop()!;
-  await seeding.mf.dispose();
-  await firstEventsOtherThanRequests(persist, scripts);
+  const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
+  const seedOf = new Map<string, Seeded>();
+  for (const [build, modules] of Object.entries(builds)) {
+    const seed = await seeded(modules);
+    seeds.push(seed);
+    seedOf.set(build, seed);
+  }
+  await firstEventsOtherThanRequests(seedOf.get('ours')!.persist, scripts);
 
   const kinds = {
-    'space read (GET /v1/spaces/{id})': (api: string) => timedFetch(`${api}/v1/spaces/${space.id}`, { Authorization: `Bearer ${token}` }),
-    'page read (GET .../content/page/{pageId})': (api: string) =>
-      timedFetch(`${api}/v1/spaces/${space.id}/content/page/${space.leaves[0]}`, { Authorization: `Bearer ${token}` }),
-    'published HTML page (GET /s/{site}/)': (api: string) => timedFetch(`${api}/s/${siteId}/`),
+    'space read (GET /v1/spaces/{id})': (api: string, seed: Seeded) => timedFetch(`${api}/v1/spaces/${seed.spaceId}`, { Authorization: `Bearer ${seed.token}` }),
+    'page read (GET .../content/page/{pageId})': (api: string, seed: Seeded) =>
+      timedFetch(`${api}/v1/spaces/${seed.spaceId}/content/page/${seed.leaf}`, { Authorization: `Bearer ${seed.token}` }),
+    'published HTML page (GET /s/{site}/)': (api: string, seed: Seeded) => timedFetch(`${api}/s/${seed.siteId}/`),
   };
-  const builds = { ours: scripts, ...(baseline ? { baseline } : {}) };
   const samples = new Map<string, Sample[]>();
   const record = (key: string, sample: Sample) => samples.set(key, [...(samples.get(key) ?? []), sample]);
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [label, first] of Object.entries(kinds).filter(([label]) => !ONLY || label.includes(ONLY))) {
+    for (const [label, firstOf] of Object.entries(kinds).filter(([label]) => !ONLY || label.includes(ONLY))) {
       for (const [build, modules] of Object.entries(builds)) {
+        const seed = seedOf.get(build)!;
+        const first = (api: string) => firstOf(api, seed);
         // The process's CPU, on an instance nobody profiles (sampling slows the isolates it watches).
-        const fresh = await start({ persist, scripts: modules });
+        const fresh = await start({ persist: seed.persist, scripts: modules });
         let ours: { ms: number; cpuMs: number };
         let reference: { ms: number; cpuMs: number };
         try {
           ours = await first(fresh.apiUrl);
-          reference = await timedFetch(`${fresh.refUrl}/ref/${user.id}`);
+          reference = await timedFetch(`${fresh.refUrl}/ref/${seed.userId}`);
         } finally {
           await fresh.mf.dispose();
         }
         // The Worker isolate's share of it, from a second fresh instance whose every isolate is profiled.
-        const shares = await withRetries(`${label} [${build}]`, () => workerShares(persist, modules, first, user.id));
+        const shares = await withRetries(`${label} [${build}]`, () => workerShares(seed.persist, modules, first, seed.userId));
         const workerMs = ours.cpuMs * shares.ours;
         const referenceWorkerMs = reference.cpuMs * shares.reference;
         record(`${label}|${build}`, {
@@ -294,5 +324,5 @@ try {
     }
   }
 } finally {
-  rmSync(persist, { recursive: true, force: true });
+  for (const seed of seeds) rmSync(seed.persist, { recursive: true, force: true });
 }

@@ -5,13 +5,13 @@
  * metafiles shaped as esbuild writes them for a split build; the real one is checked by the build itself.
  */
 import { describe, expect, it } from 'vitest';
-import { CONSTANT_SQL_SOURCES, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
+import { builtinsImportedWith, CONSTANT_SQL_SOURCES, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, zodEvaluatedWith } from '../../src/cli/module-graph.mjs';
 
 const GROUPS = 'src/routes/groups.ts';
 const A = 'src/routes/a.ts';
 const B = 'src/routes/b.ts';
 
-type Output = { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] };
+type Output = { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string; external?: boolean }[] };
 
 /** A split build of an entry importing groups A and B on demand, each its own module, sharing a zod chunk. */
 function build(change: (outputs: Record<string, Output>) => void = () => {}) {
@@ -145,10 +145,48 @@ describe("a published page evaluates none of the API's content reads and writers
     expect(evaluatedWith(site('src/services/openapi/computed-pages.ts', 'dynamic-import'), [SITE], isSitePageUnneededSource, 'x')).toEqual([]);
   });
 
-  it('names the writers, deltas and diff, not what a page reads', () => {
-    const names = ['src/services/content/revisions.ts', 'src/services/content/document-deltas.ts', 'node_modules/diff/libesm/diff/base.js', 'src/lib/lazy-router.ts'];
+  it('names the writers, deltas and diff, and the Brotli reader (packed-documents), not what a page reads', () => {
+    const names = ['src/services/content/revisions.ts', 'src/services/content/document-deltas.ts', 'node_modules/diff/libesm/diff/base.js', 'src/lib/lazy-router.ts', 'src/services/content/packed-documents.ts'];
     expect(names.filter(isSitePageUnneededSource)).toEqual(names);
-    expect(['src/services/content/tree-rows.ts', 'src/services/content/packed-documents.ts', 'src/services/sites/customization.ts'].filter(isSitePageUnneededSource)).toEqual([]);
+    expect(['src/services/content/tree-rows.ts', 'src/services/content/packed-form.ts', 'src/services/sites/customization.ts'].filter(isSitePageUnneededSource)).toEqual([]);
+  });
+});
+
+describe("a published page's first request imports no Node.js built-in (builtinsImportedWith)", () => {
+  const SITE = 'src/site/routes.ts';
+  /** The site's module, whose content module's chunk imports node:zlib as `kind`, beside a chunk of its own. */
+  const site = (kind: 'dynamic-import' | 'import-statement') => ({
+    inputs: {},
+    outputs: {
+      'out/on-demand/routes.js': {
+        entryPoint: SITE,
+        inputs: { [SITE]: { bytesInOutput: 1 } },
+        imports: [
+          { path: 'out/on-demand/content.js', kind: 'import-statement' },
+          { path: 'cloudflare:workers', kind: 'import-statement', external: true },
+        ],
+      },
+      'out/on-demand/content.js': {
+        inputs: { 'src/site/content.ts': { bytesInOutput: 1 } },
+        imports: [{ path: 'out/on-demand/packed-documents.js', kind }],
+      },
+      'out/on-demand/packed-documents.js': {
+        inputs: { 'src/services/content/packed-documents.ts': { bytesInOutput: 1 } },
+        imports: [{ path: 'node:zlib', kind: 'import-statement', external: true }],
+      },
+    } as Record<string, Output>,
+  });
+
+  it('names node:zlib imported through a chunk the site imports statically', () => {
+    expect(builtinsImportedWith(site('import-statement'), [SITE])).toEqual([`${SITE}'s first import imports node:zlib`]);
+  });
+
+  it('passes node:zlib behind a dynamic import (a Brotli document stored before), and the runtime\'s own modules', () => {
+    expect(builtinsImportedWith(site('dynamic-import'), [SITE])).toEqual([]);
+  });
+
+  it('a module missing from the build is a fault, not a pass', () => {
+    expect(builtinsImportedWith(site('dynamic-import'), ['src/site/missing.ts'])).toEqual(['src/site/missing.ts is in no module of the build']);
   });
 });
 

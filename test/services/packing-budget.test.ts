@@ -18,21 +18,21 @@ function documentJson(paragraphs: number): string {
 }
 
 describe('packing documents within a budget', () => {
-  it("gives a request's first 128 KB of JSON the dense quality and the rest the fast one", () => {
+  it("gives a request's first 128 KB of JSON the dense level and the rest the fast one", () => {
     const budget = new PackingBudget();
-    expect(budget.qualityFor(100 * 1024)).toBe(10);
-    expect(budget.qualityFor(20 * 1024)).toBe(10);
+    expect(budget.qualityFor(100 * 1024)).toBe(9);
+    expect(budget.qualityFor(20 * 1024)).toBe(9);
     // 8 KB left: a larger document goes fast, a smaller one still fits.
-    expect(budget.qualityFor(9 * 1024)).toBe(5);
-    expect(budget.qualityFor(8 * 1024)).toBe(10);
-    expect(budget.qualityFor(1)).toBe(5);
+    expect(budget.qualityFor(9 * 1024)).toBe(6);
+    expect(budget.qualityFor(8 * 1024)).toBe(9);
+    expect(budget.qualityFor(1)).toBe(6);
     // A new request starts with the whole budget again.
-    expect(new PackingBudget().qualityFor(128 * 1024)).toBe(10);
+    expect(new PackingBudget().qualityFor(128 * 1024)).toBe(9);
   });
 
-  it('packs smaller at the dense quality, and both read back as the same JSON', () => {
+  it('packs smaller at the dense level, and both read back as the same JSON', () => {
     const json = documentJson(120);
-    const [fast, dense] = [packDocument(json), packDocument(json, 10)];
+    const [fast, dense] = [packDocument(json), packDocument(json, 9)];
     expect(dense.length).toBeLessThan(fast.length);
     expect(documentText(dense)).toBe(json);
     expect(documentText(fast)).toBe(json);
@@ -40,7 +40,7 @@ describe('packing documents within a budget', () => {
     expect(fast[0]).toBe(dense[0]);
   });
 
-  it("stores an editor's page packed at the dense quality", async () => {
+  it("stores an editor's page packed at the dense level", async () => {
     const org = await seedOrg();
     const space = await createSpace(org.id, org.owner.token, 'Dense');
     const cr = await openChangeRequest(space.id, org.owner.token);
@@ -50,7 +50,7 @@ describe('packing documents within a budget', () => {
     const row = await env.DB.prepare('select body from documents where hash = ?').bind(page.body.documentId).first<{ body: ArrayBuffer }>();
     const stored = new Uint8Array(row!.body);
     const json = documentText(stored);
-    expect(Array.from(stored)).toEqual(Array.from(packDocument(json, 10)));
+    expect(Array.from(stored)).toEqual(Array.from(packDocument(json, 9)));
     expect(stored.length).toBeLessThan(packDocument(json).length);
   });
 });

@@ -5,7 +5,7 @@ import { applyDeltaOps, deltaBytes, isWholePacked, packedText, packingText, type
  * Delta documents (issue 42, storage: a one-page edit at most the size of the page's Markdown). An edited page's new
  * document is stored as the difference from the whole document its previous version is stored against: that one
  * itself when it is whole, else its base. So a chain is one delta long whatever the number of edits: a read fetches
- * the delta and its base in one statement (`storedBodySql`), and unpacks one Brotli stream more than a whole
+ * the delta and its base in one statement (`storedBodySql`), and unpacks one stream more than a whole
  * document. The delta grows with what the edits changed since the base; once it is no longer at most half the whole
  * packed document, the document is stored whole and becomes the base of the next edits.
  *

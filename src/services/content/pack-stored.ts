@@ -4,7 +4,7 @@ import { documentRefs, isDocumentSql, packDocument } from './packed-documents';
 
 /**
  * Migration 0111's job: page documents and reusable contents stored before migration 0052 are JSON text with no refs;
- * each cron run packs some (`packDocument`, with their `documentRefs`) until none is left. Brotli is no SQL function,
+ * each cron run packs some (`packDocument`, with their `documentRefs`) until none is left. Compression is no SQL function,
  * so this cannot be the migration's SQL. A step reads `rows` documents past its cursor in hash order (a range of the
  * primary key: never a scan of the table), packs those that are unpacked documents (tree nodes stay JSON text), and
  * moves the cursor, in one batch; a run takes `steps` steps at most. The hash names the canonical JSON, which packing

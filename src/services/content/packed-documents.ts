@@ -1,40 +1,53 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { brotliDecompressSync, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StoredBody } from '../../db/schema/content';
+import {
+  applyDeltaOps,
+  DEFLATE,
+  DEFLATE_KEYS_ELIDED,
+  DELTA,
+  DELTA_KEYS_ELIDED,
+  DELTA_OPS_DEFLATED,
+  hasKeysElided,
+  isDeflated,
+  isWholePacked,
+  packedBytes,
+  restoreKeys,
+  splitDelta,
+  type DeltaOp,
+} from './packed-form';
 
 export type { StoredBody };
+export { applyDeltaOps, DELTA, isWholePacked, packedBytes, type DeltaOp };
 
 /**
  * How a page document (or a reusable content) is stored in D1 (issue 42, storage): its canonical JSON compressed
- * with Brotli, as a BLOB in `documents.body`, with a small `documents.refs` beside it holding what SQL must see
- * inside the document without unpacking it. GitBook's JSON documents compress to about an eighth of their size
- * (the AxonIQ guide: 35 KB of JSON per page to 3.7 KB, about half the page's Markdown); nodes of the page and file
+ * with deflate (raw), as a BLOB in `documents.body`, with a small `documents.refs` beside it holding what SQL must see
+ * inside the document without unpacking it. GitBook's JSON documents compress to about a seventh of their size
+ * (the AxonIQ guide: 5.3 MB of JSON to about 0.4 times its Markdown); nodes of the page and file
  * maps and child-list chunks stay JSON text, for SQL walks them with `json_each`. Documents stored before migration
  * 0052 are JSON text with no refs: every reader takes both forms (`documentText`), and every statement that looks
  * into a document reads `refs` when it is set and the JSON body otherwise.
  *
- * The packed form is one format byte and the compressed bytes: `1`, Brotli of the JSON; `2`, Brotli of the JSON with
- * its numbered node keys left out (`elideKeys`); `3`, a delta against another document's packed form (its base,
- * `documents.base`, migration 0162: services/content/document-deltas). A delta is read with its base's body appended
- * (`storedBodySql`, one statement), so every reader takes the three forms alike.
+ * The packed form is one format byte and the compressed bytes (services/content/packed-form): `4`, deflate of the
+ * JSON; `5`, deflate of the JSON with its numbered node keys left out (`elideKeys`); `3`, a delta against another
+ * document's packed form (its base, `documents.base`, migration 0162: services/content/document-deltas); `1` and `2`,
+ * Brotli, as documents were written before, still read. A delta is read with its base's body appended
+ * (`storedBodySql`, one statement), so every reader takes every form alike. The published site reads them with
+ * packed-form's `documentTextNative`, without this module's node:zlib.
  */
-
-const BROTLI = 1;
-const BROTLI_KEYS_ELIDED = 2;
-export const DELTA = 3;
 
 /**
  * A node's key as it stands in canonical JSON (object members sorted, so a node's key comes before its children's).
  * Only where JSON's syntax is (after `{` or `,`): inside a string, a quote is always escaped.
  */
 const NUMBERED_KEY = /([{,])"key":"k([1-9]\d{0,8})"/g;
-const ELIDED_KEY = /([{,])"key":0(?=[,}])/g;
 
 /**
  * The JSON with its node keys `k1`, `k2`... (the converter numbers a document's nodes in order) written as `0`, or
  * null when none is, or when the JSON has a key `0` of its own (which would not read back). The n-th key elided is
- * always `k<n>`, so `restoreKeys` numbers them again in order. The keys were about a sixth of a packed page: Brotli
- * cannot predict a counter (the AxonIQ guide's documents pack 16% smaller without them).
+ * always `k<n>`, so `restoreKeys` numbers them again in order. The keys were about a sixth of a packed page: a
+ * compressor cannot predict a counter (the AxonIQ guide's documents pack 16% smaller without them).
  */
 function elideKeys(json: string): string | null {
   if (/[{,]"key":0[,}]/.test(json)) return null;
@@ -47,31 +60,25 @@ function elideKeys(json: string): string | null {
   return next > 1 ? elided : null;
 }
 
-function restoreKeys(elided: string): string {
-  let next = 1;
-  return elided.replace(ELIDED_KEY, (_whole: string, lead: string) => `${lead}"key":"k${next++}"`);
-}
+/**
+ * Deflate's level 6 (zlib's default): on the AxonIQ guide's documents 2% larger than level 9 at a fifth of its CPU
+ * (0.012 against 0.06 ms per KB of JSON in Node). What every write that packs many documents (an import, a Git Sync,
+ * a translation) uses.
+ */
+const QUALITY = 6;
 
 /**
- * Quality 5 of 11: on GitBook documents it compresses within 2% of quality 9 at a tenth of its time (a few
- * milliseconds for a long page), where quality 11 costs a hundred times more for 15% less. What every write that
- * packs many documents (an import, a Git Sync, a translation) uses.
+ * Level 9, deflate's densest. A page's document is written again by every edit of it and kept as long as history
+ * keeps it, so an editor's request packs densely, within a budget (`PackingBudget`) that bounds what one request
+ * spends on it.
  */
-const QUALITY = 5;
-
-/**
- * Quality 10: 14% smaller than quality 5 on the AxonIQ guide's documents (its first quality that searches its
- * matches thoroughly: 9 is 2% smaller), at about 2 ms of CPU per KB of JSON (70 ms for a 35 KB page) against
- * 0.1. A page's document is written again by every edit of it and kept as long as history keeps it, so an editor's
- * request packs densely, within a budget (`PackingBudget`) that bounds what one request spends on it.
- */
-const DENSE_QUALITY = 10;
+const DENSE_QUALITY = 9;
 const DENSE_BUDGET_BYTES = 128 * 1024;
 
 /**
- * What one request may pack at DENSE_QUALITY: its first documents, up to 128 KB of JSON (about 250 ms of CPU), and
- * every document past that at QUALITY. The stored form does not name its quality (Brotli's stream is the same
- * format): documents are addressed by their JSON's hash, whichever way they were packed.
+ * What one request may pack at DENSE_QUALITY: its first documents, up to 128 KB of JSON (under 10 ms of CPU), and
+ * every document past that at QUALITY. The stored form does not name its level (deflate's stream is the same format):
+ * documents are addressed by their JSON's hash, whichever way they were packed.
  */
 export class PackingBudget {
   private left = DENSE_BUDGET_BYTES;
@@ -89,30 +96,14 @@ export class PackingBudget {
  */
 export function packDocument(json: string, quality = QUALITY): Uint8Array {
   const { text, elided } = packingText(json);
-  return brotliPacked(text, elided ? BROTLI_KEYS_ELIDED : BROTLI, quality);
-}
-
-function brotliPacked(json: string, format: number, quality: number): Uint8Array {
-  const compressed = brotliCompressSync(json, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: quality,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
-    },
-  });
+  const compressed = deflated(text, quality);
   const packed = new Uint8Array(compressed.length + 1);
-  packed[0] = format;
+  packed[0] = elided ? DEFLATE_KEYS_ELIDED : DEFLATE;
   packed.set(compressed, 1);
   return packed;
 }
 
-/** A stored body as D1 returns it: JSON text, or a packed BLOB (an array of bytes through the D1 binding). */
-
-export function packedBytes(value: Exclude<StoredBody, string>): Uint8Array {
-  if (Array.isArray(value)) return Uint8Array.from(value);
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-}
+const deflated = (text: string, level: number) => deflateRawSync(text, { level, memLevel: 9 });
 
 /** The JSON text of a stored body, whichever form it was stored in. */
 export function documentText(value: StoredBody): string {
@@ -121,6 +112,9 @@ export function documentText(value: StoredBody): string {
   return elided ? restoreKeys(text) : text;
 }
 
+/** A packed stream's text: deflate-raw, or Brotli for a document stored before. */
+const unpacked = (bytes: Uint8Array, deflate: boolean) => (deflate ? inflateRawSync(bytes) : brotliDecompressSync(bytes)).toString('utf8');
+
 /**
  * What a packed body's compressed bytes hold (its JSON, with its keys elided or not: what a delta is computed over),
  * a delta applied to its base's.
@@ -128,60 +122,16 @@ export function documentText(value: StoredBody): string {
 export function packedText(bytes: Uint8Array): { text: string; elided: boolean } {
   if (bytes[0] === DELTA) {
     const delta = splitDelta(bytes);
-    return { text: applyDeltaOps(packedText(delta.base).text, delta.ops), elided: delta.elided };
+    const ops = JSON.parse(unpacked(delta.ops, (delta.flags & DELTA_OPS_DEFLATED) !== 0)) as DeltaOp[];
+    return { text: applyDeltaOps(packedText(delta.base).text, ops), elided: (delta.flags & DELTA_KEYS_ELIDED) !== 0 };
   }
-  if (bytes[0] !== BROTLI && bytes[0] !== BROTLI_KEYS_ELIDED) throw new Error(`stored document: unknown format ${bytes[0]}`);
-  return { text: brotliDecompressSync(bytes.subarray(1)).toString('utf8'), elided: bytes[0] === BROTLI_KEYS_ELIDED };
+  if (!isWholePacked(bytes)) throw new Error(`stored document: unknown format ${bytes[0]}`);
+  return { text: unpacked(bytes.subarray(1), isDeflated(bytes[0])), elided: hasKeysElided(bytes) };
 }
 
-/** Whether a packed body is a whole document (a delta's base must be one: chains are one delta long). */
-export const isWholePacked = (bytes: Uint8Array) => bytes[0] === BROTLI || bytes[0] === BROTLI_KEYS_ELIDED;
-
-/**
- * A delta as read (`storedBodySql`): its format byte, a flags byte (1: the result's keys are elided), the length of
- * its operations as a LEB128 varint, the operations (Brotli of a JSON array, `deltaOps`), then its base's packed body.
- */
-function splitDelta(bytes: Uint8Array): { elided: boolean; ops: DeltaOp[]; base: Uint8Array } {
-  let length = 0;
-  let at = 2;
-  for (let shift = 0; ; shift += 7) {
-    const byte = bytes[at++];
-    if (byte === undefined) throw new Error('stored document: truncated delta');
-    length += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) break;
-  }
-  const base = bytes.subarray(at + length);
-  if (!isWholePacked(base)) throw new Error('stored document: a delta read without its base');
-  const ops = JSON.parse(brotliDecompressSync(bytes.subarray(at, at + length)).toString('utf8')) as DeltaOp[];
-  return { elided: (bytes[1] & 1) === 1, ops, base };
-}
-
-/**
- * A delta's operations, over the base's text: a positive number copies that many of its next characters, a negative
- * one skips as many, a string is inserted.
- */
-export type DeltaOp = number | string;
-
-export function applyDeltaOps(base: string, ops: DeltaOp[]): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (const op of ops) {
-    if (typeof op === 'string') parts.push(op);
-    else if (op > 0) {
-      if (at + op > base.length) throw new Error('stored document: a delta copies past its base');
-      parts.push(base.slice(at, at + op));
-      at += op;
-    } else at -= op;
-  }
-  return parts.join('');
-}
-
-/** A delta's stored bytes (without its base): see `splitDelta`. */
+/** A delta's stored bytes (without its base): see packed-form's `splitDelta`. */
 export function deltaBytes(ops: DeltaOp[], elided: boolean): Uint8Array {
-  const json = JSON.stringify(ops);
-  const compressed = brotliCompressSync(json, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: DENSE_QUALITY, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
-  });
+  const compressed = deflated(JSON.stringify(ops), DENSE_QUALITY);
   const varint: number[] = [];
   for (let n = compressed.length; ; n = Math.floor(n / 128)) {
     if (n < 128) {
@@ -192,7 +142,7 @@ export function deltaBytes(ops: DeltaOp[], elided: boolean): Uint8Array {
   }
   const bytes = new Uint8Array(2 + varint.length + compressed.length);
   bytes[0] = DELTA;
-  bytes[1] = elided ? 1 : 0;
+  bytes[1] = DELTA_OPS_DEFLATED | (elided ? DELTA_KEYS_ELIDED : 0);
   bytes.set(varint, 2);
   bytes.set(compressed, 2 + varint.length);
   return bytes;
