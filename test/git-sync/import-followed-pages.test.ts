@@ -88,4 +88,31 @@ describe('Git Sync import: a page whose file is moved and renamed, or moved and 
     await runGitOperation(fresh.id, token, 'import', { ...githubBody(name), force: true });
     expect(await shapeOf(space.id, token)).toEqual(await shapeOf(fresh.id, token));
   });
+
+  it('keeps the id of a page GitBook moves from `x.md` to `x/README.md` as it gets children, its text rewritten', { timeout: 300_000 }, async () => {
+    const name = `followed-readme-${crypto.randomUUID().slice(0, 8)}`;
+    const { org, token, space } = await importedSpace(name, {
+      'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Legends](guide/legends.md)\n',
+      'README.md': '# Home\n\nWelcome.\n',
+      'guide/legends.md': '# Legends\n\nThe first text of the page.\n\nA second paragraph.\n',
+    });
+    const legends = (await flatPages(space.id, token)).find((p) => p.git?.path === 'guide/legends.md');
+    await control('commit', {
+      name,
+      message: 'GITBOOK-2: Legends gets a child',
+      files: {
+        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Legends](guide/legends/README.md)\n  * [Search](guide/legends/search.md)\n',
+        'guide/legends.md': null,
+        'guide/legends/README.md': '# Legends\n\nEntirely new words here.\n\n## Commands\n\nSee below.\n',
+        'guide/legends/search.md': '# Search\n\nFind one.\n',
+      },
+    });
+    await runGitOperation(space.id, token, 'import', githubBody(name));
+    const after = await flatPages(space.id, token);
+    expect(after.find((p) => p.git?.path === 'guide/legends/README.md')).toMatchObject({ id: legends.id, path: legends.path, title: 'Legends' });
+
+    const fresh = await createSpace(org.id, token);
+    await runGitOperation(fresh.id, token, 'import', { ...githubBody(name), force: true });
+    expect(await shapeOf(space.id, token)).toEqual(await shapeOf(fresh.id, token));
+  });
 });

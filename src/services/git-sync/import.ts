@@ -641,6 +641,7 @@ function namingPath(a: string, b: string): string {
  * comments and history stay (the import took it for a new page and deleted the old one). Followed, as `git diff -M` pairs
  * them, where only one pairing is possible:
  * - the same blob at a new path, exactly one vanished page and exactly one new page having it (moved, renamed, or both);
+ * - else a new page at the place in the space a vanished one had (same parent, same slug), whatever its text;
  * - else a similar blob (RENAME_SIMILARITY) where exactly one page vanished and exactly one appeared under the same parent.
  * The page then takes the new file's path (its slug, answered by key when it changes: what a fresh import names it), and
  * its file is read again, since its links are relative to where it now is.
@@ -676,8 +677,23 @@ async function keepMovedPages(
   const newParent = ({ parent }: { parent: string | null }) => (parent ? (plans.get(parent)!.page ?? null) : '');
   const pairs: Array<[(typeof added)[number], (typeof vanished)[number]]> = [];
   for (const [parent, pages] of groupedBy(added.filter((a) => plans.get(a.page.key)!.ref && newParent(a) !== null), (a) => newParent(a)!)) {
-    const gone = left.filter((e) => parentOf.get(e.targetId) === parent);
-    if (pages.length === 1 && gone.length === 1) pairs.push([pages[0], gone[0]]);
+    let gone = left.filter((e) => parentOf.get(e.targetId) === parent);
+    // At the same place in the space (the slug the vanished page had, under the same parent): GitBook's own move of `x.md`
+    // to `x/README.md` once the page has children, often with its text rewritten in the same commit (found-gitprobe18a 4).
+    const slugOf = new Map<string, string | null>();
+    for (const page of pages) slugOf.set(page.page.key, page.page.slug ?? (await slugOfPath(page.page.path, page.page.title)));
+    const placed = pages.filter((page) => {
+      const slug = slugOf.get(page.page.key);
+      const same = gone.filter((e) => head.pages.get(e.targetId)?.slug === slug);
+      return !!slug && same.length === 1 && pages.filter((p) => slugOf.get(p.page.key) === slug).length === 1;
+    });
+    for (const page of placed) {
+      const id = gone.find((e) => head.pages.get(e.targetId)?.slug === slugOf.get(page.page.key))!.targetId;
+      await follow(page, id);
+      gone = gone.filter((e) => e.targetId !== id);
+    }
+    const rest = pages.filter((page) => !placed.includes(page));
+    if (rest.length === 1 && gone.length === 1) pairs.push([rest[0], gone[0]]);
   }
   if (pairs.length === 0) return slugs;
   const oids = pairs.flatMap(([a, e]) => [plans.get(a.page.key)!.oid, e.oid!]);
