@@ -663,8 +663,9 @@ export function contentTypeOf(path: string): string {
  * or its `)`: `](a.md#- how to)` holds a space and is no link (its text stays as written, GitBook shows it so); it was
  * rewritten to the import's batch ref, and the page's text and the next export said `](_gp4#- how to)`. A destination
  * may hold balanced parentheses, as CommonMark's (`](shot%20(1).png)`, the export's spelling of `shot (1).png`).
+ * A footnote's definition (`[^1]: Some words`) is no reference definition: its text is no destination.
  */
-const LINKS = [/(\]\(\s*)(<[^<>\n]*>|(?:[^()\s<>]|\([^()\s<>]*\))+)(?=\s*(?:\)|"|'|\(|$))/gm, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
+const LINKS = [/(\]\(\s*)(<[^<>\n]*>|(?:[^()\s<>]|\([^()\s<>]*\))+)(?=\s*(?:\)|"|'|\(|$))/gm, /(\b(?:src|srcset|url|page|href)\s*=\s*")([^"]+)/g, /(^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?)(\S+?)(?=>?(?:\s|$))/gm];
 
 /**
  * Rewrites the links of a page (at `pagePath`) that point at files of the repository to what `replace`
