@@ -111,12 +111,11 @@ async function gathered(reader: PackReader, size: number): Promise<Uint8Array> {
   const out = new Uint8Array(size);
   let at = 0;
   const start = reader.offset;
-  const inflated = await reader.inflateStreaming((piece) => {
+  await inflatedToSize(reader, size, (piece) => {
     if (at + piece.byteLength > size) throw new Error(`the pack's object at byte ${start} inflates past the ${size} bytes its header gives`);
     out.set(piece, at);
     at += piece.byteLength;
   });
-  if (inflated !== size) throw new Error(`the pack's object at byte ${start} inflates to ${inflated} bytes, not the ${size} its header gives`);
   return out;
 }
 
@@ -126,16 +125,19 @@ async function skipped(reader: PackReader, size: number): Promise<void> {
     await reader.inflate(size);
     return;
   }
-  const start = reader.offset;
-  const inflated = await reader.inflateStreaming(() => undefined);
-  if (inflated !== size) throw new Error(`the pack's object at byte ${start} inflates to ${inflated} bytes, not the ${size} its header gives`);
+  await inflatedToSize(reader, size, () => undefined);
 }
 
 /** A large blob read through zlib, its id computed from the pieces as they come, none kept: its id. */
 async function hashedAndLetGo(reader: PackReader, size: number): Promise<string> {
-  const start = reader.offset;
   const hash = sha1().update(new TextEncoder().encode(`blob ${size}\0`));
-  const inflated = await reader.inflateStreaming((piece) => hash.update(piece));
-  if (inflated !== size) throw new Error(`the pack's object at byte ${start} inflates to ${inflated} bytes, not the ${size} its header gives`);
+  await inflatedToSize(reader, size, (piece) => hash.update(piece));
   return toHex(hash.digest());
+}
+
+/** One object inflated as its bytes come (`onData` takes each piece), refused unless it inflates to its header's size. */
+async function inflatedToSize(reader: PackReader, size: number, onData: (piece: Uint8Array) => void): Promise<void> {
+  const start = reader.offset;
+  const inflated = await reader.inflateStreaming(onData);
+  if (inflated !== size) throw new Error(`the pack's object at byte ${start} inflates to ${inflated} bytes, not the ${size} its header gives`);
 }
