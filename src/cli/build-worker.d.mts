@@ -18,4 +18,5 @@ export const ZOD_FREE: string[];
 /** The published site's module, what serves every route group, and the published page's renderer (build-worker.mjs). */
 export const SITE: string;
 export const GROUP_APP: string;
+export const PAGE_READ: string;
 export const RENDERER: string;

@@ -171,6 +171,13 @@ function compileEagerly(root, metafile) {
  */
 export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes.ts'];
 
+/**
+ * The page read's route group (GET .../content/page/{pageId}): its first import imports no Node.js built-in. It reads
+ * stored documents as the published site does (packed-form, packed-sql: the runtime's inflate), where packed-documents'
+ * node:zlib (its zlib, stream and process modules) was the largest part of a cold isolate's first page read.
+ */
+export const PAGE_READ = 'src/routes/space-content/content.ts';
+
 /** The published site's module: its first import leaves the renderer, claims validation and search on demand (module-graph.mjs isSiteOnDemandSource). */
 export const SITE = 'src/site/routes.ts';
 
@@ -196,6 +203,7 @@ function assertZodFree(metafile) {
         ]
       : []),
     ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
+    ...(metafile.inputs[PAGE_READ] && metafile.inputs[GROUP_APP] ? builtinsImportedWith(metafile, [GROUP_APP, PAGE_READ]) : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }

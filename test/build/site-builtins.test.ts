@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildWithMetafile, GROUP_APP, RENDERER, SITE } from '../../src/cli/build-worker.mjs';
+import { buildWithMetafile, GROUP_APP, PAGE_READ, RENDERER, SITE } from '../../src/cli/build-worker.mjs';
 import { builtinsImportedWith } from '../../src/cli/module-graph.mjs';
 
 /**
@@ -13,12 +13,15 @@ import { builtinsImportedWith } from '../../src/cli/module-graph.mjs';
  * (build-worker.mjs); this shows it on the real source.
  */
 describe("the Worker's build", () => {
-  it("imports no Node.js built-in for a published page's first request, nor at the isolate's startup", async () => {
+  it("imports no Node.js built-in for a published page's or a page read's first request, nor at the isolate's startup", async () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const scratch = mkdtempSync(path.join(tmpdir(), 'dpa-site-builtins-'));
     try {
       const { metafile } = await buildWithMetafile({ root, outdir: path.relative(root, scratch) });
       expect(builtinsImportedWith(metafile, [GROUP_APP, SITE, RENDERER])).toEqual([]);
+      // Nor a page read's (GET .../content/page/{pageId}): its documents are inflated by the runtime too (packed-form);
+      // packed-documents' node:zlib came with them, through reads.ts, document-cache.ts and revisions.ts.
+      expect(builtinsImportedWith(metafile, [GROUP_APP, PAGE_READ])).toEqual([]);
       expect(builtinsImportedWith(metafile, ['src/index.ts'])).toEqual([]);
     } finally {
       rmSync(scratch, { recursive: true, force: true });

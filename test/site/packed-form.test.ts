@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deltaOps } from '../../src/services/content/document-deltas';
 import { deltaBytes, documentText, packDocument, packingText } from '../../src/services/content/packed-documents';
 import { documentTextNative } from '../../src/services/content/packed-form';
+import { clearDocumentCache } from '../../src/services/content/document-cache';
 import { canonicalJson, type ReadPage } from '../../src/services/content/revisions';
 import type { RevisionMeta } from '../../src/services/content/convert';
 import { pageBodyOf } from '../../src/site/content';
@@ -168,6 +169,24 @@ describe('a published page stored in each form', () => {
       expect(deflated.text).toContain(`Line ${i} about sagas`);
     }
     expect(brotli.text).toContain('ünïcode ✓');
+  });
+
+  it("answers an API page read of a page stored with Brotli (as before), as JSON and as Markdown, as of one stored deflated", async () => {
+    // The API's page read inflates with the runtime too (document-cache, packed-form), and loads packed-documents for a
+    // Brotli body only (test/build/site-builtins: its first request imports no node:zlib).
+    const hash = await documentIdOf(space.pages.Brotli);
+    const stored = await storedBody(hash);
+    if (stored[0] !== 2) await env.DB.prepare('update documents set body = ? where hash = ?').bind(brotliPacked(documentText(stored)), hash).run();
+    expect((await storedBody(hash))[0]).toBe(2);
+    clearDocumentCache();
+    const read = async (pageId: string, query = '') =>
+      expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${pageId}${query}`, { token: org.owner.token }), 200).body;
+    const brotli = JSON.stringify((await read(space.pages.Brotli)).document);
+    const deflated = JSON.stringify((await read(space.pages.Deflated)).document);
+    expect(brotli).toContain('Brotli page.');
+    expect(brotli).toContain('ünïcode ✓');
+    expect(brotli.replace('Brotli page.', 'Deflated page.')).toBe(deflated);
+    expect((await read(space.pages.Brotli, '?format=markdown')).markdown).toContain('Brotli page.');
   });
 
   it('shows an edited page stored as a delta (deflated operations) with its edit', async () => {

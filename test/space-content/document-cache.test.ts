@@ -18,14 +18,14 @@ import { applyChanges, createSpace, merge, openChangeRequest } from '../helpers/
 import { api, expectError, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 
 describe('document cache', () => {
-  it('unpacks a body once, then answers its hash from memory', () => {
+  it('unpacks a body once, then answers its hash from memory', async () => {
     clearDocumentCache();
     const text = JSON.stringify({ object: 'document', nodes: [{ object: 'block', type: 'paragraph' }] });
-    expect(documentTextOf('h1', packDocument(text))).toBe(text);
+    expect(await documentTextOf('h1', packDocument(text))).toBe(text);
     expect(cachedDocumentText('h1')).toBe(text);
     // A body that is not a packed document: the cached text is what answers, so it is never unpacked again.
-    expect(documentTextOf('h1', Uint8Array.of(1, 255, 255))).toBe(text);
-    expect(documentTextOf(null, null)).toBeNull();
+    expect(await documentTextOf('h1', Uint8Array.of(1, 255, 255))).toBe(text);
+    expect(await documentTextOf(null, null)).toBeNull();
   });
 
   it('drops the documents used longest ago once it holds more than its bound', () => {
@@ -41,18 +41,18 @@ describe('document cache', () => {
     expect(cachedDocumentText('d10')).toBe(big(10));
   });
 
-  it('hints only a hash it holds, and keeps the text of a hint for the request even if evicted meanwhile', () => {
+  it('hints only a hash it holds, and keeps the text of a hint for the request even if evicted meanwhile', async () => {
     clearDocumentCache();
     expect(knownDocumentHint('p')).toEqual({ place: 'p', hash: '', text: undefined });
     const text = '{"object":"document","nodes":[]}';
-    documentTextOf('h', packDocument(text), knownDocumentHint('p'));
+    await documentTextOf('h', packDocument(text), knownDocumentHint('p'));
     const hint = knownDocumentHint('p');
     expect(hint).toEqual({ place: 'p', hash: 'h', text });
     clearDocumentCache();
     // The statement answered no body, for the hinted hash: the text held by the hint answers.
-    expect(documentTextOf('h', null, hint)).toBe(text);
+    expect(await documentTextOf('h', null, hint)).toBe(text);
     // Another hash without a body: a document missing from the table, read as none (as before the cache).
-    expect(documentTextOf('other', null, hint)).toBeNull();
+    expect(await documentTextOf('other', null, hint)).toBeNull();
   });
 });
 

@@ -1,4 +1,5 @@
-import { documentText, type StoredBody } from './packed-documents';
+import type { StoredBody } from '../../db/schema/content';
+import { documentTextNative } from './packed-form';
 
 /**
  * Page documents as JSON text, unpacked once per isolate (issue 42, warm reads). A document is content-addressed:
@@ -99,16 +100,18 @@ export function knownDocumentHint(place: string): DocumentHint {
  * The JSON text of the document `hash` as a statement answered it: its stored body (unpacked, or taken from the
  * cache when this isolate unpacked it before), or no body when the statement was told the reader holds it (`hint`).
  * Null when the page has no document, or when its document is missing from the table (as an unpacked read was).
+ * Unpacked by the runtime's inflate (packed-form `documentTextNative`): a cold isolate's first page read imports no
+ * node:zlib (issue 42 item 7); a Brotli body, stored before, loads packed-documents then.
  */
-export function documentTextOf(hash: string | null | undefined, body: StoredBody | null | undefined, hint?: DocumentHint): string | null {
-  if (hash === null || hash === undefined || hash === '') return body === null || body === undefined ? null : documentText(body);
+export async function documentTextOf(hash: string | null | undefined, body: StoredBody | null | undefined, hint?: DocumentHint): Promise<string | null> {
+  if (hash === null || hash === undefined || hash === '') return body === null || body === undefined ? null : documentTextNative(body);
   if (hint) noteHint(hint.place, hash);
   if (body === null || body === undefined) {
     return hint?.hash === hash && hint.text !== undefined ? hint.text : null;
   }
   const cached = cachedDocumentText(hash);
   if (cached !== undefined) return cached;
-  const text = documentText(body);
+  const text = await documentTextNative(body);
   rememberDocumentText(hash, text);
   return text;
 }

@@ -13,7 +13,9 @@ import type {
   RevisionSchema,
 } from '../../schemas/revision';
 import { isOutdated, type ChangeRequestWithContext } from './change-requests';
-import { DEFAULT_LAYOUT, isGroupPage, type FileEntry, type Manifest, type ReadPage, type RevisionRow } from './revisions';
+import type { FileEntry, Manifest, ReadPage, RevisionRow } from './revisions';
+import { DEFAULT_PAGE_LAYOUT as DEFAULT_LAYOUT } from '../markdown/page-layout';
+import { isGroupPage } from './tree-rows';
 
 /**
  * Content as the API shows it: the pages, files and revisions of a read (services/content/reads,

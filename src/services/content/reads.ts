@@ -27,10 +27,11 @@ import { chunkLists, wholeTree } from './tree-rows';
 import { leavesSql, lookupSql, SAFE_KEY } from './tree';
 import { pageStatement, pageStatementValues } from './page-statement';
 import { constantSelect } from '../../db/constant-select';
-import { composedBodySql, documentRefsSql, parseStoredBody, storedBodySql } from './packed-documents';
+import { composedBodySql, documentRefsSql, storedBodySql } from './packed-sql';
+import { parseStoredBodyNative } from './packed-form';
 import { documentTextOf, knownDocumentHint, markdownOf, type DocumentHint } from './document-cache';
 import { heldPageRows, holdPageRows, type HeldPageRows } from './page-rows-cache';
-import { loadDocuments, type FileEntry, type PageEntry, type ReadPage, type ReusableContentEntry } from './revisions';
+import type { FileEntry, PageEntry, ReadPage, ReusableContentEntry } from './revisions';
 import { checkSpace, type SpaceWithRank } from '../spaces/spaces';
 import { spaceRoleSql } from '../access/access';
 
@@ -599,14 +600,14 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
     located: claims && located ? locatedFor(located, claims) : located,
-    ...pageDocumentOf(pageRows, hint),
+    ...(await pageDocumentOf(pageRows, hint)),
     pages: claims && pages ? pagesFor(pages, claims) : pages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
     markdownOf: wanted.markdown ? await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
-    reusable: wanted.reusable || wanted.reusableContent !== undefined ? reusableOf([...(pageRows ?? []).filter((r) => r.kind !== 'document'), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
+    reusable: wanted.reusable || wanted.reusableContent !== undefined ? await reusableOf([...(pageRows ?? []).filter((r) => r.kind !== 'document'), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
 }
 
@@ -693,9 +694,9 @@ function placeOf(source: ContentSource, target: PageTarget): string {
 }
 
 /** The page's document as JSON text, and its hash (pageTreeSql's `document` row: the hash, and the body unless `hint` holds it). */
-function pageDocumentOf(rows: PageTreeRow[] | undefined, hint: DocumentHint | undefined): Pick<ContentRead, 'documentBody' | 'documentHash'> {
+async function pageDocumentOf(rows: PageTreeRow[] | undefined, hint: DocumentHint | undefined): Promise<Pick<ContentRead, 'documentBody' | 'documentHash'>> {
   const row = rows?.find((r) => r.kind === 'document');
-  const documentBody = row ? documentTextOf(String(row.n), row.value, hint) : null;
+  const documentBody = row ? await documentTextOf(String(row.n), row.value, hint) : null;
   return { documentBody, documentHash: documentBody === null ? null : String(row!.n) };
 }
 
@@ -709,15 +710,15 @@ function pathTargetId(rows: PageTreeRow[]): string {
  * The reusable content a read asked for (its entry and document) and the documents of those included. Given a page
  * read's rows without their `document` row: that is the page's, read through document-cache.
  */
-function reusableOf(rows: Array<{ kind: string; n?: number | string; value: string | null }>): ReusableRead {
+async function reusableOf(rows: Array<{ kind: string; n?: number | string; value: string | null }>): Promise<ReusableRead> {
   const included = new Map<string, JSONDocument>();
-  for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), parseStoredBody<JSONDocument>(row.value));
+  for (const row of rows) if (row.kind === 'reusable' && row.value !== null) included.set(String(row.n), await parseStoredBodyNative<JSONDocument>(row.value));
   const entry = rows.find((r) => r.kind === 'entry');
   const document = rows.find((r) => r.kind === 'document');
   return {
     included,
     entry: entry?.value ? (JSON.parse(entry.value) as ReusableContentEntry) : undefined,
-    document: document?.value ? parseStoredBody<JSONDocument>(document.value) : undefined,
+    document: document?.value ? await parseStoredBodyNative<JSONDocument>(document.value) : undefined,
   };
 }
 
@@ -736,7 +737,7 @@ async function markdownOfPages(rows: Array<{ kind: string; n?: number | string; 
   if (!converts) return (page) => (page.document ? (byHash.get(page.document) ?? '') : '');
   const [{ documentToMarkdown }, generated] = await Promise.all([markdownWriter(), generatedDocuments()]);
   for (const row of rows) {
-    if (row.kind === 'body' && row.value !== null) byHash.set(String(row.key ?? row.n), documentToMarkdown(parseStoredBody<JSONDocument>(row.value)));
+    if (row.kind === 'body' && row.value !== null) byHash.set(String(row.key ?? row.n), documentToMarkdown(await parseStoredBodyNative<JSONDocument>(row.value)));
   }
   return (page) => {
     if (page.generated) return documentToMarkdown(generated(page.generated, page.computedSeed ?? page.id));
@@ -873,6 +874,8 @@ async function dereference(db: Db, reusableContents: ReusableContentEntry[], doc
   const wanted = new Set(reusableContentIds(document));
   const hashes = reusableContents.filter((rc) => wanted.has(rc.id) && rc.document).map((rc) => [rc.id, rc.document!] as const);
   if (hashes.length === 0) return document;
+  // revisions.ts (its document writing, node:zlib and the delta differ) only for a page that includes reusable content.
+  const { loadDocuments } = await import('./revisions');
   const bodies = await loadDocuments(db, hashes.map(([, hash]) => hash));
   const reusable = new Map(hashes.flatMap(([id, hash]) => (bodies.has(hash) ? [[id, bodies.get(hash)!] as const] : [])));
   return dereferenceDocument(document, reusable);

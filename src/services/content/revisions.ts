@@ -1,5 +1,4 @@
 import { inArray, sql } from 'drizzle-orm';
-import { isChunkMemberSql, midsOfMemberSql } from './tree';
 import { documents, revisions, spaceDocuments } from '../../db/schema/index';
 import { sha256Base64Url } from '../../lib/ids';
 import { valuesOf } from '../../lib/sql-lists';
@@ -7,8 +6,14 @@ import type { JSONDocument } from '../markdown/document';
 import { DEFAULT_PAGE_LAYOUT, type PageLayoutFrontmatter } from '../markdown/page-layout';
 import type { ComputedRevisionSource, GeneratedContent } from '../openapi/computed-pages';
 import { rawAll, rawRun, rowsOf, type Db } from '../../db/client';
+import { canonicalJson } from './canonical-json';
 import { deltaAgainst, rememberBase, rememberedBase, type DeltaBase } from './document-deltas';
 import { composedBodySql, documentRefs, packDocument, packedBytes, parseStoredBody, type PackingBudget, type StoredBody } from './packed-documents';
+
+// Kept apart (a cold page read evaluates them without this module), and still reached through it.
+export { canonicalJson } from './canonical-json';
+export { firstFreeSlug, slugify, slugOfTitle, transliteratedSlug, UNREADABLE_TITLE_SLUG, uniqueSlug } from './slugs';
+export { copyDocumentReferences } from './document-references';
 
 /**
  * The content model's value types. A revision is a page map and a file map (services/content: pages
@@ -123,156 +128,10 @@ export interface Manifest {
 
 export type RevisionRow = typeof revisions.$inferSelect;
 
-/** A URL-safe slug from a title: `Getting Started!` -> `getting-started`. */
-export function slugify(title: string): string {
-  return latinSlug(title) || 'page';
-}
-
-/** The Latin letters and digits of a title as a slug (accents dropped), '' when it has none. */
-function latinSlug(title: string): string {
-  return title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100)
-    .replace(/-+$/, '');
-}
-
-/**
- * GitBook's slug of a title it reads nothing of (Korean, Hebrew, Hindi, Thai, emoji alone): its Git Sync writes such
- * pages as `undefined.md`, `undefined-1.md`... in the public repositories of Korean spaces (and links them so:
- * `{% content-ref url="undefined-1.md" %}`), where titles mixing scripts keep their Latin part as limax reads it
- * (`2장 코틀린 기초` -> `2.md`, `Tutorial: IntelliJ를 사용한 Coroutines 디버깅` -> `tutorial-intellij-coroutines.md`).
- */
-export const UNREADABLE_TITLE_SLUG = 'undefined';
-
-/**
- * GitBook's slug of a new page's title, transliterated as GitBook writes it: Chinese as toneless pinyin syllables
- * (`常见问题` -> `chang-jian-wen-ti`), Cyrillic as `удалить зависшую транзакцию` -> `udalit-zavisshuyu-tranzakciyu`,
- * Greek, Arabic, Japanese kana too, `&` as `and`, apostrophes dropped (`Math & TeX` -> `math-and-tex`). limax
- * gave every slug GitBook had given in the public repositories compared (Russian, Chinese, Latin titles), where
- * `transliteration`, `any-ascii` and `@sindresorhus/slugify` each missed some. A title it cannot read (Korean,
- * Hebrew, Hindi, Thai, emoji alone) gets GitBook's `undefined` (UNREADABLE_TITLE_SLUG). Loaded on first use: its
- * tables (about 480 KB, most of them pinyin's) stay out of the Worker's start; `slugify` stays the synchronous one for
- * anchors and existing callers.
- */
-export async function slugOfTitle(title: string): Promise<string> {
-  return (await transliteratedSlug(title)) || latinSlug(title) || UNREADABLE_TITLE_SLUG;
-}
-
-/** limax's slug of a text (see `slugOfTitle`), at most 100 characters; '' when it reads nothing of it. */
-export async function transliteratedSlug(text: string): Promise<string> {
-  const { default: limax } = await import('limax');
-  const slug = limax(text, { tone: false }).slice(0, 100).replace(/-+$/, '');
-  return /^[a-z0-9][a-z0-9-]*$/.test(slug) ? slug : '';
-}
-
-/** `base`, or `base-1`, `base-2`... : the first slug no sibling (other than `self`) uses. */
-export function uniqueSlug(base: string, siblings: ReadonlyArray<readonly [id: string, slug: string]>, self?: string): string {
-  const taken = new Set(siblings.filter(([id]) => id !== self).map(([, slug]) => slug));
-  return firstFreeSlug(base, (slug) => taken.has(slug));
-}
-
-/**
- * `base`, or `base-1`, `base-2`... : the first that is not taken. GitBook numbers a repeated slug from 1 (a second page
- * titled "Create the Map" beside one is `create-the-map-1`, its file `create-the-map-1.md`: jigx-docs, GITBOOK-1).
- */
-export function firstFreeSlug(base: string, taken: (slug: string) => boolean): string {
-  if (!taken(base)) return base;
-  for (let n = 1; ; n++) {
-    const candidate = `${base.slice(0, 95)}-${n}`;
-    if (!taken(candidate)) return candidate;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-/**
- * JSON with object keys sorted, so equal documents hash equally whatever order a client sent. Written directly for
- * plain JSON data (what documents and tree nodes are): a replacer that rebuilt every object sorted cost six times a
- * plain stringify, about a tenth of an import's conversion of a page (issue 40). The text is the replacer's, byte for
- * byte (`sortedJson`, kept for anything else: a `toJSON`, a class instance, a cycle, which it answers as it did).
- */
-export function canonicalJson(value: unknown): string {
-  try {
-    return plainJson(value) as string;
-  } catch (error) {
-    if (error !== NOT_PLAIN && !(error instanceof RangeError)) throw error;
-    return sortedJson(value);
-  }
-}
-
-function sortedJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  });
-}
-
-const NOT_PLAIN = new Error('not plain JSON data');
-
-/** Object keys quoted, remembered: a document repeats a few names (`object`, `type`, `nodes`, `leaves`...) thousands of times. */
-const QUOTED_KEYS = new Map<string, string>();
-function quotedKey(key: string): string {
-  let quoted = QUOTED_KEYS.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (QUOTED_KEYS.size < 1024) QUOTED_KEYS.set(key, quoted);
-  }
-  return quoted;
-}
-
-/** An own key an object enumerates first, in ascending order, whatever order it was set in (an array index). */
-const isArrayIndex = (key: string) => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
-
-/**
- * `sortedJson`'s text of plain data: `undefined` (and functions, symbols) left out of objects and `null` in arrays, as
- * JSON.stringify does. An object rebuilt with sorted keys still enumerates its array-index keys first, in numeric order
- * (the language's own key order): so do these.
- */
-function plainJson(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-    case 'object':
-      break;
-    default:
-      throw NOT_PLAIN;
-  }
-  if (value === null) return 'null';
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') throw NOT_PLAIN;
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i ? ',' : ''}${plainJson(value[i]) ?? 'null'}`;
-    return `${out}]`;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
-  const keys = Object.keys(value);
-  let indexes = 0;
-  while (indexes < keys.length && isArrayIndex(keys[indexes])) indexes++;
-  const named = indexes === 0 ? keys.sort() : [...keys.slice(0, indexes), ...keys.slice(indexes).sort()];
-  let out = '{';
-  let first = true;
-  for (const key of named) {
-    const member = plainJson((value as Record<string, unknown>)[key]);
-    if (member === undefined) continue;
-    out += `${first ? '' : ','}${quotedKey(key)}:${member}`;
-    first = false;
-  }
-  return `${out}}`;
-}
 
 export interface StoredDocument {
   hash: string;
@@ -352,28 +211,6 @@ export function insertDocuments(db: Db, spaceId: string, stored: StoredDocument[
   ];
 }
 
-/**
- * The references of a new space to what revision `revisionId` is made of (a duplicate shares it):
- * the nodes of its page and file maps, the chunks of its child lists and the documents its pages
- * and reusable contents name; one statement, walked inside D1.
- */
-export function copyDocumentReferences(db: Db, spaceId: string, revisionId: string) {
-  return db.insert(spaceDocuments).select(sql`
-    with rv as (select pages_root, files_root, meta from revisions where id = ${revisionId}),
-    roots(hash) as (select pages_root from rv where pages_root is not null union all select files_root from rv where files_root is not null),
-    chunks(hash) as (select g.value from roots r cross join json_each((select body from documents where hash = r.hash)) g where ${isChunkMemberSql('g')}),
-    mids(hash) as (select c.value from roots r cross join json_each((select body from documents where hash = r.hash)) g cross join json_each(${midsOfMemberSql('g')}) c),
-    leaves(hash) as (select c.value from mids m cross join json_each((select body from documents where hash = m.hash)) c),
-    entries(value) as (select e.value from leaves l cross join json_each((select body from documents where hash = l.hash)) e),
-    nodes(hash) as (select hash from roots union all select hash from chunks union all select hash from mids union all select hash from leaves),
-    named(hash) as (
-      select json_extract(k.value, '$[0]') from entries, json_each(entries.value, '$.chunks') k
-      union all select json_extract(value, '$.document') from entries where json_extract(value, '$.document') is not null
-      union all select json_extract(rc.value, '$.document') from rv, json_each(rv.meta, '$.reusableContents') rc
-        where json_extract(rc.value, '$.document') is not null),
-    bases(hash) as (select base from (select (select d.base from documents d where d.hash = n.hash) as base from named n) where base is not null)
-    select ${spaceId}, hash from nodes union select ${spaceId}, hash from named union select ${spaceId}, hash from bases where true`).onConflictDoNothing();
-}
 
 export async function loadDocuments(db: Db, hashes: string[]): Promise<Map<string, JSONDocument>> {
   if (hashes.length === 0) return new Map();

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { sha256Base64Url } from '../../lib/ids';
-import { canonicalJson } from './revisions';
+import { canonicalJson } from './canonical-json';
 
 /**
  * Persistent maps shared between revisions. A revision's pages (and, apart, its files) are a map

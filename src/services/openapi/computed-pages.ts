@@ -8,7 +8,8 @@ import type {
   JSONDocument,
   TopLevelBlock,
 } from '../markdown/document';
-import { slugify, type PageEntry, type ReadPage } from '../content/revisions';
+import type { PageEntry, ReadPage } from '../content/revisions';
+import { slugify } from '../content/slugs';
 import { OPENAPI_METHODS, type OpenAPIMethod } from '../../lib/openapi-specs';
 import type { SpecOutline, SpecOutlineOperation, SpecOutlineTag, SpecProcessingError } from './types';
 

@@ -6,7 +6,7 @@ import { revisions, spaceIndexState, spaces } from '../../db/schema/index';
 import { ApiError } from '../../lib/errors';
 import { refreshSpaceAccessCap, spaceRoleSql } from '../access/access';
 import { EMPTY_META } from '../content/convert';
-import { copyDocumentReferences } from '../content/revisions';
+import { copyDocumentReferences } from '../content/document-references';
 import { authorize } from '../access/permissions';
 
 export type SpaceRow = typeof spaces.$inferSelect;
