@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { prepareDocsAssets } from './docs-assets.mjs';
 import { eagerFunctions, eagerModules } from './eager-compile.mjs';
-import { builtinsImportedWith, constantSqlBuilding, evaluatedWith, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
+import { builtinsImportedWith, constantSqlBuilding, evaluatedWith, isPageReadUnneededSource, isRendererTableSource, isSiteOnDemandSource, isSitePageUnneededSource, routeGroupsNotApart, staticClosure, zodEvaluatedWith } from './module-graph.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -172,7 +172,8 @@ function compileEagerly(root, metafile) {
 export const ZOD_FREE = ['src/routes/space-content/content.ts', 'src/site/routes.ts'];
 
 /**
- * The page read's route group (GET .../content/page/{pageId}): its first import imports no Node.js built-in. It reads
+ * The page read's route group (GET .../content/page/{pageId}): its first import imports no Node.js built-in, nor
+ * evaluates what it does not need (module-graph.mjs isPageReadUnneededSource). It reads
  * stored documents as the published site does (packed-form, packed-sql: the runtime's inflate), where packed-documents'
  * node:zlib (its zlib, stream and process modules) was the largest part of a cold isolate's first page read.
  */
@@ -203,7 +204,12 @@ function assertZodFree(metafile) {
         ]
       : []),
     ...(metafile.inputs[SITE] ? constantSqlBuilding(metafile) : []),
-    ...(metafile.inputs[PAGE_READ] && metafile.inputs[GROUP_APP] ? builtinsImportedWith(metafile, [GROUP_APP, PAGE_READ]) : []),
+    ...(metafile.inputs[PAGE_READ] && metafile.inputs[GROUP_APP]
+      ? [
+          ...builtinsImportedWith(metafile, [GROUP_APP, PAGE_READ]),
+          ...evaluatedWith(metafile, [GROUP_APP, PAGE_READ], isPageReadUnneededSource, 'what a page read does not need'),
+        ]
+      : []),
   ];
   if (faults.length > 0) throw new Error(`build-worker: ${faults.join('; ')}`);
 }

@@ -9,6 +9,7 @@ export function zodEvaluatedWith(metafile: Metafile, sources: string[]): string[
 export function isSiteOnDemandSource(input: string): boolean;
 export function isRendererTableSource(input: string): boolean;
 export function isSitePageUnneededSource(input: string): boolean;
+export function isPageReadUnneededSource(input: string): boolean;
 export function evaluatedWith(metafile: Metafile, sources: string[], forbidden: (input: string) => boolean, what: string): string[];
 export function builtinsImportedWith(metafile: Metafile, sources: string[]): string[];
 export const CONSTANT_SQL_SOURCES: string[];

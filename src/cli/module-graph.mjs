@@ -63,6 +63,17 @@ export const isSiteOnDemandSource = (input) =>
   /^src\/(site\/render\/document|site\/search|services\/search\/search|services\/sites\/adaptive-schema)\.ts$/.test(input);
 
 /**
+ * Source modules a member's page read (GET .../content/page/{pageId}, routes/space-content/content.ts) has no use for,
+ * which its first request in a cold isolate evaluated until issue 42 item 7 took them off: packed-documents and its
+ * node:zlib (the page's document is inflated by the runtime, packed-form), the content writers (revisions.ts with
+ * document-deltas and `diff`: the page read needs of them only canonical-json, slugs and document-references), and
+ * the site conditions' evaluator with jsep (whose evaluation registers its parsers), loaded for a site token's read.
+ */
+export const isPageReadUnneededSource = (input) =>
+  /(^|[\/])node_modules[\/](diff|jsep)[\/]/.test(input) ||
+  /^src\/services\/(content\/(revisions|document-deltas|packed-documents)|sites\/conditions)\.ts$/.test(input);
+
+/**
  * Source modules a published page has no use for, which its first request (the site's module and its renderer)
  * evaluated until issue 42 item 7 took them off: the API's content reads and their statements, presenters and change
  * requests (reads.ts: the site needs only services/content/tree-rows), the content writers (revisions.ts with its

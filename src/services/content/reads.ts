@@ -13,7 +13,6 @@ import { spaceAppUrl } from '../../schemas/mappers';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
 import { pagesJsonStream } from './pages-json';
 import { expandPage, expandPages, findGenerated, generatedDocument, generatedDocuments, readSpecState, type SpecState } from '../openapi/computed-pages';
-import { evaluateCondition } from '../sites/conditions';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
 import type { JSONDocument } from '../markdown/document';
@@ -592,16 +591,17 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const located = pageRows ? locateRead(pageRows, wanted.page ?? pathTargetId(pageRows), specs) : undefined;
   const pages = tree && expand ? expandPages(tree.pages, expand) : tree?.pages;
   const claims = source.published?.claims;
-  const hiddenFiles = gateFiles && claims ? filesHiddenFrom(pages ?? wholeTree(rows<TreeRow>('gateTree')!).pages, claims, rows<FileReference>('fileRefs')!) : undefined;
+  const holds = claims ? await conditionsHolding(claims) : undefined;
+  const hiddenFiles = gateFiles && holds ? filesHiddenFrom(pages ?? wholeTree(rows<TreeRow>('gateTree')!).pages, holds, rows<FileReference>('fileRefs')!) : undefined;
   const readFiles = fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined;
   return {
     space,
     changeRequest: cr,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    located: claims && located ? locatedFor(located, claims) : located,
+    located: holds && located ? locatedFor(located, holds) : located,
     ...(await pageDocumentOf(pageRows, hint)),
-    pages: claims && pages ? pagesFor(pages, claims) : pages,
+    pages: holds && pages ? pagesFor(pages, holds) : pages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
@@ -616,9 +616,21 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
  * HTML reader shows them (site/content `visiblePages`). A page that fails is left out with its subpages;
  * hidden pages stay (a visitor reaches them by URL).
  */
-function pagesFor(pages: ReadPage[], claims: Record<string, unknown>, depth = 0): ReadPage[] {
+function pagesFor(pages: ReadPage[], holds: Holds, depth = 0): ReadPage[] {
   if (depth > 64) return [];
-  return pages.filter((page) => evaluateCondition(page.condition, claims)).map((page) => ({ ...page, pages: pagesFor(page.pages, claims, depth + 1) }));
+  return pages.filter((page) => holds(page.condition)).map((page) => ({ ...page, pages: pagesFor(page.pages, holds, depth + 1) }));
+}
+
+/** Whether a page's condition holds for a site token's visitor (its claims). */
+type Holds = (condition: string | undefined) => boolean;
+
+/**
+ * `Holds` for `claims`: the condition evaluator (sites/conditions and jsep, whose evaluation registers its parsers) is
+ * loaded by a site token's read only, not by a member's first page read in a cold isolate (issue 42 item 7).
+ */
+async function conditionsHolding(claims: Record<string, unknown>): Promise<Holds> {
+  const { evaluateCondition } = await import('../sites/conditions');
+  return (condition) => evaluateCondition(condition, claims);
 }
 
 interface FileReference {
@@ -648,8 +660,8 @@ const pageIds = (pages: ReadPage[], into = new Set<string>()): Set<string> => {
  * SpaceWriter brings it up to date with every head move, the cron catches up one left behind). A file no page uses
  * stays readable, as it is to every visitor of the site.
  */
-function filesHiddenFrom(pages: ReadPage[], claims: Record<string, unknown>, references: FileReference[]): Set<string> {
-  const visible = pageIds(pagesFor(pages, claims));
+function filesHiddenFrom(pages: ReadPage[], holds: Holds, references: FileReference[]): Set<string> {
+  const visible = pageIds(pagesFor(pages, holds));
   if (visible.size === pageIds(pages).size) return new Set();
   const seen = new Set<string>();
   const hidden = new Set<string>();
@@ -659,9 +671,9 @@ function filesHiddenFrom(pages: ReadPage[], claims: Record<string, unknown>, ref
 }
 
 /** The page a site token's visitor asked for, when it and each of its ancestors pass their conditions: none otherwise (a 404). */
-function locatedFor(located: LocatedPage, claims: Record<string, unknown>): LocatedPage | undefined {
-  if (!located.conditions.every((condition) => evaluateCondition(condition, claims))) return undefined;
-  return { ...located, page: { ...located.page, pages: pagesFor(located.page.pages, claims) } };
+function locatedFor(located: LocatedPage, holds: Holds): LocatedPage | undefined {
+  if (!located.conditions.every(holds)) return undefined;
+  return { ...located, page: { ...located.page, pages: pagesFor(located.page.pages, holds) } };
 }
 
 /**
