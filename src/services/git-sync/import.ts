@@ -19,6 +19,7 @@ import {
   type GitBookConfig,
   MISSING_KEY_PREFIX,
   caseFolded,
+  slugOfPlace,
   type LayoutPage,
   type UnreadSummaryLines,
 } from './layout';
@@ -148,6 +149,12 @@ export async function planImport(
     newFileId?: (oid: string) => Promise<string>;
     /** The pages of the head whose documents show any of these files, or null when not known (the link index lags). */
     fileReferrers?: (fileIds: string[]) => Promise<string[] | null>;
+    /**
+     * The request's `force` (GitBook's integrations send it at setup): the repository's content wins, and the space ends as
+     * a fresh import of the commit makes it. The pages edited in the space since the last sync are read from their files
+     * again (an unforced import keeps those edits, for the next export to write).
+     */
+    force?: boolean;
   },
   space: SyncedSpace,
   head: RevisionTree,
@@ -228,6 +235,7 @@ export async function planImport(
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
   const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
+  if (options.force) await rereadEditedSinceSync(flat, pagePlans, entries, head, followedSlugs);
   const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
@@ -439,7 +447,8 @@ export async function planImport(
       // heading otherwise left the page the title of a heading it no longer has.
       // So is a page whose file has no heading 1 (its item titles it) when a push renamed only its item, unless the page
       // was retitled here since the last sync (an edit not yet exported stays one, as its document does).
-      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && (await titledByItem(entries.get(page.key), was)));
+      // A page no file holds (an item without a link, a group) retitled in the app takes its item's title again when forced.
+      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && ((options.force && !page.path) || (await titledByItem(entries.get(page.key), was))));
       // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
@@ -706,6 +715,32 @@ async function keepMovedPages(
     // The old blob is not to be had (a full fetch of the commit alone): the page is a new one, as before.
   }
   return slugs;
+}
+
+/**
+ * A forced import (force: the repository wins): the kept pages edited in the space since the last sync are read from their
+ * files again, as a fresh import reads them, where an unforced import keeps the edits for the next export to write. Edited:
+ * its document is not the one its file was synced with, or its head (title, front matter fields) not the one recorded, or
+ * not recorded at all; a page given another slug in the app takes the one it was synced with again.
+ */
+async function rereadEditedSinceSync(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  entries: Map<string, SyncedSpace['entries'][number]>,
+  head: RevisionTree,
+  slugs: Map<string, string>,
+): Promise<void> {
+  for (const { page } of flat) {
+    const plan = plans.get(page.key)!;
+    const was = plan.page ? head.pages.get(plan.page) : undefined;
+    const entry = entries.get(page.key) ?? (page.path ? entries.get(`${MISSING_KEY_PREFIX}${page.path}`) : undefined);
+    if (!was || !entry || entry.targetId !== plan.page) continue;
+    const syncedSlug = entry.place ? slugOfPlace(entry.place) : null;
+    if (syncedSlug && syncedSlug !== was.slug && !slugs.has(page.key)) slugs.set(page.key, syncedSlug);
+    if (plan.changed || !page.path) continue;
+    const edited = (was.document ?? null) !== (entry.hash ?? null) || !entry.head || (await headSignature(was)) !== entry.head;
+    if (edited) plans.set(page.key, { key: plan.key, oid: plan.oid, page: plan.page, changed: true });
+  }
 }
 
 function groupedBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
