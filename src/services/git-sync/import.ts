@@ -237,6 +237,7 @@ export async function planImport(
   const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
   if (options.force) await rereadEditedSinceSync(flat, pagePlans, entries, head, followedSlugs);
   const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
+  if (copies.size > 0) await rereadIncludesShowingCopies(includes.plans, files, copies, read, session);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -810,6 +811,32 @@ async function mergedCopies(
     if (!plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
   }
   return merges;
+}
+
+/**
+ * The reusable contents kept as they were that show a blob the import merges into one file (mergedCopies): read again, so
+ * their images and file links name the file kept, as the pages showing them are (they showed the file that goes).
+ */
+async function rereadIncludesShowingCopies(
+  plans: ImportIncludePlan[],
+  files: Map<string, TreeFile>,
+  copies: Map<string, unknown>,
+  read: (file: TreeFile) => Promise<Uint8Array>,
+  session: Pick<GitSession, 'prefetchBlobs' | 'missing'>,
+): Promise<void> {
+  const kept = plans.filter((plan) => plan.markdown === undefined && !session.missing.has(plan.oid));
+  if (kept.length === 0) return;
+  await session.prefetchBlobs(kept.map((plan) => plan.oid));
+  for (const plan of kept) {
+    if (session.missing.has(plan.oid)) continue;
+    const text = decoder.decode(await read(files.get(plan.path)!));
+    let shows = false;
+    rewriteLinks(text, plan.path, (path) => {
+      if (copies.has(files.get(path)?.oid ?? '')) shows = true;
+      return null;
+    });
+    if (shows) plan.markdown = text;
+  }
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */
