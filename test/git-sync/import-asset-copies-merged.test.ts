@@ -48,4 +48,44 @@ describe('Git Sync import: two asset paths given the same bytes', () => {
     await runGitOperation(fresh.id, token, 'import', { ...githubBody(name), force: true });
     expect(await shapeOf(space.id, token)).toEqual(await shapeOf(fresh.id, token));
   });
+
+  it('reusable contents and card covers that showed the file that goes show the one kept', { timeout: 300_000 }, async () => {
+    const name = `asset-merged-shown-${crypto.randomUUID().slice(0, 8)}`;
+    const a = PNG_1x1;
+    const b = btoa(atob(PNG_1x1) + 'other bytes');
+    const cards =
+      '<table data-view="cards"><thead><tr><th></th><th data-hidden data-card-cover data-type="files"></th></tr></thead>' +
+      '<tbody><tr><td>A card</td><td><a href=".gitbook/assets/a.png">a.png</a></td></tr></tbody></table>';
+    const { token, space } = await importedSpace(name, {
+      'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Other](other.md)\n* [Cards](cards.md)\n',
+      'README.md': '# Home\n\n{% include ".gitbook/includes/shared.md" %}\n',
+      'other.md': '# Other\n\n![Second](.gitbook/assets/b.png)\n',
+      'cards.md': `# Cards\n\n${cards}\n`,
+      '.gitbook/includes/shared.md': '---\ntitle: Shared\n---\n\n![First](../assets/a.png)\n',
+      '.gitbook/assets/a.png': { base64: a },
+      '.gitbook/assets/b.png': { base64: b },
+    });
+    const before = await filesOf(space.id, token);
+    const dropped = before.find((f) => f.name === 'a.png').id;
+    const kept = before.find((f) => f.name === 'b.png').id;
+    const shown = async () => {
+      const content = expectStatus(await api('GET', `/v1/spaces/${space.id}/content`, { token }), 200).body;
+      const documents: Record<string, string> = {};
+      for (const rc of content.reusableContents) documents[rc.title] = JSON.stringify(expectStatus(await api('GET', `/v1/spaces/${space.id}/revisions/${content.id}/reusable-contents/${rc.id}/document`, { token }), 200).body);
+      for (const page of await pagesOf(space.id, token)) documents[page.title] = JSON.stringify(expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${page.id}`, { token }), 200).body.document);
+      return documents;
+    };
+    const first = await shown();
+    expect(first.Shared).toContain(dropped);
+    expect(first.Cards).toContain(dropped);
+
+    await control('commit', { name, message: 'b.png as a.png', files: { '.gitbook/assets/b.png': { base64: a } } });
+    await runGitOperation(space.id, token, 'import', githubBody(name));
+    expect((await filesOf(space.id, token)).map((f) => f.id)).toEqual([kept]);
+    const after = await shown();
+    for (const title of ['Shared', 'Cards']) {
+      expect(after[title], title).not.toContain(dropped);
+      expect(after[title], title).toContain(kept);
+    }
+  });
 });

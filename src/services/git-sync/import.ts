@@ -19,6 +19,7 @@ import {
   type GitBookConfig,
   MISSING_KEY_PREFIX,
   caseFolded,
+  slugOfPlace,
   type LayoutPage,
   type UnreadSummaryLines,
 } from './layout';
@@ -148,6 +149,12 @@ export async function planImport(
     newFileId?: (oid: string) => Promise<string>;
     /** The pages of the head whose documents show any of these files, or null when not known (the link index lags). */
     fileReferrers?: (fileIds: string[]) => Promise<string[] | null>;
+    /**
+     * The request's `force` (GitBook's integrations send it at setup): the repository's content wins, and the space ends as
+     * a fresh import of the commit makes it. The pages edited in the space since the last sync are read from their files
+     * again (an unforced import keeps those edits, for the next export to write).
+     */
+    force?: boolean;
   },
   space: SyncedSpace,
   head: RevisionTree,
@@ -228,7 +235,9 @@ export async function planImport(
     pagePlans.set(page.key, kept ? { key: page.key, oid, page: kept, changed, ...(changed ? {} : { synced: entry!.hash ?? null }) } : { key: page.key, oid, ref: `_gp${++refCount}`, changed });
   }
   const followedSlugs = await keepMovedPages(flat, pagePlans, space.entries, head, session);
+  if (options.force) await rereadEditedSinceSync(flat, pagePlans, entries, head, followedSlugs);
   const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
+  if (copies.size > 0) await rereadIncludesShowingCopies(includes.plans, files, copies, read, session);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -439,7 +448,8 @@ export async function planImport(
       // heading otherwise left the page the title of a heading it no longer has.
       // So is a page whose file has no heading 1 (its item titles it) when a push renamed only its item, unless the page
       // was retitled here since the last sync (an edit not yet exported stays one, as its document does).
-      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && (await titledByItem(entries.get(page.key), was)));
+      // A page no file holds (an item without a link, a group) retitled in the app takes its item's title again when forced.
+      const titled = page.link || page.anchorLink || document || (was && was.title !== page.title.slice(0, 256) && ((options.force && !page.path) || (await titledByItem(entries.get(page.key), was))));
       // Already in place, under a parent whose pages are the same in the same order, and nothing of it changed: no change
       // (one would give it a new updatedAt, so a re-import would write every page's record and the whole page map again).
       const unchanged = !document && !('linkTitle' in linkTitle) && (!titled || was?.title === page.title.slice(0, 256)) && (!page.group || was?.type === 'group');
@@ -708,6 +718,32 @@ async function keepMovedPages(
   return slugs;
 }
 
+/**
+ * A forced import (force: the repository wins): the kept pages edited in the space since the last sync are read from their
+ * files again, as a fresh import reads them, where an unforced import keeps the edits for the next export to write. Edited:
+ * its document is not the one its file was synced with, or its head (title, front matter fields) not the one recorded, or
+ * not recorded at all; a page given another slug in the app takes the one it was synced with again.
+ */
+async function rereadEditedSinceSync(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  entries: Map<string, SyncedSpace['entries'][number]>,
+  head: RevisionTree,
+  slugs: Map<string, string>,
+): Promise<void> {
+  for (const { page } of flat) {
+    const plan = plans.get(page.key)!;
+    const was = plan.page ? head.pages.get(plan.page) : undefined;
+    const entry = entries.get(page.key) ?? (page.path ? entries.get(`${MISSING_KEY_PREFIX}${page.path}`) : undefined);
+    if (!was || !entry || entry.targetId !== plan.page) continue;
+    const syncedSlug = entry.place ? slugOfPlace(entry.place) : null;
+    if (syncedSlug && syncedSlug !== was.slug && !slugs.has(page.key)) slugs.set(page.key, syncedSlug);
+    if (plan.changed || !page.path) continue;
+    const edited = (was.document ?? null) !== (entry.hash ?? null) || !entry.head || (await headSignature(was)) !== entry.head;
+    if (edited) plans.set(page.key, { key: plan.key, oid: plan.oid, page: plan.page, changed: true });
+  }
+}
+
 function groupedBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
@@ -775,6 +811,32 @@ async function mergedCopies(
     if (!plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
   }
   return merges;
+}
+
+/**
+ * The reusable contents kept as they were that show a blob the import merges into one file (mergedCopies): read again, so
+ * their images and file links name the file kept, as the pages showing them are (they showed the file that goes).
+ */
+async function rereadIncludesShowingCopies(
+  plans: ImportIncludePlan[],
+  files: Map<string, TreeFile>,
+  copies: Map<string, unknown>,
+  read: (file: TreeFile) => Promise<Uint8Array>,
+  session: Pick<GitSession, 'prefetchBlobs' | 'missing'>,
+): Promise<void> {
+  const kept = plans.filter((plan) => plan.markdown === undefined && !session.missing.has(plan.oid));
+  if (kept.length === 0) return;
+  await session.prefetchBlobs(kept.map((plan) => plan.oid));
+  for (const plan of kept) {
+    if (session.missing.has(plan.oid)) continue;
+    const text = decoder.decode(await read(files.get(plan.path)!));
+    let shows = false;
+    rewriteLinks(text, plan.path, (path) => {
+      if (copies.has(files.get(path)?.oid ?? '')) shows = true;
+      return null;
+    });
+    if (shows) plan.markdown = text;
+  }
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */

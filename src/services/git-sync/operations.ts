@@ -448,7 +448,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         const head = await timed('spaceMs', () => readRevisionTree(db, space.head));
         const newFileId = (blob: string) => importFileId(row.id, blob);
         const fileReferrers = (fileIds: string[]) => pagesShowingFiles(db, row.spaceId, space.head.id, fileIds);
-        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId, fileReferrers }, space, head));
+        const plan = await timed('planMs', () => planImport(session!, oid, { projectDirectory: request.repoProjectDirectory, maxFileBytes: gitSyncMaxFileBytes(env), assets: assets!, newFileId, fileReferrers, force: request.force === true }, space, head));
         Object.assign(phases, plan.phases);
         if (seams.stopAfterPlanning) return 'left';
         assertInTime(pace);

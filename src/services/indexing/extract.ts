@@ -105,6 +105,20 @@ function asTarget(ref: Record<string, unknown>): LinkTarget | undefined {
   }
 }
 
+/** The file ids of a table block's `files` columns (GitBook's DocumentTableDefinitionFiles: a cards table's cover), in record order. */
+function tableFiles(node: Record<string, unknown>): string[] {
+  if (node.type !== 'table' || !node.data || typeof node.data !== 'object') return [];
+  const { definition, records } = node.data as { definition?: unknown; records?: unknown };
+  if (!definition || typeof definition !== 'object' || !records || typeof records !== 'object') return [];
+  const columns = Object.entries(definition as Record<string, { type?: unknown }>).flatMap(([id, column]) => (column && column.type === 'files' ? [id] : []));
+  if (columns.length === 0) return [];
+  const ordered = Object.values(records as Record<string, { orderIndex?: unknown; values?: Record<string, unknown> }>).sort((a, b) => String(a?.orderIndex ?? '').localeCompare(String(b?.orderIndex ?? '')));
+  return ordered.flatMap((record) => columns.flatMap((id) => {
+    const value = record?.values?.[id];
+    return Array.isArray(value) ? value.filter((file): file is string => !!str(file)) : [];
+  }));
+}
+
 /** Every reference of a document (links, images, files, embeds), each target once, in document order. */
 export function linksOf(document: unknown): LinkTarget[] {
   const found = new Map<string, LinkTarget>();
@@ -120,6 +134,11 @@ export function linksOf(document: unknown): LinkTarget[] {
   }
   for (const value of ordered) {
     if (Array.isArray(value)) continue;
+    // A table's `files` columns (a cards table's cover) hold file ids, not refs: each a file the page shows.
+    for (const file of tableFiles(value as Record<string, unknown>)) {
+      const target: LinkTarget = { kind: 'file', file };
+      if (!found.has(targetKey(target))) found.set(targetKey(target), target);
+    }
     const ref = (value as { ref?: unknown }).ref;
     if (!ref || typeof ref !== 'object' || Array.isArray(ref)) continue;
     const target = asTarget(ref as Record<string, unknown>);
