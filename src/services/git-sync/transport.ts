@@ -53,8 +53,18 @@ export const GIT_TRANSFER_LIMITS = {
    * passes them (each under 256 KiB): read then without a request of their own. The rest is fetched by id.
    */
   keptWhileStreaming: 12 * 1024 * 1024,
-  /** Time limit of one request to the remote. */
+  /**
+   * Time limit of one request to the remote; of an answer read as it comes (a pack), the most it may stay silent (a
+   * server that prepares a pack sends Git's keepalives and progress meanwhile).
+   */
   timeoutMs: 60_000,
+  /**
+   * A commit's whole pack read as it comes (a server without `filter`): the wait for its first byte (git counts the
+   * objects first, and a host or proxy may hold the answer until it is whole: one request, the whole repository), and the
+   * time limit of the whole read. Between bytes, `timeoutMs`.
+   */
+  packFirstByteMs: 10 * 60_000,
+  streamedPackMs: 30 * 60_000,
 };
 
 async function collect(body: AsyncIterableIterator<Uint8Array> | undefined): Promise<Uint8Array | undefined> {
@@ -538,7 +548,7 @@ export class GitSession {
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform'])),
         // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
-        { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
+        { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5, idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       ),
     );
     this.stats.requests++;
@@ -640,13 +650,20 @@ export class GitSession {
    */
   private async streamTrees(wants: string[], options: { deepen: number; have?: string }): Promise<void> {
     const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
-    const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'no-progress', 'ofs-delta', 'done'];
+    // With progress (band 2, not read): an answer that moves while the server counts and compresses, as keepalives do.
+    const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'ofs-delta', 'done'];
     // Sent again when the connection is lost (nothing of a pack read is kept until it was read whole and checked).
     const read = await sentAgainIfLost(async () => {
       const response = await outboundStream(
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
-        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 10 },
+        {
+          field: 'url',
+          maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes,
+          timeoutMs: GIT_TRANSFER_LIMITS.streamedPackMs,
+          firstByteTimeoutMs: GIT_TRANSFER_LIMITS.packFirstByteMs,
+          idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs,
+        },
       );
       this.stats.requests++;
       if (!response.ok) {
@@ -961,7 +978,8 @@ export class GitSession {
       const response = await outboundStream(
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
-        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+        // Within `timeoutMs` of silence, as long as the answer moves (a loaded server), up to ten times that.
+        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 10, idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       );
       this.stats.requests++;
       if (!response.ok) {
