@@ -46,6 +46,14 @@ export interface OutboundOptions {
   maxBytes?: number;
   /** Time limit of the whole call: every hop and the body (default 10 s). */
   timeoutMs?: number;
+  /**
+   * `outboundStream` only: a limit on silence within `timeoutMs`. The first byte of the body must come within
+   * `firstByteTimeoutMs` (default: this) of the call's start, and each next bytes within this of the ones before: a
+   * server that is slow but sends (Git's keepalives and progress while it prepares a pack) is waited for, one that
+   * stopped is not.
+   */
+  idleTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
   /** Redirects followed at most (default 5); one more is refused. */
   maxRedirects?: number;
   /** The fetch to use for this call (defaults to the one set by `setOutboundFetch`, else the runtime's). */
@@ -304,6 +312,7 @@ export async function outboundStream(env: OutboundEnv, url: string | URL, init: 
             return;
           }
           read += value.byteLength;
+          call.heard();
           if (read > call.maxBytes) throw new OutboundError('too_large', `${call.field}: ${current.href} answered more than ${call.maxBytes} bytes`);
           controller.enqueue(value);
         } catch (error) {
@@ -331,8 +340,24 @@ function startCall(url: string | URL, init: RequestInit, options: OutboundOption
   const original = String(url);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  // A limit on silence (idleTimeoutMs): until the first byte, then between bytes; whichever fired says so.
+  let silence: { ms: number; heard: boolean } | null = null;
+  let silenceTimer: ReturnType<typeof setTimeout> | undefined;
+  const listen = (ms: number | undefined, heard: boolean) => {
+    clearTimeout(silenceTimer);
+    if (ms === undefined) return;
+    silenceTimer = setTimeout(() => {
+      silence = { ms, heard };
+      timeout.abort();
+    }, ms);
+  };
+  listen(options.firstByteTimeoutMs ?? options.idleTimeoutMs, false);
   const signal = init.signal ? AbortSignal.any([timeout.signal, init.signal]) : timeout.signal;
-  const timedOut = () => new OutboundError('timeout', `${field}: ${original} did not answer within ${timeoutMs / 1000} s`);
+  const timedOut = () => {
+    const quiet = silence as { ms: number; heard: boolean } | null;
+    if (quiet?.heard) return new OutboundError('timeout', `${field}: ${original} sent nothing for ${quiet.ms / 1000} s`);
+    return new OutboundError('timeout', `${field}: ${original} did not answer within ${(quiet?.ms ?? timeoutMs) / 1000} s`);
+  };
   return {
     field,
     original,
@@ -340,7 +365,12 @@ function startCall(url: string | URL, init: RequestInit, options: OutboundOption
     timeout,
     signal,
     timedOut,
-    end: () => clearTimeout(timer),
+    /** Bytes came: the limit on silence starts again. */
+    heard: () => listen(options.idleTimeoutMs, true),
+    end: () => {
+      clearTimeout(timer);
+      clearTimeout(silenceTimer);
+    },
     readFailure(error: unknown, current: URL): Error {
       if (timeout.signal.aborted) return timedOut();
       if (error instanceof ApiError) return error;

@@ -518,6 +518,21 @@ async function inWorkerd() {
         report(label, real, `${real.stats.fetch ?? 'full'} fetch, ${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
         console.log(await result(space.id, 'workerd-real'));
       }
+      // GIT_SYNC_BENCH_FOLLOW_UPS=1: then an export with nothing to export, and the import of a push of three pages (what a
+      // synced space's next operations cost: without filters, the trees kept of the commit read last, tree-cache.ts).
+      if (real && process.env.GIT_SYNC_BENCH_FOLLOW_UPS) {
+        const line = (r: { stats: Record<string, unknown> }) =>
+          `${r.stats.fetch ?? 'full'} fetch${r.stats.treesKept ? ` (trees kept: ${r.stats.treesKept})` : ''}, ${r.stats.requests} requests, ${(Number(r.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, load ${loadavg()[0].toFixed(1)}`;
+        const noopLabel = 'export: nothing changed';
+        const noop = await operate(space.id, 'export', { url: repoUrl('workerd-real'), ref: 'refs/heads/main', commitMessage: 'Nothing to export' }, false).catch((error) => killed(noopLabel, error));
+        if (noop) report(noopLabel, noop, line(noop));
+        const pages = gitOut('workerd-real', ['ls-tree', '-r', '--name-only', 'refs/heads/main']).split('\n').filter((p) => /\.md$/i.test(p) && !/(^|\/)(SUMMARY|README)\.md$/i.test(p) && (!REAL_DIR || p.startsWith(`${REAL_DIR}/`))).slice(0, 3);
+        const files = Object.fromEntries(pages.map((p) => [p, `${gitOut('workerd-real', ['show', `refs/heads/main:${p}`])}\n\nOne sentence added by a push.\n`]));
+        await control('commit', { name: 'workerd-real', files, message: 'Edit three pages' });
+        const pushLabel = `import again after a push of ${pages.length} pages`;
+        const pushed = await operate(space.id, 'import', { url: repoUrl('workerd-real'), ref: 'refs/heads/main' }, false).catch((error) => killed(pushLabel, error));
+        if (pushed) report(pushLabel, pushed, line(pushed));
+      }
       writerInspector?.close();
       return inspector.close();
     }

@@ -178,11 +178,12 @@ describe('a server without filters imports a repository larger than the full fet
     expect(pages.map((p) => p.title)).toEqual(['Home', 'One', 'Two']);
     await expectStored(space.id, token, assets);
 
-    // A re-import after a push of a page and an asset: the page came in the stream, the asset alone by id.
+    // A re-import after a push of a page and an asset: a thin pack of what changed (the trees of the commit imported
+    // were kept, tree-cache.ts), the page a delta on its last version, which was let go: both by id.
     const changed = noise(160_000, 99);
     await control('commit', { name, files: { 'two.md': '# Two\n\nSecond, edited with git.\n', '.gitbook/assets/photo-3.bin': { base64: base64(changed) } } });
     const second = await importWithCap(space.id, token, { ...githubBody(name), timestamp: new Date().toISOString() }, cap);
-    expect(second).toMatchObject({ fetch: 'streamed', blobsFetched: 1 });
+    expect(second).toMatchObject({ fetch: 'streamed', treesKept: 'thin', blobsFetched: 2 });
     await expectStored(space.id, token, { ...assets, '.gitbook/assets/photo-3.bin': changed });
     const two = pages.find((p) => p.title === 'Two');
     expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${two.id}?format=markdown`, { token }), 200).body.markdown).toContain('edited with git');

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createInflate, inflateSync, type ZlibOptions } from 'node:zlib';
 import { toHex } from '../../lib/ids';
+import { OutboundError } from '../../lib/outbound';
 
 const decoder = new TextDecoder();
 
@@ -510,6 +511,8 @@ export async function packHeader(reader: PackReader): Promise<number> {
   const header = await reader.take(12).catch((error: unknown) => {
     // The remote's own refusal (`not our ref <oid>`: a blob it lacks) is what went wrong, and says which blob.
     if (error instanceof Error && error.message.startsWith('the remote refused the fetch')) throw error;
+    // So is an answer that stopped coming or was lost (the outbound guard's time limit, a dropped connection).
+    if (error instanceof OutboundError) throw error;
     throw new Error('the remote answered the fetch with something that is not a pack');
   });
   if (decoder.decode(header.subarray(0, 4)) !== 'PACK') throw new Error('the remote answered the fetch with something that is not a pack');

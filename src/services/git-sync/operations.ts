@@ -18,6 +18,7 @@ import { planImport } from './import';
 import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from './assets';
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
+import { r2TreeCache } from './tree-cache';
 
 /**
  * Git Sync operations (GitBook's importGitRepository and exportToGitRepository), as the queue consumer runs
@@ -432,7 +433,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       }
     }
     session = new GitSession(env, request.url, credentials);
-    const oid = await timed('refMs', () => session!.fetchRef(request.ref));
+    // The trees the space's last operation read from a server without `filter` (tree-cache.ts): the stream is of what changed.
+    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url) }));
     assertInTime(pace);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);

@@ -5,6 +5,7 @@ import { deflateSync } from 'node:zlib';
 import { blobsOfPackStream, packBytesOf, singleBlobOf, type PackObjectType } from './blob-stream';
 import { treesOfPackStream, type KeptObject } from './pack-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
+import { MAX_CACHED_TREE_BYTES, type TreeCache } from './tree-cache';
 import { MemFS } from './memfs';
 import { concatBytes } from '../../lib/bytes';
 
@@ -52,8 +53,18 @@ export const GIT_TRANSFER_LIMITS = {
    * passes them (each under 256 KiB): read then without a request of their own. The rest is fetched by id.
    */
   keptWhileStreaming: 12 * 1024 * 1024,
-  /** Time limit of one request to the remote. */
+  /**
+   * Time limit of one request to the remote; of an answer read as it comes (a pack), the most it may stay silent (a
+   * server that prepares a pack sends Git's keepalives and progress meanwhile).
+   */
   timeoutMs: 60_000,
+  /**
+   * A commit's whole pack read as it comes (a server without `filter`): the wait for its first byte (git counts the
+   * objects first, and a host or proxy may hold the answer until it is whole: one request, the whole repository), and the
+   * time limit of the whole read. Between bytes, `timeoutMs`.
+   */
+  packFirstByteMs: 10 * 60_000,
+  streamedPackMs: 30 * 60_000,
 };
 
 async function collect(body: AsyncIterableIterator<Uint8Array> | undefined): Promise<Uint8Array | undefined> {
@@ -421,6 +432,10 @@ export class GitSession {
   private readonly passedSizes = new Map<string, number>();
   /** The commit `fetchRef` fetched (depth 1). */
   private fetchedOid: string | null = null;
+  /** Where the trees of the commit read from a server without `filter` are kept for the space's next operation. */
+  private treeCache: TreeCache | null = null;
+  /** The commit whose trees were read from the space's copy, if any (the remote may no longer hold it). */
+  private keptCommit: string | null = null;
   /** Blobs whose answer alone was over `maxBatchBytes` (never held: a page of them is left out). */
   readonly unreadable = new Set<string>();
   /**
@@ -471,6 +486,11 @@ export class GitSession {
     blobsStreamed: 0,
     splitBatches: 0,
     peakBytesHeld: 0,
+    /**
+     * A streamed fetch with the trees kept of the commit the space read last: `unchanged` (the branch is still at it: no
+     * pack), `thin` (a pack of what changed since), `stale` (the thin pack left trees out: the whole pack streamed too).
+     */
+    treesKept: undefined as undefined | 'unchanged' | 'thin' | 'stale',
   };
 
   constructor(
@@ -528,7 +548,7 @@ export class GitSession {
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', [`want ${oid}`, 'no-progress', 'done'], ['agent=docs-platform'])),
         // The pack of one blob is at most its bytes and zlib's few bytes per 16 KB, plus the protocol's framing.
-        { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5 },
+        { field: 'url', maxBytes: Math.ceil(maxBytes * 1.01) + 64 * 1024, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 5, idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       ),
     );
     this.stats.requests++;
@@ -630,13 +650,20 @@ export class GitSession {
    */
   private async streamTrees(wants: string[], options: { deepen: number; have?: string }): Promise<void> {
     const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
-    const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'no-progress', 'ofs-delta', 'done'];
+    // With progress (band 2, not read): an answer that moves while the server counts and compresses, as keepalives do.
+    const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'ofs-delta', 'done'];
     // Sent again when the connection is lost (nothing of a pack read is kept until it was read whole and checked).
     const read = await sentAgainIfLost(async () => {
       const response = await outboundStream(
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
-        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 10 },
+        {
+          field: 'url',
+          maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes,
+          timeoutMs: GIT_TRANSFER_LIMITS.streamedPackMs,
+          firstByteTimeoutMs: GIT_TRANSFER_LIMITS.packFirstByteMs,
+          idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs,
+        },
       );
       this.stats.requests++;
       if (!response.ok) {
@@ -665,6 +692,85 @@ export class GitSession {
       if (type !== 'blob') continue;
       this.blobs.add(oid);
       this.stats.blobsKept++;
+    }
+  }
+
+  /**
+   * The commit `oid` from a v2 server without `filter`. With the trees kept of the commit the space read last (`cache`):
+   * none fetched when the branch is still at it; else a pack of what `oid` adds to it (the kept commit as a `have`: a thin
+   * pack, its unchanged subtrees left out and read from the copy). The whole pack is streamed when nothing is kept, or when
+   * the trees are still not all here after the thin pack (a copy of another history, a server that lost the kept commit:
+   * a `have` it does not know is ignored and the whole pack comes anyway). The trees of `oid` are kept for the next.
+   */
+  private async streamedFetch(oid: string, cache: TreeCache | null): Promise<void> {
+    this.treeCache = cache;
+    const kept = cache ? await cache.load() : null;
+    if (kept) {
+      await this.storeObjects(kept);
+      this.keptCommit = kept[0].oid;
+    }
+    if (this.keptCommit === oid && (await this.treesComplete(oid))) {
+      this.stats.treesKept = 'unchanged';
+      return;
+    }
+    if (this.keptCommit) {
+      await this.streamTrees([oid], { deepen: 1, have: this.keptCommit });
+      this.stats.treesKept = 'thin';
+      if (await this.treesComplete(oid)) return this.keepTrees(oid);
+      this.stats.treesKept = 'stale';
+    }
+    await this.streamTrees([oid], { deepen: 1 });
+    await this.keepTrees(oid);
+  }
+
+  /** Whether the commit `oid` and every tree under it are in the session. */
+  private async treesComplete(oid: string): Promise<boolean> {
+    return (await this.commitAndTrees(oid)) !== null;
+  }
+
+  /** The commit `oid` and every tree of it (each once), or null when one is not in the session. */
+  private async commitAndTrees(oid: string): Promise<KeptObject[] | null> {
+    const commit = await this.objectHeld(oid);
+    if (commit?.type !== 'commit') return null;
+    const out: KeptObject[] = [{ oid, type: 'commit', data: commit.data }];
+    const seen = new Set<string>();
+    const walk = async (tree: string): Promise<boolean> => {
+      if (seen.has(tree)) return true;
+      seen.add(tree);
+      const held = await this.objectHeld(tree);
+      if (held?.type !== 'tree') return false;
+      out.push({ oid: tree, type: 'tree', data: held.data });
+      let entries: TreeEntry[];
+      try {
+        entries = treeEntriesOf(held.data);
+      } catch {
+        // A tree the import refuses (it says why): held as it is.
+        return true;
+      }
+      for (const entry of entries) if (entry.type === 'tree' && !(await walk(entry.oid))) return false;
+      return true;
+    };
+    return (await walk((await this.readCommit(oid)).tree)) ? out : null;
+  }
+
+  /** The trees of `oid` into the space's copy (`treeCache`), unless they are too large to keep; never an operation's failure. */
+  private async keepTrees(oid: string): Promise<void> {
+    if (!this.treeCache) return;
+    const objects = await this.commitAndTrees(oid).catch(() => null);
+    if (!objects || objects.reduce((n, o) => n + o.data.byteLength, 0) > MAX_CACHED_TREE_BYTES) return;
+    await this.treeCache.save(objects);
+  }
+
+  /**
+   * Whether the remote still holds `oid` (a commit this session read from the trees kept): `read` when a fetch of it
+   * with itself as a `have` is answered (an empty pack), `gone` when refused (`not our ref`), else `unavailable`.
+   */
+  private async remoteHolds(oid: string): Promise<'read' | 'gone' | 'unavailable'> {
+    try {
+      packOfFetchResponse(await this.uploadPack(commandRequest('fetch', [`want ${oid}`, `shallow ${oid}`, `have ${oid}`, 'deepen 1', 'no-progress', 'done'], ['agent=docs-platform'])));
+      return 'read';
+    } catch (error) {
+      return refusedWant(error, [oid]) ? 'gone' : 'unavailable';
     }
   }
 
@@ -872,7 +978,8 @@ export class GitSession {
       const response = await outboundStream(
         this.outbound,
         ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
-        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
+        // Within `timeoutMs` of silence, as long as the answer moves (a loaded server), up to ten times that.
+        { field: 'url', maxBytes: GIT_TRANSFER_LIMITS.maxBatchBytes, timeoutMs: GIT_TRANSFER_LIMITS.timeoutMs * 10, idleTimeoutMs: GIT_TRANSFER_LIMITS.timeoutMs },
       );
       this.stats.requests++;
       if (!response.ok) {
@@ -970,9 +1077,10 @@ export class GitSession {
    * `filter`, only its commit and trees (blobs come when read, by id); with protocol v2 without `filter`, its whole
    * pack read as it comes, the commit and trees kept and the blobs let go (then read by id, as after a partial fetch:
    * v2's `fetch` takes a want of any object the server has); without protocol v2, the way isomorphic-git does, every
-   * blob of the tree at once.
+   * blob of the tree at once. `trees`: where the trees of the commit last read from a server without `filter` are kept
+   * (the space's), so that the stream is of what changed since, or nothing (`streamedFetch`).
    */
-  async fetchRef(ref: string): Promise<string | null> {
+  async fetchRef(ref: string, options: { trees?: TreeCache } = {}): Promise<string | null> {
     await this.init();
     if (await this.v2Capabilities()) {
       const found = remoteRef(await this.lsRefs(ref), ref);
@@ -981,10 +1089,11 @@ export class GitSession {
       this.fetchedRef = name;
       this.fetchedOid = oid;
       if (this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
-      else await this.streamTrees([oid], { deepen: 1 });
+      else await this.streamedFetch(oid, options.trees ?? null);
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
-      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${oid}\n`);
+      const shallow = this.keptCommit && this.keptCommit !== oid ? `${oid}\n${this.keptCommit}\n` : `${oid}\n`;
+      await this.fs.promises.writeFile(`${this.gitdir}/shallow`, shallow);
       this.partial = true;
       this.stats.protocol = 'v2';
       this.stats.fetch = this.filter ? 'partial' : 'streamed';
@@ -1008,6 +1117,9 @@ export class GitSession {
   async fetchTreesOf(oid: string): Promise<'read' | 'gone' | 'unavailable'> {
     try {
       await this.readCommit(oid);
+      // Read from the trees kept, not from the remote: whether the remote still has it is asked (a force-push that
+      // dropped it refuses the export, as when it is fetched).
+      if (oid === this.keptCommit && oid !== this.fetchedOid) return await this.remoteHolds(oid);
       return 'read';
     } catch {
       // Not here yet: fetched below.
@@ -1144,6 +1256,8 @@ export class GitSession {
     });
     await options.beforePush?.(oid);
     await this.receivePack(options.ref, options.parent, oid, [oid, ...(await this.newObjectsOf(tree, options.parent, options.files))]);
+    // The branch is at the pushed commit: its trees (all in this session) are the ones the space's next operation reads.
+    if (this.treeCache) await this.keepTrees(oid);
     return oid;
   }
 
