@@ -147,7 +147,7 @@ export async function planImport(
     maxFileBytes: number;
     assets: AssetStore;
     newFileId?: (oid: string) => Promise<string>;
-    /** The pages of the head whose documents show any of these files, or null when not known (the link index lags). */
+    /** The pages of the head whose documents show any of these files or link to these pages, or null when not known (the link index lags). */
     fileReferrers?: (fileIds: string[]) => Promise<string[] | null>;
     /**
      * The request's `force` (GitBook's integrations send it at setup): the repository's content wins, and the space ends as
@@ -238,6 +238,7 @@ export async function planImport(
   if (options.force) await rereadEditedSinceSync(flat, pagePlans, entries, head, followedSlugs);
   const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
   if (copies.size > 0) await rereadIncludesShowingCopies(includes.plans, files, copies, read, session);
+  await readAgainLinkingToRemoved(flat, pagePlans, head, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -836,6 +837,28 @@ async function rereadIncludesShowingCopies(
       return null;
     });
     if (shows) plan.markdown = text;
+  }
+}
+
+/**
+ * Pages the import removes from the space (none of the commit's pages keeps them): the kept pages whose documents link to
+ * them are read again, their links then as a fresh import reads them (to a page of the commit, or as written), where they
+ * kept the removed page's id (probe20, wandb/gitbook). Only when those pages are known (the link index is at the head).
+ */
+async function readAgainLinkingToRemoved(
+  flat: Array<{ page: LayoutPage }>,
+  plans: Map<string, ImportPagePlan & { changed: boolean }>,
+  head: RevisionTree,
+  referrers?: (ids: string[]) => Promise<string[] | null>,
+): Promise<void> {
+  if (!referrers) return;
+  const kept = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const removed = [...head.pages.keys()].filter((id) => !kept.has(id));
+  if (removed.length === 0) return;
+  const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
+  for (const id of (await referrers(removed)) ?? []) {
+    const plan = keyOf.has(id) ? plans.get(keyOf.get(id)!)! : undefined;
+    if (plan && !plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
   }
 }
 
