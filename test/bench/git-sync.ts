@@ -505,6 +505,26 @@ async function inWorkerd() {
       if (process.env.GIT_SYNC_BENCH_FUNCTIONS) console.log(cpu.byFunction.map(([f, ms]) => `      ${ms.toFixed(0).padStart(6)} ms  ${f}`).join('\n'));
     };
 
+    /**
+     * The page list of an imported space in one request (streamed a top-level page at a time): the API Worker's heap while
+     * it answers (issue 40), sampled every 10 ms from just before the request to its last byte.
+     */
+    const pageList = async (spaceId: string) => {
+      const listHeap = sampleHeap(inspector, 10, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
+      const listBegan = performance.now();
+      const listBytes = await fetch(`${apiUrl}/v1/spaces/${spaceId}/content/pages`, { headers: { authorization: `Bearer ${token}` } })
+        .then((res) => (res.ok ? res.arrayBuffer() : Promise.reject(new Error(`GET content/pages: ${res.status}`))))
+        .then((body) => body.byteLength)
+        .catch(async (error: unknown) => {
+          // The heap it reached before it failed (a cap killing the isolate): said with the error.
+          const seen = await listHeap.stop().catch(() => undefined);
+          throw new Error(`${error instanceof Error ? error.message : String(error)}${seen ? ` (the Worker's heap seen: ${seen.usedMB.toFixed(1)} MB used, ${seen.startMB.toFixed(1)} MB at the request's start, ${seen.samples} samples)` : ''}`);
+        });
+      const listMs = performance.now() - listBegan;
+      const listPeak = await listHeap.stop();
+      console.log(`    GET content/pages (${(listBytes / 2 ** 20).toFixed(1)} MiB of JSON) in ${listMs.toFixed(0)} ms: the Worker's ${heapLine(listPeak)}, ${(listPeak.usedMB - listPeak.startMB).toFixed(1)} MB over its start`);
+      if (listPeak.profile) console.log(summarizeHeapProfile(listPeak.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+    };
     console.log('Git Sync in workerd (the real Worker in Miniflare; the operation run as the queue consumer runs it):');
     if (REAL_REPO) {
       // A repository of your own (GIT_SYNC_BENCH_REPO, a bare clone; GIT_SYNC_BENCH_DIR its project directory): its import alone, profiled.
@@ -516,7 +536,16 @@ async function inWorkerd() {
       const real = await operate(space.id, 'import', body, !process.env.GIT_SYNC_BENCH_NO_PROFILE).catch((error) => killed(label, error));
       if (real) {
         report(label, real, `${real.stats.fetch ?? 'full'} fetch, ${real.stats.requests} requests, ${(Number(real.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, ${real.stats.blobsFetched} blobs in batches, ${real.stats.blobsStreamed} streamed, load ${loadavg()[0].toFixed(1)}`);
-        console.log(await result(space.id, 'workerd-real'));
+        // The import ended; what follows reads its result through the API. Under a cap, a read the cap kills is said as
+        // such (the page list of a space whose one top-level group holds most pages is one the import is not): it was
+        // an uncaught "fetch failed" that read as the import's crash.
+        try {
+          await pageList(space.id);
+          console.log(await result(space.id, 'workerd-real'));
+        } catch (error) {
+          if (!cap) throw error;
+          console.log(`    the import ended 'success'; reading its result through the API (GET content/pages, then the files) FAILED under the ${cap} MB heap cap: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
       // GIT_SYNC_BENCH_FOLLOW_UPS=1: then an export with nothing to export, and the import of a push of three pages (what a
       // synced space's next operations cost: without filters, the trees kept of the commit read last, tree-cache.ts).
@@ -620,15 +649,7 @@ async function inWorkerd() {
       if (!docs) return;
       report(docsLabel, docs, `${docs.stats.requests} requests, ${docs.stats.blobsFetched} blobs in batches, ${(docs.ms / docsRepo.pages).toFixed(1)} ms a page, ${docs.stats.runs} run(s) (the phases are the last run's), load ${loadavg()[0].toFixed(1)}`);
       console.log(await result(docsSpace.id, name));
-      // The page list of the imported space in one request (streamed a top-level page at a time): the API Worker's heap
-      // while it answers (issue 40), sampled every 10 ms from just before the request to its last byte.
-      const listHeap = sampleHeap(inspector, 10, Boolean(process.env.GIT_SYNC_BENCH_HEAP));
-      const listBegan = performance.now();
-      const listBytes = (await fetch(`${apiUrl}/v1/spaces/${docsSpace.id}/content/pages`, { headers: { authorization: `Bearer ${token}` } }).then((res) => (res.ok ? res.arrayBuffer() : Promise.reject(new Error(`GET content/pages: ${res.status}`))))).byteLength;
-      const listMs = performance.now() - listBegan;
-      const listPeak = await listHeap.stop();
-      console.log(`    GET content/pages (${(listBytes / 2 ** 20).toFixed(1)} MiB of JSON) in ${listMs.toFixed(0)} ms: the Worker's ${heapLine(listPeak)}, ${(listPeak.usedMB - listPeak.startMB).toFixed(1)} MB over its start`);
-      if (listPeak.profile) console.log(summarizeHeapProfile(listPeak.profile, modules).map(([f, bytes]) => `      ${(bytes / 2 ** 20).toFixed(1).padStart(6)} MB  ${f}`).join('\n'));
+      await pageList(docsSpace.id);
     }
     // --pages-only: the 200-page import and export alone; --docs-only: the docs-shaped import alone (quick runs, e.g. to find the smallest heap cap they pass).
     if (argv.has('--pages-only') || argv.has('--docs-only')) {
