@@ -22,9 +22,10 @@ const PURGE_CHUNK = 90; // under D1's 100 bound parameters per statement
 /**
  * Permanently removes spaces deleted more than 7 days before `now`, with everything that belongs to
  * them (grants and change requests cascade through foreign keys; revisions and the documents no other
- * revision refers to are removed explicitly). File bytes in R2 are kept: they are shared by content hash. Idempotent.
+ * revision refers to are removed explicitly). File bytes in R2 are kept: they are shared by content hash. The trees Git
+ * Sync kept for the space (`bucket`, git-sync/tree-cache.ts) go with it. Idempotent.
  */
-export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
+export async function purgeDeletedSpaces(db: Db, now: number, bucket?: Pick<R2Bucket, 'delete'>): Promise<number> {
   const cutoff = new Date(now - SPACE_RETENTION_DAYS * DAY_MS).toISOString();
   const expired = await db
     .select({ id: spaces.id })
@@ -45,6 +46,11 @@ export async function purgeDeletedSpaces(db: Db, now: number): Promise<number> {
       // Change requests, grants and document references go with the space (foreign keys cascade).
       db.delete(spaces).where(inArray(spaces.id, ids)),
     ]);
+    if (bucket) {
+      // Loaded here only: tree-cache.ts brings node:zlib, which the Worker's startup does not load.
+      const { treeCacheKey } = await import('../services/git-sync/tree-cache');
+      await bucket.delete(ids.map(treeCacheKey));
+    }
   }
   return expired.length;
 }
@@ -293,7 +299,7 @@ async function step(name: string, run: () => Promise<number>, done: (count: numb
 
 export async function runScheduled(env: Env, scheduledTime: number): Promise<void> {
   const db = createDb(env.DB);
-  const purged = await purgeDeletedSpaces(db, scheduledTime);
+  const purged = await purgeDeletedSpaces(db, scheduledTime, env.FILES);
   if (purged > 0) console.log(`cron: purged ${purged} deleted space(s)`);
   const indexed = await catchUpStaleIndexes(env, db);
   if (indexed > 0) console.log(`cron: caught up the indexes of ${indexed} space(s)`);

@@ -2,6 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client';
+import { treeCacheKey } from '../../src/services/git-sync/tree-cache';
 import worker from '../../src/index';
 import { SPACE_RETENTION_DAYS, purgeDeletedSpaces, runScheduled } from '../../src/jobs/cron';
 import { api, expectError, seedOrg, type TestOrg } from '../helpers/harness';
@@ -150,5 +151,17 @@ describe('scheduled handler: purge of deleted spaces', () => {
     await runScheduled(env, now);
     expect(await spaceRow(expired.id)).toBeNull();
     expect(await spaceRow(kept.id)).not.toBeNull();
+  });
+
+  it('removes the trees Git Sync kept for a purged space, and only its own', async () => {
+    const org = await seedOrg();
+    const team = await createTeam(org, []);
+    const now = Date.now();
+    const expired = await deletedSpace(org, 8, now, team.id);
+    const kept = await deletedSpace(org, 1, now, team.id);
+    for (const space of [expired, kept]) await env.FILES.put(treeCacheKey(space.id), 'trees');
+    await runScheduled(env, now);
+    expect(await env.FILES.head(treeCacheKey(expired.id))).toBeNull();
+    expect(await env.FILES.head(treeCacheKey(kept.id))).not.toBeNull();
   });
 });
