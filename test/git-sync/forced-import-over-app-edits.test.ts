@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown, pageTree } from '../helpers/content';
+import { applyChanges, createSpace, merge, openChangeRequest, pageMarkdown, pageTree, PNG_1x1 } from '../helpers/content';
 import { api, expectStatus } from '../helpers/harness';
 import { control, githubBody, importedSpace, leafEdit, runGitOperation } from '../helpers/git-sync';
 
@@ -10,15 +10,16 @@ import { control, githubBody, importedSpace, leafEdit, runGitOperation } from '.
  */
 
 const FILES = {
-  'README.md': '# Home\n\nWelcome here.\n',
+  'README.md': '# Home\n\nWelcome here.\n\n![Shown](.gitbook/assets/shown.png)\n',
   'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Body](body.md)\n* [Titled](titled.md)\n* [Other](other.md)\n* Section\n    * [Nested](nested.md)\n',
   'body.md': '# Body\n\nThe first paragraph.\n\nThe second paragraph.\n',
   'titled.md': '# Titled\n\nA page whose title is edited.\n',
   'other.md': '# Other\n\nA page a push edits.\n',
   'nested.md': '# Nested\n\nA page under an item without a link.\n',
+  '.gitbook/assets/shown.png': { base64: PNG_1x1 },
 };
 
-/** A body edit, a title-only edit, a slug edit, a retitled item without a link and a page made in the app, merged into the space. */
+/** A body edit, a title-only edit, a slug edit, a retitled item without a link, a page and a file made in the app, merged into the space. */
 async function appEdits(spaceId: string, token: string, byPath: (path: string) => any) {
   const pages = expectStatus(await api('GET', `/v1/spaces/${spaceId}/content/pages`, { token }), 200).body.pages;
   const sectionId = pages.find((page: any) => page.title === 'Section').id;
@@ -29,9 +30,13 @@ async function appEdits(spaceId: string, token: string, byPath: (path: string) =
     { operation: 'update_page', page: byPath('other.md').id, slug: 'renamed-in-the-app' },
     { operation: 'update_page', page: sectionId, title: 'Section retitled in the app' },
     { operation: 'insert_page', title: 'Made in the app', document: { markdown: '# Made in the app\n\nNo file holds this page.\n' } },
+    { operation: 'insert_files', files: [{ ref: 'u1', name: 'upload.png', contentType: 'image/png', base64: btoa(atob(PNG_1x1) + 'upload') }] },
   ]);
   expectStatus(await merge(spaceId, cr.number, token), 200);
 }
+
+const fileNames = async (spaceId: string, token: string): Promise<string[]> =>
+  expectStatus(await api('GET', `/v1/spaces/${spaceId}/content/files?limit=1000`, { token }), 200).body.items.map((f: any) => f.name).sort();
 
 const push = (name: string) => control('commit', { name, message: 'A push', files: { 'other.md': '# Other\n\nA page a push edits.\n\nA line pushed with git.\n' } });
 
@@ -50,6 +55,8 @@ describe('forced-import-over-app-edits', { timeout: 300_000 }, () => {
     await runGitOperation(fresh.id, token, 'import', { ...githubBody(name), force: true });
     expect(await pageTree(space.id, token)).toEqual(await pageTree(fresh.id, token));
     expect(await pageTree(space.id, token)).not.toContain('made-in-the-app: Made in the app');
+    expect(await fileNames(space.id, token)).toEqual(await fileNames(fresh.id, token));
+    expect(await fileNames(space.id, token)).toEqual(['shown.png']);
   });
 
   it('a forced import of the commit the space last synced also undoes the edits', async () => {
@@ -77,5 +84,6 @@ describe('forced-import-over-app-edits', { timeout: 300_000 }, () => {
     expect(await pageMarkdown(space.id, byPath('other.md').id, token)).toContain('A line pushed with git.');
     expect(await pageTree(space.id, token)).toContain('renamed-in-the-app: Other');
     expect(await pageTree(space.id, token)).toContain('section: Section retitled in the app');
+    expect(await fileNames(space.id, token)).toEqual(['shown.png', 'upload.png']);
   });
 });

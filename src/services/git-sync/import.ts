@@ -500,7 +500,7 @@ export async function planImport(
     newFiles,
     includes: includes.plans,
     droppedIncludes: includes.dropped,
-    droppedFiles: [...new Set([...droppedFilesOf(space.entries, files, head.files, filePlans), ...[...copies.values()].flatMap((merged) => merged.dropped)])],
+    droppedFiles: [...new Set([...droppedFilesOf(space.entries, files, head.files, filePlans, options.force === true), ...[...copies.values()].flatMap((merged) => merged.dropped)])],
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
     phases: { pagesMs, assetsMs, assetsStoreWaitMs },
@@ -511,10 +511,12 @@ export async function planImport(
  * The files the last sync recorded at paths the repository no longer has, whose blob is at none of its paths: deleted
  * there with git (GitBook's export of a page that drops an image deletes the asset), so they leave the space. Otherwise
  * the space kept them, unrecorded, and the next export wrote them back into the repository. A file made in the app
- * (never synced) stays: the export adds it.
+ * (never synced) stays: the export adds it; unless the import is forced.
  */
-function droppedFilesOf(entries: Array<{ kind: string; path: string; targetId: string }>, files: Map<string, unknown>, headFiles: { has(id: string): boolean }, plans: Map<string, ImportFilePlan>): string[] {
+function droppedFilesOf(entries: Array<{ kind: string; path: string; targetId: string }>, files: Map<string, unknown>, headFiles: { has(id: string): boolean; keys(): IterableIterator<string> }, plans: Map<string, ImportFilePlan>, force: boolean): string[] {
   const kept = new Set([...plans.values()].map((plan) => plan.file));
+  // Forced (the repository wins, as a fresh import of the commit): every file it does not hold goes, uploads made in the app too.
+  if (force) return [...headFiles.keys()].filter((id) => !kept.has(id));
   const dropped = new Set<string>();
   for (const e of entries) if (e.kind === 'file' && !files.has(e.path) && headFiles.has(e.targetId) && !kept.has(e.targetId)) dropped.add(e.targetId);
   return [...dropped];
