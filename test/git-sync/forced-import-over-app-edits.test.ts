@@ -84,6 +84,7 @@ describe('forced-import-over-app-edits', { timeout: 300_000 }, () => {
     expect(await pageMarkdown(space.id, byPath('other.md').id, token)).toContain('A line pushed with git.');
     expect(await pageTree(space.id, token)).toContain('renamed-in-the-app: Other');
     expect(await pageTree(space.id, token)).toContain('section: Section retitled in the app');
+    expect(await pageTree(space.id, token)).toContain('made-in-the-app: Made in the app');
     expect(await fileNames(space.id, token)).toEqual(['shown.png', 'upload.png']);
   });
 });

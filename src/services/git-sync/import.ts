@@ -223,6 +223,7 @@ export async function planImport(
 
   // Pages: kept (same path, still in the space) or new.
   const entries = new Map(space.entries.map((e) => [e.path, e]));
+  const syncedPages = new Set(space.entries.flatMap((e) => (e.kind === 'page' ? [e.targetId] : [])));
   const pagePlans = new Map<string, ImportPagePlan & { changed: boolean }>();
   let refCount = 0;
   for (const { page } of flat) {
@@ -238,7 +239,11 @@ export async function planImport(
   if (options.force) await rereadEditedSinceSync(flat, pagePlans, entries, head, followedSlugs);
   const copies = await mergedCopies(flat, pagePlans, files, space.entries, head, options.fileReferrers);
   if (copies.size > 0) await rereadIncludesShowingCopies(includes.plans, files, copies, read, session);
-  await readAgainLinkingToRemoved(flat, pagePlans, head, options.fileReferrers);
+  // Pages made in the space since the last sync (no sync records them) stay for the next export to write, as edits do; a
+  // forced import, or the first sync of a space, makes the space the commit's. They were deleted by any import: a push
+  // imported between a merge and its export lost the merged pages (forced20).
+  const madeSinceSync = new Set(options.force || space.entries.length === 0 ? [] : [...head.pages.keys()].filter((id) => !syncedPages.has(id)));
+  await readAgainLinkingToRemoved(flat, pagePlans, head, madeSinceSync, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -388,13 +393,15 @@ export async function planImport(
   const changes: ContentChange[] = [];
 
   // Pages of the space that are not kept: deleted (the topmost only), after moving out kept pages under them.
-  const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])).concat([...madeSinceSync]));
   const dropped = new Set([...head.pages.keys()].filter((id) => !keptIds.has(id)));
   const underDropped = (id: string) => {
     for (let parent = head.pages.get(id)?.parent ?? null; parent; parent = head.pages.get(parent)?.parent ?? null) if (dropped.has(parent)) return true;
     return false;
   };
-  for (const id of keptIds) if (underDropped(id)) changes.push({ operation: 'update_page', page: id, into: null });
+  // A page made since the sync under another such page moves with it.
+  const movesWithParent = (id: string) => madeSinceSync.has(id) && madeSinceSync.has(head.pages.get(id)?.parent ?? '');
+  for (const id of keptIds) if (underDropped(id) && !movesWithParent(id)) changes.push({ operation: 'update_page', page: id, into: null });
   for (const id of dropped) if (!underDropped(id)) changes.push({ operation: 'delete_page', page: id });
 
   // The tree, parents first: new pages inserted, kept ones moved into place (and their document replaced when their blob changed).
@@ -854,10 +861,11 @@ async function readAgainLinkingToRemoved(
   flat: Array<{ page: LayoutPage }>,
   plans: Map<string, ImportPagePlan & { changed: boolean }>,
   head: RevisionTree,
+  madeSinceSync: Set<string>,
   referrers?: (ids: string[]) => Promise<string[] | null>,
 ): Promise<void> {
   if (!referrers) return;
-  const kept = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])));
+  const kept = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])).concat([...madeSinceSync]));
   const removed = [...head.pages.keys()].filter((id) => !kept.has(id));
   if (removed.length === 0) return;
   const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
