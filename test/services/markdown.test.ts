@@ -1260,7 +1260,8 @@ describe("the author's own Markdown, kept where ours differs (source patch)", ()
   it('a changed title or page field is written in the head as written, and keeps the body', () => {
     const { document, frontmatter } = markdownToDocument(HAND_WRITTEN);
     const written = documentToMarkdown(document, { title: 'Renamed', frontmatter: { ...frontmatter, description: 'New' } });
-    expect(written.split('\n').slice(0, 6)).toEqual(['---', 'description: New', 'cover: .gitbook/assets/cover.png', '---', '', '# Renamed']);
+    // Only the heading's line changes: the author's blank lines around it (none before, two after) stay.
+    expect(written.split('\n').slice(0, 7)).toEqual(['---', 'description: New', 'cover: .gitbook/assets/cover.png', '---', '# Renamed', '', '']);
     expect(written.slice(written.indexOf('- a dash'))).toBe(HAND_WRITTEN.slice(HAND_WRITTEN.indexOf('- a dash')));
   });
 

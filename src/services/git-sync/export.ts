@@ -569,6 +569,15 @@ export async function runExport(
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
     const have = flatten(layout).map(({ page, parent, index }) => treeLine(page.key, parent ?? '', index, page.linkTitle));
     summaryMatches = have.length === wantedTree.length && have.every((line, i) => line === wantedTree[i]);
+    // A page whose file has no heading 1 has its title in its item only: renamed in the app, the summary says the new one.
+    // Compared by the tree alone, the rename exported no commit, and the next push titled the page by its old item again.
+    const titledByItem = ({ id }: { id: string }) => {
+      const entry = pageEntry.get(id);
+      const path = pathOf.get(id);
+      const text = path ? itemText.get(path) : undefined;
+      return entry?.titleHeading !== false || !text || text === tree.pages.get(id)!.title;
+    };
+    if (summaryMatches) summaryMatches = tree.order.every(titledByItem);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs,
     // or on the space's first export (nothing synced yet), where GitBook always writes one: its first commit to a

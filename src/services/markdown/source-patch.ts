@@ -13,7 +13,10 @@
  * so a document's Markdown can never say something other than the document.
  */
 import { diffArrays } from 'diff';
-import { pageFrontmatter } from './from-markdown';
+import type { DocumentInlineContent } from './document';
+import { defaultResolveLink, pageFrontmatter, readMarkdown } from './from-markdown';
+import { defaultHrefFor } from './hrefs';
+import { inlineHtml } from './html-table-writer';
 import { layoutFrontmatter } from './page-layout';
 import { PAGE_FIELD_FRONTMATTER_KEYS } from './page-fields';
 
@@ -457,7 +460,12 @@ function mergedBlock(lines: string[], hunk: SourceHunk, at: number, from: number
   if (hunk.remove.length === 0 || at < from || end > lines.length) return null;
   const { before, after } = neighboursFit(lines, hunk, at);
   if (!before && !after) return null;
-  const merged = mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), lines.slice(at, end).join('\n')) ?? htmlCellsEdited(hunk.remove, hunk.add, lines.slice(at, end));
+  // An author's HTML table is edited cell by cell first: merged as text, an edit that gave a cell markup (a mark, a link)
+  // put our `**` in the author's cell, and one in a cell repeating a word (`<a>beta</a> beta`) went to the other; the cell
+  // then read otherwise, and the table was written whole as a pipe table.
+  const ours = lines.slice(at, end);
+  const block = () => mergeLine(hunk.remove.join('\n'), hunk.add.join('\n'), ours.join('\n'));
+  const merged = /<t[dh][\s>]/i.test(hunk.add.join('\n')) ? (htmlCellsEdited(hunk.remove, hunk.add, ours) ?? block()) : block();
   return merged === null ? null : { at, add: merged.split('\n') };
 }
 
@@ -482,21 +490,43 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
     for (let c = 0; c < was.length; c++) {
       const [from, to] = [was[c].trim(), now[c].trim()];
       if (from === to) continue;
-      if (from === '') return null;
+      // Where the edit cannot be merged as text, the author's cell at the same row and column is written again as HTML.
+      const asHtml = () => cellEditedAsHtml(text, rows, i, c, from, to);
+      if (from === '') {
+        const edited = asHtml();
+        if (edited === null) return null;
+        text = edited;
+        continue;
+      }
       if (!PLAIN_CELL.test(from) || !PLAIN_CELL.test(to)) {
         // Links or marks in it: the edit merged into the author's cell at the same row and column, alone (merged into
         // the whole table, a text several cells begin with fitted nowhere: X-CASH get-started.md, found-gitprobe17c 2).
+        // An edit that adds or removes markup (a link, a mark) is ours in Markdown: merged as text, `**` stood in the
+        // author's HTML cell, and the table was written whole as a pipe table.
         const cell = cellRange(text, rows, i, c);
         const authors = cell && text.slice(cell.start, cell.end).trim();
-        const merged = authors ? (mergeLine(from, authors, to) ?? editedInHtmlText(from, to, authors)) : null;
-        if (!cell || merged === null) return null;
-        const inner = text.slice(cell.start, cell.end);
-        const lead = inner.length - inner.trimStart().length;
-        text = text.slice(0, cell.start + lead) + merged + text.slice(cell.start + lead + inner.trim().length);
+        // A merge whose text is not the edited cell's (a word the cell repeats, `<a>beta</a> beta`, merged at the other) is none.
+        const said = cellAsHtml(to);
+        const saysSo = (merged: string | null) => (merged !== null && said !== null && sameCellText(merged, said) ? merged : null);
+        const merged = authors && !touchesMarkup(from, to) ? (saysSo(mergeLine(from, authors, to)) ?? saysSo(editedInHtmlText(from, to, authors))) : null;
+        if (cell && merged !== null) {
+          const inner = text.slice(cell.start, cell.end);
+          const lead = inner.length - inner.trimStart().length;
+          text = text.slice(0, cell.start + lead) + merged + text.slice(cell.start + lead + inner.trim().length);
+          continue;
+        }
+        const edited = asHtml();
+        if (edited === null) return null;
+        text = edited;
         continue;
       }
       const at = cellAt(text, rows, i, c, from) ?? onlyCellSaying(text, from);
-      if (at === null) return null;
+      if (at === null) {
+        const edited = asHtml();
+        if (edited === null) return null;
+        text = edited;
+        continue;
+      }
       text = text.slice(0, at) + to + text.slice(at + from.length);
     }
   }
@@ -513,11 +543,7 @@ const MARKUP = /[[\]()<>*_`!~|\\&]/;
  * the URL, ours before it). Null where the edit touches markup or is not found once.
  */
 function editedInHtmlText(from: string, to: string, cell: string): string | null {
-  let start = 0;
-  while (start < from.length && start < to.length && from[start] === to[start]) start++;
-  let end = 0;
-  while (end < from.length - start && end < to.length - start && from[from.length - 1 - end] === to[to.length - 1 - end]) end++;
-  const [removed, inserted] = [from.slice(start, from.length - end), to.slice(start, to.length - end)];
+  const { start, end, removed, inserted } = differingMiddle(from, to);
   if (MARKUP.test(removed) || MARKUP.test(inserted)) return null;
   const before = from.slice(0, start).split(MARKUP).at(-1) ?? '';
   const after = from.slice(from.length - end).split(MARKUP)[0] ?? '';
@@ -530,6 +556,62 @@ function editedInHtmlText(from: string, to: string, cell: string): string | null
   if (found.length !== 1) return null;
   const at = found[0] + before.length;
   return cell.slice(0, at) + inserted + cell.slice(at + removed.length);
+}
+
+/** Where two texts differ: the length of their common start and end, and what the middle of each is. */
+function differingMiddle(from: string, to: string): { start: number; end: number; removed: string; inserted: string } {
+  let start = 0;
+  while (start < from.length && start < to.length && from[start] === to[start]) start++;
+  let end = 0;
+  while (end < from.length - start && end < to.length - start && from[from.length - 1 - end] === to[to.length - 1 - end]) end++;
+  return { start, end, removed: from.slice(start, from.length - end), inserted: to.slice(start, to.length - end) };
+}
+
+/** Whether an edit of our cell's Markdown (`from` to `to`) adds or removes markup: a link, a mark, an escape. */
+function touchesMarkup(from: string, to: string): boolean {
+  const { removed, inserted } = differingMiddle(from, to);
+  return MARKUP.test(removed) || MARKUP.test(inserted);
+}
+
+/**
+ * Our pipe table cell's Markdown (written with the space's hrefs) as GitBook writes an HTML table's cell (html-table-writer):
+ * its inline HTML. Null where it does not read as one paragraph.
+ */
+function cellAsHtml(markdown: string): string | null {
+  if (markdown === '') return '';
+  const nodes = readMarkdown(`---\ntitle: cell\n---\n${markdown}`, { resolveLink: defaultResolveLink }).conversion.document.nodes as ReadonlyArray<{ type?: string; nodes?: unknown }>;
+  if (nodes.length !== 1 || nodes[0].type !== 'paragraph') return null;
+  return inlineHtml((nodes[0].nodes ?? []) as DocumentInlineContent[], defaultHrefFor);
+}
+
+/**
+ * The author's HTML table `text` with its cell at our row `line`, column `column` edited from `from` to `to` (our cell's
+ * Markdown) in HTML: our HTML of the edit merged into the author's cell where it touches none of the author's own writing
+ * (`<b>` for our `<strong>`, attributes), else the cell's content written our way; the rest of the table as written.
+ * Null where the author's table has no such cell, or a cell is not one paragraph.
+ */
+function cellEditedAsHtml(text: string, rows: ReturnType<typeof pipeRowIndexes>, line: number, column: number, from: string, to: string): string | null {
+  const cell = cellRange(text, rows, line, column);
+  if (!cell) return null;
+  const [was, now] = [cellAsHtml(from), cellAsHtml(to)];
+  if (was === null || now === null) return null;
+  const inner = text.slice(cell.start, cell.end);
+  const authors = inner.trim();
+  const tokenMerged = authors && was ? mergeLine(was, authors, now) : null;
+  const merged = tokenMerged !== null && sameCellText(tokenMerged, now) ? tokenMerged : now;
+  const lead = authors ? inner.length - inner.trimStart().length : 0;
+  return text.slice(0, cell.start + lead) + merged + text.slice(cell.start + lead + authors.length);
+}
+
+/** Whether two HTML cells say the same text (tags aside, entities read, spaces collapsed). */
+function sameCellText(a: string, b: string): boolean {
+  const text = (html: string) =>
+    html
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' })[name]!)
+      .replace(/\s+/g, ' ')
+      .trim();
+  return text(a) === text(b);
 }
 
 /** Each line's row number among a pipe table's rows (its delimiter row, and lines no row, -1); null where the lines hold no one table. */

@@ -187,6 +187,9 @@ export function documentToMarkdown(document: JSONDocument, options: DocumentToMa
   if (patch?.head && headMatches(patch.head, options)) return withEnding(patch.head.text + body, patch);
   const kept = patch?.head ? headWithSourceFrontmatter(patch.head, options) : null;
   if (kept !== null) return withEnding(kept + body, patch);
+  // A source without front matter whose title changed (a page renamed in the app): only its heading line is written again.
+  const retitled = patch?.head && patch.head.frontmatter === null && headMatches({ ...patch.head, title: options.title ?? null }, options) ? retitledHead(patch.head, options.title) : null;
+  if (retitled !== null) return withEnding(retitled + body, patch);
   const head = writeHead(options.title, options.frontmatter);
   return withEnding(head && body ? `${head}\n${body}` : head + body, patch);
 }
@@ -294,7 +297,26 @@ function headWithSourceFrontmatter(head: NonNullable<SourcePatch['head']>, optio
   }
   const rest = head.text.slice(block[0].length);
   if ((options.title ?? null) === head.title) return frontmatter + rest;
+  const retitled = retitledHead({ ...head, text: rest }, options.title);
+  if (retitled !== null) return frontmatter + retitled;
   return options.title === undefined ? `${frontmatter}\n` : `${frontmatter}\n${writeHead(options.title, undefined)}\n`;
+}
+
+/**
+ * The head after its front matter (blank lines, the heading 1, blank lines) with only its heading's text changed to
+ * `title`: the author's blank lines around it kept, and a setext heading kept setext (its `===` line as written). Written
+ * our way, a title edit in the app collapsed the blank lines after the heading (found-gitprobe18b 5). Null where the head
+ * holds more than a heading 1 and blank lines (its title elsewhere), or the page is written without a title.
+ */
+function retitledHead(head: NonNullable<SourcePatch['head']>, title: string | undefined): string | null {
+  if (title === undefined || head.title === null) return null;
+  const parts = /^((?:[ \t]*\r?\n)*)(?:( {0,3}#[ \t]+)[^\r\n]*|( {0,3})[^\s#][^\r\n]*(\r?\n {0,3}=+[ \t]*))((?:\r?\n[ \t]*)*)$/.exec(head.text);
+  if (!parts) return null;
+  const [, before, atx, setextIndent, underline, after] = parts;
+  const heading = writeHead(title, undefined).replace(/\n$/, '');
+  if (atx !== undefined) return `${before}${heading}${after}`;
+  // A setext heading's text is the heading 1's without its `# `.
+  return `${before}${setextIndent}${heading.replace(/^# /, '')}${underline}${after}`;
 }
 
 /** Where each setting of a page's layout is in GitBook's `layout:` front matter. */
