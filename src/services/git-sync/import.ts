@@ -80,6 +80,9 @@ export interface ImportPagePlan {
   synced?: string | null;
 }
 
+/** The plans of the commit's pages by key, with whether each is converted from its file (`changed`). */
+type PagePlans = Map<string, ImportPagePlan & { changed: boolean }>;
+
 export interface ImportFilePlan {
   path: string;
   oid: string;
@@ -243,7 +246,10 @@ export async function planImport(
   // forced import, or the first sync of a space, makes the space the commit's. They were deleted by any import: a push
   // imported between a merge and its export lost the merged pages (forced20).
   const madeSinceSync = new Set(options.force || space.entries.length === 0 ? [] : [...head.pages.keys()].filter((id) => !syncedPages.has(id)));
-  await readAgainLinkingToRemoved(flat, pagePlans, head, madeSinceSync, options.fileReferrers);
+  // Pages of the space that are not kept go (the plans' pages are settled here; only what is read again changes below).
+  const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])).concat([...madeSinceSync]));
+  const dropped = new Set([...head.pages.keys()].filter((id) => !keptIds.has(id)));
+  await readAgainLinkingToRemoved(flat, pagePlans, dropped, options.fileReferrers);
 
   // Markdown of the pages to convert, and the files they link to: their blobs fetched first, in batches (a
   // session that fetched the tree without blobs fetches only these: the pages whose blobs changed).
@@ -392,9 +398,7 @@ export async function planImport(
 
   const changes: ContentChange[] = [];
 
-  // Pages of the space that are not kept: deleted (the topmost only), after moving out kept pages under them.
-  const keptIds = new Set([...pagePlans.values()].flatMap((p) => (p.page ? [p.page] : [])).concat([...madeSinceSync]));
-  const dropped = new Set([...head.pages.keys()].filter((id) => !keptIds.has(id)));
+  // Pages of the space that are not kept (`dropped`): deleted (the topmost only), after moving out kept pages under them.
   const underDropped = (id: string) => {
     for (let parent = head.pages.get(id)?.parent ?? null; parent; parent = head.pages.get(parent)?.parent ?? null) if (dropped.has(parent)) return true;
     return false;
@@ -753,7 +757,7 @@ async function rereadEditedSinceSync(
     if (syncedSlug && syncedSlug !== was.slug && !slugs.has(page.key)) slugs.set(page.key, syncedSlug);
     if (plan.changed || !page.path) continue;
     const edited = (was.document ?? null) !== (entry.hash ?? null) || !entry.head || (await headSignature(was)) !== entry.head;
-    if (edited) plans.set(page.key, { key: plan.key, oid: plan.oid, page: plan.page, changed: true });
+    if (edited) readAgain(plans, page.key);
   }
 }
 
@@ -817,12 +821,9 @@ async function mergedCopies(
   }
   if (merges.size === 0) return merges;
   const pages = await referrers([...merges.values()].flatMap((merged) => merged.dropped));
-  const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
+  const keyOf = keptPageKeys(flat, plans);
   if (pages === null || pages.some((id) => !keyOf.has(id))) return new Map();
-  for (const id of pages) {
-    const plan = plans.get(keyOf.get(id)!)!;
-    if (!plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
-  }
+  for (const id of pages) readAgain(plans, keyOf.get(id)!);
   return merges;
 }
 
@@ -859,20 +860,24 @@ async function rereadIncludesShowingCopies(
  */
 async function readAgainLinkingToRemoved(
   flat: Array<{ page: LayoutPage }>,
-  plans: Map<string, ImportPagePlan & { changed: boolean }>,
-  head: RevisionTree,
-  madeSinceSync: Set<string>,
+  plans: PagePlans,
+  removed: Set<string>,
   referrers?: (ids: string[]) => Promise<string[] | null>,
 ): Promise<void> {
-  if (!referrers) return;
-  const kept = new Set([...plans.values()].flatMap((p) => (p.page ? [p.page] : [])).concat([...madeSinceSync]));
-  const removed = [...head.pages.keys()].filter((id) => !kept.has(id));
-  if (removed.length === 0) return;
-  const keyOf = new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
-  for (const id of (await referrers(removed)) ?? []) {
-    const plan = keyOf.has(id) ? plans.get(keyOf.get(id)!)! : undefined;
-    if (plan && !plan.changed) plans.set(plan.key, { key: plan.key, oid: plan.oid, page: id, changed: true });
-  }
+  if (!referrers || removed.size === 0) return;
+  const keyOf = keptPageKeys(flat, plans);
+  for (const id of (await referrers([...removed])) ?? []) if (keyOf.has(id)) readAgain(plans, keyOf.get(id)!);
+}
+
+/** The kept pages that come from a file, by id: their plans' keys. */
+function keptPageKeys(flat: Array<{ page: LayoutPage }>, plans: PagePlans): Map<string, string> {
+  return new Map(flat.flatMap(({ page }) => (page.path && plans.get(page.key)?.page ? [[plans.get(page.key)!.page!, page.key] as const] : [])));
+}
+
+/** The kept page of plan `key` converted from its file again (its document and head as the file gives them). */
+function readAgain(plans: PagePlans, key: string): void {
+  const plan = plans.get(key)!;
+  if (!plan.changed) plans.set(key, { key, oid: plan.oid, page: plan.page, changed: true });
 }
 
 /** The slugs new pages take from their files (or SUMMARY.md), by parent key ('' at the top). */

@@ -716,11 +716,12 @@ export class GitSession {
     if (this.keptCommit) {
       await this.streamTrees([oid], { deepen: 1, have: this.keptCommit });
       this.stats.treesKept = 'thin';
-      if (await this.treesComplete(oid)) return this.keepTrees(oid);
+      const objects = await this.commitAndTrees(oid);
+      if (objects) return this.keepTrees(objects);
       this.stats.treesKept = 'stale';
     }
     await this.streamTrees([oid], { deepen: 1 });
-    await this.keepTrees(oid);
+    await this.keepTreesOf(oid);
   }
 
   /** Whether the commit `oid` and every tree under it are in the session. */
@@ -754,10 +755,13 @@ export class GitSession {
   }
 
   /** The trees of `oid` into the space's copy (`treeCache`), unless they are too large to keep; never an operation's failure. */
-  private async keepTrees(oid: string): Promise<void> {
-    if (!this.treeCache) return;
-    const objects = await this.commitAndTrees(oid).catch(() => null);
-    if (!objects || objects.reduce((n, o) => n + o.data.byteLength, 0) > MAX_CACHED_TREE_BYTES) return;
+  private async keepTreesOf(oid: string): Promise<void> {
+    if (this.treeCache) await this.keepTrees(await this.commitAndTrees(oid).catch(() => null));
+  }
+
+  /** A commit and its trees (`commitAndTrees`) into the space's copy, unless they are too large to keep. */
+  private async keepTrees(objects: KeptObject[] | null): Promise<void> {
+    if (!this.treeCache || !objects || objects.reduce((n, o) => n + o.data.byteLength, 0) > MAX_CACHED_TREE_BYTES) return;
     await this.treeCache.save(objects);
   }
 
@@ -1257,7 +1261,7 @@ export class GitSession {
     await options.beforePush?.(oid);
     await this.receivePack(options.ref, options.parent, oid, [oid, ...(await this.newObjectsOf(tree, options.parent, options.files))]);
     // The branch is at the pushed commit: its trees (all in this session) are the ones the space's next operation reads.
-    if (this.treeCache) await this.keepTrees(oid);
+    await this.keepTreesOf(oid);
     return oid;
   }
 

@@ -132,17 +132,16 @@ export function linksOf(document: unknown): LinkTarget[] {
     const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
+  const add = (target: LinkTarget | undefined) => {
+    if (target && !found.has(targetKey(target))) found.set(targetKey(target), target);
+  };
   for (const value of ordered) {
     if (Array.isArray(value)) continue;
     // A table's `files` columns (a cards table's cover) hold file ids, not refs: each a file the page shows.
-    for (const file of tableFiles(value as Record<string, unknown>)) {
-      const target: LinkTarget = { kind: 'file', file };
-      if (!found.has(targetKey(target))) found.set(targetKey(target), target);
-    }
+    for (const file of tableFiles(value as Record<string, unknown>)) add({ kind: 'file', file });
     const ref = (value as { ref?: unknown }).ref;
     if (!ref || typeof ref !== 'object' || Array.isArray(ref)) continue;
-    const target = asTarget(ref as Record<string, unknown>);
-    if (target && !found.has(targetKey(target))) found.set(targetKey(target), target);
+    add(asTarget(ref as Record<string, unknown>));
   }
   return [...found.values()];
 }
