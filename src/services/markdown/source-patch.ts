@@ -504,11 +504,7 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
         // An edit that adds or removes markup (a link, a mark) is ours in Markdown: merged as text, `**` stood in the
         // author's HTML cell, and the table was written whole as a pipe table.
         const cell = cellRange(text, rows, i, c);
-        const authors = cell && text.slice(cell.start, cell.end).trim();
-        // A merge whose text is not the edited cell's (a word the cell repeats, `<a>beta</a> beta`, merged at the other) is none.
-        const said = cellAsHtml(to);
-        const saysSo = (merged: string | null) => (merged !== null && said !== null && sameCellText(merged, said) ? merged : null);
-        const merged = authors && !touchesMarkup(from, to) ? (saysSo(mergeLine(from, authors, to)) ?? saysSo(editedInHtmlText(from, to, authors))) : null;
+        const merged = cell ? mergedInHtmlCell(from, to, text.slice(cell.start, cell.end).trim()) : null;
         if (cell && merged !== null) {
           const inner = text.slice(cell.start, cell.end);
           const lead = inner.length - inner.trimStart().length;
@@ -531,6 +527,45 @@ function htmlCellsEdited(base: readonly string[], source: readonly string[], our
     }
   }
   return text;
+}
+
+/**
+ * An edit of our cell's Markdown (`from` to `to`, no markup added or removed) merged into the author's HTML cell's content
+ * `authors`, where what it gives says the edited cell's text; null otherwise. A merge whose text is not the edited cell's
+ * (a word the cell repeats, `<a>beta</a> beta`, merged at the other) is none.
+ */
+function mergedInHtmlCell(from: string, to: string, authors: string): string | null {
+  if (!authors || touchesMarkup(from, to)) return null;
+  const said = cellAsHtml(to);
+  const saysSo = (merged: string | null) => (merged !== null && said !== null && sameCellText(merged, said) ? merged : null);
+  return saysSo(mergeLine(from, authors, to)) ?? saysSo(editedInHtmlText(from, to, authors));
+}
+
+/**
+ * An edited row of our pipe table (`base` as it was read, `ours` now) whose author's line is one cell of their HTML table
+ * (`<td><a href="https://x.example/beta">beta</a> beta</td>`, a table written a cell a line): the edited cell merged into
+ * that cell's content (mergedInHtmlCell), else written as GitBook writes an HTML cell. Merged token by token with the whole
+ * row, an edit of a word the cell repeats went to the other one (the link's text, the word also in its URL), the cell then
+ * read otherwise, and the table was written whole as a pipe table. Null where the line is no such cell, or more than one
+ * of our cells changed.
+ */
+function htmlCellLineEdited(base: string, source: string, ours: string): string | null {
+  if (!/<t[dh][\s>]/i.test(source) || !base.trim().startsWith('|')) return null;
+  const [was, now] = [cellsOf(base.trim()), cellsOf(ours.trim())];
+  if (was.length !== now.length) return null;
+  const edited = was.flatMap((cell, c) => (cell.trim() === now[c].trim() ? [] : [c]));
+  if (edited.length !== 1) return null;
+  const [from, to] = [was[edited[0]].trim(), now[edited[0]].trim()];
+  const before = cellAsHtml(from);
+  const cells = [...source.matchAll(HTML_CELL)].filter((cell) => before !== null && sameCellText(cell[3], before));
+  if (cells.length !== 1) return null;
+  const [cell] = cells;
+  const inner = cell[3];
+  const authors = inner.trim();
+  const merged = mergedInHtmlCell(from, to, authors) ?? cellAsHtml(to);
+  if (merged === null) return null;
+  const start = cell.index! + cell[1].length + (inner.length - inner.trimStart().length);
+  return source.slice(0, start) + merged + source.slice(start + authors.length);
 }
 
 /** What our writing of a cell marks up, and an HTML cell's `&` (an entity): no part of a text the two share. */
@@ -722,10 +757,12 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   if (count === 0 && !(before && after)) return null;
   if (count < 2 && !before && !after) return null;
   // An edited table row (the author's, merged with the edit, or ours) is padded afterwards as its table is.
-  const ours = hunk.add.map((_, i) => !same[i] && !!tables[at + i]);
+  // A row whose author's line is one cell of their HTML table: that cell edited alone, the line the author's still.
+  const htmlCells = hunk.add.map((line, i) => (!same[i] && tables[at + i] ? htmlCellLineEdited(hunk.remove[i], line, lines[at + i]) : null));
+  const ours = hunk.add.map((_, i) => !same[i] && !!tables[at + i] && htmlCells[i] === null);
   // An edited table row is merged with the author's cells, not their padding (re-padded after): merged with it, an
   // edit beside a padded cell fell in its padding, read as another cell, and the author's escapes (`pull\_opened`) went.
-  const add = hunk.add.map((line, i) => (same[i] ? line : (mergeLine(hunk.remove[i], tables[at + i] ? unpaddedRow(line) : line, lines[at + i]) ?? lines[at + i])));
+  const add = hunk.add.map((line, i) => (same[i] ? line : (htmlCells[i] ?? mergeLine(hunk.remove[i], tables[at + i] ? unpaddedRow(line) : line, lines[at + i]) ?? lines[at + i])));
   return { at, add, ...(ours.some(Boolean) ? { ours } : {}) };
 }
 
