@@ -451,7 +451,8 @@ export async function planImport(
       withMarkdown.push({ index: changes.length, chars });
       pathOf.set(changes.length, page.path!);
       convertedPages++;
-    } else if (!plan.page) {
+    } else if (!plan.page || (options.force && !page.path && !page.group && !page.link && !page.anchorLink && head.pages.get(plan.page)?.document)) {
+      // A forced import empties an item without a link (or to a missing file) given a body in the app: a fresh import has none.
       document = {};
     }
     if (plan.page) {
