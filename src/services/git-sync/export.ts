@@ -28,6 +28,7 @@ import {
   placeOf,
   relativeFilePath,
   relativePath,
+  relabelMovedLinks,
   relinkMovedFiles,
   sameGroupHeading,
   slugOfPlace,
@@ -440,10 +441,13 @@ export async function runExport(
   if (moved.size > 0) {
     await session.prefetchBlobs(entries.flatMap((e) => ((e.kind === 'page' || e.kind === 'reusable') && byPath.has(full(e.path)) ? [byPath.get(full(e.path))!.oid] : [])));
   }
+  // A moved file's path now -> its path when synced: the links labelled with its old name are labelled with its new one.
+  const movedBack = new Map([...moved].map(([from, to]) => [to, from]));
+  const movedFrom = (path: string) => movedBack.get(path) ?? null;
   const relinked = async (oid: string, from: string, to: string): Promise<string> => {
     if (moved.size === 0) return oid;
     const text = decoder.decode(await session.readBlob(oid));
-    const written = relinkMovedFiles(text, from, to, (path) => moved.get(path) ?? null);
+    const written = relabelMovedLinks(relinkMovedFiles(text, from, to, (path) => moved.get(path) ?? null), to, movedFrom);
     return written === text ? oid : session.writeBlob(encoder.encode(written));
   };
 
@@ -489,7 +493,8 @@ export async function runExport(
       const cellsWrittenAs = (cell: string) => withRepositoryPaths(cell, path, previous);
       const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter, cellsWrittenAs });
       // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
-      const markdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
+      const relinkedMarkdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
+      const markdown = relabelMovedLinks(relinkedMarkdown, path, movedFrom, previous);
       oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }
     out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });

@@ -794,3 +794,84 @@ export function rewriteIncludes(markdown: string, pagePath: string, replace: (ta
 
 /** Is a path (from the content root) a reusable content's file? */
 export const isIncludePath = (path: string) => path.startsWith('.gitbook/includes/') && /\.md$/i.test(path);
+
+/**
+ * The links of a page (at `pagePath`) to a file that moved, labelled with the name it had (`[setup.md](install.md
+ * "mention")`, a cards table's `<a href="install.md">setup.md</a>`), labelled with its new one, as GitBook labels a
+ * mention, a content-ref and a link cell (its target's file name; a folder's page, its folder's name). `movedFrom`
+ * answers the path (from the content root) a file now at `path` had. relinkMovedFiles relabels a kept file's Markdown
+ * links as it rewrites them; a page written again holds its mentions' labels as they were read (the document's), and a
+ * link cell's label is no Markdown link: both kept the old name.
+ */
+export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom: (path: string) => string | null, previous = ''): string {
+  const dir = dirname(pagePath);
+  const resolve = (bare: string) => (bare.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare));
+  const relabel = (label: string, written: string): string | null => {
+    const bare = decodeTarget(written);
+    if (bare === null || isBrokenReference(bare)) return null;
+    const path = resolve(bare);
+    const folder = isFolderLink(path) ? (path ? `${path}/README.md` : 'README.md') : null;
+    const now = movedFrom(path) !== null ? path : folder;
+    const was = now === null ? null : movedFrom(now);
+    if (now === null || was === null) return null;
+    const readme = (p: string) => basename(p).toLowerCase() === 'readme.md';
+    if (label === basename(was)) return basename(now);
+    if (readme(was) && readme(now) && label === basename(dirname(was)) && dirname(now)) return basename(dirname(now));
+    return null;
+  };
+  const relabelled = markdown.replace(/(\[)([^[\]\n]+)(\]\(\s*)(<[^<>\n]*>|[^()\s<>]+)/g, (whole, open: string, label: string, middle: string, written: string) => {
+    const to = relabel(label, written);
+    return to === null || /[\\[\]*`<>&]/.test(to) ? whole : `${open}${to}${middle}${written}`;
+  });
+  const cells = relabelled.replace(HTML_LINK, (whole, open: string, written: string, label: string, close: string) => {
+    const to = relabel(label, written.replace(/&#x26;|&amp;/g, '&'));
+    return to === null || /[<&]/.test(to) ? whole : `${open}${to}${close}`;
+  });
+  return previous ? mentionsLabelledAsBefore(cells, previous, resolve) : cells;
+}
+
+/** A Markdown link, `[label](target`, and whether it is GitBook's mention (`"mention"` its title). */
+const LABELLED_LINK = /(\[)([^[\]\n]+)(\]\(\s*)(<[^<>\n]*>|[^()\s<>]+)(\s+"mention"\))?/g;
+
+/**
+ * A page written again whose mention or card (a `{% content-ref %}`'s link) is labelled (the document's label, the one
+ * it was read with: `setup.md`) otherwise than its target's name (`install.md`) where the file replaced labelled that
+ * target with its name and never with this label: the target's file was renamed since, and an export relabelled the
+ * link in the file (relinkMovedFiles), not in the document. It takes the name again, as GitBook labels a mention and a
+ * card. A label of the author's own (`[Setup](setup.md "mention")`), which the file replaced has, stays; so does any
+ * other link's label that is no file or folder name (`[the setup](install.md)`).
+ */
+function mentionsLabelledAsBefore(markdown: string, previous: string, resolve: (bare: string) => string): string {
+  const pathOf = (written: string) => {
+    const bare = decodeTarget(written);
+    return bare === null || isBrokenReference(bare) ? null : resolve(bare);
+  };
+  const labels = new Map<string, Set<string>>();
+  const add = (label: string, written: string) => {
+    const path = pathOf(written);
+    if (path !== null) labels.set(path, (labels.get(path) ?? new Set()).add(label));
+  };
+  for (const [, , label, , written] of previous.matchAll(LABELLED_LINK)) add(label, written);
+  for (const [, , written, label] of previous.matchAll(HTML_LINK)) add(label, written.replace(/&#x26;|&amp;/g, '&'));
+  if (labels.size === 0) return markdown;
+  // The target's name where the link should be labelled with it again, else null.
+  const renamed = (label: string, written: string, mention: boolean): string | null => {
+    const path = pathOf(written);
+    const name = basename((decodeTarget(written) ?? '').replace(/\/+$/, ''));
+    const before = path === null ? undefined : labels.get(path);
+    if (!before || !name || label === name || before.has(label) || !before.has(name) || /[\\[\]*`<>&]/.test(name)) return null;
+    return mention || /^[^\s/]+$/.test(label) ? name : null;
+  };
+  return markdown
+    .replace(LABELLED_LINK, (whole, open: string, label: string, middle: string, written: string, mention: string | undefined) => {
+      const name = renamed(label, written, !!mention);
+      return name === null ? whole : `${open}${name}${middle}${written}${mention ?? ''}`;
+    })
+    .replace(HTML_LINK, (whole, open: string, written: string, label: string, close: string) => {
+      const name = renamed(label, written.replace(/&#x26;|&amp;/g, '&'), false);
+      return name === null ? whole : `${open}${name}${close}`;
+    });
+}
+
+/** An HTML link (a cards table's link cell, `<a href="setup.md">setup.md</a>`): its opening tag, href, label and closing tag. */
+const HTML_LINK = /(<a\b[^>]*?\bhref="([^"]+)"[^>]*>)([^<]*)(<\/a>)/g;
