@@ -32,6 +32,7 @@ import {
   relinkMovedFiles,
   sameGroupHeading,
   slugOfPlace,
+  titleHeadingLine,
   SUMMARY_GROUP_END,
   summaryGroupHeading,
   summaryIndent,
@@ -467,6 +468,10 @@ export async function runExport(
     return replaced ? [replaced.oid] : [];
   });
   await session.prefetchBlobs(replacedFiles);
+  // Pages written again whose heading 1 changed (retitled in the app), and those whose heading 1 stayed: SUMMARY.md's item
+  // follows the title, as GitBook writes it (git-sync-normalization: each item says its page's heading 1).
+  const retitled = new Set<string>();
+  const headingKept = new Set<string>();
   for (const { id, parent } of tree.order) {
     const page = tree.pages.get(id)!;
     const path = pathOf.get(id);
@@ -495,6 +500,7 @@ export async function runExport(
       // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
       const relinkedMarkdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
       const markdown = relabelMovedLinks(relinkedMarkdown, path, movedFrom, previous);
+      if (previous && entry?.titleHeading !== false) (titleHeadingLine(previous) === titleHeadingLine(markdown) ? headingKept : retitled).add(id);
       oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }
     out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });
@@ -583,6 +589,10 @@ export async function runExport(
       return entry?.titleHeading !== false || !text || text === tree.pages.get(id)!.title;
     };
     if (summaryMatches) summaryMatches = tree.order.every(titledByItem);
+    // A page retitled in the app whose item says another title: its item says the new one. Compared by the tree alone, the
+    // summary kept the old title (stale until the next change of the tree).
+    const itemFollows = (id: string) => !retitled.has(id) || itemText.get(pathOf.get(id) ?? '') === tree.pages.get(id)!.title;
+    if (summaryMatches) summaryMatches = [...retitled].every(itemFollows);
   } else {
     // Without a summary, the repository's folders are its tree: a summary is written only once the space's differs,
     // or on the space's first export (nothing synced yet), where GitBook always writes one: its first commit to a
@@ -599,7 +609,9 @@ export async function runExport(
     // (A page whose file moved keeps its item's text too: its path changed, not its title.)
     const authorsText = (id: string): string | undefined => {
       const entry = pageEntry.get(id);
-      return entry && entry.head !== null && entry.head === headOf.get(id) ? itemText.get(entry.path) || undefined : undefined;
+      // (A page written again with its heading 1 as it was keeps it too: its front matter changed, not its title.)
+      const sameTitle = entry?.head === headOf.get(id) || headingKept.has(id);
+      return entry && entry.head !== null && sameTitle && !retitled.has(id) ? itemText.get(entry.path) || undefined : undefined;
     };
     // The summary's own title as its author wrote it (`# Summary`), GitBook's where it has none.
     const lines = [authorsTitle ?? '# Table of contents', ''];

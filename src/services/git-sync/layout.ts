@@ -875,3 +875,22 @@ function mentionsLabelledAsBefore(markdown: string, previous: string, resolve: (
 
 /** An HTML link (a cards table's link cell, `<a href="setup.md">setup.md</a>`): its opening tag, href, label and closing tag. */
 const HTML_LINK = /(<a\b[^>]*?\bhref="([^"]+)"[^>]*>)([^<]*)(<\/a>)/g;
+
+/**
+ * A page file's heading 1 line as written (`# Setup`, or a setext heading's text line), after its front matter and blank
+ * lines; null where it begins otherwise. Two writings of a page with the same one kept its title.
+ */
+export function titleHeadingLine(markdown: string): string | null {
+  const lines = markdown.replace(/^\uFEFF/, '').split(/\r?\n/);
+  let at = 0;
+  if (/^---[ \t]*$/.test(lines[0] ?? '')) {
+    const end = lines.findIndex((line, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(line));
+    if (end < 0) return null;
+    at = end + 1;
+  }
+  while (at < lines.length && lines[at].trim() === '') at++;
+  const line = lines[at];
+  if (line === undefined) return null;
+  if (/^ {0,3}#(?:[ \t]|$)/.test(line)) return line.trim();
+  return /^ {0,3}=+[ \t]*$/.test(lines[at + 1] ?? '') ? line.trim() : null;
+}
