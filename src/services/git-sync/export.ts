@@ -565,12 +565,23 @@ export async function runExport(
   const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
   let indent: SummaryIndent = { unit: 2, base: 0 };
   let authorsTitle: string | undefined;
+  // Heading lines (the title's and the groups') the author wrote with no blank line under them, or none above them:
+  // written again, a heading the export keeps keeps its spacing (an author writing `## Group` right above its items got a
+  // blank line under each group's heading from every export that wrote the summary again).
+  const tightBelow = new Set<string>();
+  const tightAbove = new Set<string>();
   // The author's item lines that are no page (a link to no Markdown file, a note without a link...), and where they were.
   const unread: UnreadSummaryLines = { keys: [], lines: [] };
   if (summaryFile) {
     const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
     indent = summaryIndent(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
+    const summaryLines = summaryText.split(/\r?\n/);
+    summaryLines.forEach((line, i) => {
+      if (!/^#{1,6}[ \t]/.test(line)) return;
+      if (summaryLines[i + 1]?.trim()) tightBelow.add(line);
+      if (i > 0 && summaryLines[i - 1].trim()) tightAbove.add(line);
+    });
     // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded);
     // one naming a symbolic link or a submodule is no file's, as the import read it too: the summary was written again.
     const inContent = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
@@ -614,7 +625,7 @@ export async function runExport(
       return entry && entry.head !== null && sameTitle && !retitled.has(id) ? itemText.get(entry.path) || undefined : undefined;
     };
     // The summary's own title as its author wrote it (`# Summary`), GitBook's where it has none.
-    const lines = [authorsTitle ?? '# Table of contents', ''];
+    const lines = [authorsTitle ?? '# Table of contents', ...(authorsTitle !== undefined && [...tightBelow].some((line) => line.trim() === authorsTitle) ? [] : [''])];
     const unreadAfter = unreadLinesByKey(unread, new Set(tree.order.map(({ id }) => pathOf.get(id) ?? summaryKeyOf(id))));
     lines.push(...(unreadAfter.get(null) ?? []));
     const pushItem = (key: string, ours: string) => {
@@ -652,7 +663,10 @@ export async function runExport(
         const theirs = authorsLine.get(summaryKeyOf(id));
         const place = pageEntry.get(id)?.place;
         const kept = theirs !== undefined && sameGroupHeading(theirs, page.title, page.slug, place ? slugOfPlace(place) : null);
-        lines.push('', kept ? theirs : summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)), '');
+        // GitBook's blank line on either side of a heading (one, where one is there already), the author's spacing for theirs.
+        if (lines[lines.length - 1] !== '' && !(kept && tightAbove.has(theirs))) lines.push('');
+        lines.push(kept ? theirs : summaryGroupHeading(page.title, page.slug, await slugOfTitle(page.title)));
+        if (!(kept && tightBelow.has(theirs))) lines.push('');
         lines.push(...(unreadAfter.get(summaryKeyOf(id)) ?? []));
         continue;
       }
