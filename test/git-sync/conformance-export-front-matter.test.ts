@@ -64,7 +64,9 @@ describe("a page's front matter written again", () => {
     ]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody('conformance-export-front-matter'), commitMessage: `GITBOOK-${cr.number}: Fields`, timestamp: new Date().toISOString() });
-    expect((await gitOutput('conformance-export-front-matter', 'diff', '--name-status', created.head, 'refs/heads/main')).trim()).toBe('M\thead.md\nM\tother.md');
+    expect((await gitOutput('conformance-export-front-matter', 'diff', '--name-status', created.head, 'refs/heads/main')).trim()).toBe('M\tSUMMARY.md\nM\thead.md\nM\tother.md');
+    // SUMMARY.md's item follows the retitled page, as GitBook writes it; the other item stays (conformance-export-summary-retitled).
+    expect(await gitOutput('conformance-export-front-matter', 'show', 'refs/heads/main:SUMMARY.md')).toBe(FILES['SUMMARY.md'].replace('[Other]', '[Other things]'));
     expect(await gitOutput('conformance-export-front-matter', 'show', 'refs/heads/main:head.md')).toBe(`${HEAD.replace('description: The head', 'description: A new description')}\nA note.\n`);
     expect(await gitOutput('conformance-export-front-matter', 'show', 'refs/heads/main:other.md')).toBe(`${HEAD.replace('# Head', '# Other things')}\nA note.\n`);
   });

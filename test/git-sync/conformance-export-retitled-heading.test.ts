@@ -39,7 +39,9 @@ describe('a page renamed in the app', () => {
     expect(await show('spaced.md')).toBe(SPACED.replace('# Spaced', '# Spaced out'));
     expect(await show('fronted.md')).toBe(FRONT.replace('# Fronted', '# Fronted again'));
     expect(await show('setext.md')).toBe(SETEXT.replace('Setext\n', 'Setext \\*now\\*\n'));
-    expect((await gitOutput(name, 'diff', '--name-only', head, 'refs/heads/main')).trim().split('\n')).toEqual(['fronted.md', 'setext.md', 'spaced.md']);
+    // SUMMARY.md's items follow the titles, as GitBook writes them (conformance-export-summary-retitled).
+    expect((await gitOutput(name, 'diff', '--name-only', head, 'refs/heads/main')).trim().split('\n')).toEqual(['SUMMARY.md', 'fronted.md', 'setext.md', 'spaced.md']);
+    expect(await show('SUMMARY.md')).toContain('* [Spaced out](spaced.md)\n* [Fronted again](fronted.md)\n');
 
     // The import of that commit changes nothing, and a fresh import of it reads as the space does.
     const revision = (await api('GET', `/v1/spaces/${space.id}`, { token })).body.revision;
