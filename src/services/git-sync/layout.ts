@@ -453,12 +453,14 @@ export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir:
 }
 
 /**
- * Whether a group's heading as the author wrote it (`## Sip & CIPP`) still says the group: its level-2 title is the
- * group's, and its slug, written as an anchor or not, is the one it has (`slugThen`: the slug it was synced with).
+ * Whether a group's heading as the author wrote it (`## Sip & CIPP`) still says the group: its title is the group's, and
+ * its slug, written as an anchor or not, is the one it has (`slugThen`: the slug it was synced with). Any level from 2
+ * makes a group (parseSummary), `###` too: a summary of `###` groups (BrighterCommand/Docs, probe21) had every heading
+ * written again as `##`, and a repeated title with an anchor, by any export that wrote the summary again.
  */
 export function sameGroupHeading(line: string, title: string, slug: string, slugThen: string | null): boolean {
   const heading = HEADING.exec(line);
-  if (!heading || heading[1].length !== 2 || summaryTitle(heading[2]) !== title) return false;
+  if (!heading || heading[1].length < 2 || summaryTitle(heading[2]) !== title) return false;
   return (headingSlug(heading[2]) ?? slugThen) === slug;
 }
 
