@@ -552,14 +552,36 @@ async function inWorkerd() {
       if (real && process.env.GIT_SYNC_BENCH_FOLLOW_UPS) {
         const line = (r: { stats: Record<string, unknown> }) =>
           `${r.stats.fetch ?? 'full'} fetch${r.stats.treesKept ? ` (trees kept: ${r.stats.treesKept})` : ''}, ${r.stats.requests} requests, ${(Number(r.stats.packBytes) / 2 ** 20).toFixed(2)} MB of packs, load ${loadavg()[0].toFixed(1)}`;
-        const noopLabel = 'export: nothing changed';
-        const noop = await operate(space.id, 'export', { url: repoUrl('workerd-real'), ref: 'refs/heads/main', commitMessage: 'Nothing to export' }, false).catch((error) => killed(noopLabel, error));
-        if (noop) report(noopLabel, noop, line(noop));
+        // GIT_SYNC_BENCH_PROFILE_FOLLOW_UPS=1: the exports profiled too (CPU, and the heap with GIT_SYNC_BENCH_HEAP=1).
+        const profileFollowUps = Boolean(process.env.GIT_SYNC_BENCH_PROFILE_FOLLOW_UPS);
+        // The project directory, as GitBook's integrations send it with every operation. Before, the follow-ups left it out:
+        // the "no-op" export wrote the whole space at the repository's root (804 files added). GIT_SYNC_BENCH_FOLLOW_UPS_AT_ROOT=1
+        // does so on purpose: the export of a whole space into a directory that has none of it (its worst case).
+        const followDir = REAL_DIR && !process.env.GIT_SYNC_BENCH_FOLLOW_UPS_AT_ROOT ? { repoProjectDirectory: REAL_DIR } : {};
+        const noopLabel = followDir.repoProjectDirectory || !REAL_DIR ? 'export: nothing changed' : 'export: the whole space, at the root (FOLLOW_UPS_AT_ROOT)';
+        const noop = await operate(space.id, 'export', { url: repoUrl('workerd-real'), ref: 'refs/heads/main', commitMessage: 'Nothing to export', ...followDir }, profileFollowUps).catch((error) => killed(noopLabel, error));
+        if (noop) {
+          const commits = gitOut('workerd-real', ['rev-list', '--count', 'refs/heads/main']);
+          const changed = commits === '1' ? 'no commit' : `a commit: ${gitOut('workerd-real', ['diff', '--shortstat', 'refs/heads/main~1', 'refs/heads/main'])}; ${gitOut('workerd-real', ['diff', '--name-status', 'refs/heads/main~1', 'refs/heads/main']).split('\n').slice(0, 6).join(' | ')}`;
+          report(noopLabel, noop, `${line(noop)}; ${changed}`);
+        }
+        // One page edited through a change request, merged, exported: an export should cost what the change is.
+        {
+          const listed = ((await call('GET', `/v1/spaces/${space.id}/content/pages`, token)).body as { pages: Array<{ id: string; type: string; pages?: unknown[] }> }).pages;
+          const flat = (list: typeof listed): typeof listed => list.flatMap((p) => [p, ...flat((p.pages ?? []) as typeof listed)]);
+          const page = flat(listed).filter((p) => p.type === 'document')[1] ?? flat(listed)[0];
+          const editCr = (await call('POST', `/v1/spaces/${space.id}/change-requests`, token, { subject: 'One edit' })).body as { number: number };
+          await call('POST', `/v1/spaces/${space.id}/change-requests/${editCr.number}/content?compat=false`, token, { changes: [{ operation: 'update_page', page: page.id, document: { markdown: 'Edited in the app.\n\nOne paragraph.\n' } }] });
+          await call('POST', `/v1/spaces/${space.id}/change-requests/${editCr.number}/merge`, token);
+          const editLabel = 'export: one page edited';
+          const edited = await operate(space.id, 'export', { url: repoUrl('workerd-real'), ref: 'refs/heads/main', commitMessage: 'GITBOOK-1: One edit', ...followDir }, profileFollowUps).catch((error) => killed(editLabel, error));
+          if (edited) report(editLabel, edited, `${line(edited)}; the commit: ${gitOut('workerd-real', ['diff', '--stat', 'refs/heads/main~1', 'refs/heads/main']).trim().split('\n').slice(-3).join(' | ')}`);
+        }
         const pages = gitOut('workerd-real', ['ls-tree', '-r', '--name-only', 'refs/heads/main']).split('\n').filter((p) => /\.md$/i.test(p) && !/(^|\/)(SUMMARY|README)\.md$/i.test(p) && (!REAL_DIR || p.startsWith(`${REAL_DIR}/`))).slice(0, 3);
         const files = Object.fromEntries(pages.map((p) => [p, `${gitOut('workerd-real', ['show', `refs/heads/main:${p}`])}\n\nOne sentence added by a push.\n`]));
         await control('commit', { name: 'workerd-real', files, message: 'Edit three pages' });
         const pushLabel = `import again after a push of ${pages.length} pages`;
-        const pushed = await operate(space.id, 'import', { url: repoUrl('workerd-real'), ref: 'refs/heads/main' }, false).catch((error) => killed(pushLabel, error));
+        const pushed = await operate(space.id, 'import', { url: repoUrl('workerd-real'), ref: 'refs/heads/main', ...followDir }, false).catch((error) => killed(pushLabel, error));
         if (pushed) report(pushLabel, pushed, line(pushed));
       }
       writerInspector?.close();

@@ -514,9 +514,10 @@ export async function runExport(
     if (entry && byPath.has(full(entry.path))) {
       oid = byPath.get(full(entry.path))!.oid;
     } else {
+      // Never held: its id computed as it passes, its bytes read again into the push as it is sent (writeStreamedBlob).
       const object = await env.FILES.get(fileKey(file.hash));
       if (!object) continue;
-      oid = await session.writeBlob(new Uint8Array(await object.arrayBuffer()));
+      oid = await session.writeStreamedBlob(object.size, object.body, async () => (await env.FILES.get(fileKey(file.hash)))?.body ?? null);
     }
     out.set(full(path), { path: full(path), oid, mode: modeAt(entry && full(entry.path), full(path)) });
     // The other copies of its blob stay recorded (before its own path, which the last row of a file gives) for the next export.

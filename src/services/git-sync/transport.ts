@@ -8,6 +8,7 @@ import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MAX_CACHED_TREE_BYTES, type TreeCache } from './tree-cache';
 import { MemFS } from './memfs';
 import { concatBytes } from '../../lib/bytes';
+import { toHex } from '../../lib/ids';
 
 /**
  * Git's smart HTTP protocol from the Worker, through the outbound guard (lib/outbound): isomorphic-git
@@ -120,6 +121,20 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** One pkt-line: four hex digits of length (itself included), then the payload. */
+/** A pack entry's header: its type (3: blob) and its size, 4 bits then 7 bits a byte, the high bit saying more follow. */
+function packObjectHeader(type: number, size: number): Uint8Array {
+  const bytes: number[] = [];
+  let byte = (type << 4) | (size & 0x0f);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(byte | 0x80);
+    byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(byte);
+  return Uint8Array.from(bytes);
+}
+
 export function pktLine(payload: string): Uint8Array {
   const bytes = encoder.encode(payload);
   return concatBytes([encoder.encode((bytes.byteLength + 4).toString(16).padStart(4, '0')), bytes]);
@@ -459,6 +474,11 @@ export class GitSession {
   private readonly blobs = new Set<string>();
   /** Blobs and trees this session wrote (an export's): what its push may have to send. */
   private readonly writtenBlobs = new Set<string>();
+  /**
+   * Blobs an export names whose bytes stay where they are (a file of the space, in R2): their id computed as they passed
+   * (`writeStreamedBlob`), their bytes read again and deflated into the push as it is sent, never held whole.
+   */
+  private readonly streamedBlobs = new Map<string, { size: number; open: () => Promise<ReadableStream<Uint8Array> | null> }>();
   private readonly writtenTrees = new Set<string>();
   /** Files listed whose path has a name that is no UTF-8: each name's bytes, which the tree an export writes keeps. */
   private readonly rawNames = new Map<string, Array<Uint8Array | undefined>>();
@@ -491,6 +511,9 @@ export class GitSession {
      * pack), `thin` (a pack of what changed since), `stale` (the thin pack left trees out: the whole pack streamed too).
      */
     treesKept: undefined as undefined | 'unchanged' | 'thin' | 'stale',
+    /** An export's push: the bytes the session held when it sent it (its repository and the pack of what it holds), and the bytes of files streamed into it. */
+    pushHeldBytes: undefined as undefined | number,
+    pushStreamedBytes: undefined as undefined | number,
   };
 
   constructor(
@@ -1236,6 +1259,30 @@ export class GitSession {
   }
 
   /**
+   * A blob of `size` bytes read from `stream` (a file of the space), its id computed as it passes; its bytes are not kept:
+   * the push reads them again (`again`) and deflates them into its pack as it is sent. An export of a space's files (a first
+   * export, a new project directory) held every file in the session's repository and again in the pack it built: 1 GB of
+   * buffers for 520 files (wansho-gitbook), where the Worker has 128 MB.
+   */
+  async writeStreamedBlob(size: number, stream: ReadableStream<Uint8Array>, again: () => Promise<ReadableStream<Uint8Array> | null>): Promise<string> {
+    const sha1 = new crypto.DigestStream('SHA-1');
+    const writer = sha1.getWriter();
+    await writer.write(encoder.encode(`blob ${size}\0`));
+    let seen = 0;
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      seen += chunk.byteLength;
+      await writer.write(chunk);
+    }
+    await writer.close();
+    if (seen !== size) throw new Error(`a file of the space has ${seen} bytes where ${size} were recorded`);
+    const oid = toHex(new Uint8Array(await sha1.digest));
+    this.blobs.add(oid);
+    this.writtenBlobs.add(oid);
+    if (!this.streamedBlobs.has(oid)) this.streamedBlobs.set(oid, { size, open: again });
+    return oid;
+  }
+
+  /**
    * Writes the tree of `files` (full paths from the repository's root) and a commit of it on `parent`,
    * then pushes it to `ref` (never forced: a remote that moved on refuses it).
    */
@@ -1301,17 +1348,83 @@ export class GitSession {
     if ((refs.get(ref) ?? null) !== from) throw pushRefused(ref, `its head is ${refs.get(ref) ?? 'gone'}, not ${from ?? 'absent'} as read`);
     const sideBand = capabilities.has('side-band-64k');
     const wanted = ['report-status', ...(sideBand ? ['side-band-64k'] : []), 'agent=docs-platform'];
-    const { packfile } = await git.packObjects({ ...this.base, cache: this.cache, oids: objects });
-    const body = concatBytes([pktLine(`${from ?? ZERO_OID} ${to} ${ref}\0${wanted.join(' ')}\n`), FLUSH, packfile!]);
+    const streamed = objects.filter((oid) => this.streamedBlobs.has(oid));
+    const held = objects.filter((oid) => !this.streamedBlobs.has(oid));
+    const { packfile } = await git.packObjects({ ...this.base, cache: this.cache, oids: held });
+    this.stats.pushHeldBytes = this.fs.bytes() + packfile!.byteLength;
+    const command = concatBytes([pktLine(`${from ?? ZERO_OID} ${to} ${ref}\0${wanted.join(' ')}\n`), FLUSH]);
+    // Files of the space streamed into the pack after the objects held (a stream body: chunked, never held whole).
+    const body = streamed.length === 0 ? concatBytes([command, packfile!]) : this.streamedPack(command, packfile!, streamed);
     const headers = { 'Content-Type': 'application/x-git-receive-pack-request', Accept: 'application/x-git-receive-pack-result', ...this.gitHeaders() };
     // Not sent again if the connection is lost: a push the remote took would then be refused (its head moved), and said so.
-    const answer = await outboundFetch(this.outbound, `${this.repositoryUrl}/git-receive-pack`, { method: 'POST', headers, body }, limits);
+    // A pack with files streamed in may be hundreds of megabytes: the time of a streamed pack, as a fetch has it.
+    const sending = body instanceof ReadableStream ? { ...limits, timeoutMs: GIT_TRANSFER_LIMITS.streamedPackMs } : limits;
+    const answer = await outboundFetch(this.outbound, `${this.repositoryUrl}/git-receive-pack`, { method: 'POST', headers, body }, sending);
     this.stats.requests++;
     if (!answer.ok) throw httpError(answer.status);
     const report = receivePackReport(answer.bytes, sideBand);
     if (report.unpack !== 'ok') throw pushRefused(ref, `the remote could not unpack it: ${report.unpack ?? 'no report'}`);
     const status = report.refs.get(ref);
     if (status !== 'ok') throw pushRefused(ref, status ?? 'the remote did not report the branch');
+  }
+
+  /**
+   * The push's body: `command`, then a pack of the objects `packfile` holds followed by the blobs `streamed` (each read
+   * again from where it is and deflated as it is sent), its object count and its SHA-1 trailer made for the whole. A blob
+   * whose bytes are not the ones its id was computed from (its size) fails the stream: the remote gets no valid pack and
+   * refuses the push, nothing changed.
+   */
+  private streamedPack(command: Uint8Array, packfile: Uint8Array, streamed: string[]): ReadableStream<Uint8Array> {
+    const view = new DataView(packfile.buffer, packfile.byteOffset, packfile.byteLength);
+    const count = view.getUint32(8) + streamed.length;
+    const header = packfile.slice(0, 12);
+    new DataView(header.buffer).setUint32(8, count);
+    const entries = packfile.subarray(12, packfile.byteLength - 20);
+    const blobs = this.streamedBlobs;
+    const stats = this.stats;
+    stats.pushStreamedBytes = 0;
+    async function* parts(): AsyncGenerator<Uint8Array> {
+      const sha1 = new crypto.DigestStream('SHA-1');
+      const hashing = sha1.getWriter();
+      const out = async function* (bytes: Uint8Array) {
+        await hashing.write(bytes);
+        yield bytes;
+      };
+      yield command;
+      yield* out(header);
+      yield* out(entries);
+      for (const oid of streamed) {
+        const { size, open } = blobs.get(oid)!;
+        yield* out(packObjectHeader(3, size));
+        const source = await open();
+        if (!source) throw new Error(`the file of blob ${oid} is no longer stored: nothing was pushed`);
+        let seen = 0;
+        const counted = source.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              seen += chunk.byteLength;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        for await (const chunk of counted.pipeThrough(new CompressionStream('deflate')) as unknown as AsyncIterable<Uint8Array>) yield* out(chunk);
+        if (seen !== size) throw new Error(`the file of blob ${oid} has ${seen} bytes, not ${size}: nothing was pushed`);
+        stats.pushStreamedBytes! += size;
+      }
+      await hashing.close();
+      yield new Uint8Array(await sha1.digest);
+    }
+    const iterator = parts();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await iterator.return(undefined);
+      },
+    });
   }
 
   private async writeTreeOf(files: TreeFile[]): Promise<string> {
