@@ -15,7 +15,7 @@ import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchem
 import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/content/change-requests';
 import type { ContentChange } from '../../services/content/batch';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
-import { fileResponse, filesResponse, pageResponse, pagesResponseStream, revisionResponse, toApiFiles, type ContentRequest } from '../../services/content/reads';
+import { fileResponse, filesResponse, pageResponse, pagesResponseStream, revisionResponseStream, toApiFiles, type ContentRequest } from '../../services/content/reads';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
 const tags = ['Change request content'];
@@ -214,7 +214,7 @@ const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): Conte
 });
 
 export const changeRequestContentRouter = createRouter()
-  .openapi(getRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(getRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {

@@ -11,7 +11,7 @@ import {
   pageResponseJson,
   pagesResponseStream,
   reusableContentResponse,
-  revisionResponse,
+  revisionResponseStream,
   type ContentRequest,
 } from '../../services/content/reads';
 import { siteTokenOf } from '../../services/sites/site-token';
@@ -73,7 +73,7 @@ export const spaceContentRouter = createLazyRouter()
     const { spaceId, pageId } = c.req.valid('param');
     return c.json(await pageMetaLinksResponse(publishedOrMember(c, spaceId), pageId), 200);
   })
-  .openapi(getCurrentRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param').spaceId)), 200))
+  .openapi(getCurrentRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param').spaceId)), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param').spaceId)), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param').spaceId), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {

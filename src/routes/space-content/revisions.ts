@@ -20,7 +20,7 @@ import {
   pageMetaLinksResponse,
   pageResponse,
   reusableContentDocumentResponse,
-  revisionResponse,
+  revisionResponseStream,
   type ContentRequest,
 } from '../../services/content/reads';
 
@@ -184,7 +184,7 @@ export const revisionsRouter = createRouter()
     const base = { db: c.get('db'), env: c.env, url: c.req.url, userId: requireUser(c), spaceId, limit: c.req.valid('query').limit };
     return c.json(await revisionChanges({ ...base, revisionId }), 200);
   })
-  .openapi(getRevisionRoute, async (c) => c.json(await revisionResponse(request(c, c.req.valid('param'))), 200))
+  .openapi(getRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
     return c.json(await pageResponse(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200);

@@ -9,17 +9,25 @@ import type { ReadPage } from './revisions';
  * pages (Convai-Documentation: 632 of 717 under "Plugins & Integrations") made that group's whole subtree at once, and
  * its list, read after its import, was what a 48 MB heap cap killed.
  */
-export function pagesJsonStream(pages: ReadPage[], urls: ContentUrls, markdownOf?: PageMarkdown): ReadableStream<Uint8Array> {
+export function pagesJsonStream(
+  pages: ReadPage[],
+  urls: ContentUrls,
+  markdownOf?: PageMarkdown,
+  /** Before each page is written (its Markdown read: reads' `markdownReady`, tree-markdown); awaited when it answers a promise. */
+  ready?: (page: ReadPage) => Promise<void> | undefined,
+  /** The text around the pages' array: `{"pages":[` and `]}` by default; a revision's (revisionJsonStream) else. */
+  around: { open: string; close: string } = { open: '{"pages":[', close: ']}' },
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   // A page's JSON is cut where its `pages` array goes: at a placeholder no title or path can spell (random per list).
   const placeholder = `\u0000${crypto.randomUUID()}\u0000`;
   const quoted = JSON.stringify(placeholder);
   /** Each level being written: its pages, the next one's index, its parent's path, and the text that closes it. */
-  const stack: Array<{ pages: ReadPage[]; next: number; parentPath: string; close: string }> = [{ pages, next: 0, parentPath: '', close: ']}' }];
+  const stack: Array<{ pages: ReadPage[]; next: number; parentPath: string; close: string }> = [{ pages, next: 0, parentPath: '', close: around.close }];
   let opened = false;
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      let out = opened ? '' : '{"pages":[';
+    async pull(controller) {
+      let out = opened ? '' : around.open;
       opened = true;
       // One page's own text per pull (with the closings before it): a level that ended closes, then its parent goes on.
       for (;;) {
@@ -35,6 +43,8 @@ export function pagesJsonStream(pages: ReadPage[], urls: ContentUrls, markdownOf
         }
         const index = level.next++;
         const page = level.pages[index];
+        const reading = ready?.(page);
+        if (reading) await reading;
         if (index > 0) out += ',';
         const withoutChildren = toRevisionPage({ ...page, pages: [] }, urls, level.parentPath, markdownOf);
         if (page.pages.length === 0 || !('pages' in withoutChildren)) {

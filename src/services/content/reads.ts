@@ -12,6 +12,7 @@ import type { PageOptions } from '../../schemas/page-query';
 import { spaceAppUrl } from '../../schemas/mappers';
 import { toChangeRequest, toRevision, toRevisionFile, toRevisionPage, type ContentUrls, type PageMarkdown } from './presenter';
 import { pagesJsonStream } from './pages-json';
+import { budgetedMarkdownRowsSql, TREE_MARKDOWN_BUDGET, TreeMarkdown } from './tree-markdown';
 import { expandPage, expandPages, findGenerated, generatedDocument, generatedDocuments, readSpecState, type SpecState } from '../openapi/computed-pages';
 import { siteTokenSpaceQuery, type SiteTokenPayload } from '../sites/site-token';
 import { dereferenceDocument, evaluateDocument, reusableContentIds } from './evaluate';
@@ -123,8 +124,12 @@ export interface ContentRead {
   mergedFrom?: ChangeRequestWithContext;
   /** With `withGit`: the revision's commit, if Git Sync made or pushed it. */
   git?: { oid: string; message: string; createdByGitBook: boolean; url: string | null; ref: string | null };
-  /** With `markdown`: the Markdown body of a page of the tree or of the page's subtree. */
+  /**
+   * With `markdown`: the Markdown body of a page of the tree or of the page's subtree. A whole tree's is read as its
+   * pages are written: `markdownReady(page)` before each, in the list's order (pages-json does), or `markdownOf` throws.
+   */
   markdownOf?: PageMarkdown;
+  markdownReady?: (page: ReadPage) => Promise<void> | undefined;
   /** With `reusable` or `reusableContent`. */
   reusable?: ReusableRead;
 }
@@ -377,7 +382,8 @@ const MAX_DEPTH = 1000;
  * Every leaf of the page map and every chunk of its child lists; with `computed` (the space's id),
  * also the specs its computed pages name (only leaves that mention `"computed"` are looked into); with
  * `withMeta`, the revision's meta as a row of kind `meta` (the published site reads it with the tree);
- * with `withMarkdown`, the Markdown of every page document (see markdownRowsSql).
+ * with `withMarkdown`, the Markdown of its page documents within a budget, the others named (tree-markdown's
+ * `budgetedMarkdownRowsSql`: the rest is read as the list is written).
  */
 export function wholeTreeQuery(db: Db, revisionId: SQL, computed?: { spaceId: string }, withMeta = false, withMarkdown = false) {
   return rawAll<TreeRow>(db, wholeTreeSql(revisionId, computed?.spaceId, withMeta, withMarkdown));
@@ -399,10 +405,10 @@ export function wholeTreeSql(revisionId: SQL, computedSpaceId: string | Placehol
     from leaves l cross join json_each(l.body) e cross join json_each(e.value, '$.chunks') k
     ${withMeta ? sql`union all select 'meta', null, meta from revisions where id = ${revisionId}` : sql``}
     ${computed ? sql`union all ${specStatesSql(computed.spaceId, sql`select json_extract(e.value, ${SPEC_OF}) from leaves l cross join json_each(l.body) e where instr(l.body, '"computed"') > 0`)}` : sql``}
-    ${withMarkdown ? sql`union all ${markdownRowsSql(sql`select json_extract(e.value, '$.document') as hash from leaves l cross join json_each(l.body) e`)}` : sql``}`;
+    ${withMarkdown ? sql`union all select * from (${budgetedMarkdownRowsSql(sql`select json_extract(e.value, '$.document') as hash, 0 as at from leaves l cross join json_each(l.body) e`, TREE_MARKDOWN_BUDGET)})` : sql``}`;
 }
 
-export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta' | 'markdown' | 'body'; key: string | null; value: string };
+export type TreeRow = { kind: 'leaf' | 'chunk' | 'spec' | 'meta' | 'markdown' | 'body' | 'more'; key: string | null; value: string };
 
 const filesRootOf = (revisionId: SQL) => sql`(select files_root from revisions where id = ${revisionId})`;
 
@@ -594,6 +600,7 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const holds = claims ? await conditionsHolding(claims) : undefined;
   const hiddenFiles = gateFiles && holds ? filesHiddenFrom(pages ?? wholeTree(rows<TreeRow>('gateTree')!).pages, holds, rows<FileReference>('fileRefs')!) : undefined;
   const readFiles = fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined;
+  const readPages = holds && pages ? pagesFor(pages, holds) : pages;
   return {
     space,
     changeRequest: cr,
@@ -601,12 +608,12 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
     urls: { app },
     located: holds && located ? locatedFor(located, holds) : located,
     ...(await pageDocumentOf(pageRows, hint)),
-    pages: holds && pages ? pagesFor(pages, holds) : pages,
+    pages: readPages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
-    markdownOf: wanted.markdown ? await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) : undefined,
+    ...(wanted.markdown ? await markdownOfRead(db, pageRows, treeRows, readPages) : {}),
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? await reusableOf([...(pageRows ?? []).filter((r) => r.kind !== 'document'), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
 }
@@ -732,6 +739,19 @@ async function reusableOf(rows: Array<{ kind: string; n?: number | string; value
     entry: entry?.value ? (JSON.parse(entry.value) as ReusableContentEntry) : undefined,
     document: document?.value ? await parseStoredBodyNative<JSONDocument>(document.value) : undefined,
   };
+}
+
+/**
+ * A read's Markdown of pages: a page read's (its subtree's, markdownOfPages), or a whole tree's, read as its list is
+ * written (tree-markdown: `markdownReady` before each page, in the list's order).
+ */
+async function markdownOfRead(db: Db, pageRows: PageTreeRow[] | undefined, treeRows: TreeRow[] | undefined, pages: ReadPage[] | undefined): Promise<Pick<ContentRead, 'markdownOf' | 'markdownReady'>> {
+  if (!treeRows || !pages) return { markdownOf: await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) };
+  // Computed pages' generated pages are written from their generated documents: the writer and generator loaded now, as before.
+  const computed = treeRows.some((row) => typeof row.value === 'string' && row.kind !== 'markdown' && row.kind !== 'body' && row.value.includes('"computed"'));
+  const [writer, generated] = computed ? await Promise.all([markdownWriter(), generatedDocuments()]) : [];
+  const markdown = new TreeMarkdown({ db, pages, rows: [...(pageRows ?? []), ...treeRows], writer, generated });
+  return { markdownOf: markdown.of, markdownReady: (page) => markdown.ready(page) };
 }
 
 /**
@@ -914,22 +934,31 @@ function gitOf(row: { oid: string; message: string; createdByGitBook: number; ur
   return row ? { oid: row.oid, message: row.message, createdByGitBook: row.createdByGitBook === 1, url: row.url, ref: row.ref } : undefined;
 }
 
-export async function revisionResponse(r: ContentRequest) {
+/**
+ * The revision as its JSON text (GitBook's Revision), streamed: its fields before `pages`, then its pages a page at a
+ * time (pages-json, their Markdown read as they are written: tree-markdown), then the fields after. The bytes of
+ * `JSON.stringify` of the whole object, which held every page's Markdown and API object at once.
+ */
+export async function revisionResponseStream(r: ContentRequest): Promise<ReadableStream<Uint8Array>> {
   const urls = urlContext(r.url, r.env.APP_URL);
   const read = await readFor(r, { tree: true, allFiles: true, withMergedFrom: true, withGit: true }, urls);
   const files = await toApiFiles(r.env, new URL(r.url).origin, read.files!);
   const mergedFrom = read.mergedFrom ? toChangeRequest(read.mergedFrom, urls) : undefined;
-  const manifest = { pages: read.pages!, files: read.files!, ...read.revision.meta };
-  const revision = toRevision(read.revision, manifest, read.urls, files, mergedFrom, read.markdownOf);
-  if (!read.git) return revision;
-  const { url, ref, ...git } = read.git;
-  return { ...revision, git: { ...git, ...(url ? { url } : {}), ...(ref ? { ref } : {}) } };
+  const manifest = { pages: [], files: read.files!, ...read.revision.meta };
+  // The revision with its `pages` at a placeholder no other field can spell (random per answer): cut there.
+  const placeholder = `\u0000${crypto.randomUUID()}\u0000`;
+  const revision = { ...toRevision(read.revision, manifest, read.urls, files, mergedFrom), pages: [placeholder] };
+  const { url, ref, ...git } = read.git ?? { url: null, ref: null };
+  const text = JSON.stringify(read.git ? { ...revision, git: { ...git, ...(url ? { url } : {}), ...(ref ? { ref } : {}) } } : revision);
+  const at = text.indexOf(`[${JSON.stringify(placeholder)}]`);
+  const around = { open: text.slice(0, at + 1), close: text.slice(at + 1 + JSON.stringify(placeholder).length) };
+  return pagesJsonStream(read.pages!, read.urls, read.markdownOf, read.markdownReady, around);
 }
 
-/** `{ pages }` of the revision as its JSON text, streamed a top-level page at a time (pages-json): what the list routes answer. */
+/** `{ pages }` of the revision as its JSON text, streamed a page at a time (pages-json): what the list routes answer. */
 export async function pagesResponseStream(r: ContentRequest): Promise<ReadableStream<Uint8Array>> {
   const read = await readFor(r, { tree: true });
-  return pagesJsonStream(read.pages!, read.urls, read.markdownOf);
+  return pagesJsonStream(read.pages!, read.urls, read.markdownOf, read.markdownReady);
 }
 
 /** Files of a revision, a page at a time, in id order; the cursor is the last file's id. */
