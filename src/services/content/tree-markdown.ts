@@ -10,22 +10,28 @@ import type { ReadPage } from './revisions';
  * The Markdown of every page of a whole-tree read (the page list, a revision), read as the list is written rather than
  * all before it: the list held every page's Markdown (and, for a document stored without Markdown, converted it) before
  * its first byte, so a 717-page space's list went over a 48 MB heap that its import stayed under (issue 40). Now:
- * - the tree statement answers, beside the tree, the Markdown of its documents within TREE_MARKDOWN_BUDGET characters
- *   (`budgetedMarkdownRowsSql`; a space under it costs no round trip more than before), and names the others (`more`);
+ * - the tree statement answers, beside the tree, the stored bodies of its documents (since migration 0051 every page
+ *   document is stored without its Markdown) within TREE_MARKDOWN_BUDGET bytes (`budgetedMarkdownRowsSql`; a space
+ *   under it costs no round trip more than before), and names the others (`more`);
  * - the list asks, before it writes a page whose Markdown is not held, for the Markdown of the pages that follow it in
- *   the list's order (that page first), within BATCH_MARKDOWN_BUDGET characters and BATCH_DOCUMENTS documents: one
- *   statement a batch, so a large space's list costs a round trip per megabyte of Markdown over the first;
- * - a document's Markdown is dropped once the list has written the last page that shows it.
- * What is held at once is then the tree and about two budgets of Markdown, whatever the space's size. The bytes written
+ *   the list's order (that page first), within BATCH_MARKDOWN_BUDGET bytes and BATCH_DOCUMENTS documents: one
+ *   statement a batch, so a large space's list costs a round trip per 256 KiB of stored documents over the first;
+ * - a page's body is converted to Markdown when the page is written, and dropped once the list is past the last page
+ *   that shows it.
+ * What is held at once is then the tree and about two budgets of bodies, whatever the space's size. The bytes written
  * are those of the Markdown read whole (test `space-content/pages-list-markdown-bounded`).
  */
 
-/** Characters of Markdown the tree statement answers with the tree (about 1 MiB): beyond, read as the list is written. */
-export const TREE_MARKDOWN_BUDGET = 1 << 20;
-/** Characters of Markdown a later read answers at most (its first document always, whatever its size). */
-export const BATCH_MARKDOWN_BUDGET = 1 << 20;
+/**
+ * Bytes of stored bodies (or characters of stored Markdown) the tree statement answers with the tree: beyond, read as
+ * the list is written. Small, because the D1 binding answers a BLOB as an array of numbers (one element a byte, through
+ * JSON text of about 3.6 characters a byte): 256 KiB of packed bodies cost some 2-3 MB of heap while they are read.
+ */
+export const TREE_MARKDOWN_BUDGET = 256 * 1024;
+/** The same bound for a later read (its first document always, whatever its size). */
+export const BATCH_MARKDOWN_BUDGET = 256 * 1024;
 /** Documents a later read asks for at most. */
-export const BATCH_DOCUMENTS = 200;
+export const BATCH_DOCUMENTS = 100;
 
 /**
  * One row per distinct document of `hashes` (a subquery with a `hash` column and an `at` column: the order the reader
