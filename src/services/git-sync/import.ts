@@ -24,7 +24,7 @@ import {
   type UnreadSummaryLines,
 } from './layout';
 import { GIT_TRANSFER_LIMITS, type GitSession, type TreeFile } from './transport';
-import type { AssetStore, StoredAsset } from './assets';
+import { HELD_STREAM_BYTES, type AssetStore, type StoredAsset } from './assets';
 import { firstFreeSlug, slugOfTitle, UNREADABLE_TITLE_SLUG, type FileEntry, type PageEntry } from '../content/revisions';
 import { markdownParcels, type PageLinks } from './markdown-parcels';
 
@@ -128,7 +128,7 @@ export interface ImportPlan {
    * Wall time of the plan's slow steps: the pages' blobs fetched and read, the files fetched and stored; of the latter,
    * the time the read of blobs waited for room among the stores to R2 (the rest: waiting for the Git server's answers).
    */
-  phases: { pagesMs: number; assetsMs: number; assetsStoreWaitMs: number };
+  phases: { pagesMs: number; assetsMs: number; assetsStoreWaitMs: number; assetsStreamedMs: number };
 }
 
 const decoder = new TextDecoder();
@@ -335,6 +335,8 @@ export async function planImport(
   let assetBytes = 0;
   const assetsBegan = Date.now();
   let assetsStoreWaitMs = 0;
+  // Of the assets phase, the large blobs fetched alone and stored as they stream (each awaited before the next blob).
+  let assetsStreamedMs = 0;
   const storing = storePool(ASSET_STORES_AT_ONCE, ASSET_STORE_BYTES_AT_ONCE);
   const reading = session.forEachBlob(oids.slice(0, GIT_IMPORT_LIMITS.maxAssets), options.maxFileBytes, async (oid, blob) => {
     const paths = pathsOf.get(oid)!;
@@ -360,9 +362,23 @@ export async function planImport(
     const slot: FileEntry[] = [];
     newFileSlots.push(slot);
     const record = (stored: StoredAsset) => slot.push({ id, name: named.slice(named.lastIndexOf('/') + 1), contentType, size: stored.size, hash: stored.hash, ...(stored.dimensions ? { dimensions: stored.dimensions } : {}) });
-    // A stream is read to its end here (the next blob comes after it on the same connection); bytes already held
-    // are stored a few at a time while the next ones are read (each store is two R2 round trips).
-    if ('stream' in blob!) record(await options.assets.storeStream(oid, blob.size, blob.stream, contentType));
+    // A large blob comes alone, on a request of its own. One the store holds whole (HELD_STREAM_BYTES: read, checked,
+    // put once) is stored among the others while the next blob is fetched: awaited here, each such blob's fetch and put
+    // followed one another (vngcloud/docs: 46 blobs of 1-4 MiB). A larger one is staged as it streams, awaited here, so
+    // at most one is streaming into R2 while the pool holds its bounded bytes.
+    if ('stream' in blob!) {
+      const streaming = Date.now();
+      const { size: streamed, stream } = blob!;
+      if (streamed <= HELD_STREAM_BYTES) {
+        // A store that failed meanwhile fails the import here, before this one starts: its answer is let go.
+        await storing.add(() => options.assets.storeStream(oid, streamed, stream, contentType).then(record), streamed).catch(async (error: unknown) => {
+          await stream.cancel().catch(() => undefined);
+          throw error;
+        });
+      }
+      else record(await options.assets.storeStream(oid, streamed, stream, contentType));
+      assetsStreamedMs += Date.now() - streaming;
+    }
     else {
       // The bytes stay counted in the read's budget until R2 has them: the next batch waits for room, not for this.
       const release = blob!.own?.();
@@ -515,7 +531,7 @@ export async function planImport(
     droppedFiles: [...new Set([...droppedFilesOf(space.entries, files, head.files, filePlans, options.force === true), ...[...copies.values()].flatMap((merged) => merged.dropped)])],
     warnings,
     stats: { pages: flat.length, convertedPages, files: filePlans.size, readFiles, readBytes, assetBytes },
-    phases: { pagesMs, assetsMs, assetsStoreWaitMs },
+    phases: { pagesMs, assetsMs, assetsStoreWaitMs, assetsStreamedMs },
   };
 }
 
@@ -571,9 +587,12 @@ function settledParents(children: Array<{ parent: string; id: string }>, head: R
 const ASSET_STORES_AT_ONCE = 6;
 /**
  * Bytes those stores hold at most together: each holds its file until R2 has it, so the count alone would let six
- * files of up to `streamAbove` each be held beside the batch being read. One file larger than this is stored alone.
+ * files be held beside the batch being read. One file larger than this is stored alone. Twice HELD_STREAM_BYTES: two
+ * large blobs held whole (fetched alone, before the batches) are stored while the next is fetched; at 2 MiB, each of
+ * vngcloud/docs's 46 blobs of 1-4 MiB waited for the one before, and its 517 files of 256 KiB-1 MiB were stored two or
+ * three at a time. The batches' blobs count in the read's budget too (GIT_TRANSFER_LIMITS.bytesInFlight, 12 MiB).
  */
-const ASSET_STORE_BYTES_AT_ONCE = 2 * 1024 * 1024;
+const ASSET_STORE_BYTES_AT_ONCE = 2 * HELD_STREAM_BYTES;
 
 /**
  * Up to `limit` stores running at once, holding at most `maxBytes` together (one larger store runs alone): `add`
