@@ -36,9 +36,11 @@ describe('a whole pack from a slow server', { timeout: 240_000 }, () => {
   it('whose first byte comes after the time limit of a request, and whose bytes trickle for longer than ten of them, is read', async () => {
     GIT_TRANSFER_LIMITS.timeoutMs = 2_000;
     try {
-      // Held 3 s, then 16 bytes every 100 ms: over 5,000 bytes, some 35 s in all (the limit before: 20 s).
+      // Held 3 s, then 24 bytes every 100 ms: over 5,000 bytes, some 24 s in all (the limit before: 20 s). The gaps are
+      // those of a loaded server's trickle (a twentieth of the limit); the bytes per gap make the wait no longer than it
+      // must be to pass the old limit.
       const began = Date.now();
-      const { operation, space, token } = await importOf('slow-pack-trickle', { holdMs: 3_000, trickleMs: 100, trickleBytes: 16 });
+      const { operation, space, token } = await importOf('slow-pack-trickle', { holdMs: 3_000, trickleMs: 100, trickleBytes: 24 });
       expect(operation, JSON.stringify(operation)).toMatchObject({ state: 'success', direction: 'import' });
       expect(Date.now() - began).toBeGreaterThan(20_000);
       const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
