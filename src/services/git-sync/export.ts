@@ -571,6 +571,10 @@ export async function runExport(
   // blank line under each group's heading from every export that wrote the summary again).
   const tightBelow = new Set<string>();
   const tightAbove = new Set<string>();
+  // Item lines the author wrote after a blank line, and whether most items are (a loose list): written again, the blank
+  // lines stay (an export that wrote hellop2p's summary again took the blank line out from between each of its items).
+  const looseAbove = new Set<string>();
+  let looseSummary = false;
   // The author's item lines that are no page (a link to no Markdown file, a note without a link...), and where they were.
   const unread: UnreadSummaryLines = { keys: [], lines: [] };
   if (summaryFile) {
@@ -578,11 +582,19 @@ export async function runExport(
     indent = summaryIndent(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
     const summaryLines = summaryText.split(/\r?\n/);
+    let items = 0;
     summaryLines.forEach((line, i) => {
+      if (/^\s*[*+-]\s/.test(line)) {
+        items++;
+        // A blank line between it and the item before it (not a heading's or the title's blank line).
+        if (i > 1 && !summaryLines[i - 1].trim() && /^\s*[*+-]\s/.test(summaryLines[i - 2])) looseAbove.add(line);
+      }
       if (!/^#{1,6}[ \t]/.test(line)) return;
       if (summaryLines[i + 1]?.trim()) tightBelow.add(line);
       if (i > 0 && summaryLines[i - 1].trim()) tightAbove.add(line);
     });
+    // A loose list (a blank line between the items, hellop2p's): new items are written so too.
+    looseSummary = items > 1 && looseAbove.size * 2 > items;
     // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded);
     // one naming a symbolic link or a submodule is no file's, as the import read it too: the summary was written again.
     const inContent = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
@@ -632,7 +644,9 @@ export async function runExport(
     const pushItem = (key: string, ours: string) => {
       const theirs = authorsLine.get(key);
       // The author's line of this page names its file, maybe in other case (parseSummary): kept as written then too.
-      lines.push(theirs !== undefined && summaryItemForm(theirs, indent, summaryDir, true) === summaryItemForm(ours, indent, summaryDir, true) ? theirs : ours);
+      const kept = theirs !== undefined && summaryItemForm(theirs, indent, summaryDir, true) === summaryItemForm(ours, indent, summaryDir, true);
+      if ((kept ? looseAbove.has(theirs) : looseSummary) && lines[lines.length - 1] !== '') lines.push('');
+      lines.push(kept ? theirs : ours);
       lines.push(...(unreadAfter.get(key) ?? []));
     };
     const depthOf = new Map<string, number>();
