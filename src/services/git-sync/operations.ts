@@ -420,6 +420,19 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     await throughWriter(spaceWriter(env, row.spaceId).recordGitExport({ spaceId: row.spaceId, revisionId: pushed.revisionId, ...rows, git: exportedGit(request, pushed) }));
     return 'exported';
   };
+  // The runs before this one of a handed-over import (their phases: the first one's fetch and plan), kept in the stats.
+  const earlierRuns = Array.isArray(row.stats?.earlierRuns) ? (row.stats.earlierRuns as unknown[]) : [];
+  /**
+   * Hands the import over to its continuation: this run's stats recorded on the operation first (the row keeps only the
+   * last run's otherwise: a handed-over vngcloud/docs import reported its writer's phases and none of its plan's).
+   */
+  const handOverRun = async () => {
+    const runs = [...earlierRuns, withoutZeros({ ...session?.stats, phases })];
+    await rawRun(db, sql`update git_sync_operations set stats = json_set(coalesce(stats, '{}'), '$.earlierRuns', json(${JSON.stringify(runs)})) where id = ${row.id} and state = 'running'`).catch((error) =>
+      console.error(`git sync ${row.id}: the stats of the run were not recorded`, error),
+    );
+    return sendContinuation(env, row.id);
+  };
   const work = async () => {
     // A continuation whose run before stored the slices it left (stored-plan.ts): applied without a fetch or a plan.
     if (row.direction === 'import' && resumed && progress) {
@@ -427,7 +440,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
       if (stored) {
         commitId = progress.commit;
         phases.storedPlan = 1;
-        const outcome = await applyImport(stored.slices, progress.next, stored.warnings, () => sendContinuation(env, row.id));
+        const outcome = await applyImport(stored.slices, progress.next, stored.warnings, handOverRun);
         // The head moved meanwhile: planned again below, from the start.
         if (typeof outcome === 'string') return outcome;
       }
@@ -482,7 +495,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
         // Handing over, the slices not applied are stored for the continuation first; stored or not, it goes on.
         const handOver = async (first: number) => {
           await timed('storeMs', () => storeSlices(env.FILES, slices, first, plan.warnings)).catch((error) => console.error(`git sync ${row.id}: the slices left were not stored; the continuation plans again`, error));
-          return sendContinuation(env, row.id);
+          return handOverRun();
         };
         const outcome = await applyImport(slices.map((slice) => ({ from: slice.from ?? 0, target: async () => slice })), startAt, plan.warnings, handOver);
         if (typeof outcome === 'string') return outcome;
@@ -509,7 +522,7 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     return exported.commit ? 'exported' : 'unchanged';
   };
-  const stats = () => ({ ...session?.stats, phases, ...(pushing ? { pushing } : {}) });
+  const stats = () => ({ ...session?.stats, phases, ...(pushing ? { pushing } : {}), ...(earlierRuns.length > 0 ? { earlierRuns } : {}) });
   try {
     const outcome = await work();
     if (outcome === 'left') return;
