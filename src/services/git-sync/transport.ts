@@ -120,7 +120,6 @@ function guardedHttp(env: OutboundEnv, maxBytes: number) {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** One pkt-line: four hex digits of length (itself included), then the payload. */
 /** A pack entry's header: its type (3: blob) and its size, 4 bits then 7 bits a byte, the high bit saying more follow. */
 function packObjectHeader(type: number, size: number): Uint8Array {
   const bytes: number[] = [];
@@ -135,6 +134,7 @@ function packObjectHeader(type: number, size: number): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
+/** One pkt-line: four hex digits of length (itself included), then the payload. */
 export function pktLine(payload: string): Uint8Array {
   const bytes = encoder.encode(payload);
   return concatBytes([encoder.encode((bytes.byteLength + 4).toString(16).padStart(4, '0')), bytes]);
