@@ -375,8 +375,7 @@ export async function planImport(
           await stream.cancel().catch(() => undefined);
           throw error;
         });
-      }
-      else record(await options.assets.storeStream(oid, streamed, stream, contentType));
+      } else record(await options.assets.storeStream(oid, streamed, stream, contentType));
       assetsStreamedMs += Date.now() - streaming;
     }
     else {
