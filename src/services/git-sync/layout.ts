@@ -807,11 +807,15 @@ export const isIncludePath = (path: string) => path.startsWith('.gitbook/include
  */
 export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom: (path: string) => string | null, previous = ''): string {
   const dir = dirname(pagePath);
-  const resolve = (bare: string) => (bare.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare));
-  const relabel = (label: string, written: string): string | null => {
+  /** The path (from the content root) a link's target names; null for a broken reference or one that does not decode. */
+  const pathOf = (written: string): string | null => {
     const bare = decodeTarget(written);
     if (bare === null || isBrokenReference(bare)) return null;
-    const path = resolve(bare);
+    return bare.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
+  };
+  const relabel = (label: string, written: string): string | null => {
+    const path = pathOf(written);
+    if (path === null) return null;
     const folder = isFolderLink(path) ? (path ? `${path}/README.md` : 'README.md') : null;
     const now = movedFrom(path) !== null ? path : folder;
     const was = now === null ? null : movedFrom(now);
@@ -821,15 +825,15 @@ export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom:
     if (readme(was) && readme(now) && label === basename(dirname(was)) && dirname(now)) return basename(dirname(now));
     return null;
   };
-  const relabelled = markdown.replace(/(\[)([^[\]\n]+)(\]\(\s*)(<[^<>\n]*>|[^()\s<>]+)/g, (whole, open: string, label: string, middle: string, written: string) => {
+  const relabelled = markdown.replace(LABELLED_LINK, (whole, open: string, label: string, middle: string, written: string, mention: string | undefined) => {
     const to = relabel(label, written);
-    return to === null || /[\\[\]*`<>&]/.test(to) ? whole : `${open}${to}${middle}${written}`;
+    return to === null || /[\\[\]*`<>&]/.test(to) ? whole : `${open}${to}${middle}${written}${mention ?? ''}`;
   });
   const cells = relabelled.replace(HTML_LINK, (whole, open: string, written: string, label: string, close: string) => {
-    const to = relabel(label, written.replace(/&#x26;|&amp;/g, '&'));
+    const to = relabel(label, hrefTarget(written));
     return to === null || /[<&]/.test(to) ? whole : `${open}${to}${close}`;
   });
-  return previous ? mentionsLabelledAsBefore(cells, previous, resolve) : cells;
+  return previous ? mentionsLabelledAsBefore(cells, previous, pathOf) : cells;
 }
 
 /** A Markdown link, `[label](target`, and whether it is GitBook's mention (`"mention"` its title). */
@@ -843,18 +847,14 @@ const LABELLED_LINK = /(\[)([^[\]\n]+)(\]\(\s*)(<[^<>\n]*>|[^()\s<>]+)(\s+"menti
  * card. A label of the author's own (`[Setup](setup.md "mention")`), which the file replaced has, stays; so does any
  * other link's label that is no file or folder name (`[the setup](install.md)`).
  */
-function mentionsLabelledAsBefore(markdown: string, previous: string, resolve: (bare: string) => string): string {
-  const pathOf = (written: string) => {
-    const bare = decodeTarget(written);
-    return bare === null || isBrokenReference(bare) ? null : resolve(bare);
-  };
+function mentionsLabelledAsBefore(markdown: string, previous: string, pathOf: (written: string) => string | null): string {
   const labels = new Map<string, Set<string>>();
   const add = (label: string, written: string) => {
     const path = pathOf(written);
     if (path !== null) labels.set(path, (labels.get(path) ?? new Set()).add(label));
   };
   for (const [, , label, , written] of previous.matchAll(LABELLED_LINK)) add(label, written);
-  for (const [, , written, label] of previous.matchAll(HTML_LINK)) add(label, written.replace(/&#x26;|&amp;/g, '&'));
+  for (const [, , written, label] of previous.matchAll(HTML_LINK)) add(label, hrefTarget(written));
   if (labels.size === 0) return markdown;
   // The target's name where the link should be labelled with it again, else null.
   const renamed = (label: string, written: string, mention: boolean): string | null => {
@@ -870,13 +870,15 @@ function mentionsLabelledAsBefore(markdown: string, previous: string, resolve: (
       return name === null ? whole : `${open}${name}${middle}${written}${mention ?? ''}`;
     })
     .replace(HTML_LINK, (whole, open: string, written: string, label: string, close: string) => {
-      const name = renamed(label, written.replace(/&#x26;|&amp;/g, '&'), false);
+      const name = renamed(label, hrefTarget(written), false);
       return name === null ? whole : `${open}${name}${close}`;
     });
 }
 
 /** An HTML link (a cards table's link cell, `<a href="setup.md">setup.md</a>`): its opening tag, href, label and closing tag. */
 const HTML_LINK = /(<a\b[^>]*?\bhref="([^"]+)"[^>]*>)([^<]*)(<\/a>)/g;
+/** An HTML link's href as a Markdown link would write it: GitBook's `&` written as `&#x26;` (or `&amp;`) read back. */
+const hrefTarget = (href: string) => href.replace(/&#x26;|&amp;/g, '&');
 
 /**
  * A page file's heading 1 line as written (`# Setup`, or a setext heading's text line), after its front matter and blank
