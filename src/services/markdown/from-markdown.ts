@@ -6,8 +6,8 @@
  * the HTML GitBook's Markdown uses (`<figure>`, `<img data-size>`, `<mark>`, `<details>`) with an HTML
  * parser (syntax/html.ts).
  *
- * Nothing is dropped. What GitBook's model cannot hold stays visible: unknown HTML as code, footnotes
- * as text, tags without a block of their own as text, and blocks a container may not hold move out
+ * Nothing is dropped. What GitBook's model cannot hold stays visible: unknown HTML blocks as code, inline
+ * HTML and footnotes as text, tags without a block of their own as text, and blocks a container may not hold move out
  * next to it. Link reference definitions and HTML comments render nothing in Markdown, so are no
  * content (the source patch keeps their lines in the file).
  *
@@ -1402,8 +1402,11 @@ class Converter {
       }
       case 'html':
         if (onlyComments(node.value)) return;
-        // Inline HTML GitBook does not write is not interpreted: its source stays visible, as code.
-        return out.text(node.value.replace(/\n/g, ' '), withMark(marks, simpleMark('code')));
+        // Inline HTML GitBook's model has no mark or inline for (`<center>`, a generic's `<T>`, a `<kbd>` left open) is
+        // kept as the text it is, as GitBook keeps it. Read as code, it showed as code and a page written our way put
+        // backticks around it in the file; as text, our writing escapes it (`\<center>`, GitBook's form) and the
+        // source patch keeps the author's tags on a line whose edit is elsewhere.
+        return out.text(node.value.replace(/\n/g, ' '), marks);
       case 'footnoteReference': {
         // The footnote of an annotation of several words, read with its link.
         if (this.spanReferences.has(node)) return;
