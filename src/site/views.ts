@@ -438,6 +438,7 @@ async function page(request: SiteRequest, view: SiteStructureView, urls: SiteUrl
   const { RESERVED_IDS, renderDocument } = await documentRenderer();
   const rendered = await renderDocument(body.document, {
     pageUrl: (ref) => (ref.page ? linkPage(ref.space, ref.page, ref.anchor) : ref.anchor ? `#${encodeURIComponent(ref.anchor)}` : null),
+    pageTitle: (ref) => (!ref.space || ref.space === node.space.id ? (byId.get(ref.page)?.page.title ?? null) : null),
     file: (id) => files.get(id) ?? null,
     reservedIds: [...RESERVED_IDS, 'theme-toggle', 'outline-title'],
   });

@@ -73,6 +73,7 @@ import {
   type TopLevelBlock,
 } from './document';
 import { HeadingIdAllocator } from './heading-ids';
+import { mentionLabelOf } from './hrefs';
 import { emojiText } from './html-table-writer';
 import { splitHtmlAtTagLines } from './syntax/html-tag-lines';
 import { type HtmlTable, flowPartOf, htmlCellValue, htmlColumnKind, openTables, readHtmlTable, readSplitHtmlTable } from './syntax/html-table';
@@ -1319,9 +1320,16 @@ class Converter {
     return { object: 'inline', type: 'inline-image', isVoid: true, data };
   }
 
-  /** GitBook's mention of a page: its label kept as its text. */
+  /**
+   * GitBook's mention of a page. GitBook's mention holds no label: its app and site show the target as it is now, and its
+   * Markdown labels it with the target's file name. A label that is that name is not kept (the mention is GitBook's, its
+   * label the target's when read or written, so a renamed target relabels every page mentioning it); another label,
+   * the author's own (`[Setup](setup.md "mention")`), is kept as the mention's text.
+   */
   private mention(href: string, label: string): DocumentInline {
-    return { object: 'inline', type: 'mention', isVoid: true, data: { ref: this.linkRef(href) }, nodes: [textNode(label)] };
+    const ref = this.linkRef(href);
+    if (label === mentionLabelOf(href)) return { object: 'inline', type: 'mention', isVoid: true, data: { ref } };
+    return { object: 'inline', type: 'mention', isVoid: true, data: { ref }, nodes: [textNode(label)] };
   }
 
   /**

@@ -8,6 +8,7 @@
  * an edited cards table lost its cards, widths and links.
  */
 import type { AnyBlock, ContentRef, DocumentBlockCode, DocumentBlockTable, DocumentInlineContent, DocumentMark, DocumentTextLeaf } from './document';
+import { mentionLabelOf } from './hrefs';
 import { preCodeHtml } from './pre-code-html';
 
 type HrefFor = (ref: ContentRef) => string;
@@ -166,9 +167,12 @@ export function inlineHtml(nodes: readonly DocumentInlineContent[], hrefFor: Hre
       switch (inline.type) {
         case 'link':
           return `<a href="${attributeText(data.ref ? hrefFor(data.ref) : '')}">${inlineHtml(inline.nodes ?? [], hrefFor)}</a>`;
-        case 'mention':
-          // GitBook's form of a mention in HTML (`<a data-mention href="page.md">page.md</a>`): read back as one.
-          return `<a data-mention href="${attributeText(data.ref ? hrefFor(data.ref) : '')}">${inlineHtml(inline.nodes ?? [], hrefFor)}</a>`;
+        case 'mention': {
+          // GitBook's form of a mention in HTML (`<a data-mention href="page.md">page.md</a>`): read back as one. Without
+          // a label of the author's, the target's file name (hrefs.ts mentionLabelOf).
+          const href = data.ref ? hrefFor(data.ref) : '';
+          return `<a data-mention href="${attributeText(href)}">${inlineHtml(inline.nodes ?? [], hrefFor) || escapeText(mentionLabelOf(href))}</a>`;
+        }
         case 'annotation':
           return inlineHtml(inline.nodes ?? [], hrefFor);
         case 'icon':

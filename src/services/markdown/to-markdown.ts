@@ -29,7 +29,7 @@ import type {
 } from './document';
 import { BLOCK_TAG_NAMES } from './block-tags';
 import { pageFrontmatter } from './from-markdown';
-import { defaultHrefFor } from './hrefs';
+import { defaultHrefFor, mentionLabelOf } from './hrefs';
 import { buttonHtml, emojiText, escapeAttribute, escapeHtml, htmlTable, iconHtml, inlineHtml, needsHtmlTable, openColorMark, pictureHtml } from './html-table-writer';
 import { DEFAULT_PAGE_LAYOUT, LAYOUT_PARTS, type PageLayoutFrontmatter } from './page-layout';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
@@ -730,10 +730,10 @@ class Writer {
           items.push({ marks: new Map(), node: { type: 'html', value: buttonHtml(data, data.ref ? this.hrefFor(data.ref) : '') } });
           break;
         case 'mention': {
-          // GitBook's Markdown of a mention: a link titled "mention", `[Page](page.md "mention")`. Its label is the one
-          // it was read with (kept as its text), else its href (a content-ref's form, which Git Sync's export names).
+          // GitBook's Markdown of a mention: a link titled "mention", `[Page](page.md "mention")`. Its label is the
+          // author's own (kept as its text), else the target's file name as GitBook writes it (hrefs.ts mentionLabelOf).
           const href = data.ref ? this.hrefFor(data.ref) : '';
-          const label = leavesText((inline.nodes ?? []).flatMap((node) => (node.object === 'text' ? node.leaves : []))) || href;
+          const label = leavesText((inline.nodes ?? []).flatMap((node) => (node.object === 'text' ? node.leaves : []))) || mentionLabelOf(href);
           items.push({ marks: new Map(), node: { type: 'link', url: href, title: 'mention', children: [{ type: 'text', value: label }] } });
           break;
         }

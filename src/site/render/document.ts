@@ -43,6 +43,8 @@ export interface RenderedFile {
 export interface RenderContext {
   /** The site URL of a page (same space when `space` is absent), with `#anchor` when given; null when the page is not on the site (the link then renders as its text only). */
   pageUrl(ref: { page?: string; space?: string; anchor?: string }): string | null;
+  /** The title of a page (same space when `space` is absent): a mention without a label of its own shows it, as GitBook's site does. */
+  pageTitle?(ref: { page: string; space?: string }): string | null;
   /** A file of the page's revision, with its signed download URL; null when missing (the image/file renders as its alt/name only). */
   file(fileId: string): RenderedFile | null;
   /** Ids the layout uses itself, which headings must not take (default `RESERVED_IDS`). */
@@ -698,8 +700,9 @@ class Renderer {
         return this.inlines(asNodes(node.nodes));
       case 'mention': {
         const target = this.refUrl((data.ref ?? {}) as Ref);
-        // The label it was written with (GitBook's Markdown `[Label](ref "mention")` keeps it as its text), else its URL.
-        const label = target ? plainText(asNodes(node.nodes)).trim() || target.url : '';
+        // The author's label (`[Label](ref "mention")` keeps it as its text), else the target page's title as it is now
+        // (GitBook's mention holds no label: a renamed page relabels its mentions), else its URL.
+        const label = target ? plainText(asNodes(node.nodes)).trim() || this.mentionedTitle((data.ref ?? {}) as Ref) || target.url : '';
         return target ? [h('a', target.external ? { href: target.url, rel: ['noopener', 'noreferrer'] } : { href: target.url }, label)] : [];
       }
       case 'button': {
@@ -725,6 +728,13 @@ class Renderer {
     const label = children.length ? children : [{ type: 'text' as const, value: target.url.replace(/^mailto:/, '') }];
     const properties = target.external ? { href: target.url, rel: ['noopener', 'noreferrer'] } : { href: target.url };
     return h('a', properties, label);
+  }
+
+  /** The title of the page a reference names (a page or an anchor of one), when the context knows it. */
+  private mentionedTitle(ref: Ref): string {
+    if ((ref.kind !== 'page' && ref.kind !== 'anchor') || typeof ref.page !== 'string' || !ref.page) return '';
+    const title = this.context.pageTitle?.({ page: ref.page, ...(typeof ref.space === 'string' && ref.space ? { space: ref.space } : {}) });
+    return typeof title === 'string' ? title.trim() : '';
   }
 
   /** Where a content reference points on the site, or null when it cannot be linked. */
