@@ -1328,7 +1328,8 @@ class Converter {
    */
   private mention(href: string, label: string): DocumentInline {
     const ref = this.linkRef(href);
-    if (label === mentionLabelOf(href)) return { object: 'inline', type: 'mention', isVoid: true, data: { ref } };
+    // A mention of an anchor keeps its label: the name is the page's, not the section's.
+    if (!href.includes('#') && label === mentionLabelOf(href)) return { object: 'inline', type: 'mention', isVoid: true, data: { ref } };
     return { object: 'inline', type: 'mention', isVoid: true, data: { ref }, nodes: [textNode(label)] };
   }
 
