@@ -802,8 +802,9 @@ export const isIncludePath = (path: string) => path.startsWith('.gitbook/include
  * "mention")`, a cards table's `<a href="install.md">setup.md</a>`), labelled with its new one, as GitBook labels a
  * mention, a content-ref and a link cell (its target's file name; a folder's page, its folder's name). `movedFrom`
  * answers the path (from the content root) a file now at `path` had. relinkMovedFiles relabels a kept file's Markdown
- * links as it rewrites them; a page written again holds its mentions' labels as they were read (the document's), and a
- * link cell's label is no Markdown link: both kept the old name.
+ * links as it rewrites them; a page written again names a mention read with its target's file name by the name it
+ * has now (such a label is the target's, not stored), but holds an author's label, and one stored by an import made
+ * before labels were derived, as it was read, and a link cell's label is no Markdown link: these kept the old name.
  */
 export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom: (path: string) => string | null, previous = ''): string {
   const dir = dirname(pagePath);

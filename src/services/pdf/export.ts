@@ -128,6 +128,18 @@ function selectPages(read: ContentRead, only: boolean, pageId: string | undefine
   return { pages, total };
 }
 
+/** Every page's title by id, left-out pages too: what a mention without a label of its own shows. */
+function pageTitlesOf(entries: PageEntry[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  const stack = [...entries];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    titles.set(entry.id, entry.title);
+    stack.push(...(entry.pages ?? []));
+  }
+  return titles;
+}
+
 async function cached(bucket: R2Bucket, key: string): Promise<CacheRecord | undefined> {
   const object = await bucket.get(key);
   if (!object) return undefined;
@@ -194,6 +206,7 @@ async function render(db: Db, bucket: R2Bucket, read: ContentRead, selected: { p
   const result = await renderPdf({
     title: pages[0]?.title ?? 'Content',
     pages,
+    pageTitles: pageTitlesOf(read.pages ?? []),
     files,
     images,
     notice,

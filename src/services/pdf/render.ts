@@ -60,6 +60,11 @@ export interface PdfRenderInput {
   title: string;
   /** In reading order. */
   pages: PdfPageInput[];
+  /**
+   * The title of every page of the content read, by id (rendered or not): a mention without a label of its own shows
+   * its target's title as it is now, as GitBook's site does.
+   */
+  pageTitles?: ReadonlyMap<string, string>;
   /** The revision's files by id: what image and file blocks refer to. */
   files: ReadonlyMap<string, FileEntry>;
   /** Bytes of the PNG and JPEG images to draw, by file hash (others, or absent ones, get a caption). */
@@ -417,6 +422,20 @@ class Renderer {
     return undefined;
   }
 
+  /**
+   * The author's label (`[Label](ref "mention")` keeps it as the mention's text), else the title of the page it names
+   * in this space as it is now (GitBook's mention holds no label: a renamed page relabels its mentions), else what
+   * the reference names.
+   */
+  private mentionLabel(node: AnyNode): string {
+    const own = plainText(nodesOf(node)).trim();
+    if (own) return own;
+    const ref = (node.data?.ref && typeof node.data.ref === 'object' ? node.data.ref : {}) as Record<string, unknown>;
+    const sameSpace = typeof ref.space !== 'string' || !ref.space;
+    const title = sameSpace && typeof ref.page === 'string' ? this.input.pageTitles?.get(ref.page)?.trim() : undefined;
+    return title || contentRefLabel(ref);
+  }
+
   /** The runs of inline content (texts, links, inline images, expressions). */
   private runs(nodes: AnyNode[], base: Style, link?: LinkTarget, out: Run[] = []): Run[] {
     for (const node of nodes) {
@@ -441,7 +460,7 @@ class Renderer {
         out.push({ text: this.clean(String(node.data?.label ?? '')), style: target ? { ...base, color: COLORS.link, underline: true } : base, link: target ?? link });
       } else if (node.object === 'inline' && node.type === 'mention') {
         const target = this.linkTarget(node.data?.ref);
-        const label = node.data?.ref && typeof node.data.ref === 'object' ? String(Object.values(node.data.ref as Record<string, unknown>).at(-1) ?? '') : '';
+        const label = this.mentionLabel(node);
         out.push({ text: this.clean(label), style: target ? { ...base, color: COLORS.link, underline: true } : base, link: target ?? link });
       } else if (node.object === 'block' || node.object === 'inline') {
         this.runs(nodesOf(node), base, link, out);
@@ -1017,6 +1036,12 @@ function formatSize(bytes: number): string {
 function linkParagraph(ref: unknown, label: string): AnyNode {
   const text = { object: 'text', leaves: [{ object: 'leaf', text: label, marks: [] }] };
   return { object: 'block', type: 'paragraph', nodes: [{ object: 'inline', type: 'link', data: { ref }, nodes: [text] }] } as unknown as AnyNode;
+}
+
+function plainText(nodes: AnyNode[]): string {
+  return nodes
+    .map((node) => (node.object === 'text' ? (Array.isArray(node.leaves) ? node.leaves : []).map((leaf) => String(leaf?.text ?? '')).join('') : plainText(nodesOf(node))))
+    .join('');
 }
 
 function contentRefLabel(ref: unknown): string {
