@@ -437,6 +437,8 @@ export class GitSession {
   private readonly http: ReturnType<typeof guardedHttp>;
   private readonly outbound: OutboundEnv;
   private readonly fullFetchCap: number;
+  /** Where the repository's discovery request was redirected to (`learnServedAt`), if it was. */
+  private servedAt: string | null = null;
   /** The remote answers `object-info` (blob sizes before fetching them). */
   private objectInfo = false;
   /** The remote speaks protocol v2's `fetch`, with or without `filter` (a commit can be wanted by id). */
@@ -532,16 +534,37 @@ export class GitSession {
    */
   private gitHeaders(): Record<string, string> {
     const agent = { 'User-Agent': GIT_USER_AGENT };
-    if (!this.credentials) return agent;
+    if (!this.credentials || !this.sameOrigin) return agent;
     const pair = encoder.encode(`${this.credentials.username}:${this.credentials.password}`);
     let binary = '';
     for (const byte of pair) binary += String.fromCharCode(byte);
     return { ...agent, Authorization: `Basic ${btoa(binary)}` };
   }
 
-  /** The repository's URL without a trailing slash, which Git's smart HTTP paths follow. */
+  /**
+   * The repository's URL without a trailing slash, which Git's smart HTTP paths follow: where a discovery request's
+   * redirects led (`servedAt`), else the URL given.
+   */
   private get repositoryUrl(): string {
-    return this.url.replace(/\/+$/, '');
+    return this.servedAt ?? this.url.replace(/\/+$/, '');
+  }
+
+  /** Whether requests go to the given URL's origin: its credentials go nowhere else (as the guard drops them on a redirect). */
+  private get sameOrigin(): boolean {
+    return this.servedAt === null || new URL(this.servedAt).origin === new URL(this.url).origin;
+  }
+
+  /**
+   * The repository's URL as the discovery request (`info/refs?service=<service>`, a GET whose redirects the guard follows,
+   * each hop checked) ended at: a host answers a renamed repository's old URL with a redirect (GitHub: 301). The requests
+   * after it go there, as git's own do (`http.followRedirects=initial`): a POST is not sent after a redirect (a 301 makes it
+   * a GET, and a push's streamed pack cannot be sent twice). A redirect to a URL of another shape is refused, as git does.
+   */
+  private learnServedAt(answered: string, service: string): void {
+    const suffix = `/info/refs?service=${service}`;
+    if (answered === `${this.repositoryUrl}${suffix}`) return;
+    if (!answered.endsWith(suffix)) throw new Error(`the repository's ${service} discovery was redirected to ${answered.split('?')[0]}, which is no repository's: nothing was sent there`);
+    this.servedAt = answered.slice(0, -suffix.length);
   }
 
   /** The URL and request of a protocol v2 call to git-upload-pack carrying `body`. */
@@ -623,6 +646,7 @@ export class GitSession {
     this.stats.requests++;
     if (response.status === 401 || response.status === 403) throw new Error(`the repository answered HTTP ${response.status}: the credentials were refused`);
     if (!response.ok) throw new Error(`the repository answered HTTP ${response.status}`);
+    this.learnServedAt(response.url, 'git-upload-pack');
     const lines: string[] = [];
     for (const line of readPktLines(response.bytes)) if (line) lines.push(decoder.decode(line).trimEnd());
     // Smart HTTP may start with "# service=git-upload-pack" and a flush before the v2 advertisement.
@@ -1078,7 +1102,7 @@ export class GitSession {
     return { fs: this.fs, gitdir: this.gitdir };
   }
 
-  private onAuth = () => (this.credentials ? { username: this.credentials.username, password: this.credentials.password } : { cancel: true });
+  private onAuth = () => (this.credentials && this.sameOrigin ? { username: this.credentials.username, password: this.credentials.password } : { cancel: true });
 
   private async init() {
     if (this.initialized) return;
@@ -1089,7 +1113,7 @@ export class GitSession {
 
   /** The remote's refs (ls-refs). */
   async remoteRefs(): Promise<Map<string, string>> {
-    const refs = await git.listServerRefs({ http: this.http, url: this.url, onAuth: this.onAuth, protocolVersion: 1 });
+    const refs = await git.listServerRefs({ http: this.http, url: this.repositoryUrl, onAuth: this.onAuth, protocolVersion: 1 });
     return new Map(refs.map((r) => [r.ref, r.oid]));
   }
 
@@ -1341,6 +1365,7 @@ export class GitSession {
     const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${this.repositoryUrl}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.gitHeaders() }, limits));
     this.stats.requests++;
     if (!advertised.ok) throw httpError(advertised.status);
+    this.learnServedAt(advertised.url, 'git-receive-pack');
     const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
     if ((refs.get(ref) ?? null) !== from) throw pushRefused(ref, `its head is ${refs.get(ref) ?? 'gone'}, not ${from ?? 'absent'} as read`);
     const sideBand = capabilities.has('side-band-64k');
