@@ -19,6 +19,7 @@ import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from '.
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
 import { r2TreeCache } from './tree-cache';
+import { cleanPath } from './layout';
 
 /**
  * Git Sync operations (GitBook's importGitRepository and exportToGitRepository), as the queue consumer runs
@@ -469,7 +470,9 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     session = new GitSession(env, request.url, credentials);
     // The trees the space's last operation read from a server without `filter` (tree-cache.ts): the stream is of what changed.
-    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url) }));
+    // The project directory: what a server without protocol v2 keeps of its stream (it cannot be asked for a file later).
+    const projectDirectory = cleanPath(request.repoProjectDirectory ?? '');
+    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url), projectDirectory }));
     assertInTime(pace);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);
