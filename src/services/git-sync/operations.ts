@@ -470,9 +470,10 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     session = new GitSession(env, request.url, credentials);
     // The trees the space's last operation read from a server without `filter` (tree-cache.ts): the stream is of what changed.
-    // The project directory: what a server without protocol v2 keeps of its stream (it cannot be asked for a file later).
+    // The project directory: the files a streamed pack keeps as they pass (all of them from a server without protocol v2,
+    // which cannot be asked for one later; an import's small ones from a v2 server without `filter`).
     const projectDirectory = cleanPath(request.repoProjectDirectory ?? '');
-    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url), projectDirectory }));
+    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url), projectDirectory, readsFiles: row.direction === 'import' }));
     assertInTime(pace);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);

@@ -56,6 +56,12 @@ export const GIT_TRANSFER_LIMITS = {
    */
   keptWhileStreaming: 12 * 1024 * 1024,
   /**
+   * Bytes of the assets under the project directory (each at most `streamAbove`) an import keeps from a streamed pack (a v2
+   * server without `filter`) as they pass: read then without a request of their own, so that a first import does not fetch
+   * them twice. Held until the operation ends; the rest is fetched by id.
+   */
+  keptFilesWhileStreaming: 8 * 1024 * 1024,
+  /**
    * Time limit of one request to the remote; of an answer read as it comes (a pack), the most it may stay silent (a
    * server that prepares a pack sends Git's keepalives and progress meanwhile).
    */
@@ -367,6 +373,17 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 const ZERO_OID = '0'.repeat(40);
+/**
+ * Files a streamed pack keeps as they pass (besides the Markdown and YAML it keeps by name): those under the directory
+ * `under`, at most `limit` bytes of them (over it: the read fails, `failOver`, or the file is let go), a blob of
+ * INFLATE_AT_ONCE_BELOW or more only up to `gatherUpTo` bytes (it is held whole while it is read); with `only`, those whose
+ * path (under the directory) it matches.
+ */
+type KeptFiles = { under: string; limit: number; failOver: boolean; gatherUpTo: number; only?: RegExp };
+
+/** Files in an assets folder (`.gitbook/assets/`, under any content root): what an import stores, whatever links to them. */
+const ASSET_PATH = /(?:^|\/)\.gitbook\/assets\//;
+
 /** What a server without protocol v2 must offer for its pack to be read as a stream at depth 1 (`v1StreamedFetch`). */
 const V1_STREAM_NEEDS = ['side-band-64k', 'shallow'];
 
@@ -756,15 +773,15 @@ export class GitSession {
    * go into the session's repository, blobs are let go (their sizes noted), but for small ones named as the import
    * reads them (Markdown, `.gitbook.yaml`), kept within `keptWhileStreaming`. With `have` (a commit held at depth 1), a
    * thin pack of what `wants` differ by; a delta on an object outside it is on the session's copy, or on a blob let go.
-   * A server without protocol v2 is asked in protocol v0/v1 (`v1FetchRequest`, never a `have`), and with `keepFilesUnder`
-   * every file under that directory is kept too, at most `fullFetchCap` bytes of them (`v1StreamedFetch`).
+   * A server without protocol v2 is asked in protocol v0/v1 (`v1FetchRequest`, never a `have`). With `files`, the files
+   * under a directory are kept too (KeptFiles).
    */
-  private async streamTrees(wants: string[], options: { deepen: number; have?: string; keepFilesUnder?: string }): Promise<void> {
+  private async streamTrees(wants: string[], options: { deepen: number; have?: string; files?: KeptFiles }): Promise<void> {
     const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
     // With progress (band 2, not read): an answer that moves while the server counts and compresses, as keepalives do.
     const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'ofs-delta', 'done'];
     const request = this.v2Fetch ? commandRequest('fetch', args, ['agent=docs-platform']) : this.v1FetchRequest(wants, options.deepen);
-    const directory = options.keepFilesUnder;
+    const keep = options.files;
     // Sent again when the connection is lost (nothing of a pack read is kept until it was read whole and checked).
     const read = await sentAgainIfLost(async () => {
       const response = await outboundStream(
@@ -785,7 +802,7 @@ export class GitSession {
       }
       const named = new Set<string>();
       const budget = new ByteBudget(GIT_TRANSFER_LIMITS.keptWhileStreaming);
-      const files = directory === undefined ? null : new StreamedFiles(directory);
+      const files = keep ? new StreamedFiles(keep.under) : null;
       let filesHeld = 0;
       return treesOfPackStream((this.v2Fetch ? packBytesOf : v1PackBytesOf)(response.body), {
         onTree: (data) => {
@@ -799,13 +816,16 @@ export class GitSession {
             return true;
           }
           const path = files?.pathOf(oid);
-          if (path === undefined) return false;
-          if (filesHeld + size > this.fullFetchCap) throw this.v1FilesTooLarge(directory!, path);
+          if (!keep || path === undefined || (keep.only && !keep.only.test(path))) return false;
+          if (filesHeld + size > keep.limit) {
+            if (keep.failOver) throw this.v1FilesTooLarge(keep.under, path);
+            return false;
+          }
           filesHeld += size;
           return true;
         },
-        // A large blob is held while it is read only where it may be kept (a file under the directory, within the cap).
-        gatherBlob: (size) => files !== null && filesHeld + size <= this.fullFetchCap,
+        // A large blob is held while it is read only where it may be kept (a file under the directory, within the limit).
+        gatherBlob: (size) => keep !== undefined && size <= keep.gatherUpTo && filesHeld + size <= keep.limit,
         outside: (oid) => this.objectHeld(oid),
       });
     });
@@ -827,7 +847,7 @@ export class GitSession {
    * the trees are still not all here after the thin pack (a copy of another history, a server that lost the kept commit:
    * a `have` it does not know is ignored and the whole pack comes anyway). The trees of `oid` are kept for the next.
    */
-  private async streamedFetch(oid: string, cache: TreeCache | null): Promise<void> {
+  private async streamedFetch(oid: string, cache: TreeCache | null, files?: KeptFiles): Promise<void> {
     this.treeCache = cache;
     const kept = cache ? await cache.load() : null;
     if (kept) {
@@ -839,13 +859,13 @@ export class GitSession {
       return;
     }
     if (this.keptCommit) {
-      await this.streamTrees([oid], { deepen: 1, have: this.keptCommit });
+      await this.streamTrees([oid], { deepen: 1, have: this.keptCommit, files });
       this.stats.treesKept = 'thin';
       const objects = await this.commitAndTrees(oid);
       if (objects) return this.keepTrees(objects);
       this.stats.treesKept = 'stale';
     }
-    await this.streamTrees([oid], { deepen: 1 });
+    await this.streamTrees([oid], { deepen: 1, files });
     await this.keepTreesOf(oid);
   }
 
@@ -1208,9 +1228,12 @@ export class GitSession {
    * pack read as it comes, the commit and trees kept and the blobs let go (then read by id, as after a partial fetch:
    * v2's `fetch` takes a want of any object the server has); without protocol v2, the way isomorphic-git does, every
    * blob of the tree at once. `trees`: where the trees of the commit last read from a server without `filter` are kept
-   * (the space's), so that the stream is of what changed since, or nothing (`streamedFetch`).
+   * (the space's), so that the stream is of what changed since, or nothing (`streamedFetch`). `projectDirectory`: the
+   * files a stream keeps as they pass, each blob crossing once: from a server without protocol v2, all of them (it cannot
+   * be asked for one later); from a v2 server without `filter`, with `readsFiles` (an import), those of `.gitbook/assets/`
+   * up to `streamAbove` within `keptFilesWhileStreaming` (the others are fetched by id when read, as before).
    */
-  async fetchRef(ref: string, options: { trees?: TreeCache; projectDirectory?: string } = {}): Promise<string | null> {
+  async fetchRef(ref: string, options: { trees?: TreeCache; projectDirectory?: string; readsFiles?: boolean } = {}): Promise<string | null> {
     await this.init();
     if (await this.v2Capabilities()) {
       const found = remoteRef(await this.lsRefs(ref), ref);
@@ -1219,7 +1242,14 @@ export class GitSession {
       this.fetchedRef = name;
       this.fetchedOid = oid;
       if (this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
-      else await this.streamedFetch(oid, options.trees ?? null);
+      else
+        await this.streamedFetch(
+          oid,
+          options.trees ?? null,
+          options.readsFiles
+            ? { under: options.projectDirectory ?? '', limit: GIT_TRANSFER_LIMITS.keptFilesWhileStreaming, failOver: false, gatherUpTo: GIT_TRANSFER_LIMITS.streamAbove, only: ASSET_PATH }
+            : undefined,
+        );
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
       const shallow = this.keptCommit && this.keptCommit !== oid ? `${oid}\n${this.keptCommit}\n` : `${oid}\n`;
@@ -1249,7 +1279,7 @@ export class GitSession {
     this.fetchedRef = found.name;
     this.stats.protocol = 'v1';
     this.stats.fetch = 'streamed';
-    await this.streamTrees([found.oid], { deepen: 1, keepFilesUnder: directory });
+    await this.streamTrees([found.oid], { deepen: 1, files: { under: directory, limit: this.fullFetchCap, failOver: true, gatherUpTo: Infinity } });
     const lacking = (await this.listFiles(found.oid, directory)).filter((file) => !this.blobs.has(file.oid));
     const letGo = lacking.find((file) => this.passedSizes.has(file.oid));
     if (letGo) throw this.v1FilesTooLarge(directory, `${directory ? `${directory}/` : ''}${letGo.path}`);
