@@ -115,9 +115,15 @@ describe('a server without protocol v2 (a real git http-backend)', { timeout: 24
     const { operation } = await runWithCap(space.id, token, 'import', { ...githubBody(name), repoProjectDirectory: 'docs', force: true }, '200000');
     expect(operation, JSON.stringify(operation)).toMatchObject({ state: 'failure', direction: 'import' });
     expect(operation.error).toContain('the files under the project directory "docs" are over 200000 bytes (GIT_SYNC_MAX_FULL_FETCH_BYTES)');
+    // The first file past the limit, named from the repository's root: the diagram (read whole as it passes) ...
     expect(operation.error).toContain('docs/.gitbook/assets/diagram.bin');
     expect(operation.error).toContain('does not speak Git protocol v2');
     expect(operation.error).not.toContain(gitServer().password);
     expect(expectStatus(await api('GET', `/v1/spaces/${space.id}`, { token }), 200).body.revision).toBe(revision);
+    // ... or, under a cap the photo passes, the photo itself (kept as it passes, refused then: the read stops there).
+    const other = await createSpace(org.id, token);
+    const small = await runWithCap(other.id, token, 'import', { ...githubBody(name), repoProjectDirectory: 'docs', force: true }, '30000');
+    expect(small.operation, JSON.stringify(small.operation)).toMatchObject({ state: 'failure' });
+    expect(small.operation.error).toContain('over 30000 bytes (GIT_SYNC_MAX_FULL_FETCH_BYTES), docs/.gitbook/assets/photo.bin among them');
   });
 });

@@ -818,7 +818,7 @@ export class GitSession {
           const path = files?.pathOf(oid);
           if (!keep || path === undefined || (keep.only && !keep.only.test(path))) return false;
           if (filesHeld + size > keep.limit) {
-            if (keep.failOver) throw this.v1FilesTooLarge(keep.under, path);
+            if (keep.failOver) throw this.v1FilesTooLarge(keep.under, keep.under ? `${keep.under}/${path}` : path);
             return false;
           }
           filesHeld += size;
