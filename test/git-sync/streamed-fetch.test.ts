@@ -172,18 +172,21 @@ describe('a server without filters imports a repository larger than the full fet
     // A cap far under the repository's pack (some 1 MB): the full fetch it had before failed.
     const cap = '100000';
     const first = await importWithCap(space.id, token, { ...githubBody(name), force: true }, cap);
-    expect(first).toMatchObject({ protocol: 'v2', fetch: 'streamed', blobsFetched: 4, blobsKept: 4 });
+    // The pages and the photos kept as they passed (keptFilesWhileStreaming): none fetched again by id.
+    expect(first).toMatchObject({ protocol: 'v2', fetch: 'streamed', blobsKept: 8 });
+    expect(first.blobsFetched ?? 0).toBe(0);
     expect(first.packBytes).toBeGreaterThan(1_000_000);
     const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
     expect(pages.map((p) => p.title)).toEqual(['Home', 'One', 'Two']);
     await expectStored(space.id, token, assets);
 
     // A re-import after a push of a page and an asset: a thin pack of what changed (the trees of the commit imported
-    // were kept, tree-cache.ts), the page a delta on its last version, which was let go: both by id.
+    // were kept, tree-cache.ts): the asset kept as it passed; the page, a delta on its last version (not in the thin pack),
+    // by id.
     const changed = noise(160_000, 99);
     await control('commit', { name, files: { 'two.md': '# Two\n\nSecond, edited with git.\n', '.gitbook/assets/photo-3.bin': { base64: base64(changed) } } });
     const second = await importWithCap(space.id, token, { ...githubBody(name), timestamp: new Date().toISOString() }, cap);
-    expect(second).toMatchObject({ fetch: 'streamed', treesKept: 'thin', blobsFetched: 2 });
+    expect(second).toMatchObject({ fetch: 'streamed', treesKept: 'thin', blobsFetched: 1 });
     await expectStored(space.id, token, { ...assets, '.gitbook/assets/photo-3.bin': changed });
     const two = pages.find((p) => p.title === 'Two');
     expect(expectStatus(await api('GET', `/v1/spaces/${space.id}/content/page/${two.id}?format=markdown`, { token }), 200).body.markdown).toContain('edited with git');

@@ -156,6 +156,32 @@ export async function* packBytesOf(body: ReadableStream<Uint8Array>): AsyncGener
   if (!inPack) throw new Error('the remote answered the fetch without a pack');
 }
 
+/**
+ * The pack bytes of a protocol v0/v1 `git-upload-pack` answer (a server without protocol v2), as they come: the
+ * negotiation's lines first (`shallow`/`unshallow` of a `deepen`, a flush, `NAK` or `ACK`), then the pack in side band
+ * 1 (asked with `side-band-64k`), progress in band 2, an error in band 3; a flush ends it. A band line starts with its
+ * band's byte (1 to 3), a negotiation line with a letter.
+ */
+export async function* v1PackBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let inPack = false;
+  for await (const line of pktLinesOf(body)) {
+    if (line === null) {
+      if (inPack) return;
+      continue;
+    }
+    const band = line[0];
+    if (band === 1 || band === 2 || band === 3) {
+      inPack = true;
+      if (band === 1 && line.byteLength > 1) yield line.subarray(1);
+      else if (band === 3) throw new Error(`the remote failed the fetch: ${decoder.decode(line.subarray(1)).trim()}`);
+      continue;
+    }
+    const text = decoder.decode(line).trimEnd();
+    if (text.startsWith('ERR ')) throw new Error(`the remote refused the fetch: ${text.slice(4)}`);
+  }
+  if (!inPack) throw new Error('the remote answered the fetch without a pack');
+}
+
 /** Reads exactly `n` bytes from a byte generator, keeping what follows for the next read. */
 class ByteReader {
   private readonly pending = new Chunks();
@@ -527,7 +553,9 @@ export async function readToTrailer(reader: PackReader, read: () => Promise<void
   try {
     await read();
   } catch (error) {
-    // Read to its end unless it ended already (cut short) or its answer failed: damaged bytes say so.
+    // Read to its end unless it ended already (cut short), its answer failed, or its reader stopped it on purpose (a limit
+    // passed: `stopsRead`, its bytes not wanted): damaged bytes say so.
+    if ((error as { stopsRead?: boolean } | null)?.stopsRead === true) throw error;
     if (!reader.sourceFailed && !reader.ended && !(await reader.checksumHolds().catch(() => true))) throw new Error('the pack the remote sent does not match its checksum');
     throw error;
   }

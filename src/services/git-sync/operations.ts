@@ -19,6 +19,7 @@ import { gitSyncMaxFileBytes, r2AssetStore, type DiscardableAssetStore } from '.
 import { GitSession } from './transport';
 import { redact, type GitCredentials } from './urls';
 import { r2TreeCache } from './tree-cache';
+import { cleanPath } from './layout';
 
 /**
  * Git Sync operations (GitBook's importGitRepository and exportToGitRepository), as the queue consumer runs
@@ -28,7 +29,7 @@ import { r2TreeCache } from './tree-cache';
  *   one older than the operation timeout is marked `timeout` first); a message that finds one running is
  *   retried later by the queue.
  * - In timestamp order: an operation whose `timestamp` is older than the newest one the space has accepted is
- *   skipped (it ends as a success with nothing done), unless `force`.
+ *   skipped (nothing done; its row says why, and git/info keeps the operation that last ran), unless `force`.
  * - No loops: an import of the commit the space's head already came from (its `git.oid`) changes nothing.
  * - The credentials are deleted when the operation ends, whatever the outcome; errors are redacted of them.
  * - The state GitBook's getSpaceGitInfo answers (git_sync_states) tells the latest operation: running,
@@ -168,16 +169,18 @@ async function finish(
     // What the import's slices stored for its last call (apply.ts GitImportProgress): nothing of it is read after its end.
     db.delete(gitSyncImportRows).where(eq(gitSyncImportRows.operationId, row.id)),
     db.delete(gitSyncImportProgress).where(eq(gitSyncImportProgress.operationId, row.id)),
-    db
-      .update(gitSyncStates)
-      .set({
-        opState: visible,
-        opEndedAt: now,
-        opError: outcome.error ?? null,
-        updatedAt: now,
-        ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
-      })
-      .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), stillRunning)),
+    outcome.state === 'skipped'
+      ? lastRunShown(db, row, now)
+      : db
+          .update(gitSyncStates)
+          .set({
+            opState: visible,
+            opEndedAt: now,
+            opError: outcome.error ?? null,
+            updatedAt: now,
+            ...(outcome.timestamp && row.timestamp ? { lastTimestamp: sql`max(coalesce(${gitSyncStates.lastTimestamp}, ''), ${row.timestamp})` } : {}),
+          })
+          .where(and(eq(gitSyncStates.spaceId, row.spaceId), eq(gitSyncStates.opId, row.id), stillRunning)),
     // Once an operation succeeded, the space says which repository it syncs with (GitBook's Space.gitSync).
     ...(outcome.state === 'success'
       ? [db.update(spaces).set({ gitSync: withStateProvider(spaceGitSyncOf(JSON.parse(row.request) as GitOperationRequest, now), row.spaceId) }).where(and(eq(spaces.id, row.spaceId), stillRunning))]
@@ -199,6 +202,25 @@ async function finish(
   const results = await runBatch(db, statements);
   if (event) await enqueueEvents(env, eventIdsOf(results[statements.indexOf(event)]));
   return changedRows(results[results.length - 1]) > 0;
+}
+
+/**
+ * What git/info answers once an operation was skipped (an import older than the newest accepted): the space's operation
+ * that last ran, as it ended, not a `success` of the skipped one, which imported nothing. GitBook's GitSyncState has one
+ * `operation`, "the latest operation", in `running | failure | success | timeout`: no state says "not run", and a
+ * `failure` would say something went wrong where the space is in step with a newer commit. None ran before (pruned):
+ * no operation. Only while git/info still reports the skipped one (a later request shows its own).
+ */
+function lastRunShown(db: Db, row: OperationRow, now: string) {
+  return rawRun(
+    db,
+    sql`update git_sync_states set (op_id, op_direction, op_state, op_started_at, op_ended_at, op_error) =
+        (select o.id, o.direction, o.state, o.created_at, o.ended_at, o.error from git_sync_operations o
+          where o.space_id = ${row.spaceId} and o.id <> ${row.id} and o.state in ('success', 'failure', 'timeout')
+          order by o.created_at desc, o.rowid desc limit 1), updated_at = ${now}
+      where space_id = ${row.spaceId} and op_id = ${row.id}
+        and exists (select 1 from git_sync_operations o where o.id = ${row.id} and o.state = 'running')`,
+  );
 }
 
 /**
@@ -362,7 +384,8 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
   if (!resumed && !request.force && row.timestamp) {
     const state = await db.select({ last: gitSyncStates.lastTimestamp }).from(gitSyncStates).where(eq(gitSyncStates.spaceId, row.spaceId)).get();
     if (state?.last && Date.parse(row.timestamp) < Date.parse(state.last)) {
-      await finish(env, db, row, { state: 'skipped', error: undefined });
+      const error = `skipped: its timestamp ${row.timestamp} is older than the newest the space accepted (${state.last}); nothing was ${row.direction === 'export' ? 'exported' : 'imported'} (with \`force\`, it is)`;
+      await finish(env, db, row, { state: 'skipped', error });
       return;
     }
   }
@@ -447,7 +470,10 @@ export async function runGitSyncOperation(env: Env, operationId: string, attempt
     }
     session = new GitSession(env, request.url, credentials);
     // The trees the space's last operation read from a server without `filter` (tree-cache.ts): the stream is of what changed.
-    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url) }));
+    // The project directory: the files a streamed pack keeps as they pass (all of them from a server without protocol v2,
+    // which cannot be asked for one later; an import's small ones from a v2 server without `filter`).
+    const projectDirectory = cleanPath(request.repoProjectDirectory ?? '');
+    const oid = await timed('refMs', () => session!.fetchRef(request.ref, { trees: r2TreeCache(env.FILES, row.spaceId, request.url), projectDirectory, readsFiles: row.direction === 'import' }));
     assertInTime(pace);
     if (row.direction === 'import') {
       if (!oid) throw new Error(`the ref ${request.ref} does not exist in the repository`);

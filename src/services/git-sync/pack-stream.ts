@@ -30,6 +30,13 @@ export interface PackStreamOptions {
   keepBlob?: (oid: string, size: number) => boolean;
   /** Each tree as it is read: the caller learns the names of the blobs that come after it. */
   onTree?: (data: Uint8Array) => void;
+  /** Each commit and tree kept, as it is read (with its id): the caller learns where the blobs that follow are. */
+  onKept?: (object: KeptObject) => void;
+  /**
+   * Whether a blob of `size` bytes at or over INFLATE_AT_ONCE_BELOW is gathered whole and offered to `keepBlob` (else it is
+   * hashed and let go as it passes, never held): a caller that may keep large blobs says so while it has room for them.
+   */
+  gatherBlob?: (size: number) => boolean;
   /** An object outside the pack that a thin pack's delta is on: the session's copy, or null when it has none. */
   outside?: (oid: string) => Promise<{ type: PackObjectType; data: Uint8Array } | null>;
 }
@@ -80,7 +87,7 @@ async function readObject(reader: PackReader, byOffset: Map<number, Slot>, byId:
     slot = await keptOrLetGo(base.type, data, byId, options, read);
   } else {
     const type = TYPES[kind] as PackObjectType;
-    if (type === 'blob' && size >= INFLATE_AT_ONCE_BELOW) {
+    if (type === 'blob' && size >= INFLATE_AT_ONCE_BELOW && !options.gatherBlob?.(size)) {
       read.sizes.set(await hashedAndLetGo(reader, size), size);
       slot = LET_GO;
     } else {
@@ -99,7 +106,9 @@ async function keptOrLetGo(type: PackObjectType, data: Uint8Array, byId: Map<str
     return LET_GO;
   }
   if (type === 'tree') options.onTree?.(data);
-  read.kept.push({ oid, type, data });
+  const object = { oid, type, data };
+  read.kept.push(object);
+  if (type !== 'blob') options.onKept?.(object);
   const slot = { type, data };
   byId.set(oid, slot);
   return slot;

@@ -2,7 +2,7 @@ import git from 'isomorphic-git';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
 import { deflateSync } from 'node:zlib';
-import { blobsOfPackStream, packBytesOf, singleBlobOf, type PackObjectType } from './blob-stream';
+import { blobsOfPackStream, packBytesOf, singleBlobOf, v1PackBytesOf, type PackObjectType } from './blob-stream';
 import { treesOfPackStream, type KeptObject } from './pack-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MAX_CACHED_TREE_BYTES, type TreeCache } from './tree-cache';
@@ -37,10 +37,11 @@ export const GIT_TRANSFER_LIMITS = {
   /** A blob larger than this (when the remote tells sizes: `object-info`) is fetched alone and streamed, never held. */
   streamAbove: 1024 * 1024,
   /**
-   * Largest pack of a full fetch (a server without protocol v2, or one that refuses blobs by id after offering
-   * them): the whole tree with every blob is held, about twice over while it is indexed. A larger repository fails,
-   * saying so. `GIT_SYNC_MAX_FULL_FETCH_BYTES` sets it. A v2 server without `filter` is not fetched so: its pack is
-   * read as it comes (`maxStreamedPackBytes`).
+   * Largest pack of a full fetch (one that refuses blobs by id after offering them; a server without protocol v2 whose
+   * stream could not be read alone): the whole tree with every blob is held, about twice over while it is indexed. A
+   * larger repository fails, saying so. `GIT_SYNC_MAX_FULL_FETCH_BYTES` sets it. A server without protocol v2 is read as
+   * a stream (`v1StreamedFetch`): this bounds the bytes of the files under the project directory it keeps from it (it
+   * cannot be asked for a file by id later), not the pack. A v2 server without `filter` streams too (`maxStreamedPackBytes`).
    */
   maxFullFetchBytes: 32 * 1024 * 1024,
   /**
@@ -54,6 +55,12 @@ export const GIT_TRANSFER_LIMITS = {
    * passes them (each under 256 KiB): read then without a request of their own. The rest is fetched by id.
    */
   keptWhileStreaming: 12 * 1024 * 1024,
+  /**
+   * Bytes of the assets under the project directory (each at most `streamAbove`) an import keeps from a streamed pack (a v2
+   * server without `filter`) as they pass: read then without a request of their own, so that a first import does not fetch
+   * them twice. Held until the operation ends; the rest is fetched by id.
+   */
+  keptFilesWhileStreaming: 8 * 1024 * 1024,
   /**
    * Time limit of one request to the remote; of an answer read as it comes (a pack), the most it may stay silent (a
    * server that prepares a pack sends Git's keepalives and progress meanwhile).
@@ -366,6 +373,73 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 const ZERO_OID = '0'.repeat(40);
+/**
+ * Files a streamed pack keeps as they pass (besides the Markdown and YAML it keeps by name): those under the directory
+ * `under`, at most `limit` bytes of them (over it: the read fails, `failOver`, or the file is let go), a blob of
+ * INFLATE_AT_ONCE_BELOW or more only up to `gatherUpTo` bytes (it is held whole while it is read); with `only`, those whose
+ * path (under the directory) it matches.
+ */
+type KeptFiles = { under: string; limit: number; failOver: boolean; gatherUpTo: number; only?: RegExp };
+
+/** Files in an assets folder (`.gitbook/assets/`, under any content root): what an import stores, whatever links to them. */
+const ASSET_PATH = /(?:^|\/)\.gitbook\/assets\//;
+
+/** What a server without protocol v2 must offer for its pack to be read as a stream at depth 1 (`v1StreamedFetch`). */
+const V1_STREAM_NEEDS = ['side-band-64k', 'shallow'];
+
+/**
+ * The files under a directory of the commit whose pack is being read, by blob id, with their paths there: known from its
+ * commit and trees as they come (git sends commits, then trees, then blobs), read again once a tree came since.
+ */
+class StreamedFiles {
+  private rootTree: string | null = null;
+  private readonly trees = new Map<string, Uint8Array>();
+  private files: Map<string, string> | null = null;
+  private readonly directory: string[];
+
+  constructor(directory: string) {
+    this.directory = directory.split('/').filter(Boolean);
+  }
+
+  add(object: KeptObject): void {
+    if (object.type === 'commit' && this.rootTree === null) this.rootTree = /^tree ([0-9a-f]{40})/.exec(decoder.decode(object.data.subarray(0, 46)))?.[1] ?? null;
+    else if (object.type === 'tree') this.trees.set(object.oid, object.data);
+    else return;
+    this.files = null;
+  }
+
+  /** The path (under the directory) of the file whose blob is `oid`, or undefined when none there is it. */
+  pathOf(oid: string): string | undefined {
+    this.files ??= this.collect();
+    return this.files.get(oid);
+  }
+
+  private entries(oid: string | null): TreeEntry[] {
+    const data = oid ? this.trees.get(oid) : undefined;
+    if (!data) return [];
+    try {
+      return treeEntriesOf(data);
+    } catch {
+      // A tree the import refuses (it says why): none of its files kept.
+      return [];
+    }
+  }
+
+  private collect(): Map<string, string> {
+    const out = new Map<string, string>();
+    let at = this.rootTree;
+    for (const name of this.directory) at = this.entries(at).find((e) => e.path === name && e.type === 'tree')?.oid ?? null;
+    const walk = (oid: string, prefix: string) => {
+      for (const entry of this.entries(oid)) {
+        const path = prefix ? `${prefix}/${entry.path}` : entry.path;
+        if (entry.type === 'tree') walk(entry.oid, path);
+        else if (entry.type === 'blob' && !out.has(entry.oid)) out.set(entry.oid, path);
+      }
+    };
+    if (at) walk(at, '');
+    return out;
+  }
+}
 const GIT_USER_AGENT = 'git/2.0 (docs-platform)';
 
 /** A push refused, as isomorphic-git's GitPushError (`data.prettyDetails`), which failureMessage reads. */
@@ -437,6 +511,10 @@ export class GitSession {
   private readonly http: ReturnType<typeof guardedHttp>;
   private readonly outbound: OutboundEnv;
   private readonly fullFetchCap: number;
+  /** A server without protocol v2: its refs and capabilities, as its discovery request (`info/refs`) advertised them. */
+  private v1Advertised: { refs: Map<string, string>; capabilities: Set<string> } | null = null;
+  /** Where the repository's discovery request was redirected to (`learnServedAt`), if it was. */
+  private servedAt: string | null = null;
   /** The remote answers `object-info` (blob sizes before fetching them). */
   private objectInfo = false;
   /** The remote speaks protocol v2's `fetch`, with or without `filter` (a commit can be wanted by id). */
@@ -532,16 +610,37 @@ export class GitSession {
    */
   private gitHeaders(): Record<string, string> {
     const agent = { 'User-Agent': GIT_USER_AGENT };
-    if (!this.credentials) return agent;
+    if (!this.credentials || !this.sameOrigin) return agent;
     const pair = encoder.encode(`${this.credentials.username}:${this.credentials.password}`);
     let binary = '';
     for (const byte of pair) binary += String.fromCharCode(byte);
     return { ...agent, Authorization: `Basic ${btoa(binary)}` };
   }
 
-  /** The repository's URL without a trailing slash, which Git's smart HTTP paths follow. */
+  /**
+   * The repository's URL without a trailing slash, which Git's smart HTTP paths follow: where a discovery request's
+   * redirects led (`servedAt`), else the URL given.
+   */
   private get repositoryUrl(): string {
-    return this.url.replace(/\/+$/, '');
+    return this.servedAt ?? this.url.replace(/\/+$/, '');
+  }
+
+  /** Whether requests go to the given URL's origin: its credentials go nowhere else (as the guard drops them on a redirect). */
+  private get sameOrigin(): boolean {
+    return this.servedAt === null || new URL(this.servedAt).origin === new URL(this.url).origin;
+  }
+
+  /**
+   * The repository's URL as the discovery request (`info/refs?service=<service>`, a GET whose redirects the guard follows,
+   * each hop checked) ended at: a host answers a renamed repository's old URL with a redirect (GitHub: 301). The requests
+   * after it go there, as git's own do (`http.followRedirects=initial`): a POST is not sent after a redirect (a 301 makes it
+   * a GET, and a push's streamed pack cannot be sent twice). A redirect to a URL of another shape is refused, as git does.
+   */
+  private learnServedAt(answered: string, service: string): void {
+    const suffix = `/info/refs?service=${service}`;
+    if (answered === `${this.repositoryUrl}${suffix}`) return;
+    if (!answered.endsWith(suffix)) throw new Error(`the repository's ${service} discovery was redirected to ${answered.split('?')[0]}, which is no repository's: nothing was sent there`);
+    this.servedAt = answered.slice(0, -suffix.length);
   }
 
   /** The URL and request of a protocol v2 call to git-upload-pack carrying `body`. */
@@ -623,10 +722,14 @@ export class GitSession {
     this.stats.requests++;
     if (response.status === 401 || response.status === 403) throw new Error(`the repository answered HTTP ${response.status}: the credentials were refused`);
     if (!response.ok) throw new Error(`the repository answered HTTP ${response.status}`);
+    this.learnServedAt(response.url, 'git-upload-pack');
     const lines: string[] = [];
     for (const line of readPktLines(response.bytes)) if (line) lines.push(decoder.decode(line).trimEnd());
     // Smart HTTP may start with "# service=git-upload-pack" and a flush before the v2 advertisement.
-    if (!lines.includes('version 2')) return null;
+    if (!lines.includes('version 2')) {
+      this.v1Advertised = receivePackAdvertisement(response.bytes);
+      return null;
+    }
     const capabilities = new Set(lines.filter((l) => l !== 'version 2' && !l.startsWith('# service=')));
     const fetch = [...capabilities].find((c) => c.startsWith('fetch'));
     const lsRefs = [...capabilities].some((c) => c === 'ls-refs' || c.startsWith('ls-refs='));
@@ -670,16 +773,20 @@ export class GitSession {
    * go into the session's repository, blobs are let go (their sizes noted), but for small ones named as the import
    * reads them (Markdown, `.gitbook.yaml`), kept within `keptWhileStreaming`. With `have` (a commit held at depth 1), a
    * thin pack of what `wants` differ by; a delta on an object outside it is on the session's copy, or on a blob let go.
+   * A server without protocol v2 is asked in protocol v0/v1 (`v1FetchRequest`, never a `have`). With `files`, the files
+   * under a directory are kept too (KeptFiles).
    */
-  private async streamTrees(wants: string[], options: { deepen: number; have?: string }): Promise<void> {
+  private async streamTrees(wants: string[], options: { deepen: number; have?: string; files?: KeptFiles }): Promise<void> {
     const had = options.have ? ['thin-pack', `shallow ${options.have}`, `have ${options.have}`] : [];
     // With progress (band 2, not read): an answer that moves while the server counts and compresses, as keepalives do.
     const args = [...wants.map((w) => `want ${w}`), ...had, `deepen ${options.deepen}`, 'ofs-delta', 'done'];
+    const request = this.v2Fetch ? commandRequest('fetch', args, ['agent=docs-platform']) : this.v1FetchRequest(wants, options.deepen);
+    const keep = options.files;
     // Sent again when the connection is lost (nothing of a pack read is kept until it was read whole and checked).
     const read = await sentAgainIfLost(async () => {
       const response = await outboundStream(
         this.outbound,
-        ...this.uploadPackRequest(commandRequest('fetch', args, ['agent=docs-platform'])),
+        ...this.uploadPackRequest(request),
         {
           field: 'url',
           maxBytes: GIT_TRANSFER_LIMITS.maxStreamedPackBytes,
@@ -695,15 +802,30 @@ export class GitSession {
       }
       const named = new Set<string>();
       const budget = new ByteBudget(GIT_TRANSFER_LIMITS.keptWhileStreaming);
-      return treesOfPackStream(packBytesOf(response.body), {
+      const files = keep ? new StreamedFiles(keep.under) : null;
+      let filesHeld = 0;
+      return treesOfPackStream((this.v2Fetch ? packBytesOf : v1PackBytesOf)(response.body), {
         onTree: (data) => {
           for (const oid of readNamedBlobs(data)) named.add(oid);
         },
+        onKept: (object) => files?.add(object),
         keepBlob: (oid, size) => {
-          if (!named.has(oid) || this.blobs.has(oid) || budget.held + size > budget.limit) return false;
-          budget.take(size);
+          if (this.blobs.has(oid)) return false;
+          if (named.has(oid) && budget.held + size <= budget.limit) {
+            budget.take(size);
+            return true;
+          }
+          const path = files?.pathOf(oid);
+          if (!keep || path === undefined || (keep.only && !keep.only.test(path))) return false;
+          if (filesHeld + size > keep.limit) {
+            if (keep.failOver) throw this.v1FilesTooLarge(keep.under, keep.under ? `${keep.under}/${path}` : path);
+            return false;
+          }
+          filesHeld += size;
           return true;
         },
+        // A large blob is held while it is read only where it may be kept (a file under the directory, within the limit).
+        gatherBlob: (size) => keep !== undefined && size <= keep.gatherUpTo && filesHeld + size <= keep.limit,
         outside: (oid) => this.objectHeld(oid),
       });
     });
@@ -725,7 +847,7 @@ export class GitSession {
    * the trees are still not all here after the thin pack (a copy of another history, a server that lost the kept commit:
    * a `have` it does not know is ignored and the whole pack comes anyway). The trees of `oid` are kept for the next.
    */
-  private async streamedFetch(oid: string, cache: TreeCache | null): Promise<void> {
+  private async streamedFetch(oid: string, cache: TreeCache | null, files?: KeptFiles): Promise<void> {
     this.treeCache = cache;
     const kept = cache ? await cache.load() : null;
     if (kept) {
@@ -737,13 +859,13 @@ export class GitSession {
       return;
     }
     if (this.keptCommit) {
-      await this.streamTrees([oid], { deepen: 1, have: this.keptCommit });
+      await this.streamTrees([oid], { deepen: 1, have: this.keptCommit, files });
       this.stats.treesKept = 'thin';
       const objects = await this.commitAndTrees(oid);
       if (objects) return this.keepTrees(objects);
       this.stats.treesKept = 'stale';
     }
-    await this.streamTrees([oid], { deepen: 1 });
+    await this.streamTrees([oid], { deepen: 1, files });
     await this.keepTreesOf(oid);
   }
 
@@ -840,7 +962,8 @@ export class GitSession {
    * over it alone is not kept (`unreadable`).
    */
   async prefetchBlobs(oids: Iterable<string>): Promise<void> {
-    if (!this.partial) return;
+    // A server without protocol v2 cannot be asked for a blob by id: its stream kept what is read (v1StreamedFetch).
+    if (!this.partial || !this.v2Fetch) return;
     const wanted = [...new Set(oids)].filter((oid) => !this.blobs.has(oid) && !this.unreadable.has(oid) && !this.missing.has(oid));
     for (let i = 0; i < wanted.length && this.partial; i += BLOB_BATCH) {
       await this.fetchBatch(wanted.slice(i, i + BLOB_BATCH), async (batch) => {
@@ -864,7 +987,7 @@ export class GitSession {
     budget = new ByteBudget(GIT_TRANSFER_LIMITS.bytesInFlight),
   ): Promise<void> {
     const unique = [...new Set(oids)];
-    if (!this.partial) {
+    if (!this.partial || !this.v2Fetch) {
       for (const oid of unique) await use(oid, { bytes: await this.readBlob(oid) });
       return;
     }
@@ -1078,7 +1201,7 @@ export class GitSession {
     return { fs: this.fs, gitdir: this.gitdir };
   }
 
-  private onAuth = () => (this.credentials ? { username: this.credentials.username, password: this.credentials.password } : { cancel: true });
+  private onAuth = () => (this.credentials && this.sameOrigin ? { username: this.credentials.username, password: this.credentials.password } : { cancel: true });
 
   private async init() {
     if (this.initialized) return;
@@ -1089,13 +1212,13 @@ export class GitSession {
 
   /** The remote's refs (ls-refs). */
   async remoteRefs(): Promise<Map<string, string>> {
-    const refs = await git.listServerRefs({ http: this.http, url: this.url, onAuth: this.onAuth, protocolVersion: 1 });
+    const refs = await git.listServerRefs({ http: this.http, url: this.repositoryUrl, onAuth: this.onAuth, protocolVersion: 1 });
     return new Map(refs.map((r) => [r.ref, r.oid]));
   }
 
   /** The commit `ref` is at on the remote (its refs only: nothing fetched), or null when it does not exist. */
   async headOf(ref: string): Promise<string | null> {
-    const refs = (await this.v2Capabilities()) ? await this.lsRefs(ref) : await this.remoteRefs();
+    const refs = (await this.v2Capabilities()) ? await this.lsRefs(ref) : (this.v1Advertised?.refs ?? (await this.remoteRefs()));
     return remoteRef(refs, ref)?.oid ?? null;
   }
 
@@ -1105,9 +1228,12 @@ export class GitSession {
    * pack read as it comes, the commit and trees kept and the blobs let go (then read by id, as after a partial fetch:
    * v2's `fetch` takes a want of any object the server has); without protocol v2, the way isomorphic-git does, every
    * blob of the tree at once. `trees`: where the trees of the commit last read from a server without `filter` are kept
-   * (the space's), so that the stream is of what changed since, or nothing (`streamedFetch`).
+   * (the space's), so that the stream is of what changed since, or nothing (`streamedFetch`). `projectDirectory`: the
+   * files a stream keeps as they pass, each blob crossing once: from a server without protocol v2, all of them (it cannot
+   * be asked for one later); from a v2 server without `filter`, with `readsFiles` (an import), those of `.gitbook/assets/`
+   * up to `streamAbove` within `keptFilesWhileStreaming` (the others are fetched by id when read, as before).
    */
-  async fetchRef(ref: string, options: { trees?: TreeCache } = {}): Promise<string | null> {
+  async fetchRef(ref: string, options: { trees?: TreeCache; projectDirectory?: string; readsFiles?: boolean } = {}): Promise<string | null> {
     await this.init();
     if (await this.v2Capabilities()) {
       const found = remoteRef(await this.lsRefs(ref), ref);
@@ -1116,7 +1242,14 @@ export class GitSession {
       this.fetchedRef = name;
       this.fetchedOid = oid;
       if (this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
-      else await this.streamedFetch(oid, options.trees ?? null);
+      else
+        await this.streamedFetch(
+          oid,
+          options.trees ?? null,
+          options.readsFiles
+            ? { under: options.projectDirectory ?? '', limit: GIT_TRANSFER_LIMITS.keptFilesWhileStreaming, failOver: false, gatherUpTo: GIT_TRANSFER_LIMITS.streamAbove, only: ASSET_PATH }
+            : undefined,
+        );
       // A depth-1 fetch: the commit's parents are not here. Git's `shallow` file says so, so that isomorphic-git's
       // merge base on push stops at it (and sends only what the remote lacks) instead of failing.
       const shallow = this.keptCommit && this.keptCommit !== oid ? `${oid}\n${this.keptCommit}\n` : `${oid}\n`;
@@ -1126,11 +1259,67 @@ export class GitSession {
       this.stats.fetch = this.filter ? 'partial' : 'streamed';
       return oid;
     }
-    const found = remoteRef(await this.remoteRefs(), ref);
+    const found = remoteRef(this.v1Advertised?.refs ?? (await this.remoteRefs()), ref);
     if (!found) return null;
-    await this.fullFetch(found.name);
+    if (this.v1Advertised && V1_STREAM_NEEDS.every((c) => this.v1Advertised!.capabilities.has(c))) await this.v1StreamedFetch(found, options.projectDirectory ?? '');
+    else await this.fullFetch(found.name);
     this.fetchedOid = found.oid;
     return found.oid;
+  }
+
+  /**
+   * The commit `found` from a server without protocol v2, its pack read as it comes (one request, as the full fetch), with
+   * what an import or export reads kept, since such a server cannot be asked for a blob by id later: commits and trees,
+   * every file under `directory` (the project directory), at most `fullFetchCap` bytes of them (more fails, naming the
+   * limit), and the small Markdown and YAML elsewhere; the rest is let go as it passes. Each blob crosses the network
+   * once, and what is held is bounded by the cap, not by the repository's size (before, its whole pack was held, capped
+   * at 32 MiB). A file the stream could not keep (a delta on a blob let go) has the full fetch read the tree instead.
+   */
+  private async v1StreamedFetch(found: { name: string; oid: string }, directory: string): Promise<void> {
+    this.fetchedRef = found.name;
+    this.stats.protocol = 'v1';
+    this.stats.fetch = 'streamed';
+    await this.streamTrees([found.oid], { deepen: 1, files: { under: directory, limit: this.fullFetchCap, failOver: true, gatherUpTo: Infinity } });
+    const lacking = (await this.listFiles(found.oid, directory)).filter((file) => !this.blobs.has(file.oid));
+    const letGo = lacking.find((file) => this.passedSizes.has(file.oid));
+    if (letGo) throw this.v1FilesTooLarge(directory, `${directory ? `${directory}/` : ''}${letGo.path}`);
+    if (lacking.length > 0) {
+      try {
+        await this.fullFetch(found.name);
+      } catch (error) {
+        const what = `${lacking.length} file${lacking.length === 1 ? '' : 's'} under ${directory ? `"${directory}"` : "the repository's root"} (${lacking[0].path} ...)`;
+        throw new Error(`${what} came in the stream as deltas on blobs it did not keep; the full fetch of the tree tried instead failed: ${messageOf(error)}`);
+      }
+      return;
+    }
+    await this.fs.promises.writeFile(`${this.gitdir}/shallow`, `${found.oid}\n`);
+    this.partial = true;
+  }
+
+  /** The files under `directory` of a server without protocol v2 are over the cap of what is held of them (`v1StreamedFetch`). */
+  private v1FilesTooLarge(directory: string, file: string): Error {
+    return Object.assign(
+      new Error(
+        `the files under ${directory ? `the project directory "${directory}"` : "the repository's root"} are over ${this.fullFetchCap} bytes (GIT_SYNC_MAX_FULL_FETCH_BYTES), ${file} among them: ` +
+          'the server does not speak Git protocol v2, so it cannot be asked for a file by id, and every file an import may read is held from the one pack it sends; ' +
+          'enable protocol v2 on the server (git http-backend takes it from the Git-Protocol header, as GIT_PROTOCOL), give the documentation\'s folder as the project directory, or raise GIT_SYNC_MAX_FULL_FETCH_BYTES',
+      ),
+      { stopsRead: true },
+    );
+  }
+
+  /** A protocol v0/v1 `git-upload-pack` request (stateless, one round): `wants` at depth `deepen`, with the capabilities it reads. */
+  private v1FetchRequest(wants: string[], deepen: number): Uint8Array {
+    const advertised = this.v1Advertised?.capabilities ?? new Set<string>();
+    const agent = [...advertised].some((c) => c.startsWith('agent=')) ? ['agent=docs-platform'] : [];
+    const capabilities = ['side-band-64k', 'ofs-delta', 'shallow'].filter((c) => advertised.has(c)).concat(agent);
+    return concatBytes([
+      pktLine(`want ${wants[0]} ${capabilities.join(' ')}\n`),
+      ...wants.slice(1).map((w) => pktLine(`want ${w}\n`)),
+      pktLine(`deepen ${deepen}\n`),
+      FLUSH,
+      pktLine('done\n'),
+    ]);
   }
 
   /**
@@ -1151,7 +1340,7 @@ export class GitSession {
     } catch {
       // Not here yet: fetched below.
     }
-    if (!this.partial && (!this.v2Fetch || !this.fetchedOid)) return 'unavailable';
+    if (!this.v2Fetch || !this.fetchedOid) return 'unavailable';
     try {
       if (this.partial && this.filter) await this.fetchPack([oid], { filter: 'blob:none', deepen: 1 });
       else if (this.partial) await this.streamTrees([oid], { deepen: 1, have: this.fetchedOid! });
@@ -1341,6 +1530,7 @@ export class GitSession {
     const advertised = await sentAgainIfLost(() => outboundFetch(this.outbound, `${this.repositoryUrl}/info/refs?service=git-receive-pack`, { method: 'GET', headers: this.gitHeaders() }, limits));
     this.stats.requests++;
     if (!advertised.ok) throw httpError(advertised.status);
+    this.learnServedAt(advertised.url, 'git-receive-pack');
     const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
     if ((refs.get(ref) ?? null) !== from) throw pushRefused(ref, `its head is ${refs.get(ref) ?? 'gone'}, not ${from ?? 'absent'} as read`);
     const sideBand = capabilities.has('side-band-64k');
