@@ -432,7 +432,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   const { source, body, noFinalNewline, hunks: found } = comparedSource(markdown, read.source, bodyStart, ours);
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
   // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
-  const all = onlyTableLines(found) && writeBody(conversion.document, recordHref) === body ? [] : found;
+  let padded: string | undefined;
+  const paddedWriting = () => (padded ??= writeBody(conversion.document, recordHref));
+  const all = onlyTableLines(found) && paddedWriting() === body ? [] : found;
   const swaps: Swap[] = [];
   let destinations: ReturnType<typeof destinationsOf> | undefined;
   const destinationAt = (at: number) => (destinations ??= destinationsOf(read.tree)).some((node) => node.start <= bodyStart + at && bodyStart + at < node.end && !node.children.some(([from, to]) => from <= bodyStart + at && bodyStart + at < to));
@@ -447,7 +449,8 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   }
   // The hunks left (the others were links written by id) may only pad our tables as GitBook pads them: no patch either,
   // or the page's own writing, read again, made another document (one without a patch).
-  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, recordHref, hunks) === writeBody(conversion.document, recordHref)) hunks = [];
+  // (The hunks applied over the default hrefs alone: `recordHref` gives the same ones, and what it records is used by now.)
+  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, undefined, hunks) === paddedWriting()) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
