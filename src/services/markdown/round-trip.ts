@@ -284,32 +284,74 @@ interface Swap {
 /** Characters a target and its href may hold for a swap to be read as the source is: none that ends, escapes or encodes a destination. */
 const PLAIN_DESTINATION = /^[A-Za-z0-9_\-./#%~+]+$/;
 
+/** A destination in angle brackets that is its URL as written (`<a (1).png>`): no escape or character reference in it. */
+const ANGLED_DESTINATION = /^<([^<>\\&\n]+)>$/;
+
+/**
+ * An attribute's value that is what the HTML parser reads (no character reference) and that no tag, quote or tag
+ * syntax of ours ends or splits (`{% %}`, `<`, `>`): replaced by a plain href, the element reads as it did.
+ */
+const PLAIN_ATTRIBUTE = /^[^"'<>&\\`{}\n]+$/;
+
 /**
  * Whether the patched body is the source's body with link targets written by id only, each one the destination of a
- * link, an image or a definition (`[x](target)`, `[x]: target`) of the source's own tree, that `href` names the
- * same content as: such a body reads as the source does, which is the document, so the read-back check would say
- * yes (what it guards against is another difference: a hunk dropped, a definition's line written our way, whose
- * links the kept lines still name). Anything else (a target in HTML or a tag's attribute, an href with characters a
- * destination escapes, a title heading naming a definition) leaves the check to be done. Read-back costs a parse of
- * the page; this costs a walk of its tree.
+ * link, an image or a definition (`[x](target)`, `[x]: target`, `[x](<target>)`) of the source's own tree, or an
+ * attribute's value that the document holds nowhere as text (an image's `src`, GitBook's `<figure><img>`: read, it is
+ * only resolved), that `href` names the same content as: such a body reads as the source does, which is the
+ * document, so the read-back check would say yes (what it guards against is another difference: a hunk dropped, a
+ * definition's line written our way, whose links the kept lines still name). Anything else (HTML or a tag the document
+ * keeps as text, an href with characters a destination escapes, a title heading naming a definition) leaves the check
+ * to be done. Read-back costs a parse of the page; this costs a walk of its tree (issue 40: GitBook's figures sent a
+ * fifth of vngcloud/docs' pages to the read-back).
  */
-function onlyLinksWrittenById(patched: string, body: string, swaps: readonly Swap[], read: { tree: Root; bodyStart: number; headingTitle: string | null }, resolveLink: LinkResolver): boolean {
+function onlyLinksWrittenById(patched: string, body: string, swaps: readonly Swap[], read: { tree: Root; bodyStart: number; headingTitle: string | null }, resolveLink: LinkResolver, document: JSONDocument): boolean {
   const [first] = read.tree.children.filter((node) => node.type !== 'yaml');
   // The source's title heading is not in the body the check reads: a reference in it marks a definition as used.
   if (read.headingTitle !== null && first && holdsReference(first)) return false;
   if (swaps.length === 0) return patched === body;
-  const destinations = destinationsOf(read.tree);
+  const readAs = swapReading(read, document);
   const byAt = new Map<number, Swap>();
   for (const swap of swaps) byAt.set(swap.at, swap);
   let expected = body;
   for (const swap of [...byAt.values()].sort((a, b) => b.at - a.at)) {
-    const at = read.bodyStart + swap.at;
-    const isDestination = destinations.some((node) => node.url === swap.target && node.start <= at && at < node.end && !node.children.some(([from, to]) => from <= at && at < to));
-    if (swap.attribute || !isDestination || !PLAIN_DESTINATION.test(swap.target) || !PLAIN_DESTINATION.test(swap.href)) continue;
-    if (JSON.stringify(resolveLink(swap.href)) !== JSON.stringify(resolveLink(swap.target))) continue;
+    const resolved = PLAIN_DESTINATION.test(swap.href) ? readAs(swap) : null;
+    if (resolved === null || JSON.stringify(resolveLink(swap.href)) !== JSON.stringify(resolveLink(resolved))) continue;
     expected = expected.slice(0, swap.at) + swap.href + expected.slice(swap.at + swap.target.length);
   }
   return expected === patched;
+}
+
+/**
+ * What the conversion resolved where a swap's target stands (the link's URL, the attribute's value), or null where
+ * written otherwise it may not read as it did: no destination of the tree there, or an attribute the document holds
+ * as text (unknown HTML kept as code, a drawing's `src` naming no file).
+ */
+function swapReading(read: { tree: Root; bodyStart: number }, document: JSONDocument): (swap: Swap) => string | null {
+  let destinations: Map<string, ReturnType<typeof destinationsOf>> | undefined;
+  let text: string | undefined;
+  return (swap) => {
+    if (swap.attribute) {
+      if (!PLAIN_ATTRIBUTE.test(swap.target)) return null;
+      text ??= JSON.stringify(document.nodes);
+      return text.includes(JSON.stringify(swap.target).slice(1, -1)) ? null : swap.target;
+    }
+    const url = PLAIN_DESTINATION.test(swap.target) ? swap.target : ANGLED_DESTINATION.exec(swap.target)?.[1];
+    if (url === undefined) return null;
+    destinations ??= byUrl(destinationsOf(read.tree));
+    const at = read.bodyStart + swap.at;
+    const isDestination = (destinations.get(url) ?? []).some((node) => node.start <= at && at < node.end && !node.children.some(([from, to]) => from <= at && at < to));
+    return isDestination ? url : null;
+  };
+}
+
+function byUrl<T extends { url: string }>(nodes: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const node of nodes) {
+    const list = out.get(node.url);
+    if (list) list.push(node);
+    else out.set(node.url, [node]);
+  }
+  return out;
 }
 
 function holdsReference(node: Nodes): boolean {
@@ -390,7 +432,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   const { source, body, noFinalNewline, hunks: found } = comparedSource(markdown, read.source, bodyStart, ours);
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
   // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
-  const all = onlyTableLines(found) && writeBody(conversion.document, recordHref) === body ? [] : found;
+  let padded: string | undefined;
+  const paddedWriting = () => (padded ??= writeBody(conversion.document, recordHref));
+  const all = onlyTableLines(found) && paddedWriting() === body ? [] : found;
   const swaps: Swap[] = [];
   let destinations: ReturnType<typeof destinationsOf> | undefined;
   const destinationAt = (at: number) => (destinations ??= destinationsOf(read.tree)).some((node) => node.start <= bodyStart + at && bodyStart + at < node.end && !node.children.some(([from, to]) => from <= bodyStart + at && bodyStart + at < to));
@@ -400,12 +444,13 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   // definition whose link is written inline): read what they give, and keep none if it differs.
   if (hunks.length > 0 && hunks.length < all.length) {
     const patched = applySourceHunks(ours, hunks);
-    const same = (options.resolveLink && onlyLinksWrittenById(patched, body, swaps, read, options.resolveLink)) || readsAsSameDocument(patched, conversion.document, options);
+    const same = (options.resolveLink && onlyLinksWrittenById(patched, body, swaps, read, options.resolveLink, conversion.document)) || readsAsSameDocument(patched, conversion.document, options);
     if (!same) hunks = [];
   }
   // The hunks left (the others were links written by id) may only pad our tables as GitBook pads them: no patch either,
   // or the page's own writing, read again, made another document (one without a patch).
-  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, recordHref, hunks) === writeBody(conversion.document, recordHref)) hunks = [];
+  // (The hunks applied over the default hrefs alone: `recordHref` gives the same ones, and what it records is used by now.)
+  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, undefined, hunks) === paddedWriting()) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front

@@ -75,8 +75,10 @@ export function sourceHunks(ours: string, source: string, budget = MAX_PATCH_CHA
   if (ours === source && !/^[ \t>]*\|/m.test(source)) return null;
   const a = ours.split('\n');
   const b = source.split('\n');
-  const keys = b.map(lineKey);
-  const pairs = slideBlankLines(alignLines(a.map(lineKey), keys), keys, a.length, b.length);
+  // Most of our lines are the source's as they stand: each line is keyed once.
+  const keyOf = memoized(lineKey);
+  const keys = b.map(keyOf);
+  const pairs = slideBlankLines(alignLines(a.map(keyOf), keys), keys, a.length, b.length);
   const hunks: SourceHunk[] = [];
   const one = (at: number, end: number, from: number, to: number) => {
     if (end > at || to > from) hunks.push({ at, remove: a.slice(at, end), add: b.slice(from, to), before: at > 0 ? a[at - 1] : null, after: a[end] ?? null });
@@ -230,10 +232,29 @@ function sameWordsBrokenOtherwise(ours: readonly string[], theirs: readonly stri
  * lined up with the author's `</div>`, and the `<table>` between fell in two hunks that no edit of a cell fitted.
  */
 function lineKey(line: string): string {
-  const words = line.replace(/<!--.*?-->/g, ' ').replace(/<\/(?=[A-Za-z])/g, ' end ').replace(/\]\([^)]*\)/g, ']').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  // Each replacement only where it can match (the words' pass, the costly one, over ASCII without Unicode classes).
+  let text = line;
+  if (text.includes('<!--')) text = text.replace(/<!--.*?-->/g, ' ');
+  if (text.includes('</')) text = text.replace(/<\/(?=[A-Za-z])/g, ' end ');
+  if (text.includes('](')) text = text.replace(/\]\([^)]*\)/g, ']');
+  const words = text.replace(ASCII.test(text) ? ASCII_NON_WORDS : NON_WORDS, ' ').trim();
   if (words !== '') return words;
   // Any delimiter row of a table is the same line (`|---|:-:|` and `| - | :-: |`).
   return /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/.test(line) && line.includes('|') ? '|-|' : line.replace(/\s+/g, '');
+}
+
+const ASCII = /^[\x00-\x7F]*$/;
+/** Runs of characters that are no letter or digit; in ASCII, letters and digits are `A-Za-z0-9`. */
+const NON_WORDS = /[^\p{L}\p{N}]+/gu;
+const ASCII_NON_WORDS = /[^A-Za-z0-9]+/g;
+
+function memoized(key: (line: string) => string): (line: string) => string {
+  const known = new Map<string, string>();
+  return (line) => {
+    let found = known.get(line);
+    if (found === undefined) known.set(line, (found = key(line)));
+    return found;
+  };
 }
 
 /** Below this many lines on both sides together, a stretch is aligned by a shortest edit script (Myers, jsdiff). */

@@ -8,11 +8,17 @@
 import type { Element, ElementContent, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 
-/** The elements of an HTML fragment, whitespace text between them dropped. */
+/**
+ * The elements of an HTML fragment, whitespace text between them dropped. The last fragment's are kept: an HTML block
+ * is asked in turn whether it is a table, a drawing, figures (issue 40: three parses of each of GitBook's figures).
+ * Like `openingTag`'s, the elements are only read.
+ */
 export function htmlElements(html: string): Element[] {
-  const root: HastRoot = fromHtml(html, { fragment: true });
-  return elementsOf(root.children as ElementContent[]);
+  if (lastFragment?.html !== html) lastFragment = { html, elements: elementsOf((fromHtml(html, { fragment: true }) as HastRoot).children as ElementContent[]) };
+  return [...lastFragment.elements];
 }
+
+let lastFragment: { html: string; elements: Element[] } | undefined;
 
 export function elementsOf(children: readonly ElementContent[] | readonly HastRoot['children'][number][]): Element[] {
   return (children as ElementContent[]).filter((child): child is Element => child.type === 'element');
