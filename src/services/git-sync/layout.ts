@@ -306,7 +306,8 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
- * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
+ * which its links are relative to). A file listed twice is a page once (pagePlaces: where items nest under it, else its
+ * first place). Entries whose file
  * is not in `exists` are left out. An item naming `summaryFile` (the summary itself) is no page: its file is the
  * summary's, which the export writes from the tree, so an edit of that page was lost by the next export.
  */
@@ -321,6 +322,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const read = item ? readItem(item[3], summaryDir) : null;
     if (read?.path && read.anchor === null) listed.add(read.path);
   }
+  const placeOfPage = pagePlaces(lines, summaryDir);
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
@@ -350,7 +352,9 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let inFence = false;
   // Each item and heading line in order, with the page it made (null: none), for `unread`.
   const said: Array<{ line: string; page: LayoutPage | null; why: string | null }> = [];
+  let at = -1;
   for (line of lines) {
+    at++;
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     // Its lines are no page; kept as the author's lines are (an export writing the summary again dropped GitBook's OpenAPI pages).
     const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
@@ -410,7 +414,15 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       said.push({ line, page: placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
-    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself' : null;
+    const elsewhere = path === null ? undefined : placeOfPage.get(path);
+    const why =
+      path === null || url !== null ? 'it leads to no file'
+      : outside && !exists(path) ? 'it leads out of the content root'
+      : !/\.md$/i.test(path) ? 'it leads to no Markdown file'
+      : seen.has(path) ? 'its file is listed before'
+      : elsewhere !== undefined && elsewhere !== at ? 'its file is listed after, with items under it'
+      : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself'
+      : null;
     if (why !== null || path === null) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
       said.push({ line, page: null, why });
@@ -434,6 +446,37 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
   }
   return top;
+}
+
+/**
+ * The line of each file's page among the summary's items that name it without an anchor: the first item with items
+ * nested under it, else the first. GitBook writes a link to a page as an item naming the page's file, which may come
+ * first, alone (trunk-io/docs: `* [MCP Server](…/mcp-reference/README.md)` under another section, the page with its
+ * ten pages under it further down); made the page, its pages became pages of the section above.
+ */
+function pagePlaces(lines: string[], summaryDir: string): Map<string, number> {
+  const items: Array<{ at: number; indent: number; path: string | null }> = [];
+  let inFence = false;
+  lines.forEach((line, at) => {
+    const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
+    if (fence) inFence = !inFence;
+    if (inFence || fence) return;
+    // A heading or a thematic break ends the items nested under the item before it.
+    if (HEADING.test(line) || THEMATIC_BREAK.test(line)) return void items.push({ at, indent: -1, path: null });
+    const item = ITEM.exec(line);
+    const written = item ?? LINKLESS_ITEM.exec(line);
+    if (!written) return;
+    const read = item ? readItem(item[3], summaryDir) : null;
+    items.push({ at, indent: written[1].replace(/\t/g, '    ').length, path: read && read.url === null && read.anchor === null ? read.path : null });
+  });
+  const first = new Map<string, number>();
+  const nesting = new Map<string, number>();
+  items.forEach(({ at, indent, path }, i) => {
+    if (path === null) return;
+    if (!first.has(path)) first.set(path, at);
+    if (!nesting.has(path) && (items[i + 1]?.indent ?? -1) > indent) nesting.set(path, at);
+  });
+  return new Map([...first].map(([path, at]) => [path, nesting.get(path) ?? at]));
 }
 
 /**
