@@ -158,20 +158,22 @@ const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
 export const MAX_LINK_TITLE = 100;
 
 /**
- * How a summary's items are indented: `unit` spaces a level (GitBook writes 2; authors often 4), after `base` spaces that
- * every item has (a summary whose items are all indented, top level included).
+ * How a summary's items are written: `unit` spaces a level (GitBook writes 2; authors often 4), after `base` spaces that
+ * every item has (a summary whose items are all indented, top level included), and the bullet most of them have (GitBook
+ * writes `*`): a new item among `-` items with `*` starts a list of its own in CommonMark.
  */
 export interface SummaryIndent {
   unit: number;
   base: number;
+  bullet?: '*' | '+' | '-';
 }
 const GITBOOK_INDENT: SummaryIndent = { unit: 2, base: 0 };
-const indentAt = (depth: number, indent: SummaryIndent) => ' '.repeat(indent.base + Math.max(depth, 0) * indent.unit);
+const itemStart = (depth: number, indent: SummaryIndent) => `${' '.repeat(indent.base + Math.max(depth, 0) * indent.unit)}${indent.bullet ?? '*'}`;
 
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
 export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, indent = GITBOOK_INDENT): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${indentAt(depth, indent)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${itemStart(depth, indent)} [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */
@@ -246,7 +248,7 @@ export const isMissingKey = (key: string) => key.startsWith('missing:');
 export const MISSING_KEY_PREFIX = 'missing:';
 
 /** A summary item without a link, as its author wrote it (`* Section`). */
-export const linklessSummaryItem = (depth: number, title: string, indent = GITBOOK_INDENT) => `${indentAt(depth, indent)}* ${title}`;
+export const linklessSummaryItem = (depth: number, title: string, indent = GITBOOK_INDENT) => `${itemStart(depth, indent)} ${title}`;
 
 /**
  * Where a page was when its file was synced: its parent (`''` at the top level) and its slug. The export moves the
@@ -513,14 +515,25 @@ export function sameGroupHeading(line: string, title: string, slug: string, slug
  * of 2: its lines are its author's where they say what ours say, and a new item goes in at its top level's indent.
  */
 export function summaryIndent(text: string): SummaryIndent {
+  const bullets = { '*': 0, '+': 0, '-': 0 };
   const indents = text.split(/\r?\n/).flatMap((line) => {
-    const spaces = /^([ \t]*)[*+-]\s/.exec(line)?.[1];
-    return spaces === undefined ? [] : [spaces.replace(/\t/g, '    ').length];
+    const item = /^([ \t]*)([*+-])\s/.exec(line);
+    if (!item || THEMATIC_BREAK.test(line)) return [];
+    bullets[item[2] as keyof typeof bullets]++;
+    return [item[1].replace(/\t/g, '    ').length];
   });
   if (indents.length === 0) return GITBOOK_INDENT;
   const base = Math.min(...indents);
   const steps = indents.map((spaces) => spaces - base).filter((step) => step > 0);
-  return { unit: steps.length ? Math.min(...steps) : 2, base };
+  const bullet = (['*', '-', '+'] as const).reduce((most, next) => (bullets[next] > bullets[most] ? next : most));
+  return { unit: steps.length ? Math.min(...steps) : 2, base, ...(bullet === '*' ? {} : { bullet }) };
+}
+
+/** How a summary's lines end, as its author wrote them: CRLF where most do, and whether its last line has a break. */
+export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean } {
+  const crlf = text.match(/\r\n/g)?.length ?? 0;
+  const lf = (text.match(/\n/g)?.length ?? 0) - crlf;
+  return { eol: crlf > lf ? '\r\n' : '\n', final: text === '' || text.endsWith('\n') };
 }
 
 /**
