@@ -27,7 +27,7 @@ describe('an export that writes SUMMARY.md again', () => {
     expectStatus(await merge(space.id, cr, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${cr}: New page`, timestamp: new Date().toISOString() });
     expect((await gitOutput(name, 'diff', '--name-only', head, 'refs/heads/main')).trim().split('\n').sort()).toEqual(['SUMMARY.md', 'new-page.md']);
-    // Only the new page's lines are added, after the last group (GitBook's thematic break before it).
-    expect(await gitOutput(name, 'show', 'refs/heads/main:SUMMARY.md')).toBe(`${SUMMARY}\n***\n\n* [New page](new-page.md)\n`);
+    // Only the new page's lines are added, after the last group (GitBook's thematic break before it), with the author's bullet.
+    expect(await gitOutput(name, 'show', 'refs/heads/main:SUMMARY.md')).toBe(`${SUMMARY}\n***\n\n- [New page](new-page.md)\n`);
   }, 120_000);
 });

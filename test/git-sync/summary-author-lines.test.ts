@@ -9,7 +9,7 @@ import { createRepository, gitOutput, githubBody, runGitOperation } from '../hel
  * nobody touched (00labs/huma-monorepo's summary has four spaces a level), and a group's heading without its anchor
  * got one (`## Sip & CIPP` became `## Sip & CIPP <a href="#sip-cipp" ...>`, found probing KelvinTegelaar/CIPP-docs).
  * Lines saying what ours would say are kept as written, the summary's title too; a new or moved line takes the file's
- * indentation, so it nests where it should.
+ * indentation, so it nests where it should, and its bullet (probe22: `*` among `-` items starts a list of its own).
  */
 
 const SUMMARY = [
@@ -54,6 +54,6 @@ describe("an export rewriting a hand-written SUMMARY.md", () => {
     await applyChanges(space.id, cr.number, token, [{ operation: 'insert_page', into: guides.id, at: 2, title: 'Rollback', document: { markdown: '# Rollback\n\nUndo.\n' } }]);
     expectStatus(await merge(space.id, cr.number, token), 200);
     await runGitOperation(space.id, token, 'export', { ...githubBody(name), commitMessage: `GITBOOK-${cr.number}: Rollback`, timestamp: new Date().toISOString() });
-    expect(await changedLines(name, created.head)).toEqual(['+    * [Rollback](guides/rollback.md)']);
+    expect(await changedLines(name, created.head)).toEqual(['+    - [Rollback](guides/rollback.md)']);
   });
 });

@@ -36,6 +36,7 @@ import {
   SUMMARY_GROUP_END,
   summaryGroupHeading,
   summaryIndent,
+  summaryLineBreaks,
   summaryItem,
   summaryItemForm,
   caseFolded,
@@ -565,6 +566,8 @@ export async function runExport(
   const authorsLine = new Map<string, string>();
   const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
   let indent: SummaryIndent = { unit: 2, base: 0 };
+  // The author's line breaks and ending, kept: a summary written on Windows had every line rewritten with LF.
+  let breaks = summaryLineBreaks('');
   let authorsTitle: string | undefined;
   // Heading lines (the title's and the groups') the author wrote with no blank line under them, or none above them:
   // written again, a heading the export keeps keeps its spacing (an author writing `## Group` right above its items got a
@@ -580,6 +583,7 @@ export async function runExport(
   if (summaryFile) {
     const summaryText = decoder.decode(await session.readBlob(summaryFile.oid));
     indent = summaryIndent(summaryText);
+    breaks = summaryLineBreaks(summaryText);
     authorsTitle = /^\s*(#[ \t]+\S.*?)[ \t]*(?:\r?\n|$)/.exec(summaryText)?.[1];
     const summaryLines = summaryText.split(/\r?\n/);
     let items = 0;
@@ -688,7 +692,7 @@ export async function runExport(
       depthOf.set(id, depth);
       pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indent));
     }
-    out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join('\n')}\n`)), mode: modeAt(summaryPath) });
+    out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join(breaks.eol)}${breaks.final ? breaks.eol : ''}`)), mode: modeAt(summaryPath) });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by
     // the folders they were imported from (`group:minter`): recorded so, their pages keep their ids.
     for (const row of rows) if (row.kind === 'page' && summaryKeys.has(row.targetId)) row.path = summaryKeys.get(row.targetId)!;

@@ -158,20 +158,22 @@ const LINK_TITLE = /\s+(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/;
 export const MAX_LINK_TITLE = 100;
 
 /**
- * How a summary's items are indented: `unit` spaces a level (GitBook writes 2; authors often 4), after `base` spaces that
- * every item has (a summary whose items are all indented, top level included).
+ * How a summary's items are written: `unit` spaces a level (GitBook writes 2; authors often 4), after `base` spaces that
+ * every item has (a summary whose items are all indented, top level included), and the bullet most of them have (GitBook
+ * writes `*`): a new item among `-` items with `*` starts a list of its own in CommonMark.
  */
 export interface SummaryIndent {
   unit: number;
   base: number;
+  bullet?: '*' | '+' | '-';
 }
 const GITBOOK_INDENT: SummaryIndent = { unit: 2, base: 0 };
-const indentAt = (depth: number, indent: SummaryIndent) => ' '.repeat(indent.base + Math.max(depth, 0) * indent.unit);
+const itemStart = (depth: number, indent: SummaryIndent) => `${' '.repeat(indent.base + Math.max(depth, 0) * indent.unit)}${indent.bullet ?? '*'}`;
 
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
 export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, indent = GITBOOK_INDENT): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${indentAt(depth, indent)}* [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${itemStart(depth, indent)} [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */
@@ -246,7 +248,7 @@ export const isMissingKey = (key: string) => key.startsWith('missing:');
 export const MISSING_KEY_PREFIX = 'missing:';
 
 /** A summary item without a link, as its author wrote it (`* Section`). */
-export const linklessSummaryItem = (depth: number, title: string, indent = GITBOOK_INDENT) => `${indentAt(depth, indent)}* ${title}`;
+export const linklessSummaryItem = (depth: number, title: string, indent = GITBOOK_INDENT) => `${itemStart(depth, indent)} ${title}`;
 
 /**
  * Where a page was when its file was synced: its parent (`''` at the top level) and its slug. The export moves the
@@ -306,7 +308,8 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
 
 /**
  * The page tree of a SUMMARY.md (paths relative to the content root; `summaryDir` is the summary's folder,
- * which its links are relative to). A file listed twice is a page once (its first place). Entries whose file
+ * which its links are relative to). A file listed twice is a page once (pagePlaces: where items nest under it, else its
+ * first place). Entries whose file
  * is not in `exists` are left out. An item naming `summaryFile` (the summary itself) is no page: its file is the
  * summary's, which the export writes from the tree, so an edit of that page was lost by the next export.
  */
@@ -321,6 +324,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const read = item ? readItem(item[3], summaryDir) : null;
     if (read?.path && read.anchor === null) listed.add(read.path);
   }
+  const placeOfPage = pagePlaces(lines, summaryDir);
   let group: LayoutPage | null = null;
   // Two groups of one title (`### Overview` under `## 9` and under `## 10`) are two pages: the second key gets its
   // rank (`group:Overview#2`), stable while the summary keeps its order; the same key twice failed the whole import.
@@ -350,7 +354,9 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   let inFence = false;
   // Each item and heading line in order, with the page it made (null: none), for `unread`.
   const said: Array<{ line: string; page: LayoutPage | null; why: string | null }> = [];
+  let at = -1;
   for (line of lines) {
+    at++;
     // A fence may open in a list item (`* ```yaml`: GitBook's OpenAPI pages); taken for a closing one, every item after it was lost.
     // Its lines are no page; kept as the author's lines are (an export writing the summary again dropped GitBook's OpenAPI pages).
     const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
@@ -410,7 +416,15 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       said.push({ line, page: placeItem({ path: null, key, title, children: [], anchorLink: { path, anchor }, ...(linkTitle ? { linkTitle } : {}) }, siblings, parent), why: null });
       continue;
     }
-    const why = path === null || url !== null ? 'it leads to no file' : outside && !exists(path) ? 'it leads out of the content root' : !/\.md$/i.test(path) ? 'it leads to no Markdown file' : seen.has(path) ? 'its file is listed before' : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself' : null;
+    const elsewhere = path === null ? undefined : placeOfPage.get(path);
+    const why =
+      path === null || url !== null ? 'it leads to no file'
+      : outside && !exists(path) ? 'it leads out of the content root'
+      : !/\.md$/i.test(path) ? 'it leads to no Markdown file'
+      : seen.has(path) ? 'its file is listed before'
+      : elsewhere !== undefined && elsewhere !== at ? 'its file is listed after, with items under it'
+      : path.toLowerCase() === summaryFile?.toLowerCase() ? 'it is the summary itself'
+      : null;
     if (why !== null || path === null) {
       // A link to nothing (or a second place of a page): its items nest under what it nests under.
       said.push({ line, page: null, why });
@@ -434,6 +448,37 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     }
   }
   return top;
+}
+
+/**
+ * The line of each file's page among the summary's items that name it without an anchor: the first item with items
+ * nested under it, else the first. GitBook writes a link to a page as an item naming the page's file, which may come
+ * first, alone (trunk-io/docs: `* [MCP Server](…/mcp-reference/README.md)` under another section, the page with its
+ * ten pages under it further down); made the page, its pages became pages of the section above.
+ */
+function pagePlaces(lines: string[], summaryDir: string): Map<string, number> {
+  const items: Array<{ at: number; indent: number; path: string | null }> = [];
+  let inFence = false;
+  lines.forEach((line, at) => {
+    const fence = /^\s*(?:[*+-]\s+)?(```|~~~)/.test(line);
+    if (fence) inFence = !inFence;
+    if (inFence || fence) return;
+    // A heading or a thematic break ends the items nested under the item before it.
+    if (HEADING.test(line) || THEMATIC_BREAK.test(line)) return void items.push({ at, indent: -1, path: null });
+    const item = ITEM.exec(line);
+    const written = item ?? LINKLESS_ITEM.exec(line);
+    if (!written) return;
+    const read = item ? readItem(item[3], summaryDir) : null;
+    items.push({ at, indent: written[1].replace(/\t/g, '    ').length, path: read && read.url === null && read.anchor === null ? read.path : null });
+  });
+  const first = new Map<string, number>();
+  const nesting = new Map<string, number>();
+  items.forEach(({ at, indent, path }, i) => {
+    if (path === null) return;
+    if (!first.has(path)) first.set(path, at);
+    if (!nesting.has(path) && (items[i + 1]?.indent ?? -1) > indent) nesting.set(path, at);
+  });
+  return new Map([...first].map(([path, at]) => [path, nesting.get(path) ?? at]));
 }
 
 /**
@@ -470,14 +515,25 @@ export function sameGroupHeading(line: string, title: string, slug: string, slug
  * of 2: its lines are its author's where they say what ours say, and a new item goes in at its top level's indent.
  */
 export function summaryIndent(text: string): SummaryIndent {
+  const bullets = { '*': 0, '+': 0, '-': 0 };
   const indents = text.split(/\r?\n/).flatMap((line) => {
-    const spaces = /^([ \t]*)[*+-]\s/.exec(line)?.[1];
-    return spaces === undefined ? [] : [spaces.replace(/\t/g, '    ').length];
+    const item = /^([ \t]*)([*+-])\s/.exec(line);
+    if (!item || THEMATIC_BREAK.test(line)) return [];
+    bullets[item[2] as keyof typeof bullets]++;
+    return [item[1].replace(/\t/g, '    ').length];
   });
   if (indents.length === 0) return GITBOOK_INDENT;
   const base = Math.min(...indents);
   const steps = indents.map((spaces) => spaces - base).filter((step) => step > 0);
-  return { unit: steps.length ? Math.min(...steps) : 2, base };
+  const bullet = (['*', '-', '+'] as const).reduce((most, next) => (bullets[next] > bullets[most] ? next : most));
+  return { unit: steps.length ? Math.min(...steps) : 2, base, ...(bullet === '*' ? {} : { bullet }) };
+}
+
+/** How a summary's lines end, as its author wrote them: CRLF where most do, and whether its last line has a break. */
+export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean } {
+  const crlf = text.match(/\r\n/g)?.length ?? 0;
+  const lf = (text.match(/\n/g)?.length ?? 0) - crlf;
+  return { eol: crlf > lf ? '\r\n' : '\n', final: text === '' || text.endsWith('\n') };
 }
 
 /**

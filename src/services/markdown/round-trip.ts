@@ -528,16 +528,39 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
-  const fits = (strict: boolean) => {
+  const fits = (hunks: SourceHunk[], strict: boolean) => {
     // As the page is written (our rows left in a table restyled as the author's, an edited row merged without padding).
-    const patched = patch.hunks.length === 0 ? ours : writeBody(styled, undefined, patch.hunks, strict, tableRows);
+    const patched = hunks.length === 0 ? ours : writeBody(styled, undefined, hunks, strict, tableRows);
     return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
-  const relaxed = fits(false);
-  const strict = !relaxed && fits(true);
-  const hunks = relaxed || strict ? patch.hunks : [];
+  const relaxed = fits(patch.hunks, false);
+  const whole = relaxed || fits(patch.hunks, true);
+  // Else the hunks that still fit, where they fit whole: one that reads otherwise no longer costs the page all the others.
+  const hunks = whole ? patch.hunks : hunksThatFit(patch.hunks, (some) => fits(some, true));
+  const strict = !relaxed && hunks.length > 0;
   if (hunks.length === 0 && !patch.head && !patch.noFinalNewline) return styled;
   return { ...styled, data: { ...data, [SOURCE_PATCH_KEY]: { ...kept, hunks, ...(strict ? { strict: true as const } : {}) } } };
+}
+
+/** The most times hunksThatFit writes and reads a page again: beyond it, a page keeps none of its hunks (as before). */
+const MAX_FIT_CHECKS = 24;
+
+/**
+ * The hunks of a patch that together read as the document, found by halves (a patch whose whole no longer reads so):
+ * a page whose tag written as text in a paragraph (`{% content-ref url="x.md" %} [x](x.md) ...`, its hunk saying the
+ * `url` by id, the text not) was written whole our way for a one-line edit (probe22, devportal-docs-translations). The
+ * halves that fit are checked again together; none where they do not, or past MAX_FIT_CHECKS.
+ */
+function hunksThatFit(hunks: SourceHunk[], fits: (hunks: SourceHunk[]) => boolean): SourceHunk[] {
+  let checks = 0;
+  const check = (some: SourceHunk[]) => ++checks <= MAX_FIT_CHECKS && fits(some);
+  const search = (some: SourceHunk[]): SourceHunk[] => {
+    if (some.length <= 1 || checks >= MAX_FIT_CHECKS) return [];
+    const halves = [some.slice(0, Math.ceil(some.length / 2)), some.slice(Math.ceil(some.length / 2))];
+    return halves.flatMap((half) => (check(half) ? half : search(half)));
+  };
+  const found = search(hunks);
+  return found.length > 0 && checks < MAX_FIT_CHECKS && fits(found) ? found : [];
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
