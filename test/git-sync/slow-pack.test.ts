@@ -30,19 +30,26 @@ async function importOf(name: string, slow: Record<string, number>) {
   return { operation: (await gitInfo(space.id, token)).body.operation, space, token };
 }
 
+/**
+ * The time limit of a request during these tests: each waits on real time for ten of them at least, so it is short
+ * (before, 2 s: the file took 24-33 s), yet twenty times the trickle's gaps and above what a request to the local server
+ * takes on a loaded machine.
+ */
+const LIMIT_MS = 1_000;
+
 describe('a whole pack from a slow server', { timeout: 240_000 }, () => {
   const limit = GIT_TRANSFER_LIMITS.timeoutMs;
 
   it('whose first byte comes after the time limit of a request, and whose bytes trickle for longer than ten of them, is read', async () => {
-    GIT_TRANSFER_LIMITS.timeoutMs = 2_000;
+    GIT_TRANSFER_LIMITS.timeoutMs = LIMIT_MS;
     try {
-      // Held 3 s, then 24 bytes every 100 ms: over 5,000 bytes, some 24 s in all (the limit before: 20 s). The gaps are
-      // those of a loaded server's trickle (a twentieth of the limit); the bytes per gap make the wait no longer than it
-      // must be to pass the old limit.
+      // Held one and a half limits, then 24 bytes every twentieth of the limit: over 5,000 bytes, some 12 limits in all
+      // (the limit before: 10 of them). The gaps are those of a loaded server's trickle (a twentieth of the limit); the
+      // bytes per gap make the wait no longer than it must be to pass the old limit.
       const began = Date.now();
-      const { operation, space, token } = await importOf('slow-pack-trickle', { holdMs: 3_000, trickleMs: 100, trickleBytes: 24 });
+      const { operation, space, token } = await importOf('slow-pack-trickle', { holdMs: LIMIT_MS * 1.5, trickleMs: LIMIT_MS / 20, trickleBytes: 24 });
       expect(operation, JSON.stringify(operation)).toMatchObject({ state: 'success', direction: 'import' });
-      expect(Date.now() - began).toBeGreaterThan(20_000);
+      expect(Date.now() - began).toBeGreaterThan(10 * LIMIT_MS);
       const pages: any[] = expectStatus(await api('GET', `/v1/spaces/${space.id}/content/pages`, { token }), 200).body.pages;
       expect(pages.map((p) => p.title)).toEqual(['Home']);
     } finally {
@@ -51,12 +58,12 @@ describe('a whole pack from a slow server', { timeout: 240_000 }, () => {
   });
 
   it('that stops sending midway fails after the time limit of silence, saying so', async () => {
-    GIT_TRANSFER_LIMITS.timeoutMs = 2_000;
+    GIT_TRANSFER_LIMITS.timeoutMs = LIMIT_MS;
     try {
       const began = Date.now();
-      const { operation } = await importOf('slow-pack-stalled', { trickleMs: 50, trickleBytes: 64, stallAfter: 256 });
+      const { operation } = await importOf('slow-pack-stalled', { trickleMs: LIMIT_MS / 40, trickleBytes: 64, stallAfter: 256 });
       expect(operation).toMatchObject({ state: 'failure', direction: 'import' });
-      expect(operation.error).toMatch(/git-upload-pack sent nothing for 2 s/);
+      expect(operation.error).toMatch(new RegExp(`git-upload-pack sent nothing for ${LIMIT_MS / 1000} s`));
       expect(Date.now() - began).toBeLessThan(18_000);
     } finally {
       GIT_TRANSFER_LIMITS.timeoutMs = limit;
