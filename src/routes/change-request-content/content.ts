@@ -15,7 +15,7 @@ import { ComputedRevisionSourceSchema, RevisionFileSchema, RevisionPageReadSchem
 import { changeRequestMatch, changeRequestQuery, loadChangeRequest, type ChangeRequestWithContext } from '../../services/content/change-requests';
 import type { ContentChange } from '../../services/content/batch';
 import { authorizeComputedSources, computedSourceChange, orgRankOfSpaceQuery } from '../../services/content/computed-sources';
-import { fileResponse, filesResponse, pageResponse, pagesResponseStream, revisionResponseStream, toApiFiles, type ContentRequest } from '../../services/content/reads';
+import { fileResponse, filesResponse, pageResponseJson, pagesResponseStream, revisionResponseStream, toApiFiles, type ContentRequest } from '../../services/content/reads';
 
 /** A change request's own content: reads like the space's, and batches of edits that make new revisions. */
 const tags = ['Change request content'];
@@ -223,7 +223,8 @@ export const changeRequestContentRouter = createRouter()
   })
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.json(await pageResponse(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200);
+    // Its JSON text, streamed when the page has child pages (services/content/reads pageJson).
+    return c.body(await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(updateContentRoute, async (c) => {
     const userId = requireUser(c);

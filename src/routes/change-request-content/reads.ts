@@ -7,7 +7,7 @@ import { ContentQuerySchema, IdSchema } from '../../schemas/common';
 import { PageByPathQuerySchema, PagePathSchema, pageOptions } from '../../schemas/page-query';
 import { RevisionPageMetaLinksSchema, RevisionPageReadSchema, RevisionReusableContentSchema } from '../../schemas/revision';
 import { ChangesQuerySchema, RevisionSemanticChangesSchema } from '../../schemas/semantic-changes';
-import { pageByPathResponse, pageMetaLinksResponse, reusableContentResponse, type ContentRequest } from '../../services/content/reads';
+import { pageByPathResponseJson, pageMetaLinksResponse, reusableContentResponse, type ContentRequest } from '../../services/content/reads';
 import { changeRequestChanges } from '../../services/content/semantic-changes';
 
 /**
@@ -72,7 +72,7 @@ const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): Conte
 export const changeRequestReadsRouter = createRouter()
   .openapi(getPageByPathRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.json(await pageByPathResponse(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200);
+    return c.body(await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(listPageMetaLinksRoute, async (c) => {
     const params = c.req.valid('param');

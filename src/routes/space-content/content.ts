@@ -6,7 +6,7 @@ import { pageOptions } from '../../schemas/page-options';
 import {
   fileResponse,
   filesResponse,
-  pageByPathResponse,
+  pageByPathResponseJson,
   pageMetaLinksResponse,
   pageResponseJson,
   pagesResponseStream,
@@ -82,16 +82,16 @@ export const spaceContentRouter = createLazyRouter()
   })
   .openapi(getPageRoute, async (c) => {
     const { spaceId, pageId } = c.req.valid('param');
-    // Its JSON text made by the read, which splices in a stored document's text (services/content/reads): the body
-    // c.json would make of pageResponse's answer, hence typed as that answer.
+    // Its JSON text made by the read, which splices in a stored document's text and streams a page with child pages
+    // (services/content/reads pageJson): the body c.json would make of the page object, hence typed as that answer.
     const json = await pageResponseJson(request(c, spaceId), pageId, pageOptions(c.req.valid('query')));
     return c.body(json, 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(getPageByPathRoute, async (c) => {
     const { spaceId, pagePath } = c.req.valid('param');
-    return c.json(await pageByPathResponse(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200);
+    return c.body(await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(getPageByPathSegmentsRoute, async (c) => {
     const { spaceId, pagePath } = c.req.valid('param');
-    return c.json(await pageByPathResponse(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200);
+    return c.body(await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   });

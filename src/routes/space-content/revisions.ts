@@ -15,10 +15,10 @@ import {
   filesResponse,
   pagesResponseStream,
   reusableContentResponse,
-  pageByPathResponse,
+  pageByPathResponseJson,
   pageDocumentResponse,
   pageMetaLinksResponse,
-  pageResponse,
+  pageResponseJson,
   reusableContentDocumentResponse,
   revisionResponseStream,
   type ContentRequest,
@@ -187,7 +187,8 @@ export const revisionsRouter = createRouter()
   .openapi(getRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.json(await pageResponse(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200);
+    // Its JSON text, streamed when the page has child pages (services/content/reads pageJson).
+    return c.body(await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(getPageDocumentRoute, async (c) => {
     const params = c.req.valid('param');
@@ -199,7 +200,7 @@ export const revisionsRouter = createRouter()
   })
   .openapi(getPageByPathRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.json(await pageByPathResponse(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200);
+    return c.body(await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
   })
   .openapi(getReusableContentDocumentRoute, async (c) => {
     const params = c.req.valid('param');

@@ -15,15 +15,18 @@ export function pagesJsonStream(
   markdownOf?: PageMarkdown,
   /** Before each page is written (its Markdown read: reads' `markdownReady`, tree-markdown); awaited when it answers a promise. */
   ready?: (page: ReadPage) => Promise<void> | undefined,
-  /** The text around the pages' array: `{"pages":[` and `]}` by default; a revision's (revisionJsonStream) else. */
-  around: { open: string; close: string } = { open: '{"pages":[', close: ']}' },
+  /**
+   * The text around the pages' array: `{"pages":[` and `]}` by default; a revision's (revisionJsonStream) or a page
+   * read's (reads' pageJson, whose child pages' paths start with its path: `parentPath`) else.
+   */
+  around: { open: string; close: string; parentPath?: string } = { open: '{"pages":[', close: ']}' },
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   // A page's JSON is cut where its `pages` array goes: at a placeholder no title or path can spell (random per list).
   const placeholder = `\u0000${crypto.randomUUID()}\u0000`;
   const quoted = JSON.stringify(placeholder);
   /** Each level being written: its pages, the next one's index, its parent's path, and the text that closes it. */
-  const stack: Array<{ pages: ReadPage[]; next: number; parentPath: string; close: string }> = [{ pages, next: 0, parentPath: '', close: around.close }];
+  const stack: Array<{ pages: ReadPage[]; next: number; parentPath: string; close: string }> = [{ pages, next: 0, parentPath: around.parentPath ?? '', close: around.close }];
   let opened = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -125,7 +125,7 @@ export interface ContentRead {
   /** With `withGit`: the revision's commit, if Git Sync made or pushed it. */
   git?: { oid: string; message: string; createdByGitBook: boolean; url: string | null; ref: string | null };
   /**
-   * With `markdown`: the Markdown body of a page of the tree or of the page's subtree. A whole tree's is read as its
+   * With `markdown`: the Markdown body of a page of the tree or of the page's subtree (not the page's own), read as the
    * pages are written: `markdownReady(page)` before each, in the list's order (pages-json does), or `markdownOf` throws.
    */
   markdownOf?: PageMarkdown;
@@ -241,7 +241,9 @@ export function pageTreeSql(revisionId: SQL, published: boolean, byPath: boolean
   const extras = [
     spaceRowSql(revisionId, published),
     ...(computed ? [specStatesSql(sql.placeholder('spaceId'), sql`select json_extract(rec, ${SPEC_OF}) from up where level = 0 union all select json_extract(rec, ${SPEC_OF}) from down`)] : []),
-    ...(withMarkdown ? [markdownRowsSql(sql`select json_extract(rec, '$.document') as hash from down`)] : []),
+    // The subtree's Markdown within a budget, the rest named (`more`) and read as the answer is written (tree-markdown):
+    // a group of hundreds of pages answered them all here, at once.
+    ...(withMarkdown ? [budgetedMarkdownRowsSql(sql`select json_extract(rec, '$.document') as hash, 0 as at from down`, TREE_MARKDOWN_BUDGET)] : []),
     ...(withReusable
       ? [includedReusableSql(revisionId, sql`select json_extract(up.rec, '$.document') from up where up.level = 0`)]
       : []),
@@ -353,16 +355,6 @@ function reusableContentQuery(db: Db, revisionId: SQL, id: string) {
 }
 
 /**
- * One row per distinct document that `hashes` names (a subquery with a `hash` column; nulls skipped),
- * keyed by its hash: kind `markdown` with the Markdown it was stored with, or, for a document stored
- * before migration 0015 (no Markdown), kind `body` with its body, which the Worker converts.
- */
-function markdownRowsSql(hashes: SQL) {
-  return sql`select case when d.markdown is null then 'body' else 'markdown' end, h.hash, coalesce(d.markdown, ${composedBodySql('d')})
-    from (select distinct hash from (${hashes}) where hash is not null) h join documents d on d.hash = h.hash`;
-}
-
-/**
  * The page a read by id starts from with `computed`: the id itself, unless the map has no such page and
  * the part of the id before `-` is a computed page (never the top-level record `~`), which generates it.
  */
@@ -372,8 +364,8 @@ function generatedStartSql(find: (key: SQL) => SQL, pageId: Placeholder<string>)
       and json_extract(${find(stem)}, '$.computed') is not null then ${stem} else ${pageId} end`;
 }
 
-/** `n`: a level, a depth, or a hash (`document`, `chunk`, `markdown`, `body` rows: the document's). */
-type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'reusable' | 'entry' | 'space'; n: number | string; value: string };
+/** `n`: a level, a depth, or a hash (`document`, `chunk`, `markdown`, `body`, `more` rows: the document's). */
+type PageTreeRow = { kind: 'up' | 'down' | 'document' | 'chunk' | 'spec' | 'markdown' | 'body' | 'more' | 'reusable' | 'entry' | 'space'; n: number | string; value: string };
 
 /** Deeper than any tree a client can build through content batches: a bound on the recursion. */
 const MAX_DEPTH = 1000;
@@ -601,19 +593,20 @@ export async function readContent(db: Db, source: ContentSource, userId: string,
   const hiddenFiles = gateFiles && holds ? filesHiddenFrom(pages ?? wholeTree(rows<TreeRow>('gateTree')!).pages, holds, rows<FileReference>('fileRefs')!) : undefined;
   const readFiles = fileRows ? filesOf(fileRows, extra.allFiles !== undefined) : undefined;
   const readPages = holds && pages ? pagesFor(pages, holds) : pages;
+  const readLocated = holds && located ? locatedFor(located, holds) : located;
   return {
     space,
     changeRequest: cr,
     revision: { ...row, meta: parseMeta(row.meta) },
     urls: { app },
-    located: holds && located ? locatedFor(located, holds) : located,
+    located: readLocated,
     ...(await pageDocumentOf(pageRows, hint)),
     pages: readPages,
     files: hiddenFiles?.size ? readFiles?.filter((file) => !hiddenFiles.has(file.id)) : readFiles,
     hiddenFileCount: hiddenFiles?.size ?? 0,
     mergedFrom: extra.mergedFrom !== undefined ? (results[extra.mergedFrom][0] as ChangeRequestWithContext | undefined) : undefined,
     git: gitOf(rows<{ oid: string; message: string; createdByGitBook: number; url: string | null; ref: string | null }>('git')?.[0]),
-    ...(wanted.markdown ? await markdownOfRead(db, pageRows, treeRows, readPages) : {}),
+    ...(wanted.markdown ? await markdownOfRead(db, [...(pageRows ?? []), ...(treeRows ?? [])], readPages ?? readLocated?.page.pages) : {}),
     reusable: wanted.reusable || wanted.reusableContent !== undefined ? await reusableOf([...(pageRows ?? []).filter((r) => r.kind !== 'document'), ...(rows<PageTreeRow>('reusableContent') ?? [])]) : undefined,
   };
 }
@@ -742,40 +735,21 @@ async function reusableOf(rows: Array<{ kind: string; n?: number | string; value
 }
 
 /**
- * A read's Markdown of pages: a page read's (its subtree's, markdownOfPages), or a whole tree's, read as its list is
- * written (tree-markdown: `markdownReady` before each page, in the list's order).
+ * A read's Markdown of pages: a whole tree's, or a page read's subpages', read as they are written (tree-markdown:
+ * `markdownReady` before each, in the order pages-json writes them). Both statements answer their documents' bodies
+ * within a budget and name the others, so that a group of hundreds of pages is not read, and converted, all at once.
  */
-async function markdownOfRead(db: Db, pageRows: PageTreeRow[] | undefined, treeRows: TreeRow[] | undefined, pages: ReadPage[] | undefined): Promise<Pick<ContentRead, 'markdownOf' | 'markdownReady'>> {
-  if (!treeRows || !pages) return { markdownOf: await markdownOfPages([...(pageRows ?? []), ...(treeRows ?? [])]) };
+async function markdownOfRead(db: Db, rows: Array<PageTreeRow | TreeRow>, pages: ReadPage[] | undefined): Promise<Pick<ContentRead, 'markdownOf' | 'markdownReady'>> {
+  if (!pages) return {};
   // Computed pages' generated pages are written from their generated documents: the writer and generator loaded now, as before.
-  const computed = treeRows.some((row) => typeof row.value === 'string' && row.kind !== 'markdown' && row.kind !== 'body' && row.value.includes('"computed"'));
+  const computed = rows.some((row) => typeof row.value === 'string' && !MARKDOWN_KINDS.has(row.kind) && row.value.includes('"computed"'));
   const [writer, generated] = computed ? await Promise.all([markdownWriter(), generatedDocuments()]) : [];
-  const markdown = new TreeMarkdown({ db, pages, rows: [...(pageRows ?? []), ...treeRows], writer, generated });
+  const markdown = new TreeMarkdown({ db, pages, rows, writer, generated });
   return { markdownOf: markdown.of, markdownReady: (page) => markdown.ready(page) };
 }
 
-/**
- * The Markdown body of a page of a tree (markdownRowsSql's rows): the Markdown its document was stored
- * with, its document converted when it was stored without (before migration 0015), a generated page's
- * generated document converted (it has none stored), and an empty string for an empty page.
- */
-async function markdownOfPages(rows: Array<{ kind: string; n?: number | string; key?: string | null; value: string | null }>): Promise<PageMarkdown> {
-  const byHash = new Map<string, string>();
-  for (const row of rows) if (row.kind === 'markdown' && row.value !== null) byHash.set(String(row.key ?? row.n), row.value);
-  // Stored Markdown is all most reads need: the Markdown writer and reader (remark, the HTML parser behind them) load
-  // only when a body has none stored or a computed page may generate pages (its record says "computed"), so
-  // that a cold isolate's page read does not evaluate them.
-  const converts = rows.some((row) => row.value !== null && (row.kind === 'body' || row.value.includes('"computed"')));
-  if (!converts) return (page) => (page.document ? (byHash.get(page.document) ?? '') : '');
-  const [{ documentToMarkdown }, generated] = await Promise.all([markdownWriter(), generatedDocuments()]);
-  for (const row of rows) {
-    if (row.kind === 'body' && row.value !== null) byHash.set(String(row.key ?? row.n), documentToMarkdown(await parseStoredBodyNative<JSONDocument>(row.value)));
-  }
-  return (page) => {
-    if (page.generated) return documentToMarkdown(generated(page.generated, page.computedSeed ?? page.id));
-    return page.document ? (byHash.get(page.document) ?? '') : '';
-  };
-}
+/** Rows of bodies (and a page's own document): none of them a page record that may say "computed". */
+const MARKDOWN_KINDS = new Set(['markdown', 'body', 'more', 'document']);
 
 /** The specs computed pages name, by slug, from the rows of a page or tree statement. */
 function specStates(rows: Array<{ kind: string; value: string }>): Map<string, SpecState> {
@@ -838,22 +812,48 @@ export async function toApiFiles(env: Env, origin: string, files: FileEntry[]) {
   return Promise.all(files.map(async (file) => toRevisionFile(file, await downloadUrl(env, origin, file, now, sign))));
 }
 
-/** The page a content read found, as the API answers it without its body; a 404 when there is none. */
+/**
+ * The page a content read found, as the API answers it without its child pages (`pages` empty, where its kind has them)
+ * nor its body; a 404 when there is none.
+ */
 function locatedPage(read: ContentRead) {
   const located = read.located;
   if (!located) throw new ApiError(404, 'Page not found');
-  // Its child pages carry their Markdown; the page itself carries its body in the format asked for.
-  const childMarkdown: PageMarkdown | undefined = read.markdownOf && ((p) => (p === located.page ? undefined : read.markdownOf!(p)));
-  const page = toRevisionPage(located.page, read.urls, located.parentPath, childMarkdown);
+  const page = toRevisionPage({ ...located.page, pages: [] }, read.urls, located.parentPath);
   // A computed page read with computed=false (its source), a group or a link page: no body (they have none of their own).
   const bodiless = page.type === 'computed' || page.type === 'link' || page.type === 'group';
   return { located, page, bodiless };
 }
 
-/** The page of a content read with its body, as a document or Markdown, evaluated and dereferenced on demand. */
+/**
+ * The page of a content read as one object: its child pages with their Markdown, and its body as a document or
+ * Markdown, evaluated and dereferenced on demand. Its whole subtree's Markdown is held at once: the page read routes
+ * answer `pageResponseJson`, which writes a page at a time.
+ */
 export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
-  const { located, page, bodiless } = locatedPage(read);
-  if (bodiless) return page;
+  const { located, bodiless } = locatedPage(read);
+  const whole = toRevisionPage(located.page, read.urls, located.parentPath, await subtreeMarkdown(read, located.page));
+  return bodiless ? whole : { ...whole, ...(await pageBody(db, read, located, options)) };
+}
+
+/** The Markdown of every page below `page` (not its own), read in the order tree-markdown reads it. */
+async function subtreeMarkdown(read: ContentRead, page: ReadPage): Promise<PageMarkdown | undefined> {
+  const { markdownOf, markdownReady } = read;
+  if (!markdownOf || page.pages.length === 0) return undefined;
+  const byPage = new Map<ReadPage, string | undefined>();
+  const visit = async (pages: ReadPage[]) => {
+    for (const child of pages) {
+      await markdownReady?.(child);
+      byPage.set(child, markdownOf(child));
+      await visit(child.pages);
+    }
+  };
+  await visit(page.pages);
+  return (child) => byPage.get(child);
+}
+
+/** A page's body, as a document or Markdown, evaluated and dereferenced on demand (a page that has one: not `bodiless`). */
+async function pageBody(db: Db, read: ContentRead, located: LocatedPage, options: PageOptions): Promise<{ markdown: string } | { document: JSONDocument }> {
   const generated = located.page.generated;
   // Written the way content batches read Markdown back: the title as the leading heading, the page's
   // fields as front matter, so a page read and posted back as Markdown stays the same page.
@@ -866,7 +866,7 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
     const markdown = await markdownOf(read.documentHash, JSON.stringify([title, frontmatter]), async () =>
       (await markdownWriter()).documentToMarkdown(JSON.parse(body) as JSONDocument, { title, frontmatter }),
     );
-    return { ...page, markdown };
+    return { markdown };
   }
   let document: JSONDocument = generated
     ? await generatedDocument(generated, located.page.computedSeed ?? located.page.id)
@@ -878,9 +878,34 @@ export async function pageWithContent(db: Db, read: ContentRead, options: PageOp
     document = read.reusable ? dereferenceDocument(document, read.reusable.included) : await dereference(db, meta.reusableContents, document);
   }
   if (options.evaluated) document = evaluateDocument(document, meta.variables, located.page.variables);
-  if (options.format === 'document') return { ...page, document };
+  if (options.format === 'document') return { document };
   const { documentToMarkdown } = await markdownWriter();
-  return { ...page, markdown: documentToMarkdown(document, writeOptions()) };
+  return { markdown: documentToMarkdown(document, writeOptions()) };
+}
+
+/**
+ * A page read's answer as JSON text: the bytes `JSON.stringify(await pageWithContent(...))` makes. Its child pages are
+ * written a page at a time (pages-json), their Markdown read in batches as they are written (tree-markdown), and the
+ * text is streamed: a group of hundreds of pages is never held whole, nor its subpages' Markdown (issue 40). A page
+ * without child pages answers one string. A page read as it is stored (a document, neither evaluated nor dereferenced)
+ * answers its document's JSON text as its statement or this isolate's cache (document-cache) holds it, spliced in:
+ * neither parsed into objects nor written back to text, which for a long page was most of a warm read's Worker CPU.
+ */
+async function pageJson(db: Db, read: ContentRead, options: PageOptions): Promise<string | ReadableStream<Uint8Array>> {
+  const { located, page, bodiless } = locatedPage(read);
+  const asStored = !bodiless && options.format === 'document' && !options.evaluated && !options.dereferenced && !located.page.generated && !!read.documentBody;
+  const body = bodiless ? {} : asStored ? { document: 0 } : await pageBody(db, read, located, options);
+  // The stored document's text in place of the `0` that holds its place: the last member, before the closing brace.
+  const withDocument = (text: string) => (asStored ? `${text.slice(0, -'0}'.length)}${read.documentBody}}` : text);
+  const children = 'pages' in page ? located.page.pages : [];
+  if (children.length === 0) return withDocument(JSON.stringify({ ...page, ...body }));
+  // Cut where its `pages` array goes: at a placeholder no title or path can spell (random per answer).
+  const placeholder = `\u0000${crypto.randomUUID()}\u0000`;
+  const quoted = JSON.stringify(placeholder);
+  const text = JSON.stringify({ ...page, pages: [placeholder], ...body });
+  const at = text.indexOf(`[${quoted}]`);
+  const around = { open: text.slice(0, at + 1), close: withDocument(text.slice(at + 1 + quoted.length)), parentPath: 'path' in page ? page.path : '' };
+  return pagesJsonStream(children, read.urls, read.markdownOf, read.markdownReady, around);
 }
 
 /**
@@ -981,30 +1006,16 @@ export async function fileResponse(r: ContentRequest, fileId: string) {
   return apiFile;
 }
 
-export async function pageResponse(r: ContentRequest, pageId: string, options: PageOptions) {
-  return pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced }), options);
+/** A page by its id, as the JSON text of its answer (pageJson: streamed when it has child pages). */
+export async function pageResponseJson(r: ContentRequest, pageId: string, options: PageOptions): Promise<string | ReadableStream<Uint8Array>> {
+  return pageJson(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced }), options);
 }
 
-/**
- * `pageResponse` as the JSON text of its answer. A page read as it is stored (a document, neither evaluated nor
- * dereferenced) answers its document's JSON text as its statement or this isolate's cache (document-cache) holds it,
- * spliced in: neither parsed into objects nor written back to text, which for a long page was most of a warm read's
- * Worker CPU. The same JSON value as pageResponse's (its last member is `document` either way).
- */
-export async function pageResponseJson(r: ContentRequest, pageId: string, options: PageOptions): Promise<string> {
-  const read = await readFor(r, { page: pageId, reusable: !!options.dereferenced });
-  const asStored = options.format === 'document' && !options.evaluated && !options.dereferenced;
-  const { located, page, bodiless } = locatedPage(read);
-  if (!asStored || bodiless || located.page.generated || !read.documentBody) return JSON.stringify(await pageWithContent(r.db, read, options));
-  const head = JSON.stringify({ ...page, document: 0 });
-  return `${head.slice(0, -'0}'.length)}${read.documentBody}}`;
-}
-
-/** A page by its path in the revision (slugs from the top level, `/`-separated); an unknown path is a 404. */
-export async function pageByPathResponse(r: ContentRequest, path: string, options: PageOptions) {
+/** A page by its path in the revision (slugs from the top level, `/`-separated), as pageResponseJson; an unknown path is a 404. */
+export async function pageByPathResponseJson(r: ContentRequest, path: string, options: PageOptions): Promise<string | ReadableStream<Uint8Array>> {
   const segments = path.split('/').filter((segment) => segment !== '');
   if (segments.length === 0) throw new ApiError(404, 'Page not found');
-  return pageWithContent(r.db, await readFor(r, { path: segments, reusable: !!options.dereferenced }), options);
+  return pageJson(r.db, await readFor(r, { path: segments, reusable: !!options.dereferenced }), options);
 }
 
 /** A page's body alone (GitBook's JSONDocument), evaluated and dereferenced on demand. */

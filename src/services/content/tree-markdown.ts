@@ -7,9 +7,10 @@ import type { PageMarkdown } from './presenter';
 import type { ReadPage } from './revisions';
 
 /**
- * The Markdown of every page of a whole-tree read (the page list, a revision), read as the list is written rather than
- * all before it: the list held every page's Markdown (and, for a document stored without Markdown, converted it) before
- * its first byte, so a 717-page space's list went over a 48 MB heap that its import stayed under (issue 40). Now:
+ * The Markdown of every page of a whole-tree read (the page list, a revision) and of a page read's subpages (reads'
+ * pageJson), read as the list is written rather than all before it: the list held every page's Markdown (and, for a
+ * document stored without Markdown, converted it) before its first byte, so a 717-page space's list went over a 48 MB
+ * heap that its import stayed under (issue 40); a read of its 632-page group did the same. Now:
  * - the tree statement answers, beside the tree, the stored bodies of its documents (since migration 0051 every page
  *   document is stored without its Markdown) within TREE_MARKDOWN_BUDGET bytes (`budgetedMarkdownRowsSql`; a space
  *   under it costs no round trip more than before), and names the others (`more`);
@@ -19,7 +20,7 @@ import type { ReadPage } from './revisions';
  * - a page's body is converted to Markdown when the page is written, and dropped once the list is past the last page
  *   that shows it.
  * What is held at once is then the tree and about two budgets of bodies, whatever the space's size. The bytes written
- * are those of the Markdown read whole (test `space-content/pages-list-markdown-bounded`).
+ * are those of the Markdown read whole (tests `space-content/pages-list-markdown-bounded`, `page-read-subtree-bounded`).
  */
 
 /**
@@ -63,9 +64,12 @@ const documentOf = (page: ReadPage): string | undefined => (page.generated ? und
 
 export interface TreeMarkdownOptions {
   db: Db;
-  /** The pages as the list writes them (after computed pages are expanded and a visitor's hidden pages cut). */
+  /**
+   * The pages as the list writes them (after computed pages are expanded and a visitor's hidden pages cut): a tree's,
+   * or a page read's child pages (the page statement's `markdown`, `body` and `more` rows are of its subtree).
+   */
   pages: ReadPage[];
-  /** The tree statement's `markdown`, `body` and `more` rows. */
+  /** The tree (or page) statement's `markdown`, `body` and `more` rows, among others it ignores. */
   rows: MarkdownRow[];
   /** The Markdown writer and computed pages' generator: given when the tree has computed pages (their generated pages are written). */
   writer?: Writer;
