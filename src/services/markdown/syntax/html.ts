@@ -14,11 +14,15 @@ import { fromHtml } from 'hast-util-from-html';
  * Like `openingTag`'s, the elements are only read.
  */
 export function htmlElements(html: string): Element[] {
-  if (lastFragment?.html !== html) lastFragment = { html, elements: elementsOf((fromHtml(html, { fragment: true }) as HastRoot).children as ElementContent[]) };
-  return [...lastFragment.elements];
+  if (lastFragment?.html === html) return [...lastFragment.elements];
+  const elements = elementsOf((fromHtml(html, { fragment: true }) as HastRoot).children as ElementContent[]);
+  // A large fragment's tree is not held past its reading (a table is read at the first question).
+  lastFragment = html.length <= MAX_KEPT_FRAGMENT ? { html, elements } : undefined;
+  return [...elements];
 }
 
 let lastFragment: { html: string; elements: Element[] } | undefined;
+const MAX_KEPT_FRAGMENT = 16 * 1024;
 
 export function elementsOf(children: readonly ElementContent[] | readonly HastRoot['children'][number][]): Element[] {
   return (children as ElementContent[]).filter((child): child is Element => child.type === 'element');
