@@ -105,6 +105,24 @@ describe('a server without protocol v2 (a real git http-backend)', { timeout: 24
     expect(stats).toMatchObject({ protocol: 'v1', fetch: 'full' });
   });
 
+  it('the full fetch tried instead goes where the old URL of the repository redirects (a 301, as for a renamed repository)', async () => {
+    const name = 'v1-streamed-delta-moved';
+    const lines = Array.from({ length: 400 }, (_, i) => `Line ${i} of the release notes, which the docs copy.`);
+    await createRepository(name, {
+      allowFilter: false,
+      v1Only: true,
+      files: { 'docs/README.md': '# Home\n\nWelcome.\n', 'docs/notes.txt': `${lines.slice(0, 390).join('\n')}\n`, 'vendor/notes.txt': `${lines.join('\n')}\nAnd more.\n` },
+    });
+    const moved = await fetch(`${gitServer().url}/__control/redirect`, { method: 'POST', body: JSON.stringify({ name: `${name}-old`, to: name, status: 301 }) });
+    expect(moved.status).toBe(200);
+    const org = await seedOrg();
+    const token = org.owner.token;
+    const space = await createSpace(org.id, token);
+    const { operation, stats } = await runWithCap(space.id, token, 'import', { ...githubBody(`${name}-old`), repoProjectDirectory: 'docs', force: true }, '1000000');
+    expect(operation, JSON.stringify(operation)).toMatchObject({ state: 'success', direction: 'import' });
+    expect(stats).toMatchObject({ protocol: 'v1', fetch: 'full' });
+  });
+
   it('documentation over the cap fails, naming the limit and the way out, and the space is unchanged', async () => {
     const name = 'v1-streamed-over';
     await createRepository(name, { files: FILES, allowFilter: false, v1Only: true });

@@ -1377,7 +1377,8 @@ export class GitSession {
     this.stats.protocol = 'v1';
     this.stats.fetch = 'full';
     try {
-      await git.fetch({ ...this.base, cache: this.cache, http: this.http, remote: 'origin', onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
+      // Where the discovery's redirects led (learnServedAt): a POST to the old URL is not followed through a 301.
+      await git.fetch({ ...this.base, cache: this.cache, http: this.http, remote: 'origin', url: this.repositoryUrl, onAuth: this.onAuth, ref: remoteRef, remoteRef, singleBranch: true, depth: 1, tags: false });
     } catch (error) {
       if (!isTooLarge(error)) throw error;
       if (!noPartial) throw new Error(`the repository is too large for a full fetch (over ${this.fullFetchCap} bytes, GIT_SYNC_MAX_FULL_FETCH_BYTES)`);
