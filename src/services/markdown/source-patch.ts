@@ -819,13 +819,20 @@ interface TokenChange {
 }
 
 /**
- * Whether `edit` inserts text where `author` inserts lines that begin with a line break: the text ends the line before
- * them (applied after the author's, it goes before them). A two-line setext heading (`First line` / `second line` /
- * `---`, ours `## First line second line`) edited at its end was both inserting at the end, and was written as our
- * one `##` line (found-gitprobe16a 5, aimlapi).
+ * Whether `edit` inserts text where `author` inserts lines that begin with a line break, or with a `\` hard break:
+ * the text ends the line before them (applied after the author's, it goes before them). A two-line setext heading
+ * (`First line` / `second line` / `---`, ours `## First line second line`) edited at its end was both inserting at the
+ * end, and was written as our one `##` line (found-gitprobe16a 5, aimlapi); a paragraph ending `text.\` / `<br>` (ours
+ * `text.<br><br>`) edited at its text's end was written `text. edit<br><br>` (probe22, trunk-io/docs).
  */
 function endsLineBefore(edit: TokenChange, author: TokenChange): boolean {
-  return edit.start === edit.end && author.start === author.end && edit.start === author.start && /^\s*\n/.test(author.insert[0] ?? '') && !edit.insert.some((token) => token.includes('\n'));
+  return edit.start === edit.end && author.start === author.end && edit.start === author.start && beginsWithLineBreak(author.insert) && !edit.insert.some((token) => token.includes('\n'));
+}
+
+/** Tokens that begin with a line break, or a `\` hard break (the backslash, then the line break). */
+function beginsWithLineBreak(tokens: readonly string[]): boolean {
+  const first = tokens[0] ?? '';
+  return /^\s*\n/.test(first) || (first === '\\' && /^\r?\n/.test(tokens[1] ?? ''));
 }
 
 function changesOf(from: string[], to: string[]): TokenChange[] | null {
