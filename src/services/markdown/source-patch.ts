@@ -345,6 +345,9 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   // the author wrote them (a padded table's row wider than its padding, which no hunk holds). Taken for our rows,
   // such a row did not fit the author's widths, and an edit elsewhere in the page re-padded the table whole.
   const unchanged = new Set<number>();
+  // A neighbour that had a hunk of its own (a padded table's row, read compact) was not as the author wrote it: its
+  // hunk left out (its own neighbours edited), it is our row, padded like the author's, never kept compact.
+  const patched = new Set(hunks.flatMap((hunk) => hunk.remove.map((_, k) => hunk.at + k)));
   const copy = (from: number, to: number) => {
     for (let i = from; i < to; i++) (out.push(source[i]), origins.push(unchanged.has(i) ? { table: tables[i]?.table ?? -1, unchanged: true } : { ours: i }));
   };
@@ -356,8 +359,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
-    if (placed.at > 0 && lines[placed.at - 1] === hunk.before) unchanged.add(placed.at - 1);
-    if (lines[placed.at + hunk.remove.length] === hunk.after) unchanged.add(placed.at + hunk.remove.length);
+    if (placed.at > 0 && lines[placed.at - 1] === hunk.before && !patched.has(hunk.at - 1)) unchanged.add(placed.at - 1);
+    if (lines[placed.at + hunk.remove.length] === hunk.after && !patched.has(hunk.at + hunk.remove.length)) unchanged.add(placed.at + hunk.remove.length);
     copy(copied, placed.at);
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {
