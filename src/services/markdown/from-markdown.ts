@@ -298,7 +298,8 @@ interface DetailsBlock {
   type: 'gitbookDetails';
   open: boolean;
   summary: PhrasingContent[] | null;
-  summaryHtml: string | null;
+  /** The summary's content when it holds elements (a `<mark>`), read as inline HTML: its text alone lost them. */
+  summaryHtml: ElementContent[] | null;
   children: FlowNode[];
 }
 /** An HTML table written over several HTML blocks with Markdown between them (syntax/html-table.ts). */
@@ -1070,7 +1071,7 @@ class Converter {
   }
 
   private expandable(node: DetailsBlock, depth: number): AnyBlock {
-    const title = node.summary ? this.inlines(node.summary) : [textNode(node.summaryHtml ?? '')];
+    const title = node.summaryHtml ? this.htmlInlines(trimRun(node.summaryHtml)) : node.summary ? this.inlines(node.summary) : [textNode('')];
     const body = fitIntoFragment('expandable', this.flow(node.children, depth + 1));
     return {
       object: 'block',
@@ -1661,11 +1662,13 @@ function detailsBlock(open: Html, children: FlowNode[]): DetailsBlock {
     }
   }
   const summaryText = summaryElement ? elementText(summaryElement).trim() : '';
+  // GitBook's title is a paragraph, its text marked as any paragraph's (`<summary>Text <mark style="...">x</mark></summary>`).
+  const rich = summaryElement?.children.some((child) => child.type === 'element') ?? false;
   return {
     type: 'gitbookDetails',
     open: attribute(details, 'open') !== undefined,
     summary: [{ type: 'text', value: summaryText }],
-    summaryHtml: null,
+    summaryHtml: rich && summaryElement ? summaryElement.children : null,
     children: body,
   };
 }

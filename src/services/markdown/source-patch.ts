@@ -366,6 +366,9 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
   // the author wrote them (a padded table's row wider than its padding, which no hunk holds). Taken for our rows,
   // such a row did not fit the author's widths, and an edit elsewhere in the page re-padded the table whole.
   const unchanged = new Set<number>();
+  // A neighbour that had a hunk of its own (a padded table's row, read compact) was not as the author wrote it: its
+  // hunk left out (its own neighbours edited), it is our row, padded like the author's, never kept compact.
+  const patched = new Set(hunks.flatMap((hunk) => hunk.remove.map((_, k) => hunk.at + k)));
   const copy = (from: number, to: number) => {
     for (let i = from; i < to; i++) (out.push(source[i]), origins.push(unchanged.has(i) ? { table: tables[i]?.table ?? -1, unchanged: true } : { ours: i }));
   };
@@ -377,8 +380,8 @@ export function applySourceHunks(ours: string, hunks: readonly SourceHunk[], cop
     const placed = place(lines, hunk, hunk.at + drift, copied, strict, next && { hunk: next, at: next.at + drift }, tables);
     // Where the writing asked for differs on the hunk's lines (its links go elsewhere), it is kept.
     if (!placed || (other && !sameLines(lines, other, placed.at, hunk.remove.length))) continue;
-    if (placed.at > 0 && lines[placed.at - 1] === hunk.before) unchanged.add(placed.at - 1);
-    if (lines[placed.at + hunk.remove.length] === hunk.after) unchanged.add(placed.at + hunk.remove.length);
+    if (placed.at > 0 && lines[placed.at - 1] === hunk.before && !patched.has(hunk.at - 1)) unchanged.add(placed.at - 1);
+    if (lines[placed.at + hunk.remove.length] === hunk.after && !patched.has(hunk.at + hunk.remove.length)) unchanged.add(placed.at + hunk.remove.length);
     copy(copied, placed.at);
     const table = tableAround(tables, placed.at, hunk.remove.length);
     placed.add.forEach((line, i) => {
@@ -840,13 +843,20 @@ interface TokenChange {
 }
 
 /**
- * Whether `edit` inserts text where `author` inserts lines that begin with a line break: the text ends the line before
- * them (applied after the author's, it goes before them). A two-line setext heading (`First line` / `second line` /
- * `---`, ours `## First line second line`) edited at its end was both inserting at the end, and was written as our
- * one `##` line (found-gitprobe16a 5, aimlapi).
+ * Whether `edit` inserts text where `author` inserts lines that begin with a line break, or with a `\` hard break:
+ * the text ends the line before them (applied after the author's, it goes before them). A two-line setext heading
+ * (`First line` / `second line` / `---`, ours `## First line second line`) edited at its end was both inserting at the
+ * end, and was written as our one `##` line (found-gitprobe16a 5, aimlapi); a paragraph ending `text.\` / `<br>` (ours
+ * `text.<br><br>`) edited at its text's end was written `text. edit<br><br>` (probe22, trunk-io/docs).
  */
 function endsLineBefore(edit: TokenChange, author: TokenChange): boolean {
-  return edit.start === edit.end && author.start === author.end && edit.start === author.start && /^\s*\n/.test(author.insert[0] ?? '') && !edit.insert.some((token) => token.includes('\n'));
+  return edit.start === edit.end && author.start === author.end && edit.start === author.start && beginsWithLineBreak(author.insert) && !edit.insert.some((token) => token.includes('\n'));
+}
+
+/** Tokens that begin with a line break, or a `\` hard break (the backslash, then the line break). */
+function beginsWithLineBreak(tokens: readonly string[]): boolean {
+  const first = tokens[0] ?? '';
+  return /^\s*\n/.test(first) || (first === '\\' && /^\r?\n/.test(tokens[1] ?? ''));
 }
 
 function changesOf(from: string[], to: string[]): TokenChange[] | null {

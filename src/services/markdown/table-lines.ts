@@ -182,15 +182,19 @@ function restyle(out: string[], origins: readonly LineOrigin[], start: number, e
   const padded = paddedWidths(unindented(out[start + 1]), evidence.map(unindented), writtenAs);
   const theirs = indices.filter((i) => !('ours' in origins[i]));
   for (const i of ours) {
+    // An edited row keeps what its author's line began with: in a table without outer pipes, a header's leading space
+    // is its first cell's, no indent of the table's (` Members | Descriptions`), and put before the other rows changed them.
+    const origin = origins[i];
+    const indent = 'was' in origin && origin.was !== undefined ? indentOf(origin.was) : prefix;
     // Padded to the table's widths, or else (rows not all padded alike) to its nearest row of the author's; unpadded in an unpadded table.
     const like = padded ?? neighbourWidths(out, theirs, start + 1, i, writtenAs);
     const cells = rows[i - start];
     if (!like || cells.length !== like.widths.length) {
-      out[i] = prefix + unindented(out[i]);
+      out[i] = indent + unindented(out[i]);
       continue;
     }
     // Only the edited row changes: a cell wider than its column is written as it is, the other rows and the delimiter left as the author wrote them.
-    out[i] = `${prefix}|${cells.map((cell, c) => ` ${pad(cell.trim(), like.widths[c] - 2, codes[c] as AlignType, like.measure)} `).join('|')}|`;
+    out[i] = `${indent}|${cells.map((cell, c) => ` ${pad(cell.trim(), like.widths[c] - 2, codes[c] as AlignType, like.measure)} `).join('|')}|`;
   }
 }
 

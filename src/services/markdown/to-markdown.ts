@@ -549,7 +549,7 @@ class Writer {
     const body = fragments.find((fragment) => fragment.fragment === 'expandable-body');
     const titleText = (title?.nodes ?? []).map((paragraph) => inlineText((paragraph.nodes ?? []) as DocumentInlineContent[])).join(' ');
     const open = block.data?.defaultExpanded === true ? '<details open>' : '<details>';
-    return tagNode(`${open}\n\n<summary>${escapeHtml(titleText)}</summary>`, '</details>', this.flow(body?.nodes ?? []), true);
+    return tagNode(`${open}\n\n<summary>${paragraphHtml(title?.nodes ?? [], titleText, this.hrefFor)}</summary>`, '</details>', this.flow(body?.nodes ?? []), true);
   }
 
   /**
@@ -629,10 +629,7 @@ class Writer {
 
   /** A caption as GitBook writes it: its text escaped, or, holding links or marks, as inline HTML. */
   private captionHtml(image: AnyBlock, text: string): string {
-    const paragraphs = captionOf(image);
-    const nodes = (paragraphs.length === 1 ? (paragraphs[0].nodes ?? []) : []) as DocumentInlineContent[];
-    const rich = nodes.some((node) => node.object !== 'text' || node.leaves.some((leaf) => (leaf.marks ?? []).length > 0));
-    return rich ? inlineHtml(nodes, this.hrefFor) : escapeHtml(text);
+    return paragraphHtml(captionOf(image), text, this.hrefFor);
   }
 
   private table(block: DocumentBlockTable): Table | RootContent {
@@ -965,6 +962,16 @@ function propsAttributes(props: unknown): Record<string, string> {
   if (!props || typeof props !== 'object') return {};
   const entries = Object.entries(props as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+}
+
+/**
+ * One paragraph as HTML inside a tag (a caption, an expandable's `<summary>`): its text escaped, or, holding links or
+ * marks, as inline HTML.
+ */
+function paragraphHtml(paragraphs: readonly AnyBlock[], text: string, hrefFor: (ref: ContentRef) => string): string {
+  const nodes = (paragraphs.length === 1 ? (paragraphs[0].nodes ?? []) : []) as DocumentInlineContent[];
+  const rich = nodes.some((node) => node.object !== 'text' || node.leaves.some((leaf) => (leaf.marks ?? []).length > 0));
+  return rich ? inlineHtml(nodes, hrefFor) : escapeHtml(text);
 }
 
 function captionOf(block: AnyBlock): AnyBlock[] {
