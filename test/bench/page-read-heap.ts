@@ -14,25 +14,12 @@ import { loadavg } from 'node:os';
 import { inspect, sampleHeap, type Inspector } from './git-sync-inspector';
 import { applyHeapCap, heapCapFromEnv, proveHeapCap } from './git-sync-heap-cap';
 import { bundle, bundleWorkers, client, seedUser, start } from './routes';
+import { incompressibleWords } from '../helpers/d1-answer-sizes';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const PAGES = Number(args.get('pages') ?? 700);
 const PAGE_CHARS = Number(args.get('page-chars') ?? 8000);
 const BASELINE = args.get('baseline');
-
-/** `count` characters of words drawn from a seeded sequence: Markdown that compresses little, as real pages. */
-function words(seed: number, count: number): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  let x = seed * 2654435761 + 1;
-  let out = '';
-  while (out.length < count) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out += (x >>> 0) % 7 === 0 ? ' ' : alphabet[(x >>> 0) % 62];
-  }
-  return out;
-}
 
 const cap = heapCapFromEnv(process.env.PAGE_READ_HEAP_CAP_MB);
 if (cap) console.log(`V8 heap capped at ${cap} MB (${applyHeapCap(cap)}): ${await proveHeapCap(cap)}`);
@@ -52,7 +39,7 @@ try {
   for (let from = 0; from < PAGES; from += 50) {
     const changes = Array.from({ length: Math.min(50, PAGES - from) }, (_, n) => {
       const i = from + n;
-      return { operation: 'insert_page', title: `Page ${i}`, into: group, document: { markdown: `Page ${i}.\n\n${words(i + 1, PAGE_CHARS)}\n` } };
+      return { operation: 'insert_page', title: `Page ${i}`, into: group, document: { markdown: `Page ${i}.\n\n${incompressibleWords(i + 1, PAGE_CHARS)}\n` } };
     });
     await call('POST', content, token, { changes });
   }

@@ -4,6 +4,7 @@ import { createDb } from '../../src/db/client';
 import { pagesResponseStream, revisionResponseStream } from '../../src/services/content/reads';
 import { documentToMarkdown } from '../../src/services/markdown/to-markdown';
 import type { JSONDocument } from '../../src/services/markdown/document';
+import { answerSizesD1, incompressibleWords, readAllText } from '../helpers/d1-answer-sizes';
 import { applyChanges, createSpace, merge, openChangeRequest, uniqueText } from '../helpers/content';
 import { api, BASE, expectStatus, seedOrg, type TestOrg } from '../helpers/harness';
 import { fetchWorker } from '../helpers/worker';
@@ -20,65 +21,6 @@ const PAGES = 42;
 /** Characters of Markdown per page, in words that do not compress: 42 pages store about 2.3 MB of documents, over two budgets. */
 const PAGE_CHARS = 70_000;
 
-/** `count` characters of words of letters and digits drawn from a seeded sequence (text that compresses little, as real pages). */
-function words(seed: number, count: number): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  let x = seed * 2654435761 + 1;
-  let out = '';
-  while (out.length < count) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    const n = (x >>> 0) % 62;
-    out += (x >>> 0) % 7 === 0 ? ' ' : alphabet[n];
-  }
-  return out;
-}
-
-/** A D1 binding that counts the bytes each answer of it (a statement or a batch) carries: its text and its blobs (stored documents). */
-function countingD1(d1: D1Database) {
-  const answers: number[] = [];
-  const real = new WeakMap<object, D1PreparedStatement>();
-  const chars = (value: unknown): number => {
-    if (typeof value === 'string') return value.length;
-    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength;
-    if (Array.isArray(value)) return value.every((v) => typeof v === 'number') ? value.length : value.reduce((n: number, v) => n + chars(v), 0);
-    if (value && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n + chars(v), 0);
-    return 0;
-  };
-  const note = <T>(result: T) => {
-    answers.push(chars(result));
-    return result;
-  };
-  const wrap = (statement: D1PreparedStatement): D1PreparedStatement => {
-    const proxy = {
-      bind: (...values: unknown[]) => wrap(statement.bind(...values)),
-      all: async () => note(await statement.all()),
-      raw: async (options?: { columnNames?: boolean }) => note(await statement.raw(options as never)),
-      first: async (column?: string) => note(await statement.first(column as never)),
-      run: async () => note(await statement.run()),
-    } as unknown as D1PreparedStatement;
-    real.set(proxy, statement);
-    return proxy;
-  };
-  const client = {
-    prepare: (query: string) => wrap(d1.prepare(query)),
-    batch: async (statements: D1PreparedStatement[]) => note(await d1.batch(statements.map((s) => real.get(s) ?? s))),
-  } as unknown as D1Database;
-  return { client, answers };
-}
-
-async function readAll(stream: ReadableStream<Uint8Array>, onChunk?: () => void) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    onChunk?.();
-    text += decoder.decode(read.value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
 describe("a large space's page list, its Markdown read as it is written", () => {
   let org: TestOrg;
   let spaceId: string;
@@ -90,7 +32,7 @@ describe("a large space's page list, its Markdown read as it is written", () => 
     spaceId = (await createSpace(org.id, org.owner.token, 'A large list')).id;
     const cr = await openChangeRequest(spaceId, org.owner.token, 'Many long pages');
     // Long paragraphs: what the list carries is their size; their parsing, done once here, is kept short.
-    const body = (i: number) => `${uniqueText(`Page ${i}`)}\n\n${Array.from({ length: 6 }, (_, n) => `Part ${n} of page ${i}: ${words(i * 10 + n + 1, PAGE_CHARS / 6)}`).join('\n\n')}\n`;
+    const body = (i: number) => `${uniqueText(`Page ${i}`)}\n\n${Array.from({ length: 6 }, (_, n) => `Part ${n} of page ${i}: ${incompressibleWords(i * 10 + n + 1, PAGE_CHARS / 6)}`).join('\n\n')}\n`;
     // A group holding most pages, some nested (Convai's shape), an empty page, a page after the group.
     let group = 'group';
     for (let from = 0; from < PAGES; from += 6) {
@@ -133,7 +75,7 @@ describe("a large space's page list, its Markdown read as it is written", () => 
   it('carries every page its Markdown, in the bytes of the revision read', async () => {
     const res = await fetchWorker(`${BASE}/v1/spaces/${spaceId}/content/pages`, { headers: { Authorization: `Bearer ${org.owner.token}` } });
     expect(res.status).toBe(200);
-    const text = await readAll(res.body!);
+    const text = await readAllText(res.body!);
     const pages = flat((JSON.parse(text) as { pages: ListedPage[] }).pages);
     expect(pages.length).toBe(PAGES + 3);
     expect(pages.filter((p) => p.markdown && p.markdown.length > PAGE_CHARS).length).toBe(PAGES);
@@ -143,7 +85,7 @@ describe("a large space's page list, its Markdown read as it is written", () => 
     }
     const revision = await fetchWorker(`${BASE}/v1/spaces/${spaceId}/content`, { headers: { Authorization: `Bearer ${org.owner.token}` } });
     expect(revision.headers.get('content-type')).toContain('application/json');
-    const revisionText = await readAll(revision.body!);
+    const revisionText = await readAllText(revision.body!);
     expect(JSON.stringify({ pages: JSON.parse(revisionText).pages })).toBe(text);
     // The revision's other fields as before: its files, reusable contents, urls after the pages.
     expect(Object.keys(JSON.parse(revisionText))).toEqual(['object', 'id', 'parents', 'pages', 'files', 'tags', 'reusableContents', 'variables', 'createdAt', 'urls', 'type', 'mergedFrom']);
@@ -151,10 +93,10 @@ describe("a large space's page list, its Markdown read as it is written", () => 
 
   it('no answer of D1 carries much more than a budget of Markdown, and the first pages are written before the last are read', async () => {
     for (const stream of [pagesResponseStream, revisionResponseStream]) {
-      const { client, answers } = countingD1(env.DB);
+      const { client, answers } = answerSizesD1(env.DB);
       const list = await stream(request(client));
       const beforeFirstChunk: number[] = [];
-      const text = await readAll(list, () => {
+      const text = await readAllText(list, () => {
         if (beforeFirstChunk.length === 0) beforeFirstChunk.push(answers.reduce((n, a) => n + a, 0));
       });
       expect(JSON.parse(text).pages.length).toBe(3);
@@ -175,8 +117,8 @@ describe("a large space's page list, its Markdown read as it is written", () => 
       { operation: 'insert_page', title: 'Two', document: { markdown: 'Two.\n' } },
     ]);
     expectStatus(await merge(small, cr.number, org.owner.token), 200);
-    const { client, answers } = countingD1(env.DB);
-    const text = await readAll(await pagesResponseStream({ ...request(client), source: { spaceId: small } }));
+    const { client, answers } = answerSizesD1(env.DB);
+    const text = await readAllText(await pagesResponseStream({ ...request(client), source: { spaceId: small } }));
     expect((JSON.parse(text).pages as ListedPage[]).map((p) => p.markdown?.trim())).toEqual(['One.', 'Two.']);
     expect(answers.length).toBe(1);
   });
