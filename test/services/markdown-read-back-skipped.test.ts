@@ -42,12 +42,12 @@ describe('read-back of an imported page', () => {
     expect(readsBack).toBe(true);
   });
 
-  it('is done where the attribute written by id is text the document holds (HTML it keeps as code)', () => {
-    // `<custom-thing>` is no block of GitBook's: its HTML is the document's text, so written by id it reads otherwise.
+  it('is done where the attribute written by id is text the document holds (inline HTML it keeps as text)', () => {
+    // `<custom-thing>` is no block or mark of GitBook's: its HTML is the document's text (written back escaped), so written by id it reads otherwise.
     const markdown = ['# Title', '', ...KEPT, '', '<custom-thing src="shot.png">x</custom-thing>  ', '<custom-thing src="shot.png">y</custom-thing>', '', 'See ![more](shot.png).', ''].join('\n');
     const { conversion, written, readBacks, readsBack } = converted(markdown, { 'shot.png': 'f1' });
     expect(readBacks).toBe(1);
-    expect(written).toContain('`<custom-thing src="shot.png">`x`</custom-thing>`');
+    expect(written).toContain('\\<custom-thing src="shot.png">x\\</custom-thing>');
     expect(JSON.stringify(conversion.document.nodes)).not.toContain('/files/f1"}},{"object":"text"');
     expect(readsBack).toBe(true);
   });
