@@ -136,33 +136,14 @@ export async function* pktLinesOf(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
-/** The pack bytes of a v2 `fetch` answer, as they come: band 1 of the `packfile` section; band 3 (an error) thrown. */
-export async function* packBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  let inPack = false;
-  for await (const line of pktLinesOf(body)) {
-    if (line === null) {
-      if (inPack) return;
-      continue;
-    }
-    if (!inPack) {
-      const text = decoder.decode(line).trimEnd();
-      if (text.startsWith('ERR ')) throw new Error(`the remote refused the fetch: ${text.slice(4)}`);
-      if (text === 'packfile') inPack = true;
-      continue;
-    }
-    if (line[0] === 1) yield line.subarray(1);
-    else if (line[0] === 3) throw new Error(`the remote failed the fetch: ${decoder.decode(line.subarray(1)).trim()}`);
-  }
-  if (!inPack) throw new Error('the remote answered the fetch without a pack');
-}
-
 /**
- * The pack bytes of a protocol v0/v1 `git-upload-pack` answer (a server without protocol v2), as they come: the
- * negotiation's lines first (`shallow`/`unshallow` of a `deepen`, a flush, `NAK` or `ACK`), then the pack in side band
- * 1 (asked with `side-band-64k`), progress in band 2, an error in band 3; a flush ends it. A band line starts with its
- * band's byte (1 to 3), a negotiation line with a letter.
+ * The pack bytes of a `git-upload-pack` answer, as they come, in side band 1; progress (band 2) is not read, an error
+ * (band 3) is thrown; a flush after the pack ends it. Protocol v2's `fetch` (`v2`): the pack is the `packfile`
+ * section's. Protocol v0/v1 (`v1`, a server without protocol v2): the negotiation's lines come first (`shallow`/
+ * `unshallow` of a `deepen`, a flush, `NAK` or `ACK`), then the bands (asked with `side-band-64k`): a band line starts
+ * with its band's byte (1 to 3), a negotiation line with a letter.
  */
-export async function* v1PackBytesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* packBytesOf(body: ReadableStream<Uint8Array>, protocol: 'v1' | 'v2' = 'v2'): AsyncGenerator<Uint8Array> {
   let inPack = false;
   for await (const line of pktLinesOf(body)) {
     if (line === null) {
@@ -170,7 +151,7 @@ export async function* v1PackBytesOf(body: ReadableStream<Uint8Array>): AsyncGen
       continue;
     }
     const band = line[0];
-    if (band === 1 || band === 2 || band === 3) {
+    if (band >= 1 && band <= 3 && (inPack || protocol === 'v1')) {
       inPack = true;
       if (band === 1 && line.byteLength > 1) yield line.subarray(1);
       else if (band === 3) throw new Error(`the remote failed the fetch: ${decoder.decode(line.subarray(1)).trim()}`);
@@ -178,6 +159,7 @@ export async function* v1PackBytesOf(body: ReadableStream<Uint8Array>): AsyncGen
     }
     const text = decoder.decode(line).trimEnd();
     if (text.startsWith('ERR ')) throw new Error(`the remote refused the fetch: ${text.slice(4)}`);
+    if (protocol === 'v2' && text === 'packfile') inPack = true;
   }
   if (!inPack) throw new Error('the remote answered the fetch without a pack');
 }

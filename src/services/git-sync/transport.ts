@@ -2,7 +2,7 @@ import git from 'isomorphic-git';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, outboundStream, type OutboundEnv } from '../../lib/outbound';
 import { deflateSync } from 'node:zlib';
-import { blobsOfPackStream, packBytesOf, singleBlobOf, v1PackBytesOf, type PackObjectType } from './blob-stream';
+import { blobsOfPackStream, packBytesOf, singleBlobOf, type PackObjectType } from './blob-stream';
 import { treesOfPackStream, type KeptObject } from './pack-stream';
 import { gitOutboundEnv, type GitCredentials } from './urls';
 import { MAX_CACHED_TREE_BYTES, type TreeCache } from './tree-cache';
@@ -452,8 +452,11 @@ function httpError(status: number): Error {
   return Object.assign(new Error(`the repository answered HTTP ${status} to git-receive-pack`), { code: 'HttpError', data: { statusCode: status } });
 }
 
-/** git-receive-pack's advertisement (`info/refs?service=git-receive-pack`): its refs, and the capabilities after the first. */
-function receivePackAdvertisement(bytes: Uint8Array): { refs: Map<string, string>; capabilities: Set<string> } {
+/**
+ * A protocol v0/v1 ref advertisement (`info/refs?service=git-receive-pack`, and git-upload-pack's from a server without
+ * protocol v2): its refs, and the capabilities after the first.
+ */
+function refAdvertisement(bytes: Uint8Array): { refs: Map<string, string>; capabilities: Set<string> } {
   const refs = new Map<string, string>();
   let capabilities = new Set<string>();
   for (const line of readPktLines(bytes)) {
@@ -727,7 +730,7 @@ export class GitSession {
     for (const line of readPktLines(response.bytes)) if (line) lines.push(decoder.decode(line).trimEnd());
     // Smart HTTP may start with "# service=git-upload-pack" and a flush before the v2 advertisement.
     if (!lines.includes('version 2')) {
-      this.v1Advertised = receivePackAdvertisement(response.bytes);
+      this.v1Advertised = refAdvertisement(response.bytes);
       return null;
     }
     const capabilities = new Set(lines.filter((l) => l !== 'version 2' && !l.startsWith('# service=')));
@@ -804,7 +807,7 @@ export class GitSession {
       const budget = new ByteBudget(GIT_TRANSFER_LIMITS.keptWhileStreaming);
       const files = keep ? new StreamedFiles(keep.under) : null;
       let filesHeld = 0;
-      return treesOfPackStream((this.v2Fetch ? packBytesOf : v1PackBytesOf)(response.body), {
+      return treesOfPackStream(packBytesOf(response.body, this.v2Fetch ? 'v2' : 'v1'), {
         onTree: (data) => {
           for (const oid of readNamedBlobs(data)) named.add(oid);
         },
@@ -1532,7 +1535,7 @@ export class GitSession {
     this.stats.requests++;
     if (!advertised.ok) throw httpError(advertised.status);
     this.learnServedAt(advertised.url, 'git-receive-pack');
-    const { refs, capabilities } = receivePackAdvertisement(advertised.bytes);
+    const { refs, capabilities } = refAdvertisement(advertised.bytes);
     if ((refs.get(ref) ?? null) !== from) throw pushRefused(ref, `its head is ${refs.get(ref) ?? 'gone'}, not ${from ?? 'absent'} as read`);
     const sideBand = capabilities.has('side-band-64k');
     const wanted = ['report-status', ...(sideBand ? ['side-band-64k'] : []), 'agent=docs-platform'];
