@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { applyDelta, blobsOfPack } from '../../src/services/git-sync/blob-stream';
 import { BATCHES_IN_FLIGHT, GIT_TRANSFER_LIMITS, GitSession, type FetchedBlob } from '../../src/services/git-sync/transport';
 import { splitCredentials } from '../../src/services/git-sync/urls';
-import { blobId, control, createRepository, noise, repositoryUrl } from '../helpers/git-sync';
+import { blobId, control, createRepository, noise, repositoryUrl, transferLimitsDividedBy } from '../helpers/git-sync';
 
 /**
  * Speed of an import's assets without losing what it reads: a batch of blobs is read from its pack once (each
@@ -90,9 +90,13 @@ describe('a batch of blobs read from its pack once', () => {
   });
 });
 
-/** Files of `size` bytes each that do not compress: each batch of blobs holds as many as fit in half `maxBatchBytes`. */
+/**
+ * Files of `size` bytes each that do not compress: each batch of blobs holds as many as fit in half `maxBatchBytes`.
+ * Under limits a tenth of the defaults (transferLimitsDividedBy), files of 100 KB: four to a batch, three batches, none
+ * streamed, as 1 MB files under the defaults (1.2 MB of noise made and fetched per test instead of 12 MB).
+ */
 const ASSETS = 12;
-const SIZE = 1_000_000;
+const SIZE = 100_000;
 
 async function sessionOf(name: string, extraEnv: Record<string, string> = {}) {
   const { url, credentials } = splitCredentials(repositoryUrl(name));
@@ -115,6 +119,8 @@ async function repository(name: string) {
 }
 
 describe('batches of blobs fetched ahead', () => {
+  transferLimitsDividedBy(10);
+
   it('hands every blob once, in the order asked, with the bytes of its id, whatever order the batches fetched at once end in', async () => {
     await repository('speed-order');
     const { session, oids } = await sessionOf('speed-order');

@@ -8,7 +8,7 @@ import { ByteBudget, GIT_TRANSFER_LIMITS, GitSession } from '../../src/services/
 import { splitCredentials } from '../../src/services/git-sync/urls';
 import { createSpace } from '../helpers/content';
 import { api, expectStatus, seedOrg } from '../helpers/harness';
-import { blobId, chunked, createRepository, noise, repositoryUrl, runGitOperation, sha256 } from '../helpers/git-sync';
+import { blobId, chunked, createRepository, noise, repositoryUrl, runGitOperation, sha256, transferLimitsDividedBy } from '../helpers/git-sync';
 
 /**
  * What a read of assets holds is bounded by bytes, not by batches (services/git-sync/transport, forEachBlob): the
@@ -71,9 +71,12 @@ describe('a pack read as it comes', () => {
   });
 });
 
-/** Files that do not compress: several batches of them, and one over `streamAbove`, fetched alone. */
+/**
+ * Files that do not compress: several batches of them, and one over `streamAbove`, fetched alone. Under limits a tenth
+ * of the defaults (transferLimitsDividedBy), files of 100 KB: four to a batch, as 1 MB files under the defaults.
+ */
 const ASSETS = 10;
-const SIZE = 1_000_000;
+const SIZE = 100_000;
 
 async function repository(name: string) {
   const files: Record<string, { base64: string }> = {};
@@ -103,6 +106,8 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
 }
 
 describe('blobs read under a byte budget', () => {
+  transferLimitsDividedBy(10);
+
   it('with a budget smaller than any blob: every blob once, in order, with the bytes of its id, one batch held at a time, the large one streamed', async () => {
     await repository('budget-tiny');
     const { session, files } = await sessionOf('budget-tiny');
@@ -167,12 +172,14 @@ describe('blobs read under a byte budget', () => {
 });
 
 describe('an import under a budget smaller than any file', () => {
+  // Files of 70 KB under limits a tenth of the defaults: two batches (five files, then one), as 700 KB files make under them.
+  transferLimitsDividedBy(10);
   const bytesInFlight = GIT_TRANSFER_LIMITS.bytesInFlight;
   afterEach(() => void (GIT_TRANSFER_LIMITS.bytesInFlight = bytesInFlight));
 
   it('completes, every file stored in R2 with its exact bytes', async () => {
     GIT_TRANSFER_LIMITS.bytesInFlight = 1;
-    const assets = Array.from({ length: 6 }, (_, i) => noise(700_000 + i, 900 + i));
+    const assets = Array.from({ length: 6 }, (_, i) => noise(70_000 + i, 900 + i));
     const files: Record<string, { base64: string } | string> = { 'README.md': '# Home\n' };
     for (const [i, bytes] of assets.entries()) {
       let binary = '';

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
-import { expect, inject } from 'vitest';
+import { afterEach, beforeEach, expect, inject } from 'vitest';
 import { runGitSyncOperation, type ImportSeams } from '../../src/services/git-sync/operations';
+import { GIT_TRANSFER_LIMITS } from '../../src/services/git-sync/transport';
 import { createSpace } from './content';
 import { api, expectStatus, seedOrg } from './harness';
 
@@ -93,6 +94,20 @@ export async function runGitOperation(spaceId: string, token: string, direction:
   await runPending(spaceId, seams);
   const info = (await gitInfo(spaceId, token)).body;
   expect(info.operation, JSON.stringify(info)).toMatchObject({ state: 'success', direction });
+}
+
+/**
+ * For each test of the describe block it is called in: GIT_TRANSFER_LIMITS's byte thresholds of a read of blobs
+ * (maxBatchBytes, bytesInFlight, streamAbove) divided by `by`, the defaults put back after. The code reads them at each
+ * use, so files `by` times smaller take the paths the defaults' megabytes take (as many to a batch, batches fetched
+ * ahead, one streamed): what is proven is the path, not the megabytes made, sent to the Git server, packed and read back.
+ */
+export function transferLimitsDividedBy(by: number): void {
+  const defaults = { ...GIT_TRANSFER_LIMITS };
+  beforeEach(() => {
+    for (const limit of ['maxBatchBytes', 'bytesInFlight', 'streamAbove'] as const) GIT_TRANSFER_LIMITS[limit] = Math.floor(defaults[limit] / by);
+  });
+  afterEach(() => void Object.assign(GIT_TRANSFER_LIMITS, defaults));
 }
 
 /** Bytes that do not compress (xorshift), `size` of them. */
