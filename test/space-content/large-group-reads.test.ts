@@ -1,5 +1,7 @@
+import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app';
 import { createDb } from '../../src/db/client';
 import { clearHeldPageRows } from '../../src/services/content/page-rows-cache';
 import { pageResponseJson, pagesResponseStream, revisionResponseStream } from '../../src/services/content/reads';
@@ -18,8 +20,8 @@ import { fetchWorker } from '../helpers/worker';
  * size: the statement that reads the tree or the page answers the stored bodies of its documents within 256 KiB, and
  * the rest is read as the answer is written (services/content/tree-markdown), a batch of about 256 KiB at a time, each
  * document once, the answer streamed. The bytes are those of every page's Markdown as stored (and, for a document
- * stored without Markdown, converted), as before. Reads of one space, seeded once for all (it is most of this file's
- * time): the page list (and the revision) and a page read of the group.
+ * stored without Markdown, converted), as before. Three reads of one space, seeded once for all (it is most of this
+ * file's time): the page list (and the revision), a page read of the group, and getContentByUrl of the group's URL.
  */
 
 const PAGES = 42;
@@ -204,5 +206,60 @@ describe("a page read of a large group: its subpages' Markdown read as the answe
       expect(warm.body).toEqual(cold.body);
       expect(warm.roundTrips).toBeLessThanOrEqual(2);
     }
+  }, 120_000);
+});
+
+describe("getContentByUrl of a large group's URL: its subpages' Markdown read as the answer is written", () => {
+  const app = createApp();
+  const appUrlOf = async (space: string) => (expectStatus(await api('GET', `/v1/spaces/${space}`, { token: org.owner.token }), 200).body as { urls: { app: string } }).urls.app;
+  /** The answer of GET /v1/urls/content for this app URL, served with this D1 binding (answerSizesD1's). */
+  const byUrl = (db: D1Database, url: string) =>
+    app.request(`${BASE}/v1/urls/content?url=${encodeURIComponent(url)}`, { headers: { Authorization: `Bearer ${org.owner.token}` } }, { ...env, DB: db }, createExecutionContext());
+
+  it('answers the space and the page as a page read writes it (as Markdown), the answer streamed with no answer of D1 much over a budget', async () => {
+    const listed = flat((JSON.parse(await jsonTextOf(`/v1/spaces/${spaceId}/content/pages`, org.owner.token)) as { pages: ListedPage[] }).pages);
+    const appUrl = await appUrlOf(spaceId);
+    // The group, and a document page with a child page (it has a body of its own, after its child pages).
+    for (const page of [listed.find((p) => p.id === groupId)!, listed.find((p) => p.pages?.length && p.type === 'document')!]) {
+      const pageRead = await jsonTextOf(`/v1/spaces/${spaceId}/content/page/${page.id}?format=markdown`, org.owner.token);
+      clearHeldPageRows();
+      const { client, answers } = answerSizesD1(env.DB);
+      const res = await byUrl(client, `${appUrl}/${page.path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      const beforeFirstChunk: number[] = [];
+      const answer = await readAllText(res.body!, () => {
+        if (beforeFirstChunk.length === 0) beforeFirstChunk.push(answers.reduce((n, a) => n + a, 0));
+      });
+      // The bytes of before: `{ space, page }`, the page the bytes its page read answers.
+      const parsed = JSON.parse(answer) as { space: { id: string }; page: ListedPage };
+      expect(parsed.space.id).toBe(spaceId);
+      expect(Object.keys(parsed)).toEqual(['space', 'page']);
+      expect(answer.endsWith(`,"page":${pageRead}}`), page.title).toBe(true);
+      expect(answer).toBe(JSON.stringify({ space: parsed.space, page: JSON.parse(pageRead) }));
+      if (page.id !== groupId) continue;
+      expect(flat(parsed.page.pages!).filter((p) => (p.markdown?.length ?? 0) > PAGE_CHARS).length).toBe(PAGES);
+      // Before: the whole group's Markdown was read, and its answer made, before the answer's first byte.
+      expect(beforeFirstChunk[0] ?? Infinity).toBeLessThan(groupTotal * 0.6);
+      expect(Math.max(...answers)).toBeLessThan(256 * 1024 + PAGE_CHARS + 64 * 1024);
+      expect(answers.reduce((n, a) => n + a, 0)).toBeLessThan(groupTotal + 128 * 1024);
+      expect(answers.length).toBeGreaterThanOrEqual(8);
+    }
+  }, 120_000);
+
+  it('a page with a few small subpages costs no D1 statement more than a page without', async () => {
+    const { space, group } = await smallGroup('A small group by URL');
+    const path = `/v1/urls/content?url=${encodeURIComponent(`${await appUrlOf(space)}/group`)}`;
+    clearHeldPageRows();
+    const cold = await measureRoundTrips('GET', path, org.owner.token);
+    expect(cold.status).toBe(200);
+    const page = (cold.body as { page: ListedPage }).page;
+    expect(page.id).toBe(group);
+    expect((page.pages ?? []).map((p) => p.markdown?.trim())).toEqual(['One.', 'Two.']);
+    // The token, then the page statement (DESIGN.md: an authenticated read in at most 2).
+    expect(cold.roundTrips).toBeLessThanOrEqual(2);
+    const warm = await measureRoundTrips('GET', path, org.owner.token);
+    expect(warm.body).toEqual(cold.body);
+    expect(warm.roundTrips).toBeLessThanOrEqual(2);
   }, 120_000);
 });
