@@ -2,8 +2,9 @@
  * What a page read of a large group costs the Worker's isolate (issue 40: an imported repository's group of hundreds of
  * pages): `node --import tsx test/bench/page-read-heap.ts [--pages=700] [--page-chars=8000] [--baseline=<checkout>]`.
  * A space whose one group holds `pages` pages of `page-chars` characters of Markdown that does not compress is seeded
- * through the API; then the group is read (`?format=markdown`, then as documents) while the isolate's heap is sampled
- * over workerd's inspector (git-sync-inspector.ts): its peak of used bytes over the start, the answer's size and time.
+ * through the API; then the group is read (`?format=markdown`, then as documents, then through getContentByUrl of its
+ * app URL, which answers it as Markdown) while the isolate's heap is sampled over workerd's inspector
+ * (git-sync-inspector.ts): its peak of used bytes over the start, the answer's size and time.
  * `--baseline=<checkout>`: the Worker of another checkout of this repository ('base', on the same database) reads the
  * same group after, and its answers are compared byte for byte with this checkout's. PAGE_READ_HEAP_CAP_MB=<MB> caps
  * V8's heap as Cloudflare caps an isolate (git-sync-heap-cap.ts); a read the cap kills is reported as such (it kills
@@ -58,14 +59,19 @@ try {
     }
     return inspector;
   };
-  const read = async (name: 'api' | 'base', url: string, query: string) => {
+  // A read: its label, and its path on a Worker (whose own origin its URLs name: APP_URL is unset).
+  const reads: Array<{ label: string; path: (url: string) => string }> = [
+    ...['?format=markdown', '?format=document'].map((query) => ({ label: query, path: () => `/v1/spaces/${space.id}/content/page/${group}${query}` })),
+    { label: 'getContentByUrl', path: (url: string) => `/v1/urls/content?url=${encodeURIComponent(`${String(space.urls.app).replace(apiUrl, url)}/plugins`)}` },
+  ];
+  const read = async (name: 'api' | 'base', url: string, { label: query, path }: (typeof reads)[number]) => {
     const inspector = await inspectorOf(name);
     {
       // The garbage of earlier requests collected first, so that the start is the isolate's live heap.
       await inspector.send('HeapProfiler.collectGarbage').catch(() => undefined);
       const heap = sampleHeap(inspector, 5);
       const t0 = performance.now();
-      const res = await fetch(`${url}/v1/spaces/${space.id}/content/page/${group}${query}`, { headers: { Authorization: `Bearer ${token}` } }).catch((error: unknown) => error as Error);
+      const res = await fetch(`${url}${path(url)}`, { headers: { Authorization: `Bearer ${token}` } }).catch((error: unknown) => error as Error);
       const body = res instanceof Response ? await res.arrayBuffer() : undefined;
       const ms = performance.now() - t0;
       const peak = await heap.stop();
@@ -87,11 +93,10 @@ try {
     }
   };
   console.log(`Reads of the group (load ${loadavg()[0].toFixed(1)}):`);
-  const queries = ['?format=markdown', '?format=document'];
-  for (const query of queries) await read('api', apiUrl, query);
+  for (const r of reads) await read('api', apiUrl, r);
   if (baseUrl) {
-    for (const query of queries) await read('base', baseUrl, query);
-    for (const query of queries) console.log(`  ${query}: the same bytes as the baseline's: ${answers.get(`api${query}`) === answers.get(`base${query}`)}`);
+    for (const r of reads) await read('base', baseUrl, r);
+    for (const { label } of reads) console.log(`  ${label}: the same bytes as the baseline's: ${answers.get(`api${label}`) === answers.get(`base${label}`)}`);
   }
   for (const inspector of inspectors.values()) inspector.close();
 } finally {

@@ -6,6 +6,7 @@ import { auditForWriter } from '../../services/audit/context';
 import { createRouter, defineRoute, ErrorSchema, jsonBody, jsonResponse } from '../../lib/create-router';
 import { ListQuerySchema } from '../../lib/pagination';
 import { RANK } from '../../lib/roles';
+import { jsonText } from '../../lib/json-text';
 import { requireUser } from '../../middleware/auth';
 import { ChangeRequestSchema } from '../../schemas/change-request';
 import { toChangeRequest } from '../../services/content/presenter';
@@ -214,8 +215,8 @@ const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): Conte
 });
 
 export const changeRequestContentRouter = createRouter()
-  .openapi(getRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
-  .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
+  .openapi(getRevisionRoute, async (c) => jsonText(c, await revisionResponseStream(request(c, c.req.valid('param')))))
+  .openapi(listPagesRoute, async (c) => jsonText(c, await pagesResponseStream(request(c, c.req.valid('param')))))
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const params = c.req.valid('param');
@@ -224,7 +225,7 @@ export const changeRequestContentRouter = createRouter()
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
     // Its JSON text, streamed when the page has child pages (services/content/reads pageJson).
-    return c.body(await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))));
   })
   .openapi(updateContentRoute, async (c) => {
     const userId = requireUser(c);

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router';
+import { jsonText } from '../../lib/json-text';
 import { requireUser } from '../../middleware/auth';
 import { ContentQuerySchema, IdSchema } from '../../schemas/common';
 import { PageByPathQuerySchema, PagePathSchema, pageOptions } from '../../schemas/page-query';
@@ -72,7 +73,7 @@ const request = (c: Context<AppBindings>, params: z.infer<typeof Params>): Conte
 export const changeRequestReadsRouter = createRouter()
   .openapi(getPageByPathRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.body(await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))));
   })
   .openapi(listPageMetaLinksRoute, async (c) => {
     const params = c.req.valid('param');

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { createLazyRouter, routeDefinitions } from '../../lib/lazy-router';
+import { jsonText } from '../../lib/json-text';
 import { requireUser } from '../../middleware/auth';
 import { pageOptions } from '../../schemas/page-options';
 import {
@@ -73,8 +74,8 @@ export const spaceContentRouter = createLazyRouter()
     const { spaceId, pageId } = c.req.valid('param');
     return c.json(await pageMetaLinksResponse(publishedOrMember(c, spaceId), pageId), 200);
   })
-  .openapi(getCurrentRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param').spaceId)), 200, { 'Content-Type': 'application/json' }) as never)
-  .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param').spaceId)), 200, { 'Content-Type': 'application/json' }) as never)
+  .openapi(getCurrentRevisionRoute, async (c) => jsonText(c, await revisionResponseStream(request(c, c.req.valid('param').spaceId))))
+  .openapi(listPagesRoute, async (c) => jsonText(c, await pagesResponseStream(request(c, c.req.valid('param').spaceId))))
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param').spaceId), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const { spaceId, fileId } = c.req.valid('param');
@@ -83,15 +84,14 @@ export const spaceContentRouter = createLazyRouter()
   .openapi(getPageRoute, async (c) => {
     const { spaceId, pageId } = c.req.valid('param');
     // Its JSON text made by the read, which splices in a stored document's text and streams a page with child pages
-    // (services/content/reads pageJson): the body c.json would make of the page object, hence typed as that answer.
-    const json = await pageResponseJson(request(c, spaceId), pageId, pageOptions(c.req.valid('query')));
-    return c.body(json, 200, { 'Content-Type': 'application/json' }) as never;
+    // (services/content/reads pageJson).
+    return jsonText(c, await pageResponseJson(request(c, spaceId), pageId, pageOptions(c.req.valid('query'))));
   })
   .openapi(getPageByPathRoute, async (c) => {
     const { spaceId, pagePath } = c.req.valid('param');
-    return c.body(await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))));
   })
   .openapi(getPageByPathSegmentsRoute, async (c) => {
     const { spaceId, pagePath } = c.req.valid('param');
-    return c.body(await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageByPathResponseJson(request(c, spaceId), pagePath, pageOptions(c.req.valid('query'))));
   });

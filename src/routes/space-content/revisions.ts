@@ -5,6 +5,7 @@ import { createRouter, defineRoute, jsonResponse } from '../../lib/create-router
 import { requireUser } from '../../middleware/auth';
 import { siteTokenOf } from '../../services/sites/site-token';
 import { ListQuerySchema } from '../../lib/pagination';
+import { jsonText } from '../../lib/json-text';
 import { ContentQuerySchema, IdSchema, listOf } from '../../schemas/common';
 import { MarkdownRefsQuery, PageByPathQuerySchema, PagePathSchema, PageQuerySchema, pageOptions } from '../../schemas/page-query';
 import { JSONDocumentSchema, RevisionFileSchema, RevisionPageMetaLinksSchema, RevisionPageReadSchema, RevisionPageSchema, RevisionReusableContentSchema, RevisionSchema } from '../../schemas/revision';
@@ -169,7 +170,7 @@ const documentOptions = (query: z.infer<typeof DocumentQuerySchema>) => {
 };
 
 export const revisionsRouter = createRouter()
-  .openapi(listPagesRoute, async (c) => c.body(await pagesResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
+  .openapi(listPagesRoute, async (c) => jsonText(c, await pagesResponseStream(request(c, c.req.valid('param')))))
   .openapi(listFilesRoute, async (c) => c.json(await filesResponse(request(c, c.req.valid('param')), c.req.valid('query')), 200))
   .openapi(getFileRoute, async (c) => {
     const params = c.req.valid('param');
@@ -184,11 +185,11 @@ export const revisionsRouter = createRouter()
     const base = { db: c.get('db'), env: c.env, url: c.req.url, userId: requireUser(c), spaceId, limit: c.req.valid('query').limit };
     return c.json(await revisionChanges({ ...base, revisionId }), 200);
   })
-  .openapi(getRevisionRoute, async (c) => c.body(await revisionResponseStream(request(c, c.req.valid('param'))), 200, { 'Content-Type': 'application/json' }) as never)
+  .openapi(getRevisionRoute, async (c) => jsonText(c, await revisionResponseStream(request(c, c.req.valid('param')))))
   .openapi(getPageRoute, async (c) => {
     const params = c.req.valid('param');
     // Its JSON text, streamed when the page has child pages (services/content/reads pageJson).
-    return c.body(await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageResponseJson(request(c, params), params.pageId, pageOptions(c.req.valid('query'))));
   })
   .openapi(getPageDocumentRoute, async (c) => {
     const params = c.req.valid('param');
@@ -200,7 +201,7 @@ export const revisionsRouter = createRouter()
   })
   .openapi(getPageByPathRoute, async (c) => {
     const params = c.req.valid('param');
-    return c.body(await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))), 200, { 'Content-Type': 'application/json' }) as never;
+    return jsonText(c, await pageByPathResponseJson(request(c, params), params.pagePath, pageOptions(c.req.valid('query'))));
   })
   .openapi(getReusableContentDocumentRoute, async (c) => {
     const params = c.req.valid('param');

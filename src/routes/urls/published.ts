@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { createRouter, defineRoute, jsonBody, jsonResponse } from '../../lib/create-router';
+import { jsonText } from '../../lib/json-text';
 import { requireUser } from '../../middleware/auth';
 import { urlContext } from '../../schemas/common';
 import { unfurl } from '../../services/embeds/unfurl';
 import { resolvePublishedUrl } from '../../services/sites/resolve-url';
-import { contentByUrl } from '../../services/spaces/content-by-url';
+import { contentByUrlJson } from '../../services/spaces/content-by-url';
 
 const tags = ['URLs'];
 
@@ -133,5 +134,6 @@ export const urlsRouter = createRouter()
   })
   .openapi(getContentRoute, async (c) => {
     const urls = urlContext(c.req.url, c.env.APP_URL);
-    return c.json(await contentByUrl(c.get('db'), urls, requireUser(c), c.req.valid('query').url), 200);
+    // Its JSON text, streamed when the page it shows has child pages (services/spaces/content-by-url).
+    return jsonText(c, await contentByUrlJson(c.get('db'), urls, requireUser(c), c.req.valid('query').url));
   });

@@ -825,33 +825,6 @@ function locatedPage(read: ContentRead) {
   return { located, page, bodiless };
 }
 
-/**
- * The page of a content read as one object: its child pages with their Markdown, and its body as a document or
- * Markdown, evaluated and dereferenced on demand. Its whole subtree's Markdown is held at once: the page read routes
- * answer `pageResponseJson`, which writes a page at a time.
- */
-export async function pageWithContent(db: Db, read: ContentRead, options: PageOptions) {
-  const { located, bodiless } = locatedPage(read);
-  const whole = toRevisionPage(located.page, read.urls, located.parentPath, await subtreeMarkdown(read, located.page));
-  return bodiless ? whole : { ...whole, ...(await pageBody(db, read, located, options)) };
-}
-
-/** The Markdown of every page below `page` (not its own), read in the order tree-markdown reads it. */
-async function subtreeMarkdown(read: ContentRead, page: ReadPage): Promise<PageMarkdown | undefined> {
-  const { markdownOf, markdownReady } = read;
-  if (!markdownOf || page.pages.length === 0) return undefined;
-  const byPage = new Map<ReadPage, string | undefined>();
-  const visit = async (pages: ReadPage[]) => {
-    for (const child of pages) {
-      await markdownReady?.(child);
-      byPage.set(child, markdownOf(child));
-      await visit(child.pages);
-    }
-  };
-  await visit(page.pages);
-  return (child) => byPage.get(child);
-}
-
 /** A page's body, as a document or Markdown, evaluated and dereferenced on demand (a page that has one: not `bodiless`). */
 async function pageBody(db: Db, read: ContentRead, located: LocatedPage, options: PageOptions): Promise<{ markdown: string } | { document: JSONDocument }> {
   const generated = located.page.generated;
@@ -884,27 +857,33 @@ async function pageBody(db: Db, read: ContentRead, located: LocatedPage, options
 }
 
 /**
- * A page read's answer as JSON text: the bytes `JSON.stringify(await pageWithContent(...))` makes. Its child pages are
- * written a page at a time (pages-json), their Markdown read in batches as they are written (tree-markdown), and the
- * text is streamed: a group of hundreds of pages is never held whole, nor its subpages' Markdown (issue 40). A page
- * without child pages answers one string. A page read as it is stored (a document, neither evaluated nor dereferenced)
- * answers its document's JSON text as its statement or this isolate's cache (document-cache) holds it, spliced in:
- * neither parsed into objects nor written back to text, which for a long page was most of a warm read's Worker CPU.
+ * A page read's answer as JSON text: the bytes `JSON.stringify` makes of the page as one object (its API object with
+ * its child pages and their Markdown, and its body as a document or Markdown, evaluated and dereferenced on demand).
+ * Its child pages are written a page at a time (pages-json), their Markdown read in batches as they are written
+ * (tree-markdown), and the text is streamed: a group of hundreds of pages is never held whole, nor its subpages'
+ * Markdown (issue 40). A page without child pages answers one string. A page read as it is stored (a document, neither
+ * evaluated nor dereferenced) answers its document's JSON text as its statement or this isolate's cache
+ * (document-cache) holds it, spliced in: neither parsed into objects nor written back to text, which for a long page
+ * was most of a warm read's Worker CPU. `within`: the text of an answer that holds the page (getContentByUrl's), around it.
  */
-async function pageJson(db: Db, read: ContentRead, options: PageOptions): Promise<string | ReadableStream<Uint8Array>> {
+export async function pageJson(db: Db, read: ContentRead, options: PageOptions, within = { open: '', close: '' }): Promise<string | ReadableStream<Uint8Array>> {
   const { located, page, bodiless } = locatedPage(read);
   const asStored = !bodiless && options.format === 'document' && !options.evaluated && !options.dereferenced && !located.page.generated && !!read.documentBody;
   const body = bodiless ? {} : asStored ? { document: 0 } : await pageBody(db, read, located, options);
   // The stored document's text in place of the `0` that holds its place: the last member, before the closing brace.
   const withDocument = (text: string) => (asStored ? `${text.slice(0, -'0}'.length)}${read.documentBody}}` : text);
   const children = 'pages' in page ? located.page.pages : [];
-  if (children.length === 0) return withDocument(JSON.stringify({ ...page, ...body }));
+  if (children.length === 0) return `${within.open}${withDocument(JSON.stringify({ ...page, ...body }))}${within.close}`;
   // Cut where its `pages` array goes: at a placeholder no title or path can spell (random per answer).
   const placeholder = `\u0000${crypto.randomUUID()}\u0000`;
   const quoted = JSON.stringify(placeholder);
   const text = JSON.stringify({ ...page, pages: [placeholder], ...body });
   const at = text.indexOf(`[${quoted}]`);
-  const around = { open: text.slice(0, at + 1), close: withDocument(text.slice(at + 1 + quoted.length)), parentPath: 'path' in page ? page.path : '' };
+  const around = {
+    open: `${within.open}${text.slice(0, at + 1)}`,
+    close: `${withDocument(text.slice(at + 1 + quoted.length))}${within.close}`,
+    parentPath: 'path' in page ? page.path : '',
+  };
   return pagesJsonStream(children, read.urls, read.markdownOf, read.markdownReady, around);
 }
 
@@ -1020,8 +999,11 @@ export async function pageByPathResponseJson(r: ContentRequest, path: string, op
 
 /** A page's body alone (GitBook's JSONDocument), evaluated and dereferenced on demand. */
 export async function pageDocumentResponse(r: ContentRequest, pageId: string, options: Omit<PageOptions, 'format'>): Promise<JSONDocument> {
-  const page = await pageWithContent(r.db, await readFor(r, { page: pageId, reusable: !!options.dereferenced, markdown: false }), { ...options, format: 'document' });
-  return 'document' in page && page.document ? (page.document as JSONDocument) : emptyDocument();
+  const read = await readFor(r, { page: pageId, reusable: !!options.dereferenced, markdown: false });
+  const { located, bodiless } = locatedPage(read);
+  if (bodiless) return emptyDocument();
+  const body = await pageBody(r.db, read, located, { ...options, format: 'document' });
+  return 'document' in body ? body.document : emptyDocument();
 }
 
 /**

@@ -20,7 +20,7 @@ import type { ReadPage } from './revisions';
  * - a page's body is converted to Markdown when the page is written, and dropped once the list is past the last page
  *   that shows it.
  * What is held at once is then the tree and about two budgets of bodies, whatever the space's size. The bytes written
- * are those of the Markdown read whole (tests `space-content/pages-list-markdown-bounded`, `page-read-subtree-bounded`).
+ * are those of the Markdown read whole (tests `space-content/large-group-reads`, `page-read-subtree-bounded`).
  */
 
 /**

@@ -6,7 +6,7 @@ import type { UrlContext } from '../../schemas/common';
 import { toSpace } from '../../schemas/space';
 import { requireCollection } from '../collections/collections';
 import { toChangeRequest } from '../content/presenter';
-import { pageWithContent, readContent } from '../content/reads';
+import { pageJson, readContent } from '../content/reads';
 
 /**
  * GitBook's getContentByUrl: what an app URL of this deployment shows (the `urls.app` of collections, spaces, change
@@ -49,13 +49,19 @@ function safeDecode(segment: string): string | undefined {
 
 const notFound = () => new ApiError(404, 'No content of this deployment is at this URL');
 
-export async function contentByUrl(db: Db, urls: UrlContext, userId: string, url: string) {
+/**
+ * The answer as JSON text: `{ collection }`, or `{ space, changeRequest?, page? }`, the bytes `JSON.stringify` makes of
+ * it. The page (GitBook's RevisionPageDocument carries its body: as Markdown here) is written as a page read writes it
+ * (reads' pageJson): a page with child pages is streamed, its subpages' Markdown read in batches as they are written,
+ * so a group of hundreds of pages is never held whole (issue 40).
+ */
+export async function contentByUrlJson(db: Db, urls: UrlContext, userId: string, url: string): Promise<string | ReadableStream<Uint8Array>> {
   const target = parseAppUrl(url, urls);
   if (!target) throw notFound();
   if ('collection' in target) {
     const row = await requireCollection(db, target.collection, userId, RANK.read);
     if (row.collection.orgId !== target.org) throw notFound();
-    return { collection: toCollection(row.collection, row.rank, urls) };
+    return JSON.stringify({ collection: toCollection(row.collection, row.rank, urls) });
   }
   // One read: the space with the caller's role, the change request, and the page at the path (services/content/reads).
   const source = target.changeRequest === undefined ? { spaceId: target.space } : { spaceId: target.space, changeRequest: target.changeRequest };
@@ -63,11 +69,11 @@ export async function contentByUrl(db: Db, urls: UrlContext, userId: string, url
   if (read.space.space.orgId !== target.org) throw notFound();
   if (read.space.rank < RANK.read) throw notFound();
   if (target.path.length > 0 && !read.located) throw new ApiError(404, 'Page not found');
-  // The page as getPageByPath reads it (GitBook's RevisionPageDocument carries its body): as Markdown.
-  const page = read.located ? await pageWithContent(db, read, { format: 'markdown', evaluated: false, dereferenced: false }) : undefined;
-  return {
+  const head = JSON.stringify({
     space: toSpace(read.space.space, read.space.rank, urls),
     ...(read.changeRequest ? { changeRequest: toChangeRequest(read.changeRequest, urls) } : {}),
-    ...(page ? { page } : {}),
-  };
+  });
+  if (!read.located) return head;
+  // The page as the answer's last member: before the closing brace of the fields before it.
+  return pageJson(db, read, { format: 'markdown', evaluated: false, dereferenced: false }, { open: `${head.slice(0, -1)},"page":`, close: '}' });
 }
