@@ -60,4 +60,23 @@ describe('a padded table with two rows edited around one that is not', () => {
     ]);
     expect(out).toBe(page([rows[0], rows[1], '| Mail    | `string`                          | -          |', rows[3], rows[4], '| Group   | See [the groups](groups.md#list)  |            |', rows[6]]));
   });
+
+  it('and so in a table without outer pipes, with uneven padding, escaped pipes or trailing spaces', () => {
+    // Each row between two edited rows was left out (both its neighbours edited) and written again from the rows
+    // around it: `| Kind | one |` among `Mail    | text`, `| Kind|one |` re-padded, a trailing space dropped.
+    const tables = [
+      ['Field   | Format', '------- | ------', 'Mail    | text', 'Kind    | one', 'Zone    | iso'],
+      ['|Field|Format|', '|:--|--:|', '|Mail  |  text|', '| Kind|one |', '|Zone | iso|'],
+      ['| Field   | Format    |', '| ------- | --------- |', '| Mail    | text      |', '| Kind    | `x \\| y` |', '| Zone    | iso       |'],
+      ['| Field   | Format   |', '| ------- | -------- |', '| Mail    | text     |', '| Kind    | one      |  ', '| Zone    | iso      |'],
+    ];
+    for (const table of tables) {
+      const out = edited(page(table), [
+        ['text', 'txt'],
+        ['iso', 'isa'],
+      ]).split('\n');
+      expect(out, table[3]).toContain(table[3]);
+      expect(out.filter((line) => line.includes('|'))).toHaveLength(5);
+    }
+  });
 });

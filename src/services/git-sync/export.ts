@@ -252,16 +252,19 @@ export async function runExport(
   // not the one its file was synced with moves, and so does one whose parent's folder moved with its file in it. An
   // entry synced before places were recorded (place NULL) keeps its file, and so does the first page (`README.md`).
   // A page that gained its first child pages, or lost its last, moves too: `a.md` -> `a/README.md` and back (GITBOOK-197,
-  // GITBOOK-179), as its place's rules give its file.
+  // GITBOOK-45: `release/README.md` -> `release.md` beside its folder), in the folder its author keeps it in
+  // (`content/a.md` under `## Guides` stays in `content/`, not the group's slug folder `guides/`).
   const hadChildren = new Set(entries.flatMap((e) => (e.kind === 'page' && e.place ? [parentOfPlace(e.place)] : [])));
-  const movesFile = (entry: (typeof entries)[number], id: string, parent: string | null, slug: string): boolean => {
-    if (entry.place === null || entry.path === config.readme || isPathlessKey(entry.path)) return false;
-    if (entry.place !== placeOf(parent, slug)) return true;
-    const isReadme = basename(entry.path).toLowerCase() === 'readme.md';
-    if (hadChildren.has(id) !== hasChildren.has(id) && isReadme !== hasChildren.has(id)) return true;
+  const moveOf = (entry: (typeof entries)[number], id: string, parent: string | null, slug: string): 'place' | 'children' | null => {
+    if (entry.place === null || entry.path === config.readme || isPathlessKey(entry.path)) return null;
+    if (entry.place !== placeOf(parent, slug)) return 'place';
     const then = parent ? folderThen(parent) : null;
-    return !!parent && !!then && then !== folderNow(parent) && entry.path.startsWith(`${then}/`);
+    if (!!parent && !!then && then !== folderNow(parent) && entry.path.startsWith(`${then}/`)) return 'place';
+    const isReadme = basename(entry.path).toLowerCase() === 'readme.md';
+    return hadChildren.has(id) !== hasChildren.has(id) && isReadme !== hasChildren.has(id) ? 'children' : null;
   };
+  /** The folder a page's file is kept in by its author: its file's, or the one holding its own folder for `a/README.md`. */
+  const authorFolderOf = (path: string) => (basename(path).toLowerCase() === 'readme.md' ? dirname(dirname(path)) : dirname(path));
   // Files moved by this export: their path when synced -> their path now (from the content root).
   const moved = new Map<string, string>();
   for (const { id, parent, index } of tree.order) {
@@ -269,7 +272,8 @@ export async function runExport(
     const page = tree.pages.get(id)!;
     // An item without a link keeps having no file until it has content; then it gets one like a new page.
     const itemWithContent = !!entry && isLinklessKey(entry.path) && !!page.document;
-    if (entry && !itemWithContent && !movesFile(entry, id, parent, page.slug)) {
+    const move = entry && !itemWithContent ? moveOf(entry, id, parent, page.slug) : null;
+    if (entry && !itemWithContent && !move) {
       pathOf.set(id, isPathlessKey(entry.path) ? null : entry.path);
       continue;
     }
@@ -278,9 +282,9 @@ export async function runExport(
       pathOf.set(id, null);
       continue;
     }
-    const folder = parent ? folderNow(parent) : '';
-    const prefix = folder ? `${folder}/` : '';
     const synced = entry && !isPathlessKey(entry.path) ? entry.path : null;
+    const folder = move === 'children' && synced ? authorFolderOf(synced) : parent ? folderNow(parent) : '';
+    const prefix = folder ? `${folder}/` : '';
     const free = (path: string) => path === synced || (!taken.has(path) && !(synced && byPath.has(full(path))));
     let path: string;
     if (!parent && index === 0 && !taken.has(config.readme)) path = config.readme;

@@ -170,10 +170,18 @@ export interface SummaryIndent {
 const GITBOOK_INDENT: SummaryIndent = { unit: 2, base: 0 };
 const itemStart = (depth: number, indent: SummaryIndent) => `${' '.repeat(indent.base + Math.max(depth, 0) * indent.unit)}${indent.bullet ?? '*'}`;
 
+/**
+ * A title as a summary item's text, escaped where CommonMark would read it otherwise, as GitBook writes it (the rules of
+ * mdast-util-to-markdown): brackets and backslashes, `<` that would open a tag (`\<Git 편>`: gugbab2/Backend-GitBook
+ * GITBOOK-687; `Slack <> Questions` stays: secoda GITBOOK-533) and `&` that would start a character reference (`Q\&A`;
+ * `Authentication & Security` stays: flxbl-io/docs-sfp GITBOOK-178). The import undoes every backslash escape.
+ */
+const summaryItemText = (title: string) => title.replace(/[[\]\\]|<(?=[!/?A-Za-z])|&(?=[#A-Za-z])/g, '\\$&');
+
 /** A summary item as GitBook writes it: its title, its destination and the page's navigation title, if any, quoted. */
 export function summaryItem(depth: number, title: string, destination: string, linkTitle?: string, indent = GITBOOK_INDENT): string {
   const quoted = linkTitle ? ` "${linkTitle.replace(/(["\\])/g, '\\$1')}"` : '';
-  return `${itemStart(depth, indent)} [${title.replace(/([[\]\\])/g, '\\$1')}](${destination}${quoted})`;
+  return `${itemStart(depth, indent)} [${summaryItemText(title)}](${destination}${quoted})`;
 }
 
 /** What GitBook writes between a group and a page of the top level after it. */

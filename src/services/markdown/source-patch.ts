@@ -777,6 +777,10 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
   if (at < from || end > lines.length) return null;
   const same = hunk.remove.map((line, i) => lines[at + i] === line);
   const count = same.filter(Boolean).length;
+  // Table rows still ours at their place, both neighbours edited (a row between two edited rows): the author's rows, as
+  // they were. Left out, such a row was restyled from the rows around it, and in a table without outer pipes went out
+  // as `| Kind | one |` among the author's `Mail    | text`.
+  if (count > 0 && count === hunk.remove.length && hunk.add.length === count && same.every((_, i) => tables[at + i])) return { at, add: hunk.add };
   const { before, after } = neighboursFit(lines, hunk, at);
   if (count === 0 && !(before && after)) return null;
   if (count < 2 && !before && !after) return null;
