@@ -795,7 +795,7 @@ function lineForLine(lines: string[], hunk: SourceHunk, expected: number, from: 
 }
 
 /** Words, runs of spaces, and each other character alone (`**` is two tokens): what a line is merged by. */
-const TOKENS = /[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu;
+const TOKENS = /[\p{L}\p{N}]+(?:_+[\p{L}\p{N}]+)*|\s+|[^\p{L}\p{N}\s]/gu;
 
 /**
  * An edited line with the author's own writing kept around the edit: `base` is our writing of the line as it was read,
