@@ -549,19 +549,42 @@ const MAX_FIT_CHECKS = 24;
  * The hunks of a patch that together read as the document, found by halves (a patch whose whole no longer reads so):
  * a page whose tag written as text in a paragraph (`{% content-ref url="x.md" %} [x](x.md) ...`, its hunk saying the
  * `url` by id, the text not) was written whole our way for a one-line edit (probe22, devportal-docs-translations). The
- * halves that fit are checked again together; none where they do not, or past MAX_FIT_CHECKS.
+ * halves that fit are checked again together; none where they do not, or past MAX_FIT_CHECKS. Hunks of one block
+ * (sameBlockHunks) are never cut apart: each fits only with the other.
  */
 function hunksThatFit(hunks: SourceHunk[], fits: (hunks: SourceHunk[]) => boolean): SourceHunk[] {
   let checks = 0;
-  const check = (some: SourceHunk[]) => ++checks <= MAX_FIT_CHECKS && fits(some);
-  const search = (some: SourceHunk[]): SourceHunk[] => {
+  const check = (some: SourceHunk[][]) => ++checks <= MAX_FIT_CHECKS && fits(some.flat());
+  const search = (some: SourceHunk[][]): SourceHunk[][] => {
     if (some.length <= 1 || checks >= MAX_FIT_CHECKS) return [];
     const halves = [some.slice(0, Math.ceil(some.length / 2)), some.slice(Math.ceil(some.length / 2))];
     return halves.flatMap((half) => (check(half) ? half : search(half)));
   };
-  const found = search(hunks);
+  const found = search(sameBlockHunks(hunks)).flat();
   return found.length > 0 && checks < MAX_FIT_CHECKS && fits(found) ? found : [];
 }
+
+/**
+ * The hunks grouped by the block of ours they fall in: the next hunk joins the one before when no blank line of ours
+ * lies between them (adjacent, or with non-blank lines of ours at both ends of what lies between). A tag GitBook
+ * reads as code (`<div align="center">` on its own line, written by us inside a fence) is kept as written by two
+ * hunks, the fence's opening line and its closing one removed; either alone reads as another document, so a half
+ * holding one of them failed and both were dropped: the tag was exported fenced (probe23b, secoda/gitbook).
+ */
+function sameBlockHunks(hunks: readonly SourceHunk[]): SourceHunk[][] {
+  const units: SourceHunk[][] = [];
+  let previous: SourceHunk | undefined;
+  for (const hunk of hunks) {
+    const gap = previous ? hunk.at - (previous.at + previous.remove.length) : -1;
+    const sameBlock = previous !== undefined && (gap === 0 || (gap > 0 && !isBlank(previous.after) && !isBlank(hunk.before)));
+    if (sameBlock) units[units.length - 1].push(hunk);
+    else units.push([hunk]);
+    previous = hunk;
+  }
+  return units;
+}
+
+const isBlank = (line: string | null) => line === null || line.trim() === '';
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
 function writesAs(markdown: string, document: JSONDocument, ours: string, tableRows: boolean): boolean {
