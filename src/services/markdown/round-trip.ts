@@ -549,18 +549,43 @@ const MAX_FIT_CHECKS = 24;
  * The hunks of a patch that together read as the document, found by halves (a patch whose whole no longer reads so):
  * a page whose tag written as text in a paragraph (`{% content-ref url="x.md" %} [x](x.md) ...`, its hunk saying the
  * `url` by id, the text not) was written whole our way for a one-line edit (probe22, devportal-docs-translations). The
- * halves that fit are checked again together; none where they do not, or past MAX_FIT_CHECKS.
+ * halves that fit are checked again together; none where they do not, or past MAX_FIT_CHECKS. Hunks that open and
+ * close one fence (sameBlockHunks) are never cut apart: each fits only with the other.
  */
 function hunksThatFit(hunks: SourceHunk[], fits: (hunks: SourceHunk[]) => boolean): SourceHunk[] {
   let checks = 0;
-  const check = (some: SourceHunk[]) => ++checks <= MAX_FIT_CHECKS && fits(some);
-  const search = (some: SourceHunk[]): SourceHunk[] => {
+  const check = (some: SourceHunk[][]) => ++checks <= MAX_FIT_CHECKS && fits(some.flat());
+  const search = (some: SourceHunk[][]): SourceHunk[][] => {
     if (some.length <= 1 || checks >= MAX_FIT_CHECKS) return [];
     const halves = [some.slice(0, Math.ceil(some.length / 2)), some.slice(Math.ceil(some.length / 2))];
     return halves.flatMap((half) => (check(half) ? half : search(half)));
   };
-  const found = search(hunks);
+  const found = search(sameBlockHunks(hunks)).flat();
   return found.length > 0 && checks < MAX_FIT_CHECKS && fits(found) ? found : [];
+}
+
+/**
+ * The hunks grouped so that none leaves a code fence open: a hunk that changes an odd number of fence lines is joined
+ * by the hunks after it up to the one that closes the count. A tag GitBook reads as code (`<div align="center">` on its
+ * own line, written by us inside a fence) is kept as written by two hunks, the fence's opening line and its closing one
+ * removed; either alone reads as another document, so a half holding one of them failed and both were dropped: the tag
+ * was exported fenced (probe23b, secoda/gitbook). Only those are joined: a unit that does not fit loses all its hunks.
+ */
+function sameBlockHunks(hunks: readonly SourceHunk[]): SourceHunk[][] {
+  const units: SourceHunk[][] = [];
+  let open = false;
+  for (const hunk of hunks) {
+    if (open) units[units.length - 1].push(hunk);
+    else units.push([hunk]);
+    if (fenceLinesIn(hunk) % 2 === 1) open = !open;
+  }
+  return units;
+}
+
+const FENCE_LINE = /^ {0,3}(?:`{3,}|~{3,})/;
+
+function fenceLinesIn(hunk: SourceHunk): number {
+  return [...hunk.remove, ...hunk.add].filter((line) => FENCE_LINE.test(line)).length;
 }
 
 /** Whether Markdown (a page's body) reads as a document whose writing, in `document`'s style, is `ours`. */
