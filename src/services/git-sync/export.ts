@@ -28,8 +28,7 @@ import {
   placeOf,
   relativeFilePath,
   relativePath,
-  relabelMovedLinks,
-  relinkMovedFiles,
+  relinkedForMoves,
   sameGroupHeading,
   slugOfPlace,
   titleHeadingLine,
@@ -447,13 +446,10 @@ export async function runExport(
   if (moved.size > 0) {
     await session.prefetchBlobs(entries.flatMap((e) => ((e.kind === 'page' || e.kind === 'reusable') && byPath.has(full(e.path)) ? [byPath.get(full(e.path))!.oid] : [])));
   }
-  // A moved file's path now -> its path when synced: the links labelled with its old name are labelled with its new one.
-  const movedBack = new Map([...moved].map(([from, to]) => [to, from]));
-  const movedFrom = (path: string) => movedBack.get(path) ?? null;
   const relinked = async (oid: string, from: string, to: string): Promise<string> => {
     if (moved.size === 0) return oid;
     const text = decoder.decode(await session.readBlob(oid));
-    const written = relabelMovedLinks(relinkMovedFiles(text, from, to, (path) => moved.get(path) ?? null), to, movedFrom);
+    const written = relinkedForMoves(text, from, to, moved);
     return written === text ? oid : session.writeBlob(encoder.encode(written));
   };
 
@@ -503,8 +499,8 @@ export async function runExport(
       const cellsWrittenAs = (cell: string) => withRepositoryPaths(cell, path, previous);
       const written = documentToMarkdown(document ?? { object: 'document', data: {}, nodes: [] }, { title, frontmatter, cellsWrittenAs });
       // Lines the source patch kept as they were hold the links they had: those to a moved file lead to its new path.
-      const relinkedMarkdown = relinkMovedFiles(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, (p) => moved.get(p) ?? null);
-      const markdown = relabelMovedLinks(relinkedMarkdown, path, movedFrom, previous);
+      // (And those labelled with a moved file's old name are labelled with its new one.)
+      const markdown = relinkedForMoves(withRepositoryPaths(withIncludePaths(withEndingOf(written, synced), path), path, previous), path, path, moved, previous);
       if (previous && entry?.titleHeading !== false) (titleHeadingLine(previous) === titleHeadingLine(markdown) ? headingKept : retitled).add(id);
       oid = await session.writeBlob(encoder.encode(withLineBreaksOf(markdown, previous)));
     }

@@ -773,6 +773,28 @@ export function linkedTarget(written: string, pagePath: string, replace: (path: 
 }
 
 /**
+ * A page file's text as an export writes it where files moved: the text of the file that was at `from` and is now at
+ * `to` (the same path for a page written again) with its links to moved files written for their new places and labelled
+ * with their new names (relinkMovedFiles, then relabelMovedLinks over what it gives), and, given the file it replaces
+ * (`previous`), its mentions labelled as that file labelled them. `moved`: a moved file's path when synced -> its path now.
+ * Where nothing moved and the page stays where it was, no link leads anywhere new and none is relabelled (every answer of
+ * both is "as it is"): the mentions alone are looked at, not every link of the page seven times (an export's every page).
+ */
+export function relinkedForMoves(markdown: string, from: string, to: string, moved: ReadonlyMap<string, string>, previous = ''): string {
+  if (moved.size === 0 && from === to) return previous ? mentionsLabelledAsBefore(markdown, previous, linkPathFrom(dirname(to))) : markdown;
+  const movedBack = reversedMoves(moved);
+  return relabelMovedLinks(relinkMovedFiles(markdown, from, to, (path) => moved.get(path) ?? null), to, (path) => movedBack.get(path) ?? null, previous);
+}
+
+/** A moved file's path now -> its path when synced, made once per map of moves (an export asks for every page it writes). */
+const movesReversed = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
+function reversedMoves(moved: ReadonlyMap<string, string>): Map<string, string> {
+  let back = movesReversed.get(moved);
+  if (!back || back.size !== moved.size) movesReversed.set(moved, (back = new Map([...moved].map(([was, now]) => [now, was]))));
+  return back;
+}
+
+/**
  * The text of a file that was at `from` and is now at `to` (the same path when only the files it links to moved), each
  * relative link and include tag written for the new places: a link to a file that moved (`moved` answers its new path,
  * from the content root) leads to its new path, and every relative link of a file that moved to another folder leads
@@ -780,7 +802,7 @@ export function linkedTarget(written: string, pagePath: string, replace: (path: 
  * anchor), stays byte for byte, as GitBook's move of a page rewrites the links of the pages that lead to it
  * (docs-sfp GITBOOK-247: `../../api-reference/integrations.md` became `../../project/integrations.md`).
  */
-export function relinkMovedFiles(markdown: string, from: string, to: string, moved: (path: string) => string | null): string {
+function relinkMovedFiles(markdown: string, from: string, to: string, moved: (path: string) => string | null): string {
   const relink = (written: string): string | null => {
     const angled = written.startsWith('<') && written.endsWith('>');
     const target = angled ? written.slice(1, -1) : written;
@@ -870,14 +892,8 @@ export const isIncludePath = (path: string) => path.startsWith('.gitbook/include
  * has now (such a label is the target's, not stored), but holds an author's label, and one stored by an import made
  * before labels were derived, as it was read, and a link cell's label is no Markdown link: these kept the old name.
  */
-export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom: (path: string) => string | null, previous = ''): string {
-  const dir = dirname(pagePath);
-  /** The path (from the content root) a link's target names; null for a broken reference or one that does not decode. */
-  const pathOf = (written: string): string | null => {
-    const bare = decodeTarget(written);
-    if (bare === null || isBrokenReference(bare)) return null;
-    return bare.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
-  };
+function relabelMovedLinks(markdown: string, pagePath: string, movedFrom: (path: string) => string | null, previous = ''): string {
+  const pathOf = linkPathFrom(dirname(pagePath));
   const relabel = (label: string, written: string): string | null => {
     const path = pathOf(written);
     if (path === null) return null;
@@ -899,6 +915,15 @@ export function relabelMovedLinks(markdown: string, pagePath: string, movedFrom:
     return to === null || /[<&]/.test(to) ? whole : `${open}${to}${close}`;
   });
   return previous ? mentionsLabelledAsBefore(cells, previous, pathOf) : cells;
+}
+
+/** The path (from the content root) a link's target names, written in a page of folder `dir`; null for a broken reference or one that does not decode. */
+function linkPathFrom(dir: string): (written: string) => string | null {
+  return (written) => {
+    const bare = decodeTarget(written);
+    if (bare === null || isBrokenReference(bare)) return null;
+    return bare.startsWith('/') ? cleanPath(bare) : cleanPath(dir ? `${dir}/${bare}` : bare);
+  };
 }
 
 /** A Markdown link, `[label](target`, and whether it is GitBook's mention (`"mention"` its title). */

@@ -9,7 +9,7 @@ import { defaultResolveLink, pageFrontmatter, readMarkdown, type LinkResolver, t
 import { layoutFrontmatter, type PageLayoutFrontmatter } from './page-layout';
 import type { ContentRef, JSONDocument } from './document';
 import { applySourceHunks, frontmatterKey, PAGE_FIELD_FRONTMATTER_KEYS, SOURCE_PATCH_KEY, sourceHunks, sourcePatchOf, type SourceHunk, type SourcePatch } from './source-patch';
-import { defaultHrefFor, writeBody, writeHead, writePatchBase } from './to-markdown';
+import { defaultHrefFor, patchBaseOf, patchedWriting, writeBody, writeHead, writePatchBase } from './to-markdown';
 
 export function markdownToDocument(markdown: string, options: MarkdownToDocumentOptions = {}): MarkdownConversion {
   const read = readMarkdown(markdown, options);
@@ -428,7 +428,9 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
     if (goesStale(ref)) contentHrefs.add(href);
     return href;
   };
-  const ours = writePatchBase(conversion.document, recordHref);
+  // (recordHref gives the default hrefs: the hunks left are applied to this writing, not to the page written again.)
+  const base = patchBaseOf(conversion.document, recordHref);
+  const ours = base.text;
   const { source, body, noFinalNewline, hunks: found } = comparedSource(markdown, read.source, bodyStart, ours);
   // Our tables' rows are matched written alone (writePatchBase); a page written as GitBook writes it, its tables
   // padded, needs no patch (looked at only where every hunk is a table's: our padded writing costs a stringify).
@@ -449,8 +451,8 @@ function sourcePatch(read: MarkdownRead, options: MarkdownToDocumentOptions, mar
   }
   // The hunks left (the others were links written by id) may only pad our tables as GitBook pads them: no patch either,
   // or the page's own writing, read again, made another document (one without a patch).
-  // (The hunks applied over the default hrefs alone: `recordHref` gives the same ones, and what it records is used by now.)
-  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && writeBody(conversion.document, undefined, hunks) === paddedWriting()) hunks = [];
+  // (The hunks applied to our writing over `recordHref`, which gives the default hrefs: as writeBody applies them.)
+  if (hunks.length > 0 && hunks.length < all.length && onlyTableLines(hunks) && patchedWriting(base, hunks) === paddedWriting()) hunks = [];
   const sourceHead = source.slice(0, bodyStart);
   const hasFrontmatter = Object.keys(conversion.frontmatter).length > 0;
   // Our head as the page's writers give it: its fields only (`frontmatterOf`). Another key of the source's front
@@ -524,13 +526,14 @@ export function withSourcePatchOf(previous: JSONDocument | undefined, next: JSON
   const data: JSONDocument['data'] = { ...next.data, ...(style ? { markdownStyle: style } : {}) };
   const styled: JSONDocument = { ...next, data };
   const tableRows = patch.tableRows === true;
-  const ours = writePatchBase(styled, undefined, tableRows);
+  const base = patchBaseOf(styled, undefined, tableRows);
+  const ours = base.text;
   // The hunks placed beside the edit too (source-patch.ts `place`); where that reads otherwise, only where they fit
   // whole (as before hunks were placed beside an edit), else none.
   const { strict: _previous, ...kept } = patch;
   const fits = (hunks: SourceHunk[], strict: boolean) => {
     // As the page is written (our rows left in a table restyled as the author's, an edited row merged without padding).
-    const patched = hunks.length === 0 ? ours : writeBody(styled, undefined, hunks, strict, tableRows);
+    const patched = hunks.length === 0 ? ours : patchedWriting(base, hunks, strict);
     return patched === ours || writesAs(patched, styled, ours, tableRows);
   };
   const relaxed = fits(patch.hunks, false);

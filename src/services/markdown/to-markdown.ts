@@ -223,18 +223,35 @@ export function writeHead(title: string | undefined, frontmatter: Record<string,
  */
 export function writeBody(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, hunks: readonly SourceHunk[] = [], strict = false, tableRows = true, cellsWrittenAs?: CellWriting): string {
   if (hunks.length === 0) return writeBlocks(document, hrefFor ?? defaultHrefFor, 'aligned', cellsWrittenAs);
-  const mode: TableMode = tableRows ? 'rows' : 'aligned';
-  const base = unmarkTables(writeBlocks(document, defaultHrefFor, mode));
-  const asked = hrefFor && hrefFor !== defaultHrefFor ? unmarkTables(writeBlocks(document, hrefFor, mode)).text : undefined;
+  const base = patchBaseOf(document, defaultHrefFor, tableRows);
+  const asked = hrefFor && hrefFor !== defaultHrefFor ? writePatchBase(document, hrefFor, tableRows) : undefined;
   return applySourceHunks(base.text, hunks, asked, strict, base.tables, cellsWrittenAs);
 }
+
+/** Our writing that a source patch's hunks are taken over (`text`), with which of its lines are a table's (table-lines.ts). */
+export type PatchBase = ReturnType<typeof unmarkTables>;
 
 /**
  * Our writing that a source patch's hunks are taken over and matched against: each table row written alone
  * (table-lines.ts); a patch taken before that (no `tableRows`) was taken over our padded tables.
  */
 export function writePatchBase(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, tableRows = true): string {
-  return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, tableRows ? 'rows' : 'aligned')).text;
+  return patchBaseOf(document, hrefFor, tableRows).text;
+}
+
+/** writePatchBase's writing with its tables' lines, for patchedWriting to apply hunks to as often as asked. */
+export function patchBaseOf(document: JSONDocument, hrefFor: ((ref: ContentRef) => string) | undefined, tableRows = true): PatchBase {
+  return unmarkTables(writeBlocks(document, hrefFor ?? defaultHrefFor, tableRows ? 'rows' : 'aligned'));
+}
+
+/**
+ * `writeBody(document, undefined, hunks, strict, tableRows)` (hunks not empty) from the base that call writes first,
+ * written once already: `patchBaseOf(document, hrefFor, tableRows)` over hrefs that are the default ones. Writing the
+ * page again to apply hunks was a tenth of an imported page's conversion (sourcePatch's check that the hunks left only
+ * pad tables), and up to 24 writings of a page edited as JSON (withSourcePatchOf's search for the hunks that fit).
+ */
+export function patchedWriting(base: PatchBase, hunks: readonly SourceHunk[], strict = false): string {
+  return applySourceHunks(base.text, hunks, undefined, strict, base.tables);
 }
 
 function writeBlocks(document: JSONDocument, hrefFor: (ref: ContentRef) => string, tables: TableMode = 'aligned', cellsWrittenAs?: CellWriting): string {
