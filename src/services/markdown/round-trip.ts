@@ -572,17 +572,36 @@ function hunksThatFit(hunks: SourceHunk[], fits: (hunks: SourceHunk[]) => boolea
  * by the hunks after it up to the one that closes the count. A tag GitBook reads as code (`<div align="center">` on its
  * own line, written by us inside a fence) is kept as written by two hunks, the fence's opening line and its closing one
  * removed; either alone reads as another document, so a half holding one of them failed and both were dropped: the tag
- * was exported fenced (probe23b, secoda/gitbook). Only those are joined: a unit that does not fit loses all its hunks.
+ * was exported fenced (probe23b, secoda/gitbook). A list item's marker line (`1.  text \`, `*   text`: the author's
+ * spacing) is joined by the hunks of its indented lines just after it (its `<figure>` continuation, indented to that
+ * spacing): either alone reads as another document (the figure leaves the item, or a lazy line joins it), so halves
+ * that cut them apart dropped both, and the item came back `1. ` (patchkeep23, secoda/gitbook). Only those are
+ * joined: a unit that does not fit loses all its hunks.
  */
 function sameBlockHunks(hunks: readonly SourceHunk[]): SourceHunk[][] {
   const units: SourceHunk[][] = [];
   let open = false;
+  // The line after the list item a unit holds (its marker's, then its continuation's), or null.
+  let itemEnd: number | null = null;
   for (const hunk of hunks) {
-    if (open) units[units.length - 1].push(hunk);
+    const continuation: boolean = itemEnd !== null && continuesItem(hunk, itemEnd);
+    if (open || continuation) units[units.length - 1].push(hunk);
     else units.push([hunk]);
     if (fenceLinesIn(hunk) % 2 === 1) open = !open;
+    itemEnd = continuation || opensListItem(hunk) ? hunk.at + hunk.remove.length : null;
   }
   return units;
+}
+
+const LIST_MARKER_LINE = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]/;
+
+function opensListItem(hunk: SourceHunk): boolean {
+  return hunk.remove.some((line) => LIST_MARKER_LINE.test(line)) && hunk.add.some((line) => LIST_MARKER_LINE.test(line));
+}
+
+/** A hunk of an item's own lines (indented or blank) beginning at most two lines after the item's hunks end. */
+function continuesItem(hunk: SourceHunk, itemEnd: number): boolean {
+  return hunk.at <= itemEnd + 2 && [...hunk.remove, ...hunk.add].every((line) => line === '' || /^[ \t]/.test(line));
 }
 
 const FENCE_LINE = /^ {0,3}(?:`{3,}|~{3,})/;
