@@ -695,6 +695,11 @@ export async function runExport(
       depthOf.set(id, depth);
       pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indent));
     }
+    // The author's blank lines at its end stay there, after any item added last.
+    if (breaks.blankAtEnd > 0) {
+      while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+      lines.push(...Array<string>(breaks.blankAtEnd).fill(''));
+    }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join(breaks.eol)}${breaks.final ? breaks.eol : ''}`)), mode: modeAt(summaryPath) });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by
     // the folders they were imported from (`group:minter`): recorded so, their pages keep their ids.

@@ -551,11 +551,19 @@ export function summaryIndent(text: string): SummaryIndent {
   return { unit: steps.length ? Math.min(...steps) : 2, base, ...(bullet === '*' ? {} : { bullet }) };
 }
 
-/** How a summary's lines end, as its author wrote them: CRLF where most do, and whether its last line has a break. */
-export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean } {
+/**
+ * How a summary's lines end, as its author wrote them: CRLF where most do, whether its last line has a break, and how
+ * many blank lines close it (fluent/fluentd-docs-gitbook ends with one: a page added in the app took its place).
+ */
+export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean; blankAtEnd: number } {
   const crlf = text.match(/\r\n/g)?.length ?? 0;
   const lf = (text.match(/\n/g)?.length ?? 0) - crlf;
-  return { eol: crlf > lf ? '\r\n' : '\n', final: text === '' || text.endsWith('\n') };
+  const final = text === '' || text.endsWith('\n');
+  const lines = text.split(/\r?\n/);
+  let blank = 0;
+  while (blank < lines.length - 1 && !lines[lines.length - 1 - blank].trim()) blank++;
+  // (With a final break, the last empty string of the split is that break, no blank line.)
+  return { eol: crlf > lf ? '\r\n' : '\n', final, blankAtEnd: text.trim() === '' ? 0 : Math.max(0, final ? blank - 1 : blank) };
 }
 
 /**
