@@ -564,6 +564,9 @@ export async function runExport(
   // Each item's line as the author wrote it, by page key, and the indentation of one level: a line saying what ours
   // says is kept as it was (`-` bullets, 4 spaces, `./` and escapes), so SUMMARY.md changes only where the tree did.
   const authorsLine = new Map<string, string>();
+  // How deep each of those lines nests, as the import read it: a summary indenting one part by 4 spaces and another by
+  // 2 (Curiouserw/gitbooks-devops-roadmap) measured by one unit had its 4-space lines read a level too deep, and written again.
+  const authorsDepth = new Map<string, number>();
   const summaryDir = config.summary.includes('/') ? dirname(config.summary) : '';
   let indent: SummaryIndent = { unit: 2, base: 0 };
   // The author's line breaks and ending, kept: a summary written on Windows had every line rewritten with LF.
@@ -602,7 +605,7 @@ export async function runExport(
     // An item naming its file in other case (`README.md` for `README.MD`) is that file's, as the import read it (caseFolded);
     // one naming a symbolic link or a submodule is no file's, as the import read it too: the summary was written again.
     const inContent = [...out.values()].flatMap((f) => (f.path.startsWith(contentPrefix) && f.mode !== '120000' && f.mode !== '160000' ? [f.path.slice(contentPrefix.length)] : []));
-    const layout = parseSummary(summaryText, summaryDir, caseFolded(new Set(inContent)), authorsLine, unread, config.summary);
+    const layout = parseSummary(summaryText, summaryDir, caseFolded(new Set(inContent)), authorsLine, unread, config.summary, authorsDepth);
     for (const { page } of flatten(layout)) if (page.path) itemText.set(page.path, page.title);
     const listed = new Set(flatten(layout).map((e) => e.page.path));
     if (out.has(full(config.readme)) && !listed.has(config.readme)) layout.unshift({ path: config.readme, key: config.readme, title: '', children: [] });
@@ -648,7 +651,7 @@ export async function runExport(
     const pushItem = (key: string, ours: string) => {
       const theirs = authorsLine.get(key);
       // The author's line of this page names its file, maybe in other case (parseSummary): kept as written then too.
-      const kept = theirs !== undefined && summaryItemForm(theirs, indent, summaryDir, true) === summaryItemForm(ours, indent, summaryDir, true);
+      const kept = theirs !== undefined && summaryItemForm(theirs, indent, summaryDir, true, authorsDepth.get(key)) === summaryItemForm(ours, indent, summaryDir, true);
       if ((kept ? looseAbove.has(theirs) : looseSummary) && lines[lines.length - 1] !== '') lines.push('');
       lines.push(kept ? theirs : ours);
       lines.push(...(unreadAfter.get(key) ?? []));
@@ -691,6 +694,11 @@ export async function runExport(
       }
       depthOf.set(id, depth);
       pushItem(path!, summaryItem(depth, authorsText(id) ?? page.title, relative(config.summary, path!), page.linkTitle, indent));
+    }
+    // The author's blank lines at its end stay there, after any item added last.
+    if (breaks.blankAtEnd > 0) {
+      while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+      lines.push(...Array<string>(breaks.blankAtEnd).fill(''));
     }
     out.set(summaryPath, { path: summaryPath, oid: await session.writeBlob(encoder.encode(`${lines.join(breaks.eol)}${breaks.final ? breaks.eol : ''}`)), mode: modeAt(summaryPath) });
     // Its groups are known to the next import by the keys the summary gives them (`group:<title>`), no longer by

@@ -321,7 +321,15 @@ export function summaryKeys(pages: Array<{ id: string; title: string; link?: str
  * is not in `exists` are left out. An item naming `summaryFile` (the summary itself) is no page: its file is the
  * summary's, which the export writes from the tree, so an edit of that page was lost by the next export.
  */
-export function parseSummary(text: string, summaryDir: string, exists: (path: string) => boolean | string, lineOf?: Map<string, string>, unread?: UnreadSummaryLines, summaryFile?: string): LayoutPage[] {
+export function parseSummary(
+  text: string,
+  summaryDir: string,
+  exists: (path: string) => boolean | string,
+  lineOf?: Map<string, string>,
+  unread?: UnreadSummaryLines,
+  summaryFile?: string,
+  depthOf?: Map<string, number>,
+): LayoutPage[] {
   const top: LayoutPage[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
@@ -342,7 +350,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   // Stack of [indent, page] for list nesting within the current section.
   let stack: Array<[number, LayoutPage]> = [];
   // Items without a link, in the tree only once an item nests under them: where each goes then.
-  const pending = new Map<LayoutPage, { siblings: LayoutPage[]; parent: LayoutPage | null }>();
+  const pending = new Map<LayoutPage, { siblings: LayoutPage[]; parent: LayoutPage | null; line: string; depth: number }>();
   let line = '';
   const place = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
     if (parent) placePending(parent);
@@ -350,6 +358,7 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
   };
   const placeItem = (page: LayoutPage, siblings: LayoutPage[], parent: LayoutPage | null) => {
     lineOf?.set(page.key, line);
+    depthOf?.set(page.key, stack.length);
     place(page, siblings, parent);
     return page;
   };
@@ -357,6 +366,11 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
     const at = pending.get(page);
     if (!at) return;
     pending.delete(page);
+    // Keyed once it is a page: an item holding nothing before it (`* Basics` twice, the first alone) took the key's first
+    // rank, which the export's keys (summaryKeys, of pages only) give this one: every export wrote the summary again.
+    page.key = uniqueItemKey(page.key);
+    lineOf?.set(page.key, at.line);
+    depthOf?.set(page.key, at.depth);
     place(page, at.siblings, at.parent);
   };
   let inFence = false;
@@ -400,10 +414,9 @@ export function parseSummary(text: string, summaryDir: string, exists: (path: st
       while (stack.length > 0 && stack[stack.length - 1][0] >= indent) stack.pop();
       const parent = stack.length > 0 ? stack[stack.length - 1][1] : null;
       const title = summaryTitle(linkless[2]);
-      const page: LayoutPage = { path: null, key: uniqueItemKey(`item:${title}`), title, children: [], linkless: true };
-      lineOf?.set(page.key, line);
+      const page: LayoutPage = { path: null, key: `item:${title}`, title, children: [], linkless: true };
       said.push({ line, page, why: null });
-      pending.set(page, { siblings: parent ? parent.children : group ? group.children : top, parent });
+      pending.set(page, { siblings: parent ? parent.children : group ? group.children : top, parent, line, depth: stack.length });
       stack.push([indent, page]);
       continue;
     }
@@ -494,12 +507,13 @@ function pagePlaces(lines: string[], summaryDir: string): Map<string, number> {
  * where it leads (a file from the content root, with its anchor and quoted link title, or a URL), or null for a line that
  * is not an item. Two lines saying the same are the same item in the same place, whatever their spelling.
  */
-export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir: string, foldCase = false): string | null {
+export function summaryItemForm(line: string, indent: SummaryIndent, summaryDir: string, foldCase = false, nested?: number): string | null {
   const item = ITEM.exec(line);
   const linkless = item ? null : LINKLESS_ITEM.exec(line);
   const spaces = (item ?? linkless)?.[1].replace(/\t/g, '    ').length;
-  if (spaces === undefined || spaces < indent.base || (spaces - indent.base) % indent.unit !== 0) return null;
-  const depth = (spaces - indent.base) / indent.unit;
+  if (spaces === undefined) return null;
+  if (nested === undefined && (spaces < indent.base || (spaces - indent.base) % indent.unit !== 0)) return null;
+  const depth = nested ?? (spaces - indent.base) / indent.unit;
   if (linkless) return JSON.stringify([depth, summaryTitle(linkless[2])]);
   const { linkTitle, path, anchor, url } = readItem(item![3], summaryDir);
   return JSON.stringify([depth, summaryTitle(item![2].replace(/\\(.)/g, '$1')), url ?? (foldCase ? path?.toLowerCase() : path), anchor, linkTitle]);
@@ -537,11 +551,19 @@ export function summaryIndent(text: string): SummaryIndent {
   return { unit: steps.length ? Math.min(...steps) : 2, base, ...(bullet === '*' ? {} : { bullet }) };
 }
 
-/** How a summary's lines end, as its author wrote them: CRLF where most do, and whether its last line has a break. */
-export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean } {
+/**
+ * How a summary's lines end, as its author wrote them: CRLF where most do, whether its last line has a break, and how
+ * many blank lines close it (fluent/fluentd-docs-gitbook ends with one: a page added in the app took its place).
+ */
+export function summaryLineBreaks(text: string): { eol: '\n' | '\r\n'; final: boolean; blankAtEnd: number } {
   const crlf = text.match(/\r\n/g)?.length ?? 0;
   const lf = (text.match(/\n/g)?.length ?? 0) - crlf;
-  return { eol: crlf > lf ? '\r\n' : '\n', final: text === '' || text.endsWith('\n') };
+  const final = text === '' || text.endsWith('\n');
+  const lines = text.split(/\r?\n/);
+  let blank = 0;
+  while (blank < lines.length - 1 && !lines[lines.length - 1 - blank].trim()) blank++;
+  // (With a final break, the last empty string of the split is that break, no blank line.)
+  return { eol: crlf > lf ? '\r\n' : '\n', final, blankAtEnd: text.trim() === '' ? 0 : Math.max(0, final ? blank - 1 : blank) };
 }
 
 /**
