@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultHrefFor, defaultResolveLink, documentToMarkdown, markdownToDocument, type ContentRef, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
+import { leafEditedAsJson } from '../helpers/json-edit';
+import { defaultHrefFor, defaultResolveLink, documentToMarkdown, markdownToDocument, type ContentRef, withSourcePatchOf } from '../../src/services/markdown/index';
 
 /**
  * Found probing a real repository (patchkeep23, secoda/gitbook): list items written `1.  text \` or `*   text` (the
@@ -36,15 +37,7 @@ const resolveLink = (href: string): ContentRef | null => (href.replace(/#.*$/, '
 
 function editedPage(from: string, to: string): string {
   const conversion = markdownToDocument(PAGE, { resolveLink });
-  const next = structuredClone(withoutSourcePatch(conversion.document));
-  let found = false;
-  const visit = (node: any): void => {
-    if (found || !node || typeof node !== 'object') return;
-    if (node.object === 'leaf' && node.text.includes(from)) return void ((node.text = node.text.replace(from, to)), (found = true));
-    for (const key of ['nodes', 'leaves']) for (const child of node[key] ?? []) visit(child);
-  };
-  visit(next);
-  expect(found, from).toBe(true);
+  const next = leafEditedAsJson(conversion.document, from, to);
   return documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {}, hrefFor: (ref) => (ref.kind === 'page' ? 'refund.md' : defaultHrefFor(ref)) });
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { leafEditedAsJson } from '../helpers/json-edit';
 import { createPathLinkResolver, documentToMarkdown, markdownToDocument, SOURCE_PATCH_KEY, withSourcePatchOf, withoutSourcePatch } from '../../src/services/markdown/index';
 import { MAX_PATCH_CHARS, sourceHunks } from '../../src/services/markdown/source-patch';
 import { withLineEndingsOf } from '../../src/services/markdown/line-endings';
@@ -9,15 +10,7 @@ import { withLineEndingsOf } from '../../src/services/markdown/line-endings';
  */
 function edited(markdown: string, from: string, to: string): string {
   const conversion = markdownToDocument(markdown);
-  const next = structuredClone(withoutSourcePatch(conversion.document));
-  let found = false;
-  const visit = (node: any): void => {
-    if (found || !node || typeof node !== 'object') return;
-    if (node.object === 'leaf' && node.text.includes(from)) return void ((node.text = node.text.replace(from, to)), (found = true));
-    for (const key of ['nodes', 'leaves', 'fragments']) for (const child of node[key] ?? []) visit(child);
-  };
-  visit(next);
-  expect(found, from).toBe(true);
+  const next = leafEditedAsJson(conversion.document, from, to);
   return documentToMarkdown(withSourcePatchOf(conversion.document, next), { title: conversion.title, frontmatter: {} });
 }
 
